@@ -1,0 +1,63 @@
+/* Paper 004 eq. (51): a point mass above a floor under gravity, G = q >= 0, unit mass. */
+#include "cases.h"
+
+enum { G_ACC, H0, V0, E, XI, K, NPAR };
+
+static const pl_param_spec params[NPAR] = {
+    {"g", 9.81, 0.0, INFINITY, 0, "gravity: constant acceleration toward the floor"},
+    {"h0", 1.0, 0.0, INFINITY, 0, "initial height above the floor"},
+    {"v0", 0.0, -INFINITY, INFINITY, 0, "initial velocity (positive = upward)"},
+    PL_LAW_PARAMS(0.9),
+};
+
+static void initial_state(const double *p, double *q, double *v)
+{
+    q[0] = p[H0];
+    v[0] = p[V0];
+}
+
+static void accel(const double *p, double t, const double *q, const double *v, const double *u,
+                  double *a, double *a_q, double *a_v)
+{
+    (void)t, (void)q, (void)v, (void)u;
+    a[0] = -p[G_ACC];
+    if (a_q)
+        a_q[0] = 0.0;
+    if (a_v)
+        a_v[0] = 0.0;
+}
+
+static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+{
+    (void)p, (void)i, (void)t;
+    out->g = q[0];
+    out->grad[0] = 1.0;
+}
+
+static void law(const double *p, size_t i, pl_law *out)
+{
+    (void)i;
+    out->k = p[K];
+    out->xi = p[XI];
+}
+
+static void scales(const double *p, double *velocity, double *acceleration)
+{
+    *velocity = sqrt(p[V0] * p[V0] + 2.0 * p[G_ACC] * p[H0]);
+    *acceleration = p[G_ACC];
+}
+
+const pl_case pl_case_bouncing_ball = {
+    .name = "bouncing_ball",
+    .summary = "point mass above a floor under gravity (paper 004, eq. 51)",
+    .ndof = 1,
+    .ncon = 1,
+    .params = params,
+    .nparams = NPAR,
+    .t_end = 10.0,
+    .initial_state = initial_state,
+    .accel = accel,
+    .gap = gap,
+    .law = law,
+    .scales = scales,
+};

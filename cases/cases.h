@@ -1,0 +1,23 @@
+/* The built-in systems, one file each, registered in one table (registry.c). */
+#ifndef PL_CASES_H
+#define PL_CASES_H
+
+#include <math.h>
+
+#include "model.h"
+
+/* The contact-law parameters every built-in case shares: e or xi (one determines the other) and k. */
+#define PL_LAW_PARAMS(e_default)                                                                   \
+    {"e", (e_default), 0.0, 1.0, 0, "limit restitution of an isolated impact (or set xi)"},      \
+    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio of the contact law (or set e)"}, \
+    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale of the contact law"}
+
+extern const pl_case pl_case_bouncing_ball;
+extern const pl_case pl_case_vibrating_table;
+extern const pl_case pl_case_wedge;
+
+size_t pl_case_count(void);
+const pl_case *pl_case_at(size_t index);
+const pl_case *pl_case_find(const char *name); /* NULL if unknown */
+
+#endif

@@ -1,0 +1,27 @@
+#include <string.h>
+
+#include "cases.h"
+
+static const pl_case *const registry[] = {
+    &pl_case_bouncing_ball,
+    &pl_case_vibrating_table,
+    &pl_case_wedge,
+};
+
+size_t pl_case_count(void)
+{
+    return sizeof registry / sizeof registry[0];
+}
+
+const pl_case *pl_case_at(size_t index)
+{
+    return index < pl_case_count() ? registry[index] : NULL;
+}
+
+const pl_case *pl_case_find(const char *name)
+{
+    for (size_t i = 0; i < pl_case_count(); i++)
+        if (strcmp(registry[i]->name, name) == 0)
+            return registry[i];
+    return NULL;
+}

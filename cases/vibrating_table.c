@@ -1,0 +1,68 @@
+/* A mass on a table whose surface moves as A sin(omega t): the time-dependent constraint
+ * G = q - A sin(omega t) >= 0.  The mass starts resting on the table at t = 0; it stays in contact
+ * while the table's downward acceleration is below g and lifts off at sin(omega t) = g/(A omega^2). */
+#include "cases.h"
+
+enum { G_ACC, AMP, OMEGA, E, XI, K, NPAR };
+
+static const pl_param_spec params[NPAR] = {
+    {"g", 9.81, 0.0, INFINITY, 0, "gravity"},
+    {"A", 0.5, 0.0, INFINITY, 0, "table amplitude"},
+    {"omega", 2.0 * M_PI, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "table angular frequency"},
+    PL_LAW_PARAMS(0.5),
+};
+
+static void initial_state(const double *p, double *q, double *v)
+{
+    q[0] = 0.0;               /* on the table surface at t = 0 */
+    v[0] = p[AMP] * p[OMEGA]; /* moving with it */
+}
+
+static void accel(const double *p, double t, const double *q, const double *v, const double *u,
+                  double *a, double *a_q, double *a_v)
+{
+    (void)t, (void)q, (void)v, (void)u;
+    a[0] = -p[G_ACC];
+    if (a_q)
+        a_q[0] = 0.0;
+    if (a_v)
+        a_v[0] = 0.0;
+}
+
+static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+{
+    (void)i;
+    double s = sin(p[OMEGA] * t), c = cos(p[OMEGA] * t);
+    out->g = q[0] - p[AMP] * s;
+    out->g_t = -p[AMP] * p[OMEGA] * c;
+    out->g_tt = p[AMP] * p[OMEGA] * p[OMEGA] * s;
+    out->grad[0] = 1.0;
+}
+
+static void law(const double *p, size_t i, pl_law *out)
+{
+    (void)i;
+    out->k = p[K];
+    out->xi = p[XI];
+}
+
+static void scales(const double *p, double *velocity, double *acceleration)
+{
+    *velocity = p[AMP] * p[OMEGA];
+    *acceleration = p[G_ACC] + p[AMP] * p[OMEGA] * p[OMEGA];
+}
+
+const pl_case pl_case_vibrating_table = {
+    .name = "vibrating_table",
+    .summary = "mass on a table moving as A sin(omega t): time-dependent constraint, lift-off, landing",
+    .ndof = 1,
+    .ncon = 1,
+    .params = params,
+    .nparams = NPAR,
+    .t_end = 3.0,
+    .initial_state = initial_state,
+    .accel = accel,
+    .gap = gap,
+    .law = law,
+    .scales = scales,
+};

@@ -1,0 +1,89 @@
+/* Two degrees of freedom in the quadrant q1 >= 0, q2 >= 0 with the constant mass matrix
+ * M = [[1, m], [m, 1]], |m| < 1 (notes/seed003.md, test T3).  In the kinetic metric the quadrant is a
+ * wedge of interior angle arccos(m): acute for m > 0, where the angle condition (H6) of paper 003
+ * holds, and obtuse for m < 0, where rigid impact laws depend discontinuously on the data.
+ * A constant generalized force f acts on the mass. */
+#include "cases.h"
+
+enum { MC, Q1, Q2, V1, V2, F1, F2, E, XI, K, NPAR };
+
+static const pl_param_spec params[NPAR] = {
+    {"m", 0.5, -1.0, 1.0, PL_PARAM_MIN_OPEN | PL_PARAM_MAX_OPEN, "off-diagonal entry of the mass matrix"},
+    {"q1", 1.0, -INFINITY, INFINITY, 0, "initial q1"},
+    {"q2", 1.0, -INFINITY, INFINITY, 0, "initial q2"},
+    {"v1", -1.0, -INFINITY, INFINITY, 0, "initial velocity v1"},
+    {"v2", -1.0, -INFINITY, INFINITY, 0, "initial velocity v2"},
+    {"f1", 0.0, -INFINITY, INFINITY, 0, "constant generalized force, component 1"},
+    {"f2", 0.0, -INFINITY, INFINITY, 0, "constant generalized force, component 2"},
+    PL_LAW_PARAMS(0.0),
+};
+
+static void initial_state(const double *p, double *q, double *v)
+{
+    q[0] = p[Q1];
+    q[1] = p[Q2];
+    v[0] = p[V1];
+    v[1] = p[V2];
+}
+
+static void mass(const double *p, const double *q, double *M)
+{
+    (void)q;
+    M[0] = 1.0;
+    M[1] = p[MC];
+    M[2] = p[MC];
+    M[3] = 1.0;
+}
+
+static void accel(const double *p, double t, const double *q, const double *v, const double *u,
+                  double *a, double *a_q, double *a_v)
+{
+    (void)t, (void)q, (void)v, (void)u;
+    double det = 1.0 - p[MC] * p[MC];
+    a[0] = (p[F1] - p[MC] * p[F2]) / det;
+    a[1] = (p[F2] - p[MC] * p[F1]) / det;
+    for (int k = 0; k < 4; k++) {
+        if (a_q)
+            a_q[k] = 0.0;
+        if (a_v)
+            a_v[k] = 0.0;
+    }
+}
+
+static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+{
+    (void)p, (void)t;
+    out->g = q[i];
+    out->grad[i] = 1.0;
+}
+
+static void law(const double *p, size_t i, pl_law *out)
+{
+    (void)i;
+    out->k = p[K];
+    out->xi = p[XI];
+}
+
+static void scales(const double *p, double *velocity, double *acceleration)
+{
+    double det = 1.0 - p[MC] * p[MC];
+    double a1 = (p[F1] - p[MC] * p[F2]) / det, a2 = (p[F2] - p[MC] * p[F1]) / det;
+    *velocity = hypot(p[V1], p[V2]);
+    *acceleration = hypot(a1, a2);
+}
+
+const pl_case pl_case_wedge = {
+    .name = "wedge",
+    .summary = "2 dof in q1, q2 >= 0 with mass matrix [[1, m], [m, 1]]: corner impacts (paper 003, T3)",
+    .ndof = 2,
+    .ncon = 2,
+    .params = params,
+    .nparams = NPAR,
+    .t_end = 3.0,
+    .initial_state = initial_state,
+    .accel = accel,
+    .gap = gap,
+    .law = law,
+    .scales = scales,
+    .mass = mass,
+};

@@ -1,0 +1,26 @@
+/* The visco-elastic (Kelvin-Voigt) contact law, form (4) of paper 004 (DESIGN.md section 2):
+ *
+ *   mu*F^s_i = w_i * lambda_i,  lambda_i = -m_i k_i (mu G_i + 2 xi_i sqrt(mu/k_i) Gdot_i)
+ *
+ * with w_i = M^{-1} grad G_i and m_i = 1/(grad G_i . w_i).  lambda_i is the normal contact force
+ * (positive when it pushes out of the obstacle).  An isolated impact in the limit mu -> infinity has
+ * normal restitution e = exp(-pi xi / sqrt(1 - xi^2)) for xi < 1 and e = 0 for xi >= 1. */
+#ifndef PL_CONTACT_LAW_H
+#define PL_CONTACT_LAW_H
+
+typedef struct {
+    double k;  /* stiffness scale k_i > 0 */
+    double xi; /* damping ratio xi_i >= 0 */
+} pl_law;
+
+/* Limit restitution of an isolated impact for damping ratio xi. */
+double pl_restitution_from_xi(double xi);
+/* Damping ratio giving limit restitution e in [0, 1]; e = 0 maps to critical damping xi = 1. */
+double pl_xi_from_restitution(double e);
+
+/* Damping coefficient c = 2 xi sqrt(mu/k), so that lambda = -m k (mu G + c Gdot). */
+double pl_law_damping(const pl_law *law, double mu);
+/* The scalar force lambda for effective mass m_eff, gap G and gap rate Gdot. */
+double pl_law_force(const pl_law *law, double mu, double m_eff, double G, double Gdot);
+
+#endif

@@ -1,0 +1,861 @@
+#include "penalty.h"
+
+#include <cvode/cvode.h>
+#include <float.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_integration.h>
+#include <gsl/gsl_roots.h>
+#include <math.h>
+#include <nvector/nvector_serial.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <time.h>
+
+#define DEFAULT_MAX_STEPS 5000000L
+
+/* Everything one run needs; CVODE's user data. */
+typedef struct {
+    const pl_model *model;
+    double mu, rtol;
+    size_t n, m, N; /* dofs, constraints, state size 2n + 1 + m */
+    int active[PL_MAX_CON];
+    double damping[PL_MAX_CON]; /* c_i = 2 xi_i sqrt(mu/k_i) */
+    double pen[PL_MAX_CON];     /* resting penetration scale min(A/(k mu), V/sqrt(k mu)) */
+    double omega[PL_MAX_CON];   /* contact frequency sqrt(k mu) */
+    double floor_q, floor_v;    /* free-motion scales V^2/A and V */
+    void *cvode;
+    char solver_message[400];
+} run_ctx;
+
+/* The state is y = (q[n], v[n]).  Gamma^mu and the impulses are quadratures of the solution;
+ * they are integrated on CVODE's dense output after each step (see accumulate) rather than as
+ * extra states, because dGamma/dt = 1 + |sum w_i lambda_i| has a kink where the force changes
+ * sign late in every impact, which would cut the step size of the whole system. */
+#define Q(y) (y)
+#define V(y, c) ((y) + (c)->n)
+
+/* Contact acceleration sum_i w_i lambda_i of the active constraints at (t, q, v). */
+typedef struct {
+    double fp[PL_MAX_DOF];
+    double a[PL_MAX_DOF];  /* smooth part F_v */
+    double ac[PL_MAX_DOF]; /* contact part */
+    double lambda[PL_MAX_CON];
+    double minv[PL_MAX_DOF * PL_MAX_DOF];
+} forces;
+
+static int evaluate_forces(const run_ctx *c, double t, const double *q, const double *v, forces *f)
+{
+    const pl_model *model = c->model;
+    size_t n = c->n;
+    pl_model_velocity_map(model, t, q, v, f->fp, NULL, NULL, NULL);
+    pl_model_accel(model, t, q, v, f->a, NULL, NULL);
+    if (pl_model_mass(model, q, NULL, f->minv))
+        return -1;
+    memset(f->ac, 0, n * sizeof *f->ac);
+    for (size_t i = 0; i < c->m; i++) {
+        f->lambda[i] = 0.0;
+        if (!c->active[i])
+            continue;
+        pl_contact k;
+        pl_model_contact(model, i, t, q, f->fp, f->minv, &k);
+        /* paper 004 eq. (4) with A_i = -w_i m_i k_i, B_i = -2 xi_i sqrt(k_i) w_i m_i */
+        f->lambda[i] = pl_law_force(&model->law[i], c->mu, k.m_eff, k.gap.g, k.gdot);
+        for (size_t j = 0; j < n; j++)
+            f->ac[j] += k.w[j] * f->lambda[i];
+    }
+    return 0;
+}
+
+static double norm(const double *x, size_t n)
+{
+    double s = 0.0;
+    for (size_t j = 0; j < n; j++)
+        s += x[j] * x[j];
+    return sqrt(s);
+}
+
+static int all_finite(const double *x, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        if (!isfinite(x[j]))
+            return 0;
+    return 1;
+}
+
+static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
+{
+    const run_ctx *c = user;
+    const double *y = N_VGetArrayPointer(yv);
+    double *yd = N_VGetArrayPointer(ydotv);
+    size_t n = c->n;
+    if (!all_finite(y, c->N))
+        return 1; /* recoverable: CVODE retries with a smaller step */
+    forces f;
+    if (evaluate_forces(c, t, Q(y), V(y, c), &f))
+        return -1;
+    for (size_t j = 0; j < n; j++) {
+        yd[j] = f.fp[j];
+        yd[n + j] = f.a[j] + f.ac[j];
+    }
+    return all_finite(yd, c->N) ? 0 : 1;
+}
+
+/* Analytic Jacobian of rhs.  With s_i = mu G_i + c_i Gdot_i and lambda_i = -m_i k_i s_i:
+ *   dGdot/dq = H F_p + (dF_p/dq)' grad + grad_t,   dGdot/dv = (dF_p/dv)' grad
+ *   dm/dq_k  = -m^2 (2 H[:,k].w - w' dM_k w),      dw/dq_k = M^{-1} (H[:,k] - dM_k w)
+ *   d(w lambda) = w dlambda + lambda dw. */
+static int jacobian(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
+                    N_Vector t2, N_Vector t3)
+{
+    (void)fy, (void)t1, (void)t2, (void)t3;
+    const run_ctx *c = user;
+    const pl_model *model = c->model;
+    const double *y = N_VGetArrayPointer(yv);
+    const double *q = Q(y), *v = V(y, c);
+    size_t n = c->n;
+    double fp[PL_MAX_DOF], fp_q[PL_MAX_DOF * PL_MAX_DOF], fp_v[PL_MAX_DOF * PL_MAX_DOF];
+    double a[PL_MAX_DOF], a_q[PL_MAX_DOF * PL_MAX_DOF], a_v[PL_MAX_DOF * PL_MAX_DOF];
+    double minv[PL_MAX_DOF * PL_MAX_DOF];
+    double ac_q[PL_MAX_DOF * PL_MAX_DOF] = {0}, ac_v[PL_MAX_DOF * PL_MAX_DOF] = {0};
+    double dM[PL_MAX_DOF][PL_MAX_DOF * PL_MAX_DOF];
+
+    pl_model_velocity_map(model, t, q, v, fp, fp_q, fp_v, NULL);
+    pl_model_accel(model, t, q, v, a, a_q, a_v);
+    if (pl_model_mass(model, q, NULL, minv))
+        return -1;
+    if (!model->mass_constant)
+        for (size_t k = 0; k < n; k++)
+            model->type->mass_dq(model->par, q, k, dM[k]);
+    SUNMatZero(J);
+
+    for (size_t i = 0; i < c->m; i++) {
+        if (!c->active[i])
+            continue;
+        pl_contact k;
+        pl_model_contact(model, i, t, q, fp, minv, &k);
+        const double *grad = k.gap.grad, *H = k.gap.hess, *w = k.w;
+        double kk = model->law[i].k, me = k.m_eff, ci = c->damping[i];
+        double s = c->mu * k.gap.g + ci * k.gdot;
+        double lambda = -me * kk * s;
+        double dlam_q[PL_MAX_DOF], dlam_v[PL_MAX_DOF];
+        for (size_t col = 0; col < n; col++) {
+            double dgd_q = k.gap.grad_t[col], dgd_v = 0.0, Hw = 0.0, wdMw = 0.0;
+            double dMw[PL_MAX_DOF] = {0};
+            for (size_t j = 0; j < n; j++) {
+                dgd_q += H[col * n + j] * fp[j] + fp_q[j * n + col] * grad[j];
+                dgd_v += fp_v[j * n + col] * grad[j];
+                Hw += H[j * n + col] * w[j];
+            }
+            if (!model->mass_constant) {
+                for (size_t j = 0; j < n; j++)
+                    for (size_t l = 0; l < n; l++)
+                        dMw[j] += dM[col][j * n + l] * w[l];
+                for (size_t j = 0; j < n; j++)
+                    wdMw += w[j] * dMw[j];
+            }
+            double dm = -me * me * (2.0 * Hw - wdMw);
+            dlam_q[col] = -kk * (dm * s + me * (c->mu * grad[col] + ci * dgd_q));
+            dlam_v[col] = -kk * me * ci * dgd_v;
+            for (size_t j = 0; j < n; j++) {
+                double dw = 0.0;
+                for (size_t l = 0; l < n; l++)
+                    dw += minv[j * n + l] * (H[l * n + col] - dMw[l]);
+                ac_q[j * n + col] += w[j] * dlam_q[col] + lambda * dw;
+                ac_v[j * n + col] += w[j] * dlam_v[col];
+            }
+        }
+    }
+    for (size_t r = 0; r < n; r++)
+        for (size_t col = 0; col < n; col++) {
+            SM_ELEMENT_D(J, r, col) = fp_q[r * n + col];
+            SM_ELEMENT_D(J, r, n + col) = fp_v[r * n + col];
+            SM_ELEMENT_D(J, n + r, col) = a_q[r * n + col] + ac_q[r * n + col];
+            SM_ELEMENT_D(J, n + r, n + col) = a_v[r * n + col] + ac_v[r * n + col];
+        }
+    return 0;
+}
+
+/* The root functions are the gaps G_i: the contact indicator switches exactly there. */
+static int roots(sunrealtype t, N_Vector yv, sunrealtype *gout, void *user)
+{
+    const run_ctx *c = user;
+    const double *y = N_VGetArrayPointer(yv);
+    for (size_t i = 0; i < c->m; i++) {
+        pl_gap g;
+        pl_model_gap(c->model, i, t, Q(y), &g);
+        gout[i] = g.g;
+    }
+    return 0;
+}
+
+/* Error weights that follow the scales of the problem at this mu (DESIGN.md section 2):
+ * - away from contacts, q and v are controlled relative to their size, with floors at the
+ *   free-motion scales L = V^2/A and V;
+ * - near constraint i, the gap and its rate are controlled relative to the contact amplitude
+ *   a_i = hypot(G_i, Gdot_i/omega_i), omega_i = sqrt(k_i mu), with a floor at the resting
+ *   penetration scale pen_i: tol(G_i) = rtol (a_i + pen_i), tol(Gdot_i) = omega_i tol(G_i).
+ *   In an impact a_i ~ V/omega_i ~ mu^(-1/2); at rest a_i ~ pen_i ~ A/(k_i mu).  Both are thus
+ *   resolved to rtol at every mu, even where q itself is O(1) (a moving table). */
+static int error_weights(N_Vector yv, N_Vector wv, void *user)
+{
+    const run_ctx *c = user;
+    const double *y = N_VGetArrayPointer(yv);
+    double *w = N_VGetArrayPointer(wv);
+    size_t n = c->n;
+    double t = 0.0;
+    if (CVodeGetCurrentTime(c->cvode, &t) != CV_SUCCESS)
+        return -1;
+    double tol[2 * PL_MAX_DOF];
+    for (size_t j = 0; j < n; j++) {
+        tol[j] = c->rtol * (fabs(y[j]) + c->floor_q);
+        tol[n + j] = c->rtol * (fabs(y[n + j]) + c->floor_v);
+    }
+    double fp[PL_MAX_DOF];
+    pl_model_velocity_map(c->model, t, Q(y), V(y, c), fp, NULL, NULL, NULL);
+    for (size_t i = 0; i < c->m; i++) {
+        pl_contact k;
+        pl_model_contact(c->model, i, t, Q(y), fp, NULL, &k);
+        double amplitude = hypot(k.gap.g, k.gdot / c->omega[i]);
+        double tol_g = c->rtol * (amplitude + c->pen[i]);
+        double tol_gd = c->omega[i] * tol_g;
+        for (size_t j = 0; j < n; j++) {
+            double gj = fabs(k.gap.grad[j]);
+            if (gj > 0.0) {
+                tol[j] = fmin(tol[j], tol_g / gj);
+                tol[n + j] = fmin(tol[n + j], tol_gd / gj);
+            }
+        }
+    }
+    for (size_t j = 0; j < 2 * n; j++)
+        w[j] = 1.0 / tol[j];
+    return 0;
+}
+
+/* Keep CVODE's messages for the run's error report instead of letting it print. */
+static void error_handler(int code, const char *module, const char *function, char *msg, void *user)
+{
+    run_ctx *c = user;
+    (void)code;
+    snprintf(c->solver_message, sizeof c->solver_message, "%s/%s: %s", module, function, msg);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- bookkeeping of the run ---------------------------------------------------------------- */
+
+typedef struct {
+    run_ctx ctx;
+    pl_penalty_result *res;
+    SUNContext sun;
+    N_Vector y, ytmp;
+    SUNMatrix J;
+    SUNLinearSolver LS;
+    int open[PL_MAX_CON];     /* index of the open episode of constraint i, or -1 */
+    double gamma;             /* Gamma^mu at the last sample, eq. (5) */
+    double impulse[PL_MAX_CON]; /* integral of lambda_i up to the last sample */
+    gsl_integration_glfixed_table *gauss;
+    int sustained;            /* some constraint has been in contact for over 2 periods */
+    double prev_t;            /* last recorded sample */
+    double prev_g[PL_MAX_CON], prev_gdot[PL_MAX_CON];
+} run;
+
+static pl_status solver_failure(run *r, const char *what, int flag, pl_error *err)
+{
+    char *name = CVodeGetReturnFlagName(flag);
+    double t = NAN;
+    CVodeGetCurrentTime(r->ctx.cvode, &t);
+    pl_status s = pl_fail(err, PL_ERR_SOLVER, "CVODE %s failed with %s at t = %.17g (mu = %g): %s",
+                          what, name ? name : "?", t, r->ctx.mu,
+                          r->ctx.solver_message[0] ? r->ctx.solver_message : "no message");
+    free(name);
+    return s;
+}
+
+#define CHECK_CV(call, what)                                                                       \
+    do {                                                                                           \
+        int flag_ = (call);                                                                        \
+        if (flag_ < 0)                                                                             \
+            return solver_failure(r, what, flag_, err);                                           \
+    } while (0)
+
+static void add_counters(run *r)
+{
+    void *mem = r->ctx.cvode;
+    long v;
+    pl_stats *s = &r->res->stats;
+    if (CVodeGetNumSteps(mem, &v) == CV_SUCCESS) s->steps += v;
+    if (CVodeGetNumRhsEvals(mem, &v) == CV_SUCCESS) s->rhs_evals += v;
+    if (CVodeGetNumJacEvals(mem, &v) == CV_SUCCESS) s->jac_evals += v;
+    if (CVodeGetNumGEvals(mem, &v) == CV_SUCCESS) s->root_evals += v;
+    if (CVodeGetNumErrTestFails(mem, &v) == CV_SUCCESS) s->error_test_fails += v;
+    if (CVodeGetNumNonlinSolvConvFails(mem, &v) == CV_SUCCESS) s->nonlin_conv_fails += v;
+}
+
+/* Gap, gap rate and force of every constraint at a state; the force uses the current modes. */
+static void contact_state(const run_ctx *c, double t, const double *y, double *g, double *gdot,
+                          double *lambda)
+{
+    forces f;
+    evaluate_forces(c, t, Q(y), V(y, c), &f);
+    for (size_t i = 0; i < c->m; i++) {
+        pl_contact k;
+        pl_model_contact(c->model, i, t, Q(y), f.fp, f.minv, &k);
+        g[i] = k.gap.g;
+        gdot[i] = k.gdot;
+        if (lambda)
+            lambda[i] = f.lambda[i];
+    }
+}
+
+static pl_status record_sample(run *r, double t, const double *y, pl_error *err)
+{
+    const run_ctx *c = &r->ctx;
+    size_t n = c->n, m = c->m;
+    double row[2 + 2 * PL_MAX_DOF + 2 * PL_MAX_CON];
+    row[0] = t;
+    row[1] = r->gamma;
+    memcpy(row + 2, y, 2 * n * sizeof *row);
+    contact_state(c, t, y, row + pl_col_g(n, m), r->prev_gdot, row + pl_col_lambda(n, m));
+    memcpy(r->prev_g, row + pl_col_g(n, m), m * sizeof *row);
+    r->prev_t = t;
+    for (size_t i = 0; i < m; i++) {
+        int e = r->open[i];
+        if (e >= 0 && -r->prev_g[i] > r->res->episodes[e].max_penetration) {
+            r->res->episodes[e].max_penetration = -r->prev_g[i];
+            r->res->episodes[e].t_max_penetration = t;
+        }
+    }
+    return pl_table_append(&r->res->traj, row, err);
+}
+
+static pl_status open_episode(run *r, size_t i, double t, pl_error *err)
+{
+    pl_penalty_result *res = r->res;
+    if (res->nepisodes == res->episodes_cap) {
+        size_t cap = res->episodes_cap ? 2 * res->episodes_cap : 64;
+        pl_episode *e = realloc(res->episodes, cap * sizeof *e);
+        if (!e)
+            return pl_fail(err, PL_ERR_NOMEM, "out of memory storing %zu episodes", res->nepisodes);
+        res->episodes = e;
+        res->episodes_cap = cap;
+    }
+    pl_episode *ep = &res->episodes[res->nepisodes];
+    memset(ep, 0, sizeof *ep);
+    ep->constraint = i;
+    ep->t_in = t;
+    ep->t_out = ep->gdot_out = ep->gamma_out = NAN;
+    ep->gdot_in = r->prev_gdot[i];
+    ep->gamma_in = r->gamma;
+    ep->impulse = -r->impulse[i]; /* completed at close */
+    ep->max_penetration = fmax(0.0, -r->prev_g[i]);
+    ep->t_max_penetration = t;
+    ep->row_in = res->traj.nrows - 1;
+    r->open[i] = (int)res->nepisodes++;
+    return PL_OK;
+}
+
+static void close_episode(run *r, size_t i, double t, int ended)
+{
+    pl_episode *ep = &r->res->episodes[r->open[i]];
+    ep->gamma_out = r->gamma;
+    ep->impulse += r->impulse[i];
+    ep->row_out = r->res->traj.nrows - 1;
+    if (ended) {
+        ep->t_out = t;
+        ep->gdot_out = r->prev_gdot[i];
+    }
+    r->open[i] = -1;
+}
+
+/* First step after a (re)start.  CVODE's own heuristic caps it so that no component changes by
+ * more than 10% of its size; right after a contact switch the gap is 0, which gives h ~ 1e-14
+ * and a long ramp.  We use the order-1 error estimate alone: h = 0.5 sqrt(2 / |y''|_wrms),
+ * with y'' = (f(t + d, y + d f) - f(t, y)) / d. */
+static double initial_step(run *r, double t)
+{
+    run_ctx *c = &r->ctx;
+    size_t N = c->N;
+    double *y = N_VGetArrayPointer(r->y), *yd = N_VGetArrayPointer(r->ytmp);
+    double f0[2 * PL_MAX_DOF], y1[2 * PL_MAX_DOF], w[2 * PL_MAX_DOF];
+    double omega = 0.0;
+    for (size_t i = 0; i < c->m; i++)
+        omega = fmax(omega, c->omega[i]);
+    double d = 1e-3 / omega, remaining = r->res->t_end - t;
+    N_Vector wv = N_VMake_Serial((sunindextype)N, w, r->sun);
+    N_Vector y1v = N_VMake_Serial((sunindextype)N, y1, r->sun);
+    double h = NAN;
+    if (wv && y1v && rhs(t, r->y, r->ytmp, c) == 0 && error_weights(r->y, wv, c) == 0) {
+        memcpy(f0, yd, N * sizeof *f0);
+        for (size_t j = 0; j < N; j++)
+            y1[j] = y[j] + d * f0[j];
+        if (rhs(t + d, y1v, r->ytmp, c) == 0) {
+            double s = 0.0;
+            for (size_t j = 0; j < N; j++) {
+                double ydd = (yd[j] - f0[j]) / d * w[j];
+                s += ydd * ydd;
+            }
+            s = sqrt(s / (double)N);
+            h = s > 0.0 ? 0.5 * sqrt(2.0 / s) : 0.1 * remaining;
+        }
+        r->res->stats.rhs_evals += 2;
+    }
+    if (wv)
+        N_VDestroy(wv);
+    if (y1v)
+        N_VDestroy(y1v);
+    if (!isfinite(h))
+        return 0.0; /* let CVODE choose */
+    return fmax(fmin(h, 0.1 * remaining), 100.0 * DBL_EPSILON * fmax(fabs(t), 1.0));
+}
+
+/* Step-size hysteresis.  CVODE keeps h unless it may grow by the upper bound of its "fixed step"
+ * band (default 1.5).  Through an impact, a band of 1.1 saves about a quarter of the steps; in
+ * sustained contact the default band is needed by CVODE's stability-limit detection to settle the
+ * lightly damped contact oscillation (bouncing_ball at mu = 1e8: 3.8e3 steps at rest with the
+ * default band, 2.2e4 with 1.1). */
+#define IMPACT_STEP_BAND 1.1
+#define DEFAULT_STEP_BAND 1.5
+
+static pl_status update_step_band(run *r, double t, int restarted, pl_error *err)
+{
+    run_ctx *c = &r->ctx;
+    int sustained = 0;
+    for (size_t i = 0; i < c->m; i++) {
+        int e = r->open[i];
+        if (e >= 0 && t - r->res->episodes[e].t_in > 4.0 * M_PI / c->omega[i])
+            sustained = 1;
+    }
+    if (restarted || sustained != r->sustained) {
+        r->sustained = sustained;
+        CHECK_CV(CVodeSetEtaFixedStepBounds(c->cvode, 0.0, sustained ? DEFAULT_STEP_BAND : IMPACT_STEP_BAND),
+                 "CVodeSetEtaFixedStepBounds");
+    }
+    return PL_OK;
+}
+
+/* Restart CVODE at (t, y) after a mode change. */
+static pl_status restart(run *r, double t, pl_error *err)
+{
+    run_ctx *c = &r->ctx;
+    add_counters(r);
+    r->res->stats.restarts++;
+    CHECK_CV(CVodeReInit(c->cvode, t, r->y), "CVodeReInit");
+    CHECK_CV(CVodeSetStopTime(c->cvode, r->res->t_end), "CVodeSetStopTime");
+    CHECK_CV(CVodeSetInitStep(c->cvode, initial_step(r, t)), "CVodeSetInitStep");
+    return update_step_band(r, t, 1, err);
+}
+
+/* ---- crossings between step ends ------------------------------------------------------------ */
+
+typedef enum { DENSE_GAP, DENSE_GAP_RATE, DENSE_FORCE } dense_quantity;
+
+typedef struct {
+    run *r;
+    size_t i;
+    dense_quantity what;
+} dense_fn;
+
+/* The solution at t inside the last step (CVODE's dense output), in r->ytmp. */
+static const double *dense_state(run *r, double t)
+{
+    if (CVodeGetDky(r->ctx.cvode, t, 0, r->ytmp) != CV_SUCCESS)
+        return NULL;
+    return N_VGetArrayPointer(r->ytmp);
+}
+
+static double dense_eval(double t, void *p)
+{
+    dense_fn *d = p;
+    run_ctx *c = &d->r->ctx;
+    const double *y = dense_state(d->r, t);
+    if (!y)
+        return NAN;
+    forces f;
+    evaluate_forces(c, t, Q(y), V(y, c), &f);
+    if (d->what == DENSE_FORCE)
+        return f.lambda[d->i];
+    pl_contact k;
+    pl_model_contact(c->model, d->i, t, Q(y), f.fp, f.minv, &k);
+    return d->what == DENSE_GAP_RATE ? k.gdot : k.gap.g;
+}
+
+/* Root of a quantity of constraint i in [a, b] on the dense output (GSL Brent); NAN if not
+ * bracketed. */
+static double dense_root(run *r, size_t i, dense_quantity what, double a, double b)
+{
+    dense_fn d = {r, i, what};
+    gsl_function F = {dense_eval, &d};
+    double fa = dense_eval(a, &d), fb = dense_eval(b, &d);
+    if (!(fa * fb <= 0.0))
+        return NAN;
+    if (fa == 0.0)
+        return a;
+    if (fb == 0.0)
+        return b;
+    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    if (!s)
+        return NAN;
+    double root = NAN;
+    if (gsl_root_fsolver_set(s, &F, a, b) == GSL_SUCCESS) {
+        for (int it = 0; it < 200; it++) {
+            if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS)
+                break;
+            double lo = gsl_root_fsolver_x_lower(s), hi = gsl_root_fsolver_x_upper(s);
+            root = gsl_root_fsolver_root(s);
+            if (gsl_root_test_interval(lo, hi, 0.0, 4.0 * DBL_EPSILON) == GSL_SUCCESS)
+                break;
+        }
+    }
+    gsl_root_fsolver_free(s);
+    return root;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Advance Gamma^mu (eq. (5)) and the impulses over [a, b], a sub-interval of the last step, with
+ * the current modes: Gauss-Legendre quadrature of the dense output on the pieces between the
+ * sign changes of the active forces, where |sum w_i lambda_i| has its kink. */
+static void accumulate(run *r, double a, double b)
+{
+    run_ctx *c = &r->ctx;
+    if (!(b > a))
+        return;
+    double cuts[PL_MAX_CON + 2];
+    size_t ncuts = 0;
+    cuts[ncuts++] = a;
+    for (size_t i = 0; i < c->m; i++) {
+        if (!c->active[i])
+            continue;
+        dense_fn d = {r, i, DENSE_FORCE};
+        if (dense_eval(a, &d) * dense_eval(b, &d) < 0.0) {
+            double root = dense_root(r, i, DENSE_FORCE, a, b);
+            if (root > a && root < b)
+                cuts[ncuts++] = root;
+        }
+    }
+    qsort(cuts + 1, ncuts - 1, sizeof *cuts, compare_doubles);
+    cuts[ncuts++] = b;
+    size_t npts = r->gauss->n;
+    for (size_t piece = 0; piece + 1 < ncuts; piece++) {
+        r->gamma += cuts[piece + 1] - cuts[piece];
+        for (size_t k = 0; k < npts; k++) {
+            double tk, wk;
+            gsl_integration_glfixed_point(cuts[piece], cuts[piece + 1], k, &tk, &wk, r->gauss);
+            const double *y = dense_state(r, tk);
+            if (!y)
+                continue;
+            forces f;
+            evaluate_forces(c, tk, Q(y), V(y, c), &f);
+            r->gamma += wk * norm(f.ac, c->n);
+            for (size_t i = 0; i < c->m; i++)
+                r->impulse[i] += wk * f.lambda[i];
+        }
+    }
+}
+
+/* Rootfinding sees only sign changes of G_i between step ends.  A contact that starts and ends
+ * within one step (or an exit and re-entry) leaves G_i with the same sign at both ends, but its
+ * rate Gdot_i changes sign at the extremum in between.  At such an extremum of an inactive
+ * constraint (a minimum of G) we evaluate G on the dense output: G < 0 means a missed entry, and
+ * the run restarts from the crossing.  Symmetrically for the maximum of an active constraint.
+ * Grazing contacts (a minimum with G >= 0) exert no force and need no action.  The same search
+ * refines the maximum penetration of active constraints.  Returns 1 and the crossing (t, i) if one
+ * was missed. */
+static int find_missed_crossing(run *r, double t, const double *gdot, double *t_cross, size_t *which)
+{
+    run_ctx *c = &r->ctx;
+    int found = 0;
+    for (size_t i = 0; i < c->m; i++) {
+        int minimum = r->prev_gdot[i] < 0.0 && gdot[i] >= 0.0;
+        int maximum = r->prev_gdot[i] > 0.0 && gdot[i] <= 0.0;
+        if (!(minimum || maximum) || t <= r->prev_t)
+            continue;
+        double te = dense_root(r, i, DENSE_GAP_RATE, r->prev_t, t);
+        if (isnan(te))
+            continue;
+        dense_fn d = {r, i, DENSE_GAP};
+        double ge = dense_eval(te, &d);
+        int open = r->open[i];
+        if (c->active[i] && minimum && open >= 0 && -ge > r->res->episodes[open].max_penetration) {
+            r->res->episodes[open].max_penetration = -ge;
+            r->res->episodes[open].t_max_penetration = te;
+        }
+        int missed = (!c->active[i] && minimum && ge < 0.0) || (c->active[i] && maximum && ge > 0.0);
+        if (!missed)
+            continue;
+        double tc = dense_root(r, i, DENSE_GAP, r->prev_t, te);
+        if (!isnan(tc) && (!found || tc < *t_cross)) {
+            found = 1;
+            *t_cross = tc;
+            *which = i;
+        }
+    }
+    return found;
+}
+
+/* ---- the run ------------------------------------------------------------------------------- */
+
+pl_status pl_penalty_check_opts(const pl_penalty_opts *o, pl_error *err)
+{
+    if (!(isfinite(o->mu) && o->mu > 0))
+        return pl_fail(err, PL_ERR_INPUT, "mu must be a finite number > 0 (got %g)", o->mu);
+    if (!(isfinite(o->rtol) && o->rtol > 0 && o->rtol < 1))
+        return pl_fail(err, PL_ERR_INPUT, "rtol must be in (0, 1) (got %g)", o->rtol);
+    if (!(isfinite(o->t_end) && o->t_end > 0))
+        return pl_fail(err, PL_ERR_INPUT, "t-end must be a finite number > 0 (got %g)", o->t_end);
+    if (o->max_steps < 0)
+        return pl_fail(err, PL_ERR_INPUT, "max-steps must be >= 0 (got %ld)", o->max_steps);
+    return PL_OK;
+}
+
+static void init_scales(run_ctx *c)
+{
+    const pl_model *model = c->model;
+    double V = model->v_scale, A = model->a_scale;
+    c->floor_q = V * V / A;
+    c->floor_v = V;
+    for (size_t i = 0; i < c->m; i++) {
+        double k = model->law[i].k;
+        c->damping[i] = pl_law_damping(&model->law[i], c->mu);
+        c->omega[i] = sqrt(k * c->mu);
+        c->pen[i] = fmin(A / (k * c->mu), V / c->omega[i]);
+    }
+}
+
+static pl_status setup_solver(run *r, const double *y0, pl_error *err)
+{
+    run_ctx *c = &r->ctx;
+    if (SUNContext_Create(NULL, &r->sun) != 0)
+        return pl_fail(err, PL_ERR_SOLVER, "SUNContext_Create failed");
+    r->y = N_VNew_Serial((sunindextype)c->N, r->sun);
+    r->ytmp = N_VNew_Serial((sunindextype)c->N, r->sun);
+    if (!r->y || !r->ytmp)
+        return pl_fail(err, PL_ERR_NOMEM, "N_VNew_Serial failed");
+    memcpy(N_VGetArrayPointer(r->y), y0, c->N * sizeof *y0);
+    r->gauss = gsl_integration_glfixed_table_alloc(6); /* exact for the degree <= 5 interpolant */
+    if (!r->gauss)
+        return pl_fail(err, PL_ERR_NOMEM, "gsl_integration_glfixed_table_alloc failed");
+    c->cvode = CVodeCreate(CV_BDF, r->sun);
+    if (!c->cvode)
+        return pl_fail(err, PL_ERR_SOLVER, "CVodeCreate failed");
+    CHECK_CV(CVodeSetErrHandlerFn(c->cvode, error_handler, c), "CVodeSetErrHandlerFn");
+    CHECK_CV(CVodeInit(c->cvode, rhs, 0.0, r->y), "CVodeInit");
+    CHECK_CV(CVodeSetUserData(c->cvode, c), "CVodeSetUserData");
+    CHECK_CV(CVodeWFtolerances(c->cvode, error_weights), "CVodeWFtolerances");
+    r->J = SUNDenseMatrix((sunindextype)c->N, (sunindextype)c->N, r->sun);
+    if (!r->J)
+        return pl_fail(err, PL_ERR_NOMEM, "SUNDenseMatrix failed");
+    r->LS = SUNLinSol_Dense(r->y, r->J, r->sun);
+    if (!r->LS)
+        return pl_fail(err, PL_ERR_NOMEM, "SUNLinSol_Dense failed");
+    CHECK_CV(CVodeSetLinearSolver(c->cvode, r->LS, r->J), "CVodeSetLinearSolver");
+    CHECK_CV(CVodeSetJacFn(c->cvode, jacobian), "CVodeSetJacFn");
+    CHECK_CV(CVodeRootInit(c->cvode, (int)c->m, roots), "CVodeRootInit");
+    CHECK_CV(CVodeSetNoInactiveRootWarn(c->cvode), "CVodeSetNoInactiveRootWarn");
+    CHECK_CV(CVodeSetMaxNumSteps(c->cvode, -1), "CVodeSetMaxNumSteps"); /* our own cap applies */
+    /* Contact oscillations have nearly imaginary eigenvalues (xi small), where BDF of order >= 3
+     * is unstable for moderate h*omega: let CVODE detect that and lower the order. */
+    CHECK_CV(CVodeSetStabLimDet(c->cvode, SUNTRUE), "CVodeSetStabLimDet");
+    CHECK_CV(CVodeSetStopTime(c->cvode, r->res->t_end), "CVodeSetStopTime");
+    CHECK_CV(CVodeSetInitStep(c->cvode, initial_step(r, 0.0)), "CVodeSetInitStep");
+    return PL_OK;
+}
+
+static void teardown_solver(run *r)
+{
+    if (r->ctx.cvode)
+        CVodeFree(&r->ctx.cvode);
+    if (r->LS)
+        SUNLinSolFree(r->LS);
+    if (r->J)
+        SUNMatDestroy(r->J);
+    if (r->ytmp)
+        N_VDestroy(r->ytmp);
+    if (r->y)
+        N_VDestroy(r->y);
+    if (r->sun)
+        SUNContext_Free(&r->sun);
+    if (r->gauss)
+        gsl_integration_glfixed_table_free(r->gauss);
+}
+
+/* Switch constraint i to active/inactive at the current sample and keep the episodes in step. */
+static pl_status switch_mode(run *r, size_t i, int active, double t, pl_error *err)
+{
+    if (r->ctx.active[i] == active)
+        return PL_OK;
+    r->ctx.active[i] = active;
+    if (active)
+        return open_episode(r, i, t, err);
+    close_episode(r, i, t, 1);
+    return PL_OK;
+}
+
+/* After a switch, the recorded row at the crossing shows the force of the new modes (the right
+ * limit), so an episode's first row carries its entry force and its exit row carries none. */
+static void refresh_forces(run *r, double t, const double *y)
+{
+    const run_ctx *c = &r->ctx;
+    double g[PL_MAX_CON], gdot[PL_MAX_CON];
+    double *row = pl_table_row(&r->res->traj, r->res->traj.nrows - 1);
+    contact_state(c, t, y, g, gdot, row + pl_col_lambda(c->n, c->m));
+}
+
+static pl_status integrate(run *r, long max_steps, pl_error *err)
+{
+    run_ctx *c = &r->ctx;
+    pl_penalty_result *res = r->res;
+    double *y = N_VGetArrayPointer(r->y);
+    double t = 0.0;
+    pl_status s;
+    int rootsfound[PL_MAX_CON];
+
+    if ((s = record_sample(r, t, y, err)) != PL_OK)
+        return s;
+    for (size_t i = 0; i < c->m; i++)
+        if (c->active[i] && (s = open_episode(r, i, t, err)) != PL_OK)
+            return s;
+    if ((s = update_step_band(r, t, 1, err)) != PL_OK)
+        return s;
+
+    while (t < res->t_end) {
+        long steps_now = 0;
+        CVodeGetNumSteps(c->cvode, &steps_now);
+        if (res->stats.steps + steps_now >= max_steps)
+            return pl_fail(err, PL_ERR_SOLVER, "stopped after %ld steps at t = %.17g (mu = %g): "
+                           "raise --max-steps", max_steps, t, c->mu);
+        int flag = CVode(c->cvode, res->t_end, r->y, &t, CV_ONE_STEP);
+        if (flag < 0)
+            return solver_failure(r, "CVode", flag, err);
+
+        if (flag == CV_ROOT_RETURN) {
+            CHECK_CV(CVodeGetRootInfo(c->cvode, rootsfound), "CVodeGetRootInfo");
+            accumulate(r, r->prev_t, t);
+            if ((s = record_sample(r, t, y, err)) != PL_OK)
+                return s;
+            /* G_i decreasing through 0: contact begins; increasing: it ends. */
+            for (size_t i = 0; i < c->m; i++)
+                if (rootsfound[i] && (s = switch_mode(r, i, rootsfound[i] < 0, t, err)) != PL_OK)
+                    return s;
+            refresh_forces(r, t, y);
+            if ((s = restart(r, t, err)) != PL_OK)
+                return s;
+            continue;
+        }
+
+        double g[PL_MAX_CON], gdot[PL_MAX_CON];
+        contact_state(c, t, y, g, gdot, NULL);
+        double tc = NAN;
+        size_t which = 0;
+        if (find_missed_crossing(r, t, gdot, &tc, &which)) {
+            res->stats.recovered_crossings++;
+            accumulate(r, r->prev_t, tc);
+            CHECK_CV(CVodeGetDky(c->cvode, tc, 0, r->ytmp), "CVodeGetDky");
+            N_VScale(1.0, r->ytmp, r->y);
+            t = tc;
+            if ((s = record_sample(r, t, y, err)) != PL_OK)
+                return s;
+            if ((s = switch_mode(r, which, !c->active[which], t, err)) != PL_OK)
+                return s;
+            refresh_forces(r, t, y);
+            if ((s = restart(r, t, err)) != PL_OK)
+                return s;
+            continue;
+        }
+        accumulate(r, r->prev_t, t);
+        if ((s = record_sample(r, t, y, err)) != PL_OK || (s = update_step_band(r, t, 0, err)) != PL_OK)
+            return s;
+    }
+    return PL_OK;
+}
+
+pl_status pl_penalty_run(const pl_model *model, const pl_penalty_opts *opts, pl_penalty_result *res,
+                         pl_error *err)
+{
+    memset(res, 0, sizeof *res);
+    res->mu = opts->mu;
+    res->rtol = opts->rtol;
+    res->t_end = opts->t_end;
+    res->n = model->n;
+    res->m = model->m;
+    pl_table_init(&res->traj, pl_ncols(model->n, model->m));
+    pl_status s = pl_penalty_check_opts(opts, err);
+    if (s != PL_OK) {
+        res->status = s;
+        if (err)
+            res->error = *err;
+        return s;
+    }
+
+    double t0 = now_seconds();
+    run r;
+    memset(&r, 0, sizeof r);
+    r.res = res;
+    run_ctx *c = &r.ctx;
+    c->model = model;
+    c->mu = opts->mu;
+    c->rtol = opts->rtol;
+    c->n = model->n;
+    c->m = model->m;
+    c->N = 2 * c->n;
+    init_scales(c);
+
+    double y0[2 * PL_MAX_DOF] = {0};
+    pl_model_initial_state(model, Q(y0), V(y0, c));
+    for (size_t i = 0; i < c->m; i++) {
+        c->active[i] = pl_model_initially_active(model, i, 0.0, Q(y0), V(y0, c));
+        r.open[i] = -1;
+    }
+
+    pl_error local;
+    pl_error *e = err ? err : &local;
+    pl_error_clear(e);
+    s = setup_solver(&r, y0, e);
+    if (s == PL_OK)
+        s = integrate(&r, opts->max_steps > 0 ? opts->max_steps : DEFAULT_MAX_STEPS, e);
+    if (r.ctx.cvode)
+        add_counters(&r);
+
+    /* Whatever happened, report the state reached and close the open episodes there. */
+    if (res->traj.nrows > 0) {
+        const double *last = pl_table_row(&res->traj, res->traj.nrows - 1);
+        res->t_final = last[0];
+        res->gamma_final = last[1];
+        memcpy(res->q_final, last + 2, c->n * sizeof *last);
+        memcpy(res->v_final, last + 2 + c->n, c->n * sizeof *last);
+        for (size_t i = 0; i < c->m; i++)
+            if (r.open[i] >= 0)
+                close_episode(&r, i, res->t_final, 0);
+    }
+    teardown_solver(&r);
+    res->stats.wall_seconds = now_seconds() - t0;
+    res->status = s;
+    res->error = *e;
+    return s;
+}
+
+void pl_penalty_result_free(pl_penalty_result *res)
+{
+    pl_table_free(&res->traj);
+    free(res->episodes);
+    res->episodes = NULL;
+    res->nepisodes = res->episodes_cap = 0;
+}
+
+double pl_episode_restitution(const pl_episode *ep)
+{
+    if (isnan(ep->gdot_out) || ep->gdot_in == 0.0)
+        return NAN;
+    return -ep->gdot_out / ep->gdot_in;
+}

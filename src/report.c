@@ -1,0 +1,102 @@
+#include "report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "output.h"
+
+void pl_trajectory_header(size_t n, size_t m, char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "t,gamma");
+    const char *names[] = {"q", "v"};
+    for (int k = 0; k < 2; k++)
+        for (size_t j = 0; j < n && used < len; j++)
+            used += (size_t)snprintf(buf + used, len - used, ",%s%zu", names[k], j + 1);
+    const char *cnames[] = {"G", "lambda"};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < m && used < len; i++)
+            used += (size_t)snprintf(buf + used, len - used, ",%s%zu", cnames[k], i + 1);
+}
+
+json_t *pl_parameters_json(const pl_model *model)
+{
+    json_t *o = json_object();
+    for (size_t k = 0; k < model->type->nparams; k++)
+        json_object_set_new(o, model->type->params[k].name, pl_json_number(model->par[k]));
+    return o;
+}
+
+json_t *pl_contact_law_json(const pl_model *model)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < model->m; i++)
+        json_array_append_new(a, json_pack("{s:I, s:o, s:o, s:o}", "constraint", (json_int_t)(i + 1),
+                                           "k", pl_json_number(model->law[i].k),
+                                           "xi", pl_json_number(model->law[i].xi),
+                                           "e", pl_json_number(pl_restitution_from_xi(model->law[i].xi))));
+    return a;
+}
+
+json_t *pl_episode_json(const pl_episode *ep)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "constraint", json_integer((json_int_t)ep->constraint + 1));
+    json_object_set_new(o, "t_in", pl_json_number(ep->t_in));
+    json_object_set_new(o, "t_out", pl_json_number(ep->t_out));
+    json_object_set_new(o, "gdot_in", pl_json_number(ep->gdot_in));
+    json_object_set_new(o, "gdot_out", pl_json_number(ep->gdot_out));
+    json_object_set_new(o, "restitution", pl_json_number(pl_episode_restitution(ep)));
+    json_object_set_new(o, "max_penetration", pl_json_number(ep->max_penetration));
+    json_object_set_new(o, "t_max_penetration", pl_json_number(ep->t_max_penetration));
+    json_object_set_new(o, "delta_gamma", pl_json_number(ep->gamma_out - ep->gamma_in));
+    json_object_set_new(o, "impulse", pl_json_number(ep->impulse));
+    return o;
+}
+
+static json_t *stats_json(const pl_stats *s)
+{
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+                     "steps", (json_int_t)s->steps, "rhs_evals", (json_int_t)s->rhs_evals,
+                     "jac_evals", (json_int_t)s->jac_evals, "root_evals", (json_int_t)s->root_evals,
+                     "error_test_fails", (json_int_t)s->error_test_fails,
+                     "nonlin_conv_fails", (json_int_t)s->nonlin_conv_fails,
+                     "restarts", (json_int_t)s->restarts,
+                     "recovered_crossings", (json_int_t)s->recovered_crossings,
+                     "wall_seconds", pl_json_number(s->wall_seconds));
+}
+
+json_t *pl_penalty_summary_json(const pl_model *model, const pl_penalty_result *res)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "case", json_string(model->type->name));
+    json_object_set_new(o, "mu", pl_json_number(res->mu));
+    json_object_set_new(o, "rtol", pl_json_number(res->rtol));
+    json_object_set_new(o, "t_end", pl_json_number(res->t_end));
+    json_object_set_new(o, "status", json_string(res->status == PL_OK ? "ok" : "failed"));
+    if (res->status != PL_OK)
+        json_object_set_new(o, "error", json_string(res->error.message));
+    json_object_set_new(o, "parameters", pl_parameters_json(model));
+    json_object_set_new(o, "contact_law", pl_contact_law_json(model));
+    json_object_set_new(o, "stats", stats_json(&res->stats));
+    json_t *eps = json_array();
+    for (size_t k = 0; k < res->nepisodes; k++)
+        json_array_append_new(eps, pl_episode_json(&res->episodes[k]));
+    json_object_set_new(o, "episodes", eps);
+    json_object_set_new(o, "final", json_pack("{s:o, s:o, s:o, s:o}",
+                                              "t", pl_json_number(res->t_final),
+                                              "gamma", pl_json_number(res->gamma_final),
+                                              "q", pl_json_array(res->q_final, res->n),
+                                              "v", pl_json_array(res->v_final, res->n)));
+    return o;
+}
+
+pl_status pl_write_penalty_run(const char *dir, const pl_model *model, const pl_penalty_result *res,
+                               pl_error *err)
+{
+    char header[2048];
+    pl_trajectory_header(model->n, model->m, header, sizeof header);
+    pl_status s = pl_write_csv(dir, "trajectory.csv", header, &res->traj, err);
+    if (s != PL_OK)
+        return s;
+    return pl_write_json(dir, "summary.json", pl_penalty_summary_json(model, res), err);
+}

@@ -1,0 +1,22 @@
+/* The files of a penalized run: trajectory.csv and summary.json (formats in README.md). */
+#ifndef PL_REPORT_H
+#define PL_REPORT_H
+
+#include <jansson.h>
+
+#include "model.h"
+#include "penalty.h"
+
+/* "t,gamma,q1..qn,v1..vn,G1..Gm,lambda1..lambdam" */
+void pl_trajectory_header(size_t n, size_t m, char *buf, size_t len);
+
+json_t *pl_parameters_json(const pl_model *model);
+json_t *pl_contact_law_json(const pl_model *model);
+json_t *pl_episode_json(const pl_episode *ep);
+json_t *pl_penalty_summary_json(const pl_model *model, const pl_penalty_result *res);
+
+/* Write DIR/trajectory.csv and DIR/summary.json. */
+pl_status pl_write_penalty_run(const char *dir, const pl_model *model, const pl_penalty_result *res,
+                               pl_error *err);
+
+#endif

@@ -1,0 +1,31 @@
+/* Status codes and error messages returned by every library call.
+ * The library never prints or exits: it fills a pl_error and returns its status. */
+#ifndef PL_STATUS_H
+#define PL_STATUS_H
+
+#include <stddef.h>
+
+typedef enum {
+    PL_OK = 0,
+    PL_ERR_IO = 1,     /* a file could not be written or read */
+    PL_ERR_INPUT = 2,  /* bad input: unknown name, value out of range, malformed number */
+    PL_ERR_SOLVER = 3, /* a numerical solver failed; the message carries its reason */
+    PL_ERR_NOMEM = 4
+} pl_status;
+
+typedef struct {
+    pl_status status;
+    char message[512];
+} pl_error;
+
+/* Record a failure in err (if not NULL) and return status. */
+pl_status pl_fail(pl_error *err, pl_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+void pl_error_clear(pl_error *err);
+
+/* Strict number parsing: the whole string must be a finite number. */
+pl_status pl_parse_double(const char *text, double *out, pl_error *err, const char *what);
+pl_status pl_parse_long(const char *text, long *out, pl_error *err, const char *what);
+
+#endif
