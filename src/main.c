@@ -229,7 +229,7 @@ int main(int argc, char **argv)
 {
     gsl_set_error_handler_off(); /* GSL reports through return codes, never aborts */
     if (argc < 2) {
-        usage(stderr);
+        fprintf(stderr, "penlim: missing COMMAND (see penlim --help)\n");
         return 2;
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

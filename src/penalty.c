@@ -1,5 +1,7 @@
 #include "penalty.h"
 
+#include "penalized.h"
+
 #include <cvode/cvode.h>
 #include <float.h>
 #include <gsl/gsl_errno.h>
@@ -18,10 +20,9 @@
 /* Everything one run needs; CVODE's user data. */
 typedef struct {
     const pl_model *model;
+    pl_penalized field; /* the vector field and the contact modes */
     double mu, rtol;
-    size_t n, m, N; /* dofs, constraints, state size 2n + 1 + m */
-    int active[PL_MAX_CON];
-    double damping[PL_MAX_CON]; /* c_i = 2 xi_i sqrt(mu/k_i) */
+    size_t n, m, N; /* dofs, constraints, state size 2n */
     double pen[PL_MAX_CON];     /* resting penetration scale min(A/(k mu), V/sqrt(k mu)) */
     double omega[PL_MAX_CON];   /* contact frequency sqrt(k mu) */
     double floor_q, floor_v;    /* free-motion scales V^2/A and V */
@@ -35,38 +36,6 @@ typedef struct {
  * sign late in every impact, which would cut the step size of the whole system. */
 #define Q(y) (y)
 #define V(y, c) ((y) + (c)->n)
-
-/* Contact acceleration sum_i w_i lambda_i of the active constraints at (t, q, v). */
-typedef struct {
-    double fp[PL_MAX_DOF];
-    double a[PL_MAX_DOF];  /* smooth part F_v */
-    double ac[PL_MAX_DOF]; /* contact part */
-    double lambda[PL_MAX_CON];
-    double minv[PL_MAX_DOF * PL_MAX_DOF];
-} forces;
-
-static int evaluate_forces(const run_ctx *c, double t, const double *q, const double *v, forces *f)
-{
-    const pl_model *model = c->model;
-    size_t n = c->n;
-    pl_model_velocity_map(model, t, q, v, f->fp, NULL, NULL, NULL);
-    pl_model_accel(model, t, q, v, f->a, NULL, NULL);
-    if (pl_model_mass(model, q, NULL, f->minv))
-        return -1;
-    memset(f->ac, 0, n * sizeof *f->ac);
-    for (size_t i = 0; i < c->m; i++) {
-        f->lambda[i] = 0.0;
-        if (!c->active[i])
-            continue;
-        pl_contact k;
-        pl_model_contact(model, i, t, q, f->fp, f->minv, &k);
-        /* paper 004 eq. (4) with A_i = -w_i m_i k_i, B_i = -2 xi_i sqrt(k_i) w_i m_i */
-        f->lambda[i] = pl_law_force(&model->law[i], c->mu, k.m_eff, k.gap.g, k.gdot);
-        for (size_t j = 0; j < n; j++)
-            f->ac[j] += k.w[j] * f->lambda[i];
-    }
-    return 0;
-}
 
 static double norm(const double *x, size_t n)
 {
@@ -84,6 +53,11 @@ static int all_finite(const double *x, size_t n)
     return 1;
 }
 
+static int evaluate_forces(const run_ctx *c, double t, const double *q, const double *v, pl_forces *f)
+{
+    return pl_penalized_forces(&c->field, t, q, v, f);
+}
+
 static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
 {
     const run_ctx *c = user;
@@ -92,7 +66,7 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
     size_t n = c->n;
     if (!all_finite(y, c->N))
         return 1; /* recoverable: CVODE retries with a smaller step */
-    forces f;
+    pl_forces f;
     if (evaluate_forces(c, t, Q(y), V(y, c), &f))
         return -1;
     for (size_t j = 0; j < n; j++) {
@@ -102,78 +76,18 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
     return all_finite(yd, c->N) ? 0 : 1;
 }
 
-/* Analytic Jacobian of rhs.  With s_i = mu G_i + c_i Gdot_i and lambda_i = -m_i k_i s_i:
- *   dGdot/dq = H F_p + (dF_p/dq)' grad + grad_t,   dGdot/dv = (dF_p/dv)' grad
- *   dm/dq_k  = -m^2 (2 H[:,k].w - w' dM_k w),      dw/dq_k = M^{-1} (H[:,k] - dM_k w)
- *   d(w lambda) = w dlambda + lambda dw. */
 static int jacobian(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
                     N_Vector t2, N_Vector t3)
 {
     (void)fy, (void)t1, (void)t2, (void)t3;
     const run_ctx *c = user;
-    const pl_model *model = c->model;
     const double *y = N_VGetArrayPointer(yv);
-    const double *q = Q(y), *v = V(y, c);
-    size_t n = c->n;
-    double fp[PL_MAX_DOF], fp_q[PL_MAX_DOF * PL_MAX_DOF], fp_v[PL_MAX_DOF * PL_MAX_DOF];
-    double a[PL_MAX_DOF], a_q[PL_MAX_DOF * PL_MAX_DOF], a_v[PL_MAX_DOF * PL_MAX_DOF];
-    double minv[PL_MAX_DOF * PL_MAX_DOF];
-    double ac_q[PL_MAX_DOF * PL_MAX_DOF] = {0}, ac_v[PL_MAX_DOF * PL_MAX_DOF] = {0};
-    double dM[PL_MAX_DOF][PL_MAX_DOF * PL_MAX_DOF];
-
-    pl_model_velocity_map(model, t, q, v, fp, fp_q, fp_v, NULL);
-    pl_model_accel(model, t, q, v, a, a_q, a_v);
-    if (pl_model_mass(model, q, NULL, minv))
+    double Jr[4 * PL_MAX_DOF * PL_MAX_DOF];
+    if (pl_penalized_jacobian(&c->field, t, Q(y), V(y, c), Jr))
         return -1;
-    if (!model->mass_constant)
-        for (size_t k = 0; k < n; k++)
-            model->type->mass_dq(model->par, q, k, dM[k]);
-    SUNMatZero(J);
-
-    for (size_t i = 0; i < c->m; i++) {
-        if (!c->active[i])
-            continue;
-        pl_contact k;
-        pl_model_contact(model, i, t, q, fp, minv, &k);
-        const double *grad = k.gap.grad, *H = k.gap.hess, *w = k.w;
-        double kk = model->law[i].k, me = k.m_eff, ci = c->damping[i];
-        double s = c->mu * k.gap.g + ci * k.gdot;
-        double lambda = -me * kk * s;
-        double dlam_q[PL_MAX_DOF], dlam_v[PL_MAX_DOF];
-        for (size_t col = 0; col < n; col++) {
-            double dgd_q = k.gap.grad_t[col], dgd_v = 0.0, Hw = 0.0, wdMw = 0.0;
-            double dMw[PL_MAX_DOF] = {0};
-            for (size_t j = 0; j < n; j++) {
-                dgd_q += H[col * n + j] * fp[j] + fp_q[j * n + col] * grad[j];
-                dgd_v += fp_v[j * n + col] * grad[j];
-                Hw += H[j * n + col] * w[j];
-            }
-            if (!model->mass_constant) {
-                for (size_t j = 0; j < n; j++)
-                    for (size_t l = 0; l < n; l++)
-                        dMw[j] += dM[col][j * n + l] * w[l];
-                for (size_t j = 0; j < n; j++)
-                    wdMw += w[j] * dMw[j];
-            }
-            double dm = -me * me * (2.0 * Hw - wdMw);
-            dlam_q[col] = -kk * (dm * s + me * (c->mu * grad[col] + ci * dgd_q));
-            dlam_v[col] = -kk * me * ci * dgd_v;
-            for (size_t j = 0; j < n; j++) {
-                double dw = 0.0;
-                for (size_t l = 0; l < n; l++)
-                    dw += minv[j * n + l] * (H[l * n + col] - dMw[l]);
-                ac_q[j * n + col] += w[j] * dlam_q[col] + lambda * dw;
-                ac_v[j * n + col] += w[j] * dlam_v[col];
-            }
-        }
-    }
-    for (size_t r = 0; r < n; r++)
-        for (size_t col = 0; col < n; col++) {
-            SM_ELEMENT_D(J, r, col) = fp_q[r * n + col];
-            SM_ELEMENT_D(J, r, n + col) = fp_v[r * n + col];
-            SM_ELEMENT_D(J, n + r, col) = a_q[r * n + col] + ac_q[r * n + col];
-            SM_ELEMENT_D(J, n + r, n + col) = a_v[r * n + col] + ac_v[r * n + col];
-        }
+    for (size_t r = 0; r < c->N; r++)
+        for (size_t col = 0; col < c->N; col++)
+            SM_ELEMENT_D(J, r, col) = Jr[r * c->N + col];
     return 0;
 }
 
@@ -302,7 +216,7 @@ static void add_counters(run *r)
 static void contact_state(const run_ctx *c, double t, const double *y, double *g, double *gdot,
                           double *lambda)
 {
-    forces f;
+    pl_forces f;
     evaluate_forces(c, t, Q(y), V(y, c), &f);
     for (size_t i = 0; i < c->m; i++) {
         pl_contact k;
@@ -477,7 +391,7 @@ static double dense_eval(double t, void *p)
     const double *y = dense_state(d->r, t);
     if (!y)
         return NAN;
-    forces f;
+    pl_forces f;
     evaluate_forces(c, t, Q(y), V(y, c), &f);
     if (d->what == DENSE_FORCE)
         return f.lambda[d->i];
@@ -535,7 +449,7 @@ static void accumulate(run *r, double a, double b)
     size_t ncuts = 0;
     cuts[ncuts++] = a;
     for (size_t i = 0; i < c->m; i++) {
-        if (!c->active[i])
+        if (!c->field.active[i])
             continue;
         dense_fn d = {r, i, DENSE_FORCE};
         if (dense_eval(a, &d) * dense_eval(b, &d) < 0.0) {
@@ -555,7 +469,7 @@ static void accumulate(run *r, double a, double b)
             const double *y = dense_state(r, tk);
             if (!y)
                 continue;
-            forces f;
+            pl_forces f;
             evaluate_forces(c, tk, Q(y), V(y, c), &f);
             r->gamma += wk * norm(f.ac, c->n);
             for (size_t i = 0; i < c->m; i++)
@@ -587,11 +501,11 @@ static int find_missed_crossing(run *r, double t, const double *gdot, double *t_
         dense_fn d = {r, i, DENSE_GAP};
         double ge = dense_eval(te, &d);
         int open = r->open[i];
-        if (c->active[i] && minimum && open >= 0 && -ge > r->res->episodes[open].max_penetration) {
+        if (c->field.active[i] && minimum && open >= 0 && -ge > r->res->episodes[open].max_penetration) {
             r->res->episodes[open].max_penetration = -ge;
             r->res->episodes[open].t_max_penetration = te;
         }
-        int missed = (!c->active[i] && minimum && ge < 0.0) || (c->active[i] && maximum && ge > 0.0);
+        int missed = (!c->field.active[i] && minimum && ge < 0.0) || (c->field.active[i] && maximum && ge > 0.0);
         if (!missed)
             continue;
         double tc = dense_root(r, i, DENSE_GAP, r->prev_t, te);
@@ -627,7 +541,6 @@ static void init_scales(run_ctx *c)
     c->floor_v = V;
     for (size_t i = 0; i < c->m; i++) {
         double k = model->law[i].k;
-        c->damping[i] = pl_law_damping(&model->law[i], c->mu);
         c->omega[i] = sqrt(k * c->mu);
         c->pen[i] = fmin(A / (k * c->mu), V / c->omega[i]);
     }
@@ -693,9 +606,9 @@ static void teardown_solver(run *r)
 /* Switch constraint i to active/inactive at the current sample and keep the episodes in step. */
 static pl_status switch_mode(run *r, size_t i, int active, double t, pl_error *err)
 {
-    if (r->ctx.active[i] == active)
+    if (r->ctx.field.active[i] == active)
         return PL_OK;
-    r->ctx.active[i] = active;
+    r->ctx.field.active[i] = active;
     if (active)
         return open_episode(r, i, t, err);
     close_episode(r, i, t, 1);
@@ -724,7 +637,7 @@ static pl_status integrate(run *r, long max_steps, pl_error *err)
     if ((s = record_sample(r, t, y, err)) != PL_OK)
         return s;
     for (size_t i = 0; i < c->m; i++)
-        if (c->active[i] && (s = open_episode(r, i, t, err)) != PL_OK)
+        if (c->field.active[i] && (s = open_episode(r, i, t, err)) != PL_OK)
             return s;
     if ((s = update_step_band(r, t, 1, err)) != PL_OK)
         return s;
@@ -766,7 +679,7 @@ static pl_status integrate(run *r, long max_steps, pl_error *err)
             t = tc;
             if ((s = record_sample(r, t, y, err)) != PL_OK)
                 return s;
-            if ((s = switch_mode(r, which, !c->active[which], t, err)) != PL_OK)
+            if ((s = switch_mode(r, which, !c->field.active[which], t, err)) != PL_OK)
                 return s;
             refresh_forces(r, t, y);
             if ((s = restart(r, t, err)) != PL_OK)
@@ -809,12 +722,13 @@ pl_status pl_penalty_run(const pl_model *model, const pl_penalty_opts *opts, pl_
     c->n = model->n;
     c->m = model->m;
     c->N = 2 * c->n;
+    pl_penalized_init(&c->field, model, c->mu);
     init_scales(c);
 
     double y0[2 * PL_MAX_DOF] = {0};
     pl_model_initial_state(model, Q(y0), V(y0, c));
     for (size_t i = 0; i < c->m; i++) {
-        c->active[i] = pl_model_initially_active(model, i, 0.0, Q(y0), V(y0, c));
+        c->field.active[i] = pl_model_initially_active(model, i, 0.0, Q(y0), V(y0, c));
         r.open[i] = -1;
     }
 

@@ -1,0 +1,61 @@
+/* Cost of the penalized integration against stiffness (issue 2): bouncing_ball with its defaults
+ * (e = 0.9, t in [0, 10]) for mu = 1e4, 1e6, ..., 1e12 at rtol = 1e-8.  Prints steps and
+ * right-hand-side evaluations per contact episode, split into impacts (contact plus the flight
+ * that follows it) and the final resting contact, and wall time as a ratio to mu = 1e4. */
+#include <gsl/gsl_errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cases.h"
+#include "penalty.h"
+
+/* Steps (trajectory rows) from row a to row b. */
+static size_t rows_between(size_t a, size_t b)
+{
+    return b > a ? b - a : 0;
+}
+
+int main(int argc, char **argv)
+{
+    gsl_set_error_handler_off();
+    double rtol = argc > 1 ? atof(argv[1]) : 1e-8;
+    pl_model model;
+    pl_error err;
+    if (pl_model_init(&model, &pl_case_bouncing_ball, NULL, 0, &err) != PL_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return 1;
+    }
+    printf("bouncing_ball, e = 0.9, t in [0, 10], rtol = %g\n", rtol);
+    printf("%8s %8s %8s %9s %10s %10s %14s %12s %10s\n", "mu", "episodes", "steps", "rhs", "steps/ep",
+           "rhs/ep", "steps/impact", "steps/rest", "wall/1e4");
+    double wall0 = NAN, per_episode0 = NAN, per_episode_last = NAN;
+    for (int e = 4; e <= 12; e += 2) {
+        double mu = pow(10.0, e);
+        pl_penalty_opts o = {.mu = mu, .rtol = rtol, .t_end = 10.0};
+        pl_penalty_result r;
+        if (pl_penalty_run(&model, &o, &r, &err) != PL_OK) {
+            printf("%8.0e failed: %s\n", mu, err.message);
+            pl_penalty_result_free(&r);
+            continue;
+        }
+        /* Rows are one per internal step (plus one per switch): attribute them to episodes. */
+        size_t n = r.nepisodes, impact_rows = 0;
+        for (size_t k = 0; k + 1 < n; k++)
+            impact_rows += rows_between(r.episodes[k].row_in, r.episodes[k + 1].row_in);
+        size_t rest_rows = n ? rows_between(r.episodes[n - 1].row_in, r.traj.nrows - 1) : 0;
+        double per_episode = (double)r.stats.steps / (double)n;
+        if (isnan(wall0)) {
+            wall0 = r.stats.wall_seconds;
+            per_episode0 = per_episode;
+        }
+        per_episode_last = per_episode;
+        printf("%8.0e %8zu %8ld %9ld %10.1f %10.1f %14.1f %12zu %10.2f\n", mu, n, r.stats.steps,
+               r.stats.rhs_evals, per_episode, (double)r.stats.rhs_evals / (double)n,
+               n > 1 ? (double)impact_rows / (double)(n - 1) : NAN, rest_rows, r.stats.wall_seconds / wall0);
+        pl_penalty_result_free(&r);
+    }
+    printf("per-episode steps, mu = 1e12 over mu = 1e4: %.2f (target <= 1.5)\n", per_episode_last / per_episode0);
+    return 0;
+}

@@ -1,0 +1,184 @@
+#include "synthetic_model.h"
+
+#include <math.h>
+
+enum { E, XI, K, NPAR };
+
+static const pl_param_spec params[NPAR] = {
+    {"e", 0.5, 0.0, 1.0, 0, "restitution"},
+    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio"},
+    {"k", 1.7, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale"},
+};
+
+static void initial_state(const double *p, double *q, double *v)
+{
+    (void)p;
+    q[0] = 0.3, q[1] = 0.4, v[0] = -0.2, v[1] = 0.1;
+}
+
+/* M = [[2 + sin q1, 0.3 q2], [0.3 q2, 1.5 + q1^2]] */
+static void mass(const double *p, const double *q, double *M)
+{
+    (void)p;
+    M[0] = 2.0 + sin(q[0]);
+    M[1] = M[2] = 0.3 * q[1];
+    M[3] = 1.5 + q[0] * q[0];
+}
+
+static void mass_dq(const double *p, const double *q, size_t k, double *dM)
+{
+    (void)p;
+    if (k == 0) {
+        dM[0] = cos(q[0]), dM[1] = dM[2] = 0.0, dM[3] = 2.0 * q[0];
+    } else {
+        dM[0] = 0.0, dM[1] = dM[2] = 0.3, dM[3] = 0.0;
+    }
+}
+
+/* F_p = (v1 + 0.1 q2 v2, v2 (1 + 0.2 sin t)) */
+static void velocity_map(const double *p, double t, const double *q, const double *v, double *fp,
+                         double *fp_q, double *fp_v, double *fp_t)
+{
+    (void)p;
+    fp[0] = v[0] + 0.1 * q[1] * v[1];
+    fp[1] = v[1] * (1.0 + 0.2 * sin(t));
+    if (fp_q)
+        fp_q[0] = 0.0, fp_q[1] = 0.1 * v[1], fp_q[2] = 0.0, fp_q[3] = 0.0;
+    if (fp_v)
+        fp_v[0] = 1.0, fp_v[1] = 0.1 * q[1], fp_v[2] = 0.0, fp_v[3] = 1.0 + 0.2 * sin(t);
+    if (fp_t)
+        fp_t[0] = 0.0, fp_t[1] = 0.2 * v[1] * cos(t);
+}
+
+static void input(const double *p, double t, double *u)
+{
+    (void)p;
+    u[0] = sin(t);
+}
+
+/* F_v = (-q1 - 0.1 v1^2 + u, -2 + q1 v2) */
+static void accel(const double *p, double t, const double *q, const double *v, const double *u,
+                  double *a, double *a_q, double *a_v)
+{
+    (void)p, (void)t;
+    a[0] = -q[0] - 0.1 * v[0] * v[0] + u[0];
+    a[1] = -2.0 + q[0] * v[1];
+    if (a_q)
+        a_q[0] = -1.0, a_q[1] = 0.0, a_q[2] = v[1], a_q[3] = 0.0;
+    if (a_v)
+        a_v[0] = -0.2 * v[0], a_v[1] = 0.0, a_v[2] = 0.0, a_v[3] = q[0];
+}
+
+/* G1 = 1 - q1^2 - q2^2 + 0.1 t,  G2 = q2 - 0.2 sin 3t + 0.05 q1^2 */
+static void gap(const double *p, size_t i, double t, const double *q, pl_gap *g)
+{
+    (void)p;
+    if (i == 0) {
+        g->g = 1.0 - q[0] * q[0] - q[1] * q[1] + 0.1 * t;
+        g->g_t = 0.1;
+        g->grad[0] = -2.0 * q[0], g->grad[1] = -2.0 * q[1];
+        g->hess[0] = -2.0, g->hess[3] = -2.0;
+    } else {
+        g->g = q[1] - 0.2 * sin(3.0 * t) + 0.05 * q[0] * q[0];
+        g->g_t = -0.6 * cos(3.0 * t);
+        g->g_tt = 1.8 * sin(3.0 * t);
+        g->grad[0] = 0.1 * q[0], g->grad[1] = 1.0;
+        g->hess[0] = 0.1;
+    }
+}
+
+static void law(const double *p, size_t i, pl_law *out)
+{
+    out->k = p[K] * (1.0 + (double)i);
+    out->xi = p[XI];
+}
+
+static void scales(const double *p, double *velocity, double *acceleration)
+{
+    (void)p;
+    *velocity = 1.0;
+    *acceleration = 2.0;
+}
+
+const pl_case pl_test_case_synthetic = {
+    .name = "synthetic",
+    .summary = "test model exercising every interface feature",
+    .ndof = 2,
+    .ncon = 2,
+    .ninput = 1,
+    .params = params,
+    .nparams = NPAR,
+    .t_end = 1.0,
+    .initial_state = initial_state,
+    .accel = accel,
+    .gap = gap,
+    .law = law,
+    .scales = scales,
+    .mass = mass,
+    .mass_dq = mass_dq,
+    .velocity_map = velocity_map,
+    .input = input,
+};
+
+enum { PA, PQ0, PV0, PE, PXI, PK, PNPAR };
+
+static const pl_param_spec push_params[PNPAR] = {
+    {"a", 2.0, -INFINITY, INFINITY, 0, "acceleration away from the floor"},
+    {"q0", 1.0, -INFINITY, INFINITY, 0, "initial position"},
+    {"v0", -2.0, -INFINITY, INFINITY, 0, "initial velocity"},
+    {"e", 0.5, 0.0, 1.0, 0, "restitution"},
+    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio"},
+    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale"},
+};
+
+static void push_initial(const double *p, double *q, double *v)
+{
+    q[0] = p[PQ0];
+    v[0] = p[PV0];
+}
+
+static void push_accel(const double *p, double t, const double *q, const double *v, const double *u,
+                       double *a, double *a_q, double *a_v)
+{
+    (void)t, (void)q, (void)v, (void)u;
+    a[0] = p[PA];
+    if (a_q)
+        a_q[0] = 0.0;
+    if (a_v)
+        a_v[0] = 0.0;
+}
+
+static void push_gap(const double *p, size_t i, double t, const double *q, pl_gap *g)
+{
+    (void)p, (void)i, (void)t;
+    g->g = q[0];
+    g->grad[0] = 1.0;
+}
+
+static void push_law(const double *p, size_t i, pl_law *out)
+{
+    (void)i;
+    out->k = p[PK];
+    out->xi = p[PXI];
+}
+
+static void push_scales(const double *p, double *velocity, double *acceleration)
+{
+    *velocity = fabs(p[PV0]);
+    *acceleration = fabs(p[PA]);
+}
+
+const pl_case pl_test_case_push = {
+    .name = "push",
+    .summary = "mass pushed away from a floor (grazing tests)",
+    .ndof = 1,
+    .ncon = 1,
+    .params = push_params,
+    .nparams = PNPAR,
+    .t_end = 2.0,
+    .initial_state = push_initial,
+    .accel = push_accel,
+    .gap = push_gap,
+    .law = push_law,
+    .scales = push_scales,
+};

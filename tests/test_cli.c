@@ -1,0 +1,223 @@
+/* End-to-end tests of the penlim program: exit statuses, one-line errors, output files. */
+#include <jansson.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static const char *penlim;
+static char dir[256];
+
+/* Run "penlim ARGS" with stdout and stderr to files; returns the exit status. */
+static int run(const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s > stdout.txt 2> stderr.txt", dir, penlim, args);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static char *slurp(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    buf[got] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; s && *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static int exists(const char *name)
+{
+    char path[512];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &st) == 0;
+}
+
+static void expect_input_error(const char *args)
+{
+    int rc = run(args);
+    char *err = slurp("stderr.txt");
+    CHECK(rc == 2, "'penlim %s' exits with 2 (got %d)", args, rc);
+    CHECK(count_lines(err) == 1 && strncmp(err, "penlim", 6) == 0,
+          "'penlim %s' prints one error line, got: %s", args, err ? err : "(none)");
+    free(err);
+}
+
+static void test_bad_input(void)
+{
+    const char *bad[] = {
+        "",
+        "frobnicate",
+        "run",
+        "run no_such_case",
+        "run bouncing_ball extra",
+        "run bouncing_ball --set bogus=1 --out bad",
+        "run bouncing_ball --set e=2 --out bad",
+        "run bouncing_ball --set e --out bad",
+        "run bouncing_ball --set e=abc --out bad",
+        "run bouncing_ball --set e=0.5 --set xi=0.1 --out bad",
+        "run wedge --set m=1 --out bad",
+        "run bouncing_ball --mu 0 --out bad",
+        "run bouncing_ball --mu -1 --out bad",
+        "run bouncing_ball --mu nan --out bad",
+        "run bouncing_ball --mu inf --out bad",
+        "run bouncing_ball --mu 1e8x --out bad",
+        "run bouncing_ball --rtol 2 --out bad",
+        "run bouncing_ball --rtol 0 --out bad",
+        "run bouncing_ball --t-end 0 --out bad",
+        "run bouncing_ball --t-end -1 --out bad",
+        "run bouncing_ball --max-steps x --out bad",
+        "run bouncing_ball --bogus --out bad",
+        "run bouncing_ball --out bad --mu",
+        "cases extra",
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        expect_input_error(bad[k]);
+    CHECK(!exists("bad"), "bad input writes nothing");
+}
+
+static void test_help(void)
+{
+    CHECK(run("--version") == 0, "--version");
+    char *out = slurp("stdout.txt");
+    CHECK(out && strncmp(out, "penlim ", 7) == 0, "--version prints the version");
+    free(out);
+    const char *help[] = {"--help", "run --help", "cases --help"};
+    for (size_t k = 0; k < 3; k++) {
+        CHECK(run(help[k]) == 0, "'penlim %s' exits 0", help[k]);
+        out = slurp("stdout.txt");
+        CHECK(out && strstr(out, "usage"), "'penlim %s' prints usage", help[k]);
+        free(out);
+    }
+    CHECK(run("cases") == 0, "cases");
+    out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "bouncing_ball") && strstr(out, "vibrating_table") && strstr(out, "wedge"),
+          "cases lists the three cases");
+    free(out);
+}
+
+static json_t *load_json(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    CHECK(j != NULL, "%s parses: %s", name, e.text);
+    return j;
+}
+
+static void test_run_files(void)
+{
+    CHECK(run("run bouncing_ball --mu 1e6 --t-end 2 --out ball --quiet") == 0, "run succeeds");
+    char *out = slurp("stdout.txt");
+    CHECK(out && out[0] == '\0', "--quiet prints nothing");
+    free(out);
+    char *csv = slurp("ball/trajectory.csv");
+    CHECK(csv && strncmp(csv, "t,gamma,q1,v1,G1,lambda1\n", 25) == 0, "CSV header");
+    CHECK(count_lines(csv) > 100, "CSV has the steps (%d lines)", count_lines(csv));
+    free(csv);
+    json_t *j = load_json("ball/summary.json");
+    if (j) {
+        CHECK(strcmp(json_string_value(json_object_get(j, "case")), "bouncing_ball") == 0, "case");
+        CHECK(json_real_value(json_object_get(j, "mu")) == 1e6, "mu");
+        CHECK(strcmp(json_string_value(json_object_get(j, "status")), "ok") == 0, "status ok");
+        CHECK(json_real_value(json_object_get(json_object_get(j, "parameters"), "e")) == 0.9, "parameters");
+        json_t *st = json_object_get(j, "stats");
+        const char *stats[] = {"steps", "rhs_evals", "jac_evals", "root_evals", "wall_seconds"};
+        for (int k = 0; k < 5; k++)
+            CHECK(json_object_get(st, stats[k]) != NULL, "stats.%s", stats[k]);
+        json_t *eps = json_object_get(j, "episodes");
+        CHECK(json_array_size(eps) >= 2, "episodes (%zu)", json_array_size(eps));
+        const char *keys[] = {"constraint", "t_in", "t_out", "gdot_in", "gdot_out", "restitution",
+                              "max_penetration", "delta_gamma", "impulse"};
+        for (int k = 0; k < 9; k++)
+            CHECK(json_object_get(json_array_get(eps, 0), keys[k]) != NULL, "episode.%s", keys[k]);
+        json_t *fin = json_object_get(j, "final");
+        CHECK(json_real_value(json_object_get(fin, "t")) == 2.0, "final.t");
+        CHECK(json_array_size(json_object_get(fin, "q")) == 1 && json_array_size(json_object_get(fin, "v")) == 1,
+              "final q, v");
+        json_decref(j);
+    }
+    CHECK(run("run wedge --out wedge --quiet") == 0, "wedge run");
+    csv = slurp("wedge/trajectory.csv");
+    CHECK(csv && strncmp(csv, "t,gamma,q1,q2,v1,v2,G1,G2,lambda1,lambda2\n", 42) == 0, "wedge CSV header");
+    free(csv);
+    /* Re-running into the same directory replaces the files; no temporary files remain. */
+    CHECK(run("run bouncing_ball --mu 1e4 --t-end 1 --out ball --quiet") == 0, "re-run");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "test $(ls -A %s/ball | wc -l) -eq 2", dir);
+    CHECK(system(cmd) == 0, "only the two output files in the directory");
+}
+
+static void test_failures(void)
+{
+    /* Contacts of duration 1e-15 at t ~ 0.45 cannot be resolved in double precision. */
+    int rc = run("run bouncing_ball --mu 1e30 --out fail");
+    CHECK(rc == 3, "solver failure exits with 3 (got %d)", rc);
+    char *err = slurp("stderr.txt");
+    CHECK(err && strstr(err, "CVODE") && count_lines(err) == 1, "one line naming CVODE: %s", err ? err : "");
+    free(err);
+    json_t *j = load_json("fail/summary.json");
+    if (j) {
+        CHECK(strcmp(json_string_value(json_object_get(j, "status")), "failed") == 0, "status failed");
+        const char *msg = json_string_value(json_object_get(j, "error"));
+        CHECK(msg && strstr(msg, "CV_"), "error carries CVODE's reason: %s", msg ? msg : "");
+        json_decref(j);
+    }
+    CHECK(exists("fail/trajectory.csv"), "the partial trajectory is written");
+    rc = run("run bouncing_ball --t-end 0.1 --out /dev/null/x");
+    err = slurp("stderr.txt");
+    CHECK(rc == 1 && count_lines(err) == 1, "unwritable output: exit 1 and one line (got %d: %s)", rc,
+          err ? err : "");
+    free(err);
+    rc = run("run bouncing_ball --max-steps 10 --out steps");
+    CHECK(rc == 3, "step cap is a solver failure (got %d)", rc);
+}
+
+int main(int argc, char **argv)
+{
+    check_init();
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_cli PATH_TO_PENLIM\n");
+        return 2;
+    }
+    static char path[4096];
+    if (!realpath(argv[1], path)) {
+        fprintf(stderr, "test_cli: %s not found\n", argv[1]);
+        return 2;
+    }
+    penlim = path;
+    snprintf(dir, sizeof dir, "/tmp/penlim-cli-XXXXXX");
+    if (!mkdtemp(dir))
+        return 2;
+    test_help();
+    test_bad_input();
+    test_run_files();
+    test_failures();
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return check_finish("test_cli");
+}

@@ -1,0 +1,195 @@
+/* Unit tests of parameters, the contact law, the model layer and the penalized vector field:
+ * the analytic Jacobian against central differences, the free gap acceleration D against a
+ * directional derivative of Gdot along the smooth flow. */
+#include <string.h>
+
+#include "cases.h"
+#include "check.h"
+#include "penalized.h"
+#include "synthetic_model.h"
+
+static void test_numbers(void)
+{
+    pl_error err;
+    double x;
+    CHECK(pl_parse_double("1e8", &x, &err, "mu") == PL_OK && x == 1e8, "parse 1e8");
+    CHECK(pl_parse_double("-0.5", &x, &err, "v0") == PL_OK && x == -0.5, "parse -0.5");
+    const char *bad[] = {"", "abc", "1e", "1.0x", "nan", "NaN", "inf", "-inf", "1e999", " "};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        CHECK(pl_parse_double(bad[k], &x, &err, "mu") == PL_ERR_INPUT, "'%s' must be rejected", bad[k]);
+    pl_setting s;
+    CHECK(pl_setting_parse("e=0.5", &s, &err) == PL_OK && strcmp(s.name, "e") == 0 && s.value == 0.5,
+          "parse e=0.5");
+    CHECK(pl_setting_parse("e", &s, &err) == PL_ERR_INPUT, "missing '=' rejected");
+    CHECK(pl_setting_parse("=1", &s, &err) == PL_ERR_INPUT, "missing name rejected");
+    CHECK(pl_setting_parse("e=", &s, &err) == PL_ERR_INPUT, "missing value rejected");
+    CHECK(pl_setting_parse("e=nan", &s, &err) == PL_ERR_INPUT, "NaN value rejected");
+}
+
+static void test_restitution_map(void)
+{
+    /* Closed forms (notes/references.md): e = 0.9 <-> xi = 0.0335183, e = 0.5 <-> xi = 0.2154537. */
+    CHECK_NEAR(pl_xi_from_restitution(0.9), 0.0335183, 5e-7, "xi(e = 0.9)"); /* 7 digits given */
+    CHECK_NEAR(pl_xi_from_restitution(0.5), 0.2154537, 5e-7, "xi(e = 0.5)");
+    CHECK(pl_xi_from_restitution(0.0) == 1.0, "e = 0 maps to critical damping");
+    CHECK(pl_restitution_from_xi(1.0) == 0.0 && pl_restitution_from_xi(3.0) == 0.0, "xi >= 1 gives e = 0");
+    CHECK(pl_restitution_from_xi(0.0) == 1.0, "xi = 0 gives e = 1");
+    for (double e = 0.05; e < 1.0; e += 0.1)
+        CHECK_NEAR(pl_restitution_from_xi(pl_xi_from_restitution(e)), e, 1e-14, "e(xi(e))");
+}
+
+static void test_model_init(void)
+{
+    pl_error err;
+    pl_model m;
+    for (size_t k = 0; k < pl_case_count(); k++) {
+        const pl_case *c = pl_case_at(k);
+        CHECK(pl_model_init(&m, c, NULL, 0, &err) == PL_OK, "case %s with defaults: %s", c->name, err.message);
+        CHECK(pl_case_find(c->name) == c, "lookup of %s", c->name);
+        for (size_t i = 0; i < m.m; i++)
+            CHECK_NEAR(pl_restitution_from_xi(m.law[i].xi), pl_model_param(&m, "e"), 1e-14,
+                       "law restitution matches e");
+    }
+    CHECK(pl_case_find("no_such_case") == NULL, "unknown case");
+
+    const pl_case *ball = &pl_case_bouncing_ball;
+    pl_setting s1[] = {{"e", 1.5}};
+    CHECK(pl_model_init(&m, ball, s1, 1, &err) == PL_ERR_INPUT && strstr(err.message, "e = 1.5"),
+          "e out of range: %s", err.message);
+    pl_setting s2[] = {{"bogus", 1.0}};
+    CHECK(pl_model_init(&m, ball, s2, 1, &err) == PL_ERR_INPUT && strstr(err.message, "bogus"),
+          "unknown parameter: %s", err.message);
+    pl_setting s3[] = {{"e", 0.5}, {"xi", 0.1}};
+    CHECK(pl_model_init(&m, ball, s3, 2, &err) == PL_ERR_INPUT, "e and xi together rejected");
+    pl_setting s4[] = {{"xi", 0.2154537}};
+    CHECK(pl_model_init(&m, ball, s4, 1, &err) == PL_OK, "xi alone accepted");
+    CHECK_NEAR(pl_model_param(&m, "e"), 0.5, 5e-7, "e derived from xi");
+    pl_setting s5[] = {{"k", 0.0}};
+    CHECK(pl_model_init(&m, ball, s5, 1, &err) == PL_ERR_INPUT, "k = 0 rejected (open bound)");
+    pl_setting s6[] = {{"m", 1.0}};
+    CHECK(pl_model_init(&m, &pl_case_wedge, s6, 1, &err) == PL_ERR_INPUT, "wedge m = 1 rejected");
+    pl_setting s7[] = {{"g", 2.0}, {"g", 3.0}};
+    CHECK(pl_model_init(&m, ball, s7, 2, &err) == PL_OK && pl_model_param(&m, "g") == 3.0,
+          "the last setting wins");
+}
+
+/* Central-difference Jacobian of the penalized field, compared entry by entry. */
+static void check_jacobian(const pl_model *model, double mu, const int *active, double t,
+                           const double *y, const char *label)
+{
+    size_t n = model->n, N = 2 * n;
+    pl_penalized p;
+    pl_penalized_init(&p, model, mu);
+    memcpy(p.active, active, model->m * sizeof *active);
+    double J[4 * PL_MAX_DOF * PL_MAX_DOF];
+    CHECK(pl_penalized_jacobian(&p, t, y, y + n, J) == 0, "%s: jacobian evaluates", label);
+    double row_scale[2 * PL_MAX_DOF] = {0};
+    for (size_t row = 0; row < N; row++)
+        for (size_t col = 0; col < N; col++)
+            row_scale[row] = fmax(row_scale[row], fabs(J[row * N + col]));
+    for (size_t col = 0; col < N; col++) {
+        double yp[2 * PL_MAX_DOF], ym[2 * PL_MAX_DOF];
+        memcpy(yp, y, N * sizeof *y);
+        memcpy(ym, y, N * sizeof *y);
+        double h = 1e-6 * fmax(1.0, fabs(y[col]));
+        yp[col] += h;
+        ym[col] -= h;
+        pl_forces fpl, fmi;
+        pl_penalized_forces(&p, t, yp, yp + n, &fpl);
+        pl_penalized_forces(&p, t, ym, ym + n, &fmi);
+        for (size_t row = 0; row < N; row++) {
+            double dp = row < n ? fpl.fp[row] : fpl.a[row - n] + fpl.ac[row - n];
+            double dm = row < n ? fmi.fp[row] : fmi.a[row - n] + fmi.ac[row - n];
+            double fd = (dp - dm) / (2 * h);
+            /* relative to the entry, with a floor for round-off in rows scaled by mu */
+            double tol = 1e-6 * fabs(fd) + 1e-9 * row_scale[row] + 1e-12;
+            CHECK(fabs(J[row * N + col] - fd) <= tol,
+                  "%s: J[%zu][%zu] = %.10g, finite difference %.10g", label, row, col,
+                  J[row * N + col], fd);
+        }
+    }
+}
+
+static void test_jacobians(void)
+{
+    pl_error err;
+    pl_model m;
+    const int both[] = {1, 1}, first[] = {1, 0}, none[] = {0, 0};
+    CHECK(pl_model_init(&m, &pl_test_case_synthetic, NULL, 0, &err) == PL_OK, "synthetic: %s", err.message);
+    double y[] = {0.3, 0.4, -0.2, 0.1};
+    double y2[] = {0.9, -0.2, 0.5, -1.3};
+    check_jacobian(&m, 1e4, both, 0.7, y, "synthetic, both active");
+    check_jacobian(&m, 1e8, both, 2.1, y2, "synthetic mu=1e8");
+    check_jacobian(&m, 1e6, first, 0.2, y2, "synthetic, one active");
+    check_jacobian(&m, 1e6, none, 0.2, y2, "synthetic, flight");
+
+    for (size_t k = 0; k < pl_case_count(); k++) {
+        const pl_case *c = pl_case_at(k);
+        pl_model_init(&m, c, NULL, 0, &err);
+        double yc[2 * PL_MAX_DOF];
+        pl_model_initial_state(&m, yc, yc + m.n);
+        for (size_t j = 0; j < 2 * m.n; j++)
+            yc[j] += 1e-3 * (double)(j + 1); /* off the boundary */
+        int all[PL_MAX_CON];
+        for (size_t i = 0; i < m.m; i++)
+            all[i] = 1;
+        check_jacobian(&m, 1e6, all, 0.3, yc, c->name);
+    }
+}
+
+/* D = d/dt Gdot along q' = F_p, v' = F_v (paper 004 (37)), by central differences. */
+static void test_free_gap_accel(void)
+{
+    pl_error err;
+    pl_model m;
+    pl_model_init(&m, &pl_test_case_synthetic, NULL, 0, &err);
+    double q[] = {0.7, -0.3}, v[] = {0.4, 0.9}, t = 0.45, h = 1e-6;
+    for (size_t i = 0; i < m.m; i++) {
+        double fp[2], a[2], qs[2], vs[2], gd[2];
+        pl_model_velocity_map(&m, t, q, v, fp, NULL, NULL, NULL);
+        pl_model_accel(&m, t, q, v, a, NULL, NULL);
+        for (int s = 0; s < 2; s++) {
+            double sg = s ? -1.0 : 1.0, fps[2];
+            for (int j = 0; j < 2; j++)
+                qs[j] = q[j] + sg * h * fp[j], vs[j] = v[j] + sg * h * a[j];
+            pl_model_velocity_map(&m, t + sg * h, qs, vs, fps, NULL, NULL, NULL);
+            pl_contact c;
+            pl_model_contact(&m, i, t + sg * h, qs, fps, NULL, &c);
+            gd[s] = c.gdot;
+        }
+        CHECK_NEAR(pl_model_free_gap_accel(&m, i, t, q, v), (gd[0] - gd[1]) / (2 * h), 1e-6,
+                   "free gap acceleration D");
+    }
+    /* Vibrating table: D = -g + A omega^2 sin(omega t). */
+    pl_model_init(&m, &pl_case_vibrating_table, NULL, 0, &err);
+    double qq = 0.1, vv = 0.2, A = 0.5, w = 2 * M_PI;
+    CHECK_NEAR(pl_model_free_gap_accel(&m, 0, 0.3, &qq, &vv), -9.81 + A * w * w * sin(w * 0.3), 1e-12,
+               "table D");
+}
+
+static void test_effective_mass(void)
+{
+    /* Wedge: w_1 = M^{-1} e_1 = (1, -m)/(1 - m^2), m_1 = 1 - m^2. */
+    pl_error err;
+    pl_model m;
+    pl_setting s[] = {{"m", -0.5}};
+    pl_model_init(&m, &pl_case_wedge, s, 1, &err);
+    double q[] = {0.0, 1.0}, fp[] = {0.0, 0.0};
+    pl_contact c;
+    pl_model_contact(&m, 0, 0.0, q, fp, NULL, &c);
+    CHECK_NEAR(c.m_eff, 0.75, 1e-14, "wedge effective mass");
+    CHECK_NEAR(c.w[0], 1.0 / 0.75, 1e-14, "wedge w1");
+    CHECK_NEAR(c.w[1], 0.5 / 0.75, 1e-14, "wedge w2");
+}
+
+int main(void)
+{
+    check_init();
+    test_numbers();
+    test_restitution_map();
+    test_model_init();
+    test_jacobians();
+    test_free_gap_accel();
+    test_effective_mass();
+    return check_finish("test_model");
+}
