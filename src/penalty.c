@@ -270,7 +270,7 @@ static pl_status open_episode(run *r, size_t i, double t, pl_error *err)
     ep->impulse = -r->impulse[i]; /* completed at close */
     ep->max_penetration = fmax(0.0, -r->prev_g[i]);
     ep->t_max_penetration = t;
-    ep->row_in = res->traj.nrows - 1;
+    ep->row_in = res->traj.nrows; /* the row recorded right after the switch */
     r->open[i] = (int)res->nepisodes++;
     return PL_OK;
 }
@@ -615,14 +615,21 @@ static pl_status switch_mode(run *r, size_t i, int active, double t, pl_error *e
     return PL_OK;
 }
 
-/* After a switch, the recorded row at the crossing shows the force of the new modes (the right
- * limit), so an episode's first row carries its entry force and its exit row carries none. */
-static void refresh_forces(run *r, double t, const double *y)
+/* At a crossing: record the state with the old modes, switch the constraints marked in
+ * direction (-1: contact begins, +1: it ends), record the same state with the new modes (so the
+ * trajectory carries both one-sided forces), and restart CVODE. */
+static pl_status switch_at(run *r, double t, const int *direction, pl_error *err)
 {
-    const run_ctx *c = &r->ctx;
-    double g[PL_MAX_CON], gdot[PL_MAX_CON];
-    double *row = pl_table_row(&r->res->traj, r->res->traj.nrows - 1);
-    contact_state(c, t, y, g, gdot, row + pl_col_lambda(c->n, c->m));
+    const double *y = N_VGetArrayPointer(r->y);
+    pl_status s = record_sample(r, t, y, err);
+    for (size_t i = 0; s == PL_OK && i < r->ctx.m; i++)
+        if (direction[i])
+            s = switch_mode(r, i, direction[i] < 0, t, err);
+    if (s == PL_OK)
+        s = record_sample(r, t, y, err);
+    if (s == PL_OK)
+        s = restart(r, t, err);
+    return s;
 }
 
 static pl_status integrate(run *r, long max_steps, pl_error *err)
@@ -634,11 +641,13 @@ static pl_status integrate(run *r, long max_steps, pl_error *err)
     pl_status s;
     int rootsfound[PL_MAX_CON];
 
-    if ((s = record_sample(r, t, y, err)) != PL_OK)
-        return s;
+    r->prev_t = t;
+    contact_state(c, t, y, r->prev_g, r->prev_gdot, NULL);
     for (size_t i = 0; i < c->m; i++)
         if (c->field.active[i] && (s = open_episode(r, i, t, err)) != PL_OK)
             return s;
+    if ((s = record_sample(r, t, y, err)) != PL_OK)
+        return s;
     if ((s = update_step_band(r, t, 1, err)) != PL_OK)
         return s;
 
@@ -653,16 +662,10 @@ static pl_status integrate(run *r, long max_steps, pl_error *err)
             return solver_failure(r, "CVode", flag, err);
 
         if (flag == CV_ROOT_RETURN) {
+            /* G_i decreasing through 0: contact begins (-1); increasing: it ends (+1). */
             CHECK_CV(CVodeGetRootInfo(c->cvode, rootsfound), "CVodeGetRootInfo");
             accumulate(r, r->prev_t, t);
-            if ((s = record_sample(r, t, y, err)) != PL_OK)
-                return s;
-            /* G_i decreasing through 0: contact begins; increasing: it ends. */
-            for (size_t i = 0; i < c->m; i++)
-                if (rootsfound[i] && (s = switch_mode(r, i, rootsfound[i] < 0, t, err)) != PL_OK)
-                    return s;
-            refresh_forces(r, t, y);
-            if ((s = restart(r, t, err)) != PL_OK)
+            if ((s = switch_at(r, t, rootsfound, err)) != PL_OK)
                 return s;
             continue;
         }
@@ -677,12 +680,9 @@ static pl_status integrate(run *r, long max_steps, pl_error *err)
             CHECK_CV(CVodeGetDky(c->cvode, tc, 0, r->ytmp), "CVodeGetDky");
             N_VScale(1.0, r->ytmp, r->y);
             t = tc;
-            if ((s = record_sample(r, t, y, err)) != PL_OK)
-                return s;
-            if ((s = switch_mode(r, which, !c->field.active[which], t, err)) != PL_OK)
-                return s;
-            refresh_forces(r, t, y);
-            if ((s = restart(r, t, err)) != PL_OK)
+            memset(rootsfound, 0, sizeof rootsfound);
+            rootsfound[which] = c->field.active[which] ? 1 : -1;
+            if ((s = switch_at(r, t, rootsfound, err)) != PL_OK)
                 return s;
             continue;
         }
