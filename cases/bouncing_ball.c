@@ -47,6 +47,23 @@ static void scales(const double *p, double *velocity, double *acceleration)
     *acceleration = p[G_ACC];
 }
 
+/* Free fall from h0 with v0, then impacts with restitution e: t1 = (v0 + V)/g with V the impact
+ * speed sqrt(v0^2 + 2 g h0); impacts accumulate at t1 + 2 V e/(g (1 - e)) (notes/references.md). */
+static double limit_value(const double *p, pl_limit_quantity what)
+{
+    double g = p[G_ACC], V = sqrt(p[V0] * p[V0] + 2.0 * g * p[H0]), e = p[E];
+    if (!(g > 0.0) || !(V > 0.0))
+        return NAN; /* no impact */
+    double t1 = (p[V0] + V) / g;
+    switch (what) {
+    case PL_LIMIT_FIRST_IMPACT_TIME: return t1;
+    case PL_LIMIT_RESTITUTION_FIRST: return e;
+    case PL_LIMIT_SCALED_PENETRATION_FIRST: return V / sqrt(p[K]) * pl_impact_penetration_factor(p[XI]);
+    case PL_LIMIT_CAPTURE_TIME: return e < 1.0 ? t1 + 2.0 * V * e / (g * (1.0 - e)) : NAN;
+    default: return NAN;
+    }
+}
+
 const pl_case pl_case_bouncing_ball = {
     .name = "bouncing_ball",
     .summary = "point mass above a floor under gravity (paper 004, eq. 51)",
@@ -60,4 +77,5 @@ const pl_case pl_case_bouncing_ball = {
     .gap = gap,
     .law = law,
     .scales = scales,
+    .limit_value = limit_value,
 };

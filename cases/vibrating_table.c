@@ -52,6 +52,18 @@ static void scales(const double *p, double *velocity, double *acceleration)
     *acceleration = p[G_ACC] + p[AMP] * p[OMEGA] * p[OMEGA];
 }
 
+/* Resting on the table, the mass is pressed while g > A omega^2 sin(omega t) and lifts off at
+ * t_off = asin(g/(A omega^2))/omega (notes/seed003.md, T1b). */
+static double limit_value(const double *p, pl_limit_quantity what)
+{
+    double g = p[G_ACC], a = p[AMP] * p[OMEGA] * p[OMEGA];
+    if (what == PL_LIMIT_LIFT_OFF_FIRST && a > g)
+        return asin(g / a) / p[OMEGA];
+    if (what == PL_LIMIT_RESTITUTION_FIRST)
+        return p[E];
+    return NAN;
+}
+
 const pl_case pl_case_vibrating_table = {
     .name = "vibrating_table",
     .summary = "mass on a table moving as A sin(omega t): time-dependent constraint, lift-off, landing",
@@ -65,4 +77,5 @@ const pl_case pl_case_vibrating_table = {
     .gap = gap,
     .law = law,
     .scales = scales,
+    .limit_value = limit_value,
 };

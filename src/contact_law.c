@@ -28,3 +28,13 @@ double pl_law_force(const pl_law *law, double mu, double m_eff, double G, double
 {
     return -m_eff * law->k * (mu * G + pl_law_damping(law, mu) * Gdot);
 }
+
+double pl_impact_penetration_factor(double xi)
+{
+    /* G = -(V/omega_d) e^{-xi omega t} sin(omega_d t) is extreme where tan(omega_d t) = omega_d/(xi omega). */
+    if (xi < 1.0)
+        return exp(-xi * acos(xi) / sqrt(1.0 - xi * xi));
+    if (xi == 1.0)
+        return exp(-1.0);
+    return exp(-xi * acosh(xi) / sqrt(xi * xi - 1.0));
+}

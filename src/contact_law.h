@@ -18,6 +18,10 @@ double pl_restitution_from_xi(double xi);
 /* Damping ratio giving limit restitution e in [0, 1]; e = 0 maps to critical damping xi = 1. */
 double pl_xi_from_restitution(double e);
 
+/* Maximum penetration of an isolated impact at gap rate -V, in units of V/omega
+ * (omega = sqrt(k mu)): exp(-xi arccos(xi)/sqrt(1 - xi^2)), continued to xi >= 1. */
+double pl_impact_penetration_factor(double xi);
+
 /* Damping coefficient c = 2 xi sqrt(mu/k), so that lambda = -m k (mu G + c Gdot). */
 double pl_law_damping(const pl_law *law, double mu);
 /* The scalar force lambda for effective mass m_eff, gap G and gap rate Gdot. */

@@ -6,11 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cases.h"
 #include "output.h"
+#include "analysis.h"
 #include "penalty.h"
 #include "report.h"
+#include "sweep.h"
+#include "sweep_report.h"
 
 #define MAX_SETTINGS 64
 
@@ -38,14 +42,16 @@ typedef struct {
     const pl_case *c;
     pl_setting settings[MAX_SETTINGS];
     size_t nsettings;
-    double mu, t_end, rtol;
-    long max_steps;
+    const char *mu; /* as given: a number for run, a list for sweep */
+    double t_end, rtol;
+    long max_steps, jobs, samples;
     const char *out;
     char out_default[256];
-    int quiet;
+    int quiet, no_plots;
 } case_options;
 
-enum { OPT_MU = 1000, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP };
+enum { OPT_MU = 1000, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP,
+       OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES };
 
 static const struct option run_options[] = {
     {"mu", required_argument, NULL, OPT_MU},
@@ -54,6 +60,22 @@ static const struct option run_options[] = {
     {"rtol", required_argument, NULL, OPT_RTOL},
     {"out", required_argument, NULL, OPT_OUT},
     {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
+    {"samples", required_argument, NULL, OPT_SAMPLES},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+static const struct option sweep_options[] = {
+    {"mu", required_argument, NULL, OPT_MU},
+    {"set", required_argument, NULL, OPT_SET},
+    {"t-end", required_argument, NULL, OPT_T_END},
+    {"rtol", required_argument, NULL, OPT_RTOL},
+    {"out", required_argument, NULL, OPT_OUT},
+    {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
+    {"samples", required_argument, NULL, OPT_SAMPLES},
+    {"jobs", required_argument, NULL, OPT_JOBS},
+    {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
@@ -71,19 +93,33 @@ static const char run_usage[] =
     "                    follow the penetration scales at this mu\n"
     "  --out DIR         output directory (default out/run/CASE)\n"
     "  --max-steps N     stop with an error after N internal steps (default 5000000)\n"
+    "  --samples N       besides every internal step, record the solution at N uniformly spaced\n"
+    "                    times (CVODE's dense output; default 1000, 0 for steps only)\n"
     "  --quiet           print nothing on success\n";
 
-/* Parse argv for run-like commands; returns -1 to continue, or an exit status. */
-static int parse_case_options(int argc, char **argv, case_options *o, const char *usage)
+/* Parse argv for the commands that run a case; returns -1 to continue, or an exit status. */
+static int parse_case_options(int argc, char **argv, case_options *o, const struct option *options,
+                              const char *usage)
 {
     pl_error err;
     int ch;
     optind = 1;
     opterr = 0;
-    while ((ch = getopt_long(argc, argv, ":", run_options, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":", options, NULL)) != -1) {
         pl_status s = PL_OK;
         switch (ch) {
-        case OPT_MU: s = pl_parse_double(optarg, &o->mu, &err, "--mu"); break;
+        case OPT_MU: o->mu = optarg; break;
+        case OPT_JOBS:
+            s = pl_parse_long(optarg, &o->jobs, &err, "--jobs");
+            if (s == PL_OK && (o->jobs < 1 || o->jobs > 1024))
+                return input_error(o->cmd, "--jobs must be in [1, 1024] (got %s)", optarg);
+            break;
+        case OPT_NO_PLOTS: o->no_plots = 1; break;
+        case OPT_SAMPLES:
+            s = pl_parse_long(optarg, &o->samples, &err, "--samples");
+            if (s == PL_OK && (o->samples < 0 || o->samples > 10000000))
+                return input_error(o->cmd, "--samples must be in [0, 1e7] (got %s)", optarg);
+            break;
         case OPT_T_END: s = pl_parse_double(optarg, &o->t_end, &err, "--t-end"); break;
         case OPT_RTOL: s = pl_parse_double(optarg, &o->rtol, &err, "--rtol"); break;
         case OPT_MAX_STEPS: s = pl_parse_long(optarg, &o->max_steps, &err, "--max-steps"); break;
@@ -148,32 +184,156 @@ static void print_run_summary(const pl_model *model, const pl_penalty_result *re
 
 static int cmd_run(int argc, char **argv)
 {
-    case_options o = {.cmd = "run", .mu = 1e8, .t_end = NAN, .rtol = 1e-8};
-    int rc = parse_case_options(argc, argv, &o, run_usage);
+    case_options o = {.cmd = "run", .mu = "1e8", .t_end = NAN, .rtol = 1e-8, .samples = 1000};
+    int rc = parse_case_options(argc, argv, &o, run_options, run_usage);
     if (rc >= 0)
         return rc;
     pl_error err;
     pl_model model;
+    double mu;
+    if (pl_parse_double(o.mu, &mu, &err, "--mu") != PL_OK)
+        return input_error("run", "%s", err.message);
     if (pl_model_init(&model, o.c, o.settings, o.nsettings, &err) != PL_OK)
         return input_error("run", "%s", err.message);
-    pl_penalty_opts opts = {.mu = o.mu, .rtol = o.rtol, .t_end = o.t_end, .max_steps = o.max_steps};
+    pl_penalty_opts opts = {.mu = mu, .rtol = o.rtol, .t_end = o.t_end, .max_steps = o.max_steps,
+                            .samples = (size_t)o.samples};
     if (pl_penalty_check_opts(&opts, &err) != PL_OK)
         return input_error("run", "%s", err.message);
 
     pl_penalty_result res;
+    pl_run_analysis analysis;
     pl_status run_status = pl_penalty_run(&model, &opts, &res, &err);
+    pl_status analysis_status = pl_analyze_run(&model, &res, &analysis, &err);
+    if (run_status == PL_OK && analysis_status != PL_OK) {
+        run_status = res.status = analysis_status;
+        res.error = err;
+    }
     pl_error io;
     pl_status s = pl_make_dir(o.out, &io);
     if (s == PL_OK)
-        s = pl_write_penalty_run(o.out, &model, &res, &io);
+        s = pl_write_penalty_run(o.out, &model, &res, analysis_status == PL_OK ? &analysis : NULL, &io);
     if (s != PL_OK)
         fprintf(stderr, "penlim run: %s\n", io.message);
     else if (run_status != PL_OK)
         fprintf(stderr, "penlim run: %s\n", res.error.message);
     if (s == PL_OK && !o.quiet)
         print_run_summary(&model, &res, o.out);
+    pl_run_analysis_free(&analysis);
     pl_penalty_result_free(&res);
     return run_status != PL_OK ? exit_code(run_status) : exit_code(s);
+}
+
+static const char sweep_usage[] =
+    "usage: penlim sweep CASE [--mu A:B:N | --mu a,b,c] [--set NAME=VALUE ...] [--t-end T]\n"
+    "                         [--rtol R] [--out DIR] [--jobs J] [--max-steps N] [--no-plots] [--quiet]\n"
+    "Run CASE for an increasing sequence of stiffnesses, extract the limit objects of each run\n"
+    "(impacts, sustained contacts, Zeno capture), fit their convergence rates, and plot.\n"
+    "  --mu A:B:N        N values geometrically spaced from A to B, or an explicit list a,b,c\n"
+    "                    (default 1e2:1e10:9)\n"
+    "  --jobs J          runs in parallel (default: the number of cores); results do not depend on it\n"
+    "  --no-plots        write the data and the plot scripts' data, but do not run gnuplot\n"
+    "  --quiet           no progress line and no summary\n"
+    "  other options as for 'penlim run'; --out defaults to out/sweep/CASE\n";
+
+/* The progress line, on stderr when it is a terminal. */
+static void progress_line(size_t done, size_t total, void *user)
+{
+    (void)user;
+    fprintf(stderr, "\rpenlim sweep: %zu/%zu runs done", done, total);
+    if (done == total)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const char *dir, long jobs)
+{
+    printf("penlim sweep %s: %zu values of mu from %g to %g, rtol %g, t in [0, %g], %ld jobs\n",
+           model->type->name, sw->n, sw->mu[0], sw->mu[sw->n - 1], sw->runs[0].rtol, sw->runs[0].t_end, jobs);
+    printf("%10s %-7s %8s %8s %13s %13s %9s %10s %8s\n", "mu", "status", "episodes", "impacts", "restitution_1",
+           "capture_time", "steps", "rhs_evals", "wall_s");
+    for (size_t k = 0; k < sw->n; k++) {
+        const pl_penalty_result *r = &sw->runs[k];
+        printf("%10.3g %-7s %8zu %8zu %13.6f %13.6f %9ld %10ld %8.3f\n", sw->mu[k],
+               r->status == PL_OK ? "ok" : "failed", r->nepisodes, sw->analysis[k].impacts,
+               sw->q[PL_Q_RESTITUTION_FIRST].values[k], sw->q[PL_Q_CAPTURE_TIME].values[k], r->stats.steps,
+               r->stats.rhs_evals, r->stats.wall_seconds);
+    }
+    printf("convergence (error ~ mu^-rate; errors against the closed form, or else the extrapolated limit):\n");
+    for (int q = 0; q < PL_SWEEP_NQ; q++) {
+        const pl_sweep_quantity *Q = &sw->q[q];
+        if (Q->conv.at_floor) {
+            printf("  %-26s equals its limit %.10g to integration accuracy at every mu\n", Q->name, Q->conv.limit);
+            continue;
+        }
+        if (Q->conv.points < 3)
+            continue;
+        printf("  %-26s rate %7.3f +- %.3f   limit %.10g", Q->name, Q->conv.rate, Q->conv.rate_se, Q->conv.limit);
+        if (Q->conv.reference == PL_REF_EXTRAPOLATED)
+            printf(" +- %.2g (extrapolated)\n", Q->conv.limit_error);
+        else
+            printf(" (%s)\n", Q->conv.reference == PL_REF_EXACT ? "closed form" : "none");
+    }
+    if (!isnan(sw->impacts_per_decade))
+        printf("  impacts before capture: %.2f +- %.2f per decade of mu (ln(sqrt 10)/ln(1/e) = %.2f)\n",
+               sw->impacts_per_decade, sw->impacts_per_decade_se, sw->impacts_per_decade_predicted);
+    for (size_t k = 0; k < sw->n; k++)
+        if (sw->runs[k].status != PL_OK)
+            printf("  mu = %g failed: %s\n", sw->mu[k], sw->runs[k].error.message);
+    printf("wrote %s: sweep.csv, episodes.csv, sweep.json, runs/\n", dir);
+}
+
+static int cmd_sweep(int argc, char **argv)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    case_options o = {.cmd = "sweep", .mu = "1e2:1e10:9", .t_end = NAN, .rtol = 1e-8, .samples = 1000,
+                      .jobs = cores > 0 ? cores : 1};
+    int rc = parse_case_options(argc, argv, &o, sweep_options, sweep_usage);
+    if (rc >= 0)
+        return rc;
+    pl_error err;
+    pl_model model;
+    double *mu = NULL;
+    size_t nmu = 0;
+    if (pl_parse_mu_list(o.mu, &mu, &nmu, &err) != PL_OK)
+        return input_error("sweep", "%s", err.message);
+    pl_penalty_opts check = {.mu = mu[0], .rtol = o.rtol, .t_end = o.t_end, .max_steps = o.max_steps};
+    if (pl_model_init(&model, o.c, o.settings, o.nsettings, &err) != PL_OK ||
+        pl_penalty_check_opts(&check, &err) != PL_OK) {
+        free(mu);
+        return input_error("sweep", "%s", err.message);
+    }
+    pl_sweep_opts opts = {.rtol = o.rtol, .t_end = o.t_end, .max_steps = o.max_steps, .jobs = (int)o.jobs,
+                          .samples = (size_t)o.samples,
+                          .progress = (!o.quiet && isatty(STDERR_FILENO)) ? progress_line : NULL};
+    pl_sweep sw;
+    pl_status s = pl_sweep_run(&model, mu, nmu, &opts, &sw, &err);
+    free(mu);
+    if (s != PL_OK) {
+        fprintf(stderr, "penlim sweep: %s\n", err.message);
+        return exit_code(s);
+    }
+    if ((s = pl_make_dir(o.out, &err)) == PL_OK)
+        s = pl_write_sweep(o.out, &model, &sw, &err);
+    if (s != PL_OK) {
+        fprintf(stderr, "penlim sweep: %s\n", err.message);
+        pl_sweep_free(&sw);
+        return exit_code(s);
+    }
+    pl_status plots = o.no_plots ? PL_OK : pl_render_sweep_plots(o.out, &model, &sw, &err);
+    if (plots != PL_OK)
+        fprintf(stderr, "penlim sweep: warning: plots skipped: %s (the data and scripts are in %s)\n",
+                err.message, o.out);
+    if (!o.quiet) {
+        print_sweep_summary(&model, &sw, o.out, o.jobs);
+        if (!o.no_plots && plots == PL_OK)
+            printf("plots: %s/*.png (re-render with gnuplot NAME.gp in that directory)\n", o.out);
+    }
+    for (size_t k = 0; k < sw.n; k++)
+        if (sw.runs[k].status != PL_OK)
+            fprintf(stderr, "penlim sweep: mu = %g failed: %s\n", sw.mu[k], sw.runs[k].error.message);
+    rc = sw.failures ? 3 : 0;
+    pl_sweep_free(&sw);
+    return rc;
 }
 
 static const char cases_usage[] =
@@ -213,6 +373,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"run", cmd_run, "integrate the penalized system for one mu"},
+    {"sweep", cmd_sweep, "runs for an increasing sequence of mu: limits, rates, plots"},
     {"cases", cmd_cases, "list the built-in cases and their parameters"},
 };
 

@@ -93,6 +93,11 @@ pl_status pl_model_init(pl_model *model, const pl_case *c, const pl_setting *set
     return PL_OK;
 }
 
+double pl_model_limit_value(const pl_model *model, pl_limit_quantity what)
+{
+    return model->type->limit_value ? model->type->limit_value(model->par, what) : NAN;
+}
+
 double pl_model_param(const pl_model *model, const char *name)
 {
     int idx = pl_param_find(model->type->params, model->type->nparams, name);

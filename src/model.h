@@ -32,6 +32,16 @@ typedef struct {
     double hess[PL_MAX_DOF * PL_MAX_DOF]; /* d2G/dq2, row-major */
 } pl_gap;
 
+/* Sweep quantities whose mu -> infinity value a case may know in closed form. */
+typedef enum {
+    PL_LIMIT_FIRST_IMPACT_TIME,
+    PL_LIMIT_RESTITUTION_FIRST,        /* restitution of the first impact */
+    PL_LIMIT_SCALED_PENETRATION_FIRST, /* sqrt(mu) * max penetration of the first impact */
+    PL_LIMIT_CAPTURE_TIME,             /* Zeno accumulation time: start of the final rest */
+    PL_LIMIT_LIFT_OFF_FIRST,           /* end of the first sustained contact */
+    PL_LIMIT_COUNT
+} pl_limit_quantity;
+
 typedef struct pl_case pl_case;
 struct pl_case {
     const char *name;
@@ -62,6 +72,8 @@ struct pl_case {
                          double *fp_q, double *fp_v, double *fp_t);
     /* Open-loop input u(t) (ninput components), passed to accel. */
     void (*input)(const double *p, double t, double *u);
+    /* Closed-form mu -> infinity value of a sweep quantity, or NAN when not known. */
+    double (*limit_value)(const double *p, pl_limit_quantity what);
 };
 
 typedef struct {
@@ -87,6 +99,9 @@ typedef struct {
  * pair (set one or the other; the other is derived), the case's own check. */
 pl_status pl_model_init(pl_model *model, const pl_case *c, const pl_setting *settings,
                         size_t nsettings, pl_error *err);
+
+/* The case's closed-form limit of a sweep quantity, or NAN. */
+double pl_model_limit_value(const pl_model *model, pl_limit_quantity what);
 
 /* Value of a named parameter (NAN if the case has none of that name). */
 double pl_model_param(const pl_model *model, const char *name);

@@ -142,8 +142,12 @@ static int error_weights(N_Vector yv, N_Vector wv, void *user)
             }
         }
     }
+    /* Nothing much finer than the round-off of a component can be resolved: the tolerance is
+     * floored at 1000 ulps.  A resting penetration A/(k mu) under a table moving with O(1)
+     * amplitude is then resolved to rtol while it is above ~2e-11 |q| (mu up to ~1e9 for the
+     * vibrating table; at mu = 1e10 to about 1e-5 relative). */
     for (size_t j = 0; j < 2 * n; j++)
-        w[j] = 1.0 / tol[j];
+        w[j] = 1.0 / fmax(tol[j], 1000.0 * DBL_EPSILON * fabs(y[j]));
     return 0;
 }
 
@@ -175,7 +179,9 @@ typedef struct {
     double gamma;             /* Gamma^mu at the last sample, eq. (5) */
     double impulse[PL_MAX_CON]; /* integral of lambda_i up to the last sample */
     gsl_integration_glfixed_table *gauss;
-    int sustained;            /* some constraint has been in contact for over 2 periods */
+    int sustained;
+    size_t samples;           /* uniform output samples over [0, t_end], besides the steps */
+    size_t next_sample;            /* some constraint has been in contact for over 2 periods */
     double prev_t;            /* last recorded sample */
     double prev_g[PL_MAX_CON], prev_gdot[PL_MAX_CON];
 } run;
@@ -484,18 +490,19 @@ static void accumulate(run *r, double a, double b)
  * constraint (a minimum of G) we evaluate G on the dense output: G < 0 means a missed entry, and
  * the run restarts from the crossing.  Symmetrically for the maximum of an active constraint.
  * Grazing contacts (a minimum with G >= 0) exert no force and need no action.  The same search
- * refines the maximum penetration of active constraints.  Returns 1 and the crossing (t, i) if one
- * was missed. */
-static int find_missed_crossing(run *r, double t, const double *gdot, double *t_cross, size_t *which)
+ * refines the maximum penetration of active constraints.  Checks [ta, tb] inside the last step,
+ * given the gap rates at both ends; returns 1 and the crossing (t, i) if one was missed. */
+static int find_missed_crossing(run *r, double ta, const double *gdot_a, double tb, const double *gdot_b,
+                                double *t_cross, size_t *which)
 {
     run_ctx *c = &r->ctx;
     int found = 0;
     for (size_t i = 0; i < c->m; i++) {
-        int minimum = r->prev_gdot[i] < 0.0 && gdot[i] >= 0.0;
-        int maximum = r->prev_gdot[i] > 0.0 && gdot[i] <= 0.0;
-        if (!(minimum || maximum) || t <= r->prev_t)
+        int minimum = gdot_a[i] < 0.0 && gdot_b[i] >= 0.0;
+        int maximum = gdot_a[i] > 0.0 && gdot_b[i] <= 0.0;
+        if (!(minimum || maximum) || tb <= ta)
             continue;
-        double te = dense_root(r, i, DENSE_GAP_RATE, r->prev_t, t);
+        double te = dense_root(r, i, DENSE_GAP_RATE, ta, tb);
         if (isnan(te))
             continue;
         dense_fn d = {r, i, DENSE_GAP};
@@ -508,7 +515,7 @@ static int find_missed_crossing(run *r, double t, const double *gdot, double *t_
         int missed = (!c->field.active[i] && minimum && ge < 0.0) || (c->field.active[i] && maximum && ge > 0.0);
         if (!missed)
             continue;
-        double tc = dense_root(r, i, DENSE_GAP, r->prev_t, te);
+        double tc = dense_root(r, i, DENSE_GAP, ta, te);
         if (!isnan(tc) && (!found || tc < *t_cross)) {
             found = 1;
             *t_cross = tc;
@@ -615,6 +622,30 @@ static pl_status switch_mode(run *r, size_t i, int active, double t, pl_error *e
     return PL_OK;
 }
 
+/* Output samples on the uniform grid k t_end/samples (k = 1..samples), from the dense output.
+ * next_sample is the index of the next one to record. */
+static double sample_time(const run *r, size_t k)
+{
+    return k <= r->samples ? r->res->t_end * (double)k / (double)r->samples : INFINITY;
+}
+
+/* Record the grid samples strictly before t (inside the last step). */
+static pl_status record_samples_before(run *r, double t, pl_error *err)
+{
+    for (double ts; (ts = sample_time(r, r->next_sample)) < t; r->next_sample++) {
+        if (ts <= r->prev_t)
+            continue;
+        accumulate(r, r->prev_t, ts);
+        const double *ys = dense_state(r, ts);
+        if (!ys)
+            return pl_fail(err, PL_ERR_SOLVER, "CVodeGetDky failed at t = %.17g", ts);
+        pl_status s = record_sample(r, ts, ys, err);
+        if (s != PL_OK)
+            return s;
+    }
+    return PL_OK;
+}
+
 /* At a crossing: record the state with the old modes, switch the constraints marked in
  * direction (-1: contact begins, +1: it ends), record the same state with the new modes (so the
  * trajectory carries both one-sided forces), and restart CVODE. */
@@ -662,20 +693,54 @@ static pl_status integrate(run *r, long max_steps, pl_error *err)
             return solver_failure(r, "CVode", flag, err);
 
         if (flag == CV_ROOT_RETURN) {
-            /* G_i decreasing through 0: contact begins (-1); increasing: it ends (+1). */
+            /* G_i decreasing through 0: contact begins (-1); increasing: it ends (+1).  A sign
+             * change whose direction disagrees with the sign of Gdot_i there is round-off at a
+             * tangency (after a lift-off G grows like (t - t_off)^3) and is not a switch. */
             CHECK_CV(CVodeGetRootInfo(c->cvode, rootsfound), "CVodeGetRootInfo");
+            double g[PL_MAX_CON], gdot[PL_MAX_CON];
+            contact_state(c, t, y, g, gdot, NULL);
+            int switches = 0;
+            for (size_t i = 0; i < c->m; i++) {
+                if ((rootsfound[i] < 0 && !(gdot[i] < 0.0)) || (rootsfound[i] > 0 && !(gdot[i] > 0.0)))
+                    rootsfound[i] = 0;
+                switches += rootsfound[i] != 0;
+            }
+            if ((s = record_samples_before(r, t, err)) != PL_OK)
+                return s;
             accumulate(r, r->prev_t, t);
-            if ((s = switch_at(r, t, rootsfound, err)) != PL_OK)
+            /* Without a switch, CVODE is still restarted: continuing would have it stop on the
+             * same root again ("root found at and very near t"). */
+            if (switches)
+                s = switch_at(r, t, rootsfound, err);
+            else if ((s = record_sample(r, t, y, err)) == PL_OK)
+                s = restart(r, t, err);
+            if (s != PL_OK)
                 return s;
             continue;
         }
 
-        double g[PL_MAX_CON], gdot[PL_MAX_CON];
-        contact_state(c, t, y, g, gdot, NULL);
+        /* Look for missed crossings on the pieces of the step between output samples. */
+        double ta = r->prev_t, gdot_a[PL_MAX_CON], gdot_b[PL_MAX_CON], g[PL_MAX_CON];
+        memcpy(gdot_a, r->prev_gdot, c->m * sizeof *gdot_a);
         double tc = NAN;
-        size_t which = 0;
-        if (find_missed_crossing(r, t, gdot, &tc, &which)) {
+        size_t which = 0, k = r->next_sample;
+        int missed = 0;
+        while (!missed && ta < t) {
+            while (sample_time(r, k) <= ta)
+                k++;
+            double tb = fmin(sample_time(r, k), t);
+            const double *yb = tb < t ? dense_state(r, tb) : y;
+            if (!yb)
+                return pl_fail(err, PL_ERR_SOLVER, "CVodeGetDky failed at t = %.17g", tb);
+            contact_state(c, tb, yb, g, gdot_b, NULL);
+            missed = find_missed_crossing(r, ta, gdot_a, tb, gdot_b, &tc, &which);
+            ta = tb;
+            memcpy(gdot_a, gdot_b, c->m * sizeof *gdot_a);
+        }
+        if (missed) {
             res->stats.recovered_crossings++;
+            if ((s = record_samples_before(r, tc, err)) != PL_OK)
+                return s;
             accumulate(r, r->prev_t, tc);
             CHECK_CV(CVodeGetDky(c->cvode, tc, 0, r->ytmp), "CVodeGetDky");
             N_VScale(1.0, r->ytmp, r->y);
@@ -686,6 +751,8 @@ static pl_status integrate(run *r, long max_steps, pl_error *err)
                 return s;
             continue;
         }
+        if ((s = record_samples_before(r, t, err)) != PL_OK)
+            return s;
         accumulate(r, r->prev_t, t);
         if ((s = record_sample(r, t, y, err)) != PL_OK || (s = update_step_band(r, t, 0, err)) != PL_OK)
             return s;
@@ -715,6 +782,8 @@ pl_status pl_penalty_run(const pl_model *model, const pl_penalty_opts *opts, pl_
     run r;
     memset(&r, 0, sizeof r);
     r.res = res;
+    r.samples = opts->samples;
+    r.next_sample = 1;
     run_ctx *c = &r.ctx;
     c->model = model;
     c->mu = opts->mu;

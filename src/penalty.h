@@ -1,7 +1,7 @@
 /* The penalized system (1)/(4) of paper 004 for one stiffness mu, integrated with CVODE
  * (BDF, Newton, dense direct solver, analytic Jacobian).  The contact indicator I{G_i <= 0}
  * switches exactly at the roots of G_i (CVODE rootfinding, then restart); Gamma^mu of eq. (5) is
- * integrated as an extra state; every internal step is recorded. */
+ * integrated along; every internal step is recorded, and optionally a uniform grid of samples. */
 #ifndef PL_PENALTY_H
 #define PL_PENALTY_H
 
@@ -13,6 +13,7 @@ typedef struct {
     double rtol;
     double t_end;
     long max_steps; /* cap on internal steps over the whole run; 0 selects 5e6 */
+    size_t samples; /* also record the solution at k t_end/samples (dense output); 0: steps only */
 } pl_penalty_opts;
 
 /* One contact episode of one constraint: from entry (G_i crosses 0 downward, or initial contact)

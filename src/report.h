@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 
+#include "analysis.h"
 #include "model.h"
 #include "penalty.h"
 
@@ -12,11 +13,15 @@ void pl_trajectory_header(size_t n, size_t m, char *buf, size_t len);
 
 json_t *pl_parameters_json(const pl_model *model);
 json_t *pl_contact_law_json(const pl_model *model);
-json_t *pl_episode_json(const pl_episode *ep);
-json_t *pl_penalty_summary_json(const pl_model *model, const pl_penalty_result *res);
+/* An episode, with its classification when info is not NULL. */
+json_t *pl_episode_json(const pl_episode *ep, const pl_episode_info *info, size_t n);
+/* The run's summary; analysis may be NULL (a run that failed before it could be analysed). */
+json_t *pl_penalty_summary_json(const pl_model *model, const pl_penalty_result *res,
+                                const pl_run_analysis *analysis);
 
-/* Write DIR/trajectory.csv and DIR/summary.json. */
+/* Write DIR/trajectory.csv, DIR/trajectory_s.csv (the same rows in the time s = Gamma^mu(t):
+ * s,t,q1..qn,v1..vn) and DIR/summary.json. */
 pl_status pl_write_penalty_run(const char *dir, const pl_model *model, const pl_penalty_result *res,
-                               pl_error *err);
+                               const pl_run_analysis *analysis, pl_error *err);
 
 #endif

@@ -166,8 +166,11 @@ static void test_run_files(void)
     /* Re-running into the same directory replaces the files; no temporary files remain. */
     CHECK(run("run bouncing_ball --mu 1e4 --t-end 1 --out ball --quiet") == 0, "re-run");
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "test $(ls -A %s/ball | wc -l) -eq 2", dir);
-    CHECK(system(cmd) == 0, "only the two output files in the directory");
+    snprintf(cmd, sizeof cmd, "test $(ls -A %s/ball | wc -l) -eq 3", dir);
+    CHECK(system(cmd) == 0, "only the three output files in the directory");
+    char *ts = slurp("ball/trajectory_s.csv");
+    CHECK(ts && strncmp(ts, "s,t,q1,v1\n", 10) == 0, "trajectory in s: header");
+    free(ts);
 }
 
 static void test_failures(void)

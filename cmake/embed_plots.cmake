@@ -1,0 +1,16 @@
+# Generates a C file holding the gnuplot scripts of plots/ as strings, so the program can write
+# each script next to the data it plots.  Arguments: -DOUTPUT=file -DSCRIPTS=a.gp,b.gp
+set(body "/* Generated from the scripts in plots/ by cmake/embed_plots.cmake; do not edit. */\n#include \"plots.h\"\n\n")
+set(table "const pl_plot_script pl_plot_scripts[] = {\n")
+set(count 0)
+string(REPLACE "," ";" SCRIPTS "${SCRIPTS}")
+foreach(script ${SCRIPTS})
+  get_filename_component(name ${script} NAME_WE)
+  file(READ ${script} hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(APPEND body "static const char script_${name}[] = {${bytes}0x00};\n")
+  string(APPEND table "    {\"${name}\", script_${name}},\n")
+  math(EXPR count "${count} + 1")
+endforeach()
+string(APPEND table "};\nconst size_t pl_plot_script_count = ${count};\n")
+file(WRITE ${OUTPUT} "${body}\n${table}")

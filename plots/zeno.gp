@@ -1,0 +1,26 @@
+# Zeno: impact times and entry gap rates against the impact index for each mu, and the capture
+# time T*_mu against mu with the accumulation time of the limit (paper 004, eq. (52)).
+# Data: zeno.dat (one block per mu: index, t_in, |gdot_in|, gdot_out) and capture.dat
+# (mu, capture time, accumulation estimate, impacts before capture).
+load 'plots_config.gp'
+set terminal pngcairo size 1200,1000 noenhanced
+set output 'zeno.png'
+set key outside right
+set multiplot layout 3,1 title sprintf('%s: impact sequences', case_name)
+set xlabel 'impact index'
+set ylabel 'impact time'
+plot for [i=0:nzeno-1] 'zeno.dat' index i using 1:2 with linespoints pt 7 ps 0.5 title columnheader(1)
+set logscale y
+set format y '%.0e'
+set ylabel '|gdot_in|'
+plot for [i=0:nzeno-1] 'zeno.dat' index i using 1:3 with linespoints pt 7 ps 0.5 title columnheader(1)
+unset logscale y
+set format y '%g'
+set logscale x
+set format x '%.0e'
+set xlabel 'mu'
+set ylabel 'time'
+plot 'capture.dat' using 1:2 with linespoints pt 7 title 'capture time T*_mu', \
+     'capture.dat' using 1:3 with linespoints pt 6 title 'accumulation estimated from flights', \
+     accumulation with lines dt 2 title 'accumulation time (closed form)'
+unset multiplot

@@ -1,0 +1,30 @@
+/* Convergence of a quantity Q(mu) as mu -> infinity: rates fitted by least squares (GSL) and the
+ * mu -> infinity value, from the closed form when the case knows it, otherwise extrapolated. */
+#ifndef PL_FIT_H
+#define PL_FIT_H
+
+#include <stddef.h>
+
+typedef enum { PL_REF_NONE = 0, PL_REF_EXACT, PL_REF_EXTRAPOLATED } pl_reference;
+
+typedef struct {
+    size_t points;      /* errors used in the fit: finite and above the noise floor */
+    int at_floor;       /* every error is at or below the noise floor: no rate to fit */
+    double rate, rate_se; /* error ~ C mu^(-rate): minus the slope of log|error| against log mu */
+    double limit, limit_error; /* the mu -> infinity value and its uncertainty */
+    pl_reference reference;
+} pl_convergence;
+
+/* Least-squares slope of log|err| against log mu over the finite, non-zero errors; returns the
+ * number of points used (the fit needs >= 3; rate and se are NAN otherwise). */
+size_t pl_fit_rate(const double *mu, const double *err, size_t n, double *rate, double *rate_se);
+
+/* Convergence of values[k] at mu[k] (increasing).  Errors at or below `floor` (the integration
+ * noise) are left out of the rate fit.  If exact is finite the errors are taken against it.  Otherwise the limit is extrapolated from the differences of successive values,
+ * d_k ~ C mu_k^(-p): Q_inf = Q_N + d_{N-1} r/(1 - r), r = (mu_{N-1}/mu_N)^p, with the change of
+ * that estimate when the last point is left out as its error; errors are then taken against
+ * Q_inf.  Errors are written to err (n values, NAN where undefined). */
+pl_convergence pl_convergence_of(const double *mu, const double *values, size_t n, double exact, double floor,
+                                 double *err);
+
+#endif
