@@ -63,8 +63,9 @@ pl_status pl_parse_mu_list(const char *text, double **mu, size_t *n, pl_error *e
                 return s;
             }
             if (!(v[count] > 0)) {
+                double bad = v[count];
                 free(v);
-                return pl_fail(err, PL_ERR_INPUT, "--mu: values must be > 0 (got %g)", v[count]);
+                return pl_fail(err, PL_ERR_INPUT, "--mu: values must be > 0 (got %g)", bad);
             }
             count++;
         }
@@ -72,8 +73,9 @@ pl_status pl_parse_mu_list(const char *text, double **mu, size_t *n, pl_error *e
     qsort(v, count, sizeof *v, compare_doubles);
     for (size_t j = 1; j < count; j++)
         if (v[j] == v[j - 1]) {
+            double repeated = v[j];
             free(v);
-            return pl_fail(err, PL_ERR_INPUT, "--mu: the value %g is repeated", v[j]);
+            return pl_fail(err, PL_ERR_INPUT, "--mu: the value %g is repeated", repeated);
         }
     *mu = v;
     *n = count;

@@ -91,6 +91,15 @@ static void test_bad_input(void)
         "run bouncing_ball --bogus --out bad",
         "run bouncing_ball --out bad --mu",
         "cases extra",
+        "sweep bouncing_ball --mu 1:2 --out bad",
+        "sweep bouncing_ball --mu 1e3,abc --out bad",
+        "sweep bouncing_ball --mu 1e3,1e3 --out bad",
+        "sweep bouncing_ball --jobs 0 --out bad",
+        "sweep bouncing_ball --samples -1 --out bad",
+        "sweep bouncing_ball --rtol 0 --out bad",
+        "sweep bouncing_ball --set e=3 --out bad",
+        "sweep no_such_case --out bad",
+        "run bouncing_ball --jobs 2 --out bad",
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         expect_input_error(bad[k]);
@@ -173,6 +182,60 @@ static void test_run_files(void)
     free(ts);
 }
 
+static void test_sweep(void)
+{
+    int rc = run("sweep bouncing_ball --mu 1e3,1e4,1e5,1e30 --t-end 3 --jobs 2 --out sw --quiet");
+    CHECK(rc == 3, "a sweep with a failed run exits 3 (got %d)", rc);
+    char *err = slurp("stderr.txt");
+    CHECK(err && strstr(err, "mu = 1e+30 failed") && count_lines(err) == 1, "the failure is reported: %s",
+          err ? err : "");
+    free(err);
+    char *csv = slurp("sw/sweep.csv");
+    const char *cols[] = {"mu", "status", "episodes", "impacts", "capture_time", "restitution_first",
+                          "scaled_penetration_first", "sliding_force_error", "steps", "rhs_evals", "wall_seconds"};
+    for (int k = 0; k < 11; k++)
+        CHECK(csv && strstr(csv, cols[k]), "sweep.csv has %s", cols[k]);
+    CHECK(count_lines(csv) == 5, "one row per mu");
+    CHECK(csv && strstr(csv, ",failed,") && strstr(csv, ",ok,"), "statuses");
+    free(csv);
+    char *eps = slurp("sw/episodes.csv");
+    CHECK(eps && strncmp(eps, "mu,episode,constraint,kind", 26) == 0 && strstr(eps, ",impact,") &&
+              strstr(eps, ",sustained,"),
+          "episodes.csv with both kinds");
+    free(eps);
+    json_t *j = load_json("sw/sweep.json");
+    if (j) {
+        json_t *r = json_object_get(json_object_get(j, "convergence"), "restitution_first");
+        CHECK(json_is_real(json_object_get(r, "rate")), "fitted rate");
+        CHECK(strcmp(json_string_value(json_object_get(r, "reference")), "closed form") == 0, "reference");
+        json_t *runs = json_object_get(j, "runs");
+        CHECK(json_array_size(runs) == 4, "four runs");
+        CHECK(json_object_get(json_array_get(runs, 3), "error") != NULL, "the failed run carries its reason");
+        json_decref(j);
+    }
+    CHECK(exists("sw/runs/mu_1.000e+04/trajectory.csv") && exists("sw/runs/mu_1.000e+04/trajectory_s.csv") &&
+              exists("sw/runs/mu_1.000e+04/summary.json"),
+          "each run's files");
+    CHECK(exists("sw/convergence.dat") && exists("sw/zeno.dat") && exists("sw/sliding.dat"), "plot data");
+    /* Plots, and a clear warning when gnuplot is missing (data still written, exit 0). */
+    rc = run("sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 3 --out plots --quiet");
+    CHECK(rc == 0, "sweep with plots");
+    CHECK(exists("plots/trajectories.png") && exists("plots/trajectories_s.png") && exists("plots/convergence.png") &&
+              exists("plots/zeno.png") && exists("plots/sliding.png") && exists("plots/convergence.gp"),
+          "the PNGs and their scripts");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && PATH=/nonexistent %s sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 3 --out noplot --quiet "
+             "> stdout.txt 2> stderr.txt",
+             dir, penlim);
+    CHECK(system(cmd) == 0, "no gnuplot: still exit 0");
+    err = slurp("stderr.txt");
+    CHECK(err && strstr(err, "warning: plots skipped") && count_lines(err) == 1, "one warning line: %s",
+          err ? err : "");
+    free(err);
+    CHECK(exists("noplot/sweep.json") && !exists("noplot/convergence.png"), "data without plots");
+}
+
 static void test_failures(void)
 {
     /* Contacts of duration 1e-15 at t ~ 0.45 cannot be resolved in double precision. */
@@ -217,6 +280,7 @@ int main(int argc, char **argv)
     test_help();
     test_bad_input();
     test_run_files();
+    test_sweep();
     test_failures();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -1,0 +1,189 @@
+/* Extraction on synthetic data with known answers: rate fits, extrapolation, the contraction of
+ * flight times, episode classification, the mu list, the sliding-mode force (LCP), and the
+ * interpolation of recorded trajectories in t and s. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "cases.h"
+#include "check.h"
+#include "fit.h"
+#include "sliding.h"
+#include "sweep.h"
+#include "trajectory.h"
+
+static void test_fits(void)
+{
+    double mu[8], err[8], val[8], e2[8];
+    for (int k = 0; k < 8; k++) {
+        mu[k] = pow(10.0, 2 + k);
+        err[k] = 3.0 * pow(mu[k], -0.5);
+    }
+    double rate, se;
+    CHECK(pl_fit_rate(mu, err, 8, &rate, &se) == 8, "all points used");
+    CHECK_NEAR(rate, 0.5, 1e-12, "rate of 3 mu^-1/2");
+    CHECK(se < 1e-10, "exact data has no spread (se %g)", se);
+    err[2] = NAN, err[5] = 0.0;
+    CHECK(pl_fit_rate(mu, err, 8, &rate, &se) == 6, "NaN and zero errors are skipped");
+    CHECK(pl_fit_rate(mu, err, 2, &rate, &se) < 3 && isnan(rate), "fewer than 3 points: no rate");
+
+    /* Closed form known: errors against it. */
+    for (int k = 0; k < 8; k++)
+        val[k] = 0.9 - 2.0 * pow(mu[k], -0.5);
+    pl_convergence cv = pl_convergence_of(mu, val, 8, 0.9, 0.0, e2);
+    CHECK(cv.reference == PL_REF_EXACT && cv.limit == 0.9, "exact reference");
+    CHECK_NEAR(cv.rate, 0.5, 1e-10, "rate against the exact value");
+    CHECK_NEAR(e2[0], -0.2, 1e-15, "signed error");
+    /* Unknown limit: extrapolated from the differences. */
+    for (int k = 0; k < 8; k++)
+        val[k] = 4.0 + 3.0 * pow(mu[k], -0.7);
+    cv = pl_convergence_of(mu, val, 8, NAN, 0.0, e2);
+    CHECK(cv.reference == PL_REF_EXTRAPOLATED, "extrapolated reference");
+    CHECK_NEAR(cv.limit, 4.0, 1e-12, "extrapolated limit of 4 + 3 mu^-0.7");
+    CHECK(cv.limit_error < 1e-10, "its error estimate (%g)", cv.limit_error);
+    CHECK_NEAR(cv.rate, 0.7, 1e-6, "rate against the extrapolated limit");
+    /* Not converging (alternating): no limit. */
+    for (int k = 0; k < 8; k++)
+        val[k] = (k % 2) ? 1.0 : 2.0;
+    cv = pl_convergence_of(mu, val, 8, NAN, 0.0, e2);
+    CHECK(cv.reference == PL_REF_NONE && isnan(cv.limit), "no limit for an alternating sequence");
+    /* Noise floor: errors below it are not fitted; all below means "at the floor". */
+    for (int k = 0; k < 8; k++)
+        val[k] = 1.0 + (k < 4 ? pow(mu[k], -1.0) : 1e-15);
+    cv = pl_convergence_of(mu, val, 8, 1.0, 1e-12, e2);
+    CHECK(cv.points == 4 && !cv.at_floor, "4 points above the floor (%zu)", cv.points);
+    CHECK_NEAR(cv.rate, 1.0, 1e-6, "rate from the points above the floor");
+    for (int k = 0; k < 8; k++)
+        val[k] = 1.0 + 1e-14;
+    cv = pl_convergence_of(mu, val, 8, 1.0, 1e-12, e2);
+    CHECK(cv.at_floor && cv.points == 0, "everything at the floor");
+}
+
+static void test_flights(void)
+{
+    double f[10], r, se, tacc;
+    for (int j = 0; j < 10; j++)
+        f[j] = 2.0 * pow(0.8, j);
+    CHECK(pl_fit_flights(f, 10, 5.0, &r, &se, &tacc) == 0, "fit");
+    CHECK_NEAR(r, 0.8, 1e-12, "contraction ratio");
+    CHECK_NEAR(tacc, 5.0 + f[9] * 0.8 / 0.2, 1e-10, "accumulation time of a geometric sequence");
+    for (int j = 0; j < 10; j++)
+        f[j] = 1.0 + 0.3 * (j % 2);
+    pl_fit_flights(f, 10, 5.0, &r, &se, &tacc);
+    CHECK(isnan(tacc), "no accumulation without contraction (ratio %g +- %g)", r, se);
+    CHECK(pl_fit_flights(f, 2, 5.0, &r, &se, &tacc) != 0 && isnan(r), "needs 3 flights");
+}
+
+static void test_classification(void)
+{
+    double omega = 1e4, xi = 0.2, half = M_PI / (omega * sqrt(1 - xi * xi));
+    pl_episode ep = {.t_in = 1.0, .t_out = 1.0 + half, .gdot_in = -2.0, .gdot_out = 1.0};
+    CHECK(pl_classify_episode(&ep, omega, xi) == PL_IMPACT, "a half-period rebound is an impact");
+    ep.t_out = 1.0 + 10 * half;
+    CHECK(pl_classify_episode(&ep, omega, xi) == PL_SUSTAINED, "a long contact is sustained");
+    ep.t_out = NAN;
+    CHECK(pl_classify_episode(&ep, omega, xi) == PL_SUSTAINED, "an unfinished contact is sustained");
+    ep.t_out = 1.0 + half, ep.gdot_in = 0.0;
+    CHECK(pl_classify_episode(&ep, omega, xi) == PL_SUSTAINED, "a contact entered tangentially is sustained");
+}
+
+static void test_mu_list(void)
+{
+    pl_error err;
+    double *mu;
+    size_t n;
+    CHECK(pl_parse_mu_list("1e2:1e10:9", &mu, &n, &err) == PL_OK && n == 9, "A:B:N");
+    if (n == 9) {
+        CHECK(mu[0] == 1e2 && mu[8] == 1e10, "exact end points");
+        CHECK_NEAR(mu[1] / 1e3, 1.0, 1e-12, "geometric spacing");
+    }
+    free(mu);
+    CHECK(pl_parse_mu_list("1e7,1e3,1e5", &mu, &n, &err) == PL_OK && n == 3 && mu[0] == 1e3 && mu[2] == 1e7,
+          "a list, sorted");
+    free(mu);
+    CHECK(pl_parse_mu_list("5:5:1", &mu, &n, &err) == PL_OK && n == 1, "a single value");
+    free(mu);
+    const char *bad[] = {"1:2", "1:2:x", "0:1:3", "1:2:1", "1e3,1e3", "1e3,-1", "1e3,,1e5", "abc", "1:2:3:4", "1:2:0"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        CHECK(pl_parse_mu_list(bad[k], &mu, &n, &err) == PL_ERR_INPUT, "'%s' rejected", bad[k]);
+        free(mu);
+    }
+}
+
+static void test_sliding_force(void)
+{
+    pl_error err;
+    pl_model m;
+    double lambda[2], fsm[2];
+    /* The ball at rest: F^sm = -g/k, lambda = g (paper 004, Theorem 6). */
+    pl_setting sb[] = {{"k", 2.0}};
+    pl_model_init(&m, &pl_case_bouncing_ball, sb, 1, &err);
+    double q = 0.0, v = 0.0;
+    int one[] = {1};
+    CHECK(pl_sliding_force(&m, 0.0, &q, &v, one, lambda, fsm, &err) == PL_OK, "ball LCP: %s", err.message);
+    CHECK_NEAR(fsm[0], -9.81 / 2.0, 1e-12, "ball F^sm = -g/k");
+    CHECK_NEAR(lambda[0], 9.81, 1e-12, "ball force = weight");
+    /* Wedge pushed into its corner by f = (-1, -1): both walls carry -f. */
+    pl_setting sw[] = {{"m", 0.5}, {"f1", -1.0}, {"f2", -1.0}};
+    pl_model_init(&m, &pl_case_wedge, sw, 3, &err);
+    double qw[] = {0.0, 0.0}, vw[] = {0.0, 0.0};
+    int both[] = {1, 1};
+    CHECK(pl_sliding_force(&m, 0.0, qw, vw, both, lambda, fsm, &err) == PL_OK, "wedge LCP");
+    CHECK_NEAR(lambda[0], 1.0, 1e-12, "corner force 1");
+    CHECK_NEAR(lambda[1], 1.0, 1e-12, "corner force 2");
+    /* f = (-1, 1) pulls off wall 2: lambda_2 = 0, lambda_1 = -D_1/W_11 = 2/(4/3). */
+    pl_setting sw2[] = {{"m", 0.5}, {"f1", -1.0}, {"f2", 1.0}};
+    pl_model_init(&m, &pl_case_wedge, sw2, 3, &err);
+    CHECK(pl_sliding_force(&m, 0.0, qw, vw, both, lambda, fsm, &err) == PL_OK, "wedge LCP, lift-off");
+    CHECK_NEAR(lambda[0], 1.5, 1e-12, "wall 1 keeps pressing");
+    CHECK_NEAR(lambda[1], 0.0, 1e-12, "wall 2 is released");
+    CHECK_NEAR(fsm[0], -1.5 / 0.75, 1e-12, "F^sm_1 = -lambda_1/(m_1 k)");
+}
+
+static void test_interpolation(void)
+{
+    /* Two rows of a free flight of the ball: the Hermite interpolant is exact on the parabola. */
+    pl_error err;
+    pl_model m;
+    pl_model_init(&m, &pl_case_bouncing_ball, NULL, 0, &err);
+    pl_table t;
+    pl_table_init(&t, 6);
+    double g = 9.81, r0[] = {0.0, 0.0, 1.0, 0.0, 1.0, 0.0};
+    double r1[] = {0.4, 0.4, 1.0 - g * 0.08, -g * 0.4, 1.0 - g * 0.08, 0.0};
+    pl_table_append(&t, r0, &err);
+    pl_table_append(&t, r1, &err);
+    pl_trajectory tr, shifted;
+    CHECK(pl_trajectory_build(&tr, &m, &t, &err) == PL_OK, "build");
+    double x[2], ts;
+    pl_trajectory_at_t(&tr, 0.13, x);
+    CHECK_NEAR(x[0], 1.0 - 0.5 * g * 0.13 * 0.13, 1e-14, "q on the parabola");
+    CHECK_NEAR(x[1], -g * 0.13, 1e-14, "v on the parabola");
+    pl_trajectory_at_s(&tr, 0.21, x, &ts);
+    CHECK_NEAR(ts, 0.21, 1e-15, "in flight s = t");
+    pl_trajectory_at_s(&tr, 5.0, x, &ts);
+    CHECK(x[0] == r1[2] && ts == 0.4, "constant extension beyond the end");
+    double dq, dv;
+    pl_trajectory_distance_s(&tr, &tr, &dq, &dv);
+    CHECK(dq == 0.0 && dv == 0.0, "distance to itself");
+    /* The same flight starting 0.01 higher: distance 0.01 in q, 0 in v. */
+    pl_table_row(&t, 0)[2] += 0.01, pl_table_row(&t, 1)[2] += 0.01;
+    pl_trajectory_build(&shifted, &m, &t, &err);
+    pl_trajectory_distance_s(&tr, &shifted, &dq, &dv);
+    CHECK_NEAR(dq, 0.01, 1e-14, "distance of a shifted copy");
+    CHECK_NEAR(dv, 0.0, 1e-14, "same velocities");
+    pl_trajectory_free(&tr);
+    pl_trajectory_free(&shifted);
+    pl_table_free(&t);
+}
+
+int main(void)
+{
+    check_init();
+    test_fits();
+    test_flights();
+    test_classification();
+    test_mu_list();
+    test_sliding_force();
+    test_interpolation();
+    return check_finish("test_analysis");
+}

@@ -1,0 +1,99 @@
+/* Real sweeps against paper 004's statements: the restitution error falls like mu^(-1/2), the
+ * capture time converges to the accumulation time t1 + 2 v1 e/(g (1 - e)), the number of impacts
+ * before capture grows by ln(sqrt 10)/ln(1/e) per decade, scaled impact penetrations converge,
+ * and resting or sliding mu G converges to F^sm; results do not depend on the number of jobs; a
+ * failure at one mu leaves the others. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cases.h"
+#include "check.h"
+#include "sweep.h"
+
+static void sweep(const pl_case *c, const pl_setting *s, size_t ns, const double *mu, size_t n, int jobs,
+                  double t_end, pl_model *model, pl_sweep *sw)
+{
+    pl_error err;
+    CHECK(pl_model_init(model, c, s, ns, &err) == PL_OK, "model: %s", err.message);
+    pl_sweep_opts o = {.rtol = 1e-8, .t_end = t_end, .jobs = jobs, .samples = 0};
+    CHECK(pl_sweep_run(model, mu, n, &o, sw, &err) == PL_OK, "sweep: %s", err.message);
+}
+
+static void test_bouncing_ball(void)
+{
+    double mu[] = {1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10};
+    pl_model m;
+    pl_sweep sw;
+    sweep(&pl_case_bouncing_ball, NULL, 0, mu, 7, 2, 10.0, &m, &sw);
+    CHECK(sw.failures == 0, "no failures");
+    const pl_convergence *r = &sw.q[PL_Q_RESTITUTION_FIRST].conv;
+    CHECK(r->reference == PL_REF_EXACT && r->rate >= 0.45 && r->rate <= 0.55,
+          "restitution error slope %.3f in [0.45, 0.55]", r->rate);
+    double g = 9.81, e = 0.9, v1 = sqrt(2 * g), t_acc = sqrt(2 / g) + 2 * v1 * e / (g * (1 - e));
+    CHECK_NEAR(sw.q[PL_Q_CAPTURE_TIME].values[6], t_acc, 1e-3, "capture time at mu = 1e10");
+    CHECK(fabs(sw.q[PL_Q_CAPTURE_TIME].values[6] - t_acc) < fabs(sw.q[PL_Q_CAPTURE_TIME].values[0] - t_acc),
+          "capture time converges");
+    double predicted = log(sqrt(10.0)) / log(1 / e);
+    CHECK(fabs(sw.impacts_per_decade - predicted) <= 0.15 * predicted, "impacts per decade %.2f vs %.2f",
+          sw.impacts_per_decade, predicted);
+    const pl_sweep_quantity *p = &sw.q[PL_Q_SCALED_PENETRATION_FIRST];
+    CHECK(p->conv.reference == PL_REF_EXACT && p->conv.rate > 0.4, "scaled penetration converges (rate %.3f)",
+          p->conv.rate);
+    CHECK(fabs(p->errors[6]) < 1e-3 * p->conv.limit, "scaled penetration at 1e10 (%g)", p->values[6]);
+    /* Resting: mu G -> F^sm = -g/k over the final contact. */
+    const double *fe = sw.q[PL_Q_SLIDING_FORCE_ERROR].values;
+    CHECK(fe[6] < 1e-6 * g && fe[6] < fe[0], "resting force error falls (%g -> %g)", fe[0], fe[6]);
+    /* The accumulation time estimated from the flights alone converges too. */
+    CHECK_NEAR(sw.q[PL_Q_ACCUMULATION_ESTIMATE].values[6], t_acc, 2e-3, "accumulation from the flights");
+    /* Uniform convergence in s: successive runs get closer. */
+    CHECK(sw.s_dist_q[5] < sw.s_dist_q[0], "s distances fall (%g -> %g)", sw.s_dist_q[0], sw.s_dist_q[5]);
+    pl_sweep_free(&sw);
+}
+
+static void test_vibrating_table(void)
+{
+    double mu[] = {1e5, 1e6, 1e7, 1e8, 1e9};
+    pl_model m;
+    pl_sweep sw;
+    sweep(&pl_case_vibrating_table, NULL, 0, mu, 5, 2, 1.0, &m, &sw);
+    CHECK(sw.failures == 0, "no failures");
+    double t_off = asin(9.81 / (0.5 * 4 * M_PI * M_PI)) / (2 * M_PI);
+    const pl_sweep_quantity *l = &sw.q[PL_Q_LIFT_OFF_FIRST];
+    CHECK(l->conv.reference == PL_REF_EXACT && l->conv.limit == t_off, "lift-off closed form");
+    CHECK(fabs(l->errors[4]) < fabs(l->errors[0]) && fabs(l->errors[4]) < 1e-4, "lift-off converges (%g -> %g)",
+          l->errors[0], l->errors[4]);
+    const pl_sweep_quantity *f = &sw.q[PL_Q_SLIDING_FORCE_ERROR];
+    CHECK(f->values[4] < 0.01 * f->values[0], "sup |mu G - F^sm| falls (%g -> %g)", f->values[0], f->values[4]);
+    CHECK(f->conv.rate > 0.3, "with a fitted rate (%.3f +- %.3f)", f->conv.rate, f->conv.rate_se);
+    pl_sweep_free(&sw);
+}
+
+static void test_jobs_and_failures(void)
+{
+    double mu[] = {1e3, 1e4, 1e5, 1e30};
+    pl_model m;
+    pl_sweep a, b;
+    sweep(&pl_case_bouncing_ball, NULL, 0, mu, 4, 1, 3.0, &m, &a);
+    sweep(&pl_case_bouncing_ball, NULL, 0, mu, 4, 3, 3.0, &m, &b);
+    CHECK(a.failures == 1 && a.runs[3].status == PL_ERR_SOLVER, "the run at mu = 1e30 fails");
+    CHECK(strstr(a.runs[3].error.message, "CVODE") != NULL, "with CVODE's reason");
+    for (size_t k = 0; k < 3; k++) {
+        CHECK(a.runs[k].status == PL_OK, "the others complete");
+        CHECK(a.runs[k].traj.nrows == b.runs[k].traj.nrows &&
+                  memcmp(a.runs[k].traj.data, b.runs[k].traj.data, a.runs[k].traj.nrows * a.runs[k].traj.ncol * sizeof(double)) == 0,
+              "run %zu identical with 1 and 3 jobs", k);
+        for (int q = 0; q < PL_SWEEP_NQ; q++)
+            CHECK(memcmp(&a.q[q].values[k], &b.q[q].values[k], sizeof(double)) == 0, "%s identical", a.q[q].name);
+    }
+    pl_sweep_free(&a);
+    pl_sweep_free(&b);
+}
+
+int main(void)
+{
+    check_init();
+    test_bouncing_ball();
+    test_vibrating_table();
+    test_jobs_and_failures();
+    return check_finish("test_sweep");
+}
