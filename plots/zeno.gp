@@ -20,7 +20,13 @@ set logscale x
 set format x '%.0e'
 set xlabel 'mu'
 set ylabel 'time'
-plot 'capture.dat' using 1:2 with linespoints pt 7 title 'capture time T*_mu', \
-     'capture.dat' using 1:3 with linespoints pt 6 title 'accumulation estimated from flights', \
-     accumulation with lines dt 2 title 'accumulation time (closed form)'
+if (ncapture > 0) {
+    plot 'capture.dat' using 1:2 with linespoints pt 7 title 'capture time T*_mu', \
+         'capture.dat' using 1:3 with linespoints pt 6 title 'accumulation estimated from flights', \
+         accumulation with lines dt 2 title 'accumulation time (closed form)'
+} else {
+    set label 1 'no capture (final sustained contact) in these runs' at graph 0.5, 0.5 center
+    unset logscale x
+    plot [0:1] [0:1] 2 notitle
+}
 unset multiplot

@@ -7,13 +7,20 @@
 
 #include "sliding.h"
 
-pl_episode_kind pl_classify_episode(const pl_episode *ep, double omega, double xi)
+const char *pl_episode_kind_name(pl_episode_kind kind)
 {
-    if (isnan(ep->t_out) || !(ep->gdot_in < 0.0) || !(ep->gdot_out > 0.0))
-        return PL_SUSTAINED;
+    return kind == PL_IMPACT ? "impact" : kind == PL_SUSTAINED ? "sustained" : "unresolved";
+}
+
+pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_end, double omega, double xi)
+{
     double x = fmin(xi, 0.9);
-    double half_period = M_PI / (omega * sqrt(1.0 - x * x));
-    return ep->t_out - ep->t_in <= 3.0 * half_period ? PL_IMPACT : PL_SUSTAINED;
+    double short_contact = 3.0 * M_PI / (omega * sqrt(1.0 - x * x));
+    if (isnan(ep->t_out))
+        return t_end - ep->t_in <= short_contact ? PL_UNRESOLVED : PL_SUSTAINED;
+    if (!(ep->gdot_in < 0.0) || !(ep->gdot_out > 0.0))
+        return PL_SUSTAINED;
+    return ep->t_out - ep->t_in <= short_contact ? PL_IMPACT : PL_SUSTAINED;
 }
 
 int pl_fit_flights(const double *flights, size_t n, double t_last_impact, double *ratio, double *ratio_se,
@@ -86,7 +93,7 @@ static pl_status compare_sliding(const pl_model *model, const pl_penalty_result 
         if (s != PL_OK)
             return s;
         double muG = res->mu * x[pl_col_g(n, m) + i];
-        double row[4] = {t, (double)(i + 1), muG, fsm[i]};
+        double row[5] = {t, (double)(i + 1), muG, fsm[i], (double)(k + 1)};
         if ((s = pl_table_append(&a->sliding, row, err)) != PL_OK)
             return s;
         if (t >= lo && t <= hi) {
@@ -137,7 +144,7 @@ pl_status pl_analyze_run(const pl_model *model, const pl_penalty_result *res, pl
                          pl_error *err)
 {
     memset(a, 0, sizeof *a);
-    pl_table_init(&a->sliding, 4);
+    pl_table_init(&a->sliding, 5);
     a->first_impact_time = a->restitution_first = a->scaled_penetration_first = NAN;
     a->lift_off_first = a->lift_off_predicted_first = a->sliding_force_error = a->sliding_force_scale = NAN;
     a->capture_time = a->contraction_ratio = a->contraction_ratio_se = a->accumulation_time = NAN;
@@ -151,7 +158,7 @@ pl_status pl_analyze_run(const pl_model *model, const pl_penalty_result *res, pl
         const pl_episode *ep = &res->episodes[k];
         pl_episode_info *info = &a->info[k];
         size_t i = ep->constraint;
-        info->kind = pl_classify_episode(ep, contact_omega(model, i, res->mu), model->law[i].xi);
+        info->kind = pl_classify_episode(ep, res->t_end, contact_omega(model, i, res->mu), model->law[i].xi);
         double t_stop = isnan(ep->t_out) ? res->t_final : ep->t_out;
         info->duration = t_stop - ep->t_in;
         const double *v_in = pl_table_row(&res->traj, ep->row_in) + pl_col_v(n, m);

@@ -9,7 +9,12 @@
 #include "penalty.h"
 #include "table.h"
 
-typedef enum { PL_IMPACT = 0, PL_SUSTAINED = 1 } pl_episode_kind;
+/* UNRESOLVED: still in contact when the run ends, after less than the duration that separates
+ * the two kinds; not counted as either. */
+typedef enum { PL_IMPACT = 0, PL_SUSTAINED = 1, PL_UNRESOLVED = 2 } pl_episode_kind;
+
+/* "impact", "sustained" or "unresolved" */
+const char *pl_episode_kind_name(pl_episode_kind kind);
 
 typedef struct {
     pl_episode_kind kind;
@@ -37,13 +42,14 @@ typedef struct {
     double contraction_ratio, contraction_ratio_se; /* of successive flight times */
     double accumulation_time;                       /* extrapolated from the flight times */
     size_t fit_flights;                             /* flights used for the fit */
-    pl_table sliding; /* rows: t, constraint (1-based), mu G, F^sm over sustained contacts */
+    pl_table sliding; /* rows: t, constraint, mu G, F^sm, episode (1-based) on sustained contacts */
 } pl_run_analysis;
 
 /* An episode is an impact when it ends, the gap rate changes sign through it, and it lasts at
  * most 3 half-periods pi/(omega sqrt(1 - xi^2)) of the contact oscillation (omega = sqrt(k mu),
- * xi capped at 0.9): a time that shrinks like mu^(-1/2).  Otherwise it is sustained. */
-pl_episode_kind pl_classify_episode(const pl_episode *ep, double omega, double xi);
+ * xi capped at 0.9): a time that shrinks like mu^(-1/2).  Otherwise it is sustained, unless the
+ * run ended (at t_end) before it lasted that long: then it is unresolved. */
+pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_end, double omega, double xi);
 
 /* Flights f_j (j = 0..n-1) between impacts: least-squares fit of log f_j = a + j log r (GSL),
  * giving the contraction ratio r with its standard error, and the accumulation time

@@ -42,7 +42,7 @@ json_t *pl_episode_json(const pl_episode *ep, const pl_episode_info *info, size_
     json_t *o = json_object();
     json_object_set_new(o, "constraint", json_integer((json_int_t)ep->constraint + 1));
     if (info)
-        json_object_set_new(o, "kind", json_string(info->kind == PL_IMPACT ? "impact" : "sustained"));
+        json_object_set_new(o, "kind", json_string(pl_episode_kind_name(info->kind)));
     json_object_set_new(o, "t_in", pl_json_number(ep->t_in));
     json_object_set_new(o, "t_out", pl_json_number(ep->t_out));
     json_object_set_new(o, "gdot_in", pl_json_number(ep->gdot_in));

@@ -68,7 +68,7 @@ static pl_status write_episodes_csv(const char *dir, const pl_sweep *sw, size_t 
             const pl_episode *ep = &r->episodes[e];
             const pl_episode_info *in = &a->info[e];
             fprintf(f.fp, "%.17g,%zu,%zu,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", sw->mu[k], e + 1,
-                    ep->constraint + 1, in->kind == PL_IMPACT ? "impact" : "sustained", ep->t_in, ep->t_out,
+                    ep->constraint + 1, pl_episode_kind_name(in->kind), ep->t_in, ep->t_out,
                     in->duration, ep->gdot_in, ep->gdot_out, pl_episode_restitution(ep), in->dv_normal);
             for (size_t j = 0; j < n; j++)
                 fprintf(f.fp, ",%.17g", in->dv[j]);
@@ -187,6 +187,8 @@ static pl_status write_sliding_dat(const char *dir, const pl_sweep *sw, int *blo
         fprintf(f.fp, "%s\"mu = %.3g\" constraint muG Fsm\n", *blocks ? "\n\n" : "", sw->mu[k]);
         for (size_t r = 0; r < t->nrows; r++) {
             const double *x = pl_table_row(t, r);
+            if (r > 0 && x[4] != pl_table_row(t, r - 1)[4])
+                fputc('\n', f.fp); /* a new episode: break the line in the plot */
             fprintf(f.fp, "%.12g %.0f %.10g %.10g\n", x[0], x[1], x[2], x[3]);
         }
         (*blocks)++;
@@ -248,7 +250,10 @@ static pl_status write_plot_config(const char *dir, const pl_model *model, const
         if (sw->runs[k].status == PL_OK)
             fprintf(f.fp, "mu=%.3g ", sw->mu[k]);
     double acc = pl_model_limit_value(model, PL_LIMIT_CAPTURE_TIME);
-    fprintf(f.fp, "'\nnq = %d\nnsliding = %d\nnzeno = %d\n", nq, nsliding, nzeno);
+    int ncapture = 0;
+    for (size_t k = 0; k < sw->n; k++)
+        ncapture += isfinite(sw->q[PL_Q_CAPTURE_TIME].values[k]);
+    fprintf(f.fp, "'\nnq = %d\nnsliding = %d\nnzeno = %d\nncapture = %d\n", nq, nsliding, nzeno, ncapture);
     if (isfinite(acc))
         fprintf(f.fp, "accumulation = %.17g\n", acc);
     else

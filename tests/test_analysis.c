@@ -78,13 +78,15 @@ static void test_classification(void)
 {
     double omega = 1e4, xi = 0.2, half = M_PI / (omega * sqrt(1 - xi * xi));
     pl_episode ep = {.t_in = 1.0, .t_out = 1.0 + half, .gdot_in = -2.0, .gdot_out = 1.0};
-    CHECK(pl_classify_episode(&ep, omega, xi) == PL_IMPACT, "a half-period rebound is an impact");
+    CHECK(pl_classify_episode(&ep, 5.0, omega, xi) == PL_IMPACT, "a half-period rebound is an impact");
     ep.t_out = 1.0 + 10 * half;
-    CHECK(pl_classify_episode(&ep, omega, xi) == PL_SUSTAINED, "a long contact is sustained");
+    CHECK(pl_classify_episode(&ep, 5.0, omega, xi) == PL_SUSTAINED, "a long contact is sustained");
     ep.t_out = NAN;
-    CHECK(pl_classify_episode(&ep, omega, xi) == PL_SUSTAINED, "an unfinished contact is sustained");
+    CHECK(pl_classify_episode(&ep, 5.0, omega, xi) == PL_SUSTAINED, "a contact lasting to the end is sustained");
+    CHECK(pl_classify_episode(&ep, 1.0 + half, omega, xi) == PL_UNRESOLVED,
+          "a contact cut short by the end of the run is unresolved");
     ep.t_out = 1.0 + half, ep.gdot_in = 0.0;
-    CHECK(pl_classify_episode(&ep, omega, xi) == PL_SUSTAINED, "a contact entered tangentially is sustained");
+    CHECK(pl_classify_episode(&ep, 5.0, omega, xi) == PL_SUSTAINED, "a contact entered tangentially is sustained");
 }
 
 static void test_mu_list(void)

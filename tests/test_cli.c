@@ -184,7 +184,7 @@ static void test_run_files(void)
 
 static void test_sweep(void)
 {
-    int rc = run("sweep bouncing_ball --mu 1e3,1e4,1e5,1e30 --t-end 3 --jobs 2 --out sw --quiet");
+    int rc = run("sweep bouncing_ball --mu 1e3,1e4,1e5,1e30 --jobs 2 --out sw --quiet");
     CHECK(rc == 3, "a sweep with a failed run exits 3 (got %d)", rc);
     char *err = slurp("stderr.txt");
     CHECK(err && strstr(err, "mu = 1e+30 failed") && count_lines(err) == 1, "the failure is reported: %s",
@@ -218,7 +218,7 @@ static void test_sweep(void)
           "each run's files");
     CHECK(exists("sw/convergence.dat") && exists("sw/zeno.dat") && exists("sw/sliding.dat"), "plot data");
     /* Plots, and a clear warning when gnuplot is missing (data still written, exit 0). */
-    rc = run("sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 3 --out plots --quiet");
+    rc = run("sweep bouncing_ball --mu 1e3,1e4,1e5 --out plots --quiet");
     CHECK(rc == 0, "sweep with plots");
     CHECK(exists("plots/trajectories.png") && exists("plots/trajectories_s.png") && exists("plots/convergence.png") &&
               exists("plots/zeno.png") && exists("plots/sliding.png") && exists("plots/convergence.gp"),
