@@ -11,6 +11,8 @@
 #include "cases.h"
 #include "output.h"
 #include "analysis.h"
+#include "limit.h"
+#include "limit_report.h"
 #include "penalty.h"
 #include "report.h"
 #include "sweep.h"
@@ -60,6 +62,17 @@ static const struct option run_options[] = {
     {"rtol", required_argument, NULL, OPT_RTOL},
     {"out", required_argument, NULL, OPT_OUT},
     {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
+    {"samples", required_argument, NULL, OPT_SAMPLES},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+static const struct option limit_options[] = {
+    {"set", required_argument, NULL, OPT_SET},
+    {"t-end", required_argument, NULL, OPT_T_END},
+    {"rtol", required_argument, NULL, OPT_RTOL},
+    {"out", required_argument, NULL, OPT_OUT},
     {"samples", required_argument, NULL, OPT_SAMPLES},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, OPT_HELP},
@@ -336,6 +349,69 @@ static int cmd_sweep(int argc, char **argv)
     return rc;
 }
 
+static const char limit_usage[] =
+    "usage: penlim limit CASE [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR] [--samples N]\n"
+    "                         [--quiet]\n"
+    "Compute the limit (generalized) solution of CASE directly, event by event: flight, impacts\n"
+    "from the infinitesimal dynamics, sustained contact with the sliding-mode force, lift-off, and\n"
+    "Zeno accumulation continued past the accumulation point.  Writes DIR/trajectory.csv,\n"
+    "DIR/trajectory_s.csv and DIR/summary.json (formats: README.md).\n"
+    "  --rtol R          relative tolerance of the smooth phases (default 1e-12)\n"
+    "  --out DIR         output directory (default out/limit/CASE)\n"
+    "  other options as for 'penlim run'\n";
+
+static void print_limit_summary(const pl_model *model, const pl_limit_result *res, const char *dir)
+{
+    size_t counts[4] = {0};
+    for (size_t k = 0; k < res->nevents; k++)
+        counts[res->events[k].kind]++;
+    printf("penlim limit %s: t in [0, %g]\n", model->type->name, res->t_end);
+    printf("  status: %s\n", res->status == PL_OK ? "ok" : res->error.message);
+    printf("  events: %zu impacts, %zu slide starts, %zu lift-offs, %zu Zeno points\n", counts[0], counts[1],
+           counts[2], counts[3]);
+    if (res->zeno)
+        printf("  Zeno: impacts of constraint %zu accumulate at t = %.12g (%zu resolved, ratio %.6g), then continue\n",
+               res->zeno_constraint + 1, res->t_accumulation, res->impacts_resolved, res->zeno_ratio);
+    printf("  final: t = %g, ", res->t_final);
+    print_vector("q", res->q_final, res->n);
+    printf(", ");
+    print_vector("v", res->v_final, res->n);
+    printf("\n  wrote %s/trajectory.csv, trajectory_s.csv and summary.json\n", dir);
+}
+
+static int cmd_limit(int argc, char **argv)
+{
+    case_options o = {.cmd = "limit", .mu = NULL, .t_end = NAN, .rtol = 1e-12, .samples = 1000};
+    int rc = parse_case_options(argc, argv, &o, limit_options, limit_usage);
+    if (rc >= 0)
+        return rc;
+    pl_error err;
+    pl_model model;
+    if (pl_model_init(&model, o.c, o.settings, o.nsettings, &err) != PL_OK)
+        return input_error("limit", "%s", err.message);
+    pl_limit_opts opts = {.rtol = o.rtol, .t_end = o.t_end, .samples = (size_t)o.samples};
+    if (pl_limit_check_opts(&opts, &err) != PL_OK)
+        return input_error("limit", "%s", err.message);
+    pl_limit_result res;
+    pl_status status = pl_limit_solve(&model, &opts, &res, &err);
+    if (status == PL_ERR_INPUT) {
+        pl_limit_result_free(&res);
+        return input_error("limit", "%s", err.message);
+    }
+    pl_error io;
+    pl_status s = pl_make_dir(o.out, &io);
+    if (s == PL_OK)
+        s = pl_write_limit(o.out, &model, &res, &io);
+    if (s != PL_OK)
+        fprintf(stderr, "penlim limit: %s\n", io.message);
+    else if (status != PL_OK)
+        fprintf(stderr, "penlim limit: %s\n", res.error.message);
+    if (s == PL_OK && !o.quiet)
+        print_limit_summary(&model, &res, o.out);
+    pl_limit_result_free(&res);
+    return status != PL_OK ? exit_code(status) : exit_code(s);
+}
+
 static const char cases_usage[] =
     "usage: penlim cases\n"
     "List the built-in cases with their parameters (default, valid range, meaning).\n";
@@ -374,6 +450,7 @@ static const struct {
 } commands[] = {
     {"run", cmd_run, "integrate the penalized system for one mu"},
     {"sweep", cmd_sweep, "runs for an increasing sequence of mu: limits, rates, plots"},
+    {"limit", cmd_limit, "the limit (generalized) solution, computed directly"},
     {"cases", cmd_cases, "list the built-in cases and their parameters"},
 };
 

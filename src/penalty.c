@@ -27,7 +27,7 @@ typedef struct {
     double omega[PL_MAX_CON];   /* contact frequency sqrt(k mu) */
     double floor_q, floor_v;    /* free-motion scales V^2/A and V */
     void *cvode;
-    char solver_message[400];
+    char solver_message[PL_CVODE_MESSAGE];
 } run_ctx;
 
 /* The state is y = (q[n], v[n]).  Gamma^mu and the impulses are quadratures of the solution;
@@ -151,21 +151,6 @@ static int error_weights(N_Vector yv, N_Vector wv, void *user)
     return 0;
 }
 
-/* Keep CVODE's messages for the run's error report instead of letting it print. */
-static void error_handler(int code, const char *module, const char *function, char *msg, void *user)
-{
-    run_ctx *c = user;
-    (void)code;
-    snprintf(c->solver_message, sizeof c->solver_message, "%s/%s: %s", module, function, msg);
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* ---- bookkeeping of the run ---------------------------------------------------------------- */
 
 typedef struct {
@@ -188,14 +173,9 @@ typedef struct {
 
 static pl_status solver_failure(run *r, const char *what, int flag, pl_error *err)
 {
-    char *name = CVodeGetReturnFlagName(flag);
-    double t = NAN;
-    CVodeGetCurrentTime(r->ctx.cvode, &t);
-    pl_status s = pl_fail(err, PL_ERR_SOLVER, "CVODE %s failed with %s at t = %.17g (mu = %g): %s",
-                          what, name ? name : "?", t, r->ctx.mu,
-                          r->ctx.solver_message[0] ? r->ctx.solver_message : "no message");
-    free(name);
-    return s;
+    char context[64];
+    snprintf(context, sizeof context, "mu = %g", r->ctx.mu);
+    return pl_cvode_failure(r->ctx.cvode, what, flag, context, r->ctx.solver_message, err);
 }
 
 #define CHECK_CV(call, what)                                                                       \
@@ -207,15 +187,7 @@ static pl_status solver_failure(run *r, const char *what, int flag, pl_error *er
 
 static void add_counters(run *r)
 {
-    void *mem = r->ctx.cvode;
-    long v;
-    pl_stats *s = &r->res->stats;
-    if (CVodeGetNumSteps(mem, &v) == CV_SUCCESS) s->steps += v;
-    if (CVodeGetNumRhsEvals(mem, &v) == CV_SUCCESS) s->rhs_evals += v;
-    if (CVodeGetNumJacEvals(mem, &v) == CV_SUCCESS) s->jac_evals += v;
-    if (CVodeGetNumGEvals(mem, &v) == CV_SUCCESS) s->root_evals += v;
-    if (CVodeGetNumErrTestFails(mem, &v) == CV_SUCCESS) s->error_test_fails += v;
-    if (CVodeGetNumNonlinSolvConvFails(mem, &v) == CV_SUCCESS) s->nonlin_conv_fails += v;
+    pl_cvode_add_counters(r->ctx.cvode, &r->res->stats);
 }
 
 /* Gap, gap rate and force of every constraint at a state; the force uses the current modes. */
@@ -484,6 +456,33 @@ static void accumulate(run *r, double a, double b)
     }
 }
 
+/* Output samples on the uniform grid k t_end/samples (k = 1..samples), from the dense output.
+ * next_sample is the index of the next one to record. */
+static double sample_time(const run *r, size_t k)
+{
+    return k <= r->samples ? r->res->t_end * (double)k / (double)r->samples : INFINITY;
+}
+
+/* The first crossing of G_i = 0 after the last recorded sample of the step's start and before
+ * te: G_i may have crossed several sub-intervals (output samples) before its extremum, so the
+ * sign change is looked for piece by piece on the dense output, then refined by Brent. */
+static double first_gap_root(run *r, size_t i, double te)
+{
+    dense_fn d = {r, i, DENSE_GAP};
+    double ta = r->prev_t, ga = dense_eval(ta, &d);
+    size_t k = r->next_sample;
+    while (ta < te) {
+        while (sample_time(r, k) <= ta)
+            k++;
+        double tb = fmin(sample_time(r, k), te), gb = dense_eval(tb, &d);
+        if (ga * gb <= 0.0)
+            return dense_root(r, i, DENSE_GAP, ta, tb);
+        ta = tb;
+        ga = gb;
+    }
+    return NAN;
+}
+
 /* Rootfinding sees only sign changes of G_i between step ends.  A contact that starts and ends
  * within one step (or an exit and re-entry) leaves G_i with the same sign at both ends, but its
  * rate Gdot_i changes sign at the extremum in between.  At such an extremum of an inactive
@@ -515,7 +514,7 @@ static int find_missed_crossing(run *r, double ta, const double *gdot_a, double 
         int missed = (!c->field.active[i] && minimum && ge < 0.0) || (c->field.active[i] && maximum && ge > 0.0);
         if (!missed)
             continue;
-        double tc = dense_root(r, i, DENSE_GAP, ta, te);
+        double tc = first_gap_root(r, i, te);
         if (!isnan(tc) && (!found || tc < *t_cross)) {
             found = 1;
             *t_cross = tc;
@@ -569,7 +568,7 @@ static pl_status setup_solver(run *r, const double *y0, pl_error *err)
     c->cvode = CVodeCreate(CV_BDF, r->sun);
     if (!c->cvode)
         return pl_fail(err, PL_ERR_SOLVER, "CVodeCreate failed");
-    CHECK_CV(CVodeSetErrHandlerFn(c->cvode, error_handler, c), "CVodeSetErrHandlerFn");
+    CHECK_CV(CVodeSetErrHandlerFn(c->cvode, pl_cvode_keep_message, c->solver_message), "CVodeSetErrHandlerFn");
     CHECK_CV(CVodeInit(c->cvode, rhs, 0.0, r->y), "CVodeInit");
     CHECK_CV(CVodeSetUserData(c->cvode, c), "CVodeSetUserData");
     CHECK_CV(CVodeWFtolerances(c->cvode, error_weights), "CVodeWFtolerances");
@@ -620,13 +619,6 @@ static pl_status switch_mode(run *r, size_t i, int active, double t, pl_error *e
         return open_episode(r, i, t, err);
     close_episode(r, i, t, 1);
     return PL_OK;
-}
-
-/* Output samples on the uniform grid k t_end/samples (k = 1..samples), from the dense output.
- * next_sample is the index of the next one to record. */
-static double sample_time(const run *r, size_t k)
-{
-    return k <= r->samples ? r->res->t_end * (double)k / (double)r->samples : INFINITY;
 }
 
 /* Record the grid samples strictly before t (inside the last step). */
@@ -778,7 +770,7 @@ pl_status pl_penalty_run(const pl_model *model, const pl_penalty_opts *opts, pl_
         return s;
     }
 
-    double t0 = now_seconds();
+    double t0 = pl_now_seconds();
     run r;
     memset(&r, 0, sizeof r);
     r.res = res;
@@ -822,7 +814,7 @@ pl_status pl_penalty_run(const pl_model *model, const pl_penalty_opts *opts, pl_
                 close_episode(&r, i, res->t_final, 0);
     }
     teardown_solver(&r);
-    res->stats.wall_seconds = now_seconds() - t0;
+    res->stats.wall_seconds = pl_now_seconds() - t0;
     res->status = s;
     res->error = *e;
     return s;

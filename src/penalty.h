@@ -5,6 +5,7 @@
 #ifndef PL_PENALTY_H
 #define PL_PENALTY_H
 
+#include "cvode_util.h"
 #include "model.h"
 #include "table.h"
 
@@ -29,13 +30,6 @@ typedef struct {
     size_t row_in, row_out;     /* trajectory rows at entry and at exit (or the last row) */
 } pl_episode;
 
-typedef struct {
-    long steps, rhs_evals, jac_evals, root_evals, error_test_fails, nonlin_conv_fails;
-    long restarts;            /* CVodeReInit calls: one per contact switch */
-    long recovered_crossings; /* contact entries/exits between two step ends that rootfinding
-                                 cannot see (G dips through 0 and back) and that were recovered */
-    double wall_seconds;
-} pl_stats;
 
 /* Trajectory columns: t, gamma, q1..qn, v1..vn, G1..Gm, lambda1..lambdam. */
 static inline size_t pl_col_q(size_t n, size_t m) { (void)n, (void)m; return 2; }

@@ -214,6 +214,16 @@ static void test_grazing(void)
         CHECK_NEAR(r.episodes[0].gdot_in, -speed, 5e-8 * a / speed, "entry speed of the dip");
     }
     pl_penalty_result_free(&r);
+    /* The same with output samples every 0.01: the dip spans several of them inside the step,
+     * and its entry lies in an earlier piece than its minimum (a bug found by the limit solver). */
+    pl_error err;
+    pl_penalty_opts o = {.mu = 1e8, .rtol = 1e-8, .t_end = 2.0, .samples = 200};
+    pl_penalty_run(&m, &o, &r, &err);
+    CHECK(r.nepisodes == 1 && r.stats.recovered_crossings == 1, "the dip is found with samples (%zu episodes)",
+          r.nepisodes);
+    if (r.nepisodes >= 1)
+        CHECK_NEAR(r.episodes[0].t_in, (2 - sqrt(4 - 2 * a)) / a, 5e-8 / sqrt(4 - 2 * a), "its entry time");
+    pl_penalty_result_free(&r);
 }
 
 int main(void)

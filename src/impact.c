@@ -1,0 +1,304 @@
+#include "impact.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_odeiv2.h>
+#include <gsl/gsl_roots.h>
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+/* Everything the fast system needs, frozen at (q, t). */
+typedef struct {
+    const pl_model *model;
+    size_t n, m, N;
+    double t;
+    const double *q;
+    int part[PL_MAX_CON];
+    int active[PL_MAX_CON]; /* I{z_i <= 0}, switched at the roots of z_i */
+    double grad[PL_MAX_CON][PL_MAX_DOF], gt[PL_MAX_CON], w[PL_MAX_CON][PL_MAX_DOF], m_eff[PL_MAX_CON];
+} fast_system;
+
+/* Y = (d[n], y_v[n], Delta Gamma, impulse[m]) */
+static void gaps(const fast_system *f, double sigma, const double *Y, double *z, double *zd)
+{
+    size_t n = f->n;
+    double fp[PL_MAX_DOF];
+    pl_model_velocity_map(f->model, f->t, f->q, Y + n, fp, NULL, NULL, NULL);
+    for (size_t i = 0; i < f->m; i++) {
+        double a = f->gt[i] * sigma, b = f->gt[i];
+        for (size_t j = 0; j < n; j++) {
+            a += f->grad[i][j] * Y[j];
+            b += f->grad[i][j] * fp[j];
+        }
+        z[i] = a;
+        zd[i] = b;
+    }
+}
+
+static int fast_rhs(double sigma, const double *Y, double *dY, void *params)
+{
+    const fast_system *f = params;
+    size_t n = f->n;
+    double z[PL_MAX_CON], zd[PL_MAX_CON], force[PL_MAX_DOF] = {0};
+    pl_model_velocity_map(f->model, f->t, f->q, Y + n, dY, NULL, NULL, NULL);
+    gaps(f, sigma, Y, z, zd);
+    for (size_t i = 0; i < f->m; i++) {
+        double lambda = 0.0;
+        if (f->part[i] && f->active[i]) {
+            const pl_law *law = &f->model->law[i];
+            /* eq. (18) for the law (4): A z + B z' with A = -w m k, B = -2 xi sqrt(k) w m */
+            lambda = -f->m_eff[i] * law->k * (z[i] + 2.0 * law->xi * zd[i] / sqrt(law->k));
+            for (size_t j = 0; j < n; j++)
+                force[j] += f->w[i][j] * lambda;
+        }
+        dY[2 * n + 1 + i] = lambda;
+    }
+    double norm = 0.0;
+    for (size_t j = 0; j < n; j++) {
+        dY[n + j] = force[j];
+        norm += force[j] * force[j];
+    }
+    dY[2 * n] = sqrt(norm);
+    return GSL_SUCCESS;
+}
+
+/* State at sigma, integrated from (sa, Ya) with the current modes. */
+typedef struct {
+    fast_system *f;
+    gsl_odeiv2_driver *driver;
+    double sa;
+    const double *Ya;
+    size_t i;
+    double Y[2 * PL_MAX_DOF + 1 + PL_MAX_CON];
+} crossing;
+
+static double gap_at(double sigma, void *p)
+{
+    crossing *c = p;
+    memcpy(c->Y, c->Ya, c->f->N * sizeof *c->Y);
+    double s = c->sa;
+    gsl_odeiv2_driver_reset(c->driver);
+    if (sigma > s && gsl_odeiv2_driver_apply(c->driver, &s, sigma, c->Y) != GSL_SUCCESS)
+        return NAN;
+    double z[PL_MAX_CON], zd[PL_MAX_CON];
+    gaps(c->f, sigma, c->Y, z, zd);
+    return z[c->i];
+}
+
+/* The root of z_i in [sa, sb] (Brent on re-integrations from sa), returned as the upper end of
+ * the final bracket: just past the root, where z_i has its new sign. */
+static double locate(crossing *c, double sb)
+{
+    gsl_function F = {gap_at, c};
+    double fa = gap_at(c->sa, c), fb = gap_at(sb, c);
+    if (!(fa * fb <= 0.0) || fb == 0.0)
+        return sb;
+    if (fa == 0.0)
+        return c->sa;
+    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    double hi = sb;
+    if (s && gsl_root_fsolver_set(s, &F, c->sa, sb) == GSL_SUCCESS)
+        for (int it = 0; it < 200; it++) {
+            if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS)
+                break;
+            hi = gsl_root_fsolver_x_upper(s);
+            if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), hi, 0.0, 8 * DBL_EPSILON) == GSL_SUCCESS)
+                break;
+        }
+    if (s)
+        gsl_root_fsolver_free(s);
+    return hi;
+}
+
+/* Constraints that settled (z, z' -> 0 exponentially) keep decaying after the stop: their limit
+ * is reached exactly by removing the remaining normal velocity along their directions w_i, the
+ * only directions their forces act in: v+ -= sum_j w_j a_j with W a = z'_settled,
+ * W_ij = grad G_i . w_j. */
+static void project_settled(const fast_system *f, pl_impact *impact, double *zd)
+{
+    size_t idx[PL_MAX_CON], k = 0, n = f->n;
+    for (size_t i = 0; i < f->m; i++)
+        if (impact->settled[i])
+            idx[k++] = i;
+    if (k == 0)
+        return;
+    double W[PL_MAX_CON * PL_MAX_CON], rhs[PL_MAX_CON], a[PL_MAX_CON];
+    for (size_t r = 0; r < k; r++) {
+        rhs[r] = zd[idx[r]];
+        for (size_t c = 0; c < k; c++) {
+            double s = 0.0;
+            for (size_t j = 0; j < n; j++)
+                s += f->grad[idx[r]][j] * f->w[idx[c]][j];
+            W[r * k + c] = s;
+        }
+    }
+    gsl_matrix_view Wv = gsl_matrix_view_array(W, k, k);
+    gsl_vector_view bv = gsl_vector_view_array(rhs, k), av = gsl_vector_view_array(a, k);
+    gsl_permutation *perm = gsl_permutation_alloc(k);
+    int sign;
+    if (perm && gsl_linalg_LU_decomp(&Wv.matrix, perm, &sign) == GSL_SUCCESS &&
+        gsl_linalg_LU_solve(&Wv.matrix, perm, &bv.vector, &av.vector) == GSL_SUCCESS) {
+        for (size_t c = 0; c < k; c++) {
+            for (size_t j = 0; j < n; j++)
+                impact->v_plus[j] -= f->w[idx[c]][j] * a[c];
+            zd[idx[c]] = 0.0;
+        }
+    }
+    if (perm)
+        gsl_permutation_free(perm);
+}
+
+void pl_impact_free(pl_impact *impact)
+{
+    pl_table_free(&impact->arc);
+}
+
+static pl_status record_arc(pl_impact *impact, const fast_system *f, double sigma, const double *Y, pl_error *err)
+{
+    double row[2 + PL_MAX_DOF];
+    row[0] = sigma;
+    row[1] = Y[2 * f->n];
+    memcpy(row + 2, Y + f->n, f->n * sizeof *row);
+    return pl_table_append(&impact->arc, row, err);
+}
+
+pl_status pl_impact_solve(const pl_model *model, double t, const double *q, const double *v_minus,
+                          const int *part, pl_impact *impact, pl_error *err)
+{
+    memset(impact, 0, sizeof *impact);
+    size_t n = model->n, m = model->m;
+    pl_table_init(&impact->arc, 2 + n);
+    fast_system f = {.model = model, .n = n, .m = m, .N = 2 * n + 1 + m, .t = t, .q = q};
+    double fp[PL_MAX_DOF], minv[PL_MAX_DOF * PL_MAX_DOF], kmax = 0.0;
+    pl_model_velocity_map(model, t, q, v_minus, fp, NULL, NULL, NULL);
+    if (pl_model_mass(model, q, NULL, minv))
+        return pl_fail(err, PL_ERR_INPUT, "mass matrix not positive definite at t = %g", t);
+    for (size_t i = 0; i < m; i++) {
+        f.part[i] = part[i];
+        pl_contact c;
+        pl_model_contact(model, i, t, q, fp, minv, &c);
+        memcpy(f.grad[i], c.gap.grad, n * sizeof(double));
+        memcpy(f.w[i], c.w, n * sizeof(double));
+        f.gt[i] = c.gap.g_t;
+        f.m_eff[i] = c.m_eff;
+        if (part[i])
+            kmax = fmax(kmax, model->law[i].k);
+    }
+    double Y[2 * PL_MAX_DOF + 1 + PL_MAX_CON] = {0}, Ya[2 * PL_MAX_DOF + 1 + PL_MAX_CON];
+    memcpy(Y + n, v_minus, n * sizeof *Y);
+    double z[PL_MAX_CON], zd[PL_MAX_CON], sigma = 0.0, scale = 0.0;
+    gaps(&f, 0.0, Y, z, zd);
+    for (size_t i = 0; i < m; i++)
+        if (part[i]) {
+            f.active[i] = zd[i] <= 0.0;
+            scale = fmax(scale, fabs(zd[i]));
+        }
+    if (scale == 0.0)
+        for (size_t j = 0; j < n; j++)
+            scale = fmax(scale, fabs(v_minus[j]));
+    if (scale == 0.0)
+        scale = 1.0;
+    double omega = sqrt(kmax > 0 ? kmax : 1.0), sigma_max = 1e5 / omega;
+    double eps_v = 1e-10 * scale, eps_z = eps_v / omega, tol_switch = 1e-12 * scale / omega;
+
+    gsl_odeiv2_system sys = {fast_rhs, NULL, f.N, &f};
+    const gsl_odeiv2_step_type *type = gsl_odeiv2_step_rk8pd;
+    gsl_odeiv2_step *step = gsl_odeiv2_step_alloc(type, f.N);
+    gsl_odeiv2_control *control = gsl_odeiv2_control_y_new(1e-14 * scale / omega, 1e-12);
+    gsl_odeiv2_evolve *evolve = gsl_odeiv2_evolve_alloc(f.N);
+    gsl_odeiv2_driver *driver = gsl_odeiv2_driver_alloc_y_new(&sys, type, 1e-3 / omega, 1e-14 * scale / omega, 1e-12);
+    pl_status status = PL_OK;
+    if (!step || !control || !evolve || !driver) {
+        status = pl_fail(err, PL_ERR_NOMEM, "cannot allocate the fast-time integrator");
+        goto done;
+    }
+    if ((status = record_arc(impact, &f, sigma, Y, err)) != PL_OK)
+        goto done;
+    double h = 1e-3 / omega;
+    int stalls = 0;
+    for (;;) {
+        /* Exit (21)-(22): every constraint out of contact and separating. */
+        int out = 1, settled = 1;
+        for (size_t i = 0; i < m; i++) {
+            if (!part[i])
+                continue;
+            if (f.active[i] || zd[i] < 0.0)
+                out = 0;
+            if (f.active[i] ? (fabs(z[i]) > eps_z || fabs(zd[i]) > eps_v) : zd[i] < 0.0)
+                settled = 0;
+        }
+        if (out || settled) {
+            for (size_t i = 0; i < m; i++)
+                impact->settled[i] = !out && part[i] && f.active[i];
+            break;
+        }
+        if (sigma > sigma_max) {
+            status = pl_fail(err, PL_ERR_SOLVER, "impact at t = %.17g: the fast motion did not end by sigma = %g", t,
+                             sigma_max);
+            goto done;
+        }
+        double sa = sigma;
+        memcpy(Ya, Y, f.N * sizeof *Y);
+        if (gsl_odeiv2_evolve_apply(evolve, control, step, &sys, &sigma, sigma_max * 2, &h, Y) != GSL_SUCCESS) {
+            status = pl_fail(err, PL_ERR_SOLVER, "impact at t = %.17g: the fast-time integration failed", t);
+            goto done;
+        }
+        impact->fast_steps++;
+        gaps(&f, sigma, Y, z, zd);
+        /* A mode switch inside the step: z_i of an active constraint turns positive (it lets
+         * go) or that of an inactive one negative (it is hit again).  Go to the first one. */
+        double first = INFINITY;
+        size_t which = 0;
+        crossing c = {.f = &f, .driver = driver, .sa = sa, .Ya = Ya};
+        for (size_t i = 0; i < m; i++) {
+            if (!part[i] || (f.active[i] ? !(z[i] > 0.0) : !(z[i] < 0.0)))
+                continue;
+            c.i = i;
+            double root = locate(&c, sigma);
+            if (root < first)
+                first = root, which = i;
+        }
+        if (isfinite(first)) {
+            if (first <= sa && ++stalls > 10 * (int)m + 10) {
+                status = pl_fail(err, PL_ERR_SOLVER, "impact at t = %.17g: contact modes chatter at sigma = %g",
+                                 t, sa);
+                goto done;
+            }
+            c.i = which;
+            gap_at(first, &c);
+            memcpy(Y, c.Y, f.N * sizeof *Y);
+            sigma = first;
+            gaps(&f, sigma, Y, z, zd);
+            /* Switch `which` and every constraint crossing there too (a symmetric corner impact
+             * releases both walls at once; round-off must not split it). */
+            for (size_t i = 0; i < m; i++) {
+                if (!part[i])
+                    continue;
+                int leaving = f.active[i] && zd[i] > 0.0 && z[i] > -tol_switch;
+                int hitting = !f.active[i] && zd[i] < 0.0 && z[i] < tol_switch;
+                if (i == which || leaving || hitting)
+                    f.active[i] = !f.active[i];
+            }
+            gsl_odeiv2_evolve_reset(evolve);
+        }
+        if ((status = record_arc(impact, &f, sigma, Y, err)) != PL_OK)
+            goto done;
+    }
+    memcpy(impact->v_plus, Y + n, n * sizeof *Y);
+    project_settled(&f, impact, zd);
+    impact->delta_gamma = Y[2 * n];
+    memcpy(impact->impulse, Y + 2 * n + 1, m * sizeof *Y);
+    memcpy(impact->gdot_plus, zd, m * sizeof *zd);
+    impact->s_exit = sigma;
+done:
+    if (driver)
+        gsl_odeiv2_driver_free(driver);
+    if (evolve)
+        gsl_odeiv2_evolve_free(evolve);
+    if (control)
+        gsl_odeiv2_control_free(control);
+    if (step)
+        gsl_odeiv2_step_free(step);
+    return status;
+}
