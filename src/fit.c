@@ -50,7 +50,8 @@ static double extrapolate(const double *mu, const double *values, size_t count)
 pl_convergence pl_convergence_of(const double *mu, const double *values, size_t n, double exact, double floor,
                                  double *err)
 {
-    pl_convergence cv = {.rate = NAN, .rate_se = NAN, .limit = NAN, .limit_error = NAN};
+    pl_convergence cv = {.rate = NAN, .rate_se = NAN, .rate_upper = NAN, .rate_upper_se = NAN, .limit = NAN,
+                         .limit_error = NAN};
     if (isfinite(exact)) {
         cv.reference = PL_REF_EXACT;
         cv.limit = exact;
@@ -75,6 +76,8 @@ pl_convergence pl_convergence_of(const double *mu, const double *values, size_t 
     }
     cv.at_floor = finite > 0 && above == 0;
     cv.points = pl_fit_rate(mu, fitted, n, &cv.rate, &cv.rate_se);
+    size_t half = n / 2;
+    pl_fit_rate(mu + half, fitted + half, n - half, &cv.rate_upper, &cv.rate_upper_se);
     free(fitted);
     return cv;
 }

@@ -5,12 +5,16 @@
 
 #include <stddef.h>
 
-typedef enum { PL_REF_NONE = 0, PL_REF_EXACT, PL_REF_EXTRAPOLATED } pl_reference;
+/* Where the mu -> infinity value comes from: a closed form of the case, the limit solution
+ * computed directly (limit.h), or extrapolation from the sweep itself; distances tend to 0. */
+typedef enum { PL_REF_NONE = 0, PL_REF_EXACT, PL_REF_EXTRAPOLATED, PL_REF_LIMIT, PL_REF_DISTANCE } pl_reference;
 
 typedef struct {
     size_t points;      /* errors used in the fit: finite and above the noise floor */
     int at_floor;       /* every error is at or below the noise floor: no rate to fit */
     double rate, rate_se; /* error ~ C mu^(-rate): minus the slope of log|error| against log mu */
+    double rate_upper, rate_upper_se; /* the same fitted on the upper half of the mu values only
+                                         (the asymptotic regime), when that has 3 points or more */
     double limit, limit_error; /* the mu -> infinity value and its uncertainty */
     pl_reference reference;
 } pl_convergence;

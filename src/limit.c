@@ -206,11 +206,8 @@ static pl_status record_row(solver *s, double t, const double *y, pl_error *err)
         row[pl_col_g(n, m) + i] = g.g;
     }
     sliding_forces(s, t, Q(y), V(y, s), row + pl_col_lambda(n, m), ac);
-    double srow[2 + 2 * PL_MAX_DOF] = {GAMMA(y, s), t};
-    memcpy(srow + 2, y, 2 * n * sizeof *srow);
     s->prev_t = t;
-    pl_status st = pl_table_append(&s->res->traj, row, err);
-    return st == PL_OK ? pl_table_append(&s->res->traj_s, srow, err) : st;
+    return pl_table_append(&s->res->traj, row, err);
 }
 
 static pl_status add_event(solver *s, const pl_event *e, pl_error *err)
@@ -380,15 +377,21 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
     s->res->fast_steps += im.fast_steps;
     double before[2 * PL_MAX_DOF + 1];
     memcpy(before, y, s->N * sizeof *y);
-    /* The jump as an arc in s (t and q fixed), between the rows before and after it. */
+    /* The jump as an arc in s: rows at the same t and q, between the rows before and after it,
+     * with the velocity and Gamma of the fast solution (no sliding force on them). */
     for (size_t r = 1; r + 1 < im.arc.nrows; r++) {
         const double *a = pl_table_row(&im.arc, r);
-        double srow[2 + 2 * PL_MAX_DOF];
-        srow[0] = GAMMA(y, s) + a[1];
-        srow[1] = *t;
-        memcpy(srow + 2, Q(y), n * sizeof *srow);
-        memcpy(srow + 2 + n, a + 2, n * sizeof *srow);
-        if ((st = pl_table_append(&s->res->traj_s, srow, err)) != PL_OK)
+        double row[2 + 2 * PL_MAX_DOF + 2 * PL_MAX_CON] = {0};
+        row[0] = *t;
+        row[1] = GAMMA(y, s) + a[1];
+        memcpy(row + 2, Q(y), n * sizeof *row);
+        memcpy(row + 2 + n, a + 2, n * sizeof *row);
+        for (size_t i = 0; i < m; i++) {
+            pl_gap g;
+            pl_model_gap(s->model, i, *t, Q(y), &g);
+            row[pl_col_g(n, m) + i] = g.g;
+        }
+        if ((st = pl_table_append(&s->res->traj, row, err)) != PL_OK)
             goto done;
     }
     memcpy(V(y, s), im.v_plus, n * sizeof *y);
@@ -655,7 +658,6 @@ pl_status pl_limit_solve(const pl_model *model, const pl_limit_opts *opts, pl_li
     res->t_end = opts->t_end;
     res->t_accumulation = res->zeno_ratio = NAN;
     pl_table_init(&res->traj, pl_ncols(model->n, model->m));
-    pl_table_init(&res->traj_s, 2 + 2 * model->n);
     pl_error local;
     pl_error *e = err ? err : &local;
     pl_error_clear(e);
@@ -710,7 +712,6 @@ pl_status pl_limit_solve(const pl_model *model, const pl_limit_opts *opts, pl_li
 void pl_limit_result_free(pl_limit_result *res)
 {
     pl_table_free(&res->traj);
-    pl_table_free(&res->traj_s);
     free(res->events);
     res->events = NULL;
     res->nevents = res->events_cap = 0;

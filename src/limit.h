@@ -49,8 +49,10 @@ typedef struct {
     pl_error error;
     size_t n, m;
     double t_end;
-    pl_table traj;   /* t, gamma, q, v, G, lambda (the sliding force); an impact gives two rows */
-    pl_table traj_s; /* s, t, q, v, with each impact drawn as its arc in s */
+    /* t, gamma, q, v, G, lambda (the sliding force).  An impact is a run of rows at the same t and
+     * q: the state before, the arc of the fast solution (v and Gamma along it), the state after;
+     * read against gamma = s it is the jump drawn as a continuous arc. */
+    pl_table traj;
     pl_event *events;
     size_t nevents, events_cap;
     /* Zeno (the first accumulation found) */

@@ -80,17 +80,8 @@ json_t *pl_limit_summary_json(const pl_model *model, const pl_limit_result *res)
 
 pl_status pl_write_limit(const char *dir, const pl_model *model, const pl_limit_result *res, pl_error *err)
 {
-    size_t n = model->n;
-    char header[2048];
-    pl_trajectory_header(n, model->m, header, sizeof header);
-    pl_status s = pl_write_csv(dir, "trajectory.csv", header, &res->traj, err);
+    pl_status s = pl_write_trajectories(dir, model->n, model->m, &res->traj, err);
     if (s != PL_OK)
-        return s;
-    size_t used = (size_t)snprintf(header, sizeof header, "s,t");
-    for (int k = 0; k < 2; k++)
-        for (size_t j = 0; j < n && used < sizeof header; j++)
-            used += (size_t)snprintf(header + used, sizeof header - used, ",%s%zu", k ? "v" : "q", j + 1);
-    if ((s = pl_write_csv(dir, "trajectory_s.csv", header, &res->traj_s, err)) != PL_OK)
         return s;
     return pl_write_json(dir, "summary.json", pl_limit_summary_json(model, res), err);
 }

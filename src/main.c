@@ -49,11 +49,11 @@ typedef struct {
     long max_steps, jobs, samples;
     const char *out;
     char out_default[256];
-    int quiet, no_plots;
+    int quiet, no_plots, no_limit;
 } case_options;
 
 enum { OPT_MU = 1000, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP,
-       OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES };
+       OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES, OPT_NO_LIMIT };
 
 static const struct option run_options[] = {
     {"mu", required_argument, NULL, OPT_MU},
@@ -89,6 +89,7 @@ static const struct option sweep_options[] = {
     {"samples", required_argument, NULL, OPT_SAMPLES},
     {"jobs", required_argument, NULL, OPT_JOBS},
     {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
+    {"no-limit", no_argument, NULL, OPT_NO_LIMIT},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
@@ -128,6 +129,7 @@ static int parse_case_options(int argc, char **argv, case_options *o, const stru
                 return input_error(o->cmd, "--jobs must be in [1, 1024] (got %s)", optarg);
             break;
         case OPT_NO_PLOTS: o->no_plots = 1; break;
+        case OPT_NO_LIMIT: o->no_limit = 1; break;
         case OPT_SAMPLES:
             s = pl_parse_long(optarg, &o->samples, &err, "--samples");
             if (s == PL_OK && (o->samples < 0 || o->samples > 10000000))
@@ -245,6 +247,7 @@ static const char sweep_usage[] =
     "                    (default 1e2:1e10:9)\n"
     "  --jobs J          runs in parallel (default: the number of cores); results do not depend on it\n"
     "  --no-plots        write the data and the plot scripts' data, but do not run gnuplot\n"
+    "  --no-limit        do not compute the limit solution (nor the distances to it)\n"
     "  --quiet           no progress line and no summary\n"
     "  other options as for 'penlim run'; --out defaults to out/sweep/CASE\n";
 
@@ -271,7 +274,13 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
                sw->q[PL_Q_RESTITUTION_FIRST].values[k], sw->q[PL_Q_CAPTURE_TIME].values[k], r->stats.steps,
                r->stats.rhs_evals, r->stats.wall_seconds);
     }
-    printf("convergence (error ~ mu^-rate; errors against the closed form, or else the extrapolated limit):\n");
+    if (sw->has_limit && sw->limit.zeno)
+        printf("limit solution: Zeno point at t = %.12g after %zu resolved impacts, then sustained contact\n",
+               sw->limit.t_accumulation, sw->limit.impacts_resolved);
+    else if (!sw->has_limit && sw->limit.status != PL_OK)
+        printf("limit solution: failed: %s\n", sw->limit.error.message);
+    printf("convergence (error ~ mu^-rate, fitted on all mu and on the upper half of them; errors against\n"
+           "the closed form, the limit solution, or the extrapolated limit, in that order of preference):\n");
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         const pl_sweep_quantity *Q = &sw->q[q];
         if (Q->conv.at_floor) {
@@ -280,11 +289,16 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
         }
         if (Q->conv.points < 3)
             continue;
-        printf("  %-26s rate %7.3f +- %.3f   limit %.10g", Q->name, Q->conv.rate, Q->conv.rate_se, Q->conv.limit);
+        printf("  %-26s rate %6.3f +- %.3f", Q->name, Q->conv.rate, Q->conv.rate_se);
+        if (isfinite(Q->conv.rate_upper))
+            printf(" (upper half %6.3f +- %.3f)", Q->conv.rate_upper, Q->conv.rate_upper_se);
+        else
+            printf("%30s", "");
+        printf("   limit %.10g", Q->conv.limit);
         if (Q->conv.reference == PL_REF_EXTRAPOLATED)
             printf(" +- %.2g (extrapolated)\n", Q->conv.limit_error);
         else
-            printf(" (%s)\n", Q->conv.reference == PL_REF_EXACT ? "closed form" : "none");
+            printf(" (%s)\n", pl_reference_name(Q->conv.reference));
     }
     if (!isnan(sw->impacts_per_decade))
         printf("  impacts before capture: %.2f +- %.2f per decade of mu (ln(sqrt 10)/ln(1/e) = %.2f)\n",
@@ -316,7 +330,7 @@ static int cmd_sweep(int argc, char **argv)
         return input_error("sweep", "%s", err.message);
     }
     pl_sweep_opts opts = {.rtol = o.rtol, .t_end = o.t_end, .max_steps = o.max_steps, .jobs = (int)o.jobs,
-                          .samples = (size_t)o.samples,
+                          .samples = (size_t)o.samples, .with_limit = !o.no_limit,
                           .progress = (!o.quiet && isatty(STDERR_FILENO)) ? progress_line : NULL};
     pl_sweep sw;
     pl_status s = pl_sweep_run(&model, mu, nmu, &opts, &sw, &err);

@@ -139,21 +139,19 @@ json_t *pl_penalty_summary_json(const pl_model *model, const pl_penalty_result *
     return o;
 }
 
-pl_status pl_write_penalty_run(const char *dir, const pl_model *model, const pl_penalty_result *res,
-                               const pl_run_analysis *analysis, pl_error *err)
+pl_status pl_write_trajectories(const char *dir, size_t n, size_t m, const pl_table *traj, pl_error *err)
 {
-    size_t n = model->n, m = model->m;
     char header[2048];
     pl_trajectory_header(n, m, header, sizeof header);
-    pl_status s = pl_write_csv(dir, "trajectory.csv", header, &res->traj, err);
+    pl_status s = pl_write_csv(dir, "trajectory.csv", header, traj, err);
     if (s != PL_OK)
         return s;
     /* The same rows in the time s: s, t, q, v. */
     pl_table ts;
     pl_table_init(&ts, 2 + 2 * n);
     double row[2 + 2 * PL_MAX_DOF];
-    for (size_t r = 0; r < res->traj.nrows && s == PL_OK; r++) {
-        const double *x = pl_table_row(&res->traj, r);
+    for (size_t r = 0; r < traj->nrows && s == PL_OK; r++) {
+        const double *x = pl_table_row(traj, r);
         row[0] = x[1];
         row[1] = x[0];
         memcpy(row + 2, x + pl_col_q(n, m), 2 * n * sizeof *row);
@@ -167,6 +165,13 @@ pl_status pl_write_penalty_run(const char *dir, const pl_model *model, const pl_
         s = pl_write_csv(dir, "trajectory_s.csv", header, &ts, err);
     }
     pl_table_free(&ts);
+    return s;
+}
+
+pl_status pl_write_penalty_run(const char *dir, const pl_model *model, const pl_penalty_result *res,
+                               const pl_run_analysis *analysis, pl_error *err)
+{
+    pl_status s = pl_write_trajectories(dir, model->n, model->m, &res->traj, err);
     if (s != PL_OK)
         return s;
     return pl_write_json(dir, "summary.json", pl_penalty_summary_json(model, res, analysis), err);

@@ -19,6 +19,9 @@ json_t *pl_episode_json(const pl_episode *ep, const pl_episode_info *info, size_
 json_t *pl_penalty_summary_json(const pl_model *model, const pl_penalty_result *res,
                                 const pl_run_analysis *analysis);
 
+/* DIR/trajectory.csv (the table) and DIR/trajectory_s.csv (its rows in the time s: s,t,q,v). */
+pl_status pl_write_trajectories(const char *dir, size_t n, size_t m, const pl_table *traj, pl_error *err);
+
 /* Write DIR/trajectory.csv, DIR/trajectory_s.csv (the same rows in the time s = Gamma^mu(t):
  * s,t,q1..qn,v1..vn) and DIR/summary.json. */
 pl_status pl_write_penalty_run(const char *dir, const pl_model *model, const pl_penalty_result *res,

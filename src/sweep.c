@@ -151,7 +151,55 @@ static const struct {
                                   "sup |mu G - F^sm| over the middle 80% of the sustained contacts", PL_LIMIT_COUNT},
     [PL_Q_S_DISTANCE] = {"s_distance", "sup over s of |q^mu - q^mu'| for the next mu' of the sweep",
                          PL_LIMIT_COUNT},
+    [PL_Q_LIMIT_SUP_Q] = {"limit_sup_q", "sup over [0, T] of |q^mu - q| against the limit solution", PL_LIMIT_COUNT},
+    [PL_Q_LIMIT_SUP_Q_OUTSIDE] = {"limit_sup_q_outside_zeno",
+                                  "the same outside the window around the Zeno point (see zeno_window)",
+                                  PL_LIMIT_COUNT},
+    [PL_Q_LIMIT_L1_V] = {"limit_l1_v", "integral over [0, T] of |v^mu - v| against the limit solution",
+                         PL_LIMIT_COUNT},
+    [PL_Q_LIMIT_S_DISTANCE] = {"limit_s_distance", "sup over s of |q^mu - q| against the limit solution in s",
+                               PL_LIMIT_COUNT},
+    [PL_Q_IMPACT_TIME_ERROR] = {"impact_time_error",
+                                "max over the first 10 matched impacts of |t^mu - t| (limit solution)",
+                                PL_LIMIT_COUNT},
+    [PL_Q_IMPACT_VELOCITY_ERROR] = {"impact_velocity_error",
+                                    "max over the first 10 matched impacts of |v^mu(t_out) - v(t+)|", PL_LIMIT_COUNT},
 };
+
+/* Quantities that measure a distance: their limit is 0. */
+static int is_distance(int q)
+{
+    return q == PL_Q_SLIDING_FORCE_ERROR || q == PL_Q_S_DISTANCE || q >= PL_Q_LIMIT_SUP_Q;
+}
+
+/* The value of a quantity in the limit solution, or NAN. */
+static double limit_solution_value(const pl_sweep *sw, pl_sweep_quantity_id id)
+{
+    const pl_limit_result *l = &sw->limit;
+    if (!sw->has_limit)
+        return NAN;
+    const pl_event *first_impact = NULL, *first_lift = NULL, *last_slide = NULL;
+    for (size_t k = 0; k < l->nevents; k++) {
+        const pl_event *e = &l->events[k];
+        if (e->kind == PL_EVENT_IMPACT && !first_impact)
+            first_impact = e;
+        if (e->kind == PL_EVENT_LIFT_OFF && !first_lift)
+            first_lift = e;
+        if (e->kind == PL_EVENT_SLIDE_START)
+            last_slide = e;
+        else if (e->kind != PL_EVENT_ZENO)
+            last_slide = NULL; /* something happened after it */
+    }
+    switch (id) {
+    case PL_Q_FIRST_IMPACT_TIME: return first_impact ? first_impact->t : NAN;
+    case PL_Q_RESTITUTION_FIRST:
+        return first_impact ? -first_impact->gdot_after / first_impact->gdot_before : NAN;
+    case PL_Q_CAPTURE_TIME:
+    case PL_Q_ACCUMULATION_ESTIMATE: return l->zeno ? l->t_accumulation : last_slide ? last_slide->t : NAN;
+    case PL_Q_LIFT_OFF_FIRST: return first_lift ? first_lift->t : NAN;
+    default: return NAN;
+    }
+}
 
 static double quantity_value(const pl_sweep *sw, pl_sweep_quantity_id id, size_t k)
 {
@@ -167,6 +215,18 @@ static double quantity_value(const pl_sweep *sw, pl_sweep_quantity_id id, size_t
     case PL_Q_LIFT_OFF_FIRST: return a->lift_off_first;
     case PL_Q_SLIDING_FORCE_ERROR: return a->sliding_force_error;
     case PL_Q_S_DISTANCE: return sw->s_dist_q[k];
+    default: break;
+    }
+    if (!sw->has_limit)
+        return NAN;
+    const pl_limit_distance *d = &sw->dist[k];
+    switch (id) {
+    case PL_Q_LIMIT_SUP_Q: return d->sup_q;
+    case PL_Q_LIMIT_SUP_Q_OUTSIDE: return d->sup_q_outside;
+    case PL_Q_LIMIT_L1_V: return d->l1_v;
+    case PL_Q_LIMIT_S_DISTANCE: return d->s_dist_q;
+    case PL_Q_IMPACT_TIME_ERROR: return d->impact_time_error;
+    case PL_Q_IMPACT_VELOCITY_ERROR: return d->impact_velocity_error;
     default: return NAN;
     }
 }
@@ -202,7 +262,9 @@ static pl_status allocate(pl_sweep *sw, size_t n, pl_error *err)
     sw->traj = calloc(n, sizeof *sw->traj);
     sw->s_dist_q = calloc(n, sizeof *sw->s_dist_q);
     sw->s_dist_v = calloc(n, sizeof *sw->s_dist_v);
-    int ok = sw->mu && sw->runs && sw->analysis && sw->traj && sw->s_dist_q && sw->s_dist_v;
+    sw->dist = calloc(n, sizeof *sw->dist);
+    pl_table_init(&sw->impact_errors, 7);
+    int ok = sw->mu && sw->runs && sw->analysis && sw->traj && sw->s_dist_q && sw->s_dist_v && sw->dist;
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         sw->q[q].name = quantity_info[q].name;
         sw->q[q].meaning = quantity_info[q].meaning;
@@ -222,6 +284,22 @@ pl_status pl_sweep_run(const pl_model *model, const double *mu, size_t n, const 
         return s;
     }
     memcpy(sw->mu, mu, n * sizeof *mu);
+    sw->zeno_window[0] = sw->zeno_window[1] = NAN;
+    if (opts->with_limit) {
+        /* The limit solution, once: the reference every run is measured against. */
+        pl_limit_opts lo = {.rtol = opts->limit_rtol > 0 ? opts->limit_rtol : 1e-12, .t_end = opts->t_end,
+                            .samples = opts->samples};
+        pl_error lerr;
+        sw->has_limit = pl_limit_solve(model, &lo, &sw->limit, &lerr) == PL_OK &&
+                        pl_trajectory_build(&sw->limit_traj, model, &sw->limit.traj, &lerr) == PL_OK;
+        if (sw->has_limit && sw->limit.zeno) {
+            /* Near a Zeno point the penalized runs are captured at T*_mu != t_acc and the impact
+             * sequences differ in number; the window is the last 1% of the time to accumulation. */
+            double w = 0.01 * sw->limit.t_accumulation;
+            sw->zeno_window[0] = sw->limit.t_accumulation - w;
+            sw->zeno_window[1] = sw->limit.t_accumulation + w;
+        }
+    }
     pool p = {.model = model, .opts = opts, .sw = sw};
     pthread_mutex_init(&p.lock, NULL);
     size_t jobs = opts->jobs < 1 ? 1 : (size_t)opts->jobs;
@@ -243,14 +321,25 @@ pl_status pl_sweep_run(const pl_model *model, const double *mu, size_t n, const 
         sw->s_dist_q[k] = sw->s_dist_v[k] = NAN;
         if (k + 1 < n && sw->runs[k].status == PL_OK && sw->runs[k + 1].status == PL_OK)
             pl_trajectory_distance_s(&sw->traj[k], &sw->traj[k + 1], &sw->s_dist_q[k], &sw->s_dist_v[k]);
+        if (sw->has_limit && sw->runs[k].status == PL_OK &&
+            (s = pl_compare_with_limit(model, &sw->runs[k], &sw->analysis[k], &sw->traj[k], &sw->limit, &sw->limit_traj,
+                                       sw->zeno_window[0], sw->zeno_window[1], &sw->dist[k], &sw->impact_errors,
+                                       err)) != PL_OK)
+            return s;
     }
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         pl_sweep_quantity *Q = &sw->q[q];
         for (size_t k = 0; k < n; k++)
             Q->values[k] = quantity_value(sw, (pl_sweep_quantity_id)q, k);
+        /* The reference: the case's closed form, else the limit solution, else extrapolation. */
         double exact = quantity_info[q].closed_form == PL_LIMIT_COUNT ? NAN
                                                                        : pl_model_limit_value(model, quantity_info[q].closed_form);
-        if (q == PL_Q_SLIDING_FORCE_ERROR || q == PL_Q_S_DISTANCE)
+        int from_limit = 0;
+        if (!isfinite(exact) && !is_distance(q)) {
+            exact = limit_solution_value(sw, (pl_sweep_quantity_id)q);
+            from_limit = isfinite(exact);
+        }
+        if (is_distance(q))
             exact = 0.0; /* these are errors themselves */
         /* Noise floor: 100 rtol times the size of the quantity. */
         double scale = isfinite(exact) ? fabs(exact) : 0.0;
@@ -258,6 +347,10 @@ pl_status pl_sweep_run(const pl_model *model, const double *mu, size_t n, const 
             if (isfinite(Q->values[k]))
                 scale = fmax(scale, fabs(Q->values[k]));
         Q->conv = pl_convergence_of(sw->mu, Q->values, n, exact, 100.0 * opts->rtol * scale, Q->errors);
+        if (from_limit)
+            Q->conv.reference = PL_REF_LIMIT;
+        else if (is_distance(q))
+            Q->conv.reference = PL_REF_DISTANCE;
     }
     impacts_per_decade(model, sw);
     return PL_OK;
@@ -283,5 +376,9 @@ void pl_sweep_free(pl_sweep *sw)
     free(sw->traj);
     free(sw->s_dist_q);
     free(sw->s_dist_v);
+    free(sw->dist);
+    pl_table_free(&sw->impact_errors);
+    pl_limit_result_free(&sw->limit);
+    pl_trajectory_free(&sw->limit_traj);
     memset(sw, 0, sizeof *sw);
 }

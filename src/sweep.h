@@ -5,7 +5,9 @@
 #define PL_SWEEP_H
 
 #include "analysis.h"
+#include "compare.h"
 #include "fit.h"
+#include "limit.h"
 #include "penalty.h"
 #include "trajectory.h"
 
@@ -18,6 +20,13 @@ typedef enum {
     PL_Q_LIFT_OFF_FIRST,
     PL_Q_SLIDING_FORCE_ERROR,
     PL_Q_S_DISTANCE,
+    /* distances to the limit solution (with_limit) */
+    PL_Q_LIMIT_SUP_Q,
+    PL_Q_LIMIT_SUP_Q_OUTSIDE,
+    PL_Q_LIMIT_L1_V,
+    PL_Q_LIMIT_S_DISTANCE,
+    PL_Q_IMPACT_TIME_ERROR,
+    PL_Q_IMPACT_VELOCITY_ERROR,
     PL_SWEEP_NQ
 } pl_sweep_quantity_id;
 
@@ -34,6 +43,8 @@ typedef struct {
     long max_steps;
     size_t samples; /* output samples per run, see pl_penalty_opts */
     int jobs;
+    int with_limit;     /* also compute the limit solution and measure every run against it */
+    double limit_rtol;  /* its tolerance (0: 1e-12) */
     /* Called after each run completes, serialized; may be NULL. */
     void (*progress)(size_t done, size_t total, void *user);
     void *user;
@@ -49,6 +60,13 @@ typedef struct {
     pl_sweep_quantity q[PL_SWEEP_NQ];
     double impacts_per_decade, impacts_per_decade_se, impacts_per_decade_predicted;
     size_t failures;
+    /* the limit solution (with_limit) */
+    int has_limit;
+    pl_limit_result limit;
+    pl_trajectory limit_traj;
+    double zeno_window[2]; /* excluded from limit_sup_q_outside */
+    pl_limit_distance *dist;
+    pl_table impact_errors; /* mu, constraint, index, t_limit, t_mu, time error, velocity error */
 } pl_sweep;
 
 /* Parse "A:B:N" (N values geometrically spaced from A to B) or "a,b,c"; values must be finite,

@@ -7,6 +7,7 @@
 
 #include "output.h"
 #include "plots.h"
+#include "limit_report.h"
 #include "report.h"
 
 void pl_sweep_run_dir(const pl_sweep *sw, size_t k, char *buf, size_t len)
@@ -14,9 +15,15 @@ void pl_sweep_run_dir(const pl_sweep *sw, size_t k, char *buf, size_t len)
     snprintf(buf, len, "runs/mu_%.3e", sw->mu[k]);
 }
 
-static const char *reference_name(pl_reference r)
+const char *pl_reference_name(pl_reference r)
 {
-    return r == PL_REF_EXACT ? "closed form" : r == PL_REF_EXTRAPOLATED ? "extrapolated" : "none";
+    switch (r) {
+    case PL_REF_DISTANCE: return "a distance";
+    case PL_REF_EXACT: return "closed form";
+    case PL_REF_EXTRAPOLATED: return "extrapolated";
+    case PL_REF_LIMIT: return "limit solution";
+    default: return "none";
+    }
 }
 
 static pl_status write_sweep_csv(const char *dir, const pl_sweep *sw, pl_error *err)
@@ -27,7 +34,8 @@ static pl_status write_sweep_csv(const char *dir, const pl_sweep *sw, pl_error *
         return s;
     fprintf(f.fp, "mu,status,episodes,impacts,impacts_before_capture,first_impact_time,capture_time,"
                   "accumulation_estimate,contraction_ratio,restitution_first,scaled_penetration_first,"
-                  "lift_off_first,sliding_force_error,s_distance_q,s_distance_v,steps,rhs_evals,wall_seconds\n");
+                  "lift_off_first,sliding_force_error,s_distance_q,s_distance_v,limit_sup_q,limit_sup_q_outside_zeno,"
+                  "limit_l1_v,limit_s_distance,impact_time_error,impact_velocity_error,steps,rhs_evals,wall_seconds\n");
     for (size_t k = 0; k < sw->n; k++) {
         const pl_penalty_result *r = &sw->runs[k];
         const pl_run_analysis *a = &sw->analysis[k];
@@ -41,8 +49,10 @@ static pl_status write_sweep_csv(const char *dir, const pl_sweep *sw, pl_error *
                             PL_Q_SLIDING_FORCE_ERROR, PL_Q_S_DISTANCE};
         for (int j = 0; j < 5; j++)
             fprintf(f.fp, ",%.17g", sw->q[more[j]].values[k]);
-        fprintf(f.fp, ",%.17g,%ld,%ld,%.6g\n", sw->s_dist_v[k], r->stats.steps, r->stats.rhs_evals,
-                r->stats.wall_seconds);
+        fprintf(f.fp, ",%.17g", sw->s_dist_v[k]);
+        for (int q = PL_Q_LIMIT_SUP_Q; q <= PL_Q_IMPACT_VELOCITY_ERROR; q++)
+            fprintf(f.fp, ",%.17g", sw->q[q].values[k]);
+        fprintf(f.fp, ",%ld,%ld,%.6g\n", r->stats.steps, r->stats.rhs_evals, r->stats.wall_seconds);
     }
     return pl_file_commit(&f, err);
 }
@@ -87,11 +97,13 @@ static json_t *convergence_json(const pl_sweep *sw, const pl_sweep_quantity *q)
     json_object_set_new(o, "errors", pl_json_array(q->errors, sw->n));
     json_object_set_new(o, "rate", pl_json_number(q->conv.rate));
     json_object_set_new(o, "rate_se", pl_json_number(q->conv.rate_se));
+    json_object_set_new(o, "rate_upper_half", pl_json_number(q->conv.rate_upper));
+    json_object_set_new(o, "rate_upper_half_se", pl_json_number(q->conv.rate_upper_se));
     json_object_set_new(o, "points", json_integer((json_int_t)q->conv.points));
     json_object_set_new(o, "at_noise_floor", json_boolean(q->conv.at_floor));
     json_object_set_new(o, "limit", pl_json_number(q->conv.limit));
     json_object_set_new(o, "limit_error", pl_json_number(q->conv.limit_error));
-    json_object_set_new(o, "reference", json_string(reference_name(q->conv.reference)));
+    json_object_set_new(o, "reference", json_string(pl_reference_name(q->conv.reference)));
     return o;
 }
 
@@ -126,8 +138,10 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
     json_object_set_new(o, "convergence", conv);
     json_object_set_new(o, "convergence_note",
                         json_string("rate: minus the least-squares slope of log|error| against log mu (error "
-                                    "~ mu^-rate), with its standard error; errors are taken against the closed "
-                                    "form when the case knows it, otherwise against the extrapolated limit"));
+                                    "~ mu^-rate), with its standard error, over all mu and over the upper half "
+                                    "of the mu values; errors are taken against the closed form when the case "
+                                    "knows it, else against the limit solution, else against the limit "
+                                    "extrapolated from the sweep"));
     json_t *before = json_array();
     for (size_t k = 0; k < sw->n; k++)
         json_array_append_new(before, json_integer((json_int_t)sw->analysis[k].impacts_before_capture));
@@ -136,6 +150,17 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
                                              "impacts_per_decade_se", pl_json_number(sw->impacts_per_decade_se),
                                              "impacts_per_decade_predicted",
                                              pl_json_number(sw->impacts_per_decade_predicted)));
+    json_t *lim = json_object();
+    json_object_set_new(lim, "computed", json_boolean(sw->has_limit));
+    if (sw->limit.status != PL_OK)
+        json_object_set_new(lim, "error", json_string(sw->limit.error.message));
+    if (sw->has_limit) {
+        json_object_set_new(lim, "directory", json_string("limit"));
+        json_object_set_new(lim, "zeno_t_accumulation", pl_json_number(sw->limit.zeno ? sw->limit.t_accumulation : NAN));
+        json_object_set_new(lim, "zeno_window", pl_json_array(sw->zeno_window, 2));
+        json_object_set_new(lim, "impact_errors_file", json_string("impact_errors.csv"));
+    }
+    json_object_set_new(o, "limit", lim);
     json_object_set_new(o, "s_distance", json_pack("{s:o, s:o, s:s}", "q", pl_json_array(sw->s_dist_q, sw->n),
                                                    "v", pl_json_array(sw->s_dist_v, sw->n), "between",
                                                    "run k and run k+1, in the time s (null for the last run)"));
@@ -163,7 +188,7 @@ static pl_status write_convergence_dat(const char *dir, const pl_sweep *sw, int 
                 sx += log(sw->mu[j]), sy += log(fabs(Q->errors[j])), k++;
         double c = sy / (double)k + Q->conv.rate * sx / (double)k;
         fprintf(f.fp, "%s\"%s: rate %.3f +- %.3f (%s)\" mu fit\n", *blocks ? "\n\n" : "", Q->name, Q->conv.rate,
-                Q->conv.rate_se, reference_name(Q->conv.reference));
+                Q->conv.rate_se, pl_reference_name(Q->conv.reference));
         for (size_t j = 0; j < sw->n; j++)
             if (isfinite(Q->errors[j]) && Q->errors[j] != 0.0)
                 fprintf(f.fp, "%.10g %.10g %.10g\n", sw->mu[j], fabs(Q->errors[j]),
@@ -254,6 +279,7 @@ static pl_status write_plot_config(const char *dir, const pl_model *model, const
     for (size_t k = 0; k < sw->n; k++)
         ncapture += isfinite(sw->q[PL_Q_CAPTURE_TIME].values[k]);
     fprintf(f.fp, "'\nnq = %d\nnsliding = %d\nnzeno = %d\nncapture = %d\n", nq, nsliding, nzeno, ncapture);
+    fprintf(f.fp, "limit = '%s'\n", sw->has_limit ? "limit" : "");
     if (isfinite(acc))
         fprintf(f.fp, "accumulation = %.17g\n", acc);
     else
@@ -271,6 +297,14 @@ pl_status pl_write_sweep(const char *dir, const pl_model *model, const pl_sweep 
         const pl_run_analysis *a = sw->analysis[k].info ? &sw->analysis[k] : NULL;
         if ((s = pl_make_dir(path, err)) != PL_OK ||
             (s = pl_write_penalty_run(path, model, &sw->runs[k], a, err)) != PL_OK)
+            return s;
+    }
+    if (sw->has_limit) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/limit", dir);
+        if ((s = pl_make_dir(path, err)) != PL_OK || (s = pl_write_limit(path, model, &sw->limit, err)) != PL_OK ||
+            (s = pl_write_csv(dir, "impact_errors.csv", "mu,constraint,index,t_limit,t_mu,time_error,velocity_error",
+                              &sw->impact_errors, err)) != PL_OK)
             return s;
     }
     int nq, nsliding, nzeno;

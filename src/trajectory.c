@@ -105,6 +105,15 @@ static void interpolate(const pl_trajectory *tr, const double *key, double value
     }
     size_t r = locate(key, rows, value);
     double h = key[r + 1] - key[r], u = value - key[r];
+    if (in_s && h > 0 && tr->t[r + 1] == tr->t[r]) {
+        /* An impact's arc in s (t and q fixed, v along the fast solution, |dv/ds| = 1):
+         * its rows are close, and v is interpolated linearly between them. */
+        for (size_t j = 0; j < n2; j++)
+            x[j] = tr->x[r * n2 + j] + (tr->x[(r + 1) * n2 + j] - tr->x[r * n2 + j]) * u / h;
+        if (t)
+            *t = tr->t[r];
+        return;
+    }
     double c0 = in_s ? tr->dt_ds[r] : 1.0, c1 = in_s ? tr->dt_ds[r + 1] : 1.0;
     const double *x0 = tr->x + r * n2, *x1 = x0 + n2;
     const double *d0 = tr->dx_dt + r * n2, *d1 = d0 + n2;
