@@ -236,6 +236,37 @@ static void test_sweep(void)
     CHECK(exists("noplot/sweep.json") && !exists("noplot/convergence.png"), "data without plots");
 }
 
+static void test_limit(void)
+{
+    CHECK(run("limit bouncing_ball --out lim --quiet") == 0, "limit command");
+    json_t *j = load_json("lim/summary.json");
+    if (j) {
+        json_t *z = json_object_get(j, "zeno");
+        CHECK(json_is_object(z) && fabs(json_real_value(json_object_get(z, "t_accumulation")) - 8.578949178728887) < 1e-9,
+              "zeno.t_accumulation");
+        CHECK(json_integer_value(json_object_get(z, "impacts_resolved")) > 10, "zeno.impacts_resolved");
+        json_t *ev = json_object_get(j, "events");
+        json_t *first = json_array_get(ev, 0);
+        CHECK(strcmp(json_string_value(json_object_get(first, "kind")), "impact") == 0, "events[0] is an impact");
+        const char *keys[] = {"t", "constraint", "q", "v_before", "v_after", "delta_gamma"};
+        for (int k = 0; k < 6; k++)
+            CHECK(json_object_get(first, keys[k]) != NULL, "event.%s", keys[k]);
+        json_decref(j);
+    }
+    char *csv = slurp("lim/trajectory.csv");
+    CHECK(csv && strncmp(csv, "t,gamma,q1,v1,G1,lambda1\n", 25) == 0, "limit trajectory header");
+    free(csv);
+    CHECK(exists("lim/trajectory_s.csv"), "limit trajectory in s");
+    expect_input_error("limit wedge --set q1=-1 --out badlim");
+    expect_input_error("limit wedge --mu 1e8 --out badlim");
+    CHECK(!exists("badlim"), "nothing written on bad input");
+    CHECK(run("sweep bouncing_ball --mu 1e4,1e5,1e6 --out swl --no-plots --quiet") == 0, "sweep with the limit");
+    CHECK(exists("swl/limit/trajectory.csv") && exists("swl/impact_errors.csv"), "limit files of the sweep");
+    char *s = slurp("swl/sweep.csv");
+    CHECK(s && strstr(s, "limit_sup_q") && strstr(s, "impact_time_error"), "distances to the limit in sweep.csv");
+    free(s);
+}
+
 static void test_failures(void)
 {
     /* Contacts of duration 1e-15 at t ~ 0.45 cannot be resolved in double precision. */
@@ -281,6 +312,7 @@ int main(int argc, char **argv)
     test_bad_input();
     test_run_files();
     test_sweep();
+    test_limit();
     test_failures();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

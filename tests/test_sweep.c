@@ -15,7 +15,7 @@ static void sweep(const pl_case *c, const pl_setting *s, size_t ns, const double
 {
     pl_error err;
     CHECK(pl_model_init(model, c, s, ns, &err) == PL_OK, "model: %s", err.message);
-    pl_sweep_opts o = {.rtol = 1e-8, .t_end = t_end, .jobs = jobs, .samples = 0};
+    pl_sweep_opts o = {.rtol = 1e-8, .t_end = t_end, .jobs = jobs, .samples = 0, .with_limit = 1};
     CHECK(pl_sweep_run(model, mu, n, &o, sw, &err) == PL_OK, "sweep: %s", err.message);
 }
 
@@ -47,6 +47,17 @@ static void test_bouncing_ball(void)
     CHECK_NEAR(sw.q[PL_Q_ACCUMULATION_ESTIMATE].values[6], t_acc, 2e-3, "accumulation from the flights");
     /* Uniform convergence in s: successive runs get closer. */
     CHECK(sw.s_dist_q[5] < sw.s_dist_q[0], "s distances fall (%g -> %g)", sw.s_dist_q[0], sw.s_dist_q[5]);
+    /* Against the limit solution (issue 4): sup |q^mu - q| outside the window around the Zeno
+     * point falls at least like mu^-0.45; impact times and velocities converge like mu^-1/2. */
+    CHECK(sw.has_limit && sw.limit.zeno, "the limit solution has its Zeno point");
+    const pl_sweep_quantity *sup = &sw.q[PL_Q_LIMIT_SUP_Q_OUTSIDE];
+    CHECK(sup->conv.rate >= 0.45, "sup |q^mu - q| rate %.3f >= 0.45", sup->conv.rate);
+    CHECK(sup->values[6] < 1e-3, "sup |q^mu - q| at mu = 1e10: %g", sup->values[6]);
+    const pl_sweep_quantity *ti = &sw.q[PL_Q_IMPACT_TIME_ERROR], *vi = &sw.q[PL_Q_IMPACT_VELOCITY_ERROR];
+    CHECK(ti->conv.rate > 0.45 && ti->conv.rate < 0.55, "impact time error rate %.3f", ti->conv.rate);
+    CHECK(vi->conv.rate > 0.45 && vi->conv.rate < 0.55, "impact velocity error rate %.3f", vi->conv.rate);
+    CHECK(sw.q[PL_Q_LIMIT_S_DISTANCE].values[6] < sw.q[PL_Q_LIMIT_S_DISTANCE].values[0], "s distance to the limit falls");
+    CHECK(sw.impact_errors.nrows > 100, "impact errors recorded (%zu)", sw.impact_errors.nrows);
     pl_sweep_free(&sw);
 }
 
@@ -65,6 +76,10 @@ static void test_vibrating_table(void)
     const pl_sweep_quantity *f = &sw.q[PL_Q_SLIDING_FORCE_ERROR];
     CHECK(f->values[4] < 0.01 * f->values[0], "sup |mu G - F^sm| falls (%g -> %g)", f->values[0], f->values[4]);
     CHECK(f->conv.rate > 0.3, "with a fitted rate (%.3f +- %.3f)", f->conv.rate, f->conv.rate_se);
+    /* Landing and the next impacts converge to the limit solution's. */
+    const pl_sweep_quantity *ti = &sw.q[PL_Q_IMPACT_TIME_ERROR];
+    CHECK(ti->values[4] < 1e-4 && ti->values[4] < 0.01 * ti->values[0], "impact times converge (%g -> %g)",
+          ti->values[0], ti->values[4]);
     pl_sweep_free(&sw);
 }
 

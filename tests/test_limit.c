@@ -1,0 +1,248 @@
+/* The limit solution against closed forms, mode by mode: flight, impact (the fast system's
+ * restitution and Delta Gamma), multi-constraint (corner) impacts, sustained contact with its
+ * sliding force, lift-off and the analytic flight after it, Zeno accumulation and the continuation
+ * past it (paper 004 Theorem 7; paper 002 section 6.1). */
+#include <gsl/gsl_roots.h>
+#include <string.h>
+
+#include "cases.h"
+#include "check.h"
+#include "impact.h"
+#include "limit.h"
+#include "penalty.h"
+
+static pl_status solve(const pl_case *c, const pl_setting *s, size_t ns, double t_end, pl_model *m, pl_limit_result *r)
+{
+    pl_error err;
+    CHECK(pl_model_init(m, c, s, ns, &err) == PL_OK, "model: %s", err.message);
+    pl_limit_opts o = {.rtol = 1e-12, .t_end = t_end > 0 ? t_end : c->t_end, .samples = 100};
+    pl_status st = pl_limit_solve(m, &o, r, &err);
+    CHECK(st == PL_OK, "%s: limit solution failed: %s", c->name, err.message);
+    return st;
+}
+
+static size_t count(const pl_limit_result *r, pl_event_kind kind)
+{
+    size_t k = 0;
+    for (size_t e = 0; e < r->nevents; e++)
+        k += r->events[e].kind == kind;
+    return k;
+}
+
+/* The fast system alone: restitution, Delta Gamma and settling against the closed forms. */
+static void test_impact_map(void)
+{
+    const double xis[] = {0.05, 0.3, 0.7, 0.95};
+    for (int k = 0; k < 4; k++) {
+        pl_setting s[] = {{"xi", xis[k]}, {"k", 2.0}};
+        pl_model m;
+        pl_error err;
+        pl_model_init(&m, &pl_case_bouncing_ball, s, 2, &err);
+        double q = 0.0, v = -3.0, xi = xis[k];
+        int part[] = {1};
+        pl_impact im;
+        CHECK(pl_impact_solve(&m, 0.0, &q, &v, part, &im, &err) == PL_OK, "impact: %s", err.message);
+        double e = exp(-M_PI * xi / sqrt(1 - xi * xi));
+        CHECK_NEAR(im.v_plus[0], 3.0 * e, 1e-11, "restitution of the fast system");
+        /* Delta Gamma = total variation of z' (unit mass, gravity absent in fast time): the force
+         * changes sign at b s = atan2(2ab, a^2 - b^2), a = xi w, b = w sqrt(1 - xi^2), w = sqrt(k). */
+        double w = sqrt(2.0), a = xi * w, b = w * sqrt(1 - xi * xi), ts = atan2(2 * a * b, a * a - b * b) / b;
+        double peak = -(3.0 / b) * exp(-a * ts) * (b * cos(b * ts) - a * sin(b * ts));
+        CHECK_NEAR(im.delta_gamma, 2 * peak + 3.0 * (1 - e), 1e-9, "Delta Gamma of the fast system");
+        CHECK_NEAR(im.s_exit, M_PI / b, 1e-9, "exit time s* = pi/b");
+        pl_impact_free(&im);
+    }
+    pl_setting s[] = {{"e", 0.0}};
+    pl_model m;
+    pl_error err;
+    pl_model_init(&m, &pl_case_bouncing_ball, s, 1, &err);
+    double q = 0.0, v = -2.0;
+    int part[] = {1};
+    pl_impact im;
+    pl_impact_solve(&m, 0.0, &q, &v, part, &im, &err);
+    CHECK(im.settled[0] && im.v_plus[0] == 0.0, "xi = 1: the fast motion settles, v+ = 0 (%g)", im.v_plus[0]);
+    pl_impact_free(&im);
+}
+
+static void test_flight_and_impacts(void)
+{
+    pl_model m;
+    pl_limit_result r;
+    pl_setting s[] = {{"e", 0.5}};
+    if (solve(&pl_case_bouncing_ball, s, 1, 0.8, &m, &r) != PL_OK)
+        return pl_limit_result_free(&r);
+    double g = 9.81, t1 = sqrt(2 / g), v1 = sqrt(2 * g);
+    CHECK(count(&r, PL_EVENT_IMPACT) == 1, "one impact before t = 0.8 (the next is at 2 t1)");
+    const pl_event *e = &r.events[0];
+    CHECK_NEAR(e->t, t1, 1e-12, "flight: first impact time");
+    CHECK_NEAR(e->v_before[0], -v1, 1e-10, "flight: impact speed");
+    CHECK_NEAR(e->v_after[0], 0.5 * v1, 1e-10, "impact: v+ = -e v-");
+    CHECK_NEAR(e->gamma_before, t1, 1e-12, "Gamma = t before the impact");
+    /* After the impact: free flight again, q = v+ (t - t1) - g (t - t1)^2/2. */
+    double dt = 0.8 - t1;
+    CHECK_NEAR(r.q_final[0], 0.5 * v1 * dt - 0.5 * g * dt * dt, 1e-10, "flight after it");
+    CHECK_NEAR(r.v_final[0], 0.5 * v1 - g * dt, 1e-10, "its velocity");
+    pl_limit_result_free(&r);
+}
+
+/* Zeno (paper 004 section 7): accumulation at t1 + 2 v1 e/(g (1 - e)), then rest with the
+ * sliding force equal to the weight. */
+static void test_zeno(void)
+{
+    const double sets[][4] = {{9.81, 1.0, 0.0, 0.9}, {2.0, 1.0, 0.0, 0.5}, {1.0, 0.3, 0.0, 0.7}, {9.81, 2.0, 1.0, 0.6}};
+    for (int k = 0; k < 4; k++) {
+        double g = sets[k][0], h0 = sets[k][1], v0 = sets[k][2], e = sets[k][3];
+        pl_setting s[] = {{"g", g}, {"h0", h0}, {"v0", v0}, {"e", e}};
+        pl_model m;
+        pl_limit_result r;
+        double V = sqrt(v0 * v0 + 2 * g * h0), t1 = (v0 + V) / g, t_acc = t1 + 2 * V * e / (g * (1 - e));
+        if (solve(&pl_case_bouncing_ball, s, 4, t_acc + 1.0, &m, &r) != PL_OK) {
+            pl_limit_result_free(&r);
+            continue;
+        }
+        char what[128];
+        snprintf(what, sizeof what, "accumulation time (g=%g h0=%g v0=%g e=%g)", g, h0, v0, e);
+        CHECK(r.zeno, "a Zeno point is found (%s)", what);
+        CHECK_NEAR(r.t_accumulation, t_acc, 1e-9, what);
+        CHECK_NEAR(r.zeno_ratio, e, 1e-5, "contraction ratio = e");
+        CHECK(r.zeno_q[0] == 0.0 && fabs(r.zeno_v[0]) < 1e-12, "accumulation state on the floor at rest");
+        CHECK(r.nevents >= 2 && r.events[r.nevents - 1].kind == PL_EVENT_SLIDE_START, "then sustained contact");
+        /* after it: rest, with the sliding force equal to the weight (unit mass) */
+        const double *last = pl_table_row(&r.traj, r.traj.nrows - 1);
+        CHECK_NEAR(last[pl_col_lambda(1, 1)], g, 1e-9 * g, "sliding force = weight");
+        CHECK(fabs(r.q_final[0]) < 1e-12 && fabs(r.v_final[0]) < 1e-12, "rests on the floor");
+        if (k == 1) /* paper 002, section 6.1: impacts at 3 - 2^-n */
+            for (size_t i = 0, n = 0; i < r.nevents && n < 10; i++)
+                if (r.events[i].kind == PL_EVENT_IMPACT) {
+                    CHECK_NEAR(r.events[i].t, 3.0 - pow(2.0, 1.0 - (double)n), 1e-11, "impact at 3 - 2^-n");
+                    n++;
+                }
+        pl_limit_result_free(&r);
+    }
+}
+
+/* Sustained contact with several constraints' worth of geometry: the wedge started on wall 1,
+ * pushed into it by f1 = -1 and moving along it at v2 = 0.5: M a = f + e_1 lambda gives
+ * lambda = 1, a = 0. */
+static void test_sliding(void)
+{
+    pl_setting s[] = {{"m", 0.5}, {"q1", 0.0}, {"q2", 1.0}, {"v1", 0.0}, {"v2", 0.5}, {"f1", -1.0}};
+    pl_model m;
+    pl_limit_result r;
+    if (solve(&pl_case_wedge, s, 6, 1.0, &m, &r) != PL_OK)
+        return pl_limit_result_free(&r);
+    CHECK(r.nevents == 1 && r.events[0].kind == PL_EVENT_SLIDE_START && r.events[0].constraint == 0,
+          "one slide start on wall 1");
+    for (size_t row = 1; row < r.traj.nrows; row++) {
+        const double *x = pl_table_row(&r.traj, row);
+        CHECK_NEAR(x[pl_col_lambda(2, 2)], 1.0, 1e-9, "sliding force lambda_1 = -f1");
+        CHECK_NEAR(x[pl_col_q(2, 2) + 1], 1.0 + 0.5 * x[0], 1e-9, "q2 = 1 + t/2");
+    }
+    CHECK(fabs(r.q_final[0]) < 1e-12 && fabs(r.v_final[0]) < 1e-12, "stays on the wall");
+    pl_limit_result_free(&r);
+}
+
+/* Lift-off from the vibrating table at asin(g/(A w^2))/w, then the analytic flight to the landing. */
+typedef struct {
+    double A, w, g, t_off;
+} flight;
+
+static double flight_gap(double t, void *p)
+{
+    const flight *f = p;
+    double s = t - f->t_off;
+    return f->A * sin(f->w * f->t_off) + f->A * f->w * cos(f->w * f->t_off) * s - 0.5 * f->g * s * s -
+           f->A * sin(f->w * t);
+}
+
+static void test_lift_off(void)
+{
+    pl_model m;
+    pl_limit_result r;
+    if (solve(&pl_case_vibrating_table, NULL, 0, 1.0, &m, &r) != PL_OK)
+        return pl_limit_result_free(&r);
+    double g = 9.81, A = 0.5, w = 2 * M_PI, t_off = asin(g / (A * w * w)) / w;
+    CHECK(r.nevents >= 3 && r.events[0].kind == PL_EVENT_SLIDE_START && r.events[1].kind == PL_EVENT_LIFT_OFF &&
+              r.events[2].kind == PL_EVENT_IMPACT,
+          "slide, lift off, land");
+    if (r.nevents >= 3) {
+        CHECK_NEAR(r.events[1].t, t_off, 1e-10, "lift-off time");
+        flight f = {A, w, g, t_off};
+        gsl_function F = {flight_gap, &f};
+        gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+        gsl_root_fsolver_set(s, &F, t_off + 1e-3, t_off + 0.9);
+        for (int it = 0; it < 100; it++)
+            gsl_root_fsolver_iterate(s);
+        double t_land = gsl_root_fsolver_root(s);
+        gsl_root_fsolver_free(s);
+        const pl_event *land = &r.events[2];
+        CHECK_NEAR(land->t, t_land, 1e-10, "landing time of the analytic flight");
+        CHECK_NEAR(land->q[0], A * sin(w * t_land), 1e-10, "landing position");
+        CHECK_NEAR(land->v_before[0], A * w * cos(w * t_off) - g * (t_land - t_off), 1e-9, "landing velocity");
+        CHECK_NEAR(-land->gdot_after / land->gdot_before, 0.5, 1e-10, "restitution e relative to the table");
+    }
+    pl_limit_result_free(&r);
+}
+
+/* Corner impacts of the wedge from the fast system holding both walls: the symmetric one against
+ * the closed form of its (1, 1) mode, the others against penalty runs at mu = 1e10. */
+static void test_corner(void)
+{
+    const double ms[] = {0.5, -0.5};
+    for (int im = 0; im < 2; im++)
+        for (int d = 0; d < 3; d++) {
+            double q1 = d == 2 ? 1.01 : 1.0, q2 = d == 1 ? 1.01 : 1.0;
+            pl_setting s[] = {{"m", ms[im]}, {"q1", q1}, {"q2", q2}, {"e", 0.0}};
+            pl_model m;
+            pl_limit_result r;
+            if (solve(&pl_case_wedge, s, 4, 2.0, &m, &r) != PL_OK) {
+                pl_limit_result_free(&r);
+                continue;
+            }
+            char what[128];
+            if (d == 0) {
+                double e_mode = pl_restitution_from_xi(sqrt(1 - ms[im]));
+                snprintf(what, sizeof what, "symmetric corner, m = %g", ms[im]);
+                CHECK_NEAR(r.v_final[0], e_mode, 1e-9, what);
+                CHECK_NEAR(r.v_final[1], e_mode, 1e-9, what);
+                CHECK(r.events[0].participants == 3u, "both walls take part in one impact");
+            }
+            pl_penalty_opts o = {.mu = 1e10, .rtol = 1e-8, .t_end = 2.0};
+            pl_penalty_result p;
+            pl_error err;
+            pl_penalty_run(&m, &o, &p, &err);
+            snprintf(what, sizeof what, "limit vs penalty mu=1e10, m=%g, q0=(%g,%g)", ms[im], q1, q2);
+            CHECK_NEAR(r.v_final[0], p.v_final[0], 1e-6, what);
+            CHECK_NEAR(r.v_final[1], p.v_final[1], 1e-6, what);
+            if (im == 1 && d > 0) /* paper 003, T3 with m < 0: (0.25, 0) or (0, 0.25) */
+                CHECK_NEAR(r.v_final[d == 1 ? 0 : 1], 0.25, 1e-9, "T3 outcome for m < 0");
+            pl_penalty_result_free(&p);
+            pl_limit_result_free(&r);
+        }
+}
+
+static void test_bad_start(void)
+{
+    pl_setting s[] = {{"q1", -0.1}};
+    pl_model m;
+    pl_error err;
+    pl_model_init(&m, &pl_case_wedge, s, 1, &err);
+    pl_limit_opts o = {.rtol = 1e-10, .t_end = 1.0};
+    pl_limit_result r;
+    CHECK(pl_limit_solve(&m, &o, &r, &err) == PL_ERR_INPUT && strstr(err.message, "violates constraint 1"),
+          "an inadmissible start is bad input: %s", err.message);
+    pl_limit_result_free(&r);
+}
+
+int main(void)
+{
+    check_init();
+    test_impact_map();
+    test_flight_and_impacts();
+    test_zeno();
+    test_sliding();
+    test_lift_off();
+    test_corner();
+    test_bad_start();
+    return check_finish("test_limit");
+}
