@@ -100,14 +100,14 @@ pl_status pl_compare_with_limit(const pl_model *model, const pl_penalty_result *
         double dq, dv;
         state_gap(run_traj, limit_traj, t[r], &dq, &dv);
         out->sup_q = fmax(out->sup_q, dq);
-        int outside = t[r] < exclude_lo || t[r] > exclude_hi;
+        int outside = !(t[r] >= exclude_lo && t[r] <= exclude_hi); /* no window: NaN bounds */
         if (outside)
             out->sup_q_outside = fmax(out->sup_q_outside, dq);
         if (r > 0) {
             double tm = 0.5 * (t[r - 1] + t[r]), dqm, dvm;
             state_gap(run_traj, limit_traj, tm, &dqm, &dvm);
             out->sup_q = fmax(out->sup_q, dqm);
-            if (tm < exclude_lo || tm > exclude_hi)
+            if (!(tm >= exclude_lo && tm <= exclude_hi))
                 out->sup_q_outside = fmax(out->sup_q_outside, dqm);
             out->l1_v += (t[r] - t[r - 1]) * (prev_dv + 4.0 * dvm + dv) / 6.0;
         }

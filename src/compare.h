@@ -22,7 +22,7 @@ typedef struct {
 /* Impacts are matched per constraint, in order: the k-th impact episode of constraint i in the run
  * with the k-th impact of the limit solution triggered by i.  One row per matched impact is
  * appended to errors (mu, constraint, index, t_limit, t_mu, time error, velocity error) if it is
- * not NULL.  The window [exclude_lo, exclude_hi] is left out of sup_q_outside. */
+ * not NULL.  The window [exclude_lo, exclude_hi] is left out of sup_q_outside (NAN bounds: none). */
 pl_status pl_compare_with_limit(const pl_model *model, const pl_penalty_result *run, const pl_run_analysis *analysis,
                                 const pl_trajectory *run_traj, const pl_limit_result *limit,
                                 const pl_trajectory *limit_traj, double exclude_lo, double exclude_hi,
