@@ -39,13 +39,6 @@ static void gap(const double *p, size_t i, double t, const double *q, pl_gap *ou
     out->grad[0] = 1.0;
 }
 
-static void law(const double *p, size_t i, pl_law *out)
-{
-    (void)i;
-    out->k = p[K];
-    out->xi = p[XI];
-}
-
 static void scales(const double *p, double *velocity, double *acceleration)
 {
     *velocity = p[AMP] * p[OMEGA];
@@ -75,7 +68,6 @@ const pl_case pl_case_vibrating_table = {
     .initial_state = initial_state,
     .accel = accel,
     .gap = gap,
-    .law = law,
     .scales = scales,
     .limit_value = limit_value,
 };

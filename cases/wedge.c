@@ -57,13 +57,6 @@ static void gap(const double *p, size_t i, double t, const double *q, pl_gap *ou
     out->grad[i] = 1.0;
 }
 
-static void law(const double *p, size_t i, pl_law *out)
-{
-    (void)i;
-    out->k = p[K];
-    out->xi = p[XI];
-}
-
 static void scales(const double *p, double *velocity, double *acceleration)
 {
     double det = 1.0 - p[MC] * p[MC];
@@ -83,7 +76,6 @@ const pl_case pl_case_wedge = {
     .initial_state = initial_state,
     .accel = accel,
     .gap = gap,
-    .law = law,
     .scales = scales,
     .mass = mass,
 };

@@ -3,6 +3,11 @@
 #ifndef PL_CVODE_UTIL_H
 #define PL_CVODE_UTIL_H
 
+#include <cvode/cvode.h>
+#include <cvode/cvode_ls.h>
+#include <stddef.h>
+#include <sundials/sundials_context.h>
+
 #include "status.h"
 
 typedef struct {
@@ -25,5 +30,32 @@ pl_status pl_cvode_failure(void *cvode, const char *what, int flag, const char *
 void pl_cvode_add_counters(void *cvode, pl_stats *stats);
 
 double pl_now_seconds(void);
+
+/* A CVODE BDF integrator with a dense direct linear solver, an error-weight function and
+ * rootfinding: the set-up both integrators share (after the SUNDIALS examples: every return
+ * value checked, everything freed in reverse order). */
+typedef struct {
+    SUNContext sun;
+    N_Vector y, ytmp; /* the state, and a work vector of the same size */
+    SUNMatrix J;
+    SUNLinearSolver LS;
+    void *mem;
+    char message[PL_CVODE_MESSAGE]; /* CVODE's last error message */
+} pl_cvode;
+
+typedef struct {
+    size_t size;
+    const double *y0; /* at t = 0 */
+    double t_end;     /* stop time */
+    CVRhsFn rhs;
+    CVEwtFn weights;
+    CVLsJacFn jacobian; /* NULL: CVODE's difference quotients */
+    CVRootFn roots;
+    int nroots;
+    void *user;
+} pl_cvode_spec;
+
+pl_status pl_cvode_create(pl_cvode *cv, const pl_cvode_spec *spec, pl_error *err);
+void pl_cvode_free(pl_cvode *cv);
 
 #endif

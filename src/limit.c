@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
 
 #include "impact.h"
 #include "penalty.h"
@@ -26,12 +24,9 @@ typedef struct {
     double V, A, L;    /* velocity, acceleration and length scales of the case */
     double alpha;      /* constraint stabilization gain A/V */
     double tol_g, tol_v, tol_lambda;
-    void *cvode;
-    char message[PL_CVODE_MESSAGE];
-    SUNContext sun;
-    N_Vector y, ytmp;
-    SUNMatrix J;
-    SUNLinearSolver LS;
+    pl_cvode cv;
+    void *cvode;      /* cv.mem */
+    N_Vector y, ytmp; /* cv.y and cv.ytmp */
     size_t next_sample;
     double prev_t;
     long max_events;
@@ -457,7 +452,7 @@ done:
     do {                                                                                           \
         int flag_ = (call);                                                                        \
         if (flag_ < 0)                                                                             \
-            return pl_cvode_failure(s->cvode, what, flag_, "limit solution", s->message, err);     \
+            return pl_cvode_failure(s->cvode, what, flag_, "limit solution", s->cv.message, err);     \
     } while (0)
 
 static pl_status restart(solver *s, double t, pl_error *err)
@@ -490,47 +485,14 @@ static pl_status record_samples_before(solver *s, double t, pl_error *err)
 
 static pl_status setup(solver *s, const double *y0, pl_error *err)
 {
-    if (SUNContext_Create(NULL, &s->sun) != 0)
-        return pl_fail(err, PL_ERR_SOLVER, "SUNContext_Create failed");
-    s->y = N_VNew_Serial((sunindextype)s->N, s->sun);
-    s->ytmp = N_VNew_Serial((sunindextype)s->N, s->sun);
-    if (!s->y || !s->ytmp)
-        return pl_fail(err, PL_ERR_NOMEM, "N_VNew_Serial failed");
-    memcpy(N_VGetArrayPointer(s->y), y0, s->N * sizeof *y0);
-    s->cvode = CVodeCreate(CV_BDF, s->sun);
-    if (!s->cvode)
-        return pl_fail(err, PL_ERR_SOLVER, "CVodeCreate failed");
-    CHECK_CV(CVodeSetErrHandlerFn(s->cvode, pl_cvode_keep_message, s->message), "CVodeSetErrHandlerFn");
-    CHECK_CV(CVodeInit(s->cvode, rhs, 0.0, s->y), "CVodeInit");
-    CHECK_CV(CVodeSetUserData(s->cvode, s), "CVodeSetUserData");
-    CHECK_CV(CVodeWFtolerances(s->cvode, error_weights), "CVodeWFtolerances");
-    s->J = SUNDenseMatrix((sunindextype)s->N, (sunindextype)s->N, s->sun);
-    s->LS = s->J ? SUNLinSol_Dense(s->y, s->J, s->sun) : NULL;
-    if (!s->LS)
-        return pl_fail(err, PL_ERR_NOMEM, "dense linear solver allocation failed");
     /* The smooth phases are not stiff; CVODE's difference-quotient Jacobian is enough. */
-    CHECK_CV(CVodeSetLinearSolver(s->cvode, s->LS, s->J), "CVodeSetLinearSolver");
-    CHECK_CV(CVodeRootInit(s->cvode, (int)s->m, roots), "CVodeRootInit");
-    CHECK_CV(CVodeSetNoInactiveRootWarn(s->cvode), "CVodeSetNoInactiveRootWarn");
-    CHECK_CV(CVodeSetMaxNumSteps(s->cvode, 100000), "CVodeSetMaxNumSteps");
-    CHECK_CV(CVodeSetStopTime(s->cvode, s->res->t_end), "CVodeSetStopTime");
-    return PL_OK;
-}
-
-static void teardown(solver *s)
-{
-    if (s->cvode)
-        CVodeFree(&s->cvode);
-    if (s->LS)
-        SUNLinSolFree(s->LS);
-    if (s->J)
-        SUNMatDestroy(s->J);
-    if (s->ytmp)
-        N_VDestroy(s->ytmp);
-    if (s->y)
-        N_VDestroy(s->y);
-    if (s->sun)
-        SUNContext_Free(&s->sun);
+    pl_cvode_spec spec = {.size = s->N, .y0 = y0, .t_end = s->res->t_end, .rhs = rhs, .weights = error_weights,
+                          .roots = roots, .nroots = (int)s->m, .user = s};
+    pl_status st = pl_cvode_create(&s->cv, &spec, err);
+    s->cvode = s->cv.mem;
+    s->y = s->cv.y;
+    s->ytmp = s->cv.ytmp;
+    return st;
 }
 
 /* Contacts at a time t where some gaps are 0: impacts first (the fastest gap rate decides which
@@ -590,7 +552,7 @@ static pl_status integrate(solver *s, pl_error *err)
     while (t < res->t_end) {
         int flag = CVode(s->cvode, res->t_end, s->y, &t, CV_ONE_STEP);
         if (flag < 0)
-            return pl_cvode_failure(s->cvode, "CVode", flag, "limit solution", s->message, err);
+            return pl_cvode_failure(s->cvode, "CVode", flag, "limit solution", s->cv.message, err);
         if ((st = record_samples_before(s, t, err)) != PL_OK)
             return st;
         if (flag != CV_ROOT_RETURN) {
@@ -702,7 +664,7 @@ pl_status pl_limit_solve(const pl_model *model, const pl_limit_opts *opts, pl_li
         memcpy(res->q_final, last + 2, s.n * sizeof *last);
         memcpy(res->v_final, last + 2 + s.n, s.n * sizeof *last);
     }
-    teardown(&s);
+    pl_cvode_free(&s.cv);
     res->stats.wall_seconds = pl_now_seconds() - t0;
     res->status = st;
     res->error = *e;

@@ -55,44 +55,25 @@ typedef struct {
 enum { OPT_MU = 1000, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP,
        OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES, OPT_NO_LIMIT };
 
-static const struct option run_options[] = {
-    {"mu", required_argument, NULL, OPT_MU},
-    {"set", required_argument, NULL, OPT_SET},
-    {"t-end", required_argument, NULL, OPT_T_END},
-    {"rtol", required_argument, NULL, OPT_RTOL},
-    {"out", required_argument, NULL, OPT_OUT},
-    {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
-    {"samples", required_argument, NULL, OPT_SAMPLES},
-    {"quiet", no_argument, NULL, OPT_QUIET},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
-};
+/* The options of the commands that run a case, and which commands take each. */
+enum { CMD_RUN = 1, CMD_SWEEP = 2, CMD_LIMIT = 4, CMD_ALL = 7 };
 
-static const struct option limit_options[] = {
-    {"set", required_argument, NULL, OPT_SET},
-    {"t-end", required_argument, NULL, OPT_T_END},
-    {"rtol", required_argument, NULL, OPT_RTOL},
-    {"out", required_argument, NULL, OPT_OUT},
-    {"samples", required_argument, NULL, OPT_SAMPLES},
-    {"quiet", no_argument, NULL, OPT_QUIET},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
-};
-
-static const struct option sweep_options[] = {
-    {"mu", required_argument, NULL, OPT_MU},
-    {"set", required_argument, NULL, OPT_SET},
-    {"t-end", required_argument, NULL, OPT_T_END},
-    {"rtol", required_argument, NULL, OPT_RTOL},
-    {"out", required_argument, NULL, OPT_OUT},
-    {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
-    {"samples", required_argument, NULL, OPT_SAMPLES},
-    {"jobs", required_argument, NULL, OPT_JOBS},
-    {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
-    {"no-limit", no_argument, NULL, OPT_NO_LIMIT},
-    {"quiet", no_argument, NULL, OPT_QUIET},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
+static const struct {
+    struct option option;
+    unsigned commands;
+} option_table[] = {
+    {{"mu", required_argument, NULL, OPT_MU}, CMD_RUN | CMD_SWEEP},
+    {{"set", required_argument, NULL, OPT_SET}, CMD_ALL},
+    {{"t-end", required_argument, NULL, OPT_T_END}, CMD_ALL},
+    {{"rtol", required_argument, NULL, OPT_RTOL}, CMD_ALL},
+    {{"out", required_argument, NULL, OPT_OUT}, CMD_ALL},
+    {{"max-steps", required_argument, NULL, OPT_MAX_STEPS}, CMD_RUN | CMD_SWEEP},
+    {{"samples", required_argument, NULL, OPT_SAMPLES}, CMD_ALL},
+    {{"jobs", required_argument, NULL, OPT_JOBS}, CMD_SWEEP},
+    {{"no-plots", no_argument, NULL, OPT_NO_PLOTS}, CMD_SWEEP},
+    {{"no-limit", no_argument, NULL, OPT_NO_LIMIT}, CMD_SWEEP},
+    {{"quiet", no_argument, NULL, OPT_QUIET}, CMD_ALL},
+    {{"help", no_argument, NULL, OPT_HELP}, CMD_ALL},
 };
 
 static const char run_usage[] =
@@ -112,11 +93,16 @@ static const char run_usage[] =
     "  --quiet           print nothing on success\n";
 
 /* Parse argv for the commands that run a case; returns -1 to continue, or an exit status. */
-static int parse_case_options(int argc, char **argv, case_options *o, const struct option *options,
-                              const char *usage)
+static int parse_case_options(int argc, char **argv, case_options *o, unsigned command, const char *usage)
 {
     pl_error err;
     int ch;
+    struct option options[sizeof option_table / sizeof option_table[0] + 1];
+    size_t count = 0;
+    for (size_t k = 0; k < sizeof option_table / sizeof option_table[0]; k++)
+        if (option_table[k].commands & command)
+            options[count++] = option_table[k].option;
+    options[count] = (struct option){NULL, 0, NULL, 0};
     optind = 1;
     opterr = 0;
     while ((ch = getopt_long(argc, argv, ":", options, NULL)) != -1) {
@@ -200,7 +186,7 @@ static void print_run_summary(const pl_model *model, const pl_penalty_result *re
 static int cmd_run(int argc, char **argv)
 {
     case_options o = {.cmd = "run", .mu = "1e8", .t_end = NAN, .rtol = 1e-8, .samples = 1000};
-    int rc = parse_case_options(argc, argv, &o, run_options, run_usage);
+    int rc = parse_case_options(argc, argv, &o, CMD_RUN, run_usage);
     if (rc >= 0)
         return rc;
     pl_error err;
@@ -314,7 +300,7 @@ static int cmd_sweep(int argc, char **argv)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     case_options o = {.cmd = "sweep", .mu = "1e2:1e10:9", .t_end = NAN, .rtol = 1e-8, .samples = 1000,
                       .jobs = cores > 0 ? cores : 1};
-    int rc = parse_case_options(argc, argv, &o, sweep_options, sweep_usage);
+    int rc = parse_case_options(argc, argv, &o, CMD_SWEEP, sweep_usage);
     if (rc >= 0)
         return rc;
     pl_error err;
@@ -396,7 +382,7 @@ static void print_limit_summary(const pl_model *model, const pl_limit_result *re
 static int cmd_limit(int argc, char **argv)
 {
     case_options o = {.cmd = "limit", .mu = NULL, .t_end = NAN, .rtol = 1e-12, .samples = 1000};
-    int rc = parse_case_options(argc, argv, &o, limit_options, limit_usage);
+    int rc = parse_case_options(argc, argv, &o, CMD_LIMIT, limit_usage);
     if (rc >= 0)
         return rc;
     pl_error err;

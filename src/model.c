@@ -12,8 +12,10 @@ static pl_status check_case_shape(const pl_case *c, pl_error *err)
         c->nparams > PL_MAX_PARAMS || c->ninput > PL_MAX_INPUTS)
         return pl_fail(err, PL_ERR_INPUT, "case %s: sizes exceed the limits (%d dof, %d constraints)",
                        c->name, PL_MAX_DOF, PL_MAX_CON);
-    if (!c->initial_state || !c->accel || !c->gap || !c->law || !c->scales)
+    if (!c->initial_state || !c->accel || !c->gap || !c->scales)
         return pl_fail(err, PL_ERR_INPUT, "case %s: a required callback is missing", c->name);
+    if (!c->law && (pl_param_find(c->params, c->nparams, "k") < 0 || pl_param_find(c->params, c->nparams, "xi") < 0))
+        return pl_fail(err, PL_ERR_INPUT, "case %s: no contact law (neither a law callback nor k and xi)", c->name);
     if (c->ninput > 0 && !c->input)
         return pl_fail(err, PL_ERR_INPUT, "case %s: declares inputs but no input function", c->name);
     return PL_OK;
@@ -68,8 +70,12 @@ pl_status pl_model_init(pl_model *model, const pl_case *c, const pl_setting *set
     if (c->check && c->check(model->par, msg, sizeof msg))
         return pl_fail(err, PL_ERR_INPUT, "case %s: %s", c->name, msg);
 
+    int ik = pl_param_find(c->params, c->nparams, "k"), ix = pl_param_find(c->params, c->nparams, "xi");
     for (size_t i = 0; i < model->m; i++) {
-        c->law(model->par, i, &model->law[i]);
+        if (c->law)
+            c->law(model->par, i, &model->law[i]);
+        else /* the same law, from the parameters k and xi, for every constraint */
+            model->law[i] = (pl_law){.k = model->par[ik], .xi = model->par[ix]};
         if (!(model->law[i].k > 0) || !(model->law[i].xi >= 0))
             return pl_fail(err, PL_ERR_INPUT, "case %s: constraint %zu has k <= 0 or xi < 0", c->name, i + 1);
     }

@@ -57,11 +57,12 @@ struct pl_case {
     void (*accel)(const double *p, double t, const double *q, const double *v, const double *u,
                   double *a, double *a_q, double *a_v);
     void (*gap)(const double *p, size_t i, double t, const double *q, pl_gap *out);
-    void (*law)(const double *p, size_t i, pl_law *out);
     /* Characteristic contact velocity and free gap acceleration, used to scale tolerances with mu. */
     void (*scales)(const double *p, double *velocity, double *accel);
 
     /* Optional. */
+    /* The contact law of constraint i; by default every constraint takes the parameters k and xi. */
+    void (*law)(const double *p, size_t i, pl_law *out);
     /* Cross-parameter validation: return 0, or non-zero with a one-line message in msg. */
     int (*check)(const double *p, char *msg, size_t len);
     /* Mass matrix M(q) (default identity).  If mass_dq is NULL, M must not depend on q. */

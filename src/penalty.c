@@ -9,10 +9,9 @@
 #include <gsl/gsl_roots.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
+#include <sunmatrix/sunmatrix_dense.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
 #include <time.h>
 
 #define DEFAULT_MAX_STEPS 5000000L
@@ -26,8 +25,7 @@ typedef struct {
     double pen[PL_MAX_CON];     /* resting penetration scale min(A/(k mu), V/sqrt(k mu)) */
     double omega[PL_MAX_CON];   /* contact frequency sqrt(k mu) */
     double floor_q, floor_v;    /* free-motion scales V^2/A and V */
-    void *cvode;
-    char solver_message[PL_CVODE_MESSAGE];
+    void *cvode; /* for the current time in error_weights */
 } run_ctx;
 
 /* The state is y = (q[n], v[n]).  Gamma^mu and the impulses are quadratures of the solution;
@@ -156,10 +154,8 @@ static int error_weights(N_Vector yv, N_Vector wv, void *user)
 typedef struct {
     run_ctx ctx;
     pl_penalty_result *res;
-    SUNContext sun;
-    N_Vector y, ytmp;
-    SUNMatrix J;
-    SUNLinearSolver LS;
+    pl_cvode cv;
+    N_Vector y, ytmp; /* cv.y and cv.ytmp */
     int open[PL_MAX_CON];     /* index of the open episode of constraint i, or -1 */
     double gamma;             /* Gamma^mu at the last sample, eq. (5) */
     double impulse[PL_MAX_CON]; /* integral of lambda_i up to the last sample */
@@ -175,7 +171,7 @@ static pl_status solver_failure(run *r, const char *what, int flag, pl_error *er
 {
     char context[64];
     snprintf(context, sizeof context, "mu = %g", r->ctx.mu);
-    return pl_cvode_failure(r->ctx.cvode, what, flag, context, r->ctx.solver_message, err);
+    return pl_cvode_failure(r->ctx.cvode, what, flag, context, r->cv.message, err);
 }
 
 #define CHECK_CV(call, what)                                                                       \
@@ -280,8 +276,8 @@ static double initial_step(run *r, double t)
     for (size_t i = 0; i < c->m; i++)
         omega = fmax(omega, c->omega[i]);
     double d = 1e-3 / omega, remaining = r->res->t_end - t;
-    N_Vector wv = N_VMake_Serial((sunindextype)N, w, r->sun);
-    N_Vector y1v = N_VMake_Serial((sunindextype)N, y1, r->sun);
+    N_Vector wv = N_VMake_Serial((sunindextype)N, w, r->cv.sun);
+    N_Vector y1v = N_VMake_Serial((sunindextype)N, y1, r->cv.sun);
     double h = NAN;
     if (wv && y1v && rhs(t, r->y, r->ytmp, c) == 0 && error_weights(r->y, wv, c) == 0) {
         memcpy(f0, yd, N * sizeof *f0);
@@ -555,56 +551,28 @@ static void init_scales(run_ctx *c)
 static pl_status setup_solver(run *r, const double *y0, pl_error *err)
 {
     run_ctx *c = &r->ctx;
-    if (SUNContext_Create(NULL, &r->sun) != 0)
-        return pl_fail(err, PL_ERR_SOLVER, "SUNContext_Create failed");
-    r->y = N_VNew_Serial((sunindextype)c->N, r->sun);
-    r->ytmp = N_VNew_Serial((sunindextype)c->N, r->sun);
-    if (!r->y || !r->ytmp)
-        return pl_fail(err, PL_ERR_NOMEM, "N_VNew_Serial failed");
-    memcpy(N_VGetArrayPointer(r->y), y0, c->N * sizeof *y0);
     r->gauss = gsl_integration_glfixed_table_alloc(6); /* exact for the degree <= 5 interpolant */
     if (!r->gauss)
         return pl_fail(err, PL_ERR_NOMEM, "gsl_integration_glfixed_table_alloc failed");
-    c->cvode = CVodeCreate(CV_BDF, r->sun);
-    if (!c->cvode)
-        return pl_fail(err, PL_ERR_SOLVER, "CVodeCreate failed");
-    CHECK_CV(CVodeSetErrHandlerFn(c->cvode, pl_cvode_keep_message, c->solver_message), "CVodeSetErrHandlerFn");
-    CHECK_CV(CVodeInit(c->cvode, rhs, 0.0, r->y), "CVodeInit");
-    CHECK_CV(CVodeSetUserData(c->cvode, c), "CVodeSetUserData");
-    CHECK_CV(CVodeWFtolerances(c->cvode, error_weights), "CVodeWFtolerances");
-    r->J = SUNDenseMatrix((sunindextype)c->N, (sunindextype)c->N, r->sun);
-    if (!r->J)
-        return pl_fail(err, PL_ERR_NOMEM, "SUNDenseMatrix failed");
-    r->LS = SUNLinSol_Dense(r->y, r->J, r->sun);
-    if (!r->LS)
-        return pl_fail(err, PL_ERR_NOMEM, "SUNLinSol_Dense failed");
-    CHECK_CV(CVodeSetLinearSolver(c->cvode, r->LS, r->J), "CVodeSetLinearSolver");
-    CHECK_CV(CVodeSetJacFn(c->cvode, jacobian), "CVodeSetJacFn");
-    CHECK_CV(CVodeRootInit(c->cvode, (int)c->m, roots), "CVodeRootInit");
-    CHECK_CV(CVodeSetNoInactiveRootWarn(c->cvode), "CVodeSetNoInactiveRootWarn");
-    CHECK_CV(CVodeSetMaxNumSteps(c->cvode, -1), "CVodeSetMaxNumSteps"); /* our own cap applies */
+    pl_cvode_spec spec = {.size = c->N, .y0 = y0, .t_end = r->res->t_end, .rhs = rhs, .weights = error_weights,
+                          .jacobian = jacobian, .roots = roots, .nroots = (int)c->m, .user = c};
+    pl_status s = pl_cvode_create(&r->cv, &spec, err);
+    c->cvode = r->cv.mem;
+    r->y = r->cv.y;
+    r->ytmp = r->cv.ytmp;
+    if (s != PL_OK)
+        return s;
     /* Contact oscillations have nearly imaginary eigenvalues (xi small), where BDF of order >= 3
      * is unstable for moderate h*omega: let CVODE detect that and lower the order. */
     CHECK_CV(CVodeSetStabLimDet(c->cvode, SUNTRUE), "CVodeSetStabLimDet");
-    CHECK_CV(CVodeSetStopTime(c->cvode, r->res->t_end), "CVodeSetStopTime");
     CHECK_CV(CVodeSetInitStep(c->cvode, initial_step(r, 0.0)), "CVodeSetInitStep");
     return PL_OK;
 }
 
 static void teardown_solver(run *r)
 {
-    if (r->ctx.cvode)
-        CVodeFree(&r->ctx.cvode);
-    if (r->LS)
-        SUNLinSolFree(r->LS);
-    if (r->J)
-        SUNMatDestroy(r->J);
-    if (r->ytmp)
-        N_VDestroy(r->ytmp);
-    if (r->y)
-        N_VDestroy(r->y);
-    if (r->sun)
-        SUNContext_Free(&r->sun);
+    pl_cvode_free(&r->cv);
+    r->ctx.cvode = NULL;
     if (r->gauss)
         gsl_integration_glfixed_table_free(r->gauss);
 }

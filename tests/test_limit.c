@@ -2,7 +2,6 @@
  * restitution and Delta Gamma), multi-constraint (corner) impacts, sustained contact with its
  * sliding force, lift-off and the analytic flight after it, Zeno accumulation and the continuation
  * past it (paper 004 Theorem 7; paper 002 section 6.1). */
-#include <gsl/gsl_roots.h>
 #include <string.h>
 
 #include "cases.h"
@@ -10,6 +9,7 @@
 #include "impact.h"
 #include "limit.h"
 #include "penalty.h"
+#include "table_flight.h"
 
 static pl_status solve(const pl_case *c, const pl_setting *s, size_t ns, double t_end, pl_model *m, pl_limit_result *r)
 {
@@ -143,18 +143,6 @@ static void test_sliding(void)
 }
 
 /* Lift-off from the vibrating table at asin(g/(A w^2))/w, then the analytic flight to the landing. */
-typedef struct {
-    double A, w, g, t_off;
-} flight;
-
-static double flight_gap(double t, void *p)
-{
-    const flight *f = p;
-    double s = t - f->t_off;
-    return f->A * sin(f->w * f->t_off) + f->A * f->w * cos(f->w * f->t_off) * s - 0.5 * f->g * s * s -
-           f->A * sin(f->w * t);
-}
-
 static void test_lift_off(void)
 {
     pl_model m;
@@ -167,14 +155,8 @@ static void test_lift_off(void)
           "slide, lift off, land");
     if (r.nevents >= 3) {
         CHECK_NEAR(r.events[1].t, t_off, 1e-10, "lift-off time");
-        flight f = {A, w, g, t_off};
-        gsl_function F = {flight_gap, &f};
-        gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-        gsl_root_fsolver_set(s, &F, t_off + 1e-3, t_off + 0.9);
-        for (int it = 0; it < 100; it++)
-            gsl_root_fsolver_iterate(s);
-        double t_land = gsl_root_fsolver_root(s);
-        gsl_root_fsolver_free(s);
+        table_flight f = {A, w, g, t_off};
+        double t_land = table_landing_time(&f, 0.9);
         const pl_event *land = &r.events[2];
         CHECK_NEAR(land->t, t_land, 1e-10, "landing time of the analytic flight");
         CHECK_NEAR(land->q[0], A * sin(w * t_land), 1e-10, "landing position");

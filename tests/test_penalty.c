@@ -1,13 +1,13 @@
 /* The penalized integrator against closed forms: the bouncing ball of paper 004 eq. (51), an
  * isolated impact of the linear Kelvin-Voigt law, the vibrating table's lift-off and flight, wedge
  * impacts with a non-diagonal mass matrix, grazing contacts. */
-#include <gsl/gsl_roots.h>
 #include <string.h>
 
 #include "cases.h"
 #include "check.h"
 #include "penalty.h"
 #include "synthetic_model.h"
+#include "table_flight.h"
 
 static pl_status run_case(const pl_case *c, const pl_setting *s, size_t ns, double mu, double t_end,
                           pl_model *model, pl_penalty_result *res)
@@ -105,35 +105,6 @@ static void test_isolated_impact(void)
     pl_penalty_result_free(&r);
 }
 
-/* Flight of the ball after lift-off from the table at t_off, minus the table position. */
-typedef struct {
-    double A, w, g, t_off;
-} table_flight;
-
-static double flight_gap(double t, void *p)
-{
-    const table_flight *f = p;
-    double s = t - f->t_off;
-    double q = f->A * sin(f->w * f->t_off) + f->A * f->w * cos(f->w * f->t_off) * s - 0.5 * f->g * s * s;
-    return q - f->A * sin(f->w * t);
-}
-
-static double brent(double (*fn)(double, void *), void *p, double a, double b)
-{
-    gsl_function F = {fn, p};
-    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    gsl_root_fsolver_set(s, &F, a, b);
-    double x = NAN;
-    for (int it = 0; it < 100; it++) {
-        gsl_root_fsolver_iterate(s);
-        x = gsl_root_fsolver_root(s);
-        if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s), 1e-15, 0) == GSL_SUCCESS)
-            break;
-    }
-    gsl_root_fsolver_free(s);
-    return x;
-}
-
 static void test_vibrating_table(void)
 {
     pl_model m;
@@ -152,7 +123,7 @@ static void test_vibrating_table(void)
     }
     /* Landing: the free flight from the lift-off state meets the table again. */
     table_flight f = {A, w, g, t_off};
-    double t_land = brent(flight_gap, &f, t_off + 1e-3, t_off + 2.0);
+    double t_land = table_landing_time(&f, 2.0);
     CHECK_NEAR(r.episodes[1].t_in, t_land, 1e-3, "landing time of the analytic flight");
     pl_penalty_result_free(&r);
 }
