@@ -12,10 +12,17 @@ const char *pl_episode_kind_name(pl_episode_kind kind)
     return kind == PL_IMPACT ? "impact" : kind == PL_SUSTAINED ? "sustained" : "unresolved";
 }
 
+/* Decay rate of the contact oscillation: xi omega, or omega (xi - sqrt(xi^2 - 1)) overdamped. */
+static double decay_rate(double omega, double xi)
+{
+    return xi < 1.0 ? xi * omega : omega * (xi - sqrt(xi * xi - 1.0));
+}
+
 pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_end, double omega, double xi)
 {
-    double x = fmin(xi, 0.9);
-    double short_contact = 3.0 * M_PI / (omega * sqrt(1.0 - x * x));
+    /* An underdamped impact lasts one half-period; an overdamped one ends when its exponential
+     * return to G = 0 reaches round-off, within ~37 decay times. */
+    double short_contact = xi < 1.0 ? 3.0 * M_PI / (omega * sqrt(1.0 - xi * xi)) : 50.0 / decay_rate(omega, xi);
     if (isnan(ep->t_out))
         return t_end - ep->t_in <= short_contact ? PL_UNRESOLVED : PL_SUSTAINED;
     if (!(ep->gdot_in < 0.0) || !(ep->gdot_out > 0.0))
@@ -69,8 +76,9 @@ static int in_sustained(const pl_penalty_result *res, const pl_run_analysis *a, 
     return 0;
 }
 
-/* mu G against F^sm along a sustained episode (every row), the sup error over its middle 80%,
- * and the first time F^sm reaches zero. */
+/* mu G against F^sm along a sustained episode (every row), the sup error over its window (NAN if
+ * the window is empty: the contact is too short for its transient to decay), and the first time
+ * F^sm reaches zero. */
 static pl_status compare_sliding(const pl_model *model, const pl_penalty_result *res, size_t k,
                                  pl_run_analysis *a, pl_error *err)
 {
@@ -78,9 +86,15 @@ static pl_status compare_sliding(const pl_model *model, const pl_penalty_result 
     pl_episode_info *info = &a->info[k];
     size_t n = res->n, m = res->m, i = ep->constraint;
     double t_stop = isnan(ep->t_out) ? res->t_final : ep->t_out;
-    double lo = ep->t_in + 0.1 * (t_stop - ep->t_in), hi = t_stop - 0.1 * (t_stop - ep->t_in);
+    /* The entry transient of the contact oscillation, of force up to ~omega V (an impact) against
+     * the sliding force ~A, decays at the rate delta: after (20 + ln(omega V/A))/delta it is below
+     * e^-20 A.  The window also leaves out the first and last 10% of the contact (Props 6-7:
+     * convergence away from its ends). */
+    double omega = contact_omega(model, i, res->mu), delta = decay_rate(omega, model->law[i].xi);
+    double transient = (20.0 + log(fmax(1.0, omega * model->v_scale / model->a_scale))) / delta;
+    double lo = ep->t_in + fmax(0.1 * (t_stop - ep->t_in), transient), hi = t_stop - 0.1 * (t_stop - ep->t_in);
     double prev_t = NAN, prev_f = NAN;
-    info->force_error = info->force_scale = 0.0;
+    info->force_error = info->force_scale = lo < hi ? 0.0 : NAN;
     info->lift_off_predicted = NAN;
     for (size_t r = ep->row_in; r <= ep->row_out && r < res->traj.nrows; r++) {
         const double *x = pl_table_row(&res->traj, r);
@@ -189,7 +203,7 @@ pl_status pl_analyze_run(const pl_model *model, const pl_penalty_result *res, pl
         pl_status s = compare_sliding(model, res, k, a, err);
         if (s != PL_OK)
             return s;
-        if (isnan(a->sliding_force_error) || info->force_error > a->sliding_force_error) {
+        if (!isnan(info->force_error) && (isnan(a->sliding_force_error) || info->force_error > a->sliding_force_error)) {
             a->sliding_force_error = info->force_error;
             a->sliding_force_scale = info->force_scale;
         }

@@ -23,7 +23,8 @@ typedef struct {
     double dv_normal;          /* gdot_out - gdot_in: its normal part */
     double scaled_penetration; /* sqrt(mu) * max penetration (O(1) for impacts, Remark 7) */
     /* sustained contact */
-    double force_error;        /* sup |mu G - F^sm| over the middle 80% of the contact */
+    double force_error;        /* sup |mu G - F^sm| after the entry transient and away from the
+                                  first and last 10% of the contact; NAN if that is empty */
     double force_scale;        /* sup |F^sm| there */
     double lift_off_predicted; /* first time F^sm reaches 0 (D/A-tilde changes sign), or NAN */
 } pl_episode_info;
@@ -46,9 +47,10 @@ typedef struct {
 } pl_run_analysis;
 
 /* An episode is an impact when it ends, the gap rate changes sign through it, and it lasts at
- * most 3 half-periods pi/(omega sqrt(1 - xi^2)) of the contact oscillation (omega = sqrt(k mu),
- * xi capped at 0.9): a time that shrinks like mu^(-1/2).  Otherwise it is sustained, unless the
- * run ended (at t_end) before it lasted that long: then it is unresolved. */
+ * most 3 half-periods pi/(omega sqrt(1 - xi^2)) of the contact oscillation (omega = sqrt(k mu)),
+ * or for xi >= 1 at most 50 decay times 1/(omega (xi - sqrt(xi^2 - 1))): a time that shrinks like
+ * mu^(-1/2).  Otherwise it is sustained, unless the run ended (at t_end) before it lasted that
+ * long: then it is unresolved. */
 pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_end, double omega, double xi);
 
 /* Flights f_j (j = 0..n-1) between impacts: least-squares fit of log f_j = a + j log r (GSL),

@@ -20,8 +20,8 @@ pl_status pl_cvode_failure(void *cvode, const char *what, int flag, const char *
 {
     char *name = CVodeGetReturnFlagName(flag);
     double t = NAN;
-    if (cvode)
-        CVodeGetCurrentTime(cvode, &t);
+    if (cvode && CVodeGetCurrentTime(cvode, &t) != CV_SUCCESS)
+        t = NAN;
     pl_status s = pl_fail(err, PL_ERR_SOLVER, "CVODE %s failed with %s at t = %.17g (%s): %s", what,
                           name ? name : "?", t, context, message && message[0] ? message : "no message");
     free(name);

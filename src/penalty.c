@@ -644,7 +644,7 @@ static pl_status integrate(run *r, long max_steps, pl_error *err)
 
     while (t < res->t_end) {
         long steps_now = 0;
-        CVodeGetNumSteps(c->cvode, &steps_now);
+        CHECK_CV(CVodeGetNumSteps(c->cvode, &steps_now), "CVodeGetNumSteps");
         if (res->stats.steps + steps_now >= max_steps)
             return pl_fail(err, PL_ERR_SOLVER, "stopped after %ld steps at t = %.17g (mu = %g): "
                            "raise --max-steps", max_steps, t, c->mu);

@@ -130,9 +130,15 @@ static void *worker(void *arg)
 
 /* ---- across mu ----------------------------------------------------------------------------- */
 
+/* The size a quantity's integration noise is measured against: its own value, or for a distance
+ * the case's scale of what it measures (length L = V^2/A, velocity V, time L/V, acceleration A,
+ * velocity times time). */
+typedef enum { SCALE_VALUE = 0, SCALE_LENGTH, SCALE_VELOCITY, SCALE_TIME, SCALE_FORCE, SCALE_IMPULSE } noise_scale;
+
 static const struct {
     const char *name, *meaning;
     pl_limit_quantity closed_form; /* PL_LIMIT_COUNT: none */
+    noise_scale scale;
 } quantity_info[PL_SWEEP_NQ] = {
     [PL_Q_FIRST_IMPACT_TIME] = {"first_impact_time", "time of the first impact", PL_LIMIT_FIRST_IMPACT_TIME},
     [PL_Q_RESTITUTION_FIRST] = {"restitution_first", "restitution -gdot_out/gdot_in of the first impact",
@@ -148,22 +154,25 @@ static const struct {
     [PL_Q_LIFT_OFF_FIRST] = {"lift_off_first", "end of the first sustained contact that ends",
                              PL_LIMIT_LIFT_OFF_FIRST},
     [PL_Q_SLIDING_FORCE_ERROR] = {"sliding_force_error",
-                                  "sup |mu G - F^sm| over the middle 80% of the sustained contacts", PL_LIMIT_COUNT},
+                                  "sup |mu G - F^sm| over sustained contacts, after the entry transient", PL_LIMIT_COUNT,
+                                  SCALE_FORCE},
     [PL_Q_S_DISTANCE] = {"s_distance", "sup over s of |q^mu - q^mu'| for the next mu' of the sweep",
-                         PL_LIMIT_COUNT},
-    [PL_Q_LIMIT_SUP_Q] = {"limit_sup_q", "sup over [0, T] of |q^mu - q| against the limit solution", PL_LIMIT_COUNT},
+                         PL_LIMIT_COUNT, SCALE_LENGTH},
+    [PL_Q_LIMIT_SUP_Q] = {"limit_sup_q", "sup over [0, T] of |q^mu - q| against the limit solution", PL_LIMIT_COUNT,
+                          SCALE_LENGTH},
     [PL_Q_LIMIT_SUP_Q_OUTSIDE] = {"limit_sup_q_outside_zeno",
                                   "the same outside the window around the Zeno point (see zeno_window)",
-                                  PL_LIMIT_COUNT},
+                                  PL_LIMIT_COUNT, SCALE_LENGTH},
     [PL_Q_LIMIT_L1_V] = {"limit_l1_v", "integral over [0, T] of |v^mu - v| against the limit solution",
-                         PL_LIMIT_COUNT},
+                         PL_LIMIT_COUNT, SCALE_IMPULSE},
     [PL_Q_LIMIT_S_DISTANCE] = {"limit_s_distance", "sup over s of |q^mu - q| against the limit solution in s",
-                               PL_LIMIT_COUNT},
+                               PL_LIMIT_COUNT, SCALE_LENGTH},
     [PL_Q_IMPACT_TIME_ERROR] = {"impact_time_error",
                                 "max over the first 10 matched impacts of |t^mu - t| (limit solution)",
-                                PL_LIMIT_COUNT},
+                                PL_LIMIT_COUNT, SCALE_TIME},
     [PL_Q_IMPACT_VELOCITY_ERROR] = {"impact_velocity_error",
-                                    "max over the first 10 matched impacts of |v^mu(t_out) - v(t+)|", PL_LIMIT_COUNT},
+                                    "max over the first 10 matched impacts of |v^mu(t_out) - v(t+)|", PL_LIMIT_COUNT,
+                                    SCALE_VELOCITY},
 };
 
 /* Quantities that measure a distance: their limit is 0. */
@@ -342,10 +351,20 @@ pl_status pl_sweep_run(const pl_model *model, const double *mu, size_t n, const 
         if (is_distance(q))
             exact = 0.0; /* these are errors themselves */
         /* Noise floor: 100 rtol times the size of the quantity. */
-        double scale = isfinite(exact) ? fabs(exact) : 0.0;
-        for (size_t k = 0; k < n; k++)
-            if (isfinite(Q->values[k]))
-                scale = fmax(scale, fabs(Q->values[k]));
+        double V = model->v_scale, A = model->a_scale, L = V * V / A, scale = 0.0;
+        switch (quantity_info[q].scale) {
+        case SCALE_LENGTH: scale = L; break;
+        case SCALE_VELOCITY: scale = V; break;
+        case SCALE_TIME: scale = L / V; break;
+        case SCALE_FORCE: scale = A; break;
+        case SCALE_IMPULSE: scale = V * (isfinite(opts->t_end) ? opts->t_end : L / V); break;
+        case SCALE_VALUE:
+            scale = isfinite(exact) ? fabs(exact) : 0.0;
+            for (size_t k = 0; k < n; k++)
+                if (isfinite(Q->values[k]))
+                    scale = fmax(scale, fabs(Q->values[k]));
+            break;
+        }
         Q->conv = pl_convergence_of(sw->mu, Q->values, n, exact, 100.0 * opts->rtol * scale, Q->errors);
         if (from_limit)
             Q->conv.reference = PL_REF_LIMIT;

@@ -42,7 +42,12 @@ static void test_bouncing_ball(void)
     CHECK(fabs(p->errors[6]) < 1e-3 * p->conv.limit, "scaled penetration at 1e10 (%g)", p->values[6]);
     /* Resting: mu G -> F^sm = -g/k over the final contact. */
     const double *fe = sw.q[PL_Q_SLIDING_FORCE_ERROR].values;
-    CHECK(fe[6] < 1e-6 * g && fe[6] < fe[0], "resting force error falls (%g -> %g)", fe[0], fe[6]);
+    size_t first = 0;
+    while (first < 6 && isnan(fe[first])) /* defined once the capture transient decays in time */
+        first++;
+    CHECK(first < 4, "the resting force is measured from mu = %g on", mu[first]);
+    for (size_t k = first; k < 7; k++)
+        CHECK(fe[k] < 1e-6 * g, "at rest mu G = F^sm = -g/k to 1e-6 g (mu = %g: %g)", mu[k], fe[k]);
     /* The accumulation time estimated from the flights alone converges too. */
     CHECK_NEAR(sw.q[PL_Q_ACCUMULATION_ESTIMATE].values[6], t_acc, 2e-3, "accumulation from the flights");
     /* Uniform convergence in s: successive runs get closer. */
@@ -74,8 +79,11 @@ static void test_vibrating_table(void)
     CHECK(fabs(l->errors[4]) < fabs(l->errors[0]) && fabs(l->errors[4]) < 1e-4, "lift-off converges (%g -> %g)",
           l->errors[0], l->errors[4]);
     const pl_sweep_quantity *f = &sw.q[PL_Q_SLIDING_FORCE_ERROR];
-    CHECK(f->values[4] < 0.01 * f->values[0], "sup |mu G - F^sm| falls (%g -> %g)", f->values[0], f->values[4]);
-    CHECK(f->conv.rate > 0.3, "with a fitted rate (%.3f +- %.3f)", f->conv.rate, f->conv.rate_se);
+    /* measured once the entry transient decays within the 0.08 s of resting (mu >= 1e7) */
+    CHECK(isfinite(f->values[2]) && f->values[4] < 0.2 * f->values[2], "sup |mu G - F^sm| falls (%g -> %g)",
+          f->values[2], f->values[4]);
+    CHECK(f->conv.rate > 0.4 && f->conv.rate < 0.6, "like mu^-1/2, the quasi-static lag (%.3f +- %.3f)",
+          f->conv.rate, f->conv.rate_se);
     /* Landing and the next impacts converge to the limit solution's. */
     const pl_sweep_quantity *ti = &sw.q[PL_Q_IMPACT_TIME_ERROR];
     CHECK(ti->values[4] < 1e-4 && ti->values[4] < 0.01 * ti->values[0], "impact times converge (%g -> %g)",
