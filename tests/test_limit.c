@@ -142,6 +142,34 @@ static void test_sliding(void)
     pl_limit_result_free(&r);
 }
 
+/* Two constraints at once: the wedge at its corner pushed by f.  Into both walls, f = (-1, -1):
+ * both press with lambda = -f and it rests.  Into wall 1 only, f = (-1, 1): the LCP keeps wall 1
+ * (M a = f + e_1 lambda_1, a_1 = 0: a_2 = 1, lambda_1 = 1 + m) and releases wall 2, q2 = t^2/2. */
+static void test_corner_contact(void)
+{
+    pl_setting both[] = {{"m", 0.5}, {"q1", 0.0}, {"q2", 0.0}, {"v1", 0.0}, {"v2", 0.0}, {"f1", -1.0}, {"f2", -1.0}};
+    pl_model m;
+    pl_limit_result r;
+    if (solve(&pl_case_wedge, both, 7, 1.0, &m, &r) == PL_OK) {
+        CHECK(count(&r, PL_EVENT_SLIDE_START) == 2, "both walls in sustained contact");
+        const double *x = pl_table_row(&r.traj, r.traj.nrows - 1);
+        CHECK_NEAR(x[pl_col_lambda(2, 2)], 1.0, 1e-9, "lambda_1 = -f1");
+        CHECK_NEAR(x[pl_col_lambda(2, 2) + 1], 1.0, 1e-9, "lambda_2 = -f2");
+        CHECK(fabs(r.q_final[0]) + fabs(r.q_final[1]) < 1e-12, "rests in the corner");
+    }
+    pl_limit_result_free(&r);
+    pl_setting one[] = {{"m", 0.5}, {"q1", 0.0}, {"q2", 0.0}, {"v1", 0.0}, {"v2", 0.0}, {"f1", -1.0}, {"f2", 1.0}};
+    if (solve(&pl_case_wedge, one, 7, 1.0, &m, &r) == PL_OK) {
+        CHECK(count(&r, PL_EVENT_SLIDE_START) == 1 && r.events[0].constraint == 0, "only wall 1 presses");
+        for (size_t row = 1; row < r.traj.nrows; row++) {
+            const double *x = pl_table_row(&r.traj, row);
+            CHECK_NEAR(x[pl_col_lambda(2, 2)], 1.5, 1e-9, "lambda_1 = 1 + m");
+            CHECK_NEAR(x[pl_col_q(2, 2) + 1], 0.5 * x[0] * x[0], 1e-9, "q2 = t^2/2");
+        }
+    }
+    pl_limit_result_free(&r);
+}
+
 /* Lift-off from the vibrating table at asin(g/(A w^2))/w, then the analytic flight to the landing. */
 static void test_lift_off(void)
 {
@@ -223,6 +251,7 @@ int main(void)
     test_flight_and_impacts();
     test_zeno();
     test_sliding();
+    test_corner_contact();
     test_lift_off();
     test_corner();
     test_bad_start();
