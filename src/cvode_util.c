@@ -39,6 +39,17 @@ void pl_cvode_add_counters(void *mem, pl_stats *s)
     if (CVodeGetNumNonlinSolvConvFails(mem, &v) == CV_SUCCESS) s->nonlin_conv_fails += v;
 }
 
+void pl_tighten_for_gap(double *tol, size_t n, const double *grad, double tol_g, double tol_gd)
+{
+    for (size_t j = 0; j < n; j++) {
+        double gj = fabs(grad[j]);
+        if (gj > 0.0) {
+            tol[j] = fmin(tol[j], tol_g / gj);
+            tol[n + j] = fmin(tol[n + j], tol_gd / gj);
+        }
+    }
+}
+
 double pl_now_seconds(void)
 {
     struct timespec ts;

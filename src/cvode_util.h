@@ -31,6 +31,10 @@ void pl_cvode_add_counters(void *cvode, pl_stats *stats);
 
 double pl_now_seconds(void);
 
+/* Tighten the tolerances tol[0..n) of positions and tol[n..2n) of velocities so that a gap with
+ * gradient grad is controlled to tol_g and its rate to tol_gd. */
+void pl_tighten_for_gap(double *tol, size_t n, const double *grad, double tol_g, double tol_gd);
+
 /* A CVODE BDF integrator with a dense direct linear solver, an error-weight function and
  * rootfinding: the set-up both integrators share (after the SUNDIALS examples: every return
  * value checked, everything freed in reverse order). */

@@ -173,13 +173,7 @@ static int error_weights(N_Vector yv, N_Vector wv, void *user)
         double g = fabs(c.gap.g), gd = fabs(c.gdot);
         double tol_g = rtol * (g + gd * gd / (2.0 * s->A) + 1e-30 * s->L);
         double tol_gd = rtol * (gd + sqrt(2.0 * s->A * g) + 1e-15 * s->V);
-        for (size_t j = 0; j < s->n; j++) {
-            double gj = fabs(c.gap.grad[j]);
-            if (gj > 0.0) {
-                tol[j] = fmin(tol[j], tol_g / gj);
-                tol[s->n + j] = fmin(tol[s->n + j], tol_gd / gj);
-            }
-        }
+        pl_tighten_for_gap(tol, s->n, c.gap.grad, tol_g, tol_gd);
     }
     for (size_t j = 0; j < s->N; j++)
         w[j] = 1.0 / fmax(tol[j], 100.0 * DBL_EPSILON * fabs(y[j]));

@@ -35,15 +35,9 @@ static json_t *event_json(const pl_limit_result *res, const pl_event *e)
 
 json_t *pl_limit_summary_json(const pl_model *model, const pl_limit_result *res)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "case", json_string(model->type->name));
+    json_t *o = pl_summary_header_json(model, res->status, res->error.message);
     json_object_set_new(o, "solution", json_string("limit"));
     json_object_set_new(o, "t_end", pl_json_number(res->t_end));
-    json_object_set_new(o, "status", json_string(res->status == PL_OK ? "ok" : "failed"));
-    if (res->status != PL_OK)
-        json_object_set_new(o, "error", json_string(res->error.message));
-    json_object_set_new(o, "parameters", pl_parameters_json(model));
-    json_object_set_new(o, "contact_law", pl_contact_law_json(model));
     size_t counts[4] = {0};
     json_t *events = json_array();
     for (size_t k = 0; k < res->nevents; k++) {

@@ -131,14 +131,7 @@ static int error_weights(N_Vector yv, N_Vector wv, void *user)
         pl_model_contact(c->model, i, t, Q(y), fp, NULL, &k);
         double amplitude = hypot(k.gap.g, k.gdot / c->omega[i]);
         double tol_g = c->rtol * (amplitude + c->pen[i]);
-        double tol_gd = c->omega[i] * tol_g;
-        for (size_t j = 0; j < n; j++) {
-            double gj = fabs(k.gap.grad[j]);
-            if (gj > 0.0) {
-                tol[j] = fmin(tol[j], tol_g / gj);
-                tol[n + j] = fmin(tol[n + j], tol_gd / gj);
-            }
-        }
+        pl_tighten_for_gap(tol, n, k.gap.grad, tol_g, c->omega[i] * tol_g);
     }
     /* Nothing much finer than the round-off of a component can be resolved: the tolerance is
      * floored at 1000 ulps.  A resting penetration A/(k mu) under a table moving with O(1)

@@ -26,6 +26,18 @@ json_t *pl_parameters_json(const pl_model *model)
     return o;
 }
 
+json_t *pl_summary_header_json(const pl_model *model, pl_status status, const char *error)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "case", json_string(model->type->name));
+    json_object_set_new(o, "status", json_string(status == PL_OK ? "ok" : "failed"));
+    if (status != PL_OK)
+        json_object_set_new(o, "error", json_string(error));
+    json_object_set_new(o, "parameters", pl_parameters_json(model));
+    json_object_set_new(o, "contact_law", pl_contact_law_json(model));
+    return o;
+}
+
 json_t *pl_contact_law_json(const pl_model *model)
 {
     json_t *a = json_array();
@@ -114,16 +126,10 @@ static json_t *stats_json(const pl_stats *s)
 json_t *pl_penalty_summary_json(const pl_model *model, const pl_penalty_result *res,
                                 const pl_run_analysis *analysis)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "case", json_string(model->type->name));
+    json_t *o = pl_summary_header_json(model, res->status, res->error.message);
     json_object_set_new(o, "mu", pl_json_number(res->mu));
     json_object_set_new(o, "rtol", pl_json_number(res->rtol));
     json_object_set_new(o, "t_end", pl_json_number(res->t_end));
-    json_object_set_new(o, "status", json_string(res->status == PL_OK ? "ok" : "failed"));
-    if (res->status != PL_OK)
-        json_object_set_new(o, "error", json_string(res->error.message));
-    json_object_set_new(o, "parameters", pl_parameters_json(model));
-    json_object_set_new(o, "contact_law", pl_contact_law_json(model));
     json_object_set_new(o, "stats", stats_json(&res->stats));
     json_t *eps = json_array();
     for (size_t k = 0; k < res->nepisodes; k++)
