@@ -1,9 +1,10 @@
 #include "impact.h"
 
+#include "rootfind.h"
+
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_odeiv2.h>
-#include <gsl/gsl_roots.h>
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -90,59 +91,34 @@ static double gap_at(double sigma, void *p)
  * the final bracket: just past the root, where z_i has its new sign. */
 static double locate(crossing *c, double sb)
 {
-    gsl_function F = {gap_at, c};
-    double fa = gap_at(c->sa, c), fb = gap_at(sb, c);
-    if (!(fa * fb <= 0.0) || fb == 0.0)
-        return sb;
-    if (fa == 0.0)
-        return c->sa;
-    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    double hi = sb;
-    if (s && gsl_root_fsolver_set(s, &F, c->sa, sb) == GSL_SUCCESS)
-        for (int it = 0; it < 200; it++) {
-            if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS)
-                break;
-            hi = gsl_root_fsolver_x_upper(s);
-            if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), hi, 0.0, 8 * DBL_EPSILON) == GSL_SUCCESS)
-                break;
-        }
-    if (s)
-        gsl_root_fsolver_free(s);
-    return hi;
+    double root = pl_brent(gap_at, c, c->sa, sb, 1);
+    return isnan(root) ? sb : root;
 }
 
 /* Constraints that settled (z, z' -> 0 exponentially) keep decaying after the stop: their limit
  * is reached exactly by removing the remaining normal velocity along their directions w_i, the
- * only directions their forces act in: v+ -= sum_j w_j a_j with W a = z'_settled,
- * W_ij = grad G_i . w_j. */
+ * only directions their forces act in: v+ -= sum_j w_j a_j with W a = z'_settled (W of
+ * pl_model_contact_coupling). */
 static void project_settled(const fast_system *f, pl_impact *impact, double *zd)
 {
-    size_t idx[PL_MAX_CON], k = 0, n = f->n;
-    for (size_t i = 0; i < f->m; i++)
-        if (impact->settled[i])
-            idx[k++] = i;
+    size_t idx[PL_MAX_CON], k;
+    pl_contact c[PL_MAX_CON];
+    double W[PL_MAX_CON * PL_MAX_CON], rhs[PL_MAX_CON], a[PL_MAX_CON];
+    k = pl_model_contact_coupling(f->model, f->t, f->q, impact->v_plus, impact->settled, idx, c, W, NULL);
     if (k == 0)
         return;
-    double W[PL_MAX_CON * PL_MAX_CON], rhs[PL_MAX_CON], a[PL_MAX_CON];
-    for (size_t r = 0; r < k; r++) {
+    for (size_t r = 0; r < k; r++)
         rhs[r] = zd[idx[r]];
-        for (size_t c = 0; c < k; c++) {
-            double s = 0.0;
-            for (size_t j = 0; j < n; j++)
-                s += f->grad[idx[r]][j] * f->w[idx[c]][j];
-            W[r * k + c] = s;
-        }
-    }
     gsl_matrix_view Wv = gsl_matrix_view_array(W, k, k);
     gsl_vector_view bv = gsl_vector_view_array(rhs, k), av = gsl_vector_view_array(a, k);
     gsl_permutation *perm = gsl_permutation_alloc(k);
     int sign;
     if (perm && gsl_linalg_LU_decomp(&Wv.matrix, perm, &sign) == GSL_SUCCESS &&
         gsl_linalg_LU_solve(&Wv.matrix, perm, &bv.vector, &av.vector) == GSL_SUCCESS) {
-        for (size_t c = 0; c < k; c++) {
-            for (size_t j = 0; j < n; j++)
-                impact->v_plus[j] -= f->w[idx[c]][j] * a[c];
-            zd[idx[c]] = 0.0;
+        for (size_t r = 0; r < k; r++) {
+            for (size_t j = 0; j < f->n; j++)
+                impact->v_plus[j] -= c[r].w[j] * a[r];
+            zd[idx[r]] = 0.0;
         }
     }
     if (perm)

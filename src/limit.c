@@ -11,6 +11,7 @@
 
 #include "impact.h"
 #include "penalty.h"
+#include "rootfind.h"
 #include "sliding.h"
 
 #define DEFAULT_MAX_EVENTS 1000000L
@@ -28,7 +29,8 @@ typedef struct {
     void *cvode;      /* cv.mem */
     N_Vector y, ytmp; /* cv.y and cv.ytmp */
     size_t next_sample;
-    double prev_t;
+    double prev_t;               /* the last recorded row */
+    double prev_gdot[PL_MAX_CON];
     long max_events;
 } solver;
 
@@ -58,32 +60,17 @@ static int solve_small(size_t k, double *W, const double *b, double *a)
     return bad;
 }
 
-/* Contact data of the constraints in `set`: gaps, rates, directions, and W_ij = grad G_i . w_j. */
+/* Contact data of the constraints in `set` and their couplings (pl_model_contact_coupling). */
 typedef struct {
     size_t k, idx[PL_MAX_CON];
     pl_contact c[PL_MAX_CON];
-    double W[PL_MAX_CON * PL_MAX_CON];
-    double fp[PL_MAX_DOF];
+    double W[PL_MAX_CON * PL_MAX_CON];  /* forces and velocity changes to gap accelerations/rates */
+    double Wq[PL_MAX_CON * PL_MAX_CON]; /* displacements to gap changes */
 } contact_set;
 
 static void gather(const solver *s, double t, const double *q, const double *v, const int *set, contact_set *cs)
 {
-    double minv[PL_MAX_DOF * PL_MAX_DOF];
-    pl_model_mass(s->model, q, NULL, minv);
-    pl_model_velocity_map(s->model, t, q, v, cs->fp, NULL, NULL, NULL);
-    cs->k = 0;
-    for (size_t i = 0; i < s->m; i++)
-        if (set[i]) {
-            pl_model_contact(s->model, i, t, q, cs->fp, minv, &cs->c[cs->k]);
-            cs->idx[cs->k++] = i;
-        }
-    for (size_t a = 0; a < cs->k; a++)
-        for (size_t b = 0; b < cs->k; b++) {
-            double x = 0.0;
-            for (size_t j = 0; j < s->n; j++)
-                x += cs->c[a].gap.grad[j] * cs->c[b].w[j];
-            cs->W[a * cs->k + b] = x;
-        }
+    cs->k = pl_model_contact_coupling(s->model, t, q, v, set, cs->idx, cs->c, cs->W, cs->Wq);
 }
 
 /* Forces of sustained contact on the set S (motion (50)): the bilateral problem
@@ -189,10 +176,13 @@ static pl_status record_row(solver *s, double t, const double *y, pl_error *err)
     row[0] = t;
     row[1] = GAMMA(y, s);
     memcpy(row + 2, y, 2 * n * sizeof *row);
+    double fp[PL_MAX_DOF];
+    pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
     for (size_t i = 0; i < m; i++) {
-        pl_gap g;
-        pl_model_gap(s->model, i, t, Q(y), &g);
-        row[pl_col_g(n, m) + i] = g.g;
+        pl_contact c;
+        pl_model_contact(s->model, i, t, Q(y), fp, NULL, &c);
+        row[pl_col_g(n, m) + i] = c.gap.g;
+        s->prev_gdot[i] = c.gdot;
     }
     sliding_forces(s, t, Q(y), V(y, s), row + pl_col_lambda(n, m), ac);
     s->prev_t = t;
@@ -253,7 +243,7 @@ static void project_state(const solver *s, double t, double *y, const int *set, 
     double W[PL_MAX_CON * PL_MAX_CON], b[PL_MAX_CON], a[PL_MAX_CON];
     for (size_t r = 0; r < cs.k; r++)
         b[r] = cs.c[r].gap.g;
-    memcpy(W, cs.W, cs.k * cs.k * sizeof *W);
+    memcpy(W, cs.Wq, cs.k * cs.k * sizeof *W);
     if (!solve_small(cs.k, W, b, a))
         for (size_t r = 0; r < cs.k; r++)
             for (size_t j = 0; j < s->n; j++)
@@ -301,10 +291,16 @@ static pl_status resolve_contacts(solver *s, double t, double *y, const int *can
  * accumulates?  The last 4 impacts of j, with no other event in between, give 3 flights
  * f_k = t_k - t_{k-1}; with their 2 ratios agreeing to 1% and r < 1, the remaining time is
  * f r/(1 - r).  Once that is below zeno_tail * V/A, or the impact speed below 1e-6 V (1e3 times
- * the velocity tolerance, under which a contact counts as a touch), or the flights reach 1e4
- * ulps of t (the resolution of the event times), the accumulation point is extrapolated: every
- * component of (t, q, v, Gamma) after the impacts is continued by the same geometric series. */
-static int zeno_check(solver *s, size_t j, double *y_acc, double *t_acc, size_t *count, double *ratio)
+ * the velocity tolerance, under which a contact counts as a touch), or the next rebound cannot be
+ * followed (unresolvable_rebound), or the flights reach 1e4 ulps of t (the resolution of the
+ * event times), the accumulation point is extrapolated: every component of (t, q, v, Gamma) after
+ * the impacts is continued by the same geometric series.  A sequence that is not geometric when
+ * its rebounds become unresolvable ends in a touch instead, neglecting a remaining time of the
+ * order of its last flight. */
+static int unresolvable_rebound(const solver *s, double t, const double *y, size_t i, double gdot);
+
+static int zeno_check(solver *s, size_t j, const double *y, double *y_acc, double *t_acc, size_t *count,
+                      double *ratio)
 {
     const pl_limit_result *res = s->res;
     size_t last = res->nevents, k = 0;
@@ -321,7 +317,8 @@ static int zeno_check(solver *s, size_t j, double *y_acc, double *t_acc, size_t 
     double r = f0 / f1, r_prev = f1 / f2;
     int geometric = r < 1.0 && r > 0.0 && fabs(r - r_prev) <= 1e-2 * r;
     int unresolved = f0 < 1e4 * DBL_EPSILON * fmax(1.0, fabs(seq[0]->t));
-    int slow = fabs(seq[0]->gdot_before) <= 1e3 * s->tol_v;
+    int slow = fabs(seq[0]->gdot_before) <= 1e3 * s->tol_v ||
+               unresolvable_rebound(s, seq[0]->t, y, j, seq[0]->gdot_after);
     double tail = f0 * r / (1.0 - r);
     if (!geometric || !(tail <= s->opts->zeno_tail * s->L / s->V || slow || unresolved))
         return unresolved ? -1 : 0;
@@ -346,6 +343,17 @@ static int zeno_check(solver *s, size_t j, double *y_acc, double *t_acc, size_t 
 }
 
 /* ---- impacts ---------------------------------------------------------------------------------- */
+
+/* A rebound at gap rate gdot > 0 against a free gap acceleration D < 0 rises gdot^2/(2|D|) for
+ * 2 gdot/|D|.  Below the gap tolerance, or shorter than the resolution of event times (1e4 ulps
+ * of t), it cannot be followed: the constraint is treated as touched (the LCP decides). */
+static int unresolvable_rebound(const solver *s, double t, const double *y, size_t i, double gdot)
+{
+    if (!(gdot > 0.0))
+        return 0;
+    double D = pl_model_free_gap_accel(s->model, i, t, Q(y), V(y, s));
+    return D < 0.0 && (gdot * gdot / (-2.0 * D) <= s->tol_g || 2.0 * gdot / -D < 1e4 * DBL_EPSILON * fmax(1.0, fabs(t)));
+}
 
 static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err)
 {
@@ -395,7 +403,7 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
 
     double y_acc[2 * PL_MAX_DOF + 1], t_acc, ratio;
     size_t count;
-    int zeno = s->res->zeno ? 0 : zeno_check(s, j, y_acc, &t_acc, &count, &ratio);
+    int zeno = zeno_check(s, j, y, y_acc, &t_acc, &count, &ratio);
     if (zeno < 0) {
         st = pl_fail(err, PL_ERR_SOLVER, "impacts of constraint %zu accumulate near t = %.17g but not geometrically",
                      j + 1, *t);
@@ -414,13 +422,15 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
             candidates[i] = i == j || s->sliding[i];
         project_state(s, *t, y, candidates, 0);
         pl_limit_result *res = s->res;
-        res->zeno = 1;
-        res->zeno_constraint = j;
-        res->impacts_resolved = count;
-        res->t_accumulation = t_acc;
-        res->zeno_ratio = ratio;
-        memcpy(res->zeno_q, Q(y), n * sizeof *y);
-        memcpy(res->zeno_v, V(y, s), n * sizeof *y);
+        if (!res->zeno) { /* the summary reports the first one; every one is an event */
+            res->zeno = 1;
+            res->zeno_constraint = j;
+            res->impacts_resolved = count;
+            res->t_accumulation = t_acc;
+            res->zeno_ratio = ratio;
+            memcpy(res->zeno_q, Q(y), n * sizeof *y);
+            memcpy(res->zeno_v, V(y, s), n * sizeof *y);
+        }
         pl_event z = make_event(s, PL_EVENT_ZENO, *t, j, y_before, y);
         if ((st = add_event(s, &z, err)) != PL_OK)
             goto done;
@@ -431,7 +441,7 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
         for (size_t i = 0; i < m; i++) {
             pl_contact c;
             pl_model_contact(s->model, i, *t, Q(y), fp, NULL, &c);
-            candidates[i] = part[i] && (im.settled[i] || fabs(c.gdot) <= s->tol_v);
+            candidates[i] = part[i] && (im.settled[i] || fabs(c.gdot) <= s->tol_v || unresolvable_rebound(s, *t, y, i, c.gdot));
         }
     }
     st = resolve_contacts(s, *t, y, candidates, err);
@@ -517,6 +527,64 @@ static pl_status contacts_at(solver *s, double *t, double *y, const int *touchin
     return resolve_contacts(s, *t, y, candidates, err);
 }
 
+/* G_i or Gdot_i at t inside the last step, on CVODE's dense output. */
+typedef struct {
+    solver *s;
+    size_t i;
+    int rate;
+} dense_fn;
+
+static double dense_gap(double t, void *p)
+{
+    dense_fn *d = p;
+    solver *s = d->s;
+    if (CVodeGetDky(s->cvode, t, 0, s->ytmp) != CV_SUCCESS)
+        return NAN;
+    const double *y = N_VGetArrayPointer(s->ytmp);
+    double fp[PL_MAX_DOF];
+    pl_contact c;
+    pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
+    pl_model_contact(s->model, d->i, t, Q(y), fp, NULL, &c);
+    return d->rate ? c.gdot : c.gap.g;
+}
+
+/* Rootfinding sees only sign changes of the gaps at step ends.  A free gap that dips below
+ * -tol_miss = -1e-9 L (well beyond the drift of a sustained contact it has just left) and back
+ * within the last step has a minimum there (Gdot from - to +); its crossing is found on the
+ * dense output.  Returns 1 with the earliest such crossing, 0 if none, -1 (with err) if a free gap
+ * is below -tol_miss where no crossing can be bracketed. */
+static int missed_contact(solver *s, double t, const double *y, double *t_cross, pl_error *err)
+{
+    int found = 0;
+    double fp[PL_MAX_DOF];
+    pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
+    for (size_t i = 0; i < s->m; i++) {
+        if (s->sliding[i])
+            continue;
+        pl_contact c;
+        pl_model_contact(s->model, i, t, Q(y), fp, NULL, &c);
+        dense_fn gap = {s, i, 0}, rate = {s, i, 1};
+        double te = t, tol_miss = 1e-9 * s->L;
+        if (c.gap.g >= -tol_miss) {
+            if (!(s->prev_gdot[i] < 0.0 && c.gdot >= 0.0))
+                continue;
+            te = pl_brent(dense_gap, &rate, s->prev_t, t, 0);
+            if (isnan(te) || !(dense_gap(te, &gap) < -tol_miss))
+                continue;
+        }
+        double tc = pl_brent(dense_gap, &gap, s->prev_t, te, 0);
+        if (isnan(tc)) {
+            pl_fail(err, PL_ERR_SOLVER, "limit solution: constraint %zu violated (G = %g) at t = %.17g", i + 1,
+                    c.gap.g, t);
+            return -1;
+        }
+        if (!found || tc < *t_cross)
+            *t_cross = tc;
+        found = 1;
+    }
+    return found;
+}
+
 static pl_status integrate(solver *s, pl_error *err)
 {
     pl_limit_result *res = s->res;
@@ -547,6 +615,26 @@ static pl_status integrate(solver *s, pl_error *err)
         int flag = CVode(s->cvode, res->t_end, s->y, &t, CV_ONE_STEP);
         if (flag < 0)
             return pl_cvode_failure(s->cvode, "CVode", flag, "limit solution", s->cv.message, err);
+        double tc = NAN;
+        int missed = missed_contact(s, t, y, &tc, err);
+        if (missed < 0)
+            return err ? err->status : PL_ERR_SOLVER;
+        if (missed) {
+            /* Go back to the crossing and take the contact there. */
+            if ((st = record_samples_before(s, tc, err)) != PL_OK)
+                return st;
+            CHECK_CV(CVodeGetDky(s->cvode, tc, 0, s->y), "CVodeGetDky");
+            t = tc;
+            for (size_t i = 0; i < s->m; i++) {
+                pl_gap g;
+                pl_model_gap(s->model, i, t, Q(y), &g);
+                touching[i] = !s->sliding[i] && fabs(g.g) <= fmax(s->tol_g, 1e3 * DBL_EPSILON * s->L);
+            }
+            if ((st = record_row(s, t, y, err)) != PL_OK || (st = contacts_at(s, &t, y, touching, err)) != PL_OK ||
+                (st = restart(s, t, err)) != PL_OK || (st = record_row(s, t, y, err)) != PL_OK)
+                return st;
+            continue;
+        }
         if ((st = record_samples_before(s, t, err)) != PL_OK)
             return st;
         if (flag != CV_ROOT_RETURN) {

@@ -197,6 +197,39 @@ void pl_model_contact(const pl_model *model, size_t i, double t, const double *q
     c->m_eff = 1.0 / gw;
 }
 
+size_t pl_model_contact_coupling(const pl_model *model, double t, const double *q, const double *v, const int *set,
+                                 size_t *idx, pl_contact *c, double *W, double *Wq)
+{
+    size_t n = model->n, k = 0;
+    double minv[PL_MAX_DOF * PL_MAX_DOF], fp[PL_MAX_DOF], fp_v[PL_MAX_DOF * PL_MAX_DOF];
+    pl_model_mass(model, q, NULL, minv);
+    pl_model_velocity_map(model, t, q, v, fp, NULL, fp_v, NULL);
+    for (size_t i = 0; i < model->m; i++)
+        if (set[i]) {
+            pl_model_contact(model, i, t, q, fp, minv, &c[k]);
+            idx[k++] = i;
+        }
+    for (size_t b = 0; b < k; b++) {
+        double fw[PL_MAX_DOF]; /* (dF_p/dv) w_b: how q' responds to a velocity change along w_b */
+        for (size_t j = 0; j < n; j++) {
+            fw[j] = 0.0;
+            for (size_t l = 0; l < n; l++)
+                fw[j] += fp_v[j * n + l] * c[b].w[l];
+        }
+        for (size_t a = 0; a < k; a++) {
+            double x = 0.0, y = 0.0;
+            for (size_t j = 0; j < n; j++) {
+                x += c[a].gap.grad[j] * fw[j];
+                y += c[a].gap.grad[j] * c[b].w[j];
+            }
+            W[a * k + b] = x;
+            if (Wq)
+                Wq[a * k + b] = y;
+        }
+    }
+    return k;
+}
+
 double pl_model_free_gap_accel(const pl_model *model, size_t i, double t, const double *q,
                                const double *v)
 {

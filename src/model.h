@@ -127,6 +127,13 @@ int pl_model_mass(const pl_model *model, const double *q, double *M, double *min
 void pl_model_contact(const pl_model *model, size_t i, double t, const double *q, const double *fp,
                       const double *minv, pl_contact *c);
 
+/* Coupling of the constraints flagged in `set` at (t, q, v), k of them (returned), indices idx[],
+ * contact data c[]: W_ab = grad G_a . (dF_p/dv) w_b maps contact forces to gap accelerations
+ * (G'' = D + W lambda) and velocity changes along the w_b to gap-rate changes; if Wq is not NULL,
+ * Wq_ab = grad G_a . w_b maps displacements along the w_b to gap changes.  k x k, row-major. */
+size_t pl_model_contact_coupling(const pl_model *model, double t, const double *q, const double *v, const int *set,
+                                 size_t *idx, pl_contact *c, double *W, double *Wq);
+
 /* Free gap acceleration D_i = d2G_i/dt2 along the smooth flow (no contact force), paper 004 (37). */
 double pl_model_free_gap_accel(const pl_model *model, size_t i, double t, const double *q,
                                const double *v);

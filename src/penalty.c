@@ -1,12 +1,12 @@
 #include "penalty.h"
 
 #include "penalized.h"
+#include "rootfind.h"
 
 #include <cvode/cvode.h>
 #include <float.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
-#include <gsl/gsl_roots.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
 #include <sunmatrix/sunmatrix_dense.h>
@@ -367,35 +367,11 @@ static double dense_eval(double t, void *p)
     return d->what == DENSE_GAP_RATE ? k.gdot : k.gap.g;
 }
 
-/* Root of a quantity of constraint i in [a, b] on the dense output (GSL Brent); NAN if not
- * bracketed. */
+/* Root of a quantity of constraint i in [a, b] on the dense output; NAN if not bracketed. */
 static double dense_root(run *r, size_t i, dense_quantity what, double a, double b)
 {
     dense_fn d = {r, i, what};
-    gsl_function F = {dense_eval, &d};
-    double fa = dense_eval(a, &d), fb = dense_eval(b, &d);
-    if (!(fa * fb <= 0.0))
-        return NAN;
-    if (fa == 0.0)
-        return a;
-    if (fb == 0.0)
-        return b;
-    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    if (!s)
-        return NAN;
-    double root = NAN;
-    if (gsl_root_fsolver_set(s, &F, a, b) == GSL_SUCCESS) {
-        for (int it = 0; it < 200; it++) {
-            if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS)
-                break;
-            double lo = gsl_root_fsolver_x_lower(s), hi = gsl_root_fsolver_x_upper(s);
-            root = gsl_root_fsolver_root(s);
-            if (gsl_root_test_interval(lo, hi, 0.0, 4.0 * DBL_EPSILON) == GSL_SUCCESS)
-                break;
-        }
-    }
-    gsl_root_fsolver_free(s);
-    return root;
+    return pl_brent(dense_eval, &d, a, b, 0);
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -599,6 +575,38 @@ static pl_status record_samples_before(run *r, double t, pl_error *err)
     return PL_OK;
 }
 
+/* The pieces of [prev_t, t] between output samples, each checked by find_missed_crossing on the
+ * dense output; returns 1 with the earliest missed crossing (time, constraint) over all pieces and
+ * constraints, 0 if none, -1 on failure. */
+static int scan_missed_crossings(run *r, double t, const double *y, double *t_cross, size_t *which, pl_error *err)
+{
+    run_ctx *c = &r->ctx;
+    double ta = r->prev_t, gdot_a[PL_MAX_CON], gdot_b[PL_MAX_CON], g[PL_MAX_CON];
+    memcpy(gdot_a, r->prev_gdot, c->m * sizeof *gdot_a);
+    size_t k = r->next_sample;
+    int found = 0;
+    while (ta < t) {
+        while (sample_time(r, k) <= ta)
+            k++;
+        double tb = fmin(sample_time(r, k), t), tc = NAN;
+        size_t i = 0;
+        const double *yb = tb < t ? dense_state(r, tb) : y;
+        if (!yb) {
+            pl_fail(err, PL_ERR_SOLVER, "CVodeGetDky failed at t = %.17g", tb);
+            return -1;
+        }
+        contact_state(c, tb, yb, g, gdot_b, NULL);
+        if (find_missed_crossing(r, ta, gdot_a, tb, gdot_b, &tc, &i) && (!found || tc < *t_cross)) {
+            found = 1;
+            *t_cross = tc;
+            *which = i;
+        }
+        ta = tb;
+        memcpy(gdot_a, gdot_b, c->m * sizeof *gdot_a);
+    }
+    return found;
+}
+
 /* At a crossing: record the state with the old modes, switch the constraints marked in
  * direction (-1: contact begins, +1: it ends), record the same state with the new modes (so the
  * trajectory carries both one-sided forces), and restart CVODE. */
@@ -645,6 +653,28 @@ static pl_status integrate(run *r, long max_steps, pl_error *err)
         if (flag < 0)
             return solver_failure(r, "CVode", flag, err);
 
+        /* Contacts begun and ended between the last sample and t, which rootfinding cannot see
+         * (also before a root of another constraint): the earliest is handled first. */
+        double tc = NAN;
+        size_t which = 0;
+        int missed = scan_missed_crossings(r, t, y, &tc, &which, err);
+        if (missed < 0)
+            return err ? err->status : PL_ERR_SOLVER;
+        if (missed && (flag != CV_ROOT_RETURN || tc < t)) {
+            res->stats.recovered_crossings++;
+            if ((s = record_samples_before(r, tc, err)) != PL_OK)
+                return s;
+            accumulate(r, r->prev_t, tc);
+            CHECK_CV(CVodeGetDky(c->cvode, tc, 0, r->ytmp), "CVodeGetDky");
+            N_VScale(1.0, r->ytmp, r->y);
+            t = tc;
+            memset(rootsfound, 0, sizeof rootsfound);
+            rootsfound[which] = c->field.active[which] ? 1 : -1;
+            if ((s = switch_at(r, t, rootsfound, err)) != PL_OK)
+                return s;
+            continue;
+        }
+
         if (flag == CV_ROOT_RETURN) {
             /* G_i decreasing through 0: contact begins (-1); increasing: it ends (+1).  A sign
              * change whose direction disagrees with the sign of Gdot_i there is round-off at a
@@ -672,38 +702,6 @@ static pl_status integrate(run *r, long max_steps, pl_error *err)
             continue;
         }
 
-        /* Look for missed crossings on the pieces of the step between output samples. */
-        double ta = r->prev_t, gdot_a[PL_MAX_CON], gdot_b[PL_MAX_CON], g[PL_MAX_CON];
-        memcpy(gdot_a, r->prev_gdot, c->m * sizeof *gdot_a);
-        double tc = NAN;
-        size_t which = 0, k = r->next_sample;
-        int missed = 0;
-        while (!missed && ta < t) {
-            while (sample_time(r, k) <= ta)
-                k++;
-            double tb = fmin(sample_time(r, k), t);
-            const double *yb = tb < t ? dense_state(r, tb) : y;
-            if (!yb)
-                return pl_fail(err, PL_ERR_SOLVER, "CVodeGetDky failed at t = %.17g", tb);
-            contact_state(c, tb, yb, g, gdot_b, NULL);
-            missed = find_missed_crossing(r, ta, gdot_a, tb, gdot_b, &tc, &which);
-            ta = tb;
-            memcpy(gdot_a, gdot_b, c->m * sizeof *gdot_a);
-        }
-        if (missed) {
-            res->stats.recovered_crossings++;
-            if ((s = record_samples_before(r, tc, err)) != PL_OK)
-                return s;
-            accumulate(r, r->prev_t, tc);
-            CHECK_CV(CVodeGetDky(c->cvode, tc, 0, r->ytmp), "CVodeGetDky");
-            N_VScale(1.0, r->ytmp, r->y);
-            t = tc;
-            memset(rootsfound, 0, sizeof rootsfound);
-            rootsfound[which] = c->field.active[which] ? 1 : -1;
-            if ((s = switch_at(r, t, rootsfound, err)) != PL_OK)
-                return s;
-            continue;
-        }
         if ((s = record_samples_before(r, t, err)) != PL_OK)
             return s;
         accumulate(r, r->prev_t, t);

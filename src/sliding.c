@@ -45,29 +45,17 @@ pl_status pl_lcp_solve(size_t k, const double *W, const double *d, double *z, pl
 pl_status pl_sliding_force(const pl_model *model, double t, const double *q, const double *v,
                            const int *set, double *lambda, double *fsm, pl_error *err)
 {
-    size_t n = model->n, idx[PL_MAX_CON], k = 0;
-    double minv[PL_MAX_DOF * PL_MAX_DOF], fp[PL_MAX_DOF];
+    size_t idx[PL_MAX_CON];
     pl_contact c[PL_MAX_CON];
+    double W[PL_MAX_CON * PL_MAX_CON] = {0}, D[PL_MAX_CON] = {0}, z[PL_MAX_CON] = {0};
+    double minv[PL_MAX_DOF * PL_MAX_DOF];
     if (pl_model_mass(model, q, NULL, minv))
         return pl_fail(err, PL_ERR_INPUT, "mass matrix not positive definite at t = %g", t);
-    pl_model_velocity_map(model, t, q, v, fp, NULL, NULL, NULL);
-    for (size_t i = 0; i < model->m; i++) {
+    size_t k = pl_model_contact_coupling(model, t, q, v, set, idx, c, W, NULL);
+    for (size_t i = 0; i < model->m; i++)
         lambda[i] = fsm[i] = 0.0;
-        if (set[i]) {
-            pl_model_contact(model, i, t, q, fp, minv, &c[k]);
-            idx[k++] = i;
-        }
-    }
-    double W[PL_MAX_CON * PL_MAX_CON] = {0}, D[PL_MAX_CON] = {0}, z[PL_MAX_CON] = {0};
-    for (size_t a = 0; a < k; a++) {
+    for (size_t a = 0; a < k; a++)
         D[a] = pl_model_free_gap_accel(model, idx[a], t, q, v);
-        for (size_t b = 0; b < k; b++) {
-            double s = 0.0;
-            for (size_t j = 0; j < n; j++)
-                s += c[a].gap.grad[j] * c[b].w[j];
-            W[a * k + b] = s;
-        }
-    }
     pl_status st = pl_lcp_solve(k, W, D, z, err);
     if (st != PL_OK)
         return st;
