@@ -64,6 +64,64 @@ static int fast_rhs(double sigma, const double *Y, double *dY, void *params)
     return GSL_SUCCESS;
 }
 
+/* Jacobian of fast_rhs (for the stiff stepper): with c_i = 2 xi_i/sqrt(k_i),
+ * dlambda_i/dd = -m_i k_i grad_i, dlambda_i/dy_v = -m_i k_i c_i (dF_p/dv)' grad_i,
+ * dlambda_i/dsigma = -m_i k_i G_t,i; d|F|/dY = (F/|F|)' dF/dY. */
+static int fast_jacobian(double sigma, const double *Y, double *J, double *dfdt, void *params)
+{
+    (void)sigma;
+    const fast_system *f = params;
+    size_t n = f->n, N = f->N;
+    double fp[PL_MAX_DOF], fp_v[PL_MAX_DOF * PL_MAX_DOF], z[PL_MAX_CON], zd[PL_MAX_CON];
+    double force[PL_MAX_DOF] = {0}, dF[PL_MAX_DOF][2 * PL_MAX_DOF] = {{0}}, dFt[PL_MAX_DOF] = {0};
+    memset(J, 0, N * N * sizeof *J);
+    memset(dfdt, 0, N * sizeof *dfdt);
+    pl_model_velocity_map(f->model, f->t, f->q, Y + n, fp, NULL, fp_v, NULL);
+    gaps(f, sigma, Y, z, zd);
+    for (size_t j = 0; j < n; j++)
+        for (size_t l = 0; l < n; l++)
+            J[j * N + n + l] = fp_v[j * n + l]; /* d' = F_p(q, y_v, t) */
+    for (size_t i = 0; i < f->m; i++) {
+        if (!(f->part[i] && f->active[i]))
+            continue;
+        const pl_law *law = &f->model->law[i];
+        double mk = f->m_eff[i] * law->k, ci = 2.0 * law->xi / sqrt(law->k);
+        double lambda = -mk * (z[i] + ci * zd[i]), dl[2 * PL_MAX_DOF];
+        for (size_t j = 0; j < n; j++) {
+            double gfv = 0.0;
+            for (size_t l = 0; l < n; l++)
+                gfv += f->grad[i][l] * fp_v[l * n + j];
+            dl[j] = -mk * f->grad[i][j];
+            dl[n + j] = -mk * ci * gfv;
+        }
+        double dlt = -mk * f->gt[i];
+        for (size_t col = 0; col < 2 * n; col++)
+            J[(2 * n + 1 + i) * N + col] = dl[col];
+        dfdt[2 * n + 1 + i] = dlt;
+        for (size_t j = 0; j < n; j++) {
+            force[j] += f->w[i][j] * lambda;
+            dFt[j] += f->w[i][j] * dlt;
+            for (size_t col = 0; col < 2 * n; col++)
+                dF[j][col] += f->w[i][j] * dl[col];
+        }
+    }
+    double norm = 0.0;
+    for (size_t j = 0; j < n; j++) {
+        norm += force[j] * force[j];
+        for (size_t col = 0; col < 2 * n; col++)
+            J[(n + j) * N + col] = dF[j][col];
+        dfdt[n + j] = dFt[j];
+    }
+    norm = sqrt(norm);
+    if (norm > 0.0)
+        for (size_t j = 0; j < n; j++) {
+            for (size_t col = 0; col < 2 * n; col++)
+                J[2 * n * N + col] += force[j] / norm * dF[j][col];
+            dfdt[2 * n] += force[j] / norm * dFt[j];
+        }
+    return GSL_SUCCESS;
+}
+
 /* State at sigma, integrated from (sa, Ya) with the current modes. */
 typedef struct {
     fast_system *f;
@@ -175,23 +233,34 @@ pl_status pl_impact_solve(const pl_model *model, double t, const double *q, cons
             scale = fmax(scale, fabs(v_minus[j]));
     if (scale == 0.0)
         scale = 1.0;
-    double omega = sqrt(kmax > 0 ? kmax : 1.0), sigma_max = 1e5 / omega;
+    /* Time scales in fast time: the contact oscillation 1/sqrt(k), and the slowest decay, which
+     * for xi >> 1 is 1/(sqrt(k) (xi - sqrt(xi^2 - 1))) ~ 2 xi/sqrt(k).  Overdamped contacts
+     * (xi > 3) are stiff, with a stiffness ratio ~4 xi^2: an implicit stepper (GSL msbdf, with
+     * the analytic Jacobian) takes them; the explicit rk8pd the others. */
+    double omega = sqrt(kmax > 0 ? kmax : 1.0), slowest = 1.0 / omega, xi_max = 0.0;
+    for (size_t i = 0; i < m; i++)
+        if (part[i]) {
+            double xi = model->law[i].xi, wi = sqrt(model->law[i].k);
+            xi_max = fmax(xi_max, xi);
+            slowest = fmax(slowest, 1.0 / (xi <= 1.0 ? wi : wi * (xi - sqrt(xi * xi - 1.0))));
+        }
+    double sigma_max = 1e4 * slowest;
     double eps_v = 1e-10 * scale, eps_z = eps_v / omega, tol_switch = 1e-12 * scale / omega;
 
-    gsl_odeiv2_system sys = {fast_rhs, NULL, f.N, &f};
-    const gsl_odeiv2_step_type *type = gsl_odeiv2_step_rk8pd;
-    gsl_odeiv2_step *step = gsl_odeiv2_step_alloc(type, f.N);
-    gsl_odeiv2_control *control = gsl_odeiv2_control_y_new(1e-14 * scale / omega, 1e-12);
-    gsl_odeiv2_evolve *evolve = gsl_odeiv2_evolve_alloc(f.N);
-    gsl_odeiv2_driver *driver = gsl_odeiv2_driver_alloc_y_new(&sys, type, 1e-3 / omega, 1e-14 * scale / omega, 1e-12);
+    gsl_odeiv2_system sys = {fast_rhs, fast_jacobian, f.N, &f};
+    const gsl_odeiv2_step_type *type = xi_max > 3.0 ? gsl_odeiv2_step_msbdf : gsl_odeiv2_step_rk8pd;
+    /* Two drivers (the multistep msbdf needs its driver): one steps through the fast motion, the
+     * other re-integrates pieces of a step to locate mode switches. */
+    double h = 1e-3 / omega, eps_abs = 1e-14 * scale / omega;
+    gsl_odeiv2_driver *stepper = gsl_odeiv2_driver_alloc_y_new(&sys, type, h, eps_abs, 1e-12);
+    gsl_odeiv2_driver *driver = gsl_odeiv2_driver_alloc_y_new(&sys, type, h, eps_abs, 1e-12);
     pl_status status = PL_OK;
-    if (!step || !control || !evolve || !driver) {
+    if (!stepper || !driver) {
         status = pl_fail(err, PL_ERR_NOMEM, "cannot allocate the fast-time integrator");
         goto done;
     }
     if ((status = record_arc(impact, &f, sigma, Y, err)) != PL_OK)
         goto done;
-    double h = 1e-3 / omega;
     int stalls = 0;
     for (;;) {
         /* Exit (21)-(22): every constraint out of contact and separating. */
@@ -209,14 +278,16 @@ pl_status pl_impact_solve(const pl_model *model, double t, const double *q, cons
                 impact->settled[i] = !out && part[i] && f.active[i];
             break;
         }
-        if (sigma > sigma_max) {
-            status = pl_fail(err, PL_ERR_SOLVER, "impact at t = %.17g: the fast motion did not end by sigma = %g", t,
-                             sigma_max);
+        if (sigma > sigma_max || impact->fast_steps > 1000000) {
+            status = pl_fail(err, PL_ERR_SOLVER,
+                             "impact at t = %.17g: the fast motion did not end by sigma = %g (%zu fast steps)", t, sigma,
+                             impact->fast_steps);
             goto done;
         }
         double sa = sigma;
         memcpy(Ya, Y, f.N * sizeof *Y);
-        if (gsl_odeiv2_evolve_apply(evolve, control, step, &sys, &sigma, sigma_max * 2, &h, Y) != GSL_SUCCESS) {
+        if (gsl_odeiv2_evolve_apply(stepper->e, stepper->c, stepper->s, &sys, &sigma, sigma_max * 2, &h, Y) !=
+            GSL_SUCCESS) {
             status = pl_fail(err, PL_ERR_SOLVER, "impact at t = %.17g: the fast-time integration failed", t);
             goto done;
         }
@@ -256,7 +327,7 @@ pl_status pl_impact_solve(const pl_model *model, double t, const double *q, cons
                 if (i == which || leaving || hitting)
                     f.active[i] = !f.active[i];
             }
-            gsl_odeiv2_evolve_reset(evolve);
+            gsl_odeiv2_driver_reset(stepper); /* restart the stepper from the switch */
         }
         if ((status = record_arc(impact, &f, sigma, Y, err)) != PL_OK)
             goto done;
@@ -270,11 +341,7 @@ pl_status pl_impact_solve(const pl_model *model, double t, const double *q, cons
 done:
     if (driver)
         gsl_odeiv2_driver_free(driver);
-    if (evolve)
-        gsl_odeiv2_evolve_free(evolve);
-    if (control)
-        gsl_odeiv2_control_free(control);
-    if (step)
-        gsl_odeiv2_step_free(step);
+    if (stepper)
+        gsl_odeiv2_driver_free(stepper);
     return status;
 }

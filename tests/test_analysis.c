@@ -10,6 +10,7 @@
 #include "fit.h"
 #include "sliding.h"
 #include "sweep.h"
+#include "synthetic_model.h"
 #include "trajectory.h"
 
 static void test_fits(void)
@@ -147,6 +148,40 @@ static void test_sliding_force(void)
     CHECK_NEAR(fsm[0], -1.5 / 0.75, 1e-12, "F^sm_1 = -lambda_1/(m_1 k)");
 }
 
+/* With F_p != v (the synthetic model), the LCP force must still give G'' = 0: the coupling is
+ * grad G . (dF_p/dv) w, not grad G . w (a defect once, 17% off).  G'' by central differences of
+ * Gdot along the flow with that force. */
+static double gdot_at(const pl_model *m, size_t i, double t, const double *q, const double *v)
+{
+    double fp[PL_MAX_DOF];
+    pl_contact c;
+    pl_model_velocity_map(m, t, q, v, fp, NULL, NULL, NULL);
+    pl_model_contact(m, i, t, q, fp, NULL, &c);
+    return c.gdot;
+}
+
+static void test_sliding_force_general(void)
+{
+    pl_model m;
+    pl_error err;
+    pl_model_init(&m, &pl_test_case_synthetic, NULL, 0, &err);
+    double t = 1.0, q[2] = {0.3, 0.4}, v[2] = {-0.2, 0.1}, lambda[2], fsm[2];
+    int set[2] = {0, 1};
+    CHECK(pl_sliding_force(&m, t, q, v, set, lambda, fsm, &err) == PL_OK && lambda[1] > 0, "pressed");
+    double fp[2], a[2], h = 1e-6, qp[2], vp[2], qm[2], vm[2];
+    pl_contact c;
+    pl_model_velocity_map(&m, t, q, v, fp, NULL, NULL, NULL);
+    pl_model_accel(&m, t, q, v, a, NULL, NULL);
+    pl_model_contact(&m, 1, t, q, fp, NULL, &c);
+    for (int j = 0; j < 2; j++) {
+        double vd = a[j] + c.w[j] * lambda[1];
+        qp[j] = q[j] + h * fp[j], vp[j] = v[j] + h * vd;
+        qm[j] = q[j] - h * fp[j], vm[j] = v[j] - h * vd;
+    }
+    double Gdd = (gdot_at(&m, 1, t + h, qp, vp) - gdot_at(&m, 1, t - h, qm, vm)) / (2 * h);
+    CHECK_NEAR(Gdd, 0.0, 1e-6, "G'' = 0 under the sliding force with F_p != v");
+}
+
 static void test_interpolation(void)
 {
     /* Two rows of a free flight of the ball: the Hermite interpolant is exact on the parabola. */
@@ -191,6 +226,7 @@ int main(void)
     test_classification();
     test_mu_list();
     test_sliding_force();
+    test_sliding_force_general();
     test_interpolation();
     return check_finish("test_analysis");
 }
