@@ -1,5 +1,7 @@
 #include "fit.h"
 
+#include "rootfind.h"
+
 #include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdlib.h>
@@ -26,7 +28,23 @@ size_t pl_fit_rate(const double *mu, const double *err, size_t n, double *rate, 
     return k;
 }
 
-/* Extrapolated limit from the first `count` values (needs 3 finite ones); NAN if not converging. */
+/* For Q = Q_inf + C mu^-p through three points a < b < c, the ratio of successive differences
+ * (Q_b - Q_a)/(Q_c - Q_b) as a function of p (mu scaled by mu_c for conditioning). */
+typedef struct {
+    double xa, xb, ratio;
+} rate_equation;
+
+static double rate_residual(double p, void *params)
+{
+    const rate_equation *e = params;
+    double a = pow(e->xa, -p), b = pow(e->xb, -p);
+    return (a - b) / (b - 1.0) - e->ratio;
+}
+
+/* Extrapolated limit from the last three finite values of the first `count`: p from the ratio of
+ * the two differences (GSL Brent on p in (1e-3, 20)), then Q_inf = Q_c - C mu_c^-p with
+ * C = (Q_c - Q_b)/(mu_c^-p - mu_b^-p): exact for Q_inf + C mu^-p at any spacing of mu.  NAN if
+ * the values do not converge monotonically. */
 static double extrapolate(const double *mu, const double *values, size_t count)
 {
     size_t idx[3], found = 0;
@@ -39,12 +57,14 @@ static double extrapolate(const double *mu, const double *values, size_t count)
     double d1 = values[b] - values[a], d2 = values[c] - values[b];
     if (d2 == 0.0)
         return values[c];
-    if (d1 == 0.0 || d1 * d2 < 0.0 || fabs(d2) >= fabs(d1))
+    if (d1 == 0.0 || d1 * d2 < 0.0)
         return NAN; /* not monotonically converging */
-    /* d ~ C mu^-p between successive points: p from the two differences. */
-    double p = log(fabs(d1 / d2)) / log(sqrt(mu[c] / mu[a]));
-    double r = pow(mu[b] / mu[c], p);
-    return values[c] + d2 * r / (1.0 - r);
+    rate_equation e = {mu[a] / mu[c], mu[b] / mu[c], d1 / d2};
+    double p = pl_brent(rate_residual, &e, 1e-3, 20.0, 0);
+    if (!(p > 0.0))
+        return NAN;
+    double mb = pow(e.xb, -p); /* mu_b^-p in units of mu_c^-p */
+    return values[c] - d2 / (1.0 - mb);
 }
 
 pl_convergence pl_convergence_of(const double *mu, const double *values, size_t n, double exact, double floor,

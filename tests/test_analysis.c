@@ -43,6 +43,12 @@ static void test_fits(void)
     CHECK_NEAR(cv.limit, 4.0, 1e-12, "extrapolated limit of 4 + 3 mu^-0.7");
     CHECK(cv.limit_error < 1e-10, "its error estimate (%g)", cv.limit_error);
     CHECK_NEAR(cv.rate, 0.7, 1e-6, "rate against the extrapolated limit");
+    /* Unevenly spaced mu (an explicit --mu list): still exact. */
+    double mu3[] = {1e4, 1e5, 1e8}, val3[3], e3[3];
+    for (int k = 0; k < 3; k++)
+        val3[k] = 4.0 + 3.0 * pow(mu3[k], -0.7);
+    cv = pl_convergence_of(mu3, val3, 3, NAN, 0.0, e3);
+    CHECK_NEAR(cv.limit, 4.0, 1e-12, "extrapolated limit with uneven spacing");
     /* Not converging (alternating): no limit. */
     for (int k = 0; k < 8; k++)
         val[k] = (k % 2) ? 1.0 : 2.0;
