@@ -685,10 +685,11 @@ static pl_status integrate(solver *s, pl_error *err)
 
 pl_status pl_limit_check_opts(const pl_limit_opts *o, pl_error *err)
 {
-    if (!(isfinite(o->rtol) && o->rtol > 0 && o->rtol < 1))
-        return pl_fail(err, PL_ERR_INPUT, "rtol must be in (0, 1) (got %g)", o->rtol);
-    if (!(isfinite(o->t_end) && o->t_end > 0))
-        return pl_fail(err, PL_ERR_INPUT, "t-end must be a finite number > 0 (got %g)", o->t_end);
+    if (!(isfinite(o->rtol) && o->rtol >= 1e-14 && o->rtol < 1))
+        return pl_fail(err, PL_ERR_INPUT, "rtol must be in [1e-14, 1) (got %g): double precision cannot do better",
+                       o->rtol);
+    if (!(isfinite(o->t_end) && o->t_end >= 1e-12))
+        return pl_fail(err, PL_ERR_INPUT, "t-end must be a finite number >= 1e-12 (got %g)", o->t_end);
     if (o->max_events < 0 || !(o->zeno_tail >= 0))
         return pl_fail(err, PL_ERR_INPUT, "max-events and zeno-tail must be >= 0");
     return PL_OK;

@@ -124,7 +124,11 @@ static int parse_case_options(int argc, char **argv, case_options *o, unsigned c
         case OPT_T_END: s = pl_parse_double(optarg, &o->t_end, &err, "--t-end"); break;
         case OPT_RTOL: s = pl_parse_double(optarg, &o->rtol, &err, "--rtol"); break;
         case OPT_MAX_STEPS: s = pl_parse_long(optarg, &o->max_steps, &err, "--max-steps"); break;
-        case OPT_OUT: o->out = optarg; break;
+        case OPT_OUT:
+            if (!*optarg)
+                return input_error(o->cmd, "%s", "--out needs a directory name");
+            o->out = optarg;
+            break;
         case OPT_QUIET: o->quiet = 1; break;
         case OPT_SET:
             if (o->nsettings == MAX_SETTINGS)

@@ -89,6 +89,13 @@ pl_status pl_model_init(pl_model *model, const pl_case *c, const pl_setting *set
         model->mass_constant = 1;
     }
     c->scales(model->par, &model->v_scale, &model->a_scale);
+    int finite = isfinite(model->v_scale) && isfinite(model->a_scale) &&
+                 isfinite(model->v_scale * model->v_scale) && isfinite(model->a_scale * model->a_scale);
+    for (size_t j = 0; j < model->n; j++)
+        finite = finite && isfinite(q0[j]) && isfinite(v0[j]) && isfinite(q0[j] * q0[j]) && isfinite(v0[j] * v0[j]);
+    if (!finite)
+        return pl_fail(err, PL_ERR_INPUT, "case %s: the parameters give an initial state or scales too large to "
+                       "represent (overflow)", c->name);
     /* Fallbacks so that tolerances stay meaningful when a case has no motion or no force. */
     if (!(model->v_scale > 0) && !(model->a_scale > 0))
         model->v_scale = model->a_scale = 1.0;

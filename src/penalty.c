@@ -293,7 +293,7 @@ static double initial_step(run *r, double t)
         N_VDestroy(y1v);
     if (!isfinite(h))
         return 0.0; /* let CVODE choose */
-    return fmax(fmin(h, 0.1 * remaining), 100.0 * DBL_EPSILON * fmax(fabs(t), 1.0));
+    return fmax(fmin(h, 0.1 * remaining), 100.0 * DBL_EPSILON * fmax(fabs(t), remaining));
 }
 
 /* Step-size hysteresis.  CVODE keeps h unless it may grow by the upper bound of its "fixed step"
@@ -495,10 +495,11 @@ pl_status pl_penalty_check_opts(const pl_penalty_opts *o, pl_error *err)
 {
     if (!(isfinite(o->mu) && o->mu > 0))
         return pl_fail(err, PL_ERR_INPUT, "mu must be a finite number > 0 (got %g)", o->mu);
-    if (!(isfinite(o->rtol) && o->rtol > 0 && o->rtol < 1))
-        return pl_fail(err, PL_ERR_INPUT, "rtol must be in (0, 1) (got %g)", o->rtol);
-    if (!(isfinite(o->t_end) && o->t_end > 0))
-        return pl_fail(err, PL_ERR_INPUT, "t-end must be a finite number > 0 (got %g)", o->t_end);
+    if (!(isfinite(o->rtol) && o->rtol >= 1e-14 && o->rtol < 1))
+        return pl_fail(err, PL_ERR_INPUT, "rtol must be in [1e-14, 1) (got %g): double precision cannot do better",
+                       o->rtol);
+    if (!(isfinite(o->t_end) && o->t_end >= 1e-12))
+        return pl_fail(err, PL_ERR_INPUT, "t-end must be a finite number >= 1e-12 (got %g)", o->t_end);
     if (o->max_steps < 0)
         return pl_fail(err, PL_ERR_INPUT, "max-steps must be >= 0 (got %ld)", o->max_steps);
     return PL_OK;

@@ -12,7 +12,8 @@
 
 void pl_sweep_run_dir(const pl_sweep *sw, size_t k, char *buf, size_t len)
 {
-    snprintf(buf, len, "runs/mu_%.3e", sw->mu[k]);
+    /* The index keeps the names distinct (and sorted) whatever the values of mu. */
+    snprintf(buf, len, "runs/%03zu_mu_%.3e", k + 1, sw->mu[k]);
 }
 
 const char *pl_reference_name(pl_reference r)

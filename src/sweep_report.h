@@ -8,7 +8,7 @@
 /* "closed form", "limit solution", "extrapolated" or "none" */
 const char *pl_reference_name(pl_reference r);
 
-/* Directory of run k relative to the sweep directory, e.g. "runs/mu_1.000e+06". */
+/* Directory of run k relative to the sweep directory, e.g. "runs/003_mu_1.000e+06". */
 void pl_sweep_run_dir(const pl_sweep *sw, size_t k, char *buf, size_t len);
 
 /* Write all data files of the sweep into dir (which must exist). */

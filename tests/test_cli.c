@@ -89,6 +89,11 @@ static void test_bad_input(void)
         "run bouncing_ball --t-end -1 --out bad",
         "run bouncing_ball --max-steps x --out bad",
         "run bouncing_ball --bogus --out bad",
+        "run bouncing_ball --rtol 1e-300 --out bad",
+        "run bouncing_ball --t-end 1e-300 --out bad",
+        "run bouncing_ball --set v0=1e200 --out bad",
+        "run bouncing_ball --out ''",
+        "limit bouncing_ball --rtol 1e-20 --out bad",
         "run bouncing_ball --out bad --mu",
         "cases extra",
         "sweep bouncing_ball --mu 1:2 --out bad",
@@ -213,9 +218,15 @@ static void test_sweep(void)
         CHECK(json_object_get(json_array_get(runs, 3), "error") != NULL, "the failed run carries its reason");
         json_decref(j);
     }
-    CHECK(exists("sw/runs/mu_1.000e+04/trajectory.csv") && exists("sw/runs/mu_1.000e+04/trajectory_s.csv") &&
-              exists("sw/runs/mu_1.000e+04/summary.json"),
+    CHECK(exists("sw/runs/002_mu_1.000e+04/trajectory.csv") && exists("sw/runs/002_mu_1.000e+04/trajectory_s.csv") &&
+              exists("sw/runs/002_mu_1.000e+04/summary.json"),
           "each run's files");
+    /* values of mu that print alike still get their own directories */
+    CHECK(run("sweep bouncing_ball --mu 1e6,1.0001e6,1.0002e6 --t-end 1 --out close --no-plots --no-limit --quiet") == 0,
+          "close values of mu");
+    CHECK(exists("close/runs/001_mu_1.000e+06") && exists("close/runs/002_mu_1.000e+06") &&
+              exists("close/runs/003_mu_1.000e+06"),
+          "three directories");
     CHECK(exists("sw/convergence.dat") && exists("sw/zeno.dat") && exists("sw/sliding.dat"), "plot data");
     /* Plots, and a clear warning when gnuplot is missing (data still written, exit 0). */
     rc = run("sweep bouncing_ball --mu 1e3,1e4,1e5 --out plots --quiet");
