@@ -122,7 +122,8 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *gout, void *user)
     const solver *s = user;
     const double *y = N_VGetArrayPointer(yv);
     double lambda[PL_MAX_CON], ac[PL_MAX_DOF];
-    sliding_forces(s, t, Q(y), V(y, s), lambda, ac);
+    if (sliding_forces(s, t, Q(y), V(y, s), lambda, ac))
+        return -1; /* singular contact coupling */
     for (size_t i = 0; i < s->m; i++) {
         if (s->sliding[i]) {
             gout[i] = lambda[i];
@@ -234,30 +235,33 @@ static pl_event make_event(const solver *s, pl_event_kind kind, double t, size_t
 
 /* Put the state exactly on G_i = 0 (and, unless positions_only, Gdot_i = 0) for i in set
  * (corrections of the order of the tolerances), along the directions w_i of the contact forces. */
-static void project_state(const solver *s, double t, double *y, const int *set, int positions_only)
+static int project_state(const solver *s, double t, double *y, const int *set, int positions_only)
 {
     contact_set cs;
     gather(s, t, Q(y), V(y, s), set, &cs);
     if (cs.k == 0)
-        return;
+        return 0;
     double W[PL_MAX_CON * PL_MAX_CON], b[PL_MAX_CON], a[PL_MAX_CON];
     for (size_t r = 0; r < cs.k; r++)
         b[r] = cs.c[r].gap.g;
     memcpy(W, cs.Wq, cs.k * cs.k * sizeof *W);
-    if (!solve_small(cs.k, W, b, a))
-        for (size_t r = 0; r < cs.k; r++)
-            for (size_t j = 0; j < s->n; j++)
-                y[j] -= cs.c[r].w[j] * a[r];
+    if (solve_small(cs.k, W, b, a))
+        return -1;
+    for (size_t r = 0; r < cs.k; r++)
+        for (size_t j = 0; j < s->n; j++)
+            y[j] -= cs.c[r].w[j] * a[r];
     if (positions_only)
-        return;
+        return 0;
     gather(s, t, Q(y), V(y, s), set, &cs);
     for (size_t r = 0; r < cs.k; r++)
         b[r] = cs.c[r].gdot;
     memcpy(W, cs.W, cs.k * cs.k * sizeof *W);
-    if (!solve_small(cs.k, W, b, a))
-        for (size_t r = 0; r < cs.k; r++)
-            for (size_t j = 0; j < s->n; j++)
-                y[s->n + j] -= cs.c[r].w[j] * a[r];
+    if (solve_small(cs.k, W, b, a))
+        return -1;
+    for (size_t r = 0; r < cs.k; r++)
+        for (size_t j = 0; j < s->n; j++)
+            y[s->n + j] -= cs.c[r].w[j] * a[r];
+    return 0;
 }
 
 /* Decide which of the candidate constraints (on their boundary with zero normal velocity) are in
@@ -272,7 +276,8 @@ static pl_status resolve_contacts(solver *s, double t, double *y, const int *can
     int next[PL_MAX_CON];
     for (size_t i = 0; i < s->m; i++)
         next[i] = candidates[i] && lambda[i] > s->tol_lambda * s->A;
-    project_state(s, t, y, next, 0);
+    if (project_state(s, t, y, next, 0))
+        return pl_fail(err, PL_ERR_SOLVER, "limit solution: singular contact coupling at t = %.17g", t);
     for (size_t i = 0; i < s->m; i++) {
         if (next[i] == s->sliding[i])
             continue;
@@ -364,7 +369,8 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
         pl_model_gap(s->model, i, *t, Q(y), &g);
         part[i] = i == j || s->sliding[i] || fabs(g.g) <= s->tol_g;
     }
-    project_state(s, *t, y, part, 1); /* the impact happens on the boundary G = 0 */
+    if (project_state(s, *t, y, part, 1)) /* the impact happens on the boundary G = 0 */
+        return pl_fail(err, PL_ERR_SOLVER, "limit solution: singular contact coupling at t = %.17g", *t);
     pl_impact im;
     pl_status st = pl_impact_solve(s->model, *t, Q(y), V(y, s), part, &im, err);
     if (st != PL_OK) {
@@ -420,7 +426,10 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
         *t = t_acc;
         for (size_t i = 0; i < m; i++)
             candidates[i] = i == j || s->sliding[i];
-        project_state(s, *t, y, candidates, 0);
+        if (project_state(s, *t, y, candidates, 0)) {
+            st = pl_fail(err, PL_ERR_SOLVER, "limit solution: singular contact coupling at t = %.17g", *t);
+            goto done;
+        }
         pl_limit_result *res = s->res;
         if (!res->zeno) { /* the summary reports the first one; every one is an event */
             res->zeno = 1;

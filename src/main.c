@@ -327,6 +327,7 @@ static int cmd_sweep(int argc, char **argv)
     free(mu);
     if (s != PL_OK) {
         fprintf(stderr, "penlim sweep: %s\n", err.message);
+        pl_sweep_free(&sw);
         return exit_code(s);
     }
     if ((s = pl_make_dir(o.out, &err)) == PL_OK)

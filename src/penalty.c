@@ -184,7 +184,14 @@ static void contact_state(const run_ctx *c, double t, const double *y, double *g
                           double *lambda)
 {
     pl_forces f;
-    evaluate_forces(c, t, Q(y), V(y, c), &f);
+    if (evaluate_forces(c, t, Q(y), V(y, c), &f)) { /* M(q) not positive definite: no state */
+        for (size_t i = 0; i < c->m; i++) {
+            g[i] = gdot[i] = NAN;
+            if (lambda)
+                lambda[i] = NAN;
+        }
+        return;
+    }
     for (size_t i = 0; i < c->m; i++) {
         pl_contact k;
         pl_model_contact(c->model, i, t, Q(y), f.fp, f.minv, &k);
@@ -359,7 +366,8 @@ static double dense_eval(double t, void *p)
     if (!y)
         return NAN;
     pl_forces f;
-    evaluate_forces(c, t, Q(y), V(y, c), &f);
+    if (evaluate_forces(c, t, Q(y), V(y, c), &f))
+        return NAN;
     if (d->what == DENSE_FORCE)
         return f.lambda[d->i];
     pl_contact k;
@@ -413,7 +421,8 @@ static void accumulate(run *r, double a, double b)
             if (!y)
                 continue;
             pl_forces f;
-            evaluate_forces(c, tk, Q(y), V(y, c), &f);
+            if (evaluate_forces(c, tk, Q(y), V(y, c), &f))
+                continue;
             r->gamma += wk * norm(f.ac, c->n);
             for (size_t i = 0; i < c->m; i++)
                 r->impulse[i] += wk * f.lambda[i];
