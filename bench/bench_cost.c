@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cases.h"
-#include "penalty.h"
+#include "cases/cases.h"
+#include "solvers/penalty/penalty.h"
 
 /* Internal steps between rows a and b: rows with distinct times (a contact switch records its
  * state twice at the same time). */

@@ -6,9 +6,9 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "cases.h"
-#include "limit.h"
-#include "penalty.h"
+#include "cases/cases.h"
+#include "solvers/limit/limit.h"
+#include "solvers/penalty/penalty.h"
 
 int main(void)
 {

@@ -1,5 +1,5 @@
 /* Paper 004 eq. (51): a point mass above a floor under gravity, G = q >= 0, unit mass. */
-#include "cases.h"
+#include "cases/cases.h"
 
 enum { G_ACC, H0, V0, E, XI, K, NPAR };
 

@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-#include "model.h"
+#include "model/model.h"
 
 /* The contact-law parameters every built-in case shares: e or xi (one determines the other) and k. */
 #define PL_LAW_PARAMS(e_default)                                                                   \

@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "cases.h"
+#include "cases/cases.h"
 
 static const pl_case *const registry[] = {
     &pl_case_bouncing_ball,

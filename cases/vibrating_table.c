@@ -1,7 +1,7 @@
 /* A mass on a table whose surface moves as A sin(omega t): the time-dependent constraint
  * G = q - A sin(omega t) >= 0.  The mass starts resting on the table at t = 0; it stays in contact
  * while the table's downward acceleration is below g and lifts off at sin(omega t) = g/(A omega^2). */
-#include "cases.h"
+#include "cases/cases.h"
 
 enum { G_ACC, AMP, OMEGA, E, XI, K, NPAR };
 

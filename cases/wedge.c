@@ -3,7 +3,7 @@
  * wedge of interior angle arccos(m): acute for m > 0, where the angle condition (H6) of paper 003
  * holds, and obtuse for m < 0, where rigid impact laws depend discontinuously on the data.
  * A constant generalized force f acts on the mass. */
-#include "cases.h"
+#include "cases/cases.h"
 
 enum { MC, Q1, Q2, V1, V2, F1, F2, E, XI, K, NPAR };
 

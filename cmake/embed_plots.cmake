@@ -1,6 +1,6 @@
 # Generates a C file holding the gnuplot scripts of plots/ as strings, so the program can write
 # each script next to the data it plots.  Arguments: -DOUTPUT=file -DSCRIPTS=a.gp,b.gp
-set(body "/* Generated from the scripts in plots/ by cmake/embed_plots.cmake; do not edit. */\n#include \"plots.h\"\n\n")
+set(body "/* Generated from the scripts in plots/ by cmake/embed_plots.cmake; do not edit. */\n#include \"io/plots.h\"\n\n")
 set(table "const pl_plot_script pl_plot_scripts[] = {\n")
 set(count 0)
 string(REPLACE "," ";" SCRIPTS "${SCRIPTS}")

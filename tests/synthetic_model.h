@@ -4,7 +4,7 @@
 #ifndef PL_SYNTHETIC_MODEL_H
 #define PL_SYNTHETIC_MODEL_H
 
-#include "model.h"
+#include "model/model.h"
 
 extern const pl_case pl_test_case_synthetic;
 

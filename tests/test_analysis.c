@@ -4,14 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "cases.h"
+#include "study/analysis.h"
+#include "cases/cases.h"
 #include "check.h"
-#include "fit.h"
-#include "sliding.h"
-#include "sweep.h"
+#include "study/fit.h"
+#include "model/sliding.h"
+#include "study/sweep.h"
 #include "synthetic_model.h"
-#include "trajectory.h"
+#include "study/trajectory.h"
 
 static void test_fits(void)
 {

@@ -4,11 +4,11 @@
  * past it (paper 004 Theorem 7; paper 002 section 6.1). */
 #include <string.h>
 
-#include "cases.h"
+#include "cases/cases.h"
 #include "check.h"
-#include "impact.h"
-#include "limit.h"
-#include "penalty.h"
+#include "solvers/limit/impact.h"
+#include "solvers/limit/limit.h"
+#include "solvers/penalty/penalty.h"
 #include "table_flight.h"
 
 static pl_status solve(const pl_case *c, const pl_setting *s, size_t ns, double t_end, pl_model *m, pl_limit_result *r)

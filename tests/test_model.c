@@ -3,9 +3,9 @@
  * directional derivative of Gdot along the smooth flow. */
 #include <string.h>
 
-#include "cases.h"
+#include "cases/cases.h"
 #include "check.h"
-#include "penalized.h"
+#include "solvers/penalty/penalized.h"
 #include "synthetic_model.h"
 
 static void test_numbers(void)

@@ -3,9 +3,9 @@
  * impacts with a non-diagonal mass matrix, grazing contacts. */
 #include <string.h>
 
-#include "cases.h"
+#include "cases/cases.h"
 #include "check.h"
-#include "penalty.h"
+#include "solvers/penalty/penalty.h"
 #include "synthetic_model.h"
 #include "table_flight.h"
 

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cases.h"
+#include "cases/cases.h"
 #include "check.h"
-#include "sweep.h"
+#include "study/sweep.h"
 
 static void sweep(const pl_case *c, const pl_setting *s, size_t ns, const double *mu, size_t n, int jobs,
                   double t_end, pl_model *model, pl_sweep *sw)

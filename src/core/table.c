@@ -1,0 +1,34 @@
+#include "core/table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void pl_table_init(pl_table *t, size_t ncol)
+{
+    t->ncol = ncol;
+    t->nrows = 0;
+    t->cap = 0;
+    t->data = NULL;
+}
+
+pl_status pl_table_append(pl_table *t, const double *row, pl_error *err)
+{
+    if (t->nrows == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 256;
+        double *d = realloc(t->data, cap * t->ncol * sizeof *d);
+        if (!d)
+            return pl_fail(err, PL_ERR_NOMEM, "out of memory storing %zu rows", t->nrows);
+        t->data = d;
+        t->cap = cap;
+    }
+    memcpy(t->data + t->nrows * t->ncol, row, t->ncol * sizeof *row);
+    t->nrows++;
+    return PL_OK;
+}
+
+void pl_table_free(pl_table *t)
+{
+    free(t->data);
+    t->data = NULL;
+    t->nrows = t->cap = 0;
+}

@@ -1,0 +1,25 @@
+/* A growable table of rows of doubles (trajectory samples, fit data). */
+#ifndef PL_TABLE_H
+#define PL_TABLE_H
+
+#include <stddef.h>
+
+#include "core/status.h"
+
+typedef struct {
+    size_t ncol;
+    size_t nrows;
+    size_t cap;
+    double *data;
+} pl_table;
+
+void pl_table_init(pl_table *t, size_t ncol);
+pl_status pl_table_append(pl_table *t, const double *row, pl_error *err);
+void pl_table_free(pl_table *t);
+
+static inline double *pl_table_row(const pl_table *t, size_t r)
+{
+    return t->data + r * t->ncol;
+}
+
+#endif

@@ -1,0 +1,26 @@
+/* Plots: one gnuplot script per figure kind (the .gp files of plots/, embedded at build time).  A script is
+ * written next to the data it reads and rendered there to PNG, so a user can edit and re-render
+ * it with `gnuplot NAME.gp` in that directory. */
+#ifndef PL_PLOTS_H
+#define PL_PLOTS_H
+
+#include <stddef.h>
+
+#include "core/status.h"
+
+typedef struct {
+    const char *name; /* e.g. "convergence": plots/convergence.gp renders convergence.png */
+    const char *text;
+} pl_plot_script;
+
+extern const pl_plot_script pl_plot_scripts[];
+extern const size_t pl_plot_script_count;
+
+/* Write DIR/NAME.gp.  PL_ERR_INPUT if there is no such script. */
+pl_status pl_plot_write_script(const char *dir, const char *name, pl_error *err);
+
+/* Run gnuplot on DIR/NAME.gp in DIR (its messages go to DIR/gnuplot.log).  Returns PL_ERR_IO with
+ * a message if gnuplot is not installed or fails. */
+pl_status pl_plot_render(const char *dir, const char *name, pl_error *err);
+
+#endif

@@ -1,0 +1,184 @@
+#include "io/report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "io/output.h"
+
+void pl_trajectory_header(size_t n, size_t m, char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "t,gamma");
+    const char *names[] = {"q", "v"};
+    for (int k = 0; k < 2; k++)
+        for (size_t j = 0; j < n && used < len; j++)
+            used += (size_t)snprintf(buf + used, len - used, ",%s%zu", names[k], j + 1);
+    const char *cnames[] = {"G", "lambda"};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < m && used < len; i++)
+            used += (size_t)snprintf(buf + used, len - used, ",%s%zu", cnames[k], i + 1);
+}
+
+json_t *pl_parameters_json(const pl_model *model)
+{
+    json_t *o = json_object();
+    for (size_t k = 0; k < model->type->nparams; k++)
+        json_object_set_new(o, model->type->params[k].name, pl_json_number(model->par[k]));
+    return o;
+}
+
+json_t *pl_summary_header_json(const pl_model *model, pl_status status, const char *error)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "case", json_string(model->type->name));
+    json_object_set_new(o, "status", json_string(status == PL_OK ? "ok" : "failed"));
+    if (status != PL_OK)
+        json_object_set_new(o, "error", json_string(error));
+    json_object_set_new(o, "parameters", pl_parameters_json(model));
+    json_object_set_new(o, "contact_law", pl_contact_law_json(model));
+    return o;
+}
+
+json_t *pl_contact_law_json(const pl_model *model)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < model->m; i++)
+        json_array_append_new(a, json_pack("{s:I, s:o, s:o, s:o}", "constraint", (json_int_t)(i + 1),
+                                           "k", pl_json_number(model->law[i].k),
+                                           "xi", pl_json_number(model->law[i].xi),
+                                           "e", pl_json_number(pl_restitution_from_xi(model->law[i].xi))));
+    return a;
+}
+
+json_t *pl_episode_json(const pl_episode *ep, const pl_episode_info *info, size_t n)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "constraint", json_integer((json_int_t)ep->constraint + 1));
+    if (info)
+        json_object_set_new(o, "kind", json_string(pl_episode_kind_name(info->kind)));
+    json_object_set_new(o, "t_in", pl_json_number(ep->t_in));
+    json_object_set_new(o, "t_out", pl_json_number(ep->t_out));
+    json_object_set_new(o, "gdot_in", pl_json_number(ep->gdot_in));
+    json_object_set_new(o, "gdot_out", pl_json_number(ep->gdot_out));
+    json_object_set_new(o, "restitution", pl_json_number(pl_episode_restitution(ep)));
+    json_object_set_new(o, "max_penetration", pl_json_number(ep->max_penetration));
+    json_object_set_new(o, "t_max_penetration", pl_json_number(ep->t_max_penetration));
+    json_object_set_new(o, "delta_gamma", pl_json_number(ep->gamma_out - ep->gamma_in));
+    json_object_set_new(o, "impulse", pl_json_number(ep->impulse));
+    if (!info)
+        return o;
+    json_object_set_new(o, "duration", pl_json_number(info->duration));
+    json_object_set_new(o, "velocity_jump", pl_json_array(info->dv, n));
+    json_object_set_new(o, "velocity_jump_normal", pl_json_number(info->dv_normal));
+    json_object_set_new(o, "scaled_penetration", pl_json_number(info->scaled_penetration));
+    if (info->kind == PL_SUSTAINED) {
+        json_object_set_new(o, "sliding_force_error", pl_json_number(info->force_error));
+        json_object_set_new(o, "sliding_force_scale", pl_json_number(info->force_scale));
+        json_object_set_new(o, "lift_off", pl_json_number(ep->t_out));
+        json_object_set_new(o, "lift_off_predicted", pl_json_number(info->lift_off_predicted));
+    }
+    return o;
+}
+
+/* Run-level limit objects: first impact, sliding, Zeno sequence and capture. */
+static json_t *analysis_json(const pl_penalty_result *res, const pl_run_analysis *a)
+{
+    json_t *impacts = json_array();
+    for (size_t k = 0; k < res->nepisodes; k++)
+        if (a->info[k].kind == PL_IMPACT) {
+            const pl_episode *ep = &res->episodes[k];
+            json_array_append_new(impacts, json_pack("[o, o, o]", pl_json_number(ep->t_in),
+                                                     pl_json_number(ep->gdot_in), pl_json_number(ep->gdot_out)));
+        }
+    json_t *zeno = json_object();
+    json_object_set_new(zeno, "impacts", impacts);
+    json_object_set_new(zeno, "impacts_columns", json_pack("[s, s, s]", "t_in", "gdot_in", "gdot_out"));
+    json_object_set_new(zeno, "capture_time", pl_json_number(a->capture_time));
+    json_object_set_new(zeno, "impacts_before_capture", json_integer((json_int_t)a->impacts_before_capture));
+    json_object_set_new(zeno, "contraction_ratio", pl_json_number(a->contraction_ratio));
+    json_object_set_new(zeno, "contraction_ratio_se", pl_json_number(a->contraction_ratio_se));
+    json_object_set_new(zeno, "accumulation_time", pl_json_number(a->accumulation_time));
+    json_object_set_new(zeno, "flights_fitted", json_integer((json_int_t)a->fit_flights));
+    json_t *o = json_object();
+    json_object_set_new(o, "impacts", json_integer((json_int_t)a->impacts));
+    json_object_set_new(o, "first_impact_time", pl_json_number(a->first_impact_time));
+    json_object_set_new(o, "restitution_first", pl_json_number(a->restitution_first));
+    json_object_set_new(o, "scaled_penetration_first", pl_json_number(a->scaled_penetration_first));
+    json_object_set_new(o, "lift_off_first", pl_json_number(a->lift_off_first));
+    json_object_set_new(o, "lift_off_predicted_first", pl_json_number(a->lift_off_predicted_first));
+    json_object_set_new(o, "sliding_force_error", pl_json_number(a->sliding_force_error));
+    json_object_set_new(o, "sliding_force_scale", pl_json_number(a->sliding_force_scale));
+    json_object_set_new(o, "zeno", zeno);
+    return o;
+}
+
+static json_t *stats_json(const pl_stats *s)
+{
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+                     "steps", (json_int_t)s->steps, "rhs_evals", (json_int_t)s->rhs_evals,
+                     "jac_evals", (json_int_t)s->jac_evals, "root_evals", (json_int_t)s->root_evals,
+                     "error_test_fails", (json_int_t)s->error_test_fails,
+                     "nonlin_conv_fails", (json_int_t)s->nonlin_conv_fails,
+                     "restarts", (json_int_t)s->restarts,
+                     "recovered_crossings", (json_int_t)s->recovered_crossings,
+                     "wall_seconds", pl_json_number(s->wall_seconds));
+}
+
+json_t *pl_penalty_summary_json(const pl_model *model, const pl_penalty_result *res,
+                                const pl_run_analysis *analysis)
+{
+    json_t *o = pl_summary_header_json(model, res->status, res->error.message);
+    json_object_set_new(o, "mu", pl_json_number(res->mu));
+    json_object_set_new(o, "rtol", pl_json_number(res->rtol));
+    json_object_set_new(o, "t_end", pl_json_number(res->t_end));
+    json_object_set_new(o, "stats", stats_json(&res->stats));
+    json_t *eps = json_array();
+    for (size_t k = 0; k < res->nepisodes; k++)
+        json_array_append_new(eps, pl_episode_json(&res->episodes[k], analysis ? &analysis->info[k] : NULL, res->n));
+    json_object_set_new(o, "episodes", eps);
+    if (analysis)
+        json_object_set_new(o, "analysis", analysis_json(res, analysis));
+    json_object_set_new(o, "final", json_pack("{s:o, s:o, s:o, s:o}",
+                                              "t", pl_json_number(res->t_final),
+                                              "gamma", pl_json_number(res->gamma_final),
+                                              "q", pl_json_array(res->q_final, res->n),
+                                              "v", pl_json_array(res->v_final, res->n)));
+    return o;
+}
+
+pl_status pl_write_trajectories(const char *dir, size_t n, size_t m, const pl_table *traj, pl_error *err)
+{
+    char header[2048];
+    pl_trajectory_header(n, m, header, sizeof header);
+    pl_status s = pl_write_csv(dir, "trajectory.csv", header, traj, err);
+    if (s != PL_OK)
+        return s;
+    /* The same rows in the time s: s, t, q, v. */
+    pl_table ts;
+    pl_table_init(&ts, 2 + 2 * n);
+    double row[2 + 2 * PL_MAX_DOF];
+    for (size_t r = 0; r < traj->nrows && s == PL_OK; r++) {
+        const double *x = pl_table_row(traj, r);
+        row[0] = x[1];
+        row[1] = x[0];
+        memcpy(row + 2, x + pl_col_q(n, m), 2 * n * sizeof *row);
+        s = pl_table_append(&ts, row, err);
+    }
+    if (s == PL_OK) {
+        size_t used = (size_t)snprintf(header, sizeof header, "s,t");
+        for (int k = 0; k < 2; k++)
+            for (size_t j = 0; j < n && used < sizeof header; j++)
+                used += (size_t)snprintf(header + used, sizeof header - used, ",%s%zu", k ? "v" : "q", j + 1);
+        s = pl_write_csv(dir, "trajectory_s.csv", header, &ts, err);
+    }
+    pl_table_free(&ts);
+    return s;
+}
+
+pl_status pl_write_penalty_run(const char *dir, const pl_model *model, const pl_penalty_result *res,
+                               const pl_run_analysis *analysis, pl_error *err)
+{
+    pl_status s = pl_write_trajectories(dir, model->n, model->m, &res->traj, err);
+    if (s != PL_OK)
+        return s;
+    return pl_write_json(dir, "summary.json", pl_penalty_summary_json(model, res, analysis), err);
+}

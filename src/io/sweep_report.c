@@ -1,0 +1,350 @@
+#include "io/sweep_report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io/output.h"
+#include "io/plots.h"
+#include "io/limit_report.h"
+#include "io/report.h"
+
+void pl_sweep_run_dir(const pl_sweep *sw, size_t k, char *buf, size_t len)
+{
+    /* The index keeps the names distinct (and sorted) whatever the values of mu. */
+    snprintf(buf, len, "runs/%03zu_mu_%.3e", k + 1, sw->mu[k]);
+}
+
+const char *pl_reference_name(pl_reference r)
+{
+    switch (r) {
+    case PL_REF_DISTANCE: return "a distance";
+    case PL_REF_EXACT: return "closed form";
+    case PL_REF_EXTRAPOLATED: return "extrapolated";
+    case PL_REF_LIMIT: return "limit solution";
+    default: return "none";
+    }
+}
+
+static pl_status write_sweep_csv(const char *dir, const pl_sweep *sw, pl_error *err)
+{
+    pl_file f;
+    pl_status s = pl_file_open(&f, dir, "sweep.csv", err);
+    if (s != PL_OK)
+        return s;
+    fprintf(f.fp, "mu,status,episodes,impacts,impacts_before_capture,first_impact_time,capture_time,"
+                  "accumulation_estimate,contraction_ratio,restitution_first,scaled_penetration_first,"
+                  "lift_off_first,sliding_force_error,s_distance_q,s_distance_v,limit_sup_q,limit_sup_q_outside_zeno,"
+                  "limit_l1_v,limit_s_distance,impact_time_error,impact_velocity_error,steps,rhs_evals,wall_seconds\n");
+    for (size_t k = 0; k < sw->n; k++) {
+        const pl_penalty_result *r = &sw->runs[k];
+        const pl_run_analysis *a = &sw->analysis[k];
+        fprintf(f.fp, "%.17g,%s,%zu,%zu,%zu", sw->mu[k], r->status == PL_OK ? "ok" : "failed", r->nepisodes,
+                a->impacts, a->impacts_before_capture);
+        const int ids[] = {PL_Q_FIRST_IMPACT_TIME, PL_Q_CAPTURE_TIME, PL_Q_ACCUMULATION_ESTIMATE};
+        for (int j = 0; j < 3; j++)
+            fprintf(f.fp, ",%.17g", sw->q[ids[j]].values[k]);
+        fprintf(f.fp, ",%.17g", r->status == PL_OK ? a->contraction_ratio : NAN);
+        const int more[] = {PL_Q_RESTITUTION_FIRST, PL_Q_SCALED_PENETRATION_FIRST, PL_Q_LIFT_OFF_FIRST,
+                            PL_Q_SLIDING_FORCE_ERROR, PL_Q_S_DISTANCE};
+        for (int j = 0; j < 5; j++)
+            fprintf(f.fp, ",%.17g", sw->q[more[j]].values[k]);
+        fprintf(f.fp, ",%.17g", sw->s_dist_v[k]);
+        for (int q = PL_Q_LIMIT_SUP_Q; q <= PL_Q_IMPACT_VELOCITY_ERROR; q++)
+            fprintf(f.fp, ",%.17g", sw->q[q].values[k]);
+        fprintf(f.fp, ",%ld,%ld,%.6g\n", r->stats.steps, r->stats.rhs_evals, r->stats.wall_seconds);
+    }
+    return pl_file_commit(&f, err);
+}
+
+static pl_status write_episodes_csv(const char *dir, const pl_sweep *sw, size_t n, pl_error *err)
+{
+    pl_file f;
+    pl_status s = pl_file_open(&f, dir, "episodes.csv", err);
+    if (s != PL_OK)
+        return s;
+    fprintf(f.fp, "mu,episode,constraint,kind,t_in,t_out,duration,gdot_in,gdot_out,restitution,"
+                  "velocity_jump_normal");
+    for (size_t j = 0; j < n; j++)
+        fprintf(f.fp, ",velocity_jump%zu", j + 1);
+    fprintf(f.fp, ",max_penetration,scaled_penetration,delta_gamma,impulse,sliding_force_error,"
+                  "lift_off_predicted\n");
+    for (size_t k = 0; k < sw->n; k++) {
+        const pl_penalty_result *r = &sw->runs[k];
+        const pl_run_analysis *a = &sw->analysis[k];
+        if (!a->info)
+            continue;
+        for (size_t e = 0; e < r->nepisodes; e++) {
+            const pl_episode *ep = &r->episodes[e];
+            const pl_episode_info *in = &a->info[e];
+            fprintf(f.fp, "%.17g,%zu,%zu,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", sw->mu[k], e + 1,
+                    ep->constraint + 1, pl_episode_kind_name(in->kind), ep->t_in, ep->t_out,
+                    in->duration, ep->gdot_in, ep->gdot_out, pl_episode_restitution(ep), in->dv_normal);
+            for (size_t j = 0; j < n; j++)
+                fprintf(f.fp, ",%.17g", in->dv[j]);
+            fprintf(f.fp, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", ep->max_penetration, in->scaled_penetration,
+                    ep->gamma_out - ep->gamma_in, ep->impulse, in->force_error, in->lift_off_predicted);
+        }
+    }
+    return pl_file_commit(&f, err);
+}
+
+static json_t *convergence_json(const pl_sweep *sw, const pl_sweep_quantity *q)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "meaning", json_string(q->meaning));
+    json_object_set_new(o, "values", pl_json_array(q->values, sw->n));
+    json_object_set_new(o, "errors", pl_json_array(q->errors, sw->n));
+    json_object_set_new(o, "rate", pl_json_number(q->conv.rate));
+    json_object_set_new(o, "rate_se", pl_json_number(q->conv.rate_se));
+    json_object_set_new(o, "rate_upper_half", pl_json_number(q->conv.rate_upper));
+    json_object_set_new(o, "rate_upper_half_se", pl_json_number(q->conv.rate_upper_se));
+    json_object_set_new(o, "points", json_integer((json_int_t)q->conv.points));
+    json_object_set_new(o, "at_noise_floor", json_boolean(q->conv.at_floor));
+    json_object_set_new(o, "limit", pl_json_number(q->conv.limit));
+    json_object_set_new(o, "limit_error", pl_json_number(q->conv.limit_error));
+    json_object_set_new(o, "reference", json_string(pl_reference_name(q->conv.reference)));
+    return o;
+}
+
+static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "case", json_string(model->type->name));
+    json_object_set_new(o, "parameters", pl_parameters_json(model));
+    json_object_set_new(o, "contact_law", pl_contact_law_json(model));
+    json_object_set_new(o, "rtol", pl_json_number(sw->n ? sw->runs[0].rtol : NAN));
+    json_object_set_new(o, "t_end", pl_json_number(sw->n ? sw->runs[0].t_end : NAN));
+    json_object_set_new(o, "mu", pl_json_array(sw->mu, sw->n));
+    json_object_set_new(o, "failures", json_integer((json_int_t)sw->failures));
+    json_t *runs = json_array();
+    for (size_t k = 0; k < sw->n; k++) {
+        const pl_penalty_result *r = &sw->runs[k];
+        char path[128];
+        pl_sweep_run_dir(sw, k, path, sizeof path);
+        json_t *run = json_pack("{s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:o}", "mu", pl_json_number(sw->mu[k]),
+                                "status", r->status == PL_OK ? "ok" : "failed", "directory", path,
+                                "episodes", (json_int_t)r->nepisodes, "impacts", (json_int_t)sw->analysis[k].impacts,
+                                "steps", (json_int_t)r->stats.steps, "rhs_evals", (json_int_t)r->stats.rhs_evals,
+                                "wall_seconds", pl_json_number(r->stats.wall_seconds));
+        if (r->status != PL_OK)
+            json_object_set_new(run, "error", json_string(r->error.message));
+        json_array_append_new(runs, run);
+    }
+    json_object_set_new(o, "runs", runs);
+    json_t *conv = json_object();
+    for (int q = 0; q < PL_SWEEP_NQ; q++)
+        json_object_set_new(conv, sw->q[q].name, convergence_json(sw, &sw->q[q]));
+    json_object_set_new(o, "convergence", conv);
+    json_object_set_new(o, "convergence_note",
+                        json_string("rate: minus the least-squares slope of log|error| against log mu (error "
+                                    "~ mu^-rate), with its standard error, over all mu and over the upper half "
+                                    "of the mu values; errors are taken against the closed form when the case "
+                                    "knows it, else against the limit solution, else against the limit "
+                                    "extrapolated from the sweep"));
+    json_t *before = json_array();
+    for (size_t k = 0; k < sw->n; k++)
+        json_array_append_new(before, json_integer((json_int_t)sw->analysis[k].impacts_before_capture));
+    json_object_set_new(o, "zeno", json_pack("{s:o, s:o, s:o, s:o}", "impacts_before_capture", before,
+                                             "impacts_per_decade", pl_json_number(sw->impacts_per_decade),
+                                             "impacts_per_decade_se", pl_json_number(sw->impacts_per_decade_se),
+                                             "impacts_per_decade_predicted",
+                                             pl_json_number(sw->impacts_per_decade_predicted)));
+    json_t *lim = json_object();
+    json_object_set_new(lim, "computed", json_boolean(sw->has_limit));
+    if (sw->limit.status != PL_OK)
+        json_object_set_new(lim, "error", json_string(sw->limit.error.message));
+    if (sw->has_limit) {
+        json_object_set_new(lim, "directory", json_string("limit"));
+        json_object_set_new(lim, "zeno_t_accumulation", pl_json_number(sw->limit.zeno ? sw->limit.t_accumulation : NAN));
+        json_object_set_new(lim, "zeno_window", pl_json_array(sw->zeno_window, 2));
+        json_object_set_new(lim, "impact_errors_file", json_string("impact_errors.csv"));
+    }
+    json_object_set_new(o, "limit", lim);
+    json_object_set_new(o, "s_distance", json_pack("{s:o, s:o, s:s}", "q", pl_json_array(sw->s_dist_q, sw->n),
+                                                   "v", pl_json_array(sw->s_dist_v, sw->n), "between",
+                                                   "run k and run k+1, in the time s (null for the last run)"));
+    return o;
+}
+
+/* ---- plot data ----------------------------------------------------------------------------- */
+
+static pl_status write_convergence_dat(const char *dir, const pl_sweep *sw, int *blocks, pl_error *err)
+{
+    pl_file f;
+    pl_status s = pl_file_open(&f, dir, "convergence.dat", err);
+    if (s != PL_OK)
+        return s;
+    *blocks = 0;
+    for (int q = 0; q < PL_SWEEP_NQ; q++) {
+        const pl_sweep_quantity *Q = &sw->q[q];
+        if (Q->conv.points < 3 || isnan(Q->conv.rate))
+            continue;
+        /* log|err| = c - rate log mu through the centroid of all finite errors */
+        double sx = 0, sy = 0;
+        size_t k = 0;
+        for (size_t j = 0; j < sw->n; j++)
+            if (isfinite(Q->errors[j]) && Q->errors[j] != 0.0)
+                sx += log(sw->mu[j]), sy += log(fabs(Q->errors[j])), k++;
+        double c = sy / (double)k + Q->conv.rate * sx / (double)k;
+        fprintf(f.fp, "%s\"%s: rate %.3f +- %.3f (%s)\" mu fit\n", *blocks ? "\n\n" : "", Q->name, Q->conv.rate,
+                Q->conv.rate_se, pl_reference_name(Q->conv.reference));
+        for (size_t j = 0; j < sw->n; j++)
+            if (isfinite(Q->errors[j]) && Q->errors[j] != 0.0)
+                fprintf(f.fp, "%.10g %.10g %.10g\n", sw->mu[j], fabs(Q->errors[j]),
+                        exp(c - Q->conv.rate * log(sw->mu[j])));
+        (*blocks)++;
+    }
+    return pl_file_commit(&f, err);
+}
+
+static pl_status write_sliding_dat(const char *dir, const pl_sweep *sw, int *blocks, pl_error *err)
+{
+    pl_file f;
+    pl_status s = pl_file_open(&f, dir, "sliding.dat", err);
+    if (s != PL_OK)
+        return s;
+    *blocks = 0;
+    for (size_t k = 0; k < sw->n; k++) {
+        const pl_table *t = &sw->analysis[k].sliding;
+        if (sw->runs[k].status != PL_OK || t->nrows == 0)
+            continue;
+        fprintf(f.fp, "%s\"mu = %.3g\" constraint muG Fsm\n", *blocks ? "\n\n" : "", sw->mu[k]);
+        for (size_t r = 0; r < t->nrows; r++) {
+            const double *x = pl_table_row(t, r);
+            if (r > 0 && x[4] != pl_table_row(t, r - 1)[4])
+                fputc('\n', f.fp); /* a new episode: break the line in the plot */
+            fprintf(f.fp, "%.12g %.0f %.10g %.10g\n", x[0], x[1], x[2], x[3]);
+        }
+        (*blocks)++;
+    }
+    return pl_file_commit(&f, err);
+}
+
+static pl_status write_zeno_dat(const char *dir, const pl_sweep *sw, int *blocks, pl_error *err)
+{
+    pl_file f;
+    pl_status s = pl_file_open(&f, dir, "zeno.dat", err);
+    if (s != PL_OK)
+        return s;
+    *blocks = 0;
+    for (size_t k = 0; k < sw->n; k++) {
+        const pl_penalty_result *r = &sw->runs[k];
+        const pl_run_analysis *a = &sw->analysis[k];
+        if (r->status != PL_OK || a->impacts == 0)
+            continue;
+        fprintf(f.fp, "%s\"mu = %.3g\" t_in gdot_in gdot_out\n", *blocks ? "\n\n" : "", sw->mu[k]);
+        size_t index = 0;
+        for (size_t e = 0; e < r->nepisodes; e++)
+            if (a->info[e].kind == PL_IMPACT) {
+                const pl_episode *ep = &r->episodes[e];
+                fprintf(f.fp, "%zu %.12g %.10g %.10g\n", ++index, ep->t_in, fabs(ep->gdot_in), ep->gdot_out);
+            }
+        (*blocks)++;
+    }
+    s = pl_file_commit(&f, err);
+    if (s != PL_OK)
+        return s;
+    if ((s = pl_file_open(&f, dir, "capture.dat", err)) != PL_OK)
+        return s;
+    fprintf(f.fp, "# mu capture_time accumulation_estimate impacts_before_capture\n");
+    for (size_t k = 0; k < sw->n; k++)
+        fprintf(f.fp, "%.10g %.12g %.12g %zu\n", sw->mu[k], sw->q[PL_Q_CAPTURE_TIME].values[k],
+                sw->q[PL_Q_ACCUMULATION_ESTIMATE].values[k], sw->analysis[k].impacts_before_capture);
+    return pl_file_commit(&f, err);
+}
+
+static pl_status write_plot_config(const char *dir, const pl_model *model, const pl_sweep *sw, int nq,
+                                   int nsliding, int nzeno, pl_error *err)
+{
+    pl_file f;
+    pl_status s = pl_file_open(&f, dir, "plots_config.gp", err);
+    if (s != PL_OK)
+        return s;
+    fprintf(f.fp, "# Written by penlim sweep: what the plot scripts of this directory read.\n");
+    fprintf(f.fp, "case_name = '%s'\nndof = %zu\nncon = %zu\n", model->type->name, model->n, model->m);
+    fprintf(f.fp, "runs = '");
+    for (size_t k = 0; k < sw->n; k++)
+        if (sw->runs[k].status == PL_OK) {
+            char path[128];
+            pl_sweep_run_dir(sw, k, path, sizeof path);
+            fprintf(f.fp, "%s ", path);
+        }
+    fprintf(f.fp, "'\nlabels = '");
+    for (size_t k = 0; k < sw->n; k++)
+        if (sw->runs[k].status == PL_OK)
+            fprintf(f.fp, "mu=%.3g ", sw->mu[k]);
+    double acc = pl_model_limit_value(model, PL_LIMIT_CAPTURE_TIME);
+    int ncapture = 0;
+    for (size_t k = 0; k < sw->n; k++)
+        ncapture += isfinite(sw->q[PL_Q_CAPTURE_TIME].values[k]);
+    fprintf(f.fp, "'\nnq = %d\nnsliding = %d\nnzeno = %d\nncapture = %d\n", nq, nsliding, nzeno, ncapture);
+    fprintf(f.fp, "limit = '%s'\n", sw->has_limit ? "limit" : "");
+    if (isfinite(acc))
+        fprintf(f.fp, "accumulation = %.17g\n", acc);
+    else
+        fprintf(f.fp, "accumulation = NaN\n");
+    return pl_file_commit(&f, err);
+}
+
+pl_status pl_write_sweep(const char *dir, const pl_model *model, const pl_sweep *sw, pl_error *err)
+{
+    pl_status s;
+    for (size_t k = 0; k < sw->n; k++) {
+        char sub[128], path[4096];
+        pl_sweep_run_dir(sw, k, sub, sizeof sub);
+        snprintf(path, sizeof path, "%s/%s", dir, sub);
+        const pl_run_analysis *a = sw->analysis[k].info ? &sw->analysis[k] : NULL;
+        if ((s = pl_make_dir(path, err)) != PL_OK ||
+            (s = pl_write_penalty_run(path, model, &sw->runs[k], a, err)) != PL_OK)
+            return s;
+    }
+    if (sw->has_limit) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/limit", dir);
+        if ((s = pl_make_dir(path, err)) != PL_OK || (s = pl_write_limit(path, model, &sw->limit, err)) != PL_OK ||
+            (s = pl_write_csv(dir, "impact_errors.csv", "mu,constraint,index,t_limit,t_mu,time_error,velocity_error",
+                              &sw->impact_errors, err)) != PL_OK)
+            return s;
+    }
+    int nq, nsliding, nzeno;
+    if ((s = write_sweep_csv(dir, sw, err)) != PL_OK || (s = write_episodes_csv(dir, sw, model->n, err)) != PL_OK ||
+        (s = write_convergence_dat(dir, sw, &nq, err)) != PL_OK ||
+        (s = write_sliding_dat(dir, sw, &nsliding, err)) != PL_OK ||
+        (s = write_zeno_dat(dir, sw, &nzeno, err)) != PL_OK ||
+        (s = write_plot_config(dir, model, sw, nq, nsliding, nzeno, err)) != PL_OK)
+        return s;
+    return pl_write_json(dir, "sweep.json", sweep_json(model, sw), err);
+}
+
+pl_status pl_render_sweep_plots(const char *dir, const pl_model *model, const pl_sweep *sw, pl_error *err)
+{
+    (void)model;
+    size_t ok_runs = sw->n - sw->failures;
+    int any_sliding = 0, any_zeno = 0, any_conv = 0;
+    for (size_t k = 0; k < sw->n; k++) {
+        any_sliding |= sw->runs[k].status == PL_OK && sw->analysis[k].sliding.nrows > 0;
+        any_zeno |= sw->runs[k].status == PL_OK && sw->analysis[k].impacts > 0;
+    }
+    for (int q = 0; q < PL_SWEEP_NQ; q++)
+        any_conv |= sw->q[q].conv.points >= 3 && !isnan(sw->q[q].conv.rate);
+    const struct {
+        const char *name;
+        int wanted;
+    } plots[] = {{"trajectories", ok_runs > 0}, {"trajectories_s", ok_runs > 0}, {"convergence", any_conv},
+                 {"sliding", any_sliding}, {"zeno", any_zeno}};
+    char log[4096];
+    snprintf(log, sizeof log, "%s/gnuplot.log", dir);
+    unlink(log); /* gnuplot appends to it: keep only this rendering's messages */
+    for (size_t k = 0; k < sizeof plots / sizeof plots[0]; k++) {
+        if (!plots[k].wanted)
+            continue;
+        pl_status s = pl_plot_write_script(dir, plots[k].name, err);
+        if (s == PL_OK)
+            s = pl_plot_render(dir, plots[k].name, err);
+        if (s != PL_OK)
+            return s;
+    }
+    return PL_OK;
+}

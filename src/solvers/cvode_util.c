@@ -1,0 +1,112 @@
+#include "solvers/cvode_util.h"
+
+#include <math.h>
+#include <nvector/nvector_serial.h>
+#include <string.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+void pl_cvode_keep_message(int code, const char *module, const char *function, char *msg, void *user)
+{
+    (void)code;
+    snprintf(user, PL_CVODE_MESSAGE, "%s/%s: %s", module, function, msg);
+}
+
+pl_status pl_cvode_failure(void *cvode, const char *what, int flag, const char *context, const char *message,
+                           pl_error *err)
+{
+    char *name = CVodeGetReturnFlagName(flag);
+    double t = NAN;
+    if (cvode && CVodeGetCurrentTime(cvode, &t) != CV_SUCCESS)
+        t = NAN;
+    pl_status s = pl_fail(err, PL_ERR_SOLVER, "CVODE %s failed with %s at t = %.17g (%s): %s", what,
+                          name ? name : "?", t, context, message && message[0] ? message : "no message");
+    free(name);
+    return s;
+}
+
+void pl_cvode_add_counters(void *mem, pl_stats *s)
+{
+    long v;
+    if (CVodeGetNumSteps(mem, &v) == CV_SUCCESS) s->steps += v;
+    if (CVodeGetNumRhsEvals(mem, &v) == CV_SUCCESS) s->rhs_evals += v;
+    if (CVodeGetNumJacEvals(mem, &v) == CV_SUCCESS) s->jac_evals += v;
+    if (CVodeGetNumGEvals(mem, &v) == CV_SUCCESS) s->root_evals += v;
+    if (CVodeGetNumErrTestFails(mem, &v) == CV_SUCCESS) s->error_test_fails += v;
+    if (CVodeGetNumNonlinSolvConvFails(mem, &v) == CV_SUCCESS) s->nonlin_conv_fails += v;
+}
+
+void pl_tighten_for_gap(double *tol, size_t n, const double *grad, double tol_g, double tol_gd)
+{
+    for (size_t j = 0; j < n; j++) {
+        double gj = fabs(grad[j]);
+        if (gj > 0.0) {
+            tol[j] = fmin(tol[j], tol_g / gj);
+            tol[n + j] = fmin(tol[n + j], tol_gd / gj);
+        }
+    }
+}
+
+double pl_now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#define CHECK(call, what)                                                                          \
+    do {                                                                                           \
+        int flag_ = (call);                                                                        \
+        if (flag_ < 0)                                                                             \
+            return pl_cvode_failure(cv->mem, what, flag_, "set-up", cv->message, err);             \
+    } while (0)
+
+pl_status pl_cvode_create(pl_cvode *cv, const pl_cvode_spec *s, pl_error *err)
+{
+    memset(cv, 0, sizeof *cv);
+    if (SUNContext_Create(NULL, &cv->sun) != 0)
+        return pl_fail(err, PL_ERR_SOLVER, "SUNContext_Create failed");
+    cv->y = N_VNew_Serial((sunindextype)s->size, cv->sun);
+    cv->ytmp = N_VNew_Serial((sunindextype)s->size, cv->sun);
+    if (!cv->y || !cv->ytmp)
+        return pl_fail(err, PL_ERR_NOMEM, "N_VNew_Serial failed");
+    memcpy(N_VGetArrayPointer(cv->y), s->y0, s->size * sizeof *s->y0);
+    cv->mem = CVodeCreate(CV_BDF, cv->sun);
+    if (!cv->mem)
+        return pl_fail(err, PL_ERR_SOLVER, "CVodeCreate failed");
+    CHECK(CVodeSetErrHandlerFn(cv->mem, pl_cvode_keep_message, cv->message), "CVodeSetErrHandlerFn");
+    CHECK(CVodeInit(cv->mem, s->rhs, 0.0, cv->y), "CVodeInit");
+    CHECK(CVodeSetUserData(cv->mem, s->user), "CVodeSetUserData");
+    CHECK(CVodeWFtolerances(cv->mem, s->weights), "CVodeWFtolerances");
+    cv->J = SUNDenseMatrix((sunindextype)s->size, (sunindextype)s->size, cv->sun);
+    cv->LS = cv->J ? SUNLinSol_Dense(cv->y, cv->J, cv->sun) : NULL;
+    if (!cv->LS)
+        return pl_fail(err, PL_ERR_NOMEM, "dense linear solver allocation failed");
+    CHECK(CVodeSetLinearSolver(cv->mem, cv->LS, cv->J), "CVodeSetLinearSolver");
+    if (s->jacobian)
+        CHECK(CVodeSetJacFn(cv->mem, s->jacobian), "CVodeSetJacFn");
+    CHECK(CVodeRootInit(cv->mem, s->nroots, s->roots), "CVodeRootInit");
+    CHECK(CVodeSetNoInactiveRootWarn(cv->mem), "CVodeSetNoInactiveRootWarn");
+    CHECK(CVodeSetMaxNumSteps(cv->mem, -1), "CVodeSetMaxNumSteps"); /* the callers cap the work */
+    CHECK(CVodeSetStopTime(cv->mem, s->t_end), "CVodeSetStopTime");
+    return PL_OK;
+}
+
+void pl_cvode_free(pl_cvode *cv)
+{
+    if (cv->mem)
+        CVodeFree(&cv->mem);
+    if (cv->LS)
+        SUNLinSolFree(cv->LS);
+    if (cv->J)
+        SUNMatDestroy(cv->J);
+    if (cv->ytmp)
+        N_VDestroy(cv->ytmp);
+    if (cv->y)
+        N_VDestroy(cv->y);
+    if (cv->sun)
+        SUNContext_Free(&cv->sun);
+}

@@ -1,0 +1,105 @@
+#include "solvers/penalty/penalized.h"
+
+#include <string.h>
+
+void pl_penalized_init(pl_penalized *p, const pl_model *model, double mu)
+{
+    memset(p, 0, sizeof *p);
+    p->model = model;
+    p->mu = mu;
+    for (size_t i = 0; i < model->m; i++)
+        p->damping[i] = pl_law_damping(&model->law[i], mu);
+}
+
+int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const double *v, pl_forces *f)
+{
+    const pl_model *model = p->model;
+    size_t n = model->n;
+    pl_model_velocity_map(model, t, q, v, f->fp, NULL, NULL, NULL);
+    pl_model_accel(model, t, q, v, f->a, NULL, NULL);
+    if (pl_model_mass(model, q, NULL, f->minv))
+        return -1;
+    memset(f->ac, 0, n * sizeof *f->ac);
+    for (size_t i = 0; i < model->m; i++) {
+        f->lambda[i] = 0.0;
+        if (!p->active[i])
+            continue;
+        pl_contact k;
+        pl_model_contact(model, i, t, q, f->fp, f->minv, &k);
+        /* eq. (4) with A_i = -w_i m_i k_i and B_i = -2 xi_i sqrt(k_i) w_i m_i */
+        f->lambda[i] = pl_law_force(&model->law[i], p->mu, k.m_eff, k.gap.g, k.gdot);
+        for (size_t j = 0; j < n; j++)
+            f->ac[j] += k.w[j] * f->lambda[i];
+    }
+    return 0;
+}
+
+/* Analytic Jacobian.  With s_i = mu G_i + c_i Gdot_i and lambda_i = -m_i k_i s_i:
+ *   dGdot/dq = H F_p + (dF_p/dq)' grad + grad_t,   dGdot/dv = (dF_p/dv)' grad
+ *   dm/dq_k  = -m^2 (2 H[:,k].w - w' dM_k w),      dw/dq_k = M^{-1} (H[:,k] - dM_k w)
+ *   d(w lambda) = w dlambda + lambda dw. */
+int pl_penalized_jacobian(const pl_penalized *c, double t, const double *q, const double *v, double *J)
+{
+    const pl_model *model = c->model;
+    size_t n = model->n, N = 2 * n;
+    double fp[PL_MAX_DOF], fp_q[PL_MAX_DOF * PL_MAX_DOF], fp_v[PL_MAX_DOF * PL_MAX_DOF];
+    double a[PL_MAX_DOF], a_q[PL_MAX_DOF * PL_MAX_DOF], a_v[PL_MAX_DOF * PL_MAX_DOF];
+    double minv[PL_MAX_DOF * PL_MAX_DOF];
+    double ac_q[PL_MAX_DOF * PL_MAX_DOF] = {0}, ac_v[PL_MAX_DOF * PL_MAX_DOF] = {0};
+    double dM[PL_MAX_DOF][PL_MAX_DOF * PL_MAX_DOF];
+
+    pl_model_velocity_map(model, t, q, v, fp, fp_q, fp_v, NULL);
+    pl_model_accel(model, t, q, v, a, a_q, a_v);
+    if (pl_model_mass(model, q, NULL, minv))
+        return -1;
+    if (!model->mass_constant)
+        for (size_t k = 0; k < n; k++)
+            model->type->mass_dq(model->par, q, k, dM[k]);
+
+    for (size_t i = 0; i < model->m; i++) {
+        if (!c->active[i])
+            continue;
+        pl_contact k;
+        pl_model_contact(model, i, t, q, fp, minv, &k);
+        const double *grad = k.gap.grad, *H = k.gap.hess, *w = k.w;
+        double kk = model->law[i].k, me = k.m_eff, ci = c->damping[i];
+        double s = c->mu * k.gap.g + ci * k.gdot;
+        double lambda = -me * kk * s;
+        double dlam_q[PL_MAX_DOF], dlam_v[PL_MAX_DOF];
+        for (size_t col = 0; col < n; col++) {
+            double dgd_q = k.gap.grad_t[col], dgd_v = 0.0, Hw = 0.0, wdMw = 0.0;
+            double dMw[PL_MAX_DOF] = {0};
+            for (size_t j = 0; j < n; j++) {
+                dgd_q += H[col * n + j] * fp[j] + fp_q[j * n + col] * grad[j];
+                dgd_v += fp_v[j * n + col] * grad[j];
+                Hw += H[j * n + col] * w[j];
+            }
+            if (!model->mass_constant) {
+                for (size_t j = 0; j < n; j++)
+                    for (size_t l = 0; l < n; l++)
+                        dMw[j] += dM[col][j * n + l] * w[l];
+                for (size_t j = 0; j < n; j++)
+                    wdMw += w[j] * dMw[j];
+            }
+            double dm = -me * me * (2.0 * Hw - wdMw);
+            dlam_q[col] = -kk * (dm * s + me * (c->mu * grad[col] + ci * dgd_q));
+            dlam_v[col] = -kk * me * ci * dgd_v;
+            for (size_t j = 0; j < n; j++) {
+                double dw = 0.0;
+                for (size_t l = 0; l < n; l++)
+                    dw += minv[j * n + l] * (H[l * n + col] - dMw[l]);
+                ac_q[j * n + col] += w[j] * dlam_q[col] + lambda * dw;
+                ac_v[j * n + col] += w[j] * dlam_v[col];
+            }
+        }
+    }
+    for (size_t r = 0; r < n; r++)
+        for (size_t col = 0; col < n; col++) {
+            J[r * N + col] = fp_q[r * n + col];
+            J[r * N + n + col] = fp_v[r * n + col];
+            J[(n + r) * N + col] = a_q[r * n + col] + ac_q[r * n + col];
+            J[(n + r) * N + n + col] = a_v[r * n + col] + ac_v[r * n + col];
+        }
+    return 0;
+}
+

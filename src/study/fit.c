@@ -1,0 +1,103 @@
+#include "study/fit.h"
+
+#include "core/rootfind.h"
+
+#include <gsl/gsl_fit.h>
+#include <math.h>
+#include <stdlib.h>
+
+size_t pl_fit_rate(const double *mu, const double *err, size_t n, double *rate, double *rate_se)
+{
+    *rate = *rate_se = NAN;
+    double *x = malloc(2 * (n ? n : 1) * sizeof *x), *y = x ? x + (n ? n : 1) : NULL;
+    if (!x)
+        return 0;
+    size_t k = 0;
+    for (size_t j = 0; j < n; j++)
+        if (isfinite(err[j]) && err[j] != 0.0 && mu[j] > 0.0) {
+            x[k] = log(mu[j]);
+            y[k] = log(fabs(err[j]));
+            k++;
+        }
+    double c0, c1, cov00, cov01, cov11, sumsq;
+    if (k >= 3 && gsl_fit_linear(x, 1, y, 1, k, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) == 0) {
+        *rate = -c1;
+        *rate_se = sqrt(cov11);
+    }
+    free(x);
+    return k;
+}
+
+/* For Q = Q_inf + C mu^-p through three points a < b < c, the ratio of successive differences
+ * (Q_b - Q_a)/(Q_c - Q_b) as a function of p (mu scaled by mu_c for conditioning). */
+typedef struct {
+    double xa, xb, ratio;
+} rate_equation;
+
+static double rate_residual(double p, void *params)
+{
+    const rate_equation *e = params;
+    double a = pow(e->xa, -p), b = pow(e->xb, -p);
+    return (a - b) / (b - 1.0) - e->ratio;
+}
+
+/* Extrapolated limit from the last three finite values of the first `count`: p from the ratio of
+ * the two differences (GSL Brent on p in (1e-3, 20)), then Q_inf = Q_c - C mu_c^-p with
+ * C = (Q_c - Q_b)/(mu_c^-p - mu_b^-p): exact for Q_inf + C mu^-p at any spacing of mu.  NAN if
+ * the values do not converge monotonically. */
+static double extrapolate(const double *mu, const double *values, size_t count)
+{
+    size_t idx[3], found = 0;
+    for (size_t j = count; j-- > 0 && found < 3;)
+        if (isfinite(values[j]))
+            idx[found++] = j;
+    if (found < 3)
+        return NAN;
+    size_t c = idx[0], b = idx[1], a = idx[2]; /* a < b < c */
+    double d1 = values[b] - values[a], d2 = values[c] - values[b];
+    if (d2 == 0.0)
+        return values[c];
+    if (d1 == 0.0 || d1 * d2 < 0.0)
+        return NAN; /* not monotonically converging */
+    rate_equation e = {mu[a] / mu[c], mu[b] / mu[c], d1 / d2};
+    double p = pl_brent(rate_residual, &e, 1e-3, 20.0, 0);
+    if (!(p > 0.0))
+        return NAN;
+    double mb = pow(e.xb, -p); /* mu_b^-p in units of mu_c^-p */
+    return values[c] - d2 / (1.0 - mb);
+}
+
+pl_convergence pl_convergence_of(const double *mu, const double *values, size_t n, double exact, double floor,
+                                 double *err)
+{
+    pl_convergence cv = {.rate = NAN, .rate_se = NAN, .rate_upper = NAN, .rate_upper_se = NAN, .limit = NAN,
+                         .limit_error = NAN};
+    if (isfinite(exact)) {
+        cv.reference = PL_REF_EXACT;
+        cv.limit = exact;
+        cv.limit_error = 0.0;
+    } else {
+        cv.limit = extrapolate(mu, values, n);
+        if (isfinite(cv.limit)) {
+            cv.reference = PL_REF_EXTRAPOLATED;
+            double previous = extrapolate(mu, values, n - 1);
+            cv.limit_error = isfinite(previous) ? fabs(cv.limit - previous) : NAN;
+        }
+    }
+    double *fitted = malloc((n ? n : 1) * sizeof *fitted);
+    if (!fitted)
+        return cv;
+    size_t finite = 0, above = 0;
+    for (size_t j = 0; j < n; j++) {
+        err[j] = isfinite(cv.limit) ? values[j] - cv.limit : NAN;
+        finite += isfinite(err[j]);
+        above += isfinite(err[j]) && fabs(err[j]) > floor;
+        fitted[j] = fabs(err[j]) > floor ? err[j] : NAN;
+    }
+    cv.at_floor = finite > 0 && above == 0;
+    cv.points = pl_fit_rate(mu, fitted, n, &cv.rate, &cv.rate_se);
+    size_t half = n / 2;
+    pl_fit_rate(mu + half, fitted + half, n - half, &cv.rate_upper, &cv.rate_upper_se);
+    free(fitted);
+    return cv;
+}

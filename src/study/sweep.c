@@ -1,0 +1,403 @@
+#include "study/sweep.h"
+
+#include <gsl/gsl_fit.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+pl_status pl_parse_mu_list(const char *text, double **mu, size_t *n, pl_error *err)
+{
+    *mu = NULL;
+    *n = 0;
+    char buf[1024];
+    if (snprintf(buf, sizeof buf, "%s", text) >= (int)sizeof buf)
+        return pl_fail(err, PL_ERR_INPUT, "--mu: list too long");
+    pl_status s;
+    double *v = NULL;
+    size_t count = 0;
+    char *colon = strchr(buf, ':');
+    if (colon) {
+        char *colon2 = strchr(colon + 1, ':');
+        if (!colon2 || strchr(colon2 + 1, ':'))
+            return pl_fail(err, PL_ERR_INPUT, "--mu: expected A:B:N or a,b,c, got '%s'", text);
+        *colon = *colon2 = '\0';
+        double a, b;
+        long k;
+        if ((s = pl_parse_double(buf, &a, err, "--mu start")) != PL_OK ||
+            (s = pl_parse_double(colon + 1, &b, err, "--mu end")) != PL_OK ||
+            (s = pl_parse_long(colon2 + 1, &k, err, "--mu count")) != PL_OK)
+            return s;
+        if (!(a > 0) || !(b > 0))
+            return pl_fail(err, PL_ERR_INPUT, "--mu: values must be > 0 (got %g:%g)", a, b);
+        if (k < 1 || k > 1000 || (k == 1 && a != b))
+            return pl_fail(err, PL_ERR_INPUT, "--mu: the count must be in [1, 1000] (2 or more when A != B)");
+        v = malloc((size_t)k * sizeof *v);
+        if (!v)
+            return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+        for (long j = 0; j < k; j++)
+            v[j] = k == 1 ? a : exp(log(a) + (log(b) - log(a)) * (double)j / (double)(k - 1));
+        v[0] = a; /* exact end points */
+        v[k - 1] = b;
+        count = (size_t)k;
+    } else {
+        size_t cap = 1;
+        for (const char *p = buf; *p; p++)
+            cap += *p == ',';
+        v = malloc(cap * sizeof *v);
+        if (!v)
+            return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+        for (char *tok = buf, *next; tok; tok = next) {
+            next = strchr(tok, ',');
+            if (next)
+                *next++ = '\0';
+            if ((s = pl_parse_double(tok, &v[count], err, "--mu")) != PL_OK) {
+                free(v);
+                return s;
+            }
+            if (!(v[count] > 0)) {
+                double bad = v[count];
+                free(v);
+                return pl_fail(err, PL_ERR_INPUT, "--mu: values must be > 0 (got %g)", bad);
+            }
+            count++;
+        }
+    }
+    qsort(v, count, sizeof *v, compare_doubles);
+    for (size_t j = 1; j < count; j++)
+        if (v[j] == v[j - 1]) {
+            double repeated = v[j];
+            free(v);
+            return pl_fail(err, PL_ERR_INPUT, "--mu: the value %g is repeated", repeated);
+        }
+    *mu = v;
+    *n = count;
+    return PL_OK;
+}
+
+/* ---- parallel runs ------------------------------------------------------------------------- */
+
+typedef struct {
+    const pl_model *model;
+    const pl_sweep_opts *opts;
+    pl_sweep *sw;
+    pthread_mutex_t lock;
+    size_t next, done;
+} pool;
+
+/* One mu: integrate, analyse, and build the interpolant; a failure stays in the run's status. */
+static void run_one(pool *p, size_t k)
+{
+    pl_sweep *sw = p->sw;
+    pl_penalty_opts o = {.mu = sw->mu[k], .rtol = p->opts->rtol, .t_end = p->opts->t_end,
+                         .max_steps = p->opts->max_steps, .samples = p->opts->samples};
+    pl_penalty_result *res = &sw->runs[k];
+    pl_error err;
+    pl_penalty_run(p->model, &o, res, &err);
+    pl_status s = pl_analyze_run(p->model, res, &sw->analysis[k], &err);
+    if (s == PL_OK)
+        s = pl_trajectory_build(&sw->traj[k], p->model, &res->traj, &err);
+    if (s != PL_OK && res->status == PL_OK) {
+        res->status = s;
+        res->error = err;
+    }
+}
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        size_t k = p->next++;
+        pthread_mutex_unlock(&p->lock);
+        if (k >= p->sw->n)
+            return NULL;
+        run_one(p, k);
+        pthread_mutex_lock(&p->lock);
+        p->done++;
+        if (p->opts->progress)
+            p->opts->progress(p->done, p->sw->n, p->opts->user);
+        pthread_mutex_unlock(&p->lock);
+    }
+}
+
+/* ---- across mu ----------------------------------------------------------------------------- */
+
+/* The size a quantity's integration noise is measured against: its own value, or for a distance
+ * the case's scale of what it measures (length L = V^2/A, velocity V, time L/V, acceleration A,
+ * velocity times time). */
+typedef enum { SCALE_VALUE = 0, SCALE_LENGTH, SCALE_VELOCITY, SCALE_TIME, SCALE_FORCE, SCALE_IMPULSE } noise_scale;
+
+static const struct {
+    const char *name, *meaning;
+    pl_limit_quantity closed_form; /* PL_LIMIT_COUNT: none */
+    noise_scale scale;
+} quantity_info[PL_SWEEP_NQ] = {
+    [PL_Q_FIRST_IMPACT_TIME] = {"first_impact_time", "time of the first impact", PL_LIMIT_FIRST_IMPACT_TIME},
+    [PL_Q_RESTITUTION_FIRST] = {"restitution_first", "restitution -gdot_out/gdot_in of the first impact",
+                                PL_LIMIT_RESTITUTION_FIRST},
+    [PL_Q_SCALED_PENETRATION_FIRST] = {"scaled_penetration_first",
+                                       "sqrt(mu) * max penetration of the first impact",
+                                       PL_LIMIT_SCALED_PENETRATION_FIRST},
+    [PL_Q_CAPTURE_TIME] = {"capture_time", "start of the final sustained contact, T*_mu of eq. (52)",
+                           PL_LIMIT_CAPTURE_TIME},
+    [PL_Q_ACCUMULATION_ESTIMATE] = {"accumulation_estimate",
+                                    "accumulation time extrapolated from the flight times between impacts",
+                                    PL_LIMIT_CAPTURE_TIME},
+    [PL_Q_LIFT_OFF_FIRST] = {"lift_off_first", "end of the first sustained contact that ends",
+                             PL_LIMIT_LIFT_OFF_FIRST},
+    [PL_Q_SLIDING_FORCE_ERROR] = {"sliding_force_error",
+                                  "sup |mu G - F^sm| over sustained contacts, after the entry transient", PL_LIMIT_COUNT,
+                                  SCALE_FORCE},
+    [PL_Q_S_DISTANCE] = {"s_distance", "sup over s of |q^mu - q^mu'| for the next mu' of the sweep",
+                         PL_LIMIT_COUNT, SCALE_LENGTH},
+    [PL_Q_LIMIT_SUP_Q] = {"limit_sup_q", "sup over [0, T] of |q^mu - q| against the limit solution", PL_LIMIT_COUNT,
+                          SCALE_LENGTH},
+    [PL_Q_LIMIT_SUP_Q_OUTSIDE] = {"limit_sup_q_outside_zeno",
+                                  "the same outside the window around the Zeno point (see zeno_window)",
+                                  PL_LIMIT_COUNT, SCALE_LENGTH},
+    [PL_Q_LIMIT_L1_V] = {"limit_l1_v", "integral over [0, T] of |v^mu - v| against the limit solution",
+                         PL_LIMIT_COUNT, SCALE_IMPULSE},
+    [PL_Q_LIMIT_S_DISTANCE] = {"limit_s_distance", "sup over s of |q^mu - q| against the limit solution in s",
+                               PL_LIMIT_COUNT, SCALE_LENGTH},
+    [PL_Q_IMPACT_TIME_ERROR] = {"impact_time_error",
+                                "max over the first 10 matched impacts of |t^mu - t| (limit solution)",
+                                PL_LIMIT_COUNT, SCALE_TIME},
+    [PL_Q_IMPACT_VELOCITY_ERROR] = {"impact_velocity_error",
+                                    "max over the first 10 matched impacts of |v^mu(t_out) - v(t+)|", PL_LIMIT_COUNT,
+                                    SCALE_VELOCITY},
+};
+
+/* Quantities that measure a distance: their limit is 0. */
+static int is_distance(int q)
+{
+    return q == PL_Q_SLIDING_FORCE_ERROR || q == PL_Q_S_DISTANCE || q >= PL_Q_LIMIT_SUP_Q;
+}
+
+/* The value of a quantity in the limit solution, or NAN. */
+static double limit_solution_value(const pl_sweep *sw, pl_sweep_quantity_id id)
+{
+    const pl_limit_result *l = &sw->limit;
+    if (!sw->has_limit)
+        return NAN;
+    const pl_event *first_impact = NULL, *first_lift = NULL, *last_slide = NULL;
+    for (size_t k = 0; k < l->nevents; k++) {
+        const pl_event *e = &l->events[k];
+        if (e->kind == PL_EVENT_IMPACT && !first_impact)
+            first_impact = e;
+        if (e->kind == PL_EVENT_LIFT_OFF && !first_lift)
+            first_lift = e;
+        if (e->kind == PL_EVENT_SLIDE_START)
+            last_slide = e;
+        else if (e->kind != PL_EVENT_ZENO)
+            last_slide = NULL; /* something happened after it */
+    }
+    switch (id) {
+    case PL_Q_FIRST_IMPACT_TIME: return first_impact ? first_impact->t : NAN;
+    case PL_Q_RESTITUTION_FIRST:
+        return first_impact ? -first_impact->gdot_after / first_impact->gdot_before : NAN;
+    case PL_Q_CAPTURE_TIME:
+    case PL_Q_ACCUMULATION_ESTIMATE: return l->zeno ? l->t_accumulation : last_slide ? last_slide->t : NAN;
+    case PL_Q_LIFT_OFF_FIRST: return first_lift ? first_lift->t : NAN;
+    default: return NAN;
+    }
+}
+
+static double quantity_value(const pl_sweep *sw, pl_sweep_quantity_id id, size_t k)
+{
+    const pl_run_analysis *a = &sw->analysis[k];
+    if (sw->runs[k].status != PL_OK)
+        return NAN;
+    switch (id) {
+    case PL_Q_FIRST_IMPACT_TIME: return a->first_impact_time;
+    case PL_Q_RESTITUTION_FIRST: return a->restitution_first;
+    case PL_Q_SCALED_PENETRATION_FIRST: return a->scaled_penetration_first;
+    case PL_Q_CAPTURE_TIME: return a->capture_time;
+    case PL_Q_ACCUMULATION_ESTIMATE: return a->accumulation_time;
+    case PL_Q_LIFT_OFF_FIRST: return a->lift_off_first;
+    case PL_Q_SLIDING_FORCE_ERROR: return a->sliding_force_error;
+    case PL_Q_S_DISTANCE: return sw->s_dist_q[k];
+    default: break;
+    }
+    if (!sw->has_limit)
+        return NAN;
+    const pl_limit_distance *d = &sw->dist[k];
+    switch (id) {
+    case PL_Q_LIMIT_SUP_Q: return d->sup_q;
+    case PL_Q_LIMIT_SUP_Q_OUTSIDE: return d->sup_q_outside;
+    case PL_Q_LIMIT_L1_V: return d->l1_v;
+    case PL_Q_LIMIT_S_DISTANCE: return d->s_dist_q;
+    case PL_Q_IMPACT_TIME_ERROR: return d->impact_time_error;
+    case PL_Q_IMPACT_VELOCITY_ERROR: return d->impact_velocity_error;
+    default: return NAN;
+    }
+}
+
+static void impacts_per_decade(const pl_model *model, pl_sweep *sw)
+{
+    double x[sw->n > 0 ? sw->n : 1], y[sw->n > 0 ? sw->n : 1];
+    size_t k = 0;
+    for (size_t j = 0; j < sw->n; j++)
+        if (sw->runs[j].status == PL_OK && !isnan(sw->analysis[j].capture_time)) {
+            x[k] = log10(sw->mu[j]);
+            y[k++] = (double)sw->analysis[j].impacts_before_capture;
+        }
+    double c0, c1, cov00, cov01, cov11, sumsq;
+    sw->impacts_per_decade = sw->impacts_per_decade_se = NAN;
+    if (k >= 3 && gsl_fit_linear(x, 1, y, 1, k, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) == 0) {
+        sw->impacts_per_decade = c1;
+        sw->impacts_per_decade_se = sqrt(cov11);
+    }
+    /* Paper 004 section 7: capture once the impact speed falls below C/sqrt(mu), so the number of
+     * rebounds grows like ln(sqrt(mu))/ln(1/e): ln(sqrt(10))/ln(1/e) per decade. */
+    double e = pl_restitution_from_xi(model->law[0].xi);
+    sw->impacts_per_decade_predicted = (model->m == 1 && e > 0 && e < 1) ? log(sqrt(10.0)) / log(1.0 / e) : NAN;
+}
+
+static pl_status allocate(pl_sweep *sw, size_t n, pl_error *err)
+{
+    memset(sw, 0, sizeof *sw);
+    sw->n = n;
+    sw->mu = calloc(n, sizeof *sw->mu);
+    sw->runs = calloc(n, sizeof *sw->runs);
+    sw->analysis = calloc(n, sizeof *sw->analysis);
+    sw->traj = calloc(n, sizeof *sw->traj);
+    sw->s_dist_q = calloc(n, sizeof *sw->s_dist_q);
+    sw->s_dist_v = calloc(n, sizeof *sw->s_dist_v);
+    sw->dist = calloc(n, sizeof *sw->dist);
+    pl_table_init(&sw->impact_errors, 7);
+    int ok = sw->mu && sw->runs && sw->analysis && sw->traj && sw->s_dist_q && sw->s_dist_v && sw->dist;
+    for (int q = 0; q < PL_SWEEP_NQ; q++) {
+        sw->q[q].name = quantity_info[q].name;
+        sw->q[q].meaning = quantity_info[q].meaning;
+        sw->q[q].values = calloc(n, sizeof *sw->q[q].values);
+        sw->q[q].errors = calloc(n, sizeof *sw->q[q].errors);
+        ok = ok && sw->q[q].values && sw->q[q].errors;
+    }
+    return ok ? PL_OK : pl_fail(err, PL_ERR_NOMEM, "out of memory for a sweep of %zu runs", n);
+}
+
+pl_status pl_sweep_run(const pl_model *model, const double *mu, size_t n, const pl_sweep_opts *opts,
+                       pl_sweep *sw, pl_error *err)
+{
+    pl_status s = allocate(sw, n, err);
+    if (s != PL_OK) {
+        pl_sweep_free(sw);
+        return s;
+    }
+    memcpy(sw->mu, mu, n * sizeof *mu);
+    sw->zeno_window[0] = sw->zeno_window[1] = NAN;
+    if (opts->with_limit) {
+        /* The limit solution, once: the reference every run is measured against. */
+        pl_limit_opts lo = {.rtol = opts->limit_rtol > 0 ? opts->limit_rtol : 1e-12, .t_end = opts->t_end,
+                            .samples = opts->samples};
+        pl_error lerr;
+        sw->has_limit = pl_limit_solve(model, &lo, &sw->limit, &lerr) == PL_OK &&
+                        pl_trajectory_build(&sw->limit_traj, model, &sw->limit.traj, &lerr) == PL_OK;
+        if (sw->has_limit && sw->limit.zeno) {
+            /* Near a Zeno point the penalized runs are captured at T*_mu != t_acc and the impact
+             * sequences differ in number; the window is the last 1% of the time to accumulation. */
+            double w = 0.01 * sw->limit.t_accumulation;
+            sw->zeno_window[0] = sw->limit.t_accumulation - w;
+            sw->zeno_window[1] = sw->limit.t_accumulation + w;
+        }
+    }
+    pool p = {.model = model, .opts = opts, .sw = sw};
+    pthread_mutex_init(&p.lock, NULL);
+    size_t jobs = opts->jobs < 1 ? 1 : (size_t)opts->jobs;
+    if (jobs > n)
+        jobs = n;
+    pthread_t threads[jobs > 0 ? jobs : 1];
+    size_t started = 0;
+    for (; started < jobs; started++)
+        if (pthread_create(&threads[started], NULL, worker, &p) != 0)
+            break;
+    if (started == 0)
+        worker(&p); /* no thread could be started: run here */
+    for (size_t j = 0; j < started; j++)
+        pthread_join(threads[j], NULL);
+    pthread_mutex_destroy(&p.lock);
+
+    for (size_t k = 0; k < n; k++) {
+        sw->failures += sw->runs[k].status != PL_OK;
+        sw->s_dist_q[k] = sw->s_dist_v[k] = NAN;
+        if (k + 1 < n && sw->runs[k].status == PL_OK && sw->runs[k + 1].status == PL_OK)
+            pl_trajectory_distance_s(&sw->traj[k], &sw->traj[k + 1], &sw->s_dist_q[k], &sw->s_dist_v[k]);
+        if (sw->has_limit && sw->runs[k].status == PL_OK &&
+            (s = pl_compare_with_limit(model, &sw->runs[k], &sw->analysis[k], &sw->traj[k], &sw->limit, &sw->limit_traj,
+                                       sw->zeno_window[0], sw->zeno_window[1], &sw->dist[k], &sw->impact_errors,
+                                       err)) != PL_OK)
+            return s;
+    }
+    for (int q = 0; q < PL_SWEEP_NQ; q++) {
+        pl_sweep_quantity *Q = &sw->q[q];
+        for (size_t k = 0; k < n; k++)
+            Q->values[k] = quantity_value(sw, (pl_sweep_quantity_id)q, k);
+        /* The reference: the case's closed form, else the limit solution, else extrapolation. */
+        double exact = quantity_info[q].closed_form == PL_LIMIT_COUNT ? NAN
+                                                                       : pl_model_limit_value(model, quantity_info[q].closed_form);
+        int from_limit = 0;
+        if (!isfinite(exact) && !is_distance(q)) {
+            exact = limit_solution_value(sw, (pl_sweep_quantity_id)q);
+            from_limit = isfinite(exact);
+        }
+        if (is_distance(q))
+            exact = 0.0; /* these are errors themselves */
+        /* Noise floor: 100 rtol times the size of the quantity. */
+        double V = model->v_scale, A = model->a_scale, L = V * V / A, scale = 0.0;
+        switch (quantity_info[q].scale) {
+        case SCALE_LENGTH: scale = L; break;
+        case SCALE_VELOCITY: scale = V; break;
+        case SCALE_TIME: scale = L / V; break;
+        case SCALE_FORCE: scale = A; break;
+        case SCALE_IMPULSE: scale = V * (isfinite(opts->t_end) ? opts->t_end : L / V); break;
+        case SCALE_VALUE:
+            scale = isfinite(exact) ? fabs(exact) : 0.0;
+            for (size_t k = 0; k < n; k++)
+                if (isfinite(Q->values[k]))
+                    scale = fmax(scale, fabs(Q->values[k]));
+            break;
+        }
+        Q->conv = pl_convergence_of(sw->mu, Q->values, n, exact, 100.0 * opts->rtol * scale, Q->errors);
+        if (from_limit)
+            Q->conv.reference = PL_REF_LIMIT;
+        else if (is_distance(q))
+            Q->conv.reference = PL_REF_DISTANCE;
+    }
+    impacts_per_decade(model, sw);
+    return PL_OK;
+}
+
+void pl_sweep_free(pl_sweep *sw)
+{
+    for (size_t k = 0; k < sw->n; k++) {
+        if (sw->runs)
+            pl_penalty_result_free(&sw->runs[k]);
+        if (sw->analysis)
+            pl_run_analysis_free(&sw->analysis[k]);
+        if (sw->traj)
+            pl_trajectory_free(&sw->traj[k]);
+    }
+    for (int q = 0; q < PL_SWEEP_NQ; q++) {
+        free(sw->q[q].values);
+        free(sw->q[q].errors);
+    }
+    free(sw->mu);
+    free(sw->runs);
+    free(sw->analysis);
+    free(sw->traj);
+    free(sw->s_dist_q);
+    free(sw->s_dist_v);
+    free(sw->dist);
+    pl_table_free(&sw->impact_errors);
+    pl_limit_result_free(&sw->limit);
+    pl_trajectory_free(&sw->limit_traj);
+    memset(sw, 0, sizeof *sw);
+}

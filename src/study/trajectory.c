@@ -1,0 +1,156 @@
+#include "study/trajectory.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/penalty/penalty.h"
+
+pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl_table *traj, pl_error *err)
+{
+    memset(tr, 0, sizeof *tr);
+    size_t n = model->n, m = model->m, rows = traj->nrows;
+    tr->n = n;
+    tr->rows = rows;
+    tr->t = malloc(rows * sizeof *tr->t);
+    tr->s = malloc(rows * sizeof *tr->s);
+    tr->dt_ds = malloc(rows * sizeof *tr->dt_ds);
+    tr->x = malloc(rows * 2 * n * sizeof *tr->x);
+    tr->dx_dt = malloc(rows * 2 * n * sizeof *tr->dx_dt);
+    if (!tr->t || !tr->s || !tr->dt_ds || !tr->x || !tr->dx_dt) {
+        pl_trajectory_free(tr);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory interpolating %zu rows", rows);
+    }
+    for (size_t r = 0; r < rows; r++) {
+        const double *row = pl_table_row(traj, r);
+        double t = row[0];
+        const double *q = row + pl_col_q(n, m), *v = row + pl_col_v(n, m);
+        const double *lambda = row + pl_col_lambda(n, m);
+        double fp[PL_MAX_DOF], a[PL_MAX_DOF], minv[PL_MAX_DOF * PL_MAX_DOF], ac[PL_MAX_DOF] = {0};
+        pl_model_velocity_map(model, t, q, v, fp, NULL, NULL, NULL);
+        pl_model_accel(model, t, q, v, a, NULL, NULL);
+        pl_model_mass(model, q, NULL, minv);
+        for (size_t i = 0; i < m; i++) {
+            if (lambda[i] == 0.0)
+                continue;
+            pl_contact c;
+            pl_model_contact(model, i, t, q, fp, minv, &c);
+            for (size_t j = 0; j < n; j++)
+                ac[j] += c.w[j] * lambda[i];
+        }
+        double norm = 0.0;
+        for (size_t j = 0; j < n; j++)
+            norm += ac[j] * ac[j];
+        tr->t[r] = t;
+        tr->s[r] = row[1];
+        tr->dt_ds[r] = 1.0 / (1.0 + sqrt(norm));
+        memcpy(tr->x + r * 2 * n, q, 2 * n * sizeof *q);
+        for (size_t j = 0; j < n; j++) {
+            tr->dx_dt[r * 2 * n + j] = fp[j];
+            tr->dx_dt[r * 2 * n + n + j] = a[j] + ac[j];
+        }
+    }
+    return PL_OK;
+}
+
+void pl_trajectory_free(pl_trajectory *tr)
+{
+    free(tr->t);
+    free(tr->s);
+    free(tr->dt_ds);
+    free(tr->x);
+    free(tr->dx_dt);
+    memset(tr, 0, sizeof *tr);
+}
+
+/* Last row r with key[r] <= value, skipping zero-length intervals (a switch records its state
+ * twice): the interval [r, r + 1] contains value. */
+static size_t locate(const double *key, size_t rows, double value)
+{
+    size_t lo = 0, hi = rows - 1;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (key[mid] <= value)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Cubic Hermite on [0, h] at u: values y0, y1 and slopes d0, d1. */
+static double hermite(double u, double h, double y0, double y1, double d0, double d1)
+{
+    double s = u / h, s2 = s * s, s3 = s2 * s;
+    return (2 * s3 - 3 * s2 + 1) * y0 + (s3 - 2 * s2 + s) * h * d0 + (-2 * s3 + 3 * s2) * y1 +
+           (s3 - s2) * h * d1;
+}
+
+/* Interpolate between rows r and r + 1 along `key` (t or s); slope_scale converts d/dt into
+ * d/dkey at each row (1 for t, dt/ds for s). */
+static void interpolate(const pl_trajectory *tr, const double *key, double value, int in_s, double *x, double *t)
+{
+    size_t n2 = 2 * tr->n, rows = tr->rows;
+    if (rows == 1 || value <= key[0]) {
+        memcpy(x, tr->x, n2 * sizeof *x);
+        if (t)
+            *t = tr->t[0];
+        return;
+    }
+    if (value >= key[rows - 1]) {
+        memcpy(x, tr->x + (rows - 1) * n2, n2 * sizeof *x);
+        if (t)
+            *t = tr->t[rows - 1];
+        return;
+    }
+    size_t r = locate(key, rows, value);
+    double h = key[r + 1] - key[r], u = value - key[r];
+    if (in_s && h > 0 && tr->t[r + 1] == tr->t[r]) {
+        /* An impact's arc in s (t and q fixed, v along the fast solution, |dv/ds| = 1):
+         * its rows are close, and v is interpolated linearly between them. */
+        for (size_t j = 0; j < n2; j++)
+            x[j] = tr->x[r * n2 + j] + (tr->x[(r + 1) * n2 + j] - tr->x[r * n2 + j]) * u / h;
+        if (t)
+            *t = tr->t[r];
+        return;
+    }
+    double c0 = in_s ? tr->dt_ds[r] : 1.0, c1 = in_s ? tr->dt_ds[r + 1] : 1.0;
+    const double *x0 = tr->x + r * n2, *x1 = x0 + n2;
+    const double *d0 = tr->dx_dt + r * n2, *d1 = d0 + n2;
+    for (size_t j = 0; j < n2; j++)
+        x[j] = h > 0 ? hermite(u, h, x0[j], x1[j], c0 * d0[j], c1 * d1[j]) : x0[j];
+    if (t)
+        *t = in_s && h > 0 ? hermite(u, h, tr->t[r], tr->t[r + 1], c0, c1) : tr->t[r] + u;
+}
+
+void pl_trajectory_at_t(const pl_trajectory *tr, double t, double *x)
+{
+    interpolate(tr, tr->t, t, 0, x, NULL);
+}
+
+void pl_trajectory_at_s(const pl_trajectory *tr, double s, double *x, double *t)
+{
+    interpolate(tr, tr->s, s, 1, x, t);
+}
+
+static void accumulate_distance(const pl_trajectory *a, const pl_trajectory *b, const double *s, size_t rows,
+                                double *dq, double *dv)
+{
+    size_t n = a->n;
+    double xa[2 * PL_MAX_DOF], xb[2 * PL_MAX_DOF];
+    for (size_t r = 0; r < rows; r++) {
+        pl_trajectory_at_s(a, s[r], xa, NULL);
+        pl_trajectory_at_s(b, s[r], xb, NULL);
+        for (size_t j = 0; j < n; j++) {
+            *dq = fmax(*dq, fabs(xa[j] - xb[j]));
+            *dv = fmax(*dv, fabs(xa[n + j] - xb[n + j]));
+        }
+    }
+}
+
+void pl_trajectory_distance_s(const pl_trajectory *a, const pl_trajectory *b, double *dq, double *dv)
+{
+    *dq = *dv = 0.0;
+    accumulate_distance(a, b, a->s, a->rows, dq, dv);
+    accumulate_distance(a, b, b->s, b->rows, dq, dv);
+}

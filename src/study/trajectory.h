@@ -1,0 +1,35 @@
+/* A recorded trajectory as a function, in the time t or in the transformed time s = Gamma^mu(t)
+ * (paper 004, section 3).  Between recorded rows, q, v (and t as a function of s) are cubic Hermite
+ * interpolants using the derivatives of the system at the rows: dq/dt = F_p, dv/dt = F_v +
+ * sum_i w_i lambda_i, and in s the same divided by dGamma/dt = 1 + |sum_i w_i lambda_i| (the
+ * time-transformed system (7)-(8)).  This is exact on the parabolic flights, where CVODE's steps
+ * are long. */
+#ifndef PL_TRAJECTORY_H
+#define PL_TRAJECTORY_H
+
+#include "model/model.h"
+#include "core/status.h"
+#include "core/table.h"
+
+typedef struct {
+    size_t n, rows;
+    double *t, *s;   /* rows */
+    double *x;       /* rows x 2n: q, v */
+    double *dx_dt;   /* rows x 2n */
+    double *dt_ds;   /* rows */
+} pl_trajectory;
+
+/* From a trajectory table with the columns of pl_penalty_result (t, gamma, q, v, G, lambda). */
+pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl_table *traj, pl_error *err);
+void pl_trajectory_free(pl_trajectory *tr);
+
+/* State (q, v) at time t (clamped to the recorded range). */
+void pl_trajectory_at_t(const pl_trajectory *tr, double t, double *x);
+/* State (q, v) and time t at s; beyond the last s the final state (the paper's constant extension). */
+void pl_trajectory_at_s(const pl_trajectory *tr, double s, double *x, double *t);
+
+/* Uniform distance between two trajectories in s: sup over s of the max-norm of the q and of the
+ * v differences, evaluated at the union of both sets of rows. */
+void pl_trajectory_distance_s(const pl_trajectory *a, const pl_trajectory *b, double *dq, double *dv);
+
+#endif
