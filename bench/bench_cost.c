@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cases/cases.h"
-#include "solvers/penalty/penalty.h"
+#include "solve.h"
 
 /* Internal steps between rows a and b: rows with distinct times (a contact switch records its
  * state twice at the same time). */
@@ -37,20 +37,19 @@ int main(int argc, char **argv)
     double wall0 = NAN, per_episode0 = NAN, per_episode_last = NAN;
     for (int e = 4; e <= 12; e += 2) {
         double mu = pow(10.0, e);
-        pl_penalty_opts o = {.mu = mu, .rtol = rtol, .t_end = 10.0};
-        pl_penalty_result r;
+        pl_solution r;
         /* Wall time: the fastest of 5 identical runs, to damp the machine's noise. */
         double wall = INFINITY;
         for (int rep = 0; rep < 5; rep++) {
             if (rep > 0)
-                pl_penalty_result_free(&r);
-            if (pl_penalty_run(&model, &o, &r, &err) != PL_OK)
+                pl_solution_free(&r);
+            if (solve_penalty(&model, mu, rtol, 10.0, 0, &r, &err) != PL_OK)
                 break;
             wall = fmin(wall, r.stats.wall_seconds);
         }
         if (r.status != PL_OK) {
             printf("%8.0e failed: %s\n", mu, err.message);
-            pl_penalty_result_free(&r);
+            pl_solution_free(&r);
             continue;
         }
         /* Attribute the steps to the episodes: an impact with the flight after it, the final rest. */
@@ -67,7 +66,7 @@ int main(int argc, char **argv)
         printf("%8.0e %8zu %8ld %9ld %10.1f %10.1f %14.1f %12zu %10.2f\n", mu, n, r.stats.steps,
                r.stats.rhs_evals, per_episode, (double)r.stats.rhs_evals / (double)n,
                n > 1 ? (double)impact_rows / (double)(n - 1) : NAN, rest_rows, wall / wall0);
-        pl_penalty_result_free(&r);
+        pl_solution_free(&r);
     }
     printf("per-episode steps, mu = 1e12 over mu = 1e4: %.2f (target <= 1.5)\n", per_episode_last / per_episode0);
     return 0;

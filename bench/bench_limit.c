@@ -7,8 +7,7 @@
 #include <stdio.h>
 
 #include "cases/cases.h"
-#include "solvers/limit/limit.h"
-#include "solvers/penalty/penalty.h"
+#include "solve.h"
 
 int main(void)
 {
@@ -21,37 +20,35 @@ int main(void)
         pl_error err;
         if (pl_model_init(&model, c, NULL, 0, &err) != PL_OK)
             return 1;
-        pl_limit_opts lo = {.rtol = 1e-12, .t_end = c->t_end};
-        pl_limit_result lr;
+        pl_solution lr;
         double wall_limit = INFINITY;
         for (int rep = 0; rep < 5; rep++) {
-            if (pl_limit_solve(&model, &lo, &lr, &err) != PL_OK) {
+            if (solve_limit(&model, 1e-12, c->t_end, 0, &lr, &err) != PL_OK) {
                 printf("%-16s limit failed: %s\n", c->name, err.message);
                 break;
             }
             wall_limit = fmin(wall_limit, lr.stats.wall_seconds);
             if (rep < 4)
-                pl_limit_result_free(&lr);
+                pl_solution_free(&lr);
         }
-        printf("%-16s %-14s %9ld %10ld %10zu %8zu %12.2f\n", c->name, "limit", lr.stats.steps, lr.stats.rhs_evals,
-               lr.fast_steps, lr.nevents, 1.0);
-        pl_limit_result_free(&lr);
+        printf("%-16s %-14s %9ld %10ld %10ld %8zu %12.2f\n", c->name, "limit", lr.stats.steps, lr.stats.rhs_evals,
+               lr.stats.fast_steps, lr.nevents, 1.0);
+        pl_solution_free(&lr);
         const double mus[] = {1e6, 1e10};
         for (int j = 0; j < 2; j++) {
-            pl_penalty_opts po = {.mu = mus[j], .rtol = 1e-8, .t_end = c->t_end};
-            pl_penalty_result pr;
+            pl_solution pr;
             double wall = INFINITY;
             for (int rep = 0; rep < 5; rep++) {
-                pl_penalty_run(&model, &po, &pr, &err);
+                solve_penalty(&model, mus[j], 1e-8, c->t_end, 0, &pr, &err);
                 wall = fmin(wall, pr.stats.wall_seconds);
                 if (rep < 4)
-                    pl_penalty_result_free(&pr);
+                    pl_solution_free(&pr);
             }
             char name[32];
             snprintf(name, sizeof name, "penalty %.0e", mus[j]);
             printf("%-16s %-14s %9ld %10ld %10s %8zu %12.2f\n", c->name, name, pr.stats.steps, pr.stats.rhs_evals, "-",
                    pr.nepisodes, wall / wall_limit);
-            pl_penalty_result_free(&pr);
+            pl_solution_free(&pr);
         }
     }
     return 0;

@@ -106,20 +106,20 @@ static void test_mu_list(void)
     pl_error err;
     double *mu;
     size_t n;
-    CHECK(pl_parse_mu_list("1e2:1e10:9", &mu, &n, &err) == PL_OK && n == 9, "A:B:N");
+    CHECK(pl_parse_grid("1e2:1e10:9", "--mu", &mu, &n, &err) == PL_OK && n == 9, "A:B:N");
     if (n == 9) {
         CHECK(mu[0] == 1e2 && mu[8] == 1e10, "exact end points");
         CHECK_NEAR(mu[1] / 1e3, 1.0, 1e-12, "geometric spacing");
     }
     free(mu);
-    CHECK(pl_parse_mu_list("1e7,1e3,1e5", &mu, &n, &err) == PL_OK && n == 3 && mu[0] == 1e3 && mu[2] == 1e7,
+    CHECK(pl_parse_grid("1e7,1e3,1e5", "--mu", &mu, &n, &err) == PL_OK && n == 3 && mu[0] == 1e3 && mu[2] == 1e7,
           "a list, sorted");
     free(mu);
-    CHECK(pl_parse_mu_list("5:5:1", &mu, &n, &err) == PL_OK && n == 1, "a single value");
+    CHECK(pl_parse_grid("5:5:1", "--mu", &mu, &n, &err) == PL_OK && n == 1, "a single value");
     free(mu);
     const char *bad[] = {"1:2", "1:2:x", "0:1:3", "1:2:1", "1e3,1e3", "1e3,-1", "1e3,,1e5", "abc", "1:2:3:4", "1:2:0"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        CHECK(pl_parse_mu_list(bad[k], &mu, &n, &err) == PL_ERR_INPUT, "'%s' rejected", bad[k]);
+        CHECK(pl_parse_grid(bad[k], "--mu", &mu, &n, &err) == PL_ERR_INPUT, "'%s' rejected", bad[k]);
         free(mu);
     }
 }
@@ -194,14 +194,14 @@ static void test_interpolation(void)
     pl_error err;
     pl_model m;
     pl_model_init(&m, &pl_case_bouncing_ball, NULL, 0, &err);
-    pl_table t;
-    pl_table_init(&t, 6);
+    pl_solution sol;
+    pl_solution_init(&sol, &pl_solver_penalty, &m, 0.4, NULL);
     double g = 9.81, r0[] = {0.0, 0.0, 1.0, 0.0, 1.0, 0.0};
     double r1[] = {0.4, 0.4, 1.0 - g * 0.08, -g * 0.4, 1.0 - g * 0.08, 0.0};
-    pl_table_append(&t, r0, &err);
-    pl_table_append(&t, r1, &err);
+    pl_table_append(&sol.traj, r0, &err);
+    pl_table_append(&sol.traj, r1, &err);
     pl_trajectory tr, shifted;
-    CHECK(pl_trajectory_build(&tr, &m, &t, &err) == PL_OK, "build");
+    CHECK(pl_trajectory_build(&tr, &m, &sol, &err) == PL_OK, "build");
     double x[2], ts;
     pl_trajectory_at_t(&tr, 0.13, x);
     CHECK_NEAR(x[0], 1.0 - 0.5 * g * 0.13 * 0.13, 1e-14, "q on the parabola");
@@ -214,14 +214,14 @@ static void test_interpolation(void)
     pl_trajectory_distance_s(&tr, &tr, &dq, &dv);
     CHECK(dq == 0.0 && dv == 0.0, "distance to itself");
     /* The same flight starting 0.01 higher: distance 0.01 in q, 0 in v. */
-    pl_table_row(&t, 0)[2] += 0.01, pl_table_row(&t, 1)[2] += 0.01;
-    pl_trajectory_build(&shifted, &m, &t, &err);
+    pl_table_row(&sol.traj, 0)[2] += 0.01, pl_table_row(&sol.traj, 1)[2] += 0.01;
+    pl_trajectory_build(&shifted, &m, &sol, &err);
     pl_trajectory_distance_s(&tr, &shifted, &dq, &dv);
     CHECK_NEAR(dq, 0.01, 1e-14, "distance of a shifted copy");
     CHECK_NEAR(dv, 0.0, 1e-14, "same velocities");
     pl_trajectory_free(&tr);
     pl_trajectory_free(&shifted);
-    pl_table_free(&t);
+    pl_solution_free(&sol);
 }
 
 int main(void)

@@ -7,21 +7,19 @@
 #include "cases/cases.h"
 #include "check.h"
 #include "solvers/limit/impact.h"
-#include "solvers/limit/limit.h"
-#include "solvers/penalty/penalty.h"
+#include "solve.h"
 #include "table_flight.h"
 
-static pl_status solve(const pl_case *c, const pl_setting *s, size_t ns, double t_end, pl_model *m, pl_limit_result *r)
+static pl_status solve(const pl_case *c, const pl_setting *s, size_t ns, double t_end, pl_model *m, pl_solution *r)
 {
     pl_error err;
     CHECK(pl_model_init(m, c, s, ns, &err) == PL_OK, "model: %s", err.message);
-    pl_limit_opts o = {.rtol = 1e-12, .t_end = t_end > 0 ? t_end : c->t_end, .samples = 100};
-    pl_status st = pl_limit_solve(m, &o, r, &err);
+    pl_status st = solve_limit(m, 1e-12, t_end, 100, r, &err);
     CHECK(st == PL_OK, "%s: limit solution failed: %s", c->name, err.message);
     return st;
 }
 
-static size_t count(const pl_limit_result *r, pl_event_kind kind)
+static size_t count(const pl_solution *r, pl_event_kind kind)
 {
     size_t k = 0;
     for (size_t e = 0; e < r->nevents; e++)
@@ -79,10 +77,10 @@ static void test_impact_map(void)
 static void test_flight_and_impacts(void)
 {
     pl_model m;
-    pl_limit_result r;
+    pl_solution r;
     pl_setting s[] = {{"e", 0.5}};
     if (solve(&pl_case_bouncing_ball, s, 1, 0.8, &m, &r) != PL_OK)
-        return pl_limit_result_free(&r);
+        return pl_solution_free(&r);
     double g = 9.81, t1 = sqrt(2 / g), v1 = sqrt(2 * g);
     CHECK(count(&r, PL_EVENT_IMPACT) == 1, "one impact before t = 0.8 (the next is at 2 t1)");
     const pl_event *e = &r.events[0];
@@ -94,7 +92,7 @@ static void test_flight_and_impacts(void)
     double dt = 0.8 - t1;
     CHECK_NEAR(r.q_final[0], 0.5 * v1 * dt - 0.5 * g * dt * dt, 1e-10, "flight after it");
     CHECK_NEAR(r.v_final[0], 0.5 * v1 - g * dt, 1e-10, "its velocity");
-    pl_limit_result_free(&r);
+    pl_solution_free(&r);
 }
 
 /* Zeno (paper 004 section 7): accumulation at t1 + 2 v1 e/(g (1 - e)), then rest with the
@@ -106,22 +104,22 @@ static void test_zeno(void)
         double g = sets[k][0], h0 = sets[k][1], v0 = sets[k][2], e = sets[k][3];
         pl_setting s[] = {{"g", g}, {"h0", h0}, {"v0", v0}, {"e", e}};
         pl_model m;
-        pl_limit_result r;
+        pl_solution r;
         double V = sqrt(v0 * v0 + 2 * g * h0), t1 = (v0 + V) / g, t_acc = t1 + 2 * V * e / (g * (1 - e));
         if (solve(&pl_case_bouncing_ball, s, 4, t_acc + 1.0, &m, &r) != PL_OK) {
-            pl_limit_result_free(&r);
+            pl_solution_free(&r);
             continue;
         }
         char what[128];
         snprintf(what, sizeof what, "accumulation time (g=%g h0=%g v0=%g e=%g)", g, h0, v0, e);
-        CHECK(r.zeno, "a Zeno point is found (%s)", what);
-        CHECK_NEAR(r.t_accumulation, t_acc, 1e-9, what);
-        CHECK_NEAR(r.zeno_ratio, e, 1e-5, "contraction ratio = e");
-        CHECK(r.zeno_q[0] == 0.0 && fabs(r.zeno_v[0]) < 1e-12, "accumulation state on the floor at rest");
+        CHECK(r.zeno.found, "a Zeno point is found (%s)", what);
+        CHECK_NEAR(r.zeno.t_accumulation, t_acc, 1e-9, what);
+        CHECK_NEAR(r.zeno.ratio, e, 1e-5, "contraction ratio = e");
+        CHECK(r.zeno.q[0] == 0.0 && fabs(r.zeno.v[0]) < 1e-12, "accumulation state on the floor at rest");
         CHECK(r.nevents >= 2 && r.events[r.nevents - 1].kind == PL_EVENT_SLIDE_START, "then sustained contact");
         /* after it: rest, with the sliding force equal to the weight (unit mass) */
         const double *last = pl_table_row(&r.traj, r.traj.nrows - 1);
-        CHECK_NEAR(last[pl_col_lambda(1, 1)], g, 1e-9 * g, "sliding force = weight");
+        CHECK_NEAR(last[pl_col_force(1, 1)], g, 1e-9 * g, "sliding force = weight");
         CHECK(fabs(r.q_final[0]) < 1e-12 && fabs(r.v_final[0]) < 1e-12, "rests on the floor");
         if (k == 1) /* paper 002, section 6.1: impacts at 3 - 2^-n */
             for (size_t i = 0, n = 0; i < r.nevents && n < 10; i++)
@@ -129,7 +127,7 @@ static void test_zeno(void)
                     CHECK_NEAR(r.events[i].t, 3.0 - pow(2.0, 1.0 - (double)n), 1e-11, "impact at 3 - 2^-n");
                     n++;
                 }
-        pl_limit_result_free(&r);
+        pl_solution_free(&r);
     }
 }
 
@@ -140,18 +138,18 @@ static void test_sliding(void)
 {
     pl_setting s[] = {{"m", 0.5}, {"q1", 0.0}, {"q2", 1.0}, {"v1", 0.0}, {"v2", 0.5}, {"f1", -1.0}};
     pl_model m;
-    pl_limit_result r;
+    pl_solution r;
     if (solve(&pl_case_wedge, s, 6, 1.0, &m, &r) != PL_OK)
-        return pl_limit_result_free(&r);
+        return pl_solution_free(&r);
     CHECK(r.nevents == 1 && r.events[0].kind == PL_EVENT_SLIDE_START && r.events[0].constraint == 0,
           "one slide start on wall 1");
     for (size_t row = 1; row < r.traj.nrows; row++) {
         const double *x = pl_table_row(&r.traj, row);
-        CHECK_NEAR(x[pl_col_lambda(2, 2)], 1.0, 1e-9, "sliding force lambda_1 = -f1");
+        CHECK_NEAR(x[pl_col_force(2, 2)], 1.0, 1e-9, "sliding force lambda_1 = -f1");
         CHECK_NEAR(x[pl_col_q(2, 2) + 1], 1.0 + 0.5 * x[0], 1e-9, "q2 = 1 + t/2");
     }
     CHECK(fabs(r.q_final[0]) < 1e-12 && fabs(r.v_final[0]) < 1e-12, "stays on the wall");
-    pl_limit_result_free(&r);
+    pl_solution_free(&r);
 }
 
 /* Two constraints at once: the wedge at its corner pushed by f.  Into both walls, f = (-1, -1):
@@ -161,34 +159,34 @@ static void test_corner_contact(void)
 {
     pl_setting both[] = {{"m", 0.5}, {"q1", 0.0}, {"q2", 0.0}, {"v1", 0.0}, {"v2", 0.0}, {"f1", -1.0}, {"f2", -1.0}};
     pl_model m;
-    pl_limit_result r;
+    pl_solution r;
     if (solve(&pl_case_wedge, both, 7, 1.0, &m, &r) == PL_OK) {
         CHECK(count(&r, PL_EVENT_SLIDE_START) == 2, "both walls in sustained contact");
         const double *x = pl_table_row(&r.traj, r.traj.nrows - 1);
-        CHECK_NEAR(x[pl_col_lambda(2, 2)], 1.0, 1e-9, "lambda_1 = -f1");
-        CHECK_NEAR(x[pl_col_lambda(2, 2) + 1], 1.0, 1e-9, "lambda_2 = -f2");
+        CHECK_NEAR(x[pl_col_force(2, 2)], 1.0, 1e-9, "lambda_1 = -f1");
+        CHECK_NEAR(x[pl_col_force(2, 2) + 1], 1.0, 1e-9, "lambda_2 = -f2");
         CHECK(fabs(r.q_final[0]) + fabs(r.q_final[1]) < 1e-12, "rests in the corner");
     }
-    pl_limit_result_free(&r);
+    pl_solution_free(&r);
     pl_setting one[] = {{"m", 0.5}, {"q1", 0.0}, {"q2", 0.0}, {"v1", 0.0}, {"v2", 0.0}, {"f1", -1.0}, {"f2", 1.0}};
     if (solve(&pl_case_wedge, one, 7, 1.0, &m, &r) == PL_OK) {
         CHECK(count(&r, PL_EVENT_SLIDE_START) == 1 && r.events[0].constraint == 0, "only wall 1 presses");
         for (size_t row = 1; row < r.traj.nrows; row++) {
             const double *x = pl_table_row(&r.traj, row);
-            CHECK_NEAR(x[pl_col_lambda(2, 2)], 1.5, 1e-9, "lambda_1 = 1 + m");
+            CHECK_NEAR(x[pl_col_force(2, 2)], 1.5, 1e-9, "lambda_1 = 1 + m");
             CHECK_NEAR(x[pl_col_q(2, 2) + 1], 0.5 * x[0] * x[0], 1e-9, "q2 = t^2/2");
         }
     }
-    pl_limit_result_free(&r);
+    pl_solution_free(&r);
 }
 
 /* Lift-off from the vibrating table at asin(g/(A w^2))/w, then the analytic flight to the landing. */
 static void test_lift_off(void)
 {
     pl_model m;
-    pl_limit_result r;
+    pl_solution r;
     if (solve(&pl_case_vibrating_table, NULL, 0, 1.0, &m, &r) != PL_OK)
-        return pl_limit_result_free(&r);
+        return pl_solution_free(&r);
     double g = 9.81, A = 0.5, w = 2 * M_PI, t_off = asin(g / (A * w * w)) / w;
     CHECK(r.nevents >= 3 && r.events[0].kind == PL_EVENT_SLIDE_START && r.events[1].kind == PL_EVENT_LIFT_OFF &&
               r.events[2].kind == PL_EVENT_IMPACT,
@@ -203,7 +201,7 @@ static void test_lift_off(void)
         CHECK_NEAR(land->v_before[0], A * w * cos(w * t_off) - g * (t_land - t_off), 1e-9, "landing velocity");
         CHECK_NEAR(-land->gdot_after / land->gdot_before, 0.5, 1e-10, "restitution e relative to the table");
     }
-    pl_limit_result_free(&r);
+    pl_solution_free(&r);
 }
 
 /* Corner impacts of the wedge from the fast system holding both walls: the symmetric one against
@@ -216,9 +214,9 @@ static void test_corner(void)
             double q1 = d == 2 ? 1.01 : 1.0, q2 = d == 1 ? 1.01 : 1.0;
             pl_setting s[] = {{"m", ms[im]}, {"q1", q1}, {"q2", q2}, {"e", 0.0}};
             pl_model m;
-            pl_limit_result r;
+            pl_solution r;
             if (solve(&pl_case_wedge, s, 4, 2.0, &m, &r) != PL_OK) {
-                pl_limit_result_free(&r);
+                pl_solution_free(&r);
                 continue;
             }
             char what[128];
@@ -229,17 +227,16 @@ static void test_corner(void)
                 CHECK_NEAR(r.v_final[1], e_mode, 1e-9, what);
                 CHECK(r.events[0].participants == 3u, "both walls take part in one impact");
             }
-            pl_penalty_opts o = {.mu = 1e10, .rtol = 1e-8, .t_end = 2.0};
-            pl_penalty_result p;
+            pl_solution p;
             pl_error err;
-            pl_penalty_run(&m, &o, &p, &err);
+            solve_penalty(&m, 1e10, 1e-8, 2.0, 0, &p, &err);
             snprintf(what, sizeof what, "limit vs penalty mu=1e10, m=%g, q0=(%g,%g)", ms[im], q1, q2);
             CHECK_NEAR(r.v_final[0], p.v_final[0], 1e-6, what);
             CHECK_NEAR(r.v_final[1], p.v_final[1], 1e-6, what);
             if (im == 1 && d > 0) /* paper 003, T3 with m < 0: (0.25, 0) or (0, 0.25) */
                 CHECK_NEAR(r.v_final[d == 1 ? 0 : 1], 0.25, 1e-9, "T3 outcome for m < 0");
-            pl_penalty_result_free(&p);
-            pl_limit_result_free(&r);
+            pl_solution_free(&p);
+            pl_solution_free(&r);
         }
 }
 
@@ -255,9 +252,9 @@ static void test_table_sequences(void)
     } runs[] = {{e02, 1, 8.0}, {NULL, 0, 18.5}};
     for (int k = 0; k < 2; k++) {
         pl_model m;
-        pl_limit_result r;
+        pl_solution r;
         if (solve(&pl_case_vibrating_table, runs[k].s, runs[k].ns, runs[k].t_end, &m, &r) != PL_OK) {
-            pl_limit_result_free(&r);
+            pl_solution_free(&r);
             continue;
         }
         double worst = 0.0, L = m.v_scale * m.v_scale / m.a_scale;
@@ -265,7 +262,7 @@ static void test_table_sequences(void)
             worst = fmin(worst, pl_table_row(&r.traj, row)[pl_col_g(1, 1)]);
         CHECK(worst > -1e-9 * L, "the gap stays admissible up to t = %g (min G = %g)", runs[k].t_end, worst);
         CHECK(count(&r, PL_EVENT_ZENO) >= 1, "Zeno sequences are extrapolated (%zu)", count(&r, PL_EVENT_ZENO));
-        pl_limit_result_free(&r);
+        pl_solution_free(&r);
     }
 }
 
@@ -275,11 +272,10 @@ static void test_bad_start(void)
     pl_model m;
     pl_error err;
     pl_model_init(&m, &pl_case_wedge, s, 1, &err);
-    pl_limit_opts o = {.rtol = 1e-10, .t_end = 1.0};
-    pl_limit_result r;
-    CHECK(pl_limit_solve(&m, &o, &r, &err) == PL_ERR_INPUT && strstr(err.message, "violates constraint 1"),
+    pl_solution r;
+    CHECK(solve_limit(&m, 1e-10, 1.0, 1000, &r, &err) == PL_ERR_INPUT && strstr(err.message, "violates constraint 1"),
           "an inadmissible start is bad input: %s", err.message);
-    pl_limit_result_free(&r);
+    pl_solution_free(&r);
 }
 
 int main(void)

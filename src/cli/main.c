@@ -10,15 +10,14 @@
 
 #include "cases/cases.h"
 #include "io/output.h"
-#include "study/analysis.h"
-#include "solvers/limit/limit.h"
-#include "io/limit_report.h"
-#include "solvers/penalty/penalty.h"
 #include "io/report.h"
-#include "study/sweep.h"
 #include "io/sweep_report.h"
+#include "solvers/solver.h"
+#include "study/analysis.h"
+#include "study/sweep.h"
 
 #define MAX_SETTINGS 64
+#define MAX_GIVEN 16
 
 static int exit_code(pl_status s)
 {
@@ -38,24 +37,28 @@ static int input_error(const char *cmd, const char *fmt, const char *arg)
     return 2;
 }
 
-/* Options shared by the commands that run a case. */
+/* Options shared by the commands that solve a case. */
 typedef struct {
     const char *cmd;
     const pl_case *c;
     pl_setting settings[MAX_SETTINGS];
     size_t nsettings;
-    const char *mu; /* as given: a number for run, a list for sweep */
-    double t_end, rtol;
+    const char *scheme;                  /* --scheme NAME, or NULL */
+    const char *given_name[MAX_GIVEN];   /* solver options as given (--mu, --h, --rtol, ...) */
+    const char *given_text[MAX_GIVEN];
+    size_t ngiven;
+    double t_end;
     long max_steps, jobs, samples;
+    int samples_given;
     const char *out;
     char out_default[256];
     int quiet, no_plots, no_limit;
 } case_options;
 
 enum { OPT_MU = 1000, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP,
-       OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES, OPT_NO_LIMIT };
+       OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES, OPT_NO_LIMIT, OPT_SCHEME, OPT_H, OPT_THETA, OPT_GAMMA };
 
-/* The options of the commands that run a case, and which commands take each. */
+/* The options of the commands that solve a case, and which commands take each. */
 enum { CMD_RUN = 1, CMD_SWEEP = 2, CMD_LIMIT = 4, CMD_ALL = 7 };
 
 static const struct {
@@ -63,6 +66,10 @@ static const struct {
     unsigned commands;
 } option_table[] = {
     {{"mu", required_argument, NULL, OPT_MU}, CMD_RUN | CMD_SWEEP},
+    {{"scheme", required_argument, NULL, OPT_SCHEME}, CMD_RUN | CMD_SWEEP},
+    {{"h", required_argument, NULL, OPT_H}, CMD_RUN | CMD_SWEEP},
+    {{"theta", required_argument, NULL, OPT_THETA}, CMD_RUN | CMD_SWEEP},
+    {{"gamma", required_argument, NULL, OPT_GAMMA}, CMD_RUN | CMD_SWEEP},
     {{"set", required_argument, NULL, OPT_SET}, CMD_ALL},
     {{"t-end", required_argument, NULL, OPT_T_END}, CMD_ALL},
     {{"rtol", required_argument, NULL, OPT_RTOL}, CMD_ALL},
@@ -78,21 +85,29 @@ static const struct {
 
 static const char run_usage[] =
     "usage: penlim run CASE [--mu X] [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR]\n"
-    "                       [--max-steps N] [--quiet]\n"
-    "Integrate the penalized system of CASE for one stiffness mu with CVODE and write\n"
-    "DIR/trajectory.csv and DIR/summary.json (formats: README.md).\n"
+    "                       [--samples N] [--max-steps N] [--quiet]\n"
+    "       penlim run CASE --scheme NAME [--h H] [--theta TH] [--gamma G] [other options]\n"
+    "Integrate the penalized system of CASE for one stiffness mu with CVODE, or run a time-stepping\n"
+    "scheme, and write DIR/trajectory.csv, DIR/trajectory_s.csv and DIR/summary.json\n"
+    "(formats: README.md).\n"
     "  --mu X            stiffness mu > 0 (default 1e8)\n"
     "  --set NAME=VALUE  set a case parameter (repeatable; 'penlim cases' lists them)\n"
     "  --t-end T         end time (default: the case's)\n"
-    "  --rtol R          relative tolerance in (0, 1) (default 1e-8); absolute tolerances\n"
+    "  --rtol R          relative tolerance in [1e-14, 1) (default 1e-8); absolute tolerances\n"
     "                    follow the penetration scales at this mu\n"
-    "  --out DIR         output directory (default out/run/CASE)\n"
-    "  --max-steps N     stop with an error after N internal steps (default 5000000)\n"
+    "  --out DIR         output directory (default out/run/CASE, out/run/CASE-SCHEME for a scheme)\n"
+    "  --max-steps N     stop with an error after N steps (default 5000000)\n"
     "  --samples N       besides every internal step, record the solution at N uniformly spaced\n"
-    "                    times (CVODE's dense output; default 1000, 0 for steps only)\n"
+    "                    times (CVODE's dense output; default 1000, 0 for steps only); schemes\n"
+    "                    record every step and take no --samples\n"
+    "  --scheme NAME     a time-stepping scheme instead: moreau_jean, paoli or maury\n"
+    "  --h H             its time step (default: 1e-2 V/A from the case's scales)\n"
+    "  --theta TH        Moreau-Jean: theta in [0.5, 1] (default 0.5)\n"
+    "  --gamma G         Moreau-Jean: a constraint enters the LCP when G + gamma h Gdot <= 0,\n"
+    "                    gamma in [0, 1] (default 0.5)\n"
     "  --quiet           print nothing on success\n";
 
-/* Parse argv for the commands that run a case; returns -1 to continue, or an exit status. */
+/* Parse argv for the commands that solve a case; returns -1 to continue, or an exit status. */
 static int parse_case_options(int argc, char **argv, case_options *o, unsigned command, const char *usage)
 {
     pl_error err;
@@ -105,10 +120,21 @@ static int parse_case_options(int argc, char **argv, case_options *o, unsigned c
     options[count] = (struct option){NULL, 0, NULL, 0};
     optind = 1;
     opterr = 0;
-    while ((ch = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+    int index = -1;
+    while ((ch = getopt_long(argc, argv, ":", options, &index)) != -1) {
         pl_status s = PL_OK;
         switch (ch) {
-        case OPT_MU: o->mu = optarg; break;
+        case OPT_MU:
+        case OPT_H:
+        case OPT_THETA:
+        case OPT_GAMMA:
+        case OPT_RTOL:
+            if (o->ngiven == MAX_GIVEN)
+                return input_error(o->cmd, "too many solver options (limit %s)", "16");
+            o->given_name[o->ngiven] = options[index].name;
+            o->given_text[o->ngiven++] = optarg;
+            break;
+        case OPT_SCHEME: o->scheme = optarg; break;
         case OPT_JOBS:
             s = pl_parse_long(optarg, &o->jobs, &err, "--jobs");
             if (s == PL_OK && (o->jobs < 1 || o->jobs > 1024))
@@ -117,12 +143,12 @@ static int parse_case_options(int argc, char **argv, case_options *o, unsigned c
         case OPT_NO_PLOTS: o->no_plots = 1; break;
         case OPT_NO_LIMIT: o->no_limit = 1; break;
         case OPT_SAMPLES:
+            o->samples_given = 1;
             s = pl_parse_long(optarg, &o->samples, &err, "--samples");
             if (s == PL_OK && (o->samples < 0 || o->samples > 10000000))
                 return input_error(o->cmd, "--samples must be in [0, 1e7] (got %s)", optarg);
             break;
         case OPT_T_END: s = pl_parse_double(optarg, &o->t_end, &err, "--t-end"); break;
-        case OPT_RTOL: s = pl_parse_double(optarg, &o->rtol, &err, "--rtol"); break;
         case OPT_MAX_STEPS: s = pl_parse_long(optarg, &o->max_steps, &err, "--max-steps"); break;
         case OPT_OUT:
             if (!*optarg)
@@ -149,12 +175,64 @@ static int parse_case_options(int argc, char **argv, case_options *o, unsigned c
     o->c = pl_case_find(argv[optind]);
     if (!o->c)
         return input_error(o->cmd, "unknown case '%s' (see 'penlim cases')", argv[optind]);
-    if (isnan(o->t_end))
-        o->t_end = o->c->t_end;
     if (!o->out) {
-        snprintf(o->out_default, sizeof o->out_default, "out/%s/%s", o->cmd, o->c->name);
+        if (o->scheme)
+            snprintf(o->out_default, sizeof o->out_default, "out/%s/%s-%s", o->cmd, o->c->name, o->scheme);
+        else
+            snprintf(o->out_default, sizeof o->out_default, "out/%s/%s", o->cmd, o->c->name);
         o->out = o->out_default;
     }
+    return -1;
+}
+
+/* The solver of a command: --scheme NAME (a scheme only), or the default. */
+static int choose_solver(const case_options *o, const pl_solver_type *fallback, const pl_solver_type **solver)
+{
+    if (!o->scheme) {
+        *solver = fallback;
+        return -1;
+    }
+    const pl_solver_type *s = pl_solver_find(o->scheme);
+    if (!s || s->family != PL_FAMILY_SCHEME) {
+        char names[256] = "";
+        for (size_t k = 0; k < pl_solver_count(); k++)
+            if (pl_solver_at(k)->family == PL_FAMILY_SCHEME) {
+                strncat(names, names[0] ? ", " : "", sizeof names - strlen(names) - 1);
+                strncat(names, pl_solver_at(k)->name, sizeof names - strlen(names) - 1);
+            }
+        fprintf(stderr, "penlim %s: unknown scheme '%s' (schemes: %s)\n", o->cmd, o->scheme, names);
+        return 2;
+    }
+    *solver = s;
+    return -1;
+}
+
+/* The model, the solver's options from the command line (all but `skip`, a sweep's grid), and the
+ * checks a solve makes before it starts; returns -1 to continue, or an exit status. */
+static int prepare(const case_options *o, const pl_solver_type *solver, const char *skip, pl_model *model,
+                   pl_solve_opts *opts)
+{
+    pl_error err;
+    if (pl_model_init(model, o->c, o->settings, o->nsettings, &err) != PL_OK)
+        return input_error(o->cmd, "%s", err.message);
+    pl_solve_opts_init(opts, solver, model, o->t_end);
+    opts->max_steps = o->max_steps;
+    if (o->samples_given && solver->family == PL_FAMILY_SCHEME)
+        return input_error(o->cmd, "--samples does not apply to the %s scheme: it records every step", solver->name);
+    if (o->samples_given)
+        opts->samples = (size_t)o->samples;
+    for (size_t k = 0; k < o->ngiven; k++) {
+        if (skip && strcmp(o->given_name[k], skip) == 0)
+            continue;
+        double value;
+        char what[32];
+        snprintf(what, sizeof what, "--%s", o->given_name[k]);
+        if (pl_parse_double(o->given_text[k], &value, &err, what) != PL_OK ||
+            pl_solve_opts_set(opts, solver, o->given_name[k], value, &err) != PL_OK)
+            return input_error(o->cmd, "%s", err.message);
+    }
+    if (pl_solve_check(solver, model, opts, &err) != PL_OK)
+        return input_error(o->cmd, "%s", err.message);
     return -1;
 }
 
@@ -166,80 +244,113 @@ static void print_vector(const char *name, const double *x, size_t n)
     printf(")");
 }
 
-static void print_run_summary(const pl_model *model, const pl_penalty_result *res, const char *dir)
+/* "mu = 1e+08, rtol = 1e-08" */
+static void options_text(const pl_solution *sol, char *buf, size_t len)
 {
-    printf("penlim run %s: mu = %g, rtol = %g, t in [0, %g]\n", model->type->name, res->mu, res->rtol,
-           res->t_end);
-    printf("  status: %s\n", res->status == PL_OK ? "ok" : res->error.message);
-    printf("  contact episodes: %zu", res->nepisodes);
-    if (res->nepisodes > 0) {
-        const pl_episode *e = &res->episodes[0];
-        printf(" (first: constraint %zu at t = %.6f, restitution %.5f, max penetration %.3g)",
-               e->constraint + 1, e->t_in, pl_episode_restitution(e), e->max_penetration);
-    }
-    printf("\n  final: t = %g, ", res->t_final);
-    print_vector("q", res->q_final, res->n);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < sol->solver->noptions && used < len; k++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s = %g", k ? ", " : "", sol->solver->options[k].name,
+                                 sol->option[k]);
+}
+
+static void print_solution_summary(const pl_model *model, const pl_solution *sol, const pl_analysis *a,
+                                   const char *dir)
+{
+    char opts[256];
+    options_text(sol, opts, sizeof opts);
+    printf("penlim %s %s (%s): %s, t in [0, %g]\n", sol->solver->family == PL_FAMILY_LIMIT ? "limit" : "run",
+           model->type->name, sol->solver->name, opts, sol->t_end);
+    printf("  status: %s\n", sol->status == PL_OK ? "ok" : sol->error.message);
+    if (sol->solver->family != PL_FAMILY_LIMIT)
+        printf("  contact episodes: %zu, ", sol->nepisodes);
+    else
+        printf("  ");
+    printf("impacts: %zu", a ? a->impacts : 0);
+    if (a && a->impacts > 0)
+        printf(" (first at t = %.6f, restitution %.5f)", a->first_impact_time, a->restitution_first);
+    if (a && !isnan(a->capture_time))
+        printf(", capture at t = %.6f", a->capture_time);
+    if (sol->zeno.found)
+        printf("\n  Zeno: impacts of constraint %zu accumulate at t = %.12g (%zu resolved, ratio %.6g), then continue",
+               sol->zeno.constraint + 1, sol->zeno.t_accumulation, sol->zeno.impacts_resolved, sol->zeno.ratio);
+    printf("\n  final: t = %g, ", sol->t_final);
+    print_vector("q", sol->q_final, sol->n);
     printf(", ");
-    print_vector("v", res->v_final, res->n);
-    printf("\n  cost: %ld steps, %ld rhs evaluations, %ld Jacobians, %ld restarts, %.3f s\n",
-           res->stats.steps, res->stats.rhs_evals, res->stats.jac_evals, res->stats.restarts,
-           res->stats.wall_seconds);
-    printf("  wrote %s/trajectory.csv and %s/summary.json\n", dir, dir);
+    print_vector("v", sol->v_final, sol->n);
+    const pl_stats *s = &sol->stats;
+    if (sol->solver->family == PL_FAMILY_SCHEME)
+        printf("\n  cost: %ld steps, %ld LCP solves (%ld pivots), %ld rhs evaluations, %.3f s\n", s->steps,
+               s->lcp_solves, s->lcp_iterations, s->rhs_evals, s->wall_seconds);
+    else
+        printf("\n  cost: %ld steps, %ld rhs evaluations, %ld restarts, %.3f s\n", s->steps, s->rhs_evals,
+               s->restarts, s->wall_seconds);
+    printf("  wrote %s/trajectory.csv, trajectory_s.csv and summary.json\n", dir);
+}
+
+/* Solve, analyse, write and report one solution (run and limit). */
+static int solve_and_write(const case_options *o, const pl_solver_type *solver, const pl_model *model,
+                           const pl_solve_opts *opts)
+{
+    pl_error err;
+    pl_solution sol;
+    pl_analysis analysis;
+    pl_status status = pl_solve(solver, model, opts, &sol, &err);
+    if (status == PL_ERR_INPUT) {
+        pl_solution_free(&sol);
+        return input_error(o->cmd, "%s", err.message);
+    }
+    pl_status analysis_status = pl_analyze(model, &sol, &analysis, &err);
+    if (status == PL_OK && analysis_status != PL_OK) {
+        status = sol.status = analysis_status;
+        sol.error = err;
+    }
+    pl_error io;
+    pl_status s = pl_make_dir(o->out, &io);
+    if (s == PL_OK)
+        s = pl_write_solution(o->out, model, &sol, analysis_status == PL_OK ? &analysis : NULL, &io);
+    if (s != PL_OK)
+        fprintf(stderr, "penlim %s: %s\n", o->cmd, io.message);
+    else if (status != PL_OK)
+        fprintf(stderr, "penlim %s: %s\n", o->cmd, sol.error.message);
+    if (s == PL_OK && !o->quiet)
+        print_solution_summary(model, &sol, analysis_status == PL_OK ? &analysis : NULL, o->out);
+    pl_analysis_free(&analysis);
+    pl_solution_free(&sol);
+    return status != PL_OK ? exit_code(status) : exit_code(s);
 }
 
 static int cmd_run(int argc, char **argv)
 {
-    case_options o = {.cmd = "run", .mu = "1e8", .t_end = NAN, .rtol = 1e-8, .samples = 1000};
+    case_options o = {.cmd = "run", .t_end = NAN};
     int rc = parse_case_options(argc, argv, &o, CMD_RUN, run_usage);
-    if (rc >= 0)
+    const pl_solver_type *solver;
+    if (rc >= 0 || (rc = choose_solver(&o, &pl_solver_penalty, &solver)) >= 0)
         return rc;
-    pl_error err;
     pl_model model;
-    double mu;
-    if (pl_parse_double(o.mu, &mu, &err, "--mu") != PL_OK)
-        return input_error("run", "%s", err.message);
-    if (pl_model_init(&model, o.c, o.settings, o.nsettings, &err) != PL_OK)
-        return input_error("run", "%s", err.message);
-    pl_penalty_opts opts = {.mu = mu, .rtol = o.rtol, .t_end = o.t_end, .max_steps = o.max_steps,
-                            .samples = (size_t)o.samples};
-    if (pl_penalty_check_opts(&opts, &err) != PL_OK)
-        return input_error("run", "%s", err.message);
-
-    pl_penalty_result res;
-    pl_run_analysis analysis;
-    pl_status run_status = pl_penalty_run(&model, &opts, &res, &err);
-    pl_status analysis_status = pl_analyze_run(&model, &res, &analysis, &err);
-    if (run_status == PL_OK && analysis_status != PL_OK) {
-        run_status = res.status = analysis_status;
-        res.error = err;
-    }
-    pl_error io;
-    pl_status s = pl_make_dir(o.out, &io);
-    if (s == PL_OK)
-        s = pl_write_penalty_run(o.out, &model, &res, analysis_status == PL_OK ? &analysis : NULL, &io);
-    if (s != PL_OK)
-        fprintf(stderr, "penlim run: %s\n", io.message);
-    else if (run_status != PL_OK)
-        fprintf(stderr, "penlim run: %s\n", res.error.message);
-    if (s == PL_OK && !o.quiet)
-        print_run_summary(&model, &res, o.out);
-    pl_run_analysis_free(&analysis);
-    pl_penalty_result_free(&res);
-    return run_status != PL_OK ? exit_code(run_status) : exit_code(s);
+    pl_solve_opts opts;
+    if ((rc = prepare(&o, solver, NULL, &model, &opts)) >= 0)
+        return rc;
+    return solve_and_write(&o, solver, &model, &opts);
 }
 
 static const char sweep_usage[] =
     "usage: penlim sweep CASE [--mu A:B:N | --mu a,b,c] [--set NAME=VALUE ...] [--t-end T]\n"
-    "                         [--rtol R] [--out DIR] [--jobs J] [--max-steps N] [--no-plots] [--quiet]\n"
-    "Run CASE for an increasing sequence of stiffnesses, extract the limit objects of each run\n"
-    "(impacts, sustained contacts, Zeno capture), fit their convergence rates, and plot.\n"
+    "                         [--rtol R] [--out DIR] [--jobs J] [--max-steps N] [--no-plots]\n"
+    "                         [--no-limit] [--quiet]\n"
+    "       penlim sweep CASE --scheme NAME [--h A:B:N | --h a,b,c] [--theta TH] [--gamma G] [...]\n"
+    "Solve CASE for an increasing sequence of stiffnesses (or, with --scheme, a decreasing sequence\n"
+    "of time steps), extract the limit objects of each run (impacts, sustained contacts, Zeno\n"
+    "capture), fit their convergence rates, measure each run against the limit solution, and plot.\n"
     "  --mu A:B:N        N values geometrically spaced from A to B, or an explicit list a,b,c\n"
     "                    (default 1e2:1e10:9)\n"
+    "  --h A:B:N         the time steps of a scheme (default 7 values from 1e-1 to 1e-4 times the\n"
+    "                    case's time scale V/A)\n"
     "  --jobs J          runs in parallel (default: the number of cores); results do not depend on it\n"
     "  --no-plots        write the data and the plot scripts' data, but do not run gnuplot\n"
     "  --no-limit        do not compute the limit solution (nor the distances to it)\n"
     "  --quiet           no progress line and no summary\n"
-    "  other options as for 'penlim run'; --out defaults to out/sweep/CASE\n";
+    "  other options as for 'penlim run'; --out defaults to out/sweep/CASE (CASE-SCHEME)\n";
 
 /* The progress line, on stderr when it is a terminal. */
 static void progress_line(size_t done, size_t total, void *user)
@@ -253,35 +364,40 @@ static void progress_line(size_t done, size_t total, void *user)
 
 static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const char *dir, long jobs)
 {
-    printf("penlim sweep %s: %zu values of mu from %g to %g, rtol %g, t in [0, %g], %ld jobs\n",
-           model->type->name, sw->n, sw->mu[0], sw->mu[sw->n - 1], sw->runs[0].rtol, sw->runs[0].t_end, jobs);
-    printf("%10s %-7s %8s %8s %13s %13s %9s %10s %8s\n", "mu", "status", "episodes", "impacts", "restitution_1",
+    const char *p = sw->param_name;
+    printf("penlim sweep %s (%s): %zu values of %s from %g to %g, t in [0, %g], %ld jobs\n", model->type->name,
+           sw->solver->name, sw->n, p, sw->param[0], sw->param[sw->n - 1], sw->t_end, jobs);
+    printf("%10s %-7s %8s %8s %13s %13s %9s %10s %8s\n", p, "status", "episodes", "impacts", "restitution_1",
            "capture_time", "steps", "rhs_evals", "wall_s");
     for (size_t k = 0; k < sw->n; k++) {
-        const pl_penalty_result *r = &sw->runs[k];
-        printf("%10.3g %-7s %8zu %8zu %13.6f %13.6f %9ld %10ld %8.3f\n", sw->mu[k],
+        const pl_solution *r = &sw->runs[k];
+        printf("%10.3g %-7s %8zu %8zu %13.6f %13.6f %9ld %10ld %8.3f\n", sw->param[k],
                r->status == PL_OK ? "ok" : "failed", r->nepisodes, sw->analysis[k].impacts,
                sw->q[PL_Q_RESTITUTION_FIRST].values[k], sw->q[PL_Q_CAPTURE_TIME].values[k], r->stats.steps,
                r->stats.rhs_evals, r->stats.wall_seconds);
     }
-    if (sw->has_limit && sw->limit.zeno)
+    if (sw->has_limit && sw->limit.zeno.found)
         printf("limit solution: Zeno point at t = %.12g after %zu resolved impacts, then sustained contact\n",
-               sw->limit.t_accumulation, sw->limit.impacts_resolved);
+               sw->limit.zeno.t_accumulation, sw->limit.zeno.impacts_resolved);
     else if (!sw->has_limit && sw->limit.status != PL_OK)
         printf("limit solution: failed: %s\n", sw->limit.error.message);
-    printf("convergence (error ~ mu^-rate, fitted on all mu and on the upper half of them; errors against\n"
-           "the closed form, the limit solution, or the extrapolated limit, in that order of preference):\n");
+    if (sw->solver->family == PL_FAMILY_PENALTY)
+        printf("convergence (error ~ mu^-rate, fitted on all mu and on the upper half of them; errors against\n"
+               "the closed form, the limit solution, or the extrapolated limit, in that order of preference):\n");
+    else
+        printf("convergence (error ~ h^rate, fitted on all h and on the smaller half of them; errors against\n"
+               "the closed form, the limit solution, or the extrapolated limit, in that order of preference):\n");
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         const pl_sweep_quantity *Q = &sw->q[q];
         if (Q->conv.at_floor) {
-            printf("  %-26s equals its limit %.10g to integration accuracy at every mu\n", Q->name, Q->conv.limit);
+            printf("  %-26s equals its limit %.10g to integration accuracy at every %s\n", Q->name, Q->conv.limit, p);
             continue;
         }
         if (Q->conv.points < 3)
             continue;
         printf("  %-26s rate %6.3f +- %.3f", Q->name, Q->conv.rate, Q->conv.rate_se);
         if (isfinite(Q->conv.rate_upper))
-            printf(" (upper half %6.3f +- %.3f)", Q->conv.rate_upper, Q->conv.rate_upper_se);
+            printf(" (finer half %6.3f +- %.3f)", Q->conv.rate_upper, Q->conv.rate_upper_se);
         else
             printf("%30s", "");
         printf("   limit %.10g", Q->conv.limit);
@@ -291,40 +407,71 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
             printf(" (%s)\n", pl_reference_name(Q->conv.reference));
     }
     if (!isnan(sw->impacts_per_decade))
-        printf("  impacts before capture: %.2f +- %.2f per decade of mu (ln(sqrt 10)/ln(1/e) = %.2f)\n",
-               sw->impacts_per_decade, sw->impacts_per_decade_se, sw->impacts_per_decade_predicted);
+        printf("  impacts before capture: %.2f +- %.2f per decade of %s (predicted %.2f)\n", sw->impacts_per_decade,
+               sw->impacts_per_decade_se, sw->solver->family == PL_FAMILY_PENALTY ? "mu" : "1/h",
+               sw->impacts_per_decade_predicted);
     for (size_t k = 0; k < sw->n; k++)
         if (sw->runs[k].status != PL_OK)
-            printf("  mu = %g failed: %s\n", sw->mu[k], sw->runs[k].error.message);
+            printf("  %s = %g failed: %s\n", p, sw->param[k], sw->runs[k].error.message);
     printf("wrote %s: sweep.csv, episodes.csv, sweep.json, runs/\n", dir);
+}
+
+/* The default grid of a sweep: mu = 1e2 ... 1e10 (9 values), or h = 10^(-1 - k/2) V/A (7 values,
+ * the case's time scale V/A), each no larger than t-end/10. */
+static pl_status default_grid(const pl_solver_type *solver, const pl_model *model, double t_end, double **values,
+                              size_t *n, pl_error *err)
+{
+    if (solver->family == PL_FAMILY_PENALTY)
+        return pl_parse_grid("1e2:1e10:9", "--mu", values, n, err);
+    double *v = malloc(7 * sizeof *v), T = model->v_scale / model->a_scale;
+    if (!v)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < 7; k++)
+        v[k] = fmin(pow(10.0, -1.0 - 0.5 * (6 - k)) * T, t_end / pow(10.0, 1.0 + 0.5 * (6 - k)));
+    *values = v;
+    *n = 7;
+    return PL_OK;
 }
 
 static int cmd_sweep(int argc, char **argv)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    case_options o = {.cmd = "sweep", .mu = "1e2:1e10:9", .t_end = NAN, .rtol = 1e-8, .samples = 1000,
-                      .jobs = cores > 0 ? cores : 1};
+    case_options o = {.cmd = "sweep", .t_end = NAN, .jobs = cores > 0 ? cores : 1};
     int rc = parse_case_options(argc, argv, &o, CMD_SWEEP, sweep_usage);
-    if (rc >= 0)
+    const pl_solver_type *solver;
+    if (rc >= 0 || (rc = choose_solver(&o, &pl_solver_penalty, &solver)) >= 0)
         return rc;
     pl_error err;
     pl_model model;
-    double *mu = NULL;
-    size_t nmu = 0;
-    if (pl_parse_mu_list(o.mu, &mu, &nmu, &err) != PL_OK)
-        return input_error("sweep", "%s", err.message);
-    pl_penalty_opts check = {.mu = mu[0], .rtol = o.rtol, .t_end = o.t_end, .max_steps = o.max_steps};
-    if (pl_model_init(&model, o.c, o.settings, o.nsettings, &err) != PL_OK ||
-        pl_penalty_check_opts(&check, &err) != PL_OK) {
-        free(mu);
+    pl_sweep_opts opts = {.solver = solver, .jobs = (int)o.jobs, .with_limit = !o.no_limit,
+                          .progress = (!o.quiet && isatty(STDERR_FILENO)) ? progress_line : NULL};
+    if ((rc = prepare(&o, solver, solver->refine, &model, &opts.base)) >= 0)
+        return rc;
+    const char *grid = NULL;
+    for (size_t k = 0; k < o.ngiven; k++)
+        if (strcmp(o.given_name[k], solver->refine) == 0)
+            grid = o.given_text[k];
+    double *values = NULL;
+    size_t nvalues = 0;
+    char what[32];
+    snprintf(what, sizeof what, "--%s", solver->refine);
+    pl_status s = grid ? pl_parse_grid(grid, what, &values, &nvalues, &err)
+                       : default_grid(solver, &model, opts.base.t_end, &values, &nvalues, &err);
+    /* Every value of the grid passes the checks of a single solve. */
+    int refined = pl_solver_option_index(solver, solver->refine);
+    for (size_t k = 0; s == PL_OK && k < nvalues; k++) {
+        pl_solve_opts one = opts.base;
+        one.option[refined] = values[k];
+        if ((s = pl_param_check(&solver->options[refined], values[k], &err)) == PL_OK)
+            s = pl_solve_check(solver, &model, &one, &err);
+    }
+    if (s != PL_OK) {
+        free(values);
         return input_error("sweep", "%s", err.message);
     }
-    pl_sweep_opts opts = {.rtol = o.rtol, .t_end = o.t_end, .max_steps = o.max_steps, .jobs = (int)o.jobs,
-                          .samples = (size_t)o.samples, .with_limit = !o.no_limit,
-                          .progress = (!o.quiet && isatty(STDERR_FILENO)) ? progress_line : NULL};
     pl_sweep sw;
-    pl_status s = pl_sweep_run(&model, mu, nmu, &opts, &sw, &err);
-    free(mu);
+    s = pl_sweep_run(&model, values, nvalues, &opts, &sw, &err);
+    free(values);
     if (s != PL_OK) {
         fprintf(stderr, "penlim sweep: %s\n", err.message);
         pl_sweep_free(&sw);
@@ -348,7 +495,7 @@ static int cmd_sweep(int argc, char **argv)
     }
     for (size_t k = 0; k < sw.n; k++)
         if (sw.runs[k].status != PL_OK)
-            fprintf(stderr, "penlim sweep: mu = %g failed: %s\n", sw.mu[k], sw.runs[k].error.message);
+            fprintf(stderr, "penlim sweep: %s = %g failed: %s\n", sw.param_name, sw.param[k], sw.runs[k].error.message);
     rc = sw.failures ? 3 : 0;
     pl_sweep_free(&sw);
     return rc;
@@ -361,60 +508,21 @@ static const char limit_usage[] =
     "from the infinitesimal dynamics, sustained contact with the sliding-mode force, lift-off, and\n"
     "Zeno accumulation continued past the accumulation point.  Writes DIR/trajectory.csv,\n"
     "DIR/trajectory_s.csv and DIR/summary.json (formats: README.md).\n"
-    "  --rtol R          relative tolerance of the smooth phases (default 1e-12)\n"
+    "  --rtol R          relative tolerance of the smooth phases in [1e-14, 1) (default 1e-12)\n"
     "  --out DIR         output directory (default out/limit/CASE)\n"
     "  other options as for 'penlim run'\n";
 
-static void print_limit_summary(const pl_model *model, const pl_limit_result *res, const char *dir)
-{
-    size_t counts[4] = {0};
-    for (size_t k = 0; k < res->nevents; k++)
-        counts[res->events[k].kind]++;
-    printf("penlim limit %s: t in [0, %g]\n", model->type->name, res->t_end);
-    printf("  status: %s\n", res->status == PL_OK ? "ok" : res->error.message);
-    printf("  events: %zu impacts, %zu slide starts, %zu lift-offs, %zu Zeno points\n", counts[0], counts[1],
-           counts[2], counts[3]);
-    if (res->zeno)
-        printf("  Zeno: impacts of constraint %zu accumulate at t = %.12g (%zu resolved, ratio %.6g), then continue\n",
-               res->zeno_constraint + 1, res->t_accumulation, res->impacts_resolved, res->zeno_ratio);
-    printf("  final: t = %g, ", res->t_final);
-    print_vector("q", res->q_final, res->n);
-    printf(", ");
-    print_vector("v", res->v_final, res->n);
-    printf("\n  wrote %s/trajectory.csv, trajectory_s.csv and summary.json\n", dir);
-}
-
 static int cmd_limit(int argc, char **argv)
 {
-    case_options o = {.cmd = "limit", .mu = NULL, .t_end = NAN, .rtol = 1e-12, .samples = 1000};
+    case_options o = {.cmd = "limit", .t_end = NAN};
     int rc = parse_case_options(argc, argv, &o, CMD_LIMIT, limit_usage);
     if (rc >= 0)
         return rc;
-    pl_error err;
     pl_model model;
-    if (pl_model_init(&model, o.c, o.settings, o.nsettings, &err) != PL_OK)
-        return input_error("limit", "%s", err.message);
-    pl_limit_opts opts = {.rtol = o.rtol, .t_end = o.t_end, .samples = (size_t)o.samples};
-    if (pl_limit_check_opts(&opts, &err) != PL_OK)
-        return input_error("limit", "%s", err.message);
-    pl_limit_result res;
-    pl_status status = pl_limit_solve(&model, &opts, &res, &err);
-    if (status == PL_ERR_INPUT) {
-        pl_limit_result_free(&res);
-        return input_error("limit", "%s", err.message);
-    }
-    pl_error io;
-    pl_status s = pl_make_dir(o.out, &io);
-    if (s == PL_OK)
-        s = pl_write_limit(o.out, &model, &res, &io);
-    if (s != PL_OK)
-        fprintf(stderr, "penlim limit: %s\n", io.message);
-    else if (status != PL_OK)
-        fprintf(stderr, "penlim limit: %s\n", res.error.message);
-    if (s == PL_OK && !o.quiet)
-        print_limit_summary(&model, &res, o.out);
-    pl_limit_result_free(&res);
-    return status != PL_OK ? exit_code(status) : exit_code(s);
+    pl_solve_opts opts;
+    if ((rc = prepare(&o, &pl_solver_limit, NULL, &model, &opts)) >= 0)
+        return rc;
+    return solve_and_write(&o, &pl_solver_limit, &model, &opts);
 }
 
 static const char cases_usage[] =
@@ -453,8 +561,8 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *summary;
 } commands[] = {
-    {"run", cmd_run, "integrate the penalized system for one mu"},
-    {"sweep", cmd_sweep, "runs for an increasing sequence of mu: limits, rates, plots"},
+    {"run", cmd_run, "integrate the penalized system for one mu, or run a time-stepping scheme"},
+    {"sweep", cmd_sweep, "runs for an increasing mu (or decreasing h): limits, rates, plots"},
     {"limit", cmd_limit, "the limit (generalized) solution, computed directly"},
     {"cases", cmd_cases, "list the built-in cases and their parameters"},
 };
@@ -463,7 +571,8 @@ static void usage(FILE *fp)
 {
     fprintf(fp, "usage: penlim COMMAND [options]   (penlim COMMAND --help for details)\n"
                 "Penalty approximations of mechanical systems with unilateral constraints in the\n"
-                "limit of infinite stiffness (Miller & Bentsman 2007).\ncommands:\n");
+                "limit of infinite stiffness (Miller & Bentsman 2007), with the time-stepping schemes\n"
+                "of Moreau-Jean, Paoli and Bernicot-Lefebvre (after Maury) to cross-check.\ncommands:\n");
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         fprintf(fp, "  %-8s %s\n", commands[k].name, commands[k].summary);
 }

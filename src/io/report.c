@@ -1,18 +1,20 @@
 #include "io/report.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "io/output.h"
+#include "solvers/solver.h"
 
-void pl_trajectory_header(size_t n, size_t m, char *buf, size_t len)
+void pl_trajectory_header(size_t n, size_t m, int impulses, char *buf, size_t len)
 {
     size_t used = (size_t)snprintf(buf, len, "t,gamma");
     const char *names[] = {"q", "v"};
     for (int k = 0; k < 2; k++)
         for (size_t j = 0; j < n && used < len; j++)
             used += (size_t)snprintf(buf + used, len - used, ",%s%zu", names[k], j + 1);
-    const char *cnames[] = {"G", "lambda"};
+    const char *cnames[] = {"G", impulses ? "impulse" : "lambda"};
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < m && used < len; i++)
             used += (size_t)snprintf(buf + used, len - used, ",%s%zu", cnames[k], i + 1);
@@ -80,15 +82,14 @@ json_t *pl_episode_json(const pl_episode *ep, const pl_episode_info *info, size_
 }
 
 /* Run-level limit objects: first impact, sliding, Zeno sequence and capture. */
-static json_t *analysis_json(const pl_penalty_result *res, const pl_run_analysis *a)
+static json_t *analysis_json(const pl_analysis *a)
 {
     json_t *impacts = json_array();
-    for (size_t k = 0; k < res->nepisodes; k++)
-        if (a->info[k].kind == PL_IMPACT) {
-            const pl_episode *ep = &res->episodes[k];
-            json_array_append_new(impacts, json_pack("[o, o, o]", pl_json_number(ep->t_in),
-                                                     pl_json_number(ep->gdot_in), pl_json_number(ep->gdot_out)));
-        }
+    for (size_t k = 0; k < a->impacts; k++) {
+        const pl_event *e = &a->impact[k].event;
+        json_array_append_new(impacts, json_pack("[o, o, o]", pl_json_number(e->t), pl_json_number(e->gdot_before),
+                                                 pl_json_number(e->gdot_after)));
+    }
     json_t *zeno = json_object();
     json_object_set_new(zeno, "impacts", impacts);
     json_object_set_new(zeno, "impacts_columns", json_pack("[s, s, s]", "t_in", "gdot_in", "gdot_out"));
@@ -111,44 +112,122 @@ static json_t *analysis_json(const pl_penalty_result *res, const pl_run_analysis
     return o;
 }
 
-static json_t *stats_json(const pl_stats *s)
+/* The counters that apply to the solver's family. */
+static json_t *stats_json(const pl_solution *sol)
 {
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
-                     "steps", (json_int_t)s->steps, "rhs_evals", (json_int_t)s->rhs_evals,
-                     "jac_evals", (json_int_t)s->jac_evals, "root_evals", (json_int_t)s->root_evals,
-                     "error_test_fails", (json_int_t)s->error_test_fails,
-                     "nonlin_conv_fails", (json_int_t)s->nonlin_conv_fails,
-                     "restarts", (json_int_t)s->restarts,
-                     "recovered_crossings", (json_int_t)s->recovered_crossings,
-                     "wall_seconds", pl_json_number(s->wall_seconds));
-}
-
-json_t *pl_penalty_summary_json(const pl_model *model, const pl_penalty_result *res,
-                                const pl_run_analysis *analysis)
-{
-    json_t *o = pl_summary_header_json(model, res->status, res->error.message);
-    json_object_set_new(o, "mu", pl_json_number(res->mu));
-    json_object_set_new(o, "rtol", pl_json_number(res->rtol));
-    json_object_set_new(o, "t_end", pl_json_number(res->t_end));
-    json_object_set_new(o, "stats", stats_json(&res->stats));
-    json_t *eps = json_array();
-    for (size_t k = 0; k < res->nepisodes; k++)
-        json_array_append_new(eps, pl_episode_json(&res->episodes[k], analysis ? &analysis->info[k] : NULL, res->n));
-    json_object_set_new(o, "episodes", eps);
-    if (analysis)
-        json_object_set_new(o, "analysis", analysis_json(res, analysis));
-    json_object_set_new(o, "final", json_pack("{s:o, s:o, s:o, s:o}",
-                                              "t", pl_json_number(res->t_final),
-                                              "gamma", pl_json_number(res->gamma_final),
-                                              "q", pl_json_array(res->q_final, res->n),
-                                              "v", pl_json_array(res->v_final, res->n)));
+    const pl_stats *s = &sol->stats;
+    json_t *o = json_object();
+    json_object_set_new(o, "steps", json_integer((json_int_t)s->steps));
+    json_object_set_new(o, "rhs_evals", json_integer((json_int_t)s->rhs_evals));
+    switch (sol->solver->family) {
+    case PL_FAMILY_PENALTY:
+        json_object_set_new(o, "jac_evals", json_integer((json_int_t)s->jac_evals));
+        json_object_set_new(o, "root_evals", json_integer((json_int_t)s->root_evals));
+        json_object_set_new(o, "error_test_fails", json_integer((json_int_t)s->error_test_fails));
+        json_object_set_new(o, "nonlin_conv_fails", json_integer((json_int_t)s->nonlin_conv_fails));
+        json_object_set_new(o, "restarts", json_integer((json_int_t)s->restarts));
+        json_object_set_new(o, "recovered_crossings", json_integer((json_int_t)s->recovered_crossings));
+        break;
+    case PL_FAMILY_LIMIT:
+        json_object_set_new(o, "restarts", json_integer((json_int_t)s->restarts));
+        json_object_set_new(o, "fast_steps", json_integer((json_int_t)s->fast_steps));
+        break;
+    case PL_FAMILY_SCHEME:
+        json_object_set_new(o, "lcp_solves", json_integer((json_int_t)s->lcp_solves));
+        json_object_set_new(o, "lcp_iterations", json_integer((json_int_t)s->lcp_iterations));
+        break;
+    }
+    json_object_set_new(o, "wall_seconds", pl_json_number(s->wall_seconds));
     return o;
 }
 
-pl_status pl_write_trajectories(const char *dir, size_t n, size_t m, const pl_table *traj, pl_error *err)
+static json_t *event_json(const pl_solution *res, const pl_event *e)
 {
+    json_t *o = json_object();
+    json_object_set_new(o, "kind", json_string(pl_event_kind_name(e->kind)));
+    json_object_set_new(o, "t", pl_json_number(e->t));
+    json_object_set_new(o, "constraint", json_integer((json_int_t)e->constraint + 1));
+    json_object_set_new(o, "q", pl_json_array(e->q, res->n));
+    json_object_set_new(o, "v_before", pl_json_array(e->v_before, res->n));
+    json_object_set_new(o, "v_after", pl_json_array(e->v_after, res->n));
+    json_object_set_new(o, "gdot_before", pl_json_number(e->gdot_before));
+    json_object_set_new(o, "gdot_after", pl_json_number(e->gdot_after));
+    json_object_set_new(o, "gamma_before", pl_json_number(e->gamma_before));
+    json_object_set_new(o, "gamma_after", pl_json_number(e->gamma_after));
+    if (e->kind == PL_EVENT_IMPACT) {
+        json_t *parts = json_array();
+        for (size_t i = 0; i < res->m; i++)
+            if (e->participants & (1u << i))
+                json_array_append_new(parts, json_integer((json_int_t)i + 1));
+        json_object_set_new(o, "constraints", parts);
+        json_object_set_new(o, "restitution", pl_json_number(-e->gdot_after / e->gdot_before));
+        json_object_set_new(o, "delta_gamma", pl_json_number(e->gamma_after - e->gamma_before));
+        json_object_set_new(o, "impulse", pl_json_array(e->impulse, res->m));
+        if (!isnan(e->s_exit))
+            json_object_set_new(o, "fast_exit_time", pl_json_number(e->s_exit));
+    }
+    return o;
+}
+
+json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, const pl_analysis *analysis)
+{
+    json_t *o = pl_summary_header_json(model, sol->status, sol->error.message);
+    const pl_solver_type *s = sol->solver;
+    json_object_set_new(o, "solution", json_string(s->name));
+    json_object_set_new(o, "family", json_string(pl_solver_family_name(s->family)));
+    for (size_t k = 0; k < s->noptions; k++)
+        json_object_set_new(o, s->options[k].name, pl_json_number(sol->option[k]));
+    json_object_set_new(o, "t_end", pl_json_number(sol->t_end));
+    json_object_set_new(o, "stats", stats_json(sol));
+    if (s->family != PL_FAMILY_LIMIT) {
+        json_t *eps = json_array();
+        for (size_t k = 0; k < sol->nepisodes; k++)
+            json_array_append_new(eps, pl_episode_json(&sol->episodes[k], analysis ? &analysis->info[k] : NULL, sol->n));
+        json_object_set_new(o, "episodes", eps);
+    }
+    if (s->family != PL_FAMILY_PENALTY) {
+        size_t counts[PL_EVENT_KINDS] = {0};
+        json_t *events = json_array();
+        for (size_t k = 0; k < sol->nevents; k++) {
+            counts[sol->events[k].kind]++;
+            json_array_append_new(events, event_json(sol, &sol->events[k]));
+        }
+        json_t *c = json_object();
+        for (int k = 0; k < PL_EVENT_KINDS; k++)
+            json_object_set_new(c, pl_event_kind_name((pl_event_kind)k), json_integer((json_int_t)counts[k]));
+        json_object_set_new(o, "event_counts", c);
+        json_object_set_new(o, "events", events);
+    }
+    if (s->family == PL_FAMILY_LIMIT) {
+        const pl_zeno_point *zp = &sol->zeno;
+        json_t *z = json_null();
+        if (zp->found) {
+            z = json_object();
+            json_object_set_new(z, "t_accumulation", pl_json_number(zp->t_accumulation));
+            json_object_set_new(z, "constraint", json_integer((json_int_t)zp->constraint + 1));
+            json_object_set_new(z, "impacts_resolved", json_integer((json_int_t)zp->impacts_resolved));
+            json_object_set_new(z, "contraction_ratio", pl_json_number(zp->ratio));
+            json_object_set_new(z, "state", json_pack("{s:o, s:o}", "q", pl_json_array(zp->q, sol->n), "v",
+                                                      pl_json_array(zp->v, sol->n)));
+        }
+        json_object_set_new(o, "zeno", z);
+    }
+    if (analysis)
+        json_object_set_new(o, "analysis", analysis_json(analysis));
+    json_object_set_new(o, "final", json_pack("{s:o, s:o, s:o, s:o}",
+                                              "t", pl_json_number(sol->t_final),
+                                              "gamma", pl_json_number(sol->gamma_final),
+                                              "q", pl_json_array(sol->q_final, sol->n),
+                                              "v", pl_json_array(sol->v_final, sol->n)));
+    return o;
+}
+
+pl_status pl_write_trajectories(const char *dir, const pl_solution *sol, pl_error *err)
+{
+    size_t n = sol->n, m = sol->m;
+    const pl_table *traj = &sol->traj;
     char header[2048];
-    pl_trajectory_header(n, m, header, sizeof header);
+    pl_trajectory_header(n, m, sol->solver->family == PL_FAMILY_SCHEME, header, sizeof header);
     pl_status s = pl_write_csv(dir, "trajectory.csv", header, traj, err);
     if (s != PL_OK)
         return s;
@@ -174,11 +253,11 @@ pl_status pl_write_trajectories(const char *dir, size_t n, size_t m, const pl_ta
     return s;
 }
 
-pl_status pl_write_penalty_run(const char *dir, const pl_model *model, const pl_penalty_result *res,
-                               const pl_run_analysis *analysis, pl_error *err)
+pl_status pl_write_solution(const char *dir, const pl_model *model, const pl_solution *sol, const pl_analysis *analysis,
+                            pl_error *err)
 {
-    pl_status s = pl_write_trajectories(dir, model->n, model->m, &res->traj, err);
+    pl_status s = pl_write_trajectories(dir, sol, err);
     if (s != PL_OK)
         return s;
-    return pl_write_json(dir, "summary.json", pl_penalty_summary_json(model, res, analysis), err);
+    return pl_write_json(dir, "summary.json", pl_solution_summary_json(model, sol, analysis), err);
 }

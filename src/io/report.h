@@ -1,15 +1,16 @@
-/* The files of a penalized run: trajectory.csv and summary.json (formats in README.md). */
+/* The files of one solution, whatever its solver: trajectory.csv, trajectory_s.csv and
+ * summary.json (formats in README.md). */
 #ifndef PL_REPORT_H
 #define PL_REPORT_H
 
 #include <jansson.h>
 
-#include "study/analysis.h"
 #include "model/model.h"
-#include "solvers/penalty/penalty.h"
+#include "solvers/solution.h"
+#include "study/analysis.h"
 
-/* "t,gamma,q1..qn,v1..vn,G1..Gm,lambda1..lambdam" */
-void pl_trajectory_header(size_t n, size_t m, char *buf, size_t len);
+/* "t,gamma,q1..qn,v1..vn,G1..Gm,lambda1..lambdam" (impulse1..impulsem for a scheme) */
+void pl_trajectory_header(size_t n, size_t m, int impulses, char *buf, size_t len);
 
 json_t *pl_parameters_json(const pl_model *model);
 /* What every summary starts with: case, status (and error), parameters, contact law. */
@@ -17,16 +18,14 @@ json_t *pl_summary_header_json(const pl_model *model, pl_status status, const ch
 json_t *pl_contact_law_json(const pl_model *model);
 /* An episode, with its classification when info is not NULL. */
 json_t *pl_episode_json(const pl_episode *ep, const pl_episode_info *info, size_t n);
-/* The run's summary; analysis may be NULL (a run that failed before it could be analysed). */
-json_t *pl_penalty_summary_json(const pl_model *model, const pl_penalty_result *res,
-                                const pl_run_analysis *analysis);
+/* The solution's summary; analysis may be NULL (a run that failed before it could be analysed). */
+json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, const pl_analysis *analysis);
 
 /* DIR/trajectory.csv (the table) and DIR/trajectory_s.csv (its rows in the time s: s,t,q,v). */
-pl_status pl_write_trajectories(const char *dir, size_t n, size_t m, const pl_table *traj, pl_error *err);
+pl_status pl_write_trajectories(const char *dir, const pl_solution *sol, pl_error *err);
 
-/* Write DIR/trajectory.csv, DIR/trajectory_s.csv (the same rows in the time s = Gamma^mu(t):
- * s,t,q1..qn,v1..vn) and DIR/summary.json. */
-pl_status pl_write_penalty_run(const char *dir, const pl_model *model, const pl_penalty_result *res,
-                               const pl_run_analysis *analysis, pl_error *err);
+/* DIR/trajectory.csv, DIR/trajectory_s.csv and DIR/summary.json. */
+pl_status pl_write_solution(const char *dir, const pl_model *model, const pl_solution *sol, const pl_analysis *analysis,
+                            pl_error *err);
 
 #endif

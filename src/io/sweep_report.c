@@ -7,13 +7,13 @@
 
 #include "io/output.h"
 #include "io/plots.h"
-#include "io/limit_report.h"
 #include "io/report.h"
+#include "solvers/solver.h"
 
 void pl_sweep_run_dir(const pl_sweep *sw, size_t k, char *buf, size_t len)
 {
-    /* The index keeps the names distinct (and sorted) whatever the values of mu. */
-    snprintf(buf, len, "runs/%03zu_mu_%.3e", k + 1, sw->mu[k]);
+    /* The index keeps the names distinct (and sorted) whatever the values. */
+    snprintf(buf, len, "runs/%03zu_%s_%.3e", k + 1, sw->param_name, sw->param[k]);
 }
 
 const char *pl_reference_name(pl_reference r)
@@ -33,14 +33,15 @@ static pl_status write_sweep_csv(const char *dir, const pl_sweep *sw, pl_error *
     pl_status s = pl_file_open(&f, dir, "sweep.csv", err);
     if (s != PL_OK)
         return s;
-    fprintf(f.fp, "mu,status,episodes,impacts,impacts_before_capture,first_impact_time,capture_time,"
+    fprintf(f.fp, "%s,status,episodes,", sw->param_name);
+    fprintf(f.fp, "impacts,impacts_before_capture,first_impact_time,capture_time,"
                   "accumulation_estimate,contraction_ratio,restitution_first,scaled_penetration_first,"
                   "lift_off_first,sliding_force_error,s_distance_q,s_distance_v,limit_sup_q,limit_sup_q_outside_zeno,"
                   "limit_l1_v,limit_s_distance,impact_time_error,impact_velocity_error,steps,rhs_evals,wall_seconds\n");
     for (size_t k = 0; k < sw->n; k++) {
-        const pl_penalty_result *r = &sw->runs[k];
-        const pl_run_analysis *a = &sw->analysis[k];
-        fprintf(f.fp, "%.17g,%s,%zu,%zu,%zu", sw->mu[k], r->status == PL_OK ? "ok" : "failed", r->nepisodes,
+        const pl_solution *r = &sw->runs[k];
+        const pl_analysis *a = &sw->analysis[k];
+        fprintf(f.fp, "%.17g,%s,%zu,%zu,%zu", sw->param[k], r->status == PL_OK ? "ok" : "failed", r->nepisodes,
                 a->impacts, a->impacts_before_capture);
         const int ids[] = {PL_Q_FIRST_IMPACT_TIME, PL_Q_CAPTURE_TIME, PL_Q_ACCUMULATION_ESTIMATE};
         for (int j = 0; j < 3; j++)
@@ -64,21 +65,22 @@ static pl_status write_episodes_csv(const char *dir, const pl_sweep *sw, size_t 
     pl_status s = pl_file_open(&f, dir, "episodes.csv", err);
     if (s != PL_OK)
         return s;
-    fprintf(f.fp, "mu,episode,constraint,kind,t_in,t_out,duration,gdot_in,gdot_out,restitution,"
+    fprintf(f.fp, "%s,episode,constraint,kind,", sw->param_name);
+    fprintf(f.fp, "t_in,t_out,duration,gdot_in,gdot_out,restitution,"
                   "velocity_jump_normal");
     for (size_t j = 0; j < n; j++)
         fprintf(f.fp, ",velocity_jump%zu", j + 1);
     fprintf(f.fp, ",max_penetration,scaled_penetration,delta_gamma,impulse,sliding_force_error,"
                   "lift_off_predicted\n");
     for (size_t k = 0; k < sw->n; k++) {
-        const pl_penalty_result *r = &sw->runs[k];
-        const pl_run_analysis *a = &sw->analysis[k];
+        const pl_solution *r = &sw->runs[k];
+        const pl_analysis *a = &sw->analysis[k];
         if (!a->info)
             continue;
         for (size_t e = 0; e < r->nepisodes; e++) {
             const pl_episode *ep = &r->episodes[e];
             const pl_episode_info *in = &a->info[e];
-            fprintf(f.fp, "%.17g,%zu,%zu,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", sw->mu[k], e + 1,
+            fprintf(f.fp, "%.17g,%zu,%zu,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", sw->param[k], e + 1,
                     ep->constraint + 1, pl_episode_kind_name(in->kind), ep->t_in, ep->t_out,
                     in->duration, ep->gdot_in, ep->gdot_out, pl_episode_restitution(ep), in->dv_normal);
             for (size_t j = 0; j < n; j++)
@@ -114,16 +116,22 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
     json_object_set_new(o, "case", json_string(model->type->name));
     json_object_set_new(o, "parameters", pl_parameters_json(model));
     json_object_set_new(o, "contact_law", pl_contact_law_json(model));
-    json_object_set_new(o, "rtol", pl_json_number(sw->n ? sw->runs[0].rtol : NAN));
-    json_object_set_new(o, "t_end", pl_json_number(sw->n ? sw->runs[0].t_end : NAN));
-    json_object_set_new(o, "mu", pl_json_array(sw->mu, sw->n));
+    json_object_set_new(o, "solver", json_string(sw->solver->name));
+    json_object_set_new(o, "family", json_string(pl_solver_family_name(sw->solver->family)));
+    if (sw->n > 0) /* the options of the first run; the refined one varies */
+        for (size_t k = 0; k < sw->solver->noptions; k++)
+            if (strcmp(sw->solver->options[k].name, sw->param_name) != 0)
+                json_object_set_new(o, sw->solver->options[k].name, pl_json_number(sw->runs[0].option[k]));
+    json_object_set_new(o, "t_end", pl_json_number(sw->t_end));
+    json_object_set_new(o, "refined", json_string(sw->param_name));
+    json_object_set_new(o, sw->param_name, pl_json_array(sw->param, sw->n));
     json_object_set_new(o, "failures", json_integer((json_int_t)sw->failures));
     json_t *runs = json_array();
     for (size_t k = 0; k < sw->n; k++) {
-        const pl_penalty_result *r = &sw->runs[k];
+        const pl_solution *r = &sw->runs[k];
         char path[128];
         pl_sweep_run_dir(sw, k, path, sizeof path);
-        json_t *run = json_pack("{s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:o}", "mu", pl_json_number(sw->mu[k]),
+        json_t *run = json_pack("{s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:o}", sw->param_name, pl_json_number(sw->param[k]),
                                 "status", r->status == PL_OK ? "ok" : "failed", "directory", path,
                                 "episodes", (json_int_t)r->nepisodes, "impacts", (json_int_t)sw->analysis[k].impacts,
                                 "steps", (json_int_t)r->stats.steps, "rhs_evals", (json_int_t)r->stats.rhs_evals,
@@ -138,11 +146,17 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
         json_object_set_new(conv, sw->q[q].name, convergence_json(sw, &sw->q[q]));
     json_object_set_new(o, "convergence", conv);
     json_object_set_new(o, "convergence_note",
-                        json_string("rate: minus the least-squares slope of log|error| against log mu (error "
-                                    "~ mu^-rate), with its standard error, over all mu and over the upper half "
-                                    "of the mu values; errors are taken against the closed form when the case "
-                                    "knows it, else against the limit solution, else against the limit "
-                                    "extrapolated from the sweep"));
+                        json_string(sw->solver->family == PL_FAMILY_PENALTY
+                                        ? "rate: minus the least-squares slope of log|error| against log mu (error "
+                                          "~ mu^-rate), with its standard error, over all mu and over the upper half "
+                                          "of the mu values; errors are taken against the closed form when the case "
+                                          "knows it, else against the limit solution, else against the limit "
+                                          "extrapolated from the sweep"
+                                        : "rate: the least-squares slope of log|error| against log h (error ~ "
+                                          "h^rate), with its standard error, over all h and over the smaller half "
+                                          "of the h values; errors are taken against the closed form when the case "
+                                          "knows it, else against the limit solution, else against the limit "
+                                          "extrapolated from the sweep"));
     json_t *before = json_array();
     for (size_t k = 0; k < sw->n; k++)
         json_array_append_new(before, json_integer((json_int_t)sw->analysis[k].impacts_before_capture));
@@ -157,7 +171,7 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
         json_object_set_new(lim, "error", json_string(sw->limit.error.message));
     if (sw->has_limit) {
         json_object_set_new(lim, "directory", json_string("limit"));
-        json_object_set_new(lim, "zeno_t_accumulation", pl_json_number(sw->limit.zeno ? sw->limit.t_accumulation : NAN));
+        json_object_set_new(lim, "zeno_t_accumulation", pl_json_number(sw->limit.zeno.t_accumulation));
         json_object_set_new(lim, "zeno_window", pl_json_array(sw->zeno_window, 2));
         json_object_set_new(lim, "impact_errors_file", json_string("impact_errors.csv"));
     }
@@ -186,14 +200,14 @@ static pl_status write_convergence_dat(const char *dir, const pl_sweep *sw, int 
         size_t k = 0;
         for (size_t j = 0; j < sw->n; j++)
             if (isfinite(Q->errors[j]) && Q->errors[j] != 0.0)
-                sx += log(sw->mu[j]), sy += log(fabs(Q->errors[j])), k++;
+                sx += log(sw->x[j]), sy += log(fabs(Q->errors[j])), k++;
         double c = sy / (double)k + Q->conv.rate * sx / (double)k;
-        fprintf(f.fp, "%s\"%s: rate %.3f +- %.3f (%s)\" mu fit\n", *blocks ? "\n\n" : "", Q->name, Q->conv.rate,
-                Q->conv.rate_se, pl_reference_name(Q->conv.reference));
+        fprintf(f.fp, "%s\"%s: rate %.3f +- %.3f (%s)\" %s fit\n", *blocks ? "\n\n" : "", Q->name, Q->conv.rate,
+                Q->conv.rate_se, pl_reference_name(Q->conv.reference), sw->param_name);
         for (size_t j = 0; j < sw->n; j++)
             if (isfinite(Q->errors[j]) && Q->errors[j] != 0.0)
-                fprintf(f.fp, "%.10g %.10g %.10g\n", sw->mu[j], fabs(Q->errors[j]),
-                        exp(c - Q->conv.rate * log(sw->mu[j])));
+                fprintf(f.fp, "%.10g %.10g %.10g\n", sw->param[j], fabs(Q->errors[j]),
+                        exp(c - Q->conv.rate * log(sw->x[j])));
         (*blocks)++;
     }
     return pl_file_commit(&f, err);
@@ -210,7 +224,7 @@ static pl_status write_sliding_dat(const char *dir, const pl_sweep *sw, int *blo
         const pl_table *t = &sw->analysis[k].sliding;
         if (sw->runs[k].status != PL_OK || t->nrows == 0)
             continue;
-        fprintf(f.fp, "%s\"mu = %.3g\" constraint muG Fsm\n", *blocks ? "\n\n" : "", sw->mu[k]);
+        fprintf(f.fp, "%s\"%s = %.3g\" constraint muG Fsm\n", *blocks ? "\n\n" : "", sw->param_name, sw->param[k]);
         for (size_t r = 0; r < t->nrows; r++) {
             const double *x = pl_table_row(t, r);
             if (r > 0 && x[4] != pl_table_row(t, r - 1)[4])
@@ -230,17 +244,15 @@ static pl_status write_zeno_dat(const char *dir, const pl_sweep *sw, int *blocks
         return s;
     *blocks = 0;
     for (size_t k = 0; k < sw->n; k++) {
-        const pl_penalty_result *r = &sw->runs[k];
-        const pl_run_analysis *a = &sw->analysis[k];
+        const pl_solution *r = &sw->runs[k];
+        const pl_analysis *a = &sw->analysis[k];
         if (r->status != PL_OK || a->impacts == 0)
             continue;
-        fprintf(f.fp, "%s\"mu = %.3g\" t_in gdot_in gdot_out\n", *blocks ? "\n\n" : "", sw->mu[k]);
-        size_t index = 0;
-        for (size_t e = 0; e < r->nepisodes; e++)
-            if (a->info[e].kind == PL_IMPACT) {
-                const pl_episode *ep = &r->episodes[e];
-                fprintf(f.fp, "%zu %.12g %.10g %.10g\n", ++index, ep->t_in, fabs(ep->gdot_in), ep->gdot_out);
-            }
+        fprintf(f.fp, "%s\"%s = %.3g\" t_in gdot_in gdot_out\n", *blocks ? "\n\n" : "", sw->param_name, sw->param[k]);
+        for (size_t e = 0; e < a->impacts; e++) {
+            const pl_event *ev = &a->impact[e].event;
+            fprintf(f.fp, "%zu %.12g %.10g %.10g\n", e + 1, ev->t, fabs(ev->gdot_before), ev->gdot_after);
+        }
         (*blocks)++;
     }
     s = pl_file_commit(&f, err);
@@ -248,9 +260,9 @@ static pl_status write_zeno_dat(const char *dir, const pl_sweep *sw, int *blocks
         return s;
     if ((s = pl_file_open(&f, dir, "capture.dat", err)) != PL_OK)
         return s;
-    fprintf(f.fp, "# mu capture_time accumulation_estimate impacts_before_capture\n");
+    fprintf(f.fp, "# %s capture_time accumulation_estimate impacts_before_capture\n", sw->param_name);
     for (size_t k = 0; k < sw->n; k++)
-        fprintf(f.fp, "%.10g %.12g %.12g %zu\n", sw->mu[k], sw->q[PL_Q_CAPTURE_TIME].values[k],
+        fprintf(f.fp, "%.10g %.12g %.12g %zu\n", sw->param[k], sw->q[PL_Q_CAPTURE_TIME].values[k],
                 sw->q[PL_Q_ACCUMULATION_ESTIMATE].values[k], sw->analysis[k].impacts_before_capture);
     return pl_file_commit(&f, err);
 }
@@ -274,7 +286,7 @@ static pl_status write_plot_config(const char *dir, const pl_model *model, const
     fprintf(f.fp, "'\nlabels = '");
     for (size_t k = 0; k < sw->n; k++)
         if (sw->runs[k].status == PL_OK)
-            fprintf(f.fp, "mu=%.3g ", sw->mu[k]);
+            fprintf(f.fp, "%s=%.3g ", sw->param_name, sw->param[k]);
     double acc = pl_model_limit_value(model, PL_LIMIT_CAPTURE_TIME);
     int ncapture = 0;
     for (size_t k = 0; k < sw->n; k++)
@@ -295,17 +307,18 @@ pl_status pl_write_sweep(const char *dir, const pl_model *model, const pl_sweep 
         char sub[128], path[4096];
         pl_sweep_run_dir(sw, k, sub, sizeof sub);
         snprintf(path, sizeof path, "%s/%s", dir, sub);
-        const pl_run_analysis *a = sw->analysis[k].info ? &sw->analysis[k] : NULL;
-        if ((s = pl_make_dir(path, err)) != PL_OK ||
-            (s = pl_write_penalty_run(path, model, &sw->runs[k], a, err)) != PL_OK)
+        const pl_analysis *a = sw->analysis[k].info ? &sw->analysis[k] : NULL;
+        if ((s = pl_make_dir(path, err)) != PL_OK || (s = pl_write_solution(path, model, &sw->runs[k], a, err)) != PL_OK)
             return s;
     }
     if (sw->has_limit) {
         char path[4096];
         snprintf(path, sizeof path, "%s/limit", dir);
-        if ((s = pl_make_dir(path, err)) != PL_OK || (s = pl_write_limit(path, model, &sw->limit, err)) != PL_OK ||
-            (s = pl_write_csv(dir, "impact_errors.csv", "mu,constraint,index,t_limit,t_mu,time_error,velocity_error",
-                              &sw->impact_errors, err)) != PL_OK)
+        char header[128];
+        snprintf(header, sizeof header, "%s,constraint,index,t_limit,t_run,time_error,velocity_error", sw->param_name);
+        if ((s = pl_make_dir(path, err)) != PL_OK ||
+            (s = pl_write_solution(path, model, &sw->limit, &sw->limit_analysis, err)) != PL_OK ||
+            (s = pl_write_csv(dir, "impact_errors.csv", header, &sw->impact_errors, err)) != PL_OK)
             return s;
     }
     int nq, nsliding, nzeno;

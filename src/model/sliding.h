@@ -6,7 +6,7 @@
  *
  *     lambda >= 0,   D + W lambda >= 0,   lambda . (D + W lambda) = 0
  *
- * (Siconos Numerics, Lemke), and mu G_i -> F^sm_i = -lambda_i / (m_i k_i).  For one constraint this
+ * (core/lcp.h), and mu G_i -> F^sm_i = -lambda_i / (m_i k_i).  For one constraint this
  * is F^sm = -D/A-tilde with A-tilde = -k (Theorem 6) while D < 0, and 0 (lift-off) once D >= 0. */
 #ifndef PL_SLIDING_H
 #define PL_SLIDING_H
@@ -18,8 +18,5 @@
  * problem could not be solved. */
 pl_status pl_sliding_force(const pl_model *model, double t, const double *q, const double *v,
                            const int *set, double *lambda, double *fsm, pl_error *err);
-
-/* Solve the LCP  z >= 0, w = W z + d >= 0, z.w = 0  of size k (W row-major). */
-pl_status pl_lcp_solve(size_t k, const double *W, const double *d, double *z, pl_error *err);
 
 #endif

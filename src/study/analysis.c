@@ -1,11 +1,12 @@
 #include "study/analysis.h"
 
-#include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/sliding.h"
+#include "solvers/solver.h"
+#include "study/fit.h"
 
 const char *pl_episode_kind_name(pl_episode_kind kind)
 {
@@ -30,13 +31,24 @@ pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_end, double o
     return ep->t_out - ep->t_in <= short_contact ? PL_IMPACT : PL_SUSTAINED;
 }
 
+/* A scheme's episode (steps with a non-zero impulse) is an impact when it ends within 2 steps; one
+ * cut short by the end of the run within 2 steps is unresolved; longer ones are sustained. */
+#define SCHEME_IMPACT_STEPS 2
+
+static pl_episode_kind classify_scheme_episode(const pl_episode *ep)
+{
+    if (ep->steps > SCHEME_IMPACT_STEPS)
+        return PL_SUSTAINED;
+    return isnan(ep->t_out) ? PL_UNRESOLVED : PL_IMPACT;
+}
+
 int pl_fit_flights(const double *flights, size_t n, double t_last_impact, double *ratio, double *ratio_se,
                    double *t_accumulation)
 {
     *ratio = *ratio_se = *t_accumulation = NAN;
     if (n < 3)
         return -1;
-    double *x = malloc(2 * n * sizeof *x), *y = x + n;
+    double *x = malloc(2 * n * sizeof *x), *y = x ? x + n : NULL;
     if (!x)
         return -1;
     int bad = 0;
@@ -45,13 +57,13 @@ int pl_fit_flights(const double *flights, size_t n, double t_last_impact, double
         x[j] = (double)j;
         y[j] = bad ? 0.0 : log(flights[j]);
     }
-    double a, b, c00, c01, c11, sumsq;
-    bad = bad || gsl_fit_linear(x, 1, y, 1, n, &a, &b, &c00, &c01, &c11, &sumsq) != 0;
+    double slope, slope_se, intercept;
+    bad = bad || pl_fit_line(x, y, n, &slope, &slope_se, &intercept) != 0;
     free(x);
     if (bad)
         return -1;
-    *ratio = exp(b);
-    *ratio_se = *ratio * sqrt(c11);
+    *ratio = exp(slope);
+    *ratio_se = *ratio * slope_se;
     /* Only a clearly contracting sequence accumulates. */
     if (*ratio + 3.0 * *ratio_se < 1.0)
         *t_accumulation = t_last_impact + flights[n - 1] * *ratio / (1.0 - *ratio);
@@ -64,10 +76,10 @@ static double contact_omega(const pl_model *model, size_t i, double mu)
 }
 
 /* Is constraint j in a sustained episode at time t? */
-static int in_sustained(const pl_penalty_result *res, const pl_run_analysis *a, size_t j, double t)
+static int in_sustained(const pl_solution *sol, const pl_analysis *a, size_t j, double t)
 {
-    for (size_t k = 0; k < res->nepisodes; k++) {
-        const pl_episode *ep = &res->episodes[k];
+    for (size_t k = 0; k < sol->nepisodes; k++) {
+        const pl_episode *ep = &sol->episodes[k];
         if (ep->constraint != j || a->info[k].kind != PL_SUSTAINED || t < ep->t_in)
             continue;
         if (isnan(ep->t_out) || t <= ep->t_out)
@@ -76,37 +88,37 @@ static int in_sustained(const pl_penalty_result *res, const pl_run_analysis *a, 
     return 0;
 }
 
-/* mu G against F^sm along a sustained episode (every row), the sup error over its window (NAN if
- * the window is empty: the contact is too short for its transient to decay), and the first time
- * F^sm reaches zero. */
-static pl_status compare_sliding(const pl_model *model, const pl_penalty_result *res, size_t k,
-                                 pl_run_analysis *a, pl_error *err)
+/* mu G against F^sm along a sustained episode of a penalized run (every row), the sup error over
+ * its window (NAN if the window is empty: the contact is too short for its transient to decay),
+ * and the first time F^sm reaches zero. */
+static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, double mu, size_t k, pl_analysis *a,
+                                 pl_error *err)
 {
-    const pl_episode *ep = &res->episodes[k];
+    const pl_episode *ep = &sol->episodes[k];
     pl_episode_info *info = &a->info[k];
-    size_t n = res->n, m = res->m, i = ep->constraint;
-    double t_stop = isnan(ep->t_out) ? res->t_final : ep->t_out;
+    size_t n = sol->n, m = sol->m, i = ep->constraint;
+    double t_stop = isnan(ep->t_out) ? sol->t_final : ep->t_out;
     /* The entry transient of the contact oscillation, of force up to ~omega V (an impact) against
      * the sliding force ~A, decays at the rate delta: after (20 + ln(omega V/A))/delta it is below
      * e^-20 A.  The window also leaves out the first and last 10% of the contact (Props 6-7:
      * convergence away from its ends). */
-    double omega = contact_omega(model, i, res->mu), delta = decay_rate(omega, model->law[i].xi);
+    double omega = contact_omega(model, i, mu), delta = decay_rate(omega, model->law[i].xi);
     double transient = (20.0 + log(fmax(1.0, omega * model->v_scale / model->a_scale))) / delta;
     double lo = ep->t_in + fmax(0.1 * (t_stop - ep->t_in), transient), hi = t_stop - 0.1 * (t_stop - ep->t_in);
     double prev_t = NAN, prev_f = NAN;
     info->force_error = info->force_scale = lo < hi ? 0.0 : NAN;
     info->lift_off_predicted = NAN;
-    for (size_t r = ep->row_in; r <= ep->row_out && r < res->traj.nrows; r++) {
-        const double *x = pl_table_row(&res->traj, r);
+    for (size_t r = ep->row_in; r <= ep->row_out && r < sol->traj.nrows; r++) {
+        const double *x = pl_table_row(&sol->traj, r);
         double t = x[0];
         int set[PL_MAX_CON];
         for (size_t j = 0; j < m; j++)
-            set[j] = j == i || in_sustained(res, a, j, t);
+            set[j] = j == i || in_sustained(sol, a, j, t);
         double lambda[PL_MAX_CON], fsm[PL_MAX_CON];
         pl_status s = pl_sliding_force(model, t, x + pl_col_q(n, m), x + pl_col_v(n, m), set, lambda, fsm, err);
         if (s != PL_OK)
             return s;
-        double muG = res->mu * x[pl_col_g(n, m) + i];
+        double muG = mu * x[pl_col_g(n, m) + i];
         double row[5] = {t, (double)(i + 1), muG, fsm[i], (double)(k + 1)};
         if ((s = pl_table_append(&a->sliding, row, err)) != PL_OK)
             return s;
@@ -123,102 +135,187 @@ static pl_status compare_sliding(const pl_model *model, const pl_penalty_result 
     return PL_OK;
 }
 
-/* Zeno: flights between successive impacts, while the impact speed is well above the capture
- * scale (10 A/omega: gravity then barely acts during a contact), up to the capture. */
-static void zeno_sequence(const pl_model *model, const pl_penalty_result *res, pl_run_analysis *a)
+/* Zeno: flights between successive impacts, while the impact speed is well above what the
+ * solution resolves (v_min), up to the capture. */
+static void zeno_sequence(const pl_model *model, const pl_solution *sol, pl_analysis *a)
 {
-    size_t cap = res->nepisodes;
+    size_t cap = a->impacts;
     double *flights = malloc((cap ? cap : 1) * sizeof *flights);
     if (!flights)
         return;
     size_t nf = 0;
     double t_last = NAN;
-    const pl_episode *prev = NULL;
-    for (size_t k = 0; k < res->nepisodes; k++) {
-        const pl_episode *ep = &res->episodes[k];
-        if (a->info[k].kind != PL_IMPACT)
-            continue;
-        if (!isnan(a->capture_time) && ep->t_in >= a->capture_time)
+    const pl_impact_record *prev = NULL;
+    pl_solver_family family = sol->solver->family;
+    double mu = pl_solution_option(sol, "mu"), h = pl_solution_option(sol, "h");
+    for (size_t k = 0; k < a->impacts; k++) {
+        const pl_impact_record *im = &a->impact[k];
+        if (!isnan(a->capture_time) && im->event.t >= a->capture_time)
             break;
-        double v_min = 10.0 * model->a_scale / contact_omega(model, ep->constraint, res->mu);
-        if (-ep->gdot_in < v_min)
+        /* Penalized runs: 10 A/omega, below which gravity acts significantly during a contact;
+         * schemes: 10 A h, below which a flight lasts less than 20 steps. */
+        double v_min = family == PL_FAMILY_PENALTY ? 10.0 * model->a_scale / contact_omega(model, im->event.constraint, mu)
+                       : family == PL_FAMILY_SCHEME ? 10.0 * model->a_scale * h
+                                                    : 0.0;
+        if (-im->event.gdot_before < v_min)
             break;
         if (prev) {
-            flights[nf++] = ep->t_in - prev->t_out;
-            t_last = ep->t_out;
+            flights[nf++] = im->event.t - prev->t_out;
+            t_last = im->t_out;
         }
-        prev = ep;
+        prev = im;
     }
     a->fit_flights = nf;
     pl_fit_flights(flights, nf, t_last, &a->contraction_ratio, &a->contraction_ratio_se, &a->accumulation_time);
     free(flights);
 }
 
-pl_status pl_analyze_run(const pl_model *model, const pl_penalty_result *res, pl_run_analysis *a,
-                         pl_error *err)
+/* The impact of a penalized episode as an event: entry state, exit velocity. */
+static pl_impact_record episode_impact(const pl_solution *sol, const pl_episode *ep)
+{
+    size_t n = sol->n, m = sol->m;
+    pl_impact_record r;
+    memset(&r, 0, sizeof r);
+    const double *in = pl_table_row(&sol->traj, ep->row_in), *out = pl_table_row(&sol->traj, ep->row_out);
+    r.event.kind = PL_EVENT_IMPACT;
+    r.event.t = ep->t_in;
+    r.event.constraint = ep->constraint;
+    memcpy(r.event.q, in + pl_col_q(n, m), n * sizeof *in);
+    memcpy(r.event.v_before, in + pl_col_v(n, m), n * sizeof *in);
+    memcpy(r.event.v_after, out + pl_col_v(n, m), n * sizeof *out);
+    r.event.gamma_before = ep->gamma_in;
+    r.event.gamma_after = ep->gamma_out;
+    r.event.gdot_before = ep->gdot_in;
+    r.event.gdot_after = ep->gdot_out;
+    r.event.impulse[ep->constraint] = ep->impulse;
+    r.event.participants = 1u << ep->constraint;
+    r.event.s_exit = NAN;
+    r.t_out = ep->t_out;
+    return r;
+}
+
+static int compare_impacts(const void *pa, const void *pb)
+{
+    const pl_impact_record *a = pa, *b = pb;
+    return (a->event.t > b->event.t) - (a->event.t < b->event.t);
+}
+
+/* The limit solution's capture: its (first) accumulation point, else the start of a sustained
+ * contact that nothing but Zeno points follows. */
+static double limit_capture(const pl_solution *sol)
+{
+    if (sol->zeno.found)
+        return sol->zeno.t_accumulation;
+    const pl_event *last_slide = NULL;
+    for (size_t k = 0; k < sol->nevents; k++) {
+        const pl_event *e = &sol->events[k];
+        if (e->kind == PL_EVENT_SLIDE_START)
+            last_slide = e;
+        else if (e->kind != PL_EVENT_ZENO)
+            last_slide = NULL; /* something happened after it */
+    }
+    return last_slide ? last_slide->t : NAN;
+}
+
+static void init_analysis(pl_analysis *a)
 {
     memset(a, 0, sizeof *a);
     pl_table_init(&a->sliding, 5);
     a->first_impact_time = a->restitution_first = a->scaled_penetration_first = NAN;
     a->lift_off_first = a->lift_off_predicted_first = a->sliding_force_error = a->sliding_force_scale = NAN;
     a->capture_time = a->contraction_ratio = a->contraction_ratio_se = a->accumulation_time = NAN;
-    a->nepisodes = res->nepisodes;
-    a->info = calloc(res->nepisodes ? res->nepisodes : 1, sizeof *a->info);
-    if (!a->info)
-        return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing %zu episodes", res->nepisodes);
-    size_t n = res->n, m = res->m;
+}
 
-    for (size_t k = 0; k < res->nepisodes; k++) {
-        const pl_episode *ep = &res->episodes[k];
+pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis *a, pl_error *err)
+{
+    init_analysis(a);
+    size_t n = sol->n, m = sol->m, ne = sol->nepisodes;
+    pl_solver_family family = sol->solver->family;
+    double mu = pl_solution_option(sol, "mu");
+    a->nepisodes = ne;
+    a->info = calloc(ne ? ne : 1, sizeof *a->info);
+    a->impact = calloc((ne > sol->nevents ? ne : sol->nevents) + 1, sizeof *a->impact);
+    if (!a->info || !a->impact)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing %zu episodes", ne);
+
+    for (size_t k = 0; k < ne; k++) {
+        const pl_episode *ep = &sol->episodes[k];
         pl_episode_info *info = &a->info[k];
         size_t i = ep->constraint;
-        info->kind = pl_classify_episode(ep, res->t_end, contact_omega(model, i, res->mu), model->law[i].xi);
-        double t_stop = isnan(ep->t_out) ? res->t_final : ep->t_out;
+        info->kind = family == PL_FAMILY_PENALTY
+                         ? pl_classify_episode(ep, sol->t_end, contact_omega(model, i, mu), model->law[i].xi)
+                         : classify_scheme_episode(ep);
+        double t_stop = isnan(ep->t_out) ? sol->t_final : ep->t_out;
         info->duration = t_stop - ep->t_in;
-        const double *v_in = pl_table_row(&res->traj, ep->row_in) + pl_col_v(n, m);
-        const double *v_out = pl_table_row(&res->traj, ep->row_out) + pl_col_v(n, m);
+        const double *v_in = pl_table_row(&sol->traj, ep->row_in) + pl_col_v(n, m);
+        const double *v_out = pl_table_row(&sol->traj, ep->row_out) + pl_col_v(n, m);
         for (size_t j = 0; j < n; j++)
             info->dv[j] = v_out[j] - v_in[j];
         info->dv_normal = ep->gdot_out - ep->gdot_in;
-        info->scaled_penetration = sqrt(res->mu) * ep->max_penetration;
+        info->scaled_penetration = family == PL_FAMILY_PENALTY ? sqrt(mu) * ep->max_penetration : NAN;
         info->force_error = info->force_scale = info->lift_off_predicted = NAN;
-        if (info->kind == PL_IMPACT && a->impacts++ == 0) {
-            a->first_impact_time = ep->t_in;
-            a->restitution_first = pl_episode_restitution(ep);
-            a->scaled_penetration_first = info->scaled_penetration;
+        if (family == PL_FAMILY_PENALTY && info->kind == PL_IMPACT) {
+            if (a->impacts == 0)
+                a->scaled_penetration_first = info->scaled_penetration;
+            a->impact[a->impacts++] = episode_impact(sol, ep);
         }
     }
-    if (res->nepisodes > 0) {
-        const pl_episode *last = &res->episodes[res->nepisodes - 1];
-        if (a->info[res->nepisodes - 1].kind == PL_SUSTAINED && isnan(last->t_out)) {
-            a->capture_time = last->t_in;
-            for (size_t k = 0; k + 1 < res->nepisodes; k++)
-                a->impacts_before_capture += a->info[k].kind == PL_IMPACT;
-        }
+    if (family != PL_FAMILY_PENALTY)
+        for (size_t k = 0; k < sol->nevents; k++)
+            if (sol->events[k].kind == PL_EVENT_IMPACT) {
+                pl_impact_record *r = &a->impact[a->impacts++];
+                r->event = sol->events[k];
+                r->t_out = r->event.t;
+            }
+    qsort(a->impact, a->impacts, sizeof *a->impact, compare_impacts); /* episodes are ordered by entry */
+    if (a->impacts > 0) {
+        const pl_event *first = &a->impact[0].event;
+        a->first_impact_time = first->t;
+        a->restitution_first = first->gdot_before != 0.0 ? -first->gdot_after / first->gdot_before : NAN;
     }
-    for (size_t k = 0; k < res->nepisodes; k++) {
+
+    /* Capture: the final contact, sustained to the end of the run. */
+    if (family == PL_FAMILY_LIMIT) {
+        a->capture_time = limit_capture(sol);
+    } else if (ne > 0 && a->info[ne - 1].kind == PL_SUSTAINED && isnan(sol->episodes[ne - 1].t_out)) {
+        a->capture_time = sol->episodes[ne - 1].t_in;
+    }
+    if (!isnan(a->capture_time))
+        for (size_t k = 0; k < a->impacts; k++)
+            a->impacts_before_capture += a->impact[k].event.t < a->capture_time;
+
+    /* Sustained contacts: the sliding force of penalized runs, lift-offs. */
+    for (size_t k = 0; k < ne; k++) {
         pl_episode_info *info = &a->info[k];
         if (info->kind != PL_SUSTAINED)
             continue;
-        pl_status s = compare_sliding(model, res, k, a, err);
-        if (s != PL_OK)
-            return s;
+        if (family == PL_FAMILY_PENALTY) {
+            pl_status s = compare_sliding(model, sol, mu, k, a, err);
+            if (s != PL_OK)
+                return s;
+        }
         if (!isnan(info->force_error) && (isnan(a->sliding_force_error) || info->force_error > a->sliding_force_error)) {
             a->sliding_force_error = info->force_error;
             a->sliding_force_scale = info->force_scale;
         }
-        if (isnan(a->lift_off_first) && !isnan(res->episodes[k].t_out)) {
-            a->lift_off_first = res->episodes[k].t_out;
+        if (isnan(a->lift_off_first) && !isnan(sol->episodes[k].t_out)) {
+            a->lift_off_first = sol->episodes[k].t_out;
             a->lift_off_predicted_first = info->lift_off_predicted;
         }
     }
-    zeno_sequence(model, res, a);
+    if (family == PL_FAMILY_LIMIT)
+        for (size_t k = 0; k < sol->nevents && isnan(a->lift_off_first); k++)
+            if (sol->events[k].kind == PL_EVENT_LIFT_OFF)
+                a->lift_off_first = sol->events[k].t;
+    zeno_sequence(model, sol, a);
     return PL_OK;
 }
 
-void pl_run_analysis_free(pl_run_analysis *a)
+void pl_analysis_free(pl_analysis *a)
 {
     free(a->info);
+    free(a->impact);
     a->info = NULL;
+    a->impact = NULL;
     pl_table_free(&a->sliding);
 }

@@ -1,13 +1,18 @@
-/* What one penalized run says about the limit objects of paper 004: each contact episode classified
- * as an impact or a sustained contact, the velocity jumps and scaled penetrations of impacts, the
- * force mu G of sustained contacts against the sliding-mode force F^sm (Theorem 6), lift-off, and
- * the Zeno sequence of impacts with its capture (section 7, eq. (52)). */
+/* What one solution says about the limit objects of paper 004, whatever solver produced it: its
+ * impacts (velocity jumps, restitution), its sustained contacts (for a penalized run, the force
+ * mu G against the sliding-mode force F^sm of Theorem 6, and lift-off), and the Zeno sequence of
+ * impacts with its capture (section 7, eq. (52)).
+ *
+ * Where the impacts come from: a penalized run's contact episodes classified by duration
+ * (pl_classify_episode); the events of the limit solution and of the time-stepping schemes (an
+ * impact step there is one whose velocity jump exceeds the smooth part).  Sustained contacts:
+ * the penalized run's and the scheme's long episodes; the limit solution's slide starts. */
 #ifndef PL_ANALYSIS_H
 #define PL_ANALYSIS_H
 
-#include "model/model.h"
-#include "solvers/penalty/penalty.h"
 #include "core/table.h"
+#include "model/model.h"
+#include "solvers/solution.h"
 
 /* UNRESOLVED: still in contact when the run ends, after less than the duration that separates
  * the two kinds; not counted as either. */
@@ -21,47 +26,59 @@ typedef struct {
     double duration;           /* t_out - t_in, or to the end of the run */
     double dv[PL_MAX_DOF];     /* v(t_out) - v(t_in): the velocity jump of an impact */
     double dv_normal;          /* gdot_out - gdot_in: its normal part */
-    double scaled_penetration; /* sqrt(mu) * max penetration (O(1) for impacts, Remark 7) */
-    /* sustained contact */
+    double scaled_penetration; /* sqrt(mu) * max penetration (penalized runs: O(1) for impacts,
+                                  Remark 7) */
+    /* sustained contact of a penalized run */
     double force_error;        /* sup |mu G - F^sm| after the entry transient and away from the
                                   first and last 10% of the contact; NAN if that is empty */
     double force_scale;        /* sup |F^sm| there */
     double lift_off_predicted; /* first time F^sm reaches 0 (D/A-tilde changes sign), or NAN */
 } pl_episode_info;
 
+/* An impact as the analysis sees it: the event (time t = the start of the contact, velocities
+ * before and after, normal rates of the triggering constraint) and its end time. */
 typedef struct {
-    pl_episode_info *info; /* one per episode of the run */
-    size_t nepisodes, impacts;
+    pl_event event;
+    double t_out; /* end of the contact (a penalized episode's exit; t for the others) */
+} pl_impact_record;
+
+typedef struct {
+    pl_episode_info *info; /* one per episode of the solution */
+    size_t nepisodes;
+    pl_impact_record *impact; /* the impacts in time order */
+    size_t impacts;
     double first_impact_time, restitution_first, scaled_penetration_first;
     double lift_off_first;      /* end of the first sustained contact that ends */
     double lift_off_predicted_first;
     double sliding_force_error; /* max of force_error over sustained contacts (NAN if none) */
     double sliding_force_scale;
     /* Zeno */
-    double capture_time; /* start of the final sustained contact, lasting to the end (T*_mu) */
+    double capture_time; /* start of the final sustained contact, lasting to the end (T*_mu), or
+                            the limit solution's accumulation time */
     size_t impacts_before_capture;
     double contraction_ratio, contraction_ratio_se; /* of successive flight times */
     double accumulation_time;                       /* extrapolated from the flight times */
     size_t fit_flights;                             /* flights used for the fit */
     pl_table sliding; /* rows: t, constraint, mu G, F^sm, episode (1-based) on sustained contacts */
-} pl_run_analysis;
+} pl_analysis;
 
-/* An episode is an impact when it ends, the gap rate changes sign through it, and it lasts at
- * most 3 half-periods pi/(omega sqrt(1 - xi^2)) of the contact oscillation (omega = sqrt(k mu)),
- * or for xi >= 1 at most 50 decay times 1/(omega (xi - sqrt(xi^2 - 1))): a time that shrinks like
- * mu^(-1/2).  Otherwise it is sustained, unless the run ended (at t_end) before it lasted that
- * long: then it is unresolved. */
+/* A penalized episode is an impact when it ends, the gap rate changes sign through it, and it
+ * lasts at most 3 half-periods pi/(omega sqrt(1 - xi^2)) of the contact oscillation
+ * (omega = sqrt(k mu)), or for xi >= 1 at most 50 decay times 1/(omega (xi - sqrt(xi^2 - 1))): a
+ * time that shrinks like mu^(-1/2).  Otherwise it is sustained, unless the run ended (at t_end)
+ * before it lasted that long: then it is unresolved. */
 pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_end, double omega, double xi);
 
-/* Flights f_j (j = 0..n-1) between impacts: least-squares fit of log f_j = a + j log r (GSL),
+/* Flights f_j (j = 0..n-1) between impacts: least-squares fit of log f_j = a + j log r,
  * giving the contraction ratio r with its standard error, and the accumulation time
  * t_last_impact + f_{n-1} r/(1 - r) (NAN unless r + 3 se < 1).  Needs n >= 3; returns 0 on
  * success. */
 int pl_fit_flights(const double *flights, size_t n, double t_last_impact, double *ratio, double *ratio_se,
                    double *t_accumulation);
 
-pl_status pl_analyze_run(const pl_model *model, const pl_penalty_result *res, pl_run_analysis *out,
-                         pl_error *err);
-void pl_run_analysis_free(pl_run_analysis *a);
+/* Analyse a solution (of any solver).  out must be freed with pl_analysis_free whatever the
+ * status. */
+pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis *out, pl_error *err);
+void pl_analysis_free(pl_analysis *a);
 
 #endif

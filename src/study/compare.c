@@ -4,11 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "core/linalg.h"
 
 /* The union of the row times of both trajectories, sorted, within [0, t_end]. */
 static double *union_times(const pl_trajectory *a, const pl_trajectory *b, double t_end, size_t *count)
@@ -23,12 +19,7 @@ static double *union_times(const pl_trajectory *a, const pl_trajectory *b, doubl
     for (size_t r = 0; r < b->rows; r++)
         if (b->t[r] <= t_end)
             t[k++] = b->t[r];
-    qsort(t, k, sizeof *t, compare_doubles);
-    size_t u = 0;
-    for (size_t r = 0; r < k; r++)
-        if (u == 0 || t[r] > t[u - 1])
-            t[u++] = t[r];
-    *count = u;
+    *count = pl_sort_unique(t, k);
     return t;
 }
 
@@ -45,35 +36,32 @@ static void state_gap(const pl_trajectory *a, const pl_trajectory *b, double t, 
     }
 }
 
-static pl_status match_impacts(const pl_penalty_result *run, const pl_run_analysis *analysis,
-                               const pl_limit_result *limit, pl_limit_distance *out, pl_table *errors, pl_error *err)
+static pl_status match_impacts(const pl_analysis *run, const pl_analysis *limit, size_t n, size_t m, double param,
+                               pl_limit_distance *out, pl_table *errors, pl_error *err)
 {
-    size_t n = run->n, m = run->m;
     out->impact_time_error = out->impact_velocity_error = NAN;
     for (size_t i = 0; i < m; i++) {
         size_t e = 0, k = 0;
-        for (size_t ev = 0; ev < limit->nevents; ev++) {
-            const pl_event *le = &limit->events[ev];
-            if (le->kind != PL_EVENT_IMPACT || le->constraint != i)
+        for (size_t ev = 0; ev < limit->impacts; ev++) {
+            const pl_event *le = &limit->impact[ev].event;
+            if (le->constraint != i)
                 continue;
-            while (e < run->nepisodes &&
-                   (run->episodes[e].constraint != i || analysis->info[e].kind != PL_IMPACT))
+            while (e < run->impacts && run->impact[e].event.constraint != i)
                 e++;
-            if (e == run->nepisodes)
+            if (e == run->impacts)
                 break;
-            const pl_episode *ep = &run->episodes[e++];
-            const double *v = pl_table_row(&run->traj, ep->row_out) + pl_col_v(n, m);
+            const pl_event *re = &run->impact[e++].event;
             double dv = 0.0;
             for (size_t j = 0; j < n; j++)
-                dv = fmax(dv, fabs(v[j] - le->v_after[j]));
-            double dt = fabs(ep->t_in - le->t);
+                dv = fmax(dv, fabs(re->v_after[j] - le->v_after[j]));
+            double dt = fabs(re->t - le->t);
             if (k < 10) {
                 out->impact_time_error = isnan(out->impact_time_error) ? dt : fmax(out->impact_time_error, dt);
                 out->impact_velocity_error = isnan(out->impact_velocity_error) ? dv : fmax(out->impact_velocity_error, dv);
             }
             k++;
             out->impacts_matched++;
-            double row[7] = {run->mu, (double)(i + 1), (double)k, le->t, ep->t_in, ep->t_in - le->t, dv};
+            double row[7] = {param, (double)(i + 1), (double)k, le->t, re->t, re->t - le->t, dv};
             pl_status s = errors ? pl_table_append(errors, row, err) : PL_OK;
             if (s != PL_OK)
                 return s;
@@ -82,30 +70,27 @@ static pl_status match_impacts(const pl_penalty_result *run, const pl_run_analys
     return PL_OK;
 }
 
-pl_status pl_compare_with_limit(const pl_model *model, const pl_penalty_result *run, const pl_run_analysis *analysis,
-                                const pl_trajectory *run_traj, const pl_limit_result *limit,
-                                const pl_trajectory *limit_traj, double exclude_lo, double exclude_hi,
-                                pl_limit_distance *out, pl_table *errors, pl_error *err)
+pl_status pl_compare_with_limit(const pl_analysed *run, const pl_analysed *limit, double param, double exclude_lo,
+                                double exclude_hi, pl_limit_distance *out, pl_table *errors, pl_error *err)
 {
-    (void)model;
     memset(out, 0, sizeof *out);
-    double t_end = fmin(run->t_final, limit->t_final);
+    double t_end = fmin(run->sol->t_final, limit->sol->t_final);
     size_t count;
-    double *t = union_times(run_traj, limit_traj, t_end, &count);
+    double *t = union_times(run->traj, limit->traj, t_end, &count);
     if (!t)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory comparing with the limit");
     /* sup at the union of the rows and the midpoints; L1 by Simpson's rule on each interval. */
     double prev_dv = 0.0;
     for (size_t r = 0; r < count; r++) {
         double dq, dv;
-        state_gap(run_traj, limit_traj, t[r], &dq, &dv);
+        state_gap(run->traj, limit->traj, t[r], &dq, &dv);
         out->sup_q = fmax(out->sup_q, dq);
         int outside = !(t[r] >= exclude_lo && t[r] <= exclude_hi); /* no window: NaN bounds */
         if (outside)
             out->sup_q_outside = fmax(out->sup_q_outside, dq);
         if (r > 0) {
             double tm = 0.5 * (t[r - 1] + t[r]), dqm, dvm;
-            state_gap(run_traj, limit_traj, tm, &dqm, &dvm);
+            state_gap(run->traj, limit->traj, tm, &dqm, &dvm);
             out->sup_q = fmax(out->sup_q, dqm);
             if (!(tm >= exclude_lo && tm <= exclude_hi))
                 out->sup_q_outside = fmax(out->sup_q_outside, dqm);
@@ -114,6 +99,6 @@ pl_status pl_compare_with_limit(const pl_model *model, const pl_penalty_result *
         prev_dv = dv;
     }
     free(t);
-    pl_trajectory_distance_s(run_traj, limit_traj, &out->s_dist_q, &out->s_dist_v);
-    return match_impacts(run, analysis, limit, out, errors, err);
+    pl_trajectory_distance_s(run->traj, limit->traj, &out->s_dist_q, &out->s_dist_v);
+    return match_impacts(run->analysis, limit->analysis, run->sol->n, run->sol->m, param, out, errors, err);
 }

@@ -1,12 +1,12 @@
-/* How far a penalized run is from the limit solution (issue 4): uniform distance of the positions
- * in t (also outside a window around a Zeno point), L1 distance of the velocities, the errors of
- * matched impacts (time and post-impact velocity), and the uniform distance in s = Gamma(t). */
+/* How far a solution (a penalized run or a scheme's) is from the limit solution: uniform distance
+ * of the positions in t (also outside a window around a Zeno point), L1 distance of the
+ * velocities, the errors of matched impacts (time and post-impact velocity), and the uniform
+ * distance in s = Gamma(t). */
 #ifndef PL_COMPARE_H
 #define PL_COMPARE_H
 
+#include "solvers/solution.h"
 #include "study/analysis.h"
-#include "solvers/limit/limit.h"
-#include "solvers/penalty/penalty.h"
 #include "study/trajectory.h"
 
 typedef struct {
@@ -19,13 +19,19 @@ typedef struct {
     double impact_velocity_error; /* and of max_j |v_j^mu(t_out) - v_j(t+)| */
 } pl_limit_distance;
 
-/* Impacts are matched per constraint, in order: the k-th impact episode of constraint i in the run
- * with the k-th impact of the limit solution triggered by i.  One row per matched impact is
- * appended to errors (mu, constraint, index, t_limit, t_mu, time error, velocity error) if it is
- * not NULL.  The window [exclude_lo, exclude_hi] is left out of sup_q_outside (NAN bounds: none). */
-pl_status pl_compare_with_limit(const pl_model *model, const pl_penalty_result *run, const pl_run_analysis *analysis,
-                                const pl_trajectory *run_traj, const pl_limit_result *limit,
-                                const pl_trajectory *limit_traj, double exclude_lo, double exclude_hi,
-                                pl_limit_distance *out, pl_table *errors, pl_error *err);
+/* A solution, its analysis and its interpolant. */
+typedef struct {
+    const pl_solution *sol;
+    const pl_analysis *analysis;
+    const pl_trajectory *traj;
+} pl_analysed;
+
+/* Impacts are matched per constraint, in order: the k-th impact of constraint i in the run with
+ * the k-th impact of the limit solution triggered by i.  One row per matched impact is appended to
+ * errors (the run's refinement parameter `param`, constraint, index, t_limit, t_run, time error,
+ * velocity error) if it is not NULL.  The window [exclude_lo, exclude_hi] is left out of
+ * sup_q_outside (NAN bounds: none). */
+pl_status pl_compare_with_limit(const pl_analysed *run, const pl_analysed *limit, double param, double exclude_lo,
+                                double exclude_hi, pl_limit_distance *out, pl_table *errors, pl_error *err);
 
 #endif

@@ -6,6 +6,17 @@
 #include <math.h>
 #include <stdlib.h>
 
+int pl_fit_line(const double *x, const double *y, size_t n, double *slope, double *slope_se, double *intercept)
+{
+    double c0, c1, cov00, cov01, cov11, sumsq;
+    if (n < 2 || gsl_fit_linear(x, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) != 0)
+        return -1;
+    *slope = c1;
+    *slope_se = sqrt(cov11);
+    *intercept = c0;
+    return 0;
+}
+
 size_t pl_fit_rate(const double *mu, const double *err, size_t n, double *rate, double *rate_se)
 {
     *rate = *rate_se = NAN;
@@ -19,10 +30,10 @@ size_t pl_fit_rate(const double *mu, const double *err, size_t n, double *rate, 
             y[k] = log(fabs(err[j]));
             k++;
         }
-    double c0, c1, cov00, cov01, cov11, sumsq;
-    if (k >= 3 && gsl_fit_linear(x, 1, y, 1, k, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) == 0) {
-        *rate = -c1;
-        *rate_se = sqrt(cov11);
+    double slope, slope_se, intercept;
+    if (k >= 3 && pl_fit_line(x, y, k, &slope, &slope_se, &intercept) == 0) {
+        *rate = -slope;
+        *rate_se = slope_se;
     }
     free(x);
     return k;

@@ -1,12 +1,14 @@
-/* Convergence of a quantity Q(mu) as mu -> infinity: rates fitted by least squares (GSL) and the
- * mu -> infinity value, from the closed form when the case knows it, otherwise extrapolated. */
+/* Convergence of a quantity Q(x) as the refinement x -> infinity (x = mu for penalized runs, x = 1/h
+ * for time-stepping schemes): rates fitted by least squares (GSL) and the limit value, from the
+ * closed form when the case knows it, otherwise from the limit solution or extrapolated.  Written
+ * below with x = mu. */
 #ifndef PL_FIT_H
 #define PL_FIT_H
 
 #include <stddef.h>
 
 /* Where the mu -> infinity value comes from: a closed form of the case, the limit solution
- * computed directly (limit.h), or extrapolation from the sweep itself; distances tend to 0. */
+ * computed directly (the limit solver), or extrapolation from the sweep itself; distances tend to 0. */
 typedef enum { PL_REF_NONE = 0, PL_REF_EXACT, PL_REF_EXTRAPOLATED, PL_REF_LIMIT, PL_REF_DISTANCE } pl_reference;
 
 typedef struct {
@@ -18,6 +20,10 @@ typedef struct {
     double limit, limit_error; /* the mu -> infinity value and its uncertainty */
     pl_reference reference;
 } pl_convergence;
+
+/* Least-squares straight line y = intercept + slope x through n points (GSL), with the standard
+ * error of the slope; returns non-zero if fewer than 2 points or the fit fails. */
+int pl_fit_line(const double *x, const double *y, size_t n, double *slope, double *slope_se, double *intercept);
 
 /* Least-squares slope of log|err| against log mu over the finite, non-zero errors; returns the
  * number of points used (the fit needs >= 3; rate and se are NAN otherwise). */

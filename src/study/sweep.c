@@ -1,25 +1,20 @@
 #include "study/sweep.h"
 
-#include <gsl/gsl_fit.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "core/linalg.h"
 
-pl_status pl_parse_mu_list(const char *text, double **mu, size_t *n, pl_error *err)
+pl_status pl_parse_grid(const char *text, const char *what, double **values, size_t *n, pl_error *err)
 {
-    *mu = NULL;
+    *values = NULL;
     *n = 0;
     char buf[1024];
     if (snprintf(buf, sizeof buf, "%s", text) >= (int)sizeof buf)
-        return pl_fail(err, PL_ERR_INPUT, "--mu: list too long");
+        return pl_fail(err, PL_ERR_INPUT, "%s: list too long", what);
     pl_status s;
     double *v = NULL;
     size_t count = 0;
@@ -27,18 +22,21 @@ pl_status pl_parse_mu_list(const char *text, double **mu, size_t *n, pl_error *e
     if (colon) {
         char *colon2 = strchr(colon + 1, ':');
         if (!colon2 || strchr(colon2 + 1, ':'))
-            return pl_fail(err, PL_ERR_INPUT, "--mu: expected A:B:N or a,b,c, got '%s'", text);
+            return pl_fail(err, PL_ERR_INPUT, "%s: expected A:B:N or a,b,c, got '%s'", what, text);
         *colon = *colon2 = '\0';
         double a, b;
         long k;
-        if ((s = pl_parse_double(buf, &a, err, "--mu start")) != PL_OK ||
-            (s = pl_parse_double(colon + 1, &b, err, "--mu end")) != PL_OK ||
-            (s = pl_parse_long(colon2 + 1, &k, err, "--mu count")) != PL_OK)
+        char start[64], end[64], cnt[64];
+        snprintf(start, sizeof start, "%s start", what);
+        snprintf(end, sizeof end, "%s end", what);
+        snprintf(cnt, sizeof cnt, "%s count", what);
+        if ((s = pl_parse_double(buf, &a, err, start)) != PL_OK || (s = pl_parse_double(colon + 1, &b, err, end)) != PL_OK ||
+            (s = pl_parse_long(colon2 + 1, &k, err, cnt)) != PL_OK)
             return s;
         if (!(a > 0) || !(b > 0))
-            return pl_fail(err, PL_ERR_INPUT, "--mu: values must be > 0 (got %g:%g)", a, b);
+            return pl_fail(err, PL_ERR_INPUT, "%s: values must be > 0 (got %g:%g)", what, a, b);
         if (k < 1 || k > 1000 || (k == 1 && a != b))
-            return pl_fail(err, PL_ERR_INPUT, "--mu: the count must be in [1, 1000] (2 or more when A != B)");
+            return pl_fail(err, PL_ERR_INPUT, "%s: the count must be in [1, 1000] (2 or more when A != B)", what);
         v = malloc((size_t)k * sizeof *v);
         if (!v)
             return pl_fail(err, PL_ERR_NOMEM, "out of memory");
@@ -58,26 +56,26 @@ pl_status pl_parse_mu_list(const char *text, double **mu, size_t *n, pl_error *e
             next = strchr(tok, ',');
             if (next)
                 *next++ = '\0';
-            if ((s = pl_parse_double(tok, &v[count], err, "--mu")) != PL_OK) {
+            if ((s = pl_parse_double(tok, &v[count], err, what)) != PL_OK) {
                 free(v);
                 return s;
             }
             if (!(v[count] > 0)) {
                 double bad = v[count];
                 free(v);
-                return pl_fail(err, PL_ERR_INPUT, "--mu: values must be > 0 (got %g)", bad);
+                return pl_fail(err, PL_ERR_INPUT, "%s: values must be > 0 (got %g)", what, bad);
             }
             count++;
         }
     }
-    qsort(v, count, sizeof *v, compare_doubles);
+    qsort(v, count, sizeof *v, pl_compare_doubles);
     for (size_t j = 1; j < count; j++)
         if (v[j] == v[j - 1]) {
             double repeated = v[j];
             free(v);
-            return pl_fail(err, PL_ERR_INPUT, "--mu: the value %g is repeated", repeated);
+            return pl_fail(err, PL_ERR_INPUT, "%s: the value %g is repeated", what, repeated);
         }
-    *mu = v;
+    *values = v;
     *n = count;
     return PL_OK;
 }
@@ -88,25 +86,26 @@ typedef struct {
     const pl_model *model;
     const pl_sweep_opts *opts;
     pl_sweep *sw;
+    int refined; /* index of the refined option */
     pthread_mutex_t lock;
     size_t next, done;
 } pool;
 
-/* One mu: integrate, analyse, and build the interpolant; a failure stays in the run's status. */
+/* One run: solve, analyse, and build the interpolant; a failure stays in the run's status. */
 static void run_one(pool *p, size_t k)
 {
     pl_sweep *sw = p->sw;
-    pl_penalty_opts o = {.mu = sw->mu[k], .rtol = p->opts->rtol, .t_end = p->opts->t_end,
-                         .max_steps = p->opts->max_steps, .samples = p->opts->samples};
-    pl_penalty_result *res = &sw->runs[k];
+    pl_solve_opts o = p->opts->base;
+    o.option[p->refined] = sw->param[k];
+    pl_solution *sol = &sw->runs[k];
     pl_error err;
-    pl_penalty_run(p->model, &o, res, &err);
-    pl_status s = pl_analyze_run(p->model, res, &sw->analysis[k], &err);
+    pl_solve(sw->solver, p->model, &o, sol, &err);
+    pl_status s = pl_analyze(p->model, sol, &sw->analysis[k], &err);
     if (s == PL_OK)
-        s = pl_trajectory_build(&sw->traj[k], p->model, &res->traj, &err);
-    if (s != PL_OK && res->status == PL_OK) {
-        res->status = s;
-        res->error = err;
+        s = pl_trajectory_build(&sw->traj[k], p->model, sol, &err);
+    if (s != PL_OK && sol->status == PL_OK) {
+        sol->status = s;
+        sol->error = err;
     }
 }
 
@@ -128,7 +127,7 @@ static void *worker(void *arg)
     }
 }
 
-/* ---- across mu ----------------------------------------------------------------------------- */
+/* ---- across the sweep ------------------------------------------------------------------------ */
 
 /* The size a quantity's integration noise is measured against: its own value, or for a distance
  * the case's scale of what it measures (length L = V^2/A, velocity V, time L/V, acceleration A,
@@ -175,46 +174,16 @@ static const struct {
                                     SCALE_VELOCITY},
 };
 
+
 /* Quantities that measure a distance: their limit is 0. */
 static int is_distance(int q)
 {
     return q == PL_Q_SLIDING_FORCE_ERROR || q == PL_Q_S_DISTANCE || q >= PL_Q_LIMIT_SUP_Q;
 }
 
-/* The value of a quantity in the limit solution, or NAN. */
-static double limit_solution_value(const pl_sweep *sw, pl_sweep_quantity_id id)
+/* A quantity of one analysis (a run's, or the limit solution's); NAN where it has none. */
+static double analysis_value(const pl_analysis *a, pl_sweep_quantity_id id)
 {
-    const pl_limit_result *l = &sw->limit;
-    if (!sw->has_limit)
-        return NAN;
-    const pl_event *first_impact = NULL, *first_lift = NULL, *last_slide = NULL;
-    for (size_t k = 0; k < l->nevents; k++) {
-        const pl_event *e = &l->events[k];
-        if (e->kind == PL_EVENT_IMPACT && !first_impact)
-            first_impact = e;
-        if (e->kind == PL_EVENT_LIFT_OFF && !first_lift)
-            first_lift = e;
-        if (e->kind == PL_EVENT_SLIDE_START)
-            last_slide = e;
-        else if (e->kind != PL_EVENT_ZENO)
-            last_slide = NULL; /* something happened after it */
-    }
-    switch (id) {
-    case PL_Q_FIRST_IMPACT_TIME: return first_impact ? first_impact->t : NAN;
-    case PL_Q_RESTITUTION_FIRST:
-        return first_impact ? -first_impact->gdot_after / first_impact->gdot_before : NAN;
-    case PL_Q_CAPTURE_TIME:
-    case PL_Q_ACCUMULATION_ESTIMATE: return l->zeno ? l->t_accumulation : last_slide ? last_slide->t : NAN;
-    case PL_Q_LIFT_OFF_FIRST: return first_lift ? first_lift->t : NAN;
-    default: return NAN;
-    }
-}
-
-static double quantity_value(const pl_sweep *sw, pl_sweep_quantity_id id, size_t k)
-{
-    const pl_run_analysis *a = &sw->analysis[k];
-    if (sw->runs[k].status != PL_OK)
-        return NAN;
     switch (id) {
     case PL_Q_FIRST_IMPACT_TIME: return a->first_impact_time;
     case PL_Q_RESTITUTION_FIRST: return a->restitution_first;
@@ -223,9 +192,27 @@ static double quantity_value(const pl_sweep *sw, pl_sweep_quantity_id id, size_t
     case PL_Q_ACCUMULATION_ESTIMATE: return a->accumulation_time;
     case PL_Q_LIFT_OFF_FIRST: return a->lift_off_first;
     case PL_Q_SLIDING_FORCE_ERROR: return a->sliding_force_error;
-    case PL_Q_S_DISTANCE: return sw->s_dist_q[k];
-    default: break;
+    default: return NAN;
     }
+}
+
+/* The value of a quantity in the limit solution, or NAN.  The accumulation estimated from the
+ * flights tends to the accumulation (capture) time of the limit. */
+static double limit_solution_value(const pl_sweep *sw, pl_sweep_quantity_id id)
+{
+    if (!sw->has_limit)
+        return NAN;
+    return analysis_value(&sw->limit_analysis, id == PL_Q_ACCUMULATION_ESTIMATE ? PL_Q_CAPTURE_TIME : id);
+}
+
+static double quantity_value(const pl_sweep *sw, pl_sweep_quantity_id id, size_t k)
+{
+    if (sw->runs[k].status != PL_OK)
+        return NAN;
+    if (id == PL_Q_S_DISTANCE)
+        return sw->s_dist_q[k];
+    if (id < PL_Q_S_DISTANCE)
+        return analysis_value(&sw->analysis[k], id);
     if (!sw->has_limit)
         return NAN;
     const pl_limit_distance *d = &sw->dist[k];
@@ -246,26 +233,28 @@ static void impacts_per_decade(const pl_model *model, pl_sweep *sw)
     size_t k = 0;
     for (size_t j = 0; j < sw->n; j++)
         if (sw->runs[j].status == PL_OK && !isnan(sw->analysis[j].capture_time)) {
-            x[k] = log10(sw->mu[j]);
+            x[k] = log10(sw->x[j]);
             y[k++] = (double)sw->analysis[j].impacts_before_capture;
         }
-    double c0, c1, cov00, cov01, cov11, sumsq;
+    double intercept;
     sw->impacts_per_decade = sw->impacts_per_decade_se = NAN;
-    if (k >= 3 && gsl_fit_linear(x, 1, y, 1, k, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) == 0) {
-        sw->impacts_per_decade = c1;
-        sw->impacts_per_decade_se = sqrt(cov11);
-    }
-    /* Paper 004 section 7: capture once the impact speed falls below C/sqrt(mu), so the number of
-     * rebounds grows like ln(sqrt(mu))/ln(1/e): ln(sqrt(10))/ln(1/e) per decade. */
+    if (k < 3 || pl_fit_line(x, y, k, &sw->impacts_per_decade, &sw->impacts_per_decade_se, &intercept) != 0)
+        sw->impacts_per_decade = sw->impacts_per_decade_se = NAN;
+    /* Paper 004 section 7: a penalized run is captured once the impact speed falls below
+     * C/sqrt(mu), so the number of rebounds grows like ln(sqrt(mu))/ln(1/e): ln(sqrt(10))/ln(1/e)
+     * per decade of mu.  A scheme stops resolving rebounds once the impact speed is O(h A): like
+     * ln(1/h)/ln(1/e), ln(10)/ln(1/e) per decade of 1/h. */
     double e = pl_restitution_from_xi(model->law[0].xi);
-    sw->impacts_per_decade_predicted = (model->m == 1 && e > 0 && e < 1) ? log(sqrt(10.0)) / log(1.0 / e) : NAN;
+    double per_decade = sw->solver->family == PL_FAMILY_PENALTY ? log(sqrt(10.0)) : log(10.0);
+    sw->impacts_per_decade_predicted = (model->m == 1 && e > 0 && e < 1) ? per_decade / log(1.0 / e) : NAN;
 }
 
 static pl_status allocate(pl_sweep *sw, size_t n, pl_error *err)
 {
     memset(sw, 0, sizeof *sw);
     sw->n = n;
-    sw->mu = calloc(n, sizeof *sw->mu);
+    sw->param = calloc(n, sizeof *sw->param);
+    sw->x = calloc(n, sizeof *sw->x);
     sw->runs = calloc(n, sizeof *sw->runs);
     sw->analysis = calloc(n, sizeof *sw->analysis);
     sw->traj = calloc(n, sizeof *sw->traj);
@@ -273,7 +262,7 @@ static pl_status allocate(pl_sweep *sw, size_t n, pl_error *err)
     sw->s_dist_v = calloc(n, sizeof *sw->s_dist_v);
     sw->dist = calloc(n, sizeof *sw->dist);
     pl_table_init(&sw->impact_errors, 7);
-    int ok = sw->mu && sw->runs && sw->analysis && sw->traj && sw->s_dist_q && sw->s_dist_v && sw->dist;
+    int ok = sw->param && sw->x && sw->runs && sw->analysis && sw->traj && sw->s_dist_q && sw->s_dist_v && sw->dist;
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         sw->q[q].name = quantity_info[q].name;
         sw->q[q].meaning = quantity_info[q].meaning;
@@ -284,7 +273,28 @@ static pl_status allocate(pl_sweep *sw, size_t n, pl_error *err)
     return ok ? PL_OK : pl_fail(err, PL_ERR_NOMEM, "out of memory for a sweep of %zu runs", n);
 }
 
-pl_status pl_sweep_run(const pl_model *model, const double *mu, size_t n, const pl_sweep_opts *opts,
+/* The limit solution, once: the reference every run is measured against. */
+static void solve_limit(const pl_model *model, const pl_sweep_opts *opts, pl_sweep *sw)
+{
+    pl_solve_opts lo;
+    pl_solve_opts_init(&lo, &pl_solver_limit, model, opts->base.t_end);
+    lo.samples = opts->base.samples ? opts->base.samples : 0;
+    if (opts->limit_rtol > 0)
+        lo.option[pl_solver_option_index(&pl_solver_limit, "rtol")] = opts->limit_rtol;
+    pl_error lerr;
+    sw->has_limit = pl_solve(&pl_solver_limit, model, &lo, &sw->limit, &lerr) == PL_OK &&
+                    pl_analyze(model, &sw->limit, &sw->limit_analysis, &lerr) == PL_OK &&
+                    pl_trajectory_build(&sw->limit_traj, model, &sw->limit, &lerr) == PL_OK;
+    if (sw->has_limit && sw->limit.zeno.found) {
+        /* Near a Zeno point the runs are captured at T* != t_acc and the impact sequences differ
+         * in number; the window is the last 1% of the time to accumulation. */
+        double w = 0.01 * sw->limit.zeno.t_accumulation;
+        sw->zeno_window[0] = sw->limit.zeno.t_accumulation - w;
+        sw->zeno_window[1] = sw->limit.zeno.t_accumulation + w;
+    }
+}
+
+pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, const pl_sweep_opts *opts,
                        pl_sweep *sw, pl_error *err)
 {
     pl_status s = allocate(sw, n, err);
@@ -292,24 +302,32 @@ pl_status pl_sweep_run(const pl_model *model, const double *mu, size_t n, const 
         pl_sweep_free(sw);
         return s;
     }
-    memcpy(sw->mu, mu, n * sizeof *mu);
-    sw->zeno_window[0] = sw->zeno_window[1] = NAN;
-    if (opts->with_limit) {
-        /* The limit solution, once: the reference every run is measured against. */
-        pl_limit_opts lo = {.rtol = opts->limit_rtol > 0 ? opts->limit_rtol : 1e-12, .t_end = opts->t_end,
-                            .samples = opts->samples};
-        pl_error lerr;
-        sw->has_limit = pl_limit_solve(model, &lo, &sw->limit, &lerr) == PL_OK &&
-                        pl_trajectory_build(&sw->limit_traj, model, &sw->limit.traj, &lerr) == PL_OK;
-        if (sw->has_limit && sw->limit.zeno) {
-            /* Near a Zeno point the penalized runs are captured at T*_mu != t_acc and the impact
-             * sequences differ in number; the window is the last 1% of the time to accumulation. */
-            double w = 0.01 * sw->limit.t_accumulation;
-            sw->zeno_window[0] = sw->limit.t_accumulation - w;
-            sw->zeno_window[1] = sw->limit.t_accumulation + w;
-        }
+    const pl_solver_type *solver = opts->solver;
+    sw->solver = solver;
+    sw->param_name = solver->refine;
+    int refined = solver->refine ? pl_solver_option_index(solver, solver->refine) : -1;
+    if (refined < 0)
+        return pl_fail(err, PL_ERR_INPUT, "the %s solver has no option to refine", solver->name);
+    /* In the order of refinement: x = mu increasing, or x = 1/h increasing. */
+    double *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (!sorted)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for a sweep of %zu runs", n);
+    memcpy(sorted, values, n * sizeof *values);
+    qsort(sorted, n, sizeof *sorted, pl_compare_doubles);
+    for (size_t k = 0; k < n; k++) {
+        sw->param[k] = solver->refine_sign > 0 ? sorted[k] : sorted[n - 1 - k];
+        sw->x[k] = solver->refine_sign > 0 ? sw->param[k] : 1.0 / sw->param[k];
     }
-    pool p = {.model = model, .opts = opts, .sw = sw};
+    free(sorted);
+    sw->t_end = opts->base.t_end;
+    int irtol = pl_solver_option_index(solver, "rtol");
+    /* The integration noise of a scheme is round-off: its steps are exact up to the LCP's. */
+    sw->noise_rtol = irtol >= 0 ? opts->base.option[irtol] : 1e-13;
+    sw->zeno_window[0] = sw->zeno_window[1] = NAN;
+    if (opts->with_limit)
+        solve_limit(model, opts, sw);
+
+    pool p = {.model = model, .opts = opts, .sw = sw, .refined = refined};
     pthread_mutex_init(&p.lock, NULL);
     size_t jobs = opts->jobs < 1 ? 1 : (size_t)opts->jobs;
     if (jobs > n)
@@ -325,15 +343,16 @@ pl_status pl_sweep_run(const pl_model *model, const double *mu, size_t n, const 
         pthread_join(threads[j], NULL);
     pthread_mutex_destroy(&p.lock);
 
+    pl_analysed limit = {&sw->limit, &sw->limit_analysis, &sw->limit_traj};
     for (size_t k = 0; k < n; k++) {
         sw->failures += sw->runs[k].status != PL_OK;
         sw->s_dist_q[k] = sw->s_dist_v[k] = NAN;
         if (k + 1 < n && sw->runs[k].status == PL_OK && sw->runs[k + 1].status == PL_OK)
             pl_trajectory_distance_s(&sw->traj[k], &sw->traj[k + 1], &sw->s_dist_q[k], &sw->s_dist_v[k]);
+        pl_analysed run = {&sw->runs[k], &sw->analysis[k], &sw->traj[k]};
         if (sw->has_limit && sw->runs[k].status == PL_OK &&
-            (s = pl_compare_with_limit(model, &sw->runs[k], &sw->analysis[k], &sw->traj[k], &sw->limit, &sw->limit_traj,
-                                       sw->zeno_window[0], sw->zeno_window[1], &sw->dist[k], &sw->impact_errors,
-                                       err)) != PL_OK)
+            (s = pl_compare_with_limit(&run, &limit, sw->param[k], sw->zeno_window[0], sw->zeno_window[1], &sw->dist[k],
+                                       &sw->impact_errors, err)) != PL_OK)
             return s;
     }
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
@@ -357,7 +376,7 @@ pl_status pl_sweep_run(const pl_model *model, const double *mu, size_t n, const 
         case SCALE_VELOCITY: scale = V; break;
         case SCALE_TIME: scale = L / V; break;
         case SCALE_FORCE: scale = A; break;
-        case SCALE_IMPULSE: scale = V * (isfinite(opts->t_end) ? opts->t_end : L / V); break;
+        case SCALE_IMPULSE: scale = V * (isfinite(sw->t_end) ? sw->t_end : L / V); break;
         case SCALE_VALUE:
             scale = isfinite(exact) ? fabs(exact) : 0.0;
             for (size_t k = 0; k < n; k++)
@@ -365,7 +384,7 @@ pl_status pl_sweep_run(const pl_model *model, const double *mu, size_t n, const 
                     scale = fmax(scale, fabs(Q->values[k]));
             break;
         }
-        Q->conv = pl_convergence_of(sw->mu, Q->values, n, exact, 100.0 * opts->rtol * scale, Q->errors);
+        Q->conv = pl_convergence_of(sw->x, Q->values, n, exact, 100.0 * sw->noise_rtol * scale, Q->errors);
         if (from_limit)
             Q->conv.reference = PL_REF_LIMIT;
         else if (is_distance(q))
@@ -379,9 +398,9 @@ void pl_sweep_free(pl_sweep *sw)
 {
     for (size_t k = 0; k < sw->n; k++) {
         if (sw->runs)
-            pl_penalty_result_free(&sw->runs[k]);
+            pl_solution_free(&sw->runs[k]);
         if (sw->analysis)
-            pl_run_analysis_free(&sw->analysis[k]);
+            pl_analysis_free(&sw->analysis[k]);
         if (sw->traj)
             pl_trajectory_free(&sw->traj[k]);
     }
@@ -389,7 +408,8 @@ void pl_sweep_free(pl_sweep *sw)
         free(sw->q[q].values);
         free(sw->q[q].errors);
     }
-    free(sw->mu);
+    free(sw->param);
+    free(sw->x);
     free(sw->runs);
     free(sw->analysis);
     free(sw->traj);
@@ -397,7 +417,8 @@ void pl_sweep_free(pl_sweep *sw)
     free(sw->s_dist_v);
     free(sw->dist);
     pl_table_free(&sw->impact_errors);
-    pl_limit_result_free(&sw->limit);
+    pl_solution_free(&sw->limit);
+    pl_analysis_free(&sw->limit_analysis);
     pl_trajectory_free(&sw->limit_traj);
     memset(sw, 0, sizeof *sw);
 }

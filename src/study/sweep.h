@@ -1,14 +1,15 @@
-/* mu -> infinity sweeps: one penalized run per mu (in parallel), each analysed, then the
- * convergence of the limit quantities across mu and the uniform distance between successive runs
- * in the transformed time s (paper 004, section 3). */
+/* Refinement sweeps with any solver of the registry: one solve per value of its refined option
+ * (mu -> infinity for penalized runs, h -> 0 for time-stepping schemes), in parallel, each
+ * analysed; then the convergence of the limit quantities across the sweep, the uniform distance
+ * between successive runs in the transformed time s (paper 004, section 3), and every run measured
+ * against the limit solution, computed once. */
 #ifndef PL_SWEEP_H
 #define PL_SWEEP_H
 
+#include "solvers/solver.h"
 #include "study/analysis.h"
 #include "study/compare.h"
 #include "study/fit.h"
-#include "solvers/limit/limit.h"
-#include "solvers/penalty/penalty.h"
 #include "study/trajectory.h"
 
 typedef enum {
@@ -33,15 +34,14 @@ typedef enum {
 typedef struct {
     const char *name;
     const char *meaning;
-    double *values;  /* per mu (NAN where undefined or failed) */
+    double *values;  /* per run (NAN where undefined or failed) */
     double *errors;  /* values minus the limit */
     pl_convergence conv;
 } pl_sweep_quantity;
 
 typedef struct {
-    double rtol, t_end;
-    long max_steps;
-    size_t samples; /* output samples per run, see pl_penalty_opts */
+    const pl_solver_type *solver;
+    pl_solve_opts base; /* the options of every run but the refined one (pl_solve_opts_init) */
     int jobs;
     int with_limit;     /* also compute the limit solution and measure every run against it */
     double limit_rtol;  /* its tolerance (0: 1e-12) */
@@ -51,31 +51,39 @@ typedef struct {
 } pl_sweep_opts;
 
 typedef struct {
+    const pl_solver_type *solver;
+    const char *param_name; /* the refined option: "mu" or "h" */
     size_t n;
-    double *mu;
-    pl_penalty_result *runs;
-    pl_run_analysis *analysis;
+    double *param; /* its values, in the order of refinement (mu increasing, h decreasing) */
+    double *x;     /* the refinement x -> infinity that rates are fitted against: mu, or 1/h */
+    double t_end, noise_rtol;
+    pl_solution *runs;
+    pl_analysis *analysis;
     pl_trajectory *traj;
     double *s_dist_q, *s_dist_v; /* between runs k and k + 1 (NAN for the last or failed ones) */
     pl_sweep_quantity q[PL_SWEEP_NQ];
+    /* impacts before capture against log10 x: per decade of mu (or of 1/h) */
     double impacts_per_decade, impacts_per_decade_se, impacts_per_decade_predicted;
     size_t failures;
     /* the limit solution (with_limit) */
     int has_limit;
-    pl_limit_result limit;
+    pl_solution limit;
+    pl_analysis limit_analysis;
     pl_trajectory limit_traj;
     double zeno_window[2]; /* excluded from limit_sup_q_outside */
     pl_limit_distance *dist;
-    pl_table impact_errors; /* mu, constraint, index, t_limit, t_mu, time error, velocity error */
+    pl_table impact_errors; /* param, constraint, index, t_limit, t_run, time error, velocity error */
 } pl_sweep;
 
-/* Parse "A:B:N" (N values geometrically spaced from A to B) or "a,b,c"; values must be finite,
- * > 0 and distinct; they are returned sorted increasing (caller frees *mu). */
-pl_status pl_parse_mu_list(const char *text, double **mu, size_t *n, pl_error *err);
+/* Parse "A:B:N" (N values geometrically spaced from A to B) or "a,b,c" for the option `what`
+ * (used in messages, e.g. "--mu"); values must be finite, > 0 and distinct; they are returned
+ * sorted increasing (caller frees *values). */
+pl_status pl_parse_grid(const char *text, const char *what, double **values, size_t *n, pl_error *err);
 
-/* Run the sweep.  A failure at one mu is recorded in that run and does not stop the others; the
- * returned status is PL_OK unless the sweep itself could not be carried out. */
-pl_status pl_sweep_run(const pl_model *model, const double *mu, size_t n, const pl_sweep_opts *opts,
+/* Run the sweep over the values of the solver's refined option.  A failure at one value is
+ * recorded in that run and does not stop the others; the returned status is PL_OK unless the
+ * sweep itself could not be carried out. */
+pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, const pl_sweep_opts *opts,
                        pl_sweep *out, pl_error *err);
 void pl_sweep_free(pl_sweep *sw);
 

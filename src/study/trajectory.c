@@ -4,11 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/penalty/penalty.h"
+#include "solvers/solver.h"
 
-pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl_table *traj, pl_error *err)
+pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl_solution *sol, pl_error *err)
 {
+    const pl_table *traj = &sol->traj;
     memset(tr, 0, sizeof *tr);
+    tr->linear = sol->solver && sol->solver->family == PL_FAMILY_SCHEME;
     size_t n = model->n, m = model->m, rows = traj->nrows;
     tr->n = n;
     tr->rows = rows;
@@ -25,7 +27,7 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
         const double *row = pl_table_row(traj, r);
         double t = row[0];
         const double *q = row + pl_col_q(n, m), *v = row + pl_col_v(n, m);
-        const double *lambda = row + pl_col_lambda(n, m);
+        const double *lambda = row + pl_col_force(n, m);
         double fp[PL_MAX_DOF], a[PL_MAX_DOF], minv[PL_MAX_DOF * PL_MAX_DOF], ac[PL_MAX_DOF] = {0};
         pl_model_velocity_map(model, t, q, v, fp, NULL, NULL, NULL);
         pl_model_accel(model, t, q, v, a, NULL, NULL);
@@ -43,6 +45,10 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
             norm += ac[j] * ac[j];
         tr->t[r] = t;
         tr->s[r] = row[1];
+        if (tr->linear) { /* the force columns hold impulses: no derivatives */
+            memcpy(tr->x + r * 2 * n, q, 2 * n * sizeof *q);
+            continue;
+        }
         tr->dt_ds[r] = 1.0 / (1.0 + sqrt(norm));
         memcpy(tr->x + r * 2 * n, q, 2 * n * sizeof *q);
         for (size_t j = 0; j < n; j++) {
@@ -105,13 +111,13 @@ static void interpolate(const pl_trajectory *tr, const double *key, double value
     }
     size_t r = locate(key, rows, value);
     double h = key[r + 1] - key[r], u = value - key[r];
-    if (in_s && h > 0 && tr->t[r + 1] == tr->t[r]) {
-        /* An impact's arc in s (t and q fixed, v along the fast solution, |dv/ds| = 1):
-         * its rows are close, and v is interpolated linearly between them. */
+    if (tr->linear || (in_s && h > 0 && tr->t[r + 1] == tr->t[r])) {
+        /* A scheme's iterates, or an impact's arc in s (t and q fixed, v along the fast solution,
+         * |dv/ds| = 1, its rows close): linear interpolation. */
         for (size_t j = 0; j < n2; j++)
-            x[j] = tr->x[r * n2 + j] + (tr->x[(r + 1) * n2 + j] - tr->x[r * n2 + j]) * u / h;
+            x[j] = h > 0 ? tr->x[r * n2 + j] + (tr->x[(r + 1) * n2 + j] - tr->x[r * n2 + j]) * u / h : tr->x[r * n2 + j];
         if (t)
-            *t = tr->t[r];
+            *t = in_s && h > 0 ? tr->t[r] + (tr->t[r + 1] - tr->t[r]) * u / h : in_s ? tr->t[r] : value;
         return;
     }
     double c0 = in_s ? tr->dt_ds[r] : 1.0, c1 = in_s ? tr->dt_ds[r + 1] : 1.0;

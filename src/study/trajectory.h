@@ -1,15 +1,21 @@
-/* A recorded trajectory as a function, in the time t or in the transformed time s = Gamma^mu(t)
- * (paper 004, section 3).  Between recorded rows, q, v (and t as a function of s) are cubic Hermite
- * interpolants using the derivatives of the system at the rows: dq/dt = F_p, dv/dt = F_v +
- * sum_i w_i lambda_i, and in s the same divided by dGamma/dt = 1 + |sum_i w_i lambda_i| (the
- * time-transformed system (7)-(8)).  This is exact on the parabolic flights, where CVODE's steps
- * are long. */
+/* A recorded trajectory as a function, in the time t or in the transformed time s = Gamma(t)
+ * (paper 004, section 3).
+ *
+ * Solutions of differential equations (penalized runs, the limit solution): between recorded rows,
+ * q, v (and t as a function of s) are cubic Hermite interpolants using the derivatives of the
+ * system at the rows: dq/dt = F_p, dv/dt = F_v + sum_i w_i lambda_i, and in s the same divided by
+ * dGamma/dt = 1 + |sum_i w_i lambda_i| (the time-transformed system (7)-(8)).  This is exact on the
+ * parabolic flights, where CVODE's steps are long.
+ *
+ * Time-stepping schemes: their iterates joined by straight lines, q and v alike (the piecewise
+ * affine interpolants of the convergence theorems), in t and in s. */
 #ifndef PL_TRAJECTORY_H
 #define PL_TRAJECTORY_H
 
 #include "model/model.h"
 #include "core/status.h"
 #include "core/table.h"
+#include "solvers/solution.h"
 
 typedef struct {
     size_t n, rows;
@@ -17,10 +23,11 @@ typedef struct {
     double *x;       /* rows x 2n: q, v */
     double *dx_dt;   /* rows x 2n */
     double *dt_ds;   /* rows */
+    int linear;      /* piecewise linear between rows (schemes) instead of Hermite */
 } pl_trajectory;
 
-/* From a trajectory table with the columns of pl_penalty_result (t, gamma, q, v, G, lambda). */
-pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl_table *traj, pl_error *err);
+/* From a solution's trajectory table (solution.h). */
+pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl_solution *sol, pl_error *err);
 void pl_trajectory_free(pl_trajectory *tr);
 
 /* State (q, v) at time t (clamped to the recorded range). */

@@ -1,64 +1,64 @@
-#include "solvers/limit/limit.h"
-
+/* The limit (generalized) solution of paper 004 computed directly: the measure differential
+ * equation (47)-(48), event driven (DESIGN.md section 4).
+ *
+ * - flight: the smooth system with CVODE, rootfinding on the gaps G_i;
+ * - impact (G_i = 0, Gdot_i < 0): the jump of the infinitesimal dynamics (19), with every
+ *   constraint on its boundary taking part (impact.h);
+ * - sustained contact (G_i = 0, Gdot_i = 0, D_i < 0): the motion (50) with the sliding-mode forces,
+ *   the active set chosen by a complementarity problem (Siconos) and kept while every force stays
+ *   positive; a force reaching 0 is a lift-off (D/A-tilde changes sign, Theorem 7(b));
+ * - Zeno: a geometric sequence of impacts of one constraint is resolved until the predicted
+ *   remaining time is below a tolerance, its accumulation time and state are extrapolated, and the
+ *   solution continues from there, in sustained contact when the LCP says so (Theorem 7(b)).
+ *
+ * Gamma(t) = t + integral of |sum_i w_i lambda_i| over sustained contact + sum of the impacts'
+ * Delta Gamma: the limit of Gamma^mu (eq. (5)). */
 #include <cvode/cvode.h>
 #include <float.h>
-#include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/limit/impact.h"
-#include "solvers/penalty/penalty.h"
+#include "core/clock.h"
+#include "core/linalg.h"
 #include "core/rootfind.h"
 #include "model/sliding.h"
+#include "solvers/cvode_driver.h"
+#include "solvers/limit/impact.h"
+#include "solvers/solver.h"
 
-#define DEFAULT_MAX_EVENTS 1000000L
+#define MAX_EVENTS 1000000L
+#define DEFAULT_MAX_STEPS 5000000L
+/* Declare an accumulation once the predicted remaining time of a geometric impact sequence is
+ * below ZENO_TAIL * V/A. */
+#define ZENO_TAIL 1e-9
+
+enum { OPT_RTOL };
+
+static const pl_param_spec options[] = {
+    {"rtol", 1e-12, 1e-14, 1.0, PL_PARAM_MAX_OPEN, "relative tolerance of the smooth phases"},
+};
 
 typedef struct {
     const pl_model *model;
-    const pl_limit_opts *opts;
-    pl_limit_result *res;
+    pl_solution *sol;
+    double rtol;
     size_t n, m, N; /* N = 2n + 1: q, v, Gamma */
     int sliding[PL_MAX_CON];
     double V, A, L;    /* velocity, acceleration and length scales of the case */
     double alpha;      /* constraint stabilization gain A/V */
     double tol_g, tol_v, tol_lambda;
-    pl_cvode cv;
-    void *cvode;      /* cv.mem */
-    N_Vector y, ytmp; /* cv.y and cv.ytmp */
-    size_t next_sample;
-    double prev_t;               /* the last recorded row */
-    double prev_gdot[PL_MAX_CON];
-    long max_events;
+    pl_cvode_loop loop;
+    void *cvode;      /* loop.cv.mem */
+    N_Vector y, ytmp; /* loop.cv.y and loop.cv.ytmp */
+    double prev_gdot[PL_MAX_CON]; /* at the last recorded row */
 } solver;
 
 #define Q(y) (y)
 #define V(y, s) ((y) + (s)->n)
 #define GAMMA(y, s) ((y)[2 * (s)->n])
-
-const char *pl_event_kind_name(pl_event_kind kind)
-{
-    static const char *names[] = {"impact", "slide_start", "lift_off", "zeno"};
-    return names[kind];
-}
-
-/* Solve the k x k system W a = b in place of a (GSL LU); returns non-zero if singular. */
-static int solve_small(size_t k, double *W, const double *b, double *a)
-{
-    if (k == 0)
-        return 0;
-    gsl_matrix_view Wv = gsl_matrix_view_array(W, k, k);
-    gsl_vector_const_view bv = gsl_vector_const_view_array(b, k);
-    gsl_vector_view av = gsl_vector_view_array(a, k);
-    gsl_permutation *p = gsl_permutation_alloc(k);
-    int sign, bad = !p || gsl_linalg_LU_decomp(&Wv.matrix, p, &sign) != 0 ||
-                    gsl_linalg_LU_solve(&Wv.matrix, p, &bv.vector, &av.vector) != 0;
-    if (p)
-        gsl_permutation_free(p);
-    return bad;
-}
 
 /* Contact data of the constraints in `set` and their couplings (pl_model_contact_coupling). */
 typedef struct {
@@ -86,7 +86,7 @@ static int sliding_forces(const solver *s, double t, const double *q, const doub
         double D = pl_model_free_gap_accel(s->model, cs.idx[r], t, q, v);
         b[r] = -(D + 2.0 * s->alpha * c->gdot + s->alpha * s->alpha * c->gap.g);
     }
-    int bad = solve_small(cs.k, cs.W, b, a);
+    int bad = pl_solve_small(cs.k, cs.W, b, a);
     memset(lambda, 0, s->m * sizeof *lambda);
     memset(ac, 0, s->n * sizeof *ac);
     for (size_t r = 0; r < cs.k; r++) {
@@ -143,7 +143,7 @@ static int error_weights(N_Vector yv, N_Vector wv, void *user)
 {
     const solver *s = user;
     const double *y = N_VGetArrayPointer(yv);
-    double *w = N_VGetArrayPointer(wv), t = 0.0, rtol = s->opts->rtol;
+    double *w = N_VGetArrayPointer(wv), t = 0.0, rtol = s->rtol;
     if (CVodeGetCurrentTime(s->cvode, &t) != CV_SUCCESS)
         return -1;
     double tol[2 * PL_MAX_DOF + 1], fp[PL_MAX_DOF];
@@ -170,8 +170,9 @@ static int error_weights(N_Vector yv, N_Vector wv, void *user)
 
 /* ---- records ------------------------------------------------------------------------------- */
 
-static pl_status record_row(solver *s, double t, const double *y, pl_error *err)
+static pl_status record_row(void *user, double t, const double *y, pl_error *err)
 {
+    solver *s = user;
     size_t n = s->n, m = s->m;
     double row[2 + 2 * PL_MAX_DOF + 2 * PL_MAX_CON], ac[PL_MAX_DOF];
     row[0] = t;
@@ -185,26 +186,15 @@ static pl_status record_row(solver *s, double t, const double *y, pl_error *err)
         row[pl_col_g(n, m) + i] = c.gap.g;
         s->prev_gdot[i] = c.gdot;
     }
-    sliding_forces(s, t, Q(y), V(y, s), row + pl_col_lambda(n, m), ac);
-    s->prev_t = t;
-    return pl_table_append(&s->res->traj, row, err);
+    sliding_forces(s, t, Q(y), V(y, s), row + pl_col_force(n, m), ac);
+    return pl_table_append(&s->sol->traj, row, err);
 }
 
 static pl_status add_event(solver *s, const pl_event *e, pl_error *err)
 {
-    pl_limit_result *res = s->res;
-    if ((long)res->nevents >= s->max_events)
-        return pl_fail(err, PL_ERR_SOLVER, "more than %ld events by t = %.17g: raise the event cap", s->max_events, e->t);
-    if (res->nevents == res->events_cap) {
-        size_t cap = res->events_cap ? 2 * res->events_cap : 64;
-        pl_event *p = realloc(res->events, cap * sizeof *p);
-        if (!p)
-            return pl_fail(err, PL_ERR_NOMEM, "out of memory storing %zu events", res->nevents);
-        res->events = p;
-        res->events_cap = cap;
-    }
-    res->events[res->nevents++] = *e;
-    return PL_OK;
+    if ((long)s->sol->nevents >= MAX_EVENTS)
+        return pl_fail(err, PL_ERR_SOLVER, "more than %ld events by t = %.17g", MAX_EVENTS, e->t);
+    return pl_solution_add_event(s->sol, e, err);
 }
 
 static pl_event make_event(const solver *s, pl_event_kind kind, double t, size_t i, const double *y_before,
@@ -245,7 +235,7 @@ static int project_state(const solver *s, double t, double *y, const int *set, i
     for (size_t r = 0; r < cs.k; r++)
         b[r] = cs.c[r].gap.g;
     memcpy(W, cs.Wq, cs.k * cs.k * sizeof *W);
-    if (solve_small(cs.k, W, b, a))
+    if (pl_solve_small(cs.k, W, b, a))
         return -1;
     for (size_t r = 0; r < cs.k; r++)
         for (size_t j = 0; j < s->n; j++)
@@ -256,7 +246,7 @@ static int project_state(const solver *s, double t, double *y, const int *set, i
     for (size_t r = 0; r < cs.k; r++)
         b[r] = cs.c[r].gdot;
     memcpy(W, cs.W, cs.k * cs.k * sizeof *W);
-    if (solve_small(cs.k, W, b, a))
+    if (pl_solve_small(cs.k, W, b, a))
         return -1;
     for (size_t r = 0; r < cs.k; r++)
         for (size_t j = 0; j < s->n; j++)
@@ -307,7 +297,7 @@ static int unresolvable_rebound(const solver *s, double t, const double *y, size
 static int zeno_check(solver *s, size_t j, const double *y, double *y_acc, double *t_acc, size_t *count,
                       double *ratio)
 {
-    const pl_limit_result *res = s->res;
+    const pl_solution *res = s->sol;
     size_t last = res->nevents, k = 0;
     const pl_event *seq[4];
     while (last > 0 && k < 4) {
@@ -325,7 +315,7 @@ static int zeno_check(solver *s, size_t j, const double *y, double *y_acc, doubl
     int slow = fabs(seq[0]->gdot_before) <= 1e3 * s->tol_v ||
                unresolvable_rebound(s, seq[0]->t, y, j, seq[0]->gdot_after);
     double tail = f0 * r / (1.0 - r);
-    if (!geometric || !(tail <= s->opts->zeno_tail * s->L / s->V || slow || unresolved))
+    if (!geometric || !(tail <= ZENO_TAIL * s->L / s->V || slow || unresolved))
         return unresolved ? -1 : 0;
     /* the state right after the last two impacts */
     double x1[2 * PL_MAX_DOF + 1], x0[2 * PL_MAX_DOF + 1];
@@ -377,7 +367,7 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
         pl_impact_free(&im);
         return st;
     }
-    s->res->fast_steps += im.fast_steps;
+    s->sol->stats.fast_steps += (long)im.fast_steps;
     double before[2 * PL_MAX_DOF + 1];
     memcpy(before, y, s->N * sizeof *y);
     /* The jump as an arc in s: rows at the same t and q, between the rows before and after it,
@@ -394,7 +384,7 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
             pl_model_gap(s->model, i, *t, Q(y), &g);
             row[pl_col_g(n, m) + i] = g.g;
         }
-        if ((st = pl_table_append(&s->res->traj, row, err)) != PL_OK)
+        if ((st = pl_table_append(&s->sol->traj, row, err)) != PL_OK)
             goto done;
     }
     memcpy(V(y, s), im.v_plus, n * sizeof *y);
@@ -418,7 +408,7 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
     int candidates[PL_MAX_CON];
     if (zeno) {
         /* Continue from the accumulation point (Theorem 7(b)), on the boundary of j. */
-        if ((st = record_row(s, *t, y, err)) != PL_OK)
+        if ((st = pl_cvode_record(&s->loop, *t, y, err)) != PL_OK)
             goto done;
         double y_before[2 * PL_MAX_DOF + 1];
         memcpy(y_before, y, s->N * sizeof *y);
@@ -430,18 +420,18 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
             st = pl_fail(err, PL_ERR_SOLVER, "limit solution: singular contact coupling at t = %.17g", *t);
             goto done;
         }
-        pl_limit_result *res = s->res;
-        if (!res->zeno) { /* the summary reports the first one; every one is an event */
-            res->zeno = 1;
-            res->zeno_constraint = j;
-            res->impacts_resolved = count;
-            res->t_accumulation = t_acc;
-            res->zeno_ratio = ratio;
-            memcpy(res->zeno_q, Q(y), n * sizeof *y);
-            memcpy(res->zeno_v, V(y, s), n * sizeof *y);
+        pl_zeno_point *z = &s->sol->zeno;
+        if (!z->found) { /* the summary reports the first one; every one is an event */
+            z->found = 1;
+            z->constraint = j;
+            z->impacts_resolved = count;
+            z->t_accumulation = t_acc;
+            z->ratio = ratio;
+            memcpy(z->q, Q(y), n * sizeof *y);
+            memcpy(z->v, V(y, s), n * sizeof *y);
         }
-        pl_event z = make_event(s, PL_EVENT_ZENO, *t, j, y_before, y);
-        if ((st = add_event(s, &z, err)) != PL_OK)
+        pl_event ze = make_event(s, PL_EVENT_ZENO, *t, j, y_before, y);
+        if ((st = add_event(s, &ze, err)) != PL_OK)
             goto done;
     } else {
         /* Constraints left on their boundary without normal velocity may be in sustained contact. */
@@ -460,53 +450,6 @@ done:
 }
 
 /* ---- integration ------------------------------------------------------------------------------ */
-
-#define CHECK_CV(call, what)                                                                       \
-    do {                                                                                           \
-        int flag_ = (call);                                                                        \
-        if (flag_ < 0)                                                                             \
-            return pl_cvode_failure(s->cvode, what, flag_, "limit solution", s->cv.message, err);     \
-    } while (0)
-
-static pl_status restart(solver *s, double t, pl_error *err)
-{
-    pl_cvode_add_counters(s->cvode, &s->res->stats);
-    s->res->stats.restarts++;
-    CHECK_CV(CVodeReInit(s->cvode, t, s->y), "CVodeReInit");
-    CHECK_CV(CVodeSetStopTime(s->cvode, s->res->t_end), "CVodeSetStopTime");
-    return PL_OK;
-}
-
-static double sample_time(const solver *s, size_t k)
-{
-    size_t total = s->opts->samples;
-    return k <= total && total > 0 ? s->res->t_end * (double)k / (double)total : INFINITY;
-}
-
-static pl_status record_samples_before(solver *s, double t, pl_error *err)
-{
-    for (double ts; (ts = sample_time(s, s->next_sample)) < t; s->next_sample++) {
-        if (ts <= s->prev_t)
-            continue;
-        CHECK_CV(CVodeGetDky(s->cvode, ts, 0, s->ytmp), "CVodeGetDky");
-        pl_status st = record_row(s, ts, N_VGetArrayPointer(s->ytmp), err);
-        if (st != PL_OK)
-            return st;
-    }
-    return PL_OK;
-}
-
-static pl_status setup(solver *s, const double *y0, pl_error *err)
-{
-    /* The smooth phases are not stiff; CVODE's difference-quotient Jacobian is enough. */
-    pl_cvode_spec spec = {.size = s->N, .y0 = y0, .t_end = s->res->t_end, .rhs = rhs, .weights = error_weights,
-                          .roots = roots, .nroots = (int)s->m, .user = s};
-    pl_status st = pl_cvode_create(&s->cv, &spec, err);
-    s->cvode = s->cv.mem;
-    s->y = s->cv.y;
-    s->ytmp = s->cv.ytmp;
-    return st;
-}
 
 /* Contacts at a time t where some gaps are 0: impacts first (the fastest gap rate decides which
  * constraint triggers; the others on their boundary take part), then touches (Gdot = 0), which
@@ -577,11 +520,11 @@ static int missed_contact(solver *s, double t, const double *y, double *t_cross,
         if (c.gap.g >= -tol_miss) {
             if (!(s->prev_gdot[i] < 0.0 && c.gdot >= 0.0))
                 continue;
-            te = pl_brent(dense_gap, &rate, s->prev_t, t, 0);
+            te = pl_brent(dense_gap, &rate, s->loop.prev_t, t, 0);
             if (isnan(te) || !(dense_gap(te, &gap) < -tol_miss))
                 continue;
         }
-        double tc = pl_brent(dense_gap, &gap, s->prev_t, te, 0);
+        double tc = pl_brent(dense_gap, &gap, s->loop.prev_t, te, 0);
         if (isnan(tc)) {
             pl_fail(err, PL_ERR_SOLVER, "limit solution: constraint %zu violated (G = %g) at t = %.17g", i + 1,
                     c.gap.g, t);
@@ -594,11 +537,64 @@ static int missed_contact(solver *s, double t, const double *y, double *t_cross,
     return found;
 }
 
+/* The loop's `missed` hook (missed_contact). */
+static int missed_hook(void *user, double t, const double *y, int flag, double *t_cross, pl_error *err)
+{
+    (void)flag;
+    return missed_contact(user, t, y, t_cross, err);
+}
+
+/* The loop's `event` hook: at a missed crossing, the contact there; at a root, lift-offs (a force
+ * of sustained contact reaching 0 from above) and contacts (a gap reaching 0 from above). */
+static pl_status event_hook(void *user, double *t, double *y, const int *rootsfound, int *changed, pl_error *err)
+{
+    solver *s = user;
+    int touching[PL_MAX_CON], lifted[PL_MAX_CON], lift = 0, contact = 0;
+    pl_status st;
+    *changed = 1;
+    if (!rootsfound) {
+        for (size_t i = 0; i < s->m; i++) {
+            pl_gap g;
+            pl_model_gap(s->model, i, *t, Q(y), &g);
+            touching[i] = !s->sliding[i] && fabs(g.g) <= fmax(s->tol_g, 1e3 * DBL_EPSILON * s->L);
+        }
+        return contacts_at(s, t, y, touching, err);
+    }
+    for (size_t i = 0; i < s->m; i++) {
+        lifted[i] = s->sliding[i] && rootsfound[i] < 0;
+        touching[i] = !s->sliding[i] && rootsfound[i] < 0;
+        lift |= lifted[i];
+        contact |= touching[i];
+    }
+    if (lift) {
+        int candidates[PL_MAX_CON];
+        for (size_t i = 0; i < s->m; i++)
+            candidates[i] = s->sliding[i] && !lifted[i];
+        for (size_t i = 0; i < s->m; i++)
+            if (lifted[i]) {
+                s->sliding[i] = 0;
+                pl_event e = make_event(s, PL_EVENT_LIFT_OFF, *t, i, y, y);
+                if ((st = add_event(s, &e, err)) != PL_OK)
+                    return st;
+            }
+        if ((st = resolve_contacts(s, *t, y, candidates, err)) != PL_OK)
+            return st;
+    }
+    if (contact) {
+        for (size_t i = 0; i < s->m; i++) {
+            pl_gap g;
+            pl_model_gap(s->model, i, *t, Q(y), &g);
+            touching[i] |= !s->sliding[i] && fabs(g.g) <= s->tol_g;
+        }
+        return contacts_at(s, t, y, touching, err);
+    }
+    return PL_OK;
+}
+
 static pl_status integrate(solver *s, pl_error *err)
 {
-    pl_limit_result *res = s->res;
     double *y = N_VGetArrayPointer(s->y), t = 0.0;
-    int touching[PL_MAX_CON], rootsfound[PL_MAX_CON];
+    int touching[PL_MAX_CON];
     pl_status st;
 
     /* The initial state must be admissible; constraints on their boundary are resolved first. */
@@ -612,124 +608,27 @@ static pl_status integrate(solver *s, pl_error *err)
         touching[i] = g.g <= s->tol_g;
         any |= touching[i];
     }
-    if ((st = record_row(s, t, y, err)) != PL_OK)
+    if ((st = pl_cvode_record(&s->loop, t, y, err)) != PL_OK)
         return st;
     if (any) {
-        if ((st = contacts_at(s, &t, y, touching, err)) != PL_OK || (st = restart(s, t, err)) != PL_OK)
-            return st;
-        if ((st = record_row(s, t, y, err)) != PL_OK)
-            return st;
-    }
-    while (t < res->t_end) {
-        int flag = CVode(s->cvode, res->t_end, s->y, &t, CV_ONE_STEP);
-        if (flag < 0)
-            return pl_cvode_failure(s->cvode, "CVode", flag, "limit solution", s->cv.message, err);
-        double tc = NAN;
-        int missed = missed_contact(s, t, y, &tc, err);
-        if (missed < 0)
-            return err ? err->status : PL_ERR_SOLVER;
-        if (missed) {
-            /* Go back to the crossing and take the contact there. */
-            if ((st = record_samples_before(s, tc, err)) != PL_OK)
-                return st;
-            CHECK_CV(CVodeGetDky(s->cvode, tc, 0, s->y), "CVodeGetDky");
-            t = tc;
-            for (size_t i = 0; i < s->m; i++) {
-                pl_gap g;
-                pl_model_gap(s->model, i, t, Q(y), &g);
-                touching[i] = !s->sliding[i] && fabs(g.g) <= fmax(s->tol_g, 1e3 * DBL_EPSILON * s->L);
-            }
-            if ((st = record_row(s, t, y, err)) != PL_OK || (st = contacts_at(s, &t, y, touching, err)) != PL_OK ||
-                (st = restart(s, t, err)) != PL_OK || (st = record_row(s, t, y, err)) != PL_OK)
-                return st;
-            continue;
-        }
-        if ((st = record_samples_before(s, t, err)) != PL_OK)
-            return st;
-        if (flag != CV_ROOT_RETURN) {
-            if ((st = record_row(s, t, y, err)) != PL_OK)
-                return st;
-            continue;
-        }
-        CHECK_CV(CVodeGetRootInfo(s->cvode, rootsfound), "CVodeGetRootInfo");
-        int lifted[PL_MAX_CON], lift = 0, contact = 0;
-        for (size_t i = 0; i < s->m; i++) {
-            /* A force of sustained contact reaching 0 from above: lift-off.  A gap reaching 0
-             * from above: a contact. */
-            lifted[i] = s->sliding[i] && rootsfound[i] < 0;
-            touching[i] = !s->sliding[i] && rootsfound[i] < 0;
-            lift |= lifted[i];
-            contact |= touching[i];
-        }
-        if ((st = record_row(s, t, y, err)) != PL_OK)
-            return st;
-        if (lift) {
-            int candidates[PL_MAX_CON];
-            for (size_t i = 0; i < s->m; i++)
-                candidates[i] = s->sliding[i] && !lifted[i];
-            for (size_t i = 0; i < s->m; i++)
-                if (lifted[i]) {
-                    s->sliding[i] = 0;
-                    pl_event e = make_event(s, PL_EVENT_LIFT_OFF, t, i, y, y);
-                    if ((st = add_event(s, &e, err)) != PL_OK)
-                        return st;
-                }
-            if ((st = resolve_contacts(s, t, y, candidates, err)) != PL_OK)
-                return st;
-        }
-        if (contact) {
-            for (size_t i = 0; i < s->m; i++) {
-                pl_gap g;
-                pl_model_gap(s->model, i, t, Q(y), &g);
-                touching[i] |= !s->sliding[i] && fabs(g.g) <= s->tol_g;
-            }
-            if ((st = contacts_at(s, &t, y, touching, err)) != PL_OK)
-                return st;
-        }
-        if ((st = restart(s, t, err)) != PL_OK || (st = record_row(s, t, y, err)) != PL_OK)
+        if ((st = contacts_at(s, &t, y, touching, err)) != PL_OK || (st = pl_cvode_restart(&s->loop, t, err)) != PL_OK ||
+            (st = pl_cvode_record(&s->loop, t, y, err)) != PL_OK)
             return st;
     }
-    return PL_OK;
+    return pl_cvode_run(&s->loop, t, err);
 }
 
-pl_status pl_limit_check_opts(const pl_limit_opts *o, pl_error *err)
+static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solution *sol, pl_error *err)
 {
-    if (!(isfinite(o->rtol) && o->rtol >= 1e-14 && o->rtol < 1))
-        return pl_fail(err, PL_ERR_INPUT, "rtol must be in [1e-14, 1) (got %g): double precision cannot do better",
-                       o->rtol);
-    if (!(isfinite(o->t_end) && o->t_end >= 1e-12))
-        return pl_fail(err, PL_ERR_INPUT, "t-end must be a finite number >= 1e-12 (got %g)", o->t_end);
-    if (o->max_events < 0 || !(o->zeno_tail >= 0))
-        return pl_fail(err, PL_ERR_INPUT, "max-events and zeno-tail must be >= 0");
-    return PL_OK;
-}
-
-pl_status pl_limit_solve(const pl_model *model, const pl_limit_opts *opts, pl_limit_result *res, pl_error *err)
-{
-    memset(res, 0, sizeof *res);
-    res->n = model->n;
-    res->m = model->m;
-    res->t_end = opts->t_end;
-    res->t_accumulation = res->zeno_ratio = NAN;
-    pl_table_init(&res->traj, pl_ncols(model->n, model->m));
     pl_error local;
     pl_error *e = err ? err : &local;
     pl_error_clear(e);
-    pl_status st = pl_limit_check_opts(opts, e);
-    if (st != PL_OK) {
-        res->status = st;
-        res->error = *e;
-        return st;
-    }
-    pl_limit_opts o = *opts;
-    if (o.zeno_tail == 0.0)
-        o.zeno_tail = 1e-9;
     double t0 = pl_now_seconds();
     solver s;
     memset(&s, 0, sizeof s);
     s.model = model;
-    s.opts = &o;
-    s.res = res;
+    s.sol = sol;
+    s.rtol = opts->option[OPT_RTOL];
     s.n = model->n;
     s.m = model->m;
     s.N = 2 * s.n + 1;
@@ -740,33 +639,33 @@ pl_status pl_limit_solve(const pl_model *model, const pl_limit_opts *opts, pl_li
     s.tol_g = 1e-12 * s.L;
     s.tol_v = 1e-9 * s.V;
     s.tol_lambda = 1e-12;
-    s.next_sample = 1;
-    s.max_events = o.max_events > 0 ? o.max_events : DEFAULT_MAX_EVENTS;
+    s.loop = (pl_cvode_loop){.hooks = {.record = record_row, .missed = missed_hook, .event = event_hook},
+                             .user = &s, .context = "limit solution", .stats = &sol->stats, .t_end = opts->t_end,
+                             .max_steps = opts->max_steps > 0 ? opts->max_steps : DEFAULT_MAX_STEPS,
+                             .samples = opts->samples, .next_sample = 1};
     double y0[2 * PL_MAX_DOF + 1] = {0};
     pl_model_initial_state(model, Q(y0), V(y0, &s));
-    st = setup(&s, y0, e);
+    /* The smooth phases are not stiff; CVODE's difference-quotient Jacobian is enough. */
+    pl_cvode_spec spec = {.size = s.N, .y0 = y0, .t_end = opts->t_end, .rhs = rhs, .weights = error_weights,
+                          .roots = roots, .nroots = (int)s.m, .user = &s};
+    pl_status st = pl_cvode_create(&s.loop.cv, &spec, e);
+    s.cvode = s.loop.cv.mem;
+    s.y = s.loop.cv.y;
+    s.ytmp = s.loop.cv.ytmp;
     if (st == PL_OK)
         st = integrate(&s, e);
     if (s.cvode)
-        pl_cvode_add_counters(s.cvode, &res->stats);
-    if (res->traj.nrows > 0) {
-        const double *last = pl_table_row(&res->traj, res->traj.nrows - 1);
-        res->t_final = last[0];
-        res->gamma_final = last[1];
-        memcpy(res->q_final, last + 2, s.n * sizeof *last);
-        memcpy(res->v_final, last + 2 + s.n, s.n * sizeof *last);
-    }
-    pl_cvode_free(&s.cv);
-    res->stats.wall_seconds = pl_now_seconds() - t0;
-    res->status = st;
-    res->error = *e;
+        pl_cvode_add_counters(s.cvode, &sol->stats);
+    pl_cvode_free(&s.loop.cv);
+    pl_solution_finish(sol, st, e, t0);
     return st;
 }
 
-void pl_limit_result_free(pl_limit_result *res)
-{
-    pl_table_free(&res->traj);
-    free(res->events);
-    res->events = NULL;
-    res->nevents = res->events_cap = 0;
-}
+const pl_solver_type pl_solver_limit = {
+    .name = "limit",
+    .summary = "the limit (generalized) solution computed directly, event by event (paper 004 (47)-(48))",
+    .family = PL_FAMILY_LIMIT,
+    .options = options,
+    .noptions = sizeof options / sizeof options[0],
+    .solve = solve,
+};

@@ -1,22 +1,36 @@
-#include "solvers/penalty/penalty.h"
-
-#include "solvers/penalty/penalized.h"
-#include "core/rootfind.h"
-
+/* The penalized system (1)/(4) of paper 004 for one stiffness mu, integrated with CVODE (BDF,
+ * Newton, dense direct solver, analytic Jacobian).  The contact indicator I{G_i <= 0} switches
+ * exactly at the roots of G_i (CVODE rootfinding, then restart); Gamma^mu of eq. (5) and the
+ * impulses are integrated along; every internal step is recorded, and optionally a uniform grid of
+ * samples.  Contact episodes (entry to exit of each constraint) are recorded as they happen. */
 #include <cvode/cvode.h>
 #include <float.h>
-#include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
-#include <sunmatrix/sunmatrix_dense.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include "core/clock.h"
+#include "core/linalg.h"
+#include "core/rootfind.h"
+#include "solvers/cvode_driver.h"
+#include "solvers/penalty/penalized.h"
+#include "solvers/solver.h"
 
 #define DEFAULT_MAX_STEPS 5000000L
 
-/* Everything one run needs; CVODE's user data. */
+enum { OPT_MU, OPT_RTOL };
+
+static const pl_param_spec options[] = {
+    {"mu", 1e8, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness of the contact force mu*F^s (paper 004 eq. (4))"},
+    {"rtol", 1e-8, 1e-14, 1.0, PL_PARAM_MAX_OPEN,
+     "relative tolerance; absolute tolerances follow the penetration scales at this mu"},
+};
+
+/* Everything the vector field needs; CVODE's user data. */
 typedef struct {
     const pl_model *model;
     pl_penalized field; /* the vector field and the contact modes */
@@ -35,22 +49,6 @@ typedef struct {
 #define Q(y) (y)
 #define V(y, c) ((y) + (c)->n)
 
-static double norm(const double *x, size_t n)
-{
-    double s = 0.0;
-    for (size_t j = 0; j < n; j++)
-        s += x[j] * x[j];
-    return sqrt(s);
-}
-
-static int all_finite(const double *x, size_t n)
-{
-    for (size_t j = 0; j < n; j++)
-        if (!isfinite(x[j]))
-            return 0;
-    return 1;
-}
-
 static int evaluate_forces(const run_ctx *c, double t, const double *q, const double *v, pl_forces *f)
 {
     return pl_penalized_forces(&c->field, t, q, v, f);
@@ -62,7 +60,7 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
     const double *y = N_VGetArrayPointer(yv);
     double *yd = N_VGetArrayPointer(ydotv);
     size_t n = c->n;
-    if (!all_finite(y, c->N))
+    if (!pl_all_finite(y, c->N))
         return 1; /* recoverable: CVODE retries with a smaller step */
     pl_forces f;
     if (evaluate_forces(c, t, Q(y), V(y, c), &f))
@@ -71,7 +69,7 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
         yd[j] = f.fp[j];
         yd[n + j] = f.a[j] + f.ac[j];
     }
-    return all_finite(yd, c->N) ? 0 : 1;
+    return pl_all_finite(yd, c->N) ? 0 : 1;
 }
 
 static int jacobian(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
@@ -146,38 +144,25 @@ static int error_weights(N_Vector yv, N_Vector wv, void *user)
 
 typedef struct {
     run_ctx ctx;
-    pl_penalty_result *res;
-    pl_cvode cv;
-    N_Vector y, ytmp; /* cv.y and cv.ytmp */
-    int open[PL_MAX_CON];     /* index of the open episode of constraint i, or -1 */
-    double gamma;             /* Gamma^mu at the last sample, eq. (5) */
+    pl_solution *sol;
+    pl_cvode_loop loop;
+    N_Vector y, ytmp; /* loop.cv.y and loop.cv.ytmp */
+    int open[PL_MAX_CON];       /* index of the open episode of constraint i, or -1 */
+    double gamma;               /* Gamma^mu at the last sample, eq. (5) */
     double impulse[PL_MAX_CON]; /* integral of lambda_i up to the last sample */
     gsl_integration_glfixed_table *gauss;
-    int sustained;
-    size_t samples;           /* uniform output samples over [0, t_end], besides the steps */
-    size_t next_sample;            /* some constraint has been in contact for over 2 periods */
-    double prev_t;            /* last recorded sample */
-    double prev_g[PL_MAX_CON], prev_gdot[PL_MAX_CON];
+    int sustained;              /* some constraint has been in contact for over 2 periods */
+    double prev_g[PL_MAX_CON], prev_gdot[PL_MAX_CON]; /* at the last recorded row */
+    size_t missed_constraint;   /* the constraint of the crossing `missed` reported */
+    char context[64];           /* "mu = ..." for messages */
 } run;
-
-static pl_status solver_failure(run *r, const char *what, int flag, pl_error *err)
-{
-    char context[64];
-    snprintf(context, sizeof context, "mu = %g", r->ctx.mu);
-    return pl_cvode_failure(r->ctx.cvode, what, flag, context, r->cv.message, err);
-}
 
 #define CHECK_CV(call, what)                                                                       \
     do {                                                                                           \
         int flag_ = (call);                                                                        \
         if (flag_ < 0)                                                                             \
-            return solver_failure(r, what, flag_, err);                                           \
+            return pl_cvode_failure(r->ctx.cvode, what, flag_, r->context, r->loop.cv.message, err); \
     } while (0)
-
-static void add_counters(run *r)
-{
-    pl_cvode_add_counters(r->ctx.cvode, &r->res->stats);
-}
 
 /* Gap, gap rate and force of every constraint at a state; the force uses the current modes. */
 static void contact_state(const run_ctx *c, double t, const double *y, double *g, double *gdot,
@@ -202,59 +187,48 @@ static void contact_state(const run_ctx *c, double t, const double *y, double *g
     }
 }
 
-static pl_status record_sample(run *r, double t, const double *y, pl_error *err)
+static pl_status record_sample(void *user, double t, const double *y, pl_error *err)
 {
+    run *r = user;
     const run_ctx *c = &r->ctx;
     size_t n = c->n, m = c->m;
     double row[2 + 2 * PL_MAX_DOF + 2 * PL_MAX_CON];
     row[0] = t;
     row[1] = r->gamma;
     memcpy(row + 2, y, 2 * n * sizeof *row);
-    contact_state(c, t, y, row + pl_col_g(n, m), r->prev_gdot, row + pl_col_lambda(n, m));
+    contact_state(c, t, y, row + pl_col_g(n, m), r->prev_gdot, row + pl_col_force(n, m));
     memcpy(r->prev_g, row + pl_col_g(n, m), m * sizeof *row);
-    r->prev_t = t;
     for (size_t i = 0; i < m; i++) {
         int e = r->open[i];
-        if (e >= 0 && -r->prev_g[i] > r->res->episodes[e].max_penetration) {
-            r->res->episodes[e].max_penetration = -r->prev_g[i];
-            r->res->episodes[e].t_max_penetration = t;
+        if (e >= 0 && -r->prev_g[i] > r->sol->episodes[e].max_penetration) {
+            r->sol->episodes[e].max_penetration = -r->prev_g[i];
+            r->sol->episodes[e].t_max_penetration = t;
         }
     }
-    return pl_table_append(&r->res->traj, row, err);
+    return pl_table_append(&r->sol->traj, row, err);
 }
 
 static pl_status open_episode(run *r, size_t i, double t, pl_error *err)
 {
-    pl_penalty_result *res = r->res;
-    if (res->nepisodes == res->episodes_cap) {
-        size_t cap = res->episodes_cap ? 2 * res->episodes_cap : 64;
-        pl_episode *e = realloc(res->episodes, cap * sizeof *e);
-        if (!e)
-            return pl_fail(err, PL_ERR_NOMEM, "out of memory storing %zu episodes", res->nepisodes);
-        res->episodes = e;
-        res->episodes_cap = cap;
-    }
-    pl_episode *ep = &res->episodes[res->nepisodes];
-    memset(ep, 0, sizeof *ep);
-    ep->constraint = i;
-    ep->t_in = t;
-    ep->t_out = ep->gdot_out = ep->gamma_out = NAN;
+    pl_episode *ep;
+    pl_status s = pl_solution_add_episode(r->sol, i, t, &ep, err);
+    if (s != PL_OK)
+        return s;
     ep->gdot_in = r->prev_gdot[i];
     ep->gamma_in = r->gamma;
     ep->impulse = -r->impulse[i]; /* completed at close */
     ep->max_penetration = fmax(0.0, -r->prev_g[i]);
-    ep->t_max_penetration = t;
-    ep->row_in = res->traj.nrows; /* the row recorded right after the switch */
-    r->open[i] = (int)res->nepisodes++;
+    ep->row_in = r->sol->traj.nrows; /* the row recorded right after the switch */
+    r->open[i] = (int)r->sol->nepisodes - 1;
     return PL_OK;
 }
 
 static void close_episode(run *r, size_t i, double t, int ended)
 {
-    pl_episode *ep = &r->res->episodes[r->open[i]];
+    pl_episode *ep = &r->sol->episodes[r->open[i]];
     ep->gamma_out = r->gamma;
     ep->impulse += r->impulse[i];
-    ep->row_out = r->res->traj.nrows - 1;
+    ep->row_out = r->sol->traj.nrows - 1;
     if (ended) {
         ep->t_out = t;
         ep->gdot_out = r->prev_gdot[i];
@@ -275,9 +249,9 @@ static double initial_step(run *r, double t)
     double omega = 0.0;
     for (size_t i = 0; i < c->m; i++)
         omega = fmax(omega, c->omega[i]);
-    double d = 1e-3 / omega, remaining = r->res->t_end - t;
-    N_Vector wv = N_VMake_Serial((sunindextype)N, w, r->cv.sun);
-    N_Vector y1v = N_VMake_Serial((sunindextype)N, y1, r->cv.sun);
+    double d = 1e-3 / omega, remaining = r->sol->t_end - t;
+    N_Vector wv = N_VMake_Serial((sunindextype)N, w, r->loop.cv.sun);
+    N_Vector y1v = N_VMake_Serial((sunindextype)N, y1, r->loop.cv.sun);
     double h = NAN;
     if (wv && y1v && rhs(t, r->y, r->ytmp, c) == 0 && error_weights(r->y, wv, c) == 0) {
         memcpy(f0, yd, N * sizeof *f0);
@@ -292,7 +266,7 @@ static double initial_step(run *r, double t)
             s = sqrt(s / (double)N);
             h = s > 0.0 ? 0.5 * sqrt(2.0 / s) : 0.1 * remaining;
         }
-        r->res->stats.rhs_evals += 2;
+        r->sol->stats.rhs_evals += 2;
     }
     if (wv)
         N_VDestroy(wv);
@@ -317,7 +291,7 @@ static pl_status update_step_band(run *r, double t, int restarted, pl_error *err
     int sustained = 0;
     for (size_t i = 0; i < c->m; i++) {
         int e = r->open[i];
-        if (e >= 0 && t - r->res->episodes[e].t_in > 4.0 * M_PI / c->omega[i])
+        if (e >= 0 && t - r->sol->episodes[e].t_in > 4.0 * M_PI / c->omega[i])
             sustained = 1;
     }
     if (restarted || sustained != r->sustained) {
@@ -328,15 +302,15 @@ static pl_status update_step_band(run *r, double t, int restarted, pl_error *err
     return PL_OK;
 }
 
-/* Restart CVODE at (t, y) after a mode change. */
-static pl_status restart(run *r, double t, pl_error *err)
+static pl_status after_step(void *user, double t, pl_error *err)
 {
-    run_ctx *c = &r->ctx;
-    add_counters(r);
-    r->res->stats.restarts++;
-    CHECK_CV(CVodeReInit(c->cvode, t, r->y), "CVodeReInit");
-    CHECK_CV(CVodeSetStopTime(c->cvode, r->res->t_end), "CVodeSetStopTime");
-    CHECK_CV(CVodeSetInitStep(c->cvode, initial_step(r, t)), "CVodeSetInitStep");
+    return update_step_band(user, t, 0, err);
+}
+
+static pl_status after_restart(void *user, double t, pl_error *err)
+{
+    run *r = user;
+    CHECK_CV(CVodeSetInitStep(r->ctx.cvode, initial_step(r, t)), "CVodeSetInitStep");
     return update_step_band(r, t, 1, err);
 }
 
@@ -350,19 +324,11 @@ typedef struct {
     dense_quantity what;
 } dense_fn;
 
-/* The solution at t inside the last step (CVODE's dense output), in r->ytmp. */
-static const double *dense_state(run *r, double t)
-{
-    if (CVodeGetDky(r->ctx.cvode, t, 0, r->ytmp) != CV_SUCCESS)
-        return NULL;
-    return N_VGetArrayPointer(r->ytmp);
-}
-
 static double dense_eval(double t, void *p)
 {
     dense_fn *d = p;
     run_ctx *c = &d->r->ctx;
-    const double *y = dense_state(d->r, t);
+    const double *y = pl_cvode_dense(&d->r->loop.cv, t);
     if (!y)
         return NAN;
     pl_forces f;
@@ -382,17 +348,13 @@ static double dense_root(run *r, size_t i, dense_quantity what, double a, double
     return pl_brent(dense_eval, &d, a, b, 0);
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Advance Gamma^mu (eq. (5)) and the impulses over [a, b], a sub-interval of the last step, with
  * the current modes: Gauss-Legendre quadrature of the dense output on the pieces between the
- * sign changes of the active forces, where |sum w_i lambda_i| has its kink. */
-static void accumulate(run *r, double a, double b)
+ * sign changes of the active forces, where |sum w_i lambda_i| has its kink.  In flight no force
+ * acts and Gamma^mu advances by b - a. */
+static void accumulate(void *user, double a, double b)
 {
+    run *r = user;
     run_ctx *c = &r->ctx;
     if (!(b > a))
         return;
@@ -409,7 +371,7 @@ static void accumulate(run *r, double a, double b)
                 cuts[ncuts++] = root;
         }
     }
-    qsort(cuts + 1, ncuts - 1, sizeof *cuts, compare_doubles);
+    qsort(cuts + 1, ncuts - 1, sizeof *cuts, pl_compare_doubles);
     cuts[ncuts++] = b;
     size_t npts = r->gauss->n;
     for (size_t piece = 0; piece + 1 < ncuts; piece++) {
@@ -417,24 +379,17 @@ static void accumulate(run *r, double a, double b)
         for (size_t k = 0; k < npts; k++) {
             double tk, wk;
             gsl_integration_glfixed_point(cuts[piece], cuts[piece + 1], k, &tk, &wk, r->gauss);
-            const double *y = dense_state(r, tk);
+            const double *y = pl_cvode_dense(&r->loop.cv, tk);
             if (!y)
                 continue;
             pl_forces f;
             if (evaluate_forces(c, tk, Q(y), V(y, c), &f))
                 continue;
-            r->gamma += wk * norm(f.ac, c->n);
+            r->gamma += wk * pl_norm(f.ac, c->n);
             for (size_t i = 0; i < c->m; i++)
                 r->impulse[i] += wk * f.lambda[i];
         }
     }
-}
-
-/* Output samples on the uniform grid k t_end/samples (k = 1..samples), from the dense output.
- * next_sample is the index of the next one to record. */
-static double sample_time(const run *r, size_t k)
-{
-    return k <= r->samples ? r->res->t_end * (double)k / (double)r->samples : INFINITY;
 }
 
 /* The first crossing of G_i = 0 after the last recorded sample of the step's start and before
@@ -443,12 +398,12 @@ static double sample_time(const run *r, size_t k)
 static double first_gap_root(run *r, size_t i, double te)
 {
     dense_fn d = {r, i, DENSE_GAP};
-    double ta = r->prev_t, ga = dense_eval(ta, &d);
-    size_t k = r->next_sample;
+    double ta = r->loop.prev_t, ga = dense_eval(ta, &d);
+    size_t k = r->loop.next_sample;
     while (ta < te) {
-        while (sample_time(r, k) <= ta)
+        while (pl_cvode_sample_time(&r->loop, k) <= ta)
             k++;
-        double tb = fmin(sample_time(r, k), te), gb = dense_eval(tb, &d);
+        double tb = fmin(pl_cvode_sample_time(&r->loop, k), te), gb = dense_eval(tb, &d);
         if (ga * gb <= 0.0)
             return dense_root(r, i, DENSE_GAP, ta, tb);
         ta = tb;
@@ -481,9 +436,9 @@ static int find_missed_crossing(run *r, double ta, const double *gdot_a, double 
         dense_fn d = {r, i, DENSE_GAP};
         double ge = dense_eval(te, &d);
         int open = r->open[i];
-        if (c->field.active[i] && minimum && open >= 0 && -ge > r->res->episodes[open].max_penetration) {
-            r->res->episodes[open].max_penetration = -ge;
-            r->res->episodes[open].t_max_penetration = te;
+        if (c->field.active[i] && minimum && open >= 0 && -ge > r->sol->episodes[open].max_penetration) {
+            r->sol->episodes[open].max_penetration = -ge;
+            r->sol->episodes[open].t_max_penetration = te;
         }
         int missed = (!c->field.active[i] && minimum && ge < 0.0) || (c->field.active[i] && maximum && ge > 0.0);
         if (!missed)
@@ -498,21 +453,83 @@ static int find_missed_crossing(run *r, double ta, const double *gdot_a, double 
     return found;
 }
 
-/* ---- the run ------------------------------------------------------------------------------- */
-
-pl_status pl_penalty_check_opts(const pl_penalty_opts *o, pl_error *err)
+/* The loop's `missed` hook: the pieces of [prev_t, t] between output samples, each checked by
+ * find_missed_crossing on the dense output; the earliest missed crossing over all pieces and
+ * constraints is taken, before a root of the same step only if it comes first. */
+static int scan_missed_crossings(void *user, double t, const double *y, int flag, double *t_cross, pl_error *err)
 {
-    if (!(isfinite(o->mu) && o->mu > 0))
-        return pl_fail(err, PL_ERR_INPUT, "mu must be a finite number > 0 (got %g)", o->mu);
-    if (!(isfinite(o->rtol) && o->rtol >= 1e-14 && o->rtol < 1))
-        return pl_fail(err, PL_ERR_INPUT, "rtol must be in [1e-14, 1) (got %g): double precision cannot do better",
-                       o->rtol);
-    if (!(isfinite(o->t_end) && o->t_end >= 1e-12))
-        return pl_fail(err, PL_ERR_INPUT, "t-end must be a finite number >= 1e-12 (got %g)", o->t_end);
-    if (o->max_steps < 0)
-        return pl_fail(err, PL_ERR_INPUT, "max-steps must be >= 0 (got %ld)", o->max_steps);
+    run *r = user;
+    run_ctx *c = &r->ctx;
+    double ta = r->loop.prev_t, gdot_a[PL_MAX_CON], gdot_b[PL_MAX_CON], g[PL_MAX_CON];
+    memcpy(gdot_a, r->prev_gdot, c->m * sizeof *gdot_a);
+    size_t k = r->loop.next_sample;
+    int found = 0;
+    while (ta < t) {
+        while (pl_cvode_sample_time(&r->loop, k) <= ta)
+            k++;
+        double tb = fmin(pl_cvode_sample_time(&r->loop, k), t), tc = NAN;
+        size_t i = 0;
+        const double *yb = tb < t ? pl_cvode_dense(&r->loop.cv, tb) : y;
+        if (!yb) {
+            pl_fail(err, PL_ERR_SOLVER, "CVodeGetDky failed at t = %.17g", tb);
+            return -1;
+        }
+        contact_state(c, tb, yb, g, gdot_b, NULL);
+        if (find_missed_crossing(r, ta, gdot_a, tb, gdot_b, &tc, &i) && (!found || tc < *t_cross)) {
+            found = 1;
+            *t_cross = tc;
+            r->missed_constraint = i;
+        }
+        ta = tb;
+        memcpy(gdot_a, gdot_b, c->m * sizeof *gdot_a);
+    }
+    return found && (flag != CV_ROOT_RETURN || *t_cross < t);
+}
+
+/* Switch constraint i to active/inactive at the current row and keep the episodes in step. */
+static pl_status switch_mode(run *r, size_t i, int active, double t, pl_error *err)
+{
+    if (r->ctx.field.active[i] == active)
+        return PL_OK;
+    r->ctx.field.active[i] = active;
+    if (active)
+        return open_episode(r, i, t, err);
+    close_episode(r, i, t, 1);
     return PL_OK;
 }
+
+/* The loop's `event` hook.  At a root, G_i decreasing through 0 starts a contact (-1) and
+ * increasing ends it (+1); a sign change whose direction disagrees with the sign of Gdot_i there
+ * is round-off at a tangency (after a lift-off G grows like (t - t_off)^3) and is not a switch.  At
+ * a missed crossing, the constraint found there switches. */
+static pl_status switch_at(void *user, double *t, double *y, const int *rootsfound, int *changed, pl_error *err)
+{
+    run *r = user;
+    run_ctx *c = &r->ctx;
+    int direction[PL_MAX_CON] = {0};
+    if (rootsfound) {
+        double g[PL_MAX_CON], gdot[PL_MAX_CON];
+        contact_state(c, *t, y, g, gdot, NULL);
+        for (size_t i = 0; i < c->m; i++)
+            if ((rootsfound[i] < 0 && gdot[i] < 0.0) || (rootsfound[i] > 0 && gdot[i] > 0.0))
+                direction[i] = rootsfound[i];
+    } else {
+        size_t i = r->missed_constraint;
+        direction[i] = c->field.active[i] ? 1 : -1;
+    }
+    *changed = 0;
+    for (size_t i = 0; i < c->m; i++) {
+        if (!direction[i])
+            continue;
+        *changed = 1;
+        pl_status s = switch_mode(r, i, direction[i] < 0, *t, err);
+        if (s != PL_OK)
+            return s;
+    }
+    return PL_OK;
+}
+
+/* ---- the run ------------------------------------------------------------------------------- */
 
 static void init_scales(run_ctx *c)
 {
@@ -533,12 +550,12 @@ static pl_status setup_solver(run *r, const double *y0, pl_error *err)
     r->gauss = gsl_integration_glfixed_table_alloc(6); /* exact for the degree <= 5 interpolant */
     if (!r->gauss)
         return pl_fail(err, PL_ERR_NOMEM, "gsl_integration_glfixed_table_alloc failed");
-    pl_cvode_spec spec = {.size = c->N, .y0 = y0, .t_end = r->res->t_end, .rhs = rhs, .weights = error_weights,
+    pl_cvode_spec spec = {.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = rhs, .weights = error_weights,
                           .jacobian = jacobian, .roots = roots, .nroots = (int)c->m, .user = c};
-    pl_status s = pl_cvode_create(&r->cv, &spec, err);
-    c->cvode = r->cv.mem;
-    r->y = r->cv.y;
-    r->ytmp = r->cv.ytmp;
+    pl_status s = pl_cvode_create(&r->loop.cv, &spec, err);
+    c->cvode = r->loop.cv.mem;
+    r->y = r->loop.cv.y;
+    r->ytmp = r->loop.cv.ytmp;
     if (s != PL_OK)
         return s;
     /* Contact oscillations have nearly imaginary eigenvalues (xi small), where BDF of order >= 3
@@ -548,212 +565,42 @@ static pl_status setup_solver(run *r, const double *y0, pl_error *err)
     return PL_OK;
 }
 
-static void teardown_solver(run *r)
-{
-    pl_cvode_free(&r->cv);
-    r->ctx.cvode = NULL;
-    if (r->gauss)
-        gsl_integration_glfixed_table_free(r->gauss);
-}
-
-/* Switch constraint i to active/inactive at the current sample and keep the episodes in step. */
-static pl_status switch_mode(run *r, size_t i, int active, double t, pl_error *err)
-{
-    if (r->ctx.field.active[i] == active)
-        return PL_OK;
-    r->ctx.field.active[i] = active;
-    if (active)
-        return open_episode(r, i, t, err);
-    close_episode(r, i, t, 1);
-    return PL_OK;
-}
-
-/* Record the grid samples strictly before t (inside the last step). */
-static pl_status record_samples_before(run *r, double t, pl_error *err)
-{
-    for (double ts; (ts = sample_time(r, r->next_sample)) < t; r->next_sample++) {
-        if (ts <= r->prev_t)
-            continue;
-        accumulate(r, r->prev_t, ts);
-        const double *ys = dense_state(r, ts);
-        if (!ys)
-            return pl_fail(err, PL_ERR_SOLVER, "CVodeGetDky failed at t = %.17g", ts);
-        pl_status s = record_sample(r, ts, ys, err);
-        if (s != PL_OK)
-            return s;
-    }
-    return PL_OK;
-}
-
-/* The pieces of [prev_t, t] between output samples, each checked by find_missed_crossing on the
- * dense output; returns 1 with the earliest missed crossing (time, constraint) over all pieces and
- * constraints, 0 if none, -1 on failure. */
-static int scan_missed_crossings(run *r, double t, const double *y, double *t_cross, size_t *which, pl_error *err)
+static pl_status integrate(run *r, pl_error *err)
 {
     run_ctx *c = &r->ctx;
-    double ta = r->prev_t, gdot_a[PL_MAX_CON], gdot_b[PL_MAX_CON], g[PL_MAX_CON];
-    memcpy(gdot_a, r->prev_gdot, c->m * sizeof *gdot_a);
-    size_t k = r->next_sample;
-    int found = 0;
-    while (ta < t) {
-        while (sample_time(r, k) <= ta)
-            k++;
-        double tb = fmin(sample_time(r, k), t), tc = NAN;
-        size_t i = 0;
-        const double *yb = tb < t ? dense_state(r, tb) : y;
-        if (!yb) {
-            pl_fail(err, PL_ERR_SOLVER, "CVodeGetDky failed at t = %.17g", tb);
-            return -1;
-        }
-        contact_state(c, tb, yb, g, gdot_b, NULL);
-        if (find_missed_crossing(r, ta, gdot_a, tb, gdot_b, &tc, &i) && (!found || tc < *t_cross)) {
-            found = 1;
-            *t_cross = tc;
-            *which = i;
-        }
-        ta = tb;
-        memcpy(gdot_a, gdot_b, c->m * sizeof *gdot_a);
-    }
-    return found;
-}
-
-/* At a crossing: record the state with the old modes, switch the constraints marked in
- * direction (-1: contact begins, +1: it ends), record the same state with the new modes (so the
- * trajectory carries both one-sided forces), and restart CVODE. */
-static pl_status switch_at(run *r, double t, const int *direction, pl_error *err)
-{
-    const double *y = N_VGetArrayPointer(r->y);
-    pl_status s = record_sample(r, t, y, err);
-    for (size_t i = 0; s == PL_OK && i < r->ctx.m; i++)
-        if (direction[i])
-            s = switch_mode(r, i, direction[i] < 0, t, err);
-    if (s == PL_OK)
-        s = record_sample(r, t, y, err);
-    if (s == PL_OK)
-        s = restart(r, t, err);
-    return s;
-}
-
-static pl_status integrate(run *r, long max_steps, pl_error *err)
-{
-    run_ctx *c = &r->ctx;
-    pl_penalty_result *res = r->res;
     double *y = N_VGetArrayPointer(r->y);
-    double t = 0.0;
     pl_status s;
-    int rootsfound[PL_MAX_CON];
-
-    r->prev_t = t;
-    contact_state(c, t, y, r->prev_g, r->prev_gdot, NULL);
+    contact_state(c, 0.0, y, r->prev_g, r->prev_gdot, NULL);
     for (size_t i = 0; i < c->m; i++)
-        if (c->field.active[i] && (s = open_episode(r, i, t, err)) != PL_OK)
+        if (c->field.active[i] && (s = open_episode(r, i, 0.0, err)) != PL_OK)
             return s;
-    if ((s = record_sample(r, t, y, err)) != PL_OK)
+    if ((s = pl_cvode_record(&r->loop, 0.0, y, err)) != PL_OK || (s = update_step_band(r, 0.0, 1, err)) != PL_OK)
         return s;
-    if ((s = update_step_band(r, t, 1, err)) != PL_OK)
-        return s;
-
-    while (t < res->t_end) {
-        long steps_now = 0;
-        CHECK_CV(CVodeGetNumSteps(c->cvode, &steps_now), "CVodeGetNumSteps");
-        if (res->stats.steps + steps_now >= max_steps)
-            return pl_fail(err, PL_ERR_SOLVER, "stopped after %ld steps at t = %.17g (mu = %g): "
-                           "raise --max-steps", max_steps, t, c->mu);
-        int flag = CVode(c->cvode, res->t_end, r->y, &t, CV_ONE_STEP);
-        if (flag < 0)
-            return solver_failure(r, "CVode", flag, err);
-
-        /* Contacts begun and ended between the last sample and t, which rootfinding cannot see
-         * (also before a root of another constraint): the earliest is handled first. */
-        double tc = NAN;
-        size_t which = 0;
-        int missed = scan_missed_crossings(r, t, y, &tc, &which, err);
-        if (missed < 0)
-            return err ? err->status : PL_ERR_SOLVER;
-        if (missed && (flag != CV_ROOT_RETURN || tc < t)) {
-            res->stats.recovered_crossings++;
-            if ((s = record_samples_before(r, tc, err)) != PL_OK)
-                return s;
-            accumulate(r, r->prev_t, tc);
-            CHECK_CV(CVodeGetDky(c->cvode, tc, 0, r->ytmp), "CVodeGetDky");
-            N_VScale(1.0, r->ytmp, r->y);
-            t = tc;
-            memset(rootsfound, 0, sizeof rootsfound);
-            rootsfound[which] = c->field.active[which] ? 1 : -1;
-            if ((s = switch_at(r, t, rootsfound, err)) != PL_OK)
-                return s;
-            continue;
-        }
-
-        if (flag == CV_ROOT_RETURN) {
-            /* G_i decreasing through 0: contact begins (-1); increasing: it ends (+1).  A sign
-             * change whose direction disagrees with the sign of Gdot_i there is round-off at a
-             * tangency (after a lift-off G grows like (t - t_off)^3) and is not a switch. */
-            CHECK_CV(CVodeGetRootInfo(c->cvode, rootsfound), "CVodeGetRootInfo");
-            double g[PL_MAX_CON], gdot[PL_MAX_CON];
-            contact_state(c, t, y, g, gdot, NULL);
-            int switches = 0;
-            for (size_t i = 0; i < c->m; i++) {
-                if ((rootsfound[i] < 0 && !(gdot[i] < 0.0)) || (rootsfound[i] > 0 && !(gdot[i] > 0.0)))
-                    rootsfound[i] = 0;
-                switches += rootsfound[i] != 0;
-            }
-            if ((s = record_samples_before(r, t, err)) != PL_OK)
-                return s;
-            accumulate(r, r->prev_t, t);
-            /* Without a switch, CVODE is still restarted: continuing would have it stop on the
-             * same root again ("root found at and very near t"). */
-            if (switches)
-                s = switch_at(r, t, rootsfound, err);
-            else if ((s = record_sample(r, t, y, err)) == PL_OK)
-                s = restart(r, t, err);
-            if (s != PL_OK)
-                return s;
-            continue;
-        }
-
-        if ((s = record_samples_before(r, t, err)) != PL_OK)
-            return s;
-        accumulate(r, r->prev_t, t);
-        if ((s = record_sample(r, t, y, err)) != PL_OK || (s = update_step_band(r, t, 0, err)) != PL_OK)
-            return s;
-    }
-    return PL_OK;
+    return pl_cvode_run(&r->loop, 0.0, err);
 }
 
-pl_status pl_penalty_run(const pl_model *model, const pl_penalty_opts *opts, pl_penalty_result *res,
-                         pl_error *err)
+static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solution *sol, pl_error *err)
 {
-    memset(res, 0, sizeof *res);
-    res->mu = opts->mu;
-    res->rtol = opts->rtol;
-    res->t_end = opts->t_end;
-    res->n = model->n;
-    res->m = model->m;
-    pl_table_init(&res->traj, pl_ncols(model->n, model->m));
-    pl_status s = pl_penalty_check_opts(opts, err);
-    if (s != PL_OK) {
-        res->status = s;
-        if (err)
-            res->error = *err;
-        return s;
-    }
-
     double t0 = pl_now_seconds();
     run r;
     memset(&r, 0, sizeof r);
-    r.res = res;
-    r.samples = opts->samples;
-    r.next_sample = 1;
+    r.sol = sol;
     run_ctx *c = &r.ctx;
     c->model = model;
-    c->mu = opts->mu;
-    c->rtol = opts->rtol;
+    c->mu = opts->option[OPT_MU];
+    c->rtol = opts->option[OPT_RTOL];
     c->n = model->n;
     c->m = model->m;
     c->N = 2 * c->n;
+    snprintf(r.context, sizeof r.context, "mu = %g", c->mu);
     pl_penalized_init(&c->field, model, c->mu);
     init_scales(c);
+    r.loop = (pl_cvode_loop){.hooks = {.record = record_sample, .missed = scan_missed_crossings, .event = switch_at,
+                                       .advance = accumulate, .after_step = after_step,
+                                       .after_restart = after_restart},
+                             .user = &r, .context = r.context, .stats = &sol->stats, .t_end = opts->t_end,
+                             .max_steps = opts->max_steps > 0 ? opts->max_steps : DEFAULT_MAX_STEPS,
+                             .samples = opts->samples, .next_sample = 1};
 
     double y0[2 * PL_MAX_DOF] = {0};
     pl_model_initial_state(model, Q(y0), V(y0, c));
@@ -765,41 +612,31 @@ pl_status pl_penalty_run(const pl_model *model, const pl_penalty_opts *opts, pl_
     pl_error local;
     pl_error *e = err ? err : &local;
     pl_error_clear(e);
-    s = setup_solver(&r, y0, e);
+    pl_status s = setup_solver(&r, y0, e);
     if (s == PL_OK)
-        s = integrate(&r, opts->max_steps > 0 ? opts->max_steps : DEFAULT_MAX_STEPS, e);
-    if (r.ctx.cvode)
-        add_counters(&r);
+        s = integrate(&r, e);
+    if (c->cvode)
+        pl_cvode_add_counters(c->cvode, &sol->stats);
 
     /* Whatever happened, report the state reached and close the open episodes there. */
-    if (res->traj.nrows > 0) {
-        const double *last = pl_table_row(&res->traj, res->traj.nrows - 1);
-        res->t_final = last[0];
-        res->gamma_final = last[1];
-        memcpy(res->q_final, last + 2, c->n * sizeof *last);
-        memcpy(res->v_final, last + 2 + c->n, c->n * sizeof *last);
-        for (size_t i = 0; i < c->m; i++)
-            if (r.open[i] >= 0)
-                close_episode(&r, i, res->t_final, 0);
-    }
-    teardown_solver(&r);
-    res->stats.wall_seconds = pl_now_seconds() - t0;
-    res->status = s;
-    res->error = *e;
+    pl_solution_finish(sol, s, e, t0);
+    for (size_t i = 0; i < c->m; i++)
+        if (r.open[i] >= 0)
+            close_episode(&r, i, sol->t_final, 0);
+    pl_cvode_free(&r.loop.cv);
+    if (r.gauss)
+        gsl_integration_glfixed_table_free(r.gauss);
+    sol->stats.wall_seconds = pl_now_seconds() - t0;
     return s;
 }
 
-void pl_penalty_result_free(pl_penalty_result *res)
-{
-    pl_table_free(&res->traj);
-    free(res->episodes);
-    res->episodes = NULL;
-    res->nepisodes = res->episodes_cap = 0;
-}
-
-double pl_episode_restitution(const pl_episode *ep)
-{
-    if (isnan(ep->gdot_out) || ep->gdot_in == 0.0)
-        return NAN;
-    return -ep->gdot_out / ep->gdot_in;
-}
+const pl_solver_type pl_solver_penalty = {
+    .name = "penalty",
+    .summary = "the penalized system for one stiffness mu (CVODE BDF, rootfinding at contact switches)",
+    .family = PL_FAMILY_PENALTY,
+    .options = options,
+    .noptions = sizeof options / sizeof options[0],
+    .refine = "mu",
+    .refine_sign = +1,
+    .solve = solve,
+};

@@ -1,0 +1,62 @@
+#include "core/linalg.h"
+
+#include <gsl/gsl_linalg.h>
+#include <math.h>
+#include <stdlib.h>
+
+double pl_norm(const double *x, size_t n)
+{
+    double s = 0.0;
+    for (size_t j = 0; j < n; j++)
+        s += x[j] * x[j];
+    return sqrt(s);
+}
+
+int pl_all_finite(const double *x, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        if (!isfinite(x[j]))
+            return 0;
+    return 1;
+}
+
+void pl_mat_vec(size_t n, const double *A, const double *x, double *y)
+{
+    for (size_t r = 0; r < n; r++) {
+        double s = 0.0;
+        for (size_t c = 0; c < n; c++)
+            s += A[r * n + c] * x[c];
+        y[r] = s;
+    }
+}
+
+int pl_solve_small(size_t k, double *W, const double *b, double *a)
+{
+    if (k == 0)
+        return 0;
+    gsl_matrix_view Wv = gsl_matrix_view_array(W, k, k);
+    gsl_vector_const_view bv = gsl_vector_const_view_array(b, k);
+    gsl_vector_view av = gsl_vector_view_array(a, k);
+    gsl_permutation *p = gsl_permutation_alloc(k);
+    int sign, bad = !p || gsl_linalg_LU_decomp(&Wv.matrix, p, &sign) != 0 ||
+                    gsl_linalg_LU_solve(&Wv.matrix, p, &bv.vector, &av.vector) != 0;
+    if (p)
+        gsl_permutation_free(p);
+    return bad;
+}
+
+int pl_compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+size_t pl_sort_unique(double *x, size_t n)
+{
+    qsort(x, n, sizeof *x, pl_compare_doubles);
+    size_t u = 0;
+    for (size_t r = 0; r < n; r++)
+        if (u == 0 || x[r] > x[u - 1])
+            x[u++] = x[r];
+    return u;
+}

@@ -1,0 +1,26 @@
+/* Small dense linear algebra on row-major arrays (the sizes are the numbers of degrees of freedom
+ * and of constraints), and sorting of doubles. */
+#ifndef PL_LINALG_H
+#define PL_LINALG_H
+
+#include <stddef.h>
+
+/* Euclidean norm of x[0..n). */
+double pl_norm(const double *x, size_t n);
+
+/* 1 if every x[j] is finite. */
+int pl_all_finite(const double *x, size_t n);
+
+/* y = A x for the n x n matrix A. */
+void pl_mat_vec(size_t n, const double *A, const double *x, double *y);
+
+/* Solve the k x k system W a = b (GSL LU; W is overwritten).  Returns non-zero if W is singular. */
+int pl_solve_small(size_t k, double *W, const double *b, double *a);
+
+/* qsort comparator for doubles (increasing). */
+int pl_compare_doubles(const void *a, const void *b);
+
+/* Sort x[0..n) increasing and drop repeated values; returns the number kept. */
+size_t pl_sort_unique(double *x, size_t n);
+
+#endif

@@ -1,0 +1,90 @@
+/* The velocity-projection scheme of Bernicot and Lefebvre-Lepot after Maury (Bernicot &
+ * Lefebvre-Lepot, existence results and convergence of a Maury-type scheme for second-order
+ * inclusions with time-dependent constraints, eq. (1.11)-(1.15), with the mass metric of their
+ * Remark 4.1):
+ *
+ *   u~      = u^n + h fbar,   fbar = F_v(t_n + h/2, q^n, u^n)   (the force averaged over the step
+ *                                                                with q frozen, by the midpoint rule)
+ *   u^{n+1} = argmin over v in K_h(t_{n+1}, q^n) of |v - u~|_{M(q^n)}                    (1.13)
+ *   K_h(t, q) = {v : G_i(t, q) + h grad G_i(t, q) . v >= 0 for every i}                    (1.11)
+ *   q^{n+1} = q^n + h u^{n+1}                                                               (1.14)
+ *
+ * The projection onto the polyhedron K_h is the LCP of its optimality conditions (Siconos
+ * Numerics): u^{n+1} = u~ + M^-1 H^T P, 0 <= P _|_ G/h + H u~ + H M^-1 H^T P >= 0, P the impulses
+ * over the step (h lambda^{n+1} of (1.15)).  Time-dependent constraints enter through G(t_{n+1}, q^n)
+ * only.  For constraints G_i convex in q, q^{n+1} is exactly admissible (Prop. 2.1).  The scheme
+ * is inelastic (e = 0). */
+#include <math.h>
+#include <string.h>
+
+#include "core/linalg.h"
+#include "solvers/schemes/scheme.h"
+
+enum { OPT_H };
+
+static const pl_param_spec options[] = {
+    {"h", NAN, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_DERIVED, "time step (default 1e-2 V/A)"},
+};
+
+static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_point *next, pl_error *err)
+{
+    const pl_model *model = ctx->model;
+    size_t n = ctx->n, m = ctx->m;
+    double h = ctx->h, a[PL_MAX_DOF], u[PL_MAX_DOF], minv[PL_MAX_DOF * PL_MAX_DOF];
+    if (pl_model_mass(model, now->q, NULL, minv))
+        return pl_fail(err, PL_ERR_SOLVER, "step %ld at t = %.17g: the mass matrix is not positive definite", ctx->step,
+                       now->t);
+    pl_scheme_accel(ctx, now->t + 0.5 * h, now->q, now->v, a, NULL, NULL);
+    for (size_t j = 0; j < n; j++)
+        u[j] = now->v[j] + h * a[j];
+    double G[PL_MAX_CON], H[PL_MAX_CON * PL_MAX_DOF], b[PL_MAX_CON];
+    pl_scheme_gaps(model, next->t, now->q, G, H, NULL);
+    int admissible = 1;
+    for (size_t i = 0; i < m; i++) {
+        b[i] = G[i] / h;
+        for (size_t j = 0; j < n; j++)
+            b[i] += H[i * n + j] * u[j];
+        admissible &= b[i] >= 0.0;
+    }
+    memcpy(next->v, u, n * sizeof *u);
+    if (!admissible) {
+        double A[PL_MAX_CON * PL_MAX_CON], HtP[PL_MAX_DOF] = {0};
+        pl_scheme_delassus(m, n, H, minv, A);
+        pl_status s = pl_scheme_lcp(ctx, m, A, b, next->impulse, next->t, err);
+        if (s != PL_OK)
+            return s;
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++)
+                HtP[j] += H[i * n + j] * next->impulse[i];
+        pl_mat_vec(n, minv, HtP, next->dv_impulse);
+        for (size_t j = 0; j < n; j++)
+            next->v[j] += next->dv_impulse[j];
+    }
+    for (size_t j = 0; j < n; j++)
+        next->q[j] = now->q[j] + h * next->v[j];
+    return PL_OK;
+}
+
+static pl_status applies(const pl_model *model, pl_error *err)
+{
+    return pl_scheme_applies_inelastic("maury", model, err);
+}
+
+static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solution *sol, pl_error *err)
+{
+    return pl_scheme_run(model, opts, opts->option[OPT_H], step, NULL, sol, err);
+}
+
+const pl_solver_type pl_solver_maury = {
+    .name = "maury",
+    .summary = "Bernicot-Lefebvre/Maury velocity projection onto the local convex approximation K_h, inelastic",
+    .family = PL_FAMILY_SCHEME,
+    .options = options,
+    .noptions = sizeof options / sizeof options[0],
+    .refine = "h",
+    .refine_sign = -1,
+    .applies = applies,
+    .default_option = pl_scheme_default_h,
+    .check = pl_scheme_check,
+    .solve = solve,
+};

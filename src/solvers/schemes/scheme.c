@@ -1,0 +1,282 @@
+#include "solvers/schemes/scheme.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/lcp.h"
+#include "core/linalg.h"
+
+#define DEFAULT_MAX_STEPS 5000000L
+
+void pl_scheme_gaps(const pl_model *model, double t, const double *q, double *G, double *H, double *G_t)
+{
+    size_t n = model->n;
+    for (size_t i = 0; i < model->m; i++) {
+        pl_gap g;
+        pl_model_gap(model, i, t, q, &g);
+        G[i] = g.g;
+        if (H)
+            memcpy(H + i * n, g.grad, n * sizeof *H);
+        if (G_t)
+            G_t[i] = g.g_t;
+    }
+}
+
+void pl_scheme_delassus(size_t m, size_t n, const double *H, const double *B, double *A)
+{
+    double BHt[PL_MAX_DOF * PL_MAX_CON]; /* n x m */
+    for (size_t r = 0; r < n; r++)
+        for (size_t c = 0; c < m; c++) {
+            double s = 0.0;
+            for (size_t k = 0; k < n; k++)
+                s += B[r * n + k] * H[c * n + k];
+            BHt[r * m + c] = s;
+        }
+    for (size_t a = 0; a < m; a++)
+        for (size_t b = 0; b < m; b++) {
+            double s = 0.0;
+            for (size_t k = 0; k < n; k++)
+                s += H[a * n + k] * BHt[k * m + b];
+            A[a * m + b] = s;
+        }
+}
+
+pl_status pl_scheme_lcp(pl_scheme_ctx *ctx, size_t m, const double *A, const double *b, double *P, double t,
+                        pl_error *err)
+{
+    long pivots = 0;
+    pl_error local;
+    pl_status s = pl_lcp_solve(m, A, b, P, &pivots, &local);
+    ctx->stats->lcp_solves++;
+    ctx->stats->lcp_iterations += pivots;
+    if (s != PL_OK)
+        return pl_fail(err, s, "step %ld at t = %.17g: %s", ctx->step, t, local.message);
+    return PL_OK;
+}
+
+void pl_scheme_accel(pl_scheme_ctx *ctx, double t, const double *q, const double *v, double *a, double *a_q,
+                     double *a_v)
+{
+    pl_model_accel(ctx->model, t, q, v, a, a_q, a_v);
+    ctx->stats->rhs_evals++;
+}
+
+/* ---- options ---------------------------------------------------------------------------------- */
+
+pl_status pl_scheme_applies(const pl_model *model, pl_error *err)
+{
+    if (model->type->velocity_map)
+        return pl_fail(err, PL_ERR_INPUT, "case %s has q' = F_p(q, v, t) != v: the time-stepping schemes need q' = v",
+                       model->type->name);
+    return PL_OK;
+}
+
+pl_status pl_scheme_applies_inelastic(const char *scheme, const pl_model *model, pl_error *err)
+{
+    pl_status s = pl_scheme_applies(model, err);
+    if (s != PL_OK)
+        return s;
+    for (size_t i = 0; i < model->m; i++) {
+        double e = pl_restitution_from_xi(model->law[i].xi);
+        if (e > 0.0)
+            return pl_fail(err, PL_ERR_INPUT,
+                           "the %s scheme is inelastic but constraint %zu has restitution e = %g: use --set e=0", scheme,
+                           i + 1, e);
+    }
+    return PL_OK;
+}
+
+/* 1e-2 of the case's time scale V/A (a hundred steps per flight of the case's size), and at
+ * least 10 steps over the run. */
+double pl_scheme_default_h(const pl_model *model, double t_end, size_t k)
+{
+    (void)k;
+    double h = 1e-2 * model->v_scale / model->a_scale;
+    return isfinite(t_end) && t_end > 0 ? fmin(h, t_end / 10.0) : h;
+}
+
+pl_status pl_scheme_check(const pl_model *model, const pl_solve_opts *opts, pl_error *err)
+{
+    (void)model;
+    double h = opts->option[0];
+    if (!(h <= opts->t_end))
+        return pl_fail(err, PL_ERR_INPUT, "h = %g exceeds t-end = %g", h, opts->t_end);
+    long cap = opts->max_steps > 0 ? opts->max_steps : DEFAULT_MAX_STEPS;
+    double steps = ceil(opts->t_end / h * (1.0 - 1e-12));
+    if (steps > (double)cap)
+        return pl_fail(err, PL_ERR_INPUT, "h = %g needs %.3g steps to t-end = %g, more than --max-steps %ld", h, steps,
+                       opts->t_end, cap);
+    return PL_OK;
+}
+
+/* ---- the stepping loop -------------------------------------------------------------------------- */
+
+typedef struct {
+    const pl_model *model;
+    pl_solution *sol;
+    size_t n, m;
+    double gamma;
+    int open[PL_MAX_CON];  /* index of the open episode of constraint i, or -1 */
+    double gdot[PL_MAX_CON]; /* normal rates at the last row */
+    long last_impact;        /* the last step that was an impact (-2: none) */
+} recorder;
+
+static void normal_rates(const pl_model *model, double t, const double *q, const double *v, double *gdot)
+{
+    double minv[PL_MAX_DOF * PL_MAX_DOF];
+    pl_model_mass(model, q, NULL, minv);
+    for (size_t i = 0; i < model->m; i++) {
+        pl_contact c;
+        pl_model_contact(model, i, t, q, v, minv, &c);
+        gdot[i] = c.gdot;
+    }
+}
+
+static pl_status record_row(recorder *r, const pl_scheme_point *p, pl_error *err)
+{
+    size_t n = r->n, m = r->m;
+    double row[2 + 2 * PL_MAX_DOF + 2 * PL_MAX_CON];
+    row[0] = p->t;
+    row[1] = r->gamma;
+    memcpy(row + pl_col_q(n, m), p->q, n * sizeof *row);
+    memcpy(row + pl_col_v(n, m), p->v, n * sizeof *row);
+    pl_scheme_gaps(r->model, p->t, p->q, row + pl_col_g(n, m), NULL, NULL);
+    memcpy(row + pl_col_force(n, m), p->impulse, m * sizeof *row);
+    for (size_t i = 0; i < m; i++) {
+        int e = r->open[i];
+        if (e >= 0 && -row[pl_col_g(n, m) + i] > r->sol->episodes[e].max_penetration) {
+            r->sol->episodes[e].max_penetration = -row[pl_col_g(n, m) + i];
+            r->sol->episodes[e].t_max_penetration = p->t;
+        }
+    }
+    return pl_table_append(&r->sol->traj, row, err);
+}
+
+/* After a step from `now` to `next` (recorded as the last row): episodes and impact events. */
+static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_scheme_point *next, double h,
+                             double gamma_before, long step, pl_error *err)
+{
+    const pl_model *model = r->model;
+    size_t n = r->n, m = r->m, last = r->sol->traj.nrows - 1;
+    double gdot_next[PL_MAX_CON];
+    normal_rates(model, next->t, next->q, next->v, gdot_next);
+    pl_status s;
+    int impact = 0;
+    size_t trigger = 0;
+    double strongest = 0.0;
+    for (size_t i = 0; i < m; i++) {
+        int pushing = next->impulse[i] != 0.0;
+        if (pushing && r->open[i] < 0) {
+            pl_episode *ep;
+            if ((s = pl_solution_add_episode(r->sol, i, next->t, &ep, err)) != PL_OK)
+                return s;
+            ep->gdot_in = r->gdot[i];
+            ep->gamma_in = gamma_before;
+            ep->row_in = last - 1; /* the state before the first impulse */
+            ep->max_penetration = fmax(0.0, -pl_table_row(&r->sol->traj, last)[pl_col_g(n, m) + i]);
+            r->open[i] = (int)r->sol->nepisodes - 1;
+        }
+        if (pushing) {
+            pl_episode *ep = &r->sol->episodes[r->open[i]];
+            ep->impulse += next->impulse[i];
+            ep->steps++;
+            ep->gamma_out = r->gamma;
+            ep->row_out = last;
+        } else if (r->open[i] >= 0) {
+            pl_episode *ep = &r->sol->episodes[r->open[i]];
+            ep->t_out = now->t;
+            ep->gdot_out = r->gdot[i];
+            r->open[i] = -1;
+        }
+        if (!pushing)
+            continue;
+        /* The normal velocity change the impulses produce, against the smooth part. */
+        pl_gap g;
+        pl_model_gap(model, i, now->t, now->q, &g);
+        double jump = 0.0;
+        for (size_t j = 0; j < n; j++)
+            jump += g.grad[j] * next->dv_impulse[j];
+        double D = pl_model_free_gap_accel(model, i, now->t, now->q, now->v);
+        double smooth = 2.0 * h * fabs(D) + 1e3 * DBL_EPSILON * model->v_scale;
+        if (fabs(jump) > smooth) {
+            if (!impact || fabs(jump) > strongest)
+                trigger = i, strongest = fabs(jump);
+            impact = 1;
+        }
+    }
+    if (impact && r->last_impact == step - 1 && r->sol->nevents > 0) {
+        /* The same impact over a second step (a landing stopped in two steps): one event. */
+        pl_event *e = &r->sol->events[r->sol->nevents - 1];
+        memcpy(e->v_after, next->v, n * sizeof *e->v_after);
+        e->gamma_after = r->gamma;
+        e->gdot_after = gdot_next[e->constraint];
+        for (size_t i = 0; i < m; i++) {
+            e->impulse[i] += next->impulse[i];
+            e->participants |= next->impulse[i] != 0.0 ? 1u << i : 0u;
+        }
+    } else if (impact) {
+        pl_event e;
+        memset(&e, 0, sizeof e);
+        e.kind = PL_EVENT_IMPACT;
+        e.t = next->t;
+        e.constraint = trigger;
+        memcpy(e.q, next->q, n * sizeof *e.q);
+        memcpy(e.v_before, now->v, n * sizeof *e.v_before);
+        memcpy(e.v_after, next->v, n * sizeof *e.v_after);
+        e.gamma_before = gamma_before;
+        e.gamma_after = r->gamma;
+        e.gdot_before = r->gdot[trigger];
+        e.gdot_after = gdot_next[trigger];
+        memcpy(e.impulse, next->impulse, m * sizeof *e.impulse);
+        for (size_t i = 0; i < m; i++)
+            e.participants |= next->impulse[i] != 0.0 ? 1u << i : 0u;
+        e.s_exit = NAN;
+        if ((s = pl_solution_add_event(r->sol, &e, err)) != PL_OK)
+            return s;
+    }
+    if (impact)
+        r->last_impact = step;
+    memcpy(r->gdot, gdot_next, m * sizeof *gdot_next);
+    return PL_OK;
+}
+
+pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double h, pl_scheme_step_fn step, void *state,
+                        pl_solution *sol, pl_error *err)
+{
+    double t0 = pl_now_seconds();
+    pl_error local;
+    pl_error *e = err ? err : &local;
+    pl_error_clear(e);
+    recorder r = {.model = model, .sol = sol, .n = model->n, .m = model->m, .last_impact = -2};
+    for (size_t i = 0; i < r.m; i++)
+        r.open[i] = -1;
+    pl_scheme_ctx ctx = {.model = model, .opts = opts, .h = h, .n = model->n, .m = model->m, .stats = &sol->stats,
+                         .state = state};
+    pl_scheme_point now, next;
+    memset(&now, 0, sizeof now);
+    pl_model_initial_state(model, now.q, now.v);
+    normal_rates(model, 0.0, now.q, now.v, r.gdot);
+    long steps = (long)ceil(opts->t_end / h * (1.0 - 1e-12));
+    pl_status s = record_row(&r, &now, e);
+    for (long k = 0; s == PL_OK && k < steps; k++) {
+        memset(&next, 0, sizeof next);
+        next.t = (double)(k + 1) * h;
+        ctx.step = k;
+        if ((s = step(&ctx, &now, &next, e)) != PL_OK)
+            break;
+        if (!pl_all_finite(next.q, r.n) || !pl_all_finite(next.v, r.n)) {
+            s = pl_fail(e, PL_ERR_SOLVER, "step %ld at t = %.17g: the state is not finite", k, now.t);
+            break;
+        }
+        double gamma_before = r.gamma;
+        r.gamma += h + pl_norm(next.dv_impulse, r.n);
+        sol->stats.steps++;
+        if ((s = record_row(&r, &next, e)) != PL_OK || (s = bookkeeping(&r, &now, &next, h, gamma_before, k, e)) != PL_OK)
+            break;
+        now = next;
+    }
+    pl_solution_finish(sol, s, e, t0);
+    return s;
+}

@@ -1,0 +1,74 @@
+/* What the time-stepping schemes share: the stepping loop that records every step as a row
+ * (t, discrete Gamma, q, v, G, the impulse of each constraint over the step), the contact episodes
+ * (runs of steps with a non-zero impulse) and the impact events, the option checks, and the small
+ * linear algebra of the per-step complementarity problems.
+ *
+ * A scheme is a step function from the iterate at t_n to the iterate at t_{n+1} = (n + 1) h.  The
+ * run takes N = ceil(t_end/h) steps, so it ends at N h >= t_end.
+ *
+ * Conventions of the rows: v at t_{n+1} is the velocity of the step that ends there (Moreau-Jean's
+ * v_{n+1}, Paoli's (U^{n+1} - U^n)/h, Maury's u^{n+1}); impulse_i is the impulse of constraint i
+ * over that step; Gamma advances by h + |sum_i w_i P_i|, the norm of the velocity change the
+ * impulses produce (the discrete form of paper 004's eq. (5)).
+ *
+ * An impact event is a step whose impulse changes the normal velocity of a constraint by more than
+ * twice what the smooth dynamics would over the step (2 h |D_i|, D_i the free gap acceleration):
+ * a resting contact only cancels the smooth part, an impact reverses or stops a finite approach
+ * speed.  Its time is the end of the step; consecutive impact steps (a landing that a scheme stops
+ * in two steps) are one impact. */
+#ifndef PL_SCHEME_H
+#define PL_SCHEME_H
+
+#include "solvers/solver.h"
+
+/* An iterate. */
+typedef struct {
+    double t;
+    double q[PL_MAX_DOF], v[PL_MAX_DOF];
+    double impulse[PL_MAX_CON];    /* P_i over the step ending at t */
+    double dv_impulse[PL_MAX_DOF]; /* the velocity change they produce */
+} pl_scheme_point;
+
+typedef struct pl_scheme_ctx pl_scheme_ctx;
+
+/* One step: from `now` (at t_n) to `next` (next->t is set to t_{n+1} by the caller). */
+typedef pl_status (*pl_scheme_step_fn)(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_point *next,
+                                       pl_error *err);
+
+struct pl_scheme_ctx {
+    const pl_model *model;
+    const pl_solve_opts *opts;
+    double h;
+    size_t n, m;
+    pl_stats *stats;
+    long step; /* index n of the step being taken (from t_n) */
+    void *state; /* the scheme's own */
+};
+
+/* Run a scheme: the rows, episodes, events and counters of sol. */
+pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double h, pl_scheme_step_fn step, void *state,
+                        pl_solution *sol, pl_error *err);
+
+/* The contact data of every constraint at (t, q) with minv = M(q)^-1: gaps, gradients (rows of H,
+ * m x n), G_t. */
+void pl_scheme_gaps(const pl_model *model, double t, const double *q, double *G, double *H, double *G_t);
+
+/* A = H B H^T (m x m) for H (m x n) and B (n x n). */
+void pl_scheme_delassus(size_t m, size_t n, const double *H, const double *B, double *A);
+
+/* Solve the LCP  P >= 0, A P + b >= 0, complementary (size m), counting it in ctx->stats; a
+ * failure names the step and the time. */
+pl_status pl_scheme_lcp(pl_scheme_ctx *ctx, size_t m, const double *A, const double *b, double *P, double t,
+                        pl_error *err);
+
+/* F_v(t, q, v) (and its Jacobians if not NULL), counted as an evaluation of the right-hand side. */
+void pl_scheme_accel(pl_scheme_ctx *ctx, double t, const double *q, const double *v, double *a, double *a_q,
+                     double *a_v);
+
+/* Option helpers shared by the schemes' types: h is their first option. */
+pl_status pl_scheme_applies(const pl_model *model, pl_error *err);
+pl_status pl_scheme_applies_inelastic(const char *scheme, const pl_model *model, pl_error *err);
+double pl_scheme_default_h(const pl_model *model, double t_end, size_t k);
+pl_status pl_scheme_check(const pl_model *model, const pl_solve_opts *opts, pl_error *err);
+
+#endif

@@ -1,0 +1,119 @@
+/* The one result type every solver produces (penalized runs, the limit solution, time-stepping
+ * schemes) and every consumer takes (analysis, sweeps, comparison with the limit, reports, plots).
+ *
+ * A solution is a trajectory table with the columns
+ *
+ *     t, gamma, q1..qn, v1..vn, G1..Gm, force1..forcem
+ *
+ * where gamma is the time transform Gamma (paper 004, eq. (5); for a scheme its discrete analogue,
+ * t plus the accumulated norm of the contact impulses' velocity changes) and force_i is the normal
+ * force lambda_i of constraint i (penalized runs, the limit's sliding forces) or, for a scheme, the
+ * impulse of constraint i over the step that ends at t.  Besides the table: contact episodes
+ * (penalized runs and schemes), events (impacts and mode changes, limit solution and schemes), the
+ * first Zeno point (limit solution), counters and the final state. */
+#ifndef PL_SOLUTION_H
+#define PL_SOLUTION_H
+
+#include "core/table.h"
+#include "model/model.h"
+
+/* Trajectory columns. */
+static inline size_t pl_col_q(size_t n, size_t m) { (void)n, (void)m; return 2; }
+static inline size_t pl_col_v(size_t n, size_t m) { (void)m; return 2 + n; }
+static inline size_t pl_col_g(size_t n, size_t m) { (void)m; return 2 + 2 * n; }
+static inline size_t pl_col_force(size_t n, size_t m) { return 2 + 2 * n + m; }
+static inline size_t pl_ncols(size_t n, size_t m) { return 2 + 2 * n + 2 * m; }
+
+/* Work counters; a solver fills those that apply to it. */
+typedef struct {
+    long steps, rhs_evals, jac_evals, root_evals, error_test_fails, nonlin_conv_fails;
+    long restarts;            /* CVodeReInit calls: one per contact switch */
+    long recovered_crossings; /* contact entries/exits between two step ends that rootfinding
+                                 cannot see (G dips through 0 and back) and that were recovered */
+    long fast_steps;          /* steps of the fast systems of impacts (limit solution) */
+    long lcp_solves, lcp_iterations; /* complementarity problems (Siconos) and their pivots */
+    double wall_seconds;
+} pl_stats;
+
+/* One contact episode of one constraint: from entry (G_i crosses 0 downward, or initial contact;
+ * for a scheme the first step with a non-zero impulse) to exit (G_i crosses 0 upward; the last such
+ * step). */
+typedef struct {
+    size_t constraint; /* 0-based */
+    double t_in, t_out; /* t_out is NAN while still in contact at the end of the run */
+    double gdot_in, gdot_out;
+    double max_penetration;   /* max of -G_i over the episode */
+    double t_max_penetration;
+    double gamma_in, gamma_out; /* Gamma at entry and at exit (or at the end of the run) */
+    double impulse;             /* integral of lambda_i over the episode (sum of impulses) */
+    size_t row_in, row_out;     /* trajectory rows at entry and at exit (or the last row) */
+    size_t steps;               /* scheme steps with a non-zero impulse (schemes only) */
+} pl_episode;
+
+/* Restitution of an episode, -gdot_out/gdot_in (NAN if it has not ended or gdot_in = 0). */
+double pl_episode_restitution(const pl_episode *ep);
+
+typedef enum { PL_EVENT_IMPACT, PL_EVENT_SLIDE_START, PL_EVENT_LIFT_OFF, PL_EVENT_ZENO, PL_EVENT_KINDS } pl_event_kind;
+
+/* "impact", "slide_start", "lift_off" or "zeno" */
+const char *pl_event_kind_name(pl_event_kind kind);
+
+typedef struct {
+    pl_event_kind kind;
+    double t;
+    size_t constraint; /* the constraint that triggered it (0-based) */
+    double q[PL_MAX_DOF];
+    double v_before[PL_MAX_DOF], v_after[PL_MAX_DOF];
+    double gamma_before, gamma_after;
+    double gdot_before, gdot_after; /* of the triggering constraint */
+    /* impacts */
+    double impulse[PL_MAX_CON]; /* impulse of each constraint taking part */
+    unsigned participants;      /* bit i: constraint i took part */
+    double s_exit;              /* the fast exit time s* (limit solution; NAN otherwise) */
+} pl_event;
+
+/* The first accumulation of impacts found by the limit solution. */
+typedef struct {
+    int found;
+    size_t constraint, impacts_resolved;
+    double t_accumulation, ratio;
+    double q[PL_MAX_DOF], v[PL_MAX_DOF];
+} pl_zeno_point;
+
+struct pl_solver_type;
+
+typedef struct {
+    const struct pl_solver_type *solver;
+    pl_status status; /* PL_OK, or the failure (the trajectory then stops where it failed) */
+    pl_error error;
+    size_t n, m;
+    double t_end;
+    double option[PL_MAX_PARAMS]; /* the solver's options, in the order of solver->options */
+    pl_table traj;
+    pl_episode *episodes;
+    size_t nepisodes, episodes_cap;
+    pl_event *events;
+    size_t nevents, events_cap;
+    pl_zeno_point zeno;
+    pl_stats stats;
+    double t_final, gamma_final;
+    double q_final[PL_MAX_DOF], v_final[PL_MAX_DOF];
+} pl_solution;
+
+/* An empty solution of model by solver with the given option values (copied). */
+void pl_solution_init(pl_solution *sol, const struct pl_solver_type *solver, const pl_model *model,
+                      double t_end, const double *option);
+void pl_solution_free(pl_solution *sol);
+
+/* The value of the solver option `name` (NAN if the solver has none of that name). */
+double pl_solution_option(const pl_solution *sol, const char *name);
+
+/* Append an episode (zeroed but for the constraint, t_in and the NAN end) or an event. */
+pl_status pl_solution_add_episode(pl_solution *sol, size_t constraint, double t_in, pl_episode **ep, pl_error *err);
+pl_status pl_solution_add_event(pl_solution *sol, const pl_event *e, pl_error *err);
+
+/* Record the end of the run: t_final, gamma_final, q_final, v_final from the last row, the status
+ * and error, and the wall time since t0. */
+void pl_solution_finish(pl_solution *sol, pl_status status, const pl_error *err, double t0);
+
+#endif

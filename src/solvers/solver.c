@@ -1,0 +1,71 @@
+#include "solvers/solver.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *pl_solver_family_name(pl_solver_family family)
+{
+    switch (family) {
+    case PL_FAMILY_PENALTY: return "penalty";
+    case PL_FAMILY_LIMIT: return "limit";
+    default: return "scheme";
+    }
+}
+
+int pl_solver_option_index(const pl_solver_type *s, const char *name)
+{
+    return pl_param_find(s->options, s->noptions, name);
+}
+
+void pl_solve_opts_init(pl_solve_opts *o, const pl_solver_type *s, const pl_model *model, double t_end)
+{
+    memset(o, 0, sizeof *o);
+    o->t_end = isnan(t_end) ? model->type->t_end : t_end;
+    o->samples = 1000;
+    for (size_t k = 0; k < s->noptions; k++) {
+        o->option[k] = s->options[k].value;
+        if ((s->options[k].flags & PL_PARAM_DERIVED) && s->default_option)
+            o->option[k] = s->default_option(model, o->t_end, k);
+    }
+}
+
+pl_status pl_solve_opts_set(pl_solve_opts *o, const pl_solver_type *s, const char *name, double value,
+                            pl_error *err)
+{
+    int k = pl_solver_option_index(s, name);
+    if (k < 0)
+        return pl_fail(err, PL_ERR_INPUT, "option --%s does not apply to the %s solver", name, s->name);
+    pl_status st = pl_param_check(&s->options[k], value, err);
+    if (st == PL_OK)
+        o->option[k] = value;
+    return st;
+}
+
+pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const pl_solve_opts *o, pl_error *err)
+{
+    pl_status st;
+    if (s->applies && (st = s->applies(model, err)) != PL_OK)
+        return st;
+    if (!(isfinite(o->t_end) && o->t_end >= 1e-12))
+        return pl_fail(err, PL_ERR_INPUT, "t-end must be a finite number >= 1e-12 (got %g)", o->t_end);
+    if (o->max_steps < 0)
+        return pl_fail(err, PL_ERR_INPUT, "max-steps must be >= 0 (got %ld)", o->max_steps);
+    for (size_t k = 0; k < s->noptions; k++)
+        if ((st = pl_param_check(&s->options[k], o->option[k], err)) != PL_OK)
+            return st;
+    return s->check ? s->check(model, o, err) : PL_OK;
+}
+
+pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solve_opts *o, pl_solution *sol,
+                   pl_error *err)
+{
+    pl_solution_init(sol, s, model, o->t_end, o->option);
+    pl_status st = pl_solve_check(s, model, o, err);
+    if (st != PL_OK) {
+        sol->status = st;
+        if (err)
+            sol->error = *err;
+        return st;
+    }
+    return s->solve(model, o, sol, err);
+}

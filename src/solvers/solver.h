@@ -1,0 +1,83 @@
+/* Solver types and their registry, after GSL's ode-initval2 steppers (gsl_odeiv2_step_type): a
+ * solver is a const struct naming its family, its options (with defaults and ranges) and its solve
+ * function; every solver fills the neutral pl_solution (solution.h), which owns all its memory and
+ * is released by pl_solution_free whatever the solver.
+ *
+ * Built in (registry.c): the penalized system for one stiffness mu (CVODE), the limit solution
+ * computed directly, and the time-stepping schemes of Moreau-Jean, Paoli and Bernicot-Lefebvre
+ * (after Maury).  A new solver is one source file defining a pl_solver_type and one line in the
+ * registry. */
+#ifndef PL_SOLVER_H
+#define PL_SOLVER_H
+
+#include "core/params.h"
+#include "model/model.h"
+#include "solvers/solution.h"
+
+typedef enum { PL_FAMILY_PENALTY, PL_FAMILY_LIMIT, PL_FAMILY_SCHEME } pl_solver_family;
+
+/* "penalty", "limit" or "scheme" */
+const char *pl_solver_family_name(pl_solver_family family);
+
+/* What a solve needs besides the model: the horizon, output sampling, a cap on the work, and the
+ * values of the solver's own options (in the order of its spec). */
+typedef struct {
+    double t_end;
+    size_t samples;  /* also record the solution at k t_end/samples (dense output), 0: steps only;
+                        solvers without dense output record every step and ignore it */
+    long max_steps;  /* cap on steps over the whole run; 0 selects 5e6 */
+    double option[PL_MAX_PARAMS];
+} pl_solve_opts;
+
+typedef struct pl_solver_type {
+    const char *name;
+    const char *summary;
+    pl_solver_family family;
+    const pl_param_spec *options; /* a PL_PARAM_DERIVED default is computed by default_option */
+    size_t noptions;
+    /* The option a sweep refines ("mu" or "h"; NULL for none) and whether refining makes it
+     * larger (+1, mu -> infinity) or smaller (-1, h -> 0). */
+    const char *refine;
+    int refine_sign;
+    /* Optional: PL_ERR_INPUT with a one-line message naming the fix if the solver cannot treat the
+     * model (an inelastic scheme on a case with restitution, say). */
+    pl_status (*applies)(const pl_model *model, pl_error *err);
+    /* Optional: the model-dependent default of option k (flagged PL_PARAM_DERIVED). */
+    double (*default_option)(const pl_model *model, double t_end, size_t k);
+    /* Optional: checks across options and the horizon (h <= t_end, say). */
+    pl_status (*check)(const pl_model *model, const pl_solve_opts *opts, pl_error *err);
+    /* Solve.  sol has been initialised (pl_solution_init) and the options checked; the solver fills
+     * it and returns PL_OK, PL_ERR_SOLVER (sol then holds the run up to the failure and the
+     * reason), PL_ERR_NOMEM, or PL_ERR_INPUT for a model it finds invalid while running. */
+    pl_status (*solve)(const pl_model *model, const pl_solve_opts *opts, pl_solution *sol, pl_error *err);
+} pl_solver_type;
+
+extern const pl_solver_type pl_solver_penalty;
+extern const pl_solver_type pl_solver_limit;
+extern const pl_solver_type pl_solver_moreau_jean;
+extern const pl_solver_type pl_solver_paoli;
+extern const pl_solver_type pl_solver_maury;
+
+size_t pl_solver_count(void);
+const pl_solver_type *pl_solver_at(size_t index);
+const pl_solver_type *pl_solver_find(const char *name); /* NULL if unknown */
+
+/* Index of option `name` of solver s, or -1. */
+int pl_solver_option_index(const pl_solver_type *s, const char *name);
+
+/* Defaults: t_end (NAN: the case's), samples 1000, max_steps 0, and each option's default. */
+void pl_solve_opts_init(pl_solve_opts *o, const pl_solver_type *s, const pl_model *model, double t_end);
+
+/* Set option `name`; PL_ERR_INPUT if the solver has no such option or the value is out of range. */
+pl_status pl_solve_opts_set(pl_solve_opts *o, const pl_solver_type *s, const char *name, double value,
+                            pl_error *err);
+
+/* Everything a solve checks before it starts: the solver applies to the model, t_end is a finite
+ * number >= 1e-12, max_steps >= 0, each option in its range, and the solver's own check. */
+pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const pl_solve_opts *o, pl_error *err);
+
+/* Check, initialise sol and solve.  sol must be freed with pl_solution_free whatever the status. */
+pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solve_opts *o, pl_solution *sol,
+                   pl_error *err);
+
+#endif
