@@ -1,6 +1,6 @@
 # Sustained contacts: the penalty force mu G(t) (solid) against the sliding-mode force F^sm(t)
 # computed from the model at the same state (dashed), paper 004 Theorem 6.
-# Data: sliding.dat, one block per mu: t, constraint, mu G, F^sm.
+# Data: sliding.dat, one block per run: t, constraint, mu G, F^sm.
 load 'plots_config.gp'
 set terminal pngcairo size 1200,700 noenhanced
 set output 'sliding.png'

@@ -1,4 +1,4 @@
-# Penalized trajectories q1(t) and v1(t) overlaid for the swept mu.
+# Trajectories q1(t) and v1(t) overlaid for the swept mu (or h).
 # The limit solution (limit/, when computed) is the dashed black line.
 # Data: runs/*/trajectory.csv (t,gamma,q1..qn,v1..vn,...); plots_config.gp names the runs.
 load 'plots_config.gp'
@@ -7,7 +7,7 @@ set output 'trajectories.png'
 set datafile separator ','
 set datafile columnheaders
 set key outside right
-set multiplot layout 2,1 title sprintf('%s: penalized trajectories for growing mu', case_name)
+set multiplot layout 2,1 title sprintf('%s: %s trajectories, refining %s', case_name, solution, param)
 set xlabel 't'
 set ylabel 'q1'
 plot for [i=1:words(runs)] word(runs, i).'/trajectory.csv' using 1:3 with lines title word(labels, i), \

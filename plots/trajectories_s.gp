@@ -1,4 +1,4 @@
-# The same trajectories in the transformed time s = Gamma^mu(t) (paper 004, section 3): velocity
+# The same trajectories in the transformed time s = Gamma(t) (paper 004, section 3): velocity
 # jumps become continuous arcs and the runs converge uniformly.
 # The limit solution (limit/, when computed) is the dashed black line.
 # Data: runs/*/trajectory_s.csv (s,t,q1..qn,v1..vn).
@@ -8,7 +8,7 @@ set output 'trajectories_s.png'
 set datafile separator ','
 set datafile columnheaders
 set key outside right
-set multiplot layout 2,1 title sprintf('%s: trajectories in s = Gamma^mu(t)', case_name)
+set multiplot layout 2,1 title sprintf('%s: %s trajectories in s = Gamma(t)', case_name, solution)
 set xlabel 's'
 set ylabel 'q1'
 plot for [i=1:words(runs)] word(runs, i).'/trajectory_s.csv' using 1:3 with lines title word(labels, i), \

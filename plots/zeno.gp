@@ -1,7 +1,7 @@
-# Zeno: impact times and entry gap rates against the impact index for each mu, and the capture
-# time T*_mu against mu with the accumulation time of the limit (paper 004, eq. (52)).
-# Data: zeno.dat (one block per mu: index, t_in, |gdot_in|, gdot_out) and capture.dat
-# (mu, capture time, accumulation estimate, impacts before capture).
+# Zeno: impact times and entry gap rates against the impact index for each run, and the capture
+# time T* against mu (or h) with the accumulation time of the limit (paper 004, eq. (52)).
+# Data: zeno.dat (one block per run: index, t_in, |gdot_in|, gdot_out) and capture.dat
+# (mu or h, capture time, accumulation estimate, impacts before capture).
 load 'plots_config.gp'
 set terminal pngcairo size 1200,1000 noenhanced
 set output 'zeno.png'
@@ -18,10 +18,10 @@ unset logscale y
 set format y '%g'
 set logscale x
 set format x '%.0e'
-set xlabel 'mu'
+set xlabel param
 set ylabel 'time'
 if (ncapture > 0) {
-    plot 'capture.dat' using 1:2 with linespoints pt 7 title 'capture time T*_mu', \
+    plot 'capture.dat' using 1:2 with linespoints pt 7 title 'capture time T*', \
          'capture.dat' using 1:3 with linespoints pt 6 title 'accumulation estimated from flights', \
          accumulation with lines dt 2 title 'accumulation time (closed form)'
 } else {

@@ -276,6 +276,7 @@ static pl_status write_plot_config(const char *dir, const pl_model *model, const
         return s;
     fprintf(f.fp, "# Written by penlim sweep: what the plot scripts of this directory read.\n");
     fprintf(f.fp, "case_name = '%s'\nndof = %zu\nncon = %zu\n", model->type->name, model->n, model->m);
+    fprintf(f.fp, "solution = '%s'\nparam = '%s'\n", sw->solver->name, sw->param_name);
     fprintf(f.fp, "runs = '");
     for (size_t k = 0; k < sw->n; k++)
         if (sw->runs[k].status == PL_OK) {

@@ -215,6 +215,10 @@ static double quantity_value(const pl_sweep *sw, pl_sweep_quantity_id id, size_t
         return analysis_value(&sw->analysis[k], id);
     if (!sw->has_limit)
         return NAN;
+    /* A scheme's discrete Gamma advances by |Delta v| at an impact, the limit's by the total
+     * variation of the fast solution (larger): their s-representations differ by that, whatever h. */
+    if (id == PL_Q_LIMIT_S_DISTANCE && sw->solver->family == PL_FAMILY_SCHEME)
+        return NAN;
     const pl_limit_distance *d = &sw->dist[k];
     switch (id) {
     case PL_Q_LIMIT_SUP_Q: return d->sup_q;

@@ -170,7 +170,7 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
         int pushing = next->impulse[i] != 0.0;
         if (pushing && r->open[i] < 0) {
             pl_episode *ep;
-            if ((s = pl_solution_add_episode(r->sol, i, next->t, &ep, err)) != PL_OK)
+            if ((s = pl_solution_add_episode(r->sol, i, now->t, &ep, err)) != PL_OK)
                 return s;
             ep->gdot_in = r->gdot[i];
             ep->gamma_in = gamma_before;
@@ -220,7 +220,7 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
         pl_event e;
         memset(&e, 0, sizeof e);
         e.kind = PL_EVENT_IMPACT;
-        e.t = next->t;
+        e.t = now->t;
         e.constraint = trigger;
         memcpy(e.q, next->q, n * sizeof *e.q);
         memcpy(e.v_before, now->v, n * sizeof *e.v_before);

@@ -14,8 +14,10 @@
  * An impact event is a step whose impulse changes the normal velocity of a constraint by more than
  * twice what the smooth dynamics would over the step (2 h |D_i|, D_i the free gap acceleration):
  * a resting contact only cancels the smooth part, an impact reverses or stops a finite approach
- * speed.  Its time is the end of the step; consecutive impact steps (a landing that a scheme stops
- * in two steps) are one impact. */
+ * speed.  Its time is the start t_n of the step: the velocity the step ends with is the one it
+ * moves with from t_n on (Paoli's V^n and Maury's u^{n+1} on [t_n, t_{n+1}]).  Consecutive impact
+ * steps (a landing that a scheme stops in two steps) are one impact.  A contact episode likewise
+ * starts at the start of its first step with an impulse and ends at the end of its last. */
 #ifndef PL_SCHEME_H
 #define PL_SCHEME_H
 
