@@ -1,4 +1,4 @@
-/* Cost of the penalized integration against stiffness (issue 2): bouncing_ball with its defaults
+/* Cost of the penalized integration against stiffness: bouncing_ball with its defaults
  * (e = 0.9, t in [0, 10]) for mu = 1e4, 1e6, ..., 1e12 at rtol = 1e-8.  Prints steps and
  * right-hand-side evaluations per contact episode, split into impacts (contact plus the flight
  * that follows it) and the final resting contact, and wall time as a ratio to mu = 1e4. */

@@ -41,7 +41,8 @@ static void scales(const double *p, double *velocity, double *acceleration)
 }
 
 /* Free fall from h0 with v0, then impacts with restitution e: t1 = (v0 + V)/g with V the impact
- * speed sqrt(v0^2 + 2 g h0); impacts accumulate at t1 + 2 V e/(g (1 - e)) (notes/references.md). */
+ * speed sqrt(v0^2 + 2 g h0); impacts accumulate at t1 + 2 V e/(g (1 - e)) (the geometric series of
+ * the flights 2 V e^k/g; paper 004, section 7). */
 static double limit_value(const double *p, pl_limit_quantity what)
 {
     double g = p[G_ACC], V = sqrt(p[V0] * p[V0] + 2.0 * g * p[H0]), e = p[E];

@@ -46,7 +46,8 @@ static void scales(const double *p, double *velocity, double *acceleration)
 }
 
 /* Resting on the table, the mass is pressed while g > A omega^2 sin(omega t) and lifts off at
- * t_off = asin(g/(A omega^2))/omega (notes/seed003.md, T1b). */
+ * t_off = asin(g/(A omega^2))/omega (the lift-off test of Paoli, ARMA 2010, and of Bernicot and
+ * Lefebvre-Lepot, their moving floor). */
 static double limit_value(const double *p, pl_limit_quantity what)
 {
     double g = p[G_ACC], a = p[AMP] * p[OMEGA] * p[OMEGA];

@@ -1,7 +1,8 @@
 /* Two degrees of freedom in the quadrant q1 >= 0, q2 >= 0 with the constant mass matrix
- * M = [[1, m], [m, 1]], |m| < 1 (notes/seed003.md, test T3).  In the kinetic metric the quadrant is a
- * wedge of interior angle arccos(m): acute for m > 0, where the angle condition (H6) of paper 003
- * holds, and obtuse for m < 0, where rigid impact laws depend discontinuously on the data.
+ * M = [[1, m], [m, 1]], |m| < 1.  In the kinetic metric the quadrant is a wedge of interior angle
+ * arccos(m): acute for m > 0, where the angle condition (H6) of Paoli (ARMA 2010) holds
+ * (grad G_1 . M^-1 grad G_2 = -m/(1 - m^2) <= 0), and obtuse for m < 0, where rigid impact laws
+ * depend discontinuously on the data.
  * A constant generalized force f acts on the mass. */
 #include "cases/cases.h"
 

@@ -1,4 +1,4 @@
-/* The vibrating table's analytic flight after lift-off (notes/seed003.md, T1b): the ball leaves the
+/* The vibrating table's analytic flight after lift-off: the ball leaves the
  * table at t_off with the table's position and velocity and flies under gravity; it lands where
  * the flight meets A sin(w t) again.  Shared by the tests of the penalized runs and of the limit. */
 #ifndef PL_TABLE_FLIGHT_H

@@ -105,6 +105,27 @@ static void test_bad_input(void)
         "sweep bouncing_ball --set e=3 --out bad",
         "sweep no_such_case --out bad",
         "run bouncing_ball --jobs 2 --out bad",
+        "run bouncing_ball --scheme nope --out bad",
+        "run bouncing_ball --scheme limit --out bad",
+        "run bouncing_ball --scheme moreau_jean --h 0 --out bad",
+        "run bouncing_ball --scheme moreau_jean --h -1 --out bad",
+        "run bouncing_ball --scheme moreau_jean --h 100 --out bad",
+        "run bouncing_ball --scheme moreau_jean --h 1e-9 --out bad",
+        "run bouncing_ball --scheme moreau_jean --theta 0.3 --out bad",
+        "run bouncing_ball --scheme moreau_jean --gamma 2 --out bad",
+        "run bouncing_ball --set e=0 --scheme paoli --theta 0.5 --out bad",
+        "run bouncing_ball --scheme moreau_jean --mu 1e8 --out bad",
+        "run bouncing_ball --scheme moreau_jean --samples 10 --out bad",
+        "run bouncing_ball --h 0.01 --out bad",
+        "run bouncing_ball --theta 0.6 --out bad",
+        "run bouncing_ball --scheme paoli --out bad",
+        "run bouncing_ball --scheme maury --h 0.01 --out bad",
+        "sweep bouncing_ball --scheme moreau_jean --h 0.1,0 --out bad",
+        "sweep bouncing_ball --scheme moreau_jean --h 0.1,100 --out bad",
+        "sweep bouncing_ball --scheme moreau_jean --mu 1e3:1e5:3 --out bad",
+        "sweep bouncing_ball --scheme paoli --out bad",
+        "sweep bouncing_ball --h 1e-3,1e-4 --out bad",
+        "limit bouncing_ball --scheme moreau_jean --out bad",
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         expect_input_error(bad[k]);
@@ -278,6 +299,54 @@ static void test_limit(void)
     free(s);
 }
 
+static void test_schemes(void)
+{
+    CHECK(run("run bouncing_ball --scheme moreau_jean --h 0.01 --t-end 2 --out mj --quiet") == 0, "scheme run");
+    char *csv = slurp("mj/trajectory.csv");
+    CHECK(csv && strncmp(csv, "t,gamma,q1,v1,G1,impulse1\n", 26) == 0, "scheme CSV header");
+    CHECK(count_lines(csv) == 202, "a row per step (%d lines)", count_lines(csv));
+    free(csv);
+    json_t *j = load_json("mj/summary.json");
+    if (j) {
+        CHECK(strcmp(json_string_value(json_object_get(j, "solution")), "moreau_jean") == 0, "solution");
+        CHECK(json_real_value(json_object_get(j, "h")) == 0.01 && json_real_value(json_object_get(j, "theta")) == 0.5 &&
+                  json_real_value(json_object_get(j, "gamma")) == 0.5,
+              "h and the scheme's options");
+        json_t *st = json_object_get(j, "stats");
+        const char *stats[] = {"steps", "lcp_solves", "lcp_iterations", "rhs_evals", "wall_seconds"};
+        for (int k = 0; k < 5; k++)
+            CHECK(json_object_get(st, stats[k]) != NULL, "stats.%s", stats[k]);
+        CHECK(json_integer_value(json_object_get(st, "steps")) == 200, "200 steps");
+        json_t *first = json_array_get(json_object_get(j, "events"), 0);
+        CHECK(first && strcmp(json_string_value(json_object_get(first, "kind")), "impact") == 0 &&
+                  json_object_get(first, "v_before") && json_object_get(first, "v_after"),
+              "impact events with their velocities");
+        json_t *an = json_object_get(j, "analysis");
+        CHECK(fabs(json_real_value(json_object_get(an, "first_impact_time")) - sqrt(2 / 9.81)) < 0.02 &&
+                  fabs(json_real_value(json_object_get(an, "restitution_first")) - 0.9) < 1e-9,
+              "analysis: first impact and its restitution");
+        json_decref(j);
+    }
+    CHECK(run("sweep bouncing_ball --scheme maury --set e=0 --h 1e-2,1e-3,1e-4 --t-end 2 --out swm --no-plots "
+              "--quiet") == 0,
+          "scheme sweep");
+    csv = slurp("swm/sweep.csv");
+    CHECK(csv && strncmp(csv, "h,status,", 9) == 0 && count_lines(csv) == 4, "sweep.csv by h");
+    free(csv);
+    CHECK(exists("swm/runs/001_h_1.000e-02/summary.json") && exists("swm/runs/003_h_1.000e-04/trajectory.csv") &&
+              exists("swm/limit/summary.json"),
+          "run directories by h, coarsest first, and the limit");
+    j = load_json("swm/sweep.json");
+    if (j) {
+        CHECK(strcmp(json_string_value(json_object_get(j, "refined")), "h") == 0 &&
+                  json_array_size(json_object_get(j, "h")) == 3,
+              "sweep.json: refined h");
+        json_t *c = json_object_get(json_object_get(j, "convergence"), "first_impact_time");
+        CHECK(json_is_real(json_object_get(c, "rate")), "a fitted rate in h");
+        json_decref(j);
+    }
+}
+
 static void test_failures(void)
 {
     /* Contacts of duration 1e-15 at t ~ 0.45 cannot be resolved in double precision. */
@@ -324,6 +393,7 @@ int main(int argc, char **argv)
     test_run_files();
     test_sweep();
     test_limit();
+    test_schemes();
     test_failures();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

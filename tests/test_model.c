@@ -28,7 +28,7 @@ static void test_numbers(void)
 
 static void test_restitution_map(void)
 {
-    /* Closed forms (notes/references.md): e = 0.9 <-> xi = 0.0335183, e = 0.5 <-> xi = 0.2154537. */
+    /* Closed forms of e = exp(-pi xi/sqrt(1 - xi^2)): e = 0.9 <-> xi = 0.0335183, e = 0.5 <-> xi = 0.2154537. */
     CHECK_NEAR(pl_xi_from_restitution(0.9), 0.0335183, 5e-7, "xi(e = 0.9)"); /* 7 digits given */
     CHECK_NEAR(pl_xi_from_restitution(0.5), 0.2154537, 5e-7, "xi(e = 0.5)");
     CHECK(pl_xi_from_restitution(0.0) == 1.0, "e = 0 maps to critical damping");

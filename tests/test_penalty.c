@@ -20,7 +20,7 @@ static pl_status run_case(const pl_case *c, const pl_setting *s, size_t ns, doub
     return st;
 }
 
-/* Paper 004 eq. (51) at mu = 1e8, e = 0.9 (issue: first restitution within 2e-3, resting
+/* Paper 004 eq. (51) at mu = 1e8, e = 0.9 (first restitution within 2e-3, resting
  * penetration within 1% of g/(k mu), Gamma = t before the first contact). */
 static void test_bouncing_ball(void)
 {

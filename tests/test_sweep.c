@@ -54,7 +54,7 @@ static void test_bouncing_ball(void)
     CHECK_NEAR(sw.q[PL_Q_ACCUMULATION_ESTIMATE].values[6], t_acc, 2e-3, "accumulation from the flights");
     /* Uniform convergence in s: successive runs get closer. */
     CHECK(sw.s_dist_q[5] < sw.s_dist_q[0], "s distances fall (%g -> %g)", sw.s_dist_q[0], sw.s_dist_q[5]);
-    /* Against the limit solution (issue 4): sup |q^mu - q| outside the window around the Zeno
+    /* Against the limit solution: sup |q^mu - q| outside the window around the Zeno
      * point falls at least like mu^-0.45; impact times and velocities converge like mu^-1/2. */
     CHECK(sw.has_limit && sw.limit.zeno.found, "the limit solution has its Zeno point");
     const pl_sweep_quantity *sup = &sw.q[PL_Q_LIMIT_SUP_Q_OUTSIDE];

@@ -1,4 +1,5 @@
-/* Named numeric parameters of a case: defaults, descriptions and valid ranges (DESIGN.md section 2). */
+/* Named numeric parameters (of a case, or a solver's options): defaults, descriptions and valid
+ * ranges. */
 #ifndef PL_PARAMS_H
 #define PL_PARAMS_H
 

@@ -1,4 +1,5 @@
-/* The visco-elastic (Kelvin-Voigt) contact law, form (4) of paper 004 (DESIGN.md section 2):
+/* The visco-elastic (Kelvin-Voigt) contact law, form (4) of paper 004 (Miller and Bentsman,
+ * "Generalized solutions in systems with active unilateral constraints"):
  *
  *   mu*F^s_i = w_i * lambda_i,  lambda_i = -m_i k_i (mu G_i + 2 xi_i sqrt(mu/k_i) Gdot_i)
  *

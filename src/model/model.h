@@ -1,4 +1,4 @@
-/* The model interface (DESIGN.md section 2): what a case provides, and the quantities the solvers
+/* The model interface (paper 004, eq. (1) and (4)): what a case provides, and the quantities the solvers
  * derive from it.
  *
  *   q' = F_p(q, v, t)                                  (default F_p = v)

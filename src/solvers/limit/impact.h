@@ -1,5 +1,5 @@
 /* The limit of an impact: the infinitesimal dynamics (19) of paper 004 in the fast time
- * sigma = sqrt(mu) (t - t0), with q and t frozen (DESIGN.md section 4).  For the Kelvin-Voigt law
+ * sigma = sqrt(mu) (t - t0), with q and t frozen (Theorem 5).  For the Kelvin-Voigt law
  * (4) the limit force (18) of constraint i is
  *
  *     Fbar_i = -w_i m_i k_i (z_i + 2 xi_i z_i'/sqrt(k_i)) I{z_i <= 0},

@@ -1,5 +1,5 @@
 /* The limit (generalized) solution of paper 004 computed directly: the measure differential
- * equation (47)-(48), event driven (DESIGN.md section 4).
+ * equation (47)-(48), event driven.
  *
  * - flight: the smooth system with CVODE, rootfinding on the gaps G_i;
  * - impact (G_i = 0, Gdot_i < 0): the jump of the infinitesimal dynamics (19), with every

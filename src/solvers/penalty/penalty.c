@@ -100,7 +100,7 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *gout, void *user)
     return 0;
 }
 
-/* Error weights that follow the scales of the problem at this mu (DESIGN.md section 2):
+/* Error weights that follow the scales of the problem at this mu:
  * - away from contacts, q and v are controlled relative to their size, with floors at the
  *   free-motion scales L = V^2/A and V;
  * - near constraint i, the gap and its rate are controlled relative to the contact amplitude
