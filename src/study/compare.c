@@ -23,12 +23,19 @@ static double *union_times(const pl_trajectory *a, const pl_trajectory *b, doubl
     return t;
 }
 
-static void state_gap(const pl_trajectory *a, const pl_trajectory *b, double t, double *dq, double *dv)
+/* Max-norm of the q difference and 1-norm of the v difference at t; from the left (side < 0) or
+ * from the right at a jump of either trajectory. */
+static void state_gap(const pl_trajectory *a, const pl_trajectory *b, double t, int side, double *dq, double *dv)
 {
     size_t n = a->n;
     double xa[2 * PL_MAX_DOF], xb[2 * PL_MAX_DOF];
-    pl_trajectory_at_t(a, t, xa);
-    pl_trajectory_at_t(b, t, xb);
+    if (side < 0) {
+        pl_trajectory_at_t_left(a, t, xa);
+        pl_trajectory_at_t_left(b, t, xb);
+    } else {
+        pl_trajectory_at_t(a, t, xa);
+        pl_trajectory_at_t(b, t, xb);
+    }
     *dq = *dv = 0.0;
     for (size_t j = 0; j < n; j++) {
         *dq = fmax(*dq, fabs(xa[j] - xb[j]));
@@ -79,24 +86,29 @@ pl_status pl_compare_with_limit(const pl_analysed *run, const pl_analysed *limit
     double *t = union_times(run->traj, limit->traj, t_end, &count);
     if (!t)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory comparing with the limit");
-    /* sup at the union of the rows and the midpoints; L1 by Simpson's rule on each interval. */
-    double prev_dv = 0.0;
+    /* sup at the union of the rows and the midpoints; L1 by Simpson's rule on each interval, whose
+     * ends are taken from inside it: a velocity jump at a row time (an impact of the limit
+     * solution, a block of rows at one t) belongs to neither neighbouring interval. */
+    double right_dv = 0.0;
     for (size_t r = 0; r < count; r++) {
-        double dq, dv;
-        state_gap(run->traj, limit->traj, t[r], &dq, &dv);
+        double dq, dv_left, dv_right;
+        state_gap(run->traj, limit->traj, t[r], +1, &dq, &dv_right);
         out->sup_q = fmax(out->sup_q, dq);
         int outside = !(t[r] >= exclude_lo && t[r] <= exclude_hi); /* no window: NaN bounds */
         if (outside)
             out->sup_q_outside = fmax(out->sup_q_outside, dq);
         if (r > 0) {
             double tm = 0.5 * (t[r - 1] + t[r]), dqm, dvm;
-            state_gap(run->traj, limit->traj, tm, &dqm, &dvm);
-            out->sup_q = fmax(out->sup_q, dqm);
+            state_gap(run->traj, limit->traj, t[r], -1, &dq, &dv_left);
+            state_gap(run->traj, limit->traj, tm, +1, &dqm, &dvm);
+            out->sup_q = fmax(out->sup_q, fmax(dq, dqm));
             if (!(tm >= exclude_lo && tm <= exclude_hi))
                 out->sup_q_outside = fmax(out->sup_q_outside, dqm);
-            out->l1_v += (t[r] - t[r - 1]) * (prev_dv + 4.0 * dvm + dv) / 6.0;
+            if (outside)
+                out->sup_q_outside = fmax(out->sup_q_outside, dq);
+            out->l1_v += (t[r] - t[r - 1]) * (right_dv + 4.0 * dvm + dv_left) / 6.0;
         }
-        prev_dv = dv;
+        right_dv = dv_right;
     }
     free(t);
     pl_trajectory_distance_s(run->traj, limit->traj, &out->s_dist_q, &out->s_dist_v);

@@ -134,6 +134,23 @@ void pl_trajectory_at_t(const pl_trajectory *tr, double t, double *x)
     interpolate(tr, tr->t, t, 0, x, NULL);
 }
 
+void pl_trajectory_at_t_left(const pl_trajectory *tr, double t, double *x)
+{
+    /* The first row at exactly t, if any, is the state before a jump there. */
+    size_t lo = 0, hi = tr->rows;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (tr->t[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < tr->rows && tr->t[lo] == t)
+        memcpy(x, tr->x + lo * 2 * tr->n, 2 * tr->n * sizeof *x);
+    else
+        pl_trajectory_at_t(tr, t, x);
+}
+
 void pl_trajectory_at_s(const pl_trajectory *tr, double s, double *x, double *t)
 {
     interpolate(tr, tr->s, s, 1, x, t);

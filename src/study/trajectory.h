@@ -30,8 +30,11 @@ typedef struct {
 pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl_solution *sol, pl_error *err);
 void pl_trajectory_free(pl_trajectory *tr);
 
-/* State (q, v) at time t (clamped to the recorded range). */
+/* State (q, v) at time t (clamped to the recorded range); at a jump (several rows at t) the state
+ * after it, the right limit. */
 void pl_trajectory_at_t(const pl_trajectory *tr, double t, double *x);
+/* The same, but the left limit at a jump: the state before it. */
+void pl_trajectory_at_t_left(const pl_trajectory *tr, double t, double *x);
 /* State (q, v) and time t at s; beyond the last s the final state (the paper's constant extension). */
 void pl_trajectory_at_s(const pl_trajectory *tr, double s, double *x, double *t);
 
