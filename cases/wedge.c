@@ -68,7 +68,7 @@ static void scales(const double *p, double *velocity, double *acceleration)
 
 const pl_case pl_case_wedge = {
     .name = "wedge",
-    .summary = "2 dof in q1, q2 >= 0 with mass matrix [[1, m], [m, 1]]: corner impacts (paper 003, T3)",
+    .summary = "2 dof in q1, q2 >= 0 with mass matrix [[1, m], [m, 1]]: corner impacts, the angle condition of Paoli (ARMA 2010)",
     .ndof = 2,
     .ncon = 2,
     .params = params,

@@ -233,8 +233,8 @@ static void test_corner(void)
             snprintf(what, sizeof what, "limit vs penalty mu=1e10, m=%g, q0=(%g,%g)", ms[im], q1, q2);
             CHECK_NEAR(r.v_final[0], p.v_final[0], 1e-6, what);
             CHECK_NEAR(r.v_final[1], p.v_final[1], 1e-6, what);
-            if (im == 1 && d > 0) /* paper 003, T3 with m < 0: (0.25, 0) or (0, 0.25) */
-                CHECK_NEAR(r.v_final[d == 1 ? 0 : 1], 0.25, 1e-9, "T3 outcome for m < 0");
+            if (im == 1 && d > 0) /* the rigid inelastic outcome for m < 0: (0.25, 0) or (0, 0.25) */
+                CHECK_NEAR(r.v_final[d == 1 ? 0 : 1], 0.25, 1e-9, "rigid corner outcome for m < 0");
             pl_solution_free(&p);
             pl_solution_free(&r);
         }

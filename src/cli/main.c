@@ -74,7 +74,7 @@ static const struct {
     {{"t-end", required_argument, NULL, OPT_T_END}, CMD_ALL},
     {{"rtol", required_argument, NULL, OPT_RTOL}, CMD_ALL},
     {{"out", required_argument, NULL, OPT_OUT}, CMD_ALL},
-    {{"max-steps", required_argument, NULL, OPT_MAX_STEPS}, CMD_RUN | CMD_SWEEP},
+    {{"max-steps", required_argument, NULL, OPT_MAX_STEPS}, CMD_ALL},
     {{"samples", required_argument, NULL, OPT_SAMPLES}, CMD_ALL},
     {{"jobs", required_argument, NULL, OPT_JOBS}, CMD_SWEEP},
     {{"no-plots", no_argument, NULL, OPT_NO_PLOTS}, CMD_SWEEP},
@@ -89,7 +89,7 @@ static const char run_usage[] =
     "       penlim run CASE --scheme NAME [--h H] [--theta TH] [--gamma G] [other options]\n"
     "Integrate the penalized system of CASE for one stiffness mu with CVODE, or run a time-stepping\n"
     "scheme, and write DIR/trajectory.csv, DIR/trajectory_s.csv and DIR/summary.json\n"
-    "(formats: README.md).\n"
+    "(formats: docs/formats.md).\n"
     "  --mu X            stiffness mu > 0 (default 1e8)\n"
     "  --set NAME=VALUE  set a case parameter (repeatable; 'penlim cases' lists them)\n"
     "  --t-end T         end time (default: the case's)\n"
@@ -221,6 +221,12 @@ static int prepare(const case_options *o, const pl_solver_type *solver, const ch
         return input_error(o->cmd, "--samples does not apply to the %s scheme: it records every step", solver->name);
     if (o->samples_given)
         opts->samples = (size_t)o->samples;
+    for (size_t k = 0; k < o->ngiven; k++) /* which solver an option belongs to, before its value */
+        if (pl_solver_option_index(solver, o->given_name[k]) < 0) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "option --%s does not apply to the %s solver", o->given_name[k], solver->name);
+            return input_error(o->cmd, "%s", msg);
+        }
     for (size_t k = 0; k < o->ngiven; k++) {
         if (skip && strcmp(o->given_name[k], skip) == 0)
             continue;
@@ -268,7 +274,10 @@ static void print_solution_summary(const pl_model *model, const pl_solution *sol
         printf("  ");
     printf("impacts: %zu", a ? a->impacts : 0);
     if (a && a->impacts > 0)
-        printf(" (first at t = %.6f, restitution %.5f)", a->first_impact_time, a->restitution_first);
+        printf(" (first at t = %.6f, restitution %.5f)", a->first_impact_time, a->restitution_first + 0.0);
+    if (sol->solver->family == PL_FAMILY_PENALTY && sol->nepisodes > 0)
+        printf(", first contact: constraint %zu at t = %.6f, max penetration %.3g", sol->episodes[0].constraint + 1,
+               sol->episodes[0].t_in, sol->episodes[0].max_penetration);
     if (a && !isnan(a->capture_time))
         printf(", capture at t = %.6f", a->capture_time);
     if (sol->zeno.found)
@@ -280,11 +289,11 @@ static void print_solution_summary(const pl_model *model, const pl_solution *sol
     print_vector("v", sol->v_final, sol->n);
     const pl_stats *s = &sol->stats;
     if (sol->solver->family == PL_FAMILY_SCHEME)
-        printf("\n  cost: %ld steps, %ld LCP solves (%ld pivots), %ld rhs evaluations, %.3f s\n", s->steps,
-               s->lcp_solves, s->lcp_iterations, s->rhs_evals, s->wall_seconds);
+        printf("\n  cost: %ld steps of %.6g, %ld LCP solves (%ld pivots), %ld rhs evaluations, %.3f s\n", s->steps,
+               sol->step_size, s->lcp_solves, s->lcp_iterations, s->rhs_evals, s->wall_seconds);
     else
-        printf("\n  cost: %ld steps, %ld rhs evaluations, %ld restarts, %.3f s\n", s->steps, s->rhs_evals,
-               s->restarts, s->wall_seconds);
+        printf("\n  cost: %ld steps, %ld rhs evaluations, %ld Jacobians, %ld restarts, %.3f s\n", s->steps,
+               s->rhs_evals, s->jac_evals, s->restarts, s->wall_seconds);
     printf("  wrote %s/trajectory.csv, trajectory_s.csv and summary.json\n", dir);
 }
 
@@ -344,8 +353,8 @@ static const char sweep_usage[] =
     "capture), fit their convergence rates, measure each run against the limit solution, and plot.\n"
     "  --mu A:B:N        N values geometrically spaced from A to B, or an explicit list a,b,c\n"
     "                    (default 1e2:1e10:9)\n"
-    "  --h A:B:N         the time steps of a scheme (default 7 values from 1e-1 to 1e-4 times the\n"
-    "                    case's time scale V/A)\n"
+    "  --h A:B:N         the time steps of a scheme (default 7 values from 10^-1.2 to 10^-4.2\n"
+    "                    times the case's time scale V/A)\n"
     "  --jobs J          runs in parallel (default: the number of cores); results do not depend on it\n"
     "  --no-plots        write the data and the plot scripts' data, but do not run gnuplot\n"
     "  --no-limit        do not compute the limit solution (nor the distances to it)\n"
@@ -373,8 +382,8 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
         const pl_solution *r = &sw->runs[k];
         printf("%10.3g %-7s %8zu %8zu %13.6f %13.6f %9ld %10ld %8.3f\n", sw->param[k],
                r->status == PL_OK ? "ok" : "failed", r->nepisodes, sw->analysis[k].impacts,
-               sw->q[PL_Q_RESTITUTION_FIRST].values[k], sw->q[PL_Q_CAPTURE_TIME].values[k], r->stats.steps,
-               r->stats.rhs_evals, r->stats.wall_seconds);
+               sw->q[PL_Q_RESTITUTION_FIRST].values[k] + 0.0, sw->q[PL_Q_CAPTURE_TIME].values[k], r->stats.steps,
+               r->stats.rhs_evals, r->stats.wall_seconds); /* + 0.0: no "-0.000000" */
     }
     if (sw->has_limit && sw->limit.zeno.found)
         printf("limit solution: Zeno point at t = %.12g after %zu resolved impacts, then sustained contact\n",
@@ -395,6 +404,11 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
         }
         if (Q->conv.points < 3)
             continue;
+        if (!Q->conv.converges) {
+            printf("  %-26s does not converge to %.10g (%s): fitted rate %.3f +- %.3f\n", Q->name, Q->conv.limit,
+                   pl_reference_name(Q->conv.reference), Q->conv.rate, Q->conv.rate_se);
+            continue;
+        }
         printf("  %-26s rate %6.3f +- %.3f", Q->name, Q->conv.rate, Q->conv.rate_se);
         if (isfinite(Q->conv.rate_upper))
             printf(" (finer half %6.3f +- %.3f)", Q->conv.rate_upper, Q->conv.rate_upper_se);
@@ -406,7 +420,10 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
         else
             printf(" (%s)\n", pl_reference_name(Q->conv.reference));
     }
-    if (!isnan(sw->impacts_per_decade))
+    int any_capture_impacts = 0;
+    for (size_t k = 0; k < sw->n; k++)
+        any_capture_impacts |= sw->analysis[k].impacts_before_capture > 0;
+    if (!isnan(sw->impacts_per_decade) && any_capture_impacts)
         printf("  impacts before capture: %.2f +- %.2f per decade of %s (predicted %.2f)\n", sw->impacts_per_decade,
                sw->impacts_per_decade_se, sw->solver->family == PL_FAMILY_PENALTY ? "mu" : "1/h",
                sw->impacts_per_decade_predicted);
@@ -416,8 +433,9 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
     printf("wrote %s: sweep.csv, episodes.csv, sweep.json, runs/\n", dir);
 }
 
-/* The default grid of a sweep: mu = 1e2 ... 1e10 (9 values), or h = 10^(-1 - k/2) V/A (7 values,
- * the case's time scale V/A), each no larger than t-end/10. */
+/* The default grid of a sweep: mu = 1e2 ... 1e10 (9 values), or h = 10^(-1.2 - k/2) V/A (7 values,
+ * V/A the case's time scale; not a power of ten of it, which for the ball is the first impact time
+ * and would put impacts exactly on steps), each no larger than t-end/10^(1 + k/2). */
 static pl_status default_grid(const pl_solver_type *solver, const pl_model *model, double t_end, double **values,
                               size_t *n, pl_error *err)
 {
@@ -427,7 +445,7 @@ static pl_status default_grid(const pl_solver_type *solver, const pl_model *mode
     if (!v)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory");
     for (int k = 0; k < 7; k++)
-        v[k] = fmin(pow(10.0, -1.0 - 0.5 * (6 - k)) * T, t_end / pow(10.0, 1.0 + 0.5 * (6 - k)));
+        v[k] = fmin(pow(10.0, -1.2 - 0.5 * (6 - k)) * T, t_end / pow(10.0, 1.0 + 0.5 * (6 - k)));
     *values = v;
     *n = 7;
     return PL_OK;
@@ -507,8 +525,9 @@ static const char limit_usage[] =
     "Compute the limit (generalized) solution of CASE directly, event by event: flight, impacts\n"
     "from the infinitesimal dynamics, sustained contact with the sliding-mode force, lift-off, and\n"
     "Zeno accumulation continued past the accumulation point.  Writes DIR/trajectory.csv,\n"
-    "DIR/trajectory_s.csv and DIR/summary.json (formats: README.md).\n"
+    "DIR/trajectory_s.csv and DIR/summary.json (formats: docs/formats.md).\n"
     "  --rtol R          relative tolerance of the smooth phases in [1e-14, 1) (default 1e-12)\n"
+    "  --max-steps N     stop with an error after N steps (default 5000000)\n"
     "  --out DIR         output directory (default out/limit/CASE)\n"
     "  other options as for 'penlim run'\n";
 

@@ -177,6 +177,8 @@ json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, 
     json_object_set_new(o, "family", json_string(pl_solver_family_name(s->family)));
     for (size_t k = 0; k < s->noptions; k++)
         json_object_set_new(o, s->options[k].name, pl_json_number(sol->option[k]));
+    if (s->family == PL_FAMILY_SCHEME) /* h itself when it divides t_end */
+        json_object_set_new(o, "h_used", pl_json_number(sol->step_size));
     json_object_set_new(o, "t_end", pl_json_number(sol->t_end));
     json_object_set_new(o, "stats", stats_json(sol));
     if (s->family != PL_FAMILY_LIMIT) {

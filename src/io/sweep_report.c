@@ -104,6 +104,8 @@ static json_t *convergence_json(const pl_sweep *sw, const pl_sweep_quantity *q)
     json_object_set_new(o, "rate_upper_half_se", pl_json_number(q->conv.rate_upper_se));
     json_object_set_new(o, "points", json_integer((json_int_t)q->conv.points));
     json_object_set_new(o, "at_noise_floor", json_boolean(q->conv.at_floor));
+    json_object_set_new(o, "noise_floor", pl_json_number(q->conv.floor));
+    json_object_set_new(o, "converges", json_boolean(q->conv.converges));
     json_object_set_new(o, "limit", pl_json_number(q->conv.limit));
     json_object_set_new(o, "limit_error", pl_json_number(q->conv.limit_error));
     json_object_set_new(o, "reference", json_string(pl_reference_name(q->conv.reference)));
@@ -198,8 +200,8 @@ static pl_status write_convergence_dat(const char *dir, const pl_sweep *sw, int 
         /* log|err| = c - rate log mu through the centroid of all finite errors */
         double sx = 0, sy = 0;
         size_t k = 0;
-        for (size_t j = 0; j < sw->n; j++)
-            if (isfinite(Q->errors[j]) && Q->errors[j] != 0.0)
+        for (size_t j = 0; j < sw->n; j++) /* the points of the fit */
+            if (isfinite(Q->errors[j]) && fabs(Q->errors[j]) > Q->conv.floor && Q->errors[j] != 0.0)
                 sx += log(sw->x[j]), sy += log(fabs(Q->errors[j])), k++;
         double c = sy / (double)k + Q->conv.rate * sx / (double)k;
         fprintf(f.fp, "%s\"%s: rate %.3f +- %.3f (%s)\" %s fit\n", *blocks ? "\n\n" : "", Q->name, Q->conv.rate,

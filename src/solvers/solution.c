@@ -31,7 +31,7 @@ void pl_solution_init(pl_solution *sol, const pl_solver_type *solver, const pl_m
     if (option && solver)
         memcpy(sol->option, option, solver->noptions * sizeof *option);
     sol->zeno.t_accumulation = sol->zeno.ratio = NAN;
-    sol->t_final = sol->gamma_final = NAN;
+    sol->t_final = sol->gamma_final = sol->step_size = NAN;
     pl_table_init(&sol->traj, pl_ncols(model->n, model->m));
 }
 

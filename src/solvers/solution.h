@@ -96,6 +96,7 @@ typedef struct {
     size_t nevents, events_cap;
     pl_zeno_point zeno;
     pl_stats stats;
+    double step_size; /* the step a scheme took (t_end over its number of steps); NAN otherwise */
     double t_final, gamma_final;
     double q_final[PL_MAX_DOF], v_final[PL_MAX_DOF];
 } pl_solution;

@@ -19,6 +19,9 @@ typedef enum { PL_FAMILY_PENALTY, PL_FAMILY_LIMIT, PL_FAMILY_SCHEME } pl_solver_
 /* "penalty", "limit" or "scheme" */
 const char *pl_solver_family_name(pl_solver_family family);
 
+/* The cap on steps when pl_solve_opts.max_steps is 0. */
+#define PL_DEFAULT_MAX_STEPS 5000000L
+
 /* What a solve needs besides the model: the horizon, output sampling, a cap on the work, and the
  * values of the solver's own options (in the order of its spec). */
 typedef struct {

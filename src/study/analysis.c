@@ -31,15 +31,26 @@ pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_end, double o
     return ep->t_out - ep->t_in <= short_contact ? PL_IMPACT : PL_SUSTAINED;
 }
 
-/* A scheme's episode (steps with a non-zero impulse) is an impact when it ends within 2 steps; one
- * cut short by the end of the run within 2 steps is unresolved; longer ones are sustained. */
+/* A scheme's episode (steps with an impulse on the constraint) is an impact when it ends within 2
+ * steps and holds one of the scheme's impact events of that constraint (which may begin a step
+ * before the first impulse, where the trajectory reaches the constraint); one cut short by the end
+ * of the run within 2 steps is unresolved; the others (long, or a touch without a velocity jump
+ * beyond the smooth part) are sustained. */
 #define SCHEME_IMPACT_STEPS 2
 
-static pl_episode_kind classify_scheme_episode(const pl_episode *ep)
+static pl_episode_kind classify_scheme_episode(const pl_solution *sol, const pl_episode *ep)
 {
     if (ep->steps > SCHEME_IMPACT_STEPS)
         return PL_SUSTAINED;
-    return isnan(ep->t_out) ? PL_UNRESOLVED : PL_IMPACT;
+    if (isnan(ep->t_out))
+        return PL_UNRESOLVED;
+    for (size_t k = 0; k < sol->nevents; k++) {
+        const pl_event *e = &sol->events[k];
+        if (e->kind == PL_EVENT_IMPACT && (e->participants & (1u << ep->constraint)) &&
+            e->t >= ep->t_in - sol->step_size && e->t <= ep->t_out)
+            return PL_IMPACT;
+    }
+    return PL_SUSTAINED;
 }
 
 int pl_fit_flights(const double *flights, size_t n, double t_last_impact, double *ratio, double *ratio_se,
@@ -244,7 +255,7 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
         size_t i = ep->constraint;
         info->kind = family == PL_FAMILY_PENALTY
                          ? pl_classify_episode(ep, sol->t_end, contact_omega(model, i, mu), model->law[i].xi)
-                         : classify_scheme_episode(ep);
+                         : classify_scheme_episode(sol, ep);
         double t_stop = isnan(ep->t_out) ? sol->t_final : ep->t_out;
         info->duration = t_stop - ep->t_in;
         const double *v_in = pl_table_row(&sol->traj, ep->row_in) + pl_col_v(n, m);

@@ -106,7 +106,9 @@ pl_convergence pl_convergence_of(const double *mu, const double *values, size_t 
         fitted[j] = fabs(err[j]) > floor ? err[j] : NAN;
     }
     cv.at_floor = finite > 0 && above == 0;
+    cv.floor = floor;
     cv.points = pl_fit_rate(mu, fitted, n, &cv.rate, &cv.rate_se);
+    cv.converges = cv.rate - 2.0 * cv.rate_se > 0.0;
     size_t half = n / 2;
     pl_fit_rate(mu + half, fitted + half, n - half, &cv.rate_upper, &cv.rate_upper_se);
     free(fitted);

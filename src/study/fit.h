@@ -18,6 +18,8 @@ typedef struct {
     double rate_upper, rate_upper_se; /* the same fitted on the upper half of the mu values only
                                          (the asymptotic regime), when that has 3 points or more */
     double limit, limit_error; /* the mu -> infinity value and its uncertainty */
+    double floor;              /* the noise floor: errors at or below it are left out of the fits */
+    int converges;             /* the fitted rate is positive by more than twice its standard error */
     pl_reference reference;
 } pl_convergence;
 

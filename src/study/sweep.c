@@ -282,7 +282,7 @@ static void solve_limit(const pl_model *model, const pl_sweep_opts *opts, pl_swe
 {
     pl_solve_opts lo;
     pl_solve_opts_init(&lo, &pl_solver_limit, model, opts->base.t_end);
-    lo.samples = opts->base.samples ? opts->base.samples : 0;
+    lo.samples = opts->base.samples;
     if (opts->limit_rtol > 0)
         lo.option[pl_solver_option_index(&pl_solver_limit, "rtol")] = opts->limit_rtol;
     pl_error lerr;

@@ -26,6 +26,12 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
     for (size_t r = 0; r < rows; r++) {
         const double *row = pl_table_row(traj, r);
         double t = row[0];
+        if (tr->linear) { /* the force columns hold impulses: no derivatives */
+            tr->t[r] = t;
+            tr->s[r] = row[1];
+            memcpy(tr->x + r * 2 * n, row + pl_col_q(n, m), 2 * n * sizeof *row);
+            continue;
+        }
         const double *q = row + pl_col_q(n, m), *v = row + pl_col_v(n, m);
         const double *lambda = row + pl_col_force(n, m);
         double fp[PL_MAX_DOF], a[PL_MAX_DOF], minv[PL_MAX_DOF * PL_MAX_DOF], ac[PL_MAX_DOF] = {0};
@@ -45,10 +51,6 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
             norm += ac[j] * ac[j];
         tr->t[r] = t;
         tr->s[r] = row[1];
-        if (tr->linear) { /* the force columns hold impulses: no derivatives */
-            memcpy(tr->x + r * 2 * n, q, 2 * n * sizeof *q);
-            continue;
-        }
         tr->dt_ds[r] = 1.0 / (1.0 + sqrt(norm));
         memcpy(tr->x + r * 2 * n, q, 2 * n * sizeof *q);
         for (size_t j = 0; j < n; j++) {

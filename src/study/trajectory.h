@@ -7,8 +7,9 @@
  * dGamma/dt = 1 + |sum_i w_i lambda_i| (the time-transformed system (7)-(8)).  This is exact on the
  * parabolic flights, where CVODE's steps are long.
  *
- * Time-stepping schemes: their iterates joined by straight lines, q and v alike (the piecewise
- * affine interpolants of the convergence theorems), in t and in s. */
+ * Time-stepping schemes: their iterates joined by straight lines, q and v alike, in t and in s
+ * (the convergence theorems interpolate q so and take v piecewise constant; either is within O(h)
+ * of the other). */
 #ifndef PL_TRAJECTORY_H
 #define PL_TRAJECTORY_H
 

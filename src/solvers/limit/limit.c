@@ -30,7 +30,6 @@
 #include "solvers/solver.h"
 
 #define MAX_EVENTS 1000000L
-#define DEFAULT_MAX_STEPS 5000000L
 /* Declare an accumulation once the predicted remaining time of a geometric impact sequence is
  * below ZENO_TAIL * V/A. */
 #define ZENO_TAIL 1e-9
@@ -641,7 +640,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     s.tol_lambda = 1e-12;
     s.loop = (pl_cvode_loop){.hooks = {.record = record_row, .missed = missed_hook, .event = event_hook},
                              .user = &s, .context = "limit solution", .stats = &sol->stats, .t_end = opts->t_end,
-                             .max_steps = opts->max_steps > 0 ? opts->max_steps : DEFAULT_MAX_STEPS,
+                             .max_steps = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS,
                              .samples = opts->samples, .next_sample = 1};
     double y0[2 * PL_MAX_DOF + 1] = {0};
     pl_model_initial_state(model, Q(y0), V(y0, &s));

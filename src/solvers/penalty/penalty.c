@@ -20,7 +20,6 @@
 #include "solvers/penalty/penalized.h"
 #include "solvers/solver.h"
 
-#define DEFAULT_MAX_STEPS 5000000L
 
 enum { OPT_MU, OPT_RTOL };
 
@@ -599,7 +598,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
                                        .advance = accumulate, .after_step = after_step,
                                        .after_restart = after_restart},
                              .user = &r, .context = r.context, .stats = &sol->stats, .t_end = opts->t_end,
-                             .max_steps = opts->max_steps > 0 ? opts->max_steps : DEFAULT_MAX_STEPS,
+                             .max_steps = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS,
                              .samples = opts->samples, .next_sample = 1};
 
     double y0[2 * PL_MAX_DOF] = {0};

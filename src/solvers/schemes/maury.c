@@ -23,7 +23,7 @@
 enum { OPT_H };
 
 static const pl_param_spec options[] = {
-    {"h", NAN, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_DERIVED, "time step (default 1e-2 V/A)"},
+    PL_SCHEME_H_OPTION,
 };
 
 static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_point *next, pl_error *err)
@@ -31,9 +31,9 @@ static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_
     const pl_model *model = ctx->model;
     size_t n = ctx->n, m = ctx->m;
     double h = ctx->h, a[PL_MAX_DOF], u[PL_MAX_DOF], minv[PL_MAX_DOF * PL_MAX_DOF];
-    if (pl_model_mass(model, now->q, NULL, minv))
-        return pl_fail(err, PL_ERR_SOLVER, "step %ld at t = %.17g: the mass matrix is not positive definite", ctx->step,
-                       now->t);
+    pl_status s = pl_scheme_mass_inverse(ctx, now->q, minv, err);
+    if (s != PL_OK)
+        return s;
     pl_scheme_accel(ctx, now->t + 0.5 * h, now->q, now->v, a, NULL, NULL);
     for (size_t j = 0; j < n; j++)
         u[j] = now->v[j] + h * a[j];
@@ -50,7 +50,7 @@ static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_
     if (!admissible) {
         double A[PL_MAX_CON * PL_MAX_CON], HtP[PL_MAX_DOF] = {0};
         pl_scheme_delassus(m, n, H, minv, A);
-        pl_status s = pl_scheme_lcp(ctx, m, A, b, next->impulse, next->t, err);
+        s = pl_scheme_lcp(ctx, m, A, b, next->impulse, err);
         if (s != PL_OK)
             return s;
         for (size_t i = 0; i < m; i++)

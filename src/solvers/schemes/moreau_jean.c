@@ -16,6 +16,7 @@
  * iterates this linearisation to its Newton tolerance on nonlinear systems; on affine constraints
  * with a constant M (the built-in cases, and the reference runs of Siconos it reproduces) the two
  * are the same scheme.  The restitution e_i of constraint i is that of its contact law. */
+#include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <string.h>
 
@@ -25,17 +26,47 @@
 enum { OPT_H, OPT_THETA, OPT_GAMMA };
 
 static const pl_param_spec options[] = {
-    {"h", NAN, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_DERIVED, "time step (default 1e-2 V/A)"},
+    PL_SCHEME_H_OPTION,
     {"theta", 0.5, 0.5, 1.0, 0, "theta of the theta-method on velocities"},
     {"gamma", 0.5, 0.0, 1.0, 0, "a constraint enters the LCP when G + gamma h Gdot <= 0"},
 };
 
-/* Solve W x = b for the n x n matrix W (copied). */
-static int solve_n(size_t n, const double *W, const double *b, double *x)
+/* The iteration matrix W = I - h theta F_v,v - h^2 theta^2 F_v,q, LU-factored once per step (GSL);
+ * identity when the forces do not depend on the state. */
+typedef struct {
+    size_t n;
+    int identity;
+    double lu[PL_MAX_DOF * PL_MAX_DOF];
+    size_t perm[PL_MAX_DOF];
+} iteration_matrix;
+
+static int factor(iteration_matrix *w, size_t n, const double *a_q, const double *a_v, double h, double theta)
 {
-    double Wc[PL_MAX_DOF * PL_MAX_DOF];
-    memcpy(Wc, W, n * n * sizeof *W);
-    return pl_solve_small(n, Wc, b, x);
+    w->n = n;
+    w->identity = 1;
+    for (size_t j = 0; j < n * n; j++) {
+        w->lu[j] = -h * theta * a_v[j] - h * h * theta * theta * a_q[j];
+        w->identity &= w->lu[j] == 0.0;
+    }
+    for (size_t j = 0; j < n; j++)
+        w->lu[j * n + j] += 1.0;
+    if (w->identity)
+        return 0;
+    gsl_matrix_view A = gsl_matrix_view_array(w->lu, n, n);
+    gsl_permutation p = {n, w->perm};
+    int sign;
+    return gsl_linalg_LU_decomp(&A.matrix, &p, &sign) != GSL_SUCCESS || !(fabs(gsl_linalg_LU_det(&A.matrix, sign)) > 0.0);
+}
+
+/* x = W^-1 b (in place). */
+static void apply_inverse(const iteration_matrix *w, double *x)
+{
+    if (w->identity)
+        return;
+    gsl_matrix_const_view A = gsl_matrix_const_view_array(w->lu, w->n, w->n);
+    gsl_permutation p = {w->n, (size_t *)w->perm};
+    gsl_vector_view xv = gsl_vector_view_array(x, w->n);
+    gsl_linalg_LU_svx(&A.matrix, &p, &xv.vector);
 }
 
 static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_point *next, pl_error *err)
@@ -45,35 +76,28 @@ static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_
     double h = ctx->h, theta = ctx->opts->option[OPT_THETA], gamma = ctx->opts->option[OPT_GAMMA];
     double t0 = now->t, t1 = next->t;
 
-    /* Free velocity. */
+    /* Free velocity: W (v_free - v_n) = h (theta F_v(t_{n+1}) + (1 - theta) F_v(t_n) + theta h F_q v_n). */
     double a0[PL_MAX_DOF], a1[PL_MAX_DOF], a_q[PL_MAX_DOF * PL_MAX_DOF], a_v[PL_MAX_DOF * PL_MAX_DOF];
     pl_scheme_accel(ctx, t0, now->q, now->v, a0, NULL, NULL);
     pl_scheme_accel(ctx, t1, now->q, now->v, a1, a_q, a_v);
-    double W[PL_MAX_DOF * PL_MAX_DOF], rhs[PL_MAX_DOF], dfree[PL_MAX_DOF], aqv[PL_MAX_DOF];
+    iteration_matrix W;
+    if (factor(&W, n, a_q, a_v, h, theta))
+        return pl_fail(err, PL_ERR_SOLVER, "step %ld from t = %.17g: the iteration matrix of the theta-method is "
+                       "singular", ctx->step, t0);
+    double dfree[PL_MAX_DOF], aqv[PL_MAX_DOF];
     pl_mat_vec(n, a_q, now->v, aqv);
-    int constant = 1;
-    for (size_t j = 0; j < n * n; j++) {
-        W[j] = -h * theta * a_v[j] - h * h * theta * theta * a_q[j];
-        constant &= W[j] == 0.0;
-    }
-    for (size_t j = 0; j < n; j++) {
-        W[j * n + j] += 1.0;
-        rhs[j] = h * (theta * a1[j] + (1.0 - theta) * a0[j] + theta * h * aqv[j]);
-    }
-    if (constant)
-        memcpy(dfree, rhs, n * sizeof *rhs);
-    else if (solve_n(n, W, rhs, dfree))
-        return pl_fail(err, PL_ERR_SOLVER, "step %ld at t = %.17g: the iteration matrix of the theta-method is singular",
-                       ctx->step, t0);
+    for (size_t j = 0; j < n; j++)
+        dfree[j] = h * (theta * a1[j] + (1.0 - theta) * a0[j] + theta * h * aqv[j]);
+    apply_inverse(&W, dfree);
     double vfree[PL_MAX_DOF];
     for (size_t j = 0; j < n; j++)
         vfree[j] = now->v[j] + dfree[j];
 
     /* Index set and contact data at (t_n, q_n, v_n); G_t of the velocity law at t_{n+1}. */
     double minv[PL_MAX_DOF * PL_MAX_DOF];
-    if (pl_model_mass(model, now->q, NULL, minv))
-        return pl_fail(err, PL_ERR_SOLVER, "step %ld at t = %.17g: the mass matrix is not positive definite", ctx->step,
-                       t0);
+    pl_status s = pl_scheme_mass_inverse(ctx, now->q, minv, err);
+    if (s != PL_OK)
+        return s;
     double G[PL_MAX_CON], H[PL_MAX_CON * PL_MAX_DOF], Gt0[PL_MAX_CON], G1[PL_MAX_CON], Gt1[PL_MAX_CON];
     pl_scheme_gaps(model, t0, now->q, G, H, Gt0);
     pl_scheme_gaps(model, t1, now->q, G1, NULL, Gt1);
@@ -94,25 +118,19 @@ static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_
     }
     memcpy(next->v, vfree, n * sizeof *vfree);
     if (k > 0) {
-        /* Gdot_J(t_{n+1}) = b + A P with A = H W^-1 M^-1 H^T. */
+        /* Gdot_J(t_{n+1}) = b + A P with A = H B H^T, B = W^-1 M^-1 (column by column). */
         double B[PL_MAX_DOF * PL_MAX_DOF];
-        if (constant) {
-            memcpy(B, minv, n * n * sizeof *minv);
-        } else {
-            for (size_t c = 0; c < n; c++) { /* column c of W^-1 M^-1 */
-                double col[PL_MAX_DOF], x[PL_MAX_DOF];
-                for (size_t r = 0; r < n; r++)
-                    col[r] = minv[r * n + c];
-                if (solve_n(n, W, col, x))
-                    return pl_fail(err, PL_ERR_SOLVER, "step %ld: singular iteration matrix", ctx->step);
-                for (size_t r = 0; r < n; r++)
-                    B[r * n + c] = x[r];
-            }
+        for (size_t c = 0; c < n; c++) {
+            double col[PL_MAX_DOF];
+            for (size_t r = 0; r < n; r++)
+                col[r] = minv[r * n + c];
+            apply_inverse(&W, col);
+            for (size_t r = 0; r < n; r++)
+                B[r * n + c] = col[r];
         }
         double A[PL_MAX_CON * PL_MAX_CON], P[PL_MAX_CON] = {0};
         pl_scheme_delassus(k, n, Hk, B, A);
-        pl_status s = pl_scheme_lcp(ctx, k, A, b, P, t1, err);
-        if (s != PL_OK)
+        if ((s = pl_scheme_lcp(ctx, k, A, b, P, err)) != PL_OK)
             return s;
         double HtP[PL_MAX_DOF] = {0};
         for (size_t a = 0; a < k; a++) {

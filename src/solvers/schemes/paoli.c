@@ -29,7 +29,7 @@
 enum { OPT_H };
 
 static const pl_param_spec options[] = {
-    {"h", NAN, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_DERIVED, "time step (default 1e-2 V/A)"},
+    PL_SCHEME_H_OPTION,
 };
 
 typedef struct {
@@ -68,7 +68,7 @@ static pl_status project(pl_scheme_ctx *ctx, double t, const double *W, const do
         }
         double A[PL_MAX_CON * PL_MAX_CON];
         pl_scheme_delassus(m, n, H, minv, A);
-        pl_status s = pl_scheme_lcp(ctx, m, A, G, lambda, t, err);
+        pl_status s = pl_scheme_lcp(ctx, m, A, G, lambda, err);
         if (s != PL_OK)
             return s;
         double HtL[PL_MAX_DOF] = {0}, next[PL_MAX_DOF], moved = 0.0, size = 0.0;
@@ -86,9 +86,9 @@ static pl_status project(pl_scheme_ctx *ctx, double t, const double *W, const do
             return PL_OK;
     }
     return pl_fail(err, PL_ERR_SOLVER,
-                   "step %ld at t = %.17g: the projection onto the curved constraints did not converge in %d "
+                   "step %ld from t = %.17g: the projection onto the curved constraints did not converge in %d "
                    "linearisations",
-                   ctx->step, t, PROJECTION_ITERATIONS);
+                   ctx->step, ctx->t, PROJECTION_ITERATIONS);
 }
 
 static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_point *next, pl_error *err)
@@ -96,19 +96,15 @@ static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_
     paoli_state *st = ctx->state;
     size_t n = ctx->n, m = ctx->m;
     double h = ctx->h, W[PL_MAX_DOF], a[PL_MAX_DOF], minv[PL_MAX_DOF * PL_MAX_DOF], lambda[PL_MAX_CON];
-    if (pl_model_mass(ctx->model, now->q, NULL, minv))
-        return pl_fail(err, PL_ERR_SOLVER, "step %ld at t = %.17g: the mass matrix is not positive definite", ctx->step,
-                       now->t);
-    if (ctx->step == 0) { /* (5) with the order-2 start z = (h/2) M^-1 g(0, u0, v0) */
-        pl_scheme_accel(ctx, now->t, now->q, now->v, a, NULL, NULL);
-        for (size_t j = 0; j < n; j++)
-            W[j] = now->q[j] + h * now->v[j] + 0.5 * h * h * a[j];
-    } else { /* (6), with the backward-difference velocity (U^n - U^{n-1})/h, recorded as now->v */
-        pl_scheme_accel(ctx, now->t, now->q, now->v, a, NULL, NULL);
-        for (size_t j = 0; j < n; j++)
-            W[j] = 2.0 * now->q[j] - st->u_prev[j] + h * h * a[j];
-    }
-    pl_status s = project(ctx, next->t, W, minv, next->q, lambda, err);
+    pl_status s = pl_scheme_mass_inverse(ctx, now->q, minv, err);
+    if (s != PL_OK)
+        return s;
+    /* F^n at the backward-difference velocity (U^n - U^{n-1})/h, recorded as now->v (v0 at n = 0) */
+    pl_scheme_accel(ctx, now->t, now->q, now->v, a, NULL, NULL);
+    for (size_t j = 0; j < n; j++)
+        W[j] = ctx->step == 0 ? now->q[j] + h * now->v[j] + 0.5 * h * h * a[j] /* (5), z = (h/2) M^-1 g */
+                              : 2.0 * now->q[j] - st->u_prev[j] + h * h * a[j]; /* (6) */
+    s = project(ctx, next->t, W, minv, next->q, lambda, err);
     if (s != PL_OK)
         return s;
     for (size_t j = 0; j < n; j++) {

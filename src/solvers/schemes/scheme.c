@@ -8,8 +8,6 @@
 #include "core/lcp.h"
 #include "core/linalg.h"
 
-#define DEFAULT_MAX_STEPS 5000000L
-
 void pl_scheme_gaps(const pl_model *model, double t, const double *q, double *G, double *H, double *G_t)
 {
     size_t n = model->n;
@@ -43,8 +41,7 @@ void pl_scheme_delassus(size_t m, size_t n, const double *H, const double *B, do
         }
 }
 
-pl_status pl_scheme_lcp(pl_scheme_ctx *ctx, size_t m, const double *A, const double *b, double *P, double t,
-                        pl_error *err)
+pl_status pl_scheme_lcp(pl_scheme_ctx *ctx, size_t m, const double *A, const double *b, double *P, pl_error *err)
 {
     long pivots = 0;
     pl_error local;
@@ -52,7 +49,15 @@ pl_status pl_scheme_lcp(pl_scheme_ctx *ctx, size_t m, const double *A, const dou
     ctx->stats->lcp_solves++;
     ctx->stats->lcp_iterations += pivots;
     if (s != PL_OK)
-        return pl_fail(err, s, "step %ld at t = %.17g: %s", ctx->step, t, local.message);
+        return pl_fail(err, s, "step %ld from t = %.17g: %s", ctx->step, ctx->t, local.message);
+    return PL_OK;
+}
+
+pl_status pl_scheme_mass_inverse(pl_scheme_ctx *ctx, const double *q, double *minv, pl_error *err)
+{
+    if (pl_model_mass(ctx->model, q, NULL, minv))
+        return pl_fail(err, PL_ERR_SOLVER, "step %ld from t = %.17g: the mass matrix is not positive definite",
+                       ctx->step, ctx->t);
     return PL_OK;
 }
 
@@ -103,12 +108,17 @@ pl_status pl_scheme_check(const pl_model *model, const pl_solve_opts *opts, pl_e
     double h = opts->option[0];
     if (!(h <= opts->t_end))
         return pl_fail(err, PL_ERR_INPUT, "h = %g exceeds t-end = %g", h, opts->t_end);
-    long cap = opts->max_steps > 0 ? opts->max_steps : DEFAULT_MAX_STEPS;
+    long cap = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS;
     double steps = ceil(opts->t_end / h * (1.0 - 1e-12));
     if (steps > (double)cap)
         return pl_fail(err, PL_ERR_INPUT, "h = %g needs %.3g steps to t-end = %g, more than --max-steps %ld", h, steps,
                        opts->t_end, cap);
     return PL_OK;
+}
+
+long pl_scheme_steps(double t_end, double h)
+{
+    return (long)ceil(t_end / h * (1.0 - 1e-12));
 }
 
 /* ---- the stepping loop -------------------------------------------------------------------------- */
@@ -154,20 +164,48 @@ static pl_status record_row(recorder *r, const pl_scheme_point *p, pl_error *err
     return pl_table_append(&r->sol->traj, row, err);
 }
 
-/* After a step from `now` to `next` (recorded as the last row): episodes and impact events. */
+/* The time an impact of constraint i, found in the step that ends at the last row, begins: where the
+ * scheme's piecewise linear trajectory first reaches G_i <= 0 over that step and the one before
+ * (Moreau-Jean may penetrate a step before its index set takes the constraint; Paoli's and Maury's
+ * projections put it on G_i = 0 at the step's end), else the step's start (a rebound taken before
+ * any penetration); q there, interpolated likewise. */
+static void contact_time(const recorder *r, size_t i, double *t, double *q)
+{
+    size_t n = r->n, m = r->m, last = r->sol->traj.nrows - 1, gi = pl_col_g(n, m) + i;
+    for (size_t row = last >= 2 ? last - 2 : 0; row < last; row++) {
+        const double *a = pl_table_row(&r->sol->traj, row), *b = pl_table_row(&r->sol->traj, row + 1);
+        if (!(a[gi] > 0.0 && b[gi] <= 0.0))
+            continue;
+        double u = a[gi] / (a[gi] - b[gi]);
+        *t = a[0] + u * (b[0] - a[0]);
+        for (size_t j = 0; j < n; j++)
+            q[j] = a[pl_col_q(n, m) + j] + u * (b[pl_col_q(n, m) + j] - a[pl_col_q(n, m) + j]);
+        return;
+    }
+}
+
+/* After a step from `now` to `next` (recorded as the last row): episodes and impact events.  A
+ * constraint is pushed in a step when its own impulse changes its normal velocity (P_i/m_i) by more
+ * than 1e3 ulps of the velocity scale: the LCPs leave impulses of round-off size on constraints at
+ * their boundary, which are no contact. */
 static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_scheme_point *next, double h,
                              double gamma_before, long step, pl_error *err)
 {
     const pl_model *model = r->model;
     size_t n = r->n, m = r->m, last = r->sol->traj.nrows - 1;
-    double gdot_next[PL_MAX_CON];
+    double gdot_next[PL_MAX_CON], minv[PL_MAX_DOF * PL_MAX_DOF];
     normal_rates(model, next->t, next->q, next->v, gdot_next);
+    pl_model_mass(model, now->q, NULL, minv);
     pl_status s;
     int impact = 0;
+    unsigned pushed = 0;
     size_t trigger = 0;
-    double strongest = 0.0;
+    double strongest = 0.0, tol_v = 1e3 * DBL_EPSILON * model->v_scale;
     for (size_t i = 0; i < m; i++) {
-        int pushing = next->impulse[i] != 0.0;
+        pl_contact c;
+        pl_model_contact(model, i, now->t, now->q, now->v, minv, &c);
+        int pushing = next->impulse[i] / c.m_eff > tol_v;
+        pushed |= pushing ? 1u << i : 0u;
         if (pushing && r->open[i] < 0) {
             pl_episode *ep;
             if ((s = pl_solution_add_episode(r->sol, i, now->t, &ep, err)) != PL_OK)
@@ -176,6 +214,7 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
             ep->gamma_in = gamma_before;
             ep->row_in = last - 1; /* the state before the first impulse */
             ep->max_penetration = fmax(0.0, -pl_table_row(&r->sol->traj, last)[pl_col_g(n, m) + i]);
+            ep->t_max_penetration = next->t;
             r->open[i] = (int)r->sol->nepisodes - 1;
         }
         if (pushing) {
@@ -193,36 +232,36 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
         if (!pushing)
             continue;
         /* The normal velocity change the impulses produce, against the smooth part. */
-        pl_gap g;
-        pl_model_gap(model, i, now->t, now->q, &g);
         double jump = 0.0;
         for (size_t j = 0; j < n; j++)
-            jump += g.grad[j] * next->dv_impulse[j];
+            jump += c.gap.grad[j] * next->dv_impulse[j];
         double D = pl_model_free_gap_accel(model, i, now->t, now->q, now->v);
-        double smooth = 2.0 * h * fabs(D) + 1e3 * DBL_EPSILON * model->v_scale;
-        if (fabs(jump) > smooth) {
+        if (fabs(jump) > 2.0 * h * fabs(D) + tol_v) {
             if (!impact || fabs(jump) > strongest)
                 trigger = i, strongest = fabs(jump);
             impact = 1;
         }
     }
-    if (impact && r->last_impact == step - 1 && r->sol->nevents > 0) {
+    pl_event *prev = r->sol->nevents > 0 ? &r->sol->events[r->sol->nevents - 1] : NULL;
+    double t_impact = now->t, q_impact[PL_MAX_DOF];
+    memcpy(q_impact, now->q, n * sizeof *q_impact);
+    if (impact)
+        contact_time(r, trigger, &t_impact, q_impact);
+    if (impact && r->last_impact == step - 1 && prev && (prev->participants & (1u << trigger))) {
         /* The same impact over a second step (a landing stopped in two steps): one event. */
-        pl_event *e = &r->sol->events[r->sol->nevents - 1];
-        memcpy(e->v_after, next->v, n * sizeof *e->v_after);
-        e->gamma_after = r->gamma;
-        e->gdot_after = gdot_next[e->constraint];
-        for (size_t i = 0; i < m; i++) {
-            e->impulse[i] += next->impulse[i];
-            e->participants |= next->impulse[i] != 0.0 ? 1u << i : 0u;
-        }
+        memcpy(prev->v_after, next->v, n * sizeof *prev->v_after);
+        prev->gamma_after = r->gamma;
+        prev->gdot_after = gdot_next[prev->constraint];
+        for (size_t i = 0; i < m; i++)
+            prev->impulse[i] += next->impulse[i];
+        prev->participants |= pushed;
     } else if (impact) {
         pl_event e;
         memset(&e, 0, sizeof e);
         e.kind = PL_EVENT_IMPACT;
-        e.t = now->t;
+        e.t = t_impact;
         e.constraint = trigger;
-        memcpy(e.q, next->q, n * sizeof *e.q);
+        memcpy(e.q, q_impact, n * sizeof *e.q);
         memcpy(e.v_before, now->v, n * sizeof *e.v_before);
         memcpy(e.v_after, next->v, n * sizeof *e.v_after);
         e.gamma_before = gamma_before;
@@ -230,8 +269,7 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
         e.gdot_before = r->gdot[trigger];
         e.gdot_after = gdot_next[trigger];
         memcpy(e.impulse, next->impulse, m * sizeof *e.impulse);
-        for (size_t i = 0; i < m; i++)
-            e.participants |= next->impulse[i] != 0.0 ? 1u << i : 0u;
+        e.participants = pushed;
         e.s_exit = NAN;
         if ((s = pl_solution_add_event(r->sol, &e, err)) != PL_OK)
             return s;
@@ -249,31 +287,36 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
     pl_error local;
     pl_error *e = err ? err : &local;
     pl_error_clear(e);
+    /* N equal steps ending exactly at t_end: h itself when it divides t_end, else slightly less. */
+    long steps = pl_scheme_steps(opts->t_end, h);
+    double h_used = opts->t_end / (double)steps;
+    sol->step_size = h_used;
     recorder r = {.model = model, .sol = sol, .n = model->n, .m = model->m, .last_impact = -2};
     for (size_t i = 0; i < r.m; i++)
         r.open[i] = -1;
-    pl_scheme_ctx ctx = {.model = model, .opts = opts, .h = h, .n = model->n, .m = model->m, .stats = &sol->stats,
-                         .state = state};
+    pl_scheme_ctx ctx = {.model = model, .opts = opts, .h = h_used, .n = model->n, .m = model->m,
+                         .stats = &sol->stats, .state = state};
     pl_scheme_point now, next;
     memset(&now, 0, sizeof now);
     pl_model_initial_state(model, now.q, now.v);
     normal_rates(model, 0.0, now.q, now.v, r.gdot);
-    long steps = (long)ceil(opts->t_end / h * (1.0 - 1e-12));
     pl_status s = record_row(&r, &now, e);
     for (long k = 0; s == PL_OK && k < steps; k++) {
         memset(&next, 0, sizeof next);
-        next.t = (double)(k + 1) * h;
+        next.t = k + 1 == steps ? opts->t_end : (double)(k + 1) * h_used;
         ctx.step = k;
+        ctx.t = now.t;
         if ((s = step(&ctx, &now, &next, e)) != PL_OK)
             break;
         if (!pl_all_finite(next.q, r.n) || !pl_all_finite(next.v, r.n)) {
-            s = pl_fail(e, PL_ERR_SOLVER, "step %ld at t = %.17g: the state is not finite", k, now.t);
+            s = pl_fail(e, PL_ERR_SOLVER, "step %ld from t = %.17g: the state is not finite", k, now.t);
             break;
         }
         double gamma_before = r.gamma;
-        r.gamma += h + pl_norm(next.dv_impulse, r.n);
+        r.gamma += h_used + pl_norm(next.dv_impulse, r.n);
         sol->stats.steps++;
-        if ((s = record_row(&r, &next, e)) != PL_OK || (s = bookkeeping(&r, &now, &next, h, gamma_before, k, e)) != PL_OK)
+        if ((s = record_row(&r, &next, e)) != PL_OK ||
+            (s = bookkeeping(&r, &now, &next, h_used, gamma_before, k, e)) != PL_OK)
             break;
         now = next;
     }

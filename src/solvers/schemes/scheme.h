@@ -3,8 +3,9 @@
  * (runs of steps with a non-zero impulse) and the impact events, the option checks, and the small
  * linear algebra of the per-step complementarity problems.
  *
- * A scheme is a step function from the iterate at t_n to the iterate at t_{n+1} = (n + 1) h.  The
- * run takes N = ceil(t_end/h) steps, so it ends at N h >= t_end.
+ * A scheme is a step function from the iterate at t_n to the iterate at t_{n+1}.  The run takes
+ * N = ceil(t_end/h) equal steps of t_end/N (h itself when it divides t_end, else slightly less,
+ * recorded as the solution's step_size), so it ends at t_end.
  *
  * Conventions of the rows: v at t_{n+1} is the velocity of the step that ends there (Moreau-Jean's
  * v_{n+1}, Paoli's (U^{n+1} - U^n)/h, Maury's u^{n+1}); impulse_i is the impulse of constraint i
@@ -14,9 +15,9 @@
  * An impact event is a step whose impulse changes the normal velocity of a constraint by more than
  * twice what the smooth dynamics would over the step (2 h |D_i|, D_i the free gap acceleration):
  * a resting contact only cancels the smooth part, an impact reverses or stops a finite approach
- * speed.  Its time is the start t_n of the step: the velocity the step ends with is the one it
- * moves with from t_n on (Paoli's V^n and Maury's u^{n+1} on [t_n, t_{n+1}]).  Consecutive impact
- * steps (a landing that a scheme stops in two steps) are one impact.  A contact episode likewise
+ * speed.  Its time is where the scheme's piecewise linear trajectory reaches the constraint (in
+ * that step or the one before), else the start of the step.  Consecutive impact steps of the same
+ * constraints (a landing that a scheme stops in two steps) are one impact.  A contact episode
  * starts at the start of its first step with an impulse and ends at the end of its last. */
 #ifndef PL_SCHEME_H
 #define PL_SCHEME_H
@@ -43,7 +44,8 @@ struct pl_scheme_ctx {
     double h;
     size_t n, m;
     pl_stats *stats;
-    long step; /* index n of the step being taken (from t_n) */
+    long step;   /* index n of the step being taken */
+    double t;    /* its start t_n */
     void *state; /* the scheme's own */
 };
 
@@ -51,21 +53,30 @@ struct pl_scheme_ctx {
 pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double h, pl_scheme_step_fn step, void *state,
                         pl_solution *sol, pl_error *err);
 
-/* The contact data of every constraint at (t, q) with minv = M(q)^-1: gaps, gradients (rows of H,
- * m x n), G_t. */
+/* The gaps of every constraint at (t, q), their gradients (the rows of H, m x n) and G_t; H and
+ * G_t may be NULL. */
 void pl_scheme_gaps(const pl_model *model, double t, const double *q, double *G, double *H, double *G_t);
 
 /* A = H B H^T (m x m) for H (m x n) and B (n x n). */
 void pl_scheme_delassus(size_t m, size_t n, const double *H, const double *B, double *A);
 
 /* Solve the LCP  P >= 0, A P + b >= 0, complementary (size m), counting it in ctx->stats; a
- * failure names the step and the time. */
-pl_status pl_scheme_lcp(pl_scheme_ctx *ctx, size_t m, const double *A, const double *b, double *P, double t,
-                        pl_error *err);
+ * failure names the step and its start time. */
+pl_status pl_scheme_lcp(pl_scheme_ctx *ctx, size_t m, const double *A, const double *b, double *P, pl_error *err);
+
+/* M(q)^-1, or a failure naming the step if M(q) is not positive definite. */
+pl_status pl_scheme_mass_inverse(pl_scheme_ctx *ctx, const double *q, double *minv, pl_error *err);
 
 /* F_v(t, q, v) (and its Jacobians if not NULL), counted as an evaluation of the right-hand side. */
 void pl_scheme_accel(pl_scheme_ctx *ctx, double t, const double *q, const double *v, double *a, double *a_q,
                      double *a_v);
+
+/* The time step, every scheme's first option. */
+#define PL_SCHEME_H_OPTION \
+    {"h", NAN, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_DERIVED, "time step (default 1e-2 V/A)"}
+
+/* The number of steps to t_end: ceil(t_end/h), forgiving round-off in t_end/h. */
+long pl_scheme_steps(double t_end, double h);
 
 /* Option helpers shared by the schemes' types: h is their first option. */
 pl_status pl_scheme_applies(const pl_model *model, pl_error *err);
