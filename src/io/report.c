@@ -7,17 +7,21 @@
 #include "io/output.h"
 #include "solvers/solver.h"
 
+/* Append ",NAME1,...,NAMEcount" to buf (used characters so far). */
+static size_t append_columns(char *buf, size_t len, size_t used, const char *name, size_t count)
+{
+    for (size_t j = 0; j < count && used < len; j++)
+        used += (size_t)snprintf(buf + used, len - used, ",%s%zu", name, j + 1);
+    return used;
+}
+
 void pl_trajectory_header(size_t n, size_t m, int impulses, char *buf, size_t len)
 {
     size_t used = (size_t)snprintf(buf, len, "t,gamma");
-    const char *names[] = {"q", "v"};
-    for (int k = 0; k < 2; k++)
-        for (size_t j = 0; j < n && used < len; j++)
-            used += (size_t)snprintf(buf + used, len - used, ",%s%zu", names[k], j + 1);
-    const char *cnames[] = {"G", impulses ? "impulse" : "lambda"};
-    for (int k = 0; k < 2; k++)
-        for (size_t i = 0; i < m && used < len; i++)
-            used += (size_t)snprintf(buf + used, len - used, ",%s%zu", cnames[k], i + 1);
+    used = append_columns(buf, len, used, "q", n);
+    used = append_columns(buf, len, used, "v", n);
+    used = append_columns(buf, len, used, "G", m);
+    append_columns(buf, len, used, impulses ? "impulse" : "lambda", m);
 }
 
 json_t *pl_parameters_json(const pl_model *model)
@@ -246,9 +250,8 @@ pl_status pl_write_trajectories(const char *dir, const pl_solution *sol, pl_erro
     }
     if (s == PL_OK) {
         size_t used = (size_t)snprintf(header, sizeof header, "s,t");
-        for (int k = 0; k < 2; k++)
-            for (size_t j = 0; j < n && used < sizeof header; j++)
-                used += (size_t)snprintf(header + used, sizeof header - used, ",%s%zu", k ? "v" : "q", j + 1);
+        used = append_columns(header, sizeof header, used, "q", n);
+        append_columns(header, sizeof header, used, "v", n);
         s = pl_write_csv(dir, "trajectory_s.csv", header, &ts, err);
     }
     pl_table_free(&ts);

@@ -49,12 +49,7 @@ void pl_tighten_for_gap(double *tol, size_t n, const double *grad, double tol_g,
     }
 }
 
-#define CHECK(call, what)                                                                          \
-    do {                                                                                           \
-        int flag_ = (call);                                                                        \
-        if (flag_ < 0)                                                                             \
-            return pl_cvode_failure(cv->mem, what, flag_, "set-up", cv->message, err);             \
-    } while (0)
+#define CHECK(call, what) PL_CVODE_CHECK(cv->mem, "set-up", cv->message, call, what)
 
 pl_status pl_cvode_create(pl_cvode *cv, const pl_cvode_spec *s, pl_error *err)
 {
@@ -114,12 +109,7 @@ const double *pl_cvode_dense(pl_cvode *cv, double t)
 
 /* ---- the event loop ------------------------------------------------------------------------ */
 
-#define CHECK_CV(call, what)                                                                       \
-    do {                                                                                           \
-        int flag_ = (call);                                                                        \
-        if (flag_ < 0)                                                                             \
-            return pl_cvode_failure(loop->cv.mem, what, flag_, loop->context, loop->cv.message, err); \
-    } while (0)
+#define CHECK_CV(call, what) PL_CVODE_CHECK(loop->cv.mem, loop->context, loop->cv.message, call, what)
 
 double pl_cvode_sample_time(const pl_cvode_loop *loop, size_t k)
 {

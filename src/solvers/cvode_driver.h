@@ -21,6 +21,15 @@ void pl_cvode_keep_message(int code, const char *module, const char *function, c
 pl_status pl_cvode_failure(void *cvode, const char *what, int flag, const char *context, const char *message,
                            pl_error *err);
 
+/* Return the failure report of a CVODE call that failed (flag < 0), from a function with a
+ * pl_error *err in scope. */
+#define PL_CVODE_CHECK(mem, context, message, call, what)                                          \
+    do {                                                                                           \
+        int flag_ = (call);                                                                        \
+        if (flag_ < 0)                                                                             \
+            return pl_cvode_failure(mem, what, flag_, context, message, err);                     \
+    } while (0)
+
 /* Add CVODE's counters since the last (re)initialization to stats. */
 void pl_cvode_add_counters(void *cvode, pl_stats *stats);
 

@@ -156,12 +156,7 @@ typedef struct {
     char context[64];           /* "mu = ..." for messages */
 } run;
 
-#define CHECK_CV(call, what)                                                                       \
-    do {                                                                                           \
-        int flag_ = (call);                                                                        \
-        if (flag_ < 0)                                                                             \
-            return pl_cvode_failure(r->ctx.cvode, what, flag_, r->context, r->loop.cv.message, err); \
-    } while (0)
+#define CHECK_CV(call, what) PL_CVODE_CHECK(r->ctx.cvode, r->context, r->loop.cv.message, call, what)
 
 /* Gap, gap rate and force of every constraint at a state; the force uses the current modes. */
 static void contact_state(const run_ctx *c, double t, const double *y, double *g, double *gdot,
