@@ -195,7 +195,11 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
     size_t n = r->n, m = r->m, last = r->sol->traj.nrows - 1;
     double gdot_next[PL_MAX_CON], minv[PL_MAX_DOF * PL_MAX_DOF];
     normal_rates(model, next->t, next->q, next->v, gdot_next);
-    pl_model_mass(model, now->q, NULL, minv);
+    int any = 0;
+    for (size_t i = 0; i < m; i++)
+        any |= next->impulse[i] != 0.0;
+    if (any)
+        pl_model_mass(model, now->q, NULL, minv);
     pl_status s;
     int impact = 0;
     unsigned pushed = 0;
@@ -203,8 +207,11 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
     double strongest = 0.0, tol_v = 1e3 * DBL_EPSILON * model->v_scale;
     for (size_t i = 0; i < m; i++) {
         pl_contact c;
-        pl_model_contact(model, i, now->t, now->q, now->v, minv, &c);
-        int pushing = next->impulse[i] / c.m_eff > tol_v;
+        int pushing = 0;
+        if (next->impulse[i] != 0.0) {
+            pl_model_contact(model, i, now->t, now->q, now->v, minv, &c);
+            pushing = next->impulse[i] / c.m_eff > tol_v;
+        }
         pushed |= pushing ? 1u << i : 0u;
         if (pushing && r->open[i] < 0) {
             pl_episode *ep;
