@@ -195,7 +195,7 @@ static void test_interpolation(void)
     pl_model m;
     pl_model_init(&m, &pl_case_bouncing_ball, NULL, 0, &err);
     pl_solution sol;
-    pl_solution_init(&sol, &pl_solver_penalty, &m, 0.4, NULL);
+    pl_solution_init(&sol, &pl_solver_penalty, &m, 0.4);
     double g = 9.81, r0[] = {0.0, 0.0, 1.0, 0.0, 1.0, 0.0};
     double r1[] = {0.4, 0.4, 1.0 - g * 0.08, -g * 0.4, 1.0 - g * 0.08, 0.0};
     pl_table_append(&sol.traj, r0, &err);

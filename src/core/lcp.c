@@ -9,7 +9,6 @@
 #include "NumericsMatrix.h"
 #include "SolverOptions.h"
 #include "lcp_cst.h"
-#include "model/model.h"
 
 pl_status pl_lcp_solve(size_t k, const double *W, const double *d, double *z, long *iterations, pl_error *err)
 {
@@ -17,10 +16,10 @@ pl_status pl_lcp_solve(size_t k, const double *W, const double *d, double *z, lo
         *iterations = 0;
     if (k == 0)
         return PL_OK;
-    if (k > PL_MAX_CON)
-        return pl_fail(err, PL_ERR_INPUT, "an LCP of size %zu exceeds the limit of %d constraints", k, PL_MAX_CON);
     /* Siconos stores dense matrices column-major. */
-    double Wc[PL_MAX_CON * PL_MAX_CON], q[PL_MAX_CON], w[PL_MAX_CON];
+    double *Wc = malloc((k * k + 2 * k) * sizeof *Wc), *q = Wc ? Wc + k * k : NULL, *w = q ? q + k : NULL;
+    if (!Wc)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for an LCP of size %zu", k);
     for (size_t r = 0; r < k; r++) {
         q[r] = d[r];
         for (size_t c = 0; c < k; c++)
@@ -33,6 +32,7 @@ pl_status pl_lcp_solve(size_t k, const double *W, const double *d, double *z, lo
             solver_options_delete(options), free(options);
         if (M)
             M->matrix0 = NULL, NM_clear(M), free(M);
+        free(Wc);
         return pl_fail(err, PL_ERR_NOMEM, "cannot allocate a complementarity problem");
     }
     LinearComplementarityProblem problem = {.size = (int)k, .M = M, .q = q};
@@ -44,8 +44,10 @@ pl_status pl_lcp_solve(size_t k, const double *W, const double *d, double *z, lo
     M->matrix0 = NULL; /* the data is ours */
     NM_clear(M);
     free(M);
-    if (info != 0)
+    if (info != 0) {
+        free(Wc);
         return pl_fail(err, PL_ERR_SOLVER, "Siconos Lemke failed on a %zu-constraint LCP (info %d)", k, info);
+    }
     /* Accept only a solution that is one: Siconos's closed form for k = 1 divides by W even when
      * it is 0 (an infeasible problem).  w is measured against the problem's scale, the largest
      * |d_r| + sum_c |W_rc z_c|, and z against its largest entry; 1e-9 is far above round-off. */
@@ -67,6 +69,7 @@ pl_status pl_lcp_solve(size_t k, const double *W, const double *d, double *z, lo
         if (!isfinite(z[r]) || !isfinite(w[r]))
             worst = INFINITY;
     }
+    free(Wc);
     if (!(worst <= 1e-9))
         return pl_fail(err, PL_ERR_SOLVER,
                        "Siconos Lemke returned no valid solution of a %zu-constraint LCP (info %d, relative residual "

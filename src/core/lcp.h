@@ -11,7 +11,7 @@
 
 #include "core/status.h"
 
-/* Solve the LCP of size k (W row-major, k <= PL_MAX_CON).  iterations, if not NULL, receives the
+/* Solve the LCP of size k (W row-major).  iterations, if not NULL, receives the
  * number of pivots.  PL_ERR_SOLVER with Siconos's info if it fails. */
 pl_status pl_lcp_solve(size_t k, const double *W, const double *d, double *z, long *iterations, pl_error *err);
 

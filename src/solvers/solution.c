@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "core/clock.h"
-#include "solvers/solver.h"
 
 double pl_episode_restitution(const pl_episode *ep)
 {
@@ -20,16 +19,13 @@ const char *pl_event_kind_name(pl_event_kind kind)
     return kind < PL_EVENT_KINDS ? names[kind] : "?";
 }
 
-void pl_solution_init(pl_solution *sol, const pl_solver_type *solver, const pl_model *model, double t_end,
-                      const double *option)
+void pl_solution_init(pl_solution *sol, const struct pl_solver_type *solver, const pl_model *model, double t_end)
 {
     memset(sol, 0, sizeof *sol);
     sol->solver = solver;
     sol->n = model->n;
     sol->m = model->m;
     sol->t_end = t_end;
-    if (option && solver)
-        memcpy(sol->option, option, solver->noptions * sizeof *option);
     sol->zeno.t_accumulation = sol->zeno.ratio = NAN;
     sol->t_final = sol->gamma_final = sol->step_size = NAN;
     pl_table_init(&sol->traj, pl_ncols(model->n, model->m));
@@ -43,12 +39,6 @@ void pl_solution_free(pl_solution *sol)
     sol->episodes = NULL;
     sol->events = NULL;
     sol->nepisodes = sol->episodes_cap = sol->nevents = sol->events_cap = 0;
-}
-
-double pl_solution_option(const pl_solution *sol, const char *name)
-{
-    int k = sol->solver ? pl_solver_option_index(sol->solver, name) : -1;
-    return k < 0 ? NAN : sol->option[k];
 }
 
 /* Grow an array of `size`-byte items to hold one more. */

@@ -101,13 +101,9 @@ typedef struct {
     double q_final[PL_MAX_DOF], v_final[PL_MAX_DOF];
 } pl_solution;
 
-/* An empty solution of model by solver with the given option values (copied). */
-void pl_solution_init(pl_solution *sol, const struct pl_solver_type *solver, const pl_model *model,
-                      double t_end, const double *option);
+/* An empty solution of model by solver (its options zero: pl_solve fills them). */
+void pl_solution_init(pl_solution *sol, const struct pl_solver_type *solver, const pl_model *model, double t_end);
 void pl_solution_free(pl_solution *sol);
-
-/* The value of the solver option `name` (NAN if the solver has none of that name). */
-double pl_solution_option(const pl_solution *sol, const char *name);
 
 /* Append an episode (zeroed but for the constraint, t_in and the NAN end) or an event. */
 pl_status pl_solution_add_episode(pl_solution *sol, size_t constraint, double t_in, pl_episode **ep, pl_error *err);

@@ -17,6 +17,12 @@ int pl_solver_option_index(const pl_solver_type *s, const char *name)
     return pl_param_find(s->options, s->noptions, name);
 }
 
+double pl_solution_option(const pl_solution *sol, const char *name)
+{
+    int k = sol->solver ? pl_solver_option_index(sol->solver, name) : -1;
+    return k < 0 ? NAN : sol->option[k];
+}
+
 void pl_solve_opts_init(pl_solve_opts *o, const pl_solver_type *s, const pl_model *model, double t_end)
 {
     memset(o, 0, sizeof *o);
@@ -59,7 +65,8 @@ pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const p
 pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solve_opts *o, pl_solution *sol,
                    pl_error *err)
 {
-    pl_solution_init(sol, s, model, o->t_end, o->option);
+    pl_solution_init(sol, s, model, o->t_end);
+    memcpy(sol->option, o->option, s->noptions * sizeof *o->option);
     pl_status st = pl_solve_check(s, model, o, err);
     if (st != PL_OK) {
         sol->status = st;

@@ -68,6 +68,9 @@ const pl_solver_type *pl_solver_find(const char *name); /* NULL if unknown */
 /* Index of option `name` of solver s, or -1. */
 int pl_solver_option_index(const pl_solver_type *s, const char *name);
 
+/* The value of option `name` of the solver that produced sol (NAN if it has none of that name). */
+double pl_solution_option(const pl_solution *sol, const char *name);
+
 /* Defaults: t_end (NAN: the case's), samples 1000, max_steps 0, and each option's default. */
 void pl_solve_opts_init(pl_solve_opts *o, const pl_solver_type *s, const pl_model *model, double t_end);
 
