@@ -278,9 +278,74 @@ static void test_bad_start(void)
     pl_solution_free(&r);
 }
 
+/* A mass matrix that stops being positive definite on the way: M(q) = 1.2 - q, free flight from q = 0
+ * at v = 1 into the wall G = 1.5 - q >= 0, where M = -0.3.  A failure of the run at the impact (the
+ * rows up to it kept), not bad input (a defect once). */
+static void indefinite_initial(const double *p, double *q, double *v)
+{
+    (void)p;
+    q[0] = 0.0, v[0] = 1.0;
+}
+
+static void indefinite_accel(const double *p, double t, const double *q, const double *v, const double *u, double *a,
+                             double *a_q, double *a_v)
+{
+    (void)p, (void)t, (void)q, (void)v, (void)u;
+    a[0] = 0.0;
+    if (a_q)
+        a_q[0] = 0.0;
+    if (a_v)
+        a_v[0] = 0.0;
+}
+
+static void indefinite_gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+{
+    (void)p, (void)i, (void)t;
+    out->g = 1.5 - q[0];
+    out->grad[0] = -1.0;
+}
+
+static void indefinite_mass(const double *p, const double *q, double *M)
+{
+    (void)p;
+    M[0] = 1.2 - q[0];
+}
+
+static void indefinite_mass_dq(const double *p, const double *q, size_t k, double *dM)
+{
+    (void)p, (void)q, (void)k;
+    dM[0] = -1.0;
+}
+
+static void indefinite_scales(const double *p, double *v, double *a)
+{
+    (void)p;
+    *v = *a = 1.0;
+}
+
+static const pl_param_spec indefinite_params[] = {PL_LAW_PARAMS(0.5)};
+static const pl_case indefinite_case = {
+    .name = "indefinite", .summary = "M(q) = 1.2 - q", .ndof = 1, .ncon = 1, .params = indefinite_params,
+    .nparams = 3, .t_end = 3.0, .initial_state = indefinite_initial, .accel = indefinite_accel,
+    .gap = indefinite_gap, .scales = indefinite_scales, .mass = indefinite_mass, .mass_dq = indefinite_mass_dq};
+
+static void test_indefinite_mass(void)
+{
+    pl_model m;
+    pl_error err;
+    pl_solution r;
+    CHECK(pl_model_init(&m, &indefinite_case, NULL, 0, &err) == PL_OK, "model: %s", err.message);
+    pl_status st = solve_limit(&m, 1e-10, 3.0, 0, &r, &err);
+    CHECK(st == PL_ERR_SOLVER && r.status == PL_ERR_SOLVER && strstr(err.message, "positive definite"),
+          "a solver failure, not bad input (%d: %s)", st, err.message);
+    CHECK(r.traj.nrows >= 2 && fabs(r.t_final - 1.5) < 1e-9, "the run up to the impact is kept (t = %g)", r.t_final);
+    pl_solution_free(&r);
+}
+
 int main(void)
 {
     check_init();
+    test_indefinite_mass();
     test_impact_map();
     test_flight_and_impacts();
     test_zeno();

@@ -6,6 +6,7 @@
 #include "cases/cases.h"
 #include "check.h"
 #include "solve.h"
+#include "study/analysis.h"
 #include "synthetic_model.h"
 #include "table_flight.h"
 
@@ -222,6 +223,29 @@ static void test_dip_before_another_root(void)
     }
 }
 
+/* The predicted lift-off is where the unclamped bilateral force changes sign, not the row after the
+ * measured lift-off (a defect once: it repeated the measured one). */
+static void test_predicted_lift_off(void)
+{
+    pl_setting s[] = {{"g", 2.1}, {"A", 0.3}, {"omega", 4.0}, {"e", 0.6}, {"k", 1.7}};
+    double exact = asin(2.1 / (0.3 * 16.0)) / 4.0;
+    const double mus[] = {1e6, 1e8};
+    for (int k = 0; k < 2; k++) {
+        pl_model m;
+        pl_solution r;
+        pl_error err;
+        pl_analysis a;
+        if (run_case(&pl_case_vibrating_table, s, 5, mus[k], 1.0, &m, &r) == PL_OK &&
+            pl_analyze(&m, &r, &a, &err) == PL_OK) {
+            CHECK_NEAR(a.lift_off_predicted_first, exact, 1e-7, "predicted lift-off asin(g/(A w^2))/w");
+            CHECK(fabs(a.lift_off_predicted_first - a.lift_off_first) > 1e-6, "not the measured one (%.12g)",
+                  a.lift_off_first);
+            pl_analysis_free(&a);
+        }
+        pl_solution_free(&r);
+    }
+}
+
 int main(void)
 {
     check_init();
@@ -231,5 +255,6 @@ int main(void)
     test_wedge();
     test_grazing();
     test_dip_before_another_root();
+    test_predicted_lift_off();
     return check_finish("test_penalty");
 }

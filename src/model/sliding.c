@@ -13,7 +13,7 @@ pl_status pl_sliding_force(const pl_model *model, double t, const double *q, con
     double W[PL_MAX_CON * PL_MAX_CON] = {0}, D[PL_MAX_CON] = {0}, z[PL_MAX_CON] = {0};
     double minv[PL_MAX_DOF * PL_MAX_DOF];
     if (pl_model_mass(model, q, NULL, minv))
-        return pl_fail(err, PL_ERR_INPUT, "mass matrix not positive definite at t = %g", t);
+        return pl_fail(err, PL_ERR_SOLVER, "the mass matrix is not positive definite at t = %.17g", t);
     size_t k = pl_model_contact_coupling(model, t, q, v, set, idx, c, W, NULL);
     for (size_t i = 0; i < model->m; i++)
         lambda[i] = fsm[i] = 0.0;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/linalg.h"
 #include "model/sliding.h"
 #include "solvers/solver.h"
 #include "study/fit.h"
@@ -99,6 +100,25 @@ static int in_sustained(const pl_solution *sol, const pl_analysis *a, size_t j, 
     return 0;
 }
 
+/* The force lambda_i that keeps every constraint of `set` on its boundary (W lambda = -D, unclamped:
+ * negative where the constraint would have to pull), or NAN if W is singular. */
+static double bilateral_force(const pl_model *model, double t, const double *q, const double *v, const int *set,
+                              size_t i)
+{
+    size_t idx[PL_MAX_CON];
+    pl_contact c[PL_MAX_CON];
+    double W[PL_MAX_CON * PL_MAX_CON], D[PL_MAX_CON], lambda[PL_MAX_CON];
+    size_t k = pl_model_contact_coupling(model, t, q, v, set, idx, c, W, NULL);
+    for (size_t a = 0; a < k; a++)
+        D[a] = -pl_model_free_gap_accel(model, idx[a], t, q, v);
+    if (pl_solve_small(k, W, D, lambda))
+        return NAN;
+    for (size_t a = 0; a < k; a++)
+        if (idx[a] == i)
+            return lambda[a];
+    return NAN;
+}
+
 /* mu G against F^sm along a sustained episode of a penalized run (every row), the sup error over
  * its window (NAN if the window is empty: the contact is too short for its transient to decay),
  * and the first time F^sm reaches zero. */
@@ -137,11 +157,14 @@ static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, 
             info->force_error = fmax(info->force_error, fabs(muG - fsm[i]));
             info->force_scale = fmax(info->force_scale, fabs(fsm[i]));
         }
-        /* Lift-off predicted where F^sm (< 0 while pressing) reaches 0: interpolate linearly. */
-        if (isnan(info->lift_off_predicted) && prev_f < 0.0 && fsm[i] >= 0.0)
-            info->lift_off_predicted = prev_t + (t - prev_t) * prev_f / (prev_f - fsm[i]);
+        /* Lift-off predicted where the force of the bilateral contact changes sign (D/A-tilde for one
+         * constraint): interpolated linearly between rows.  F^sm itself is the LCP's, clamped at 0
+         * from lift-off on, and would only give the row after it. */
+        double f = bilateral_force(model, t, x + pl_col_q(n, m), x + pl_col_v(n, m), set, i);
+        if (isnan(info->lift_off_predicted) && prev_f > 0.0 && f <= 0.0)
+            info->lift_off_predicted = prev_t + (t - prev_t) * prev_f / (prev_f - f);
         prev_t = t;
-        prev_f = fsm[i];
+        prev_f = f;
     }
     return PL_OK;
 }

@@ -208,7 +208,7 @@ pl_status pl_impact_solve(const pl_model *model, double t, const double *q, cons
     double fp[PL_MAX_DOF], minv[PL_MAX_DOF * PL_MAX_DOF], kmax = 0.0;
     pl_model_velocity_map(model, t, q, v_minus, fp, NULL, NULL, NULL);
     if (pl_model_mass(model, q, NULL, minv))
-        return pl_fail(err, PL_ERR_INPUT, "mass matrix not positive definite at t = %g", t);
+        return pl_fail(err, PL_ERR_SOLVER, "the mass matrix is not positive definite at t = %.17g", t);
     for (size_t i = 0; i < m; i++) {
         f.part[i] = part[i];
         pl_contact c;

@@ -352,6 +352,13 @@ static void accumulate(void *user, double a, double b)
     run_ctx *c = &r->ctx;
     if (!(b > a))
         return;
+    int any = 0;
+    for (size_t i = 0; i < c->m; i++)
+        any |= c->field.active[i];
+    if (!any) { /* no force acts: Gamma^mu = t, no impulse */
+        r->gamma += b - a;
+        return;
+    }
     double cuts[PL_MAX_CON + 2];
     size_t ncuts = 0;
     cuts[ncuts++] = a;
