@@ -126,6 +126,9 @@ static void test_bad_input(void)
         "sweep bouncing_ball --scheme paoli --out bad",
         "sweep bouncing_ball --h 1e-3,1e-4 --out bad",
         "limit bouncing_ball --scheme moreau_jean --out bad",
+        "limit bouncing_ball --h 0.1 --out bad",
+        "run bouncing_ball --set e=0 --sch maury --out bad",
+        "run wedge --scheme paoli --set q1=-0.1 --h 0.01 --out bad",
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         expect_input_error(bad[k]);

@@ -477,7 +477,8 @@ static void test_bookkeeping(void)
 
 /* ---- failures --------------------------------------------------------------------------------- */
 
-/* A constraint that can never hold (G = -1 - t whatever q): the LCP of every scheme is infeasible. */
+/* A constraint that stops holding at t = 0.05 whatever q (G = 0.05 - t): from there the LCP of
+ * every scheme is infeasible. */
 static void never_initial(const double *p, double *q, double *v)
 {
     (void)p;
@@ -498,7 +499,7 @@ static void never_accel(const double *p, double t, const double *q, const double
 static void never_gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
 {
     (void)p, (void)i, (void)q;
-    out->g = -1.0 - t;
+    out->g = 0.05 - t;
     out->g_t = -1.0;
 }
 
@@ -525,8 +526,18 @@ static void test_failures(void)
         pl_status st = solve_scheme(schemes[k], &m, 0.1, 1.0, &sol, &err);
         CHECK(st == PL_ERR_SOLVER && sol.status == PL_ERR_SOLVER, "%s: an infeasible LCP is a solver failure (%d)",
               schemes[k]->name, st);
-        CHECK(strstr(sol.error.message, "step 0 from t = 0") && strstr(sol.error.message, "info"),
+        CHECK(strstr(sol.error.message, "step ") && strstr(sol.error.message, " from t = ") &&
+                  strstr(sol.error.message, "info"),
               "%s: the failure names the step, the time and Siconos's info: %s", schemes[k]->name, sol.error.message);
+        pl_solution_free(&sol);
+    }
+    /* An inadmissible start is bad input (the projection would launch it at -G/h). */
+    pl_setting bad[] = {{"q1", -0.1}};
+    pl_model_init(&m, &pl_case_wedge, bad, 1, &err);
+    for (size_t k = 0; k < 3; k++) {
+        pl_solution sol;
+        CHECK(solve_scheme(schemes[k], &m, 0.01, 1.0, &sol, &err) == PL_ERR_INPUT && strstr(err.message, "violates"),
+              "%s refuses an inadmissible start: %s", schemes[k]->name, err.message);
         pl_solution_free(&sol);
     }
     /* Inelastic schemes refuse a case with restitution, naming the fix. */

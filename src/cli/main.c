@@ -118,6 +118,20 @@ static int parse_case_options(int argc, char **argv, case_options *o, unsigned c
         if (option_table[k].commands & command)
             options[count++] = option_table[k].option;
     options[count] = (struct option){NULL, 0, NULL, 0};
+    /* getopt_long takes unique prefixes ("--h" for "--help" where there is no --h); only whole
+     * names are options here. */
+    for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++) {
+        if (strncmp(argv[k], "--", 2) != 0)
+            continue;
+        size_t len = strcspn(argv[k] + 2, "=");
+        size_t j = 0;
+        while (j < count && !(strlen(options[j].name) == len && strncmp(options[j].name, argv[k] + 2, len) == 0))
+            j++;
+        if (j == count)
+            return input_error(o->cmd, "unknown option '%s' (see --help)", argv[k]);
+        if (options[j].has_arg == required_argument && argv[k][2 + len] != '=')
+            k++; /* its value */
+    }
     optind = 1;
     opterr = 0;
     int index = -1;
@@ -423,7 +437,7 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
     int any_capture_impacts = 0;
     for (size_t k = 0; k < sw->n; k++)
         any_capture_impacts |= sw->analysis[k].impacts_before_capture > 0;
-    if (!isnan(sw->impacts_per_decade) && any_capture_impacts)
+    if (!isnan(sw->impacts_per_decade) && any_capture_impacts && isfinite(sw->impacts_per_decade_predicted))
         printf("  impacts before capture: %.2f +- %.2f per decade of %s (predicted %.2f)\n", sw->impacts_per_decade,
                sw->impacts_per_decade_se, sw->solver->family == PL_FAMILY_PENALTY ? "mu" : "1/h",
                sw->impacts_per_decade_predicted);

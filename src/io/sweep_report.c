@@ -37,7 +37,8 @@ static pl_status write_sweep_csv(const char *dir, const pl_sweep *sw, pl_error *
     fprintf(f.fp, "impacts,impacts_before_capture,first_impact_time,capture_time,"
                   "accumulation_estimate,contraction_ratio,restitution_first,scaled_penetration_first,"
                   "lift_off_first,sliding_force_error,s_distance_q,s_distance_v,limit_sup_q,limit_sup_q_outside_zeno,"
-                  "limit_l1_v,limit_s_distance,impact_time_error,impact_velocity_error,steps,rhs_evals,wall_seconds\n");
+                  "limit_l1_v,limit_s_distance,impact_time_error,impact_velocity_error,steps,rhs_evals,wall_seconds");
+    fprintf(f.fp, sw->solver->family == PL_FAMILY_SCHEME ? ",h_used\n" : "\n");
     for (size_t k = 0; k < sw->n; k++) {
         const pl_solution *r = &sw->runs[k];
         const pl_analysis *a = &sw->analysis[k];
@@ -54,7 +55,10 @@ static pl_status write_sweep_csv(const char *dir, const pl_sweep *sw, pl_error *
         fprintf(f.fp, ",%.17g", sw->s_dist_v[k]);
         for (int q = PL_Q_LIMIT_SUP_Q; q <= PL_Q_IMPACT_VELOCITY_ERROR; q++)
             fprintf(f.fp, ",%.17g", sw->q[q].values[k]);
-        fprintf(f.fp, ",%ld,%ld,%.6g\n", r->stats.steps, r->stats.rhs_evals, r->stats.wall_seconds);
+        fprintf(f.fp, ",%ld,%ld,%.6g", r->stats.steps, r->stats.rhs_evals, r->stats.wall_seconds);
+        if (sw->solver->family == PL_FAMILY_SCHEME)
+            fprintf(f.fp, ",%.17g", r->step_size);
+        fputc('\n', f.fp);
     }
     return pl_file_commit(&f, err);
 }
@@ -127,6 +131,12 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
     json_object_set_new(o, "t_end", pl_json_number(sw->t_end));
     json_object_set_new(o, "refined", json_string(sw->param_name));
     json_object_set_new(o, sw->param_name, pl_json_array(sw->param, sw->n));
+    if (sw->solver->family == PL_FAMILY_SCHEME) {
+        json_t *used = json_array();
+        for (size_t k = 0; k < sw->n; k++)
+            json_array_append_new(used, pl_json_number(sw->runs[k].step_size));
+        json_object_set_new(o, "h_used", used);
+    }
     json_object_set_new(o, "failures", json_integer((json_int_t)sw->failures));
     json_t *runs = json_array();
     for (size_t k = 0; k < sw->n; k++) {

@@ -312,7 +312,16 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
     if (family == PL_FAMILY_LIMIT) {
         a->capture_time = limit_capture(sol);
     } else if (ne > 0 && a->info[ne - 1].kind == PL_SUSTAINED && isnan(sol->episodes[ne - 1].t_out)) {
-        a->capture_time = sol->episodes[ne - 1].t_in;
+        const pl_episode *final = &sol->episodes[ne - 1];
+        a->capture_time = final->t_in;
+        /* A scheme's landing that begins the final contact is timed where the trajectory reaches
+         * the constraint, which may precede the first step with an impulse: it is the capture. */
+        for (size_t k = 0; family == PL_FAMILY_SCHEME && k < sol->nevents; k++) {
+            const pl_event *e = &sol->events[k];
+            if (e->kind == PL_EVENT_IMPACT && (e->participants & (1u << final->constraint)) &&
+                fabs(e->t - final->t_in) <= 2.0 * sol->step_size)
+                a->capture_time = fmin(a->capture_time, e->t);
+        }
     }
     if (!isnan(a->capture_time))
         for (size_t k = 0; k < a->impacts; k++)

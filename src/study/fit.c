@@ -95,7 +95,7 @@ pl_convergence pl_convergence_of(const double *mu, const double *values, size_t 
             cv.limit_error = isfinite(previous) ? fabs(cv.limit - previous) : NAN;
         }
     }
-    double *fitted = malloc((n ? n : 1) * sizeof *fitted);
+    double *fitted = calloc(n ? n : 1, sizeof *fitted);
     if (!fitted)
         return cv;
     size_t finite = 0, above = 0;
@@ -108,7 +108,17 @@ pl_convergence pl_convergence_of(const double *mu, const double *values, size_t 
     cv.at_floor = finite > 0 && above == 0;
     cv.floor = floor;
     cv.points = pl_fit_rate(mu, fitted, n, &cv.rate, &cv.rate_se);
-    cv.converges = cv.rate - 2.0 * cv.rate_se > 0.0;
+    /* Converging: a rate positive beyond twice its standard error, or errors that fall by 10 from
+     * the first fitted value to the last (orders that mix, like impact times timed O(h^2) or O(h)
+     * depending on the step, scatter a fit). */
+    double first = NAN, last = NAN;
+    for (size_t j = 0; j < n; j++)
+        if (isfinite(fitted[j]) && fitted[j] != 0.0) {
+            if (isnan(first))
+                first = fabs(fitted[j]);
+            last = fabs(fitted[j]);
+        }
+    cv.converges = cv.rate - 2.0 * cv.rate_se > 0.0 || last < 0.1 * first;
     size_t half = n / 2;
     pl_fit_rate(mu + half, fitted + half, n - half, &cv.rate_upper, &cv.rate_upper_se);
     free(fitted);

@@ -132,7 +132,7 @@ static void *worker(void *arg)
 /* The size a quantity's integration noise is measured against: its own value, or for a distance
  * the case's scale of what it measures (length L = V^2/A, velocity V, time L/V, acceleration A,
  * velocity times time). */
-typedef enum { SCALE_VALUE = 0, SCALE_LENGTH, SCALE_VELOCITY, SCALE_TIME, SCALE_FORCE, SCALE_IMPULSE } noise_scale;
+typedef enum { SCALE_VALUE = 0, SCALE_UNIT, SCALE_LENGTH, SCALE_VELOCITY, SCALE_TIME, SCALE_FORCE, SCALE_IMPULSE } noise_scale;
 
 static const struct {
     const char *name, *meaning;
@@ -141,7 +141,7 @@ static const struct {
 } quantity_info[PL_SWEEP_NQ] = {
     [PL_Q_FIRST_IMPACT_TIME] = {"first_impact_time", "time of the first impact", PL_LIMIT_FIRST_IMPACT_TIME},
     [PL_Q_RESTITUTION_FIRST] = {"restitution_first", "restitution -gdot_out/gdot_in of the first impact",
-                                PL_LIMIT_RESTITUTION_FIRST},
+                                PL_LIMIT_RESTITUTION_FIRST, SCALE_UNIT},
     [PL_Q_SCALED_PENETRATION_FIRST] = {"scaled_penetration_first",
                                        "sqrt(mu) * max penetration of the first impact",
                                        PL_LIMIT_SCALED_PENETRATION_FIRST},
@@ -347,6 +347,10 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
         pthread_join(threads[j], NULL);
     pthread_mutex_destroy(&p.lock);
 
+    /* A scheme takes equal steps ending at t_end: slightly shorter than h when h does not divide it. */
+    for (size_t k = 0; k < n; k++)
+        if (solver->family == PL_FAMILY_SCHEME && sw->runs[k].step_size > 0.0)
+            sw->x[k] = 1.0 / sw->runs[k].step_size;
     pl_analysed limit = {&sw->limit, &sw->limit_analysis, &sw->limit_traj};
     for (size_t k = 0; k < n; k++) {
         sw->failures += sw->runs[k].status != PL_OK;
@@ -381,6 +385,7 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
         case SCALE_TIME: scale = L / V; break;
         case SCALE_FORCE: scale = A; break;
         case SCALE_IMPULSE: scale = V * (isfinite(sw->t_end) ? sw->t_end : L / V); break;
+        case SCALE_UNIT: scale = 1.0; break; /* dimensionless, and may tend to 0 */
         case SCALE_VALUE:
             scale = isfinite(exact) ? fabs(exact) : 0.0;
             for (size_t k = 0; k < n; k++)

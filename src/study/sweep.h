@@ -55,7 +55,8 @@ typedef struct {
     const char *param_name; /* the refined option: "mu" or "h" */
     size_t n;
     double *param; /* its values, in the order of refinement (mu increasing, h decreasing) */
-    double *x;     /* the refinement x -> infinity that rates are fitted against: mu, or 1/h */
+    double *x;     /* the refinement x -> infinity that rates are fitted against: mu, or 1/h_used (the
+                      step a scheme took: h itself when it divides t_end) */
     double t_end, noise_rtol;
     pl_solution *runs;
     pl_analysis *analysis;

@@ -60,8 +60,10 @@ static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_
         for (size_t j = 0; j < n; j++)
             next->v[j] += next->dv_impulse[j];
     }
-    for (size_t j = 0; j < n; j++)
+    for (size_t j = 0; j < n; j++) {
         next->q[j] = now->q[j] + h * next->v[j];
+        next->q_free[j] = now->q[j] + h * u[j];
+    }
     return PL_OK;
 }
 

@@ -107,6 +107,7 @@ static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_
     s = project(ctx, next->t, W, minv, next->q, lambda, err);
     if (s != PL_OK)
         return s;
+    memcpy(next->q_free, W, n * sizeof *W);
     for (size_t j = 0; j < n; j++) {
         next->v[j] = (next->q[j] - now->q[j]) / h;
         next->dv_impulse[j] = (next->q[j] - W[j]) / h;

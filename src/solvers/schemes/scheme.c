@@ -2,6 +2,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
@@ -104,15 +105,24 @@ double pl_scheme_default_h(const pl_model *model, double t_end, size_t k)
 
 pl_status pl_scheme_check(const pl_model *model, const pl_solve_opts *opts, pl_error *err)
 {
-    (void)model;
     double h = opts->option[0];
     if (!(h <= opts->t_end))
         return pl_fail(err, PL_ERR_INPUT, "h = %g exceeds t-end = %g", h, opts->t_end);
     long cap = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS;
-    double steps = ceil(opts->t_end / h * (1.0 - 1e-12));
+    double steps = ceil(opts->t_end / h * (1.0 - 1e-12)); /* pl_scheme_steps, before it could overflow */
     if (steps > (double)cap)
         return pl_fail(err, PL_ERR_INPUT, "h = %g needs %.3g steps to t-end = %g, more than --max-steps %ld", h, steps,
                        opts->t_end, cap);
+    /* An inadmissible start would be projected out of the constraint at -G/h: an h-dependent launch. */
+    double q[PL_MAX_DOF], v[PL_MAX_DOF], L = model->v_scale * model->v_scale / model->a_scale;
+    pl_model_initial_state(model, q, v);
+    for (size_t i = 0; i < model->m; i++) {
+        pl_gap g;
+        pl_model_gap(model, i, 0.0, q, &g);
+        if (g.g < -1e-12 * L)
+            return pl_fail(err, PL_ERR_INPUT, "the initial state violates constraint %zu (G = %g < 0): the schemes "
+                           "start from an admissible state", i + 1, g.g);
+    }
     return PL_OK;
 }
 
@@ -164,24 +174,34 @@ static pl_status record_row(recorder *r, const pl_scheme_point *p, pl_error *err
     return pl_table_append(&r->sol->traj, row, err);
 }
 
-/* The time an impact of constraint i, found in the step that ends at the last row, begins: where the
- * scheme's piecewise linear trajectory first reaches G_i <= 0 over that step and the one before
- * (Moreau-Jean may penetrate a step before its index set takes the constraint; Paoli's and Maury's
- * projections put it on G_i = 0 at the step's end), else the step's start (a rebound taken before
- * any penetration); q there, interpolated likewise. */
-static void contact_time(const recorder *r, size_t i, double *t, double *q)
+/* The time an impact of constraint i, found in the step from `now` to `next` (the last row), begins:
+ * where its gap, interpolated linearly, reaches 0: in the step before, if the scheme penetrated
+ * there (Moreau-Jean's index set can lag the crossing by a step); else between the step's start and
+ * the position the step would have reached without impulses; else, for a rebound taken before any
+ * penetration, extrapolated from the step's start with its gap rate, within the step.  And q there. */
+static void contact_time(const recorder *r, size_t i, const pl_scheme_point *now, const pl_scheme_point *next,
+                         double gdot_now, double *t, double *q)
 {
     size_t n = r->n, m = r->m, last = r->sol->traj.nrows - 1, gi = pl_col_g(n, m) + i;
-    for (size_t row = last >= 2 ? last - 2 : 0; row < last; row++) {
-        const double *a = pl_table_row(&r->sol->traj, row), *b = pl_table_row(&r->sol->traj, row + 1);
-        if (!(a[gi] > 0.0 && b[gi] <= 0.0))
-            continue;
-        double u = a[gi] / (a[gi] - b[gi]);
-        *t = a[0] + u * (b[0] - a[0]);
-        for (size_t j = 0; j < n; j++)
-            q[j] = a[pl_col_q(n, m) + j] + u * (b[pl_col_q(n, m) + j] - a[pl_col_q(n, m) + j]);
-        return;
+    const double *before = last >= 2 ? pl_table_row(&r->sol->traj, last - 2) : NULL;
+    const double *at = pl_table_row(&r->sol->traj, last - 1);
+    double a = at[gi], h = next->t - now->t, u;
+    const double *q0 = now->q, *q1 = next->q_free;
+    if (before && before[gi] > 0.0 && a <= 0.0) {
+        u = before[gi] / (before[gi] - a);
+        *t = before[0] + u * (at[0] - before[0]);
+        q0 = before + pl_col_q(n, m), q1 = now->q;
+    } else {
+        pl_gap g;
+        pl_model_gap(r->model, i, next->t, next->q_free, &g);
+        if (a > 0.0 && g.g <= 0.0)
+            u = a / (a - g.g);
+        else
+            u = gdot_now < 0.0 && a > 0.0 ? fmin(1.0, a / (-gdot_now * h)) : 0.0;
+        *t = now->t + u * h;
     }
+    for (size_t j = 0; j < n; j++)
+        q[j] = q0[j] + u * (q1[j] - q0[j]);
 }
 
 /* After a step from `now` to `next` (recorded as the last row): episodes and impact events.  A
@@ -253,7 +273,7 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
     double t_impact = now->t, q_impact[PL_MAX_DOF];
     memcpy(q_impact, now->q, n * sizeof *q_impact);
     if (impact)
-        contact_time(r, trigger, &t_impact, q_impact);
+        contact_time(r, trigger, now, next, r->gdot[trigger], &t_impact, q_impact);
     if (impact && r->last_impact == step - 1 && prev && (prev->participants & (1u << trigger))) {
         /* The same impact over a second step (a landing stopped in two steps): one event. */
         memcpy(prev->v_after, next->v, n * sizeof *prev->v_after);
@@ -285,6 +305,12 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
         r->last_impact = step;
     memcpy(r->gdot, gdot_next, m * sizeof *gdot_next);
     return PL_OK;
+}
+
+static int event_order(const void *pa, const void *pb)
+{
+    const pl_event *a = pa, *b = pb;
+    return (a->t > b->t) - (a->t < b->t);
 }
 
 pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double h, pl_scheme_step_fn step, void *state,
@@ -327,6 +353,8 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
             break;
         now = next;
     }
+    /* An impact found a step back can precede the last event of another constraint. */
+    qsort(sol->events, sol->nevents, sizeof *sol->events, event_order);
     pl_solution_finish(sol, s, e, t0);
     return s;
 }

@@ -15,8 +15,10 @@
  * An impact event is a step whose impulse changes the normal velocity of a constraint by more than
  * twice what the smooth dynamics would over the step (2 h |D_i|, D_i the free gap acceleration):
  * a resting contact only cancels the smooth part, an impact reverses or stops a finite approach
- * speed.  Its time is where the scheme's piecewise linear trajectory reaches the constraint (in
- * that step or the one before), else the start of the step.  Consecutive impact steps of the same
+ * speed.  Its time is where the gap, interpolated linearly, reaches 0: between the rows of the step
+ * before if the scheme penetrated there, else between the step's start and the position it would
+ * have reached without impulses (q_free), else (a rebound taken before any penetration) extrapolated
+ * from the step's start with its gap rate.  Consecutive impact steps of the same
  * constraints (a landing that a scheme stops in two steps) are one impact.  A contact episode
  * starts at the start of its first step with an impulse and ends at the end of its last. */
 #ifndef PL_SCHEME_H
@@ -30,6 +32,7 @@ typedef struct {
     double q[PL_MAX_DOF], v[PL_MAX_DOF];
     double impulse[PL_MAX_CON];    /* P_i over the step ending at t */
     double dv_impulse[PL_MAX_DOF]; /* the velocity change they produce */
+    double q_free[PL_MAX_DOF];     /* where the step would have ended without impulses */
 } pl_scheme_point;
 
 typedef struct pl_scheme_ctx pl_scheme_ctx;
