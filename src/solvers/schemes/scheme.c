@@ -354,7 +354,8 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
         now = next;
     }
     /* An impact found a step back can precede the last event of another constraint. */
-    qsort(sol->events, sol->nevents, sizeof *sol->events, event_order);
+    if (sol->nevents > 1)
+        qsort(sol->events, sol->nevents, sizeof *sol->events, event_order);
     pl_solution_finish(sol, s, e, t0);
     return s;
 }
