@@ -118,7 +118,8 @@ static void test_jobs_and_failures(void)
     sweep(&pl_case_bouncing_ball, NULL, 0, mu, 4, 1, 3.0, &m, &a);
     sweep(&pl_case_bouncing_ball, NULL, 0, mu, 4, 3, 3.0, &m, &b);
     CHECK(a.failures == 1 && a.runs[3].status == PL_ERR_SOLVER, "the run at mu = 1e30 fails");
-    CHECK(strstr(a.runs[3].error.message, "CVODE") != NULL, "with CVODE's reason");
+    CHECK(strstr(a.runs[3].error.message, "step size") != NULL, "with the integrator's reason: %s",
+          a.runs[3].error.message);
     for (size_t k = 0; k < 3; k++) {
         CHECK(a.runs[k].status == PL_OK, "the others complete");
         CHECK(a.runs[k].traj.nrows == b.runs[k].traj.nrows &&

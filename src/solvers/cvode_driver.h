@@ -1,7 +1,6 @@
-/* What the two CVODE integrators (penalized runs and the limit solution) share: the CVODE set-up
- * (BDF, dense direct solver, error-weight function, rootfinding), capture of CVODE's messages (the
- * library never prints), failure reports, counters, and the event loop that steps, records rows and
- * output samples, and restarts at mode changes. */
+/* CVODE as penlim uses it: the set-up (BDF, dense direct solver, error-weight function,
+ * rootfinding), capture of CVODE's messages (the library never prints), failure reports and
+ * counters.  Behind the CVODE stepper (stepper.h). */
 #ifndef PL_CVODE_DRIVER_H
 #define PL_CVODE_DRIVER_H
 
@@ -33,10 +32,6 @@ pl_status pl_cvode_failure(void *cvode, const char *what, int flag, const char *
 /* Add CVODE's counters since the last (re)initialization to stats. */
 void pl_cvode_add_counters(void *cvode, pl_stats *stats);
 
-/* Tighten the tolerances tol[0..n) of positions and tol[n..2n) of velocities so that a gap with
- * gradient grad is controlled to tol_g and its rate to tol_gd. */
-void pl_tighten_for_gap(double *tol, size_t n, const double *grad, double tol_g, double tol_gd);
-
 /* A CVODE BDF integrator (after the SUNDIALS examples: every return value checked, everything freed
  * in reverse order). */
 typedef struct {
@@ -65,56 +60,5 @@ void pl_cvode_free(pl_cvode *cv);
 
 /* The solution at t inside the last step (CVODE's dense output), in cv->ytmp; NULL on failure. */
 const double *pl_cvode_dense(pl_cvode *cv, double t);
-
-/* ---- the event loop --------------------------------------------------------------------------
- *
- * Step by step to t_end:
- *   - `missed` inspects the step just taken; it returns 1 with a crossing time t_c <= t where a
- *     contact began or ended unseen by rootfinding (or that it wants handled before a root at t);
- *   - otherwise a root of CVODE (flag CV_ROOT_RETURN) is an event at t;
- *   - the output samples before the event (or the step end) are recorded from the dense output, with
- *     `advance` called over each piece first (quadratures along the solution);
- *   - at an event the state is recorded, `event` changes the modes (and may change t and y), CVODE
- *     is restarted there, and the state is recorded again if anything changed, so the trajectory
- *     carries both one-sided values; after an ordinary step the state is recorded and `after_step`
- *     runs. */
-typedef struct {
-    /* Record the state (t, y) as a trajectory row. */
-    pl_status (*record)(void *user, double t, const double *y, pl_error *err);
-    /* Returns 1 (with *t_cross), 0, or -1 (failure, in err); flag is CVode's return. */
-    int (*missed)(void *user, double t, const double *y, int flag, double *t_cross, pl_error *err);
-    /* Mode changes at *t: at a root (rootsfound from CVODE) or at a missed crossing (rootsfound
-     * NULL).  Sets *changed when the modes or the state changed. */
-    pl_status (*event)(void *user, double *t, double *y, const int *rootsfound, int *changed, pl_error *err);
-    /* Optional. */
-    void (*advance)(void *user, double a, double b);
-    pl_status (*after_step)(void *user, double t, pl_error *err);
-    pl_status (*after_restart)(void *user, double t, pl_error *err); /* e.g. the first step size */
-} pl_cvode_hooks;
-
-typedef struct {
-    pl_cvode cv;
-    pl_cvode_hooks hooks;
-    void *user;
-    const char *context; /* for failure messages, e.g. "mu = 1e+08" */
-    pl_stats *stats;     /* counters are added here */
-    double t_end;
-    long max_steps;
-    size_t samples;     /* uniform output samples k t_end/samples, k = 1..samples */
-    size_t next_sample; /* index of the next one to record */
-    double prev_t;      /* the last recorded row */
-} pl_cvode_loop;
-
-/* Time of output sample k (INFINITY past the last). */
-double pl_cvode_sample_time(const pl_cvode_loop *loop, size_t k);
-
-/* Record a row through the hook and remember its time. */
-pl_status pl_cvode_record(pl_cvode_loop *loop, double t, const double *y, pl_error *err);
-
-/* Restart CVODE at (t, cv.y) after a mode change. */
-pl_status pl_cvode_restart(pl_cvode_loop *loop, double t, pl_error *err);
-
-/* Run the loop from the current state (t, cv.y) to t_end. */
-pl_status pl_cvode_run(pl_cvode_loop *loop, double t, pl_error *err);
 
 #endif

@@ -13,10 +13,8 @@
  *
  * Gamma(t) = t + integral of |sum_i w_i lambda_i| over sustained contact + sum of the impacts'
  * Delta Gamma: the limit of Gamma^mu (eq. (5)). */
-#include <cvode/cvode.h>
 #include <float.h>
 #include <math.h>
-#include <nvector/nvector_serial.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +23,7 @@
 #include "core/linalg.h"
 #include "core/rootfind.h"
 #include "model/sliding.h"
-#include "solvers/cvode_driver.h"
+#include "solvers/event_loop.h"
 #include "solvers/limit/impact.h"
 #include "solvers/solver.h"
 
@@ -49,9 +47,7 @@ typedef struct {
     double V, A, L;    /* velocity, acceleration and length scales of the case */
     double alpha;      /* constraint stabilization gain A/V */
     double tol_g, tol_v, tol_lambda;
-    pl_cvode_loop loop;
-    void *cvode;      /* loop.cv.mem */
-    N_Vector y, ytmp; /* loop.cv.y and loop.cv.ytmp */
+    pl_event_loop loop;
     double prev_gdot[PL_MAX_CON]; /* at the last recorded row */
 } solver;
 
@@ -96,11 +92,9 @@ static int sliding_forces(const solver *s, double t, const double *q, const doub
     return bad;
 }
 
-static int rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
+static int rhs(double t, const double *y, double *yd, void *user)
 {
     const solver *s = user;
-    const double *y = N_VGetArrayPointer(yv);
-    double *yd = N_VGetArrayPointer(ydv);
     double a[PL_MAX_DOF], ac[PL_MAX_DOF], lambda[PL_MAX_CON];
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), yd, NULL, NULL, NULL);
     pl_model_accel(s->model, t, Q(y), V(y, s), a, NULL, NULL);
@@ -116,10 +110,9 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
 }
 
 /* Root of constraint i: its gap while free (a contact), its force while sliding (a lift-off). */
-static int roots(sunrealtype t, N_Vector yv, sunrealtype *gout, void *user)
+static int roots(double t, const double *y, double *gout, void *user)
 {
     const solver *s = user;
-    const double *y = N_VGetArrayPointer(yv);
     double lambda[PL_MAX_CON], ac[PL_MAX_DOF];
     if (sliding_forces(s, t, Q(y), V(y, s), lambda, ac))
         return -1; /* singular contact coupling */
@@ -138,13 +131,10 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *gout, void *user)
 /* Error weights.  q and v relative to their size with floors at the free-motion scales; near a
  * free constraint, its gap and rate relative to the flight they start (height Gdot^2/(2A), rate
  * sqrt(2 A |G|)), so that the ever shorter flights of a Zeno sequence are each resolved to rtol. */
-static int error_weights(N_Vector yv, N_Vector wv, void *user)
+static int error_weights(double t, const double *y, double *w, void *user)
 {
     const solver *s = user;
-    const double *y = N_VGetArrayPointer(yv);
-    double *w = N_VGetArrayPointer(wv), t = 0.0, rtol = s->rtol;
-    if (CVodeGetCurrentTime(s->cvode, &t) != CV_SUCCESS)
-        return -1;
+    double rtol = s->rtol;
     double tol[2 * PL_MAX_DOF + 1], fp[PL_MAX_DOF];
     for (size_t j = 0; j < s->n; j++) {
         tol[j] = rtol * (fabs(y[j]) + s->L);
@@ -407,7 +397,7 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
     int candidates[PL_MAX_CON];
     if (zeno) {
         /* Continue from the accumulation point (Theorem 7(b)), on the boundary of j. */
-        if ((st = pl_cvode_record(&s->loop, *t, y, err)) != PL_OK)
+        if ((st = pl_loop_record(&s->loop, *t, y, err)) != PL_OK)
             goto done;
         double y_before[2 * PL_MAX_DOF + 1];
         memcpy(y_before, y, s->N * sizeof *y);
@@ -489,9 +479,9 @@ static double dense_gap(double t, void *p)
 {
     dense_fn *d = p;
     solver *s = d->s;
-    if (CVodeGetDky(s->cvode, t, 0, s->ytmp) != CV_SUCCESS)
+    const double *y = s->loop.stepper->dense(s->loop.stepper, t);
+    if (!y)
         return NAN;
-    const double *y = N_VGetArrayPointer(s->ytmp);
     double fp[PL_MAX_DOF];
     pl_contact c;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
@@ -592,7 +582,7 @@ static pl_status event_hook(void *user, double *t, double *y, const int *rootsfo
 
 static pl_status integrate(solver *s, pl_error *err)
 {
-    double *y = N_VGetArrayPointer(s->y), t = 0.0;
+    double *y = s->loop.stepper->y, t = 0.0;
     int touching[PL_MAX_CON];
     pl_status st;
 
@@ -607,14 +597,14 @@ static pl_status integrate(solver *s, pl_error *err)
         touching[i] = g.g <= s->tol_g;
         any |= touching[i];
     }
-    if ((st = pl_cvode_record(&s->loop, t, y, err)) != PL_OK)
+    if ((st = pl_loop_record(&s->loop, t, y, err)) != PL_OK)
         return st;
     if (any) {
-        if ((st = contacts_at(s, &t, y, touching, err)) != PL_OK || (st = pl_cvode_restart(&s->loop, t, err)) != PL_OK ||
-            (st = pl_cvode_record(&s->loop, t, y, err)) != PL_OK)
+        if ((st = contacts_at(s, &t, y, touching, err)) != PL_OK || (st = pl_loop_restart(&s->loop, NULL, t, err)) != PL_OK ||
+            (st = pl_loop_record(&s->loop, t, y, err)) != PL_OK)
             return st;
     }
-    return pl_cvode_run(&s->loop, t, err);
+    return pl_loop_run(&s->loop, err);
 }
 
 static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solution *sol, pl_error *err)
@@ -638,24 +628,21 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     s.tol_g = 1e-12 * s.L;
     s.tol_v = 1e-9 * s.V;
     s.tol_lambda = 1e-12;
-    s.loop = (pl_cvode_loop){.hooks = {.record = record_row, .missed = missed_hook, .event = event_hook},
+    s.loop = (pl_event_loop){.hooks = {.record = record_row, .missed = missed_hook, .event = event_hook},
                              .user = &s, .context = "limit solution", .stats = &sol->stats, .t_end = opts->t_end,
                              .max_steps = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS,
                              .samples = opts->samples, .next_sample = 1};
     double y0[2 * PL_MAX_DOF + 1] = {0};
     pl_model_initial_state(model, Q(y0), V(y0, &s));
     /* The smooth phases are not stiff; CVODE's difference-quotient Jacobian is enough. */
-    pl_cvode_spec spec = {.size = s.N, .y0 = y0, .t_end = opts->t_end, .rhs = rhs, .weights = error_weights,
-                          .roots = roots, .nroots = (int)s.m, .user = &s};
-    pl_status st = pl_cvode_create(&s.loop.cv, &spec, e);
-    s.cvode = s.loop.cv.mem;
-    s.y = s.loop.cv.y;
-    s.ytmp = s.loop.cv.ytmp;
+    pl_stepper_spec spec = {.size = s.N, .y0 = y0, .t_end = opts->t_end, .rhs = rhs, .weights = error_weights,
+                            .roots = roots, .nroots = (int)s.m, .user = &s, .context = "limit solution"};
+    pl_status st = pl_stepper_cvode_new(&s.loop.stepper, &spec, e);
     if (st == PL_OK)
         st = integrate(&s, e);
-    if (s.cvode)
-        pl_cvode_add_counters(s.cvode, &sol->stats);
-    pl_cvode_free(&s.loop.cv);
+    if (s.loop.stepper)
+        s.loop.stepper->add_counters(s.loop.stepper, &sol->stats);
+    pl_stepper_free(s.loop.stepper);
     pl_solution_finish(sol, st, e, t0);
     return st;
 }

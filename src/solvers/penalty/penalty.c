@@ -1,25 +1,35 @@
-/* The penalized system (1)/(4) of paper 004 for one stiffness mu, integrated with CVODE (BDF,
- * Newton, dense direct solver, analytic Jacobian).  The contact indicator I{G_i <= 0} switches
- * exactly at the roots of G_i (CVODE rootfinding, then restart); Gamma^mu of eq. (5) and the
- * impulses are integrated along; every internal step is recorded, and optionally a uniform grid of
- * samples.  Contact episodes (entry to exit of each constraint) are recorded as they happen. */
+/* The penalized system (1)/(4) of paper 004 for one stiffness mu.  The contact indicator
+ * I{G_i <= 0} switches exactly at the roots of G_i (then the integration restarts); Gamma^mu of
+ * eq. (5) and the impulses are integrated along as states; every step is recorded, and optionally a
+ * uniform grid of samples.  Contact episodes (entry to exit of each constraint) are recorded as they
+ * happen.
+ *
+ * The integration follows the phase (event_loop.h, stepper.h):
+ *
+ *   - in flight and through impacts the motion must be resolved anyway (a contact lasts about half
+ *     a period pi/omega, omega = sqrt(k mu)), and an explicit 8th-order Runge-Kutta pair (GSL's
+ *     rk8pd) takes a few steps per contact where BDF takes tens;
+ *   - once every active contact is sustained and its oscillation has decayed below the tolerance,
+ *     the remaining motion is slow and the system stiff: CVODE's BDF (dense Newton, analytic
+ *     Jacobian) then takes steps set by the slow dynamics.  A contact is taken as settled after
+ *     T = max(3 half-periods, ln(a0/(rtol pen))/delta) from its entry, a0 its oscillation amplitude
+ *     at entry, pen the resting penetration scale and delta = xi omega (omega (xi - sqrt(xi^2 - 1))
+ *     when overdamped) the decay rate of the contact oscillation: the physical transient, resolved.
+ *   - any contact switch (a root) hands the integration back to the Runge-Kutta pair. */
 #include <cvode/cvode.h>
 #include <float.h>
-#include <gsl/gsl_integration.h>
 #include <math.h>
-#include <nvector/nvector_serial.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sunmatrix/sunmatrix_dense.h>
 
 #include "core/clock.h"
 #include "core/linalg.h"
 #include "core/rootfind.h"
 #include "solvers/cvode_driver.h"
+#include "solvers/event_loop.h"
 #include "solvers/penalty/penalized.h"
 #include "solvers/solver.h"
-
 
 enum { OPT_MU, OPT_RTOL };
 
@@ -29,38 +39,37 @@ static const pl_param_spec options[] = {
      "relative tolerance; absolute tolerances follow the penetration scales at this mu"},
 };
 
-/* Everything the vector field needs; CVODE's user data. */
+/* Everything the vector field needs. */
 typedef struct {
     const pl_model *model;
     pl_penalized field; /* the vector field and the contact modes */
     double mu, rtol;
-    size_t n, m, N; /* dofs, constraints, state size 2n */
+    size_t n, m, N; /* dofs, constraints, state size 2n + 1 + m */
     double pen[PL_MAX_CON];     /* resting penetration scale min(A/(k mu), V/sqrt(k mu)) */
     double omega[PL_MAX_CON];   /* contact frequency sqrt(k mu) */
     double floor_q, floor_v;    /* free-motion scales V^2/A and V */
-    void *cvode; /* for the current time in error_weights */
 } run_ctx;
 
-/* The state is y = (q[n], v[n]).  Gamma^mu and the impulses are quadratures of the solution;
- * they are integrated on CVODE's dense output after each step (see accumulate) rather than as
- * extra states, because dGamma/dt = 1 + |sum w_i lambda_i| has a kink where the force changes
- * sign late in every impact, which would cut the step size of the whole system. */
+/* The state is y = (q[n], v[n], Gamma, I[m]): Gamma^mu of eq. (5) and the impulses I_i = integral
+ * of lambda_i are integrated with the motion.  The force of a constraint changes sign late in each
+ * impact (the unclamped law pulls), where |sum w_i lambda_i| has a kink: those sign changes are
+ * roots, so that no step integrates across a kink. */
 #define Q(y) (y)
 #define V(y, c) ((y) + (c)->n)
+#define GAMMA(y, c) ((y)[2 * (c)->n])
+#define IMPULSE(y, c) ((y) + 2 * (c)->n + 1)
 
 static int evaluate_forces(const run_ctx *c, double t, const double *q, const double *v, pl_forces *f)
 {
     return pl_penalized_forces(&c->field, t, q, v, f);
 }
 
-static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
+static int rhs(double t, const double *y, double *yd, void *user)
 {
     const run_ctx *c = user;
-    const double *y = N_VGetArrayPointer(yv);
-    double *yd = N_VGetArrayPointer(ydotv);
     size_t n = c->n;
     if (!pl_all_finite(y, c->N))
-        return 1; /* recoverable: CVODE retries with a smaller step */
+        return 1; /* recoverable: the stepper retries with a smaller step */
     pl_forces f;
     if (evaluate_forces(c, t, Q(y), V(y, c), &f))
         return -1;
@@ -68,34 +77,48 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
         yd[j] = f.fp[j];
         yd[n + j] = f.a[j] + f.ac[j];
     }
+    GAMMA(yd, c) = 1.0 + pl_norm(f.ac, n);
+    memcpy(IMPULSE(yd, c), f.lambda, c->m * sizeof *yd);
     return pl_all_finite(yd, c->N) ? 0 : 1;
 }
 
-static int jacobian(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
-                    N_Vector t2, N_Vector t3)
+/* The Jacobian of (q, v) (analytic); Gamma and the impulses do not act on the motion, and their rows
+ * are left out of the Newton matrix (they converge with the motion, one iteration behind). */
+static int jacobian(double t, const double *y, double *J, void *user)
 {
-    (void)fy, (void)t1, (void)t2, (void)t3;
     const run_ctx *c = user;
-    const double *y = N_VGetArrayPointer(yv);
+    size_t n2 = 2 * c->n, N = c->N;
     double Jr[4 * PL_MAX_DOF * PL_MAX_DOF];
     if (pl_penalized_jacobian(&c->field, t, Q(y), V(y, c), Jr))
         return -1;
-    for (size_t r = 0; r < c->N; r++)
-        for (size_t col = 0; col < c->N; col++)
-            SM_ELEMENT_D(J, r, col) = Jr[r * c->N + col];
+    memset(J, 0, N * N * sizeof *J);
+    for (size_t r = 0; r < n2; r++)
+        memcpy(J + r * N, Jr + r * n2, n2 * sizeof *J);
     return 0;
 }
 
-/* The root functions are the gaps G_i: the contact indicator switches exactly there. */
-static int roots(sunrealtype t, N_Vector yv, sunrealtype *gout, void *user)
+/* Roots: the gaps G_i, where the contact indicator switches; and the forces lambda_i of the active
+ * constraints, where they change sign (a kink of |sum w_i lambda_i|). */
+static int roots(double t, const double *y, double *g, void *user)
 {
     const run_ctx *c = user;
-    const double *y = N_VGetArrayPointer(yv);
     for (size_t i = 0; i < c->m; i++) {
-        pl_gap g;
-        pl_model_gap(c->model, i, t, Q(y), &g);
-        gout[i] = g.g;
+        pl_gap gap;
+        pl_model_gap(c->model, i, t, Q(y), &gap);
+        g[i] = gap.g;
+        g[c->m + i] = 1.0;
     }
+    int any = 0;
+    for (size_t i = 0; i < c->m; i++)
+        any |= c->field.active[i];
+    if (!any)
+        return 0;
+    pl_forces f;
+    if (evaluate_forces(c, t, Q(y), V(y, c), &f))
+        return -1;
+    for (size_t i = 0; i < c->m; i++)
+        if (c->field.active[i])
+            g[c->m + i] = f.lambda[i];
     return 0;
 }
 
@@ -107,15 +130,10 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *gout, void *user)
  *   penetration scale pen_i: tol(G_i) = rtol (a_i + pen_i), tol(Gdot_i) = omega_i tol(G_i).
  *   In an impact a_i ~ V/omega_i ~ mu^(-1/2); at rest a_i ~ pen_i ~ A/(k_i mu).  Both are thus
  *   resolved to rtol at every mu, even where q itself is O(1) (a moving table). */
-static int error_weights(N_Vector yv, N_Vector wv, void *user)
+static int error_weights(double t, const double *y, double *w, void *user)
 {
     const run_ctx *c = user;
-    const double *y = N_VGetArrayPointer(yv);
-    double *w = N_VGetArrayPointer(wv);
     size_t n = c->n;
-    double t = 0.0;
-    if (CVodeGetCurrentTime(c->cvode, &t) != CV_SUCCESS)
-        return -1;
     double tol[2 * PL_MAX_DOF];
     for (size_t j = 0; j < n; j++) {
         tol[j] = c->rtol * (fabs(y[j]) + c->floor_q);
@@ -136,6 +154,12 @@ static int error_weights(N_Vector yv, N_Vector wv, void *user)
      * vibrating table; at mu = 1e10 to about 1e-5 relative). */
     for (size_t j = 0; j < 2 * n; j++)
         w[j] = 1.0 / fmax(tol[j], 1000.0 * DBL_EPSILON * fabs(y[j]));
+    /* Gamma and the impulses are quadratures: they do not act on the motion, so their accuracy is
+     * that of the motion and the method's order, and they are left out of the error test (weight
+     * 0, as CVODES does for quadratures without error control).  Controlling them only rejected
+     * steps at the kinks of their integrands, which are roots anyway. */
+    for (size_t j = 2 * n; j < c->N; j++)
+        w[j] = 0.0;
     return 0;
 }
 
@@ -144,19 +168,16 @@ static int error_weights(N_Vector yv, N_Vector wv, void *user)
 typedef struct {
     run_ctx ctx;
     pl_solution *sol;
-    pl_cvode_loop loop;
-    N_Vector y, ytmp; /* loop.cv.y and loop.cv.ytmp */
+    pl_event_loop loop;
+    pl_stepper *rk, *bdf;       /* non-stiff and stiff phases */
     int open[PL_MAX_CON];       /* index of the open episode of constraint i, or -1 */
-    double gamma;               /* Gamma^mu at the last sample, eq. (5) */
-    double impulse[PL_MAX_CON]; /* integral of lambda_i up to the last sample */
-    gsl_integration_glfixed_table *gauss;
-    int sustained;              /* some constraint has been in contact for over 2 periods */
+    double settle[PL_MAX_CON];  /* time from which the contact of constraint i counts as settled */
     double prev_g[PL_MAX_CON], prev_gdot[PL_MAX_CON]; /* at the last recorded row */
     size_t missed_constraint;   /* the constraint of the crossing `missed` reported */
     char context[64];           /* "mu = ..." for messages */
 } run;
 
-#define CHECK_CV(call, what) PL_CVODE_CHECK(r->ctx.cvode, r->context, r->loop.cv.message, call, what)
+#define CHECK_CV(mem, call, what) PL_CVODE_CHECK(mem, r->context, "", call, what)
 
 /* Gap, gap rate and force of every constraint at a state; the force uses the current modes. */
 static void contact_state(const run_ctx *c, double t, const double *y, double *g, double *gdot,
@@ -188,7 +209,7 @@ static pl_status record_sample(void *user, double t, const double *y, pl_error *
     size_t n = c->n, m = c->m;
     double row[2 + 2 * PL_MAX_DOF + 2 * PL_MAX_CON];
     row[0] = t;
-    row[1] = r->gamma;
+    row[1] = GAMMA(y, c);
     memcpy(row + 2, y, 2 * n * sizeof *row);
     contact_state(c, t, y, row + pl_col_g(n, m), r->prev_gdot, row + pl_col_force(n, m));
     memcpy(r->prev_g, row + pl_col_g(n, m), m * sizeof *row);
@@ -202,26 +223,39 @@ static pl_status record_sample(void *user, double t, const double *y, pl_error *
     return pl_table_append(&r->sol->traj, row, err);
 }
 
-static pl_status open_episode(run *r, size_t i, double t, pl_error *err)
+/* Decay rate of the contact oscillation: xi omega, or omega (xi - sqrt(xi^2 - 1)) overdamped. */
+static double decay_rate(double omega, double xi)
 {
+    return xi < 1.0 ? xi * omega : omega * (xi - sqrt(xi * xi - 1.0));
+}
+
+static pl_status open_episode(run *r, size_t i, double t, const double *y, pl_error *err)
+{
+    run_ctx *c = &r->ctx;
     pl_episode *ep;
     pl_status s = pl_solution_add_episode(r->sol, i, t, &ep, err);
     if (s != PL_OK)
         return s;
     ep->gdot_in = r->prev_gdot[i];
-    ep->gamma_in = r->gamma;
-    ep->impulse = -r->impulse[i]; /* completed at close */
+    ep->gamma_in = GAMMA(y, c);
+    ep->impulse = -IMPULSE(y, c)[i]; /* completed at close */
     ep->max_penetration = fmax(0.0, -r->prev_g[i]);
     ep->row_in = r->sol->traj.nrows; /* the row recorded right after the switch */
     r->open[i] = (int)r->sol->nepisodes - 1;
+    /* Settled once the entry transient has decayed below the tolerance, and not before 3 half
+     * periods (an impact would have ended). */
+    double omega = c->omega[i], xi = c->model->law[i].xi;
+    double a0 = hypot(r->prev_g[i], r->prev_gdot[i] / omega);
+    double decay = log(fmax(1.0, a0 / (c->rtol * c->pen[i]))) / decay_rate(omega, xi);
+    r->settle[i] = t + fmax(3.0 * M_PI / omega, decay);
     return PL_OK;
 }
 
-static void close_episode(run *r, size_t i, double t, int ended)
+static void close_episode(run *r, size_t i, double t, const double *y, int ended)
 {
     pl_episode *ep = &r->sol->episodes[r->open[i]];
-    ep->gamma_out = r->gamma;
-    ep->impulse += r->impulse[i];
+    ep->gamma_out = GAMMA(y, &r->ctx);
+    ep->impulse += IMPULSE(y, &r->ctx)[i];
     ep->row_out = r->sol->traj.nrows - 1;
     if (ended) {
         ep->t_out = t;
@@ -230,167 +264,131 @@ static void close_episode(run *r, size_t i, double t, int ended)
     r->open[i] = -1;
 }
 
-/* First step after a (re)start.  CVODE's own heuristic caps it so that no component changes by
- * more than 10% of its size; right after a contact switch the gap is 0, which gives h ~ 1e-14
- * and a long ramp.  We use the order-1 error estimate alone: h = 0.5 sqrt(2 / |y''|_wrms),
- * with y'' = (f(t + d, y + d f) - f(t, y)) / d. */
-static double initial_step(run *r, double t)
+/* The stiff phase once every active contact has settled; the Runge-Kutta pair otherwise. */
+static pl_stepper *choose(void *user, double t)
 {
+    run *r = user;
+    int any = 0, settled = 1;
+    for (size_t i = 0; i < r->ctx.m; i++)
+        if (r->ctx.field.active[i]) {
+            any = 1;
+            settled &= t >= r->settle[i];
+        }
+    return any && settled ? r->bdf : r->rk;
+}
+
+/* First step of BDF after a (re)start.  CVODE's own heuristic caps it so that no component
+ * changes by more than 10% of its size, which gives h ~ 1e-14 where the gap is 0.  We use the
+ * order-1 error estimate alone: h = 0.5 sqrt(2 / |y''|_wrms), y'' = (f(t + d, y + d f) - f(t, y))/d.
+ * The Runge-Kutta pair estimates its own. */
+static double initial_step(void *user, pl_stepper *s, double t)
+{
+    run *r = user;
     run_ctx *c = &r->ctx;
+    if (s != r->bdf)
+        return 0.0;
     size_t N = c->N;
-    double *y = N_VGetArrayPointer(r->y), *yd = N_VGetArrayPointer(r->ytmp);
-    double f0[2 * PL_MAX_DOF], y1[2 * PL_MAX_DOF], w[2 * PL_MAX_DOF];
+    const double *y = s->y;
+    double f0[2 * PL_MAX_DOF + 1 + PL_MAX_CON], f1[2 * PL_MAX_DOF + 1 + PL_MAX_CON];
+    double y1[2 * PL_MAX_DOF + 1 + PL_MAX_CON], w[2 * PL_MAX_DOF + 1 + PL_MAX_CON];
     double omega = 0.0;
     for (size_t i = 0; i < c->m; i++)
         omega = fmax(omega, c->omega[i]);
-    double d = 1e-3 / omega, remaining = r->sol->t_end - t;
-    N_Vector wv = N_VMake_Serial((sunindextype)N, w, r->loop.cv.sun);
-    N_Vector y1v = N_VMake_Serial((sunindextype)N, y1, r->loop.cv.sun);
-    double h = NAN;
-    if (wv && y1v && rhs(t, r->y, r->ytmp, c) == 0 && error_weights(r->y, wv, c) == 0) {
-        memcpy(f0, yd, N * sizeof *f0);
+    double d = 1e-3 / omega, remaining = r->sol->t_end - t, h = NAN;
+    if (rhs(t, y, f0, c) == 0 && error_weights(t, y, w, c) == 0) {
         for (size_t j = 0; j < N; j++)
             y1[j] = y[j] + d * f0[j];
-        if (rhs(t + d, y1v, r->ytmp, c) == 0) {
-            double s = 0.0;
+        if (rhs(t + d, y1, f1, c) == 0) {
+            double s2 = 0.0;
             for (size_t j = 0; j < N; j++) {
-                double ydd = (yd[j] - f0[j]) / d * w[j];
-                s += ydd * ydd;
+                double ydd = (f1[j] - f0[j]) / d * w[j];
+                s2 += ydd * ydd;
             }
-            s = sqrt(s / (double)N);
-            h = s > 0.0 ? 0.5 * sqrt(2.0 / s) : 0.1 * remaining;
+            s2 = sqrt(s2 / (double)N);
+            h = s2 > 0.0 ? 0.5 * sqrt(2.0 / s2) : 0.1 * remaining;
         }
         r->sol->stats.rhs_evals += 2;
     }
-    if (wv)
-        N_VDestroy(wv);
-    if (y1v)
-        N_VDestroy(y1v);
     if (!isfinite(h))
         return 0.0; /* let CVODE choose */
     return fmax(fmin(h, 0.1 * remaining), 100.0 * DBL_EPSILON * fmax(fabs(t), remaining));
 }
 
-/* Step-size hysteresis.  CVODE keeps h unless it may grow by the upper bound of its "fixed step"
- * band (default 1.5).  Through an impact, a band of 1.1 saves about a quarter of the steps; in
- * sustained contact the default band is needed by CVODE's stability-limit detection to settle the
- * lightly damped contact oscillation (bouncing_ball at mu = 1e8: 3.8e3 steps at rest with the
- * default band, 2.2e4 with 1.1). */
-#define IMPACT_STEP_BAND 1.1
-#define DEFAULT_STEP_BAND 1.5
-
-static pl_status update_step_band(run *r, double t, int restarted, pl_error *err)
+/* The round-off of G_i at q: a dip of an inactive constraint's G_i below 0 smaller than this
+ * cannot be told from a tangency and starts no contact (100 ulps of the terms of G, with the free-motion length L as
+ * the floor where q is near 0). */
+static double gap_noise(const run_ctx *c, size_t i, double t, const double *q)
 {
-    run_ctx *c = &r->ctx;
-    int sustained = 0;
-    for (size_t i = 0; i < c->m; i++) {
-        int e = r->open[i];
-        if (e >= 0 && t - r->sol->episodes[e].t_in > 4.0 * M_PI / c->omega[i])
-            sustained = 1;
-    }
-    if (restarted || sustained != r->sustained) {
-        r->sustained = sustained;
-        CHECK_CV(CVodeSetEtaFixedStepBounds(c->cvode, 0.0, sustained ? DEFAULT_STEP_BAND : IMPACT_STEP_BAND),
-                 "CVodeSetEtaFixedStepBounds");
-    }
-    return PL_OK;
+    pl_gap gap;
+    pl_model_gap(c->model, i, t, q, &gap);
+    return 100.0 * DBL_EPSILON * (pl_norm(gap.grad, c->n) * pl_norm(q, c->n) + fabs(gap.g) + c->floor_q);
 }
 
-static pl_status after_step(void *user, double t, pl_error *err)
+/* Gddot_i along the penalized field with the current modes: the free part and the contact
+ * acceleration's, grad G_i . dF_p/dv ac. */
+static double gap_accel(const run_ctx *c, size_t i, double t, const double *y)
 {
-    return update_step_band(user, t, 0, err);
+    size_t n = c->n;
+    pl_forces f;
+    if (evaluate_forces(c, t, Q(y), V(y, c), &f))
+        return NAN;
+    double fp[PL_MAX_DOF], fp_v[PL_MAX_DOF * PL_MAX_DOF];
+    pl_gap gap;
+    pl_model_velocity_map(c->model, t, Q(y), V(y, c), fp, NULL, fp_v, NULL);
+    pl_model_gap(c->model, i, t, Q(y), &gap);
+    double D = pl_model_free_gap_accel(c->model, i, t, Q(y), V(y, c));
+    for (size_t j = 0; j < n; j++)
+        for (size_t k = 0; k < n; k++)
+            D += gap.grad[j] * fp_v[j * n + k] * f.ac[k];
+    return D;
 }
 
-static pl_status after_restart(void *user, double t, pl_error *err)
+/* An entry root of inactive constraint i at (t, y), G_i decreasing at rate gdot: the dip below 0
+ * it begins, gdot^2 / (2 Gddot) if the present forces turn it back (Gddot > 0), must exceed the
+ * round-off of G_i.  At a tangency (the integrated G dips to -1e-16 where the exact one touches
+ * 0) it does not, and the graze exerts no force.  (Exits need no such test: once the spring lets
+ * go nothing turns G back, and a round-off dip at a lift-off has the wrong rate's sign.) */
+static int resolvable_entry(const run_ctx *c, size_t i, double t, const double *y, double gdot)
 {
-    run *r = user;
-    CHECK_CV(CVodeSetInitStep(r->ctx.cvode, initial_step(r, t)), "CVodeSetInitStep");
-    return update_step_band(r, t, 1, err);
+    double D = gap_accel(c, i, t, y);
+    if (!(D > 0.0))
+        return 1;
+    return gdot * gdot / (2.0 * D) > gap_noise(c, i, t, Q(y));
 }
 
 /* ---- crossings between step ends ------------------------------------------------------------ */
 
-typedef enum { DENSE_GAP, DENSE_GAP_RATE, DENSE_FORCE } dense_quantity;
+typedef enum { DENSE_GAP, DENSE_GAP_RATE } dense_quantity;
 
 typedef struct {
     run *r;
     size_t i;
     dense_quantity what;
+    int cheap; /* on the stepper's cheap interpolant (to locate an extremum) */
 } dense_fn;
 
 static double dense_eval(double t, void *p)
 {
     dense_fn *d = p;
     run_ctx *c = &d->r->ctx;
-    const double *y = pl_cvode_dense(&d->r->loop.cv, t);
+    pl_stepper *s = d->r->loop.stepper;
+    const double *y = d->cheap ? s->dense_cheap(s, t) : s->dense(s, t);
     if (!y)
         return NAN;
     pl_forces f;
     if (evaluate_forces(c, t, Q(y), V(y, c), &f))
         return NAN;
-    if (d->what == DENSE_FORCE)
-        return f.lambda[d->i];
     pl_contact k;
     pl_model_contact(c->model, d->i, t, Q(y), f.fp, f.minv, &k);
     return d->what == DENSE_GAP_RATE ? k.gdot : k.gap.g;
 }
 
-/* Root of a quantity of constraint i in [a, b] on the dense output; NAN if not bracketed. */
-static double dense_root(run *r, size_t i, dense_quantity what, double a, double b)
+/* Root of a quantity of constraint i in [a, b] on the dense output (or its cheap interpolant);
+ * NAN if not bracketed. */
+static double dense_root(run *r, size_t i, dense_quantity what, double a, double b, int cheap)
 {
-    dense_fn d = {r, i, what};
+    dense_fn d = {r, i, what, cheap};
     return pl_brent(dense_eval, &d, a, b, 0);
-}
-
-/* Advance Gamma^mu (eq. (5)) and the impulses over [a, b], a sub-interval of the last step, with
- * the current modes: Gauss-Legendre quadrature of the dense output on the pieces between the
- * sign changes of the active forces, where |sum w_i lambda_i| has its kink.  In flight no force
- * acts and Gamma^mu advances by b - a. */
-static void accumulate(void *user, double a, double b)
-{
-    run *r = user;
-    run_ctx *c = &r->ctx;
-    if (!(b > a))
-        return;
-    int any = 0;
-    for (size_t i = 0; i < c->m; i++)
-        any |= c->field.active[i];
-    if (!any) { /* no force acts: Gamma^mu = t, no impulse */
-        r->gamma += b - a;
-        return;
-    }
-    double cuts[PL_MAX_CON + 2];
-    size_t ncuts = 0;
-    cuts[ncuts++] = a;
-    for (size_t i = 0; i < c->m; i++) {
-        if (!c->field.active[i])
-            continue;
-        dense_fn d = {r, i, DENSE_FORCE};
-        if (dense_eval(a, &d) * dense_eval(b, &d) < 0.0) {
-            double root = dense_root(r, i, DENSE_FORCE, a, b);
-            if (root > a && root < b)
-                cuts[ncuts++] = root;
-        }
-    }
-    qsort(cuts + 1, ncuts - 1, sizeof *cuts, pl_compare_doubles);
-    cuts[ncuts++] = b;
-    size_t npts = r->gauss->n;
-    for (size_t piece = 0; piece + 1 < ncuts; piece++) {
-        r->gamma += cuts[piece + 1] - cuts[piece];
-        for (size_t k = 0; k < npts; k++) {
-            double tk, wk;
-            gsl_integration_glfixed_point(cuts[piece], cuts[piece + 1], k, &tk, &wk, r->gauss);
-            const double *y = pl_cvode_dense(&r->loop.cv, tk);
-            if (!y)
-                continue;
-            pl_forces f;
-            if (evaluate_forces(c, tk, Q(y), V(y, c), &f))
-                continue;
-            r->gamma += wk * pl_norm(f.ac, c->n);
-            for (size_t i = 0; i < c->m; i++)
-                r->impulse[i] += wk * f.lambda[i];
-        }
-    }
 }
 
 /* The first crossing of G_i = 0 after the last recorded sample of the step's start and before
@@ -398,15 +396,15 @@ static void accumulate(void *user, double a, double b)
  * sign change is looked for piece by piece on the dense output, then refined by Brent. */
 static double first_gap_root(run *r, size_t i, double te)
 {
-    dense_fn d = {r, i, DENSE_GAP};
+    dense_fn d = {r, i, DENSE_GAP, 0};
     double ta = r->loop.prev_t, ga = dense_eval(ta, &d);
     size_t k = r->loop.next_sample;
     while (ta < te) {
-        while (pl_cvode_sample_time(&r->loop, k) <= ta)
+        while (pl_loop_sample_time(&r->loop, k) <= ta)
             k++;
-        double tb = fmin(pl_cvode_sample_time(&r->loop, k), te), gb = dense_eval(tb, &d);
+        double tb = fmin(pl_loop_sample_time(&r->loop, k), te), gb = dense_eval(tb, &d);
         if (ga * gb <= 0.0)
-            return dense_root(r, i, DENSE_GAP, ta, tb);
+            return dense_root(r, i, DENSE_GAP, ta, tb, 0);
         ta = tb;
         ga = gb;
     }
@@ -431,17 +429,19 @@ static int find_missed_crossing(run *r, double ta, const double *gdot_a, double 
         int maximum = gdot_a[i] > 0.0 && gdot_b[i] <= 0.0;
         if (!(minimum || maximum) || tb <= ta)
             continue;
-        double te = dense_root(r, i, DENSE_GAP_RATE, ta, tb);
+        /* The extremum is located on the cheap interpolant: G there is second order in its time. */
+        double te = dense_root(r, i, DENSE_GAP_RATE, ta, tb, 1);
         if (isnan(te))
             continue;
-        dense_fn d = {r, i, DENSE_GAP};
+        dense_fn d = {r, i, DENSE_GAP, 0};
         double ge = dense_eval(te, &d);
         int open = r->open[i];
         if (c->field.active[i] && minimum && open >= 0 && -ge > r->sol->episodes[open].max_penetration) {
             r->sol->episodes[open].max_penetration = -ge;
             r->sol->episodes[open].t_max_penetration = te;
         }
-        int missed = (!c->field.active[i] && minimum && ge < 0.0) || (c->field.active[i] && maximum && ge > 0.0);
+        double noise = gap_noise(c, i, te, Q(r->loop.stepper->y)); /* q at the step end: a scale */
+        int missed = (!c->field.active[i] && minimum && ge < -noise) || (c->field.active[i] && maximum && ge > 0.0);
         if (!missed)
             continue;
         double tc = first_gap_root(r, i, te);
@@ -457,22 +457,23 @@ static int find_missed_crossing(run *r, double ta, const double *gdot_a, double 
 /* The loop's `missed` hook: the pieces of [prev_t, t] between output samples, each checked by
  * find_missed_crossing on the dense output; the earliest missed crossing over all pieces and
  * constraints is taken, before a root of the same step only if it comes first. */
-static int scan_missed_crossings(void *user, double t, const double *y, int flag, double *t_cross, pl_error *err)
+static int scan_missed_crossings(void *user, double t, const double *y, int at_root, double *t_cross, pl_error *err)
 {
     run *r = user;
     run_ctx *c = &r->ctx;
+    pl_stepper *s = r->loop.stepper;
     double ta = r->loop.prev_t, gdot_a[PL_MAX_CON], gdot_b[PL_MAX_CON], g[PL_MAX_CON];
     memcpy(gdot_a, r->prev_gdot, c->m * sizeof *gdot_a);
     size_t k = r->loop.next_sample;
     int found = 0;
     while (ta < t) {
-        while (pl_cvode_sample_time(&r->loop, k) <= ta)
+        while (pl_loop_sample_time(&r->loop, k) <= ta)
             k++;
-        double tb = fmin(pl_cvode_sample_time(&r->loop, k), t), tc = NAN;
+        double tb = fmin(pl_loop_sample_time(&r->loop, k), t), tc = NAN;
         size_t i = 0;
-        const double *yb = tb < t ? pl_cvode_dense(&r->loop.cv, tb) : y;
+        const double *yb = tb < t ? s->dense(s, tb) : y;
         if (!yb) {
-            pl_fail(err, PL_ERR_SOLVER, "CVodeGetDky failed at t = %.17g", tb);
+            pl_fail(err, PL_ERR_SOLVER, "dense output failed at t = %.17g (%s)", tb, r->context);
             return -1;
         }
         contact_state(c, tb, yb, g, gdot_b, NULL);
@@ -484,36 +485,39 @@ static int scan_missed_crossings(void *user, double t, const double *y, int flag
         ta = tb;
         memcpy(gdot_a, gdot_b, c->m * sizeof *gdot_a);
     }
-    return found && (flag != CV_ROOT_RETURN || *t_cross < t);
+    return found && (!at_root || *t_cross < t);
 }
 
 /* Switch constraint i to active/inactive at the current row and keep the episodes in step. */
-static pl_status switch_mode(run *r, size_t i, int active, double t, pl_error *err)
+static pl_status switch_mode(run *r, size_t i, int active, double t, const double *y, pl_error *err)
 {
     if (r->ctx.field.active[i] == active)
         return PL_OK;
     r->ctx.field.active[i] = active;
     if (active)
-        return open_episode(r, i, t, err);
-    close_episode(r, i, t, 1);
+        return open_episode(r, i, t, y, err);
+    close_episode(r, i, t, y, 1);
     return PL_OK;
 }
 
-/* The loop's `event` hook.  At a root, G_i decreasing through 0 starts a contact (-1) and
+/* The loop's `event` hook.  At a root of G_i, decreasing through 0 starts a contact (-1) and
  * increasing ends it (+1); a sign change whose direction disagrees with the sign of Gdot_i there
- * is round-off at a tangency (after a lift-off G grows like (t - t_off)^3) and is not a switch.  At
- * a missed crossing, the constraint found there switches. */
-static pl_status switch_at(void *user, double *t, double *y, const int *rootsfound, int *changed, pl_error *err)
+ * is round-off at a tangency (after a lift-off G grows like (t - t_off)^3) and is not a switch,
+ * nor is an entry whose dip stays within round-off (resolvable_entry).  A root of a force changes
+ * no mode.  At a missed crossing, the constraint found there switches. */
+static pl_status switch_at(void *user, double *t, double *y, const int *found, int *changed, pl_error *err)
 {
     run *r = user;
     run_ctx *c = &r->ctx;
     int direction[PL_MAX_CON] = {0};
-    if (rootsfound) {
+    if (found) {
         double g[PL_MAX_CON], gdot[PL_MAX_CON];
         contact_state(c, *t, y, g, gdot, NULL);
         for (size_t i = 0; i < c->m; i++)
-            if ((rootsfound[i] < 0 && gdot[i] < 0.0) || (rootsfound[i] > 0 && gdot[i] > 0.0))
-                direction[i] = rootsfound[i];
+            if (((found[i] < 0 && gdot[i] < 0.0) || (found[i] > 0 && gdot[i] > 0.0)) &&
+                c->field.active[i] != (found[i] < 0) &&
+                (found[i] > 0 || resolvable_entry(c, i, *t, y, gdot[i])))
+                direction[i] = found[i];
     } else {
         size_t i = r->missed_constraint;
         direction[i] = c->field.active[i] ? 1 : -1;
@@ -523,7 +527,7 @@ static pl_status switch_at(void *user, double *t, double *y, const int *rootsfou
         if (!direction[i])
             continue;
         *changed = 1;
-        pl_status s = switch_mode(r, i, direction[i] < 0, *t, err);
+        pl_status s = switch_mode(r, i, direction[i] < 0, *t, y, err);
         if (s != PL_OK)
             return s;
     }
@@ -545,39 +549,39 @@ static void init_scales(run_ctx *c)
     }
 }
 
-static pl_status setup_solver(run *r, const double *y0, pl_error *err)
+static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
 {
     run_ctx *c = &r->ctx;
-    r->gauss = gsl_integration_glfixed_table_alloc(6); /* exact for the degree <= 5 interpolant */
-    if (!r->gauss)
-        return pl_fail(err, PL_ERR_NOMEM, "gsl_integration_glfixed_table_alloc failed");
-    pl_cvode_spec spec = {.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = rhs, .weights = error_weights,
-                          .jacobian = jacobian, .roots = roots, .nroots = (int)c->m, .user = c};
-    pl_status s = pl_cvode_create(&r->loop.cv, &spec, err);
-    c->cvode = r->loop.cv.mem;
-    r->y = r->loop.cv.y;
-    r->ytmp = r->loop.cv.ytmp;
+    pl_stepper_spec spec = {.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = rhs, .weights = error_weights,
+                            .jacobian = jacobian, .roots = roots, .nroots = (int)(2 * c->m),
+                            .napprox = (int)c->m, .user = c,
+                            .context = r->context};
+    pl_status s = pl_stepper_rk_new(&r->rk, &spec, err);
+    if (s == PL_OK)
+        s = pl_stepper_cvode_new(&r->bdf, &spec, err);
     if (s != PL_OK)
         return s;
     /* Contact oscillations have nearly imaginary eigenvalues (xi small), where BDF of order >= 3
      * is unstable for moderate h*omega: let CVODE detect that and lower the order. */
-    CHECK_CV(CVodeSetStabLimDet(c->cvode, SUNTRUE), "CVodeSetStabLimDet");
-    CHECK_CV(CVodeSetInitStep(c->cvode, initial_step(r, 0.0)), "CVodeSetInitStep");
+    void *mem = pl_stepper_cvode_mem(r->bdf);
+    CHECK_CV(mem, CVodeSetStabLimDet(mem, SUNTRUE), "CVodeSetStabLimDet");
+    r->loop.stepper = r->rk;
     return PL_OK;
 }
 
 static pl_status integrate(run *r, pl_error *err)
 {
     run_ctx *c = &r->ctx;
-    double *y = N_VGetArrayPointer(r->y);
+    const double *y = r->loop.stepper->y;
     pl_status s;
     contact_state(c, 0.0, y, r->prev_g, r->prev_gdot, NULL);
     for (size_t i = 0; i < c->m; i++)
-        if (c->field.active[i] && (s = open_episode(r, i, 0.0, err)) != PL_OK)
+        if (c->field.active[i] && (s = open_episode(r, i, 0.0, y, err)) != PL_OK)
             return s;
-    if ((s = pl_cvode_record(&r->loop, 0.0, y, err)) != PL_OK || (s = update_step_band(r, 0.0, 1, err)) != PL_OK)
+    /* The start is in flight or in a fresh contact: the Runge-Kutta pair, set up at t = 0. */
+    if ((s = pl_loop_record(&r->loop, 0.0, y, err)) != PL_OK)
         return s;
-    return pl_cvode_run(&r->loop, 0.0, err);
+    return pl_loop_run(&r->loop, err);
 }
 
 static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solution *sol, pl_error *err)
@@ -592,18 +596,17 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     c->rtol = opts->option[OPT_RTOL];
     c->n = model->n;
     c->m = model->m;
-    c->N = 2 * c->n;
+    c->N = 2 * c->n + 1 + c->m;
     snprintf(r.context, sizeof r.context, "mu = %g", c->mu);
     pl_penalized_init(&c->field, model, c->mu);
     init_scales(c);
-    r.loop = (pl_cvode_loop){.hooks = {.record = record_sample, .missed = scan_missed_crossings, .event = switch_at,
-                                       .advance = accumulate, .after_step = after_step,
-                                       .after_restart = after_restart},
+    r.loop = (pl_event_loop){.hooks = {.record = record_sample, .missed = scan_missed_crossings, .event = switch_at,
+                                       .choose = choose, .initial_step = initial_step},
                              .user = &r, .context = r.context, .stats = &sol->stats, .t_end = opts->t_end,
                              .max_steps = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS,
                              .samples = opts->samples, .next_sample = 1};
 
-    double y0[2 * PL_MAX_DOF] = {0};
+    double y0[2 * PL_MAX_DOF + 1 + PL_MAX_CON] = {0};
     pl_model_initial_state(model, Q(y0), V(y0, c));
     for (size_t i = 0; i < c->m; i++) {
         c->field.active[i] = pl_model_initially_active(model, i, 0.0, Q(y0), V(y0, c));
@@ -613,27 +616,28 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     pl_error local;
     pl_error *e = err ? err : &local;
     pl_error_clear(e);
-    pl_status s = setup_solver(&r, y0, e);
+    pl_status s = setup_steppers(&r, y0, e);
     if (s == PL_OK)
         s = integrate(&r, e);
-    if (c->cvode)
-        pl_cvode_add_counters(c->cvode, &sol->stats);
+    if (r.loop.stepper)
+        r.loop.stepper->add_counters(r.loop.stepper, &sol->stats);
 
     /* Whatever happened, report the state reached and close the open episodes there. */
     pl_solution_finish(sol, s, e, t0);
+    const double *yf = r.loop.stepper ? r.loop.stepper->y : y0;
     for (size_t i = 0; i < c->m; i++)
         if (r.open[i] >= 0)
-            close_episode(&r, i, sol->t_final, 0);
-    pl_cvode_free(&r.loop.cv);
-    if (r.gauss)
-        gsl_integration_glfixed_table_free(r.gauss);
+            close_episode(&r, i, sol->t_final, yf, 0);
+    pl_stepper_free(r.rk);
+    pl_stepper_free(r.bdf);
     sol->stats.wall_seconds = pl_now_seconds() - t0;
     return s;
 }
 
 const pl_solver_type pl_solver_penalty = {
     .name = "penalty",
-    .summary = "the penalized system for one stiffness mu (CVODE BDF, rootfinding at contact switches)",
+    .summary = "the penalized system for one stiffness mu (Runge-Kutta rk8pd through flights and impacts, "
+               "CVODE BDF in settled contact)",
     .family = PL_FAMILY_PENALTY,
     .options = options,
     .noptions = sizeof options / sizeof options[0],

@@ -1,0 +1,111 @@
+#include "solvers/event_loop.h"
+
+#include <math.h>
+#include <string.h>
+
+void pl_tighten_for_gap(double *tol, size_t n, const double *grad, double tol_g, double tol_gd)
+{
+    for (size_t j = 0; j < n; j++) {
+        double gj = fabs(grad[j]);
+        if (gj > 0.0) {
+            tol[j] = fmin(tol[j], tol_g / gj);
+            tol[n + j] = fmin(tol[n + j], tol_gd / gj);
+        }
+    }
+}
+
+double pl_loop_sample_time(const pl_event_loop *loop, size_t k)
+{
+    return k <= loop->samples && loop->samples > 0 ? loop->t_end * (double)k / (double)loop->samples : INFINITY;
+}
+
+pl_status pl_loop_record(pl_event_loop *loop, double t, const double *y, pl_error *err)
+{
+    loop->prev_t = t;
+    return loop->hooks.record(loop->user, t, y, err);
+}
+
+pl_status pl_loop_restart(pl_event_loop *loop, pl_stepper *next, double t, pl_error *err)
+{
+    pl_stepper *active = loop->stepper;
+    active->add_counters(active, loop->stats);
+    if (next && next != active) {
+        memcpy(next->y, active->y, active->size * sizeof *active->y);
+        loop->stepper = next;
+    }
+    loop->stats->restarts++;
+    double h0 = loop->hooks.initial_step ? loop->hooks.initial_step(loop->user, loop->stepper, t) : 0.0;
+    return loop->stepper->restart(loop->stepper, t, h0, err);
+}
+
+/* The output samples strictly before t (inside the last step). */
+static pl_status samples_before(pl_event_loop *loop, double t, pl_error *err)
+{
+    for (double ts; (ts = pl_loop_sample_time(loop, loop->next_sample)) < t; loop->next_sample++) {
+        if (ts <= loop->prev_t)
+            continue;
+        const double *ys = loop->stepper->dense(loop->stepper, ts);
+        if (!ys)
+            return pl_fail(err, PL_ERR_SOLVER, "dense output failed at t = %.17g (%s)", ts, loop->context);
+        pl_status s = pl_loop_record(loop, ts, ys, err);
+        if (s != PL_OK)
+            return s;
+    }
+    return PL_OK;
+}
+
+pl_status pl_loop_run(pl_event_loop *loop, pl_error *err)
+{
+    int found[2 * PL_MAX_CON + 2];
+    pl_status s;
+    while (loop->stepper->t < loop->t_end) {
+        pl_stepper *st = loop->stepper;
+        if (loop->stats->steps + st->steps(st) >= loop->max_steps)
+            return pl_fail(err, PL_ERR_SOLVER, "stopped after %ld steps at t = %.17g (%s): raise --max-steps",
+                           loop->max_steps, st->t, loop->context);
+        int at_root = st->step(st, loop->t_end, err);
+        if (at_root < 0)
+            return err ? err->status : PL_ERR_SOLVER;
+        double t = st->t, *y = st->y, tc = NAN;
+        int missed = loop->hooks.missed(loop->user, t, y, at_root, &tc, err);
+        if (missed < 0)
+            return err ? err->status : PL_ERR_SOLVER;
+        const int *roots = NULL;
+        if (missed) {
+            loop->stats->recovered_crossings++;
+            if ((s = samples_before(loop, tc, err)) != PL_OK)
+                return s;
+            const double *yc = st->dense(st, tc);
+            if (!yc)
+                return pl_fail(err, PL_ERR_SOLVER, "dense output failed at t = %.17g (%s)", tc, loop->context);
+            memmove(y, yc, st->size * sizeof *y);
+            t = tc;
+        } else {
+            if ((s = samples_before(loop, t, err)) != PL_OK)
+                return s;
+            if (!at_root) {
+                if ((s = pl_loop_record(loop, t, y, err)) != PL_OK)
+                    return s;
+                pl_stepper *next = loop->hooks.choose ? loop->hooks.choose(loop->user, t) : NULL;
+                if (next && next != st && (s = pl_loop_restart(loop, next, t, err)) != PL_OK)
+                    return s;
+                continue;
+            }
+            st->root_info(st, found);
+            roots = found;
+        }
+        /* An event at t: the state with the old modes, the change, the state with the new ones.
+         * Without a change the stepper is still restarted: continuing would have it stop on the same
+         * root again. */
+        int changed = 0;
+        if ((s = pl_loop_record(loop, t, y, err)) != PL_OK ||
+            (s = loop->hooks.event(loop->user, &t, y, roots, &changed, err)) != PL_OK)
+            return s;
+        pl_stepper *next = loop->hooks.choose ? loop->hooks.choose(loop->user, t) : NULL;
+        if ((s = pl_loop_restart(loop, next, t, err)) != PL_OK)
+            return s;
+        if (changed && (s = pl_loop_record(loop, t, loop->stepper->y, err)) != PL_OK)
+            return s;
+    }
+    return PL_OK;
+}

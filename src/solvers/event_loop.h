@@ -1,0 +1,61 @@
+/* The event loop both ODE solvers (penalized runs and the limit solution) drive their steppers
+ * with (stepper.h).  Step by step to t_end:
+ *
+ *   - `missed` inspects the step just taken; it returns 1 with a crossing time t_c <= t where a
+ *     contact began or ended unseen by rootfinding (or that it wants handled before a root at t);
+ *   - otherwise a root of the stepper is an event at t;
+ *   - the output samples before the event (or the step end) are recorded from the dense output;
+ *   - at an event the state is recorded, `event` changes the modes (and may change t and y), the
+ *     stepper chosen by `choose` is restarted there, and the state is recorded again if anything
+ *     changed, so the trajectory carries both one-sided values; after an ordinary step the state is
+ *     recorded, and `choose` may hand the integration to another stepper (a restart). */
+#ifndef PL_EVENT_LOOP_H
+#define PL_EVENT_LOOP_H
+
+#include "solvers/stepper.h"
+
+typedef struct {
+    /* Record the state (t, y) as a trajectory row. */
+    pl_status (*record)(void *user, double t, const double *y, pl_error *err);
+    /* Returns 1 (with *t_cross), 0, or -1 (failure, in err); at_root: the step ended at a root. */
+    int (*missed)(void *user, double t, const double *y, int at_root, double *t_cross, pl_error *err);
+    /* Mode changes at *t: at a root (found: the stepper's root info) or at a missed crossing (found
+     * NULL).  Sets *changed when the modes or the state changed. */
+    pl_status (*event)(void *user, double *t, double *y, const int *found, int *changed, pl_error *err);
+    /* Optional: the stepper to continue with at t (NULL or the active one: no change). */
+    pl_stepper *(*choose)(void *user, double t);
+    /* Optional: the first step after a restart at t (0: the stepper's own estimate). */
+    double (*initial_step)(void *user, pl_stepper *s, double t);
+} pl_loop_hooks;
+
+typedef struct {
+    pl_stepper *stepper; /* the active one */
+    pl_loop_hooks hooks;
+    void *user;
+    const char *context; /* for failure messages, e.g. "mu = 1e+08" */
+    pl_stats *stats;     /* counters are added here */
+    double t_end;
+    long max_steps;
+    size_t samples;     /* uniform output samples k t_end/samples, k = 1..samples */
+    size_t next_sample; /* index of the next one to record */
+    double prev_t;      /* the last recorded row */
+} pl_event_loop;
+
+/* Time of output sample k (INFINITY past the last). */
+double pl_loop_sample_time(const pl_event_loop *loop, size_t k);
+
+/* Record a row through the hook and remember its time. */
+pl_status pl_loop_record(pl_event_loop *loop, double t, const double *y, pl_error *err);
+
+/* Restart the stepper `next` (or the active one if NULL) at (t, y), y being the active stepper's
+ * state; `next` becomes the active one. */
+pl_status pl_loop_restart(pl_event_loop *loop, pl_stepper *next, double t, pl_error *err);
+
+/* Run the loop from the active stepper's current state to t_end. */
+pl_status pl_loop_run(pl_event_loop *loop, pl_error *err);
+
+/* Tighten the tolerances tol[0..n) of positions and tol[n..2n) of velocities so that a gap with
+ * gradient grad is controlled to tol_g and its rate to tol_gd. */
+void pl_tighten_for_gap(double *tol, size_t n, const double *grad, double tol_g, double tol_gd);
+
+#endif

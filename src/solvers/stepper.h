@@ -1,0 +1,68 @@
+/* The integrators behind the event loop (event_loop.h): a stepper advances y' = f(t, y) one step at a
+ * time with error weights given by the solver, finds the roots of the solver's root functions, gives
+ * the solution inside its last step, and restarts at a mode change.  Two kinds:
+ *
+ *   - CVODE BDF with a dense direct solver (stepper_cvode.c): for stiff phases;
+ *   - an explicit Runge-Kutta pair, GSL's rk8pd (stepper_rk.c): for phases where the dynamics must
+ *     be resolved anyway (flights, impacts).  Its roots are located, and its dense output computed,
+ *     by re-integrating the last step over a shorter interval, so both have the method's accuracy. */
+#ifndef PL_STEPPER_H
+#define PL_STEPPER_H
+
+#include <stddef.h>
+
+#include "core/status.h"
+#include "solvers/solution.h"
+
+/* What a solver gives a stepper.  Callbacks return 0 on success, > 0 for a recoverable failure (the
+ * stepper retries with a smaller step), < 0 for a fatal one. */
+typedef struct {
+    size_t size;
+    const double *y0; /* at t = 0 */
+    double t_end;     /* never step past it */
+    int (*rhs)(double t, const double *y, double *ydot, void *user);
+    int (*weights)(double t, const double *y, double *w, void *user); /* w_j = 1/tolerance_j */
+    int (*jacobian)(double t, const double *y, double *J, void *user); /* size x size, row-major; NULL:
+                                                                            difference quotients (BDF) */
+    int (*roots)(double t, const double *y, double *g, void *user);
+    int nroots;
+    int napprox; /* the last napprox root functions only split steps (a kink of the right-hand side):
+                    a stepper may locate them to its interpolant's accuracy instead of round-off */
+    void *user;
+    const char *context; /* for failure messages, e.g. "mu = 1e+08" */
+} pl_stepper_spec;
+
+typedef struct pl_stepper pl_stepper;
+struct pl_stepper {
+    const char *name;
+    size_t size;
+    double t;  /* the current time */
+    double *y; /* the state at t (a solver may change it before a restart) */
+    /* One step toward t_stop: 0 after an ordinary step, 1 when the step ended at a root (root_info
+     * tells which), < 0 on failure (err filled). */
+    int (*step)(pl_stepper *s, double t_stop, pl_error *err);
+    /* The solution at t inside the last step (NULL on failure); valid until the next call. */
+    const double *(*dense)(pl_stepper *s, double t);
+    /* The same, to be searched for a root or an extremum: it may be a cheaper interpolant of lower
+     * accuracy (evaluate the point found with dense). */
+    const double *(*dense_cheap)(pl_stepper *s, double t);
+    /* found[k] = +1 (increasing) or -1 (decreasing) for the root functions that vanished, else 0. */
+    void (*root_info)(pl_stepper *s, int *found);
+    /* Restart at (t, y) after a mode change, with first step h0 (0: the stepper's own estimate). */
+    pl_status (*restart)(pl_stepper *s, double t, double h0, pl_error *err);
+    long (*steps)(pl_stepper *s); /* since the last restart */
+    /* Add the counters since the last restart (call it before restarting) and since creation. */
+    void (*add_counters)(pl_stepper *s, pl_stats *stats);
+    void (*free)(pl_stepper *s);
+    void *impl;
+};
+
+pl_status pl_stepper_cvode_new(pl_stepper **s, const pl_stepper_spec *spec, pl_error *err);
+pl_status pl_stepper_rk_new(pl_stepper **s, const pl_stepper_spec *spec, pl_error *err);
+
+/* CVODE's memory behind a CVODE stepper, for its optional settings (NULL for another kind). */
+void *pl_stepper_cvode_mem(pl_stepper *s);
+
+void pl_stepper_free(pl_stepper *s);
+
+#endif

@@ -1,0 +1,146 @@
+/* The CVODE stepper: BDF with Newton iterations and a dense direct linear solver (after the SUNDIALS
+ * examples: every return value checked, everything freed in reverse order), the solver's error
+ * weights (CVodeWFtolerances), rootfinding, and CVODE's own dense output. */
+#include <math.h>
+#include <nvector/nvector_serial.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include "solvers/cvode_driver.h"
+#include "solvers/stepper.h"
+
+typedef struct {
+    pl_stepper base;
+    pl_stepper_spec spec;
+    pl_cvode cv;
+    double *J; /* row-major Jacobian from the solver */
+} cvode_stepper;
+
+static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
+{
+    const cvode_stepper *c = user;
+    return c->spec.rhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot), c->spec.user);
+}
+
+static int weights(N_Vector y, N_Vector w, void *user)
+{
+    const cvode_stepper *c = user;
+    double t = 0.0;
+    if (CVodeGetCurrentTime(c->cv.mem, &t) != CV_SUCCESS)
+        return -1;
+    return c->spec.weights(t, N_VGetArrayPointer(y), N_VGetArrayPointer(w), c->spec.user);
+}
+
+static int jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *user, N_Vector t1, N_Vector t2,
+                    N_Vector t3)
+{
+    (void)fy, (void)t1, (void)t2, (void)t3;
+    const cvode_stepper *c = user;
+    size_t N = c->spec.size;
+    int flag = c->spec.jacobian(t, N_VGetArrayPointer(y), c->J, c->spec.user);
+    if (flag)
+        return flag;
+    for (size_t r = 0; r < N; r++)
+        for (size_t col = 0; col < N; col++)
+            SM_ELEMENT_D(J, r, col) = c->J[r * N + col];
+    return 0;
+}
+
+static int roots(sunrealtype t, N_Vector y, sunrealtype *g, void *user)
+{
+    const cvode_stepper *c = user;
+    return c->spec.roots(t, N_VGetArrayPointer(y), g, c->spec.user);
+}
+
+#define CHECK(call, what) PL_CVODE_CHECK(c->cv.mem, c->spec.context, c->cv.message, call, what)
+
+static int step(pl_stepper *s, double t_stop, pl_error *err)
+{
+    cvode_stepper *c = s->impl;
+    int flag = CVode(c->cv.mem, t_stop, c->cv.y, &s->t, CV_ONE_STEP);
+    if (flag < 0) {
+        pl_cvode_failure(c->cv.mem, "CVode", flag, c->spec.context, c->cv.message, err);
+        return -1;
+    }
+    return flag == CV_ROOT_RETURN;
+}
+
+static const double *dense(pl_stepper *s, double t)
+{
+    cvode_stepper *c = s->impl;
+    return pl_cvode_dense(&c->cv, t);
+}
+
+static void root_info(pl_stepper *s, int *found)
+{
+    cvode_stepper *c = s->impl;
+    if (CVodeGetRootInfo(c->cv.mem, found) != CV_SUCCESS)
+        memset(found, 0, (size_t)c->spec.nroots * sizeof *found);
+}
+
+static pl_status restart(pl_stepper *s, double t, double h0, pl_error *err)
+{
+    cvode_stepper *c = s->impl;
+    s->t = t;
+    CHECK(CVodeReInit(c->cv.mem, t, c->cv.y), "CVodeReInit");
+    CHECK(CVodeSetStopTime(c->cv.mem, c->spec.t_end), "CVodeSetStopTime");
+    CHECK(CVodeSetInitStep(c->cv.mem, h0 > 0.0 ? h0 : 0.0), "CVodeSetInitStep");
+    return PL_OK;
+}
+
+static long steps(pl_stepper *s)
+{
+    cvode_stepper *c = s->impl;
+    long n = 0;
+    return CVodeGetNumSteps(c->cv.mem, &n) == CV_SUCCESS ? n : 0;
+}
+
+static void add_counters(pl_stepper *s, pl_stats *stats)
+{
+    cvode_stepper *c = s->impl;
+    pl_cvode_add_counters(c->cv.mem, stats);
+}
+
+static void destroy(pl_stepper *s)
+{
+    cvode_stepper *c = s->impl;
+    pl_cvode_free(&c->cv);
+    free(c->J);
+    free(c);
+}
+
+pl_status pl_stepper_cvode_new(pl_stepper **out, const pl_stepper_spec *spec, pl_error *err)
+{
+    *out = NULL;
+    cvode_stepper *c = calloc(1, sizeof *c);
+    if (!c)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for a CVODE stepper");
+    c->spec = *spec;
+    c->base = (pl_stepper){.name = "CVODE BDF", .size = spec->size, .step = step, .dense = dense,
+                           .dense_cheap = dense, .root_info = root_info,
+                           .restart = restart, .steps = steps, .add_counters = add_counters, .free = destroy,
+                           .impl = c};
+    *out = &c->base;
+    if (spec->jacobian && !(c->J = malloc(spec->size * spec->size * sizeof *c->J)))
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for a Jacobian of size %zu", spec->size);
+    pl_cvode_spec cs = {.size = spec->size, .y0 = spec->y0, .t_end = spec->t_end, .rhs = rhs, .weights = weights,
+                        .jacobian = spec->jacobian ? jacobian : NULL, .roots = roots, .nroots = spec->nroots,
+                        .user = c};
+    pl_status st = pl_cvode_create(&c->cv, &cs, err);
+    c->base.y = c->cv.y ? N_VGetArrayPointer(c->cv.y) : NULL;
+    return st;
+}
+
+void *pl_stepper_cvode_mem(pl_stepper *s)
+{
+    return s && s->free == destroy ? ((cvode_stepper *)s->impl)->cv.mem : NULL;
+}
+
+void pl_stepper_free(pl_stepper *s)
+{
+    if (s)
+        s->free(s);
+}

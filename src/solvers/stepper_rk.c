@@ -1,0 +1,384 @@
+/* The Runge-Kutta stepper: GSL's embedded Prince-Dormand 8(9) pair (rk8pd), with a step-size
+ * control on the solver's error weights (the weighted root-mean-square of the embedded estimate,
+ * as CVODE measures it), roots of the solver's functions located by Brent's method on the last
+ * step re-integrated over shorter intervals (each evaluation one rk8pd step from the step's start:
+ * the state at a root has the method's accuracy, unlike an interpolant's), and dense output the
+ * same way.  For phases where the solution must be resolved anyway: there an explicit 8th-order
+ * pair takes several times fewer steps than BDF, whose order is capped at 5 and whose stability
+ * near the imaginary axis needs low orders. */
+#include <float.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_odeiv2.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/linalg.h"
+#include "core/rootfind.h"
+#include "solvers/stepper.h"
+
+#define ORDER 8      /* of the error estimate's lower-order solution */
+#define SAFETY 0.9
+#define MAX_GROWTH 5.0
+#define MIN_SHRINK 0.2
+
+typedef struct {
+    pl_stepper base;
+    pl_stepper_spec spec;
+    gsl_odeiv2_step *step;
+    gsl_odeiv2_system sys;
+    size_t N;
+    double t0; /* start of the last step, with y0 */
+    double h;  /* the next step to try */
+    double *y, *y0, *ytry, *yerr, *ydense, *w, *f0, *f1, *g0, *g1;
+    int *found;
+    int rhs_status; /* the last failure of the solver's right-hand side */
+    int have_slopes; /* f0, f1: the derivatives at the ends of the last step, once computed */
+    double dense_t;  /* the time of the state in ydense, if it is a re-integration (else NAN) */
+    long steps, rhs, fails;              /* since the last restart */
+    long added_rhs, added_fails;         /* already added to the statistics */
+} rk_stepper;
+
+static int gsl_rhs(double t, const double y[], double dydt[], void *params)
+{
+    rk_stepper *r = params;
+    r->rhs++;
+    int flag = r->spec.rhs(t, y, dydt, r->spec.user);
+    if (flag) {
+        r->rhs_status = flag;
+        return GSL_EBADFUNC;
+    }
+    return GSL_SUCCESS;
+}
+
+/* One rk8pd step of size h from (t, ystart) into out (and its error estimate into r->yerr). */
+static int attempt(rk_stepper *r, double t, const double *ystart, double h, double *out)
+{
+    memcpy(out, ystart, r->N * sizeof *out);
+    r->rhs_status = 0;
+    int status = gsl_odeiv2_step_apply(r->step, t, h, out, r->yerr, NULL, NULL, &r->sys);
+    return status == GSL_SUCCESS && pl_all_finite(out, r->N) ? 0 : -1;
+}
+
+/* The solution at tau in [t0, t] of the last step, by re-integration from its start (the last one
+ * is kept: a root's location ends with the state there). */
+static const double *reintegrate(rk_stepper *r, double tau)
+{
+    if (tau == r->dense_t)
+        return r->ydense;
+    if (tau >= r->base.t)
+        return r->y;
+    if (tau <= r->t0)
+        return r->y0;
+    r->dense_t = NAN;
+    if (attempt(r, r->t0, r->y0, tau - r->t0, r->ydense) != 0)
+        return NULL;
+    r->dense_t = tau;
+    return r->ydense;
+}
+
+static double wrms(const rk_stepper *r, const double *x)
+{
+    double s = 0.0;
+    for (size_t j = 0; j < r->N; j++)
+        s += (x[j] * r->w[j]) * (x[j] * r->w[j]);
+    return sqrt(s / (double)r->N);
+}
+
+typedef struct {
+    rk_stepper *r;
+    int k;
+    int cheap;         /* on the cubic Hermite interpolant of the step instead of re-integration */
+    double memo[2][2]; /* the last two (tau, value): GSL's root solvers evaluate the ends again */
+    int next;
+} root_fn;
+
+/* The derivatives at both ends of the last step, for its Hermite interpolant. */
+static int slopes(rk_stepper *r)
+{
+    if (!r->have_slopes)
+        r->have_slopes = gsl_rhs(r->t0, r->y0, r->f0, r) == GSL_SUCCESS &&
+                         gsl_rhs(r->base.t, r->y, r->f1, r) == GSL_SUCCESS;
+    return r->have_slopes;
+}
+
+/* The cubic Hermite interpolant of the last step at tau, from the states and derivatives at its
+ * ends: accurate to O((h/T)^4) of the step's scale, against O((h/T)^9) for a re-integration. */
+static const double *hermite(rk_stepper *r, double tau)
+{
+    if (tau >= r->base.t)
+        return r->y;
+    if (tau <= r->t0)
+        return r->y0;
+    if (!slopes(r))
+        return NULL;
+    r->dense_t = NAN; /* ydense now holds an interpolated state */
+    double h = r->base.t - r->t0, s = (tau - r->t0) / h, s2 = s * s, s3 = s2 * s;
+    double a = 2 * s3 - 3 * s2 + 1, b = (s3 - 2 * s2 + s) * h, c = -2 * s3 + 3 * s2, d = (s3 - s2) * h;
+    for (size_t j = 0; j < r->N; j++)
+        r->ydense[j] = a * r->y0[j] + b * r->f0[j] + c * r->y[j] + d * r->f1[j];
+    return r->ydense;
+}
+
+/* Root function k along the last step; the ends are known. */
+static double root_value(double tau, void *p)
+{
+    root_fn *f = p;
+    rk_stepper *r = f->r;
+    if (tau <= r->t0)
+        return r->g0[f->k];
+    if (tau >= r->base.t)
+        return r->g1[f->k];
+    for (int j = 0; j < 2; j++)
+        if (f->memo[j][0] == tau)
+            return f->memo[j][1];
+    const double *y = f->cheap ? hermite(r, tau) : reintegrate(r, tau);
+    double g[2 * PL_MAX_CON + 2];
+    if (!y || r->spec.roots(tau, y, g, r->spec.user))
+        return NAN;
+    f->memo[f->next][0] = tau;
+    f->memo[f->next][1] = g[f->k];
+    f->next ^= 1;
+    return g[f->k];
+}
+
+/* Where precise function k crosses 0 in the last step, from its estimate on the interpolant: by
+ * Illinois on re-integrations within a bracket of 1e-3 of the step around it (the interpolant's
+ * error is far smaller), or over the whole step if that bracket misses the root.  Returns a point
+ * just past the root, where the function has its new sign. */
+static double locate(rk_stepper *r, int k, double estimate)
+{
+    root_fn f = {.r = r, .k = k, .cheap = 0, .memo = {{NAN, NAN}, {NAN, NAN}}};
+    double a = r->t0, b = r->base.t, ga = r->g0[k], gb = r->g1[k];
+    double delta = 1e-3 * (b - a), lo = fmax(a, estimate - delta), hi = fmin(b, estimate + delta);
+    double glo = root_value(lo, &f), ghi = root_value(hi, &f);
+    if (glo * ghi <= 0.0 && ga * glo > 0.0)
+        a = lo, ga = glo, b = hi, gb = ghi;
+    /* As CVODE: to 100 ulps of the time or the step */
+    double tol = 100.0 * DBL_EPSILON * fmax(fabs(r->base.t), r->base.t - r->t0);
+    return pl_illinois(root_value, &f, a, ga, b, gb, tol);
+}
+
+/* After an accepted step: the earliest root of a function that changed sign over it (a value that
+ * reaches 0 counts; one leaving 0, as after a restart at a root, does not).  Every crossing is
+ * first located on the interpolant; the earliest is then refined if it is precise (with any other
+ * precise one estimated within the bracket of the refinement: simultaneous roots, as at a
+ * corner).  The step is cut back to just past that root (where the function has its new sign), as
+ * CVODE returns it. */
+static int find_roots(rk_stepper *r, pl_error *err)
+{
+    int nr = r->spec.nroots;
+    if (nr == 0)
+        return 0;
+    if (r->spec.roots(r->base.t, r->y, r->g1, r->spec.user)) {
+        pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", r->base.t, r->spec.context);
+        return -1;
+    }
+    double estimate[2 * PL_MAX_CON + 2], when[2 * PL_MAX_CON + 2], first = INFINITY, h = r->base.t - r->t0;
+    int crosses[2 * PL_MAX_CON + 2], kfirst = -1, any = 0;
+    for (int k = 0; k < nr; k++) {
+        crosses[k] = (r->g0[k] > 0.0 && r->g1[k] <= 0.0) || (r->g0[k] < 0.0 && r->g1[k] >= 0.0);
+        estimate[k] = when[k] = NAN;
+        if (!crosses[k])
+            continue;
+        root_fn f = {.r = r, .k = k, .cheap = 1, .memo = {{NAN, NAN}, {NAN, NAN}}};
+        estimate[k] = slopes(r) ? pl_brent(root_value, &f, r->t0, r->base.t, 1) : r->base.t;
+        if (isnan(estimate[k]))
+            estimate[k] = r->base.t; /* no sign change on the interpolant: refine over the step */
+        if (estimate[k] < first)
+            first = estimate[k], kfirst = k;
+    }
+    if (kfirst < 0) {
+        memcpy(r->g0, r->g1, (size_t)nr * sizeof *r->g0);
+        return 0;
+    }
+    double t_root = first;
+    if (kfirst < nr - r->spec.napprox) {
+        t_root = INFINITY;
+        for (int k = 0; k < nr - r->spec.napprox; k++)
+            if (crosses[k] && estimate[k] <= first + 2e-3 * h) {
+                when[k] = locate(r, k, estimate[k]);
+                if (!isnan(when[k]))
+                    t_root = fmin(t_root, when[k]);
+            }
+        if (isinf(t_root))
+            t_root = first;
+    } else {
+        when[kfirst] = first;
+    }
+    double tol = 8.0 * DBL_EPSILON * fmax(1.0, fabs(t_root));
+    for (int k = 0; k < nr; k++) {
+        double tk = isnan(when[k]) ? estimate[k] : when[k];
+        r->found[k] = 0;
+        if (crosses[k] && tk <= t_root + tol) {
+            r->found[k] = r->g1[k] > r->g0[k] ? 1 : -1;
+            any = 1;
+        }
+    }
+    if (t_root < r->base.t) {
+        const double *y = reintegrate(r, t_root);
+        if (!y) {
+            pl_fail(err, PL_ERR_SOLVER, "re-integration to a root failed at t = %.17g (%s)", t_root, r->spec.context);
+            return -1;
+        }
+        memcpy(r->ytry, y, r->N * sizeof *y); /* y is r->ydense */
+        memcpy(r->y, r->ytry, r->N * sizeof *y);
+        r->base.t = t_root;
+        r->have_slopes = 0;
+        r->dense_t = NAN;
+    }
+    if (r->spec.roots(r->base.t, r->y, r->g0, r->spec.user)) {
+        pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", r->base.t, r->spec.context);
+        return -1;
+    }
+    return any;
+}
+
+static int step(pl_stepper *s, double t_stop, pl_error *err)
+{
+    rk_stepper *r = s->impl;
+    double t = s->t;
+    for (;;) {
+        double remaining = t_stop - t, h = fmin(r->h, remaining);
+        int last = h >= remaining;
+        if (!(h > 16.0 * DBL_EPSILON * fmax(1.0, fabs(t)))) {
+            pl_fail(err, PL_ERR_SOLVER, "Runge-Kutta step size %g too small at t = %.17g (%s)", h, t, r->spec.context);
+            return -1;
+        }
+        if (attempt(r, t, r->y, h, r->ytry) != 0) {
+            if (r->rhs_status < 0) {
+                pl_fail(err, PL_ERR_SOLVER, "the right-hand side failed at t = %.17g (%s)", t, r->spec.context);
+                return -1;
+            }
+            r->fails++;
+            r->h = 0.25 * h;
+            continue;
+        }
+        if (r->spec.weights(t, r->y, r->w, r->spec.user)) {
+            pl_fail(err, PL_ERR_SOLVER, "the error weights failed at t = %.17g (%s)", t, r->spec.context);
+            return -1;
+        }
+        double e = wrms(r, r->yerr);
+        double factor = e > 0.0 ? SAFETY * pow(e, -1.0 / (ORDER + 1)) : MAX_GROWTH;
+        if (!(e <= 1.0)) {
+            r->fails++;
+            r->h = h * fmax(MIN_SHRINK, fmin(factor, 1.0));
+            continue;
+        }
+        r->t0 = t;
+        memcpy(r->y0, r->y, r->N * sizeof *r->y);
+        memcpy(r->y, r->ytry, r->N * sizeof *r->y);
+        s->t = last ? t_stop : t + h;
+        r->steps++;
+        r->have_slopes = 0;
+        r->dense_t = NAN;
+        double next = h * fmax(MIN_SHRINK, fmin(factor, MAX_GROWTH));
+        r->h = last ? fmax(next, r->h) : next; /* a step cut at t_stop says nothing of the next */
+        return find_roots(r, err);
+    }
+}
+
+static const double *dense(pl_stepper *s, double t)
+{
+    return reintegrate(s->impl, t);
+}
+
+static const double *dense_cheap(pl_stepper *s, double t)
+{
+    return hermite(s->impl, t);
+}
+
+static void root_info(pl_stepper *s, int *found)
+{
+    rk_stepper *r = s->impl;
+    memcpy(found, r->found, (size_t)r->spec.nroots * sizeof *found);
+}
+
+/* The first step, from the order of the method (Hairer, Norsett and Wanner, Solving ODEs I,
+ * section II.4): an explicit Euler step tells the size of y'' in the error weights' norm. */
+static double first_step(rk_stepper *r, double t)
+{
+    double remaining = r->spec.t_end - t;
+    if (r->spec.weights(t, r->y, r->w, r->spec.user) || gsl_rhs(t, r->y, r->f0, r) != GSL_SUCCESS)
+        return 1e-6 * remaining;
+    double d0 = wrms(r, r->y), d1 = wrms(r, r->f0);
+    double h0 = d0 < 1e-5 || d1 < 1e-5 ? 1e-6 * remaining : 0.01 * d0 / d1;
+    h0 = fmin(h0, remaining);
+    for (size_t j = 0; j < r->N; j++)
+        r->ytry[j] = r->y[j] + h0 * r->f0[j];
+    if (gsl_rhs(t + h0, r->ytry, r->yerr, r) != GSL_SUCCESS)
+        return h0;
+    for (size_t j = 0; j < r->N; j++)
+        r->yerr[j] = (r->yerr[j] - r->f0[j]) / h0;
+    double d2 = wrms(r, r->yerr), dmax = fmax(d1, d2);
+    double h1 = dmax <= 1e-15 ? fmax(1e-6, 1e-3 * h0) : pow(0.01 / dmax, 1.0 / (ORDER + 1));
+    return fmin(fmin(100.0 * h0, h1), remaining);
+}
+
+static pl_status restart(pl_stepper *s, double t, double h0, pl_error *err)
+{
+    rk_stepper *r = s->impl;
+    s->t = r->t0 = t;
+    memcpy(r->y0, r->y, r->N * sizeof *r->y);
+    r->have_slopes = 0;
+    r->dense_t = NAN;
+    if (r->spec.nroots && r->spec.roots(t, r->y, r->g0, r->spec.user))
+        return pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", t, r->spec.context);
+    r->h = h0 > 0.0 ? h0 : first_step(r, t);
+    return PL_OK;
+}
+
+static long steps(pl_stepper *s)
+{
+    return ((rk_stepper *)s->impl)->steps;
+}
+
+static void add_counters(pl_stepper *s, pl_stats *stats)
+{
+    rk_stepper *r = s->impl;
+    stats->steps += r->steps;
+    stats->rhs_evals += r->rhs - r->added_rhs;
+    stats->error_test_fails += r->fails - r->added_fails;
+    r->steps = 0;
+    r->added_rhs = r->rhs;
+    r->added_fails = r->fails;
+}
+
+static void destroy(pl_stepper *s)
+{
+    rk_stepper *r = s->impl;
+    if (r->step)
+        gsl_odeiv2_step_free(r->step);
+    free(r->y);
+    free(r->found);
+    free(r);
+}
+
+pl_status pl_stepper_rk_new(pl_stepper **out, const pl_stepper_spec *spec, pl_error *err)
+{
+    *out = NULL;
+    rk_stepper *r = calloc(1, sizeof *r);
+    if (!r)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for a Runge-Kutta stepper");
+    size_t N = spec->size, nr = (size_t)spec->nroots;
+    r->spec = *spec;
+    r->N = N;
+    r->base = (pl_stepper){.name = "Runge-Kutta rk8pd", .size = N, .step = step, .dense = dense,
+                           .dense_cheap = dense_cheap, .root_info = root_info,
+                           .restart = restart, .steps = steps, .add_counters = add_counters, .free = destroy,
+                           .impl = r};
+    *out = &r->base;
+    if (nr > 2 * PL_MAX_CON + 2)
+        return pl_fail(err, PL_ERR_INPUT, "too many root functions (%zu)", nr);
+    r->y = malloc((8 * N + 2 * nr + 1) * sizeof *r->y);
+    r->found = calloc(nr + 1, sizeof *r->found);
+    r->step = gsl_odeiv2_step_alloc(gsl_odeiv2_step_rk8pd, N);
+    if (!r->y || !r->found || !r->step)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for a Runge-Kutta stepper of size %zu", N);
+    r->y0 = r->y + N, r->ytry = r->y0 + N, r->yerr = r->ytry + N, r->ydense = r->yerr + N;
+    r->w = r->ydense + N, r->f0 = r->w + N, r->f1 = r->f0 + N, r->g0 = r->f1 + N, r->g1 = r->g0 + nr;
+    r->sys = (gsl_odeiv2_system){.function = gsl_rhs, .jacobian = NULL, .dimension = N, .params = r};
+    memcpy(r->y, spec->y0, N * sizeof *r->y);
+    r->base.y = r->y;
+    return restart(&r->base, 0.0, 0.0, err);
+}
