@@ -19,7 +19,8 @@
 
 #define ORDER 8      /* of the error estimate's lower-order solution */
 #define SAFETY 0.9
-#define MAX_GROWTH 5.0
+#define MAX_GROWTH 10.0         /* per step, as CVODE */
+#define MAX_GROWTH_FIRST 1e4    /* after the first step of a restart, as CVODE: its size was a guess */
 #define MIN_SHRINK 0.2
 
 typedef struct {
@@ -142,28 +143,54 @@ static double root_value(double tau, void *p)
     return g[f->k];
 }
 
-/* Where precise function k crosses 0 in the last step, from its estimate on the interpolant: by
- * Illinois on re-integrations within a bracket of 1e-3 of the step around it (the interpolant's
- * error is far smaller), or over the whole step if that bracket misses the root.  Returns a point
- * just past the root, where the function has its new sign. */
-static double locate(rk_stepper *r, int k, double estimate)
+/* Where precise function k crosses 0 in the last step, from its estimate on the interpolant.
+ * Secant iterations on re-integrations, started with the interpolant's slope, close in on the
+ * root (the estimate is already good to the interpolant's accuracy: two or three re-integrations
+ * reach round-off), each keeping the bracket [a, b] (old sign, new sign) up to date.  Once the
+ * secant correction is below tol/2 the iterate is taken if it is past the root, else the bracket
+ * is closed tol/2 beyond it.  Illinois finishes whatever bracket is
+ * left, should the secant steps leave it or stall.  Returns a point just past the root, where the
+ * function has its new sign, within tol of it. */
+static double locate(rk_stepper *r, int k, double estimate, double tol)
 {
-    root_fn f = {.r = r, .k = k, .cheap = 0, .memo = {{NAN, NAN}, {NAN, NAN}}};
+    root_fn exact = {.r = r, .k = k, .cheap = 0, .memo = {{NAN, NAN}, {NAN, NAN}}};
+    root_fn cheap = {.r = r, .k = k, .cheap = 1, .memo = {{NAN, NAN}, {NAN, NAN}}};
     double a = r->t0, b = r->base.t, ga = r->g0[k], gb = r->g1[k];
-    double delta = 1e-3 * (b - a), lo = fmax(a, estimate - delta), hi = fmin(b, estimate + delta);
-    double glo = root_value(lo, &f), ghi = root_value(hi, &f);
-    if (glo * ghi <= 0.0 && ga * glo > 0.0)
-        a = lo, ga = glo, b = hi, gb = ghi;
-    /* As CVODE: to 100 ulps of the time or the step */
-    double tol = 100.0 * DBL_EPSILON * fmax(fabs(r->base.t), r->base.t - r->t0);
-    return pl_illinois(root_value, &f, a, ga, b, gb, tol);
+    double d = fmax(tol, 1e-6 * (b - a)), lo = fmax(a, estimate - d), hi = fmin(b, estimate + d);
+    double slope = (root_value(hi, &cheap) - root_value(lo, &cheap)) / (hi - lo);
+    double t1 = estimate;
+    for (int it = 0; it < 8 && b - a > tol; it++) {
+        double g1 = root_value(t1, &exact);
+        if (isnan(g1))
+            return NAN;
+        if (g1 * ga > 0.0)
+            a = t1, ga = g1;
+        else
+            b = t1, gb = g1;
+        if (b - a <= tol || g1 == 0.0)
+            break;
+        double t2 = t1 - g1 / slope;
+        if (fabs(t2 - t1) < 0.5 * tol) { /* converged */
+            if (b == t1)
+                return b; /* already past the root, by less than tol */
+            t2 = t1 + 0.5 * tol; /* close the bracket on the other side */
+        }
+        if (!(t2 > a && t2 < b) || !isfinite(t2))
+            break;
+        double g2 = root_value(t2, &exact);
+        if (isnan(g2))
+            return NAN;
+        if (g2 != g1)
+            slope = (g2 - g1) / (t2 - t1);
+        t1 = t2;
+    }
+    return pl_illinois(root_value, &exact, a, ga, b, gb, tol);
 }
 
 /* After an accepted step: the earliest root of a function that changed sign over it (a value that
  * reaches 0 counts; one leaving 0, as after a restart at a root, does not).  Every crossing is
- * first located on the interpolant; the earliest is then refined if it is precise (with any other
- * precise one estimated within the bracket of the refinement: simultaneous roots, as at a
- * corner).  The step is cut back to just past that root (where the function has its new sign), as
+ * first located on the interpolant; the earliest is then refined (with any other precise one
+ * estimated within the bracket of the refinement: simultaneous roots, as at a corner).  The step is cut back to just past that root (where the function has its new sign), as
  * CVODE returns it. */
 static int find_roots(rk_stepper *r, pl_error *err)
 {
@@ -192,20 +219,22 @@ static int find_roots(rk_stepper *r, pl_error *err)
         memcpy(r->g0, r->g1, (size_t)nr * sizeof *r->g0);
         return 0;
     }
-    double t_root = first;
+    /* As CVODE: to 100 ulps of the time or the step; an approximate one to 1e-6 of the step (just
+     * past it all the same, so that the next step does not meet it again) */
+    double tol_precise = 100.0 * DBL_EPSILON * fmax(fabs(r->base.t), h), t_root = INFINITY;
     if (kfirst < nr - r->spec.napprox) {
-        t_root = INFINITY;
         for (int k = 0; k < nr - r->spec.napprox; k++)
             if (crosses[k] && estimate[k] <= first + 2e-3 * h) {
-                when[k] = locate(r, k, estimate[k]);
+                when[k] = locate(r, k, estimate[k], tol_precise);
                 if (!isnan(when[k]))
                     t_root = fmin(t_root, when[k]);
             }
-        if (isinf(t_root))
-            t_root = first;
     } else {
-        when[kfirst] = first;
+        when[kfirst] = locate(r, kfirst, first, fmax(tol_precise, 1e-6 * h));
+        t_root = when[kfirst];
     }
+    if (!(t_root <= r->base.t))
+        t_root = first;
     double tol = 8.0 * DBL_EPSILON * fmax(1.0, fabs(t_root));
     for (int k = 0; k < nr; k++) {
         double tk = isnan(when[k]) ? estimate[k] : when[k];
@@ -259,7 +288,8 @@ static int step(pl_stepper *s, double t_stop, pl_error *err)
             return -1;
         }
         double e = wrms(r, r->yerr);
-        double factor = e > 0.0 ? SAFETY * pow(e, -1.0 / (ORDER + 1)) : MAX_GROWTH;
+        double growth = r->steps == 0 ? MAX_GROWTH_FIRST : MAX_GROWTH;
+        double factor = e > 0.0 ? SAFETY * pow(e, -1.0 / (ORDER + 1)) : growth;
         if (!(e <= 1.0)) {
             r->fails++;
             r->h = h * fmax(MIN_SHRINK, fmin(factor, 1.0));
@@ -272,7 +302,7 @@ static int step(pl_stepper *s, double t_stop, pl_error *err)
         r->steps++;
         r->have_slopes = 0;
         r->dense_t = NAN;
-        double next = h * fmax(MIN_SHRINK, fmin(factor, MAX_GROWTH));
+        double next = h * fmax(MIN_SHRINK, fmin(factor, growth));
         r->h = last ? fmax(next, r->h) : next; /* a step cut at t_stop says nothing of the next */
         return find_roots(r, err);
     }

@@ -277,23 +277,28 @@ static pl_stepper *choose(void *user, double t)
     return any && settled ? r->bdf : r->rk;
 }
 
-/* First step of BDF after a (re)start.  CVODE's own heuristic caps it so that no component
- * changes by more than 10% of its size, which gives h ~ 1e-14 where the gap is 0.  We use the
- * order-1 error estimate alone: h = 0.5 sqrt(2 / |y''|_wrms), y'' = (f(t + d, y + d f) - f(t, y))/d.
- * The Runge-Kutta pair estimates its own. */
+/* First step after a (re)start.
+ * - Runge-Kutta in contact: the step that resolves the contact oscillation, whose local error
+ *   grows like (h omega)^9: h = 4 rtol^(1/9) / omega (accepted steps measure 5 rtol^(1/9) /
+ *   omega).  In flight the pair estimates its own (Hairer's rule), its growth after that first
+ *   step unbounded as in CVODE.
+ * - BDF: CVODE's own heuristic caps it so that no component changes by more than 10% of its
+ *   size, which gives h ~ 1e-14 where the gap is 0.  We use the order-1 error estimate alone:
+ *   h = 0.5 sqrt(2 / |y''|_wrms), y'' = (f(t + d, y + d f) - f(t, y))/d. */
 static double initial_step(void *user, pl_stepper *s, double t)
 {
     run *r = user;
     run_ctx *c = &r->ctx;
-    if (s != r->bdf)
-        return 0.0;
+    double omega = 0.0;
+    for (size_t i = 0; i < c->m; i++)
+        if (c->field.active[i])
+            omega = fmax(omega, c->omega[i]);
+    if (s == r->rk)
+        return omega > 0.0 ? 4.0 * pow(c->rtol, 1.0 / 9.0) / omega : 0.0;
     size_t N = c->N;
     const double *y = s->y;
     double f0[2 * PL_MAX_DOF + 1 + PL_MAX_CON], f1[2 * PL_MAX_DOF + 1 + PL_MAX_CON];
     double y1[2 * PL_MAX_DOF + 1 + PL_MAX_CON], w[2 * PL_MAX_DOF + 1 + PL_MAX_CON];
-    double omega = 0.0;
-    for (size_t i = 0; i < c->m; i++)
-        omega = fmax(omega, c->omega[i]);
     double d = 1e-3 / omega, remaining = r->sol->t_end - t, h = NAN;
     if (rhs(t, y, f0, c) == 0 && error_weights(t, y, w, c) == 0) {
         for (size_t j = 0; j < N; j++)
@@ -427,8 +432,8 @@ static int find_missed_crossing(run *r, double ta, const double *gdot_a, double 
     for (size_t i = 0; i < c->m; i++) {
         int minimum = gdot_a[i] < 0.0 && gdot_b[i] >= 0.0;
         int maximum = gdot_a[i] > 0.0 && gdot_b[i] <= 0.0;
-        if (!(minimum || maximum) || tb <= ta)
-            continue;
+        if (!(minimum || (maximum && c->field.active[i])) || tb <= ta)
+            continue; /* the apex of a flight decides nothing */
         /* The extremum is located on the cheap interpolant: G there is second order in its time. */
         double te = dense_root(r, i, DENSE_GAP_RATE, ta, tb, 1);
         if (isnan(te))
