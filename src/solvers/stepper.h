@@ -26,6 +26,9 @@ typedef struct {
                                                                             difference quotients (BDF) */
     int (*roots)(double t, const double *y, double *g, void *user);
     int nroots;
+    /* Optional, for a multistep stepper: the highest order to use for a step of size h (0: its
+       own maximum), asked before every step.  NULL: no limit. */
+    int (*max_order)(double h, void *user);
     int napprox; /* the last napprox root functions only split steps (a kink of the right-hand side):
                     a stepper may locate them to its interpolant's accuracy instead of round-off */
     void *user;
@@ -59,9 +62,6 @@ struct pl_stepper {
 
 pl_status pl_stepper_cvode_new(pl_stepper **s, const pl_stepper_spec *spec, pl_error *err);
 pl_status pl_stepper_rk_new(pl_stepper **s, const pl_stepper_spec *spec, pl_error *err);
-
-/* CVODE's memory behind a CVODE stepper, for its optional settings (NULL for another kind). */
-void *pl_stepper_cvode_mem(pl_stepper *s);
 
 void pl_stepper_free(pl_stepper *s);
 

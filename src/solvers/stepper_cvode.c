@@ -60,6 +60,17 @@ static int roots(sunrealtype t, N_Vector y, sunrealtype *g, void *user)
 static int step(pl_stepper *s, double t_stop, pl_error *err)
 {
     cvode_stepper *c = s->impl;
+    if (c->spec.max_order) {
+        double h = 0.0;
+        if (CVodeGetCurrentStep(c->cv.mem, &h) != CV_SUCCESS)
+            h = 0.0;
+        int q = c->spec.max_order(h, c->spec.user);
+        int flag = CVodeSetMaxOrd(c->cv.mem, q > 0 && q < 5 ? q : 5);
+        if (flag < 0) {
+            pl_cvode_failure(c->cv.mem, "CVodeSetMaxOrd", flag, c->spec.context, c->cv.message, err);
+            return -1;
+        }
+    }
     int flag = CVode(c->cv.mem, t_stop, c->cv.y, &s->t, CV_ONE_STEP);
     if (flag < 0) {
         pl_cvode_failure(c->cv.mem, "CVode", flag, c->spec.context, c->cv.message, err);
@@ -132,11 +143,6 @@ pl_status pl_stepper_cvode_new(pl_stepper **out, const pl_stepper_spec *spec, pl
     pl_status st = pl_cvode_create(&c->cv, &cs, err);
     c->base.y = c->cv.y ? N_VGetArrayPointer(c->cv.y) : NULL;
     return st;
-}
-
-void *pl_stepper_cvode_mem(pl_stepper *s)
-{
-    return s && s->free == destroy ? ((cvode_stepper *)s->impl)->cv.mem : NULL;
 }
 
 void pl_stepper_free(pl_stepper *s)

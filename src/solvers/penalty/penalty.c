@@ -16,7 +16,6 @@
  *     at entry, pen the resting penetration scale and delta = xi omega (omega (xi - sqrt(xi^2 - 1))
  *     when overdamped) the decay rate of the contact oscillation: the physical transient, resolved.
  *   - any contact switch (a root) hands the integration back to the Runge-Kutta pair. */
-#include <cvode/cvode.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,7 +25,7 @@
 #include "core/clock.h"
 #include "core/linalg.h"
 #include "core/rootfind.h"
-#include "solvers/cvode_driver.h"
+#include "solvers/bdf_stability.h"
 #include "solvers/event_loop.h"
 #include "solvers/penalty/penalized.h"
 #include "solvers/solver.h"
@@ -48,6 +47,10 @@ typedef struct {
     double pen[PL_MAX_CON];     /* resting penetration scale min(A/(k mu), V/sqrt(k mu)) */
     double omega[PL_MAX_CON];   /* contact frequency sqrt(k mu) */
     double floor_q, floor_v;    /* free-motion scales V^2/A and V */
+    int settled_phase;          /* BDF in settled contact (error weights differ) */
+    double bdf_radius[PL_MAX_CON][6]; /* h omega below which BDF of order k is unstable for contact i */
+    double force_side[PL_MAX_CON];    /* +1 or -1: the sign of lambda_i since its last root */
+    double force_noise[PL_MAX_CON];   /* the round-off of lambda_i in this contact */
 } run_ctx;
 
 /* The state is y = (q[n], v[n], Gamma, I[m]): Gamma^mu of eq. (5) and the impulses I_i = integral
@@ -98,7 +101,9 @@ static int jacobian(double t, const double *y, double *J, void *user)
 }
 
 /* Roots: the gaps G_i, where the contact indicator switches; and the forces lambda_i of the active
- * constraints, where they change sign (a kink of |sum w_i lambda_i|). */
+ * constraints, where they change sign (a kink of |sum w_i lambda_i|).  A force's root has a
+ * hysteresis of its round-off: it is where lambda_i passes -force_side_i times force_noise_i, so
+ * that a force at round-off level (a lift-off on a moving table) does not give a root per step. */
 static int roots(double t, const double *y, double *g, void *user)
 {
     const run_ctx *c = user;
@@ -118,7 +123,7 @@ static int roots(double t, const double *y, double *g, void *user)
         return -1;
     for (size_t i = 0; i < c->m; i++)
         if (c->field.active[i])
-            g[c->m + i] = f.lambda[i];
+            g[c->m + i] = f.lambda[i] + c->force_side[i] * c->force_noise[i];
     return 0;
 }
 
@@ -129,7 +134,12 @@ static int roots(double t, const double *y, double *g, void *user)
  *   a_i = hypot(G_i, Gdot_i/omega_i), omega_i = sqrt(k_i mu), with a floor at the resting
  *   penetration scale pen_i: tol(G_i) = rtol (a_i + pen_i), tol(Gdot_i) = omega_i tol(G_i).
  *   In an impact a_i ~ V/omega_i ~ mu^(-1/2); at rest a_i ~ pen_i ~ A/(k_i mu).  Both are thus
- *   resolved to rtol at every mu, even where q itself is O(1) (a moving table). */
+ *   resolved to rtol at every mu, even where q itself is O(1) (a moving table).
+ * - in settled contact (the BDF phase, steps h >> 1/omega) the gap rate is not tightened: the
+ *   control of G over a step bounds its error by tol(G)/h, and with it the error of the viscous
+ *   force mu c Gdot_i to rtol F (2 xi / (omega h)) << rtol F.  Holding Gdot_i to omega tol(G)
+ *   instead would hold the slow velocity, O(V), to an absolute error ~ rtol A/omega, and the
+ *   steps would shrink with mu. */
 static int error_weights(double t, const double *y, double *w, void *user)
 {
     const run_ctx *c = user;
@@ -146,7 +156,7 @@ static int error_weights(double t, const double *y, double *w, void *user)
         pl_model_contact(c->model, i, t, Q(y), fp, NULL, &k);
         double amplitude = hypot(k.gap.g, k.gdot / c->omega[i]);
         double tol_g = c->rtol * (amplitude + c->pen[i]);
-        pl_tighten_for_gap(tol, n, k.gap.grad, tol_g, c->omega[i] * tol_g);
+        pl_tighten_for_gap(tol, n, k.gap.grad, tol_g, c->settled_phase ? INFINITY : c->omega[i] * tol_g);
     }
     /* Nothing much finer than the round-off of a component can be resolved: the tolerance is
      * floored at 1000 ulps.  A resting penetration A/(k mu) under a table moving with O(1)
@@ -176,8 +186,6 @@ typedef struct {
     size_t missed_constraint;   /* the constraint of the crossing `missed` reported */
     char context[64];           /* "mu = ..." for messages */
 } run;
-
-#define CHECK_CV(mem, call, what) PL_CVODE_CHECK(mem, r->context, "", call, what)
 
 /* Gap, gap rate and force of every constraint at a state; the force uses the current modes. */
 static void contact_state(const run_ctx *c, double t, const double *y, double *g, double *gdot,
@@ -243,9 +251,11 @@ static pl_status open_episode(run *r, size_t i, double t, const double *y, pl_er
     ep->row_in = r->sol->traj.nrows; /* the row recorded right after the switch */
     r->open[i] = (int)r->sol->nepisodes - 1;
     /* Settled once the entry transient has decayed below the tolerance, and not before 3 half
-     * periods (an impact would have ended). */
+     * periods (an impact would have ended).  Its amplitude a0 is measured from the resting
+     * penetration, which is up to pen away from G = 0 (a contact that starts at rest on G = 0
+     * oscillates with amplitude ~pen). */
     double omega = c->omega[i], xi = c->model->law[i].xi;
-    double a0 = hypot(r->prev_g[i], r->prev_gdot[i] / omega);
+    double a0 = hypot(r->prev_g[i], r->prev_gdot[i] / omega) + c->pen[i];
     double decay = log(fmax(1.0, a0 / (c->rtol * c->pen[i]))) / decay_rate(omega, xi);
     r->settle[i] = t + fmax(3.0 * M_PI / omega, decay);
     return PL_OK;
@@ -262,61 +272,6 @@ static void close_episode(run *r, size_t i, double t, const double *y, int ended
         ep->gdot_out = r->prev_gdot[i];
     }
     r->open[i] = -1;
-}
-
-/* The stiff phase once every active contact has settled; the Runge-Kutta pair otherwise. */
-static pl_stepper *choose(void *user, double t)
-{
-    run *r = user;
-    int any = 0, settled = 1;
-    for (size_t i = 0; i < r->ctx.m; i++)
-        if (r->ctx.field.active[i]) {
-            any = 1;
-            settled &= t >= r->settle[i];
-        }
-    return any && settled ? r->bdf : r->rk;
-}
-
-/* First step after a (re)start.
- * - Runge-Kutta in contact: the step that resolves the contact oscillation, whose local error
- *   grows like (h omega)^9: h = 4 rtol^(1/9) / omega (accepted steps measure 5 rtol^(1/9) /
- *   omega).  In flight the pair estimates its own (Hairer's rule), its growth after that first
- *   step unbounded as in CVODE.
- * - BDF: CVODE's own heuristic caps it so that no component changes by more than 10% of its
- *   size, which gives h ~ 1e-14 where the gap is 0.  We use the order-1 error estimate alone:
- *   h = 0.5 sqrt(2 / |y''|_wrms), y'' = (f(t + d, y + d f) - f(t, y))/d. */
-static double initial_step(void *user, pl_stepper *s, double t)
-{
-    run *r = user;
-    run_ctx *c = &r->ctx;
-    double omega = 0.0;
-    for (size_t i = 0; i < c->m; i++)
-        if (c->field.active[i])
-            omega = fmax(omega, c->omega[i]);
-    if (s == r->rk)
-        return omega > 0.0 ? 4.0 * pow(c->rtol, 1.0 / 9.0) / omega : 0.0;
-    size_t N = c->N;
-    const double *y = s->y;
-    double f0[2 * PL_MAX_DOF + 1 + PL_MAX_CON], f1[2 * PL_MAX_DOF + 1 + PL_MAX_CON];
-    double y1[2 * PL_MAX_DOF + 1 + PL_MAX_CON], w[2 * PL_MAX_DOF + 1 + PL_MAX_CON];
-    double d = 1e-3 / omega, remaining = r->sol->t_end - t, h = NAN;
-    if (rhs(t, y, f0, c) == 0 && error_weights(t, y, w, c) == 0) {
-        for (size_t j = 0; j < N; j++)
-            y1[j] = y[j] + d * f0[j];
-        if (rhs(t + d, y1, f1, c) == 0) {
-            double s2 = 0.0;
-            for (size_t j = 0; j < N; j++) {
-                double ydd = (f1[j] - f0[j]) / d * w[j];
-                s2 += ydd * ydd;
-            }
-            s2 = sqrt(s2 / (double)N);
-            h = s2 > 0.0 ? 0.5 * sqrt(2.0 / s2) : 0.1 * remaining;
-        }
-        r->sol->stats.rhs_evals += 2;
-    }
-    if (!isfinite(h))
-        return 0.0; /* let CVODE choose */
-    return fmax(fmin(h, 0.1 * remaining), 100.0 * DBL_EPSILON * fmax(fabs(t), remaining));
 }
 
 /* The round-off of G_i at q: a dip of an inactive constraint's G_i below 0 smaller than this
@@ -361,6 +316,75 @@ static int resolvable_entry(const run_ctx *c, size_t i, double t, const double *
     return gdot * gdot / (2.0 * D) > gap_noise(c, i, t, Q(y));
 }
 
+/* The stiff phase once every active contact has settled; the Runge-Kutta pair otherwise. */
+static pl_stepper *choose(void *user, double t)
+{
+    run *r = user;
+    int any = 0, settled = 1;
+    for (size_t i = 0; i < r->ctx.m; i++)
+        if (r->ctx.field.active[i]) {
+            any = 1;
+            settled &= t >= r->settle[i];
+        }
+    r->ctx.settled_phase = any && settled;
+    return r->ctx.settled_phase ? r->bdf : r->rk;
+}
+
+/* First step after a (re)start.
+ * - Runge-Kutta in contact: the step that resolves the contact oscillation, whose local error
+ *   grows like (h omega)^9: h = 4 rtol^(1/9) / omega (accepted steps measure 5 rtol^(1/9) /
+ *   omega).  In flight the pair estimates its own (Hairer's rule), its growth after that first
+ *   step unbounded as in CVODE.
+ * - BDF: CVODE's own heuristic caps it so that no component changes by more than 10% of its
+ *   size, which gives h ~ 1e-14 where the gap is 0.  We use the order-1 error estimate alone:
+ *   h = 0.5 sqrt(2 / |y''|_wrms), y'' = (f(t + d, y + d f) - f(t, y))/d. */
+static double initial_step(void *user, pl_stepper *s, double t)
+{
+    run *r = user;
+    run_ctx *c = &r->ctx;
+    double omega = 0.0;
+    for (size_t i = 0; i < c->m; i++)
+        if (c->field.active[i])
+            omega = fmax(omega, c->omega[i]);
+    if (s == r->rk) {
+        if (omega > 0.0)
+            return 4.0 * pow(c->rtol, 1.0 / 9.0) / omega;
+        /* Just off a constraint and turned back towards it (a hop): the first step ends no later
+         * than the top of the hop, so that the landing is a sign change for the root finder. */
+        double h = INFINITY, g[PL_MAX_CON], gdot[PL_MAX_CON];
+        contact_state(c, t, s->y, g, gdot, NULL);
+        for (size_t i = 0; i < c->m; i++)
+            if (fabs(g[i]) <= gap_noise(c, i, t, Q(s->y))) {
+                double D = gap_accel(c, i, t, s->y);
+                if (gdot[i] * D < 0.0)
+                    h = fmin(h, -gdot[i] / D);
+            }
+        return isfinite(h) ? h : 0.0;
+    }
+    size_t N = c->N;
+    const double *y = s->y;
+    double f0[2 * PL_MAX_DOF + 1 + PL_MAX_CON], f1[2 * PL_MAX_DOF + 1 + PL_MAX_CON];
+    double y1[2 * PL_MAX_DOF + 1 + PL_MAX_CON], w[2 * PL_MAX_DOF + 1 + PL_MAX_CON];
+    double d = 1e-3 / omega, remaining = r->sol->t_end - t, h = NAN;
+    if (rhs(t, y, f0, c) == 0 && error_weights(t, y, w, c) == 0) {
+        for (size_t j = 0; j < N; j++)
+            y1[j] = y[j] + d * f0[j];
+        if (rhs(t + d, y1, f1, c) == 0) {
+            double s2 = 0.0;
+            for (size_t j = 0; j < N; j++) {
+                double ydd = (f1[j] - f0[j]) / d * w[j];
+                s2 += ydd * ydd;
+            }
+            s2 = sqrt(s2 / (double)N);
+            h = s2 > 0.0 ? 0.5 * sqrt(2.0 / s2) : 0.1 * remaining;
+        }
+        r->sol->stats.rhs_evals += 2;
+    }
+    if (!isfinite(h))
+        return 0.0; /* let CVODE choose */
+    return fmax(fmin(h, 0.1 * remaining), 100.0 * DBL_EPSILON * fmax(fabs(t), remaining));
+}
+
 /* ---- crossings between step ends ------------------------------------------------------------ */
 
 typedef enum { DENSE_GAP, DENSE_GAP_RATE } dense_quantity;
@@ -396,13 +420,53 @@ static double dense_root(run *r, size_t i, dense_quantity what, double a, double
     return pl_brent(dense_eval, &d, a, b, 0);
 }
 
+/* A point in (ta, te) where G_i is beyond round-off on the side opposite to g_te, for a step that
+ * began exactly on the constraint (a switch just happened there): the departure the crossing back
+ * ends.  Tried in turn, each on the dense output: the turning point of G's Taylor expansion at ta
+ * (a short hop: the interpolant of a long step cannot resolve it), the extremum of G on the
+ * interpolant, and ta + (te - ta) 2^-k.  NAN if G never leaves round-off: no departure. */
+static double departure_point(run *r, size_t i, double ta, double te, double g_te)
+{
+    run_ctx *c = &r->ctx;
+    pl_stepper *s = r->loop.stepper;
+    dense_fn gap = {r, i, DENSE_GAP, 0}, rate = {r, i, DENSE_GAP_RATE, 0}, cheap_rate = {r, i, DENSE_GAP_RATE, 1};
+    double noise = gap_noise(c, i, te, Q(s->y)), candidate[2 + 40];
+    int nc = 0;
+    double gd0 = dense_eval(ta, &rate);
+    const double *ya = s->dense(s, ta);
+    double D0 = ya ? gap_accel(c, i, ta, ya) : NAN;
+    if (gd0 * D0 < 0.0 && -gd0 / D0 < te - ta)
+        candidate[nc++] = ta - gd0 / D0;
+    candidate[nc++] = pl_brent(dense_eval, &cheap_rate, ta, te, 0);
+    for (int k = 1; k <= 40; k++)
+        candidate[nc++] = ta + (te - ta) * ldexp(1.0, -k);
+    for (int k = 0; k < nc; k++) {
+        if (!(candidate[k] > ta && candidate[k] < te))
+            continue;
+        double g = dense_eval(candidate[k], &gap);
+        if (g * g_te < 0.0 && fabs(g) > noise)
+            return candidate[k];
+    }
+    return NAN;
+}
+
 /* The first crossing of G_i = 0 after the last recorded sample of the step's start and before
- * te: G_i may have crossed several sub-intervals (output samples) before its extremum, so the
- * sign change is looked for piece by piece on the dense output, then refined by Brent. */
-static double first_gap_root(run *r, size_t i, double te)
+ * te, where G_i has the sign of g_te: G_i may have crossed several sub-intervals (output samples)
+ * before its extremum, so the sign change is looked for piece by piece on the dense output, then
+ * refined by Brent.  A step that began exactly on the constraint first left it to the other side,
+ * and the search starts from that departure (next to the start G_i is round-off, whose noise a
+ * root solver would find); a departure within round-off was none, and the crossing is the start. */
+static double first_gap_root(run *r, size_t i, double te, double g_te)
 {
     dense_fn d = {r, i, DENSE_GAP, 0};
     double ta = r->loop.prev_t, ga = dense_eval(ta, &d);
+    if (ga == 0.0) {
+        double t_dep = departure_point(r, i, ta, te, g_te);
+        if (isnan(t_dep))
+            return ta;
+        ta = t_dep;
+        ga = dense_eval(ta, &d);
+    }
     size_t k = r->loop.next_sample;
     while (ta < te) {
         while (pl_loop_sample_time(&r->loop, k) <= ta)
@@ -424,12 +488,24 @@ static double first_gap_root(run *r, size_t i, double te)
  * Grazing contacts (a minimum with G >= 0) exert no force and need no action.  The same search
  * refines the maximum penetration of active constraints.  Checks [ta, tb] inside the last step,
  * given the gap rates at both ends; returns 1 and the crossing (t, i) if one was missed. */
-static int find_missed_crossing(run *r, double ta, const double *gdot_a, double tb, const double *gdot_b,
-                                double *t_cross, size_t *which)
+static int find_missed_crossing(run *r, double ta, const double *gdot_a, double tb, const double *g_b,
+                                const double *gdot_b, double *t_cross, size_t *which)
 {
     run_ctx *c = &r->ctx;
     int found = 0;
     for (size_t i = 0; i < c->m; i++) {
+        /* The mode disagrees with the sign of G at the end: the crossing left no sign change for
+         * the root finder (the step began on the constraint, where a switch had just happened). */
+        double noise_b = gap_noise(c, i, tb, Q(r->loop.stepper->y));
+        if ((!c->field.active[i] && g_b[i] < -noise_b) || (c->field.active[i] && g_b[i] > noise_b)) {
+            double tc = first_gap_root(r, i, tb, g_b[i]);
+            if (!isnan(tc) && (!found || tc < *t_cross)) {
+                found = 1;
+                *t_cross = tc;
+                *which = i;
+            }
+            continue;
+        }
         int minimum = gdot_a[i] < 0.0 && gdot_b[i] >= 0.0;
         int maximum = gdot_a[i] > 0.0 && gdot_b[i] <= 0.0;
         if (!(minimum || (maximum && c->field.active[i])) || tb <= ta)
@@ -449,7 +525,7 @@ static int find_missed_crossing(run *r, double ta, const double *gdot_a, double 
         int missed = (!c->field.active[i] && minimum && ge < -noise) || (c->field.active[i] && maximum && ge > 0.0);
         if (!missed)
             continue;
-        double tc = first_gap_root(r, i, te);
+        double tc = first_gap_root(r, i, te, ge);
         if (!isnan(tc) && (!found || tc < *t_cross)) {
             found = 1;
             *t_cross = tc;
@@ -482,7 +558,7 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
             return -1;
         }
         contact_state(c, tb, yb, g, gdot_b, NULL);
-        if (find_missed_crossing(r, ta, gdot_a, tb, gdot_b, &tc, &i) && (!found || tc < *t_cross)) {
+        if (find_missed_crossing(r, ta, gdot_a, tb, g, gdot_b, &tc, &i) && (!found || tc < *t_cross)) {
             found = 1;
             *t_cross = tc;
             r->missed_constraint = i;
@@ -493,14 +569,39 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
     return found && (!at_root || *t_cross < t);
 }
 
+/* The force root of constraint i from its entry on (see roots): its side, the sign of lambda_i
+ * there, and the noise of lambda_i in the integrated solution.  G_i is held to its tolerance, at
+ * least 1000 ulps of q (error_weights; q may grow to the length scale L during the contact), and
+ * Gdot_i to omega_i times that: lambda_i = -m k (mu G +
+ * d Gdot), d = 2 xi sqrt(mu/k), then varies by m k mu dG (1 + 2 xi) about its value; twice that is
+ * taken. */
+static void start_force_root(run_ctx *c, size_t i, double t, const double *y)
+{
+    pl_forces f;
+    if (evaluate_forces(c, t, Q(y), V(y, c), &f)) {
+        c->force_side[i] = 1.0;
+        c->force_noise[i] = 0.0;
+        return;
+    }
+    pl_contact k;
+    pl_model_contact(c->model, i, t, Q(y), f.fp, f.minv, &k);
+    const pl_law *law = &c->model->law[i];
+    double dG = fmax(c->rtol * c->pen[i],
+                     1000.0 * DBL_EPSILON * pl_norm(k.gap.grad, c->n) * (pl_norm(Q(y), c->n) + c->floor_q));
+    c->force_side[i] = f.lambda[i] < 0.0 ? -1.0 : 1.0;
+    c->force_noise[i] = 2.0 * k.m_eff * law->k * c->mu * dG * (1.0 + 2.0 * law->xi);
+}
+
 /* Switch constraint i to active/inactive at the current row and keep the episodes in step. */
 static pl_status switch_mode(run *r, size_t i, int active, double t, const double *y, pl_error *err)
 {
     if (r->ctx.field.active[i] == active)
         return PL_OK;
     r->ctx.field.active[i] = active;
-    if (active)
+    if (active) {
+        start_force_root(&r->ctx, i, t, y);
         return open_episode(r, i, t, y, err);
+    }
     close_episode(r, i, t, y, 1);
     return PL_OK;
 }
@@ -523,6 +624,9 @@ static pl_status switch_at(void *user, double *t, double *y, const int *found, i
                 c->field.active[i] != (found[i] < 0) &&
                 (found[i] > 0 || resolvable_entry(c, i, *t, y, gdot[i])))
                 direction[i] = found[i];
+        for (size_t i = 0; i < c->m; i++)
+            if (found[c->m + i])
+                c->force_side[i] = -c->force_side[i];
     } else {
         size_t i = r->missed_constraint;
         direction[i] = c->field.active[i] ? 1 : -1;
@@ -551,7 +655,27 @@ static void init_scales(run_ctx *c)
         double k = model->law[i].k;
         c->omega[i] = sqrt(k * c->mu);
         c->pen[i] = fmin(A / (k * c->mu), V / c->omega[i]);
+        for (int order = 1; order <= 5; order++)
+            c->bdf_radius[i][order] = pl_bdf_unstable_radius(order, model->law[i].xi);
     }
+}
+
+/* The highest BDF order whose stability region holds every contact mode at step h: order k is
+ * allowed once h omega_i exceeds 1.2 times the radius of its instability region along the ray of the
+ * mode (bdf_stability.h), at least order 2 (A-stable).  Without this limit BDF at orders 3 to 5
+ * settles on steps h omega ~ 1 next to a lightly damped contact and sustains its oscillation as a
+ * numerical cycle. */
+static int bdf_max_order(double h, void *user)
+{
+    const run_ctx *c = user;
+    for (int k = 5; k > 2; k--) {
+        int stable = 1;
+        for (size_t i = 0; i < c->m; i++)
+            stable &= !c->field.active[i] || h * c->omega[i] >= 1.2 * c->bdf_radius[i][k];
+        if (stable)
+            return k;
+    }
+    return 2;
 }
 
 static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
@@ -559,17 +683,15 @@ static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
     run_ctx *c = &r->ctx;
     pl_stepper_spec spec = {.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = rhs, .weights = error_weights,
                             .jacobian = jacobian, .roots = roots, .nroots = (int)(2 * c->m),
-                            .napprox = (int)c->m, .user = c,
+                            .napprox = (int)c->m, .max_order = bdf_max_order, .user = c,
                             .context = r->context};
     pl_status s = pl_stepper_rk_new(&r->rk, &spec, err);
     if (s == PL_OK)
         s = pl_stepper_cvode_new(&r->bdf, &spec, err);
     if (s != PL_OK)
         return s;
-    /* Contact oscillations have nearly imaginary eigenvalues (xi small), where BDF of order >= 3
-     * is unstable for moderate h*omega: let CVODE detect that and lower the order. */
-    void *mem = pl_stepper_cvode_mem(r->bdf);
-    CHECK_CV(mem, CVodeSetStabLimDet(mem, SUNTRUE), "CVodeSetStabLimDet");
+    /* BDF's order is limited to where the contact modes are stable (bdf_max_order), so CVODE's
+     * stability limit detection stays off. */
     r->loop.stepper = r->rk;
     return PL_OK;
 }
@@ -581,8 +703,11 @@ static pl_status integrate(run *r, pl_error *err)
     pl_status s;
     contact_state(c, 0.0, y, r->prev_g, r->prev_gdot, NULL);
     for (size_t i = 0; i < c->m; i++)
-        if (c->field.active[i] && (s = open_episode(r, i, 0.0, y, err)) != PL_OK)
-            return s;
+        if (c->field.active[i]) {
+            start_force_root(c, i, 0.0, y);
+            if ((s = open_episode(r, i, 0.0, y, err)) != PL_OK)
+                return s;
+        }
     /* The start is in flight or in a fresh contact: the Runge-Kutta pair, set up at t = 0. */
     if ((s = pl_loop_record(&r->loop, 0.0, y, err)) != PL_OK)
         return s;
