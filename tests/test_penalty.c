@@ -87,8 +87,9 @@ static void test_isolated_impact(void)
             /* Delta Gamma = duration + total variation of Gdot; the force changes sign at b t*. */
             double tstar = atan2(2 * a * b, a * a - b * b) / b, peak = impact_rate(tstar, V, a, b);
             double dgamma = M_PI / b + (peak + V) + (peak - e * V);
+            /* To 1e-8: a kink of |lambda| taken into the Runge-Kutta stages once cost 1e-6 here. */
             snprintf(what, sizeof what, "Delta Gamma xi=%g mu=%g (relative)", xi, mu);
-            CHECK_NEAR((ep->gamma_out - ep->gamma_in) / dgamma, 1.0, 1e-6, what);
+            CHECK_NEAR((ep->gamma_out - ep->gamma_in) / dgamma, 1.0, 1e-8, what);
             pl_solution_free(&r);
         }
     /* xi >= 1: the unclamped overdamped law returns the gap to 0 only asymptotically; the limit

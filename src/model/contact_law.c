@@ -24,9 +24,9 @@ double pl_law_damping(const pl_law *law, double mu)
     return 2.0 * law->xi * sqrt(mu / law->k);
 }
 
-double pl_law_force(const pl_law *law, double mu, double m_eff, double G, double Gdot)
+double pl_law_force(const pl_law *law, double mu, double d, double m_eff, double G, double Gdot)
 {
-    return -m_eff * law->k * (mu * G + pl_law_damping(law, mu) * Gdot);
+    return -m_eff * law->k * (mu * G + d * Gdot);
 }
 
 double pl_impact_penetration_factor(double xi)

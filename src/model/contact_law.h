@@ -25,7 +25,8 @@ double pl_impact_penetration_factor(double xi);
 
 /* Damping coefficient c = 2 xi sqrt(mu/k), so that lambda = -m k (mu G + c Gdot). */
 double pl_law_damping(const pl_law *law, double mu);
-/* The scalar force lambda for effective mass m_eff, gap G and gap rate Gdot. */
-double pl_law_force(const pl_law *law, double mu, double m_eff, double G, double Gdot);
+/* The scalar force lambda for effective mass m_eff, gap G and gap rate Gdot, with the damping
+ * d = pl_law_damping(law, mu) (computed once by the caller: this runs in every right-hand side). */
+double pl_law_force(const pl_law *law, double mu, double d, double m_eff, double G, double Gdot);
 
 #endif

@@ -153,7 +153,13 @@ void pl_model_accel(const pl_model *model, double t, const double *q, const doub
 
 void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl_gap *out)
 {
-    memset(out, 0, sizeof *out);
+    /* Only the parts an n-dof case writes are cleared: the whole struct is ~2 KB (its Hessian is
+     * sized for PL_MAX_DOF), and this runs several times per step. */
+    size_t n = model->n;
+    out->g = out->g_t = out->g_tt = 0.0;
+    memset(out->grad, 0, n * sizeof *out->grad);
+    memset(out->grad_t, 0, n * sizeof *out->grad_t);
+    memset(out->hess, 0, n * n * sizeof *out->hess);
     model->type->gap(model->par, i, t, q, out);
 }
 

@@ -50,7 +50,7 @@ static int fast_rhs(double sigma, const double *Y, double *dY, void *params)
             const pl_law *law = &f->model->law[i];
             /* eq. (18) for the law (4): A z + B z' with A = -w m k, B = -2 xi sqrt(k) w m, i.e. the
              * law's force at mu = 1 on the scaled gap z and its rate z' */
-            lambda = pl_law_force(law, 1.0, f->m_eff[i], z[i], zd[i]);
+            lambda = pl_law_force(law, 1.0, pl_law_damping(law, 1.0), f->m_eff[i], z[i], zd[i]);
             for (size_t j = 0; j < n; j++)
                 force[j] += f->w[i][j] * lambda;
         }

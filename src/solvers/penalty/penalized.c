@@ -27,7 +27,7 @@ int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const 
         pl_contact k;
         pl_model_contact(model, i, t, q, f->fp, f->minv, &k);
         /* eq. (4) with A_i = -w_i m_i k_i and B_i = -2 xi_i sqrt(k_i) w_i m_i */
-        f->lambda[i] = pl_law_force(&model->law[i], p->mu, k.m_eff, k.gap.g, k.gdot);
+        f->lambda[i] = pl_law_force(&model->law[i], p->mu, p->damping[i], k.m_eff, k.gap.g, k.gdot);
         for (size_t j = 0; j < n; j++)
             f->ac[j] += k.w[j] * f->lambda[i];
     }
