@@ -6,6 +6,8 @@
 
 double pl_norm(const double *x, size_t n)
 {
+    if (n == 1)
+        return fabs(x[0]);
     double s = 0.0;
     for (size_t j = 0; j < n; j++)
         s += x[j] * x[j];

@@ -157,18 +157,25 @@ void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl
      * sized for PL_MAX_DOF), and this runs several times per step. */
     size_t n = model->n;
     out->g = out->g_t = out->g_tt = 0.0;
-    memset(out->grad, 0, n * sizeof *out->grad);
-    memset(out->grad_t, 0, n * sizeof *out->grad_t);
-    memset(out->hess, 0, n * n * sizeof *out->hess);
+    for (size_t j = 0; j < n; j++)
+        out->grad[j] = out->grad_t[j] = 0.0;
+    for (size_t j = 0; j < n * n; j++)
+        out->hess[j] = 0.0;
     model->type->gap(model->par, i, t, q, out);
 }
 
 int pl_model_mass(const pl_model *model, const double *q, double *M, double *minv)
 {
     size_t n = model->n;
+    if (!M && minv && model->mass_constant) { /* the common case, in every right-hand side */
+        for (size_t j = 0; j < n * n; j++)
+            minv[j] = model->minv[j];
+        return 0;
+    }
     double Mbuf[PL_MAX_DOF * PL_MAX_DOF];
     double *Mm = M ? M : Mbuf;
-    memset(Mm, 0, n * n * sizeof *Mm);
+    for (size_t j = 0; j < n * n; j++)
+        Mm[j] = 0.0;
     if (model->type->mass)
         model->type->mass(model->par, q, Mm);
     else

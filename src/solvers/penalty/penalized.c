@@ -19,7 +19,8 @@ int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const 
     pl_model_accel(model, t, q, v, f->a, NULL, NULL);
     if (pl_model_mass(model, q, NULL, f->minv))
         return -1;
-    memset(f->ac, 0, n * sizeof *f->ac);
+    for (size_t j = 0; j < n; j++)
+        f->ac[j] = 0.0;
     for (size_t i = 0; i < model->m; i++) {
         f->lambda[i] = 0.0;
         if (!p->active[i])

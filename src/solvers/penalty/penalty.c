@@ -517,8 +517,11 @@ static int find_missed_crossing(run *r, double ta, const double *gdot_a, double 
     int found = 0;
     for (size_t i = 0; i < c->m; i++) {
         /* The mode disagrees with the sign of G at the end: the crossing left no sign change for
-         * the root finder (the step began on the constraint, where a switch had just happened). */
-        double noise_b = gap_noise(c, i, tb, Q(r->loop.stepper->y));
+         * the root finder (the step began on the constraint, where a switch had just happened).
+         * Beyond round-off, and beyond the gap's change over the time tolerance of a root (a step
+         * that ends at a root ends just past it, the switch still to come). */
+        double noise_b = gap_noise(c, i, tb, Q(r->loop.stepper->y)) +
+                         fabs(gdot_b[i]) * 100.0 * DBL_EPSILON * fmax(fabs(tb), tb - ta);
         if ((!c->field.active[i] && g_b[i] < -noise_b) || (c->field.active[i] && g_b[i] > noise_b)) {
             double tc = first_gap_root(r, i, tb, g_b[i]);
             if (!isnan(tc) && (!found || tc < *t_cross)) {
