@@ -113,7 +113,7 @@ static void test_zeno(void)
         char what[128];
         snprintf(what, sizeof what, "accumulation time (g=%g h0=%g v0=%g e=%g)", g, h0, v0, e);
         CHECK(r.zeno.found, "a Zeno point is found (%s)", what);
-        CHECK_NEAR(r.zeno.t_accumulation, t_acc, 1e-9, what);
+        CHECK_NEAR(r.zeno.t_accumulation, t_acc, 1e-10, what);
         CHECK_NEAR(r.zeno.ratio, e, 1e-5, "contraction ratio = e");
         CHECK(r.zeno.q[0] == 0.0 && fabs(r.zeno.v[0]) < 1e-12, "accumulation state on the floor at rest");
         CHECK(r.nevents >= 2 && r.events[r.nevents - 1].kind == PL_EVENT_SLIDE_START, "then sustained contact");

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#define MAX_REPEATS 100
+
 void pl_tighten_for_gap(double *tol, size_t n, const double *grad, double tol_g, double tol_gd)
 {
     for (size_t j = 0; j < n; j++) {
@@ -56,7 +58,8 @@ static pl_status samples_before(pl_event_loop *loop, double t, pl_error *err)
 
 pl_status pl_loop_run(pl_event_loop *loop, pl_error *err)
 {
-    int found[2 * PL_MAX_CON + 2];
+    int found[2 * PL_MAX_CON + 2], repeats = 0;
+    double last_event = NAN;
     pl_status s;
     while (loop->stepper->t < loop->t_end) {
         pl_stepper *st = loop->stepper;
@@ -96,7 +99,13 @@ pl_status pl_loop_run(pl_event_loop *loop, pl_error *err)
         }
         /* An event at t: the state with the old modes, the change, the state with the new ones.
          * Without a change the stepper is still restarted: continuing would have it stop on the same
-         * root again. */
+         * root again.  Events that keep coming back at one time without progress are a failure,
+         * not a hang. */
+        repeats = t == last_event ? repeats + 1 : 0;
+        last_event = t;
+        if (repeats >= MAX_REPEATS)
+            return pl_fail(err, PL_ERR_SOLVER, "%d events at t = %.17g without progress (%s)", MAX_REPEATS, t,
+                           loop->context);
         int changed = 0;
         if ((s = pl_loop_record(loop, t, y, err)) != PL_OK ||
             (s = loop->hooks.event(loop->user, &t, y, roots, &changed, err)) != PL_OK)

@@ -187,6 +187,28 @@ static double locate(rk_stepper *r, int k, double estimate, double tol)
     return pl_illinois(root_value, &exact, a, ga, b, gb, tol);
 }
 
+/* A function that starts the step at exactly 0 (a restart on its root) left it to one side: the
+ * side it has just after t0, on the interpolant at 1e-4 of the step (where it is beyond round-off
+ * and the interpolant is exact to O(1e-16) of the step's scale).  If it ends the step on the other
+ * side, it came back: its start value is taken as that departure value, so that the return is a
+ * crossing like any other (CVODE does the same, at 100 ulps past t0). */
+static int departures(rk_stepper *r)
+{
+    int nr = r->spec.nroots, need = 0;
+    for (int k = 0; k < nr; k++)
+        need |= r->g0[k] == 0.0 && r->g1[k] != 0.0;
+    if (!need)
+        return 0;
+    double td = r->t0 + 1e-4 * (r->base.t - r->t0), gd[2 * PL_MAX_CON + 2];
+    const double *yd = hermite(r, td);
+    if (!yd || r->spec.roots(td, yd, gd, r->spec.user))
+        return -1;
+    for (int k = 0; k < nr; k++)
+        if (r->g0[k] == 0.0 && r->g1[k] != 0.0 && gd[k] != 0.0 && (gd[k] > 0.0) != (r->g1[k] > 0.0))
+            r->g0[k] = gd[k];
+    return 0;
+}
+
 /* After an accepted step: the earliest root of a function that changed sign over it (a value that
  * reaches 0 counts; one leaving 0, as after a restart at a root, does not).  Every crossing is
  * first located on the interpolant; the earliest is then refined (with any other precise one
@@ -203,6 +225,10 @@ static int find_roots(rk_stepper *r, pl_error *err)
     }
     double estimate[2 * PL_MAX_CON + 2], when[2 * PL_MAX_CON + 2], first = INFINITY, h = r->base.t - r->t0;
     int crosses[2 * PL_MAX_CON + 2], kfirst = -1, any = 0;
+    if (departures(r) != 0) {
+        pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", r->t0, r->spec.context);
+        return -1;
+    }
     for (int k = 0; k < nr; k++) {
         crosses[k] = (r->g0[k] > 0.0 && r->g1[k] <= 0.0) || (r->g0[k] < 0.0 && r->g1[k] >= 0.0);
         estimate[k] = when[k] = NAN;
