@@ -16,7 +16,8 @@ typedef struct {
     pl_stepper base;
     pl_stepper_spec spec;
     pl_cvode cv;
-    double *J; /* row-major Jacobian from the solver */
+    double *J;       /* row-major Jacobian from the solver */
+    pl_stats banked; /* counters of internal re-initializations since the last restart */
 } cvode_stepper;
 
 static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
@@ -57,20 +58,39 @@ static int roots(sunrealtype t, N_Vector y, sunrealtype *g, void *user)
 
 #define CHECK(call, what) PL_CVODE_CHECK(c->cv.mem, c->spec.context, c->cv.message, call, what)
 
+/* The solver's order limit for the next step (max_order of the spec).  CVODE takes a lower
+ * maximum order only from the next order change on (CVodeSetMaxOrd leaves the current order and
+ * its coefficients as they are, and a current order above the maximum corrupts them): when the
+ * limit falls below the current order, CVODE is re-initialized at the present state with the
+ * present step (it restarts at order 1), its counters banked first. */
+static pl_status limit_order(pl_stepper *s, pl_error *err)
+{
+    cvode_stepper *c = s->impl;
+    void *mem = c->cv.mem;
+    double h = 0.0;
+    int q = 0;
+    long nst = 0;
+    if (CVodeGetCurrentStep(mem, &h) != CV_SUCCESS || CVodeGetCurrentOrder(mem, &q) != CV_SUCCESS ||
+        CVodeGetNumSteps(mem, &nst) != CV_SUCCESS)
+        return pl_fail(err, PL_ERR_SOLVER, "CVODE's step and order unavailable at t = %.17g (%s)", s->t,
+                       c->spec.context);
+    int qmax = c->spec.max_order(h, c->spec.user);
+    qmax = qmax < 1 ? 1 : qmax > 5 ? 5 : qmax;
+    if (nst > 0 && q > qmax) {
+        pl_cvode_add_counters(mem, &c->banked);
+        CHECK(CVodeReInit(mem, s->t, c->cv.y), "CVodeReInit");
+        CHECK(CVodeSetStopTime(mem, c->spec.t_end), "CVodeSetStopTime");
+        CHECK(CVodeSetInitStep(mem, h), "CVodeSetInitStep");
+    }
+    CHECK(CVodeSetMaxOrd(mem, qmax), "CVodeSetMaxOrd");
+    return PL_OK;
+}
+
 static int step(pl_stepper *s, double t_stop, pl_error *err)
 {
     cvode_stepper *c = s->impl;
-    if (c->spec.max_order) {
-        double h = 0.0;
-        if (CVodeGetCurrentStep(c->cv.mem, &h) != CV_SUCCESS)
-            h = 0.0;
-        int q = c->spec.max_order(h, c->spec.user);
-        int flag = CVodeSetMaxOrd(c->cv.mem, q > 0 && q < 5 ? q : 5);
-        if (flag < 0) {
-            pl_cvode_failure(c->cv.mem, "CVodeSetMaxOrd", flag, c->spec.context, c->cv.message, err);
-            return -1;
-        }
-    }
+    if (c->spec.max_order && limit_order(s, err) != PL_OK)
+        return -1;
     int flag = CVode(c->cv.mem, t_stop, c->cv.y, &s->t, CV_ONE_STEP);
     if (flag < 0) {
         pl_cvode_failure(c->cv.mem, "CVode", flag, c->spec.context, c->cv.message, err);
@@ -106,13 +126,20 @@ static long steps(pl_stepper *s)
 {
     cvode_stepper *c = s->impl;
     long n = 0;
-    return CVodeGetNumSteps(c->cv.mem, &n) == CV_SUCCESS ? n : 0;
+    return (CVodeGetNumSteps(c->cv.mem, &n) == CV_SUCCESS ? n : 0) + c->banked.steps;
 }
 
 static void add_counters(pl_stepper *s, pl_stats *stats)
 {
     cvode_stepper *c = s->impl;
     pl_cvode_add_counters(c->cv.mem, stats);
+    stats->steps += c->banked.steps;
+    stats->rhs_evals += c->banked.rhs_evals;
+    stats->jac_evals += c->banked.jac_evals;
+    stats->root_evals += c->banked.root_evals;
+    stats->error_test_fails += c->banked.error_test_fails;
+    stats->nonlin_conv_fails += c->banked.nonlin_conv_fails;
+    memset(&c->banked, 0, sizeof c->banked);
 }
 
 static void destroy(pl_stepper *s)
