@@ -236,7 +236,8 @@ static int find_roots(rk_stepper *r, pl_error *err)
             continue;
         root_fn f = {.r = r, .k = k, .cheap = 1, .memo = {{NAN, NAN}, {NAN, NAN}}};
         /* to 1e-12 of the step: the secant refinement then needs one or two re-integrations */
-        estimate[k] = slopes(r) ? pl_brent_tol(root_value, &f, r->t0, r->base.t, 1, 1e-12 * h) : r->base.t;
+        estimate[k] = slopes(r) ? pl_illinois(root_value, &f, r->t0, r->g0[k], r->base.t, r->g1[k], 1e-12 * h)
+                                : r->base.t;
         if (isnan(estimate[k]))
             estimate[k] = r->base.t; /* no sign change on the interpolant: refine over the step */
         if (estimate[k] < first)
