@@ -3,9 +3,12 @@
  * impacts with a non-diagonal mass matrix, grazing contacts. */
 #include <string.h>
 
+#include <complex.h>
+
 #include "cases/cases.h"
 #include "check.h"
 #include "solve.h"
+#include "solvers/bdf_stability.h"
 #include "study/analysis.h"
 #include "synthetic_model.h"
 #include "table_flight.h"
@@ -247,6 +250,113 @@ static void test_predicted_lift_off(void)
     }
 }
 
+/* After the physical transient (about ln(1/rtol)/(xi omega)) the resting contact is settled: mu G
+ * equals -g/k to 100 rtol, at every mu, also for e = 0.99 (xi = 0.0032), where BDF once sustained
+ * a numerical cycle of the contact oscillation at 1e-5 relative. */
+static void test_rest_settles(void)
+{
+    pl_setting s[] = {{"g", 3.3}, {"h0", 0.37}, {"v0", 1.1}, {"e", 0.99}, {"k", 2.5}};
+    const double mus[] = {1e6, 1e10}, rtol = 1e-8;
+    for (int k = 0; k < 2; k++) {
+        pl_model m;
+        pl_solution r;
+        if (run_case(&pl_case_bouncing_ball, s, 5, mus[k], 125.0, &m, &r) != PL_OK || r.nepisodes == 0) {
+            pl_solution_free(&r);
+            continue;
+        }
+        const pl_episode *last = &r.episodes[r.nepisodes - 1];
+        double force = 3.3 / 2.5, decay = m.law[0].xi * sqrt(2.5 * mus[k]);
+        double from = last->t_in + (log(1.0 / rtol) + 3.0) / decay, worst = 0.0;
+        size_t rows = 0;
+        for (size_t row = 0; row < r.traj.nrows; row++) {
+            const double *x = pl_table_row(&r.traj, row);
+            if (x[0] < from)
+                continue;
+            rows++;
+            worst = fmax(worst, fabs(mus[k] * x[pl_col_g(1, 1)] + force));
+        }
+        CHECK(isnan(last->t_out) && last->t_in < 117.0 && rows > 0, "captured at %g, rows after the transient: %zu",
+              last->t_in, rows);
+        CHECK(worst <= 100.0 * rtol * force, "mu = %g: |mu G + g/k| = %g after the transient (<= 100 rtol g/k)",
+              mus[k], worst);
+        pl_solution_free(&r);
+    }
+}
+
+/* A lift-off at G = 0 followed by a hop that lands within the next step (e = 0.99 on the table):
+ * the landing is found whether or not output samples split the step, and no row is below the
+ * table without a force (the run once fell through it, then found 13 contacts with samples and 3
+ * without). */
+static void test_hop_after_lift_off(void)
+{
+    pl_setting s[] = {{"e", 0.99}};
+    pl_model m;
+    pl_solution r[2];
+    pl_error err;
+    CHECK(pl_model_init(&m, &pl_case_vibrating_table, s, 1, &err) == PL_OK, "model");
+    for (int k = 0; k < 2; k++) {
+        CHECK(solve_penalty(&m, 1e8, 1e-8, 1.0, k ? 300 : 0, &r[k], &err) == PL_OK, "run: %s", err.message);
+        double worst = 0.0;
+        for (size_t row = 0; row < r[k].traj.nrows; row++) {
+            const double *x = pl_table_row(&r[k].traj, row);
+            if (x[pl_col_force(1, 1)] == 0.0)
+                worst = fmin(worst, x[pl_col_g(1, 1)]);
+        }
+        CHECK(worst > -1e-12, "no row below the table without a force (samples %d: G = %g)", k ? 300 : 0, worst);
+    }
+    CHECK(r[0].nepisodes == r[1].nepisodes && r[0].nepisodes > 3, "the same contacts with and without samples (%zu, %zu)",
+          r[0].nepisodes, r[1].nepisodes);
+    for (size_t e = 0; e < r[0].nepisodes && e < r[1].nepisodes; e++)
+        CHECK_NEAR(r[0].episodes[e].t_in, r[1].episodes[e].t_in, 1e-9, "contact times agree");
+    pl_solution_free(&r[0]);
+    pl_solution_free(&r[1]);
+}
+
+/* The BDF order limit of the settled phase: against the crossing of the imaginary axis by the
+ * boundary locus z(theta) = sum_j (1 - e^{-i theta})^j / j, found here by bisection on Re z, and
+ * against the A(alpha) angles of BDF 3, 4, 5 (86.03, 73.35, 51.84 degrees, Hairer and Wanner,
+ * Solving ODEs II, table V.2.3): no instability once xi > cos(alpha). */
+static void test_bdf_stability(void)
+{
+    const double alpha[] = {0, 0, 0, 86.03, 73.35, 51.84};
+    for (int k = 3; k <= 5; k++) {
+        double lo = 0.3, hi = M_PI; /* Re z < 0 just past theta = 0, > 0 at pi */
+        for (int it = 0; it < 100; it++) {
+            double mid = 0.5 * (lo + hi);
+            double complex w = 1.0 - cexp(-I * mid), p = w, z = 0.0;
+            for (int j = 1; j <= k; j++, p *= w)
+                z += p / j;
+            if (creal(z) < 0.0)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        double complex w = 1.0 - cexp(-I * lo), p = w, z = 0.0;
+        for (int j = 1; j <= k; j++, p *= w)
+            z += p / j;
+        CHECK(fabs(pl_bdf_unstable_radius(k, 0.0) - cabs(z)) <= 1e-3 * cabs(z), "BDF%d radius on the imaginary axis: %g, %g",
+              k, pl_bdf_unstable_radius(k, 0.0), cabs(z));
+        double xi_alpha = cos(alpha[k] * M_PI / 180.0);
+        CHECK(pl_bdf_unstable_radius(k, xi_alpha * 0.97) > 0.0, "BDF%d unstable just inside its A(alpha) sector", k);
+        CHECK(pl_bdf_unstable_radius(k, xi_alpha * 1.03) == 0.0, "BDF%d stable beyond it", k);
+    }
+    CHECK(pl_bdf_unstable_radius(2, 0.0) == 0.0 && pl_bdf_unstable_radius(1, 0.0) == 0.0, "BDF1, BDF2 A-stable");
+}
+
+/* A tight tolerance at high stiffness on a moving constraint: BDF's order limit once corrupted
+ * CVODE's coefficients (5e6 steps without progress at t = 0.009). */
+static void test_tight_tolerance(void)
+{
+    pl_model m;
+    pl_solution r;
+    pl_error err;
+    CHECK(pl_model_init(&m, &pl_case_vibrating_table, NULL, 0, &err) == PL_OK, "model");
+    pl_status st = solve_penalty(&m, 1e10, 1e-12, 0.2, 0, &r, &err);
+    CHECK(st == PL_OK && r.stats.steps < 100000, "rtol 1e-12 at mu 1e10 completes (%ld steps): %s", r.stats.steps,
+          st == PL_OK ? "" : err.message);
+    pl_solution_free(&r);
+}
+
 int main(void)
 {
     check_init();
@@ -257,5 +367,9 @@ int main(void)
     test_grazing();
     test_dip_before_another_root();
     test_predicted_lift_off();
+    test_rest_settles();
+    test_hop_after_lift_off();
+    test_bdf_stability();
+    test_tight_tolerance();
     return check_finish("test_penalty");
 }
