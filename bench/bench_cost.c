@@ -1,7 +1,8 @@
 /* Cost of the penalized integration against stiffness: bouncing_ball with its defaults
  * (e = 0.9, t in [0, 10]) for mu = 1e4, 1e6, ..., 1e12 at rtol = 1e-8.  Prints steps and
  * right-hand-side evaluations per contact episode, split into impacts (contact plus the flight
- * that follows it) and the final resting contact, and wall time as a ratio to mu = 1e4. */
+ * that follows it) and the final resting contact, and wall time as a ratio to mu = 1e4; then the
+ * steps of the final rest for e = 0 ... 0.99 against mu. */
 #include <gsl/gsl_errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,43 @@ static size_t steps_between(const pl_table *traj, size_t a, size_t b)
     for (size_t r = a + 1; r <= b && r < traj->nrows; r++)
         count += pl_table_row(traj, r)[0] > pl_table_row(traj, r - 1)[0];
     return count;
+}
+
+/* Steps after the capture (the final rest: the physical transient, then the slow dynamics) for
+ * the default ball at several restitutions, 10 s of rest, mu = 1e6 ... 1e10, and the largest over
+ * the smallest of them (target: within 1.5).  The transient lasts about ln(1/rtol)/(2 pi xi)
+ * contact periods; after it the steps are set by the (here constant) load. */
+static void rest_after_capture(double rtol)
+{
+    const double es[] = {0.0, 0.5, 0.9, 0.99};
+    printf("\nsteps after the capture, default ball, 10 s of rest, rtol = %g\n%6s", rtol, "e");
+    for (int e = 6; e <= 10; e++)
+        printf(" %9s%d", "mu=1e", e);
+    printf(" %10s\n", "max/min");
+    for (int k = 0; k < 4; k++) {
+        pl_setting set[] = {{"e", es[k]}};
+        pl_model model;
+        pl_error err;
+        if (pl_model_init(&model, &pl_case_bouncing_ball, set, 1, &err) != PL_OK)
+            continue;
+        double g = 9.81, v1 = sqrt(2.0 * g), t_capture = sqrt(2.0 / g) + 2.0 * v1 * es[k] / (g * (1.0 - es[k]));
+        size_t lo = (size_t)-1, hi = 0;
+        printf("%6.2f", es[k]);
+        for (int e = 6; e <= 10; e++) {
+            pl_solution r;
+            if (solve_penalty(&model, pow(10.0, e), rtol, t_capture + 10.0, 0, &r, &err) != PL_OK || r.nepisodes == 0) {
+                printf(" %10s", "failed");
+                pl_solution_free(&r);
+                continue;
+            }
+            size_t rest = steps_between(&r.traj, r.episodes[r.nepisodes - 1].row_in, r.traj.nrows - 1);
+            lo = rest < lo ? rest : lo;
+            hi = rest > hi ? rest : hi;
+            printf(" %10zu", rest);
+            pl_solution_free(&r);
+        }
+        printf(" %10.2f\n", (double)hi / (double)lo);
+    }
 }
 
 int main(int argc, char **argv)
@@ -69,5 +107,6 @@ int main(int argc, char **argv)
         pl_solution_free(&r);
     }
     printf("per-episode steps, mu = 1e12 over mu = 1e4: %.2f (target <= 1.5)\n", per_episode_last / per_episode0);
+    rest_after_capture(rtol);
     return 0;
 }
