@@ -342,6 +342,32 @@ static void test_indefinite_mass(void)
     pl_solution_free(&r);
 }
 
+/* Near a corner the penalized outcome depends on the start's distance d to it only through
+ * d sqrt(k mu)/V, and equals the limit's once the first contact ends before the second wall is
+ * reached (d sqrt(k mu)/V >= 6.3): the convergence in mu is uniform away from the corner only. */
+static void test_corner_distance(void)
+{
+    pl_model m[3];
+    pl_solution lim, p[3];
+    pl_error err;
+    const double d[] = {1e-4, 1e-6, 1e-4}, mu[] = {1e6, 1e10, 1e10};
+    for (int k = 0; k < 3; k++) {
+        pl_setting s[] = {{"m", 0.3}, {"e", 0.4}, {"q2", 1.0 + d[k]}};
+        CHECK(pl_model_init(&m[k], &pl_case_wedge, s, 3, &err) == PL_OK, "model");
+        CHECK(solve_penalty(&m[k], mu[k], 1e-8, 3.0, 0, &p[k], &err) == PL_OK, "penalty: %s", err.message);
+    }
+    CHECK(solve_limit(&m[2], 1e-12, 3.0, 0, &lim, &err) == PL_OK, "limit: %s", err.message);
+    for (int j = 0; j < 2; j++) {
+        CHECK_NEAR(p[0].v_final[j], p[1].v_final[j], 1e-6, "the same d sqrt(mu): the same outcome");
+        CHECK_NEAR(p[2].v_final[j], lim.v_final[j], 1e-8, "d sqrt(k mu)/V = 10: the limit's outcome");
+    }
+    CHECK(fabs(p[0].v_final[0] - lim.v_final[0]) > 0.1, "d sqrt(k mu)/V = 0.1: far from it (%g, %g)", p[0].v_final[0],
+          lim.v_final[0]);
+    for (int k = 0; k < 3; k++)
+        pl_solution_free(&p[k]);
+    pl_solution_free(&lim);
+}
+
 int main(void)
 {
     check_init();
@@ -355,5 +381,6 @@ int main(void)
     test_corner();
     test_table_sequences();
     test_bad_start();
+    test_corner_distance();
     return check_finish("test_limit");
 }
