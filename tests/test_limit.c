@@ -368,6 +368,22 @@ static void test_corner_distance(void)
     pl_solution_free(&lim);
 }
 
+/* The same slow contact inside a long flight step for the limit solution: the impact at
+ * t = 2.13313 was missed at rtol 1e-8 (the run went on with 71 events instead of 52 to t = 20). */
+static void test_contact_inside_flight_step(void)
+{
+    pl_model m;
+    pl_solution r;
+    pl_error err;
+    CHECK(pl_model_init(&m, &pl_case_vibrating_table, NULL, 0, &err) == PL_OK, "model");
+    CHECK(solve_limit(&m, 1e-8, 2.5, 0, &r, &err) == PL_OK, "limit: %s", err.message);
+    int seen = 0;
+    for (size_t e = 0; e < r.nevents; e++)
+        seen |= r.events[e].kind == PL_EVENT_IMPACT && fabs(r.events[e].t - 2.13313) < 1e-4;
+    CHECK(seen, "the impact at t = 2.13313 is found at rtol 1e-8");
+    pl_solution_free(&r);
+}
+
 int main(void)
 {
     check_init();
@@ -382,5 +398,6 @@ int main(void)
     test_table_sequences();
     test_bad_start();
     test_corner_distance();
+    test_contact_inside_flight_step();
     return check_finish("test_limit");
 }

@@ -312,6 +312,30 @@ static void test_hop_after_lift_off(void)
     pl_solution_free(&r[1]);
 }
 
+/* A slow contact inside a long flight step: the table (A = 0.5, omega = 2 pi) catches the free mass
+ * at t = 2.1372 with relative speed 0.197 while the gap's rate has the same sign at both ends of
+ * the step (two extrema inside).  It was missed at rtol 1e-6 and 1e-10 and found at 1e-8. */
+static void test_contact_inside_flight_step(void)
+{
+    pl_model m;
+    pl_error err;
+    CHECK(pl_model_init(&m, &pl_case_vibrating_table, NULL, 0, &err) == PL_OK, "model");
+    const double rtols[] = {1e-6, 1e-8, 1e-10};
+    for (int k = 0; k < 3; k++) {
+        pl_solution r;
+        if (solve_penalty(&m, 1e10, rtols[k], 2.5, 0, &r, &err) != PL_OK) {
+            CHECK(0, "run: %s", err.message);
+            pl_solution_free(&r);
+            continue;
+        }
+        int seen = 0;
+        for (size_t e = 0; e < r.nepisodes; e++)
+            seen |= fabs(r.episodes[e].t_in - 2.137229) < 1e-5 && fabs(r.episodes[e].gdot_in + 0.1966) < 1e-3;
+        CHECK(seen, "rtol %g: the contact at t = 2.137229, Gdot = -0.1966, is found", rtols[k]);
+        pl_solution_free(&r);
+    }
+}
+
 /* The BDF order limit of the settled phase: against the crossing of the imaginary axis by the
  * boundary locus z(theta) = sum_j (1 - e^{-i theta})^j / j, found here by bisection on Re z, and
  * against the A(alpha) angles of BDF 3, 4, 5 (86.03, 73.35, 51.84 degrees, Hairer and Wanner,
@@ -371,5 +395,6 @@ int main(void)
     test_hop_after_lift_off();
     test_bdf_stability();
     test_tight_tolerance();
+    test_contact_inside_flight_step();
     return check_finish("test_penalty");
 }

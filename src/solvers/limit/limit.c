@@ -468,18 +468,24 @@ static pl_status contacts_at(solver *s, double *t, double *y, const int *touchin
     return resolve_contacts(s, *t, y, candidates, err);
 }
 
-/* G_i or Gdot_i at t inside the last step, on CVODE's dense output. */
+/* G_i or Gdot_i at t inside the last step, on the stepper's dense output (or its cheap
+ * interpolant, to search for an extremum). */
 typedef struct {
     solver *s;
     size_t i;
     int rate;
+    int cheap;
 } dense_fn;
+
+/* Points per step at which a free gap's rate is sampled for extrema (see missed_contact). */
+#define FLIGHT_SAMPLES 8
 
 static double dense_gap(double t, void *p)
 {
     dense_fn *d = p;
     solver *s = d->s;
-    const double *y = s->loop.stepper->dense(s->loop.stepper, t);
+    pl_stepper *st = s->loop.stepper;
+    const double *y = d->cheap ? st->dense_cheap(st, t) : st->dense(st, t);
     if (!y)
         return NAN;
     double fp[PL_MAX_DOF];
@@ -492,28 +498,40 @@ static double dense_gap(double t, void *p)
 /* Rootfinding sees only sign changes of the gaps at step ends.  A free gap that dips below
  * -tol_miss = -1e-9 L (well beyond the drift of a sustained contact it has just left) and back
  * within the last step has a minimum there (Gdot from - to +); its crossing is found on the
- * dense output.  Returns 1 with the earliest such crossing, 0 if none, -1 (with err) if a free gap
- * is below -tol_miss where no crossing can be bracketed. */
+ * dense output.  A long flight step can hold several extrema of a gap whose constraint moves (a
+ * table oscillating under a parabola), which the ends alone would not show: the rate is sampled at
+ * FLIGHT_SAMPLES points on the interpolant (exact for a parabola).  Returns 1 with the earliest
+ * such crossing, 0 if none, -1 (with err) if a free gap is below -tol_miss where no crossing can be
+ * bracketed. */
 static int missed_contact(solver *s, double t, const double *y, double *t_cross, pl_error *err)
 {
     int found = 0;
-    double fp[PL_MAX_DOF];
+    double fp[PL_MAX_DOF], t0 = s->loop.prev_t;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
     for (size_t i = 0; i < s->m; i++) {
         if (s->sliding[i])
             continue;
         pl_contact c;
         pl_model_contact(s->model, i, t, Q(y), fp, NULL, &c);
-        dense_fn gap = {s, i, 0}, rate = {s, i, 1};
-        double te = t, tol_miss = 1e-9 * s->L;
+        dense_fn gap = {s, i, 0, 0}, rate = {s, i, 1, 1};
+        double te = t, lo = t0, tol_miss = 1e-9 * s->L;
         if (c.gap.g >= -tol_miss) {
-            if (!(s->prev_gdot[i] < 0.0 && c.gdot >= 0.0))
-                continue;
-            te = pl_brent(dense_gap, &rate, s->loop.prev_t, t, 0);
-            if (isnan(te) || !(dense_gap(te, &gap) < -tol_miss))
+            double a = t0, gd_a = s->prev_gdot[i];
+            te = NAN;
+            for (int j = 1; j <= FLIGHT_SAMPLES && t > t0 && isnan(te); j++) {
+                double b = j == FLIGHT_SAMPLES ? t : t0 + (t - t0) * j / FLIGHT_SAMPLES;
+                double gd_b = j == FLIGHT_SAMPLES ? c.gdot : dense_gap(b, &rate);
+                if (gd_a < 0.0 && gd_b >= 0.0) {
+                    double tm = pl_brent(dense_gap, &rate, a, b, 0);
+                    if (!isnan(tm) && dense_gap(tm, &gap) < -tol_miss)
+                        te = tm, lo = a > t0 && dense_gap(a, &gap) > 0.0 ? a : t0;
+                }
+                a = b, gd_a = gd_b;
+            }
+            if (isnan(te))
                 continue;
         }
-        double tc = pl_brent(dense_gap, &gap, s->loop.prev_t, te, 0);
+        double tc = pl_brent(dense_gap, &gap, lo, te, 0);
         if (isnan(tc)) {
             pl_fail(err, PL_ERR_SOLVER, "limit solution: constraint %zu violated (G = %g) at t = %.17g", i + 1,
                     c.gap.g, t);

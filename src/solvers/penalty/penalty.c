@@ -410,6 +410,9 @@ static double initial_step(void *user, pl_stepper *s, double t)
 
 typedef enum { DENSE_GAP, DENSE_GAP_RATE } dense_quantity;
 
+/* Points per step at which the gap rate of an inactive constraint is sampled for extrema. */
+#define FLIGHT_SAMPLES 8
+
 typedef struct {
     run *r;
     size_t i;
@@ -531,30 +534,43 @@ static int find_missed_crossing(run *r, double ta, const double *gdot_a, double 
             }
             continue;
         }
-        int minimum = gdot_a[i] < 0.0 && gdot_b[i] >= 0.0;
-        int maximum = gdot_a[i] > 0.0 && gdot_b[i] <= 0.0;
-        if (!(minimum || (maximum && c->field.active[i])) || tb <= ta)
-            continue; /* the apex of a flight decides nothing */
-        /* The extremum is located on the cheap interpolant: G there is second order in its time. */
-        double te = dense_root(r, i, DENSE_GAP_RATE, ta, tb, 1);
-        if (isnan(te))
-            continue;
-        dense_fn d = {r, i, DENSE_GAP, 0};
-        double ge = dense_eval(te, &d);
-        int open = r->open[i];
-        if (c->field.active[i] && minimum && open >= 0 && -ge > r->sol->episodes[open].max_penetration) {
-            r->sol->episodes[open].max_penetration = -ge;
-            r->sol->episodes[open].t_max_penetration = te;
-        }
-        double noise = gap_noise(c, i, te, Q(r->loop.stepper->y)); /* q at the step end: a scale */
-        int missed = (!c->field.active[i] && minimum && ge < -noise) || (c->field.active[i] && maximum && ge > 0.0);
-        if (!missed)
-            continue;
-        double tc = first_gap_root(r, i, te, ge);
-        if (!isnan(tc) && (!found || tc < *t_cross)) {
-            found = 1;
-            *t_cross = tc;
-            *which = i;
+        /* Extrema of G_i are sign changes of Gdot_i.  An inactive constraint can have several in one
+         * long flight step (a table moving under a free mass: G = q - A sin(omega t) oscillates while
+         * q is a parabola), which the ends alone would not show: its Gdot_i is sampled at
+         * FLIGHT_SAMPLES points on the interpolant (exact for a parabola). */
+        int pieces = c->field.active[i] ? 1 : FLIGHT_SAMPLES;
+        double s0 = ta, gd0 = gdot_a[i];
+        dense_fn rate = {r, i, DENSE_GAP_RATE, 1};
+        for (int j = 1; j <= pieces && tb > ta; j++) {
+            double s1 = j == pieces ? tb : ta + (tb - ta) * j / pieces;
+            double gd1 = j == pieces ? gdot_b[i] : dense_eval(s1, &rate);
+            int minimum = gd0 < 0.0 && gd1 >= 0.0, maximum = gd0 > 0.0 && gd1 <= 0.0;
+            double lo = s0;
+            s0 = s1, gd0 = gd1;
+            if (!(minimum || (maximum && c->field.active[i])))
+                continue; /* the apex of a flight decides nothing */
+            /* The extremum is located on the cheap interpolant: G there is second order in its time. */
+            double te = dense_root(r, i, DENSE_GAP_RATE, lo, s1, 1);
+            if (isnan(te))
+                continue;
+            dense_fn d = {r, i, DENSE_GAP, 0};
+            double ge = dense_eval(te, &d);
+            int open = r->open[i];
+            if (c->field.active[i] && minimum && open >= 0 && -ge > r->sol->episodes[open].max_penetration) {
+                r->sol->episodes[open].max_penetration = -ge;
+                r->sol->episodes[open].t_max_penetration = te;
+            }
+            double noise = gap_noise(c, i, te, Q(r->loop.stepper->y)); /* q at the step end: a scale */
+            int missed = (!c->field.active[i] && minimum && ge < -noise) || (c->field.active[i] && maximum && ge > 0.0);
+            if (!missed)
+                continue;
+            double tc = first_gap_root(r, i, te, ge);
+            if (!isnan(tc) && (!found || tc < *t_cross)) {
+                found = 1;
+                *t_cross = tc;
+                *which = i;
+            }
+            break; /* the first crossing of this constraint */
         }
     }
     return found;
