@@ -336,6 +336,36 @@ static void test_contact_inside_flight_step(void)
     }
 }
 
+/* The sliding force of a lightly damped sustained contact on a moving constraint (table at
+ * e = 0.99, A = 0.02, omega = 4 pi, never lifting off): with lambda = -m k (mu G + d Gdot),
+ * d = 2 xi sqrt(mu/k), the quasi-static contact gives mu G - F^sm = -d Gdot = -2 xi F^sm'/sqrt(k mu),
+ * and F^sm = -(g - A omega^2 sin omega t)/k, so sup |mu G - F^sm| = 2 xi A omega^3 / (k sqrt(k mu)):
+ * rate 1/2.  (BDF held at order 2 once left 3 times that at mu = 1e9.) */
+static void test_sliding_force_rate(void)
+{
+    pl_setting s[] = {{"e", 0.99}, {"A", 0.02}, {"omega", 4.0 * M_PI}};
+    pl_model m;
+    pl_error err;
+    CHECK(pl_model_init(&m, &pl_case_vibrating_table, s, 3, &err) == PL_OK, "model");
+    const double mus[] = {1e7, 1e9};
+    double got[2] = {NAN, NAN}, xi = m.law[0].xi, w = 4.0 * M_PI;
+    for (int k = 0; k < 2; k++) {
+        pl_solution r;
+        pl_analysis a;
+        if (solve_penalty(&m, mus[k], 1e-8, 3.0, 0, &r, &err) == PL_OK && pl_analyze(&m, &r, &a, &err) == PL_OK) {
+            got[k] = a.sliding_force_error;
+            double predicted = 2.0 * xi * 0.02 * w * w * w / sqrt(mus[k]);
+            CHECK(got[k] > 0.8 * predicted && got[k] < 1.3 * predicted,
+                  "mu = %g: sup |mu G - F^sm| = %g against 2 xi A w^3/sqrt(mu) = %g", mus[k], got[k], predicted);
+            pl_analysis_free(&a);
+        } else {
+            CHECK(0, "run or analysis: %s", err.message);
+        }
+        pl_solution_free(&r);
+    }
+    CHECK_NEAR(log(got[0] / got[1]) / log(100.0), 0.5, 0.05, "sliding force error ~ mu^-1/2 at e = 0.99");
+}
+
 /* The BDF order limit of the settled phase: against the crossing of the imaginary axis by the
  * boundary locus z(theta) = sum_j (1 - e^{-i theta})^j / j, found here by bisection on Re z, and
  * against the A(alpha) angles of BDF 3, 4, 5 (86.03, 73.35, 51.84 degrees, Hairer and Wanner,
@@ -396,5 +426,6 @@ int main(void)
     test_bdf_stability();
     test_tight_tolerance();
     test_contact_inside_flight_step();
+    test_sliding_force_rate();
     return check_finish("test_penalty");
 }
