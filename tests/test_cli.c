@@ -365,6 +365,13 @@ static void test_failures(void)
         const char *msg = json_string_value(json_object_get(j, "error"));
         CHECK(msg && strstr(msg, "too small") && strstr(msg, "mu = 1e+30"), "error carries the integrator's reason: %s",
               msg ? msg : "");
+        /* the contact cut short by the failure is unresolved, not a rest (it once reported a capture) */
+        json_t *ep = json_array_get(json_object_get(j, "episodes"), 0);
+        const char *kind = json_string_value(json_object_get(ep, "kind"));
+        CHECK(kind && strcmp(kind, "unresolved") == 0, "the episode cut by the failure is unresolved (%s)",
+              kind ? kind : "none");
+        CHECK(json_is_null(json_object_get(json_object_get(json_object_get(j, "analysis"), "zeno"), "capture_time")),
+              "no capture");
         json_decref(j);
     }
     CHECK(exists("fail/trajectory.csv"), "the partial trajectory is written");

@@ -20,13 +20,13 @@ static double decay_rate(double omega, double xi)
     return xi < 1.0 ? xi * omega : omega * (xi - sqrt(xi * xi - 1.0));
 }
 
-pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_end, double omega, double xi)
+pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_final, double omega, double xi)
 {
     /* An underdamped impact lasts one half-period; an overdamped one ends when its exponential
      * return to G = 0 reaches round-off, within ~37 decay times. */
     double short_contact = xi < 1.0 ? 3.0 * M_PI / (omega * sqrt(1.0 - xi * xi)) : 50.0 / decay_rate(omega, xi);
     if (isnan(ep->t_out))
-        return t_end - ep->t_in <= short_contact ? PL_UNRESOLVED : PL_SUSTAINED;
+        return t_final - ep->t_in <= short_contact ? PL_UNRESOLVED : PL_SUSTAINED;
     if (!(ep->gdot_in < 0.0) || !(ep->gdot_out > 0.0))
         return PL_SUSTAINED;
     return ep->t_out - ep->t_in <= short_contact ? PL_IMPACT : PL_SUSTAINED;
@@ -277,7 +277,7 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
         pl_episode_info *info = &a->info[k];
         size_t i = ep->constraint;
         info->kind = family == PL_FAMILY_PENALTY
-                         ? pl_classify_episode(ep, sol->t_end, contact_omega(model, i, mu), model->law[i].xi)
+                         ? pl_classify_episode(ep, sol->t_final, contact_omega(model, i, mu), model->law[i].xi)
                          : classify_scheme_episode(sol, ep);
         double t_stop = isnan(ep->t_out) ? sol->t_final : ep->t_out;
         info->duration = t_stop - ep->t_in;

@@ -65,9 +65,10 @@ typedef struct {
 /* A penalized episode is an impact when it ends, the gap rate changes sign through it, and it
  * lasts at most 3 half-periods pi/(omega sqrt(1 - xi^2)) of the contact oscillation
  * (omega = sqrt(k mu)), or for xi >= 1 at most 50 decay times 1/(omega (xi - sqrt(xi^2 - 1))): a
- * time that shrinks like mu^(-1/2).  Otherwise it is sustained, unless the run ended (at t_end)
+ * time that shrinks like mu^(-1/2).  Otherwise it is sustained, unless the run ended (at t_final,
+ * the end reached: t_end, or where a failure stopped it)
  * before it lasted that long: then it is unresolved. */
-pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_end, double omega, double xi);
+pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_final, double omega, double xi);
 
 /* Flights f_j (j = 0..n-1) between impacts: least-squares fit of log f_j = a + j log r,
  * giving the contraction ratio r with its standard error, and the accumulation time

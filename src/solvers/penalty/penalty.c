@@ -47,7 +47,7 @@ typedef struct {
     double pen[PL_MAX_CON];     /* resting penetration scale min(A/(k mu), V/sqrt(k mu)) */
     double omega[PL_MAX_CON];   /* contact frequency sqrt(k mu) */
     double floor_q, floor_v;    /* free-motion scales V^2/A and V */
-    int settled_phase;          /* BDF in settled contact (error weights differ) */
+    int settled_phase;          /* every active contact settled (error weights differ) */
     double bdf_radius[PL_MAX_CON][6]; /* h omega below which BDF of order k is unstable for contact i
                                          (NAN until the first settled phase needs it) */
     double force_side[PL_MAX_CON];    /* +1 or -1: the sign of lambda_i since its last root */
@@ -123,17 +123,32 @@ static int jacobian(double t, const double *y, double *J, void *user)
     return 0;
 }
 
+/* The round-off of G_i at q: 100 ulps of its terms (grad G . q stands for those that depend on q;
+ * a constraint moving with t has its offset in q near contact, as the table).  A dip of an inactive
+ * constraint's G_i below 0 smaller than this cannot be told from a tangency and starts no
+ * contact.  (A floor at 100 ulps of the length L = V^2/A was too coarse: 2e-12 for the ball without
+ * gravity, against impact penetrations of 1e-6 at mu = 1e12, moved Delta Gamma by 3e-8.) */
+static double noise_of_gap(const run_ctx *c, const pl_gap *gap, const double *q)
+{
+    return 100.0 * DBL_EPSILON * (pl_norm(gap->grad, c->n) * pl_norm(q, c->n) + fabs(gap->g));
+}
+
 /* Roots: the gaps G_i, where the contact indicator switches; and the forces lambda_i of the active
  * constraints, where they change sign (a kink of |sum w_i lambda_i|).  A force's root has a
  * hysteresis of its round-off: it is where lambda_i passes -force_side_i times force_noise_i, so
- * that a force at round-off level (a lift-off on a moving table) does not give a root per step. */
+ * that a force at round-off level (a lift-off on a moving table) does not give a root per step.
+ * The gaps have the same hysteresis of their own round-off: a contact starts where G_i passes
+ * -noise and ends where it passes +noise.  Along a near-tangential motion (a lift-off where the
+ * table's acceleration just exceeds g) G_i changes sign at round-off level every step, which cost
+ * a restart per step of 1e-12 s; the switches move by noise/|Gdot_i| (1e-15 s for an impact). */
 static int roots(double t, const double *y, double *g, void *user)
 {
     const run_ctx *c = user;
     for (size_t i = 0; i < c->m; i++) {
         pl_gap gap;
         pl_model_gap(c->model, i, t, Q(y), &gap);
-        g[i] = gap.g;
+        double noise = noise_of_gap(c, &gap, Q(y));
+        g[i] = c->field.active[i] ? gap.g - noise : gap.g + noise;
         g[c->m + i] = 1.0;
     }
     int any = 0;
@@ -158,7 +173,7 @@ static int roots(double t, const double *y, double *g, void *user)
  *   penetration scale pen_i: tol(G_i) = rtol (a_i + pen_i), tol(Gdot_i) = omega_i tol(G_i).
  *   In an impact a_i ~ V/omega_i ~ mu^(-1/2); at rest a_i ~ pen_i ~ A/(k_i mu).  Both are thus
  *   resolved to rtol at every mu, even where q itself is O(1) (a moving table).
- * - in settled contact (the BDF phase, steps h >> 1/omega) the gap rate is not tightened: the
+ * - in settled contact (steps h >> 1/omega under BDF) the gap rate is not tightened: the
  *   control of G over a step bounds its error by tol(G)/h, and with it the error of the viscous
  *   force mu c Gdot_i to rtol F (2 xi / (omega h)) << rtol F.  Holding Gdot_i to omega tol(G)
  *   instead would hold the slow velocity, O(V), to an absolute error ~ rtol A/omega, and the
@@ -297,14 +312,11 @@ static void close_episode(run *r, size_t i, double t, const double *y, int ended
     r->open[i] = -1;
 }
 
-/* The round-off of G_i at q: a dip of an inactive constraint's G_i below 0 smaller than this
- * cannot be told from a tangency and starts no contact (100 ulps of the terms of G, with the free-motion length L as
- * the floor where q is near 0). */
 static double gap_noise(const run_ctx *c, size_t i, double t, const double *q)
 {
     pl_gap gap;
     pl_model_gap(c->model, i, t, q, &gap);
-    return 100.0 * DBL_EPSILON * (pl_norm(gap.grad, c->n) * pl_norm(q, c->n) + fabs(gap.g) + c->floor_q);
+    return noise_of_gap(c, &gap, q);
 }
 
 /* Gddot_i along the penalized field with the current modes: the free part and the contact
@@ -358,8 +370,8 @@ static pl_stepper *choose(void *user, double t)
         }
     if (r->ctx.bdf_held >= BDF_HELD)
         r->ctx.bdf_futile = 1;
-    r->ctx.settled_phase = any && settled && !r->ctx.bdf_futile;
-    return r->ctx.settled_phase ? r->bdf : r->rk;
+    r->ctx.settled_phase = any && settled; /* the error weights of settled contact, either stepper */
+    return r->ctx.settled_phase && !r->ctx.bdf_futile ? r->bdf : r->rk;
 }
 
 /* First step after a (re)start.
@@ -381,16 +393,20 @@ static double initial_step(void *user, pl_stepper *s, double t)
     if (s == r->rk) {
         if (omega > 0.0)
             return 4.0 * pow(c->rtol, 1.0 / 9.0) / omega;
-        /* Just off a constraint and turned back towards it (a hop): the first step ends no later
-         * than the top of the hop, so that the landing is a sign change for the root finder. */
+        /* Just off a constraint and turned back towards it (a hop that rises beyond round-off):
+         * the first step ends no later than the top of the hop, so that the landing is a sign
+         * change for the root finder.  (A hop within round-off is left to the missed-crossing
+         * scan: bounding the step by it gave steps of 1e-12 s after a lift-off at D ~ 0.) */
         double h = INFINITY, g[PL_MAX_CON], gdot[PL_MAX_CON];
         contact_state(c, t, s->y, g, gdot, NULL);
-        for (size_t i = 0; i < c->m; i++)
-            if (fabs(g[i]) <= gap_noise(c, i, t, Q(s->y))) {
+        for (size_t i = 0; i < c->m; i++) {
+            double noise = gap_noise(c, i, t, Q(s->y));
+            if (fabs(g[i]) <= noise) {
                 double D = gap_accel(c, i, t, s->y);
-                if (gdot[i] * D < 0.0)
+                if (gdot[i] * D < 0.0 && gdot[i] * gdot[i] / (2.0 * fabs(D)) > noise)
                     h = fmin(h, -gdot[i] / D);
             }
+        }
         return isfinite(h) ? h : 0.0;
     }
     size_t N = c->N;
@@ -489,14 +505,15 @@ static double departure_point(run *r, size_t i, double ta, double te, double g_t
 /* The first crossing of G_i = 0 after the last recorded sample of the step's start and before
  * te, where G_i has the sign of g_te: G_i may have crossed several sub-intervals (output samples)
  * before its extremum, so the sign change is looked for piece by piece on the dense output, then
- * refined by Brent.  A step that began exactly on the constraint first left it to the other side,
- * and the search starts from that departure (next to the start G_i is round-off, whose noise a
- * root solver would find); a departure within round-off was none, and the crossing is the start. */
+ * refined by Brent.  A step that began on the constraint (within round-off of G_i = 0: a switch
+ * just happened there) first left it to the other side, and the search starts from that departure
+ * (next to the start G_i is round-off, whose noise a root solver would find); a departure within
+ * round-off was none, and the crossing is the start. */
 static double first_gap_root(run *r, size_t i, double te, double g_te)
 {
     dense_fn d = {r, i, DENSE_GAP, 0};
     double ta = r->loop.prev_t, ga = dense_eval(ta, &d);
-    if (ga == 0.0) {
+    if (!(ga * g_te < 0.0) || fabs(ga) <= gap_noise(&r->ctx, i, ta, Q(r->loop.stepper->y))) {
         double t_dep = departure_point(r, i, ta, te, g_te);
         if (isnan(t_dep))
             return ta;
@@ -513,7 +530,7 @@ static double first_gap_root(run *r, size_t i, double te, double g_te)
         ta = tb;
         ga = gb;
     }
-    return NAN;
+    return r->loop.prev_t; /* not bracketed (a non-finite state): switch at the step's start */
 }
 
 /* Rootfinding sees only sign changes of G_i between step ends.  A contact that starts and ends
