@@ -384,6 +384,33 @@ static void test_contact_inside_flight_step(void)
     pl_solution_free(&r);
 }
 
+/* A lift-off just above the critical amplitude (A = 0.2485 > g/omega^2 = 0.24849): G, Gdot and
+ * Gddot vanish together, the hop rises like (t - t_off)^3 and lands within one step; the landing
+ * was missed ("constraint violated") once the smooth phases took long steps.  The first landing
+ * agrees with the penalized run at mu = 1e10. */
+static void test_near_critical_lift_off(void)
+{
+    pl_setting s[] = {{"A", 0.2485}};
+    pl_model m;
+    pl_solution lim, pen;
+    pl_error err;
+    CHECK(pl_model_init(&m, &pl_case_vibrating_table, s, 1, &err) == PL_OK, "model");
+    pl_status a = solve_limit(&m, 1e-12, 1.0, 0, &lim, &err);
+    CHECK(a == PL_OK, "limit: %s", a == PL_OK ? "" : err.message);
+    pl_status b = solve_penalty(&m, 1e10, 1e-8, 1.0, 0, &pen, &err);
+    CHECK(b == PL_OK, "penalty: %s", b == PL_OK ? "" : err.message);
+    double t_lim = NAN, t_pen = NAN;
+    for (size_t e = 0; e < lim.nevents && isnan(t_lim); e++)
+        if (lim.events[e].kind == PL_EVENT_IMPACT)
+            t_lim = lim.events[e].t;
+    if (pen.nepisodes > 1)
+        t_pen = pen.episodes[1].t_in;
+    CHECK_NEAR(t_pen, t_lim, 1e-4, "first landing after the lift-off, limit and penalty");
+    CHECK(t_lim > 0.2486 && t_lim < 0.26, "it follows the lift-off at 0.24859 (%g)", t_lim);
+    pl_solution_free(&lim);
+    pl_solution_free(&pen);
+}
+
 int main(void)
 {
     check_init();
@@ -399,5 +426,6 @@ int main(void)
     test_bad_start();
     test_corner_distance();
     test_contact_inside_flight_step();
+    test_near_critical_lift_off();
     return check_finish("test_limit");
 }

@@ -366,6 +366,41 @@ static void test_sliding_force_rate(void)
     CHECK_NEAR(log(got[0] / got[1]) / log(100.0), 0.5, 0.05, "sliding force error ~ mu^-1/2 at e = 0.99");
 }
 
+/* A lift-off just above the critical amplitude (A = 0.2485): G stays within round-off of 0 for a
+ * while, then the mass hops and lands.  The mass once fell through the table (final q = -37,
+ * status ok) when a step started at G = -1 ulp.  Every tolerance, with and without samples: the
+ * same contacts, no row below the table without a force. */
+static void test_near_critical_lift_off(void)
+{
+    pl_setting s[] = {{"A", 0.2485}, {"e", 0.5}};
+    pl_model m;
+    pl_error err;
+    CHECK(pl_model_init(&m, &pl_case_vibrating_table, s, 2, &err) == PL_OK, "model");
+    const double rtols[] = {1e-8, 1e-10};
+    size_t count[2][2] = {{0}};
+    for (int k = 0; k < 2; k++)
+        for (int smp = 0; smp < 2; smp++) {
+            pl_solution r;
+            if (solve_penalty(&m, 1e10, rtols[k], 1.0, smp ? 500 : 0, &r, &err) != PL_OK) {
+                CHECK(0, "run: %s", err.message);
+                pl_solution_free(&r);
+                continue;
+            }
+            double worst = 0.0;
+            for (size_t row = 0; row < r.traj.nrows; row++) {
+                const double *x = pl_table_row(&r.traj, row);
+                if (x[pl_col_force(1, 1)] == 0.0)
+                    worst = fmin(worst, x[pl_col_g(1, 1)]);
+            }
+            CHECK(worst > -1e-12, "rtol %g, samples %d: no row below the table without a force (G = %g)", rtols[k],
+                  smp ? 500 : 0, worst);
+            count[k][smp] = r.nepisodes;
+            pl_solution_free(&r);
+        }
+    CHECK(count[0][0] > 5 && count[0][0] == count[0][1] && count[0][0] == count[1][0] && count[1][0] == count[1][1],
+          "the same contacts (%zu %zu %zu %zu)", count[0][0], count[0][1], count[1][0], count[1][1]);
+}
+
 /* The BDF order limit of the settled phase: against the crossing of the imaginary axis by the
  * boundary locus z(theta) = sum_j (1 - e^{-i theta})^j / j, found here by bisection on Re z, and
  * against the A(alpha) angles of BDF 3, 4, 5 (86.03, 73.35, 51.84 degrees, Hairer and Wanner,
@@ -427,5 +462,6 @@ int main(void)
     test_tight_tolerance();
     test_contact_inside_flight_step();
     test_sliding_force_rate();
+    test_near_critical_lift_off();
     return check_finish("test_penalty");
 }

@@ -495,6 +495,26 @@ static double dense_gap(double t, void *p)
     return d->rate ? c.gdot : c.gap.g;
 }
 
+/* A step that began on constraint i (G_i within round-off of 0, as after a lift-off, where
+ * Gdot_i and Gddot_i vanish together) and ends below it left it first: the top of that hop, a
+ * maximum of G_i (Gdot_i from + to -, sampled at FLIGHT_SAMPLES points on the interpolant) where
+ * G_i > 0, from which the landing is searched.  NAN if G_i never rose above 0. */
+static double departure(solver *s, size_t i, double t0, double te)
+{
+    dense_fn gap = {s, i, 0, 0}, rate = {s, i, 1, 1};
+    double a = t0, gd_a = dense_gap(t0, &rate);
+    for (int j = 1; j <= FLIGHT_SAMPLES && te > t0; j++) {
+        double b = t0 + (te - t0) * j / FLIGHT_SAMPLES, gd_b = dense_gap(b, &rate);
+        if (gd_a >= 0.0 && gd_b < 0.0) {
+            double tm = pl_brent(dense_gap, &rate, a, b, 0);
+            if (!isnan(tm) && dense_gap(tm, &gap) > 0.0)
+                return tm;
+        }
+        a = b, gd_a = gd_b;
+    }
+    return NAN;
+}
+
 /* Rootfinding sees only sign changes of the gaps at step ends.  A free gap that dips below
  * -tol_miss = -1e-9 L (well beyond the drift of a sustained contact it has just left) and back
  * within the last step has a minimum there (Gdot from - to +); its crossing is found on the
@@ -531,7 +551,9 @@ static int missed_contact(solver *s, double t, const double *y, double *t_cross,
             if (isnan(te))
                 continue;
         }
-        double tc = pl_brent(dense_gap, &gap, lo, te, 0);
+        if (!(dense_gap(lo, &gap) > 0.0))
+            lo = departure(s, i, t0, te);
+        double tc = isnan(lo) ? NAN : pl_brent(dense_gap, &gap, lo, te, 0);
         if (isnan(tc)) {
             pl_fail(err, PL_ERR_SOLVER, "limit solution: constraint %zu violated (G = %g) at t = %.17g", i + 1,
                     c.gap.g, t);
