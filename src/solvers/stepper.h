@@ -31,6 +31,7 @@ typedef struct {
     int (*max_order)(double h, void *user);
     int napprox; /* the last napprox root functions only split steps (a kink of the right-hand side):
                     a stepper may locate them to its interpolant's accuracy instead of round-off */
+    double root_ulps; /* precise roots to this many ulps of t (0: 100, as CVODE) */
     void *user;
     const char *context; /* for failure messages, e.g. "mu = 1e+08" */
 } pl_stepper_spec;

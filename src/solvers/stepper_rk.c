@@ -251,7 +251,8 @@ static int find_roots(rk_stepper *r, pl_error *err)
      * integrand: misplacing it by d costs that quadrature ~ slope jump * d^2; 1e-4 gave Delta Gamma of
      * an impact to 1e-6 relative, 1e-6 gives 1e-10) to 1e-6 of the step,
      * just past it all the same, so that the next step does not meet it again */
-    double tol_precise = 100.0 * DBL_EPSILON * fmax(fabs(r->base.t), h), t_root = INFINITY;
+    double ulps = r->spec.root_ulps > 0.0 ? r->spec.root_ulps : 100.0;
+    double tol_precise = ulps * DBL_EPSILON * fmax(fabs(r->base.t), h), t_root = INFINITY;
     if (kfirst < nr - r->spec.napprox) {
         for (int k = 0; k < nr - r->spec.napprox; k++)
             if (crosses[k] && estimate[k] <= first + 2e-3 * h) {
