@@ -400,8 +400,10 @@ static double initial_step(void *user, pl_stepper *s, double t)
         double h = INFINITY, g[PL_MAX_CON], gdot[PL_MAX_CON];
         contact_state(c, t, s->y, g, gdot, NULL);
         for (size_t i = 0; i < c->m; i++) {
+            /* on the constraint: within round-off, or within the gap's change over the time
+             * tolerance of the root the run was restarted at */
             double noise = gap_noise(c, i, t, Q(s->y));
-            if (fabs(g[i]) <= noise) {
+            if (fabs(g[i]) <= noise + fabs(gdot[i]) * 100.0 * DBL_EPSILON * fmax(1.0, fabs(t))) {
                 double D = gap_accel(c, i, t, s->y);
                 if (gdot[i] * D < 0.0 && gdot[i] * gdot[i] / (2.0 * fabs(D)) > noise)
                     h = fmin(h, -gdot[i] / D);
