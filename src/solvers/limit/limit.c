@@ -495,20 +495,27 @@ static double dense_gap(double t, void *p)
     return d->rate ? c.gdot : c.gap.g;
 }
 
-/* A step that began on constraint i (G_i within round-off of 0, as after a lift-off, where
- * Gdot_i and Gddot_i vanish together) and ends below it left it first: the top of that hop, a
- * maximum of G_i (Gdot_i from + to -, sampled at FLIGHT_SAMPLES points on the interpolant) where
- * G_i > 0, from which the landing is searched.  NAN if G_i never rose above 0. */
-static double departure(solver *s, size_t i, double t0, double te)
+/* The first extremum of G_i in [t0, t1] beyond a level: a maximum (side = +1: Gdot_i from + to -)
+ * with G_i > level, or a minimum (side = -1: Gdot_i from - to +) with G_i < -level.  Gdot_i is
+ * sampled at FLIGHT_SAMPLES points on the interpolant (exact for a parabola; a long flight step can
+ * hold several extrema of a gap whose constraint moves), gd0 and gd1 its values at the ends; the
+ * extremum is located by Brent on the interpolant and G_i evaluated there on the dense output.
+ * NAN if there is none; *start is the sample it follows. */
+static double gap_extremum(solver *s, size_t i, double t0, double t1, double gd0, double gd1, int side, double level,
+                           double *start)
 {
     dense_fn gap = {s, i, 0, 0}, rate = {s, i, 1, 1};
-    double a = t0, gd_a = dense_gap(t0, &rate);
-    for (int j = 1; j <= FLIGHT_SAMPLES && te > t0; j++) {
-        double b = t0 + (te - t0) * j / FLIGHT_SAMPLES, gd_b = dense_gap(b, &rate);
-        if (gd_a >= 0.0 && gd_b < 0.0) {
+    double a = t0, gd_a = gd0;
+    for (int j = 1; j <= FLIGHT_SAMPLES && t1 > t0; j++) {
+        double b = j == FLIGHT_SAMPLES ? t1 : t0 + (t1 - t0) * j / FLIGHT_SAMPLES;
+        double gd_b = j == FLIGHT_SAMPLES ? gd1 : dense_gap(b, &rate);
+        int turns = side > 0 ? gd_a >= 0.0 && gd_b < 0.0 : gd_a < 0.0 && gd_b >= 0.0;
+        if (turns) {
             double tm = pl_brent(dense_gap, &rate, a, b, 0);
-            if (!isnan(tm) && dense_gap(tm, &gap) > 0.0)
+            if (!isnan(tm) && side * dense_gap(tm, &gap) > level) {
+                *start = a;
                 return tm;
+            }
         }
         a = b, gd_a = gd_b;
     }
@@ -517,10 +524,8 @@ static double departure(solver *s, size_t i, double t0, double te)
 
 /* Rootfinding sees only sign changes of the gaps at step ends.  A free gap that dips below
  * -tol_miss = -1e-9 L (well beyond the drift of a sustained contact it has just left) and back
- * within the last step has a minimum there (Gdot from - to +); its crossing is found on the
- * dense output.  A long flight step can hold several extrema of a gap whose constraint moves (a
- * table oscillating under a parabola), which the ends alone would not show: the rate is sampled at
- * FLIGHT_SAMPLES points on the interpolant (exact for a parabola).  Returns 1 with the earliest
+ * within the last step has a minimum there (gap_extremum); its crossing is found on the dense
+ * output.  Returns 1 with the earliest
  * such crossing, 0 if none, -1 (with err) if a free gap is below -tol_miss where no crossing can be
  * bracketed. */
 static int missed_contact(solver *s, double t, const double *y, double *t_cross, pl_error *err)
@@ -534,25 +539,19 @@ static int missed_contact(solver *s, double t, const double *y, double *t_cross,
         pl_contact c;
         pl_model_contact(s->model, i, t, Q(y), fp, NULL, &c);
         dense_fn gap = {s, i, 0, 0}, rate = {s, i, 1, 1};
-        double te = t, lo = t0, tol_miss = 1e-9 * s->L;
+        double te = t, lo = t0, a = t0, tol_miss = 1e-9 * s->L;
         if (c.gap.g >= -tol_miss) {
-            double a = t0, gd_a = s->prev_gdot[i];
-            te = NAN;
-            for (int j = 1; j <= FLIGHT_SAMPLES && t > t0 && isnan(te); j++) {
-                double b = j == FLIGHT_SAMPLES ? t : t0 + (t - t0) * j / FLIGHT_SAMPLES;
-                double gd_b = j == FLIGHT_SAMPLES ? c.gdot : dense_gap(b, &rate);
-                if (gd_a < 0.0 && gd_b >= 0.0) {
-                    double tm = pl_brent(dense_gap, &rate, a, b, 0);
-                    if (!isnan(tm) && dense_gap(tm, &gap) < -tol_miss)
-                        te = tm, lo = a > t0 && dense_gap(a, &gap) > 0.0 ? a : t0;
-                }
-                a = b, gd_a = gd_b;
-            }
+            /* a dip and back within the step: the minimum below -tol_miss */
+            te = gap_extremum(s, i, t0, t, s->prev_gdot[i], c.gdot, -1, tol_miss, &a);
             if (isnan(te))
                 continue;
+            lo = a > t0 && dense_gap(a, &gap) > 0.0 ? a : t0;
         }
+        /* A step that began on the constraint (G_i within round-off of 0, as after a lift-off,
+         * where Gdot_i and Gddot_i vanish together) and ends below it left it first: the landing
+         * is searched from the top of that hop, a maximum with G_i > 0 (none: G_i never rose). */
         if (!(dense_gap(lo, &gap) > 0.0))
-            lo = departure(s, i, t0, te);
+            lo = gap_extremum(s, i, t0, te, dense_gap(t0, &rate), dense_gap(te, &rate), +1, 0.0, &a);
         double tc = isnan(lo) ? NAN : pl_brent(dense_gap, &gap, lo, te, 0);
         if (isnan(tc)) {
             pl_fail(err, PL_ERR_SOLVER, "limit solution: constraint %zu violated (G = %g) at t = %.17g", i + 1,
