@@ -194,6 +194,16 @@ int pl_model_mass(const pl_model *model, const double *q, double *M, double *min
     return gsl_linalg_cholesky_invert(&A.matrix) != GSL_SUCCESS;
 }
 
+double pl_model_gap_rate(const pl_model *model, size_t i, double t, const double *q, const double *fp,
+                         pl_gap *gap)
+{
+    pl_model_gap(model, i, t, q, gap);
+    double gdot = gap->g_t;
+    for (size_t j = 0; j < model->n; j++)
+        gdot += gap->grad[j] * fp[j];
+    return gdot;
+}
+
 void pl_model_contact(const pl_model *model, size_t i, double t, const double *q, const double *fp,
                       const double *minv, pl_contact *c)
 {
@@ -203,17 +213,15 @@ void pl_model_contact(const pl_model *model, size_t i, double t, const double *q
         pl_model_mass(model, q, NULL, minv_here);
         minv = minv_here;
     }
-    pl_model_gap(model, i, t, q, &c->gap);
-    double gdot = c->gap.g_t, gw = 0.0;
+    c->gdot = pl_model_gap_rate(model, i, t, q, fp, &c->gap);
+    double gw = 0.0;
     for (size_t j = 0; j < n; j++) {
-        gdot += c->gap.grad[j] * fp[j];
         double wj = 0.0;
         for (size_t k = 0; k < n; k++)
             wj += minv[j * n + k] * c->gap.grad[k];
         c->w[j] = wj;
         gw += c->gap.grad[j] * wj;
     }
-    c->gdot = gdot;
     c->m_eff = 1.0 / gw;
 }
 

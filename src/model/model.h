@@ -119,6 +119,11 @@ void pl_model_accel(const pl_model *model, double t, const double *q, const doub
 
 void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl_gap *out);
 
+/* Gap of constraint i into gap, and its rate Gdot = grad G . F_p + G_t (returned); fp = F_p(q, v, t).
+ * What pl_model_contact computes without the mass matrix: for checks of the geometry alone. */
+double pl_model_gap_rate(const pl_model *model, size_t i, double t, const double *q, const double *fp,
+                         pl_gap *gap);
+
 /* M(q) and M(q)^{-1}; minv may be NULL. Returns non-zero if M(q) is not positive definite. */
 int pl_model_mass(const pl_model *model, const double *q, double *M, double *minv);
 

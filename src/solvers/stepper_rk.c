@@ -34,7 +34,10 @@ typedef struct {
     double *y, *y0, *ytry, *yerr, *ydense, *w, *f0, *f1, *g0, *g1;
     int *found;
     int rhs_status; /* the last failure of the solver's right-hand side */
-    int have_slopes; /* f0, f1: the derivatives at the ends of the last step, once computed */
+    /* f0 = f(t0, y0) and f1 = f(t, y), the derivatives at the ends of the last step, once computed:
+     * f1 is the first stage of the next step (rk8pd's k1, given to GSL as dydt_in) and f0 that of
+     * every re-integration from the step's start; with both, the step has a Hermite interpolant. */
+    int have_f0, have_f1;
     double dense_t;  /* the time of the state in ydense, if it is a re-integration (else NAN) */
     long steps, rhs, fails;              /* since the last restart */
     long added_rhs, added_fails;         /* already added to the statistics */
@@ -52,13 +55,29 @@ static int gsl_rhs(double t, const double y[], double dydt[], void *params)
     return GSL_SUCCESS;
 }
 
-/* One rk8pd step of size h from (t, ystart) into out (and its error estimate into r->yerr). */
-static int attempt(rk_stepper *r, double t, const double *ystart, double h, double *out)
+/* One rk8pd step of size h from (t, ystart) into out (and its error estimate into r->yerr); fstart
+ * is f(t, ystart). */
+static int attempt(rk_stepper *r, double t, const double *ystart, const double *fstart, double h, double *out)
 {
     memcpy(out, ystart, r->N * sizeof *out);
     r->rhs_status = 0;
-    int status = gsl_odeiv2_step_apply(r->step, t, h, out, r->yerr, NULL, NULL, &r->sys);
+    int status = gsl_odeiv2_step_apply(r->step, t, h, out, r->yerr, fstart, NULL, &r->sys);
     return status == GSL_SUCCESS && pl_all_finite(out, r->N) ? 0 : -1;
+}
+
+/* f0 = f(t0, y0) and f1 = f(t, y), each computed once; 0 if the right-hand side failed. */
+static int derivative_at_start(rk_stepper *r)
+{
+    if (!r->have_f0)
+        r->have_f0 = gsl_rhs(r->t0, r->y0, r->f0, r) == GSL_SUCCESS;
+    return r->have_f0;
+}
+
+static int derivative_at_end(rk_stepper *r)
+{
+    if (!r->have_f1)
+        r->have_f1 = gsl_rhs(r->base.t, r->y, r->f1, r) == GSL_SUCCESS;
+    return r->have_f1;
 }
 
 /* The solution at tau in [t0, t] of the last step, by re-integration from its start (the last one
@@ -72,7 +91,7 @@ static const double *reintegrate(rk_stepper *r, double tau)
     if (tau <= r->t0)
         return r->y0;
     r->dense_t = NAN;
-    if (attempt(r, r->t0, r->y0, tau - r->t0, r->ydense) != 0)
+    if (!derivative_at_start(r) || attempt(r, r->t0, r->y0, r->f0, tau - r->t0, r->ydense) != 0)
         return NULL;
     r->dense_t = tau;
     return r->ydense;
@@ -97,10 +116,7 @@ typedef struct {
 /* The derivatives at both ends of the last step, for its Hermite interpolant. */
 static int slopes(rk_stepper *r)
 {
-    if (!r->have_slopes)
-        r->have_slopes = gsl_rhs(r->t0, r->y0, r->f0, r) == GSL_SUCCESS &&
-                         gsl_rhs(r->base.t, r->y, r->f1, r) == GSL_SUCCESS;
-    return r->have_slopes;
+    return derivative_at_start(r) && derivative_at_end(r);
 }
 
 /* The cubic Hermite interpolant of the last step at tau, from the states and derivatives at its
@@ -235,8 +251,9 @@ static int find_roots(rk_stepper *r, pl_error *err)
         if (!crosses[k])
             continue;
         root_fn f = {.r = r, .k = k, .cheap = 1, .memo = {{NAN, NAN}, {NAN, NAN}}};
-        /* to 1e-12 of the step: the secant refinement then needs one or two re-integrations */
-        estimate[k] = slopes(r) ? pl_illinois(root_value, &f, r->t0, r->g0[k], r->base.t, r->g1[k], 1e-12 * h)
+        /* to 1e-9 of the step: the secant refinement then needs one or two re-integrations (the
+         * interpolant of a step in contact is no more accurate than that) */
+        estimate[k] = slopes(r) ? pl_illinois(root_value, &f, r->t0, r->g0[k], r->base.t, r->g1[k], 1e-9 * h)
                                 : r->base.t;
         if (isnan(estimate[k]))
             estimate[k] = r->base.t; /* no sign change on the interpolant: refine over the step */
@@ -284,7 +301,7 @@ static int find_roots(rk_stepper *r, pl_error *err)
         memcpy(r->ytry, y, r->N * sizeof *y); /* y is r->ydense */
         memcpy(r->y, r->ytry, r->N * sizeof *y);
         r->base.t = t_root;
-        r->have_slopes = 0;
+        r->have_f1 = 0;
         r->dense_t = NAN;
     }
     if (r->spec.roots(r->base.t, r->y, r->g0, r->spec.user)) {
@@ -305,7 +322,7 @@ static int step(pl_stepper *s, double t_stop, pl_error *err)
             pl_fail(err, PL_ERR_SOLVER, "Runge-Kutta step size %g too small at t = %.17g (%s)", h, t, r->spec.context);
             return -1;
         }
-        if (attempt(r, t, r->y, h, r->ytry) != 0) {
+        if (!derivative_at_end(r) || attempt(r, t, r->y, r->f1, h, r->ytry) != 0) {
             if (r->rhs_status < 0) {
                 pl_fail(err, PL_ERR_SOLVER, "the right-hand side failed at t = %.17g (%s)", t, r->spec.context);
                 return -1;
@@ -329,9 +346,11 @@ static int step(pl_stepper *s, double t_stop, pl_error *err)
         r->t0 = t;
         memcpy(r->y0, r->y, r->N * sizeof *r->y);
         memcpy(r->y, r->ytry, r->N * sizeof *r->y);
+        double *f = r->f0; /* the step's first stage becomes f0 */
+        r->f0 = r->f1, r->f1 = f;
+        r->have_f0 = 1, r->have_f1 = 0;
         s->t = last ? t_stop : t + h;
         r->steps++;
-        r->have_slopes = 0;
         r->dense_t = NAN;
         double next = h * fmax(MIN_SHRINK, fmin(factor, growth));
         r->h = last ? fmax(next, r->h) : next; /* a step cut at t_stop says nothing of the next */
@@ -360,17 +379,17 @@ static void root_info(pl_stepper *s, int *found)
 static double first_step(rk_stepper *r, double t)
 {
     double remaining = r->spec.t_end - t;
-    if (r->spec.weights(t, r->y, r->w, r->spec.user) || gsl_rhs(t, r->y, r->f0, r) != GSL_SUCCESS)
+    if (r->spec.weights(t, r->y, r->w, r->spec.user) || !derivative_at_end(r))
         return 1e-6 * remaining;
-    double d0 = wrms(r, r->y), d1 = wrms(r, r->f0);
+    double d0 = wrms(r, r->y), d1 = wrms(r, r->f1);
     double h0 = d0 < 1e-5 || d1 < 1e-5 ? 1e-6 * remaining : 0.01 * d0 / d1;
     h0 = fmin(h0, remaining);
     for (size_t j = 0; j < r->N; j++)
-        r->ytry[j] = r->y[j] + h0 * r->f0[j];
+        r->ytry[j] = r->y[j] + h0 * r->f1[j];
     if (gsl_rhs(t + h0, r->ytry, r->yerr, r) != GSL_SUCCESS)
         return h0;
     for (size_t j = 0; j < r->N; j++)
-        r->yerr[j] = (r->yerr[j] - r->f0[j]) / h0;
+        r->yerr[j] = (r->yerr[j] - r->f1[j]) / h0;
     double d2 = wrms(r, r->yerr), dmax = fmax(d1, d2);
     double h1 = dmax <= 1e-15 ? fmax(1e-6, 1e-3 * h0) : pow(0.01 / dmax, 1.0 / (ORDER + 1));
     return fmin(fmin(100.0 * h0, h1), remaining);
@@ -381,7 +400,7 @@ static pl_status restart(pl_stepper *s, double t, double h0, pl_error *err)
     rk_stepper *r = s->impl;
     s->t = r->t0 = t;
     memcpy(r->y0, r->y, r->N * sizeof *r->y);
-    r->have_slopes = 0;
+    r->have_f0 = r->have_f1 = 0; /* a restart is at a switch of the right-hand side */
     r->dense_t = NAN;
     if (r->spec.nroots && r->spec.roots(t, r->y, r->g0, r->spec.user))
         return pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", t, r->spec.context);

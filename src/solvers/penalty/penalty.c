@@ -190,11 +190,11 @@ static int error_weights(double t, const double *y, double *w, void *user)
     double fp[PL_MAX_DOF];
     pl_model_velocity_map(c->model, t, Q(y), V(y, c), fp, NULL, NULL, NULL);
     for (size_t i = 0; i < c->m; i++) {
-        pl_contact k;
-        pl_model_contact(c->model, i, t, Q(y), fp, NULL, &k);
-        double amplitude = hypot(k.gap.g, k.gdot / c->omega[i]);
+        pl_gap gap;
+        double gdot = pl_model_gap_rate(c->model, i, t, Q(y), fp, &gap);
+        double amplitude = hypot(gap.g, gdot / c->omega[i]);
         double tol_g = c->rtol * (amplitude + c->pen[i]);
-        pl_tighten_for_gap(tol, n, k.gap.grad, tol_g, c->settled_phase ? INFINITY : c->omega[i] * tol_g);
+        pl_tighten_for_gap(tol, n, gap.grad, tol_g, c->settled_phase ? INFINITY : c->omega[i] * tol_g);
     }
     /* Nothing much finer than the round-off of a component can be resolved: the tolerance is
      * floored at 1000 ulps.  A resting penetration A/(k mu) under a table moving with O(1)
@@ -225,24 +225,23 @@ typedef struct {
     char context[64];           /* "mu = ..." for messages */
 } run;
 
-/* Gap, gap rate and force of every constraint at a state; the force uses the current modes. */
+/* Gap and gap rate of every constraint at a state, and (if lambda is not NULL) the force, which
+ * uses the current modes.  The geometry alone needs neither the mass matrix nor the forces. */
 static void contact_state(const run_ctx *c, double t, const double *y, double *g, double *gdot,
                           double *lambda)
 {
     pl_forces f;
-    if (evaluate_forces(c, t, Q(y), V(y, c), &f)) { /* M(q) not positive definite: no state */
-        for (size_t i = 0; i < c->m; i++) {
-            g[i] = gdot[i] = NAN;
-            if (lambda)
-                lambda[i] = NAN;
-        }
+    if (!lambda)
+        pl_model_velocity_map(c->model, t, Q(y), V(y, c), f.fp, NULL, NULL, NULL);
+    else if (evaluate_forces(c, t, Q(y), V(y, c), &f)) { /* M(q) not positive definite: no state */
+        for (size_t i = 0; i < c->m; i++)
+            g[i] = gdot[i] = lambda[i] = NAN;
         return;
     }
     for (size_t i = 0; i < c->m; i++) {
-        pl_contact k;
-        pl_model_contact(c->model, i, t, Q(y), f.fp, f.minv, &k);
-        g[i] = k.gap.g;
-        gdot[i] = k.gdot;
+        pl_gap gap;
+        gdot[i] = pl_model_gap_rate(c->model, i, t, Q(y), f.fp, &gap);
+        g[i] = gap.g;
         if (lambda)
             lambda[i] = f.lambda[i];
     }
@@ -457,12 +456,14 @@ static double dense_eval(double t, void *p)
     const double *y = d->cheap ? s->dense_cheap(s, t) : s->dense(s, t);
     if (!y)
         return NAN;
-    pl_forces f;
-    if (evaluate_forces(c, t, Q(y), V(y, c), &f))
-        return NAN;
-    pl_contact k;
-    pl_model_contact(c->model, d->i, t, Q(y), f.fp, f.minv, &k);
-    return d->what == DENSE_GAP_RATE ? k.gdot : k.gap.g;
+    pl_gap gap;
+    if (d->what == DENSE_GAP) {
+        pl_model_gap(c->model, d->i, t, Q(y), &gap);
+        return gap.g;
+    }
+    double fp[PL_MAX_DOF];
+    pl_model_velocity_map(c->model, t, Q(y), V(y, c), fp, NULL, NULL, NULL);
+    return pl_model_gap_rate(c->model, d->i, t, Q(y), fp, &gap);
 }
 
 /* Root of a quantity of constraint i in [a, b] on the dense output (or its cheap interpolant);
