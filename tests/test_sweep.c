@@ -112,13 +112,15 @@ static void test_l1_across_jumps(void)
 
 static void test_jobs_and_failures(void)
 {
-    double mu[] = {1e3, 1e4, 1e5, 1e30};
+    /* At mu = 1e16 the table's resting penetration (~3e-15) is below what double precision resolves
+     * next to q ~ 0.1: that run fails, with its reason, the others are unaffected. */
+    double mu[] = {1e3, 1e4, 1e5, 1e16};
     pl_model m;
     pl_sweep a, b;
-    sweep(&pl_case_bouncing_ball, NULL, 0, mu, 4, 1, 3.0, &m, &a);
-    sweep(&pl_case_bouncing_ball, NULL, 0, mu, 4, 3, 3.0, &m, &b);
-    CHECK(a.failures == 1 && a.runs[3].status == PL_ERR_SOLVER, "the run at mu = 1e30 fails");
-    CHECK(strstr(a.runs[3].error.message, "step size") != NULL, "with the integrator's reason: %s",
+    sweep(&pl_case_vibrating_table, NULL, 0, mu, 4, 1, 3.0, &m, &a);
+    sweep(&pl_case_vibrating_table, NULL, 0, mu, 4, 3, 3.0, &m, &b);
+    CHECK(a.failures == 1 && a.runs[3].status == PL_ERR_SOLVER, "the run at mu = 1e16 fails");
+    CHECK(strstr(a.runs[3].error.message, "penetration scale") != NULL, "with its reason: %s",
           a.runs[3].error.message);
     for (size_t k = 0; k < 3; k++) {
         CHECK(a.runs[k].status == PL_OK, "the others complete");

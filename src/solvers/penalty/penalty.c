@@ -38,6 +38,14 @@ static const pl_param_spec options[] = {
      "relative tolerance; absolute tolerances follow the penetration scales at this mu"},
 };
 
+/* The resolvable range of mu (README, "Resolvable range").  Double precision represents t to
+ * eps |t| and q to eps |q|: a contact whose time scale 1/omega_i is within a few thousand ulps of t
+ * is located, and its exit velocity measured, with relative errors of ~0.1 eps |t| omega_i per
+ * contact (the ball: 1.5e-4 at 1e3 ulps); a penetration within 1e5 ulps of the terms of G_i is
+ * resolved to no better than 1% (the error weights' floor of 1000 ulps, see error_weights). */
+#define RESOLVE_TIME_ULPS 4096.0
+#define RESOLVE_GAP_ULPS 1e5
+
 /* Everything the vector field needs. */
 typedef struct {
     const pl_model *model;
@@ -219,6 +227,7 @@ typedef struct {
     pl_event_loop loop;
     pl_stepper *rk, *bdf;       /* non-stiff and stiff phases */
     int open[PL_MAX_CON];       /* index of the open episode of constraint i, or -1 */
+    int shared[PL_MAX_CON];     /* another constraint was active during the open episode of i */
     double settle[PL_MAX_CON];  /* time from which the contact of constraint i counts as settled */
     double prev_g[PL_MAX_CON], prev_gdot[PL_MAX_CON]; /* at the last recorded row */
     size_t missed_constraint;   /* the constraint of the crossing `missed` reported */
@@ -247,6 +256,38 @@ static void contact_state(const run_ctx *c, double t, const double *y, double *g
     }
 }
 
+/* What every recorded state must satisfy for the run to count as resolved (an unresolvable mu
+ * otherwise gives plausible-looking numbers):
+ *   - an active contact's amplitude hypot(G_i, Gdot_i/omega_i), or its resting penetration scale,
+ *     spans RESOLVE_GAP_ULPS ulps of the terms of G_i (q, and t for a moving constraint);
+ *   - an inactive constraint is not penetrated by more than an impact's depth V/omega_i (or the
+ *     gap's round-off over the time tolerance of its root): a crossing without a contact. */
+static pl_status check_resolved(run *r, double t, const double *y, pl_error *err)
+{
+    const run_ctx *c = &r->ctx;
+    for (size_t i = 0; i < c->m; i++) {
+        pl_gap gap;
+        pl_model_gap(c->model, i, t, Q(y), &gap);
+        double g = r->prev_g[i], gdot = r->prev_gdot[i];
+        if (c->field.active[i]) {
+            double ulp = DBL_EPSILON * (pl_norm(gap.grad, c->n) * pl_norm(Q(y), c->n) + fabs(gap.g_t * t) + fabs(g));
+            double scale = fmax(hypot(g, gdot / c->omega[i]), c->pen[i]);
+            if (scale < RESOLVE_GAP_ULPS * ulp)
+                return pl_fail(err, PL_ERR_SOLVER,
+                               "constraint %zu: the contact's penetration scale %.3g is below %g ulps of its gap's "
+                               "terms (%.3g) at t = %.17g: beyond double precision, lower mu (%s)",
+                               i + 1, scale, RESOLVE_GAP_ULPS, ulp, t, r->context);
+        } else {
+            double slack = 1e3 * (noise_of_gap(c, &gap, Q(y)) + fabs(gdot) * DBL_EPSILON * fmax(1.0, fabs(t)));
+            if (g < -fmax(c->model->v_scale / c->omega[i], slack))
+                return pl_fail(err, PL_ERR_SOLVER,
+                               "constraint %zu crossed without a contact: G = %.3g with no force at t = %.17g (%s)",
+                               i + 1, g, t, r->context);
+        }
+    }
+    return PL_OK;
+}
+
 static pl_status record_sample(void *user, double t, const double *y, pl_error *err)
 {
     run *r = user;
@@ -265,7 +306,8 @@ static pl_status record_sample(void *user, double t, const double *y, pl_error *
             r->sol->episodes[e].t_max_penetration = t;
         }
     }
-    return pl_table_append(&r->sol->traj, row, err);
+    pl_status s = pl_table_append(&r->sol->traj, row, err);
+    return s == PL_OK ? check_resolved(r, t, y, err) : s;
 }
 
 /* Decay rate of the contact oscillation: xi omega, or omega (xi - sqrt(xi^2 - 1)) overdamped. */
@@ -287,6 +329,10 @@ static pl_status open_episode(run *r, size_t i, double t, const double *y, pl_er
     ep->max_penetration = fmax(0.0, -r->prev_g[i]);
     ep->row_in = r->sol->traj.nrows; /* the row recorded right after the switch */
     r->open[i] = (int)r->sol->nepisodes - 1;
+    r->shared[i] = 0;
+    for (size_t j = 0; j < c->m; j++)
+        if (j != i && r->open[j] >= 0)
+            r->shared[i] = r->shared[j] = 1;
     /* Settled once the entry transient has decayed below the tolerance, and not before 3 half
      * periods (an impact would have ended).  Its amplitude a0 is measured from the resting
      * penetration, which is up to pen away from G = 0 (a contact that starts at rest on G = 0
@@ -665,6 +711,22 @@ static void start_force_root(run_ctx *c, size_t i, double t, const double *y)
 }
 
 /* Switch constraint i to active/inactive at the current row and keep the episodes in step. */
+/* An impact under a dissipative law (xi > 0) returns at most the normal speed it came in with,
+ * up to what the free acceleration (scale A) adds over the contact and the tolerance: more is a
+ * numerical artefact, never a result.  (Not for an impact shared with another constraint, which
+ * may transfer momentum into this one's normal direction, as at a corner.) */
+static pl_status check_energy(run *r, size_t i, const pl_episode *ep, pl_error *err)
+{
+    const run_ctx *c = &r->ctx;
+    double slack = 2.0 * c->model->a_scale * (ep->t_out - ep->t_in) + 100.0 * c->rtol * c->model->v_scale;
+    if (!r->shared[i] && c->model->law[i].xi > 0.0 && fabs(ep->gdot_out) > fabs(ep->gdot_in) + slack)
+        return pl_fail(err, PL_ERR_SOLVER,
+                       "constraint %zu: the impact at t = %.17g gains energy under a dissipative law (normal speed "
+                       "%.6g in, %.6g out): not resolved (%s)",
+                       i + 1, ep->t_in, fabs(ep->gdot_in), fabs(ep->gdot_out), r->context);
+    return PL_OK;
+}
+
 static pl_status switch_mode(run *r, size_t i, int active, double t, const double *y, pl_error *err)
 {
     if (r->ctx.field.active[i] == active)
@@ -676,8 +738,9 @@ static pl_status switch_mode(run *r, size_t i, int active, double t, const doubl
         start_force_root(&r->ctx, i, t, y);
         return open_episode(r, i, t, y, err);
     }
+    int e = r->open[i];
     close_episode(r, i, t, y, 1);
-    return PL_OK;
+    return e >= 0 ? check_energy(r, i, &r->sol->episodes[e], err) : PL_OK;
 }
 
 /* The loop's `event` hook.  At a root of G_i, decreasing through 0 starts a contact (-1) and
@@ -764,7 +827,7 @@ static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
     run_ctx *c = &r->ctx;
     pl_stepper_spec spec = {.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = rhs, .weights = error_weights,
                             .jacobian = jacobian, .roots = roots, .nroots = (int)(2 * c->m),
-                            .napprox = (int)c->m, .max_order = bdf_max_order, .user = c,
+                            .napprox = (int)c->m, .root_ulps = 4.0, .max_order = bdf_max_order, .user = c,
                             .context = r->context};
     pl_status s = pl_stepper_rk_new(&r->rk, &spec, err);
     if (s == PL_OK)
@@ -845,6 +908,26 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     return s;
 }
 
+/* The largest mu whose contacts last RESOLVE_TIME_ULPS ulps of t up to t_end (every constraint). */
+static double largest_resolvable_mu(const pl_model *model, double t_end)
+{
+    double tau = RESOLVE_TIME_ULPS * DBL_EPSILON * fmax(fabs(t_end), DBL_MIN), mu = INFINITY;
+    for (size_t i = 0; i < model->m; i++)
+        mu = fmin(mu, 1.0 / (model->law[i].k * tau * tau));
+    return mu;
+}
+
+static pl_status check(const pl_model *model, const pl_solve_opts *opts, pl_error *err)
+{
+    double mu = opts->option[OPT_MU], largest = largest_resolvable_mu(model, opts->t_end);
+    if (mu > largest)
+        return pl_fail(err, PL_ERR_INPUT,
+                       "mu = %g is beyond what double precision resolves up to t-end = %g (a contact's time "
+                       "scale 1/sqrt(k mu) below %g ulps of t); the largest mu for this case and t-end is %.3g",
+                       mu, opts->t_end, RESOLVE_TIME_ULPS, largest);
+    return PL_OK;
+}
+
 const pl_solver_type pl_solver_penalty = {
     .name = "penalty",
     .summary = "the penalized system for one stiffness mu (Runge-Kutta rk8pd through flights and impacts, "
@@ -854,5 +937,6 @@ const pl_solver_type pl_solver_penalty = {
     .noptions = sizeof options / sizeof options[0],
     .refine = "mu",
     .refine_sign = +1,
+    .check = check,
     .solve = solve,
 };
