@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -44,6 +45,13 @@ static int count_lines(const char *s)
     for (; s && *s; s++)
         n += *s == '\n';
     return n;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static int exists(const char *name)
@@ -358,6 +366,41 @@ static void test_schemes(void)
     }
 }
 
+/* Every run ends: horizons beyond double precision are refused up front (they once ran forever),
+ * and a wall-clock budget ends a run as a failure with its results up to there. */
+static void test_limits(void)
+{
+    const char *refused[] = {"run wedge --t-end 1e160", "run bouncing_ball --set g=0 --set v0=-1 --t-end 1e200",
+                             "sweep wedge --t-end 1e200", "run bouncing_ball --t-end 1e12",
+                             "run bouncing_ball --mu 1e26", "run wedge --mu 1e30"};
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "%s --out refused", refused[k]);
+        int rc = run(cmd);
+        char *err = slurp("stderr.txt");
+        CHECK(rc == 2 && err && strstr(err, "beyond what double precision resolves") && count_lines(err) == 1,
+              "'%s' refused (%d: %s)", refused[k], rc, err ? err : "");
+        free(err);
+    }
+    CHECK(!exists("refused"), "nothing written");
+    /* t-end 1e12 at mu = 1e8: contacts of 1e-4 s are below 4096 ulps of t beyond t ~ 1e8 */
+    CHECK(run("run bouncing_ball --t-end 1e12 --mu 1 --samples 0 --quiet --out long") == 0,
+          "the horizon works at the largest mu named (1.21)");
+    double t0 = now();
+    int rc = run("run bouncing_ball --set e=1 --mu 1e4 --t-end 1e5 --samples 0 --max-seconds 0.2 --out budget");
+    double wall = now() - t0;
+    char *err = slurp("stderr.txt");
+    CHECK(rc == 3 && err && strstr(err, "stopped after --max-seconds 0.2 at t = ") && count_lines(err) == 1,
+          "--max-seconds ends the run as a failure (%d: %s)", rc, err ? err : "");
+    free(err);
+    CHECK(wall < 20.0, "promptly (%.1f s; the whole run takes minutes)", wall);
+    CHECK(exists("budget/trajectory.csv") && exists("budget/summary.json"), "its results up to there are written");
+    rc = run("limit bouncing_ball --set e=1 --t-end 1e5 --max-seconds 0.2 --out budget_limit");
+    CHECK(rc == 3, "--max-seconds ends a limit solution too (%d)", rc);
+    rc = run("run bouncing_ball --max-seconds 0 --out bad");
+    CHECK(rc == 2, "--max-seconds 0 is bad input (%d)", rc);
+}
+
 static void test_failures(void)
 {
     /* A resting penetration of 3e-15 next to q ~ 0.1 cannot be resolved in double precision. */
@@ -409,6 +452,7 @@ int main(int argc, char **argv)
     test_sweep();
     test_limit();
     test_schemes();
+    test_limits();
     test_failures();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -47,7 +47,7 @@ typedef struct {
     const char *given_name[MAX_GIVEN];   /* solver options as given (--mu, --h, --rtol, ...) */
     const char *given_text[MAX_GIVEN];
     size_t ngiven;
-    double t_end;
+    double t_end, max_seconds;
     long max_steps, jobs, samples;
     int samples_given;
     const char *out;
@@ -56,7 +56,8 @@ typedef struct {
 } case_options;
 
 enum { OPT_MU = 1000, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP,
-       OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES, OPT_NO_LIMIT, OPT_SCHEME, OPT_H, OPT_THETA, OPT_GAMMA };
+       OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES, OPT_NO_LIMIT, OPT_SCHEME, OPT_H, OPT_THETA, OPT_GAMMA,
+       OPT_MAX_SECONDS };
 
 /* The options of the commands that solve a case, and which commands take each. */
 enum { CMD_RUN = 1, CMD_SWEEP = 2, CMD_LIMIT = 4, CMD_ALL = 7 };
@@ -75,6 +76,7 @@ static const struct {
     {{"rtol", required_argument, NULL, OPT_RTOL}, CMD_ALL},
     {{"out", required_argument, NULL, OPT_OUT}, CMD_ALL},
     {{"max-steps", required_argument, NULL, OPT_MAX_STEPS}, CMD_ALL},
+    {{"max-seconds", required_argument, NULL, OPT_MAX_SECONDS}, CMD_ALL},
     {{"samples", required_argument, NULL, OPT_SAMPLES}, CMD_ALL},
     {{"jobs", required_argument, NULL, OPT_JOBS}, CMD_SWEEP},
     {{"no-plots", no_argument, NULL, OPT_NO_PLOTS}, CMD_SWEEP},
@@ -97,6 +99,8 @@ static const char run_usage[] =
     "                    follow the penetration scales at this mu\n"
     "  --out DIR         output directory (default out/run/CASE, out/run/CASE-SCHEME for a scheme)\n"
     "  --max-steps N     stop with an error after N steps (default 5000000)\n"
+    "  --max-seconds S   stop a run with an error after S seconds of wall-clock time (default:\n"
+    "                    none); the results up to there are written\n"
     "  --samples N       besides every internal step, record the solution at N uniformly spaced\n"
     "                    times (CVODE's dense output; default 1000, 0 for steps only); schemes\n"
     "                    record every step and take no --samples\n"
@@ -164,6 +168,11 @@ static int parse_case_options(int argc, char **argv, case_options *o, unsigned c
             break;
         case OPT_T_END: s = pl_parse_double(optarg, &o->t_end, &err, "--t-end"); break;
         case OPT_MAX_STEPS: s = pl_parse_long(optarg, &o->max_steps, &err, "--max-steps"); break;
+        case OPT_MAX_SECONDS:
+            s = pl_parse_double(optarg, &o->max_seconds, &err, "--max-seconds");
+            if (s == PL_OK && !(o->max_seconds > 0))
+                return input_error(o->cmd, "--max-seconds must be > 0 (got %s)", optarg);
+            break;
         case OPT_OUT:
             if (!*optarg)
                 return input_error(o->cmd, "%s", "--out needs a directory name");
@@ -231,6 +240,7 @@ static int prepare(const case_options *o, const pl_solver_type *solver, const ch
         return input_error(o->cmd, "%s", err.message);
     pl_solve_opts_init(opts, solver, model, o->t_end);
     opts->max_steps = o->max_steps;
+    opts->max_seconds = o->max_seconds;
     if (o->samples_given && solver->family == PL_FAMILY_SCHEME)
         return input_error(o->cmd, "--samples does not apply to the %s scheme: it records every step", solver->name);
     if (o->samples_given)
@@ -542,6 +552,8 @@ static const char limit_usage[] =
     "DIR/trajectory_s.csv and DIR/summary.json (formats: docs/formats.md).\n"
     "  --rtol R          relative tolerance of the smooth phases in [1e-14, 1) (default 1e-12)\n"
     "  --max-steps N     stop with an error after N steps (default 5000000)\n"
+    "  --max-seconds S   stop a run with an error after S seconds of wall-clock time (default:\n"
+    "                    none); the results up to there are written\n"
     "  --out DIR         output directory (default out/limit/CASE)\n"
     "  other options as for 'penlim run'\n";
 

@@ -3,6 +3,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/clock.h"
+#include "core/linalg.h"
+
 #define MAX_REPEATS 100
 
 void pl_tighten_for_gap(double *tol, size_t n, const double *grad, double tol_g, double tol_gd)
@@ -66,10 +69,16 @@ pl_status pl_loop_run(pl_event_loop *loop, pl_error *err)
         if (loop->stats->steps + st->steps(st) >= loop->max_steps)
             return pl_fail(err, PL_ERR_SOLVER, "stopped after %ld steps at t = %.17g (%s): raise --max-steps",
                            loop->max_steps, st->t, loop->context);
+        if (loop->max_seconds > 0 && pl_now_seconds() - loop->started > loop->max_seconds)
+            return pl_fail(err, PL_ERR_SOLVER, "stopped after --max-seconds %g at t = %.17g (%s)", loop->max_seconds,
+                           st->t, loop->context);
         int at_root = st->step(st, loop->t_end, err);
         if (at_root < 0)
             return err ? err->status : PL_ERR_SOLVER;
         double t = st->t, *y = st->y, tc = NAN;
+        /* No non-finite time or state goes on to a model's functions. */
+        if (!isfinite(t) || !pl_all_finite(y, st->size))
+            return pl_fail(err, PL_ERR_SOLVER, "the state is not finite at t = %.17g (%s)", t, loop->context);
         int missed = loop->hooks.missed(loop->user, t, y, at_root, &tc, err);
         if (missed < 0)
             return err ? err->status : PL_ERR_SOLVER;

@@ -56,6 +56,8 @@ pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const p
         return pl_fail(err, PL_ERR_INPUT, "t-end must be a finite number >= 1e-12 (got %g)", o->t_end);
     if (o->max_steps < 0)
         return pl_fail(err, PL_ERR_INPUT, "max-steps must be >= 0 (got %ld)", o->max_steps);
+    if (!(o->max_seconds >= 0 && o->max_seconds < INFINITY))
+        return pl_fail(err, PL_ERR_INPUT, "max-seconds must be a finite number >= 0 (got %g)", o->max_seconds);
     for (size_t k = 0; k < s->noptions; k++)
         if ((st = pl_param_check(&s->options[k], o->option[k], err)) != PL_OK)
             return st;

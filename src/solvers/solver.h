@@ -29,6 +29,7 @@ typedef struct {
     size_t samples;  /* also record the solution at k t_end/samples (dense output), 0: steps only;
                         solvers without dense output record every step and ignore it */
     long max_steps;  /* cap on steps over the whole run; 0 selects 5e6 */
+    double max_seconds; /* cap on the run's wall-clock time; 0: none */
     double option[PL_MAX_PARAMS];
 } pl_solve_opts;
 

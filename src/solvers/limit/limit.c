@@ -695,6 +695,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
                                        .initial_step = initial_step},
                              .user = &s, .context = "limit solution", .stats = &sol->stats, .t_end = opts->t_end,
                              .max_steps = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS,
+                             .max_seconds = opts->max_seconds, .started = pl_now_seconds(),
                              .samples = opts->samples, .next_sample = 1};
     double y0[2 * PL_MAX_DOF + 1] = {0};
     pl_model_initial_state(model, Q(y0), V(y0, &s));

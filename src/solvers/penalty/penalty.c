@@ -878,6 +878,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
                                        .choose = choose, .initial_step = initial_step},
                              .user = &r, .context = r.context, .stats = &sol->stats, .t_end = opts->t_end,
                              .max_steps = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS,
+                             .max_seconds = opts->max_seconds, .started = t0,
                              .samples = opts->samples, .next_sample = 1};
 
     double y0[2 * PL_MAX_DOF + 1 + PL_MAX_CON] = {0};
@@ -920,6 +921,11 @@ static double largest_resolvable_mu(const pl_model *model, double t_end)
 static pl_status check(const pl_model *model, const pl_solve_opts *opts, pl_error *err)
 {
     double mu = opts->option[OPT_MU], largest = largest_resolvable_mu(model, opts->t_end);
+    if (mu > largest && !(largest >= 1e-300))
+        return pl_fail(err, PL_ERR_INPUT,
+                       "t-end = %g is beyond what double precision resolves for any mu (a contact's time scale "
+                       "1/sqrt(k mu) below %g ulps of t)",
+                       opts->t_end, RESOLVE_TIME_ULPS);
     if (mu > largest)
         return pl_fail(err, PL_ERR_INPUT,
                        "mu = %g is beyond what double precision resolves up to t-end = %g (a contact's time "
