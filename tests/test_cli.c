@@ -386,6 +386,10 @@ static void test_limits(void)
     /* t-end 1e12 at mu = 1e8: contacts of 1e-4 s are below 4096 ulps of t beyond t ~ 1e8 */
     CHECK(run("run bouncing_ball --t-end 1e12 --mu 1 --samples 0 --quiet --out long") == 0,
           "the horizon works at the largest mu named (1.21)");
+    /* The limit solution of the table over long horizons, where the table's position is known only to
+     * ~|G_t| eps t (it once lost a landing at t ~ 576, then at 1316, 2394 and 2790). */
+    CHECK(run("limit vibrating_table --t-end 3000 --samples 0 --quiet --out long_limit") == 0,
+          "the limit solution reaches t = 3000 on the vibrating table");
     double t0 = now();
     int rc = run("run bouncing_ball --set e=1 --mu 1e4 --t-end 1e5 --samples 0 --max-seconds 0.2 --out budget");
     double wall = now() - t0;
