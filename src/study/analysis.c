@@ -281,14 +281,16 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
                          : classify_scheme_episode(sol, ep);
         double t_stop = isnan(ep->t_out) ? sol->t_final : ep->t_out;
         info->duration = t_stop - ep->t_in;
-        const double *v_in = pl_table_row(&sol->traj, ep->row_in) + pl_col_v(n, m);
-        const double *v_out = pl_table_row(&sol->traj, ep->row_out) + pl_col_v(n, m);
+        /* A run that failed (out of memory, say) may lack the rows of its last episode. */
+        int rows = ep->row_in <= ep->row_out && ep->row_out < sol->traj.nrows;
         for (size_t j = 0; j < n; j++)
-            info->dv[j] = v_out[j] - v_in[j];
+            info->dv[j] = rows ? pl_table_row(&sol->traj, ep->row_out)[pl_col_v(n, m) + j] -
+                                     pl_table_row(&sol->traj, ep->row_in)[pl_col_v(n, m) + j]
+                               : NAN;
         info->dv_normal = ep->gdot_out - ep->gdot_in;
         info->scaled_penetration = family == PL_FAMILY_PENALTY ? sqrt(mu) * ep->max_penetration : NAN;
         info->force_error = info->force_scale = info->lift_off_predicted = NAN;
-        if (family == PL_FAMILY_PENALTY && info->kind == PL_IMPACT) {
+        if (family == PL_FAMILY_PENALTY && info->kind == PL_IMPACT && rows) {
             if (a->impacts == 0)
                 a->scaled_penetration_first = info->scaled_penetration;
             a->impact[a->impacts++] = episode_impact(sol, ep);
