@@ -153,6 +153,8 @@ static void test_messages(void)
     expect_message("run bouncing_ball -x --out bad", "unknown option '-x'", NULL);
     expect_message("run bouncing_ball --bogus=1 --out bad", "unknown option '--bogus'", NULL);
     expect_message("run bouncing_ball --quiet=1 --out bad", "--quiet takes no value", NULL);
+    expect_message("run bouncing_ball --mu --t-end 5 --out bad", "--mu needs a value (got the option '--t-end')", NULL);
+    expect_message("run bouncing_ball --out --quiet", "--out needs a value", NULL);
     expect_message("run bouncing_ball --mu 1e-310 --out bad", "'1e-310' is too small", "not a finite");
     expect_message("run bouncing_ball --set h0=-1e-320 --out bad", "'-1e-320' is too small", NULL);
     expect_message("run bouncing_ball --mu 1e999 --out bad", "'1e999' is not a finite number", NULL);

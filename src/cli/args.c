@@ -80,6 +80,10 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
             if (k + 1 >= argc)
                 return pl_fail(err, PL_ERR_INPUT, "option --%s needs a value", option_table[j].name);
             value = argv[++k];
+            /* "--mu --t-end 5" would otherwise end in "unexpected argument '5'". */
+            if (strncmp(value, "--", 2) == 0 && find_option(value + 2, strcspn(value + 2, "="), command) >= 0)
+                return pl_fail(err, PL_ERR_INPUT, "option --%s needs a value (got the option '%s')",
+                               option_table[j].name, value);
         }
         /* A second value would silently replace the first; a repeated flag changes nothing. */
         if (option_table[j].has_value && option_table[j].id != OPT_SET && seen[j])
