@@ -143,6 +143,65 @@ static void test_bad_input(void)
     CHECK(!exists("bad"), "bad input writes nothing");
 }
 
+/* Bad input whose one-line message must contain `says` (and not `not`, if given). */
+static void expect_message(const char *args, const char *says, const char *not)
+{
+    expect_input_error(args);
+    char *err = slurp("stderr.txt");
+    CHECK(err && strstr(err, says) && !(not && strstr(err, not)), "'penlim %s' says \"%s\"%s%s, got: %s", args, says,
+          not ? " and not " : "", not ? not : "", err ? err : "(none)");
+    free(err);
+}
+
+/* The messages name the problem: the option actually wrong, what is wrong with a number, a repeated
+ * option; quoted input is escaped so that every error stays on one line. */
+static void test_messages(void)
+{
+    expect_message("run -ab bouncing_ball --out bad", "unknown option '-ab'", "'run'");
+    expect_message("run bouncing_ball -x --out bad", "unknown option '-x'", NULL);
+    expect_message("run bouncing_ball --bogus=1 --out bad", "unknown option '--bogus'", NULL);
+    expect_message("run bouncing_ball --quiet=1 --out bad", "--quiet takes no value", NULL);
+    expect_message("run bouncing_ball --mu --t-end 5 --out bad", "--mu needs a value (got the option '--t-end')", NULL);
+    expect_message("run bouncing_ball --out --quiet", "--out needs a value", NULL);
+    expect_message("run bouncing_ball --mu 1e-310 --out bad", "'1e-310' is too small", "not a finite");
+    expect_message("run bouncing_ball --set h0=-1e-320 --out bad", "'-1e-320' is too small", NULL);
+    expect_message("run bouncing_ball --mu 1e999 --out bad", "'1e999' is not a finite number", NULL);
+    expect_message("run bouncing_ball --mu ' 5' --out bad", "' 5' has leading or trailing white space", NULL);
+    expect_message("run bouncing_ball --mu '5 ' --out bad", "'5 ' has leading or trailing white space", NULL);
+    expect_message("run bouncing_ball --t-end ' 1' --out bad", "' 1' has leading", NULL);
+    expect_message("run bouncing_ball --samples '10 ' --out bad", "'10 ' has leading", NULL);
+    expect_message("run bouncing_ball --samples ' 10' --out bad", "' 10' has leading", NULL);
+    expect_message("run bouncing_ball --set 'e= 0.5' --out bad", "' 0.5' has leading", NULL);
+    expect_message("sweep bouncing_ball --mu '1e3, 1e4' --out bad", "' 1e4' has leading", NULL);
+    expect_message("run bouncing_ball --samples 1.5 --out bad", "'1.5' is not an integer", NULL);
+    expect_message("run bouncing_ball --max-steps 1e30 --out bad", "'1e30' is out of range", NULL);
+    expect_message("run \"$(printf 'bouncing\\nball')\" --out bad", "'bouncing\\nball'", NULL);
+    expect_message("run bouncing_ball --scheme \"$(printf 'a\\tb\\001')\" --out bad", "'a\\tb\\x01'", NULL);
+    expect_message("run bouncing_ball --set \"$(printf 'e\\r=1')\" --out bad", "e\\r", NULL);
+    expect_message("run bouncing_ball --mu \"$(printf '1\\nx')\" --out bad", "'1\\nx'", NULL);
+    expect_message("run bouncing_ball --set e=0.5 --set e=0.6 --out bad", "--set e given twice", NULL);
+    expect_message("run bouncing_ball --mu 1e6 --mu 1e7 --out bad", "--mu given twice", NULL);
+    expect_message("run bouncing_ball --mu=1e6 --mu 1e7 --out bad", "--mu given twice", NULL);
+    expect_message("run bouncing_ball --t-end 1 --t-end 2 --out bad", "--t-end given twice", NULL);
+    expect_message("limit bouncing_ball --rtol 1e-9 --rtol 1e-10 --out bad", "--rtol given twice", NULL);
+    expect_message("sweep bouncing_ball --mu 1e3,1e4 --mu 1e5 --out bad", "--mu given twice", NULL);
+    expect_message("run bouncing_ball --out bad --out bad2", "--out given twice", NULL);
+    expect_message("--version x", "--version takes no arguments", NULL);
+    expect_message("--help x", "--help takes no arguments", NULL);
+    expect_message("-h x", "-h takes no arguments", NULL);
+    expect_message("cases --help x", "--help takes no other arguments", NULL);
+    expect_message("run --help x", "--help takes no other arguments", NULL);
+    expect_message("run bouncing_ball --help", "--help takes no other arguments", NULL);
+    CHECK(!exists("bad") && !exists("bad2"), "bad input writes nothing");
+    /* Still accepted: a repeated flag, --set of distinct names, -h, counts written as 5e6. */
+    CHECK(run("run bouncing_ball --mu 1e6 --t-end 0.5 --samples 1e2 --max-steps 5e6 --set e=0.5 --set h0=2 "
+              "--quiet --quiet --out ok") == 0,
+          "repeated flag, distinct --set names, counts in exponent form");
+    const char *help[] = {"run -h", "sweep -h", "limit -h", "cases -h", "-h"};
+    for (size_t k = 0; k < sizeof help / sizeof help[0]; k++)
+        CHECK(run(help[k]) == 0, "'penlim %s' exits 0", help[k]);
+}
+
 static void test_help(void)
 {
     CHECK(run("--version") == 0, "--version");
@@ -452,6 +511,7 @@ int main(int argc, char **argv)
         return 2;
     test_help();
     test_bad_input();
+    test_messages();
     test_run_files();
     test_sweep();
     test_limit();

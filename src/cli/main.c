@@ -1,6 +1,5 @@
 /* penlim: the command-line program.  Parses options, calls the library, prints summaries.
  * Exit status: 0 success, 1 output error, 2 bad input, 3 solver failure (results still written). */
-#include <getopt.h>
 #include <gsl/gsl_errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,15 +8,13 @@
 #include <unistd.h>
 
 #include "cases/cases.h"
+#include "cli/args.h"
 #include "io/output.h"
 #include "io/report.h"
 #include "io/sweep_report.h"
 #include "solvers/solver.h"
 #include "study/analysis.h"
 #include "study/sweep.h"
-
-#define MAX_SETTINGS 64
-#define MAX_GIVEN 16
 
 static int exit_code(pl_status s)
 {
@@ -31,59 +28,13 @@ static int exit_code(pl_status s)
 
 static int input_error(const char *cmd, const char *fmt, const char *arg)
 {
+    char text[1024];
+    pl_escape(arg, text, sizeof text); /* quoted input stays on one line */
     fprintf(stderr, "penlim %s: ", cmd);
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, text);
     fputc('\n', stderr);
     return 2;
 }
-
-/* Options shared by the commands that solve a case. */
-typedef struct {
-    const char *cmd;
-    const pl_case *c;
-    pl_setting settings[MAX_SETTINGS];
-    size_t nsettings;
-    const char *scheme;                  /* --scheme NAME, or NULL */
-    const char *given_name[MAX_GIVEN];   /* solver options as given (--mu, --h, --rtol, ...) */
-    const char *given_text[MAX_GIVEN];
-    size_t ngiven;
-    double t_end, max_seconds;
-    long max_steps, jobs, samples;
-    int samples_given;
-    const char *out;
-    char out_default[256];
-    int quiet, no_plots, no_limit;
-} case_options;
-
-enum { OPT_MU = 1000, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP,
-       OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES, OPT_NO_LIMIT, OPT_SCHEME, OPT_H, OPT_THETA, OPT_GAMMA,
-       OPT_MAX_SECONDS };
-
-/* The options of the commands that solve a case, and which commands take each. */
-enum { CMD_RUN = 1, CMD_SWEEP = 2, CMD_LIMIT = 4, CMD_ALL = 7 };
-
-static const struct {
-    struct option option;
-    unsigned commands;
-} option_table[] = {
-    {{"mu", required_argument, NULL, OPT_MU}, CMD_RUN | CMD_SWEEP},
-    {{"scheme", required_argument, NULL, OPT_SCHEME}, CMD_RUN | CMD_SWEEP},
-    {{"h", required_argument, NULL, OPT_H}, CMD_RUN | CMD_SWEEP},
-    {{"theta", required_argument, NULL, OPT_THETA}, CMD_RUN | CMD_SWEEP},
-    {{"gamma", required_argument, NULL, OPT_GAMMA}, CMD_RUN | CMD_SWEEP},
-    {{"set", required_argument, NULL, OPT_SET}, CMD_ALL},
-    {{"t-end", required_argument, NULL, OPT_T_END}, CMD_ALL},
-    {{"rtol", required_argument, NULL, OPT_RTOL}, CMD_ALL},
-    {{"out", required_argument, NULL, OPT_OUT}, CMD_ALL},
-    {{"max-steps", required_argument, NULL, OPT_MAX_STEPS}, CMD_ALL},
-    {{"max-seconds", required_argument, NULL, OPT_MAX_SECONDS}, CMD_ALL},
-    {{"samples", required_argument, NULL, OPT_SAMPLES}, CMD_ALL},
-    {{"jobs", required_argument, NULL, OPT_JOBS}, CMD_SWEEP},
-    {{"no-plots", no_argument, NULL, OPT_NO_PLOTS}, CMD_SWEEP},
-    {{"no-limit", no_argument, NULL, OPT_NO_LIMIT}, CMD_SWEEP},
-    {{"quiet", no_argument, NULL, OPT_QUIET}, CMD_ALL},
-    {{"help", no_argument, NULL, OPT_HELP}, CMD_ALL},
-};
 
 static const char run_usage[] =
     "usage: penlim run CASE [--mu X] [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR]\n"
@@ -115,95 +66,11 @@ static const char run_usage[] =
 static int parse_case_options(int argc, char **argv, case_options *o, unsigned command, const char *usage)
 {
     pl_error err;
-    int ch;
-    struct option options[sizeof option_table / sizeof option_table[0] + 1];
-    size_t count = 0;
-    for (size_t k = 0; k < sizeof option_table / sizeof option_table[0]; k++)
-        if (option_table[k].commands & command)
-            options[count++] = option_table[k].option;
-    options[count] = (struct option){NULL, 0, NULL, 0};
-    /* getopt_long takes unique prefixes ("--h" for "--help" where there is no --h); only whole
-     * names are options here. */
-    for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++) {
-        if (strncmp(argv[k], "--", 2) != 0)
-            continue;
-        size_t len = strcspn(argv[k] + 2, "=");
-        size_t j = 0;
-        while (j < count && !(strlen(options[j].name) == len && strncmp(options[j].name, argv[k] + 2, len) == 0))
-            j++;
-        if (j == count)
-            return input_error(o->cmd, "unknown option '%s' (see --help)", argv[k]);
-        if (options[j].has_arg == required_argument && argv[k][2 + len] != '=')
-            k++; /* its value */
-    }
-    optind = 1;
-    opterr = 0;
-    int index = -1;
-    while ((ch = getopt_long(argc, argv, ":", options, &index)) != -1) {
-        pl_status s = PL_OK;
-        switch (ch) {
-        case OPT_MU:
-        case OPT_H:
-        case OPT_THETA:
-        case OPT_GAMMA:
-        case OPT_RTOL:
-            if (o->ngiven == MAX_GIVEN)
-                return input_error(o->cmd, "too many solver options (limit %s)", "16");
-            o->given_name[o->ngiven] = options[index].name;
-            o->given_text[o->ngiven++] = optarg;
-            break;
-        case OPT_SCHEME: o->scheme = optarg; break;
-        case OPT_JOBS:
-            s = pl_parse_long(optarg, &o->jobs, &err, "--jobs");
-            if (s == PL_OK && (o->jobs < 1 || o->jobs > 1024))
-                return input_error(o->cmd, "--jobs must be in [1, 1024] (got %s)", optarg);
-            break;
-        case OPT_NO_PLOTS: o->no_plots = 1; break;
-        case OPT_NO_LIMIT: o->no_limit = 1; break;
-        case OPT_SAMPLES:
-            o->samples_given = 1;
-            s = pl_parse_long(optarg, &o->samples, &err, "--samples");
-            if (s == PL_OK && (o->samples < 0 || o->samples > 10000000))
-                return input_error(o->cmd, "--samples must be in [0, 1e7] (got %s)", optarg);
-            break;
-        case OPT_T_END: s = pl_parse_double(optarg, &o->t_end, &err, "--t-end"); break;
-        case OPT_MAX_STEPS: s = pl_parse_long(optarg, &o->max_steps, &err, "--max-steps"); break;
-        case OPT_MAX_SECONDS:
-            s = pl_parse_double(optarg, &o->max_seconds, &err, "--max-seconds");
-            if (s == PL_OK && !(o->max_seconds > 0))
-                return input_error(o->cmd, "--max-seconds must be > 0 (got %s)", optarg);
-            break;
-        case OPT_OUT:
-            if (!*optarg)
-                return input_error(o->cmd, "%s", "--out needs a directory name");
-            o->out = optarg;
-            break;
-        case OPT_QUIET: o->quiet = 1; break;
-        case OPT_SET:
-            if (o->nsettings == MAX_SETTINGS)
-                return input_error(o->cmd, "too many --set options (limit %s)", "64");
-            s = pl_setting_parse(optarg, &o->settings[o->nsettings++], &err);
-            break;
-        case OPT_HELP: fputs(usage, stdout); return 0;
-        case ':': return input_error(o->cmd, "option '%s' needs a value", argv[optind - 1]);
-        default: return input_error(o->cmd, "unknown option '%s' (see --help)", argv[optind - 1]);
-        }
-        if (s != PL_OK)
-            return input_error(o->cmd, "%s", err.message);
-    }
-    if (optind >= argc)
-        return input_error(o->cmd, "%s", "missing CASE (see 'penlim cases')");
-    if (optind + 1 < argc)
-        return input_error(o->cmd, "unexpected argument '%s'", argv[optind + 1]);
-    o->c = pl_case_find(argv[optind]);
-    if (!o->c)
-        return input_error(o->cmd, "unknown case '%s' (see 'penlim cases')", argv[optind]);
-    if (!o->out) {
-        if (o->scheme)
-            snprintf(o->out_default, sizeof o->out_default, "out/%s/%s-%s", o->cmd, o->c->name, o->scheme);
-        else
-            snprintf(o->out_default, sizeof o->out_default, "out/%s/%s", o->cmd, o->c->name);
-        o->out = o->out_default;
+    if (cli_parse_case_options(argc, argv, command, o, &err) != PL_OK)
+        return input_error(o->cmd, "%s", err.message);
+    if (o->help) {
+        fputs(usage, stdout);
+        return 0;
     }
     return -1;
 }
@@ -223,7 +90,9 @@ static int choose_solver(const case_options *o, const pl_solver_type *fallback, 
                 strncat(names, names[0] ? ", " : "", sizeof names - strlen(names) - 1);
                 strncat(names, pl_solver_at(k)->name, sizeof names - strlen(names) - 1);
             }
-        fprintf(stderr, "penlim %s: unknown scheme '%s' (schemes: %s)\n", o->cmd, o->scheme, names);
+        char scheme[256];
+        pl_escape(o->scheme, scheme, sizeof scheme);
+        fprintf(stderr, "penlim %s: unknown scheme '%s' (schemes: %s)\n", o->cmd, scheme, names);
         return 2;
     }
     *solver = s;
@@ -527,9 +396,12 @@ static int cmd_sweep(int argc, char **argv)
         return exit_code(s);
     }
     pl_status plots = o.no_plots ? PL_OK : pl_render_sweep_plots(o.out, &model, &sw, &err);
-    if (plots != PL_OK)
+    if (plots != PL_OK) {
+        char out[1024];
+        pl_escape(o.out, out, sizeof out);
         fprintf(stderr, "penlim sweep: warning: plots skipped: %s (the data and scripts are in %s)\n",
-                err.message, o.out);
+                err.message, out);
+    }
     if (!o.quiet) {
         print_sweep_summary(&model, &sw, o.out, o.jobs);
         if (!o.no_plots && plots == PL_OK)
@@ -576,12 +448,13 @@ static const char cases_usage[] =
 
 static int cmd_cases(int argc, char **argv)
 {
-    if (argc > 1) {
-        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-            fputs(cases_usage, stdout);
-            return 0;
-        }
-        return input_error("cases", "unexpected argument '%s'", argv[1]);
+    pl_error err;
+    int help;
+    if (cli_parse_cases(argc, argv, &help, &err) != PL_OK)
+        return input_error("cases", "%s", err.message);
+    if (help) {
+        fputs(cases_usage, stdout);
+        return 0;
     }
     for (size_t k = 0; k < pl_case_count(); k++) {
         const pl_case *c = pl_case_at(k);
@@ -625,21 +498,22 @@ static void usage(FILE *fp)
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off(); /* GSL reports through return codes, never aborts */
-    if (argc < 2) {
-        fprintf(stderr, "penlim: missing COMMAND (see penlim --help)\n");
+    pl_error err;
+    cli_command command;
+    if (cli_parse_command(argc, argv, &command, &err) != PL_OK) {
+        fprintf(stderr, "penlim: %s\n", err.message);
         return 2;
     }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    if (command == CLI_HELP) {
         usage(stdout);
         return 0;
     }
-    if (strcmp(argv[1], "--version") == 0) {
+    if (command == CLI_VERSION) {
         printf("penlim %s\n", PENLIM_VERSION);
         return 0;
     }
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (strcmp(argv[1], commands[k].name) == 0)
             return commands[k].run(argc - 1, argv + 1);
-    fprintf(stderr, "penlim: unknown command '%s' (see penlim --help)\n", argv[1]);
-    return 2;
+    return 2; /* not reached: cli_parse_command knows the commands */
 }

@@ -1,0 +1,217 @@
+#include "cli/args.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { OPT_MU = 1000, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP,
+       OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES, OPT_NO_LIMIT, OPT_SCHEME, OPT_H, OPT_THETA, OPT_GAMMA,
+       OPT_MAX_SECONDS };
+
+/* The options of the commands that solve a case, and which commands take each. */
+static const struct {
+    const char *name;
+    int has_value;
+    int id;
+    unsigned commands;
+} option_table[] = {
+    {"mu", 1, OPT_MU, CMD_RUN | CMD_SWEEP},
+    {"scheme", 1, OPT_SCHEME, CMD_RUN | CMD_SWEEP},
+    {"h", 1, OPT_H, CMD_RUN | CMD_SWEEP},
+    {"theta", 1, OPT_THETA, CMD_RUN | CMD_SWEEP},
+    {"gamma", 1, OPT_GAMMA, CMD_RUN | CMD_SWEEP},
+    {"set", 1, OPT_SET, CMD_ALL},
+    {"t-end", 1, OPT_T_END, CMD_ALL},
+    {"rtol", 1, OPT_RTOL, CMD_ALL},
+    {"out", 1, OPT_OUT, CMD_ALL},
+    {"max-steps", 1, OPT_MAX_STEPS, CMD_ALL},
+    {"max-seconds", 1, OPT_MAX_SECONDS, CMD_ALL},
+    {"samples", 1, OPT_SAMPLES, CMD_ALL},
+    {"jobs", 1, OPT_JOBS, CMD_SWEEP},
+    {"no-plots", 0, OPT_NO_PLOTS, CMD_SWEEP},
+    {"no-limit", 0, OPT_NO_LIMIT, CMD_SWEEP},
+    {"quiet", 0, OPT_QUIET, CMD_ALL},
+    {"help", 0, OPT_HELP, CMD_ALL},
+};
+#define NOPTIONS (sizeof option_table / sizeof option_table[0])
+
+/* Only whole names are options (no abbreviations: "--h" is the time step, not "--help"), so the
+ * table is searched here rather than by getopt_long. */
+static int find_option(const char *name, size_t len, unsigned command)
+{
+    for (size_t j = 0; j < NOPTIONS; j++)
+        if ((option_table[j].commands & command) && strlen(option_table[j].name) == len &&
+            strncmp(option_table[j].name, name, len) == 0)
+            return (int)j;
+    return -1;
+}
+
+pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_options *o, pl_error *err)
+{
+    int seen[NOPTIONS] = {0};
+    const char *case_name = NULL, *extra = NULL;
+    int positional_only = 0;
+    for (int k = 1; k < argc; k++) {
+        const char *arg = argv[k];
+        if (positional_only || arg[0] != '-' || arg[1] == '\0') {
+            if (!case_name)
+                case_name = arg;
+            else if (!extra)
+                extra = arg;
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            positional_only = 1;
+            continue;
+        }
+        const char *name = arg + 2;
+        size_t len = strcspn(name, "=");
+        int j = strcmp(arg, "-h") == 0 ? find_option("help", 4, command)
+                : arg[1] == '-'        ? find_option(name, len, command)
+                                       : -1;
+        if (j < 0)
+            return pl_fail(err, PL_ERR_INPUT, "unknown option '%.*s' (see --help)",
+                           (int)(arg[1] == '-' ? len + 2 : strlen(arg)), arg);
+        const char *value = NULL;
+        if (arg[1] == '-' && name[len] == '=') {
+            if (!option_table[j].has_value)
+                return pl_fail(err, PL_ERR_INPUT, "option --%s takes no value (got '%s')", option_table[j].name, arg);
+            value = name + len + 1;
+        } else if (option_table[j].has_value) {
+            if (k + 1 >= argc)
+                return pl_fail(err, PL_ERR_INPUT, "option --%s needs a value", option_table[j].name);
+            value = argv[++k];
+            /* "--mu --t-end 5" would otherwise end in "unexpected argument '5'". */
+            if (strncmp(value, "--", 2) == 0 && find_option(value + 2, strcspn(value + 2, "="), command) >= 0)
+                return pl_fail(err, PL_ERR_INPUT, "option --%s needs a value (got the option '%s')",
+                               option_table[j].name, value);
+        }
+        /* A second value would silently replace the first; a repeated flag changes nothing. */
+        if (option_table[j].has_value && option_table[j].id != OPT_SET && seen[j])
+            return pl_fail(err, PL_ERR_INPUT, "option --%s given twice", option_table[j].name);
+        seen[j]++;
+        pl_status s = PL_OK;
+        switch (option_table[j].id) {
+        case OPT_MU:
+        case OPT_H:
+        case OPT_THETA:
+        case OPT_GAMMA:
+        case OPT_RTOL:
+            if (o->ngiven == MAX_GIVEN)
+                return pl_fail(err, PL_ERR_INPUT, "too many solver options (limit %d)", MAX_GIVEN);
+            o->given_name[o->ngiven] = option_table[j].name;
+            o->given_text[o->ngiven++] = value;
+            break;
+        case OPT_SCHEME: o->scheme = value; break;
+        case OPT_JOBS:
+            s = pl_parse_long(value, &o->jobs, err, "--jobs");
+            if (s == PL_OK && (o->jobs < 1 || o->jobs > 1024))
+                return pl_fail(err, PL_ERR_INPUT, "--jobs must be in [1, 1024] (got %s)", value);
+            break;
+        case OPT_NO_PLOTS: o->no_plots = 1; break;
+        case OPT_NO_LIMIT: o->no_limit = 1; break;
+        case OPT_SAMPLES:
+            o->samples_given = 1;
+            s = pl_parse_long(value, &o->samples, err, "--samples");
+            if (s == PL_OK && (o->samples < 0 || o->samples > 10000000))
+                return pl_fail(err, PL_ERR_INPUT, "--samples must be in [0, 1e7] (got %s)", value);
+            break;
+        case OPT_T_END: s = pl_parse_double(value, &o->t_end, err, "--t-end"); break;
+        case OPT_MAX_STEPS: s = pl_parse_long(value, &o->max_steps, err, "--max-steps"); break;
+        case OPT_MAX_SECONDS:
+            s = pl_parse_double(value, &o->max_seconds, err, "--max-seconds");
+            if (s == PL_OK && !(o->max_seconds > 0))
+                s = pl_fail(err, PL_ERR_INPUT, "--max-seconds must be > 0 (got %s)", value);
+            break;
+        case OPT_OUT:
+            if (!*value)
+                return pl_fail(err, PL_ERR_INPUT, "--out needs a directory name");
+            o->out = value;
+            break;
+        case OPT_QUIET: o->quiet = 1; break;
+        case OPT_SET:
+            if (o->nsettings == MAX_SETTINGS)
+                return pl_fail(err, PL_ERR_INPUT, "too many --set options (limit %d)", MAX_SETTINGS);
+            s = pl_setting_parse(value, &o->settings[o->nsettings], err);
+            for (size_t i = 0; s == PL_OK && i < o->nsettings; i++)
+                if (strcmp(o->settings[i].name, o->settings[o->nsettings].name) == 0)
+                    return pl_fail(err, PL_ERR_INPUT, "--set %s given twice", o->settings[i].name);
+            o->nsettings++;
+            break;
+        case OPT_HELP:
+            if (argc != 2)
+                return pl_fail(err, PL_ERR_INPUT, "%s takes no other arguments", arg);
+            o->help = 1;
+            return PL_OK;
+        }
+        if (s != PL_OK)
+            return s;
+    }
+    if (!case_name)
+        return pl_fail(err, PL_ERR_INPUT, "missing CASE (see 'penlim cases')");
+    if (extra)
+        return pl_fail(err, PL_ERR_INPUT, "unexpected argument '%s'", extra);
+    o->c = pl_case_find(case_name);
+    if (!o->c)
+        return pl_fail(err, PL_ERR_INPUT, "unknown case '%s' (see 'penlim cases')", case_name);
+    if (!o->out) {
+        if (o->scheme)
+            snprintf(o->out_default, sizeof o->out_default, "out/%s/%s-%s", o->cmd, o->c->name, o->scheme);
+        else
+            snprintf(o->out_default, sizeof o->out_default, "out/%s/%s", o->cmd, o->c->name);
+        o->out = o->out_default;
+    }
+    return PL_OK;
+}
+
+pl_status cli_parse_cases(int argc, char **argv, int *help, pl_error *err)
+{
+    *help = 0;
+    if (argc < 2)
+        return PL_OK;
+    if (strcmp(argv[1], "--help") != 0 && strcmp(argv[1], "-h") != 0)
+        return pl_fail(err, PL_ERR_INPUT, "unexpected argument '%s'", argv[1]);
+    if (argc > 2)
+        return pl_fail(err, PL_ERR_INPUT, "%s takes no other arguments (got '%s')", argv[1], argv[2]);
+    *help = 1;
+    return PL_OK;
+}
+
+pl_status cli_parse_command(int argc, char **argv, cli_command *command, pl_error *err)
+{
+    static const struct {
+        const char *name;
+        cli_command command;
+    } names[] = {{"--help", CLI_HELP}, {"-h", CLI_HELP}, {"--version", CLI_VERSION}, {"run", CLI_RUN},
+                 {"sweep", CLI_SWEEP}, {"limit", CLI_LIMIT}, {"cases", CLI_CASES}};
+    if (argc < 2)
+        return pl_fail(err, PL_ERR_INPUT, "missing COMMAND (see penlim --help)");
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(argv[1], names[k].name) == 0) {
+            *command = names[k].command;
+            if ((*command == CLI_HELP || *command == CLI_VERSION) && argc > 2)
+                return pl_fail(err, PL_ERR_INPUT, "%s takes no arguments (got '%s')", argv[1], argv[2]);
+            return PL_OK;
+        }
+    return pl_fail(err, PL_ERR_INPUT, "unknown command '%s' (see penlim --help)", argv[1]);
+}
+
+pl_status cli_parse(int argc, char **argv, cli_args *a, pl_error *err)
+{
+    memset(a, 0, sizeof *a);
+    pl_status s = cli_parse_command(argc, argv, &a->command, err);
+    if (s != PL_OK || a->command == CLI_HELP || a->command == CLI_VERSION)
+        return s;
+    if (a->command == CLI_CASES)
+        return cli_parse_cases(argc - 1, argv + 1, &a->help, err);
+    /* The defaults the program's commands start from. */
+    static const unsigned bits[] = {[CLI_RUN] = CMD_RUN, [CLI_SWEEP] = CMD_SWEEP, [CLI_LIMIT] = CMD_LIMIT};
+    a->options.cmd = argv[1];
+    a->options.t_end = NAN;
+    if (a->command == CLI_SWEEP) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        a->options.jobs = cores > 0 ? cores : 1;
+    }
+    return cli_parse_case_options(argc - 1, argv + 1, bits[a->command], &a->options, err);
+}

@@ -1,0 +1,60 @@
+/* The command line parsed apart from the program: pure functions from argv to options that print,
+ * write and exit nothing, and report bad input as a one-line message (so they can be fuzzed). */
+#ifndef PL_CLI_ARGS_H
+#define PL_CLI_ARGS_H
+
+#include <stddef.h>
+
+#include "cases/cases.h"
+#include "core/params.h"
+#include "core/status.h"
+
+#define MAX_SETTINGS 64
+#define MAX_GIVEN 16
+
+/* The commands, as bits: which commands take an option. */
+enum { CMD_RUN = 1, CMD_SWEEP = 2, CMD_LIMIT = 4, CMD_ALL = 7 };
+
+/* Options shared by the commands that solve a case. */
+typedef struct {
+    const char *cmd;
+    const pl_case *c;
+    pl_setting settings[MAX_SETTINGS];
+    size_t nsettings;
+    const char *scheme;                  /* --scheme NAME, or NULL */
+    const char *given_name[MAX_GIVEN];   /* solver options as given (--mu, --h, --rtol, ...) */
+    const char *given_text[MAX_GIVEN];
+    size_t ngiven;
+    double t_end, max_seconds;
+    long max_steps, jobs, samples;
+    int samples_given;
+    const char *out;
+    char out_default[256];
+    int quiet, no_plots, no_limit;
+    int help;                            /* --help: print the usage, nothing else */
+} case_options;
+
+/* What argv[1] asks for. */
+typedef enum { CLI_HELP, CLI_VERSION, CLI_RUN, CLI_SWEEP, CLI_LIMIT, CLI_CASES } cli_command;
+
+/* The command of argv[1]; --help (-h) and --version take no further arguments. */
+pl_status cli_parse_command(int argc, char **argv, cli_command *command, pl_error *err);
+
+/* The options of run, sweep or limit (command: CMD_RUN, ...), argv[0] being the command's name.
+ * o->cmd and the defaults (t_end, jobs) are set by the caller. Each option is given at most once
+ * (--set once per NAME); flags may repeat. */
+pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_options *o, pl_error *err);
+
+/* The arguments of 'cases': none, or --help (-h) alone. */
+pl_status cli_parse_cases(int argc, char **argv, int *help, pl_error *err);
+
+/* The whole command line, as the program parses it. */
+typedef struct {
+    cli_command command;
+    case_options options; /* run, sweep, limit */
+    int help;             /* cases --help */
+} cli_args;
+
+pl_status cli_parse(int argc, char **argv, cli_args *a, pl_error *err);
+
+#endif
