@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -117,14 +119,20 @@ pl_status pl_file_open(pl_file *f, pl_output *out, const char *sub, const char *
         pl_output_path(out, sub, tmp_name, f->tmp_path, sizeof f->tmp_path, err) != PL_OK ||
         !join(f->rel, sizeof f->rel, "", sub, name))
         return pl_fail(err, PL_ERR_IO, "output path too long: %s/%s", out->root, name);
+    /* Signals wait until the hook knows the temporary, so that a handler removing them misses none. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
     int fd = mkstemp(f->tmp_path);
-    if (fd < 0)
-        return pl_fail(err, PL_ERR_IO, "cannot create %s: %s", f->path, strerror(errno));
-    if (out->hooks.created)
+    int saved = errno;
+    if (fd >= 0 && out->hooks.created)
         out->hooks.created(f->tmp_path, out->hooks.user);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (fd < 0)
+        return pl_fail(err, PL_ERR_IO, "cannot create %s: %s", f->path, strerror(saved));
     /* mkstemp creates 0600: give the file the mode an ordinary creation would under the umask */
     if (fchmod(fd, out->mode) != 0 || !(f->fp = fdopen(fd, "w"))) {
-        int saved = errno;
+        saved = errno;
         close(fd);
         pl_file_abort(f);
         return pl_fail(err, PL_ERR_IO, "cannot open %s: %s", f->path, strerror(saved));
