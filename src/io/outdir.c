@@ -389,6 +389,11 @@ pl_status pl_outdir_begin(pl_output *out, const pl_outdir_state *st, json_t *jou
     return s;
 }
 
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 pl_status pl_outdir_finish(pl_output *out, const pl_outdir_state *st, const pl_strings *planned, json_t *manifest,
                            pl_error *err)
 {
@@ -396,8 +401,15 @@ pl_status pl_outdir_finish(pl_output *out, const pl_outdir_state *st, const pl_s
     for (size_t k = 0; s == PL_OK && k < planned->n; k++)
         if (!pl_strings_has(&out->written, planned->items[k]) && !pl_strings_has(&st->foreign, planned->items[k]))
             s = remove_file(out, planned->items[k], err);
+    /* sorted: the runs of a sweep complete in any order */
+    pl_strings files = {0};
+    for (size_t k = 0; s == PL_OK && k < out->written.n; k++)
+        s = pl_strings_add(&files, out->written.items[k], err);
+    if (files.n > 1)
+        qsort(files.items, files.n, sizeof *files.items, compare_strings);
     if (s == PL_OK)
-        s = pl_manifest_set_files(manifest, &out->written, err);
+        s = pl_manifest_set_files(manifest, &files, err);
+    pl_strings_free(&files);
     if (s == PL_OK)
         s = pl_write_json(out, NULL, PL_MANIFEST_NAME, json_incref(manifest), err);
     char path[PATH_MAX];
