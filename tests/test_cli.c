@@ -270,9 +270,9 @@ static void test_run_files(void)
     free(csv);
     /* Re-running into the same directory replaces the files; no temporary files remain. */
     CHECK(run("run bouncing_ball --mu 1e4 --t-end 1 --out ball --quiet") == 0, "re-run");
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "test $(ls -A %s/ball | wc -l) -eq 3", dir);
-    CHECK(system(cmd) == 0, "only the three output files in the directory");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "test $(ls %s/ball | wc -l) -eq 4 && test -f %s/ball/manifest.json", dir, dir);
+    CHECK(system(cmd) == 0, "only the three output files and the manifest in the directory");
     char *ts = slurp("ball/trajectory_s.csv");
     CHECK(ts && strncmp(ts, "s,t,q1,v1\n", 10) == 0, "trajectory in s: header");
     free(ts);
@@ -486,7 +486,7 @@ static void test_failures(void)
     CHECK(exists("fail/trajectory.csv"), "the partial trajectory is written");
     rc = run("run bouncing_ball --t-end 0.1 --out /dev/null/x");
     err = slurp("stderr.txt");
-    CHECK(rc == 1 && count_lines(err) == 1, "unwritable output: exit 1 and one line (got %d: %s)", rc,
+    CHECK(rc == 2 && count_lines(err) == 1, "an --out that cannot be created: exit 2 and one line (got %d: %s)", rc,
           err ? err : "");
     free(err);
     rc = run("run bouncing_ball --max-steps 10 --out steps");

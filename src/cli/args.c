@@ -7,7 +7,7 @@
 
 enum { OPT_MU = 1000, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP,
        OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES, OPT_NO_LIMIT, OPT_SCHEME, OPT_H, OPT_THETA, OPT_GAMMA,
-       OPT_MAX_SECONDS };
+       OPT_MAX_SECONDS, OPT_FORCE, OPT_RESUME };
 
 /* The options of the commands that solve a case, and which commands take each. */
 static const struct {
@@ -31,6 +31,8 @@ static const struct {
     {"jobs", 1, OPT_JOBS, CMD_SWEEP},
     {"no-plots", 0, OPT_NO_PLOTS, CMD_SWEEP},
     {"no-limit", 0, OPT_NO_LIMIT, CMD_SWEEP},
+    {"force", 0, OPT_FORCE, CMD_ALL},
+    {"resume", 0, OPT_RESUME, CMD_SWEEP},
     {"quiet", 0, OPT_QUIET, CMD_ALL},
     {"help", 0, OPT_HELP, CMD_ALL},
 };
@@ -111,6 +113,8 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
             break;
         case OPT_NO_PLOTS: o->no_plots = 1; break;
         case OPT_NO_LIMIT: o->no_limit = 1; break;
+        case OPT_FORCE: o->force = 1; break;
+        case OPT_RESUME: o->resume = 1; break;
         case OPT_SAMPLES:
             o->samples_given = 1;
             s = pl_parse_long(value, &o->samples, err, "--samples");

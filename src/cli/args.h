@@ -30,7 +30,7 @@ typedef struct {
     int samples_given;
     const char *out;
     char out_default[256];
-    int quiet, no_plots, no_limit;
+    int quiet, no_plots, no_limit, force, resume;
     int help;                            /* --help: print the usage, nothing else */
 } case_options;
 

@@ -2,19 +2,66 @@
  * Exit status: 0 success, 1 output error, 2 bad input, 3 solver failure (results still written). */
 #include <gsl/gsl_errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cases/cases.h"
 #include "cli/args.h"
+#include "io/outdir.h"
 #include "io/output.h"
 #include "io/report.h"
 #include "io/sweep_report.h"
 #include "solvers/solver.h"
 #include "study/analysis.h"
 #include "study/sweep.h"
+
+/* ---- temporaries removed when killed ------------------------------------------------------------
+ * The one global state of the program: the temporary files being written, so that SIGINT and
+ * SIGTERM can remove them before the program dies.  A slot is filled before it is marked used,
+ * and the handler only reads used slots; writes are serialized (pl_output). */
+#define TEMP_SLOTS 16
+static char temp_path[TEMP_SLOTS][PATH_MAX];
+static volatile sig_atomic_t temp_used[TEMP_SLOTS];
+
+static void temp_created(const char *path, void *user)
+{
+    (void)user;
+    for (int k = 0; k < TEMP_SLOTS; k++)
+        if (!temp_used[k]) {
+            snprintf(temp_path[k], sizeof temp_path[k], "%s", path);
+            temp_used[k] = 1;
+            return;
+        }
+    /* all slots taken: the next command into the directory removes it */
+}
+
+static void temp_released(const char *path, void *user)
+{
+    (void)user;
+    for (int k = 0; k < TEMP_SLOTS; k++)
+        if (temp_used[k] && strcmp(temp_path[k], path) == 0) {
+            temp_used[k] = 0;
+            return;
+        }
+}
+
+static void on_fatal_signal(int sig)
+{
+    for (int k = 0; k < TEMP_SLOTS; k++)
+        if (temp_used[k])
+            unlink(temp_path[k]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static const pl_temp_hooks temp_hooks = {temp_created, temp_released, NULL};
+
+/* The mode of new files, 0666 & ~umask, read once at start-up. */
+static mode_t file_mode = 0644;
 
 static int exit_code(pl_status s)
 {
@@ -38,7 +85,7 @@ static int input_error(const char *cmd, const char *fmt, const char *arg)
 
 static const char run_usage[] =
     "usage: penlim run CASE [--mu X] [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR]\n"
-    "                       [--samples N] [--max-steps N] [--quiet]\n"
+    "                       [--samples N] [--max-steps N] [--force] [--quiet]\n"
     "       penlim run CASE --scheme NAME [--h H] [--theta TH] [--gamma G] [other options]\n"
     "Integrate the penalized system of CASE for one stiffness mu with CVODE, or run a time-stepping\n"
     "scheme, and write DIR/trajectory.csv, DIR/trajectory_s.csv and DIR/summary.json\n"
@@ -60,6 +107,7 @@ static const char run_usage[] =
     "  --theta TH        Moreau-Jean: theta in [0.5, 1] (default 0.5)\n"
     "  --gamma G         Moreau-Jean: a constraint enters the LCP when G + gamma h Gdot <= 0,\n"
     "                    gamma in [0, 1] (default 0.5)\n"
+    "  --force           write into DIR even if it holds files penlim did not write\n"
     "  --quiet           print nothing on success\n";
 
 /* Parse argv for the commands that solve a case; returns -1 to continue, or an exit status. */
@@ -190,16 +238,77 @@ static void print_solution_summary(const pl_model *model, const pl_solution *sol
     printf("  wrote %s/trajectory.csv, trajectory_s.csv and summary.json\n", dir);
 }
 
+/* The output directory of a command: locked, scanned, and its manifest once written. */
+typedef struct {
+    pl_output out;
+    pl_outdir_state st;
+    pl_strings planned, keep;
+    json_t *manifest;
+} outdir_session;
+
+/* Validate --out before any computation: create it, lock it, and refuse files penlim did not
+ * write (unless --force).  Returns -1 to continue, or an exit status (nothing written). */
+static int outdir_start(const case_options *o, outdir_session *d)
+{
+    memset(d, 0, sizeof *d);
+    pl_output_init(&d->out, o->out, file_mode, &temp_hooks);
+    pl_error err;
+    pl_status s = pl_outdir_open(&d->out, &err);
+    if (s == PL_OK)
+        s = pl_outdir_scan(&d->out, &d->st, &err);
+    if (s != PL_OK) {
+        fprintf(stderr, "penlim %s: %s\n", o->cmd, err.message);
+        return s == PL_ERR_INPUT ? 2 : exit_code(s);
+    }
+    if (d->st.foreign.n > 0 && !o->force) {
+        fprintf(stderr, "penlim %s: %s holds files penlim did not write (%s%s); --force writes there anyway\n", o->cmd,
+                o->out, d->st.foreign.items[0], d->st.foreign.n > 1 ? " and others" : "");
+        return 2;
+    }
+    return -1;
+}
+
+static void outdir_end(outdir_session *d)
+{
+    pl_outdir_state_free(&d->st);
+    pl_strings_free(&d->planned);
+    pl_strings_free(&d->keep);
+    json_decref(d->manifest);
+    pl_outdir_close(&d->out);
+    pl_output_free(&d->out);
+}
+
 /* Solve, analyse, write and report one solution (run and limit). */
 static int solve_and_write(const case_options *o, const pl_solver_type *solver, const pl_model *model,
                            const pl_solve_opts *opts)
 {
-    pl_error err;
+    outdir_session d;
+    int rc = outdir_start(o, &d);
+    if (rc >= 0) {
+        outdir_end(&d);
+        return rc;
+    }
+    pl_error err, io;
+    const char *files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
+    pl_status s = PL_OK;
+    for (size_t k = 0; s == PL_OK && k < 3; k++)
+        s = pl_strings_add(&d.planned, files[k], &io);
+    d.manifest = pl_manifest_new(o->cmd, model, solver, opts, NULL);
+    json_t *journal = json_deep_copy(d.manifest);
+    if (s == PL_OK)
+        s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &io);
+    json_decref(journal);
+    if (s != PL_OK) {
+        fprintf(stderr, "penlim %s: %s\n", o->cmd, io.message);
+        outdir_end(&d);
+        return exit_code(s);
+    }
     pl_solution sol;
     pl_analysis analysis;
     pl_status status = pl_solve(solver, model, opts, &sol, &err);
     if (status == PL_ERR_INPUT) {
         pl_solution_free(&sol);
+        outdir_end(&d);
         return input_error(o->cmd, "%s", err.message);
     }
     pl_status analysis_status = pl_analyze(model, &sol, &analysis, &err);
@@ -207,10 +316,9 @@ static int solve_and_write(const case_options *o, const pl_solver_type *solver, 
         status = sol.status = analysis_status;
         sol.error = err;
     }
-    pl_error io;
-    pl_status s = pl_make_dir(o->out, &io);
+    s = pl_write_solution(&d.out, NULL, model, &sol, analysis_status == PL_OK ? &analysis : NULL, &io);
     if (s == PL_OK)
-        s = pl_write_solution(o->out, model, &sol, analysis_status == PL_OK ? &analysis : NULL, &io);
+        s = pl_outdir_finish(&d.out, &d.st, &d.planned, d.manifest, &io);
     if (s != PL_OK)
         fprintf(stderr, "penlim %s: %s\n", o->cmd, io.message);
     else if (status != PL_OK)
@@ -219,6 +327,7 @@ static int solve_and_write(const case_options *o, const pl_solver_type *solver, 
         print_solution_summary(model, &sol, analysis_status == PL_OK ? &analysis : NULL, o->out);
     pl_analysis_free(&analysis);
     pl_solution_free(&sol);
+    outdir_end(&d);
     return status != PL_OK ? exit_code(status) : exit_code(s);
 }
 
@@ -239,7 +348,7 @@ static int cmd_run(int argc, char **argv)
 static const char sweep_usage[] =
     "usage: penlim sweep CASE [--mu A:B:N | --mu a,b,c] [--set NAME=VALUE ...] [--t-end T]\n"
     "                         [--rtol R] [--out DIR] [--jobs J] [--max-steps N] [--no-plots]\n"
-    "                         [--no-limit] [--quiet]\n"
+    "                         [--no-limit] [--resume] [--force] [--quiet]\n"
     "       penlim sweep CASE --scheme NAME [--h A:B:N | --h a,b,c] [--theta TH] [--gamma G] [...]\n"
     "Solve CASE for an increasing sequence of stiffnesses (or, with --scheme, a decreasing sequence\n"
     "of time steps), extract the limit objects of each run (impacts, sustained contacts, Zeno\n"
@@ -251,6 +360,8 @@ static const char sweep_usage[] =
     "  --jobs J          runs in parallel (default: the number of cores); results do not depend on it\n"
     "  --no-plots        write the data and the plot scripts' data, but do not run gnuplot\n"
     "  --no-limit        do not compute the limit solution (nor the distances to it)\n"
+    "  --resume          reuse the runs of DIR that an earlier sweep with the same settings\n"
+    "                    completed (its manifest or, if interrupted, its journal)\n"
     "  --quiet           no progress line and no summary\n"
     "  other options as for 'penlim run'; --out defaults to out/sweep/CASE (CASE-SCHEME)\n";
 
@@ -262,6 +373,57 @@ static void progress_line(size_t done, size_t total, void *user)
     if (done == total)
         fputc('\n', stderr);
     fflush(stderr);
+}
+
+/* What the callbacks of a sweep need to reuse runs and write each as soon as it is done. */
+typedef struct {
+    outdir_session *d;
+    const pl_model *model;
+    const int *candidate; /* run k may be read back from the directory */
+    const pl_solve_opts *base;
+    pl_status status;     /* the first write failure */
+    pl_error err;
+} sweep_io;
+
+static int reuse_run(const pl_sweep *sw, size_t k, pl_solution *sol, void *user)
+{
+    sweep_io *io = user;
+    if (!io->candidate[k])
+        return 0;
+    char sub[128], dir[PATH_MAX];
+    pl_error err;
+    pl_sweep_run_dir(sw, k, sub, sizeof sub);
+    if (pl_output_path(&io->d->out, sub, NULL, dir, sizeof dir, &err) != PL_OK ||
+        pl_read_solution(dir, io->model, sw->solver, sol, &err) != PL_OK) {
+        pl_solution_free(sol);
+        return 0;
+    }
+    /* the manifest said so; the run's own summary must agree */
+    int same = sol->t_end == io->base->t_end;
+    int refined = pl_solver_option_index(sw->solver, sw->param_name);
+    for (size_t j = 0; j < sw->solver->noptions; j++)
+        same = same && sol->option[j] == ((int)j == refined ? sw->param[k] : io->base->option[j]);
+    if (!same)
+        pl_solution_free(sol);
+    return same;
+}
+
+static void run_done(const pl_sweep *sw, size_t k, void *user)
+{
+    sweep_io *io = user;
+    if (io->status != PL_OK)
+        return;
+    if (!sw->reused[k]) {
+        io->status = pl_write_sweep_run(&io->d->out, io->model, sw, k, &io->err);
+        return;
+    }
+    const char *files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
+    char sub[128], rel[PATH_MAX];
+    pl_sweep_run_dir(sw, k, sub, sizeof sub);
+    for (size_t j = 0; io->status == PL_OK && j < 3; j++) {
+        snprintf(rel, sizeof rel, "%s/%s", sub, files[j]);
+        io->status = pl_output_add(&io->d->out, rel, &io->err);
+    }
 }
 
 static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const char *dir, long jobs)
@@ -323,6 +485,11 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
     for (size_t k = 0; k < sw->n; k++)
         if (sw->runs[k].status != PL_OK)
             printf("  %s = %g failed: %s\n", p, sw->param[k], sw->runs[k].error.message);
+    size_t reused = 0;
+    for (size_t k = 0; k < sw->n; k++)
+        reused += (size_t)sw->reused[k];
+    if (reused > 0)
+        printf("reused %zu of the %zu runs from %s (--resume)\n", reused, sw->n, dir);
     printf("wrote %s: sweep.csv, episodes.csv, sweep.json, runs/\n", dir);
 }
 
@@ -380,27 +547,90 @@ static int cmd_sweep(int argc, char **argv)
         free(values);
         return input_error("sweep", "%s", err.message);
     }
+    outdir_session d;
+    if ((rc = outdir_start(&o, &d)) >= 0) {
+        free(values);
+        outdir_end(&d);
+        return rc;
+    }
+    /* The runs' directories, which of them an earlier sweep completed, and the journal. */
+    pl_sweep_order(solver, values, nvalues);
+    int *candidate = calloc(nvalues ? nvalues : 1, sizeof *candidate);
+    d.manifest = pl_manifest_new("sweep", &model, solver, &opts.base, solver->refine);
+    json_t *journal = json_deep_copy(d.manifest);
+    s = candidate ? pl_sweep_files(solver->refine, values, nvalues, !o.no_limit, !o.no_plots, &d.planned, &err)
+                  : pl_fail(&err, PL_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; s == PL_OK && k < nvalues; k++) {
+        char sub[128];
+        pl_strings files = {0};
+        pl_sweep_run_dir_name(solver->refine, k, values[k], sub, sizeof sub);
+        for (size_t j = 0; s == PL_OK && j < d.planned.n; j++)
+            if (strncmp(d.planned.items[j], sub, strlen(sub)) == 0 && d.planned.items[j][strlen(sub)] == '/')
+                s = pl_strings_add(&files, d.planned.items[j], &err);
+        candidate[k] = o.resume && pl_outdir_reusable(&d.st, d.manifest, sub, values[k]);
+        for (size_t j = 0; s == PL_OK && candidate[k] && j < files.n; j++)
+            s = pl_strings_add(&d.keep, files.items[j], &err);
+        if (s == PL_OK)
+            s = pl_manifest_add_run(journal, values[k], "pending", sub, &files, &err);
+        pl_strings_free(&files);
+    }
+    if (s == PL_OK)
+        s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &err);
+    json_decref(journal);
+    if (s != PL_OK) {
+        fprintf(stderr, "penlim sweep: %s\n", err.message);
+        free(values);
+        free(candidate);
+        outdir_end(&d);
+        return exit_code(s);
+    }
+    sweep_io io = {.d = &d, .model = &model, .candidate = candidate, .base = &opts.base};
+    opts.reuse = reuse_run;
+    opts.run_done = run_done;
+    opts.user = &io;
     pl_sweep sw;
     s = pl_sweep_run(&model, values, nvalues, &opts, &sw, &err);
     free(values);
+    free(candidate);
+    if (s == PL_OK && io.status != PL_OK) {
+        s = io.status;
+        err = io.err;
+    }
+    if (s == PL_OK)
+        s = pl_write_sweep(&d.out, &model, &sw, &err);
     if (s != PL_OK) {
         fprintf(stderr, "penlim sweep: %s\n", err.message);
         pl_sweep_free(&sw);
+        outdir_end(&d);
         return exit_code(s);
     }
-    if ((s = pl_make_dir(o.out, &err)) == PL_OK)
-        s = pl_write_sweep(o.out, &model, &sw, &err);
+    pl_error plot_err;
+    pl_status plots = o.no_plots ? PL_OK : pl_render_sweep_plots(&d.out, &model, &sw, &plot_err);
+    for (size_t k = 0; s == PL_OK && k < sw.n; k++) {
+        char sub[128];
+        pl_strings files = {0};
+        pl_sweep_run_dir(&sw, k, sub, sizeof sub);
+        for (size_t j = 0; s == PL_OK && j < d.out.written.n; j++)
+            if (strncmp(d.out.written.items[j], sub, strlen(sub)) == 0 && d.out.written.items[j][strlen(sub)] == '/')
+                s = pl_strings_add(&files, d.out.written.items[j], &err);
+        if (s == PL_OK)
+            s = pl_manifest_add_run(d.manifest, sw.param[k], sw.runs[k].status == PL_OK ? "ok" : "failed", sub, &files,
+                                    &err);
+        pl_strings_free(&files);
+    }
+    if (s == PL_OK)
+        s = pl_outdir_finish(&d.out, &d.st, &d.planned, d.manifest, &err);
     if (s != PL_OK) {
         fprintf(stderr, "penlim sweep: %s\n", err.message);
         pl_sweep_free(&sw);
+        outdir_end(&d);
         return exit_code(s);
     }
-    pl_status plots = o.no_plots ? PL_OK : pl_render_sweep_plots(o.out, &model, &sw, &err);
     if (plots != PL_OK) {
         char out[1024];
         pl_escape(o.out, out, sizeof out);
         fprintf(stderr, "penlim sweep: warning: plots skipped: %s (the data and scripts are in %s)\n",
-                err.message, out);
+                plot_err.message, out);
     }
     if (!o.quiet) {
         print_sweep_summary(&model, &sw, o.out, o.jobs);
@@ -412,12 +642,13 @@ static int cmd_sweep(int argc, char **argv)
             fprintf(stderr, "penlim sweep: %s = %g failed: %s\n", sw.param_name, sw.param[k], sw.runs[k].error.message);
     rc = sw.failures ? 3 : 0;
     pl_sweep_free(&sw);
+    outdir_end(&d);
     return rc;
 }
 
 static const char limit_usage[] =
     "usage: penlim limit CASE [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR] [--samples N]\n"
-    "                         [--quiet]\n"
+    "                         [--force] [--quiet]\n"
     "Compute the limit (generalized) solution of CASE directly, event by event: flight, impacts\n"
     "from the infinitesimal dynamics, sustained contact with the sliding-mode force, lift-off, and\n"
     "Zeno accumulation continued past the accumulation point.  Writes DIR/trajectory.csv,\n"
@@ -498,6 +729,15 @@ static void usage(FILE *fp)
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off(); /* GSL reports through return codes, never aborts */
+    mode_t mask = umask(0);
+    umask(mask);
+    file_mode = 0666 & ~mask;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     pl_error err;
     cli_command command;
     if (cli_parse_command(argc, argv, &command, &err) != PL_OK) {

@@ -2,14 +2,88 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+pl_status pl_strings_add(pl_strings *s, const char *text, pl_error *err)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 32;
+        char **p = realloc(s->items, cap * sizeof *p);
+        if (!p)
+            return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+        s->items = p;
+        s->cap = cap;
+    }
+    if (!(s->items[s->n] = strdup(text)))
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    s->n++;
+    return PL_OK;
+}
+
+int pl_strings_has(const pl_strings *s, const char *text)
+{
+    for (size_t k = 0; k < s->n; k++)
+        if (strcmp(s->items[k], text) == 0)
+            return 1;
+    return 0;
+}
+
+void pl_strings_free(pl_strings *s)
+{
+    for (size_t k = 0; k < s->n; k++)
+        free(s->items[k]);
+    free(s->items);
+    memset(s, 0, sizeof *s);
+}
+
+void pl_output_init(pl_output *out, const char *root, mode_t mode, const pl_temp_hooks *hooks)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->root, sizeof out->root, "%s", root);
+    out->mode = mode;
+    if (hooks)
+        out->hooks = *hooks;
+    out->lock_fd = -1;
+}
+
+void pl_output_free(pl_output *out)
+{
+    pl_strings_free(&out->written);
+    if (out->lock_fd >= 0)
+        close(out->lock_fd); /* releases the lock */
+    out->lock_fd = -1;
+}
+
+pl_status pl_output_add(pl_output *out, const char *rel, pl_error *err)
+{
+    if (pl_strings_has(&out->written, rel))
+        return PL_OK;
+    return pl_strings_add(&out->written, rel, err);
+}
+
+static int join(char *buf, size_t len, const char *a, const char *b, const char *c)
+{
+    int k = snprintf(buf, len, "%s%s%s%s%s", a, a[0] && b && b[0] ? "/" : "", b ? b : "",
+                     (a[0] || (b && b[0])) && c && c[0] ? "/" : "", c ? c : "");
+    return k >= 0 && (size_t)k < len;
+}
+
+pl_status pl_output_path(const pl_output *out, const char *sub, const char *name, char *buf, size_t len,
+                         pl_error *err)
+{
+    if (!join(buf, len, out->root, sub, name))
+        return pl_fail(err, PL_ERR_IO, "output path too long: %s/%s/%s", out->root, sub ? sub : "", name ? name : "");
+    return PL_OK;
+}
+
 pl_status pl_make_dir(const char *path, pl_error *err)
 {
-    char buf[4096];
+    char buf[PATH_MAX];
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
         return pl_fail(err, PL_ERR_IO, "output path too long: %s", path);
     for (char *p = buf + 1; *p; p++) {
@@ -28,31 +102,54 @@ pl_status pl_make_dir(const char *path, pl_error *err)
     return PL_OK;
 }
 
-pl_status pl_file_open(pl_file *f, const char *dir, const char *name, pl_error *err)
+pl_status pl_output_make_dir(const pl_output *out, const char *sub, pl_error *err)
+{
+    char path[PATH_MAX];
+    pl_status s = pl_output_path(out, sub, NULL, path, sizeof path, err);
+    return s == PL_OK ? pl_make_dir(path, err) : s;
+}
+
+pl_status pl_file_open(pl_file *f, pl_output *out, const char *sub, const char *name, pl_error *err)
 {
     memset(f, 0, sizeof *f);
-    if (snprintf(f->path, sizeof f->path, "%s/%s", dir, name) >= (int)sizeof f->path ||
-        snprintf(f->tmp_path, sizeof f->tmp_path, "%s/.%s.XXXXXX", dir, name) >= (int)sizeof f->tmp_path)
-        return pl_fail(err, PL_ERR_IO, "output path too long: %s/%s", dir, name);
+    f->out = out;
+    char tmp_name[NAME_MAX + 1];
+    if (snprintf(tmp_name, sizeof tmp_name, ".%s.XXXXXX", name) >= (int)sizeof tmp_name ||
+        pl_output_path(out, sub, name, f->path, sizeof f->path, err) != PL_OK ||
+        pl_output_path(out, sub, tmp_name, f->tmp_path, sizeof f->tmp_path, err) != PL_OK ||
+        !join(f->rel, sizeof f->rel, "", sub, name))
+        return pl_fail(err, PL_ERR_IO, "output path too long: %s/%s", out->root, name);
+    /* Signals wait until the hook knows the temporary, so that a handler removing them misses none. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
     int fd = mkstemp(f->tmp_path);
+    int saved = errno;
+    if (fd >= 0 && out->hooks.created)
+        out->hooks.created(f->tmp_path, out->hooks.user);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (fd < 0)
-        return pl_fail(err, PL_ERR_IO, "cannot create %s: %s", f->path, strerror(errno));
-    fchmod(fd, 0644);
-    f->fp = fdopen(fd, "w");
-    if (!f->fp) {
+        return pl_fail(err, PL_ERR_IO, "cannot create %s: %s", f->path, strerror(saved));
+    /* mkstemp creates 0600: give the file the mode an ordinary creation would under the umask */
+    if (fchmod(fd, out->mode) != 0 || !(f->fp = fdopen(fd, "w"))) {
+        saved = errno;
         close(fd);
-        unlink(f->tmp_path);
-        return pl_fail(err, PL_ERR_IO, "cannot open %s: %s", f->path, strerror(errno));
+        pl_file_abort(f);
+        return pl_fail(err, PL_ERR_IO, "cannot open %s: %s", f->path, strerror(saved));
     }
     return PL_OK;
 }
 
 void pl_file_abort(pl_file *f)
 {
-    if (f->fp) {
+    if (f->fp)
         fclose(f->fp);
-        f->fp = NULL;
+    f->fp = NULL;
+    if (f->tmp_path[0]) {
         unlink(f->tmp_path);
+        if (f->out->hooks.released)
+            f->out->hooks.released(f->tmp_path, f->out->hooks.user);
+        f->tmp_path[0] = '\0';
     }
 }
 
@@ -68,17 +165,23 @@ pl_status pl_file_commit(pl_file *f, pl_error *err)
     if (bad || rename(f->tmp_path, f->path) != 0) {
         if (!bad)
             saved = errno;
-        unlink(f->tmp_path);
+        pl_file_abort(f);
         return pl_fail(err, PL_ERR_IO, "cannot write %s: %s", f->path, strerror(saved));
     }
-    return PL_OK;
+    if (f->out->hooks.released)
+        f->out->hooks.released(f->tmp_path, f->out->hooks.user);
+    f->tmp_path[0] = '\0';
+    /* the directory's own bookkeeping (manifest, journal) is not among the files it lists */
+    if (strcmp(f->rel, "manifest.json") == 0 || strcmp(f->rel, ".penlim.journal") == 0)
+        return PL_OK;
+    return pl_output_add(f->out, f->rel, err);
 }
 
-pl_status pl_write_csv(const char *dir, const char *name, const char *header, const pl_table *t,
+pl_status pl_write_csv(pl_output *out, const char *sub, const char *name, const char *header, const pl_table *t,
                        pl_error *err)
 {
     pl_file f;
-    pl_status s = pl_file_open(&f, dir, name, err);
+    pl_status s = pl_file_open(&f, out, sub, name, err);
     if (s != PL_OK)
         return s;
     fprintf(f.fp, "%s\n", header);
@@ -91,12 +194,12 @@ pl_status pl_write_csv(const char *dir, const char *name, const char *header, co
     return pl_file_commit(&f, err);
 }
 
-pl_status pl_write_json(const char *dir, const char *name, json_t *root, pl_error *err)
+pl_status pl_write_json(pl_output *out, const char *sub, const char *name, json_t *root, pl_error *err)
 {
     if (!root)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory building %s", name);
     pl_file f;
-    pl_status s = pl_file_open(&f, dir, name, err);
+    pl_status s = pl_file_open(&f, out, sub, name, err);
     if (s != PL_OK) {
         json_decref(root);
         return s;
@@ -105,7 +208,7 @@ pl_status pl_write_json(const char *dir, const char *name, json_t *root, pl_erro
     json_decref(root);
     if (rc != 0) {
         pl_file_abort(&f);
-        return pl_fail(err, PL_ERR_IO, "cannot write %s/%s", dir, name);
+        return pl_fail(err, PL_ERR_IO, "cannot write %s", f.path);
     }
     fputc('\n', f.fp);
     return pl_file_commit(&f, err);

@@ -1,34 +1,86 @@
 /* Output files.  Every file is written to a temporary name in its directory and renamed into
- * place once complete, so a reader never sees a partial file: written completely or not at all. */
+ * place once complete, so a reader never sees a partial file: written completely or not at all.
+ *
+ * Files are written into an output directory (pl_output): its root, the mode new files get, hooks
+ * told when a temporary file appears and goes (so a program can remove them when killed), and the
+ * list of complete files written so far, relative to the root (what the manifest lists).  A
+ * pl_output is not thread-safe: writes into it must be serialized. */
 #ifndef PL_OUTPUT_H
 #define PL_OUTPUT_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "core/status.h"
 #include "core/table.h"
 
+/* The longest path penlim appends to an output directory, with the temporary file suffix:
+ * "/runs/NNNN_mu_1.000e+308/.trajectory_s.csv.XXXXXX" and room to spare. */
+#define PL_OUTPUT_RESERVE 80
+
+/* A growable list of strings. */
+typedef struct {
+    char **items;
+    size_t n, cap;
+} pl_strings;
+
+pl_status pl_strings_add(pl_strings *s, const char *text, pl_error *err);
+int pl_strings_has(const pl_strings *s, const char *text);
+void pl_strings_free(pl_strings *s);
+
+typedef struct {
+    void (*created)(const char *path, void *user);  /* a temporary file now exists at path */
+    void (*released)(const char *path, void *user); /* it was renamed into place or removed */
+    void *user;
+} pl_temp_hooks;
+
+typedef struct {
+    char root[PATH_MAX];
+    mode_t mode;          /* of new files: 0666 & ~umask, given by the program */
+    pl_temp_hooks hooks;
+    pl_strings written;   /* complete files, relative to root, in the order written */
+    int lock_fd;          /* the lock on root (outdir.h), -1 when not held */
+} pl_output;
+
+/* An output into root (not created here), files with the given mode; hooks may be NULL. */
+void pl_output_init(pl_output *out, const char *root, mode_t mode, const pl_temp_hooks *hooks);
+void pl_output_free(pl_output *out);
+
+/* Record a complete file (relative to the root) that was written by other means. */
+pl_status pl_output_add(pl_output *out, const char *rel, pl_error *err);
+
+/* "ROOT/SUB/NAME" (SUB may be "" or NULL), or PL_ERR_IO if longer than PATH_MAX. */
+pl_status pl_output_path(const pl_output *out, const char *sub, const char *name, char *buf, size_t len,
+                         pl_error *err);
+
+/* mkdir -p of a path (relative to the working directory). */
+pl_status pl_make_dir(const char *path, pl_error *err);
+/* mkdir -p ROOT/SUB. */
+pl_status pl_output_make_dir(const pl_output *out, const char *sub, pl_error *err);
+
 typedef struct {
     FILE *fp;
-    char tmp_path[4096];
-    char path[4096];
+    pl_output *out;
+    char tmp_path[PATH_MAX];
+    char path[PATH_MAX];
+    char rel[PATH_MAX]; /* relative to out->root */
 } pl_file;
 
-/* mkdir -p */
-pl_status pl_make_dir(const char *path, pl_error *err);
-
-pl_status pl_file_open(pl_file *f, const char *dir, const char *name, pl_error *err);
-/* Flush, close and rename into place; on any failure the temporary file is removed. */
+/* Open a temporary file for ROOT/SUB/NAME. */
+pl_status pl_file_open(pl_file *f, pl_output *out, const char *sub, const char *name, pl_error *err);
+/* Flush, close and rename into place, recording the file as written; on any failure the
+ * temporary file is removed. */
 pl_status pl_file_commit(pl_file *f, pl_error *err);
 void pl_file_abort(pl_file *f);
 
 /* CSV with the given header line (no trailing newline) and one row per table row, %.17g. */
-pl_status pl_write_csv(const char *dir, const char *name, const char *header, const pl_table *t,
+pl_status pl_write_csv(pl_output *out, const char *sub, const char *name, const char *header, const pl_table *t,
                        pl_error *err);
 
 /* JSON (indented), taking ownership of root. */
-pl_status pl_write_json(const char *dir, const char *name, json_t *root, pl_error *err);
+pl_status pl_write_json(pl_output *out, const char *sub, const char *name, json_t *root, pl_error *err);
 
 /* A JSON number, or null for NaN and infinities (JSON has no NaN). */
 json_t *pl_json_number(double x);

@@ -8,7 +8,7 @@
 
 #include "io/output.h"
 
-pl_status pl_plot_write_script(const char *dir, const char *name, pl_error *err)
+pl_status pl_plot_write_script(pl_output *out, const char *name, pl_error *err)
 {
     for (size_t k = 0; k < pl_plot_script_count; k++) {
         if (strcmp(pl_plot_scripts[k].name, name) != 0)
@@ -16,7 +16,7 @@ pl_status pl_plot_write_script(const char *dir, const char *name, pl_error *err)
         char file[256];
         snprintf(file, sizeof file, "%s.gp", name);
         pl_file f;
-        pl_status s = pl_file_open(&f, dir, file, err);
+        pl_status s = pl_file_open(&f, out, NULL, file, err);
         if (s != PL_OK)
             return s;
         fputs(pl_plot_scripts[k].text, f.fp);
@@ -25,16 +25,19 @@ pl_status pl_plot_write_script(const char *dir, const char *name, pl_error *err)
     return pl_fail(err, PL_ERR_INPUT, "no plot script named %s", name);
 }
 
-pl_status pl_plot_render(const char *dir, const char *name, pl_error *err)
+pl_status pl_plot_render(pl_output *out, const char *name, pl_error *err)
 {
-    char script[256], log[4096];
+    const char *dir = out->root;
+    char script[256], log[PATH_MAX];
     snprintf(script, sizeof script, "%s.gp", name);
-    snprintf(log, sizeof log, "%s/gnuplot.log", dir);
+    pl_status s = pl_output_path(out, NULL, "gnuplot.log", log, sizeof log, err);
+    if (s != PL_OK)
+        return s;
     pid_t pid = fork();
     if (pid < 0)
         return pl_fail(err, PL_ERR_IO, "cannot start gnuplot: fork failed");
     if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, out->mode);
         if (fd >= 0) {
             dup2(fd, STDOUT_FILENO);
             dup2(fd, STDERR_FILENO);
@@ -52,5 +55,9 @@ pl_status pl_plot_render(const char *dir, const char *name, pl_error *err)
         return pl_fail(err, PL_ERR_IO, "gnuplot is not installed");
     if (WEXITSTATUS(status) != 0)
         return pl_fail(err, PL_ERR_IO, "gnuplot failed on %s/%s (see %s)", dir, script, log);
-    return PL_OK;
+    char png[256];
+    snprintf(png, sizeof png, "%s.png", name);
+    if ((s = pl_output_add(out, "gnuplot.log", err)) != PL_OK)
+        return s;
+    return pl_output_add(out, png, err);
 }

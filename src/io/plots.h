@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "core/status.h"
+#include "io/output.h"
 
 typedef struct {
     const char *name; /* e.g. "convergence": plots/convergence.gp renders convergence.png */
@@ -16,11 +17,11 @@ typedef struct {
 extern const pl_plot_script pl_plot_scripts[];
 extern const size_t pl_plot_script_count;
 
-/* Write DIR/NAME.gp.  PL_ERR_INPUT if there is no such script. */
-pl_status pl_plot_write_script(const char *dir, const char *name, pl_error *err);
+/* Write ROOT/NAME.gp.  PL_ERR_INPUT if there is no such script. */
+pl_status pl_plot_write_script(pl_output *out, const char *name, pl_error *err);
 
-/* Run gnuplot on DIR/NAME.gp in DIR (its messages go to DIR/gnuplot.log).  Returns PL_ERR_IO with
- * a message if gnuplot is not installed or fails. */
-pl_status pl_plot_render(const char *dir, const char *name, pl_error *err);
+/* Run gnuplot on ROOT/NAME.gp in ROOT (its messages go to ROOT/gnuplot.log), recording NAME.png
+ * and the log as written.  Returns PL_ERR_IO with a message if gnuplot is not installed or fails. */
+pl_status pl_plot_render(pl_output *out, const char *name, pl_error *err);
 
 #endif

@@ -70,6 +70,12 @@ json_t *pl_episode_json(const pl_episode *ep, const pl_episode_info *info, size_
     json_object_set_new(o, "t_max_penetration", pl_json_number(ep->t_max_penetration));
     json_object_set_new(o, "delta_gamma", pl_json_number(ep->gamma_out - ep->gamma_in));
     json_object_set_new(o, "impulse", pl_json_number(ep->impulse));
+    /* what reading the run back (a resumed sweep) needs to rebuild the episode exactly */
+    json_object_set_new(o, "gamma_in", pl_json_number(ep->gamma_in));
+    json_object_set_new(o, "gamma_out", pl_json_number(ep->gamma_out));
+    json_object_set_new(o, "row_in", json_integer((json_int_t)ep->row_in));
+    json_object_set_new(o, "row_out", json_integer((json_int_t)ep->row_out));
+    json_object_set_new(o, "steps", json_integer((json_int_t)ep->steps));
     if (!info)
         return o;
     json_object_set_new(o, "duration", pl_json_number(info->duration));
@@ -228,13 +234,13 @@ json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, 
     return o;
 }
 
-pl_status pl_write_trajectories(const char *dir, const pl_solution *sol, pl_error *err)
+pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_solution *sol, pl_error *err)
 {
     size_t n = sol->n, m = sol->m;
     const pl_table *traj = &sol->traj;
     char header[2048];
     pl_trajectory_header(n, m, sol->solver->family == PL_FAMILY_SCHEME, header, sizeof header);
-    pl_status s = pl_write_csv(dir, "trajectory.csv", header, traj, err);
+    pl_status s = pl_write_csv(out, sub, "trajectory.csv", header, traj, err);
     if (s != PL_OK)
         return s;
     /* The same rows in the time s: s, t, q, v. */
@@ -252,17 +258,17 @@ pl_status pl_write_trajectories(const char *dir, const pl_solution *sol, pl_erro
         size_t used = (size_t)snprintf(header, sizeof header, "s,t");
         used = append_columns(header, sizeof header, used, "q", n);
         append_columns(header, sizeof header, used, "v", n);
-        s = pl_write_csv(dir, "trajectory_s.csv", header, &ts, err);
+        s = pl_write_csv(out, sub, "trajectory_s.csv", header, &ts, err);
     }
     pl_table_free(&ts);
     return s;
 }
 
-pl_status pl_write_solution(const char *dir, const pl_model *model, const pl_solution *sol, const pl_analysis *analysis,
-                            pl_error *err)
+pl_status pl_write_solution(pl_output *out, const char *sub, const pl_model *model, const pl_solution *sol,
+                            const pl_analysis *analysis, pl_error *err)
 {
-    pl_status s = pl_write_trajectories(dir, sol, err);
+    pl_status s = pl_write_trajectories(out, sub, sol, err);
     if (s != PL_OK)
         return s;
-    return pl_write_json(dir, "summary.json", pl_solution_summary_json(model, sol, analysis), err);
+    return pl_write_json(out, sub, "summary.json", pl_solution_summary_json(model, sol, analysis), err);
 }

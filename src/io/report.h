@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 
+#include "io/output.h"
 #include "model/model.h"
 #include "solvers/solution.h"
 #include "study/analysis.h"
@@ -21,11 +22,18 @@ json_t *pl_episode_json(const pl_episode *ep, const pl_episode_info *info, size_
 /* The solution's summary; analysis may be NULL (a run that failed before it could be analysed). */
 json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, const pl_analysis *analysis);
 
-/* DIR/trajectory.csv (the table) and DIR/trajectory_s.csv (its rows in the time s: s,t,q,v). */
-pl_status pl_write_trajectories(const char *dir, const pl_solution *sol, pl_error *err);
+/* SUB/trajectory.csv (the table) and SUB/trajectory_s.csv (its rows in the time s: s,t,q,v). */
+pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_solution *sol, pl_error *err);
 
-/* DIR/trajectory.csv, DIR/trajectory_s.csv and DIR/summary.json. */
-pl_status pl_write_solution(const char *dir, const pl_model *model, const pl_solution *sol, const pl_analysis *analysis,
-                            pl_error *err);
+/* SUB/trajectory.csv, SUB/trajectory_s.csv and SUB/summary.json. */
+pl_status pl_write_solution(pl_output *out, const char *sub, const pl_model *model, const pl_solution *sol,
+                            const pl_analysis *analysis, pl_error *err);
+
+/* Read back a solution of model by solver that pl_write_solution wrote into DIR with status "ok":
+ * the trajectory from trajectory.csv and the episodes, events, counters and final state from
+ * summary.json, exactly (numbers are written with 17 digits).  PL_ERR_IO if the files are missing,
+ * malformed, failed or of another case or solver. */
+pl_status pl_read_solution(const char *dir, const pl_model *model, const struct pl_solver_type *solver,
+                           pl_solution *sol, pl_error *err);
 
 #endif

@@ -10,10 +10,15 @@
 #include "io/report.h"
 #include "solvers/solver.h"
 
-void pl_sweep_run_dir(const pl_sweep *sw, size_t k, char *buf, size_t len)
+void pl_sweep_run_dir_name(const char *param_name, size_t k, double value, char *buf, size_t len)
 {
     /* The index keeps the names distinct (and sorted) whatever the values. */
-    snprintf(buf, len, "runs/%03zu_%s_%.3e", k + 1, sw->param_name, sw->param[k]);
+    snprintf(buf, len, "runs/%03zu_%s_%.3e", k + 1, param_name, value);
+}
+
+void pl_sweep_run_dir(const pl_sweep *sw, size_t k, char *buf, size_t len)
+{
+    pl_sweep_run_dir_name(sw->param_name, k, sw->param[k], buf, len);
 }
 
 const char *pl_reference_name(pl_reference r)
@@ -27,10 +32,10 @@ const char *pl_reference_name(pl_reference r)
     }
 }
 
-static pl_status write_sweep_csv(const char *dir, const pl_sweep *sw, pl_error *err)
+static pl_status write_sweep_csv(pl_output *out, const pl_sweep *sw, pl_error *err)
 {
     pl_file f;
-    pl_status s = pl_file_open(&f, dir, "sweep.csv", err);
+    pl_status s = pl_file_open(&f, out, NULL, "sweep.csv", err);
     if (s != PL_OK)
         return s;
     fprintf(f.fp, "%s,status,episodes,", sw->param_name);
@@ -63,10 +68,10 @@ static pl_status write_sweep_csv(const char *dir, const pl_sweep *sw, pl_error *
     return pl_file_commit(&f, err);
 }
 
-static pl_status write_episodes_csv(const char *dir, const pl_sweep *sw, size_t n, pl_error *err)
+static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n, pl_error *err)
 {
     pl_file f;
-    pl_status s = pl_file_open(&f, dir, "episodes.csv", err);
+    pl_status s = pl_file_open(&f, out, NULL, "episodes.csv", err);
     if (s != PL_OK)
         return s;
     fprintf(f.fp, "%s,episode,constraint,kind,", sw->param_name);
@@ -196,10 +201,10 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
 
 /* ---- plot data ----------------------------------------------------------------------------- */
 
-static pl_status write_convergence_dat(const char *dir, const pl_sweep *sw, int *blocks, pl_error *err)
+static pl_status write_convergence_dat(pl_output *out, const pl_sweep *sw, int *blocks, pl_error *err)
 {
     pl_file f;
-    pl_status s = pl_file_open(&f, dir, "convergence.dat", err);
+    pl_status s = pl_file_open(&f, out, NULL, "convergence.dat", err);
     if (s != PL_OK)
         return s;
     *blocks = 0;
@@ -225,10 +230,10 @@ static pl_status write_convergence_dat(const char *dir, const pl_sweep *sw, int 
     return pl_file_commit(&f, err);
 }
 
-static pl_status write_sliding_dat(const char *dir, const pl_sweep *sw, int *blocks, pl_error *err)
+static pl_status write_sliding_dat(pl_output *out, const pl_sweep *sw, int *blocks, pl_error *err)
 {
     pl_file f;
-    pl_status s = pl_file_open(&f, dir, "sliding.dat", err);
+    pl_status s = pl_file_open(&f, out, NULL, "sliding.dat", err);
     if (s != PL_OK)
         return s;
     *blocks = 0;
@@ -248,10 +253,10 @@ static pl_status write_sliding_dat(const char *dir, const pl_sweep *sw, int *blo
     return pl_file_commit(&f, err);
 }
 
-static pl_status write_zeno_dat(const char *dir, const pl_sweep *sw, int *blocks, pl_error *err)
+static pl_status write_zeno_dat(pl_output *out, const pl_sweep *sw, int *blocks, pl_error *err)
 {
     pl_file f;
-    pl_status s = pl_file_open(&f, dir, "zeno.dat", err);
+    pl_status s = pl_file_open(&f, out, NULL, "zeno.dat", err);
     if (s != PL_OK)
         return s;
     *blocks = 0;
@@ -270,7 +275,7 @@ static pl_status write_zeno_dat(const char *dir, const pl_sweep *sw, int *blocks
     s = pl_file_commit(&f, err);
     if (s != PL_OK)
         return s;
-    if ((s = pl_file_open(&f, dir, "capture.dat", err)) != PL_OK)
+    if ((s = pl_file_open(&f, out, NULL, "capture.dat", err)) != PL_OK)
         return s;
     fprintf(f.fp, "# %s capture_time accumulation_estimate impacts_before_capture\n", sw->param_name);
     for (size_t k = 0; k < sw->n; k++)
@@ -279,11 +284,11 @@ static pl_status write_zeno_dat(const char *dir, const pl_sweep *sw, int *blocks
     return pl_file_commit(&f, err);
 }
 
-static pl_status write_plot_config(const char *dir, const pl_model *model, const pl_sweep *sw, int nq,
+static pl_status write_plot_config(pl_output *out, const pl_model *model, const pl_sweep *sw, int nq,
                                    int nsliding, int nzeno, pl_error *err)
 {
     pl_file f;
-    pl_status s = pl_file_open(&f, dir, "plots_config.gp", err);
+    pl_status s = pl_file_open(&f, out, NULL, "plots_config.gp", err);
     if (s != PL_OK)
         return s;
     fprintf(f.fp, "# Written by penlim sweep: what the plot scripts of this directory read.\n");
@@ -313,38 +318,74 @@ static pl_status write_plot_config(const char *dir, const pl_model *model, const
     return pl_file_commit(&f, err);
 }
 
-pl_status pl_write_sweep(const char *dir, const pl_model *model, const pl_sweep *sw, pl_error *err)
+pl_status pl_write_sweep_run(pl_output *out, const pl_model *model, const pl_sweep *sw, size_t k, pl_error *err)
+{
+    char sub[128];
+    pl_sweep_run_dir(sw, k, sub, sizeof sub);
+    const pl_analysis *a = sw->analysis[k].info ? &sw->analysis[k] : NULL;
+    pl_status s = pl_output_make_dir(out, sub, err);
+    return s == PL_OK ? pl_write_solution(out, sub, model, &sw->runs[k], a, err) : s;
+}
+
+pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *sw, pl_error *err)
 {
     pl_status s;
-    for (size_t k = 0; k < sw->n; k++) {
-        char sub[128], path[4096];
-        pl_sweep_run_dir(sw, k, sub, sizeof sub);
-        snprintf(path, sizeof path, "%s/%s", dir, sub);
-        const pl_analysis *a = sw->analysis[k].info ? &sw->analysis[k] : NULL;
-        if ((s = pl_make_dir(path, err)) != PL_OK || (s = pl_write_solution(path, model, &sw->runs[k], a, err)) != PL_OK)
-            return s;
-    }
     if (sw->has_limit) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/limit", dir);
         char header[128];
         snprintf(header, sizeof header, "%s,constraint,index,t_limit,t_run,time_error,velocity_error", sw->param_name);
-        if ((s = pl_make_dir(path, err)) != PL_OK ||
-            (s = pl_write_solution(path, model, &sw->limit, &sw->limit_analysis, err)) != PL_OK ||
-            (s = pl_write_csv(dir, "impact_errors.csv", header, &sw->impact_errors, err)) != PL_OK)
+        if ((s = pl_output_make_dir(out, "limit", err)) != PL_OK ||
+            (s = pl_write_solution(out, "limit", model, &sw->limit, &sw->limit_analysis, err)) != PL_OK ||
+            (s = pl_write_csv(out, NULL, "impact_errors.csv", header, &sw->impact_errors, err)) != PL_OK)
             return s;
     }
     int nq, nsliding, nzeno;
-    if ((s = write_sweep_csv(dir, sw, err)) != PL_OK || (s = write_episodes_csv(dir, sw, model->n, err)) != PL_OK ||
-        (s = write_convergence_dat(dir, sw, &nq, err)) != PL_OK ||
-        (s = write_sliding_dat(dir, sw, &nsliding, err)) != PL_OK ||
-        (s = write_zeno_dat(dir, sw, &nzeno, err)) != PL_OK ||
-        (s = write_plot_config(dir, model, sw, nq, nsliding, nzeno, err)) != PL_OK)
+    if ((s = write_sweep_csv(out, sw, err)) != PL_OK || (s = write_episodes_csv(out, sw, model->n, err)) != PL_OK ||
+        (s = write_convergence_dat(out, sw, &nq, err)) != PL_OK ||
+        (s = write_sliding_dat(out, sw, &nsliding, err)) != PL_OK ||
+        (s = write_zeno_dat(out, sw, &nzeno, err)) != PL_OK ||
+        (s = write_plot_config(out, model, sw, nq, nsliding, nzeno, err)) != PL_OK)
         return s;
-    return pl_write_json(dir, "sweep.json", sweep_json(model, sw), err);
+    return pl_write_json(out, NULL, "sweep.json", sweep_json(model, sw), err);
 }
 
-pl_status pl_render_sweep_plots(const char *dir, const pl_model *model, const pl_sweep *sw, pl_error *err)
+static const char *const plot_names[] = {"trajectories", "trajectories_s", "convergence", "sliding", "zeno"};
+
+pl_status pl_sweep_files(const char *param_name, const double *values, size_t n, int with_limit, int plots,
+                         pl_strings *files, pl_error *err)
+{
+    static const char *const solution_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
+    static const char *const data_files[] = {"sweep.csv", "episodes.csv", "convergence.dat", "sliding.dat",
+                                             "zeno.dat", "capture.dat", "plots_config.gp", "sweep.json"};
+    char path[PATH_MAX], sub[128];
+    pl_status s = PL_OK;
+    for (size_t k = 0; s == PL_OK && k < n; k++) {
+        pl_sweep_run_dir_name(param_name, k, values[k], sub, sizeof sub);
+        for (size_t j = 0; s == PL_OK && j < 3; j++) {
+            snprintf(path, sizeof path, "%s/%s", sub, solution_files[j]);
+            s = pl_strings_add(files, path, err);
+        }
+    }
+    for (size_t j = 0; s == PL_OK && with_limit && j < 3; j++) {
+        snprintf(path, sizeof path, "limit/%s", solution_files[j]);
+        s = pl_strings_add(files, path, err);
+    }
+    if (s == PL_OK && with_limit)
+        s = pl_strings_add(files, "impact_errors.csv", err);
+    for (size_t j = 0; s == PL_OK && j < sizeof data_files / sizeof data_files[0]; j++)
+        s = pl_strings_add(files, data_files[j], err);
+    for (size_t j = 0; s == PL_OK && plots && j < sizeof plot_names / sizeof plot_names[0]; j++) {
+        snprintf(path, sizeof path, "%s.gp", plot_names[j]);
+        if ((s = pl_strings_add(files, path, err)) == PL_OK) {
+            snprintf(path, sizeof path, "%s.png", plot_names[j]);
+            s = pl_strings_add(files, path, err);
+        }
+    }
+    if (s == PL_OK && plots)
+        s = pl_strings_add(files, "gnuplot.log", err);
+    return s;
+}
+
+pl_status pl_render_sweep_plots(pl_output *out, const pl_model *model, const pl_sweep *sw, pl_error *err)
 {
     (void)model;
     size_t ok_runs = sw->n - sw->failures;
@@ -358,17 +399,19 @@ pl_status pl_render_sweep_plots(const char *dir, const pl_model *model, const pl
     const struct {
         const char *name;
         int wanted;
-    } plots[] = {{"trajectories", ok_runs > 0}, {"trajectories_s", ok_runs > 0}, {"convergence", any_conv},
-                 {"sliding", any_sliding}, {"zeno", any_zeno}};
-    char log[4096];
-    snprintf(log, sizeof log, "%s/gnuplot.log", dir);
+    } plots[] = {{plot_names[0], ok_runs > 0}, {plot_names[1], ok_runs > 0}, {plot_names[2], any_conv},
+                 {plot_names[3], any_sliding}, {plot_names[4], any_zeno}};
+    char log[PATH_MAX];
+    pl_status s = pl_output_path(out, NULL, "gnuplot.log", log, sizeof log, err);
+    if (s != PL_OK)
+        return s;
     unlink(log); /* gnuplot appends to it: keep only this rendering's messages */
     for (size_t k = 0; k < sizeof plots / sizeof plots[0]; k++) {
         if (!plots[k].wanted)
             continue;
-        pl_status s = pl_plot_write_script(dir, plots[k].name, err);
+        s = pl_plot_write_script(out, plots[k].name, err);
         if (s == PL_OK)
-            s = pl_plot_render(dir, plots[k].name, err);
+            s = pl_plot_render(out, plots[k].name, err);
         if (s != PL_OK)
             return s;
     }

@@ -3,6 +3,7 @@
 #ifndef PL_SWEEP_REPORT_H
 #define PL_SWEEP_REPORT_H
 
+#include "io/output.h"
 #include "study/sweep.h"
 
 /* "closed form", "limit solution", "extrapolated" or "none" */
@@ -10,12 +11,24 @@ const char *pl_reference_name(pl_reference r);
 
 /* Directory of run k relative to the sweep directory, e.g. "runs/003_mu_1.000e+06". */
 void pl_sweep_run_dir(const pl_sweep *sw, size_t k, char *buf, size_t len);
+/* The same from the refined option's name, the index and the value (before the sweep runs). */
+void pl_sweep_run_dir_name(const char *param_name, size_t k, double value, char *buf, size_t len);
 
-/* Write all data files of the sweep into dir (which must exist). */
-pl_status pl_write_sweep(const char *dir, const pl_model *model, const pl_sweep *sw, pl_error *err);
+/* Write run k's files into its directory (pl_sweep_run_dir). */
+pl_status pl_write_sweep_run(pl_output *out, const pl_model *model, const pl_sweep *sw, size_t k, pl_error *err);
+
+/* Write the data files of the sweep but the runs' (pl_write_sweep_run): the limit solution, the
+ * tables, sweep.json and the plots' data. */
+pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *sw, pl_error *err);
+
+/* Every file a sweep over values (in the order of the runs) may write, relative to its directory:
+ * the runs', the limit solution's (with_limit), the data, and the plots with their scripts and
+ * gnuplot.log (plots). */
+pl_status pl_sweep_files(const char *param_name, const double *values, size_t n, int with_limit, int plots,
+                         pl_strings *files, pl_error *err);
 
 /* Write and render the plots.  Returns PL_OK, or PL_ERR_IO with a one-line reason (no gnuplot,
  * or gnuplot failed); the data files are complete either way. */
-pl_status pl_render_sweep_plots(const char *dir, const pl_model *model, const pl_sweep *sw, pl_error *err);
+pl_status pl_render_sweep_plots(pl_output *out, const pl_model *model, const pl_sweep *sw, pl_error *err);
 
 #endif

@@ -99,7 +99,10 @@ static void run_one(pool *p, size_t k)
     o.option[p->refined] = sw->param[k];
     pl_solution *sol = &sw->runs[k];
     pl_error err;
-    pl_solve(sw->solver, p->model, &o, sol, &err);
+    if (p->opts->reuse && p->opts->reuse(sw, k, sol, p->opts->user))
+        sw->reused[k] = 1;
+    else
+        pl_solve(sw->solver, p->model, &o, sol, &err);
     pl_status s = pl_analyze(p->model, sol, &sw->analysis[k], &err);
     if (s == PL_OK)
         s = pl_trajectory_build(&sw->traj[k], p->model, sol, &err);
@@ -121,6 +124,8 @@ static void *worker(void *arg)
         run_one(p, k);
         pthread_mutex_lock(&p->lock);
         p->done++;
+        if (p->opts->run_done)
+            p->opts->run_done(p->sw, k, p->opts->user);
         if (p->opts->progress)
             p->opts->progress(p->done, p->sw->n, p->opts->user);
         pthread_mutex_unlock(&p->lock);
@@ -260,13 +265,14 @@ static pl_status allocate(pl_sweep *sw, size_t n, pl_error *err)
     sw->param = calloc(n, sizeof *sw->param);
     sw->x = calloc(n, sizeof *sw->x);
     sw->runs = calloc(n, sizeof *sw->runs);
+    sw->reused = calloc(n, sizeof *sw->reused);
     sw->analysis = calloc(n, sizeof *sw->analysis);
     sw->traj = calloc(n, sizeof *sw->traj);
     sw->s_dist_q = calloc(n, sizeof *sw->s_dist_q);
     sw->s_dist_v = calloc(n, sizeof *sw->s_dist_v);
     sw->dist = calloc(n, sizeof *sw->dist);
     pl_table_init(&sw->impact_errors, 7);
-    int ok = sw->param && sw->x && sw->runs && sw->analysis && sw->traj && sw->s_dist_q && sw->s_dist_v && sw->dist;
+    int ok = sw->param && sw->x && sw->runs && sw->reused && sw->analysis && sw->traj && sw->s_dist_q && sw->s_dist_v && sw->dist;
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         sw->q[q].name = quantity_info[q].name;
         sw->q[q].meaning = quantity_info[q].meaning;
@@ -298,6 +304,16 @@ static void solve_limit(const pl_model *model, const pl_sweep_opts *opts, pl_swe
     }
 }
 
+void pl_sweep_order(const pl_solver_type *solver, double *values, size_t n)
+{
+    qsort(values, n, sizeof *values, pl_compare_doubles);
+    for (size_t k = 0; solver->refine_sign < 0 && k < n / 2; k++) {
+        double t = values[k];
+        values[k] = values[n - 1 - k];
+        values[n - 1 - k] = t;
+    }
+}
+
 pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, const pl_sweep_opts *opts,
                        pl_sweep *sw, pl_error *err)
 {
@@ -313,16 +329,10 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
     if (refined < 0)
         return pl_fail(err, PL_ERR_INPUT, "the %s solver has no option to refine", solver->name);
     /* In the order of refinement: x = mu increasing, or x = 1/h increasing. */
-    double *sorted = malloc((n ? n : 1) * sizeof *sorted);
-    if (!sorted)
-        return pl_fail(err, PL_ERR_NOMEM, "out of memory for a sweep of %zu runs", n);
-    memcpy(sorted, values, n * sizeof *values);
-    qsort(sorted, n, sizeof *sorted, pl_compare_doubles);
-    for (size_t k = 0; k < n; k++) {
-        sw->param[k] = solver->refine_sign > 0 ? sorted[k] : sorted[n - 1 - k];
+    memcpy(sw->param, values, n * sizeof *values);
+    pl_sweep_order(solver, sw->param, n);
+    for (size_t k = 0; k < n; k++)
         sw->x[k] = solver->refine_sign > 0 ? sw->param[k] : 1.0 / sw->param[k];
-    }
-    free(sorted);
     sw->t_end = opts->base.t_end;
     int irtol = pl_solver_option_index(solver, "rtol");
     /* The integration noise of a scheme is round-off: its steps are exact up to the LCP's. */
@@ -420,6 +430,7 @@ void pl_sweep_free(pl_sweep *sw)
     free(sw->param);
     free(sw->x);
     free(sw->runs);
+    free(sw->reused);
     free(sw->analysis);
     free(sw->traj);
     free(sw->s_dist_q);

@@ -39,6 +39,8 @@ typedef struct {
     pl_convergence conv;
 } pl_sweep_quantity;
 
+struct pl_sweep;
+
 typedef struct {
     const pl_solver_type *solver;
     pl_solve_opts base; /* the options of every run but the refined one (pl_solve_opts_init) */
@@ -47,10 +49,16 @@ typedef struct {
     double limit_rtol;  /* its tolerance (0: 1e-12) */
     /* Called after each run completes, serialized; may be NULL. */
     void (*progress)(size_t done, size_t total, void *user);
+    /* Optional, called from the worker threads: fill sol with run k's solution from an earlier
+     * sweep (sw->param[k] is its value) and return 1, or return 0 to solve it. */
+    int (*reuse)(const struct pl_sweep *sw, size_t k, pl_solution *sol, void *user);
+    /* Optional: run k is complete (solved or reused, and analysed); serialized with progress, so
+     * that its files can be written as soon as it is done. */
+    void (*run_done)(const struct pl_sweep *sw, size_t k, void *user);
     void *user;
 } pl_sweep_opts;
 
-typedef struct {
+typedef struct pl_sweep {
     const pl_solver_type *solver;
     const char *param_name; /* the refined option: "mu" or "h" */
     size_t n;
@@ -59,6 +67,7 @@ typedef struct {
                       step a scheme took: h itself when it divides t_end) */
     double t_end, noise_rtol;
     pl_solution *runs;
+    int *reused; /* run k was read back (opts.reuse), not solved */
     pl_analysis *analysis;
     pl_trajectory *traj;
     double *s_dist_q, *s_dist_v; /* between runs k and k + 1 (NAN for the last or failed ones) */
@@ -80,6 +89,10 @@ typedef struct {
  * (used in messages, e.g. "--mu"); values must be finite, > 0 and distinct; they are returned
  * sorted increasing (caller frees *values). */
 pl_status pl_parse_grid(const char *text, const char *what, double **values, size_t *n, pl_error *err);
+
+/* Sort values into the order of refinement of the solver's refined option (mu increasing, h
+ * decreasing): the order of the runs of a sweep. */
+void pl_sweep_order(const pl_solver_type *solver, double *values, size_t n);
 
 /* Run the sweep over the values of the solver's refined option.  A failure at one value is
  * recorded in that run and does not stop the others; the returned status is PL_OK unless the

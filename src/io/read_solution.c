@@ -1,0 +1,243 @@
+/* Reading back a solution that pl_write_solution wrote: what a resumed sweep needs to reuse a run
+ * without solving it again.  The files are untrusted input: every field is checked. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/report.h"
+#include "solvers/solver.h"
+
+typedef struct {
+    const char *path; /* for messages */
+    pl_error *err;
+    int bad;
+} reader;
+
+static pl_status bad(reader *r, const char *what)
+{
+    r->bad = 1;
+    return pl_fail(r->err, PL_ERR_IO, "%s: cannot read back %s", r->path, what);
+}
+
+/* A number, or null (NAN): what pl_json_number writes. */
+static double number(reader *r, const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    if (json_is_number(v))
+        return json_number_value(v);
+    if (!json_is_null(v))
+        bad(r, key);
+    return NAN;
+}
+
+static long integer(reader *r, const json_t *o, const char *key, long lo, long hi)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
+        bad(r, key);
+        return lo;
+    }
+    return (long)json_integer_value(v);
+}
+
+static void vector(reader *r, const json_t *o, const char *key, double *x, size_t n)
+{
+    const json_t *a = json_object_get(o, key);
+    if (!json_is_array(a) || json_array_size(a) != n) {
+        bad(r, key);
+        return;
+    }
+    for (size_t j = 0; j < n; j++) {
+        const json_t *v = json_array_get(a, j);
+        x[j] = json_is_number(v) ? json_number_value(v) : NAN;
+        if (!json_is_number(v) && !json_is_null(v))
+            bad(r, key);
+    }
+}
+
+static pl_status read_episodes(reader *r, const json_t *a, pl_solution *sol)
+{
+    if (!json_is_array(a))
+        return bad(r, "episodes");
+    for (size_t k = 0; k < json_array_size(a) && !r->bad; k++) {
+        const json_t *o = json_array_get(a, k);
+        if (!json_is_object(o))
+            return bad(r, "episodes");
+        pl_episode *ep;
+        long c = integer(r, o, "constraint", 1, (long)sol->m);
+        if (r->bad || pl_solution_add_episode(sol, (size_t)c - 1, number(r, o, "t_in"), &ep, r->err) != PL_OK)
+            return bad(r, "episodes");
+        ep->t_out = number(r, o, "t_out");
+        ep->gdot_in = number(r, o, "gdot_in");
+        ep->gdot_out = number(r, o, "gdot_out");
+        ep->max_penetration = number(r, o, "max_penetration");
+        ep->t_max_penetration = number(r, o, "t_max_penetration");
+        ep->impulse = number(r, o, "impulse");
+        ep->gamma_in = number(r, o, "gamma_in");
+        ep->gamma_out = number(r, o, "gamma_out");
+        ep->row_in = (size_t)integer(r, o, "row_in", 0, (long)sol->traj.nrows - 1);
+        ep->row_out = (size_t)integer(r, o, "row_out", 0, (long)sol->traj.nrows - 1);
+        ep->steps = (size_t)integer(r, o, "steps", 0, 1L << 62);
+    }
+    return r->bad ? PL_ERR_IO : PL_OK;
+}
+
+static pl_status read_events(reader *r, const json_t *a, pl_solution *sol)
+{
+    if (!json_is_array(a))
+        return bad(r, "events");
+    for (size_t k = 0; k < json_array_size(a) && !r->bad; k++) {
+        const json_t *o = json_array_get(a, k);
+        const char *kind = json_string_value(json_object_get(o, "kind"));
+        pl_event e;
+        memset(&e, 0, sizeof e);
+        e.kind = PL_EVENT_KINDS;
+        for (int j = 0; kind && j < PL_EVENT_KINDS; j++)
+            if (strcmp(kind, pl_event_kind_name((pl_event_kind)j)) == 0)
+                e.kind = (pl_event_kind)j;
+        if (e.kind == PL_EVENT_KINDS)
+            return bad(r, "events");
+        e.t = number(r, o, "t");
+        e.constraint = (size_t)integer(r, o, "constraint", 1, (long)sol->m) - 1;
+        vector(r, o, "q", e.q, sol->n);
+        vector(r, o, "v_before", e.v_before, sol->n);
+        vector(r, o, "v_after", e.v_after, sol->n);
+        e.gdot_before = number(r, o, "gdot_before");
+        e.gdot_after = number(r, o, "gdot_after");
+        e.gamma_before = number(r, o, "gamma_before");
+        e.gamma_after = number(r, o, "gamma_after");
+        e.s_exit = NAN;
+        if (e.kind == PL_EVENT_IMPACT) {
+            const json_t *parts = json_object_get(o, "constraints");
+            if (!json_is_array(parts))
+                return bad(r, "events");
+            for (size_t j = 0; j < json_array_size(parts); j++) {
+                const json_t *c = json_array_get(parts, j);
+                if (!json_is_integer(c) || json_integer_value(c) < 1 || json_integer_value(c) > (json_int_t)sol->m)
+                    return bad(r, "events");
+                e.participants |= 1u << (json_integer_value(c) - 1);
+            }
+            vector(r, o, "impulse", e.impulse, sol->m);
+            if (json_object_get(o, "fast_exit_time"))
+                e.s_exit = number(r, o, "fast_exit_time");
+        }
+        if (r->bad || pl_solution_add_event(sol, &e, r->err) != PL_OK)
+            return bad(r, "events");
+    }
+    return r->bad ? PL_ERR_IO : PL_OK;
+}
+
+static void read_stats(reader *r, const json_t *o, pl_solution *sol)
+{
+    const struct {
+        const char *name;
+        long *field;
+    } counters[] = {{"steps", &sol->stats.steps}, {"rhs_evals", &sol->stats.rhs_evals},
+                    {"jac_evals", &sol->stats.jac_evals}, {"root_evals", &sol->stats.root_evals},
+                    {"error_test_fails", &sol->stats.error_test_fails},
+                    {"nonlin_conv_fails", &sol->stats.nonlin_conv_fails}, {"restarts", &sol->stats.restarts},
+                    {"recovered_crossings", &sol->stats.recovered_crossings}, {"fast_steps", &sol->stats.fast_steps},
+                    {"lcp_solves", &sol->stats.lcp_solves}, {"lcp_iterations", &sol->stats.lcp_iterations}};
+    if (!json_is_object(o)) {
+        bad(r, "stats");
+        return;
+    }
+    for (size_t k = 0; k < sizeof counters / sizeof counters[0]; k++)
+        if (json_object_get(o, counters[k].name))
+            *counters[k].field = integer(r, o, counters[k].name, 0, 1L << 62);
+    sol->stats.wall_seconds = number(r, o, "wall_seconds");
+}
+
+static pl_status read_trajectory(reader *r, const char *dir, pl_solution *sol)
+{
+    char path[PATH_MAX], header[2048];
+    if (snprintf(path, sizeof path, "%s/trajectory.csv", dir) >= (int)sizeof path)
+        return bad(r, "trajectory.csv");
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return bad(r, "trajectory.csv");
+    pl_trajectory_header(sol->n, sol->m, sol->solver->family == PL_FAMILY_SCHEME, header, sizeof header);
+    size_t ncol = sol->traj.ncol;
+    double row[2 + 2 * PL_MAX_DOF + 2 * PL_MAX_CON];
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len = getline(&line, &cap, f);
+    int ok = len > 0 && line[len - 1] == '\n' && (line[len - 1] = '\0', strcmp(line, header) == 0);
+    while (ok && (len = getline(&line, &cap, f)) > 0) {
+        ok = line[len - 1] == '\n';
+        char *p = line;
+        for (size_t c = 0; ok && c < ncol; c++) {
+            char *end;
+            row[c] = strtod(p, &end);
+            ok = end != p && *end == (c + 1 < ncol ? ',' : '\n');
+            p = end + 1;
+        }
+        if (ok)
+            ok = pl_table_append(&sol->traj, row, r->err) == PL_OK;
+    }
+    ok = ok && !ferror(f);
+    free(line);
+    fclose(f);
+    return ok ? PL_OK : bad(r, "trajectory.csv");
+}
+
+pl_status pl_read_solution(const char *dir, const pl_model *model, const pl_solver_type *solver, pl_solution *sol,
+                           pl_error *err)
+{
+    pl_solution_init(sol, solver, model, NAN);
+    char path[PATH_MAX];
+    reader r = {path, err, 0};
+    if (snprintf(path, sizeof path, "%s/summary.json", dir) >= (int)sizeof path)
+        return bad(&r, "the run");
+    json_error_t je;
+    json_t *o = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    const char *cs = json_string_value(json_object_get(o, "case"));
+    const char *ss = json_string_value(json_object_get(o, "solution"));
+    const char *st = json_string_value(json_object_get(o, "status"));
+    if (!json_is_object(o) || !cs || strcmp(cs, model->type->name) != 0 || !ss || strcmp(ss, solver->name) != 0 ||
+        !st || strcmp(st, "ok") != 0) {
+        json_decref(o);
+        return bad(&r, "a complete run of this case and solver");
+    }
+    const json_t *params = json_object_get(o, "parameters");
+    for (size_t k = 0; k < model->type->nparams; k++)
+        if (number(&r, params, model->type->params[k].name) != model->par[k])
+            bad(&r, "the parameters");
+    sol->t_end = number(&r, o, "t_end");
+    for (size_t k = 0; k < solver->noptions; k++)
+        sol->option[k] = number(&r, o, solver->options[k].name);
+    if (solver->family == PL_FAMILY_SCHEME)
+        sol->step_size = number(&r, o, "h_used");
+    read_stats(&r, json_object_get(o, "stats"), sol);
+    const json_t *fin = json_object_get(o, "final");
+    sol->t_final = number(&r, fin, "t");
+    sol->gamma_final = number(&r, fin, "gamma");
+    vector(&r, fin, "q", sol->q_final, sol->n);
+    vector(&r, fin, "v", sol->v_final, sol->n);
+    if (!r.bad)
+        read_trajectory(&r, dir, sol);
+    if (!r.bad && solver->family != PL_FAMILY_LIMIT)
+        read_episodes(&r, json_object_get(o, "episodes"), sol);
+    if (!r.bad && solver->family != PL_FAMILY_PENALTY)
+        read_events(&r, json_object_get(o, "events"), sol);
+    const json_t *z = json_object_get(o, "zeno");
+    if (!r.bad && solver->family == PL_FAMILY_LIMIT && json_is_object(z)) {
+        sol->zeno.found = 1;
+        sol->zeno.t_accumulation = number(&r, z, "t_accumulation");
+        sol->zeno.constraint = (size_t)integer(&r, z, "constraint", 1, (long)sol->m) - 1;
+        sol->zeno.impacts_resolved = (size_t)integer(&r, z, "impacts_resolved", 0, 1L << 62);
+        sol->zeno.ratio = number(&r, z, "contraction_ratio");
+        const json_t *state = json_object_get(z, "state");
+        vector(&r, state, "q", sol->zeno.q, sol->n);
+        vector(&r, state, "v", sol->zeno.v, sol->n);
+    }
+    json_decref(o);
+    if (r.bad) {
+        pl_solution_free(sol);
+        pl_solution_init(sol, solver, model, NAN);
+        return PL_ERR_IO;
+    }
+    sol->status = PL_OK;
+    return PL_OK;
+}

@@ -1,0 +1,417 @@
+/* End-to-end tests of the output directories: the lock, the manifest, files penlim did not write,
+ * stale files, temporaries, file modes, --out validation, --resume and signals. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "io/outdir.h"
+
+static const char *penlim;
+static char dir[256];
+
+static int run(const char *args)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s > stdout.txt 2> stderr.txt", dir, penlim, args);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static int sh(const char *fmt, const char *a, const char *b)
+{
+    char cmd[4096], body[3800];
+    snprintf(body, sizeof body, fmt, a, b);
+    snprintf(cmd, sizeof cmd, "cd %s && %s", dir, body);
+    return system(cmd) == 0;
+}
+
+static char *slurp(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    buf[got] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static int exists(const char *name)
+{
+    char path[1024];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return lstat(path, &st) == 0;
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; s && *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* Exit status 2 and one line on stderr containing what. */
+static void expect_refusal(const char *args, const char *what)
+{
+    int rc = run(args);
+    char *err = slurp("stderr.txt");
+    CHECK(rc == 2 && lines(err) == 1 && err && strstr(err, what), "'penlim %s' exits 2 with one line naming %s (got %d: %s)",
+          args, what, rc, err ? err : "");
+    free(err);
+}
+
+/* Whether name lists path in its "files". */
+static int manifest_lists(const char *name, const char *path)
+{
+    char full[1024];
+    snprintf(full, sizeof full, "%s/%s", dir, name);
+    json_t *m = json_load_file(full, 0, NULL);
+    int found = 0;
+    json_t *files = json_object_get(m, "files");
+    for (size_t k = 0; k < json_array_size(files); k++)
+        found |= strcmp(json_string_value(json_array_get(files, k)), path) == 0;
+    json_decref(m);
+    return found;
+}
+
+/* Number of penlim temporaries (.NAME.XXXXXX) under sub. */
+static int temporaries(const char *sub)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, sub);
+    DIR *d = opendir(path);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char child[1024];
+        snprintf(child, sizeof child, "%s/%s", sub, e->d_name);
+        if (e->d_type == DT_DIR)
+            n += temporaries(child);
+        else if (e->d_name[0] == '.' && len > 8 && e->d_name[len - 7] == '.' && strcmp(e->d_name, ".penlim.journal") != 0)
+            n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void test_temporaries_and_foreign_files(void)
+{
+    CHECK(run("run bouncing_ball --mu 1e4 --t-end 1 --out r1 --quiet") == 0, "a run");
+    CHECK(exists("r1/manifest.json") && manifest_lists("r1/manifest.json", "trajectory.csv") &&
+              manifest_lists("r1/manifest.json", "summary.json") && !exists("r1/.penlim.journal"),
+          "its manifest lists its files; no journal left");
+    /* temporaries of a killed command are removed by the next one */
+    CHECK(sh("touch r1/.trajectory.csv.Ab12Cd r1/.summary.json.zz99ZZ", "", ""), "plant temporaries");
+    CHECK(run("run bouncing_ball --mu 1e4 --t-end 1 --out r1 --quiet") == 0, "the next run");
+    CHECK(!exists("r1/.trajectory.csv.Ab12Cd") && !exists("r1/.summary.json.zz99ZZ"), "temporaries removed");
+    /* a file penlim did not write: refused, accepted with --force and left alone */
+    CHECK(sh("echo mine > r1/notes.txt", "", ""), "drop a file");
+    expect_refusal("run bouncing_ball --mu 1e4 --t-end 1 --out r1 --quiet", "notes.txt");
+    CHECK(exists("r1/manifest.json") && exists("r1/notes.txt"), "a refused command changes nothing");
+    CHECK(run("run bouncing_ball --mu 1e4 --t-end 1 --out r1 --quiet --force") == 0, "--force");
+    CHECK(exists("r1/notes.txt") && !manifest_lists("r1/manifest.json", "notes.txt"), "the foreign file is kept, unlisted");
+    /* a directory of someone else's files, and a malformed manifest */
+    CHECK(sh("mkdir -p other && echo x > other/data.csv && mkdir -p bad && echo '{\"files\": [\"../x\"]' > "
+             "bad/manifest.json",
+             "", ""),
+          "foreign directories");
+    expect_refusal("run bouncing_ball --t-end 0.5 --out other --quiet", "data.csv");
+    expect_refusal("run bouncing_ball --t-end 0.5 --out bad --quiet", "manifest.json");
+    CHECK(run("run bouncing_ball --t-end 0.5 --out bad --quiet --force") == 0, "--force over a malformed manifest");
+    CHECK(manifest_lists("bad/manifest.json", "trajectory.csv"), "replaced by a valid one");
+    CHECK(sh("mkdir -p empty", "", ""), "an empty directory");
+    CHECK(run("run bouncing_ball --t-end 0.5 --out empty --quiet") == 0, "an empty directory is fine");
+}
+
+static void test_lock(void)
+{
+    CHECK(sh("mkdir -p locked", "", ""), "mkdir");
+    char path[512];
+    snprintf(path, sizeof path, "%s/locked/.penlim.lock", dir);
+    int fd = open(path, O_RDWR | O_CREAT, 0644);
+    CHECK(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0, "hold the lock");
+    expect_refusal("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --out locked --quiet", "in use");
+    CHECK(!exists("locked/manifest.json") && !exists("locked/runs"), "nothing written while locked");
+    close(fd);
+    CHECK(run("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --out locked --quiet") == 0, "then it works");
+}
+
+static void test_stale_files(void)
+{
+    CHECK(run("sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 1 --out st --quiet") == 0, "a sweep with limit and plots");
+    CHECK(exists("st/runs/003_mu_1.000e+05/summary.json") && exists("st/limit/summary.json") &&
+              exists("st/impact_errors.csv") && exists("st/convergence.gp"),
+          "its files");
+    int had_png = exists("st/trajectories.png");
+    CHECK(!had_png || manifest_lists("st/manifest.json", "trajectories.png"), "plots are listed");
+    CHECK(run("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --no-limit --out st --quiet") == 0, "a smaller one");
+    CHECK(!exists("st/runs/003_mu_1.000e+05"), "the run no longer in the grid is removed");
+    CHECK(exists("st/runs/002_mu_1.000e+04/trajectory.csv"), "the others are there");
+    CHECK(!exists("st/limit") && !exists("st/impact_errors.csv"), "no limit/ nor impact_errors.csv without the limit");
+    CHECK(!exists("st/trajectories.png") && !exists("st/convergence.gp") && !exists("st/gnuplot.log"),
+          "no plots with --no-plots");
+    CHECK(exists("st/plots_config.gp") && exists("st/sweep.csv"), "the data remain");
+    CHECK(sh("test $(find st -type f | wc -l) -eq $(python3 -c 'import json; print(len(json.load(open(\"st/manifest.json\"))"
+             "[\"files\"]) + 2)')",
+             "", ""),
+          "every file but the manifest and the lock is listed");
+}
+
+static void test_out_validation(void)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    expect_refusal("sweep bouncing_ball --mu 1e2:1e12:40 --out /proc/penlim-x --quiet", "--out");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double dt = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    CHECK(dt < 1.0, "refused before computing (%.2f s)", dt);
+    char args[6000], *p = args;
+    p += sprintf(p, "run bouncing_ball --t-end 0.5 --quiet --out long");
+    for (int k = 0; k < 21; k++)
+        p += sprintf(p, "/%0200d", k);
+    expect_refusal(args, "too long");
+    CHECK(!exists("long"), "nothing created for an over-long --out");
+    expect_refusal("run bouncing_ball --t-end 0.5 --quiet --out /dev/null/x", "--out");
+}
+
+static void test_umask(void)
+{
+    mode_t old = umask(027);
+    int rc = run("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --no-limit --out um --quiet");
+    umask(old);
+    CHECK(rc == 0, "sweep under umask 027");
+    const char *files[] = {"um/sweep.csv", "um/manifest.json", "um/runs/001_mu_1.000e+03/summary.json", "um/.penlim.lock"};
+    for (int k = 0; k < 4; k++) {
+        char path[512];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+        CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0640, "%s has mode 0640 (got %o)", files[k],
+              (unsigned)(st.st_mode & 0777));
+    }
+}
+
+/* The same file in two directories, byte for byte. */
+static int same_file(const char *a, const char *b)
+{
+    char *x = slurp(a), *y = slurp(b);
+    int same = (!x && !y) || (x && y && strcmp(x, y) == 0); /* both absent, or equal */
+    free(x);
+    free(y);
+    return same;
+}
+
+/* sweep.csv without its wall_seconds column (the last for a penalized sweep). */
+static int same_sweep_csv(const char *a, const char *b)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd %s && diff <(sed 's/,[^,]*$//' %s) <(sed 's/,[^,]*$//' %s) > /dev/null", dir, a, b);
+    char full[2100];
+    snprintf(full, sizeof full, "bash -c '%s'", cmd);
+    return system(full) == 0;
+}
+
+static void compare_sweeps(const char *a, const char *b, size_t n)
+{
+    char x[512], y[512];
+    const char *common[] = {"episodes.csv", "impact_errors.csv", "limit/trajectory.csv"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(x, sizeof x, "%s/%s", a, common[k]);
+        snprintf(y, sizeof y, "%s/%s", b, common[k]);
+        CHECK(same_file(x, y), "%s: identical to the uninterrupted sweep's", y);
+    }
+    snprintf(x, sizeof x, "%s/sweep.csv", a);
+    snprintf(y, sizeof y, "%s/sweep.csv", b);
+    CHECK(same_sweep_csv(x, y), "%s identical but for the wall times", y);
+    char full[1024];
+    snprintf(full, sizeof full, "%s/%s/runs", dir, a);
+    DIR *d = opendir(full);
+    size_t runs = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        runs++;
+        const char *names[] = {"trajectory.csv", "trajectory_s.csv"};
+        for (int k = 0; k < 2; k++) {
+            snprintf(x, sizeof x, "%s/runs/%s/%s", a, e->d_name, names[k]);
+            snprintf(y, sizeof y, "%s/runs/%s/%s", b, e->d_name, names[k]);
+            CHECK(same_file(x, y), "%s identical", y);
+        }
+    }
+    if (d)
+        closedir(d);
+    CHECK(runs == n, "%zu runs (got %zu)", n, runs);
+}
+
+static ino_t inode(const char *name)
+{
+    char path[512];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &st) == 0 ? st.st_ino : 0;
+}
+
+static void test_resume(void)
+{
+    const char *sweep = "sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 2 --no-plots --jobs 2";
+    char args[512];
+    snprintf(args, sizeof args, "%s --out full --quiet", sweep);
+    CHECK(run(args) == 0, "an uninterrupted sweep");
+    /* one run's files and its manifest entry removed */
+    snprintf(args, sizeof args, "%s --out res --quiet", sweep);
+    CHECK(run(args) == 0, "the sweep to resume");
+    CHECK(sh("rm -r res/runs/002_mu_1.000e+04 && python3 -c '"
+             "import json; p = \"res/manifest.json\"; m = json.load(open(p)); "
+             "m[\"runs\"] = [r for r in m[\"runs\"] if \"002_\" not in r[\"directory\"]]; "
+             "m[\"files\"] = [f for f in m[\"files\"] if \"002_\" not in f]; json.dump(m, open(p, \"w\"))'",
+             "", ""),
+          "remove run 2");
+    ino_t kept = inode("res/runs/001_mu_1.000e+03/trajectory.csv");
+    snprintf(args, sizeof args, "%s --out res --resume", sweep);
+    CHECK(run(args) == 0, "--resume");
+    char *out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "reused 2 of the 3 runs"), "two runs reused: %s", out ? out : "");
+    free(out);
+    CHECK(kept != 0 && inode("res/runs/001_mu_1.000e+03/trajectory.csv") == kept, "a reused run's files are not rewritten");
+    compare_sweeps("full", "res", 3);
+    /* an interrupted sweep: its journal, no manifest, run 3 incomplete */
+    CHECK(sh("python3 -c 'import json; m = json.load(open(\"res/manifest.json\")); "
+             "[r.update(status=\"pending\") for r in m[\"runs\"]]; json.dump(m, open(\"res/.penlim.journal\", \"w\"))' "
+             "&& rm res/manifest.json res/sweep.csv res/runs/003_mu_1.000e+05/summary.json",
+             "", ""),
+          "simulate an interruption");
+    kept = inode("res/runs/002_mu_1.000e+04/trajectory.csv");
+    CHECK(run(args) == 0, "--resume after an interruption");
+    out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "reused 2 of the 3 runs"), "the two complete runs reused: %s", out ? out : "");
+    free(out);
+    CHECK(kept != 0 && inode("res/runs/002_mu_1.000e+04/trajectory.csv") == kept, "and not rewritten");
+    CHECK(exists("res/manifest.json") && !exists("res/.penlim.journal"), "complete again");
+    compare_sweeps("full", "res", 3);
+    /* other settings reuse nothing */
+    CHECK(run("sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 2 --rtol 1e-9 --no-plots --out res --resume") == 0,
+          "--resume with another rtol");
+    out = slurp("stdout.txt");
+    CHECK(out && !strstr(out, "reused"), "reuses nothing");
+    free(out);
+}
+
+/* SIGTERM while a sweep writes a file: the temporary is removed, no manifest; --resume completes it. */
+static void test_signal(void)
+{
+    char *const argv[] = {(char *)penlim, "sweep", "bouncing_ball", "--mu", "1e3:1e9:12", "--t-end", "10",
+                          "--samples", "5000", "--no-plots", "--no-limit", "--jobs", "2", "--quiet", "--out", "sig",
+                          NULL};
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (chdir(dir) != 0)
+            _exit(126);
+        execv(penlim, argv);
+        _exit(127);
+    }
+    /* wait until a file is being written, then kill */
+    int status = 0, seen = 0, done = 0;
+    while (!seen && !(done = waitpid(pid, &status, WNOHANG) == pid))
+        seen = temporaries("sig/runs") > 0;
+    if (!done) {
+        kill(pid, SIGTERM);
+        waitpid(pid, &status, 0);
+    }
+    CHECK(seen && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "killed by SIGTERM while writing (%d, %d)", seen,
+          status);
+    CHECK(temporaries("sig") == 0, "no temporaries left after SIGTERM");
+    CHECK(!exists("sig/manifest.json") && exists("sig/.penlim.journal"), "a killed sweep leaves no manifest (%d %d)",
+          exists("sig/manifest.json"), exists("sig/.penlim.journal"));
+    CHECK(run("sweep bouncing_ball --mu 1e3:1e9:12 --t-end 10 --samples 5000 --no-plots --no-limit --jobs 2 --out sig "
+              "--resume --quiet") == 0,
+          "--resume after SIGTERM");
+    CHECK(run("sweep bouncing_ball --mu 1e3:1e9:12 --t-end 10 --samples 5000 --no-plots --no-limit --jobs 1 --out "
+              "sigref --quiet") == 0,
+          "the uninterrupted sweep");
+    compare_sweeps("sigref", "sig", 12);
+    CHECK(temporaries("sig") == 0 && exists("sig/manifest.json"), "complete");
+}
+
+/* Manifests are read from untrusted files: anything is either accepted or refused, never a crash. */
+static void test_manifest_parse(void)
+{
+    const char *valid = "{\"penlim_manifest\": 1, \"command\": \"sweep\", \"refined\": \"mu\", \"files\": [\"a.csv\"],"
+                        " \"runs\": [{\"mu\": 1.0, \"status\": \"ok\", \"directory\": \"runs/1\", \"files\": []}]}";
+    json_t *m;
+    CHECK(pl_manifest_parse(valid, strlen(valid), &m, NULL) == PL_OK, "a valid manifest");
+    json_decref(m);
+    const char *bad[] = {"", "null", "[]", "{}", "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [\"../x\"]}",
+                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [\"/etc/passwd\"]}",
+                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [\"a//b\"]}",
+                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [\"manifest.json\"]}",
+                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [1]}",
+                         "{\"penlim_manifest\": 2, \"command\": \"run\", \"files\": []}",
+                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [], \"runs\": [{}]}"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        CHECK(pl_manifest_parse(bad[k], strlen(bad[k]), &m, NULL) == PL_ERR_INPUT && !m, "refused: %s", bad[k]);
+    }
+    /* random mutations of the valid one */
+    unsigned seed = 12345;
+    char buf[512];
+    size_t len = strlen(valid);
+    for (int trial = 0; trial < 20000; trial++) {
+        memcpy(buf, valid, len);
+        for (int j = 0; j < 1 + trial % 4; j++) {
+            seed = seed * 1103515245u + 12345u;
+            buf[(seed >> 8) % len] = (char)(seed >> 20);
+        }
+        if (pl_manifest_parse(buf, len, &m, NULL) == PL_OK)
+            json_decref(m);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    check_init();
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_output PATH_TO_PENLIM\n");
+        return 2;
+    }
+    static char path[PATH_MAX];
+    if (!realpath(argv[1], path)) {
+        fprintf(stderr, "test_output: %s not found\n", argv[1]);
+        return 2;
+    }
+    penlim = path;
+    snprintf(dir, sizeof dir, "/tmp/penlim-output-XXXXXX");
+    if (!mkdtemp(dir))
+        return 2;
+    test_temporaries_and_foreign_files();
+    test_lock();
+    test_stale_files();
+    test_out_validation();
+    test_umask();
+    test_resume();
+    test_signal();
+    test_manifest_parse();
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return check_finish("test_output");
+}
