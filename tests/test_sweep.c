@@ -134,6 +134,36 @@ static void test_jobs_and_failures(void)
     pl_sweep_free(&b);
 }
 
+/* A sweep that releases each run's rows once measured gives the same results as one that keeps
+ * them, in whatever order the runs finish (3 jobs), and holds no rows at its end. */
+static void test_release(void)
+{
+    double mu[] = {1e3, 1e5, 1e4, 1e6, 1e7};
+    pl_model m;
+    pl_error err;
+    pl_sweep keep, rel;
+    CHECK(pl_model_init(&m, &pl_case_bouncing_ball, NULL, 0, &err) == PL_OK, "model");
+    pl_sweep_opts o = {.solver = &pl_solver_penalty, .jobs = 1, .with_limit = 1};
+    pl_solve_opts_init(&o.base, &pl_solver_penalty, &m, 4.0);
+    o.base.samples = 0;
+    CHECK(pl_sweep_run(&m, mu, 5, &o, &keep, &err) == PL_OK, "sweep: %s", err.message);
+    o.jobs = 3;
+    o.release_trajectories = 1;
+    CHECK(pl_sweep_run(&m, mu, 5, &o, &rel, &err) == PL_OK, "sweep: %s", err.message);
+    for (size_t k = 0; k < 5; k++) {
+        CHECK(rel.runs[k].traj.nrows == 0 && rel.traj[k].rows == 0, "run %zu released", k);
+        for (int q = 0; q < PL_SWEEP_NQ; q++)
+            CHECK(memcmp(&keep.q[q].values[k], &rel.q[q].values[k], sizeof(double)) == 0, "%s of run %zu identical",
+                  keep.q[q].name, k);
+    }
+    CHECK(keep.impact_errors.nrows > 0 && keep.impact_errors.nrows == rel.impact_errors.nrows &&
+              memcmp(keep.impact_errors.data, rel.impact_errors.data,
+                     keep.impact_errors.nrows * keep.impact_errors.ncol * sizeof(double)) == 0,
+          "impact errors identical and in the order of the runs");
+    pl_sweep_free(&keep);
+    pl_sweep_free(&rel);
+}
+
 int main(void)
 {
     check_init();
@@ -141,5 +171,6 @@ int main(void)
     test_vibrating_table();
     test_l1_across_jumps();
     test_jobs_and_failures();
+    test_release();
     return check_finish("test_sweep");
 }

@@ -587,6 +587,7 @@ static int cmd_sweep(int argc, char **argv)
     sweep_io io = {.d = &d, .model = &model, .candidate = candidate, .base = &opts.base};
     opts.reuse = reuse_run;
     opts.run_done = run_done;
+    opts.release_trajectories = 1; /* written by run_done: the memory does not grow with the runs */
     opts.user = &io;
     pl_sweep sw;
     s = pl_sweep_run(&model, values, nvalues, &opts, &sw, &err);

@@ -89,6 +89,8 @@ typedef struct {
     int refined; /* index of the refined option */
     pthread_mutex_t lock;
     size_t next, done;
+    int *finished;          /* run k is complete (solved, analysed, measured, written) */
+    pl_table *impact_errors; /* run k's rows of sw->impact_errors, joined in order at the end */
 } pool;
 
 /* One run: solve, analyse, and build the interpolant; a failure stays in the run's status. */
@@ -106,10 +108,32 @@ static void run_one(pool *p, size_t k)
     pl_status s = pl_analyze(p->model, sol, &sw->analysis[k], &err);
     if (s == PL_OK)
         s = pl_trajectory_build(&sw->traj[k], p->model, sol, &err);
+    pl_analysed run = {sol, &sw->analysis[k], &sw->traj[k]}, limit = {&sw->limit, &sw->limit_analysis, &sw->limit_traj};
+    if (s == PL_OK && sol->status == PL_OK && sw->has_limit)
+        s = pl_compare_with_limit(&run, &limit, sw->param[k], sw->zeno_window[0], sw->zeno_window[1], &sw->dist[k],
+                                  &p->impact_errors[k], &err);
     if (s != PL_OK && sol->status == PL_OK) {
         sol->status = s;
         sol->error = err;
     }
+}
+
+/* With run k just finished (under the lock): the distance in s to each finished neighbour, and
+ * the release of every run whose neighbours are both finished (nothing more needs its rows). */
+static void after_run(pool *p, size_t k)
+{
+    pl_sweep *sw = p->sw;
+    size_t n = sw->n;
+    for (size_t a = k > 0 ? k - 1 : 0; a <= k && a + 1 < n; a++)
+        if (p->finished[a] && p->finished[a + 1] && sw->runs[a].status == PL_OK && sw->runs[a + 1].status == PL_OK)
+            pl_trajectory_distance_s(&sw->traj[a], &sw->traj[a + 1], &sw->s_dist_q[a], &sw->s_dist_v[a]);
+    if (!p->opts->release_trajectories)
+        return;
+    for (size_t r = k > 0 ? k - 1 : 0; r <= k + 1 && r < n; r++)
+        if (p->finished[r] && (r == 0 || p->finished[r - 1]) && (r + 1 == n || p->finished[r + 1])) {
+            pl_trajectory_free(&sw->traj[r]);
+            pl_table_free(&sw->runs[r].traj);
+        }
 }
 
 static void *worker(void *arg)
@@ -126,6 +150,8 @@ static void *worker(void *arg)
         p->done++;
         if (p->opts->run_done)
             p->opts->run_done(p->sw, k, p->opts->user);
+        p->finished[k] = 1;
+        after_run(p, k);
         if (p->opts->progress)
             p->opts->progress(p->done, p->sw->n, p->opts->user);
         pthread_mutex_unlock(&p->lock);
@@ -341,7 +367,17 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
     if (opts->with_limit)
         solve_limit(model, opts, sw);
 
-    pool p = {.model = model, .opts = opts, .sw = sw, .refined = refined};
+    for (size_t k = 0; k < n; k++)
+        sw->s_dist_q[k] = sw->s_dist_v[k] = NAN;
+    pool p = {.model = model, .opts = opts, .sw = sw, .refined = refined, .finished = calloc(n, sizeof(int)),
+              .impact_errors = calloc(n, sizeof(pl_table))};
+    if (!p.finished || !p.impact_errors) {
+        free(p.finished);
+        free(p.impact_errors);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for a sweep of %zu runs", n);
+    }
+    for (size_t k = 0; k < n; k++)
+        pl_table_init(&p.impact_errors[k], sw->impact_errors.ncol);
     pthread_mutex_init(&p.lock, NULL);
     size_t jobs = opts->jobs < 1 ? 1 : (size_t)opts->jobs;
     if (jobs > n)
@@ -361,18 +397,17 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
     for (size_t k = 0; k < n; k++)
         if (solver->family == PL_FAMILY_SCHEME && sw->runs[k].step_size > 0.0)
             sw->x[k] = 1.0 / sw->runs[k].step_size;
-    pl_analysed limit = {&sw->limit, &sw->limit_analysis, &sw->limit_traj};
+    /* The impact errors in the order of the runs, whatever order they finished in. */
     for (size_t k = 0; k < n; k++) {
         sw->failures += sw->runs[k].status != PL_OK;
-        sw->s_dist_q[k] = sw->s_dist_v[k] = NAN;
-        if (k + 1 < n && sw->runs[k].status == PL_OK && sw->runs[k + 1].status == PL_OK)
-            pl_trajectory_distance_s(&sw->traj[k], &sw->traj[k + 1], &sw->s_dist_q[k], &sw->s_dist_v[k]);
-        pl_analysed run = {&sw->runs[k], &sw->analysis[k], &sw->traj[k]};
-        if (sw->has_limit && sw->runs[k].status == PL_OK &&
-            (s = pl_compare_with_limit(&run, &limit, sw->param[k], sw->zeno_window[0], sw->zeno_window[1], &sw->dist[k],
-                                       &sw->impact_errors, err)) != PL_OK)
-            return s;
+        for (size_t r = 0; s == PL_OK && r < p.impact_errors[k].nrows; r++)
+            s = pl_table_append(&sw->impact_errors, pl_table_row(&p.impact_errors[k], r), err);
+        pl_table_free(&p.impact_errors[k]);
     }
+    free(p.impact_errors);
+    free(p.finished);
+    if (s != PL_OK)
+        return s;
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         pl_sweep_quantity *Q = &sw->q[q];
         for (size_t k = 0; k < n; k++)

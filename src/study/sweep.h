@@ -55,6 +55,10 @@ typedef struct {
     /* Optional: run k is complete (solved or reused, and analysed); serialized with progress, so
      * that its files can be written as soon as it is done. */
     void (*run_done)(const struct pl_sweep *sw, size_t k, void *user);
+    /* Release each run's trajectory (its rows and their interpolant) once run_done has written it
+     * and its distances to the limit and to its neighbours are measured: the memory of a sweep then
+     * holds the rows of about `jobs` runs at a time, whatever the number of runs. */
+    int release_trajectories;
     void *user;
 } pl_sweep_opts;
 
