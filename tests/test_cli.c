@@ -464,6 +464,39 @@ static void test_limits(void)
     CHECK(rc == 2, "--max-seconds 0 is bad input (%d)", rc);
 }
 
+/* Output and memory: a request beyond the output cap is refused up front, a run that reaches it
+ * fails with its results up to there, and running out of memory is a failed run that names its
+ * mu and ends (it once hung at exit, in OpenBLAS's thread pool, under ulimit -v). */
+static void test_output_cap(void)
+{
+    int rc = run("run bouncing_ball --samples 10000000 --out cap");
+    char *err = slurp("stderr.txt");
+    CHECK(rc == 2 && err && strstr(err, "beyond the output cap of 2e+07: raise it with --max-output") &&
+              count_lines(err) == 1,
+          "--samples 1e7 refused up front (%d: %s)", rc, err ? err : "");
+    free(err);
+    CHECK(!exists("cap/trajectory.csv"), "nothing written");
+    rc = run("run bouncing_ball --samples 31000 --max-output 1.9e5 --out cap2");
+    err = slurp("stderr.txt");
+    CHECK(rc == 3 && err && strstr(err, "the output reached 31666 rows of 6 values, the cap (--max-output 189996)"),
+          "a run that reaches the cap fails (%d: %s)", rc, err ? err : "");
+    free(err);
+    CHECK(exists("cap2/trajectory.csv"), "with its results up to there");
+#ifndef PENLIM_SANITIZE /* the sanitizers reserve more address space than the limit */
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && (ulimit -v 200000; timeout 120 %s run bouncing_ball --samples 3000000 --max-output 1e8 --out oom "
+             "> stdout.txt 2> stderr.txt)",
+             dir, penlim);
+    rc = system(cmd);
+    rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    err = slurp("stderr.txt");
+    CHECK(rc == 3 && err && strstr(err, "out of memory") && strstr(err, "(mu = 1e+08)"),
+          "out of memory: a failed run naming mu, and it ends (%d: %s)", rc, err ? err : "");
+    free(err);
+#endif
+}
+
 static void test_failures(void)
 {
     /* A resting penetration of 3e-15 next to q ~ 0.1 cannot be resolved in double precision. */
@@ -517,6 +550,7 @@ int main(int argc, char **argv)
     test_limit();
     test_schemes();
     test_limits();
+    test_output_cap();
     test_failures();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

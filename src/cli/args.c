@@ -7,7 +7,7 @@
 
 enum { OPT_MU = 1000, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP,
        OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES, OPT_NO_LIMIT, OPT_SCHEME, OPT_H, OPT_THETA, OPT_GAMMA,
-       OPT_MAX_SECONDS, OPT_FORCE, OPT_RESUME };
+       OPT_MAX_SECONDS, OPT_FORCE, OPT_RESUME, OPT_MAX_OUTPUT };
 
 /* The options of the commands that solve a case, and which commands take each. */
 static const struct {
@@ -27,6 +27,7 @@ static const struct {
     {"out", 1, OPT_OUT, CMD_ALL},
     {"max-steps", 1, OPT_MAX_STEPS, CMD_ALL},
     {"max-seconds", 1, OPT_MAX_SECONDS, CMD_ALL},
+    {"max-output", 1, OPT_MAX_OUTPUT, CMD_ALL},
     {"samples", 1, OPT_SAMPLES, CMD_ALL},
     {"jobs", 1, OPT_JOBS, CMD_SWEEP},
     {"no-plots", 0, OPT_NO_PLOTS, CMD_SWEEP},
@@ -123,6 +124,11 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
             break;
         case OPT_T_END: s = pl_parse_double(value, &o->t_end, err, "--t-end"); break;
         case OPT_MAX_STEPS: s = pl_parse_long(value, &o->max_steps, err, "--max-steps"); break;
+        case OPT_MAX_OUTPUT:
+            s = pl_parse_double(value, &o->max_output, err, "--max-output");
+            if (s == PL_OK && !(o->max_output >= 1))
+                s = pl_fail(err, PL_ERR_INPUT, "--max-output must be >= 1 (got %s)", value);
+            break;
         case OPT_MAX_SECONDS:
             s = pl_parse_double(value, &o->max_seconds, err, "--max-seconds");
             if (s == PL_OK && !(o->max_seconds > 0))

@@ -25,7 +25,7 @@ typedef struct {
     const char *given_name[MAX_GIVEN];   /* solver options as given (--mu, --h, --rtol, ...) */
     const char *given_text[MAX_GIVEN];
     size_t ngiven;
-    double t_end, max_seconds;
+    double t_end, max_seconds, max_output;
     long max_steps, jobs, samples;
     int samples_given;
     const char *out;

@@ -68,7 +68,8 @@ static int exit_code(pl_status s)
     switch (s) {
     case PL_OK: return 0;
     case PL_ERR_INPUT: return 2;
-    case PL_ERR_SOLVER: return 3;
+    case PL_ERR_SOLVER:
+    case PL_ERR_NOMEM: return 3; /* a run that failed, with its reason */
     default: return 1;
     }
 }
@@ -99,6 +100,8 @@ static const char run_usage[] =
     "  --max-steps N     stop with an error after N steps (default 5000000)\n"
     "  --max-seconds S   stop a run with an error after S seconds of wall-clock time (default:\n"
     "                    none); the results up to there are written\n"
+    "  --max-output N    cap on the values (rows x columns) of a trajectory (default 2e7): a\n"
+    "                    larger --samples is refused, a run that reaches it stops with an error\n"
     "  --samples N       besides every internal step, record the solution at N uniformly spaced\n"
     "                    times (CVODE's dense output; default 1000, 0 for steps only); schemes\n"
     "                    record every step and take no --samples\n"
@@ -158,6 +161,7 @@ static int prepare(const case_options *o, const pl_solver_type *solver, const ch
     pl_solve_opts_init(opts, solver, model, o->t_end);
     opts->max_steps = o->max_steps;
     opts->max_seconds = o->max_seconds;
+    opts->max_output = o->max_output;
     if (o->samples_given && solver->family == PL_FAMILY_SCHEME)
         return input_error(o->cmd, "--samples does not apply to the %s scheme: it records every step", solver->name);
     if (o->samples_given)
@@ -319,10 +323,10 @@ static int solve_and_write(const case_options *o, const pl_solver_type *solver, 
     s = pl_write_solution(&d.out, NULL, model, &sol, analysis_status == PL_OK ? &analysis : NULL, &io);
     if (s == PL_OK)
         s = pl_outdir_finish(&d.out, &d.st, &d.planned, d.manifest, &io);
+    if (status != PL_OK)
+        fprintf(stderr, "penlim %s: %s\n", o->cmd, sol.error.message);
     if (s != PL_OK)
         fprintf(stderr, "penlim %s: %s\n", o->cmd, io.message);
-    else if (status != PL_OK)
-        fprintf(stderr, "penlim %s: %s\n", o->cmd, sol.error.message);
     if (s == PL_OK && !o->quiet)
         print_solution_summary(model, &sol, analysis_status == PL_OK ? &analysis : NULL, o->out);
     pl_analysis_free(&analysis);
@@ -415,6 +419,11 @@ static void run_done(const pl_sweep *sw, size_t k, void *user)
         return;
     if (!sw->reused[k]) {
         io->status = pl_write_sweep_run(&io->d->out, io->model, sw, k, &io->err);
+        if (io->status != PL_OK) {
+            char msg[sizeof io->err.message];
+            memcpy(msg, io->err.message, sizeof msg);
+            pl_fail(&io->err, io->status, "writing the run at %s = %g: %.400s", sw->param_name, sw->param[k], msg);
+        }
         return;
     }
     const char *files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
@@ -658,6 +667,8 @@ static const char limit_usage[] =
     "  --max-steps N     stop with an error after N steps (default 5000000)\n"
     "  --max-seconds S   stop a run with an error after S seconds of wall-clock time (default:\n"
     "                    none); the results up to there are written\n"
+    "  --max-output N    cap on the values (rows x columns) of a trajectory (default 2e7): a\n"
+    "                    larger --samples is refused, a run that reaches it stops with an error\n"
     "  --out DIR         output directory (default out/limit/CASE)\n"
     "  other options as for 'penlim run'\n";
 
@@ -727,7 +738,27 @@ static void usage(FILE *fp)
         fprintf(fp, "  %-8s %s\n", commands[k].name, commands[k].summary);
 }
 
+/* Leave without the exit handlers of the libraries: OpenBLAS (loaded by Siconos Numerics) joins its
+ * thread pool there, and hung forever in a process under a memory limit (ulimit -v) that had run
+ * out of memory.  penlim registers none itself and has closed its files; stdio is flushed here.
+ * Sanitized builds exit normally: LeakSanitizer checks at exit. */
+static int leave(int status)
+{
+    fflush(NULL);
+#ifndef PENLIM_SANITIZE
+    _exit(status);
+#endif
+    return status;
+}
+
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    return leave(dispatch(argc, argv));
+}
+
+static int dispatch(int argc, char **argv)
 {
     gsl_set_error_handler_off(); /* GSL reports through return codes, never aborts */
     mode_t mask = umask(0);

@@ -10,6 +10,7 @@ typedef struct {
     size_t ncol;
     size_t nrows;
     size_t cap;
+    size_t max_rows; /* appending beyond fails with PL_ERR_SOLVER (0: no cap) */
     double *data;
 } pl_table;
 

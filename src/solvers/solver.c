@@ -1,6 +1,7 @@
 #include "solvers/solver.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *pl_solver_family_name(pl_solver_family family)
@@ -58,6 +59,15 @@ pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const p
         return pl_fail(err, PL_ERR_INPUT, "max-steps must be >= 0 (got %ld)", o->max_steps);
     if (!(o->max_seconds >= 0 && o->max_seconds < INFINITY))
         return pl_fail(err, PL_ERR_INPUT, "max-seconds must be a finite number >= 0 (got %g)", o->max_seconds);
+    if (!(o->max_output >= 0 && o->max_output < INFINITY))
+        return pl_fail(err, PL_ERR_INPUT, "max-output must be a finite number >= 0 (got %g)", o->max_output);
+    double cap = o->max_output > 0 ? o->max_output : PL_DEFAULT_MAX_OUTPUT;
+    double values = (double)(o->samples + 1) * (double)pl_ncols(model->n, model->m);
+    if (values > cap)
+        return pl_fail(err, PL_ERR_INPUT,
+                       "--samples %zu asks for %.3g values (rows x %zu columns), beyond the output cap of %.3g: "
+                       "raise it with --max-output",
+                       o->samples, values, pl_ncols(model->n, model->m), cap);
     for (size_t k = 0; k < s->noptions; k++)
         if ((st = pl_param_check(&s->options[k], o->option[k], err)) != PL_OK)
             return st;
@@ -76,5 +86,16 @@ pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solv
             sol->error = *err;
         return st;
     }
-    return s->solve(model, o, sol, err);
+    sol->traj.max_rows = (size_t)fmax(1.0, (o->max_output > 0 ? o->max_output : PL_DEFAULT_MAX_OUTPUT) /
+                                               (double)pl_ncols(model->n, model->m));
+    st = s->solve(model, o, sol, err);
+    /* Out of memory is a failure of this run: say which (the solvers' own failures name it). */
+    if (st == PL_ERR_NOMEM && err && s->refine) {
+        int k = pl_solver_option_index(s, s->refine);
+        char msg[sizeof err->message];
+        memcpy(msg, err->message, sizeof msg);
+        pl_fail(err, PL_ERR_NOMEM, "%.400s (%s = %g)", msg, s->refine, o->option[k]);
+        sol->error = *err;
+    }
+    return st;
 }

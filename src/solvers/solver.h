@@ -19,6 +19,10 @@ typedef enum { PL_FAMILY_PENALTY, PL_FAMILY_LIMIT, PL_FAMILY_SCHEME } pl_solver_
 /* "penalty", "limit" or "scheme" */
 const char *pl_solver_family_name(pl_solver_family family);
 
+/* The cap on a trajectory's values (rows x columns, 160 MB of doubles) when
+ * pl_solve_opts.max_output is 0. */
+#define PL_DEFAULT_MAX_OUTPUT 2e7
+
 /* The cap on steps when pl_solve_opts.max_steps is 0. */
 #define PL_DEFAULT_MAX_STEPS 5000000L
 
@@ -30,6 +34,7 @@ typedef struct {
                         solvers without dense output record every step and ignore it */
     long max_steps;  /* cap on steps over the whole run; 0 selects 5e6 */
     double max_seconds; /* cap on the run's wall-clock time; 0: none */
+    double max_output;  /* cap on the values (rows x columns) of the trajectory; 0 selects 2e7 */
     double option[PL_MAX_PARAMS];
 } pl_solve_opts;
 
