@@ -460,6 +460,28 @@ static void test_limits(void)
     CHECK(exists("budget/trajectory.csv") && exists("budget/summary.json"), "its results up to there are written");
     rc = run("limit bouncing_ball --set e=1 --t-end 1e5 --max-seconds 0.2 --out budget_limit");
     CHECK(rc == 3, "--max-seconds ends a limit solution too (%d)", rc);
+    /* The limit solution of a sweep keeps the sweep's caps (it once ran 17 s past --max-seconds 1). */
+    t0 = now();
+    rc = run("sweep vibrating_table --t-end 1e5 --mu 1e2,2e2 --max-seconds 1 --no-plots --jobs 2 --out budget_sweep");
+    wall = now() - t0;
+    err = slurp("stderr.txt");
+    CHECK(rc == 3 && wall < 8.0 && err && strstr(err, "warning: the limit solution failed") &&
+              strstr(err, "--max-seconds 1"),
+          "a sweep's runs and its limit solution stop at --max-seconds (%d, %.1f s: %s)", rc, wall, err ? err : "");
+    free(err);
+    /* Ordinary runs the resolvability checks must not fail: the gap of a wall far from the origin
+     * depends on one coordinate only (q2 = 1e6 once failed), and a heavily overdamped contact (it
+     * once took 3e6 Runge-Kutta steps at xi = 1e3). */
+    CHECK(run("run wedge --set q2=1e6 --set v2=0 --set e=0.5 --mu 1e10 --samples 0 --quiet --out far") == 0,
+          "a contact far from the origin is resolved");
+    CHECK(run("run bouncing_ball --set xi=1e3 --mu 1e8 --samples 0 --quiet --out overdamped") == 0,
+          "an overdamped contact settles on BDF");
+    json_t *od = load_json("overdamped/summary.json");
+    if (od) {
+        json_int_t steps = json_integer_value(json_object_get(json_object_get(od, "stats"), "steps"));
+        CHECK(steps > 0 && steps < 20000, "in %lld steps", (long long)steps);
+        json_decref(od);
+    }
     rc = run("run bouncing_ball --max-seconds 0 --out bad");
     CHECK(rc == 2, "--max-seconds 0 is bad input (%d)", rc);
 }
@@ -478,7 +500,7 @@ static void test_output_cap(void)
     CHECK(!exists("cap/trajectory.csv"), "nothing written");
     rc = run("run bouncing_ball --samples 31000 --max-output 1.9e5 --out cap2");
     err = slurp("stderr.txt");
-    CHECK(rc == 3 && err && strstr(err, "the output reached 31666 rows of 6 values, the cap (--max-output 189996)"),
+    CHECK(rc == 3 && err && strstr(err, "the output reached 31666 rows of 6 values, the cap (--max-output 190000) (mu = 1e+08)"),
           "a run that reaches the cap fails (%d: %s)", rc, err ? err : "");
     free(err);
     CHECK(exists("cap2/trajectory.csv"), "with its results up to there");

@@ -385,8 +385,9 @@ typedef struct {
     const pl_model *model;
     const int *candidate; /* run k may be read back from the directory */
     const pl_solve_opts *base;
-    pl_status status;     /* the first write failure */
+    pl_status status;     /* the first write failure (not out of memory) */
     pl_error err;
+    pl_error *run_error;  /* run k's files could not be written for want of memory: a failed run */
 } sweep_io;
 
 static int reuse_run(const pl_sweep *sw, size_t k, pl_solution *sol, void *user)
@@ -418,12 +419,13 @@ static void run_done(const pl_sweep *sw, size_t k, void *user)
     if (io->status != PL_OK)
         return;
     if (!sw->reused[k]) {
-        io->status = pl_write_sweep_run(&io->d->out, io->model, sw, k, &io->err);
-        if (io->status != PL_OK) {
-            char msg[sizeof io->err.message];
-            memcpy(msg, io->err.message, sizeof msg);
-            pl_fail(&io->err, io->status, "writing the run at %s = %g: %.400s", sw->param_name, sw->param[k], msg);
-        }
+        pl_error e;
+        pl_status s = pl_write_sweep_run(&io->d->out, io->model, sw, k, &e);
+        if (s == PL_ERR_NOMEM) /* this run fails, the others go on */
+            pl_fail(&io->run_error[k], s, "writing its files: %.400s", e.message);
+        else if (s != PL_OK)
+            pl_fail(&io->err, io->status = s, "writing the run at %s = %g: %.400s", sw->param_name, sw->param[k],
+                    e.message);
         return;
     }
     const char *files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
@@ -599,9 +601,18 @@ static int cmd_sweep(int argc, char **argv)
     opts.release_trajectories = 1; /* written by run_done: the memory does not grow with the runs */
     opts.user = &io;
     pl_sweep sw;
-    s = pl_sweep_run(&model, values, nvalues, &opts, &sw, &err);
+    io.run_error = calloc(nvalues ? nvalues : 1, sizeof *io.run_error);
+    s = io.run_error ? pl_sweep_run(&model, values, nvalues, &opts, &sw, &err)
+                     : pl_fail(&err, PL_ERR_NOMEM, "out of memory for a sweep of %zu runs", nvalues);
     free(values);
     free(candidate);
+    for (size_t k = 0; s == PL_OK && k < sw.n; k++)
+        if (io.run_error[k].status != PL_OK && sw.runs[k].status == PL_OK) {
+            sw.runs[k].status = io.run_error[k].status;
+            sw.runs[k].error = io.run_error[k];
+            sw.failures++;
+        }
+    free(io.run_error);
     if (s == PL_OK && io.status != PL_OK) {
         s = io.status;
         err = io.err;
@@ -650,6 +661,9 @@ static int cmd_sweep(int argc, char **argv)
     for (size_t k = 0; k < sw.n; k++)
         if (sw.runs[k].status != PL_OK)
             fprintf(stderr, "penlim sweep: %s = %g failed: %s\n", sw.param_name, sw.param[k], sw.runs[k].error.message);
+    if (!o.no_limit && !sw.has_limit)
+        fprintf(stderr, "penlim sweep: warning: the limit solution failed, no run is measured against it: %s\n",
+                sw.limit.error.message);
     rc = sw.failures ? 3 : 0;
     pl_sweep_free(&sw);
     outdir_end(&d);
@@ -740,11 +754,13 @@ static void usage(FILE *fp)
 
 /* Leave without the exit handlers of the libraries: OpenBLAS (loaded by Siconos Numerics) joins its
  * thread pool there, and hung forever in a process under a memory limit (ulimit -v) that had run
- * out of memory.  penlim registers none itself and has closed its files; stdio is flushed here.
+ * out of memory.  penlim registers none itself and has closed its files; stdio is flushed here
+ * (a failure to write stdout is an output error, exit 1).
  * Sanitized builds exit normally: LeakSanitizer checks at exit. */
 static int leave(int status)
 {
-    fflush(NULL);
+    if (fflush(NULL) != 0 && status == 0)
+        status = 1; /* stdout could not be written (a full disk, a closed pipe) */
 #ifndef PENLIM_SANITIZE
     _exit(status);
 #endif

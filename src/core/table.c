@@ -8,15 +8,15 @@ void pl_table_init(pl_table *t, size_t ncol)
     t->ncol = ncol;
     t->nrows = 0;
     t->cap = 0;
-    t->max_rows = 0;
+    t->max_values = 0.0;
     t->data = NULL;
 }
 
 pl_status pl_table_append(pl_table *t, const double *row, pl_error *err)
 {
-    if (t->max_rows && t->nrows >= t->max_rows)
-        return pl_fail(err, PL_ERR_SOLVER, "the output reached %zu rows of %zu values, the cap (--max-output %zu)",
-                       t->nrows, t->ncol, t->max_rows * t->ncol);
+    if (t->max_values > 0 && (double)(t->nrows + 1) * (double)t->ncol > t->max_values)
+        return pl_fail(err, PL_ERR_SOLVER, "the output reached %zu rows of %zu values, the cap (--max-output %g)",
+                       t->nrows, t->ncol, t->max_values);
     if (t->nrows == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 256;
         double *d = realloc(t->data, cap * t->ncol * sizeof *d);

@@ -10,7 +10,8 @@ typedef struct {
     size_t ncol;
     size_t nrows;
     size_t cap;
-    size_t max_rows; /* appending beyond fails with PL_ERR_SOLVER (0: no cap) */
+    double max_values; /* a row that would take the table beyond this many values fails with
+                          PL_ERR_SOLVER (0: no cap) */
     double *data;
 } pl_table;
 

@@ -180,6 +180,12 @@ pl_status pl_file_commit(pl_file *f, pl_error *err)
 pl_status pl_write_csv(pl_output *out, const char *sub, const char *name, const char *header, const pl_table *t,
                        pl_error *err)
 {
+    return pl_write_csv_columns(out, sub, name, header, t, NULL, t->ncol, err);
+}
+
+pl_status pl_write_csv_columns(pl_output *out, const char *sub, const char *name, const char *header,
+                               const pl_table *t, const size_t *cols, size_t ncols, pl_error *err)
+{
     pl_file f;
     pl_status s = pl_file_open(&f, out, sub, name, err);
     if (s != PL_OK)
@@ -187,8 +193,8 @@ pl_status pl_write_csv(pl_output *out, const char *sub, const char *name, const 
     fprintf(f.fp, "%s\n", header);
     for (size_t r = 0; r < t->nrows; r++) {
         const double *row = pl_table_row(t, r);
-        for (size_t c = 0; c < t->ncol; c++)
-            fprintf(f.fp, c ? ",%.17g" : "%.17g", row[c]);
+        for (size_t c = 0; c < ncols; c++)
+            fprintf(f.fp, c ? ",%.17g" : "%.17g", row[cols ? cols[c] : c]);
         fputc('\n', f.fp);
     }
     return pl_file_commit(&f, err);

@@ -79,6 +79,10 @@ void pl_file_abort(pl_file *f);
 pl_status pl_write_csv(pl_output *out, const char *sub, const char *name, const char *header, const pl_table *t,
                        pl_error *err);
 
+/* The same with the columns cols[0..ncols) of each row, in that order (cols NULL: all). */
+pl_status pl_write_csv_columns(pl_output *out, const char *sub, const char *name, const char *header,
+                               const pl_table *t, const size_t *cols, size_t ncols, pl_error *err);
+
 /* JSON (indented), taking ownership of root. */
 pl_status pl_write_json(pl_output *out, const char *sub, const char *name, json_t *root, pl_error *err);
 

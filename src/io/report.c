@@ -243,25 +243,14 @@ pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_soluti
     pl_status s = pl_write_csv(out, sub, "trajectory.csv", header, traj, err);
     if (s != PL_OK)
         return s;
-    /* The same rows in the time s: s, t, q, v. */
-    pl_table ts;
-    pl_table_init(&ts, 2 + 2 * n);
-    double row[2 + 2 * PL_MAX_DOF];
-    for (size_t r = 0; r < traj->nrows && s == PL_OK; r++) {
-        const double *x = pl_table_row(traj, r);
-        row[0] = x[1];
-        row[1] = x[0];
-        memcpy(row + 2, x + pl_col_q(n, m), 2 * n * sizeof *row);
-        s = pl_table_append(&ts, row, err);
-    }
-    if (s == PL_OK) {
-        size_t used = (size_t)snprintf(header, sizeof header, "s,t");
-        used = append_columns(header, sizeof header, used, "q", n);
-        append_columns(header, sizeof header, used, "v", n);
-        s = pl_write_csv(out, sub, "trajectory_s.csv", header, &ts, err);
-    }
-    pl_table_free(&ts);
-    return s;
+    /* The same rows in the time s: s, t, q, v (columns of the same table: no copy of the rows). */
+    size_t cols[2 + 2 * PL_MAX_DOF] = {1, 0};
+    for (size_t j = 0; j < 2 * n; j++)
+        cols[2 + j] = pl_col_q(n, m) + j;
+    size_t used = (size_t)snprintf(header, sizeof header, "s,t");
+    used = append_columns(header, sizeof header, used, "q", n);
+    append_columns(header, sizeof header, used, "v", n);
+    return pl_write_csv_columns(out, sub, "trajectory_s.csv", header, traj, cols, 2 + 2 * n, err);
 }
 
 pl_status pl_write_solution(pl_output *out, const char *sub, const pl_model *model, const pl_solution *sol,

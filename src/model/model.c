@@ -194,6 +194,14 @@ int pl_model_mass(const pl_model *model, const double *q, double *M, double *min
     return gsl_linalg_cholesky_invert(&A.matrix) != GSL_SUCCESS;
 }
 
+double pl_gap_terms(const pl_gap *gap, double t, const double *q, size_t n)
+{
+    double s = fabs(gap->g_t * t) + fabs(gap->g);
+    for (size_t j = 0; j < n; j++)
+        s += fabs(gap->grad[j] * q[j]);
+    return s;
+}
+
 double pl_model_gap_rate(const pl_model *model, size_t i, double t, const double *q, const double *fp,
                          pl_gap *gap)
 {

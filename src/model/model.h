@@ -119,6 +119,10 @@ void pl_model_accel(const pl_model *model, double t, const double *q, const doub
 
 void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl_gap *out);
 
+/* The size of the terms a gap is computed from at (t, q): sum_j |dG/dq_j q_j| + |G_t t| + |G|.
+ * Its round-off is eps times this (a coordinate G does not depend on adds nothing, however large). */
+double pl_gap_terms(const pl_gap *gap, double t, const double *q, size_t n);
+
 /* Gap of constraint i into gap, and its rate Gdot = grad G . F_p + G_t (returned); fp = F_p(q, v, t).
  * What pl_model_contact computes without the mass matrix: for checks of the geometry alone. */
 double pl_model_gap_rate(const pl_model *model, size_t i, double t, const double *q, const double *fp,

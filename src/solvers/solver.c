@@ -86,16 +86,20 @@ pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solv
             sol->error = *err;
         return st;
     }
-    sol->traj.max_rows = (size_t)fmax(1.0, (o->max_output > 0 ? o->max_output : PL_DEFAULT_MAX_OUTPUT) /
-                                               (double)pl_ncols(model->n, model->m));
+    sol->traj.max_values = o->max_output > 0 ? o->max_output : PL_DEFAULT_MAX_OUTPUT;
     st = s->solve(model, o, sol, err);
-    /* Out of memory is a failure of this run: say which (the solvers' own failures name it). */
-    if (st == PL_ERR_NOMEM && err && s->refine) {
+    /* A failure names the run (mu = ..., h = ...) where the solver's own message does not: out of
+     * memory, or a cap on the output. */
+    if (st != PL_OK && err && s->refine) {
         int k = pl_solver_option_index(s, s->refine);
-        char msg[sizeof err->message];
-        memcpy(msg, err->message, sizeof msg);
-        pl_fail(err, PL_ERR_NOMEM, "%.400s (%s = %g)", msg, s->refine, o->option[k]);
-        sol->error = *err;
+        char tag[64];
+        snprintf(tag, sizeof tag, "(%s = %g)", s->refine, o->option[k]);
+        if (!strstr(err->message, tag)) {
+            char msg[sizeof err->message];
+            memcpy(msg, err->message, sizeof msg);
+            pl_fail(err, st, "%.400s %s", msg, tag);
+            sol->error = *err;
+        }
     }
     return st;
 }

@@ -315,6 +315,9 @@ static void solve_limit(const pl_model *model, const pl_sweep_opts *opts, pl_swe
     pl_solve_opts lo;
     pl_solve_opts_init(&lo, &pl_solver_limit, model, opts->base.t_end);
     lo.samples = opts->base.samples;
+    lo.max_steps = opts->base.max_steps; /* the caps of every run of the sweep */
+    lo.max_seconds = opts->base.max_seconds;
+    lo.max_output = opts->base.max_output;
     if (opts->limit_rtol > 0)
         lo.option[pl_solver_option_index(&pl_solver_limit, "rtol")] = opts->limit_rtol;
     pl_error lerr;
@@ -352,8 +355,10 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
     sw->solver = solver;
     sw->param_name = solver->refine;
     int refined = solver->refine ? pl_solver_option_index(solver, solver->refine) : -1;
-    if (refined < 0)
+    if (refined < 0) {
+        pl_sweep_free(sw);
         return pl_fail(err, PL_ERR_INPUT, "the %s solver has no option to refine", solver->name);
+    }
     /* In the order of refinement: x = mu increasing, or x = 1/h increasing. */
     memcpy(sw->param, values, n * sizeof *values);
     pl_sweep_order(solver, sw->param, n);

@@ -162,7 +162,7 @@ static int error_weights(double t, const double *y, double *w, void *user)
  * tests of G_i against tol_g alone lost touches and landings there. */
 static double gap_roundoff(const solver *s, const pl_gap *g, double t, const double *q)
 {
-    return 16.0 * DBL_EPSILON * (pl_norm(g->grad, s->n) * pl_norm(q, s->n) + fabs(g->g_t * t));
+    return 16.0 * DBL_EPSILON * pl_gap_terms(g, t, q, s->n);
 }
 
 static double gap_tol(const solver *s, const pl_gap *g, double t, const double *q)
