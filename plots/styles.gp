@@ -30,4 +30,4 @@ term_cmd(fmt, name, W, H) = \
     fmt eq 'svg' ? sprintf("set terminal svg size %d,%d font 'Sans,%d' noenhanced; set output '%s.svg'", W, H, font_pt, name) : \
     sprintf("set terminal pngcairo size %d,%d font 'Sans,%d' noenhanced; set output '%s.png'", W, H, font_pt, name)
 # The key below the panels: top at key_px pixels from the bottom, centered.
-key_cmd(rows, kpx, H) = sprintf("set key at screen 0.5, %.5f center top vertical Left reverse maxrows %d box opaque samplen 3 spacing 1.1", (kpx - 8.) / H, rows)
+key_cmd(rows, kpx, H) = sprintf("set key at screen 0.5, %.5f center top vertical Left reverse maxrows %d box opaque samplen 3 spacing 1.1 width 2", (kpx - 8.) / H, rows)
