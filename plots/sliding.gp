@@ -1,12 +1,24 @@
 # Sustained contacts: the penalty force mu G(t) (solid) against the sliding-mode force F^sm(t)
-# computed from the model at the same state (dashed), paper 004 Theorem 6.
+# computed from the model at the same state (dotted, same colour), paper 004 Theorem 6.
 # Data: sliding.dat, one block per run: t, constraint, mu G, F^sm.
 load 'plots_config.gp'
-set terminal pngcairo size 1200,700 noenhanced
-set output 'sliding.png'
-set xlabel 't'
-set ylabel 'mu G  and  F^sm'
-set key outside right
-set title sprintf('%s: mu G (solid) and F^sm (dashed) on sustained contacts', case_name)
-plot for [i=0:nsliding-1] 'sliding.dat' index i using 1:3 with lines lc i+1 title columnheader(1), \
-     for [i=0:nsliding-1] 'sliding.dat' index i using 1:4 with lines dt 2 lc i+1 notitle
+load 'styles.gp'
+nkey = nsliding
+klen = 14
+W = 1300
+kc = key_cols(nkey, klen, W)
+kr = key_rows(nkey, kc)
+key_px = kr * row_h + 24
+H = int(70 + 560 + key_px + 50)
+print sprintf('sliding: key entries: %d', nkey)
+do for [fmt in formats] {
+    eval term_cmd(fmt, 'sliding', W, H)
+    set multiplot layout 1,1 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H \
+        title sprintf('%s: mu G (solid) and F^sm (dotted) on sustained contacts', case_name)
+    eval key_cmd(kr, key_px, H)
+    set xlabel 't (model units)'
+    set ylabel 'mu G  and  F^sm (model units)'
+    plot for [i=0:nsliding-1] 'sliding.dat' index i using 1:3 with lines lt i+1 dt 1 title columnheader(1), \
+         for [i=0:nsliding-1] 'sliding.dat' index i using 1:4 with lines lt i+1 dt 3 lw 2.5 notitle
+    unset multiplot
+}

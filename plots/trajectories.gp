@@ -1,18 +1,43 @@
-# Trajectories q1(t) and v1(t) overlaid for the swept mu (or h).
-# The limit solution (limit/, when computed) is the dashed black line.
-# Data: runs/*/trajectory.csv (t,gamma,q1..qn,v1..vn,...); plots_config.gp names the runs.
+# Trajectories of the swept mu (or h) overlaid, one panel per quantity: every position q_j and
+# velocity v_j, and every constraint G_i, against t (or, from trajectories_s.gp, q_j and v_j against
+# s = Gamma(t), paper 004 section 3, where velocity jumps become continuous arcs).  The limit
+# solution (limit/, when computed) is the black long-dashed line.
+# Data: runs/*/trajectory.csv (t,gamma,q1..qn,v1..vn,G1..Gm,...) or trajectory_s.csv (s,t,q,v);
+# plots_config.gp names the runs.
 load 'plots_config.gp'
-set terminal pngcairo size 1200,850 noenhanced
-set output 'trajectories.png'
+load 'styles.gp'
+if (!exists('in_s')) in_s = 0
+name = in_s ? 'trajectories_s' : 'trajectories'
+file = in_s ? 'trajectory_s.csv' : 'trajectory.csv'
+xname = in_s ? 's' : 't'
 set datafile separator ','
 set datafile columnheaders
-set key outside right
-set multiplot layout 2,1 title sprintf('%s: %s trajectories, refining %s', case_name, solution, param)
-set xlabel 't'
-set ylabel 'q1'
-plot for [i=1:words(runs)] word(runs, i).'/trajectory.csv' using 1:3 with lines title word(labels, i), \
-     for [l in limit] l.'/trajectory.csv' using 1:3 with lines lw 2.5 lc rgb 'black' dt 2 title 'limit solution'
-set ylabel 'v1'
-plot for [i=1:words(runs)] word(runs, i).'/trajectory.csv' using 1:(column(3 + ndof)) with lines title word(labels, i), \
-     for [l in limit] l.'/trajectory.csv' using 1:(column(3 + ndof)) with lines lw 2.5 lc rgb 'black' dt 2 title 'limit solution'
-unset multiplot
+nruns = words(runs)
+nkey = nruns + words(limit)
+klen = maxlen(labels) > 14 ? maxlen(labels) : 14
+npanels = 2*ndof + (in_s ? 0 : ncon)
+prows = int((npanels + 1) / 2)
+W = 1300
+kc = key_cols(nkey, klen, W)
+kr = key_rows(nkey, kc)
+key_px = kr * row_h + 24
+H = int(70 + prows * 280 + key_px + 50)
+# panel p: q_j (p = 2j-1), v_j (p = 2j), then G_i
+col(p) = p <= 2*ndof ? ((p - 1) % 2 == 0 ? 2 + (p + 1)/2 : 2 + ndof + p/2) : 2 + 2*ndof + (p - 2*ndof)
+ylab(p) = p <= 2*ndof ? sprintf('%s%d (model units)', (p - 1) % 2 == 0 ? 'q' : 'v', (p + 1)/2) : sprintf('G%d (model units)', p - 2*ndof)
+print sprintf('%s: key entries: %d', name, nkey)
+do for [fmt in formats] {
+    eval term_cmd(fmt, name, W, H)
+    set multiplot layout prows,2 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
+        title sprintf('%s: %s trajectories in %s, refining %s', case_name, solution, xname, param)
+    set xlabel xname.' (model units)'
+    eval key_cmd(kr, key_px, H)
+    do for [p=1:npanels] {
+        set ylabel ylab(p)
+        c = in_s ? (p <= 2*ndof ? col(p) : 0) : col(p)
+        plot for [k=1:nruns] word(runs, k).'/'.file using 1:c with lines lt k title word(labels, k), \
+             for [l in limit] l.'/'.file using 1:c with lines @limit_style title 'limit solution'
+        unset key
+    }
+    unset multiplot
+}

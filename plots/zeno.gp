@@ -1,32 +1,58 @@
-# Zeno: impact times and entry gap rates against the impact index for each run, and the capture
-# time T* against mu (or h) with the accumulation time of the limit (paper 004, eq. (52)).
+# Zeno: impact times and entry gap rates against the impact index for each run, and, when some run
+# is captured, the capture time T* against mu (or h) with the accumulation time of the limit
+# (paper 004, eq. (52)).
 # Data: zeno.dat (one block per run: index, t_in, |gdot_in|, gdot_out) and capture.dat
 # (mu or h, capture time, accumulation estimate, impacts before capture).
 load 'plots_config.gp'
-set terminal pngcairo size 1200,1000 noenhanced
-set output 'zeno.png'
-set key outside right
-set multiplot layout 3,1 title sprintf('%s: impact sequences', case_name)
-set xlabel 'impact index'
-set ylabel 'impact time'
-plot for [i=0:nzeno-1] 'zeno.dat' index i using 1:2 with linespoints pt 7 ps 0.5 title columnheader(1)
-set logscale y
-set format y '%.0e'
-set ylabel '|gdot_in|'
-plot for [i=0:nzeno-1] 'zeno.dat' index i using 1:3 with linespoints pt 7 ps 0.5 title columnheader(1)
-unset logscale y
-set format y '%g'
-set logscale x
-set format x '%.0e'
-set xlabel param
-set ylabel 'time'
-if (ncapture > 0) {
-    plot 'capture.dat' using 1:2 with linespoints pt 7 title 'capture time T*', \
-         'capture.dat' using 1:3 with linespoints pt 6 title 'accumulation estimated from flights', \
-         accumulation with lines dt 2 title 'accumulation time (closed form)'
-} else {
-    set label 1 'no capture (final sustained contact) in these runs' at graph 0.5, 0.5 center
-    unset logscale x
-    plot [0:1] [0:1] 2 notitle
+load 'styles.gp'
+nkey = nzeno
+klen = 14
+W = 1300
+npanels = ncapture > 0 ? 3 : 2
+kc = key_cols(nkey, klen, W)
+kr = key_rows(nkey, kc)
+key_px = kr * row_h + 24
+H = int(70 + npanels * 300 + key_px + 50)
+stats 'zeno.dat' using 1 nooutput
+# integer ticks on the impact index, about ten of them
+index_step = STATS_max > 10 ? ceil(STATS_max / 10.) : 1
+print sprintf('zeno: key entries: %d', nkey + (ncapture > 0 ? 2 + (accumulation == accumulation) : 0))
+do for [fmt in formats] {
+    eval term_cmd(fmt, 'zeno', W, H)
+    set multiplot layout npanels,1 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
+        title sprintf('%s: impact sequences', case_name)
+    eval key_cmd(kr, key_px, H)
+    set xlabel 'impact index'
+    set xtics index_step format '%.0f'
+    set mxtics 1
+    set xrange [0.5:STATS_max + 0.5]
+    set ylabel 'impact time (model units)'
+    plot for [i=0:nzeno-1] 'zeno.dat' index i using 1:2 with linespoints lt i+1 title columnheader(1)
+    unset key
+    set logscale y
+    set format y '%.0e'
+    set ylabel '|gdot_in| (model units)'
+    plot for [i=0:nzeno-1] 'zeno.dat' index i using 1:3 with linespoints lt i+1 notitle
+    unset logscale y
+    set format y '%g'
+    if (ncapture > 0) {
+        set xrange [*:*]
+        set xtics autofreq format '%.0e'
+        set logscale x
+        set xlabel param.' (model units)'
+        set ylabel 'time (model units)'
+        set key inside top right box opaque
+        if (accumulation == accumulation) {
+            plot 'capture.dat' using 1:2 with linespoints lt 1 title 'capture time T*', \
+                 'capture.dat' using 1:3 with linespoints lt 2 title 'accumulation estimated from flights', \
+                 accumulation with lines @limit_style title 'accumulation time (closed form)'
+        } else {
+            plot 'capture.dat' using 1:2 with linespoints lt 1 title 'capture time T*', \
+                 'capture.dat' using 1:3 with linespoints lt 2 title 'accumulation estimated from flights'
+        }
+        unset logscale x
+    }
+    unset multiplot
+    unset xrange
+    set xtics autofreq format '%g'
 }
-unset multiplot

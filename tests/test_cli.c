@@ -548,6 +548,159 @@ static void test_failures(void)
     CHECK(rc == 3, "step cap is a solver failure (got %d)", rc);
 }
 
+/* ---- figures ---------------------------------------------------------------------------------- */
+
+static int has_gnuplot(void)
+{
+    return system("command -v gnuplot > /dev/null 2>&1") == 0;
+}
+
+static long file_size(const char *name)
+{
+    char path[1024];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static int manifest_lists(const char *sub, const char *file)
+{
+    char name[512];
+    snprintf(name, sizeof name, "%s/manifest.json", sub);
+    char *text = slurp(name);
+    json_t *m = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    int found = 0;
+    json_t *files = json_object_get(m, "files");
+    for (size_t k = 0; k < json_array_size(files); k++)
+        found |= strcmp(json_string_value(json_array_get(files, k)), file) == 0;
+    json_decref(m);
+    return found;
+}
+
+/* The legend check: render SUB/NAME.gp to SVG (the scripts' formats='svg') and count the key
+ * entries gnuplot actually drew (a plot group whose first element is its key text) inside the
+ * canvas, against the number the script says it titles ("NAME: key entries: N").  gnuplot drops
+ * the entries that do not fit, so a key too small for its entries fails here. */
+static void check_legend(const char *sub, const char *name, int min_entries)
+{
+    char cmd[1024], file[512];
+    snprintf(cmd, sizeof cmd, "cd %s/%s && gnuplot -e \"formats='svg'\" %s.gp 2> %s.svglog", dir, sub, name, name);
+    CHECK(system(cmd) == 0, "gnuplot renders %s/%s.gp to SVG", sub, name);
+    snprintf(file, sizeof file, "%s/%s.svglog", sub, name);
+    char *log = slurp(file);
+    snprintf(file, sizeof file, "%s/%s.svg", sub, name);
+    char *svg = slurp(file);
+    int wanted = -1, drawn = 0, outside = 0;
+    char key[128];
+    snprintf(key, sizeof key, "%s: key entries: ", name);
+    const char *at = log ? strstr(log, key) : NULL;
+    if (at)
+        wanted = atoi(at + strlen(key));
+    double W = 0, H = 0;
+    const char *size = svg ? strstr(svg, "viewBox=\"0 0 ") : NULL;
+    if (size)
+        sscanf(size, "viewBox=\"0 0 %lf %lf", &W, &H);
+    for (const char *g = svg; g && (g = strstr(g, "<g id=\"gnuplot_plot_")) != NULL; g++) {
+        /* the key entry, when drawn, comes first in its plot's group */
+        const char *next = strstr(g + 1, "<g id=\"gnuplot_plot_");
+        const char *text = strstr(g, "<text>");
+        const char *path = strstr(g, "<path");
+        if (!text || (next && text > next) || (path && path < text))
+            continue;
+        drawn++;
+        const char *tr = text;
+        while (tr > g && strncmp(tr, "translate(", 10) != 0)
+            tr--;
+        double x = -1, y = -1;
+        if (tr > g)
+            sscanf(tr, "translate(%lf,%lf)", &x, &y);
+        outside += !(x >= 0 && x <= W && y >= 0 && y <= H);
+    }
+    CHECK(wanted >= min_entries, "%s/%s.gp titles %d curves (at least %d expected)", sub, name, wanted, min_entries);
+    CHECK(drawn == wanted, "%s/%s: %d key entries drawn, %d titled", sub, name, drawn, wanted);
+    CHECK(outside == 0, "%s/%s: %d key entries outside the canvas", sub, name, outside);
+    free(log);
+    free(svg);
+    snprintf(cmd, sizeof cmd, "cd %s/%s && rm -f %s.svg %s.svglog", dir, sub, name, name);
+    CHECK(system(cmd) == 0, "remove the SVG of %s", name);
+}
+
+static void check_figure(const char *sub, const char *name, int gnuplot, int min_entries)
+{
+    char file[512];
+    snprintf(file, sizeof file, "%s/%s.gp", sub, name);
+    CHECK(exists(file), "%s written", file);
+    snprintf(file, sizeof file, "%s.gp", name);
+    CHECK(manifest_lists(sub, file), "%s/manifest.json lists %s", sub, file);
+    if (!gnuplot)
+        return;
+    const char *ext[] = {"png", "pdf"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(file, sizeof file, "%s/%s.%s", sub, name, ext[k]);
+        CHECK(file_size(file) > 0, "%s is written and not empty", file);
+        snprintf(file, sizeof file, "%s.%s", name, ext[k]);
+        CHECK(manifest_lists(sub, file), "%s/manifest.json lists %s", sub, file);
+    }
+    check_legend(sub, name, min_entries);
+}
+
+static void test_figures(void)
+{
+    int gnuplot = has_gnuplot();
+    if (!gnuplot)
+        fprintf(stderr, "test_cli: gnuplot is not installed: figures are checked without rendering\n");
+    /* 12 runs: every figure kind with 12 curves (sliding from the resting table, Zeno from the ball) */
+    int rc = run("sweep bouncing_ball --mu 1e2:1e8:12 --t-end 1 --jobs 2 --out fig_ball --quiet");
+    CHECK(rc == 0, "sweep of the ball for the figures exits 0 (got %d)", rc);
+    rc = run("sweep vibrating_table --mu 1e2:1e10:12 --t-end 0.3 --jobs 2 --out fig_table --quiet");
+    CHECK(rc == 0, "sweep of the table for the figures exits 0 (got %d)", rc);
+    check_figure("fig_ball", "trajectories", gnuplot, 13);
+    check_figure("fig_ball", "trajectories_s", gnuplot, 13);
+    check_figure("fig_ball", "convergence", gnuplot, 5);
+    check_figure("fig_ball", "zeno", gnuplot, 12);
+    check_figure("fig_table", "sliding", gnuplot, 12);
+    CHECK(!exists("fig_ball/sliding.gp"), "no sliding figure without sliding");
+    char *config = slurp("fig_ball/plots_config.gp");
+    CHECK(config && strstr(config, "mu=1e+02 ") && strstr(config, "mu=1e+08 "), "labels mu=1e+02 ... 1e+08: %s",
+          config ? config : "(none)");
+    free(config);
+
+    /* penlim plot on a sweep, a run (2 dof, 2 constraints) and a limit directory */
+    rc = run("plot fig_ball --quiet");
+    CHECK(rc == 0, "plot of a sweep exits 0 (got %d)", rc);
+    check_figure("fig_ball", "zeno", gnuplot, 12);
+    CHECK(manifest_lists("fig_ball", "runs/001_mu_1.000e+02/trajectory.csv"), "plot keeps the sweep's files listed");
+    rc = run("run wedge --mu 1e6 --t-end 1.5 --out fig_run --quiet");
+    CHECK(rc == 0, "run of the wedge exits 0 (got %d)", rc);
+    rc = run("plot fig_run");
+    CHECK(rc == 0, "plot of a run exits 0 (got %d)", rc);
+    check_figure("fig_run", "run", gnuplot, 1);
+    config = slurp("fig_run/plots_config.gp");
+    CHECK(config && strstr(config, "ndof = 2") && strstr(config, "ncon = 2") && strstr(config, "label = 'mu=1e+06'"),
+          "the run's figure has every dof and constraint: %s", config ? config : "(none)");
+    free(config);
+    CHECK(manifest_lists("fig_run", "summary.json"), "plot keeps the run's files listed");
+    rc = run("limit bouncing_ball --t-end 2 --out fig_limit --quiet");
+    CHECK(rc == 0, "limit exits 0 (got %d)", rc);
+    rc = run("plot fig_limit --quiet");
+    CHECK(rc == 0, "plot of a limit exits 0 (got %d)", rc);
+    check_figure("fig_limit", "run", gnuplot, 1);
+
+    /* bad input: nothing written */
+    expect_input_error("plot");
+    expect_input_error("plot no_such_dir");
+    expect_input_error("plot fig_run fig_limit");
+    expect_input_error("plot fig_run --bogus");
+    CHECK(!exists("no_such_dir"), "plot creates no directory");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/not_penlim && echo x > %s/not_penlim/data.txt", dir, dir);
+    CHECK(system(cmd) == 0, "make a directory penlim did not write");
+    expect_input_error("plot not_penlim");
+    CHECK(!exists("not_penlim/.penlim.lock") && !exists("not_penlim/manifest.json"),
+          "plot writes nothing into a directory penlim did not write");
+}
+
 int main(int argc, char **argv)
 {
     check_init();
@@ -574,6 +727,7 @@ int main(int argc, char **argv)
     test_limits();
     test_output_cap();
     test_failures();
+    test_figures();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

@@ -188,13 +188,46 @@ pl_status cli_parse_cases(int argc, char **argv, int *help, pl_error *err)
     return PL_OK;
 }
 
+pl_status cli_parse_plot(int argc, char **argv, plot_options *p, pl_error *err)
+{
+    memset(p, 0, sizeof *p);
+    int positional_only = 0;
+    for (int k = 1; k < argc; k++) {
+        const char *arg = argv[k];
+        if (!positional_only && strcmp(arg, "--") == 0) {
+            positional_only = 1;
+        } else if (!positional_only && (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)) {
+            if (argc != 2)
+                return pl_fail(err, PL_ERR_INPUT, "%s takes no other arguments", arg);
+            p->help = 1;
+            return PL_OK;
+        } else if (!positional_only && strcmp(arg, "--force") == 0) {
+            p->force = 1;
+        } else if (!positional_only && strcmp(arg, "--quiet") == 0) {
+            p->quiet = 1;
+        } else if (!positional_only && arg[0] == '-' && arg[1] != '\0') {
+            return pl_fail(err, PL_ERR_INPUT, "unknown option '%s' (see --help)", arg);
+        } else if (p->dir) {
+            return pl_fail(err, PL_ERR_INPUT, "unexpected argument '%s'", arg);
+        } else {
+            if (!*arg)
+                return pl_fail(err, PL_ERR_INPUT, "DIR is empty");
+            p->dir = arg;
+        }
+    }
+    if (!p->dir)
+        return pl_fail(err, PL_ERR_INPUT, "missing DIR (a directory penlim wrote)");
+    return PL_OK;
+}
+
 pl_status cli_parse_command(int argc, char **argv, cli_command *command, pl_error *err)
 {
     static const struct {
         const char *name;
         cli_command command;
     } names[] = {{"--help", CLI_HELP}, {"-h", CLI_HELP}, {"--version", CLI_VERSION}, {"run", CLI_RUN},
-                 {"sweep", CLI_SWEEP}, {"limit", CLI_LIMIT}, {"cases", CLI_CASES}};
+                 {"sweep", CLI_SWEEP}, {"limit", CLI_LIMIT}, {"cases", CLI_CASES},
+                 {"plot", CLI_PLOT}};
     if (argc < 2)
         return pl_fail(err, PL_ERR_INPUT, "missing COMMAND (see penlim --help)");
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
@@ -215,6 +248,8 @@ pl_status cli_parse(int argc, char **argv, cli_args *a, pl_error *err)
         return s;
     if (a->command == CLI_CASES)
         return cli_parse_cases(argc - 1, argv + 1, &a->help, err);
+    if (a->command == CLI_PLOT)
+        return cli_parse_plot(argc - 1, argv + 1, &a->plot, err);
     /* The defaults the program's commands start from. */
     static const unsigned bits[] = {[CLI_RUN] = CMD_RUN, [CLI_SWEEP] = CMD_SWEEP, [CLI_LIMIT] = CMD_LIMIT};
     a->options.cmd = argv[1];

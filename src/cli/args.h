@@ -35,7 +35,7 @@ typedef struct {
 } case_options;
 
 /* What argv[1] asks for. */
-typedef enum { CLI_HELP, CLI_VERSION, CLI_RUN, CLI_SWEEP, CLI_LIMIT, CLI_CASES } cli_command;
+typedef enum { CLI_HELP, CLI_VERSION, CLI_RUN, CLI_SWEEP, CLI_LIMIT, CLI_CASES, CLI_PLOT } cli_command;
 
 /* The command of argv[1]; --help (-h) and --version take no further arguments. */
 pl_status cli_parse_command(int argc, char **argv, cli_command *command, pl_error *err);
@@ -48,10 +48,19 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
 /* The arguments of 'cases': none, or --help (-h) alone. */
 pl_status cli_parse_cases(int argc, char **argv, int *help, pl_error *err);
 
+/* The arguments of 'plot': DIR [--force] [--quiet], or --help (-h) alone. */
+typedef struct {
+    const char *dir;
+    int force, quiet, help;
+} plot_options;
+
+pl_status cli_parse_plot(int argc, char **argv, plot_options *p, pl_error *err);
+
 /* The whole command line, as the program parses it. */
 typedef struct {
     cli_command command;
     case_options options; /* run, sweep, limit */
+    plot_options plot;
     int help;             /* cases --help */
 } cli_args;
 

@@ -2,11 +2,55 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "io/output.h"
+
+void pl_plot_format_value(double x, char *buf, size_t len)
+{
+    char ref[64];
+    snprintf(ref, sizeof ref, "%.3e", x);
+    double want = strtod(ref, NULL);
+    for (int d = 0; d <= 3; d++) {
+        snprintf(buf, len, "%.*e", d, x);
+        if (strtod(buf, NULL) == want)
+            return;
+    }
+}
+
+void pl_plot_label(const char *name, double x, char *buf, size_t len)
+{
+    char value[64];
+    pl_plot_format_value(x, value, sizeof value);
+    snprintf(buf, len, "%s=%s", name, value);
+}
+
+pl_status pl_plot_files(const char *name, pl_strings *files, pl_error *err)
+{
+    static const char *const ext[] = {"gp", "png", "pdf"};
+    char path[256];
+    pl_status s = PL_OK;
+    for (size_t k = 0; s == PL_OK && k < 3; k++) {
+        snprintf(path, sizeof path, "%s.%s", name, ext[k]);
+        if (!pl_strings_has(files, path))
+            s = pl_strings_add(files, path, err);
+    }
+    return s;
+}
+
+pl_status pl_plot_common_files(pl_strings *files, pl_error *err)
+{
+    pl_status s = PL_OK;
+    if (!pl_strings_has(files, "styles.gp"))
+        s = pl_strings_add(files, "styles.gp", err);
+    if (s == PL_OK && !pl_strings_has(files, "gnuplot.log"))
+        s = pl_strings_add(files, "gnuplot.log", err);
+    return s;
+}
 
 pl_status pl_plot_write_script(pl_output *out, const char *name, pl_error *err)
 {
@@ -55,9 +99,19 @@ pl_status pl_plot_render(pl_output *out, const char *name, pl_error *err)
         return pl_fail(err, PL_ERR_IO, "gnuplot is not installed");
     if (WEXITSTATUS(status) != 0)
         return pl_fail(err, PL_ERR_IO, "gnuplot failed on %s/%s (see %s)", dir, script, log);
-    char png[256];
-    snprintf(png, sizeof png, "%s.png", name);
     if ((s = pl_output_add(out, "gnuplot.log", err)) != PL_OK)
         return s;
-    return pl_output_add(out, png, err);
+    static const char *const ext[] = {"png", "pdf"};
+    for (size_t k = 0; k < 2; k++) {
+        char file[256], path[PATH_MAX];
+        snprintf(file, sizeof file, "%s.%s", name, ext[k]);
+        struct stat st;
+        if ((s = pl_output_path(out, NULL, file, path, sizeof path, err)) != PL_OK)
+            return s;
+        if (stat(path, &st) != 0 || st.st_size == 0)
+            return pl_fail(err, PL_ERR_IO, "gnuplot wrote no %s in %s (see %s)", file, dir, log);
+        if (!pl_strings_has(&out->written, file) && (s = pl_output_add(out, file, err)) != PL_OK)
+            return s;
+    }
+    return PL_OK;
 }

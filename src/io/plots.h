@@ -17,11 +17,22 @@ typedef struct {
 extern const pl_plot_script pl_plot_scripts[];
 extern const size_t pl_plot_script_count;
 
+/* A refined value as every figure labels it: the shortest of %.0e ... %.3e that reads back as %.3e
+ * does, so 1e+02 ... 1e+10, 3.16e+05, 2.85e-05: one format in keys, data headers and axes. */
+void pl_plot_format_value(double x, char *buf, size_t len);
+/* "NAME=VALUE" with VALUE as pl_plot_format_value writes it (one word: the scripts split on spaces). */
+void pl_plot_label(const char *name, double x, char *buf, size_t len);
+
+/* Append the files figure NAME may produce: NAME.gp, NAME.png, NAME.pdf. */
+pl_status pl_plot_files(const char *name, pl_strings *files, pl_error *err);
+/* Append the files every rendering shares: styles.gp and gnuplot.log. */
+pl_status pl_plot_common_files(pl_strings *files, pl_error *err);
+
 /* Write ROOT/NAME.gp.  PL_ERR_INPUT if there is no such script. */
 pl_status pl_plot_write_script(pl_output *out, const char *name, pl_error *err);
 
-/* Run gnuplot on ROOT/NAME.gp in ROOT (its messages go to ROOT/gnuplot.log), recording NAME.png
- * and the log as written.  Returns PL_ERR_IO with a message if gnuplot is not installed or fails. */
+/* Run gnuplot on ROOT/NAME.gp in ROOT (its messages go to ROOT/gnuplot.log), recording NAME.png,
+ * NAME.pdf (the script renders both) and the log as written.  Returns PL_ERR_IO with a message if gnuplot is not installed or fails. */
 pl_status pl_plot_render(pl_output *out, const char *name, pl_error *err);
 
 #endif

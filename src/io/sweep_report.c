@@ -201,13 +201,14 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
 
 /* ---- plot data ----------------------------------------------------------------------------- */
 
-static pl_status write_convergence_dat(pl_output *out, const pl_sweep *sw, int *blocks, pl_error *err)
+static pl_status write_convergence_dat(pl_output *out, const pl_sweep *sw, int *blocks, int *title_len, pl_error *err)
 {
     pl_file f;
     pl_status s = pl_file_open(&f, out, NULL, "convergence.dat", err);
     if (s != PL_OK)
         return s;
     *blocks = 0;
+    *title_len = 0;
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         const pl_sweep_quantity *Q = &sw->q[q];
         if (Q->conv.points < 3 || isnan(Q->conv.rate))
@@ -219,8 +220,12 @@ static pl_status write_convergence_dat(pl_output *out, const pl_sweep *sw, int *
             if (isfinite(Q->errors[j]) && fabs(Q->errors[j]) > Q->conv.floor && Q->errors[j] != 0.0)
                 sx += log(sw->x[j]), sy += log(fabs(Q->errors[j])), k++;
         double c = sy / (double)k + Q->conv.rate * sx / (double)k;
-        fprintf(f.fp, "%s\"%s: rate %.3f +- %.3f (%s)\" %s fit\n", *blocks ? "\n\n" : "", Q->name, Q->conv.rate,
-                Q->conv.rate_se, pl_reference_name(Q->conv.reference), sw->param_name);
+        char title[256];
+        int len = snprintf(title, sizeof title, "%s: rate %.3f +- %.3f (%s)", Q->name, Q->conv.rate, Q->conv.rate_se,
+                           pl_reference_name(Q->conv.reference));
+        if (len > *title_len)
+            *title_len = len; /* the key's column width */
+        fprintf(f.fp, "%s\"%s\" %s fit\n", *blocks ? "\n\n" : "", title, sw->param_name);
         for (size_t j = 0; j < sw->n; j++)
             if (isfinite(Q->errors[j]) && Q->errors[j] != 0.0)
                 fprintf(f.fp, "%.10g %.10g %.10g\n", sw->param[j], fabs(Q->errors[j]),
@@ -241,7 +246,9 @@ static pl_status write_sliding_dat(pl_output *out, const pl_sweep *sw, int *bloc
         const pl_table *t = &sw->analysis[k].sliding;
         if (sw->runs[k].status != PL_OK || t->nrows == 0)
             continue;
-        fprintf(f.fp, "%s\"%s = %.3g\" constraint muG Fsm\n", *blocks ? "\n\n" : "", sw->param_name, sw->param[k]);
+        char label[64];
+        pl_plot_label(sw->param_name, sw->param[k], label, sizeof label);
+        fprintf(f.fp, "%s\"%s\" constraint muG Fsm\n", *blocks ? "\n\n" : "", label);
         for (size_t r = 0; r < t->nrows; r++) {
             const double *x = pl_table_row(t, r);
             if (r > 0 && x[4] != pl_table_row(t, r - 1)[4])
@@ -265,7 +272,9 @@ static pl_status write_zeno_dat(pl_output *out, const pl_sweep *sw, int *blocks,
         const pl_analysis *a = &sw->analysis[k];
         if (r->status != PL_OK || a->impacts == 0)
             continue;
-        fprintf(f.fp, "%s\"%s = %.3g\" t_in gdot_in gdot_out\n", *blocks ? "\n\n" : "", sw->param_name, sw->param[k]);
+        char label[64];
+        pl_plot_label(sw->param_name, sw->param[k], label, sizeof label);
+        fprintf(f.fp, "%s\"%s\" t_in gdot_in gdot_out\n", *blocks ? "\n\n" : "", label);
         for (size_t e = 0; e < a->impacts; e++) {
             const pl_event *ev = &a->impact[e].event;
             fprintf(f.fp, "%zu %.12g %.10g %.10g\n", e + 1, ev->t, fabs(ev->gdot_before), ev->gdot_after);
@@ -284,7 +293,7 @@ static pl_status write_zeno_dat(pl_output *out, const pl_sweep *sw, int *blocks,
     return pl_file_commit(&f, err);
 }
 
-static pl_status write_plot_config(pl_output *out, const pl_model *model, const pl_sweep *sw, int nq,
+static pl_status write_plot_config(pl_output *out, const pl_model *model, const pl_sweep *sw, int nq, int conv_len,
                                    int nsliding, int nzeno, pl_error *err)
 {
     pl_file f;
@@ -303,13 +312,17 @@ static pl_status write_plot_config(pl_output *out, const pl_model *model, const 
         }
     fprintf(f.fp, "'\nlabels = '");
     for (size_t k = 0; k < sw->n; k++)
-        if (sw->runs[k].status == PL_OK)
-            fprintf(f.fp, "%s=%.3g ", sw->param_name, sw->param[k]);
+        if (sw->runs[k].status == PL_OK) {
+            char label[64];
+            pl_plot_label(sw->param_name, sw->param[k], label, sizeof label);
+            fprintf(f.fp, "%s ", label);
+        }
     double acc = pl_model_limit_value(model, PL_LIMIT_CAPTURE_TIME);
     int ncapture = 0;
     for (size_t k = 0; k < sw->n; k++)
         ncapture += isfinite(sw->q[PL_Q_CAPTURE_TIME].values[k]);
-    fprintf(f.fp, "'\nnq = %d\nnsliding = %d\nnzeno = %d\nncapture = %d\n", nq, nsliding, nzeno, ncapture);
+    fprintf(f.fp, "'\nnq = %d\nconv_len = %d\nnsliding = %d\nnzeno = %d\nncapture = %d\n", nq, conv_len, nsliding, nzeno,
+            ncapture);
     fprintf(f.fp, "limit = '%s'\n", sw->has_limit ? "limit" : "");
     if (isfinite(acc))
         fprintf(f.fp, "accumulation = %.17g\n", acc);
@@ -338,12 +351,12 @@ pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *
             (s = pl_write_csv(out, NULL, "impact_errors.csv", header, &sw->impact_errors, err)) != PL_OK)
             return s;
     }
-    int nq, nsliding, nzeno;
+    int nq, conv_len, nsliding, nzeno;
     if ((s = write_sweep_csv(out, sw, err)) != PL_OK || (s = write_episodes_csv(out, sw, model->n, err)) != PL_OK ||
-        (s = write_convergence_dat(out, sw, &nq, err)) != PL_OK ||
+        (s = write_convergence_dat(out, sw, &nq, &conv_len, err)) != PL_OK ||
         (s = write_sliding_dat(out, sw, &nsliding, err)) != PL_OK ||
         (s = write_zeno_dat(out, sw, &nzeno, err)) != PL_OK ||
-        (s = write_plot_config(out, model, sw, nq, nsliding, nzeno, err)) != PL_OK)
+        (s = write_plot_config(out, model, sw, nq, conv_len, nsliding, nzeno, err)) != PL_OK)
         return s;
     return pl_write_json(out, NULL, "sweep.json", sweep_json(model, sw), err);
 }
@@ -373,15 +386,10 @@ pl_status pl_sweep_files(const char *param_name, const double *values, size_t n,
         s = pl_strings_add(files, "impact_errors.csv", err);
     for (size_t j = 0; s == PL_OK && j < sizeof data_files / sizeof data_files[0]; j++)
         s = pl_strings_add(files, data_files[j], err);
-    for (size_t j = 0; s == PL_OK && plots && j < sizeof plot_names / sizeof plot_names[0]; j++) {
-        snprintf(path, sizeof path, "%s.gp", plot_names[j]);
-        if ((s = pl_strings_add(files, path, err)) == PL_OK) {
-            snprintf(path, sizeof path, "%s.png", plot_names[j]);
-            s = pl_strings_add(files, path, err);
-        }
-    }
+    for (size_t j = 0; s == PL_OK && plots && j < sizeof plot_names / sizeof plot_names[0]; j++)
+        s = pl_plot_files(plot_names[j], files, err);
     if (s == PL_OK && plots)
-        s = pl_strings_add(files, "gnuplot.log", err);
+        s = pl_plot_common_files(files, err);
     return s;
 }
 
@@ -406,6 +414,8 @@ pl_status pl_render_sweep_plots(pl_output *out, const pl_model *model, const pl_
     if (s != PL_OK)
         return s;
     unlink(log); /* gnuplot appends to it: keep only this rendering's messages */
+    if ((s = pl_plot_write_script(out, "styles", err)) != PL_OK)
+        return s;
     for (size_t k = 0; k < sizeof plots / sizeof plots[0]; k++) {
         if (!plots[k].wanted)
             continue;

@@ -1,0 +1,34 @@
+# One solution (a run, a scheme or the limit solution): every position q_j, velocity v_j,
+# constraint G_i and contact force lambda_i (impulse_i for a scheme) against t.
+# Data: trajectory.csv (t,gamma,q1..qn,v1..vn,G1..Gm,lambda1..lambdam); plots_config.gp names it.
+load 'plots_config.gp'
+load 'styles.gp'
+set datafile separator ','
+set datafile columnheaders
+nkey = 1
+npanels = 2*ndof + 2*ncon
+prows = ndof + ncon
+W = 1300
+key_px = row_h + 24
+H = int(70 + prows * 260 + key_px + 50)
+force = impulses ? 'impulse' : 'lambda'
+style = is_limit ? limit_style : 'lt 1'
+# rows: (q_j, v_j) for each dof, then (G_i, force_i) for each constraint
+col(p) = p <= 2*ndof ? ((p - 1) % 2 == 0 ? 2 + (p + 1)/2 : 2 + ndof + p/2) : \
+         ((p - 2*ndof - 1) % 2 == 0 ? 2 + 2*ndof + (p - 2*ndof + 1)/2 : 2 + 2*ndof + ncon + (p - 2*ndof)/2)
+ylab(p) = p <= 2*ndof ? sprintf('%s%d (model units)', (p - 1) % 2 == 0 ? 'q' : 'v', (p + 1)/2) : \
+          sprintf('%s%d (model units)', (p - 2*ndof - 1) % 2 == 0 ? 'G' : force, (p - 2*ndof + 1)/2)
+print sprintf('run: key entries: %d', nkey)
+do for [fmt in formats] {
+    eval term_cmd(fmt, 'run', W, H)
+    set multiplot layout prows,2 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
+        title sprintf('%s: %s', case_name, solution)
+    set xlabel 't (model units)'
+    eval key_cmd(1, key_px, H)
+    do for [p=1:npanels] {
+        set ylabel ylab(p)
+        plot 'trajectory.csv' using 1:col(p) with lines @style title label
+        unset key
+    }
+    unset multiplot
+}
