@@ -474,6 +474,10 @@ static void test_limits(void)
      * once took 3e6 Runge-Kutta steps at xi = 1e3). */
     CHECK(run("run wedge --set q2=1e6 --set v2=0 --set e=0.5 --mu 1e10 --samples 0 --quiet --out far") == 0,
           "a contact far from the origin is resolved");
+    /* A Zeno sequence into the wedge's corner under a force into it ends in contact with both walls
+     * (the second one was not a candidate, and the limit solution stalled at the corner). */
+    CHECK(run("limit wedge --set f1=-10 --set f2=-10 --samples 0 --quiet --out corner") == 0,
+          "the limit solution rests in the corner");
     CHECK(run("run bouncing_ball --set xi=1e3 --mu 1e8 --samples 0 --quiet --out overdamped") == 0,
           "an overdamped contact settles on BDF");
     json_t *od = load_json("overdamped/summary.json");

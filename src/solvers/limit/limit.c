@@ -421,8 +421,17 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
         memcpy(y_before, y, s->N * sizeof *y);
         memcpy(y, y_acc, s->N * sizeof *y);
         *t = t_acc;
-        for (size_t i = 0; i < m; i++)
-            candidates[i] = i == j || s->sliding[i];
+        /* Candidates for the sustained contact: j, the sliding ones, and any other constraint left
+         * on its boundary at rest there (the corner of the wedge under a force into it: without it,
+         * the second wall was crossed at once and the steps shrank to nothing). */
+        double fp[PL_MAX_DOF];
+        pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
+        for (size_t i = 0; i < m; i++) {
+            pl_contact c;
+            pl_model_contact(s->model, i, *t, Q(y), fp, NULL, &c);
+            candidates[i] = i == j || s->sliding[i] ||
+                            (fabs(c.gap.g) <= gap_tol(s, &c.gap, *t, Q(y)) && fabs(c.gdot) <= s->tol_v);
+        }
         if (project_state(s, *t, y, candidates, 0)) {
             st = pl_fail(err, PL_ERR_SOLVER, "limit solution: singular contact coupling at t = %.17g", *t);
             goto done;
