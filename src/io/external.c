@@ -324,10 +324,11 @@ pl_status pl_read_external(const char *path, const pl_model *model, double t_end
         double jumps = 0.0;
         for (size_t k = 0; k < rows; k++) {
             double *row = pl_table_row(&sol->traj, k);
-            if (k > 0 && row[0] == row[-(long)sol->traj.ncol]) {
+            const double *prev = k > 0 ? pl_table_row(&sol->traj, k - 1) : NULL;
+            if (prev && row[0] == prev[0]) {
                 double d2 = 0.0;
                 for (size_t j = 0; j < n; j++) {
-                    double d = row[pl_col_v(n, m) + j] - row[pl_col_v(n, m) + j - sol->traj.ncol];
+                    double d = row[pl_col_v(n, m) + j] - prev[pl_col_v(n, m) + j];
                     d2 += d * d;
                 }
                 jumps += sqrt(d2);
