@@ -109,7 +109,7 @@ static pl_status parse_header(reader *r, size_t n, columns *c)
             c->last = (int)f;
     }
     const char *missing = c->t < 0 ? "t" : NULL;
-    char name[16];
+    char name[32];
     for (size_t j = 0; !missing && j < n; j++)
         if (c->q[j] < 0 || c->v[j] < 0) {
             snprintf(name, sizeof name, "%c%zu", c->q[j] < 0 ? 'q' : 'v', j + 1);
@@ -235,7 +235,7 @@ static pl_status read_rows(reader *r, FILE *f, const pl_model *model, double t_e
     size_t cap = 0;
     double row[2 + 4 * PL_MAX_DOF + 2 * PL_MAX_CON], prev_t = 0, prev_s = 0;
     pl_status s = PL_OK;
-    char name[16];
+    char name[32];
     while (s == PL_OK && getline(&line, &cap, f) >= 0) {
         (*line_no)++;
         char *text = trim(line);
