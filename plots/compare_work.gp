@@ -7,7 +7,8 @@ set output 'compare_work.png'
 set datafile separator ','
 set datafile columnheaders
 set logscale xy
-set format y '%.0e'
+set format xy '%.0e'
+set xtics rotate by 45 right
 set key outside right
 set multiplot layout words(distances),2 title sprintf('%s: work-precision against the limit solution', case_name)
 do for [d=1:words(distances)] {
