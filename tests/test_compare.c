@@ -211,6 +211,23 @@ static void test_default_set(void)
     free(csv);
 }
 
+/* A solution that fails is reported with its reason (exit 3); the others are kept. */
+static void test_failure(void)
+{
+    int rc = run("compare bouncing_ball --mu 1e4 --mu 1e8 --max-steps 500 --scheme moreau_jean --h 0.05 --out fail "
+                 "--no-plots --quiet");
+    char *err = slurp("stderr.txt"), *csv = slurp("fail/compare.csv");
+    CHECK(rc == 3, "a failed solution exits 3 (got %d)", rc);
+    CHECK(err && strstr(err, "mu=1e+08 failed") && strstr(err, "--max-steps"), "its reason is reported: %s",
+          err ? err : "");
+    CHECK(csv && strstr(csv, "\npenalty,penalty,mu,10000,ok,") && strstr(csv, "\npenalty,penalty,mu,100000000,failed,") &&
+              strstr(csv, "\nmoreau_jean,scheme,h,0.050000000000000003,ok,"),
+          "the others are kept: %s", csv ? csv : "");
+    CHECK(exists("fail/manifest.json"), "the directory is complete");
+    free(err);
+    free(csv);
+}
+
 int main(int argc, char **argv)
 {
     check_init();
@@ -230,6 +247,7 @@ int main(int argc, char **argv)
     test_closed_form();
     test_bad_files();
     test_default_set();
+    test_failure();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
