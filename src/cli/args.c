@@ -7,7 +7,7 @@
 
 enum { OPT_MU = 1000, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP,
        OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES, OPT_NO_LIMIT, OPT_SCHEME, OPT_H, OPT_THETA, OPT_GAMMA,
-       OPT_MAX_SECONDS, OPT_FORCE, OPT_RESUME, OPT_MAX_OUTPUT };
+       OPT_MAX_SECONDS, OPT_FORCE, OPT_RESUME, OPT_MAX_OUTPUT, OPT_EXTERNAL, OPT_WORK_PRECISION };
 
 /* The options of the commands that solve a case, and which commands take each. */
 static const struct {
@@ -16,9 +16,11 @@ static const struct {
     int id;
     unsigned commands;
 } option_table[] = {
-    {"mu", 1, OPT_MU, CMD_RUN | CMD_SWEEP},
-    {"scheme", 1, OPT_SCHEME, CMD_RUN | CMD_SWEEP},
-    {"h", 1, OPT_H, CMD_RUN | CMD_SWEEP},
+    {"mu", 1, OPT_MU, CMD_RUN | CMD_SWEEP | CMD_COMPARE},
+    {"scheme", 1, OPT_SCHEME, CMD_RUN | CMD_SWEEP | CMD_COMPARE},
+    {"h", 1, OPT_H, CMD_RUN | CMD_SWEEP | CMD_COMPARE},
+    {"external", 1, OPT_EXTERNAL, CMD_COMPARE},
+    {"work-precision", 0, OPT_WORK_PRECISION, CMD_COMPARE},
     {"theta", 1, OPT_THETA, CMD_RUN | CMD_SWEEP},
     {"gamma", 1, OPT_GAMMA, CMD_RUN | CMD_SWEEP},
     {"set", 1, OPT_SET, CMD_ALL},
@@ -30,7 +32,7 @@ static const struct {
     {"max-output", 1, OPT_MAX_OUTPUT, CMD_ALL},
     {"samples", 1, OPT_SAMPLES, CMD_ALL},
     {"jobs", 1, OPT_JOBS, CMD_SWEEP},
-    {"no-plots", 0, OPT_NO_PLOTS, CMD_SWEEP},
+    {"no-plots", 0, OPT_NO_PLOTS, CMD_SWEEP | CMD_COMPARE},
     {"no-limit", 0, OPT_NO_LIMIT, CMD_SWEEP},
     {"force", 0, OPT_FORCE, CMD_ALL},
     {"resume", 0, OPT_RESUME, CMD_SWEEP},
@@ -90,6 +92,20 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
                 return pl_fail(err, PL_ERR_INPUT, "option --%s needs a value (got the option '%s')",
                                option_table[j].name, value);
         }
+        int id = option_table[j].id;
+        if (command == CMD_COMPARE && (id == OPT_MU || id == OPT_SCHEME || id == OPT_H || id == OPT_EXTERNAL)) {
+            /* compare's solutions repeat: kept in order, an --h belonging to the --scheme before it */
+            if (o->nspec == MAX_SOLUTIONS)
+                return pl_fail(err, PL_ERR_INPUT, "too many solutions (limit %d)", MAX_SOLUTIONS);
+            if (id == OPT_H && (o->nspec == 0 || (o->spec[o->nspec - 1].kind != SPEC_SCHEME &&
+                                                  o->spec[o->nspec - 1].kind != SPEC_H)))
+                return pl_fail(err, PL_ERR_INPUT, "--h %s must follow a --scheme NAME (its h values)", value);
+            if (id == OPT_EXTERNAL && !*value)
+                return pl_fail(err, PL_ERR_INPUT, "--external needs a file name");
+            o->spec[o->nspec].kind = id == OPT_MU ? SPEC_MU : id == OPT_SCHEME ? SPEC_SCHEME : id == OPT_H ? SPEC_H : SPEC_EXTERNAL;
+            o->spec[o->nspec++].text = value;
+            continue;
+        }
         /* A second value would silently replace the first; a repeated flag changes nothing. */
         if (option_table[j].has_value && option_table[j].id != OPT_SET && seen[j])
             return pl_fail(err, PL_ERR_INPUT, "option --%s given twice", option_table[j].name);
@@ -113,6 +129,8 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
                 return pl_fail(err, PL_ERR_INPUT, "--jobs must be in [1, 1024] (got %s)", value);
             break;
         case OPT_NO_PLOTS: o->no_plots = 1; break;
+        case OPT_WORK_PRECISION: o->work_precision = 1; break;
+        case OPT_EXTERNAL: break; /* compare only, above */
         case OPT_NO_LIMIT: o->no_limit = 1; break;
         case OPT_FORCE: o->force = 1; break;
         case OPT_RESUME: o->resume = 1; break;
@@ -166,7 +184,7 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
     if (!o->c)
         return pl_fail(err, PL_ERR_INPUT, "unknown case '%s' (see 'penlim cases')", case_name);
     if (!o->out) {
-        if (o->scheme)
+        if (o->scheme && command != CMD_COMPARE)
             snprintf(o->out_default, sizeof o->out_default, "out/%s/%s-%s", o->cmd, o->c->name, o->scheme);
         else
             snprintf(o->out_default, sizeof o->out_default, "out/%s/%s", o->cmd, o->c->name);
@@ -227,7 +245,7 @@ pl_status cli_parse_command(int argc, char **argv, cli_command *command, pl_erro
         cli_command command;
     } names[] = {{"--help", CLI_HELP}, {"-h", CLI_HELP}, {"--version", CLI_VERSION}, {"run", CLI_RUN},
                  {"sweep", CLI_SWEEP}, {"limit", CLI_LIMIT}, {"cases", CLI_CASES},
-                 {"plot", CLI_PLOT}};
+                 {"plot", CLI_PLOT}, {"compare", CLI_COMPARE}};
     if (argc < 2)
         return pl_fail(err, PL_ERR_INPUT, "missing COMMAND (see penlim --help)");
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
@@ -251,7 +269,8 @@ pl_status cli_parse(int argc, char **argv, cli_args *a, pl_error *err)
     if (a->command == CLI_PLOT)
         return cli_parse_plot(argc - 1, argv + 1, &a->plot, err);
     /* The defaults the program's commands start from. */
-    static const unsigned bits[] = {[CLI_RUN] = CMD_RUN, [CLI_SWEEP] = CMD_SWEEP, [CLI_LIMIT] = CMD_LIMIT};
+    static const unsigned bits[] = {[CLI_RUN] = CMD_RUN, [CLI_SWEEP] = CMD_SWEEP, [CLI_LIMIT] = CMD_LIMIT,
+                                    [CLI_COMPARE] = CMD_COMPARE};
     a->options.cmd = argv[1];
     a->options.t_end = NAN;
     if (a->command == CLI_SWEEP) {

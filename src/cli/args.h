@@ -13,7 +13,17 @@
 #define MAX_GIVEN 16
 
 /* The commands, as bits: which commands take an option. */
-enum { CMD_RUN = 1, CMD_SWEEP = 2, CMD_LIMIT = 4, CMD_ALL = 7 };
+enum { CMD_RUN = 1, CMD_SWEEP = 2, CMD_LIMIT = 4, CMD_COMPARE = 8, CMD_ALL = 15 };
+
+#define MAX_SOLUTIONS 64
+
+/* The solutions of compare, in the order given: --mu X, --scheme NAME, --h H (belonging to the
+ * --scheme before it), --external FILE. */
+typedef enum { SPEC_MU, SPEC_SCHEME, SPEC_H, SPEC_EXTERNAL } solution_spec_kind;
+typedef struct {
+    solution_spec_kind kind;
+    const char *text;
+} solution_spec;
 
 /* Options shared by the commands that solve a case. */
 typedef struct {
@@ -32,17 +42,21 @@ typedef struct {
     char out_default[256];
     int quiet, no_plots, no_limit, force, resume;
     int help;                            /* --help: print the usage, nothing else */
+    solution_spec spec[MAX_SOLUTIONS];   /* compare: the solutions asked for */
+    size_t nspec;
+    int work_precision;                  /* compare --work-precision */
 } case_options;
 
 /* What argv[1] asks for. */
-typedef enum { CLI_HELP, CLI_VERSION, CLI_RUN, CLI_SWEEP, CLI_LIMIT, CLI_CASES, CLI_PLOT } cli_command;
+typedef enum { CLI_HELP, CLI_VERSION, CLI_RUN, CLI_SWEEP, CLI_LIMIT, CLI_CASES, CLI_PLOT, CLI_COMPARE } cli_command;
 
 /* The command of argv[1]; --help (-h) and --version take no further arguments. */
 pl_status cli_parse_command(int argc, char **argv, cli_command *command, pl_error *err);
 
-/* The options of run, sweep or limit (command: CMD_RUN, ...), argv[0] being the command's name.
- * o->cmd and the defaults (t_end, jobs) are set by the caller. Each option is given at most once
- * (--set once per NAME); flags may repeat. */
+/* The options of run, sweep, limit or compare (command: CMD_RUN, ...), argv[0] being the command's
+ * name.  o->cmd and the defaults (t_end, jobs) are set by the caller. Each option is given at most
+ * once (--set once per NAME), but for compare's --mu, --scheme, --h and --external, which repeat
+ * and go to o->spec in order; flags may repeat. */
 pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_options *o, pl_error *err);
 
 /* The arguments of 'cases': none, or --help (-h) alone. */

@@ -11,6 +11,8 @@
 
 #include "cases/cases.h"
 #include "cli/args.h"
+#include "io/compare_report.h"
+#include "io/external.h"
 #include "io/outdir.h"
 #include "io/output.h"
 #include "io/plot_dir.h"
@@ -18,6 +20,7 @@
 #include "io/sweep_report.h"
 #include "solvers/solver.h"
 #include "study/analysis.h"
+#include "study/compare.h"
 #include "study/sweep.h"
 
 /* ---- temporaries removed when killed ------------------------------------------------------------
@@ -700,6 +703,353 @@ static int cmd_limit(int argc, char **argv)
     return solve_and_write(&o, &pl_solver_limit, &model, &opts);
 }
 
+static const char compare_usage[] =
+    "usage: penlim compare CASE [--mu X ...] [--scheme NAME [--h H ...] ...] [--external FILE ...]\n"
+    "                           [--work-precision] [--set NAME=VALUE ...] [--t-end T] [--rtol R]\n"
+    "                           [--out DIR] [--no-plots] [--force] [--quiet]\n"
+    "Compute the limit solution of CASE once, then each solution asked for, and measure each against\n"
+    "it with the distances of the sweeps (sup |q - q_lim|, L1 of v - v_lim, the distance in s,\n"
+    "matched impacts, capture and lift-off times, the final state) with its cost.  Writes\n"
+    "DIR/compare.csv, DIR/compare.json, every solution's trajectories and the plots\n"
+    "(formats: docs/formats.md).\n"
+    "  --mu X            a penalized run at stiffness X (repeatable)\n"
+    "  --scheme NAME     a time-stepping scheme (repeatable); the --h values that follow it, up to\n"
+    "  --h H             the next --scheme, are its time steps (default: 3 values, 10^-1.2, 10^-2.2\n"
+    "                    and 10^-3.2 times the case's time scale V/A, each at most t-end/10^(1+k))\n"
+    "  --external FILE   a trajectory computed elsewhere: CSV with columns t, q1..qn, v1..vn (others\n"
+    "                    ignored), t non-decreasing, a jump as two rows at one t (repeatable)\n"
+    "  --work-precision  refine each family instead: the penalty over the 9 mu of a sweep (1e2 ...\n"
+    "                    1e10), each scheme over its 7 default h (those named, or all that apply)\n"
+    "  --rtol R          the penalized runs' relative tolerance (default 1e-8)\n"
+    "  --no-plots        write the data and the plot configuration, but do not run gnuplot\n"
+    "  --out DIR         output directory (default out/compare/CASE)\n"
+    "  Without solutions: the penalty at mu = 1e4, 1e6, 1e8 and every scheme that applies to the\n"
+    "  case at its 3 default h.  Other options as for 'penlim run'.\n";
+
+/* One solution of compare and everything measured of it. */
+typedef struct {
+    pl_compare_entry e;
+    const pl_solver_type *solver;
+    pl_solve_opts opts;
+    pl_solution sol;
+    pl_analysis analysis;
+    pl_trajectory traj;
+    int has_gamma, analysed, built;
+} cmp_item;
+
+typedef struct {
+    cmp_item *item;
+    size_t n, cap;
+} cmp_list;
+
+static cmp_item *cmp_add(cmp_list *l)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        cmp_item *p = realloc(l->item, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        l->item = p;
+        l->cap = cap;
+    }
+    cmp_item *it = &l->item[l->n++];
+    memset(it, 0, sizeof *it);
+    pl_solution_init(&it->sol, &pl_solver_external, &(pl_model){.n = 0}, NAN); /* replaced when solved */
+    return it;
+}
+
+static void cmp_free(cmp_list *l)
+{
+    for (size_t k = 0; k < l->n; k++) {
+        pl_solution_free(&l->item[k].sol);
+        if (l->item[k].analysed)
+            pl_analysis_free(&l->item[k].analysis);
+        pl_trajectory_free(&l->item[k].traj);
+    }
+    free(l->item);
+}
+
+/* The h of a scheme by default: k = 0, 1, 2 (3 values) or, refining, k = 0 .. 6 by half decades:
+ * h = 10^(-1.2 - k) V/A, at most t-end/10^(1 + k) (not a power of ten of V/A, which for the ball is
+ * the first impact time and would put impacts exactly on steps). */
+static double default_h(const pl_model *model, double t_end, double k)
+{
+    return fmin(pow(10.0, -1.2 - k) * model->v_scale / model->a_scale, t_end / pow(10.0, 1.0 + k));
+}
+
+/* Add a penalized run (mu) or a scheme's run (h): checked as a run is; returns -1 or an exit status. */
+static int cmp_add_solve(cmp_list *l, const case_options *o, const pl_model *model, const pl_solve_opts *penalty,
+                         const pl_solver_type *solver, double value, int quiet_skip)
+{
+    pl_solve_opts opts;
+    pl_error err;
+    const char *name = solver->refine;
+    if (solver == &pl_solver_penalty)
+        opts = *penalty;
+    else {
+        pl_solve_opts_init(&opts, solver, model, penalty->t_end);
+        opts.max_steps = penalty->max_steps;
+        opts.max_seconds = penalty->max_seconds;
+        opts.max_output = penalty->max_output;
+    }
+    int idx = pl_solver_option_index(solver, name);
+    opts.option[idx] = value;
+    if (pl_param_check(&solver->options[idx], value, &err) != PL_OK || pl_solve_check(solver, model, &opts, &err) != PL_OK) {
+        if (quiet_skip)
+            return -1; /* a default value outside the range of this case and t-end */
+        return input_error(o->cmd, "%s", err.message);
+    }
+    cmp_item *it = cmp_add(l);
+    if (!it)
+        return input_error(o->cmd, "%s", "out of memory");
+    it->solver = solver;
+    it->opts = opts;
+    it->e.param_name = name;
+    it->e.param = value;
+    return -1;
+}
+
+static const pl_solver_type *scheme_named(const char *name)
+{
+    const pl_solver_type *s = pl_solver_find(name);
+    return s && s->family == PL_FAMILY_SCHEME ? s : NULL;
+}
+
+/* The solutions asked for (or the default set), every external file read and checked: all bad input
+ * is found here, before anything is computed or written.  Returns -1 or an exit status. */
+static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve_opts *penalty, cmp_list *l)
+{
+    pl_error err;
+    int rc = -1;
+    int any_mu = 0, any_scheme = 0;
+    for (size_t k = 0; k < o->nspec; k++) {
+        any_mu |= o->spec[k].kind == SPEC_MU;
+        any_scheme |= o->spec[k].kind == SPEC_SCHEME;
+    }
+    for (size_t k = 0; rc < 0 && k < o->nspec; k++) {
+        const solution_spec *sp = &o->spec[k];
+        double value;
+        if (sp->kind == SPEC_MU && !o->work_precision) {
+            if (pl_parse_double(sp->text, &value, &err, "--mu") != PL_OK)
+                return input_error(o->cmd, "%s", err.message);
+            rc = cmp_add_solve(l, o, model, penalty, &pl_solver_penalty, value, 0);
+        } else if (sp->kind == SPEC_SCHEME) {
+            const pl_solver_type *s = scheme_named(sp->text);
+            if (!s)
+                return input_error(o->cmd, "unknown scheme '%s' (schemes: moreau_jean, paoli, maury)", sp->text);
+            if (s->applies && s->applies(model, &err) != PL_OK)
+                return input_error(o->cmd, "%s", err.message);
+            size_t given = 0;
+            for (size_t j = k + 1; j < o->nspec && o->spec[j].kind == SPEC_H; j++, given++) {
+                if (o->work_precision)
+                    return input_error(o->cmd, "--h %s: --work-precision takes each scheme's 7 default h", o->spec[j].text);
+                if (pl_parse_double(o->spec[j].text, &value, &err, "--h") != PL_OK)
+                    return input_error(o->cmd, "%s", err.message);
+                if ((rc = cmp_add_solve(l, o, model, penalty, s, value, 0)) >= 0)
+                    return rc;
+            }
+            for (int j = 0; rc < 0 && given == 0 && j < (o->work_precision ? 7 : 3); j++)
+                rc = cmp_add_solve(l, o, model, penalty, s, default_h(model, penalty->t_end, o->work_precision ? 0.5 * j : j), 1);
+        } else if (sp->kind == SPEC_EXTERNAL) {
+            cmp_item *it = cmp_add(l);
+            if (!it)
+                return input_error(o->cmd, "%s", "out of memory");
+            pl_solution_free(&it->sol);
+            it->solver = &pl_solver_external;
+            it->e.param_name = "file";
+            it->e.param = NAN;
+            it->e.file = sp->text;
+            if (pl_read_external(sp->text, model, penalty->t_end, &it->sol, &it->has_gamma, &err) != PL_OK)
+                return input_error(o->cmd, "%s", err.message);
+        }
+    }
+    if (rc >= 0)
+        return rc;
+    /* The penalty's values: the sweep's grid when refining, the three defaults without solutions. */
+    if (o->work_precision && (any_mu || !any_scheme))
+        for (int j = 0; rc < 0 && j < 9; j++)
+            rc = cmp_add_solve(l, o, model, penalty, &pl_solver_penalty, pow(10.0, 2 + j), 1);
+    if (!o->work_precision && o->nspec == 0)
+        for (int j = 0; rc < 0 && j < 3; j++)
+            rc = cmp_add_solve(l, o, model, penalty, &pl_solver_penalty, pow(10.0, 4 + 2 * j), 1);
+    if (o->nspec == 0 || (o->work_precision && !any_scheme && !any_mu))
+        for (size_t k = 0; rc < 0 && k < pl_solver_count(); k++) {
+            const pl_solver_type *s = pl_solver_at(k);
+            if (s->family != PL_FAMILY_SCHEME || (s->applies && s->applies(model, &err) != PL_OK))
+                continue;
+            for (int j = 0; rc < 0 && j < (o->work_precision ? 7 : 3); j++)
+                rc = cmp_add_solve(l, o, model, penalty, s, default_h(model, penalty->t_end, o->work_precision ? 0.5 * j : j), 1);
+        }
+    for (size_t k = 0; k < l->n; k++) {
+        l->item[k].sol.solver = l->item[k].solver; /* named before it is solved */
+        l->item[k].e.sol = &l->item[k].sol;
+        pl_compare_entry_name(&l->item[k].e, k);
+    }
+    return rc;
+}
+
+static void print_compare_table(const pl_model *model, const pl_solution *limit, const cmp_list *l, const char *dir)
+{
+    printf("penlim compare %s: %zu solutions against the limit solution, t in [0, %g]\n", model->type->name, l->n,
+           limit->t_end);
+    if (limit->status != PL_OK)
+        printf("limit solution: failed: %s\n", limit->error.message);
+    else
+        printf("limit solution: %ld steps, %ld rhs evaluations, %.3f s%s\n", limit->stats.steps, limit->stats.rhs_evals,
+               limit->stats.wall_seconds, limit->zeno.found ? ", a Zeno point" : "");
+    printf("%-12s %-10s %-6s %9s %9s %9s %9s %9s %9s %9s %8s %9s %8s\n", "solution", "parameter", "status", "sup_q",
+           "l1_v", "s_dist_q", "impact_t", "impact_v", "capture", "final_q", "steps", "rhs_evals", "wall_s");
+    for (size_t k = 0; k < l->n; k++) {
+        const cmp_item *it = &l->item[k];
+        const pl_compare_result *r = &it->e.res;
+        int c = it->e.compared, ext = it->solver == &pl_solver_external;
+        char param[32];
+        if (ext) {
+            const char *base = strrchr(it->e.file, '/');
+            snprintf(param, sizeof param, "%.10s", base && base[1] ? base + 1 : it->e.file);
+        } else
+            snprintf(param, sizeof param, "%s=%.3g", it->e.param_name, it->e.param);
+        printf("%-12s %-10s %-6s", it->solver->name, param, it->sol.status == PL_OK ? "ok" : "failed");
+        double v[] = {c ? r->d.sup_q : NAN, c ? r->d.l1_v : NAN, c ? r->d.s_dist_q : NAN,
+                      c ? r->d.impact_time_error : NAN, c ? r->d.impact_velocity_error : NAN,
+                      c ? r->capture_error : NAN, c ? r->final_q_error : NAN};
+        for (size_t j = 0; j < sizeof v / sizeof v[0]; j++)
+            printf(" %9.2e", v[j]);
+        if (ext)
+            printf(" %8s %9s %8s\n", "-", "-", "-");
+        else
+            printf(" %8ld %9ld %8.3f\n", it->sol.stats.steps, it->sol.stats.rhs_evals, it->sol.stats.wall_seconds);
+    }
+    printf("(distances to the limit solution: sup_q max |q - q_lim|, l1_v integral of |v - v_lim|, s_dist_q\n"
+           " in s (nan for schemes and files without gamma), impact_t/impact_v the first 10 matched impacts,\n"
+           " capture |T* - T*_lim|, final_q |q(T) - q_lim(T)|; all columns in compare.csv)\n");
+    printf("wrote %s: compare.csv, compare.json, limit/, solutions/\n", dir);
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+    case_options o = {.cmd = "compare", .t_end = NAN};
+    int rc = parse_case_options(argc, argv, &o, CMD_COMPARE, compare_usage);
+    if (rc >= 0)
+        return rc;
+    pl_model model;
+    pl_solve_opts penalty, lopts;
+    if ((rc = prepare(&o, &pl_solver_penalty, NULL, &model, &penalty)) >= 0)
+        return rc;
+    pl_solve_opts_init(&lopts, &pl_solver_limit, &model, penalty.t_end);
+    lopts.samples = penalty.samples;
+    lopts.max_steps = penalty.max_steps;
+    lopts.max_seconds = penalty.max_seconds;
+    lopts.max_output = penalty.max_output;
+    pl_error err;
+    if (pl_solve_check(&pl_solver_limit, &model, &lopts, &err) != PL_OK)
+        return input_error(o.cmd, "%s", err.message);
+    cmp_list l = {0};
+    if ((rc = cmp_plan(&o, &model, &penalty, &l)) >= 0) {
+        cmp_free(&l);
+        return rc;
+    }
+    outdir_session d;
+    if ((rc = outdir_start(&o, &d)) >= 0) {
+        cmp_free(&l);
+        outdir_end(&d);
+        return rc;
+    }
+    pl_compare_entry *entries = calloc(l.n ? l.n : 1, sizeof *entries);
+    pl_status s = entries ? PL_OK : pl_fail(&err, PL_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < l.n; k++)
+        entries[k] = l.item[k].e;
+    if (s == PL_OK)
+        s = pl_compare_files(entries, l.n, !o.no_plots, &d.planned, &err);
+    d.manifest = pl_manifest_new("compare", &model, &pl_solver_limit, &lopts, NULL);
+    json_t *journal = json_deep_copy(d.manifest);
+    if (s == PL_OK)
+        s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &err);
+    json_decref(journal);
+    if (s != PL_OK) {
+        fprintf(stderr, "penlim compare: %s\n", err.message);
+        free(entries);
+        cmp_free(&l);
+        outdir_end(&d);
+        return exit_code(s);
+    }
+    /* The limit solution once, then each solution measured against it. */
+    pl_solution limit;
+    pl_analysis la;
+    pl_trajectory lt = {0};
+    pl_solve(&pl_solver_limit, &model, &lopts, &limit, &err);
+    pl_status ls = pl_analyze(&model, &limit, &la, &err); /* also what a failed one found */
+    if (ls == PL_OK && limit.status == PL_OK)
+        ls = pl_trajectory_build(&lt, &model, &limit, &err);
+    int has_limit = limit.status == PL_OK && ls == PL_OK;
+    if (limit.status == PL_OK && ls != PL_OK) {
+        limit.status = ls;
+        limit.error = err;
+    }
+    size_t failures = limit.status != PL_OK;
+    for (size_t k = 0; k < l.n; k++) {
+        cmp_item *it = &l.item[k];
+        if (it->solver != &pl_solver_external) {
+            pl_solution_free(&it->sol);
+            if (pl_solve(it->solver, &model, &it->opts, &it->sol, &err) == PL_ERR_INPUT && it->sol.status == PL_OK) {
+                it->sol.status = PL_ERR_INPUT;
+                it->sol.error = err;
+            }
+        }
+        pl_status st = pl_analyze(&model, &it->sol, &it->analysis, &err);
+        it->analysed = 1;
+        if (st == PL_OK)
+            st = pl_trajectory_build(&it->traj, &model, &it->sol, &err);
+        pl_analysed run = {&it->sol, &it->analysis, &it->traj}, ref = {&limit, &la, &lt};
+        int s_comparable = it->solver->family == PL_FAMILY_PENALTY || it->has_gamma;
+        if (st == PL_OK && it->sol.status == PL_OK && has_limit) {
+            st = pl_compare_solution(&run, &ref, s_comparable, &it->e.res, &err);
+            it->e.compared = st == PL_OK;
+        }
+        if (st != PL_OK && it->sol.status == PL_OK) {
+            it->sol.status = st;
+            it->sol.error = err;
+        }
+        failures += it->sol.status != PL_OK;
+        it->e.sol = &it->sol;
+        it->e.analysis = &it->analysis;
+        entries[k] = it->e;
+    }
+    s = pl_write_compare(&d.out, &model, &limit, &la, entries, l.n, &err);
+    pl_error plot_err;
+    pl_status plots = s != PL_OK || o.no_plots ? PL_OK : pl_render_compare_plots(&d.out, entries, l.n, &plot_err);
+    if (s == PL_OK)
+        s = pl_outdir_finish(&d.out, &d.st, &d.planned, d.manifest, &err);
+    if (s != PL_OK)
+        fprintf(stderr, "penlim compare: %s\n", err.message);
+    else {
+        if (plots != PL_OK) {
+            char out[1024];
+            pl_escape(o.out, out, sizeof out);
+            fprintf(stderr, "penlim compare: warning: plots skipped: %s (the data and scripts are in %s)\n",
+                    plot_err.message, out);
+        }
+        if (!o.quiet) {
+            print_compare_table(&model, &limit, &l, o.out);
+            if (!o.no_plots && plots == PL_OK)
+                printf("plots: %s/compare_*.png (re-render with gnuplot NAME.gp in that directory)\n", o.out);
+        }
+        if (limit.status != PL_OK)
+            fprintf(stderr, "penlim compare: the limit solution failed: %s\n", limit.error.message);
+        for (size_t k = 0; k < l.n; k++)
+            if (l.item[k].sol.status != PL_OK)
+                fprintf(stderr, "penlim compare: %s failed: %s\n", l.item[k].e.label, l.item[k].sol.error.message);
+    }
+    rc = s != PL_OK ? exit_code(s) : failures ? 3 : 0;
+    free(entries);
+    pl_solution_free(&limit);
+    pl_analysis_free(&la);
+    pl_trajectory_free(&lt);
+    cmp_free(&l);
+    outdir_end(&d);
+    return rc;
+}
+
 static const char cases_usage[] =
     "usage: penlim cases\n"
     "List the built-in cases with their parameters (default, valid range, meaning).\n";
@@ -818,6 +1168,7 @@ static const struct {
     {"run", cmd_run, "integrate the penalized system for one mu, or run a time-stepping scheme"},
     {"sweep", cmd_sweep, "runs for an increasing mu (or decreasing h): limits, rates, plots"},
     {"limit", cmd_limit, "the limit (generalized) solution, computed directly"},
+    {"compare", cmd_compare, "solutions (penalty, schemes, files) measured against the limit solution"},
     {"cases", cmd_cases, "list the built-in cases and their parameters"},
     {"plot", cmd_plot, "(re)draw the figures of a run, limit or sweep directory (PNG and PDF)"},
 };

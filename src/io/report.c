@@ -146,6 +146,7 @@ static json_t *stats_json(const pl_solution *sol)
         json_object_set_new(o, "lcp_solves", json_integer((json_int_t)s->lcp_solves));
         json_object_set_new(o, "lcp_iterations", json_integer((json_int_t)s->lcp_iterations));
         break;
+    case PL_FAMILY_EXTERNAL: break; /* read from a file: no counters */
     }
     json_object_set_new(o, "wall_seconds", pl_json_number(s->wall_seconds));
     return o;

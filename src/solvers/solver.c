@@ -9,6 +9,7 @@ const char *pl_solver_family_name(pl_solver_family family)
     switch (family) {
     case PL_FAMILY_PENALTY: return "penalty";
     case PL_FAMILY_LIMIT: return "limit";
+    case PL_FAMILY_EXTERNAL: return "external";
     default: return "scheme";
     }
 }

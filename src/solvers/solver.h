@@ -14,9 +14,11 @@
 #include "model/model.h"
 #include "solvers/solution.h"
 
-typedef enum { PL_FAMILY_PENALTY, PL_FAMILY_LIMIT, PL_FAMILY_SCHEME } pl_solver_family;
+/* PL_FAMILY_EXTERNAL: a trajectory read from a file (io/external.h); it has no solve function and
+ * is not in the registry. */
+typedef enum { PL_FAMILY_PENALTY, PL_FAMILY_LIMIT, PL_FAMILY_SCHEME, PL_FAMILY_EXTERNAL } pl_solver_family;
 
-/* "penalty", "limit" or "scheme" */
+/* "penalty", "limit", "scheme" or "external" */
 const char *pl_solver_family_name(pl_solver_family family);
 
 /* The cap on a trajectory's values (rows x columns, 160 MB of doubles) when
@@ -66,6 +68,7 @@ extern const pl_solver_type pl_solver_limit;
 extern const pl_solver_type pl_solver_moreau_jean;
 extern const pl_solver_type pl_solver_paoli;
 extern const pl_solver_type pl_solver_maury;
+extern const pl_solver_type pl_solver_external; /* io/external.c; not in the registry */
 
 size_t pl_solver_count(void);
 const pl_solver_type *pl_solver_at(size_t index);

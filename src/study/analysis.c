@@ -311,7 +311,7 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
     }
 
     /* Capture: the final contact, sustained to the end of the run. */
-    if (family == PL_FAMILY_LIMIT) {
+    if (family == PL_FAMILY_LIMIT || family == PL_FAMILY_EXTERNAL) { /* both have events, no episodes */
         a->capture_time = limit_capture(sol);
     } else if (ne > 0 && a->info[ne - 1].kind == PL_SUSTAINED && isnan(sol->episodes[ne - 1].t_out)) {
         const pl_episode *final = &sol->episodes[ne - 1];
@@ -348,7 +348,7 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
             a->lift_off_predicted_first = info->lift_off_predicted;
         }
     }
-    if (family == PL_FAMILY_LIMIT)
+    if (family == PL_FAMILY_LIMIT || family == PL_FAMILY_EXTERNAL)
         for (size_t k = 0; k < sol->nevents && isnan(a->lift_off_first); k++)
             if (sol->events[k].kind == PL_EVENT_LIFT_OFF)
                 a->lift_off_first = sol->events[k].t;

@@ -114,3 +114,38 @@ pl_status pl_compare_with_limit(const pl_analysed *run, const pl_analysed *limit
     pl_trajectory_distance_s(run->traj, limit->traj, &out->s_dist_q, &out->s_dist_v);
     return match_impacts(run->analysis, limit->analysis, run->sol->n, run->sol->m, param, out, errors, err);
 }
+
+static double distance_or_nan(double a, double b)
+{
+    return isfinite(a) && isfinite(b) ? fabs(a - b) : NAN;
+}
+
+pl_status pl_compare_solution(const pl_analysed *sol, const pl_analysed *limit, int s_comparable,
+                              pl_compare_result *out, pl_error *err)
+{
+    double lo = NAN, hi = NAN;
+    if (limit->sol->zeno.found) { /* as the sweeps: runs are captured at T* != t_acc */
+        double w = 0.01 * limit->sol->zeno.t_accumulation;
+        lo = limit->sol->zeno.t_accumulation - w;
+        hi = limit->sol->zeno.t_accumulation + w;
+    }
+    memset(out, 0, sizeof *out);
+    pl_status s = pl_compare_with_limit(sol, limit, NAN, lo, hi, &out->d, NULL, err);
+    if (s != PL_OK)
+        return s;
+    if (!s_comparable)
+        out->d.s_dist_q = out->d.s_dist_v = NAN;
+    out->capture_time = sol->analysis->capture_time;
+    out->capture_error = distance_or_nan(out->capture_time, limit->analysis->capture_time);
+    out->lift_off = sol->analysis->lift_off_first;
+    out->lift_off_error = distance_or_nan(out->lift_off, limit->analysis->lift_off_first);
+    double T = fmin(sol->sol->t_final, limit->sol->t_final), xa[2 * PL_MAX_DOF], xb[2 * PL_MAX_DOF];
+    size_t n = sol->traj->n;
+    pl_trajectory_at_t(sol->traj, T, xa);
+    pl_trajectory_at_t(limit->traj, T, xb);
+    for (size_t j = 0; j < n; j++) {
+        out->final_q_error = fmax(out->final_q_error, fabs(xa[j] - xb[j]));
+        out->final_v_error = fmax(out->final_v_error, fabs(xa[n + j] - xb[n + j]));
+    }
+    return PL_OK;
+}

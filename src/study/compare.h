@@ -34,4 +34,24 @@ typedef struct {
 pl_status pl_compare_with_limit(const pl_analysed *run, const pl_analysed *limit, double param, double exclude_lo,
                                 double exclude_hi, pl_limit_distance *out, pl_table *errors, pl_error *err);
 
+/* What `penlim compare` reports of one solution against the limit solution. */
+typedef struct {
+    pl_limit_distance d;      /* the sweeps' distances (s_dist_* NAN when !s_comparable) */
+    double capture_time;      /* the solution's capture (start of its final sustained contact, or its
+                                 accumulation point), and its distance to the limit's */
+    double capture_error;
+    double lift_off;          /* its first lift-off, and the distance to the limit's */
+    double lift_off_error;
+    double final_q_error;     /* max_j |q_j(T) - q_lim,j(T)| at T = the earlier of the two final times */
+    double final_v_error;     /* the same for v (states after a jump at T) */
+} pl_compare_result;
+
+/* pl_compare_with_limit with the window of the sweeps (the last 1% of the time to the limit's
+ * first Zeno point, on either side) and the quantities above.  s_comparable: the two time
+ * transforms measure the same thing (not for schemes and externals without gamma, whose discrete
+ * Gamma advances by |Delta v| at an impact where the limit's advances by the total variation of
+ * the fast solution). */
+pl_status pl_compare_solution(const pl_analysed *sol, const pl_analysed *limit, int s_comparable,
+                              pl_compare_result *out, pl_error *err);
+
 #endif

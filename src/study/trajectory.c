@@ -11,6 +11,7 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
     const pl_table *traj = &sol->traj;
     memset(tr, 0, sizeof *tr);
     tr->linear = sol->solver && sol->solver->family == PL_FAMILY_SCHEME;
+    tr->linear_v = sol->solver && sol->solver->family == PL_FAMILY_EXTERNAL;
     size_t n = model->n, m = model->m, rows = traj->nrows;
     tr->n = n;
     tr->rows = rows;
@@ -36,6 +37,15 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
         const double *lambda = row + pl_col_force(n, m);
         double fp[PL_MAX_DOF], a[PL_MAX_DOF], minv[PL_MAX_DOF * PL_MAX_DOF], ac[PL_MAX_DOF] = {0};
         pl_model_velocity_map(model, t, q, v, fp, NULL, NULL, NULL);
+        if (tr->linear_v) { /* no forces in the file: only dq/dt is known */
+            tr->t[r] = t;
+            tr->s[r] = row[1];
+            tr->dt_ds[r] = 1.0;
+            memcpy(tr->x + r * 2 * n, q, 2 * n * sizeof *q);
+            memcpy(tr->dx_dt + r * 2 * n, fp, n * sizeof *fp);
+            memset(tr->dx_dt + r * 2 * n + n, 0, n * sizeof *fp);
+            continue;
+        }
         pl_model_accel(model, t, q, v, a, NULL, NULL);
         pl_model_mass(model, q, NULL, minv);
         for (size_t i = 0; i < m; i++) {
@@ -113,7 +123,7 @@ static void interpolate(const pl_trajectory *tr, const double *key, double value
     }
     size_t r = locate(key, rows, value);
     double h = key[r + 1] - key[r], u = value - key[r];
-    if (tr->linear || (in_s && h > 0 && tr->t[r + 1] == tr->t[r])) {
+    if (tr->linear || (tr->linear_v && in_s) || (in_s && h > 0 && tr->t[r + 1] == tr->t[r])) {
         /* A scheme's iterates, or an impact's arc in s (t and q fixed, v along the fast solution,
          * |dv/ds| = 1, its rows close): linear interpolation. */
         for (size_t j = 0; j < n2; j++)
@@ -127,6 +137,8 @@ static void interpolate(const pl_trajectory *tr, const double *key, double value
     const double *d0 = tr->dx_dt + r * n2, *d1 = d0 + n2;
     for (size_t j = 0; j < n2; j++)
         x[j] = h > 0 ? hermite(u, h, x0[j], x1[j], c0 * d0[j], c1 * d1[j]) : x0[j];
+    for (size_t j = tr->n; tr->linear_v && h > 0 && j < n2; j++)
+        x[j] = x0[j] + (x1[j] - x0[j]) * u / h;
     if (t)
         *t = in_s && h > 0 ? hermite(u, h, tr->t[r], tr->t[r + 1], c0, c1) : tr->t[r] + u;
 }

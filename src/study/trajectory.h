@@ -9,7 +9,12 @@
  *
  * Time-stepping schemes: their iterates joined by straight lines, q and v alike, in t and in s
  * (the convergence theorems interpolate q so and take v piecewise constant; either is within O(h)
- * of the other). */
+ * of the other).
+ *
+ * External trajectories (io/external.h: rows from a file, without forces): q by the cubic Hermite
+ * interpolant whose slopes are F_p(q, v, t) at the rows (v itself for every built-in case), v by
+ * straight lines (no dv/dt without the forces); exact on flights under a constant force.  In s,
+ * straight lines, as for schemes. */
 #ifndef PL_TRAJECTORY_H
 #define PL_TRAJECTORY_H
 
@@ -25,6 +30,7 @@ typedef struct {
     double *dx_dt;   /* rows x 2n */
     double *dt_ds;   /* rows */
     int linear;      /* piecewise linear between rows (schemes) instead of Hermite */
+    int linear_v;    /* in t: q Hermite with the slopes dx_dt, v linear (external trajectories) */
 } pl_trajectory;
 
 /* From a solution's trajectory table (solution.h). */

@@ -1,0 +1,322 @@
+#include "io/compare_report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io/plots.h"
+#include "io/report.h"
+#include "solvers/solver.h"
+
+/* One word of [A-Za-z0-9._+=-]: labels go into gnuplot's word lists. */
+static void sanitize(char *s)
+{
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || strchr("._+=-", *s)))
+            *s = '_';
+}
+
+void pl_compare_entry_name(pl_compare_entry *e, size_t k)
+{
+    const char *name = e->sol->solver->name;
+    if (e->sol->solver->family == PL_FAMILY_EXTERNAL) {
+        const char *base = strrchr(e->file, '/');
+        base = base && base[1] ? base + 1 : e->file;
+        snprintf(e->dir, sizeof e->dir, "solutions/%02zu_external", k + 1);
+        snprintf(e->label, sizeof e->label, "external:%.80s", base);
+    } else {
+        snprintf(e->dir, sizeof e->dir, "solutions/%02zu_%s_%s_%.3g", k + 1, name, e->param_name, e->param);
+        snprintf(e->label, sizeof e->label, "%s:%s=%.3g", name, e->param_name, e->param);
+    }
+    sanitize(e->label);
+    sanitize(e->dir + strlen("solutions/"));
+}
+
+static const char *const plot_names[] = {"compare_trajectories", "compare_trajectories_s", "compare_work"};
+#define NPLOTS (sizeof plot_names / sizeof plot_names[0])
+
+pl_status pl_compare_files(const pl_compare_entry *e, size_t n, int plots, pl_strings *files, pl_error *err)
+{
+    static const char *const run_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
+    static const char *const top[] = {"compare.csv", "compare.json", "compare_config.gp"};
+    char path[PATH_MAX];
+    pl_status s = PL_OK;
+    for (size_t j = 0; s == PL_OK && j < 3; j++) {
+        snprintf(path, sizeof path, "limit/%s", run_files[j]);
+        s = pl_strings_add(files, path, err);
+    }
+    for (size_t k = 0; k < n; k++)
+        for (size_t j = 0; s == PL_OK && j < 3; j++) {
+            snprintf(path, sizeof path, "%s/%s", e[k].dir, run_files[j]);
+            s = pl_strings_add(files, path, err);
+        }
+    for (size_t j = 0; s == PL_OK && j < 3; j++)
+        s = pl_strings_add(files, top[j], err);
+    for (size_t j = 0; s == PL_OK && plots && j < NPLOTS; j++) {
+        snprintf(path, sizeof path, "%s.gp", plot_names[j]);
+        if ((s = pl_strings_add(files, path, err)) == PL_OK) {
+            snprintf(path, sizeof path, "%s.png", plot_names[j]);
+            s = pl_strings_add(files, path, err);
+        }
+    }
+    if (s == PL_OK && plots)
+        s = pl_strings_add(files, "gnuplot.log", err);
+    return s;
+}
+
+/* ---- compare.csv and compare.json --------------------------------------------------------------- */
+
+typedef struct {
+    const char *name;
+    double value;
+} field;
+
+#define NFIELDS 18
+
+/* The numbers of a row, in the order of the CSV header after its text columns. */
+static void row_fields(const pl_compare_entry *e, field *f)
+{
+    const pl_compare_result *r = &e->res;
+    const pl_stats *st = &e->sol->stats;
+    int c = e->compared, ext = e->sol->solver->family == PL_FAMILY_EXTERNAL;
+    int scheme = e->sol->solver->family == PL_FAMILY_SCHEME;
+    const field all[NFIELDS] = {
+        {"sup_q", c ? r->d.sup_q : NAN},
+        {"sup_q_outside_zeno", c ? r->d.sup_q_outside : NAN},
+        {"l1_v", c ? r->d.l1_v : NAN},
+        {"s_distance_q", c ? r->d.s_dist_q : NAN},
+        {"s_distance_v", c ? r->d.s_dist_v : NAN},
+        {"impacts_matched", c ? (double)r->d.impacts_matched : NAN},
+        {"impact_time_error", c ? r->d.impact_time_error : NAN},
+        {"impact_velocity_error", c ? r->d.impact_velocity_error : NAN},
+        {"capture_time", c ? r->capture_time : NAN},
+        {"capture_error", c ? r->capture_error : NAN},
+        {"lift_off", c ? r->lift_off : NAN},
+        {"lift_off_error", c ? r->lift_off_error : NAN},
+        {"final_q_error", c ? r->final_q_error : NAN},
+        {"final_v_error", c ? r->final_v_error : NAN},
+        {"steps", ext ? NAN : (double)st->steps},
+        {"rhs_evals", ext ? NAN : (double)st->rhs_evals},
+        {"lcp_solves", scheme ? (double)st->lcp_solves : NAN},
+        {"wall_seconds", ext ? NAN : st->wall_seconds},
+    };
+    memcpy(f, all, sizeof all);
+}
+
+static void csv_number(FILE *fp, double x)
+{
+    if (isnan(x))
+        fputs(",nan", fp);
+    else
+        fprintf(fp, ",%.17g", x);
+}
+
+/* A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
+static void csv_text(FILE *fp, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', fp);
+        fputc(*s, fp);
+    }
+    fputc('"', fp);
+}
+
+static pl_status write_csv(pl_output *out, const pl_solution *limit, const pl_analysis *la, const pl_compare_entry *e,
+                           size_t n, pl_error *err)
+{
+    pl_file f;
+    pl_status s = pl_file_open(&f, out, NULL, "compare.csv", err);
+    if (s != PL_OK)
+        return s;
+    field fl[NFIELDS];
+    pl_compare_entry lim = {.sol = limit, .param_name = "rtol", .param = pl_solution_option(limit, "rtol")};
+    snprintf(lim.dir, sizeof lim.dir, "limit");
+    row_fields(&lim, fl);
+    fputs("solution,family,parameter_name,parameter,status,directory", f.fp);
+    for (size_t j = 0; j < NFIELDS; j++)
+        fprintf(f.fp, ",%s", fl[j].name);
+    fputc('\n', f.fp);
+    for (size_t k = 0; k <= n; k++) {
+        /* the limit solution first: the reference (distances 0) and its cost */
+        const pl_compare_entry *r = k == 0 ? &lim : &e[k - 1];
+        row_fields(r, fl);
+        if (k == 0) { /* the reference: its own values, distances 0 */
+            for (size_t j = 0; j < 14; j++)
+                fl[j].value = 0.0;
+            fl[5].value = NAN;
+            fl[8].value = la ? la->capture_time : NAN;
+            fl[10].value = la ? la->lift_off_first : NAN;
+        }
+        fprintf(f.fp, "%s,%s,%s,", r->sol->solver->name, pl_solver_family_name(r->sol->solver->family), r->param_name);
+        if (r->file)
+            csv_text(f.fp, r->file);
+        else
+            fprintf(f.fp, "%.17g", r->param);
+        fprintf(f.fp, ",%s,%s", r->sol->status == PL_OK ? "ok" : "failed", r->dir);
+        for (size_t j = 0; j < NFIELDS; j++)
+            csv_number(f.fp, fl[j].value);
+        fputc('\n', f.fp);
+    }
+    return pl_file_commit(&f, err);
+}
+
+static json_t *entry_json(const pl_compare_entry *e)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "solution", json_string(e->sol->solver->name));
+    json_object_set_new(o, "family", json_string(pl_solver_family_name(e->sol->solver->family)));
+    json_object_set_new(o, "parameter_name", json_string(e->param_name));
+    json_object_set_new(o, "parameter", e->file ? json_string(e->file) : pl_json_number(e->param));
+    json_object_set_new(o, "label", json_string(e->label));
+    json_object_set_new(o, "status", json_string(e->sol->status == PL_OK ? "ok" : "failed"));
+    if (e->sol->status != PL_OK)
+        json_object_set_new(o, "error", json_string(e->sol->error.message));
+    json_object_set_new(o, "directory", json_string(e->dir));
+    field fl[NFIELDS];
+    row_fields(e, fl);
+    json_t *d = json_object(), *c = json_object();
+    for (size_t j = 0; j < NFIELDS; j++)
+        json_object_set_new(j < 14 ? d : c, fl[j].name, pl_json_number(fl[j].value));
+    json_object_set_new(o, "distances", d);
+    json_object_set_new(o, "cost", c);
+    return o;
+}
+
+static pl_status write_json(pl_output *out, const pl_model *model, const pl_solution *limit, const pl_analysis *la,
+                            const pl_compare_entry *e, size_t n, pl_error *err)
+{
+    json_t *root = pl_summary_header_json(model, limit->status, limit->error.message);
+    json_object_del(root, "status");
+    json_object_del(root, "error");
+    json_object_set_new(root, "t_end", pl_json_number(limit->t_end));
+    json_t *l = json_object();
+    json_object_set_new(l, "status", json_string(limit->status == PL_OK ? "ok" : "failed"));
+    if (limit->status != PL_OK)
+        json_object_set_new(l, "error", json_string(limit->error.message));
+    json_object_set_new(l, "directory", json_string("limit"));
+    json_object_set_new(l, "rtol", pl_json_number(pl_solution_option(limit, "rtol")));
+    json_object_set_new(l, "capture_time", pl_json_number(la ? la->capture_time : NAN));
+    json_object_set_new(l, "lift_off", pl_json_number(la ? la->lift_off_first : NAN));
+    json_object_set_new(l, "zeno_t_accumulation", pl_json_number(limit->zeno.found ? limit->zeno.t_accumulation : NAN));
+    json_object_set_new(l, "cost", json_pack("{s:I, s:I, s:o}", "steps", (json_int_t)limit->stats.steps, "rhs_evals",
+                                             (json_int_t)limit->stats.rhs_evals, "wall_seconds",
+                                             pl_json_number(limit->stats.wall_seconds)));
+    json_object_set_new(root, "limit", l);
+    json_t *a = json_array();
+    for (size_t k = 0; k < n; k++)
+        json_array_append_new(a, entry_json(&e[k]));
+    json_object_set_new(root, "solutions", a);
+    return pl_write_json(out, NULL, "compare.json", root, err);
+}
+
+/* ---- plots --------------------------------------------------------------------------------------- */
+
+/* The distances the work-precision plot shows: those with a positive value and a cost for at least
+ * one solution (gnuplot stops at a log-scale plot without a point). */
+static void work_distances(const pl_compare_entry *e, size_t n, char *buf, size_t len)
+{
+    static const size_t shown[] = {0, 2, 6, 7, 12, 13}; /* sup_q, l1_v, impacts, final state */
+    buf[0] = '\0';
+    for (size_t j = 0; j < sizeof shown / sizeof shown[0]; j++) {
+        int any = 0;
+        const char *name = NULL;
+        for (size_t k = 0; k < n; k++) {
+            field fl[NFIELDS];
+            row_fields(&e[k], fl);
+            name = fl[shown[j]].name;
+            any |= fl[shown[j]].value > 0 && isfinite(fl[shown[j]].value) && fl[17].value > 0 && fl[15].value > 0;
+        }
+        if (any && name) {
+            strncat(buf, buf[0] ? " " : "", len - strlen(buf) - 1);
+            strncat(buf, name, len - strlen(buf) - 1);
+        }
+    }
+}
+
+static pl_status write_config(pl_output *out, const pl_model *model, const pl_compare_entry *e, size_t n,
+                              pl_error *err)
+{
+    pl_file f;
+    pl_status s = pl_file_open(&f, out, NULL, "compare_config.gp", err);
+    if (s != PL_OK)
+        return s;
+    fprintf(f.fp, "# Written by penlim compare: what the plot scripts of this directory read.\n");
+    fprintf(f.fp, "case_name = '%s'\nndof = %zu\n", model->type->name, model->n);
+    fputs("dirs = '", f.fp);
+    for (size_t k = 0, first = 1; k < n; k++)
+        if (e[k].sol->traj.nrows > 0) {
+            fprintf(f.fp, "%s%s", first ? "" : " ", e[k].dir);
+            first = 0;
+        }
+    fputs("'\nlabels = '", f.fp);
+    for (size_t k = 0, first = 1; k < n; k++)
+        if (e[k].sol->traj.nrows > 0) {
+            fprintf(f.fp, "%s%s", first ? "" : " ", e[k].label);
+            first = 0;
+        }
+    fputs("'\n# the solvers with a cost, one point style each, and the distances plotted against it\nsolvers = '",
+          f.fp);
+    static const char *const kinds[] = {"penalty", "moreau_jean", "paoli", "maury"};
+    for (size_t j = 0, first = 1; j < sizeof kinds / sizeof kinds[0]; j++)
+        for (size_t k = 0; k < n; k++)
+            if (strcmp(e[k].sol->solver->name, kinds[j]) == 0) {
+                fprintf(f.fp, "%s%s", first ? "" : " ", kinds[j]);
+                first = 0;
+                break;
+            }
+    char dist[256];
+    work_distances(e, n, dist, sizeof dist);
+    fprintf(f.fp, "'\ndistances = '%s'\n", dist);
+    return pl_file_commit(&f, err);
+}
+
+pl_status pl_write_compare(pl_output *out, const pl_model *model, const pl_solution *limit,
+                           const pl_analysis *limit_analysis, const pl_compare_entry *e, size_t n, pl_error *err)
+{
+    pl_status s = pl_output_make_dir(out, "limit", err);
+    if (s == PL_OK)
+        s = pl_write_solution(out, "limit", model, limit, limit_analysis, err);
+    for (size_t k = 0; s == PL_OK && k < n; k++)
+        if ((s = pl_output_make_dir(out, e[k].dir, err)) == PL_OK)
+            s = pl_write_solution(out, e[k].dir, model, e[k].sol, e[k].analysis, err);
+    if (s == PL_OK)
+        s = write_csv(out, limit, limit_analysis, e, n, err);
+    if (s == PL_OK)
+        s = write_json(out, model, limit, limit_analysis, e, n, err);
+    if (s == PL_OK)
+        s = write_config(out, model, e, n, err);
+    return s;
+}
+
+pl_status pl_render_compare_plots(pl_output *out, const pl_compare_entry *e, size_t n, pl_error *err)
+{
+    int any_rows = 0, any_cost = 0;
+    char dist[256];
+    work_distances(e, n, dist, sizeof dist);
+    for (size_t k = 0; k < n; k++)
+        any_rows |= e[k].sol->traj.nrows > 0;
+    any_cost = dist[0] != '\0';
+    const int wanted[NPLOTS] = {any_rows, any_rows, any_cost};
+    char log[PATH_MAX];
+    pl_status s = pl_output_path(out, NULL, "gnuplot.log", log, sizeof log, err);
+    if (s != PL_OK)
+        return s;
+    unlink(log); /* gnuplot appends to it: keep only this rendering's messages */
+    for (size_t k = 0; k < NPLOTS; k++) {
+        if (!wanted[k])
+            continue;
+        s = pl_plot_write_script(out, plot_names[k], err);
+        if (s == PL_OK)
+            s = pl_plot_render(out, plot_names[k], err);
+        if (s != PL_OK)
+            return s;
+    }
+    return PL_OK;
+}

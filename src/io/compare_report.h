@@ -1,0 +1,38 @@
+/* The files of `penlim compare`: compare.csv and compare.json (one row per solution: what it is,
+ * its distances to the limit solution, its cost), each solution's trajectories, the limit
+ * solution's files, and the overlay and work-precision plots (formats in docs/formats.md). */
+#ifndef PL_COMPARE_REPORT_H
+#define PL_COMPARE_REPORT_H
+
+#include "io/output.h"
+#include "model/model.h"
+#include "study/compare.h"
+
+typedef struct {
+    const pl_solution *sol;   /* its solver names the kind: penalty, a scheme, external */
+    const pl_analysis *analysis; /* NULL if it could not be analysed */
+    const char *param_name;   /* "mu", "h" or "file" */
+    double param;             /* mu or h (NAN for an external) */
+    const char *file;         /* an external's file, as given */
+    char dir[64];             /* its directory, relative to the root: solutions/NN_NAME[_P] */
+    char label[96];           /* for plots and the table: one word */
+    int compared;             /* res holds its distances */
+    pl_compare_result res;
+} pl_compare_entry;
+
+/* Fill e->dir and e->label for entry k (0-based) from its solver, parameter and file. */
+void pl_compare_entry_name(pl_compare_entry *e, size_t k);
+
+/* The files compare may write (for the journal), given the entries (named) and whether plots are
+ * drawn. */
+pl_status pl_compare_files(const pl_compare_entry *e, size_t n, int plots, pl_strings *files, pl_error *err);
+
+/* Write limit/ (the limit solution and its analysis), every entry's files, compare.csv,
+ * compare.json and the plot data and configuration. */
+pl_status pl_write_compare(pl_output *out, const pl_model *model, const pl_solution *limit,
+                           const pl_analysis *limit_analysis, const pl_compare_entry *e, size_t n, pl_error *err);
+
+/* Write and render the plot scripts (gnuplot); PL_ERR_IO with a message if gnuplot fails. */
+pl_status pl_render_compare_plots(pl_output *out, const pl_compare_entry *e, size_t n, pl_error *err);
+
+#endif

@@ -1,0 +1,353 @@
+/* Reading an external trajectory (external.h).  The file is untrusted input: every field is
+ * checked, and any content gives either a solution or one message naming the line and column. */
+#include "io/external.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/solver.h"
+
+const pl_solver_type pl_solver_external = {
+    .name = "external",
+    .summary = "a trajectory read from a CSV file",
+    .family = PL_FAMILY_EXTERNAL,
+};
+
+/* The columns the reader uses: their positions in a line (0-based), -1 when absent. */
+typedef struct {
+    int t, gamma, q[PL_MAX_DOF], v[PL_MAX_DOF];
+    int last; /* the largest position used */
+} columns;
+
+typedef struct {
+    const char *path;
+    pl_error *err;
+    char **field;
+    size_t nfield, cap;
+} reader;
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t len = strlen(s);
+    while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' || s[len - 1] == '\n'))
+        s[--len] = '\0';
+    return s;
+}
+
+/* Split line in place at commas into r->field (trimmed). */
+static pl_status split(reader *r, char *line)
+{
+    size_t count = 1;
+    for (const char *p = line; *p; p++)
+        count += *p == ',';
+    if (count > r->cap) {
+        char **f = realloc(r->field, count * sizeof *f);
+        if (!f)
+            return pl_fail(r->err, PL_ERR_NOMEM, "%s: out of memory", r->path);
+        r->field = f;
+        r->cap = count;
+    }
+    r->nfield = 0;
+    for (char *tok = line, *next; tok; tok = next) {
+        next = strchr(tok, ',');
+        if (next)
+            *next++ = '\0';
+        r->field[r->nfield++] = trim(tok);
+    }
+    return PL_OK;
+}
+
+/* "q12" -> 12 for prefix 'q' (no sign, no leading zero), else 0. */
+static long indexed_name(const char *name, char prefix)
+{
+    if (name[0] != prefix || name[1] < '1' || name[1] > '9' || strlen(name) > 6)
+        return 0;
+    long k = 0;
+    for (const char *p = name + 1; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return 0;
+        k = 10 * k + (*p - '0');
+    }
+    return k;
+}
+
+static pl_status parse_header(reader *r, size_t n, columns *c)
+{
+    c->t = c->gamma = -1;
+    c->last = 0;
+    for (size_t j = 0; j < n; j++)
+        c->q[j] = c->v[j] = -1;
+    double x;
+    if (r->nfield > 0 && pl_parse_double(r->field[0], &x, NULL, "") == PL_OK)
+        return pl_fail(r->err, PL_ERR_INPUT, "%s:1:1: no header line (the first line must name the columns: t, q1..q%zu, v1..v%zu)",
+                       r->path, n, n);
+    for (size_t f = 0; f < r->nfield; f++) {
+        const char *name = r->field[f];
+        int *slot = NULL;
+        long kq = indexed_name(name, 'q'), kv = indexed_name(name, 'v'), k = kq ? kq : kv;
+        if (strcmp(name, "t") == 0)
+            slot = &c->t;
+        else if (strcmp(name, "gamma") == 0)
+            slot = &c->gamma;
+        else if (k > 0 && (size_t)k > n)
+            return pl_fail(r->err, PL_ERR_INPUT, "%s:1:%zu: column '%s', but the case has %zu degree%s of freedom", r->path,
+                           f + 1, name, n, n == 1 ? "" : "s");
+        else if (k > 0)
+            slot = kq ? &c->q[k - 1] : &c->v[k - 1];
+        if (!slot)
+            continue; /* another column: ignored */
+        if (*slot >= 0)
+            return pl_fail(r->err, PL_ERR_INPUT, "%s:1:%zu: column '%s' given twice (also column %d)", r->path, f + 1,
+                           name, *slot + 1);
+        *slot = (int)f;
+        if ((int)f > c->last)
+            c->last = (int)f;
+    }
+    const char *missing = c->t < 0 ? "t" : NULL;
+    char name[32];
+    for (size_t j = 0; !missing && j < n; j++)
+        if (c->q[j] < 0 || c->v[j] < 0) {
+            snprintf(name, sizeof name, "%c%zu", c->q[j] < 0 ? 'q' : 'v', j + 1);
+            missing = name;
+        }
+    if (missing)
+        return pl_fail(r->err, PL_ERR_INPUT, "%s:1: the header has no column '%s' (needed: t, q1..q%zu, v1..v%zu)", r->path,
+                       missing, n, n);
+    return PL_OK;
+}
+
+/* The value of column position `col` (named `name`) on line `line`. */
+static pl_status field_value(reader *r, size_t line, int col, const char *name, double *x)
+{
+    if ((size_t)col >= r->nfield)
+        return pl_fail(r->err, PL_ERR_INPUT, "%s:%zu:%d: no value for column '%s' (the line has %zu field%s)", r->path,
+                       line, col + 1, name, r->nfield, r->nfield == 1 ? "" : "s");
+    pl_error e;
+    if (pl_parse_double(r->field[col], x, &e, name) != PL_OK)
+        return pl_fail(r->err, PL_ERR_INPUT, "%s:%zu:%d: %s", r->path, line, col + 1, e.message);
+    return PL_OK;
+}
+
+static int compare_events(const void *pa, const void *pb)
+{
+    const pl_event *a = pa, *b = pb;
+    if (a->t != b->t)
+        return (a->t > b->t) - (a->t < b->t);
+    return (a->kind > b->kind) - (a->kind < b->kind); /* an impact before the contact it starts */
+}
+
+static void fill_event(const pl_model *model, const pl_solution *sol, pl_event_kind kind, size_t i, size_t r0,
+                       size_t r1, pl_event *ev)
+{
+    size_t n = sol->n, m = sol->m;
+    const double *a = pl_table_row(&sol->traj, r0), *b = pl_table_row(&sol->traj, r1);
+    memset(ev, 0, sizeof *ev);
+    ev->kind = kind;
+    ev->t = a[0];
+    ev->constraint = i;
+    ev->participants = 1u << i;
+    ev->s_exit = NAN;
+    memcpy(ev->q, a + pl_col_q(n, m), n * sizeof *a);
+    memcpy(ev->v_before, a + pl_col_v(n, m), n * sizeof *a);
+    memcpy(ev->v_after, b + pl_col_v(n, m), n * sizeof *b);
+    ev->gamma_before = a[1];
+    ev->gamma_after = b[1];
+    double fp[PL_MAX_DOF];
+    pl_gap g;
+    pl_model_velocity_map(model, ev->t, ev->q, ev->v_before, fp, NULL, NULL, NULL);
+    ev->gdot_before = pl_model_gap_rate(model, i, ev->t, ev->q, fp, &g);
+    pl_model_velocity_map(model, ev->t, ev->q, ev->v_after, fp, NULL, NULL, NULL);
+    ev->gdot_after = pl_model_gap_rate(model, i, ev->t, ev->q, fp, &g);
+}
+
+/* Impacts (blocks of rows at one t with a velocity jump) and sustained contacts, in time order. */
+static pl_status derive_events(const pl_model *model, pl_solution *sol, pl_error *err)
+{
+    size_t n = sol->n, m = sol->m, rows = sol->traj.nrows;
+    pl_status s = PL_OK;
+    pl_event ev;
+    for (size_t r = 0; s == PL_OK && r < rows;) {
+        size_t e = r;
+        while (e + 1 < rows && pl_table_row(&sol->traj, e + 1)[0] == pl_table_row(&sol->traj, r)[0])
+            e++;
+        const double *a = pl_table_row(&sol->traj, r), *b = pl_table_row(&sol->traj, e);
+        if (e > r && memcmp(a + pl_col_v(n, m), b + pl_col_v(n, m), n * sizeof *a) != 0) {
+            /* the constraint whose gap rate the jump changes most */
+            size_t best = 0;
+            double most = -1.0;
+            for (size_t i = 0; i < m; i++) {
+                fill_event(model, sol, PL_EVENT_IMPACT, i, r, e, &ev);
+                double change = fabs(ev.gdot_after - ev.gdot_before);
+                if (change > most) {
+                    most = change;
+                    best = i;
+                }
+            }
+            fill_event(model, sol, PL_EVENT_IMPACT, best, r, e, &ev);
+            s = pl_solution_add_event(sol, &ev, err);
+        }
+        r = e + 1;
+    }
+    double V = model->v_scale, A = model->a_scale, tol_g = 1e-6 * V * V / A, tol_v = 1e-6 * V;
+    for (size_t i = 0; s == PL_OK && i < m; i++) {
+        size_t start = 0;
+        int in_run = 0;
+        for (size_t r = 0; s == PL_OK && r <= rows; r++) {
+            int in = 0;
+            if (r < rows) {
+                const double *row = pl_table_row(&sol->traj, r);
+                double fp[PL_MAX_DOF];
+                pl_gap g;
+                pl_model_velocity_map(model, row[0], row + pl_col_q(n, m), row + pl_col_v(n, m), fp, NULL, NULL, NULL);
+                double gdot = pl_model_gap_rate(model, i, row[0], row + pl_col_q(n, m), fp, &g);
+                in = fabs(g.g) <= tol_g && fabs(gdot) <= tol_v;
+            }
+            if (in && !in_run)
+                start = r;
+            else if (!in && in_run && pl_table_row(&sol->traj, r - 1)[0] > pl_table_row(&sol->traj, start)[0]) {
+                fill_event(model, sol, PL_EVENT_SLIDE_START, i, start, start, &ev);
+                s = pl_solution_add_event(sol, &ev, err);
+                if (s == PL_OK && r < rows) {
+                    fill_event(model, sol, PL_EVENT_LIFT_OFF, i, r - 1, r - 1, &ev);
+                    s = pl_solution_add_event(sol, &ev, err);
+                }
+            }
+            in_run = in;
+        }
+    }
+    if (s == PL_OK && sol->nevents > 1)
+        qsort(sol->events, sol->nevents, sizeof *sol->events, compare_events);
+    return s;
+}
+
+/* Parse the data lines into sol's table (s = gamma, or filled in afterwards). */
+static pl_status read_rows(reader *r, FILE *f, const pl_model *model, double t_end, const columns *c,
+                           pl_solution *sol, size_t *line_no)
+{
+    size_t n = model->n, m = model->m, ncol = pl_ncols(n, m);
+    size_t max_rows = (size_t)(PL_DEFAULT_MAX_OUTPUT / (double)ncol);
+    char *line = NULL;
+    size_t cap = 0;
+    double row[2 + 4 * PL_MAX_DOF + 2 * PL_MAX_CON], prev_t = 0, prev_s = 0;
+    pl_status s = PL_OK;
+    char name[32];
+    while (s == PL_OK && getline(&line, &cap, f) >= 0) {
+        (*line_no)++;
+        char *text = trim(line);
+        if (!*text)
+            continue; /* blank */
+        if ((s = split(r, text)) != PL_OK)
+            break;
+        memset(row, 0, sizeof row);
+        if ((s = field_value(r, *line_no, c->t, "t", &row[0])) != PL_OK)
+            break;
+        if (c->gamma >= 0 && (s = field_value(r, *line_no, c->gamma, "gamma", &row[1])) != PL_OK)
+            break;
+        for (size_t j = 0; s == PL_OK && j < n; j++) {
+            snprintf(name, sizeof name, "q%zu", j + 1);
+            s = field_value(r, *line_no, c->q[j], name, &row[pl_col_q(n, m) + j]);
+            snprintf(name, sizeof name, "v%zu", j + 1);
+            if (s == PL_OK)
+                s = field_value(r, *line_no, c->v[j], name, &row[pl_col_v(n, m) + j]);
+        }
+        if (s != PL_OK)
+            break;
+        double t = row[0];
+        if (!(t >= 0.0 && t <= t_end))
+            s = pl_fail(r->err, PL_ERR_INPUT, "%s:%zu:%d: t = %.17g outside [0, t-end = %.17g]", r->path, *line_no,
+                        c->t + 1, t, t_end);
+        else if (sol->traj.nrows > 0 && t < prev_t)
+            s = pl_fail(r->err, PL_ERR_INPUT, "%s:%zu:%d: t = %.17g decreases (the previous row has t = %.17g)", r->path,
+                        *line_no, c->t + 1, t, prev_t);
+        else if (c->gamma >= 0 && sol->traj.nrows > 0 && row[1] < prev_s)
+            s = pl_fail(r->err, PL_ERR_INPUT, "%s:%zu:%d: gamma = %.17g decreases (the previous row has %.17g)", r->path,
+                        *line_no, c->gamma + 1, row[1], prev_s);
+        else if (sol->traj.nrows >= max_rows)
+            s = pl_fail(r->err, PL_ERR_INPUT, "%s:%zu: more than %zu rows (the output cap, %g values)", r->path,
+                        *line_no, max_rows, PL_DEFAULT_MAX_OUTPUT);
+        if (s != PL_OK)
+            break;
+        for (size_t i = 0; i < m; i++) {
+            pl_gap g;
+            pl_model_gap(model, i, t, row + pl_col_q(n, m), &g);
+            row[pl_col_g(n, m) + i] = g.g;
+        }
+        prev_t = t;
+        prev_s = row[1];
+        s = pl_table_append(&sol->traj, row, r->err);
+        if (s != PL_OK)
+            s = pl_fail(r->err, PL_ERR_NOMEM, "%s:%zu: out of memory", r->path, *line_no);
+    }
+    if (s == PL_OK && ferror(f))
+        s = pl_fail(r->err, PL_ERR_INPUT, "%s: cannot read: %s", r->path, strerror(errno));
+    free(line);
+    return s;
+}
+
+pl_status pl_read_external(const char *path, const pl_model *model, double t_end, pl_solution *sol, int *has_gamma,
+                           pl_error *err)
+{
+    pl_solution_init(sol, &pl_solver_external, model, t_end);
+    *has_gamma = 0;
+    size_t n = model->n, m = model->m;
+    reader r = {.path = path, .err = err};
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return pl_fail(err, PL_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0, line_no = 1;
+    columns c;
+    pl_status s;
+    errno = 0;
+    if (getline(&line, &cap, f) < 0)
+        s = ferror(f) ? pl_fail(err, PL_ERR_INPUT, "%s: cannot read: %s", path, strerror(errno))
+                      : pl_fail(err, PL_ERR_INPUT, "%s:1: empty file (expected a header line: t, q1..q%zu, v1..v%zu)",
+                                path, n, n);
+    else if ((s = split(&r, line)) == PL_OK && (s = parse_header(&r, n, &c)) == PL_OK)
+        s = read_rows(&r, f, model, t_end, &c, sol, &line_no);
+    free(line);
+    fclose(f);
+    size_t rows = sol->traj.nrows;
+    if (s == PL_OK && rows < 2)
+        s = pl_fail(err, PL_ERR_INPUT, "%s:%zu: %zu data row%s: at least 2 are needed", path, line_no, rows,
+                    rows == 1 ? "" : "s");
+    else if (s == PL_OK && !(pl_table_row(&sol->traj, rows - 1)[0] > pl_table_row(&sol->traj, 0)[0]))
+        s = pl_fail(err, PL_ERR_INPUT, "%s:%zu: every row has t = %.17g: no time span", path, line_no,
+                    pl_table_row(&sol->traj, 0)[0]);
+    if (s == PL_OK && c.gamma < 0) {
+        /* The schemes' discrete Gamma: t plus the accumulated velocity jumps. */
+        double jumps = 0.0;
+        for (size_t k = 0; k < rows; k++) {
+            double *row = pl_table_row(&sol->traj, k);
+            const double *prev = k > 0 ? pl_table_row(&sol->traj, k - 1) : NULL;
+            if (prev && row[0] == prev[0]) {
+                double d2 = 0.0;
+                for (size_t j = 0; j < n; j++) {
+                    double d = row[pl_col_v(n, m) + j] - prev[pl_col_v(n, m) + j];
+                    d2 += d * d;
+                }
+                jumps += sqrt(d2);
+            }
+            row[1] = row[0] + jumps;
+        }
+    }
+    *has_gamma = s == PL_OK && c.gamma >= 0;
+    if (s == PL_OK)
+        s = derive_events(model, sol, err);
+    free(r.field);
+    if (s != PL_OK)
+        return s;
+    const double *last = pl_table_row(&sol->traj, rows - 1);
+    sol->t_final = last[0];
+    sol->gamma_final = last[1];
+    memcpy(sol->q_final, last + pl_col_q(n, m), n * sizeof *last);
+    memcpy(sol->v_final, last + pl_col_v(n, m), n * sizeof *last);
+    sol->status = PL_OK;
+    sol->stats.wall_seconds = NAN; /* not computed here */
+    return PL_OK;
+}

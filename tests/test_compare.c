@@ -1,0 +1,256 @@
+/* End-to-end tests of penlim compare: an external file holding the closed-form bouncing ball
+ * against the limit solution, a known shift, bad files, and the default set. */
+#include <jansson.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static const char *penlim;
+static char dir[256];
+
+static int run(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s > stdout.txt 2> stderr.txt", dir, penlim, args);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static char *slurp(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    buf[got] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static int exists(const char *name)
+{
+    char path[512];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &st) == 0;
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The bouncing ball in closed form (paper 004 eq. (51) with restitution e): flights
+ * q = q0 + v0 (t - t0) - g (t - t0)^2 / 2 from q0 = h0, v0 = 0, impacts at q = 0 where the velocity
+ * -V becomes e V.  Rows at `rows` uniform times in [0, t_end] and, at each impact, two rows (before,
+ * after); q shifted by dq. */
+static void write_ball(const char *name, double e, double t_end, int rows, double dq)
+{
+    const double g = 9.81, h0 = 1.0;
+    double impacts[64], vin[64];
+    size_t ni = 0;
+    double t = sqrt(2.0 * h0 / g), v = g * t; /* first impact, its speed */
+    while (t <= t_end && ni < 64) {
+        impacts[ni] = t;
+        vin[ni++] = v;
+        v *= e;
+        t += 2.0 * v / g;
+    }
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "t,q1,v1,note\n");
+    size_t next = 0;
+    for (int k = 0; k < rows; k++) {
+        double tk = t_end * k / (rows - 1);
+        while (next < ni && impacts[next] <= tk) {
+            /* the jump: two rows at the impact time */
+            fprintf(f, "%.17g,%.17g,%.17g,before\n", impacts[next], 0.0 + dq, -vin[next]);
+            fprintf(f, "%.17g,%.17g,%.17g,after\n", impacts[next], 0.0 + dq, e * vin[next]);
+            next++;
+        }
+        if (next > 0 && impacts[next - 1] == tk)
+            continue;
+        double t0 = next == 0 ? 0.0 : impacts[next - 1], v0 = next == 0 ? 0.0 : e * vin[next - 1];
+        double q0 = next == 0 ? h0 : 0.0, s = tk - t0;
+        fprintf(f, "%.17g,%.17g,%.17g,flight\n", tk, q0 + v0 * s - 0.5 * g * s * s + dq, v0 - g * s);
+    }
+    fclose(f);
+}
+
+static json_t *load_json(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return json_load_file(path, 0, NULL);
+}
+
+static double distance(const json_t *sol, const char *name)
+{
+    const json_t *v = json_object_get(json_object_get(sol, "distances"), name);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void test_closed_form(void)
+{
+    /* e = 0.5: impacts at 0.4515, 0.9031, 1.1288, 1.2417, ...: t-end 1.2 before the Zeno point (1.3546) */
+    write_ball("ball.csv", 0.5, 1.2, 2000, 0.0);
+    write_ball("ball_shifted.csv", 0.5, 1.2, 2000, 1e-3);
+    int rc = run("compare bouncing_ball --set e=0.5 --t-end 1.2 --external ball.csv --external ball_shifted.csv "
+                 "--out cf --no-plots --quiet");
+    CHECK(rc == 0, "compare with external files exits 0 (got %d)", rc);
+    json_t *j = load_json("cf/compare.json");
+    const json_t *sols = json_object_get(j, "solutions");
+    CHECK(json_array_size(sols) == 2, "two solutions");
+    const json_t *a = json_array_get(sols, 0), *b = json_array_get(sols, 1);
+    CHECK(strcmp(json_string_value(json_object_get(a, "solution")), "external") == 0, "solution external");
+    CHECK(strcmp(json_string_value(json_object_get(a, "parameter")), "ball.csv") == 0, "parameter: the file");
+    /* Round-off level: the interpolant (q Hermite with slopes v, v linear) is exact on parabolas. */
+    CHECK(distance(a, "sup_q") < 1e-10, "closed form: sup_q %.3g", distance(a, "sup_q"));
+    CHECK(distance(a, "l1_v") < 1e-10, "closed form: l1_v %.3g", distance(a, "l1_v"));
+    CHECK(distance(a, "impact_time_error") < 1e-10, "closed form: impact times %.3g", distance(a, "impact_time_error"));
+    CHECK(distance(a, "impact_velocity_error") < 1e-10, "closed form: impact velocities %.3g",
+          distance(a, "impact_velocity_error"));
+    CHECK(distance(a, "final_q_error") < 1e-10 && distance(a, "final_v_error") < 1e-10, "closed form: final state");
+    CHECK(distance(a, "impacts_matched") == 3, "closed form: 3 impacts matched (got %g)", distance(a, "impacts_matched"));
+    CHECK(isnan(distance(a, "s_distance_q")), "no gamma column: no distance in s");
+    /* The shift comes back exactly. */
+    CHECK_NEAR(distance(b, "sup_q"), 1e-3, 1e-12, "shifted: sup_q");
+    CHECK_NEAR(distance(b, "final_q_error"), 1e-3, 1e-12, "shifted: final q");
+    CHECK(distance(b, "l1_v") < 1e-10, "shifted: l1_v unchanged %.3g", distance(b, "l1_v"));
+    json_decref(j);
+    char *csv = slurp("cf/compare.csv");
+    CHECK(csv && strncmp(csv, "solution,family,parameter_name,parameter,status,directory,sup_q,", 64) == 0,
+          "compare.csv header");
+    CHECK(csv && strstr(csv, "\nexternal,external,file,ball.csv,ok,"), "compare.csv: the external row");
+    free(csv);
+
+    /* penlim's own trajectory.csv is accepted (its other columns ignored, gamma used). */
+    rc = run("compare bouncing_ball --set e=0.5 --t-end 1.2 --external cf/limit/trajectory.csv --out cf2 --no-plots --quiet");
+    CHECK(rc == 0, "penlim's own trajectory.csv as an external file (got %d)", rc);
+    j = load_json("cf2/compare.json");
+    a = json_array_get(json_object_get(j, "solutions"), 0);
+    CHECK(distance(a, "sup_q") < 1e-9, "the limit read back: sup_q %.3g", distance(a, "sup_q"));
+    CHECK(distance(a, "impact_time_error") == 0.0, "the limit read back: impact times");
+    CHECK(isfinite(distance(a, "s_distance_q")), "gamma column: distance in s measured");
+    json_decref(j);
+}
+
+/* A bad file: exit 2, one line naming FILE:LINE[:COLUMN], nothing written. */
+static void expect_bad_file(const char *content, const char *where)
+{
+    write_file("bad.csv", content);
+    int rc = run("compare bouncing_ball --set e=0.5 --t-end 1.2 --mu 1e4 --external bad.csv --out badout --quiet");
+    char *err = slurp("stderr.txt");
+    int lines = 0;
+    for (const char *p = err; p && *p; p++)
+        lines += *p == '\n';
+    CHECK(rc == 2, "bad file (%s) exits 2 (got %d)", where, rc);
+    CHECK(err && lines == 1 && strstr(err, where), "bad file: one line naming '%s', got: %s", where, err ? err : "");
+    CHECK(!exists("badout"), "bad file (%s): nothing written", where);
+    free(err);
+}
+
+static void test_bad_files(void)
+{
+    expect_bad_file("", "bad.csv:1:");                                        /* empty */
+    expect_bad_file("0,1,0\n0.1,0.9,-1\n", "bad.csv:1:1:");                   /* no header */
+    expect_bad_file("t,q1\n0,1\n0.1,0.9\n", "bad.csv:1:");                    /* missing column */
+    expect_bad_file("t,q1,v1,q2,v2\n0,1,0,1,0\n0.1,1,0,1,0\n", "bad.csv:1:4:"); /* n differs */
+    expect_bad_file("t,q1,v1\n0,1,0\n0.1,abc,0\n", "bad.csv:3:2:");           /* not a number */
+    expect_bad_file("t,q1,v1\n0,1,0\n0.1,0.9,inf\n", "bad.csv:3:3:");         /* not finite */
+    expect_bad_file("t,q1,v1\n0,1,0\n0.1,0.9,nan\n", "bad.csv:3:3:");         /* not finite */
+    expect_bad_file("t,q1,v1\n0,1,0\n0.2,0.9,-1\n0.1,0.8,-1\n", "bad.csv:4:1:"); /* t decreases */
+    expect_bad_file("t,q1,v1\n0,1,0\n", "bad.csv:2:");                         /* one row */
+    expect_bad_file("t,q1,v1\n0,1,0\n5,0.9,-1\n", "bad.csv:3:1:");             /* t beyond t-end */
+    expect_bad_file("t,q1,v1\n-0.1,1,0\n0.5,0.9,-1\n", "bad.csv:2:1:");        /* t before 0 */
+    expect_bad_file("t,q1,v1\n0,1,0\n0.1,0.9\n", "bad.csv:3:3:");              /* a short row */
+    /* a missing file */
+    int rc = run("compare bouncing_ball --external no_such.csv --out badout --quiet");
+    char *err = slurp("stderr.txt");
+    CHECK(rc == 2 && err && strstr(err, "no_such.csv"), "a missing file exits 2 naming it: %s", err ? err : "");
+    CHECK(!exists("badout"), "missing file: nothing written");
+    free(err);
+    /* bad solutions */
+    rc = run("compare bouncing_ball --h 0.01 --out badout --quiet");
+    CHECK(rc == 2 && !exists("badout"), "--h without --scheme is bad input");
+    rc = run("compare bouncing_ball --scheme paoli --out badout --quiet");
+    CHECK(rc == 2 && !exists("badout"), "a scheme that does not apply is bad input");
+}
+
+static void test_default_set(void)
+{
+    int rc = run("compare bouncing_ball --t-end 1 --out def");
+    CHECK(rc == 0, "the default set exits 0 (got %d)", rc);
+    char *out = slurp("stdout.txt"), *csv = slurp("def/compare.csv");
+    CHECK(out && strstr(out, "penalty") && strstr(out, "moreau_jean"), "table has penalty and scheme rows: %s",
+          out ? out : "");
+    int penalty = 0, mj = 0;
+    for (const char *p = csv; p && (p = strchr(p, '\n')) != NULL; p++) {
+        penalty += strncmp(p + 1, "penalty,", 8) == 0;
+        mj += strncmp(p + 1, "moreau_jean,", 12) == 0;
+    }
+    CHECK(penalty == 3 && mj == 3, "3 penalty and 3 Moreau-Jean rows (got %d, %d)", penalty, mj);
+    CHECK(exists("def/manifest.json") && exists("def/limit/trajectory.csv"), "manifest and limit written");
+    free(out);
+    free(csv);
+}
+
+/* A solution that fails is reported with its reason (exit 3); the others are kept. */
+static void test_failure(void)
+{
+    int rc = run("compare bouncing_ball --mu 1e4 --mu 1e8 --max-steps 500 --scheme moreau_jean --h 0.05 --out fail "
+                 "--no-plots --quiet");
+    char *err = slurp("stderr.txt"), *csv = slurp("fail/compare.csv");
+    CHECK(rc == 3, "a failed solution exits 3 (got %d)", rc);
+    CHECK(err && strstr(err, "mu=1e+08 failed") && strstr(err, "--max-steps"), "its reason is reported: %s",
+          err ? err : "");
+    CHECK(csv && strstr(csv, "\npenalty,penalty,mu,10000,ok,") && strstr(csv, "\npenalty,penalty,mu,100000000,failed,") &&
+              strstr(csv, "\nmoreau_jean,scheme,h,0.050000000000000003,ok,"),
+          "the others are kept: %s", csv ? csv : "");
+    CHECK(exists("fail/manifest.json"), "the directory is complete");
+    free(err);
+    free(csv);
+}
+
+int main(int argc, char **argv)
+{
+    check_init();
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_compare PATH_TO_PENLIM\n");
+        return 2;
+    }
+    static char path[4096];
+    if (!realpath(argv[1], path)) {
+        fprintf(stderr, "test_compare: %s not found\n", argv[1]);
+        return 2;
+    }
+    penlim = path;
+    snprintf(dir, sizeof dir, "/tmp/penlim-compare-XXXXXX");
+    if (!mkdtemp(dir))
+        return 2;
+    test_closed_form();
+    test_bad_files();
+    test_default_set();
+    test_failure();
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return check_finish("test_compare");
+}
