@@ -84,6 +84,10 @@ pl_status pl_write_json(pl_output *out, const char *sub, const char *name, json_
 
 /* A JSON number, or null for NaN and infinities (JSON has no NaN). */
 json_t *pl_json_number(double x);
+
+/* sep, then x in its shortest exact form (pl_format_double; "nan" when undefined): every number
+ * of penlim's CSV files reads back exactly, without binary noise such as 1000.0000000000007. */
+void pl_put_number(FILE *fp, const char *sep, double x);
 json_t *pl_json_array(const double *x, size_t n);
 
 #endif
