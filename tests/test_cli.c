@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cli/args.h"
 
 static const char *penlim;
 static char dir[256];
@@ -202,6 +203,104 @@ static void test_messages(void)
         CHECK(run(help[k]) == 0, "'penlim %s' exits 0", help[k]);
 }
 
+/* Each command's --help names exactly the options its parser takes (no more, no fewer), and the
+ * ranges and files the program uses. */
+static void test_help_matches_parser(void)
+{
+    const struct {
+        const char *cmd;
+        unsigned bit;
+    } cmds[] = {{"run", CMD_RUN}, {"sweep", CMD_SWEEP}, {"limit", CMD_LIMIT}};
+    for (size_t c = 0; c < 3; c++) {
+        char args[64];
+        snprintf(args, sizeof args, "%s --help", cmds[c].cmd);
+        CHECK(run(args) == 0, "%s", args);
+        char *out = slurp("stdout.txt");
+        if (!out)
+            continue;
+        const char *name;
+        unsigned commands;
+        for (size_t k = 0; cli_option_at(k, &name, &commands); k++) {
+            if (strcmp(name, "help") == 0)
+                continue;
+            char opt[64];
+            snprintf(opt, sizeof opt, "--%s", name);
+            int found = 0;
+            for (const char *p = strstr(out, opt); p && !found; p = strstr(p + 1, opt)) {
+                char next = p[strlen(opt)];
+                found = !(next == '-' || (next >= 'a' && next <= 'z'));
+            }
+            CHECK(found == !!(commands & cmds[c].bit), "'penlim %s' %s %s", args,
+                  commands & cmds[c].bit ? "lists" : "does not list", opt);
+        }
+        for (const char *p = strstr(out, "--"); p; p = strstr(p + 2, "--")) {
+            size_t len = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz-");
+            int known = len == 0;
+            for (size_t k = 0; !known && cli_option_at(k, &name, &commands); k++)
+                known = strlen(name) == len && strncmp(name, p + 2, len) == 0 && (commands & cmds[c].bit);
+            CHECK(known, "'penlim %s' mentions --%.*s, which it does not take", args, (int)len, p + 2);
+        }
+        if (cmds[c].bit != CMD_RUN || strstr(out, "rtol"))
+            CHECK(strstr(out, "[1e-14, 1)") != NULL || cmds[c].bit == CMD_SWEEP, "'%s': rtol range [1e-14, 1)", args);
+        CHECK(strstr(out, "manifest.json") != NULL, "'%s' names manifest.json", args);
+        free(out);
+    }
+}
+
+static json_t *load_json(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    CHECK(j != NULL, "%s parses: %s", name, e.text);
+    return j;
+}
+
+/* Run ARGS: its summary names every file of DIR's manifest (those of runs/ and limit/ by folder). */
+static void summary_lists(const char *args, const char *dir)
+{
+    CHECK(run(args) == 0, "%s", args);
+    char *out = slurp("stdout.txt"), path[512];
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    json_t *m = load_json(path);
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(m, "files"), i, f) {
+        char name[256];
+        snprintf(name, sizeof name, "%s", json_string_value(f) ? json_string_value(f) : "");
+        char *slash = strchr(name, '/');
+        if (slash)
+            slash[1] = '\0'; /* runs/, limit/ */
+        CHECK(out && strstr(out, name), "'%s': the summary lists %s", args, name);
+    }
+    CHECK(out && strstr(out, "manifest.json"), "'%s': the summary lists manifest.json", args);
+    json_decref(m);
+    free(out);
+}
+
+/* The summary lists every file a command wrote (its manifest's files); run's default directory
+ * names the solver and its parameter, so runs at other values do not overwrite each other. */
+static void test_summaries_and_default_dirs(void)
+{
+    CHECK(run("run bouncing_ball --mu 1e6 --t-end 0.5") == 0, "run into the default directory");
+    CHECK(run("run bouncing_ball --mu 1e7 --t-end 0.5") == 0, "another mu");
+    CHECK(exists("out/run/bouncing_ball/penalty_mu_1e6/summary.json") &&
+              exists("out/run/bouncing_ball/penalty_mu_1e7/summary.json"),
+          "out/run/CASE/penalty_mu_VALUE, one per mu");
+    CHECK(run("run bouncing_ball --scheme moreau_jean --h 0.001 --t-end 0.5") == 0, "scheme into the default directory");
+    CHECK(exists("out/run/bouncing_ball/moreau_jean_h_0.001/trajectory.csv"), "out/run/CASE/moreau_jean_h_0.001");
+    CHECK(run("limit bouncing_ball --t-end 0.5") == 0 && exists("out/limit/bouncing_ball/summary.json"),
+          "out/limit/CASE");
+    summary_lists("run bouncing_ball --mu 1e7 --t-end 0.5", "out/run/bouncing_ball/penalty_mu_1e7");
+    summary_lists("limit bouncing_ball --t-end 0.5", "out/limit/bouncing_ball");
+    summary_lists("sweep bouncing_ball --mu 1e3:1e5:3 --t-end 2 --out sumsw --jobs 2", "sumsw");
+    char *out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "values of mu from 1e3 to 1e5") && strstr(out, "runs/ (3 runs"), "sweep summary: %s",
+          out ? out : "");
+    free(out);
+}
+
 static void test_help(void)
 {
     CHECK(run("--version") == 0, "--version");
@@ -220,16 +319,6 @@ static void test_help(void)
     CHECK(out && strstr(out, "bouncing_ball") && strstr(out, "vibrating_table") && strstr(out, "wedge"),
           "cases lists the three cases");
     free(out);
-}
-
-static json_t *load_json(const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    json_error_t e;
-    json_t *j = json_load_file(path, 0, &e);
-    CHECK(j != NULL, "%s parses: %s", name, e.text);
-    return j;
 }
 
 static void test_run_files(void)
@@ -291,7 +380,7 @@ static void test_sweep(void)
     rc = run("sweep vibrating_table --mu 1e3,1e4,1e5,1e16 --t-end 3 --jobs 2 --out sw --quiet");
     CHECK(rc == 3, "a sweep with a failed run exits 3 (got %d)", rc);
     err = slurp("stderr.txt");
-    CHECK(err && strstr(err, "mu = 1e+16 failed") && strstr(err, "penetration scale") && count_lines(err) == 1,
+    CHECK(err && strstr(err, "mu = 1e16 failed") && strstr(err, "penetration scale") && count_lines(err) == 1,
           "the failure is reported: %s", err ? err : "");
     free(err);
     char *csv = slurp("sw/sweep.csv");
@@ -542,6 +631,8 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir))
         return 2;
     test_help();
+    test_help_matches_parser();
+    test_summaries_and_default_dirs();
     test_bad_input();
     test_messages();
     test_run_files();
