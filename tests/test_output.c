@@ -159,7 +159,7 @@ static void test_lock(void)
 
 static void test_stale_files(void)
 {
-    CHECK(run("sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 1 --out st --quiet") == 0, "a sweep with limit and plots");
+    CHECK(run("sweep bouncing_ball --mu 1e3,1e4,1e5,1e6 --t-end 1 --out st --quiet") == 0, "a sweep with limit and plots");
     CHECK(exists("st/runs/003_mu_1e5/summary.json") && exists("st/limit/summary.json") &&
               exists("st/impact_errors.csv") && exists("st/convergence.gp"),
           "its files");

@@ -18,6 +18,7 @@
 #include "io/sweep_report.h"
 #include "solvers/solver.h"
 #include "study/analysis.h"
+#include "study/fit.h"
 #include "study/sweep.h"
 
 /* ---- temporaries removed when killed ------------------------------------------------------------
@@ -541,21 +542,34 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
             printf("  %-26s equals its limit %.10g to integration accuracy at every %s\n", Q->name, Q->conv.limit, p);
             continue;
         }
-        if (Q->conv.points < 3)
+        if (Q->conv.points == 0)
             continue;
-        if (!Q->conv.converges) {
-            printf("  %-26s does not converge to %.10g (%s): fitted rate %.3f +- %.3f\n", Q->name, Q->conv.limit,
-                   pl_reference_name(Q->conv.reference), Q->conv.rate, Q->conv.rate_se);
+        if (Q->conv.points < PL_FIT_MIN_POINTS) {
+            printf("  %-26s rate n/a: %zu errors, a fit needs %d\n", Q->name, Q->conv.points, PL_FIT_MIN_POINTS);
             continue;
         }
-        printf("  %-26s rate %6.3f +- %.3f", Q->name, Q->conv.rate, Q->conv.rate_se);
+        if (!Q->conv.converges) {
+            printf("  %-26s does not converge to %.10g (%s)", Q->name, Q->conv.limit,
+                   pl_reference_name(Q->conv.reference));
+            if (isfinite(Q->conv.rate))
+                printf(": fitted rate %.3f +- %.3f\n", Q->conv.rate, Q->conv.rate_se);
+            else
+                printf(": rate n/a (its error would exceed it)\n");
+            continue;
+        }
+        if (isfinite(Q->conv.rate))
+            printf("  %-26s rate %6.3f +- %.3f", Q->name, Q->conv.rate, Q->conv.rate_se);
+        else
+            printf("  %-26s rate %-14s", Q->name, "n/a");
         if (isfinite(Q->conv.rate_upper))
             printf(" (finer half %6.3f +- %.3f)", Q->conv.rate_upper, Q->conv.rate_upper_se);
         else
             printf("%30s", "");
         printf("   limit %.10g", Q->conv.limit);
-        if (Q->conv.reference == PL_REF_EXTRAPOLATED)
+        if (Q->conv.reference == PL_REF_EXTRAPOLATED && isfinite(Q->conv.limit_error))
             printf(" +- %.2g (extrapolated)\n", Q->conv.limit_error);
+        else if (Q->conv.reference == PL_REF_EXTRAPOLATED)
+            printf(" (extrapolated)\n");
         else
             printf(" (%s)\n", pl_reference_name(Q->conv.reference));
     }

@@ -228,7 +228,7 @@ static pl_status write_convergence_dat(pl_output *out, const pl_sweep *sw, int *
     *blocks = 0;
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         const pl_sweep_quantity *Q = &sw->q[q];
-        if (Q->conv.points < 3 || isnan(Q->conv.rate))
+        if (isnan(Q->conv.rate))
             continue;
         /* log|err| = c - rate log mu through the centroid of all finite errors */
         double sx = 0, sy = 0;
@@ -418,7 +418,7 @@ pl_status pl_render_sweep_plots(pl_output *out, const pl_model *model, const pl_
         any_zeno |= sw->runs[k].status == PL_OK && sw->analysis[k].impacts > 0;
     }
     for (int q = 0; q < PL_SWEEP_NQ; q++)
-        any_conv |= sw->q[q].conv.points >= 3 && !isnan(sw->q[q].conv.rate);
+        any_conv |= !isnan(sw->q[q].conv.rate);
     const struct {
         const char *name;
         int wanted;

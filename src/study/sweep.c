@@ -292,7 +292,9 @@ static void impacts_per_decade(const pl_model *model, pl_sweep *sw)
         }
     double intercept;
     sw->impacts_per_decade = sw->impacts_per_decade_se = NAN;
-    if (k < 3 || pl_fit_line(x, y, k, &sw->impacts_per_decade, &sw->impacts_per_decade_se, &intercept) != 0)
+    if (k < PL_FIT_MIN_POINTS ||
+        pl_fit_line(x, y, k, &sw->impacts_per_decade, &sw->impacts_per_decade_se, &intercept) != 0 ||
+        !pl_fit_meaningful(k, sw->impacts_per_decade, sw->impacts_per_decade_se))
         sw->impacts_per_decade = sw->impacts_per_decade_se = NAN;
     /* Paper 004 section 7: a penalized run is captured once the impact speed falls below
      * C/sqrt(mu), so the number of rebounds grows like ln(sqrt(mu))/ln(1/e): ln(sqrt(10))/ln(1/e)
