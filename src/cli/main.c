@@ -521,7 +521,10 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
     for (size_t k = 0; k < sw->n; k++) {
         const pl_solution *r = &sw->runs[k];
         char e1[32], tc[32];
-        printf("%10.3g %-7s %8zu %8zu %13s %13s %9ld %10ld %8.3f\n", sw->param[k], r->status == PL_OK ? "ok" : "failed",
+        num(sw->param[k], v0);
+        if (strlen(v0) > 10) /* the column's width; the files have every digit */
+            snprintf(v0, sizeof v0, "%.4g", sw->param[k]);
+        printf("%10s %-7s %8zu %8zu %13s %13s %9ld %10ld %8.3f\n", v0, r->status == PL_OK ? "ok" : "failed",
                r->nepisodes, sw->analysis[k].impacts, cell(sw->q[PL_Q_RESTITUTION_FIRST].values[k], e1),
                cell(sw->q[PL_Q_CAPTURE_TIME].values[k], tc), r->stats.steps, r->stats.rhs_evals, r->stats.wall_seconds);
     }
