@@ -290,11 +290,22 @@ static void test_summaries_and_default_dirs(void)
           "out/run/CASE/penalty_mu_VALUE, one per mu");
     CHECK(run("run bouncing_ball --scheme moreau_jean --h 0.001 --t-end 0.5") == 0, "scheme into the default directory");
     CHECK(exists("out/run/bouncing_ball/moreau_jean_h_0.001/trajectory.csv"), "out/run/CASE/moreau_jean_h_0.001");
+    /* numbers as written, not their binary neighbourhood (0.001000000000000000021, 0.0030000000000000001) */
+    char *js = slurp("out/run/bouncing_ball/moreau_jean_h_0.001/summary.json");
+    CHECK(js && strstr(js, "\"h\": 0.001,") && !strstr(js, "0.0010000000000000000"), "summary.json: h = 0.001, no noise");
+    free(js);
+    char *tr = slurp("out/run/bouncing_ball/moreau_jean_h_0.001/trajectory.csv");
+    CHECK(tr && strstr(tr, "\n0.001,") && strstr(tr, "\n0.003,"), "trajectory.csv: t = 0.001, 0.003");
+    free(tr);
     CHECK(run("limit bouncing_ball --t-end 0.5") == 0 && exists("out/limit/bouncing_ball/summary.json"),
           "out/limit/CASE");
     summary_lists("run bouncing_ball --mu 1e7 --t-end 0.5", "out/run/bouncing_ball/penalty_mu_1e7");
     summary_lists("limit bouncing_ball --t-end 0.5", "out/limit/bouncing_ball");
     summary_lists("sweep bouncing_ball --mu 1e3:1e5:3 --t-end 2 --out sumsw --jobs 2", "sumsw");
+    char *csv = slurp("sumsw/sweep.csv");
+    CHECK(csv && strstr(csv, "\n1000,ok") && strstr(csv, "\n10000,ok") && strstr(csv, "\n100000,ok"),
+          "sweep.csv: mu = 1000, 10000, 100000 exactly");
+    free(csv);
     char *out = slurp("stdout.txt");
     CHECK(out && strstr(out, "values of mu from 1e3 to 1e5") && strstr(out, "runs/ (3 runs"), "sweep summary: %s",
           out ? out : "");
