@@ -3,10 +3,12 @@
 #include <gsl/gsl_errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cases/cases.h"
@@ -28,10 +30,24 @@
 #define TEMP_SLOTS 16
 static char temp_path[TEMP_SLOTS][PATH_MAX];
 static volatile sig_atomic_t temp_used[TEMP_SLOTS];
+/* Signals are blocked only in the thread creating a temporary: the handler, running in another,
+ * waits until no creation is under way, and none starts once it has begun (both sequentially
+ * consistent, so one of the two sees the other), so that no temporary outlives the program. */
+static atomic_int temp_creating, temp_dying;
 
-static void temp_created(const char *path, void *user)
+static int temp_begin(void *user)
 {
     (void)user;
+    atomic_fetch_add(&temp_creating, 1);
+    if (atomic_load(&temp_dying)) {
+        atomic_fetch_sub(&temp_creating, 1);
+        return 0;
+    }
+    return 1;
+}
+
+static void temp_record(const char *path)
+{
     for (int k = 0; k < TEMP_SLOTS; k++)
         if (!temp_used[k]) {
             snprintf(temp_path[k], sizeof temp_path[k], "%s", path);
@@ -40,6 +56,15 @@ static void temp_created(const char *path, void *user)
         }
     /* all slots taken: the next command into the directory removes it */
 }
+
+static void temp_created(const char *path, void *user)
+{
+    (void)user;
+    if (path)
+        temp_record(path);
+    atomic_fetch_sub(&temp_creating, 1);
+}
+
 
 static void temp_released(const char *path, void *user)
 {
@@ -53,6 +78,10 @@ static void temp_released(const char *path, void *user)
 
 static void on_fatal_signal(int sig)
 {
+    atomic_store(&temp_dying, 1);
+    struct timespec ms = {0, 1000000};
+    for (int wait = 0; wait < 2000 && atomic_load(&temp_creating) > 0; wait++)
+        nanosleep(&ms, NULL); /* a creation under way: a few microseconds */
     for (int k = 0; k < TEMP_SLOTS; k++)
         if (temp_used[k])
             unlink(temp_path[k]);
@@ -60,7 +89,7 @@ static void on_fatal_signal(int sig)
     raise(sig);
 }
 
-static const pl_temp_hooks temp_hooks = {temp_created, temp_released, NULL};
+static const pl_temp_hooks temp_hooks = {temp_begin, temp_created, temp_released, NULL};
 
 /* The mode of new files, 0666 & ~umask, read once at start-up. */
 static mode_t file_mode = 0644;

@@ -125,10 +125,13 @@ pl_status pl_file_open(pl_file *f, pl_output *out, const char *sub, const char *
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    int fd = mkstemp(f->tmp_path);
-    int saved = errno;
-    if (fd >= 0 && out->hooks.created)
-        out->hooks.created(f->tmp_path, out->hooks.user);
+    int fd = -1, saved = EINTR;
+    if (!out->hooks.creating || out->hooks.creating(out->hooks.user)) {
+        fd = mkstemp(f->tmp_path);
+        saved = errno;
+        if (out->hooks.created)
+            out->hooks.created(fd >= 0 ? f->tmp_path : NULL, out->hooks.user);
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (fd < 0)
         return pl_fail(err, PL_ERR_IO, "cannot create %s: %s", f->path, strerror(saved));

@@ -31,7 +31,10 @@ int pl_strings_has(const pl_strings *s, const char *text);
 void pl_strings_free(pl_strings *s);
 
 typedef struct {
-    void (*created)(const char *path, void *user);  /* a temporary file now exists at path */
+    /* Before a temporary is created; 0 refuses it (the program is being killed). Optional. */
+    int (*creating)(void *user);
+    /* After: a temporary file now exists at path, or NULL if it could not be created. */
+    void (*created)(const char *path, void *user);
     void (*released)(const char *path, void *user); /* it was renamed into place or removed */
     void *user;
 } pl_temp_hooks;
