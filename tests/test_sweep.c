@@ -198,8 +198,9 @@ static void test_grid_and_numbers(void)
     CHECK(strcmp(pl_format_short(0.001, b, sizeof b), "0.001") == 0, "%s", b);
     CHECK(strcmp(pl_format_short(2.5e-7, b, sizeof b), "2.5e-7") == 0, "%s", b);
     CHECK(strcmp(pl_format_short(NAN, b, sizeof b), "nan") == 0, "%s", b);
-    CHECK(strcmp(pl_format_short(100, b, sizeof b), "100") == 0 && strcmp(pl_format_short(10, b, sizeof b), "10") == 0,
-          "plain when as short: %s", b);
+    CHECK(strcmp(pl_format_short(100, b, sizeof b), "1e2") == 0 && strcmp(pl_format_short(10, b, sizeof b), "10") == 0 &&
+              strcmp(pl_format_short(1500, b, sizeof b), "1500") == 0,
+          "plain when shorter: %s", b);
     for (double x = 1.234567e-300; x < 1e300; x *= 7.77)
         CHECK(strtod(pl_format_double(x, b, sizeof b), NULL) == x && strtod(pl_format_short(-x, b, sizeof b), NULL) == -x,
               "round trip of %.17g", x);

@@ -43,11 +43,11 @@ char *pl_format_double(double x, char *buf, size_t len)
 
 char *pl_format_short(double x, char *buf, size_t len)
 {
-    /* the fewest digits (1e8), unless the plain form is as short (100, not 1e2) */
+    /* the fewest digits (1e2, 1e8), unless the plain form is shorter (10, 1500, not 1e1, 1.5e3) */
     char plain[PL_NUMBER_LEN];
     format_from(x, plain, sizeof plain, 15);
     format_from(x, buf, len, 1);
-    if (strlen(plain) <= strlen(buf))
+    if (strlen(plain) < strlen(buf))
         snprintf(buf, len, "%s", plain);
     return buf;
 }
