@@ -27,6 +27,14 @@ static void test_fits(void)
     err[2] = NAN, err[5] = 0.0;
     CHECK(pl_fit_rate(mu, err, 8, &rate, &se) == 6, "NaN and zero errors are skipped");
     CHECK(pl_fit_rate(mu, err, 2, &rate, &se) < 3 && isnan(rate), "fewer than 3 points: no rate");
+    /* 3 points give a slope, but not one to report (PL_FIT_MIN_POINTS); 4 do */
+    CHECK(pl_fit_rate(mu, err, 4, &rate, &se) == 3 && isnan(rate) && isnan(se), "3 points: rate null");
+    CHECK(pl_fit_rate(mu, err, 5, &rate, &se) == 4 && fabs(rate - 0.5) < 1e-12, "4 points: the rate");
+    /* an error bar larger than the value: null */
+    double noisy[] = {1.0, 0.5, 2.0, 0.4, 1.5, 0.6};
+    CHECK(pl_fit_rate(mu, noisy, 6, &rate, &se) == 6 && isnan(rate) && isnan(se), "rate with se > |rate|: null");
+    CHECK(!pl_fit_meaningful(3, 0.96, 0.01) && !pl_fit_meaningful(10, 0.96, 0.97) && pl_fit_meaningful(4, -0.5, 0.1),
+          "pl_fit_meaningful: 4 points and se < |value|");
 
     /* Closed form known: errors against it. */
     for (int k = 0; k < 8; k++)
@@ -79,6 +87,13 @@ static void test_flights(void)
     pl_fit_flights(f, 10, 5.0, &r, &se, &tacc);
     CHECK(isnan(tacc), "no accumulation without contraction (ratio %g +- %g)", r, se);
     CHECK(pl_fit_flights(f, 2, 5.0, &r, &se, &tacc) != 0 && isnan(r), "needs 3 flights");
+    /* a Zeno ratio from 3 flights read 0.96 +- 0.90 once: now null, and from 4 contracting ones a value */
+    double f3[] = {1.0, 0.5, 0.96};
+    CHECK(pl_fit_flights(f3, 3, 5.0, &r, &se, &tacc) != 0 && isnan(r) && isnan(se) && isnan(tacc), "3 flights: null");
+    double f4[] = {1.0, 0.8, 0.64, 0.512};
+    CHECK(pl_fit_flights(f4, 4, 5.0, &r, &se, &tacc) == 0 && fabs(r - 0.8) < 1e-12 && isfinite(tacc), "4 flights");
+    double scattered[] = {1.0, 1e-4, 1.0, 1e-4}; /* ratio 0.16 +- 0.41 */
+    CHECK(pl_fit_flights(scattered, 4, 5.0, &r, &se, &tacc) != 0 && isnan(r), "se >= ratio: null (%g +- %g)", r, se);
 }
 
 static void test_classification(void)

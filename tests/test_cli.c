@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cli/args.h"
 
 static const char *penlim;
 static char dir[256];
@@ -202,6 +203,115 @@ static void test_messages(void)
         CHECK(run(help[k]) == 0, "'penlim %s' exits 0", help[k]);
 }
 
+/* Each command's --help names exactly the options its parser takes (no more, no fewer), and the
+ * ranges and files the program uses. */
+static void test_help_matches_parser(void)
+{
+    const struct {
+        const char *cmd;
+        unsigned bit;
+    } cmds[] = {{"run", CMD_RUN}, {"sweep", CMD_SWEEP}, {"limit", CMD_LIMIT}};
+    for (size_t c = 0; c < 3; c++) {
+        char args[64];
+        snprintf(args, sizeof args, "%s --help", cmds[c].cmd);
+        CHECK(run(args) == 0, "%s", args);
+        char *out = slurp("stdout.txt");
+        if (!out)
+            continue;
+        const char *name;
+        unsigned commands;
+        for (size_t k = 0; cli_option_at(k, &name, &commands); k++) {
+            if (strcmp(name, "help") == 0)
+                continue;
+            char opt[64];
+            snprintf(opt, sizeof opt, "--%s", name);
+            int found = 0;
+            for (const char *p = strstr(out, opt); p && !found; p = strstr(p + 1, opt)) {
+                char next = p[strlen(opt)];
+                found = !(next == '-' || (next >= 'a' && next <= 'z'));
+            }
+            CHECK(found == !!(commands & cmds[c].bit), "'penlim %s' %s %s", args,
+                  commands & cmds[c].bit ? "lists" : "does not list", opt);
+        }
+        for (const char *p = strstr(out, "--"); p; p = strstr(p + 2, "--")) {
+            size_t len = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz-");
+            int known = len == 0;
+            for (size_t k = 0; !known && cli_option_at(k, &name, &commands); k++)
+                known = strlen(name) == len && strncmp(name, p + 2, len) == 0 && (commands & cmds[c].bit);
+            CHECK(known, "'penlim %s' mentions --%.*s, which it does not take", args, (int)len, p + 2);
+        }
+        if (cmds[c].bit != CMD_RUN || strstr(out, "rtol"))
+            CHECK(strstr(out, "[1e-14, 1)") != NULL || cmds[c].bit == CMD_SWEEP, "'%s': rtol range [1e-14, 1)", args);
+        CHECK(strstr(out, "manifest.json") != NULL, "'%s' names manifest.json", args);
+        free(out);
+    }
+}
+
+static json_t *load_json(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    CHECK(j != NULL, "%s parses: %s", name, e.text);
+    return j;
+}
+
+/* Run ARGS: its summary names every file of DIR's manifest (those of runs/ and limit/ by folder). */
+static void summary_lists(const char *args, const char *dir)
+{
+    CHECK(run(args) == 0, "%s", args);
+    char *out = slurp("stdout.txt"), path[512];
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    json_t *m = load_json(path);
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(m, "files"), i, f) {
+        char name[256];
+        snprintf(name, sizeof name, "%s", json_string_value(f) ? json_string_value(f) : "");
+        char *slash = strchr(name, '/');
+        if (slash)
+            slash[1] = '\0'; /* runs/, limit/ */
+        CHECK(out && strstr(out, name), "'%s': the summary lists %s", args, name);
+    }
+    CHECK(out && strstr(out, "manifest.json"), "'%s': the summary lists manifest.json", args);
+    json_decref(m);
+    free(out);
+}
+
+/* The summary lists every file a command wrote (its manifest's files); run's default directory
+ * names the solver and its parameter, so runs at other values do not overwrite each other. */
+static void test_summaries_and_default_dirs(void)
+{
+    CHECK(run("run bouncing_ball --mu 1e6 --t-end 0.5") == 0, "run into the default directory");
+    CHECK(run("run bouncing_ball --mu 1e7 --t-end 0.5") == 0, "another mu");
+    CHECK(exists("out/run/bouncing_ball/penalty_mu_1e6/summary.json") &&
+              exists("out/run/bouncing_ball/penalty_mu_1e7/summary.json"),
+          "out/run/CASE/penalty_mu_VALUE, one per mu");
+    CHECK(run("run bouncing_ball --scheme moreau_jean --h 0.001 --t-end 0.5") == 0, "scheme into the default directory");
+    CHECK(exists("out/run/bouncing_ball/moreau_jean_h_0.001/trajectory.csv"), "out/run/CASE/moreau_jean_h_0.001");
+    /* numbers as written, not their binary neighbourhood (0.001000000000000000021, 0.0030000000000000001) */
+    char *js = slurp("out/run/bouncing_ball/moreau_jean_h_0.001/summary.json");
+    CHECK(js && strstr(js, "\"h\": 0.001,") && !strstr(js, "0.0010000000000000000"), "summary.json: h = 0.001, no noise");
+    free(js);
+    char *tr = slurp("out/run/bouncing_ball/moreau_jean_h_0.001/trajectory.csv");
+    CHECK(tr && strstr(tr, "\n0.001,") && strstr(tr, "\n0.003,"), "trajectory.csv: t = 0.001, 0.003");
+    free(tr);
+    CHECK(run("limit bouncing_ball --t-end 0.5") == 0 && exists("out/limit/bouncing_ball/summary.json"),
+          "out/limit/CASE");
+    summary_lists("run bouncing_ball --mu 1e7 --t-end 0.5", "out/run/bouncing_ball/penalty_mu_1e7");
+    summary_lists("limit bouncing_ball --t-end 0.5", "out/limit/bouncing_ball");
+    summary_lists("sweep bouncing_ball --mu 1e3:1e5:3 --t-end 2 --out sumsw --jobs 2", "sumsw");
+    char *csv = slurp("sumsw/sweep.csv");
+    CHECK(csv && strstr(csv, "\n1000,ok") && strstr(csv, "\n10000,ok") && strstr(csv, "\n100000,ok"),
+          "sweep.csv: mu = 1000, 10000, 100000 exactly");
+    free(csv);
+    char *out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "values of mu from 1e3 to 1e5") && strstr(out, "runs/ (3 runs"), "sweep summary: %s",
+          out ? out : "");
+    free(out);
+}
+
 static void test_help(void)
 {
     CHECK(run("--version") == 0, "--version");
@@ -220,16 +330,6 @@ static void test_help(void)
     CHECK(out && strstr(out, "bouncing_ball") && strstr(out, "vibrating_table") && strstr(out, "wedge"),
           "cases lists the three cases");
     free(out);
-}
-
-static json_t *load_json(const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    json_error_t e;
-    json_t *j = json_load_file(path, 0, &e);
-    CHECK(j != NULL, "%s parses: %s", name, e.text);
-    return j;
 }
 
 static void test_run_files(void)
@@ -291,7 +391,7 @@ static void test_sweep(void)
     rc = run("sweep vibrating_table --mu 1e3,1e4,1e5,1e16 --t-end 3 --jobs 2 --out sw --quiet");
     CHECK(rc == 3, "a sweep with a failed run exits 3 (got %d)", rc);
     err = slurp("stderr.txt");
-    CHECK(err && strstr(err, "mu = 1e+16 failed") && strstr(err, "penetration scale") && count_lines(err) == 1,
+    CHECK(err && strstr(err, "mu = 1e16 failed") && strstr(err, "penetration scale") && count_lines(err) == 1,
           "the failure is reported: %s", err ? err : "");
     free(err);
     char *csv = slurp("sw/sweep.csv");
@@ -310,25 +410,27 @@ static void test_sweep(void)
     json_t *j = load_json("sw/sweep.json");
     if (j) {
         json_t *r = json_object_get(json_object_get(j, "convergence"), "restitution_first");
-        CHECK(json_is_real(json_object_get(r, "rate")), "fitted rate");
+        /* three runs ok: too few for a rate worth reading, so null (PL_FIT_MIN_POINTS) */
+        CHECK(json_is_null(json_object_get(r, "rate")) && json_is_null(json_object_get(r, "rate_se")) &&
+                  json_integer_value(json_object_get(r, "points")) == 3,
+              "no rate from 3 points");
         CHECK(strcmp(json_string_value(json_object_get(r, "reference")), "closed form") == 0, "reference");
         json_t *runs = json_object_get(j, "runs");
         CHECK(json_array_size(runs) == 4, "four runs");
         CHECK(json_object_get(json_array_get(runs, 3), "error") != NULL, "the failed run carries its reason");
         json_decref(j);
     }
-    CHECK(exists("sw/runs/002_mu_1.000e+04/trajectory.csv") && exists("sw/runs/002_mu_1.000e+04/trajectory_s.csv") &&
-              exists("sw/runs/002_mu_1.000e+04/summary.json"),
+    CHECK(exists("sw/runs/002_mu_1e4/trajectory.csv") && exists("sw/runs/002_mu_1e4/trajectory_s.csv") &&
+              exists("sw/runs/002_mu_1e4/summary.json"),
           "each run's files");
-    /* values of mu that print alike still get their own directories */
+    /* close values of mu get their own directories, named by the numbers as written */
     CHECK(run("sweep bouncing_ball --mu 1e6,1.0001e6,1.0002e6 --t-end 1 --out close --no-plots --no-limit --quiet") == 0,
           "close values of mu");
-    CHECK(exists("close/runs/001_mu_1.000e+06") && exists("close/runs/002_mu_1.000e+06") &&
-              exists("close/runs/003_mu_1.000e+06"),
+    CHECK(exists("close/runs/001_mu_1e6") && exists("close/runs/002_mu_1000100") && exists("close/runs/003_mu_1000200"),
           "three directories");
     CHECK(exists("sw/convergence.dat") && exists("sw/zeno.dat") && exists("sw/sliding.dat"), "plot data");
     /* Plots, and a clear warning when gnuplot is missing (data still written, exit 0). */
-    rc = run("sweep bouncing_ball --mu 1e3,1e4,1e5 --out plots --quiet");
+    rc = run("sweep bouncing_ball --mu 1e3,1e4,1e5,1e6 --out plots --quiet");
     CHECK(rc == 0, "sweep with plots");
     CHECK(exists("plots/trajectories.png") && exists("plots/trajectories_s.png") && exists("plots/convergence.png") &&
               exists("plots/zeno.png") && exists("plots/sliding.png") && exists("plots/convergence.gp"),
@@ -405,19 +507,19 @@ static void test_schemes(void)
               "analysis: first impact and its restitution");
         json_decref(j);
     }
-    CHECK(run("sweep bouncing_ball --scheme maury --set e=0 --h 1e-2,1e-3,1e-4 --t-end 2 --out swm --no-plots "
+    CHECK(run("sweep bouncing_ball --scheme maury --set e=0 --h 3e-2,1e-2,1e-3,1e-4 --t-end 2 --out swm --no-plots "
               "--quiet") == 0,
           "scheme sweep");
     csv = slurp("swm/sweep.csv");
-    CHECK(csv && strncmp(csv, "h,status,", 9) == 0 && count_lines(csv) == 4, "sweep.csv by h");
+    CHECK(csv && strncmp(csv, "h,status,", 9) == 0 && count_lines(csv) == 5, "sweep.csv by h");
     free(csv);
-    CHECK(exists("swm/runs/001_h_1.000e-02/summary.json") && exists("swm/runs/003_h_1.000e-04/trajectory.csv") &&
+    CHECK(exists("swm/runs/002_h_0.01/summary.json") && exists("swm/runs/004_h_0.0001/trajectory.csv") &&
               exists("swm/limit/summary.json"),
           "run directories by h, coarsest first, and the limit");
     j = load_json("swm/sweep.json");
     if (j) {
         CHECK(strcmp(json_string_value(json_object_get(j, "refined")), "h") == 0 &&
-                  json_array_size(json_object_get(j, "h")) == 3,
+                  json_array_size(json_object_get(j, "h")) == 4,
               "sweep.json: refined h");
         json_t *c = json_object_get(json_object_get(j, "convergence"), "first_impact_time");
         CHECK(json_is_real(json_object_get(c, "rate")), "a fitted rate in h");
@@ -465,8 +567,8 @@ static void test_limits(void)
     rc = run("sweep vibrating_table --t-end 1e5 --mu 1e2,2e2 --max-seconds 1 --no-plots --jobs 2 --out budget_sweep");
     wall = now() - t0;
     err = slurp("stderr.txt");
-    CHECK(rc == 3 && wall < 8.0 && err && strstr(err, "warning: the limit solution failed") &&
-              strstr(err, "--max-seconds 1"),
+    CHECK(rc == 3 && wall < 30.0 && err && strstr(err, "warning: the limit solution failed") &&
+              strstr(err, "stopped after --max-seconds 1"),
           "a sweep's runs and its limit solution stop at --max-seconds (%d, %.1f s: %s)", rc, wall, err ? err : "");
     free(err);
     /* Ordinary runs the resolvability checks must not fail: the gap of a wall far from the origin
@@ -674,7 +776,7 @@ static void test_figures(void)
     rc = run("plot fig_ball --quiet");
     CHECK(rc == 0, "plot of a sweep exits 0 (got %d)", rc);
     check_figure("fig_ball", "zeno", gnuplot, 12);
-    CHECK(manifest_lists("fig_ball", "runs/001_mu_1.000e+02/trajectory.csv"), "plot keeps the sweep's files listed");
+    CHECK(manifest_lists("fig_ball", "runs/001_mu_1e2/trajectory.csv"), "plot keeps the sweep's files listed");
     rc = run("run wedge --mu 1e6 --t-end 1.5 --out fig_run --quiet");
     CHECK(rc == 0, "run of the wedge exits 0 (got %d)", rc);
     rc = run("plot fig_run");
@@ -722,6 +824,8 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir))
         return 2;
     test_help();
+    test_help_matches_parser();
+    test_summaries_and_default_dirs();
     test_bad_input();
     test_messages();
     test_run_files();

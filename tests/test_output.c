@@ -159,15 +159,15 @@ static void test_lock(void)
 
 static void test_stale_files(void)
 {
-    CHECK(run("sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 1 --out st --quiet") == 0, "a sweep with limit and plots");
-    CHECK(exists("st/runs/003_mu_1.000e+05/summary.json") && exists("st/limit/summary.json") &&
+    CHECK(run("sweep bouncing_ball --mu 1e3,1e4,1e5,1e6 --t-end 1 --out st --quiet") == 0, "a sweep with limit and plots");
+    CHECK(exists("st/runs/003_mu_1e5/summary.json") && exists("st/limit/summary.json") &&
               exists("st/impact_errors.csv") && exists("st/convergence.gp"),
           "its files");
     int had_png = exists("st/trajectories.png");
     CHECK(!had_png || manifest_lists("st/manifest.json", "trajectories.png"), "plots are listed");
     CHECK(run("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --no-limit --out st --quiet") == 0, "a smaller one");
-    CHECK(!exists("st/runs/003_mu_1.000e+05"), "the run no longer in the grid is removed");
-    CHECK(exists("st/runs/002_mu_1.000e+04/trajectory.csv"), "the others are there");
+    CHECK(!exists("st/runs/003_mu_1e5"), "the run no longer in the grid is removed");
+    CHECK(exists("st/runs/002_mu_1e4/trajectory.csv"), "the others are there");
     CHECK(!exists("st/limit") && !exists("st/impact_errors.csv"), "no limit/ nor impact_errors.csv without the limit");
     CHECK(!exists("st/trajectories.png") && !exists("st/convergence.gp") && !exists("st/gnuplot.log"),
           "no plots with --no-plots");
@@ -201,7 +201,7 @@ static void test_umask(void)
     int rc = run("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --no-limit --out um --quiet");
     umask(old);
     CHECK(rc == 0, "sweep under umask 027");
-    const char *files[] = {"um/sweep.csv", "um/manifest.json", "um/runs/001_mu_1.000e+03/summary.json", "um/.penlim.lock"};
+    const char *files[] = {"um/sweep.csv", "um/manifest.json", "um/runs/001_mu_1e3/summary.json", "um/.penlim.lock"};
     for (int k = 0; k < 4; k++) {
         char path[512];
         struct stat st;
@@ -280,32 +280,32 @@ static void test_resume(void)
     /* one run's files and its manifest entry removed */
     snprintf(args, sizeof args, "%s --out res --quiet", sweep);
     CHECK(run(args) == 0, "the sweep to resume");
-    CHECK(sh("rm -r res/runs/002_mu_1.000e+04 && python3 -c '"
+    CHECK(sh("rm -r res/runs/002_mu_1e4 && python3 -c '"
              "import json; p = \"res/manifest.json\"; m = json.load(open(p)); "
              "m[\"runs\"] = [r for r in m[\"runs\"] if \"002_\" not in r[\"directory\"]]; "
              "m[\"files\"] = [f for f in m[\"files\"] if \"002_\" not in f]; json.dump(m, open(p, \"w\"))'",
              "", ""),
           "remove run 2");
-    ino_t kept = inode("res/runs/001_mu_1.000e+03/trajectory.csv");
+    ino_t kept = inode("res/runs/001_mu_1e3/trajectory.csv");
     snprintf(args, sizeof args, "%s --out res --resume", sweep);
     CHECK(run(args) == 0, "--resume");
     char *out = slurp("stdout.txt");
     CHECK(out && strstr(out, "reused 2 of the 3 runs"), "two runs reused: %s", out ? out : "");
     free(out);
-    CHECK(kept != 0 && inode("res/runs/001_mu_1.000e+03/trajectory.csv") == kept, "a reused run's files are not rewritten");
+    CHECK(kept != 0 && inode("res/runs/001_mu_1e3/trajectory.csv") == kept, "a reused run's files are not rewritten");
     compare_sweeps("full", "res", 3);
     /* an interrupted sweep: its journal, no manifest, run 3 incomplete */
     CHECK(sh("python3 -c 'import json; m = json.load(open(\"res/manifest.json\")); "
              "[r.update(status=\"pending\") for r in m[\"runs\"]]; json.dump(m, open(\"res/.penlim.journal\", \"w\"))' "
-             "&& rm res/manifest.json res/sweep.csv res/runs/003_mu_1.000e+05/summary.json",
+             "&& rm res/manifest.json res/sweep.csv res/runs/003_mu_1e5/summary.json",
              "", ""),
           "simulate an interruption");
-    kept = inode("res/runs/002_mu_1.000e+04/trajectory.csv");
+    kept = inode("res/runs/002_mu_1e4/trajectory.csv");
     CHECK(run(args) == 0, "--resume after an interruption");
     out = slurp("stdout.txt");
     CHECK(out && strstr(out, "reused 2 of the 3 runs"), "the two complete runs reused: %s", out ? out : "");
     free(out);
-    CHECK(kept != 0 && inode("res/runs/002_mu_1.000e+04/trajectory.csv") == kept, "and not rewritten");
+    CHECK(kept != 0 && inode("res/runs/002_mu_1e4/trajectory.csv") == kept, "and not rewritten");
     CHECK(exists("res/manifest.json") && !exists("res/.penlim.journal"), "complete again");
     compare_sweeps("full", "res", 3);
     /* other settings reuse nothing */

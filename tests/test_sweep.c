@@ -8,6 +8,7 @@
 
 #include "cases/cases.h"
 #include "check.h"
+#include "core/number.h"
 #include "study/sweep.h"
 
 static void sweep(const pl_case *c, const pl_setting *s, size_t ns, const double *mu, size_t n, int jobs,
@@ -70,10 +71,10 @@ static void test_bouncing_ball(void)
 
 static void test_vibrating_table(void)
 {
-    double mu[] = {1e5, 1e6, 1e7, 1e8, 1e9};
+    double mu[] = {1e5, 1e6, 1e7, 1e8, 1e9, 1e10};
     pl_model m;
     pl_sweep sw;
-    sweep(&pl_case_vibrating_table, NULL, 0, mu, 5, 2, 1.0, &m, &sw);
+    sweep(&pl_case_vibrating_table, NULL, 0, mu, 6, 2, 1.0, &m, &sw);
     CHECK(sw.failures == 0, "no failures");
     double t_off = asin(9.81 / (0.5 * 4 * M_PI * M_PI)) / (2 * M_PI);
     const pl_sweep_quantity *l = &sw.q[PL_Q_LIFT_OFF_FIRST];
@@ -99,13 +100,13 @@ static void test_vibrating_table(void)
  * jump). */
 static void test_l1_across_jumps(void)
 {
-    double mu[] = {1e6, 1e8, 1e10};
+    double mu[] = {1e6, 1e7, 1e8, 1e10};
     pl_setting s[] = {{"m", -0.5}, {"q2", 1.01}};
     pl_model m;
     pl_sweep sw;
-    sweep(&pl_case_wedge, s, 2, mu, 3, 2, 3.0, &m, &sw);
+    sweep(&pl_case_wedge, s, 2, mu, 4, 2, 3.0, &m, &sw);
     const double *l1 = sw.q[PL_Q_LIMIT_L1_V].values;
-    CHECK(l1[0] < 3e-3 && l1[2] < 3e-5, "L1 |v^mu - v| small (%g, %g)", l1[0], l1[2]);
+    CHECK(l1[0] < 3e-3 && l1[3] < 3e-5, "L1 |v^mu - v| small (%g, %g)", l1[0], l1[3]);
     CHECK_NEAR(sw.q[PL_Q_LIMIT_L1_V].conv.rate, 0.5, 0.02, "L1 |v^mu - v| ~ mu^-1/2");
     pl_sweep_free(&sw);
 }
@@ -164,9 +165,51 @@ static void test_release(void)
     pl_sweep_free(&rel);
 }
 
+/* Grids give the numbers a user meant: whole decades exactly, end points as written; numbers
+ * print in their shortest exact form. */
+static void test_grid_and_numbers(void)
+{
+    pl_error err;
+    double *v;
+    size_t n;
+    CHECK(pl_parse_grid("1e2:1e10:9", "--mu", &v, &n, &err) == PL_OK && n == 9, "1e2:1e10:9");
+    for (size_t j = 0; j < n; j++)
+        CHECK(v[j] == pow(10.0, 2.0 + (double)j), "decade %zu exact: %.17g", j, v[j]);
+    free(v);
+    CHECK(pl_parse_grid("1e2:1e10:17", "--mu", &v, &n, &err) == PL_OK && n == 17, "half decades");
+    CHECK(v[2] == 1e3 && v[16] == 1e10 && fabs(v[1] / sqrt(1e5) - 1) < 4e-16, "half decades: %.17g %.17g", v[2],
+          v[1]);
+    free(v);
+    CHECK(pl_parse_grid("0.3:0.0003:4", "--h", &v, &n, &err) == PL_OK && n == 4, "decreasing decades");
+    CHECK(v[0] == 0.0003 && v[1] == 0.003 && v[2] == 0.03 && v[3] == 0.3, "0.0003 0.003 0.03 0.3: %.17g %.17g", v[1],
+          v[2]);
+    free(v);
+    CHECK(pl_parse_grid("2:7:3", "--mu", &v, &n, &err) == PL_OK && v[0] == 2 && v[2] == 7 &&
+              fabs(v[1] - sqrt(14.0)) < 1e-15 * sqrt(14.0),
+          "general grid: %.17g", v[1]);
+    free(v);
+    char b[PL_NUMBER_LEN];
+    CHECK(strcmp(pl_format_double(1000.0000000000007, b, sizeof b), "1000.0000000000007") == 0, "%s", b);
+    CHECK(strcmp(pl_format_double(1e3, b, sizeof b), "1000") == 0, "%s", b);
+    CHECK(strcmp(pl_format_double(0.03, b, sizeof b), "0.03") == 0, "%s", b);
+    CHECK(strcmp(pl_format_double(1e-5, b, sizeof b), "1e-5") == 0, "%s", b);
+    CHECK(strcmp(pl_format_double(0.1 + 0.2, b, sizeof b), "0.30000000000000004") == 0, "%s", b);
+    CHECK(strcmp(pl_format_short(1e10, b, sizeof b), "1e10") == 0, "%s", b);
+    CHECK(strcmp(pl_format_short(0.001, b, sizeof b), "0.001") == 0, "%s", b);
+    CHECK(strcmp(pl_format_short(2.5e-7, b, sizeof b), "2.5e-7") == 0, "%s", b);
+    CHECK(strcmp(pl_format_short(NAN, b, sizeof b), "nan") == 0, "%s", b);
+    CHECK(strcmp(pl_format_short(100, b, sizeof b), "1e2") == 0 && strcmp(pl_format_short(10, b, sizeof b), "10") == 0 &&
+              strcmp(pl_format_short(1500, b, sizeof b), "1500") == 0,
+          "plain when shorter: %s", b);
+    for (double x = 1.234567e-300; x < 1e300; x *= 7.77)
+        CHECK(strtod(pl_format_double(x, b, sizeof b), NULL) == x && strtod(pl_format_short(-x, b, sizeof b), NULL) == -x,
+              "round trip of %.17g", x);
+}
+
 int main(void)
 {
     check_init();
+    test_grid_and_numbers();
     test_bouncing_ball();
     test_vibrating_table();
     test_l1_across_jumps();

@@ -41,6 +41,15 @@ static const struct {
 };
 #define NOPTIONS (sizeof option_table / sizeof option_table[0])
 
+int cli_option_at(size_t k, const char **name, unsigned *commands)
+{
+    if (k >= NOPTIONS)
+        return 0;
+    *name = option_table[k].name;
+    *commands = option_table[k].commands;
+    return 1;
+}
+
 /* Only whole names are options (no abbreviations: "--h" is the time step, not "--help"), so the
  * table is searched here rather than by getopt_long. */
 static int find_option(const char *name, size_t len, unsigned command)
@@ -184,7 +193,9 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
     if (!o->c)
         return pl_fail(err, PL_ERR_INPUT, "unknown case '%s' (see 'penlim cases')", case_name);
     if (!o->out) {
-        if (o->scheme && command != CMD_COMPARE)
+        if (command == CMD_RUN) /* the program adds the solver and its parameter's value */
+            snprintf(o->out_default, sizeof o->out_default, "out/%s/%s", o->cmd, o->c->name);
+        else if (o->scheme && command != CMD_COMPARE)
             snprintf(o->out_default, sizeof o->out_default, "out/%s/%s-%s", o->cmd, o->c->name, o->scheme);
         else
             snprintf(o->out_default, sizeof o->out_default, "out/%s/%s", o->cmd, o->c->name);

@@ -47,6 +47,10 @@ typedef struct {
     int work_precision;                  /* compare --work-precision */
 } case_options;
 
+/* Option k of the commands that solve a case (its name without "--", and the CMD_ bits of the
+ * commands that take it); 0 past the last. For checking the help texts against the parser. */
+int cli_option_at(size_t k, const char **name, unsigned *commands);
+
 /* What argv[1] asks for. */
 typedef enum { CLI_HELP, CLI_VERSION, CLI_RUN, CLI_SWEEP, CLI_LIMIT, CLI_CASES, CLI_PLOT, CLI_COMPARE } cli_command;
 

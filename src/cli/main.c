@@ -3,16 +3,19 @@
 #include <gsl/gsl_errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cases/cases.h"
 #include "cli/args.h"
 #include "io/compare_report.h"
 #include "io/external.h"
+#include "core/number.h"
 #include "io/outdir.h"
 #include "io/output.h"
 #include "io/plot_dir.h"
@@ -21,6 +24,7 @@
 #include "solvers/solver.h"
 #include "study/analysis.h"
 #include "study/compare.h"
+#include "study/fit.h"
 #include "study/sweep.h"
 
 /* ---- temporaries removed when killed ------------------------------------------------------------
@@ -30,10 +34,24 @@
 #define TEMP_SLOTS 16
 static char temp_path[TEMP_SLOTS][PATH_MAX];
 static volatile sig_atomic_t temp_used[TEMP_SLOTS];
+/* Signals are blocked only in the thread creating a temporary: the handler, running in another,
+ * waits until no creation is under way, and none starts once it has begun (both sequentially
+ * consistent, so one of the two sees the other), so that no temporary outlives the program. */
+static atomic_int temp_creating, temp_dying;
 
-static void temp_created(const char *path, void *user)
+static int temp_begin(void *user)
 {
     (void)user;
+    atomic_fetch_add(&temp_creating, 1);
+    if (atomic_load(&temp_dying)) {
+        atomic_fetch_sub(&temp_creating, 1);
+        return 0;
+    }
+    return 1;
+}
+
+static void temp_record(const char *path)
+{
     for (int k = 0; k < TEMP_SLOTS; k++)
         if (!temp_used[k]) {
             snprintf(temp_path[k], sizeof temp_path[k], "%s", path);
@@ -42,6 +60,15 @@ static void temp_created(const char *path, void *user)
         }
     /* all slots taken: the next command into the directory removes it */
 }
+
+static void temp_created(const char *path, void *user)
+{
+    (void)user;
+    if (path)
+        temp_record(path);
+    atomic_fetch_sub(&temp_creating, 1);
+}
+
 
 static void temp_released(const char *path, void *user)
 {
@@ -55,6 +82,10 @@ static void temp_released(const char *path, void *user)
 
 static void on_fatal_signal(int sig)
 {
+    atomic_store(&temp_dying, 1);
+    struct timespec ms = {0, 1000000};
+    for (int wait = 0; wait < 2000 && atomic_load(&temp_creating) > 0; wait++)
+        nanosleep(&ms, NULL); /* a creation under way: a few microseconds */
     for (int k = 0; k < TEMP_SLOTS; k++)
         if (temp_used[k])
             unlink(temp_path[k]);
@@ -62,7 +93,7 @@ static void on_fatal_signal(int sig)
     raise(sig);
 }
 
-static const pl_temp_hooks temp_hooks = {temp_created, temp_released, NULL};
+static const pl_temp_hooks temp_hooks = {temp_begin, temp_created, temp_released, NULL};
 
 /* The mode of new files, 0666 & ~umask, read once at start-up. */
 static mode_t file_mode = 0644;
@@ -90,17 +121,21 @@ static int input_error(const char *cmd, const char *fmt, const char *arg)
 
 static const char run_usage[] =
     "usage: penlim run CASE [--mu X] [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR]\n"
-    "                       [--samples N] [--max-steps N] [--force] [--quiet]\n"
-    "       penlim run CASE --scheme NAME [--h H] [--theta TH] [--gamma G] [other options]\n"
-    "Integrate the penalized system of CASE for one stiffness mu with CVODE, or run a time-stepping\n"
-    "scheme, and write DIR/trajectory.csv, DIR/trajectory_s.csv and DIR/summary.json\n"
-    "(formats: docs/formats.md).\n"
+    "                       [--samples N] [--max-steps N] [--max-seconds S] [--max-output N]\n"
+    "                       [--force] [--quiet]\n"
+    "       penlim run CASE --scheme NAME [--h H] [--theta TH] [--gamma G] [--set NAME=VALUE ...]\n"
+    "                       [--t-end T] [--out DIR] [--max-steps N] [--max-seconds S]\n"
+    "                       [--max-output N] [--force] [--quiet]\n"
+    "Integrate the penalized system of CASE for one stiffness mu (Runge-Kutta through impacts,\n"
+    "CVODE BDF in settled contact), or run a time-stepping scheme, and write DIR/trajectory.csv,\n"
+    "DIR/trajectory_s.csv, DIR/summary.json and DIR/manifest.json (formats: docs/formats.md).\n"
     "  --mu X            stiffness mu > 0 (default 1e8)\n"
     "  --set NAME=VALUE  set a case parameter (repeatable; 'penlim cases' lists them)\n"
     "  --t-end T         end time (default: the case's)\n"
-    "  --rtol R          relative tolerance in [1e-14, 1) (default 1e-8); absolute tolerances\n"
-    "                    follow the penetration scales at this mu\n"
-    "  --out DIR         output directory (default out/run/CASE, out/run/CASE-SCHEME for a scheme)\n"
+    "  --rtol R          relative tolerance in [1e-14, 1) (default 1e-8; not for schemes);\n"
+    "                    absolute tolerances follow the penetration scales at this mu\n"
+    "  --out DIR         output directory (default out/run/CASE/SOLVER_PARAM_VALUE, e.g.\n"
+    "                    out/run/CASE/penalty_mu_1e8, out/run/CASE/moreau_jean_h_0.001)\n"
     "  --max-steps N     stop with an error after N steps (default 5000000)\n"
     "  --max-seconds S   stop a run with an error after S seconds of wall-clock time (default:\n"
     "                    none); the results up to there are written\n"
@@ -199,31 +234,72 @@ static void print_vector(const char *name, const double *x, size_t n)
     printf(")");
 }
 
-/* "mu = 1e+08, rtol = 1e-08" */
+/* A number as the user would write it, exactly: 1e8, 0.001, 3162.2776601683795. */
+static const char *num(double x, char buf[PL_NUMBER_LEN])
+{
+    return pl_format_short(x, buf, PL_NUMBER_LEN);
+}
+
+/* "mu = 1e8, rtol = 1e-8" */
 static void options_text(const pl_solution *sol, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (size_t k = 0; k < sol->solver->noptions && used < len; k++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s = %g", k ? ", " : "", sol->solver->options[k].name,
-                                 sol->option[k]);
+    for (size_t k = 0; k < sol->solver->noptions && used < len; k++) {
+        char v[PL_NUMBER_LEN];
+        used += (size_t)snprintf(buf + used, len - used, "%s%s = %s", k ? ", " : "", sol->solver->options[k].name,
+                                 num(sol->option[k], v));
+    }
+}
+
+/* "DIR: a.csv, b.json, manifest.json; runs/ (9 runs), limit/": every file the command wrote, the
+ * files of subdirectories counted by directory. */
+static void print_written(const char *dir, const pl_strings *written)
+{
+    printf("wrote %s:", dir);
+    const char *sep = " ";
+    for (size_t k = 0; k < written->n; k++)
+        if (!strchr(written->items[k], '/')) {
+            printf("%s%s", sep, written->items[k]);
+            sep = ", ";
+        }
+    printf("%smanifest.json", sep);
+    size_t runs = 0, limit = 0;
+    const char *last_run = NULL;
+    for (size_t k = 0; k < written->n; k++) {
+        const char *f = written->items[k];
+        if (strncmp(f, "runs/", 5) == 0) {
+            size_t len = (size_t)(strchr(f + 5, '/') ? strchr(f + 5, '/') - f : (long)strlen(f));
+            if (!last_run || strncmp(last_run, f, len) != 0 || last_run[len] != '/')
+                runs++;
+            last_run = f;
+        } else if (strncmp(f, "limit/", 6) == 0)
+            limit++;
+    }
+    if (runs)
+        printf("; runs/ (%zu run%s: trajectory.csv, trajectory_s.csv, summary.json)", runs, runs > 1 ? "s" : "");
+    if (limit)
+        printf("; limit/ (%zu files, the limit solution)", limit);
+    printf("\n");
 }
 
 static void print_solution_summary(const pl_model *model, const pl_solution *sol, const pl_analysis *a,
-                                   const char *dir)
+                                   const char *dir, const pl_strings *written)
 {
-    char opts[256];
+    char opts[256], v[PL_NUMBER_LEN];
     options_text(sol, opts, sizeof opts);
-    printf("penlim %s %s (%s): %s, t in [0, %g]\n", sol->solver->family == PL_FAMILY_LIMIT ? "limit" : "run",
-           model->type->name, sol->solver->name, opts, sol->t_end);
+    printf("penlim %s %s (%s): %s, t in [0, %s]\n", sol->solver->family == PL_FAMILY_LIMIT ? "limit" : "run",
+           model->type->name, sol->solver->name, opts, num(sol->t_end, v));
     printf("  status: %s\n", sol->status == PL_OK ? "ok" : sol->error.message);
     if (sol->solver->family != PL_FAMILY_LIMIT)
         printf("  contact episodes: %zu, ", sol->nepisodes);
     else
         printf("  ");
     printf("impacts: %zu", a ? a->impacts : 0);
-    if (a && a->impacts > 0)
+    if (a && a->impacts > 0 && isfinite(a->restitution_first))
         printf(" (first at t = %.6f, restitution %.5f)", a->first_impact_time, a->restitution_first + 0.0);
+    else if (a && a->impacts > 0) /* arrived at zero normal speed: no ratio of speeds */
+        printf(" (first at t = %.6f, no restitution: zero approach speed)", a->first_impact_time);
     if (sol->solver->family == PL_FAMILY_PENALTY && sol->nepisodes > 0)
         printf(", first contact: constraint %zu at t = %.6f, max penetration %.3g", sol->episodes[0].constraint + 1,
                sol->episodes[0].t_in, sol->episodes[0].max_penetration);
@@ -232,7 +308,7 @@ static void print_solution_summary(const pl_model *model, const pl_solution *sol
     if (sol->zeno.found)
         printf("\n  Zeno: impacts of constraint %zu accumulate at t = %.12g (%zu resolved, ratio %.6g), then continue",
                sol->zeno.constraint + 1, sol->zeno.t_accumulation, sol->zeno.impacts_resolved, sol->zeno.ratio);
-    printf("\n  final: t = %g, ", sol->t_final);
+    printf("\n  final: t = %s, ", num(sol->t_final, v));
     print_vector("q", sol->q_final, sol->n);
     printf(", ");
     print_vector("v", sol->v_final, sol->n);
@@ -243,7 +319,8 @@ static void print_solution_summary(const pl_model *model, const pl_solution *sol
     else
         printf("\n  cost: %ld steps, %ld rhs evaluations, %ld Jacobians, %ld restarts, %.3f s\n", s->steps,
                s->rhs_evals, s->jac_evals, s->restarts, s->wall_seconds);
-    printf("  wrote %s/trajectory.csv, trajectory_s.csv and summary.json\n", dir);
+    printf("  ");
+    print_written(dir, written);
 }
 
 /* The output directory of a command: locked, scanned, and its manifest once written. */
@@ -332,7 +409,7 @@ static int solve_and_write(const case_options *o, const pl_solver_type *solver, 
     if (s != PL_OK)
         fprintf(stderr, "penlim %s: %s\n", o->cmd, io.message);
     if (s == PL_OK && !o->quiet)
-        print_solution_summary(model, &sol, analysis_status == PL_OK ? &analysis : NULL, o->out);
+        print_solution_summary(model, &sol, analysis_status == PL_OK ? &analysis : NULL, o->out, &d.out.written);
     pl_analysis_free(&analysis);
     pl_solution_free(&sol);
     outdir_end(&d);
@@ -350,14 +427,26 @@ static int cmd_run(int argc, char **argv)
     pl_solve_opts opts;
     if ((rc = prepare(&o, solver, NULL, &model, &opts)) >= 0)
         return rc;
+    if (o.out == o.out_default) { /* out/run/CASE/SOLVER_PARAM_VALUE: runs at other values do not overwrite it */
+        char v[PL_NUMBER_LEN];
+        size_t used = strlen(o.out_default);
+        int refined = solver->refine ? pl_solver_option_index(solver, solver->refine) : -1;
+        if (refined >= 0)
+            snprintf(o.out_default + used, sizeof o.out_default - used, "/%s_%s_%s", solver->name, solver->refine,
+                     num(opts.option[refined], v));
+        else
+            snprintf(o.out_default + used, sizeof o.out_default - used, "/%s", solver->name);
+    }
     return solve_and_write(&o, solver, &model, &opts);
 }
 
 static const char sweep_usage[] =
     "usage: penlim sweep CASE [--mu A:B:N | --mu a,b,c] [--set NAME=VALUE ...] [--t-end T]\n"
-    "                         [--rtol R] [--out DIR] [--jobs J] [--max-steps N] [--no-plots]\n"
-    "                         [--no-limit] [--resume] [--force] [--quiet]\n"
-    "       penlim sweep CASE --scheme NAME [--h A:B:N | --h a,b,c] [--theta TH] [--gamma G] [...]\n"
+    "                         [--rtol R] [--out DIR] [--jobs J] [--samples N] [--max-steps N]\n"
+    "                         [--max-seconds S] [--max-output N] [--no-plots] [--no-limit]\n"
+    "                         [--resume] [--force] [--quiet]\n"
+    "       penlim sweep CASE --scheme NAME [--h A:B:N | --h a,b,c] [--theta TH] [--gamma G]\n"
+    "                         [other options as above but --rtol and --samples]\n"
     "Solve CASE for an increasing sequence of stiffnesses (or, with --scheme, a decreasing sequence\n"
     "of time steps), extract the limit objects of each run (impacts, sustained contacts, Zeno\n"
     "capture), fit their convergence rates, measure each run against the limit solution, and plot.\n"
@@ -371,7 +460,11 @@ static const char sweep_usage[] =
     "  --resume          reuse the runs of DIR that an earlier sweep with the same settings\n"
     "                    completed (its manifest or, if interrupted, its journal)\n"
     "  --quiet           no progress line and no summary\n"
-    "  other options as for 'penlim run'; --out defaults to out/sweep/CASE (CASE-SCHEME)\n";
+    "  --out DIR         output directory (default out/sweep/CASE, out/sweep/CASE-SCHEME for a\n"
+    "                    scheme): sweep.csv, episodes.csv, sweep.json, impact_errors.csv, the plots\n"
+    "                    (*.png with their *.gp and *.dat), runs/NNN_PARAM_VALUE/, limit/, manifest.json\n"
+    "  --set, --t-end, --rtol, --samples, --max-steps, --max-seconds, --max-output, --force,\n"
+    "  --theta, --gamma: as for 'penlim run', per run\n";
 
 /* The progress line, on stderr when it is a terminal. */
 static void progress_line(size_t done, size_t total, void *user)
@@ -441,19 +534,34 @@ static void run_done(const pl_sweep *sw, size_t k, void *user)
     }
 }
 
-static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const char *dir, long jobs)
+/* A table cell: 6 decimals, or "n/a" where there is no value (no impact, no capture). */
+static const char *cell(double x, char buf[32])
+{
+    if (isfinite(x))
+        snprintf(buf, 32, "%.6f", x + 0.0); /* + 0.0: no "-0.000000" */
+    else
+        snprintf(buf, 32, "n/a");
+    return buf;
+}
+
+static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const char *dir, const pl_strings *written,
+                                long jobs)
 {
     const char *p = sw->param_name;
-    printf("penlim sweep %s (%s): %zu values of %s from %g to %g, t in [0, %g], %ld jobs\n", model->type->name,
-           sw->solver->name, sw->n, p, sw->param[0], sw->param[sw->n - 1], sw->t_end, jobs);
+    char v0[PL_NUMBER_LEN], v1[PL_NUMBER_LEN], v2[PL_NUMBER_LEN];
+    printf("penlim sweep %s (%s): %zu values of %s from %s to %s, t in [0, %s], %ld jobs\n", model->type->name,
+           sw->solver->name, sw->n, p, num(sw->param[0], v0), num(sw->param[sw->n - 1], v1), num(sw->t_end, v2), jobs);
     printf("%10s %-7s %8s %8s %13s %13s %9s %10s %8s\n", p, "status", "episodes", "impacts", "restitution_1",
            "capture_time", "steps", "rhs_evals", "wall_s");
     for (size_t k = 0; k < sw->n; k++) {
         const pl_solution *r = &sw->runs[k];
-        printf("%10.3g %-7s %8zu %8zu %13.6f %13.6f %9ld %10ld %8.3f\n", sw->param[k],
-               r->status == PL_OK ? "ok" : "failed", r->nepisodes, sw->analysis[k].impacts,
-               sw->q[PL_Q_RESTITUTION_FIRST].values[k] + 0.0, sw->q[PL_Q_CAPTURE_TIME].values[k], r->stats.steps,
-               r->stats.rhs_evals, r->stats.wall_seconds); /* + 0.0: no "-0.000000" */
+        char e1[32], tc[32];
+        num(sw->param[k], v0);
+        if (strlen(v0) > 10) /* the column's width; the files have every digit */
+            snprintf(v0, sizeof v0, "%.4g", sw->param[k]);
+        printf("%10s %-7s %8zu %8zu %13s %13s %9ld %10ld %8.3f\n", v0, r->status == PL_OK ? "ok" : "failed",
+               r->nepisodes, sw->analysis[k].impacts, cell(sw->q[PL_Q_RESTITUTION_FIRST].values[k], e1),
+               cell(sw->q[PL_Q_CAPTURE_TIME].values[k], tc), r->stats.steps, r->stats.rhs_evals, r->stats.wall_seconds);
     }
     if (sw->has_limit && sw->limit.zeno.found)
         printf("limit solution: Zeno point at t = %.12g after %zu resolved impacts, then sustained contact\n",
@@ -472,21 +580,34 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
             printf("  %-26s equals its limit %.10g to integration accuracy at every %s\n", Q->name, Q->conv.limit, p);
             continue;
         }
-        if (Q->conv.points < 3)
+        if (Q->conv.points == 0)
             continue;
-        if (!Q->conv.converges) {
-            printf("  %-26s does not converge to %.10g (%s): fitted rate %.3f +- %.3f\n", Q->name, Q->conv.limit,
-                   pl_reference_name(Q->conv.reference), Q->conv.rate, Q->conv.rate_se);
+        if (Q->conv.points < PL_FIT_MIN_POINTS) {
+            printf("  %-26s rate n/a: %zu errors, a fit needs %d\n", Q->name, Q->conv.points, PL_FIT_MIN_POINTS);
             continue;
         }
-        printf("  %-26s rate %6.3f +- %.3f", Q->name, Q->conv.rate, Q->conv.rate_se);
+        if (!Q->conv.converges) {
+            printf("  %-26s does not converge to %.10g (%s)", Q->name, Q->conv.limit,
+                   pl_reference_name(Q->conv.reference));
+            if (isfinite(Q->conv.rate))
+                printf(": fitted rate %.3f +- %.3f\n", Q->conv.rate, Q->conv.rate_se);
+            else
+                printf(": rate n/a (its error would exceed it)\n");
+            continue;
+        }
+        if (isfinite(Q->conv.rate))
+            printf("  %-26s rate %6.3f +- %.3f", Q->name, Q->conv.rate, Q->conv.rate_se);
+        else
+            printf("  %-26s rate %-14s", Q->name, "n/a");
         if (isfinite(Q->conv.rate_upper))
             printf(" (finer half %6.3f +- %.3f)", Q->conv.rate_upper, Q->conv.rate_upper_se);
         else
             printf("%30s", "");
         printf("   limit %.10g", Q->conv.limit);
-        if (Q->conv.reference == PL_REF_EXTRAPOLATED)
+        if (Q->conv.reference == PL_REF_EXTRAPOLATED && isfinite(Q->conv.limit_error))
             printf(" +- %.2g (extrapolated)\n", Q->conv.limit_error);
+        else if (Q->conv.reference == PL_REF_EXTRAPOLATED)
+            printf(" (extrapolated)\n");
         else
             printf(" (%s)\n", pl_reference_name(Q->conv.reference));
     }
@@ -499,13 +620,13 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
                sw->impacts_per_decade_predicted);
     for (size_t k = 0; k < sw->n; k++)
         if (sw->runs[k].status != PL_OK)
-            printf("  %s = %g failed: %s\n", p, sw->param[k], sw->runs[k].error.message);
+            printf("  %s = %s failed: %s\n", p, num(sw->param[k], v0), sw->runs[k].error.message);
     size_t reused = 0;
     for (size_t k = 0; k < sw->n; k++)
         reused += (size_t)sw->reused[k];
     if (reused > 0)
         printf("reused %zu of the %zu runs from %s (--resume)\n", reused, sw->n, dir);
-    printf("wrote %s: sweep.csv, episodes.csv, sweep.json, runs/\n", dir);
+    print_written(dir, written);
 }
 
 /* The default grid of a sweep: mu = 1e2 ... 1e10 (9 values), or h = 10^(-1.2 - k/2) V/A (7 values,
@@ -658,13 +779,17 @@ static int cmd_sweep(int argc, char **argv)
                 plot_err.message, out);
     }
     if (!o.quiet) {
-        print_sweep_summary(&model, &sw, o.out, o.jobs);
+        print_sweep_summary(&model, &sw, o.out, &d.out.written, o.jobs);
         if (!o.no_plots && plots == PL_OK)
             printf("plots: %s/*.png (re-render with gnuplot NAME.gp in that directory)\n", o.out);
     }
     for (size_t k = 0; k < sw.n; k++)
         if (sw.runs[k].status != PL_OK)
-            fprintf(stderr, "penlim sweep: %s = %g failed: %s\n", sw.param_name, sw.param[k], sw.runs[k].error.message);
+        {
+            char v[PL_NUMBER_LEN];
+            fprintf(stderr, "penlim sweep: %s = %s failed: %s\n", sw.param_name, num(sw.param[k], v),
+                    sw.runs[k].error.message);
+        }
     if (!o.no_limit && !sw.has_limit)
         fprintf(stderr, "penlim sweep: warning: the limit solution failed, no run is measured against it: %s\n",
                 sw.limit.error.message);
@@ -676,19 +801,24 @@ static int cmd_sweep(int argc, char **argv)
 
 static const char limit_usage[] =
     "usage: penlim limit CASE [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR] [--samples N]\n"
-    "                         [--force] [--quiet]\n"
+    "                         [--max-steps N] [--max-seconds S] [--max-output N] [--force] [--quiet]\n"
     "Compute the limit (generalized) solution of CASE directly, event by event: flight, impacts\n"
     "from the infinitesimal dynamics, sustained contact with the sliding-mode force, lift-off, and\n"
     "Zeno accumulation continued past the accumulation point.  Writes DIR/trajectory.csv,\n"
-    "DIR/trajectory_s.csv and DIR/summary.json (formats: docs/formats.md).\n"
+    "DIR/trajectory_s.csv, DIR/summary.json and DIR/manifest.json (formats: docs/formats.md).\n"
+    "  --set NAME=VALUE  set a case parameter (repeatable; 'penlim cases' lists them)\n"
+    "  --t-end T         end time (default: the case's)\n"
     "  --rtol R          relative tolerance of the smooth phases in [1e-14, 1) (default 1e-12)\n"
+    "  --samples N       besides every event and step, record the solution at N uniformly spaced\n"
+    "                    times (default 1000, 0 for none)\n"
     "  --max-steps N     stop with an error after N steps (default 5000000)\n"
     "  --max-seconds S   stop a run with an error after S seconds of wall-clock time (default:\n"
     "                    none); the results up to there are written\n"
     "  --max-output N    cap on the values (rows x columns) of a trajectory (default 2e7): a\n"
     "                    larger --samples is refused, a run that reaches it stops with an error\n"
     "  --out DIR         output directory (default out/limit/CASE)\n"
-    "  other options as for 'penlim run'\n";
+    "  --force           write into DIR even if it holds files penlim did not write\n"
+    "  --quiet           print nothing on success\n";
 
 static int cmd_limit(int argc, char **argv)
 {

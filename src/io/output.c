@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/number.h"
+
 pl_status pl_strings_add(pl_strings *s, const char *text, pl_error *err)
 {
     if (s->n == s->cap) {
@@ -123,10 +125,13 @@ pl_status pl_file_open(pl_file *f, pl_output *out, const char *sub, const char *
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    int fd = mkstemp(f->tmp_path);
-    int saved = errno;
-    if (fd >= 0 && out->hooks.created)
-        out->hooks.created(f->tmp_path, out->hooks.user);
+    int fd = -1, saved = EINTR;
+    if (!out->hooks.creating || out->hooks.creating(out->hooks.user)) {
+        fd = mkstemp(f->tmp_path);
+        saved = errno;
+        if (out->hooks.created)
+            out->hooks.created(fd >= 0 ? f->tmp_path : NULL, out->hooks.user);
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (fd < 0)
         return pl_fail(err, PL_ERR_IO, "cannot create %s: %s", f->path, strerror(saved));
@@ -194,10 +199,48 @@ pl_status pl_write_csv_columns(pl_output *out, const char *sub, const char *name
     for (size_t r = 0; r < t->nrows; r++) {
         const double *row = pl_table_row(t, r);
         for (size_t c = 0; c < ncols; c++)
-            fprintf(f.fp, c ? ",%.17g" : "%.17g", row[cols ? cols[c] : c]);
+            pl_put_number(f.fp, c ? "," : "", row[cols ? cols[c] : c]);
         fputc('\n', f.fp);
     }
     return pl_file_commit(&f, err);
+}
+
+void pl_put_number(FILE *fp, const char *sep, double x)
+{
+    char num[PL_NUMBER_LEN];
+    fputs(sep, fp);
+    fputs(pl_format_double(x, num, sizeof num), fp);
+}
+
+/* jansson prints reals with %.17g (0.001 as 0.001000000000000000021): write its text with each
+ * real (a number with '.', 'e' or 'E') in its shortest exact form instead, still a real. */
+static int put_json_text(FILE *fp, const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        if (*p == '"') { /* a string, copied as is */
+            const char *q = p + 1;
+            while (*q && *q != '"')
+                q += q[0] == '\\' && q[1] ? 2 : 1;
+            if (*q)
+                q++;
+            fwrite(p, 1, (size_t)(q - p), fp);
+            p = q;
+        } else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+            size_t n = strspn(p, "-+.eE0123456789");
+            if (strcspn(p, ".eE") < n) {
+                char num[PL_NUMBER_LEN];
+                pl_format_double(strtod(p, NULL), num, sizeof num);
+                fputs(num, fp);
+                if (!strpbrk(num, ".e"))
+                    fputs(".0", fp);
+            } else
+                fwrite(p, 1, n, fp);
+            p += n;
+        } else
+            fputc(*p++, fp);
+    }
+    return ferror(fp) ? -1 : 0;
 }
 
 pl_status pl_write_json(pl_output *out, const char *sub, const char *name, json_t *root, pl_error *err)
@@ -210,8 +253,14 @@ pl_status pl_write_json(pl_output *out, const char *sub, const char *name, json_
         json_decref(root);
         return s;
     }
-    int rc = json_dumpf(root, f.fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     json_decref(root);
+    if (!text) {
+        pl_file_abort(&f);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory writing %s", f.path);
+    }
+    int rc = put_json_text(f.fp, text);
+    free(text);
     if (rc != 0) {
         pl_file_abort(&f);
         return pl_fail(err, PL_ERR_IO, "cannot write %s", f.path);

@@ -31,7 +31,10 @@ int pl_strings_has(const pl_strings *s, const char *text);
 void pl_strings_free(pl_strings *s);
 
 typedef struct {
-    void (*created)(const char *path, void *user);  /* a temporary file now exists at path */
+    /* Before a temporary is created; 0 refuses it (the program is being killed). Optional. */
+    int (*creating)(void *user);
+    /* After: a temporary file now exists at path, or NULL if it could not be created. */
+    void (*created)(const char *path, void *user);
     void (*released)(const char *path, void *user); /* it was renamed into place or removed */
     void *user;
 } pl_temp_hooks;
@@ -88,6 +91,10 @@ pl_status pl_write_json(pl_output *out, const char *sub, const char *name, json_
 
 /* A JSON number, or null for NaN and infinities (JSON has no NaN). */
 json_t *pl_json_number(double x);
+
+/* sep, then x in its shortest exact form (pl_format_double; "nan" when undefined): every number
+ * of penlim's CSV files reads back exactly, without binary noise such as 1000.0000000000007. */
+void pl_put_number(FILE *fp, const char *sep, double x);
 json_t *pl_json_array(const double *x, size_t n);
 
 #endif

@@ -1,5 +1,5 @@
 /* The files of one solution, whatever its solver: trajectory.csv, trajectory_s.csv and
- * summary.json (formats in README.md). */
+ * summary.json (formats in docs/formats.md). */
 #ifndef PL_REPORT_H
 #define PL_REPORT_H
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/number.h"
 #include "io/output.h"
 #include "io/plots.h"
 #include "io/report.h"
@@ -13,7 +14,8 @@
 void pl_sweep_run_dir_name(const char *param_name, size_t k, double value, char *buf, size_t len)
 {
     /* The index keeps the names distinct (and sorted) whatever the values. */
-    snprintf(buf, len, "runs/%03zu_%s_%.3e", k + 1, param_name, value);
+    char num[PL_NUMBER_LEN];
+    snprintf(buf, len, "runs/%03zu_%s_%s", k + 1, param_name, pl_format_short(value, num, sizeof num));
 }
 
 void pl_sweep_run_dir(const pl_sweep *sw, size_t k, char *buf, size_t len)
@@ -47,22 +49,23 @@ static pl_status write_sweep_csv(pl_output *out, const pl_sweep *sw, pl_error *e
     for (size_t k = 0; k < sw->n; k++) {
         const pl_solution *r = &sw->runs[k];
         const pl_analysis *a = &sw->analysis[k];
-        fprintf(f.fp, "%.17g,%s,%zu,%zu,%zu", sw->param[k], r->status == PL_OK ? "ok" : "failed", r->nepisodes,
+        pl_put_number(f.fp, "", sw->param[k]);
+        fprintf(f.fp, ",%s,%zu,%zu,%zu", r->status == PL_OK ? "ok" : "failed", r->nepisodes,
                 a->impacts, a->impacts_before_capture);
         const int ids[] = {PL_Q_FIRST_IMPACT_TIME, PL_Q_CAPTURE_TIME, PL_Q_ACCUMULATION_ESTIMATE};
         for (int j = 0; j < 3; j++)
-            fprintf(f.fp, ",%.17g", sw->q[ids[j]].values[k]);
-        fprintf(f.fp, ",%.17g", r->status == PL_OK ? a->contraction_ratio : NAN);
+            pl_put_number(f.fp, ",", sw->q[ids[j]].values[k]);
+        pl_put_number(f.fp, ",", r->status == PL_OK ? a->contraction_ratio : NAN);
         const int more[] = {PL_Q_RESTITUTION_FIRST, PL_Q_SCALED_PENETRATION_FIRST, PL_Q_LIFT_OFF_FIRST,
                             PL_Q_SLIDING_FORCE_ERROR, PL_Q_S_DISTANCE};
         for (int j = 0; j < 5; j++)
-            fprintf(f.fp, ",%.17g", sw->q[more[j]].values[k]);
-        fprintf(f.fp, ",%.17g", sw->s_dist_v[k]);
+            pl_put_number(f.fp, ",", sw->q[more[j]].values[k]);
+        pl_put_number(f.fp, ",", sw->s_dist_v[k]);
         for (int q = PL_Q_LIMIT_SUP_Q; q <= PL_Q_IMPACT_VELOCITY_ERROR; q++)
-            fprintf(f.fp, ",%.17g", sw->q[q].values[k]);
+            pl_put_number(f.fp, ",", sw->q[q].values[k]);
         fprintf(f.fp, ",%ld,%ld,%.6g", r->stats.steps, r->stats.rhs_evals, r->stats.wall_seconds);
         if (sw->solver->family == PL_FAMILY_SCHEME)
-            fprintf(f.fp, ",%.17g", r->step_size);
+            pl_put_number(f.fp, ",", r->step_size);
         fputc('\n', f.fp);
     }
     return pl_file_commit(&f, err);
@@ -89,13 +92,19 @@ static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n
         for (size_t e = 0; e < r->nepisodes; e++) {
             const pl_episode *ep = &r->episodes[e];
             const pl_episode_info *in = &a->info[e];
-            fprintf(f.fp, "%.17g,%zu,%zu,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", sw->param[k], e + 1,
-                    ep->constraint + 1, pl_episode_kind_name(in->kind), ep->t_in, ep->t_out,
-                    in->duration, ep->gdot_in, ep->gdot_out, pl_episode_restitution(ep), in->dv_normal);
+            pl_put_number(f.fp, "", sw->param[k]);
+            fprintf(f.fp, ",%zu,%zu,%s", e + 1, ep->constraint + 1, pl_episode_kind_name(in->kind));
+            const double head[] = {ep->t_in, ep->t_out, in->duration, ep->gdot_in, ep->gdot_out,
+                                   pl_episode_restitution(ep), in->dv_normal};
+            for (size_t j = 0; j < sizeof head / sizeof *head; j++)
+                pl_put_number(f.fp, ",", head[j]);
             for (size_t j = 0; j < n; j++)
-                fprintf(f.fp, ",%.17g", in->dv[j]);
-            fprintf(f.fp, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", ep->max_penetration, in->scaled_penetration,
-                    ep->gamma_out - ep->gamma_in, ep->impulse, in->force_error, in->lift_off_predicted);
+                pl_put_number(f.fp, ",", in->dv[j]);
+            const double tail[] = {ep->max_penetration, in->scaled_penetration, ep->gamma_out - ep->gamma_in,
+                                   ep->impulse, in->force_error, in->lift_off_predicted};
+            for (size_t j = 0; j < sizeof tail / sizeof *tail; j++)
+                pl_put_number(f.fp, ",", tail[j]);
+            fputc('\n', f.fp);
         }
     }
     return pl_file_commit(&f, err);
@@ -211,7 +220,7 @@ static pl_status write_convergence_dat(pl_output *out, const pl_sweep *sw, int *
     *title_len = 0;
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         const pl_sweep_quantity *Q = &sw->q[q];
-        if (Q->conv.points < 3 || isnan(Q->conv.rate))
+        if (isnan(Q->conv.rate))
             continue;
         /* log|err| = c - rate log mu through the centroid of all finite errors */
         double sx = 0, sy = 0;
@@ -324,8 +333,10 @@ static pl_status write_plot_config(pl_output *out, const pl_model *model, const 
     fprintf(f.fp, "'\nnq = %d\nconv_len = %d\nnsliding = %d\nnzeno = %d\nncapture = %d\n", nq, conv_len, nsliding, nzeno,
             ncapture);
     fprintf(f.fp, "limit = '%s'\n", sw->has_limit ? "limit" : "");
-    if (isfinite(acc))
-        fprintf(f.fp, "accumulation = %.17g\n", acc);
+    if (isfinite(acc)) {
+        char num[PL_NUMBER_LEN];
+        fprintf(f.fp, "accumulation = %s\n", pl_format_double(acc, num, sizeof num));
+    }
     else
         fprintf(f.fp, "accumulation = NaN\n");
     return pl_file_commit(&f, err);
@@ -403,7 +414,7 @@ pl_status pl_render_sweep_plots(pl_output *out, const pl_model *model, const pl_
         any_zeno |= sw->runs[k].status == PL_OK && sw->analysis[k].impacts > 0;
     }
     for (int q = 0; q < PL_SWEEP_NQ; q++)
-        any_conv |= sw->q[q].conv.points >= 3 && !isnan(sw->q[q].conv.rate);
+        any_conv |= !isnan(sw->q[q].conv.rate);
     const struct {
         const char *name;
         int wanted;

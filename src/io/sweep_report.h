@@ -1,4 +1,4 @@
-/* The files of a sweep (formats in README.md): sweep.csv, episodes.csv, sweep.json, one directory
+/* The files of a sweep (formats in docs/formats.md): sweep.csv, episodes.csv, sweep.json, one directory
  * per run under runs/, the data of the plots and the plots themselves. */
 #ifndef PL_SWEEP_REPORT_H
 #define PL_SWEEP_REPORT_H

@@ -58,7 +58,7 @@ int pl_fit_flights(const double *flights, size_t n, double t_last_impact, double
                    double *t_accumulation)
 {
     *ratio = *ratio_se = *t_accumulation = NAN;
-    if (n < 3)
+    if (n < PL_FIT_MIN_POINTS)
         return -1;
     double *x = malloc(2 * n * sizeof *x), *y = x ? x + n : NULL;
     if (!x)
@@ -73,6 +73,8 @@ int pl_fit_flights(const double *flights, size_t n, double t_last_impact, double
     bad = bad || pl_fit_line(x, y, n, &slope, &slope_se, &intercept) != 0;
     free(x);
     if (bad)
+        return -1;
+    if (!pl_fit_meaningful(n, exp(slope), exp(slope) * slope_se))
         return -1;
     *ratio = exp(slope);
     *ratio_se = *ratio * slope_se;

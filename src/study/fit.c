@@ -6,6 +6,11 @@
 #include <math.h>
 #include <stdlib.h>
 
+int pl_fit_meaningful(size_t points, double value, double se)
+{
+    return points >= PL_FIT_MIN_POINTS && isfinite(value) && isfinite(se) && se < fabs(value);
+}
+
 int pl_fit_line(const double *x, const double *y, size_t n, double *slope, double *slope_se, double *intercept)
 {
     double c0, c1, cov00, cov01, cov11, sumsq;
@@ -31,7 +36,8 @@ size_t pl_fit_rate(const double *mu, const double *err, size_t n, double *rate, 
             k++;
         }
     double slope, slope_se, intercept;
-    if (k >= 3 && pl_fit_line(x, y, k, &slope, &slope_se, &intercept) == 0) {
+    if (k >= PL_FIT_MIN_POINTS && pl_fit_line(x, y, k, &slope, &slope_se, &intercept) == 0 &&
+        pl_fit_meaningful(k, slope, slope_se)) {
         *rate = -slope;
         *rate_se = slope_se;
     }

@@ -16,19 +16,26 @@ typedef struct {
     int at_floor;       /* every error is at or below the noise floor: no rate to fit */
     double rate, rate_se; /* error ~ C mu^(-rate): minus the slope of log|error| against log mu */
     double rate_upper, rate_upper_se; /* the same fitted on the upper half of the mu values only
-                                         (the asymptotic regime), when that has 3 points or more */
+                                         (the asymptotic regime), when meaningful */
     double limit, limit_error; /* the mu -> infinity value and its uncertainty */
     double floor;              /* the noise floor: errors at or below it are left out of the fits */
     int converges;             /* the fitted rate is positive by more than twice its standard error */
     pl_reference reference;
 } pl_convergence;
 
+/* A fitted statistic (a rate, a contraction ratio, impacts per decade) is reported only when it
+ * rests on at least PL_FIT_MIN_POINTS points and its standard error is below its magnitude;
+ * otherwise it and its error are NAN (null in JSON, nan in CSV, n/a in text): three points
+ * give a slope but not an error bar worth reading (a ratio of 0.96 +- 0.90). */
+#define PL_FIT_MIN_POINTS 4
+int pl_fit_meaningful(size_t points, double value, double se);
+
 /* Least-squares straight line y = intercept + slope x through n points (GSL), with the standard
  * error of the slope; returns non-zero if fewer than 2 points or the fit fails. */
 int pl_fit_line(const double *x, const double *y, size_t n, double *slope, double *slope_se, double *intercept);
 
 /* Least-squares slope of log|err| against log mu over the finite, non-zero errors; returns the
- * number of points used (the fit needs >= 3; rate and se are NAN otherwise). */
+ * number of points used (rate and se are NAN unless pl_fit_meaningful). */
 size_t pl_fit_rate(const double *mu, const double *err, size_t n, double *rate, double *rate_se);
 
 /* Convergence of values[k] at mu[k] (increasing).  Errors at or below `floor` (the integration

@@ -7,6 +7,28 @@
 #include <string.h>
 
 #include "core/linalg.h"
+#include "core/number.h"
+
+/* k points geometrically spaced from a to b, exact where the user meant exact numbers: the end
+ * points as given, and when b/a is a whole power of ten 10^D, every point whose exponent j D/(k-1)
+ * is whole is a's decimal digits shifted (1e2:1e10:9 gives 1e3, not 1000.0000000000007). The
+ * others are a 10^(j log10(b/a)/(k-1)), within an ulp or two. */
+static void grid_points(double a, double b, long k, double *v)
+{
+    v[0] = a;
+    if (k == 1)
+        return;
+    double ratio = log10(b / a), shifted;
+    long decades = lround(ratio);
+    int whole = fabs(ratio - (double)decades) < 1e-9 && labs(decades) < 700 &&
+                pl_decimal_shift(a, (int)decades, &shifted) && shifted == b;
+    for (long j = 1; j < k - 1; j++) {
+        if (whole && (decades * j) % (k - 1) == 0 && pl_decimal_shift(a, (int)(decades * j / (k - 1)), &v[j]))
+            continue;
+        v[j] = a * pow(10.0, (double)j * ratio / (double)(k - 1));
+    }
+    v[k - 1] = b;
+}
 
 pl_status pl_parse_grid(const char *text, const char *what, double **values, size_t *n, pl_error *err)
 {
@@ -40,10 +62,7 @@ pl_status pl_parse_grid(const char *text, const char *what, double **values, siz
         v = malloc((size_t)k * sizeof *v);
         if (!v)
             return pl_fail(err, PL_ERR_NOMEM, "out of memory");
-        for (long j = 0; j < k; j++)
-            v[j] = k == 1 ? a : exp(log(a) + (log(b) - log(a)) * (double)j / (double)(k - 1));
-        v[0] = a; /* exact end points */
-        v[k - 1] = b;
+        grid_points(a, b, k, v);
         count = (size_t)k;
     } else {
         size_t cap = 1;
@@ -273,7 +292,9 @@ static void impacts_per_decade(const pl_model *model, pl_sweep *sw)
         }
     double intercept;
     sw->impacts_per_decade = sw->impacts_per_decade_se = NAN;
-    if (k < 3 || pl_fit_line(x, y, k, &sw->impacts_per_decade, &sw->impacts_per_decade_se, &intercept) != 0)
+    if (k < PL_FIT_MIN_POINTS ||
+        pl_fit_line(x, y, k, &sw->impacts_per_decade, &sw->impacts_per_decade_se, &intercept) != 0 ||
+        !pl_fit_meaningful(k, sw->impacts_per_decade, sw->impacts_per_decade_se))
         sw->impacts_per_decade = sw->impacts_per_decade_se = NAN;
     /* Paper 004 section 7: a penalized run is captured once the impact speed falls below
      * C/sqrt(mu), so the number of rebounds grows like ln(sqrt(mu))/ln(1/e): ln(sqrt(10))/ln(1/e)

@@ -38,7 +38,7 @@ static const pl_param_spec options[] = {
      "relative tolerance; absolute tolerances follow the penetration scales at this mu"},
 };
 
-/* The resolvable range of mu (README, "Resolvable range").  Double precision represents t to
+/* The resolvable range of mu (docs/reliability.md, "Resolvable range").  Double precision represents t to
  * eps |t| and q to eps |q|: a contact whose time scale 1/omega_i is within a few thousand ulps of t
  * is located, and its exit velocity measured, with relative errors of ~0.1 eps |t| omega_i per
  * contact (the ball: 1.5e-4 at 1e3 ulps); a penetration within 1e5 ulps of the terms of G_i is

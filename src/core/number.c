@@ -1,0 +1,78 @@
+#include "core/number.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 1e+05 -> 1e5, 2.5e-07 -> 2.5e-7: the same number, fewer characters. */
+static void tidy_exponent(char *s)
+{
+    char *e = strchr(s, 'e');
+    if (!e)
+        return;
+    char *p = e + 1, *w = e + 1;
+    if (*p == '+')
+        p++;
+    else if (*p == '-')
+        *w++ = *p++;
+    while (*p == '0' && p[1])
+        p++;
+    memmove(w, p, strlen(p) + 1);
+}
+
+static char *format_from(double x, char *buf, size_t len, int first)
+{
+    if (!isfinite(x)) {
+        snprintf(buf, len, "%s", isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+        return buf;
+    }
+    for (int p = first; p <= 17; p++) {
+        snprintf(buf, len, "%.*g", p, x);
+        if (p == 17 || strtod(buf, NULL) == x)
+            break;
+    }
+    tidy_exponent(buf);
+    return buf;
+}
+
+char *pl_format_double(double x, char *buf, size_t len)
+{
+    return format_from(x, buf, len, 15);
+}
+
+char *pl_format_short(double x, char *buf, size_t len)
+{
+    /* the fewest digits (1e2, 1e8), unless the plain form is shorter (10, 1500, not 1e1, 1.5e3) */
+    char plain[PL_NUMBER_LEN];
+    format_from(x, plain, sizeof plain, 15);
+    format_from(x, buf, len, 1);
+    if (strlen(plain) < strlen(buf))
+        snprintf(buf, len, "%s", plain);
+    return buf;
+}
+
+int pl_decimal_shift(double x, int d, double *out)
+{
+    if (!isfinite(x))
+        return 0;
+    /* shortest digits of x in e-notation, then the exponent moved by d: one rounding, in strtod */
+    char digits[PL_NUMBER_LEN];
+    for (int p = 0; p <= 16; p++) {
+        snprintf(digits, sizeof digits, "%.*e", p, x);
+        if (strtod(digits, NULL) == x)
+            break;
+    }
+    char *e = strchr(digits, 'e');
+    if (!e)
+        return 0;
+    long exp10 = strtol(e + 1, NULL, 10) + d;
+    *e = '\0';
+    char text[2 * PL_NUMBER_LEN];
+    snprintf(text, sizeof text, "%se%ld", digits, exp10);
+    double y = strtod(text, NULL);
+    if (!isfinite(y) || (y == 0) != (x == 0))
+        return 0;
+    *out = y;
+    return 1;
+}

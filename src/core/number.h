@@ -1,0 +1,23 @@
+/* Numbers as a user wrote them: decimal formatting that reads back exactly without printing
+ * binary noise (1000, not 1000.0000000000007), and decimal powers of ten. */
+#ifndef PL_NUMBER_H
+#define PL_NUMBER_H
+
+#include <stddef.h>
+
+/* Longest text pl_format_double writes, with its NUL ("-1.2345678901234567e-308"). */
+#define PL_NUMBER_LEN 32
+
+/* The shortest of %.15g, %.16g, %.17g that strtod reads back as x, with the exponent written
+ * without '+' and leading zeros (1e-05 -> 1e-5); "nan", "inf", "-inf" otherwise. Returns buf. */
+char *pl_format_double(double x, char *buf, size_t len);
+
+/* The same with as few significant digits as read back exactly (1e8, not 100000000): for names
+ * and messages. Slower (up to 17 tries); pl_format_double is the one for bulk data. */
+char *pl_format_short(double x, char *buf, size_t len);
+
+/* x * 10^d rounded once from its decimal digits (3 * 10^-1 is 0.3, not 0.30000000000000004);
+ * x must be finite. Returns 0 when the result is not a finite nonzero double. */
+int pl_decimal_shift(double x, int d, double *out);
+
+#endif
