@@ -216,11 +216,12 @@ static pl_status write_json(pl_output *out, const pl_model *model, const pl_solu
 
 /* ---- plots --------------------------------------------------------------------------------------- */
 
-/* The distances the work-precision plot shows: those with a positive value and a cost for at least
- * one solution (gnuplot stops at a log-scale plot without a point). */
+/* The distances the work-precision plot shows: those above round-off (1e-12, the built-in cases
+ * having unit scales) for at least one solution with a cost: a panel of round-off says nothing, and
+ * gnuplot stops at a log-scale plot without a point. */
 static void work_distances(const pl_compare_entry *e, size_t n, char *buf, size_t len)
 {
-    static const size_t shown[] = {0, 2, 6, 7, 12, 13}; /* sup_q, l1_v, impacts, final state */
+    static const size_t shown[] = {0, 2, 6, 7, 9, 12, 13}; /* sup_q, l1_v, impacts, capture, final state */
     buf[0] = '\0';
     for (size_t j = 0; j < sizeof shown / sizeof shown[0]; j++) {
         int any = 0;
@@ -229,7 +230,7 @@ static void work_distances(const pl_compare_entry *e, size_t n, char *buf, size_
             field fl[NFIELDS];
             row_fields(&e[k], fl);
             name = fl[shown[j]].name;
-            any |= fl[shown[j]].value > 0 && isfinite(fl[shown[j]].value) && fl[17].value > 0 && fl[15].value > 0;
+            any |= fl[shown[j]].value > 1e-12 && isfinite(fl[shown[j]].value) && fl[17].value > 0 && fl[15].value > 0;
         }
         if (any && name) {
             strncat(buf, buf[0] ? " " : "", len - strlen(buf) - 1);
