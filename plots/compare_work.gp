@@ -10,7 +10,9 @@ load 'styles.gp'
 nd = words(distances)
 nfam = words(families)
 nkey = nfam
-klen = maxlen(families) > 14 ? maxlen(families) : 14
+# key_cols's char_w is the average of a sweep's short labels; long labels of digits and
+# underscores are wider (about 8.6 pixels a character in the cairo terminals at 11 pt)
+klen = int(1.3 * (maxlen(families) > 14 ? maxlen(families) : 14)) + 3
 W = 1300
 kc = key_cols(nkey, klen, W)
 kr = key_rows(nkey, kc)
