@@ -1,20 +1,45 @@
-# Every compared solution's q_j(t) and v_j(t), one panel per dof and variable, with the limit
-# solution as the dashed black line.
-# Data: SOLUTION/trajectory.csv (t,gamma,q1..qn,v1..vn,...); compare_config.gp names the solutions.
+# Every compared solution against the limit solution, one panel per quantity: every position q_j
+# and velocity v_j, and every constraint G_i, against t (or, from compare_trajectories_s.gp, q_j
+# and v_j against s = Gamma(t), a scheme's and an external file's s being their discrete Gamma).
+# The limit solution is the black long-dashed line.
+# Data: SOLUTION/trajectory.csv (t,gamma,q1..qn,v1..vn,G1..Gm,...) or trajectory_s.csv (s,t,q,v);
+# compare_config.gp names the solutions.
 load 'compare_config.gp'
-set terminal pngcairo size 1200,(500 * ndof + 100) noenhanced
-set output 'compare_trajectories.png'
+load 'styles.gp'
+if (!exists('in_s')) in_s = 0
+name = in_s ? 'compare_trajectories_s' : 'compare_trajectories'
+file = in_s ? 'trajectory_s.csv' : 'trajectory.csv'
+xname = in_s ? 's' : 't'
 set datafile separator ','
 set datafile columnheaders
-set key outside right
-# solid lines (colour i), then other dash types: dash type 2 is the limit's alone
-curve_dt(i) = i <= 8 ? 1 : 3 + ((i - 9) / 8) % 3
-set xlabel 't'
-set multiplot layout 2 * ndof,1 title sprintf('%s: solutions against the limit solution', case_name)
-do for [j=1:2 * ndof] {
-    col = 2 + j
-    set ylabel (j <= ndof ? sprintf('q%d', j) : sprintf('v%d', j - ndof))
-    plot for [i=1:words(dirs)] word(dirs, i).'/trajectory.csv' using 1:(column(col)) with lines lt i dt curve_dt(i) title word(labels, i), \
-         'limit/trajectory.csv' using 1:(column(col)) with lines lw 2.5 lc rgb 'black' dt 2 title 'limit solution'
+nsol = words(dirs)
+nkey = nsol + 1
+# key_cols's char_w is the average of a sweep's short labels; long labels of digits and
+# underscores are wider (about 8.6 pixels a character in the cairo terminals at 11 pt)
+klen = int(1.3 * (maxlen(labels) > 14 ? maxlen(labels) : 14)) + 3
+npanels = 2*ndof + (in_s ? 0 : ncon)
+prows = int((npanels + 1) / 2)
+W = 1300
+kc = key_cols(nkey, klen, W)
+kr = key_rows(nkey, kc)
+key_px = kr * row_h + 24
+H = int(70 + prows * 280 + key_px + 50)
+# panel p: q_j (p = 2j-1), v_j (p = 2j), then G_i; trajectory_s.csv has s and t before q
+col(p) = p <= 2*ndof ? ((p - 1) % 2 == 0 ? 2 + (p + 1)/2 : 2 + ndof + p/2) : 2 + 2*ndof + (p - 2*ndof)
+ylab(p) = p <= 2*ndof ? sprintf('%s%d (model units)', (p - 1) % 2 == 0 ? 'q' : 'v', (p + 1)/2) : sprintf('G%d (model units)', p - 2*ndof)
+print sprintf('%s: key entries: %d', name, nkey)
+do for [fmt in formats] {
+    eval term_cmd(fmt, name, W, H)
+    set multiplot layout prows,2 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
+        title sprintf('%s: solutions against the limit solution, in %s', case_name, xname)
+    set xlabel xname.' (model units)'
+    eval key_cmd(kr, key_px, H)
+    do for [p=1:npanels] {
+        set ylabel ylab(p)
+        c = col(p)
+        plot for [k=1:nsol] word(dirs, k).'/'.file using 1:c with lines lt k title word(labels, k), \
+             'limit/'.file using 1:c with lines @limit_style title 'limit solution'
+        unset key
+    }
+    unset multiplot
 }
-unset multiplot

@@ -1,22 +1,41 @@
 # Work-precision: each distance to the limit solution against the wall time and against the
-# right-hand-side evaluations, log-log, one point style and colour per solver.
-# Data: compare.csv (one row per solution); compare_config.gp lists the solvers and distances.
+# right-hand-side evaluations, log-log, one style (colour, dash, marker) per solver family (penalty,
+# each scheme, external files), a family's points joined in order of refinement (mu increasing,
+# h decreasing).  An external file has no cost: it is the horizontal line of its distance across
+# the costs plotted.
+# Data: compare_work.dat, one block per distance and family (in the order of `distances` and
+# `families` of compare_config.gp): wall_seconds, rhs_evals, distance.
 load 'compare_config.gp'
-set terminal pngcairo size 1200,(350 * words(distances) + 100) noenhanced
-set output 'compare_work.png'
-set datafile separator ','
-set datafile columnheaders
-set logscale xy
-set format xy '%.0e'
-set xtics rotate by 45 right
-set key outside right
-set multiplot layout words(distances),2 title sprintf('%s: work-precision against the limit solution', case_name)
-do for [d=1:words(distances)] {
-    dist = word(distances, d)
-    set ylabel dist
-    do for [cost in 'wall_seconds rhs_evals'] {
-        set xlabel cost
-        plot for [k=1:words(solvers)] 'compare.csv' using (strcol('solution') eq word(solvers, k) ? column(cost) : NaN):(column(dist)) with linespoints lt k pt k title word(solvers, k)
+load 'styles.gp'
+nd = words(distances)
+nfam = words(families)
+nkey = nfam
+# key_cols's char_w is the average of a sweep's short labels; long labels of digits and
+# underscores are wider (about 8.6 pixels a character in the cairo terminals at 11 pt)
+klen = int(1.3 * (maxlen(families) > 14 ? maxlen(families) : 14)) + 3
+W = 1300
+kc = key_cols(nkey, klen, W)
+kr = key_rows(nkey, kc)
+key_px = kr * row_h + 24
+H = int(70 + nd * 300 + key_px + 50)
+print sprintf('compare_work: key entries: %d', nkey)
+do for [fmt in formats] {
+    eval term_cmd(fmt, 'compare_work', W, H)
+    set multiplot layout nd,2 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
+        title sprintf('%s: work-precision against the limit solution', case_name)
+    eval key_cmd(kr, key_px, H)
+    set logscale xy
+    set format x '%.0e'
+    set format y '%.0e'
+    do for [d=1:nd] {
+        set ylabel word(distances, d).' (model units)'
+        do for [c=1:2] {
+            set xlabel (c == 1 ? 'wall time (s)' : 'right-hand-side evaluations')
+            # the key from keyentry: every family is titled even where it has no point
+            plot for [f=1:nfam] 'compare_work.dat' index (d-1)*nfam + f-1 using c:3 with linespoints lt f notitle, \
+                 for [f=1:nfam] keyentry with linespoints lt f title word(families, f)
+            unset key
+        }
     }
+    unset multiplot
 }
-unset multiplot

@@ -697,7 +697,7 @@ static void check_legend(const char *sub, const char *name, int min_entries)
     char *log = slurp(file);
     snprintf(file, sizeof file, "%s/%s.svg", sub, name);
     char *svg = slurp(file);
-    int wanted = -1, drawn = 0, outside = 0;
+    int wanted = -1, drawn = 0, outside = 0, clipped = 0;
     char key[128];
     snprintf(key, sizeof key, "%s: key entries: ", name);
     const char *at = log ? strstr(log, key) : NULL;
@@ -722,10 +722,16 @@ static void check_legend(const char *sub, const char *name, int min_entries)
         if (tr > g)
             sscanf(tr, "translate(%lf,%lf)", &x, &y);
         outside += !(x >= 0 && x <= W && y >= 0 && y <= H);
+        /* its line sample, left of the text: a key wider than the canvas (centered) cuts it off */
+        const char *sample = strstr(text, "d='M");
+        double sx = 0;
+        if (sample && (!next || sample < next) && sscanf(sample, "d='M%lf", &sx) == 1)
+            clipped += sx < 0;
     }
     CHECK(wanted >= min_entries, "%s/%s.gp titles %d curves (at least %d expected)", sub, name, wanted, min_entries);
     CHECK(drawn == wanted, "%s/%s: %d key entries drawn, %d titled", sub, name, drawn, wanted);
     CHECK(outside == 0, "%s/%s: %d key entries outside the canvas", sub, name, outside);
+    CHECK(clipped == 0, "%s/%s: %d key samples cut off at the canvas's edge", sub, name, clipped);
     free(log);
     free(svg);
     snprintf(cmd, sizeof cmd, "cd %s/%s && rm -f %s.svg %s.svglog", dir, sub, name, name);
@@ -754,6 +760,7 @@ static void check_figure(const char *sub, const char *name, int gnuplot, int min
 static void test_figures(void)
 {
     int gnuplot = has_gnuplot();
+    char cmd[1024];
     if (!gnuplot)
         fprintf(stderr, "test_cli: gnuplot is not installed: figures are checked without rendering\n");
     /* 12 runs: every figure kind with 12 curves (sliding from the resting table, Zeno from the ball) */
@@ -793,13 +800,35 @@ static void test_figures(void)
     CHECK(rc == 0, "plot of a limit exits 0 (got %d)", rc);
     check_figure("fig_limit", "run", gnuplot, 1);
 
+    /* compare with 12 solutions (6 mu, 6 h of 4 digits, the longest labels): its three figures, then
+     * again by penlim plot */
+    rc = run("compare bouncing_ball --t-end 1 --mu 1e3 --mu 3e3 --mu 1e4 --mu 3e4 --mu 1e5 --mu 1e6 --scheme moreau_jean "
+             "--h 0.04462 --h 0.02231 --h 0.01116 --h 0.004462 --h 0.002231 --h 0.001116 --out fig_cmp --quiet");
+    CHECK(rc == 0, "compare of the ball for the figures exits 0 (got %d)", rc);
+    check_figure("fig_cmp", "compare_trajectories", gnuplot, 13);
+    check_figure("fig_cmp", "compare_trajectories_s", gnuplot, 13);
+    check_figure("fig_cmp", "compare_work", gnuplot, 2);
+    config = slurp("fig_cmp/compare_config.gp");
+    CHECK(config && strstr(config, "penalty_mu=1e+03 ") && strstr(config, "moreau_jean_h=4.462e-02 ") &&
+              strstr(config, "ncon = 1") && strstr(config, "families = 'penalty moreau_jean'"),
+          "compare labels mu=1e+03, h=4.462e-02, one constraint, two families: %s", config ? config : "(none)");
+    free(config);
+    snprintf(cmd, sizeof cmd, "cd %s/fig_cmp && rm -f compare_trajectories* compare_work.png compare_work.pdf compare_work.gp", dir);
+    CHECK(system(cmd) == 0, "remove the compare figures");
+    rc = run("plot fig_cmp --quiet");
+    CHECK(rc == 0, "plot of a compare directory exits 0 (got %d)", rc);
+    check_figure("fig_cmp", "compare_trajectories", gnuplot, 13);
+    check_figure("fig_cmp", "compare_trajectories_s", gnuplot, 13);
+    check_figure("fig_cmp", "compare_work", gnuplot, 2);
+    CHECK(manifest_lists("fig_cmp", "compare.csv") && manifest_lists("fig_cmp", "compare_work.dat"),
+          "plot keeps the compare directory's files listed");
+
     /* bad input: nothing written */
     expect_input_error("plot");
     expect_input_error("plot no_such_dir");
     expect_input_error("plot fig_run fig_limit");
     expect_input_error("plot fig_run --bogus");
     CHECK(!exists("no_such_dir"), "plot creates no directory");
-    char cmd[1024];
     snprintf(cmd, sizeof cmd, "mkdir -p %s/not_penlim && echo x > %s/not_penlim/data.txt", dir, dir);
     CHECK(system(cmd) == 0, "make a directory penlim did not write");
     expect_input_error("plot not_penlim");

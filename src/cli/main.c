@@ -1214,9 +1214,9 @@ static int cmd_cases(int argc, char **argv)
 
 static const char plot_usage[] =
     "usage: penlim plot DIR [--force] [--quiet]\n"
-    "(Re)draw the figures of a directory penlim wrote (run, limit or sweep; its manifest.json says\n"
-    "which): writes the gnuplot scripts and the data they need, renders each figure to PNG and PDF,\n"
-    "and lists them in the manifest.  Without gnuplot it writes the scripts, warns, and exits 0.\n"
+    "(Re)draw the figures of a directory penlim wrote (run, limit, sweep or compare; its manifest.json\n"
+    "says which): writes the gnuplot scripts and the data they need, renders each figure to PNG and\n"
+    "PDF, and lists them in the manifest.  Without gnuplot it writes the scripts, warns, and exits 0.\n"
     "Figures: docs/figures.md.\n"
     "  --force           draw even if DIR holds files penlim did not write (they are left alone)\n"
     "  --quiet           print nothing on success\n";
@@ -1300,7 +1300,7 @@ static const struct {
     {"limit", cmd_limit, "the limit (generalized) solution, computed directly"},
     {"compare", cmd_compare, "solutions (penalty, schemes, files) measured against the limit solution"},
     {"cases", cmd_cases, "list the built-in cases and their parameters"},
-    {"plot", cmd_plot, "(re)draw the figures of a run, limit or sweep directory (PNG and PDF)"},
+    {"plot", cmd_plot, "(re)draw the figures of a run, limit, sweep or compare directory (PNG and PDF)"},
 };
 
 static void usage(FILE *fp)

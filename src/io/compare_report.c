@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -27,7 +28,9 @@ void pl_compare_entry_name(pl_compare_entry *e, size_t k)
         snprintf(e->label, sizeof e->label, "external:%.80s", base);
     } else {
         snprintf(e->dir, sizeof e->dir, "solutions/%02zu_%s_%s_%.3g", k + 1, name, e->param_name, e->param);
-        snprintf(e->label, sizeof e->label, "%s:%s=%.3g", name, e->param_name, e->param);
+        char value[64];
+        pl_plot_label(e->param_name, e->param, value, sizeof value); /* mu and h read as in every figure */
+        snprintf(e->label, sizeof e->label, "%s:%s", name, value);
     }
     sanitize(e->label);
     sanitize(e->dir + strlen("solutions/"));
@@ -39,7 +42,7 @@ static const char *const plot_names[] = {"compare_trajectories", "compare_trajec
 pl_status pl_compare_files(const pl_compare_entry *e, size_t n, int plots, pl_strings *files, pl_error *err)
 {
     static const char *const run_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
-    static const char *const top[] = {"compare.csv", "compare.json", "compare_config.gp"};
+    static const char *const top[] = {"compare.csv", "compare.json", "compare_config.gp", "compare_work.dat"};
     char path[PATH_MAX];
     pl_status s = PL_OK;
     for (size_t j = 0; s == PL_OK && j < 3; j++) {
@@ -51,17 +54,12 @@ pl_status pl_compare_files(const pl_compare_entry *e, size_t n, int plots, pl_st
             snprintf(path, sizeof path, "%s/%s", e[k].dir, run_files[j]);
             s = pl_strings_add(files, path, err);
         }
-    for (size_t j = 0; s == PL_OK && j < 3; j++)
+    for (size_t j = 0; s == PL_OK && j < 4; j++)
         s = pl_strings_add(files, top[j], err);
-    for (size_t j = 0; s == PL_OK && plots && j < NPLOTS; j++) {
-        snprintf(path, sizeof path, "%s.gp", plot_names[j]);
-        if ((s = pl_strings_add(files, path, err)) == PL_OK) {
-            snprintf(path, sizeof path, "%s.png", plot_names[j]);
-            s = pl_strings_add(files, path, err);
-        }
-    }
+    for (size_t j = 0; s == PL_OK && plots && j < NPLOTS; j++)
+        s = pl_plot_files(plot_names[j], files, err);
     if (s == PL_OK && plots)
-        s = pl_strings_add(files, "gnuplot.log", err);
+        s = pl_plot_common_files(files, err);
     return s;
 }
 
@@ -218,11 +216,12 @@ static pl_status write_json(pl_output *out, const pl_model *model, const pl_solu
 
 /* ---- plots --------------------------------------------------------------------------------------- */
 
-/* The distances the work-precision plot shows: those with a positive value and a cost for at least
- * one solution (gnuplot stops at a log-scale plot without a point). */
+/* The distances the work-precision plot shows: those above round-off (1e-12, the built-in cases
+ * having unit scales) for at least one solution with a cost: a panel of round-off says nothing, and
+ * gnuplot stops at a log-scale plot without a point. */
 static void work_distances(const pl_compare_entry *e, size_t n, char *buf, size_t len)
 {
-    static const size_t shown[] = {0, 2, 6, 7, 12, 13}; /* sup_q, l1_v, impacts, final state */
+    static const size_t shown[] = {0, 2, 6, 7, 9, 12, 13}; /* sup_q, l1_v, impacts, capture, final state */
     buf[0] = '\0';
     for (size_t j = 0; j < sizeof shown / sizeof shown[0]; j++) {
         int any = 0;
@@ -231,13 +230,108 @@ static void work_distances(const pl_compare_entry *e, size_t n, char *buf, size_
             field fl[NFIELDS];
             row_fields(&e[k], fl);
             name = fl[shown[j]].name;
-            any |= fl[shown[j]].value > 0 && isfinite(fl[shown[j]].value) && fl[17].value > 0 && fl[15].value > 0;
+            any |= fl[shown[j]].value > 1e-12 && isfinite(fl[shown[j]].value) && fl[17].value > 0 && fl[15].value > 0;
         }
         if (any && name) {
             strncat(buf, buf[0] ? " " : "", len - strlen(buf) - 1);
             strncat(buf, name, len - strlen(buf) - 1);
         }
     }
+}
+
+/* The solver families of the work-precision plot, in its order: penalty, each scheme, external. */
+static size_t work_families(const pl_compare_entry *e, size_t n, const char **fam, size_t max)
+{
+    static const char *const kinds[] = {"penalty", "moreau_jean", "paoli", "maury", "external"};
+    size_t nf = 0;
+    for (size_t j = 0; j < sizeof kinds / sizeof kinds[0] && nf < max; j++)
+        for (size_t k = 0; k < n; k++)
+            if (strcmp(e[k].sol->solver->name, kinds[j]) == 0) {
+                fam[nf++] = kinds[j];
+                break;
+            }
+    return nf;
+}
+
+static int has_cost(const field *fl)
+{
+    return fl[17].value > 0 && fl[15].value > 0 && isfinite(fl[17].value) && isfinite(fl[15].value);
+}
+
+/* compare_work.dat: one block per (distance, family), its rows "wall_seconds rhs_evals distance" in
+ * order of refinement so that the line joining them reads as convergence; an external file (no
+ * cost) is two rows at the extreme costs of the others, its distance as a horizontal line.  A block
+ * without a point holds one row of nan, so the block indices stay those the script computes. */
+static pl_status write_work_data(pl_output *out, const pl_compare_entry *e, size_t n, pl_error *err)
+{
+    char dist[256];
+    work_distances(e, n, dist, sizeof dist);
+    const char *fam[8];
+    size_t nf = work_families(e, n, fam, 8);
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (!order)
+        return pl_fail(err, PL_ERR_IO, "out of memory");
+    /* refinement order: mu increasing, h decreasing (insertion sort, a few dozen entries) */
+    for (size_t k = 0; k < n; k++) {
+        double key = strcmp(e[k].param_name, "h") == 0 ? -e[k].param : e[k].param;
+        size_t j = k;
+        for (; j > 0; j--) {
+            const pl_compare_entry *p = &e[order[j - 1]];
+            double pk = strcmp(p->param_name, "h") == 0 ? -p->param : p->param;
+            if (!(pk > key))
+                break;
+            order[j] = order[j - 1];
+        }
+        order[j] = k;
+    }
+    double wmin = INFINITY, wmax = 0, rmin = INFINITY, rmax = 0;
+    for (size_t k = 0; k < n; k++) {
+        field fl[NFIELDS];
+        row_fields(&e[k], fl);
+        if (e[k].compared && has_cost(fl)) {
+            wmin = fmin(wmin, fl[17].value), wmax = fmax(wmax, fl[17].value);
+            rmin = fmin(rmin, fl[15].value), rmax = fmax(rmax, fl[15].value);
+        }
+    }
+    pl_file f;
+    pl_status s = pl_file_open(&f, out, NULL, "compare_work.dat", err);
+    if (s != PL_OK) {
+        free(order);
+        return s;
+    }
+    fprintf(f.fp, "# Written by penlim compare: the points of compare_work.gp, blocks by distance then family.\n");
+    int first = 1;
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", dist);
+    for (char *save = NULL, *d = strtok_r(copy, " ", &save); d; d = strtok_r(NULL, " ", &save))
+        for (size_t j = 0; j < nf; j++) {
+            fprintf(f.fp, "%s# %s %s\n", first ? "" : "\n\n", d, fam[j]);
+            first = 0;
+            size_t rows = 0;
+            for (size_t i = 0; i < n; i++) {
+                const pl_compare_entry *r = &e[order[i]];
+                if (!r->compared || strcmp(r->sol->solver->name, fam[j]) != 0)
+                    continue;
+                field fl[NFIELDS];
+                row_fields(r, fl);
+                size_t c = 0;
+                while (c < NFIELDS && strcmp(fl[c].name, d) != 0)
+                    c++;
+                double v = c < NFIELDS ? fl[c].value : NAN;
+                if (!(v > 0 && isfinite(v)))
+                    continue; /* no point on a log scale */
+                if (r->sol->solver->family == PL_FAMILY_EXTERNAL) {
+                    if (wmax > 0)
+                        fprintf(f.fp, "%s%.10g %.10g %.10g\n%.10g %.10g %.10g\n", rows ? "\n" : "", wmin, rmin, v,
+                                wmax, rmax, v), rows++;
+                } else if (has_cost(fl))
+                    fprintf(f.fp, "%.10g %.10g %.10g\n", fl[17].value, fl[15].value, v), rows++;
+            }
+            if (rows == 0)
+                fputs("nan nan nan\n", f.fp);
+        }
+    free(order);
+    return pl_file_commit(&f, err);
 }
 
 static pl_status write_config(pl_output *out, const pl_model *model, const pl_compare_entry *e, size_t n,
@@ -248,7 +342,7 @@ static pl_status write_config(pl_output *out, const pl_model *model, const pl_co
     if (s != PL_OK)
         return s;
     fprintf(f.fp, "# Written by penlim compare: what the plot scripts of this directory read.\n");
-    fprintf(f.fp, "case_name = '%s'\nndof = %zu\n", model->type->name, model->n);
+    fprintf(f.fp, "case_name = '%s'\nndof = %zu\nncon = %zu\n", model->type->name, model->n, model->m);
     fputs("dirs = '", f.fp);
     for (size_t k = 0, first = 1; k < n; k++)
         if (e[k].sol->traj.nrows > 0) {
@@ -261,16 +355,12 @@ static pl_status write_config(pl_output *out, const pl_model *model, const pl_co
             fprintf(f.fp, "%s%s", first ? "" : " ", e[k].label);
             first = 0;
         }
-    fputs("'\n# the solvers with a cost, one point style each, and the distances plotted against it\nsolvers = '",
+    fputs("'\n# the solver families of the work-precision plot, one style each, and the distances it shows\nfamilies = '",
           f.fp);
-    static const char *const kinds[] = {"penalty", "moreau_jean", "paoli", "maury"};
-    for (size_t j = 0, first = 1; j < sizeof kinds / sizeof kinds[0]; j++)
-        for (size_t k = 0; k < n; k++)
-            if (strcmp(e[k].sol->solver->name, kinds[j]) == 0) {
-                fprintf(f.fp, "%s%s", first ? "" : " ", kinds[j]);
-                first = 0;
-                break;
-            }
+    const char *fam[8];
+    size_t nf = work_families(e, n, fam, 8);
+    for (size_t j = 0; j < nf; j++)
+        fprintf(f.fp, "%s%s", j ? " " : "", fam[j]);
     char dist[256];
     work_distances(e, n, dist, sizeof dist);
     fprintf(f.fp, "'\ndistances = '%s'\n", dist);
@@ -292,6 +382,8 @@ pl_status pl_write_compare(pl_output *out, const pl_model *model, const pl_solut
         s = write_json(out, model, limit, limit_analysis, e, n, err);
     if (s == PL_OK)
         s = write_config(out, model, e, n, err);
+    if (s == PL_OK)
+        s = write_work_data(out, e, n, err);
     return s;
 }
 
@@ -309,7 +401,9 @@ pl_status pl_render_compare_plots(pl_output *out, const pl_compare_entry *e, siz
     if (s != PL_OK)
         return s;
     unlink(log); /* gnuplot appends to it: keep only this rendering's messages */
-    for (size_t k = 0; k < NPLOTS; k++) {
+    if (any_rows || any_cost)
+        s = pl_plot_write_script(out, "styles", err);
+    for (size_t k = 0; s == PL_OK && k < NPLOTS; k++) {
         if (!wanted[k])
             continue;
         s = pl_plot_write_script(out, plot_names[k], err);

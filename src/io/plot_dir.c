@@ -61,12 +61,48 @@ static pl_status plan_sweep(const pl_output *out, pl_plot_plan *plan, pl_error *
     return PL_OK;
 }
 
+/* The quoted string "NAME = '...'" of a configuration: whether it holds a word. */
+static int config_words(const char *text, const char *name)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\n%s = '", name);
+    const char *at = strstr(text, key);
+    return at && at[strlen(key)] != '\'';
+}
+
+/* A compare directory: its trajectories when some solution has rows, the work-precision plot when
+ * some distance has a cost (compare_config.gp says both, as compare wrote it). */
+static pl_status plan_compare(const pl_output *out, pl_plot_plan *plan, pl_error *err)
+{
+    FILE *f = open_in(out, "compare_config.gp", err);
+    if (!f)
+        return PL_ERR_INPUT;
+    char text[1 << 16];
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[got] = '\0';
+    if (config_words(text, "dirs")) {
+        plan->figures[plan->n++] = "compare_trajectories";
+        plan->figures[plan->n++] = "compare_trajectories_s";
+    }
+    if (config_words(text, "distances")) {
+        FILE *d = open_in(out, "compare_work.dat", err);
+        if (!d)
+            return PL_ERR_INPUT;
+        fclose(d);
+        plan->figures[plan->n++] = "compare_work";
+    }
+    return PL_OK;
+}
+
 pl_status pl_plot_dir_plan(const pl_output *out, const json_t *manifest, pl_plot_plan *plan, pl_error *err)
 {
     memset(plan, 0, sizeof *plan);
     const char *command = json_string_value(json_object_get(manifest, "command"));
     if (command && strcmp(command, "sweep") == 0)
         return plan_sweep(out, plan, err);
+    if (command && strcmp(command, "compare") == 0)
+        return plan_compare(out, plan, err);
     if (command && (strcmp(command, "run") == 0 || strcmp(command, "limit") == 0)) {
         if (!lists(manifest, "trajectory.csv"))
             return pl_fail(err, PL_ERR_INPUT, "%s lacks trajectory.csv, which its figures need", out->root);

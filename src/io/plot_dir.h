@@ -1,7 +1,8 @@
 /* The figures of a directory penlim wrote (`penlim plot DIR`), whatever command wrote it: its kind
  * comes from its manifest's "command" and the files it lists.  A run or limit directory gets the
- * figure "run" (every q_j, v_j, G_i and lambda_i against t, from trajectory.csv), a sweep its
- * figures from the data it wrote, and any other directory the embedded scripts it lists. */
+ * figure "run" (every q_j, v_j, G_i and lambda_i against t, from trajectory.csv), a sweep or a
+ * compare directory its figures from the data it wrote, and any other directory the embedded
+ * scripts it lists. */
 #ifndef PL_PLOT_DIR_H
 #define PL_PLOT_DIR_H
 
