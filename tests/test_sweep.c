@@ -36,6 +36,12 @@ static void test_bouncing_ball(void)
     CHECK_NEAR(sw.q[PL_Q_CAPTURE_TIME].values[6], t_acc, 1e-3, "capture time at mu = 1e10");
     CHECK(fabs(sw.q[PL_Q_CAPTURE_TIME].values[6] - t_acc) < fabs(sw.q[PL_Q_CAPTURE_TIME].values[0] - t_acc),
           "capture time converges");
+    /* The distance in s to the limit converges like mu^-1/2 on the finer half (0.48); a cubic in s
+     * across the jump of dt/ds at a contact's exit once overshot by the whole penetration scale
+     * and left it at 0.4 at mu = 1e10 (rate 0.06). */
+    const pl_sweep_quantity *sd = &sw.q[PL_Q_LIMIT_S_DISTANCE];
+    CHECK(sd->conv.rate_upper > 0.4 && sd->values[6] < 1e-2, "distance in s: rate %.3f on the finer half, %g at 1e10",
+          sd->conv.rate_upper, sd->values[6]);
     double predicted = log(sqrt(10.0)) / log(1 / e);
     CHECK(fabs(sw.impacts_per_decade - predicted) <= 0.15 * predicted, "impacts per decade %.2f vs %.2f",
           sw.impacts_per_decade, predicted);

@@ -123,7 +123,7 @@ static json_t *convergence_json(const pl_sweep *sw, const pl_sweep_quantity *q)
     json_object_set_new(o, "points", json_integer((json_int_t)q->conv.points));
     json_object_set_new(o, "at_noise_floor", json_boolean(q->conv.at_floor));
     json_object_set_new(o, "noise_floor", pl_json_number(q->conv.floor));
-    json_object_set_new(o, "converges", json_boolean(q->conv.converges));
+    json_object_set_new(o, "converges", q->conv.converges < 0 ? json_null() : json_boolean(q->conv.converges));
     json_object_set_new(o, "limit", pl_json_number(q->conv.limit));
     json_object_set_new(o, "limit_error", pl_json_number(q->conv.limit_error));
     json_object_set_new(o, "reference", json_string(pl_reference_name(q->conv.reference)));

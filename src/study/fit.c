@@ -124,7 +124,8 @@ pl_convergence pl_convergence_of(const double *mu, const double *values, size_t 
                 first = fabs(fitted[j]);
             last = fabs(fitted[j]);
         }
-    cv.converges = cv.rate - 2.0 * cv.rate_se > 0.0 || last < 0.1 * first;
+    /* With too little data for a rate (it is null), nothing is said either way (json null). */
+    cv.converges = cv.points < PL_FIT_MIN_POINTS ? -1 : cv.rate - 2.0 * cv.rate_se > 0.0 || last < 0.1 * first;
     size_t half = n / 2;
     pl_fit_rate(mu + half, fitted + half, n - half, &cv.rate_upper, &cv.rate_upper_se);
     free(fitted);

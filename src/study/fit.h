@@ -19,7 +19,8 @@ typedef struct {
                                          (the asymptotic regime), when meaningful */
     double limit, limit_error; /* the mu -> infinity value and its uncertainty */
     double floor;              /* the noise floor: errors at or below it are left out of the fits */
-    int converges;             /* the fitted rate is positive by more than twice its standard error */
+    int converges;             /* 1: the fitted rate is positive by more than twice its standard error
+                                  (or the errors fell by 10); 0: not; -1: too few points to say */
     pl_reference reference;
 } pl_convergence;
 

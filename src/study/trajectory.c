@@ -123,9 +123,14 @@ static void interpolate(const pl_trajectory *tr, const double *key, double value
     }
     size_t r = locate(key, rows, value);
     double h = key[r + 1] - key[r], u = value - key[r];
-    if (tr->linear || (tr->linear_v && in_s) || (in_s && h > 0 && tr->t[r + 1] == tr->t[r])) {
+    /* In s, dt/ds = 1/(1 + |sum w lambda|) jumps where a force switches on or off, and a row at a
+     * switch carries the rate of its far side: a cubic with those slopes overshot by the whole
+     * penetration scale (0.08 where the ball penetrates 2e-4, at its exit from a contact).  Across
+     * such a jump (slopes 4 times apart), linear interpolation. */
+    int rate_jump = in_s && (tr->dt_ds[r] > 4.0 * tr->dt_ds[r + 1] || tr->dt_ds[r + 1] > 4.0 * tr->dt_ds[r]);
+    if (tr->linear || (tr->linear_v && in_s) || (in_s && h > 0 && tr->t[r + 1] == tr->t[r]) || rate_jump) {
         /* A scheme's iterates, or an impact's arc in s (t and q fixed, v along the fast solution,
-         * |dv/ds| = 1, its rows close): linear interpolation. */
+         * |dv/ds| = 1, its rows close), or a jump of dt/ds: linear interpolation. */
         for (size_t j = 0; j < n2; j++)
             x[j] = h > 0 ? tr->x[r * n2 + j] + (tr->x[(r + 1) * n2 + j] - tr->x[r * n2 + j]) * u / h : tr->x[r * n2 + j];
         if (t)
