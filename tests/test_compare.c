@@ -55,6 +55,97 @@ static void write_file(const char *name, const char *text)
     fclose(f);
 }
 
+static void write_bytes(const char *name, const char *data, size_t len)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    fwrite(data, 1, len, f);
+    fclose(f);
+}
+
+/* Field `column` (by its header name) of the first row of csv starting with `prefix`, copied to buf
+ * ("" if absent). Plain fields only (no quoting), which is all the number columns hold. */
+static const char *csv_field(const char *csv, const char *prefix, const char *column, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (!csv)
+        return buf;
+    int col = -1, i = 0;
+    for (const char *p = csv; *p && *p != '\n'; i++) {
+        size_t w = strcspn(p, ",\n");
+        if (w == strlen(column) && strncmp(p, column, w) == 0)
+            col = i;
+        p += w;
+        if (*p == ',')
+            p++;
+    }
+    const char *row = NULL;
+    for (const char *p = strchr(csv, '\n'); p && !row; p = strchr(p + 1, '\n'))
+        if (strncmp(p + 1, prefix, strlen(prefix)) == 0)
+            row = p + 1;
+    if (col < 0 || !row)
+        return buf;
+    for (i = 0; i < col && row; i++) {
+        row = strpbrk(row, ",\n");
+        row = row && *row == ',' ? row + 1 : NULL;
+    }
+    if (row) {
+        size_t w = strcspn(row, ",\n");
+        snprintf(buf, len, "%.*s", (int)(w < len ? w : len - 1), row);
+    }
+    return buf;
+}
+
+/* The shortest of %.15g, %.16g, %.17g that reads back as x, the exponent without '+' and leading
+ * zeros (docs/formats.md), written here independently of penlim's writer. */
+static void shortest(double x, char *buf, size_t len)
+{
+    for (int p = 15; p <= 17; p++) {
+        snprintf(buf, len, "%.*g", p, x);
+        if (strtod(buf, NULL) == x)
+            break;
+    }
+    char *e = strchr(buf, 'e');
+    if (e) {
+        char *r = e + 1, *w = e + 1;
+        if (*r == '+')
+            r++;
+        else if (*r == '-')
+            *w++ = *r++;
+        while (*r == '0' && r[1])
+            r++;
+        memmove(w, r, strlen(r) + 1);
+    }
+}
+
+/* Every number of compare.csv (after its 6 text columns) in its shortest exact form, or nan. */
+static int csv_numbers_shortest(const char *csv, char *bad, size_t len)
+{
+    const char *line = csv ? strchr(csv, '\n') : NULL;
+    for (; line && line[1]; line = strchr(line + 1, '\n')) {
+        const char *p = line + 1;
+        for (int f = 0; *p && *p != '\n'; f++) {
+            size_t w = strcspn(p, ",\n");
+            if (f == 3 || f >= 6) {
+                char field[64], want[64];
+                snprintf(field, sizeof field, "%.*s", (int)(w < 63 ? w : 63), p);
+                if (strcmp(field, "nan") != 0 && !(f == 3 && strncmp(line + 1, "external,", 9) == 0)) {
+                    shortest(strtod(field, NULL), want, sizeof want);
+                    if (strcmp(field, want) != 0) {
+                        snprintf(bad, len, "%s (shortest %s)", field, want);
+                        return 0;
+                    }
+                }
+            }
+            p += w;
+            if (*p == ',')
+                p++;
+        }
+    }
+    return 1;
+}
+
 /* The bouncing ball in closed form (paper 004 eq. (51) with restitution e): flights
  * q = q0 + v0 (t - t0) - g (t - t0)^2 / 2 from q0 = h0, v0 = 0, impacts at q = 0 where the velocity
  * -V becomes e V.  Rows at `rows` uniform times in [0, t_end] and, at each impact, two rows (before,
@@ -138,6 +229,17 @@ static void test_closed_form(void)
     CHECK(csv && strncmp(csv, "solution,family,parameter_name,parameter,status,directory,sup_q,", 64) == 0,
           "compare.csv header");
     CHECK(csv && strstr(csv, "\nexternal,external,file,ball.csv,ok,"), "compare.csv: the external row");
+    /* t-end 1.2 is before the Zeno point: the limit has no capture, so no capture error either */
+    char f1[64], f2[64];
+    csv_field(csv, "limit,", "capture_time", f1, sizeof f1);
+    csv_field(csv, "limit,", "capture_error", f2, sizeof f2);
+    CHECK(strcmp(f1, "nan") == 0 && strcmp(f2, "nan") == 0,
+          "limit row without a capture: capture_time and capture_error both nan (got %s, %s)", f1, f2);
+    csv_field(csv, "limit,", "impact_time_error", f1, sizeof f1);
+    CHECK(strcmp(f1, "0") == 0, "limit row with impacts: its impact time error is 0 (got %s)", f1);
+    char bad[160] = "";
+    CHECK(csv_numbers_shortest(csv, bad, sizeof bad), "compare.csv: every number in its shortest exact form: %s", bad);
+    CHECK(csv && strstr(csv, "\nlimit,limit,rtol,1e-12,ok,limit,"), "compare.csv: the limit's rtol reads 1e-12");
     free(csv);
 
     /* penlim's own trajectory.csv is accepted (its other columns ignored, gamma used). */
@@ -180,6 +282,25 @@ static void test_bad_files(void)
     expect_bad_file("t,q1,v1\n0,1,0\n5,0.9,-1\n", "bad.csv:3:1:");             /* t beyond t-end */
     expect_bad_file("t,q1,v1\n-0.1,1,0\n0.5,0.9,-1\n", "bad.csv:2:1:");        /* t before 0 */
     expect_bad_file("t,q1,v1\n0,1,0\n0.1,0.9\n", "bad.csv:3:3:");              /* a short row */
+    expect_bad_file("t,q1,v1\n0,1,0\n0.1,0.9,-1,7\n", "bad.csv:3:");           /* a long row */
+    expect_bad_file("t,q1,v1\n0,1,0\n0.1,0.9,-1,7\n", "more than the header's 3");
+    expect_bad_file("t,q1,v1\n0,1\r,0\n0.1,0.9,-1\n", "bad.csv:2:4:");        /* \r inside a line */
+    expect_bad_file("t,q1,v1\n0,1\r,0\n0.1,0.9,-1\n", "carriage return");
+    expect_bad_file("t,,q1,v1\n0,1,0,0\n0.1,1,0.9,-1\n", "bad.csv:1:2:");     /* an empty column name */
+    expect_bad_file("t,,q1,v1\n0,1,0,0\n0.1,1,0.9,-1\n", "empty column name");
+    expect_bad_file("t,x,y\n0,1,0\n0.1,0.9,-1\n", "(needed: t, q1, v1)");     /* n = 1: no q1..q1 */
+    expect_bad_file("0,1,0\n0.1,0.9,-1\n", "columns: t, q1, v1)");
+    /* a NUL byte: reported as such, at its line and column */
+    {
+        static const char nul[] = "t,q1,v1\n0,1,0\n0.1,0\0.9,-1\n";
+        write_bytes("bad.csv", nul, sizeof nul - 1);
+        int rc = run("compare bouncing_ball --set e=0.5 --t-end 1.2 --mu 1e4 --external bad.csv --out badout --quiet");
+        char *err = slurp("stderr.txt");
+        CHECK(rc == 2 && err && strstr(err, "bad.csv:3:6:") && strstr(err, "NUL"), "a NUL byte is reported as such: %s",
+              err ? err : "");
+        CHECK(!exists("badout"), "NUL byte: nothing written");
+        free(err);
+    }
     /* a missing file */
     int rc = run("compare bouncing_ball --external no_such.csv --out badout --quiet");
     char *err = slurp("stderr.txt");
@@ -191,6 +312,28 @@ static void test_bad_files(void)
     CHECK(rc == 2 && !exists("badout"), "--h without --scheme is bad input");
     rc = run("compare bouncing_ball --scheme paoli --out badout --quiet");
     CHECK(rc == 2 && !exists("badout"), "a scheme that does not apply is bad input");
+}
+
+/* Files that are fine: a UTF-8 byte order mark, \r\n line endings, a line break in the name. */
+static void test_unusual_files(void)
+{
+    write_file("bom.csv", "\xEF\xBB\xBFt,q1,v1\n0,1,0\n0.1,0.95095,-0.981\n");
+    int rc = run("compare bouncing_ball --set e=0.5 --t-end 1.2 --external bom.csv --out bom --no-plots --quiet");
+    char *err = slurp("stderr.txt");
+    CHECK(rc == 0, "a UTF-8 byte order mark is skipped (got %d): %s", rc, err ? err : "");
+    free(err);
+    write_file("crlf.csv", "t,q1,v1\r\n0,1,0\r\n0.1,0.95095,-0.981\r\n");
+    rc = run("compare bouncing_ball --set e=0.5 --t-end 1.2 --external crlf.csv --out crlf --no-plots --quiet");
+    err = slurp("stderr.txt");
+    CHECK(rc == 0, "\\r\\n line endings are fine (got %d): %s", rc, err ? err : "");
+    free(err);
+    write_file("a\nb.csv", "t,q1,v1\n0,1,0\n0.1,0.95095,-0.981\n");
+    rc = run("compare bouncing_ball --set e=0.5 --t-end 1.2 --external 'a\nb.csv' --out nl --no-plots");
+    char *out = slurp("stdout.txt");
+    CHECK(rc == 0 && out && strstr(out, "a\\nb.csv"), "a line break in a file name is escaped in the summary: %s",
+          out ? out : "");
+    CHECK(out && !strstr(out, "a\nb.csv"), "the summary has no raw line break from the name");
+    free(out);
 }
 
 static void test_default_set(void)
@@ -218,14 +361,35 @@ static void test_failure(void)
                  "--no-plots --quiet");
     char *err = slurp("stderr.txt"), *csv = slurp("fail/compare.csv");
     CHECK(rc == 3, "a failed solution exits 3 (got %d)", rc);
-    CHECK(err && strstr(err, "mu=1e+08 failed") && strstr(err, "--max-steps"), "its reason is reported: %s",
+    CHECK(err && strstr(err, "penalty at mu = 1e8 failed") && strstr(err, "--max-steps"), "its reason is reported: %s",
           err ? err : "");
-    CHECK(csv && strstr(csv, "\npenalty,penalty,mu,10000,ok,") && strstr(csv, "\npenalty,penalty,mu,100000000,failed,") &&
-              strstr(csv, "\nmoreau_jean,scheme,h,0.050000000000000003,ok,"),
-          "the others are kept: %s", csv ? csv : "");
+    CHECK(csv && strstr(csv, "\npenalty,penalty,mu,10000,ok,solutions/01_penalty_mu_1e4,") &&
+              strstr(csv, "\npenalty,penalty,mu,100000000,failed,solutions/02_penalty_mu_1e8,") &&
+              strstr(csv, "\nmoreau_jean,scheme,h,0.05,ok,solutions/03_moreau_jean_h_0.05,"),
+          "the others are kept, numbers and directories in the shortest exact form: %s", csv ? csv : "");
+    CHECK(exists("fail/solutions/01_penalty_mu_1e4/summary.json") && exists("fail/solutions/03_moreau_jean_h_0.05/trajectory.csv"),
+          "solution directories named as run directories (mu_1e4, h_0.05)");
+    CHECK(!strstr(csv ? csv : "", "e+"), "compare.csv: no exponent with '+'");
+    /* the limit has a capture here (the Zeno point): its capture error is 0, not nan */
+    char f1[64], f2[64];
+    csv_field(csv, "limit,", "capture_time", f1, sizeof f1);
+    csv_field(csv, "limit,", "capture_error", f2, sizeof f2);
+    CHECK(strcmp(f1, "nan") != 0 && strcmp(f2, "0") == 0, "limit row with a capture: capture error 0 (got %s, %s)", f1, f2);
+    char bad[160] = "";
+    CHECK(csv_numbers_shortest(csv, bad, sizeof bad), "compare.csv (failure): every number shortest: %s", bad);
     CHECK(exists("fail/manifest.json"), "the directory is complete");
     free(err);
     free(csv);
+    /* the summary on stdout: numbers as written, n/a where undefined */
+    rc = run("compare bouncing_ball --mu 1e4 --mu 1e8 --max-steps 500 --scheme moreau_jean --h 0.05 --out fail --force "
+             "--no-plots");
+    char *out = slurp("stdout.txt");
+    CHECK(rc == 3 && out && strstr(out, " mu = 1e4 ") && strstr(out, " mu = 1e8 ") && strstr(out, " h = 0.05 "),
+          "summary: parameters as written (mu = 1e4, h = 0.05): %s", out ? out : "");
+    CHECK(out && !strstr(out, "e+04") && !strstr(out, "e+08") && !strstr(out, "nan"),
+          "summary: no mu=1e+04 and no nan: %s", out ? out : "");
+    CHECK(out && strstr(out, "n/a"), "summary: undefined values as n/a: %s", out ? out : "");
+    free(out);
 }
 
 int main(int argc, char **argv)
@@ -246,6 +410,7 @@ int main(int argc, char **argv)
         return 2;
     test_closed_form();
     test_bad_files();
+    test_unusual_files();
     test_default_set();
     test_failure();
     char cmd[512];

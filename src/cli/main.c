@@ -1018,42 +1018,69 @@ static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve
     return rc;
 }
 
+/* The parameter cell of a compare table row: "mu = 1e4", "h = 0.001", or the file name escaped. */
+static void compare_param_text(const cmp_item *it, char *buf, size_t len)
+{
+    if (it->solver == &pl_solver_external) {
+        const char *base = strrchr(it->e.file, '/');
+        pl_escape(base && base[1] ? base + 1 : it->e.file, buf, len); /* a name may hold a line break */
+    } else {
+        char v[PL_NUMBER_LEN];
+        num(it->e.param, v);
+        if (strlen(v) > 16) { /* a computed default h (17 digits): 4 digits; the files have every digit */
+            char r[PL_NUMBER_LEN];
+            snprintf(r, sizeof r, "%.4g", it->e.param);
+            num(strtod(r, NULL), v);
+        }
+        snprintf(buf, len, "%s = %s", it->e.param_name, v);
+    }
+}
+
 static void print_compare_table(const pl_model *model, const pl_solution *limit, const cmp_list *l, const char *dir)
 {
-    printf("penlim compare %s: %zu solutions against the limit solution, t in [0, %g]\n", model->type->name, l->n,
-           limit->t_end);
+    char v[PL_NUMBER_LEN], esc[1024];
+    printf("penlim compare %s: %zu solutions against the limit solution, t in [0, %s]\n", model->type->name, l->n,
+           num(limit->t_end, v));
     if (limit->status != PL_OK)
         printf("limit solution: failed: %s\n", limit->error.message);
     else
         printf("limit solution: %ld steps, %ld rhs evaluations, %.3f s%s\n", limit->stats.steps, limit->stats.rhs_evals,
                limit->stats.wall_seconds, limit->zeno.found ? ", a Zeno point" : "");
-    printf("%-12s %-10s %-6s %9s %9s %9s %9s %9s %9s %9s %8s %9s %8s\n", "solution", "parameter", "status", "sup_q",
+    int width = 10; /* the parameter column: as wide as its longest cell */
+    for (size_t k = 0; k < l->n; k++) {
+        char param[96];
+        compare_param_text(&l->item[k], param, sizeof param);
+        if ((int)strlen(param) > width)
+            width = (int)strlen(param);
+    }
+    printf("%-12s %-*s %-6s %9s %9s %9s %9s %9s %9s %9s %8s %9s %8s\n", "solution", width, "parameter", "status", "sup_q",
            "l1_v", "s_dist_q", "impact_t", "impact_v", "capture", "final_q", "steps", "rhs_evals", "wall_s");
     for (size_t k = 0; k < l->n; k++) {
         const cmp_item *it = &l->item[k];
         const pl_compare_result *r = &it->e.res;
         int c = it->e.compared, ext = it->solver == &pl_solver_external;
-        char param[32];
-        if (ext) {
-            const char *base = strrchr(it->e.file, '/');
-            snprintf(param, sizeof param, "%.10s", base && base[1] ? base + 1 : it->e.file);
-        } else
-            snprintf(param, sizeof param, "%s=%.3g", it->e.param_name, it->e.param);
-        printf("%-12s %-10s %-6s", it->solver->name, param, it->sol.status == PL_OK ? "ok" : "failed");
-        double v[] = {c ? r->d.sup_q : NAN, c ? r->d.l1_v : NAN, c ? r->d.s_dist_q : NAN,
+        char param[96];
+        compare_param_text(it, param, sizeof param);
+        printf("%-12s %-*s %-6s", it->solver->name, width, param, it->sol.status == PL_OK ? "ok" : "failed");
+        double x[] = {c ? r->d.sup_q : NAN, c ? r->d.l1_v : NAN, c ? r->d.s_dist_q : NAN,
                       c ? r->d.impact_time_error : NAN, c ? r->d.impact_velocity_error : NAN,
                       c ? r->capture_error : NAN, c ? r->final_q_error : NAN};
-        for (size_t j = 0; j < sizeof v / sizeof v[0]; j++)
-            printf(" %9.2e", v[j]);
+        for (size_t j = 0; j < sizeof x / sizeof x[0]; j++) {
+            if (isnan(x[j]))
+                printf(" %9s", "n/a"); /* undefined: the text rule of docs/formats.md */
+            else
+                printf(" %9.2e", x[j]);
+        }
         if (ext)
-            printf(" %8s %9s %8s\n", "-", "-", "-");
+            printf(" %8s %9s %8s\n", "n/a", "n/a", "n/a");
         else
             printf(" %8ld %9ld %8.3f\n", it->sol.stats.steps, it->sol.stats.rhs_evals, it->sol.stats.wall_seconds);
     }
     printf("(distances to the limit solution: sup_q max |q - q_lim|, l1_v integral of |v - v_lim|, s_dist_q\n"
-           " in s (nan for schemes and files without gamma), impact_t/impact_v the first 10 matched impacts,\n"
+           " in s (n/a for schemes and files without gamma), impact_t/impact_v the first 10 matched impacts,\n"
            " capture |T* - T*_lim|, final_q |q(T) - q_lim(T)|; all columns in compare.csv)\n");
-    printf("wrote %s: compare.csv, compare.json, limit/, solutions/\n", dir);
+    pl_escape(dir, esc, sizeof esc);
+    printf("wrote %s: compare.csv, compare.json, limit/, solutions/\n", esc);
 }
 
 static int cmd_compare(int argc, char **argv)
@@ -1161,14 +1188,21 @@ static int cmd_compare(int argc, char **argv)
         }
         if (!o.quiet) {
             print_compare_table(&model, &limit, &l, o.out);
-            if (!o.no_plots && plots == PL_OK)
-                printf("plots: %s/compare_*.png (re-render with gnuplot NAME.gp in that directory)\n", o.out);
+            if (!o.no_plots && plots == PL_OK) {
+                char out[1024];
+                pl_escape(o.out, out, sizeof out);
+                printf("plots: %s/compare_*.png (re-render with gnuplot NAME.gp in that directory)\n", out);
+            }
         }
         if (limit.status != PL_OK)
             fprintf(stderr, "penlim compare: the limit solution failed: %s\n", limit.error.message);
         for (size_t k = 0; k < l.n; k++)
-            if (l.item[k].sol.status != PL_OK)
-                fprintf(stderr, "penlim compare: %s failed: %s\n", l.item[k].e.label, l.item[k].sol.error.message);
+            if (l.item[k].sol.status != PL_OK) {
+                char param[96];
+                compare_param_text(&l.item[k], param, sizeof param);
+                fprintf(stderr, "penlim compare: %s %s %s failed: %s\n", l.item[k].solver->name,
+                        l.item[k].solver == &pl_solver_external ? "file" : "at", param, l.item[k].sol.error.message);
+            }
     }
     rc = s != PL_OK ? exit_code(s) : failures ? 3 : 0;
     free(entries);

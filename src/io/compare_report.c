@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/number.h"
+#include "io/output.h"
 #include "io/plots.h"
 #include "io/report.h"
 #include "solvers/solver.h"
@@ -27,7 +29,10 @@ void pl_compare_entry_name(pl_compare_entry *e, size_t k)
         snprintf(e->dir, sizeof e->dir, "solutions/%02zu_external", k + 1);
         snprintf(e->label, sizeof e->label, "external:%.80s", base);
     } else {
-        snprintf(e->dir, sizeof e->dir, "solutions/%02zu_%s_%s_%.3g", k + 1, name, e->param_name, e->param);
+        /* named as a run directory (SOLVER_PARAM_VALUE, the value as few digits as read back exactly) */
+        char num[PL_NUMBER_LEN];
+        snprintf(e->dir, sizeof e->dir, "solutions/%02zu_%s_%s_%s", k + 1, name, e->param_name,
+                 pl_format_short(e->param, num, sizeof num));
         char value[64];
         pl_plot_label(e->param_name, e->param, value, sizeof value); /* mu and h read as in every figure */
         snprintf(e->label, sizeof e->label, "%s:%s", name, value);
@@ -104,10 +109,7 @@ static void row_fields(const pl_compare_entry *e, field *f)
 
 static void csv_number(FILE *fp, double x)
 {
-    if (isnan(x))
-        fputs(",nan", fp);
-    else
-        fprintf(fp, ",%.17g", x);
+    pl_put_number(fp, ",", x); /* the shortest exact form, nan where undefined */
 }
 
 /* A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
@@ -151,12 +153,19 @@ static pl_status write_csv(pl_output *out, const pl_solution *limit, const pl_an
             fl[5].value = NAN;
             fl[8].value = la ? la->capture_time : NAN;
             fl[10].value = la ? la->lift_off_first : NAN;
+            /* an error of the reference against itself is 0 where it has the quantity, else undefined */
+            if (!la || la->impacts == 0)
+                fl[6].value = fl[7].value = NAN;
+            if (isnan(fl[8].value))
+                fl[9].value = NAN;
+            if (isnan(fl[10].value))
+                fl[11].value = NAN;
         }
         fprintf(f.fp, "%s,%s,%s,", r->sol->solver->name, pl_solver_family_name(r->sol->solver->family), r->param_name);
         if (r->file)
             csv_text(f.fp, r->file);
         else
-            fprintf(f.fp, "%.17g", r->param);
+            pl_put_number(f.fp, "", r->param);
         fprintf(f.fp, ",%s,%s", r->sol->status == PL_OK ? "ok" : "failed", r->dir);
         for (size_t j = 0; j < NFIELDS; j++)
             csv_number(f.fp, fl[j].value);

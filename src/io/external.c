@@ -62,6 +62,34 @@ static pl_status split(reader *r, char *line)
     return PL_OK;
 }
 
+/* The columns a case with n degrees of freedom needs: "t, q1, v1" or "t, q1..q3, v1..v3". */
+static const char *needed(size_t n, char *buf, size_t len)
+{
+    if (n == 1)
+        snprintf(buf, len, "t, q1, v1");
+    else
+        snprintf(buf, len, "t, q1..q%zu, v1..v%zu", n, n);
+    return buf;
+}
+
+/* A line as getline read it (len bytes): its line ending removed ("\n" or "\r\n"); a NUL byte or a
+ * carriage return inside it is bad input, reported at its column. */
+static pl_status check_line(reader *r, size_t line_no, char *line, size_t len)
+{
+    if (len > 0 && line[len - 1] == '\n')
+        line[--len] = '\0';
+    if (len > 0 && line[len - 1] == '\r')
+        line[--len] = '\0';
+    size_t nul = strlen(line);
+    if (nul < len)
+        return pl_fail(r->err, PL_ERR_INPUT, "%s:%zu:%zu: a NUL byte (not a text file?)", r->path, line_no, nul + 1);
+    const char *cr = strchr(line, '\r');
+    if (cr)
+        return pl_fail(r->err, PL_ERR_INPUT, "%s:%zu:%zu: a carriage return inside the line (line endings are \\n or \\r\\n)",
+                       r->path, line_no, (size_t)(cr - line) + 1);
+    return PL_OK;
+}
+
 /* "q12" -> 12 for prefix 'q' (no sign, no leading zero), else 0. */
 static long indexed_name(const char *name, char prefix)
 {
@@ -83,11 +111,14 @@ static pl_status parse_header(reader *r, size_t n, columns *c)
     for (size_t j = 0; j < n; j++)
         c->q[j] = c->v[j] = -1;
     double x;
+    char need[64];
     if (r->nfield > 0 && pl_parse_double(r->field[0], &x, NULL, "") == PL_OK)
-        return pl_fail(r->err, PL_ERR_INPUT, "%s:1:1: no header line (the first line must name the columns: t, q1..q%zu, v1..v%zu)",
-                       r->path, n, n);
+        return pl_fail(r->err, PL_ERR_INPUT, "%s:1:1: no header line (the first line must name the columns: %s)", r->path,
+                       needed(n, need, sizeof need));
     for (size_t f = 0; f < r->nfield; f++) {
         const char *name = r->field[f];
+        if (!*name)
+            return pl_fail(r->err, PL_ERR_INPUT, "%s:1:%zu: empty column name in the header", r->path, f + 1);
         int *slot = NULL;
         long kq = indexed_name(name, 'q'), kv = indexed_name(name, 'v'), k = kq ? kq : kv;
         if (strcmp(name, "t") == 0)
@@ -116,8 +147,8 @@ static pl_status parse_header(reader *r, size_t n, columns *c)
             missing = name;
         }
     if (missing)
-        return pl_fail(r->err, PL_ERR_INPUT, "%s:1: the header has no column '%s' (needed: t, q1..q%zu, v1..v%zu)", r->path,
-                       missing, n, n);
+        return pl_fail(r->err, PL_ERR_INPUT, "%s:1: the header has no column '%s' (needed: %s)", r->path, missing,
+                       needed(n, need, sizeof need));
     return PL_OK;
 }
 
@@ -227,7 +258,7 @@ static pl_status derive_events(const pl_model *model, pl_solution *sol, pl_error
 
 /* Parse the data lines into sol's table (s = gamma, or filled in afterwards). */
 static pl_status read_rows(reader *r, FILE *f, const pl_model *model, double t_end, const columns *c,
-                           pl_solution *sol, size_t *line_no)
+                           size_t header_fields, pl_solution *sol, size_t *line_no)
 {
     size_t n = model->n, m = model->m, ncol = pl_ncols(n, m);
     size_t max_rows = (size_t)(PL_DEFAULT_MAX_OUTPUT / (double)ncol);
@@ -236,13 +267,21 @@ static pl_status read_rows(reader *r, FILE *f, const pl_model *model, double t_e
     double row[2 + 4 * PL_MAX_DOF + 2 * PL_MAX_CON], prev_t = 0, prev_s = 0;
     pl_status s = PL_OK;
     char name[32];
-    while (s == PL_OK && getline(&line, &cap, f) >= 0) {
+    ssize_t got;
+    while (s == PL_OK && (got = getline(&line, &cap, f)) >= 0) {
         (*line_no)++;
+        if ((s = check_line(r, *line_no, line, (size_t)got)) != PL_OK)
+            break;
         char *text = trim(line);
         if (!*text)
             continue; /* blank */
         if ((s = split(r, text)) != PL_OK)
             break;
+        if (r->nfield > header_fields) {
+            s = pl_fail(r->err, PL_ERR_INPUT, "%s:%zu: %zu fields, more than the header's %zu", r->path, *line_no,
+                        r->nfield, header_fields);
+            break;
+        }
         memset(row, 0, sizeof row);
         if ((s = field_value(r, *line_no, c->t, "t", &row[0])) != PL_OK)
             break;
@@ -304,12 +343,19 @@ pl_status pl_read_external(const char *path, const pl_model *model, double t_end
     columns c;
     pl_status s;
     errno = 0;
-    if (getline(&line, &cap, f) < 0)
+    char need[64];
+    ssize_t got = getline(&line, &cap, f);
+    char *head = line;
+    if (got < 0)
         s = ferror(f) ? pl_fail(err, PL_ERR_INPUT, "%s: cannot read: %s", path, strerror(errno))
-                      : pl_fail(err, PL_ERR_INPUT, "%s:1: empty file (expected a header line: t, q1..q%zu, v1..v%zu)",
-                                path, n, n);
-    else if ((s = split(&r, line)) == PL_OK && (s = parse_header(&r, n, &c)) == PL_OK)
-        s = read_rows(&r, f, model, t_end, &c, sol, &line_no);
+                      : pl_fail(err, PL_ERR_INPUT, "%s:1: empty file (expected a header line: %s)", path,
+                                needed(n, need, sizeof need));
+    else if ((s = check_line(&r, 1, line, (size_t)got)) == PL_OK) {
+        if (strncmp(head, "\xEF\xBB\xBF", 3) == 0)
+            head += 3; /* a UTF-8 byte order mark: not part of the first column's name */
+        if ((s = split(&r, head)) == PL_OK && (s = parse_header(&r, n, &c)) == PL_OK)
+            s = read_rows(&r, f, model, t_end, &c, r.nfield, sol, &line_no);
+    }
     free(line);
     fclose(f);
     size_t rows = sol->traj.nrows;
