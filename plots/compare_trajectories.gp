@@ -14,9 +14,7 @@ set datafile separator ','
 set datafile columnheaders
 nsol = words(dirs)
 nkey = nsol + 1
-# key_cols's char_w is the average of a sweep's short labels; long labels of digits and
-# underscores are wider (about 8.6 pixels a character in the cairo terminals at 11 pt)
-klen = int(1.3 * (maxlen(labels) > 14 ? maxlen(labels) : 14)) + 3
+klen = key_len(labels)
 npanels = 2*ndof + (in_s ? 0 : ncon)
 prows = int((npanels + 1) / 2)
 W = 1300

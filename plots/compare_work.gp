@@ -10,9 +10,7 @@ load 'styles.gp'
 nd = words(distances)
 nfam = words(families)
 nkey = nfam
-# key_cols's char_w is the average of a sweep's short labels; long labels of digits and
-# underscores are wider (about 8.6 pixels a character in the cairo terminals at 11 pt)
-klen = int(1.3 * (maxlen(families) > 14 ? maxlen(families) : 14)) + 3
+klen = key_len(families)
 W = 1300
 kc = key_cols(nkey, klen, W)
 kr = key_rows(nkey, kc)
@@ -29,10 +27,18 @@ do for [fmt in formats] {
     set format y '%.0e'
     do for [d=1:nd] {
         set ylabel word(distances, d).' (model units)'
+        # a point below 1e-12 of the panel's largest distance is round-off (the rule of the panels
+        # themselves): not drawn.  The y range has a quarter of a decade of headroom each side, so
+        # no point sits on the frame.  (stats counts only the points in the current range.)
+        set yrange [*:*]
+        stats 'compare_work.dat' index ((d-1)*nfam):(d*nfam - 1) using 3 nooutput
+        floor_d = 1e-12 * STATS_max
+        stats 'compare_work.dat' index ((d-1)*nfam):(d*nfam - 1) using ($3 >= floor_d ? $3 : NaN) nooutput
+        set yrange [STATS_min / 10**0.25 : STATS_max * 10**0.25]
         do for [c=1:2] {
             set xlabel (c == 1 ? 'wall time (s)' : 'right-hand-side evaluations')
             # the key from keyentry: every family is titled even where it has no point
-            plot for [f=1:nfam] 'compare_work.dat' index (d-1)*nfam + f-1 using c:3 with linespoints lt f notitle, \
+            plot for [f=1:nfam] 'compare_work.dat' index (d-1)*nfam + f-1 using c:($3 >= floor_d ? $3 : NaN) with linespoints lt f notitle, \
                  for [f=1:nfam] keyentry with linespoints lt f title word(families, f)
             unset key
         }

@@ -14,7 +14,7 @@ set datafile separator ','
 set datafile columnheaders
 nruns = words(runs)
 nkey = nruns + words(limit)
-klen = maxlen(labels) > 14 ? maxlen(labels) : 14
+klen = key_len(labels)
 npanels = 2*ndof + (in_s ? 0 : ncon)
 prows = int((npanels + 1) / 2)
 W = 1300

@@ -12,14 +12,17 @@ npanels = ncapture > 0 ? 3 : 2
 kc = key_cols(nkey, klen, W)
 kr = key_rows(nkey, kc)
 key_px = kr * row_h + 24
-H = int(70 + npanels * 300 + key_px + 50)
+# the capture panel's key: one row between its axis label and the runs' key, off the data (inside,
+# it covered T* where it meets the accumulation time)
+cap_px = ncapture > 0 ? row_h + 24 : 0
+H = int(70 + npanels * 300 + key_px + cap_px + 50)
 stats 'zeno.dat' using 1 nooutput
 # integer ticks on the impact index, about ten of them
 index_step = STATS_max > 10 ? ceil(STATS_max / 10.) : 1
 print sprintf('zeno: key entries: %d', nkey + (ncapture > 0 ? 2 + (accumulation == accumulation) : 0))
 do for [fmt in formats] {
     eval term_cmd(fmt, 'zeno', W, H)
-    set multiplot layout npanels,1 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
+    set multiplot layout npanels,1 margins 0.08,0.98,(key_px + cap_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
         title sprintf('%s: impact sequences', case_name)
     eval key_cmd(kr, key_px, H)
     set xlabel 'impact index'
@@ -41,7 +44,7 @@ do for [fmt in formats] {
         set logscale x
         set xlabel param.' (model units)'
         set ylabel 'time (model units)'
-        set key inside top right box opaque
+        eval sprintf("set key at screen 0.5, %.5f center top horizontal Left reverse maxrows 1 box opaque samplen 3 spacing 1.1 width 2", (key_px + cap_px - 8.) / H)
         if (accumulation == accumulation) {
             plot 'capture.dat' using 1:2 with linespoints lt 1 title 'capture time T*', \
                  'capture.dat' using 1:3 with linespoints lt 2 title 'accumulation estimated from flights', \

@@ -687,7 +687,13 @@ static int manifest_lists(const char *sub, const char *file)
 /* The legend check: render SUB/NAME.gp to SVG (the scripts' formats='svg') and count the key
  * entries gnuplot actually drew (a plot group whose first element is its key text) inside the
  * canvas, against the number the script says it titles ("NAME: key entries: N").  gnuplot drops
- * the entries that do not fit, so a key too small for its entries fails here. */
+ * the entries that do not fit, so a key too small for its entries fails here.
+ * The SVG terminal's own character width (0.7 em) is narrower than the PNG's (pngcairo measures its
+ * font: 9.0 pixels at 11 pt), so an SVG laid out at the same font size hid a PNG key wider than the
+ * canvas.  styles.gp therefore draws the SVG with a font whose character width is the PNG's
+ * (char_w, measured from pngcairo, printed as "key character width: W"): the SVG's key has the
+ * PNG's geometry, and each entry must lie in the canvas, from its line sample (left) to the end of
+ * its text, counted at char_w a character (gnuplot's own layout rule). */
 static void check_legend(const char *sub, const char *name, int min_entries)
 {
     char cmd[1024], file[512];
@@ -698,6 +704,10 @@ static void check_legend(const char *sub, const char *name, int min_entries)
     snprintf(file, sizeof file, "%s/%s.svg", sub, name);
     char *svg = slurp(file);
     int wanted = -1, drawn = 0, outside = 0, clipped = 0;
+    double char_w = 0;
+    const char *cw = log ? strstr(log, "key character width: ") : NULL;
+    if (cw)
+        char_w = atof(cw + strlen("key character width: "));
     char key[128];
     snprintf(key, sizeof key, "%s: key entries: ", name);
     const char *at = log ? strstr(log, key) : NULL;
@@ -721,13 +731,16 @@ static void check_legend(const char *sub, const char *name, int min_entries)
         double x = -1, y = -1;
         if (tr > g)
             sscanf(tr, "translate(%lf,%lf)", &x, &y);
-        outside += !(x >= 0 && x <= W && y >= 0 && y <= H);
+        const char *end = strstr(text, "</text>");
+        size_t len = end ? (size_t)(end - text) - strlen("<text>") : 0;
+        outside += !(x >= 0 && x + (double)len * char_w <= W && y >= 0 && y <= H);
         /* its line sample, left of the text: a key wider than the canvas (centered) cuts it off */
         const char *sample = strstr(text, "d='M");
         double sx = 0;
         if (sample && (!next || sample < next) && sscanf(sample, "d='M%lf", &sx) == 1)
             clipped += sx < 0;
     }
+    CHECK(char_w > 5, "%s/%s.gp prints the key's character width (got %g)", sub, name, char_w);
     CHECK(wanted >= min_entries, "%s/%s.gp titles %d curves (at least %d expected)", sub, name, wanted, min_entries);
     CHECK(drawn == wanted, "%s/%s: %d key entries drawn, %d titled", sub, name, drawn, wanted);
     CHECK(outside == 0, "%s/%s: %d key entries outside the canvas", sub, name, outside);
