@@ -9,58 +9,15 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cli_util.h"
 #include "cli/args.h"
 
-static const char *penlim;
-static char dir[256];
-
-/* Run "penlim ARGS" with stdout and stderr to files; returns the exit status. */
-static int run(const char *args)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd %s && %s %s > stdout.txt 2> stderr.txt", dir, penlim, args);
-    int rc = system(cmd);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-static char *slurp(const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = '\0';
-    fclose(f);
-    return buf;
-}
-
-static int count_lines(const char *s)
-{
-    int n = 0;
-    for (; s && *s; s++)
-        n += *s == '\n';
-    return n;
-}
 
 static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int exists(const char *name)
-{
-    char path[512];
-    struct stat st;
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return stat(path, &st) == 0;
 }
 
 static void expect_input_error(const char *args)

@@ -14,18 +14,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cli_util.h"
 #include "io/outdir.h"
 
-static const char *penlim;
-static char dir[256];
-
-static int run(const char *args)
-{
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "cd %s && %s %s > stdout.txt 2> stderr.txt", dir, penlim, args);
-    int rc = system(cmd);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
 
 static int sh(const char *fmt, const char *a, const char *b)
 {
@@ -33,31 +24,6 @@ static int sh(const char *fmt, const char *a, const char *b)
     snprintf(body, sizeof body, fmt, a, b);
     snprintf(cmd, sizeof cmd, "cd %s && %s", dir, body);
     return system(cmd) == 0;
-}
-
-static char *slurp(const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = '\0';
-    fclose(f);
-    return buf;
-}
-
-static int exists(const char *name)
-{
-    char path[1024];
-    struct stat st;
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return lstat(path, &st) == 0;
 }
 
 static int lines(const char *s)

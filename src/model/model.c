@@ -194,6 +194,20 @@ int pl_model_mass(const pl_model *model, const double *q, double *M, double *min
     return gsl_linalg_cholesky_invert(&A.matrix) != GSL_SUCCESS;
 }
 
+pl_status pl_model_check_admissible(const pl_model *model, const char *why, pl_error *err)
+{
+    double q[PL_MAX_DOF], v[PL_MAX_DOF], L = model->v_scale * model->v_scale / model->a_scale;
+    pl_model_initial_state(model, q, v);
+    for (size_t i = 0; i < model->m; i++) {
+        pl_gap g;
+        pl_model_gap(model, i, 0.0, q, &g);
+        if (g.g < -1e-12 * L)
+            return pl_fail(err, PL_ERR_INPUT, "the initial state violates constraint %zu (G = %g < 0): %s", i + 1, g.g,
+                           why);
+    }
+    return PL_OK;
+}
+
 double pl_gap_terms(const pl_gap *gap, double t, const double *q, size_t n)
 {
     double s = fabs(gap->g_t * t) + fabs(gap->g);

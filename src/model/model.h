@@ -123,6 +123,10 @@ void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl
  * Its round-off is eps times this (a coordinate G does not depend on adds nothing, however large). */
 double pl_gap_terms(const pl_gap *gap, double t, const double *q, size_t n);
 
+/* PL_ERR_INPUT unless the initial state satisfies every constraint to 1e-12 of the length scale
+ * V^2/A; the message ends with `why` ("the schemes start from an admissible state"). */
+pl_status pl_model_check_admissible(const pl_model *model, const char *why, pl_error *err);
+
 /* Gap of constraint i into gap, and its rate Gdot = grad G . F_p + G_t (returned); fp = F_p(q, v, t).
  * What pl_model_contact computes without the mass matrix: for checks of the geometry alone. */
 double pl_model_gap_rate(const pl_model *model, size_t i, double t, const double *q, const double *fp,

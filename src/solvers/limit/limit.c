@@ -754,17 +754,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
 static pl_status check(const pl_model *model, const pl_solve_opts *opts, pl_error *err)
 {
     (void)opts;
-    double q[PL_MAX_DOF], v[PL_MAX_DOF];
-    pl_model_initial_state(model, q, v);
-    double L = model->v_scale * model->v_scale / model->a_scale;
-    for (size_t i = 0; i < model->m; i++) {
-        pl_gap g;
-        pl_model_gap(model, i, 0.0, q, &g);
-        if (g.g < -1e-12 * L)
-            return pl_fail(err, PL_ERR_INPUT, "the initial state violates constraint %zu (G = %g < 0): the limit "
-                           "solution starts from an admissible state", i + 1, g.g);
-    }
-    return PL_OK;
+    return pl_model_check_admissible(model, "the limit solution starts from an admissible state", err);
 }
 
 const pl_solver_type pl_solver_limit = {

@@ -114,16 +114,7 @@ pl_status pl_scheme_check(const pl_model *model, const pl_solve_opts *opts, pl_e
         return pl_fail(err, PL_ERR_INPUT, "h = %g needs %.3g steps to t-end = %g, more than --max-steps %ld", h, steps,
                        opts->t_end, cap);
     /* An inadmissible start would be projected out of the constraint at -G/h: an h-dependent launch. */
-    double q[PL_MAX_DOF], v[PL_MAX_DOF], L = model->v_scale * model->v_scale / model->a_scale;
-    pl_model_initial_state(model, q, v);
-    for (size_t i = 0; i < model->m; i++) {
-        pl_gap g;
-        pl_model_gap(model, i, 0.0, q, &g);
-        if (g.g < -1e-12 * L)
-            return pl_fail(err, PL_ERR_INPUT, "the initial state violates constraint %zu (G = %g < 0): the schemes "
-                           "start from an admissible state", i + 1, g.g);
-    }
-    return PL_OK;
+    return pl_model_check_admissible(model, "the schemes start from an admissible state", err);
 }
 
 long pl_scheme_steps(double t_end, double h)
