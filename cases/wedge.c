@@ -36,18 +36,18 @@ static void mass(const double *p, const double *q, double *M)
     M[3] = 1.0;
 }
 
-static void accel(const double *p, double t, const double *q, const double *v, const double *u,
-                  double *a, double *a_q, double *a_v)
+/* The constant generalized force f = (f1, f2) of M q'' = f; the model solves with M. */
+static void force(const double *p, double t, const double *q, const double *v, const double *u,
+                  double *f, double *f_q, double *f_v)
 {
     (void)t, (void)q, (void)v, (void)u;
-    double det = 1.0 - p[MC] * p[MC];
-    a[0] = (p[F1] - p[MC] * p[F2]) / det;
-    a[1] = (p[F2] - p[MC] * p[F1]) / det;
+    f[0] = p[F1];
+    f[1] = p[F2];
     for (int k = 0; k < 4; k++) {
-        if (a_q)
-            a_q[k] = 0.0;
-        if (a_v)
-            a_v[k] = 0.0;
+        if (f_q)
+            f_q[k] = 0.0;
+        if (f_v)
+            f_v[k] = 0.0;
     }
 }
 
@@ -75,7 +75,7 @@ const pl_case pl_case_wedge = {
     .nparams = NPAR,
     .t_end = 3.0,
     .initial_state = initial_state,
-    .accel = accel,
+    .force = force,
     .gap = gap,
     .scales = scales,
     .mass = mass,

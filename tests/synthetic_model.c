@@ -120,6 +120,42 @@ const pl_case pl_test_case_synthetic = {
     .input = input,
 };
 
+/* The same system given by its generalized force instead of F_v: M(q) v' = f with
+ * f = (-q1 - 0.1 v1^2 + u + 0.2 q2 v1 v2, -2 + q1 v2 - 0.1 q1 v1^2) (velocity-quadratic terms as
+ * Coriolis forces would give), so that F_v = M^{-1} f and dF_v/dq carries the dM/dq term. */
+static void force(const double *p, double t, const double *q, const double *v, const double *u,
+                  double *f, double *f_q, double *f_v)
+{
+    (void)p, (void)t;
+    f[0] = -q[0] - 0.1 * v[0] * v[0] + u[0] + 0.2 * q[1] * v[0] * v[1];
+    f[1] = -2.0 + q[0] * v[1] - 0.1 * q[0] * v[0] * v[0];
+    if (f_q)
+        f_q[0] = -1.0, f_q[1] = 0.2 * v[0] * v[1], f_q[2] = v[1] - 0.1 * v[0] * v[0], f_q[3] = 0.0;
+    if (f_v)
+        f_v[0] = -0.2 * v[0] + 0.2 * q[1] * v[1], f_v[1] = 0.2 * q[1] * v[0], f_v[2] = -0.2 * q[0] * v[0],
+        f_v[3] = q[0];
+}
+
+const pl_case pl_test_case_synthetic_force = {
+    .name = "synthetic_force",
+    .summary = "the synthetic model given by its generalized force f of M(q) v' = f",
+    .ndof = 2,
+    .ncon = 2,
+    .ninput = 1,
+    .params = params,
+    .nparams = NPAR,
+    .t_end = 1.0,
+    .initial_state = initial_state,
+    .force = force,
+    .gap = gap,
+    .law = law,
+    .scales = scales,
+    .mass = mass,
+    .mass_dq = mass_dq,
+    .velocity_map = velocity_map,
+    .input = input,
+};
+
 enum { PA, PQ0, PV0, PE, PXI, PK, PNPAR };
 
 static const pl_param_spec push_params[PNPAR] = {

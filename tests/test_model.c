@@ -122,6 +122,12 @@ static void test_jacobians(void)
     check_jacobian(&m, 1e8, both, 2.1, y2, "synthetic mu=1e8");
     check_jacobian(&m, 1e6, first, 0.2, y2, "synthetic, one active");
     check_jacobian(&m, 1e6, none, 0.2, y2, "synthetic, flight");
+    /* given by its force: dF_v/dq = M^{-1} (df/dq - dM/dq F_v) with a position-dependent M */
+    CHECK(pl_model_init(&m, &pl_test_case_synthetic_force, NULL, 0, &err) == PL_OK, "synthetic_force: %s",
+          err.message);
+    check_jacobian(&m, 1e4, both, 0.7, y, "synthetic_force, both active");
+    check_jacobian(&m, 1e6, first, 0.2, y2, "synthetic_force, one active");
+    check_jacobian(&m, 1e6, none, 0.2, y2, "synthetic_force, flight");
 
     for (size_t k = 0; k < pl_case_count(); k++) {
         const pl_case *c = pl_case_at(k);
@@ -142,29 +148,85 @@ static void test_free_gap_accel(void)
 {
     pl_error err;
     pl_model m;
-    pl_model_init(&m, &pl_test_case_synthetic, NULL, 0, &err);
+    const pl_case *synth[] = {&pl_test_case_synthetic, &pl_test_case_synthetic_force};
     double q[] = {0.7, -0.3}, v[] = {0.4, 0.9}, t = 0.45, h = 1e-6;
-    for (size_t i = 0; i < m.m; i++) {
-        double fp[2], a[2], qs[2], vs[2], gd[2];
-        pl_model_velocity_map(&m, t, q, v, fp, NULL, NULL, NULL);
-        pl_model_accel(&m, t, q, v, a, NULL, NULL);
-        for (int s = 0; s < 2; s++) {
-            double sg = s ? -1.0 : 1.0, fps[2];
-            for (int j = 0; j < 2; j++)
-                qs[j] = q[j] + sg * h * fp[j], vs[j] = v[j] + sg * h * a[j];
-            pl_model_velocity_map(&m, t + sg * h, qs, vs, fps, NULL, NULL, NULL);
-            pl_contact c;
-            pl_model_contact(&m, i, t + sg * h, qs, fps, NULL, &c);
-            gd[s] = c.gdot;
+    for (size_t cs = 0; cs < sizeof synth / sizeof synth[0]; cs++) {
+        pl_model_init(&m, synth[cs], NULL, 0, &err);
+        for (size_t i = 0; i < m.m; i++) {
+            double fp[2], a[2], qs[2], vs[2], gd[2];
+            pl_model_velocity_map(&m, t, q, v, fp, NULL, NULL, NULL);
+            pl_model_accel(&m, t, q, v, a, NULL, NULL);
+            for (int s = 0; s < 2; s++) {
+                double sg = s ? -1.0 : 1.0, fps[2];
+                for (int j = 0; j < 2; j++)
+                    qs[j] = q[j] + sg * h * fp[j], vs[j] = v[j] + sg * h * a[j];
+                pl_model_velocity_map(&m, t + sg * h, qs, vs, fps, NULL, NULL, NULL);
+                pl_contact c;
+                pl_model_contact(&m, i, t + sg * h, qs, fps, NULL, &c);
+                gd[s] = c.gdot;
+            }
+            CHECK_NEAR(pl_model_free_gap_accel(&m, i, t, q, v), (gd[0] - gd[1]) / (2 * h), 1e-6,
+                       synth[cs]->name);
         }
-        CHECK_NEAR(pl_model_free_gap_accel(&m, i, t, q, v), (gd[0] - gd[1]) / (2 * h), 1e-6,
-                   "free gap acceleration D");
     }
     /* Vibrating table: D = -g + A omega^2 sin(omega t). */
     pl_model_init(&m, &pl_case_vibrating_table, NULL, 0, &err);
     double qq = 0.1, vv = 0.2, A = 0.5, w = 2 * M_PI;
     CHECK_NEAR(pl_model_free_gap_accel(&m, 0, 0.3, &qq, &vv), -9.81 + A * w * w * sin(w * 0.3), 1e-12,
                "table D");
+}
+
+/* A case giving its force f of M(q) v' = f: pl_model_accel against M^{-1} f in closed form. */
+static void test_force_dynamics(void)
+{
+    pl_error err;
+    pl_model m;
+    /* Wedge, M = [[1, mc], [mc, 1]] constant: F_v = ((f1 - mc f2), (f2 - mc f1)) / (1 - mc^2), no Jacobian. */
+    const double mcs[] = {0.5, -0.5, 0.9, -0.95};
+    const double states[][4] = {{1.0, 1.0, -1.0, -1.0}, {0.0, 2.5, 0.3, -4.0}, {-0.2, 0.1, 7.0, 0.0}};
+    for (size_t k = 0; k < sizeof mcs / sizeof mcs[0]; k++) {
+        double f1 = 0.7 - 0.4 * (double)k, f2 = -1.3 + 0.25 * (double)k, mc = mcs[k], det = 1.0 - mc * mc;
+        pl_setting s[] = {{"m", mc}, {"f1", f1}, {"f2", f2}};
+        CHECK(pl_model_init(&m, &pl_case_wedge, s, 3, &err) == PL_OK, "wedge m = %g: %s", mc, err.message);
+        double exact[2] = {(f1 - mc * f2) / det, (f2 - mc * f1) / det};
+        double scale = (fabs(f1) + fabs(mc * f2)) / det; /* the size of the terms, times 1/det */
+        for (size_t st = 0; st < sizeof states / sizeof states[0]; st++) {
+            double a[2], a_q[4], a_v[4];
+            pl_model_accel(&m, 0.1 * (double)st, states[st], states[st] + 2, a, a_q, a_v);
+            for (int j = 0; j < 2; j++)
+                CHECK_NEAR(a[j], exact[j], 4e-15 * scale / det, "wedge F_v = M^-1 f"); /* ~16 eps x cond */
+            for (int j = 0; j < 4; j++)
+                CHECK(a_q[j] == 0.0 && a_v[j] == 0.0, "wedge dF_v/dq, dF_v/dv = 0 (entry %d: %g, %g)", j, a_q[j],
+                      a_v[j]);
+        }
+    }
+
+    /* Synthetic, M(q) = [[2 + sin q1, 0.3 q2], [0.3 q2, 1.5 + q1^2]]: F_v by Cramer's rule. */
+    CHECK(pl_model_init(&m, &pl_test_case_synthetic_force, NULL, 0, &err) == PL_OK, "synthetic_force: %s",
+          err.message);
+    const double ys[][4] = {{0.3, 0.4, -0.2, 0.1}, {0.9, -0.2, 0.5, -1.3}, {-1.1, 0.7, 2.0, 0.4}};
+    for (size_t st = 0; st < sizeof ys / sizeof ys[0]; st++) {
+        const double *q = ys[st], *v = ys[st] + 2;
+        double t = 0.3 + 0.5 * (double)st, u = sin(t);
+        double f[2] = {-q[0] - 0.1 * v[0] * v[0] + u + 0.2 * q[1] * v[0] * v[1],
+                       -2.0 + q[0] * v[1] - 0.1 * q[0] * v[0] * v[0]};
+        double M00 = 2.0 + sin(q[0]), M01 = 0.3 * q[1], M11 = 1.5 + q[0] * q[0], det = M00 * M11 - M01 * M01;
+        double exact[2] = {(M11 * f[0] - M01 * f[1]) / det, (M00 * f[1] - M01 * f[0]) / det}, a[2];
+        pl_model_accel(&m, t, q, v, a, NULL, NULL);
+        for (int j = 0; j < 2; j++)
+            CHECK_NEAR(a[j], exact[j], 1e-14 * (fabs(exact[j]) + 1.0), "synthetic F_v = M(q)^-1 f");
+    }
+
+    /* Exactly one of accel and force. */
+    pl_case both = pl_test_case_synthetic_force, neither = pl_test_case_synthetic_force;
+    both.accel = pl_test_case_synthetic.accel;
+    neither.force = NULL;
+    CHECK(pl_model_init(&m, &both, NULL, 0, &err) == PL_ERR_INPUT && strstr(err.message, "exactly one") &&
+              strstr(err.message, "both"),
+          "accel and force together rejected: %s", err.message);
+    CHECK(pl_model_init(&m, &neither, NULL, 0, &err) == PL_ERR_INPUT && strstr(err.message, "exactly one") &&
+              strstr(err.message, "neither"),
+          "neither accel nor force rejected: %s", err.message);
 }
 
 static void test_effective_mass(void)
@@ -190,6 +252,7 @@ int main(void)
     test_model_init();
     test_jacobians();
     test_free_gap_accel();
+    test_force_dynamics();
     test_effective_mass();
     return check_finish("test_model");
 }

@@ -12,8 +12,11 @@ static pl_status check_case_shape(const pl_case *c, pl_error *err)
         c->nparams > PL_MAX_PARAMS || c->ninput > PL_MAX_INPUTS)
         return pl_fail(err, PL_ERR_INPUT, "case %s: sizes exceed the limits (%d dof, %d constraints)",
                        c->name, PL_MAX_DOF, PL_MAX_CON);
-    if (!c->initial_state || !c->accel || !c->gap || !c->scales)
+    if (!c->initial_state || !c->gap || !c->scales)
         return pl_fail(err, PL_ERR_INPUT, "case %s: a required callback is missing", c->name);
+    if (!c->accel == !c->force)
+        return pl_fail(err, PL_ERR_INPUT, "case %s: give its dynamics by exactly one of accel (F_v) and force "
+                       "(f of M v' = f), not %s", c->name, c->accel ? "both" : "neither");
     if (!c->law && (pl_param_find(c->params, c->nparams, "k") < 0 || pl_param_find(c->params, c->nparams, "xi") < 0))
         return pl_fail(err, PL_ERR_INPUT, "case %s: no contact law (neither a law callback nor k and xi)", c->name);
     if (c->ninput > 0 && !c->input)
@@ -142,13 +145,82 @@ void pl_model_velocity_map(const pl_model *model, double t, const double *q, con
         memset(fp_t, 0, n * sizeof *fp_t);
 }
 
+/* y = minv x for the constant mass matrix; y and x are n-vectors with strides sy, sx (in place allowed). */
+static void apply_minv(const pl_model *model, const double *x, size_t sx, double *y, size_t sy)
+{
+    size_t n = model->n;
+    double tmp[PL_MAX_DOF];
+    for (size_t j = 0; j < n; j++) {
+        double s = 0.0;
+        for (size_t l = 0; l < n; l++)
+            s += model->minv[j * n + l] * x[l * sx];
+        tmp[j] = s;
+    }
+    for (size_t j = 0; j < n; j++)
+        y[j * sy] = tmp[j];
+}
+
+static void fill_nan(double *x, size_t len)
+{
+    if (x)
+        for (size_t j = 0; j < len; j++)
+            x[j] = NAN;
+}
+
+/* F_v = M^{-1} f, dF_v/dv = M^{-1} df/dv, dF_v/dq_k = M^{-1} (df/dq_k - dM/dq_k F_v): the force
+ * and its Jacobians are written into a, a_q, a_v and solved in place, column by column. */
+static void accel_from_force(const pl_model *model, double t, const double *q, const double *v, const double *u,
+                             double *a, double *a_q, double *a_v)
+{
+    const pl_case *c = model->type;
+    size_t n = model->n;
+    c->force(model->par, t, q, v, u, a, a_q, a_v);
+    if (model->mass_constant) { /* dM/dq = 0 */
+        apply_minv(model, a, 1, a, 1);
+        for (size_t k = 0; k < n; k++) {
+            if (a_q)
+                apply_minv(model, a_q + k, n, a_q + k, n);
+            if (a_v)
+                apply_minv(model, a_v + k, n, a_v + k, n);
+        }
+        return;
+    }
+    double L[PL_MAX_DOF * PL_MAX_DOF];
+    pl_model_mass(model, q, L, NULL);
+    gsl_matrix_view Lm = gsl_matrix_view_array(L, n, n);
+    if (gsl_linalg_cholesky_decomp1(&Lm.matrix) != GSL_SUCCESS) {
+        fill_nan(a, n), fill_nan(a_q, n * n), fill_nan(a_v, n * n);
+        return;
+    }
+    gsl_vector_view av = gsl_vector_view_array(a, n);
+    gsl_linalg_cholesky_svx(&Lm.matrix, &av.vector);
+    for (size_t k = 0; k < n; k++) {
+        if (a_v) {
+            gsl_vector_view col = gsl_vector_view_array_with_stride(a_v + k, n, n);
+            gsl_linalg_cholesky_svx(&Lm.matrix, &col.vector);
+        }
+        if (a_q) {
+            double dM[PL_MAX_DOF * PL_MAX_DOF] = {0};
+            c->mass_dq(model->par, q, k, dM);
+            for (size_t j = 0; j < n; j++)
+                for (size_t l = 0; l < n; l++)
+                    a_q[j * n + k] -= dM[j * n + l] * a[l];
+            gsl_vector_view col = gsl_vector_view_array_with_stride(a_q + k, n, n);
+            gsl_linalg_cholesky_svx(&Lm.matrix, &col.vector);
+        }
+    }
+}
+
 void pl_model_accel(const pl_model *model, double t, const double *q, const double *v, double *a,
                     double *a_q, double *a_v)
 {
     double u[PL_MAX_INPUTS] = {0};
     if (model->type->input)
         model->type->input(model->par, t, u);
-    model->type->accel(model->par, t, q, v, u, a, a_q, a_v);
+    if (model->type->accel)
+        model->type->accel(model->par, t, q, v, u, a, a_q, a_v);
+    else
+        accel_from_force(model, t, q, v, u, a, a_q, a_v);
 }
 
 void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl_gap *out)

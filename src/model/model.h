@@ -4,6 +4,10 @@
  *   q' = F_p(q, v, t)                                  (default F_p = v)
  *   v' = F_v(q, v, u(t), t) + sum_i w_i lambda_i I{G_i(q, t) <= 0}
  *
+ * A case gives its smooth dynamics in one of two ways: F_v itself (`accel`), or the generalized
+ * force f of M(q) v' = f(q, v, u(t), t) (`force`), from which the model forms F_v = M(q)^{-1} f and
+ * its Jacobians.  Solvers only ever see F_v (pl_model_accel).
+ *
  * A case (a pl_case, one file each in cases/) is a const table of callbacks and parameter specs; a
  * model (pl_model) is a case with its parameter values fixed and validated.  Models are immutable
  * once created, so one model can be shared by several runs in parallel. */
@@ -53,9 +57,15 @@ struct pl_case {
 
     /* Required. Arrays are row-major; Jacobian outputs may be NULL when not wanted. */
     void (*initial_state)(const double *p, double *q, double *v);
-    /* F_v and its Jacobians dF_v/dq, dF_v/dv (n x n). */
+    /* The dynamics: exactly one of accel and force (pl_model_init rejects neither or both).
+     * accel: F_v and its Jacobians dF_v/dq, dF_v/dv (n x n), M^{-1} already applied.
+     * force: the generalized force f(q, v, u, t) of M(q) v' = f, velocity-dependent terms
+     * (Coriolis, centrifugal, damping) included, and its Jacobians df/dq, df/dv (n x n); the model
+     * solves with M(q) (mass, mass_dq) for F_v = M^{-1} f and its Jacobians. */
     void (*accel)(const double *p, double t, const double *q, const double *v, const double *u,
                   double *a, double *a_q, double *a_v);
+    void (*force)(const double *p, double t, const double *q, const double *v, const double *u,
+                  double *f, double *f_q, double *f_v);
     void (*gap)(const double *p, size_t i, double t, const double *q, pl_gap *out);
     /* Characteristic contact velocity and free gap acceleration, used to scale tolerances with mu. */
     void (*scales)(const double *p, double *velocity, double *accel);
@@ -65,13 +75,14 @@ struct pl_case {
     void (*law)(const double *p, size_t i, pl_law *out);
     /* Cross-parameter validation: return 0, or non-zero with a one-line message in msg. */
     int (*check)(const double *p, char *msg, size_t len);
-    /* Mass matrix M(q) (default identity).  If mass_dq is NULL, M must not depend on q. */
+    /* Mass matrix M(q) (default identity), symmetric positive definite; the model zero-fills M
+     * before the call.  If mass_dq is NULL, M must not depend on q. */
     void (*mass)(const double *p, const double *q, double *M);
-    void (*mass_dq)(const double *p, const double *q, size_t k, double *dM); /* dM/dq_k */
+    void (*mass_dq)(const double *p, const double *q, size_t k, double *dM); /* dM/dq_k, all n x n */
     /* F_p and its Jacobians in q, v (n x n) and t (n); default F_p = v. */
     void (*velocity_map)(const double *p, double t, const double *q, const double *v, double *fp,
                          double *fp_q, double *fp_v, double *fp_t);
-    /* Open-loop input u(t) (ninput components), passed to accel. */
+    /* Open-loop input u(t) (ninput components), passed to accel or force. */
     void (*input)(const double *p, double t, double *u);
     /* Closed-form mu -> infinity value of a sweep quantity, or NAN when not known. */
     double (*limit_value)(const double *p, pl_limit_quantity what);
@@ -113,7 +124,10 @@ void pl_model_initial_state(const pl_model *model, double *q, double *v);
 void pl_model_velocity_map(const pl_model *model, double t, const double *q, const double *v,
                            double *fp, double *fp_q, double *fp_v, double *fp_t);
 
-/* F_v(q, v, u(t), t) and (optionally) its Jacobians. */
+/* F_v(q, v, u(t), t) and (optionally) its Jacobians dF_v/dq, dF_v/dv.  For a case giving `force`:
+ * F_v = M^{-1} f by a Cholesky solve (M^{-1} kept by the model when M is constant),
+ * dF_v/dv = M^{-1} df/dv and dF_v/dq_k = M^{-1} (df/dq_k - dM/dq_k F_v); where M(q) is not positive
+ * definite, every output is NAN (pl_model_mass reports it). */
 void pl_model_accel(const pl_model *model, double t, const double *q, const double *v, double *a,
                     double *a_q, double *a_v);
 
