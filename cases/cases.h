@@ -13,6 +13,7 @@
     {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale of the contact law"}
 
 extern const pl_case pl_case_bouncing_ball;
+extern const pl_case pl_case_corner;
 extern const pl_case pl_case_vibrating_table;
 extern const pl_case pl_case_wedge;
 

@@ -6,6 +6,7 @@ static const pl_case *const registry[] = {
     &pl_case_bouncing_ball,
     &pl_case_vibrating_table,
     &pl_case_wedge,
+    &pl_case_corner,
 };
 
 size_t pl_case_count(void)

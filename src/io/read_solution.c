@@ -201,9 +201,11 @@ pl_status pl_read_solution(const char *dir, const pl_model *model, const pl_solv
         return bad(&r, "a complete run of this case and solver");
     }
     const json_t *params = json_object_get(o, "parameters");
-    for (size_t k = 0; k < model->type->nparams; k++)
-        if (number(&r, params, model->type->params[k].name) != model->par[k])
+    for (size_t k = 0; k < model->type->nparams; k++) {
+        double x = number(&r, params, model->type->params[k].name);
+        if (x != model->par[k] && !(isnan(x) && isnan(model->par[k]))) /* a derived one left unset: null */
             bad(&r, "the parameters");
+    }
     sol->t_end = number(&r, o, "t_end");
     for (size_t k = 0; k < solver->noptions; k++)
         sol->option[k] = number(&r, o, solver->options[k].name);
