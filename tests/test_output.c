@@ -252,6 +252,13 @@ static void test_resume(void)
              "m[\"files\"] = [f for f in m[\"files\"] if \"002_\" not in f]; json.dump(m, open(p, \"w\"))'",
              "", ""),
           "remove run 2");
+    /* A parameter left to its derived default (the corner's k2, null in the files) still matches:
+     * NaN != NaN once made every such run be computed again. */
+    CHECK(run("sweep corner --mu 1e4,1e5 --t-end 2 --no-plots --out cres --quiet") == 0, "a sweep of the corner");
+    CHECK(run("sweep corner --mu 1e4,1e5 --t-end 2 --no-plots --out cres --resume") == 0, "resumed");
+    char *cout = slurp("stdout.txt");
+    CHECK(cout && strstr(cout, "reused 2 of the 2 runs"), "both reused with k2 derived: %s", cout ? cout : "");
+    free(cout);
     ino_t kept = inode("res/runs/001_mu_1e3/trajectory.csv");
     snprintf(args, sizeof args, "%s --out res --resume", sweep);
     CHECK(run(args) == 0, "--resume");
