@@ -37,18 +37,33 @@ static long config_int(const char *text, const char *name)
     return -1;
 }
 
-static pl_status plan_sweep(const pl_output *out, pl_plot_plan *plan, pl_error *err)
+/* The quoted string "NAME = '...'" of a configuration: whether it holds a word. */
+static int config_words(const char *text, const char *name)
 {
-    FILE *f = open_in(out, "plots_config.gp", err);
+    char key[64];
+    snprintf(key, sizeof key, "\n%s = '", name);
+    const char *at = strstr(text, key);
+    return at && at[strlen(key)] != '\'';
+}
+
+/* A configuration the directory's figures read (its first len - 1 bytes), as text. */
+static pl_status read_config(const pl_output *out, const char *name, char *text, size_t len, pl_error *err)
+{
+    FILE *f = open_in(out, name, err);
     if (!f)
         return PL_ERR_INPUT;
-    char text[1 << 16];
-    size_t got = fread(text, 1, sizeof text - 1, f);
+    size_t got = fread(text, 1, len - 1, f);
     fclose(f);
     text[got] = '\0';
-    const char *runs = strstr(text, "\nruns = '");
-    int any_run = runs && runs[9] != '\'';
-    if (any_run) {
+    return PL_OK;
+}
+
+static pl_status plan_sweep(const pl_output *out, pl_plot_plan *plan, pl_error *err)
+{
+    char text[1 << 16];
+    if (read_config(out, "plots_config.gp", text, sizeof text, err) != PL_OK)
+        return PL_ERR_INPUT;
+    if (config_words(text, "runs")) {
         plan->figures[plan->n++] = "trajectories";
         plan->figures[plan->n++] = "trajectories_s";
     }
@@ -61,26 +76,13 @@ static pl_status plan_sweep(const pl_output *out, pl_plot_plan *plan, pl_error *
     return PL_OK;
 }
 
-/* The quoted string "NAME = '...'" of a configuration: whether it holds a word. */
-static int config_words(const char *text, const char *name)
-{
-    char key[64];
-    snprintf(key, sizeof key, "\n%s = '", name);
-    const char *at = strstr(text, key);
-    return at && at[strlen(key)] != '\'';
-}
-
 /* A compare directory: its trajectories when some solution has rows, the work-precision plot when
  * some distance has a cost (compare_config.gp says both, as compare wrote it). */
 static pl_status plan_compare(const pl_output *out, pl_plot_plan *plan, pl_error *err)
 {
-    FILE *f = open_in(out, "compare_config.gp", err);
-    if (!f)
-        return PL_ERR_INPUT;
     char text[1 << 16];
-    size_t got = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[got] = '\0';
+    if (read_config(out, "compare_config.gp", text, sizeof text, err) != PL_OK)
+        return PL_ERR_INPUT;
     if (config_words(text, "dirs")) {
         plan->figures[plan->n++] = "compare_trajectories";
         plan->figures[plan->n++] = "compare_trajectories_s";

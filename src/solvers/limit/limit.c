@@ -12,7 +12,11 @@
  *   solution continues from there, in sustained contact when the LCP says so (Theorem 7(b)).
  *
  * Gamma(t) = t + integral of |sum_i w_i lambda_i| over sustained contact + sum of the impacts'
- * Delta Gamma: the limit of Gamma^mu (eq. (5)). */
+ * Delta Gamma: the limit of Gamma^mu (eq. (5)).
+ *
+ * Tests of the geometry (gaps and their rates, in the error weights, records and crossing searches)
+ * fill only the gap and gdot of a pl_contact (pl_model_gap_rate); w and m_eff, which need M^-1, come
+ * from gather where the forces do. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -146,7 +150,7 @@ static int error_weights(double t, const double *y, double *w, void *user)
         if (s->sliding[i])
             continue;
         pl_contact c;
-        pl_model_contact(s->model, i, t, Q(y), fp, NULL, &c);
+        c.gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c.gap);
         double g = fabs(c.gap.g), gd = fabs(c.gdot);
         double tol_g = rtol * (g + gd * gd / (2.0 * s->A) + 1e-30 * s->L);
         double tol_gd = rtol * (gd + sqrt(2.0 * s->A * g) + 1e-15 * s->V);
@@ -184,7 +188,7 @@ static pl_status record_row(void *user, double t, const double *y, pl_error *err
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
     for (size_t i = 0; i < m; i++) {
         pl_contact c;
-        pl_model_contact(s->model, i, t, Q(y), fp, NULL, &c);
+        c.gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c.gap);
         row[pl_col_g(n, m) + i] = c.gap.g;
         s->prev_gdot[i] = c.gdot;
     }
@@ -215,10 +219,10 @@ static pl_event make_event(const solver *s, pl_event_kind kind, double t, size_t
     double fp[PL_MAX_DOF];
     pl_contact c;
     pl_model_velocity_map(s->model, t, Q(y_before), V(y_before, s), fp, NULL, NULL, NULL);
-    pl_model_contact(s->model, i, t, Q(y_before), fp, NULL, &c);
+    c.gdot = pl_model_gap_rate(s->model, i, t, Q(y_before), fp, &c.gap);
     e.gdot_before = c.gdot;
     pl_model_velocity_map(s->model, t, Q(y_after), V(y_after, s), fp, NULL, NULL, NULL);
-    pl_model_contact(s->model, i, t, Q(y_after), fp, NULL, &c);
+    c.gdot = pl_model_gap_rate(s->model, i, t, Q(y_after), fp, &c.gap);
     e.gdot_after = c.gdot;
     return e;
 }
@@ -428,7 +432,7 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
         pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
         for (size_t i = 0; i < m; i++) {
             pl_contact c;
-            pl_model_contact(s->model, i, *t, Q(y), fp, NULL, &c);
+            c.gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c.gap);
             candidates[i] = i == j || s->sliding[i] ||
                             (fabs(c.gap.g) <= gap_tol(s, &c.gap, *t, Q(y)) && fabs(c.gdot) <= s->tol_v);
         }
@@ -455,7 +459,7 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
         pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
         for (size_t i = 0; i < m; i++) {
             pl_contact c;
-            pl_model_contact(s->model, i, *t, Q(y), fp, NULL, &c);
+            c.gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c.gap);
             candidates[i] = part[i] && (im.settled[i] || fabs(c.gdot) <= s->tol_v || unresolvable_rebound(s, *t, y, i, c.gdot));
         }
     }
@@ -481,7 +485,7 @@ static pl_status contacts_at(solver *s, double *t, double *y, const int *touchin
         if (!touching[i])
             continue;
         pl_contact c;
-        pl_model_contact(s->model, i, *t, Q(y), fp, NULL, &c);
+        c.gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c.gap);
         if (c.gdot < -s->tol_v) {
             if (!any_impact || c.gdot < worst)
                 worst = c.gdot, j = i;
@@ -518,7 +522,7 @@ static double dense_gap(double t, void *p)
     double fp[PL_MAX_DOF];
     pl_contact c;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
-    pl_model_contact(s->model, d->i, t, Q(y), fp, NULL, &c);
+    c.gdot = pl_model_gap_rate(s->model, d->i, t, Q(y), fp, &c.gap);
     return d->rate ? c.gdot : c.gap.g;
 }
 
@@ -564,7 +568,7 @@ static int missed_contact(solver *s, double t, const double *y, double *t_cross,
         if (s->sliding[i])
             continue;
         pl_contact c;
-        pl_model_contact(s->model, i, t, Q(y), fp, NULL, &c);
+        c.gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c.gap);
         dense_fn gap = {s, i, 0, 0}, rate = {s, i, 1, 1};
         double te = t, lo = t0, a = t0, tol_miss = 1e-9 * s->L;
         if (c.gap.g >= -tol_miss) {
@@ -606,7 +610,7 @@ static double initial_step(void *user, pl_stepper *st, double t)
         if (s->sliding[i])
             continue;
         pl_contact c;
-        pl_model_contact(s->model, i, t, Q(y), fp, NULL, &c);
+        c.gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c.gap);
         if (fabs(c.gap.g) > fmax(gap_tol(s, &c.gap, t, Q(y)), 1e3 * DBL_EPSILON * s->L) || !(c.gdot > 0.0))
             continue;
         double D = pl_model_free_gap_accel(s->model, i, t, Q(y), V(y, s));
@@ -638,7 +642,7 @@ static pl_status event_hook(void *user, double *t, double *y, const int *rootsfo
         pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
         for (size_t i = 0; i < s->m; i++) {
             pl_contact c;
-            pl_model_contact(s->model, i, *t, Q(y), fp, NULL, &c);
+            c.gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c.gap);
             double tol = fmax(gap_tol(s, &c.gap, *t, Q(y)), 1e3 * DBL_EPSILON * s->L) + 8.0 * DBL_EPSILON * fabs(*t * c.gdot);
             touching[i] = !s->sliding[i] && fabs(c.gap.g) <= tol;
         }

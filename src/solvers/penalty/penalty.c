@@ -234,23 +234,27 @@ typedef struct {
     char context[64];           /* "mu = ..." for messages */
 } run;
 
-/* Gap and gap rate of every constraint at a state, and (if lambda is not NULL) the force, which
- * uses the current modes.  The geometry alone needs neither the mass matrix nor the forces. */
+/* Gap and gap rate of every constraint at a state, (if lambda is not NULL) the force, which uses
+ * the current modes, and (if gaps is not NULL) each gap's geometry.  The geometry alone needs
+ * neither the mass matrix nor the forces. */
 static void contact_state(const run_ctx *c, double t, const double *y, double *g, double *gdot,
-                          double *lambda)
+                          double *lambda, pl_gap *gaps)
 {
     pl_forces f;
     if (!lambda)
         pl_model_velocity_map(c->model, t, Q(y), V(y, c), f.fp, NULL, NULL, NULL);
     else if (evaluate_forces(c, t, Q(y), V(y, c), &f)) { /* M(q) not positive definite: no state */
-        for (size_t i = 0; i < c->m; i++)
+        for (size_t i = 0; i < c->m; i++) {
             g[i] = gdot[i] = lambda[i] = NAN;
+            if (gaps)
+                pl_model_gap(c->model, i, t, Q(y), &gaps[i]);
+        }
         return;
     }
     for (size_t i = 0; i < c->m; i++) {
-        pl_gap gap;
-        gdot[i] = pl_model_gap_rate(c->model, i, t, Q(y), f.fp, &gap);
-        g[i] = gap.g;
+        pl_gap local, *gap = gaps ? &gaps[i] : &local;
+        gdot[i] = pl_model_gap_rate(c->model, i, t, Q(y), f.fp, gap);
+        g[i] = gap->g;
         if (lambda)
             lambda[i] = f.lambda[i];
     }
@@ -262,15 +266,14 @@ static void contact_state(const run_ctx *c, double t, const double *y, double *g
  *     spans RESOLVE_GAP_ULPS ulps of the terms of G_i (q, and t for a moving constraint);
  *   - an inactive constraint is not penetrated by more than an impact's depth V/omega_i (or the
  *     gap's round-off over the time tolerance of its root): a crossing without a contact. */
-static pl_status check_resolved(run *r, double t, const double *y, pl_error *err)
+static pl_status check_resolved(run *r, double t, const double *y, const pl_gap *gaps, pl_error *err)
 {
     const run_ctx *c = &r->ctx;
     for (size_t i = 0; i < c->m; i++) {
-        pl_gap gap;
-        pl_model_gap(c->model, i, t, Q(y), &gap);
+        const pl_gap *gap = &gaps[i];
         double g = r->prev_g[i], gdot = r->prev_gdot[i];
         if (c->field.active[i]) {
-            double ulp = DBL_EPSILON * pl_gap_terms(&gap, t, Q(y), c->n);
+            double ulp = DBL_EPSILON * pl_gap_terms(gap, t, Q(y), c->n);
             double scale = fmax(hypot(g, gdot / c->omega[i]), c->pen[i]);
             if (scale < RESOLVE_GAP_ULPS * ulp)
                 return pl_fail(err, PL_ERR_SOLVER,
@@ -278,7 +281,7 @@ static pl_status check_resolved(run *r, double t, const double *y, pl_error *err
                                "terms (%.3g) at t = %.17g: beyond double precision, lower mu (%s)",
                                i + 1, scale, RESOLVE_GAP_ULPS, ulp, t, r->context);
         } else {
-            double slack = 1e3 * (noise_of_gap(c, &gap, Q(y)) + fabs(gdot) * DBL_EPSILON * fmax(1.0, fabs(t)));
+            double slack = 1e3 * (noise_of_gap(c, gap, Q(y)) + fabs(gdot) * DBL_EPSILON * fmax(1.0, fabs(t)));
             if (g < -fmax(c->model->v_scale / c->omega[i], slack))
                 return pl_fail(err, PL_ERR_SOLVER,
                                "constraint %zu crossed without a contact: G = %.3g with no force at t = %.17g (%s)",
@@ -297,7 +300,8 @@ static pl_status record_sample(void *user, double t, const double *y, pl_error *
     row[0] = t;
     row[1] = GAMMA(y, c);
     memcpy(row + 2, y, 2 * n * sizeof *row);
-    contact_state(c, t, y, row + pl_col_g(n, m), r->prev_gdot, row + pl_col_force(n, m));
+    pl_gap gaps[PL_MAX_CON];
+    contact_state(c, t, y, row + pl_col_g(n, m), r->prev_gdot, row + pl_col_force(n, m), gaps);
     memcpy(r->prev_g, row + pl_col_g(n, m), m * sizeof *row);
     for (size_t i = 0; i < m; i++) {
         int e = r->open[i];
@@ -307,7 +311,7 @@ static pl_status record_sample(void *user, double t, const double *y, pl_error *
         }
     }
     pl_status s = pl_table_append(&r->sol->traj, row, err);
-    return s == PL_OK ? check_resolved(r, t, y, err) : s;
+    return s == PL_OK ? check_resolved(r, t, y, gaps, err) : s;
 }
 
 /* Decay rate of the contact oscillation: xi omega, or omega (xi - sqrt(xi^2 - 1)) overdamped. */
@@ -448,7 +452,7 @@ static double initial_step(void *user, pl_stepper *s, double t)
          * change for the root finder.  (A hop within round-off is left to the missed-crossing
          * scan: bounding the step by it gave steps of 1e-12 s after a lift-off at D ~ 0.) */
         double h = INFINITY, g[PL_MAX_CON], gdot[PL_MAX_CON];
-        contact_state(c, t, s->y, g, gdot, NULL);
+        contact_state(c, t, s->y, g, gdot, NULL, NULL);
         for (size_t i = 0; i < c->m; i++) {
             /* on the constraint: within round-off, or within the gap's change over the time
              * tolerance of the root the run was restarted at */
@@ -680,7 +684,7 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
             pl_fail(err, PL_ERR_SOLVER, "dense output failed at t = %.17g (%s)", tb, r->context);
             return -1;
         }
-        contact_state(c, tb, yb, g, gdot_b, NULL);
+        contact_state(c, tb, yb, g, gdot_b, NULL, NULL);
         if (find_missed_crossing(r, ta, gdot_a, tb, g, gdot_b, &tc, &i) && (!found || tc < *t_cross)) {
             found = 1;
             *t_cross = tc;
@@ -760,7 +764,7 @@ static pl_status switch_at(void *user, double *t, double *y, const int *found, i
     int direction[PL_MAX_CON] = {0};
     if (found) {
         double g[PL_MAX_CON], gdot[PL_MAX_CON];
-        contact_state(c, *t, y, g, gdot, NULL);
+        contact_state(c, *t, y, g, gdot, NULL, NULL);
         for (size_t i = 0; i < c->m; i++)
             if (((found[i] < 0 && gdot[i] < 0.0) || (found[i] > 0 && gdot[i] > 0.0)) &&
                 c->field.active[i] != (found[i] < 0) &&
@@ -850,7 +854,7 @@ static pl_status integrate(run *r, pl_error *err)
     run_ctx *c = &r->ctx;
     const double *y = r->loop.stepper->y;
     pl_status s;
-    contact_state(c, 0.0, y, r->prev_g, r->prev_gdot, NULL);
+    contact_state(c, 0.0, y, r->prev_g, r->prev_gdot, NULL, NULL);
     for (size_t i = 0; i < c->m; i++)
         if (c->field.active[i]) {
             start_force_root(c, i, 0.0, y);
