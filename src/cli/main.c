@@ -629,6 +629,15 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
     print_written(dir, written);
 }
 
+/* The h of a scheme by default, k = 0, 0.5, 1, ...: h = 10^(-1.2 - k) V/A, at most t-end/10^(1 + k)
+ * (not a power of ten of V/A, which for the ball is the first impact time and would put impacts
+ * exactly on steps).  A sweep takes k = 3, 2.5, ..., 0; compare k = 0, 1, 2 (or a sweep's). */
+static double default_h(const pl_model *model, double t_end, double k)
+{
+    double T = model->v_scale / model->a_scale;
+    return fmin(pow(10.0, -1.2 - k) * T, t_end / pow(10.0, 1.0 + k));
+}
+
 /* The default grid of a sweep: mu = 1e2 ... 1e10 (9 values), or h = 10^(-1.2 - k/2) V/A (7 values,
  * V/A the case's time scale; not a power of ten of it, which for the ball is the first impact time
  * and would put impacts exactly on steps), each no larger than t-end/10^(1 + k/2). */
@@ -637,11 +646,11 @@ static pl_status default_grid(const pl_solver_type *solver, const pl_model *mode
 {
     if (solver->family == PL_FAMILY_PENALTY)
         return pl_parse_grid("1e2:1e10:9", "--mu", values, n, err);
-    double *v = malloc(7 * sizeof *v), T = model->v_scale / model->a_scale;
+    double *v = malloc(7 * sizeof *v);
     if (!v)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory");
     for (int k = 0; k < 7; k++)
-        v[k] = fmin(pow(10.0, -1.2 - 0.5 * (6 - k)) * T, t_end / pow(10.0, 1.0 + 0.5 * (6 - k)));
+        v[k] = default_h(model, t_end, 0.5 * (6 - k));
     *values = v;
     *n = 7;
     return PL_OK;
@@ -897,14 +906,6 @@ static void cmp_free(cmp_list *l)
         pl_trajectory_free(&l->item[k].traj);
     }
     free(l->item);
-}
-
-/* The h of a scheme by default: k = 0, 1, 2 (3 values) or, refining, k = 0 .. 6 by half decades:
- * h = 10^(-1.2 - k) V/A, at most t-end/10^(1 + k) (not a power of ten of V/A, which for the ball is
- * the first impact time and would put impacts exactly on steps). */
-static double default_h(const pl_model *model, double t_end, double k)
-{
-    return fmin(pow(10.0, -1.2 - k) * model->v_scale / model->a_scale, t_end / pow(10.0, 1.0 + k));
 }
 
 /* Add a penalized run (mu) or a scheme's run (h): checked as a run is; returns -1 or an exit status. */
