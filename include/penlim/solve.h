@@ -1,0 +1,65 @@
+/* penlim: solving a model with any solver of the registry, and reading the solution.
+ *
+ * Solvers (pl_solver_name): "penalty" (the penalized system for one stiffness, option mu; CVODE),
+ * "limit" (the limit solution mu -> infinity, computed directly), and the time-stepping schemes
+ * "moreau_jean", "paoli", "maury" (option h).  Each solver's options have defaults; options are
+ * given by name, as are the settings every solver takes:
+ *
+ *   t_end        end time (default: the case's)
+ *   samples      also record the solution at k t_end/samples (default 1000; 0: steps only)
+ *   max_steps    cap on the steps (default 5e6)
+ *   max_seconds  cap on the wall time (default none)
+ *   max_output   cap on the values of the trajectory (default 2e7)
+ */
+#ifndef PENLIM_SOLVE_H
+#define PENLIM_SOLVE_H
+
+#include <stddef.h>
+
+#include "penlim/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pl_solution pl_solution;
+
+PL_API size_t pl_solver_count(void);
+PL_API const char *pl_solver_name(size_t index); /* NULL past the last */
+
+/* Solve model with the named solver.  Returns PL_OK, PL_ERR_INPUT (nothing solved, *out NULL),
+ * PL_ERR_NOMEM, or PL_ERR_SOLVER: the solver failed, and *out holds the solution up to the failure
+ * (its reason in err).  Free *out with pl_solution_destroy. */
+PL_API pl_status pl_solve_model(const pl_model *model, const char *solver, const pl_setting *options,
+                                size_t noptions, pl_solution **out, pl_error *err);
+PL_API void pl_solution_destroy(pl_solution *sol);
+
+/* The trajectory: rows of the columns t, gamma, q1..qn, v1..vn, G1..Gm, force1..forcem (gamma the
+ * time transform Gamma^mu, force_i the normal force of constraint i, or a scheme's impulse). */
+PL_API size_t pl_solution_rows(const pl_solution *sol);
+PL_API size_t pl_solution_columns(const pl_solution *sol);
+PL_API const double *pl_solution_row(const pl_solution *sol, size_t row); /* NULL past the last */
+/* The final time and state (q then v: 2n values, into qv). */
+PL_API double pl_solution_final(const pl_solution *sol, double *qv);
+
+/* Impacts and mode changes (the limit solution and schemes): kind "impact", "slide_start",
+ * "lift_off" or "zeno", time, triggering constraint (0-based), velocities before and after (n each,
+ * either may be NULL). Returns PL_ERR_INPUT past the last event. */
+PL_API size_t pl_solution_events(const pl_solution *sol);
+PL_API pl_status pl_solution_event(const pl_solution *sol, size_t k, const char **kind, double *t,
+                                   size_t *constraint, double *v_before, double *v_after);
+
+/* Contact episodes (penalized runs and schemes): constraint, entry and exit times (exit NAN if
+ * still in contact), restitution -Gdot_out/Gdot_in (NAN if not defined). */
+PL_API size_t pl_solution_episodes(const pl_solution *sol);
+PL_API pl_status pl_solution_episode(const pl_solution *sol, size_t k, size_t *constraint, double *t_in,
+                                     double *t_out, double *restitution);
+
+/* Work: steps and right-hand-side evaluations, and the wall time in seconds. */
+PL_API void pl_solution_work(const pl_solution *sol, long *steps, long *rhs_evals, double *seconds);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

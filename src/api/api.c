@@ -1,0 +1,377 @@
+/* The public API of include/penlim/: handles over the internal modules, options by name. */
+#include <gsl/gsl_errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "penlim/penlim.h"
+
+#include "cases/cases.h"
+#include "solvers/solver.h"
+#include "study/compare.h"
+#include "study/sweep.h"
+
+PL_API const char *pl_version(void)
+{
+    return PENLIM_VERSION;
+}
+
+PL_API void pl_library_init(void)
+{
+    gsl_set_error_handler_off();
+}
+
+/* ---- models ---- */
+
+PL_API pl_model *pl_model_create(const pl_case *c, const pl_setting *settings, size_t nsettings, pl_error *err)
+{
+    if (!c) {
+        pl_fail(err, PL_ERR_INPUT, "no case given");
+        return NULL;
+    }
+    pl_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        pl_fail(err, PL_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (pl_model_init(m, c, settings, nsettings, err) != PL_OK) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+PL_API void pl_model_destroy(pl_model *model)
+{
+    if (!model)
+        return;
+    pl_model_free(model);
+    free(model);
+}
+
+PL_API const pl_case *pl_model_case(const pl_model *model)
+{
+    return model->type;
+}
+
+PL_API size_t pl_model_dof(const pl_model *model)
+{
+    return model->n;
+}
+
+PL_API size_t pl_model_constraints(const pl_model *model)
+{
+    return model->m;
+}
+
+PL_API double pl_model_parameter(const pl_model *model, const char *name)
+{
+    return pl_model_param(model, name);
+}
+
+PL_API size_t pl_builtin_case_count(void)
+{
+    return pl_case_count();
+}
+
+PL_API const pl_case *pl_builtin_case_at(size_t index)
+{
+    return pl_case_at(index);
+}
+
+PL_API const pl_case *pl_builtin_case_find(const char *name)
+{
+    return name ? pl_case_find(name) : NULL;
+}
+
+/* ---- solving ---- */
+
+PL_API const char *pl_solver_name(size_t index)
+{
+    const pl_solver_type *s = pl_solver_at(index);
+    return s ? s->name : NULL;
+}
+
+/* Options by name into o: the settings every solver takes, then the solver's own. */
+static pl_status set_options(pl_solve_opts *o, const pl_solver_type *s, const pl_setting *options, size_t n,
+                             const char *skip, pl_error *err)
+{
+    for (size_t k = 0; k < n; k++) {
+        const char *name = options[k].name;
+        double x = options[k].value;
+        if (skip && strcmp(name, skip) == 0)
+            return pl_fail(err, PL_ERR_INPUT, "option %s is the one a sweep refines: give it as the sweep's values",
+                           name);
+        if (strcmp(name, "t_end") == 0)
+            o->t_end = x;
+        else if (strcmp(name, "samples") == 0) {
+            if (!(x >= 0 && x <= 1e7 && x == floor(x)))
+                return pl_fail(err, PL_ERR_INPUT, "samples must be a whole number in [0, 1e7] (got %g)", x);
+            o->samples = (size_t)x;
+        } else if (strcmp(name, "max_steps") == 0) {
+            if (!(x >= 0 && x <= 1e15 && x == floor(x)))
+                return pl_fail(err, PL_ERR_INPUT, "max_steps must be a whole number >= 0 (got %g)", x);
+            o->max_steps = (long)x;
+        } else if (strcmp(name, "max_seconds") == 0) {
+            if (!(x > 0))
+                return pl_fail(err, PL_ERR_INPUT, "max_seconds must be > 0 (got %g)", x);
+            o->max_seconds = x;
+        } else if (strcmp(name, "max_output") == 0) {
+            if (!(x >= 1))
+                return pl_fail(err, PL_ERR_INPUT, "max_output must be >= 1 (got %g)", x);
+            o->max_output = x;
+        } else if (pl_solve_opts_set(o, s, name, x, err) != PL_OK)
+            return err->status;
+    }
+    return PL_OK;
+}
+
+static const pl_solver_type *find_solver(const char *name, pl_error *err)
+{
+    const pl_solver_type *s = name ? pl_solver_find(name) : NULL;
+    if (!s)
+        pl_fail(err, PL_ERR_INPUT, "unknown solver '%s' (penalty, limit, moreau_jean, paoli, maury)",
+                name ? name : "(null)");
+    return s;
+}
+
+PL_API pl_status pl_solve_model(const pl_model *model, const char *solver, const pl_setting *options,
+                                size_t noptions, pl_solution **out, pl_error *err)
+{
+    *out = NULL;
+    const pl_solver_type *s = find_solver(solver, err);
+    if (!s)
+        return PL_ERR_INPUT;
+    pl_solve_opts o;
+    pl_solve_opts_init(&o, s, model, NAN);
+    if (set_options(&o, s, options, noptions, NULL, err) != PL_OK)
+        return err->status;
+    pl_solution *sol = calloc(1, sizeof *sol);
+    if (!sol)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    pl_status st = pl_solve(s, model, &o, sol, err);
+    if (st == PL_ERR_INPUT) { /* nothing solved */
+        pl_solution_free(sol);
+        free(sol);
+        return st;
+    }
+    *out = sol;
+    return st;
+}
+
+PL_API void pl_solution_destroy(pl_solution *sol)
+{
+    if (!sol)
+        return;
+    pl_solution_free(sol);
+    free(sol);
+}
+
+PL_API size_t pl_solution_rows(const pl_solution *sol)
+{
+    return sol->traj.rows;
+}
+
+PL_API size_t pl_solution_columns(const pl_solution *sol)
+{
+    return sol->traj.cols;
+}
+
+PL_API const double *pl_solution_row(const pl_solution *sol, size_t row)
+{
+    return row < sol->traj.rows ? pl_table_row(&sol->traj, row) : NULL;
+}
+
+PL_API double pl_solution_final(const pl_solution *sol, double *qv)
+{
+    if (qv) {
+        memcpy(qv, sol->q_final, sol->n * sizeof *qv);
+        memcpy(qv + sol->n, sol->v_final, sol->n * sizeof *qv);
+    }
+    return sol->t_final;
+}
+
+PL_API size_t pl_solution_events(const pl_solution *sol)
+{
+    return sol->nevents;
+}
+
+PL_API pl_status pl_solution_event(const pl_solution *sol, size_t k, const char **kind, double *t,
+                                   size_t *constraint, double *v_before, double *v_after)
+{
+    if (k >= sol->nevents)
+        return PL_ERR_INPUT;
+    const pl_event *e = &sol->events[k];
+    if (kind)
+        *kind = pl_event_kind_name(e->kind);
+    if (t)
+        *t = e->t;
+    if (constraint)
+        *constraint = e->constraint;
+    if (v_before)
+        memcpy(v_before, e->v_before, sol->n * sizeof *v_before);
+    if (v_after)
+        memcpy(v_after, e->v_after, sol->n * sizeof *v_after);
+    return PL_OK;
+}
+
+PL_API size_t pl_solution_episodes(const pl_solution *sol)
+{
+    return sol->nepisodes;
+}
+
+PL_API pl_status pl_solution_episode(const pl_solution *sol, size_t k, size_t *constraint, double *t_in,
+                                     double *t_out, double *restitution)
+{
+    if (k >= sol->nepisodes)
+        return PL_ERR_INPUT;
+    const pl_episode *ep = &sol->episodes[k];
+    if (constraint)
+        *constraint = ep->constraint;
+    if (t_in)
+        *t_in = ep->t_in;
+    if (t_out)
+        *t_out = ep->t_out;
+    if (restitution)
+        *restitution = pl_episode_restitution(ep);
+    return PL_OK;
+}
+
+PL_API void pl_solution_work(const pl_solution *sol, long *steps, long *rhs_evals, double *seconds)
+{
+    if (steps)
+        *steps = sol->stats.steps;
+    if (rhs_evals)
+        *rhs_evals = sol->stats.rhs_evals;
+    if (seconds)
+        *seconds = sol->stats.wall_seconds;
+}
+
+/* ---- studies ---- */
+
+PL_API pl_status pl_sweep_model(const pl_model *model, const char *solver, const double *values, size_t nvalues,
+                                const pl_setting *options, size_t noptions, int jobs, int with_limit,
+                                pl_sweep **out, pl_error *err)
+{
+    *out = NULL;
+    const pl_solver_type *s = find_solver(solver, err);
+    if (!s)
+        return PL_ERR_INPUT;
+    if (!s->refine)
+        return pl_fail(err, PL_ERR_INPUT, "the %s solver has no option to refine: sweep penalty or a scheme", s->name);
+    if (jobs < 0 || jobs > 1024)
+        return pl_fail(err, PL_ERR_INPUT, "jobs must be in [0, 1024] (got %d)", jobs);
+    pl_sweep_opts so;
+    memset(&so, 0, sizeof so);
+    so.solver = s;
+    pl_solve_opts_init(&so.base, s, model, NAN);
+    if (set_options(&so.base, s, options, noptions, s->refine, err) != PL_OK)
+        return err->status;
+    so.jobs = jobs > 0 ? jobs : 1;
+    so.with_limit = with_limit != 0;
+    double *sorted = malloc((nvalues ? nvalues : 1) * sizeof *sorted);
+    pl_sweep *sw = calloc(1, sizeof *sw);
+    if (!sorted || !sw) {
+        free(sorted), free(sw);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    }
+    memcpy(sorted, values, nvalues * sizeof *sorted);
+    pl_sweep_order(s, sorted, nvalues);
+    pl_status st = pl_sweep_run(model, sorted, nvalues, &so, sw, err);
+    free(sorted);
+    if (st != PL_OK) {
+        pl_sweep_free(sw);
+        free(sw);
+        return st;
+    }
+    *out = sw;
+    return PL_OK;
+}
+
+PL_API void pl_sweep_destroy(pl_sweep *sw)
+{
+    if (!sw)
+        return;
+    pl_sweep_free(sw);
+    free(sw);
+}
+
+PL_API size_t pl_sweep_runs(const pl_sweep *sw)
+{
+    return sw->n;
+}
+
+PL_API pl_status pl_sweep_run_result(const pl_sweep *sw, size_t k, double *value, const pl_solution **sol,
+                                     pl_error *err)
+{
+    if (k >= sw->n)
+        return pl_fail(err, PL_ERR_INPUT, "run %zu of a sweep of %zu", k, sw->n);
+    if (value)
+        *value = sw->param[k];
+    if (sol)
+        *sol = &sw->runs[k];
+    if (sw->runs[k].status != PL_OK) {
+        if (err)
+            *err = sw->runs[k].error;
+        return sw->runs[k].status;
+    }
+    return PL_OK;
+}
+
+PL_API pl_status pl_sweep_quantity(const pl_sweep *sw, const char *name, double *values, double *limit,
+                                   double *rate, double *rate_se, pl_error *err)
+{
+    for (size_t q = 0; q < PL_SWEEP_NQ; q++) {
+        const pl_sweep_quantity *sq = &sw->q[q];
+        if (!sq->name || !name || strcmp(sq->name, name) != 0)
+            continue;
+        if (values)
+            memcpy(values, sq->values, sw->n * sizeof *values);
+        if (limit)
+            *limit = sq->conv.limit;
+        if (rate)
+            *rate = sq->conv.rate;
+        if (rate_se)
+            *rate_se = sq->conv.rate_se;
+        return PL_OK;
+    }
+    return pl_fail(err, PL_ERR_INPUT, "unknown sweep quantity '%s'", name ? name : "(null)");
+}
+
+PL_API pl_status pl_compare_to_limit(const pl_model *model, const pl_solution *sol, const pl_solution *limit,
+                                     double *sup_q, double *l1_v, double *impact_time_error,
+                                     double *impact_velocity_error, pl_error *err)
+{
+    pl_analysis a[2];
+    pl_trajectory tr[2];
+    memset(a, 0, sizeof a);
+    memset(tr, 0, sizeof tr);
+    const pl_solution *s[2] = {sol, limit};
+    pl_status st = PL_OK;
+    for (int k = 0; k < 2 && st == PL_OK; k++) {
+        st = pl_analyze(model, s[k], &a[k], err);
+        if (st == PL_OK)
+            st = pl_trajectory_build(&tr[k], model, s[k], err);
+    }
+    pl_compare_result res;
+    if (st == PL_OK) {
+        pl_analysed run = {sol, &a[0], &tr[0]}, ref = {limit, &a[1], &tr[1]};
+        int s_comparable = sol->solver->family == PL_FAMILY_PENALTY;
+        st = pl_compare_solution(&run, &ref, s_comparable, &res, err);
+    }
+    for (int k = 0; k < 2; k++) {
+        pl_analysis_free(&a[k]);
+        pl_trajectory_free(&tr[k]);
+    }
+    if (st != PL_OK)
+        return st;
+    if (sup_q)
+        *sup_q = res.d.sup_q;
+    if (l1_v)
+        *l1_v = res.d.l1_v;
+    if (impact_time_error)
+        *impact_time_error = res.d.impact_time_error;
+    if (impact_velocity_error)
+        *impact_velocity_error = res.d.impact_velocity_error;
+    return PL_OK;
+}
