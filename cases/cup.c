@@ -1,6 +1,8 @@
-/* A unit point mass inside the unit circle, no force (the circular cup of Paoli, ARMA 2010: a
- * non-convex-in-form, nonlinear constraint and, in polar coordinates, a position-dependent mass
- * matrix).  Two coordinate systems, switched by the parameter `polar`:
+/* A unit point mass inside the unit circle, no force: a test problem for the setting of Paoli (ARMA
+ * 2010), whose convergence result allows nonlinear constraints f >= 0 and a position-dependent mass
+ * matrix (her (H2)-(H4); the dynamics M(u) u'' - g(t, u, u') in -N_K(u), eq. (1)); the paper itself has
+ * no examples.  A curved constraint and, in polar coordinates, M(q) with the Christoffel terms in g.
+ * Two coordinate systems, switched by the parameter `polar`:
  *
  *   polar = 0: q = (x, y), M = I, G = 1 - x^2 - y^2 (concave; Hessian -2 I, which gives the
  *              centripetal term of the free gap acceleration D = -2 |v|^2 while sliding);
@@ -10,7 +12,7 @@
  *
  * The start is (0, y0) with velocity (v0, 0) (polar: r = |y0|, theta = +-pi/2, theta' = -v0/y0).
  * Free flight reaches the circle at t1 = sqrt(1 - y0^2)/|v0|, at (sign(v0) sqrt(1 - y0^2), y0).
- * With e = 0 (Moreau's inelastic law, Paoli's eq. (4)) the normal velocity is removed and the mass
+ * With e = 0 (Moreau's inelastic law, Paoli's eq. (2)/(4)) the normal velocity is removed and the mass
  * slides along the circle at the tangential speed |v0 y0| (0.6 by default, from (0.8, 0.6) with
  * v+ = (0.36, -0.48)), pressed by the centripetal force v0^2 y0^2.
  *
@@ -144,8 +146,8 @@ static double limit_value(const double *p, pl_limit_quantity what)
 
 const pl_case pl_case_cup = {
     .name = "cup",
-    .summary = "point mass inside the unit circle, no force (Paoli, ARMA 2010): impact, then sliding along a "
-               "curved constraint; Cartesian (G = 1 - |x|^2) or polar (M = diag(1, r^2)) coordinates",
+    .summary = "point mass inside the unit circle, no force, for the setting of Paoli (ARMA 2010): impact, then "
+               "sliding along a curved constraint; Cartesian (G = 1 - |x|^2) or polar (M = diag(1, r^2)) coordinates",
     .ndof = 2,
     .ncon = 1,
     .params = params,

@@ -1,6 +1,6 @@
-/* A unit point mass outside the fixed disk of radius R centred at the origin, under gravity g along -y
- * (the particle on a disk of Paoli, ARMA 2010: a non-convex admissible set, K = {|q| >= R}).  q = (x, y),
- * M = I, and
+/* A unit point mass outside the fixed disk of radius R centred at the origin, under gravity g along -y:
+ * a test problem for Paoli (ARMA 2010), whose convergence result does not need K convex (her
+ * introduction; the paper has no examples).  Here K = {|q| >= R} is not convex.  q = (x, y), M = I, and
  *
  *   G = |q| - R >= 0,   grad G = n = q/|q|,   Hessian (I - n n^T)/|q|.
  *
@@ -85,8 +85,8 @@ static double limit_value(const double *p, pl_limit_quantity what)
 
 const pl_case pl_case_disk = {
     .name = "disk",
-    .summary = "point mass sliding off the top of a disk under gravity (Paoli, ARMA 2010): non-convex K, "
-               "lift-off where cos phi = (2 + v0^2/(g R))/3",
+    .summary = "point mass sliding off the top of a disk under gravity, a non-convex K for the setting of Paoli "
+               "(ARMA 2010): lift-off where cos phi = (2 + v0^2/(g R))/3",
     .ndof = 2,
     .ncon = 1,
     .params = params,
