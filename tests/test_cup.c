@@ -25,6 +25,7 @@
 #include "model/sliding.h"
 #include "solve.h"
 #include "study/analysis.h"
+#include "study/sweep.h"
 
 #define NEAR(actual, expected, tol, ...)                                                           \
     do {                                                                                           \
@@ -306,6 +307,31 @@ static void test_schemes(void)
         }
 }
 
+/* The default sweep (mu = 1e2 ... 1e10) completes in both coordinate systems, and its distance to the limit
+ * falls like the penetration, mu^-1/2. */
+static void test_default_sweep(void)
+{
+    double mu[9];
+    for (int k = 0; k < 9; k++)
+        mu[k] = pow(10.0, 2 + k);
+    for (int polar = 0; polar < 2; polar++) {
+        pl_model m;
+        pl_sweep sw;
+        pl_error err;
+        if (!init(&m, polar, 1.0))
+            continue;
+        pl_sweep_opts o = {.solver = &pl_solver_penalty, .jobs = 2, .with_limit = 1};
+        pl_solve_opts_init(&o.base, &pl_solver_penalty, &m, NAN); /* with the default output samples, which
+                                                                      catch the deepest penetration */
+        CHECK(pl_sweep_run(&m, mu, 9, &o, &sw, &err) == PL_OK, "sweep: %s", err.message);
+        CHECK(sw.failures == 0, "polar = %d: no failures", polar);
+        const pl_sweep_quantity *sup = &sw.q[PL_Q_LIMIT_SUP_Q];
+        CHECK(fabs(sup->conv.rate - 0.5) < 0.02, "polar = %d: sup abs(q^mu - q) ~ mu^-1/2 (rate %.3f)", polar,
+              sup->conv.rate);
+        pl_sweep_free(&sw);
+    }
+}
+
 int main(void)
 {
     check_init();
@@ -314,5 +340,6 @@ int main(void)
     test_limit();
     test_penalty();
     test_schemes();
+    test_default_sweep();
     return check_finish("test_cup");
 }

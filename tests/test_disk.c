@@ -245,10 +245,13 @@ static void test_penalty(void)
     }
 }
 
-/* The sweep's lift-off converges to the closed form like mu^-1/2. */
+/* The sweep's lift-off converges to the closed form like mu^-1/2 (mu = 1e4 ... 1e8); the default sweep
+ * (1e2 ... 1e10) completes. */
 static void test_sweep(void)
 {
-    double mu[] = {1e4, 1e5, 1e6, 1e7, 1e8};
+    double mu[] = {1e4, 1e5, 1e6, 1e7, 1e8}, mu_default[9];
+    for (int k = 0; k < 9; k++)
+        mu_default[k] = pow(10.0, 2 + k);
     pl_model m;
     pl_sweep sw;
     pl_error err;
@@ -268,6 +271,11 @@ static void test_sweep(void)
     const pl_sweep_quantity *f = &sw.q[PL_Q_SLIDING_FORCE_ERROR];
     CHECK(f->conv.rate > 0.45 && f->conv.rate < 0.55, "sup |mu G - F^sm| ~ mu^-1/2, the damping's lag (%.3f)",
           f->conv.rate);
+    pl_sweep_free(&sw);
+    pl_solve_opts_init(&o.base, &pl_solver_penalty, &m, NAN);
+    o.base.samples = 0;
+    CHECK(pl_sweep_run(&m, mu_default, 9, &o, &sw, &err) == PL_OK, "default sweep: %s", err.message);
+    CHECK(sw.failures == 0, "default sweep: no failures");
     pl_sweep_free(&sw);
 }
 
