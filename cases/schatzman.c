@@ -11,8 +11,9 @@
  *   f_n = 1/n!,  v_n = -1/(n + 3)!,
  *   f = 0 on [a_{n+1}, a_{n+1} + delta_n[ and (f_n/2) rho((t - a_{n+1} - delta_n)/L_n) on
  *   [a_{n+1} + delta_n, a_n[ (eq. (41)); f = 0 beyond a_0 (smoothly: rho is flat at 1).
- * The bump is rho(x) = C exp(-1/(x(1 - x))) on (0, 1), the paper's conditions (39) (the paper does not
- * print its formula).  Its integral has a closed form: with I(a) = int_{-1}^{1} exp(-a/(1 - s^2)) ds,
+ * The bump is rho(x) = C exp(-1/(x(1 - x))) on (0, 1): C-infinity, flat at 0 and 1, symmetric (so
+ * 2 int (1 - s) rho = int rho, the paper's (39)) and of unit integral, as (42) uses.  The integral has a
+ * closed form: with I(a) = int_{-1}^{1} exp(-a/(1 - s^2)) ds,
  * s = tanh u gives I'(a) = -exp(-a/2) K_0(a/2), and I(a) = a exp(-a/2) (K_1(a/2) - K_0(a/2)) has that
  * derivative and vanishes at infinity; x = (1 + s)/2 turns int_0^1 exp(-1/(x(1 - x))) dx into
  * I(4)/2 = 2 exp(-2) (K_1(2) - K_0(2)), so C = e^2 / (2 (K_1(2) - K_0(2))) = 142.25...
