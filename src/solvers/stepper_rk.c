@@ -316,7 +316,8 @@ static int step(pl_stepper *s, double t_stop, pl_error *err)
     rk_stepper *r = s->impl;
     double t = s->t;
     for (;;) {
-        double remaining = t_stop - t, h = fmin(r->h, remaining);
+        double h_max = s->max_step > 0.0 ? s->max_step : INFINITY;
+        double remaining = t_stop - t, h = fmin(fmin(r->h, h_max), remaining);
         int last = h >= remaining;
         if (!(h > 16.0 * DBL_EPSILON * fmax(1.0, fabs(t)))) {
             pl_fail(err, PL_ERR_SOLVER, "Runge-Kutta step size %g too small at t = %.17g (%s)", h, t, r->spec.context);

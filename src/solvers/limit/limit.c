@@ -599,12 +599,20 @@ static int missed_contact(solver *s, double t, const double *y, double *t_cross,
 /* First step after a restart: no later than the top of a hop.  After an impact a constraint leaves
  * G = 0 with Gdot > 0 and may be turned back (D < 0) within a step the flight would otherwise
  * allow; the root finder sees no sign change for a gap that starts at 0, so the step must end
- * before the landing, at the top at the latest (time Gdot/|D|).  0: the stepper's own estimate. */
+ * before the landing, at the top at the latest (time Gdot/|D|).  0: the stepper's own estimate.
+ * In flight no step is longer than the case's time scale V/A, as in the penalty's flights (a force
+ * that changes the velocity by V lasts at least that long; one flat between pulses otherwise lets
+ * the steps grow over a whole pulse unseen); sustained contacts keep the long steps a long rest
+ * needs. */
 static double initial_step(void *user, pl_stepper *st, double t)
 {
     solver *s = user;
     const double *y = st->y;
     double fp[PL_MAX_DOF], h = INFINITY;
+    st->max_step = s->V / s->A;
+    for (size_t i = 0; i < s->m; i++)
+        if (s->sliding[i])
+            st->max_step = 0.0;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
     for (size_t i = 0; i < s->m; i++) {
         if (s->sliding[i])
@@ -744,8 +752,10 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
                             .roots = roots, .nroots = (int)s.m, .root_ulps = 4.0, .user = &s,
                             .context = "limit solution"};
     pl_status st = pl_stepper_rk_new(&s.loop.stepper, &spec, e);
-    if (st == PL_OK)
+    if (st == PL_OK) {
+        s.loop.stepper->max_step = s.V / s.A; /* in flight: see initial_step */
         st = integrate(&s, e);
+    }
     if (s.loop.stepper)
         s.loop.stepper->add_counters(s.loop.stepper, &sol->stats);
     pl_stepper_free(s.loop.stepper);

@@ -843,6 +843,11 @@ static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
         s = pl_stepper_cvode_new(&r->bdf, &spec, err);
     if (s != PL_OK)
         return s;
+    /* In flights and impacts no step longer than the case's time scale V/A: a force that changes the
+     * velocity by V lasts at least that long, so it cannot fall between the stages of one step (a
+     * time-dependent force that is flat between pulses otherwise lets the steps grow over a whole
+     * pulse unseen).  Settled contacts (BDF) keep their long steps. */
+    r->rk->max_step = c->model->v_scale / c->model->a_scale;
     /* BDF's order is limited to where the contact modes are stable (bdf_max_order), so CVODE's
      * stability limit detection stays off. */
     r->loop.stepper = r->rk;
