@@ -18,7 +18,7 @@ static inline pl_status solve_with(const pl_solver_type *solver, const pl_model 
     for (size_t k = 0; k < nopt; k++) {
         pl_status s = pl_solve_opts_set(&o, solver, names[k], values[k], err);
         if (s != PL_OK) {
-            pl_solution_init(sol, solver, model, o.t_end);
+            pl_solution_init(sol, solver, model, o.t_end, NULL); /* freeable whatever its own status */
             return s;
         }
     }

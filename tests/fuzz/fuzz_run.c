@@ -69,9 +69,13 @@ static void check_accepted(const pl_solution *sol)
         if (ep->constraint >= sol->m || ep->row_in >= rows || ep->row_out >= rows)
             abort();
     }
-    for (size_t k = 0; k < sol->nevents; k++)
-        if (sol->events[k].constraint >= sol->m || (sol->events[k].participants >> sol->m) != 0)
+    for (size_t k = 0; k < sol->nevents; k++) {
+        if (sol->events[k].constraint >= sol->m)
             abort();
+        for (size_t i = 0; i < sol->m; i++)
+            if (sol->events[k].participants[i] > 1)
+                abort(); /* flags */
+    }
     if (sol->zeno.found && sol->zeno.constraint >= sol->m)
         abort();
 }
