@@ -363,7 +363,7 @@ static void field_gaps(const peer_field *f, double t, const double *y, double *g
 {
     pl_model_velocity_map(f->model, t, y, y + f->n, f->fp, NULL, NULL, NULL);
     for (size_t i = 0; i < f->m; i++) {
-        pl_model_contact(f->model, f->field.work, i, t, y, f->fp, NULL, f->c);
+        pl_model_contact_at(f->model, f->field.work, i, t, y, f->fp, f->c);
         g[i] = f->c->gap.g;
         if (gdot)
             gdot[i] = f->c->gdot;

@@ -194,7 +194,7 @@ static double gdot_at(const pl_model *m, pl_work *w, pl_contact *c, size_t i, do
 {
     double fp[2]; /* the synthetic model's 2 dofs */
     pl_model_velocity_map(m, t, q, v, fp, NULL, NULL, NULL);
-    pl_model_contact(m, w, i, t, q, fp, NULL, c);
+    pl_model_contact_at(m, w, i, t, q, fp, c);
     return c->gdot;
 }
 
@@ -211,7 +211,7 @@ static void test_sliding_force_general(void)
     pl_contact *c = pl_contact_new(1, m.n), *cd = pl_contact_new(1, m.n);
     pl_model_velocity_map(&m, t, q, v, fp, NULL, NULL, NULL);
     pl_model_accel(&m, w, t, q, v, a, NULL, NULL);
-    pl_model_contact(&m, w, 1, t, q, fp, NULL, c);
+    pl_model_contact_at(&m, w, 1, t, q, fp, c);
     for (int j = 0; j < 2; j++) {
         double vd = a[j] + c->w[j] * lambda[1];
         qp[j] = q[j] + h * fp[j], vp[j] = v[j] + h * vd;

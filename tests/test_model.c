@@ -232,7 +232,7 @@ static void check_free_gap_accel(const pl_model *m, double t, const double *q, c
             for (size_t j = 0; j < n; j++)
                 qs[j] = q[j] + sg * h * fp[j], vs[j] = v[j] + sg * h * a[j];
             pl_model_velocity_map(m, t + sg * h, qs, vs, fps, NULL, NULL, NULL);
-            pl_model_contact(m, w, i, t + sg * h, qs, fps, NULL, c);
+            pl_model_contact_at(m, w, i, t + sg * h, qs, fps, c);
             gd[s] = c->gdot;
         }
         CHECK_NEAR(pl_model_free_gap_accel(m, w, i, t, q, v), (gd[0] - gd[1]) / (2 * h), 1e-6, label);
@@ -344,7 +344,7 @@ static void test_effective_mass(void)
     double q[] = {0.0, 1.0}, fp[] = {0.0, 0.0};
     pl_work *w = pl_work_new(&m);
     pl_contact *c = pl_contact_new(1, m.n);
-    pl_model_contact(&m, w, 0, 0.0, q, fp, NULL, c);
+    pl_model_contact_at(&m, w, 0, 0.0, q, fp, c);
     CHECK_NEAR(c->m_eff, 0.75, 1e-14, "wedge effective mass");
     CHECK_NEAR(c->w[0], 1.0 / 0.75, 1e-14, "wedge w1");
     CHECK_NEAR(c->w[1], 0.5 / 0.75, 1e-14, "wedge w2");

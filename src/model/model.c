@@ -12,7 +12,7 @@
 struct pl_work {
     size_t n;
     double *tmp, *L, *dM;                   /* accel: M^{-1} x, the Cholesky factor of M(q), dM/dq_k */
-    double *c_minv;                         /* contact without minv */
+    double *c_minv;                         /* contact_at */
     double *minv;                           /* pl_model_minv */
     double *k_minv, *k_fp, *k_fp_v, *k_fw;  /* contact_coupling */
     double *d_fp, *d_fp_q, *d_fp_v, *d_fp_t, *d_a; /* free_gap_accel */
@@ -410,11 +410,12 @@ void pl_model_accel(const pl_model *model, pl_work *work, double t, const double
 void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl_gap *out)
 {
     size_t n = model->n;
+    double *restrict grad = out->grad, *restrict grad_t = out->grad_t, *restrict hess = out->hess;
     out->g = out->g_t = out->g_tt = 0.0;
     for (size_t j = 0; j < n; j++)
-        out->grad[j] = out->grad_t[j] = 0.0;
+        grad[j] = grad_t[j] = 0.0;
     for (size_t j = 0; j < n * n; j++)
-        out->hess[j] = 0.0;
+        hess[j] = 0.0;
     model->type->gap(model->par, i, t, q, out);
 }
 
@@ -494,22 +495,26 @@ double pl_model_gap_rate(const pl_model *model, size_t i, double t, const double
     return gdot;
 }
 
-void pl_model_contact(const pl_model *model, pl_work *work, size_t i, double t, const double *q, const double *fp,
+void pl_model_contact_at(const pl_model *model, pl_work *work, size_t i, double t, const double *q, const double *fp,
+                         pl_contact *c)
+{
+    pl_model_mass(model, q, NULL, work->c_minv);
+    pl_model_contact(model, i, t, q, fp, work->c_minv, c);
+}
+
+void pl_model_contact(const pl_model *model, size_t i, double t, const double *q, const double *fp,
                       const double *minv, pl_contact *c)
 {
     size_t n = model->n;
-    if (!minv) {
-        pl_model_mass(model, q, NULL, work->c_minv);
-        minv = work->c_minv;
-    }
     c->gdot = pl_model_gap_rate(model, i, t, q, fp, &c->gap);
-    double gw = 0.0;
+    const double *restrict grad = c->gap.grad; /* no overlap with w or minv (restrict: see penalized.c) */
+    double gw = 0.0, *restrict w = c->w;
     for (size_t j = 0; j < n; j++) {
         double wj = 0.0;
         for (size_t k = 0; k < n; k++)
-            wj += minv[j * n + k] * c->gap.grad[k];
-        c->w[j] = wj;
-        gw += c->gap.grad[j] * wj;
+            wj += minv[j * n + k] * grad[k];
+        w[j] = wj;
+        gw += grad[j] * wj;
     }
     c->m_eff = 1.0 / gw;
 }
@@ -524,7 +529,7 @@ size_t pl_model_contact_coupling(const pl_model *model, pl_work *work, double t,
     pl_model_velocity_map(model, t, q, v, fp, NULL, fp_v, NULL);
     for (size_t i = 0; i < model->m; i++)
         if (set[i]) {
-            pl_model_contact(model, NULL, i, t, q, fp, minv, &c[k]);
+            pl_model_contact(model, i, t, q, fp, minv, &c[k]);
             idx[k++] = i;
         }
     cs->k = k;
@@ -579,7 +584,7 @@ int pl_model_initially_active(const pl_model *model, pl_work *work, size_t i, do
     double *fp = work->i_fp;
     pl_contact *c = work->i_contact;
     pl_model_velocity_map(model, t, q, v, fp, NULL, NULL, NULL);
-    pl_model_contact(model, work, i, t, q, fp, NULL, c);
+    pl_model_contact_at(model, work, i, t, q, fp, c);
     if (c->gap.g < 0)
         return 1;
     if (c->gap.g > 0)

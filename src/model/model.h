@@ -132,7 +132,7 @@ typedef struct {
 pl_gap *pl_gap_new(size_t count, size_t n);
 pl_contact *pl_contact_new(size_t count, size_t n);
 
-/* Scratch space of the model's evaluations (pl_model_accel, pl_model_contact without minv,
+/* Scratch space of the model's evaluations (pl_model_accel, pl_model_contact_at,
  * pl_model_contact_coupling, pl_model_free_gap_accel, pl_model_initially_active), sized from one
  * model: allocate one per run, before it (never per step), and use it in one thread at a time.
  * NULL if out of memory. */
@@ -210,10 +210,12 @@ int pl_model_mass(const pl_model *model, const double *q, double *M, double *min
  * definite. */
 const double *pl_model_minv(const pl_model *model, pl_work *work, const double *q);
 
-/* Gap, gap rate, direction w and effective mass of constraint i; fp = F_p(q, v, t).
- * minv = M(q)^{-1}, or NULL to have it computed here (in work, which may be NULL otherwise). */
-void pl_model_contact(const pl_model *model, pl_work *work, size_t i, double t, const double *q, const double *fp,
+/* Gap, gap rate, direction w and effective mass of constraint i; fp = F_p(q, v, t), minv = M(q)^{-1}. */
+void pl_model_contact(const pl_model *model, size_t i, double t, const double *q, const double *fp,
                       const double *minv, pl_contact *c);
+/* The same with M(q)^{-1} computed here, in work. */
+void pl_model_contact_at(const pl_model *model, pl_work *work, size_t i, double t, const double *q, const double *fp,
+                         pl_contact *c);
 
 /* Coupling of the constraints flagged in `set` (m flags) at (t, q, v): their number cs->k (returned),
  * indices cs->idx, contact data cs->c, and W_ab = grad G_a . (dF_p/dv) w_b, which maps contact forces

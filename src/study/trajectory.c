@@ -59,7 +59,7 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
         for (size_t i = 0; i < m; i++) {
             if (lambda[i] == 0.0)
                 continue;
-            pl_model_contact(model, NULL, i, t, q, fp, minv, c);
+            pl_model_contact(model, i, t, q, fp, minv, c);
             for (size_t j = 0; j < n; j++)
                 ac[j] += c->w[j] * lambda[i];
         }

@@ -307,7 +307,7 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
     pl_contact *contact = iw->contact;
     for (size_t i = 0; i < m; i++) {
         fs->part[i] = part[i];
-        pl_model_contact(model, NULL, i, t, q, fp, minv, contact);
+        pl_model_contact(model, i, t, q, fp, minv, contact);
         memcpy(fs->grad + i * n, contact->gap.grad, n * sizeof(double));
         memcpy(fs->w + i * n, contact->w, n * sizeof(double));
         fs->gt[i] = contact->gap.g_t;

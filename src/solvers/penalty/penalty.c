@@ -156,12 +156,14 @@ static int rhs(double t, const double *y, double *yd, void *user)
     if (evaluate_forces(c, t, Q(y), V(y, c), f))
         return -1;
     int any = 0;
+    /* the forces' arrays are not yd's (restrict: see pl_penalized_forces) */
+    const double *restrict fp = f->fp, *restrict a = f->a, *restrict ac = f->ac;
     for (size_t j = 0; j < n; j++) {
-        yd[j] = f->fp[j];
-        yd[n + j] = f->a[j] + f->ac[j];
-        any |= f->ac[j] != 0.0;
+        yd[j] = fp[j];
+        yd[n + j] = a[j] + ac[j];
+        any |= ac[j] != 0.0;
     }
-    GAMMA(yd, c) = any ? 1.0 + gamma_rate_sign(c, f) * pl_norm(f->ac, n) : 1.0;
+    GAMMA(yd, c) = any ? 1.0 + gamma_rate_sign(c, f) * pl_norm(ac, n) : 1.0;
     memcpy(IMPULSE(yd, c), f->lambda, c->m * sizeof *yd);
     /* A state gone non-finite gives a non-finite derivative: recoverable, the stepper retries
      * with a smaller step. */
@@ -814,7 +816,7 @@ static void start_force_root(run_ctx *c, size_t i, double t, const double *y)
         return;
     }
     pl_contact *k = c->field.contact; /* free between evaluations of the field */
-    pl_model_contact(c->model, NULL, i, t, Q(y), f->fp, f->minv, k);
+    pl_model_contact(c->model, i, t, Q(y), f->fp, f->minv, k);
     const pl_law *law = &c->model->law[i];
     double dG = fmax(c->rtol * c->pen[i],
                      1000.0 * DBL_EPSILON * pl_norm(k->gap.grad, c->n) * (pl_norm(Q(y), c->n) + c->floor_q));

@@ -178,7 +178,7 @@ static void normal_rates(recorder *r, double t, const double *q, const double *v
     const pl_model *model = r->model;
     pl_model_mass(model, q, NULL, r->minv);
     for (size_t i = 0; i < model->m; i++) {
-        pl_model_contact(model, NULL, i, t, q, v, r->minv, r->contact);
+        pl_model_contact(model, i, t, q, v, r->minv, r->contact);
         gdot[i] = r->contact->gdot;
     }
 }
@@ -258,7 +258,7 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
     for (size_t i = 0; i < m; i++) {
         int pushing = 0;
         if (next->impulse[i] != 0.0) {
-            pl_model_contact(model, NULL, i, now->t, now->q, now->v, minv, c);
+            pl_model_contact(model, i, now->t, now->q, now->v, minv, c);
             pushing = next->impulse[i] / c->m_eff > tol_v;
         }
         pushed[i] = (unsigned char)pushing;
