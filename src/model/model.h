@@ -85,8 +85,9 @@ struct pl_case {
 
     /* Optional. */
     /* The sizes n (degrees of freedom) and m (constraints) for the parameters p, in place of ndof and
-     * ncon (called once the parameters are checked; pl_model_init rejects n = 0, m = 0 and absurd
-     * sizes).  Every other callback then works with these n and m. */
+     * ncon (called once the parameters are checked; pl_model_init rejects n = 0, absurd sizes and
+     * m = 0: penlim is about unilateral constraints, and every solver and analysis assumes one).
+     * Every other callback then works with these n and m. */
     void (*sizes)(const double *p, size_t *ndof, size_t *ncon);
     /* The contact law of constraint i; by default every constraint takes the parameters k and xi. */
     void (*law)(const double *p, size_t i, pl_law *out);
