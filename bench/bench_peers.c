@@ -387,7 +387,7 @@ static int field_init(peer_field *f, const problem *pb, run_result *r)
     f->budget = 40000000;
     pl_error err;
     if (pl_penalized_init(&f->field, &pb->model, pb->mu, &err) != PL_OK ||
-        pl_forces_init(&f->fo, &pb->model, &err) != PL_OK || !(f->c = pl_contact_new(1, n)) ||
+        pl_forces_init(&f->fo, &pb->model, &err) != PL_OK || !(f->c = pl_contact_new(1, n, 0)) ||
         !(f->block = calloc(n + 4 * m + 10 * N + N * N, sizeof *f->block)) || !(f->found = calloc(m, sizeof *f->found)))
         return -1;
     double *p = f->block;

@@ -208,7 +208,7 @@ static void test_sliding_force_general(void)
     CHECK(sliding_force(&m, t, q, v, set, lambda, fsm, &err) == PL_OK && lambda[1] > 0, "pressed");
     double fp[2], a[2], h = 1e-6, qp[2], vp[2], qm[2], vm[2];
     pl_work *w = pl_work_new(&m);
-    pl_contact *c = pl_contact_new(1, m.n), *cd = pl_contact_new(1, m.n);
+    pl_contact *c = pl_contact_new(1, m.n, 0), *cd = pl_contact_new(1, m.n, 0);
     pl_model_velocity_map(&m, t, q, v, fp, NULL, NULL, NULL);
     pl_model_accel(&m, w, t, q, v, a, NULL, NULL);
     pl_model_contact_at(&m, w, 1, t, q, fp, c);

@@ -97,7 +97,7 @@ static void test_parameters(void)
     if (init(&m, NULL, 0)) {
         CHECK(m.law[0].k == 1.0 && m.law[1].k == 1.0 && m.law[0].xi == 0.0, "defaults: k2 = k = 1, elastic");
         double q[2] = {0.3, -0.7};
-        pl_gap *g = pl_gap_new(1, m.n);
+        pl_gap *g = pl_gap_new(1, m.n, 0);
         pl_model_gap(&m, 1, 0.0, q, g);
         CHECK_NEAR(g->g, -(0.3 - 0.7) / sqrt(2.0), 1e-15, "G2 = -(x + y)/sqrt(2) at 135 degrees");
         CHECK_NEAR(g->grad[0], -1.0 / sqrt(2.0), 1e-15, "unit normal n2");
@@ -111,7 +111,7 @@ static void test_parameters(void)
     pl_setting s90[] = {{"angle", 90.0}};
     if (init(&m, s90, 1)) {
         double q[2] = {0.3, -0.7};
-        pl_gap *g = pl_gap_new(1, m.n);
+        pl_gap *g = pl_gap_new(1, m.n, 0);
         pl_model_gap(&m, 1, 0.0, q, g);
         CHECK_NEAR(g->g, -0.3, 1e-15, "G2 = -x at 90 degrees");
         free(g);

@@ -223,7 +223,7 @@ static void check_free_gap_accel(const pl_model *m, double t, const double *q, c
     double h = 1e-6, gd[2];
     double *fp = malloc(7 * n * sizeof *fp), *a = fp + n, *qs = a + n, *vs = qs + n, *fps = vs + n;
     pl_work *w = pl_work_new(m);
-    pl_contact *c = pl_contact_new(1, n);
+    pl_contact *c = pl_contact_new(1, n, 0);
     pl_model_velocity_map(m, t, q, v, fp, NULL, NULL, NULL);
     pl_model_accel(m, w, t, q, v, a, NULL, NULL);
     for (size_t i = 0; i < m->m; i++) {
@@ -343,7 +343,7 @@ static void test_effective_mass(void)
     pl_model_init(&m, &pl_case_wedge, s, 1, &err);
     double q[] = {0.0, 1.0}, fp[] = {0.0, 0.0};
     pl_work *w = pl_work_new(&m);
-    pl_contact *c = pl_contact_new(1, m.n);
+    pl_contact *c = pl_contact_new(1, m.n, 0);
     pl_model_contact_at(&m, w, 0, 0.0, q, fp, c);
     CHECK_NEAR(c->m_eff, 0.75, 1e-14, "wedge effective mass");
     CHECK_NEAR(c->w[0], 1.0 / 0.75, 1e-14, "wedge w1");

@@ -267,7 +267,7 @@ static pl_status derive_events_with(const pl_model *model, pl_solution *sol, eve
 
 static pl_status derive_events(const pl_model *model, pl_solution *sol, pl_error *err)
 {
-    event_work w = {malloc(model->n * sizeof *w.fp), pl_gap_new(1, model->n)};
+    event_work w = {malloc(model->n * sizeof *w.fp), pl_gap_new(1, model->n, 0)};
     pl_status s = w.fp && w.gap ? derive_events_with(model, sol, &w, err)
                                 : pl_fail(err, PL_ERR_NOMEM, "out of memory deriving the events of a trajectory");
     free(w.fp);
@@ -284,7 +284,7 @@ static pl_status read_rows(reader *r, FILE *f, const pl_model *model, double t_e
     char *line = NULL;
     size_t cap = 0;
     double *row = malloc(ncol * sizeof *row), prev_t = 0, prev_s = 0;
-    pl_gap *g = pl_gap_new(1, n);
+    pl_gap *g = pl_gap_new(1, n, 0);
     pl_status s = row && g ? PL_OK : pl_fail(r->err, PL_ERR_NOMEM, "%s: out of memory", r->path);
     char name[32];
     ssize_t got;

@@ -30,8 +30,8 @@ pl_work *pl_work_new(const pl_model *model)
         return NULL;
     w->n = n;
     w->block = calloc(8 * nn + 7 * n, sizeof *w->block);
-    w->d_gap = pl_gap_new(1, n);
-    w->i_contact = pl_contact_new(1, n);
+    w->d_gap = pl_gap_new(1, n, 1); /* D reads the Hessian */
+    w->i_contact = pl_contact_new(1, n, 0);
     if (!w->block || !w->d_gap || !w->i_contact) {
         pl_work_free(w);
         return NULL;
@@ -75,29 +75,33 @@ static void *new_items(size_t count, size_t item_size, size_t doubles, double **
     return block;
 }
 
-pl_gap *pl_gap_new(size_t count, size_t n)
+pl_gap *pl_gap_new(size_t count, size_t n, int keep_hess)
 {
     double *p = NULL;
     count = count ? count : 1;
-    pl_gap *g = new_items(count, sizeof *g, count * 2 * n + n * n, &p);
+    size_t hessians = keep_hess ? count : 1;
+    pl_gap *g = new_items(count, sizeof *g, count * 2 * n + hessians * n * n, &p);
     for (size_t k = 0; g && k < count; k++) {
         g[k].grad = p + 2 * n * k;
         g[k].grad_t = g[k].grad + n;
-        g[k].hess = p + count * 2 * n;
+        g[k].hess = p + count * 2 * n + (keep_hess ? k : 0) * n * n;
+        g[k].keep_hess = keep_hess != 0;
     }
     return g;
 }
 
-pl_contact *pl_contact_new(size_t count, size_t n)
+pl_contact *pl_contact_new(size_t count, size_t n, int keep_hess)
 {
     double *p = NULL;
     count = count ? count : 1;
-    pl_contact *c = new_items(count, sizeof *c, count * 3 * n + n * n, &p);
+    size_t hessians = keep_hess ? count : 1;
+    pl_contact *c = new_items(count, sizeof *c, count * 3 * n + hessians * n * n, &p);
     for (size_t k = 0; c && k < count; k++) {
         c[k].gap.grad = p + 3 * n * k;
         c[k].gap.grad_t = c[k].gap.grad + n;
         c[k].w = c[k].gap.grad_t + n;
-        c[k].gap.hess = p + count * 3 * n;
+        c[k].gap.hess = p + count * 3 * n + (keep_hess ? k : 0) * n * n;
+        c[k].gap.keep_hess = keep_hess != 0;
     }
     return c;
 }
@@ -107,7 +111,7 @@ pl_status pl_contact_set_init(pl_contact_set *cs, const pl_model *model, pl_erro
     size_t n = model->n, m = model->m;
     memset(cs, 0, sizeof *cs);
     cs->idx = calloc(m, sizeof *cs->idx);
-    cs->c = pl_contact_new(m, n);
+    cs->c = pl_contact_new(m, n, 0);
     cs->W = calloc(2 * m * m + 2 * m, sizeof *cs->W);
     if (!cs->idx || !cs->c || !cs->W) {
         pl_contact_set_free(cs);
@@ -414,8 +418,9 @@ void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl
     out->g = out->g_t = out->g_tt = 0.0;
     for (size_t j = 0; j < n; j++)
         grad[j] = grad_t[j] = 0.0;
-    for (size_t j = 0; j < n * n; j++)
-        hess[j] = 0.0;
+    if (out->keep_hess)
+        for (size_t j = 0; j < n * n; j++)
+            hess[j] = 0.0;
     model->type->gap(model->par, i, t, q, out);
 }
 
@@ -460,7 +465,7 @@ pl_status pl_model_check_admissible(const pl_model *model, const char *why, pl_e
 {
     double L = model->v_scale * model->v_scale / model->a_scale;
     double *q = calloc(2 * model->n, sizeof *q);
-    pl_gap *g = pl_gap_new(1, model->n);
+    pl_gap *g = pl_gap_new(1, model->n, 0);
     pl_status s = PL_OK;
     if (!q || !g)
         s = pl_fail(err, PL_ERR_NOMEM, "out of memory checking the initial state");

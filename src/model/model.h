@@ -39,14 +39,18 @@
 
 /* Constraint i evaluated at (q, t).  The arrays are sized for the model's n and owned by whoever
  * evaluates (pl_gap_new); the model zero-fills them before calling the case, so a case only sets
- * the entries that are non-zero (out->grad[j] = ..., out->hess[j * n + k] = ...). */
+ * the entries that are non-zero (out->grad[j] = ..., out->hess[j * n + k] = ...).  The Hessian is
+ * cleared, and so holds d2G/dq2 after the call, only in a gap that keeps it (keep_hess): clearing
+ * n x n entries for each of m gaps was most of a step's work at n = 100, and only D, the
+ * penalized Jacobian and Paoli's projection read it; elsewhere hess is a scratch the case may write. */
 typedef struct {
     double g;      /* G_i(q, t); >= 0 admissible */
     double g_t;    /* dG/dt */
     double g_tt;   /* d2G/dt2 */
     double *grad;   /* n: dG/dq */
     double *grad_t; /* n: d2G/dq dt */
-    double *hess;   /* n x n: d2G/dq2, row-major with stride n */
+    double *hess;   /* n x n: d2G/dq2, row-major with stride n (if keep_hess) */
+    int keep_hess;
 } pl_gap;
 
 /* Sweep quantities whose mu -> infinity value a case may know in closed form. */
@@ -127,11 +131,10 @@ typedef struct {
 } pl_contact;
 
 /* count gaps (contacts) for n degrees of freedom in one allocation, each with its own grad, grad_t
- * (and w); NULL if out of memory; release with free().  The Hessians of an array share one n x n
- * buffer: with count > 1 only the gap evaluated last holds its Hessian (arrays of gaps keep values
- * and gradients; m Hessians of n x n each would be m n^2 doubles). */
-pl_gap *pl_gap_new(size_t count, size_t n);
-pl_contact *pl_contact_new(size_t count, size_t n);
+ * (and w); NULL if out of memory; release with free().  With keep_hess each has its own Hessian,
+ * kept (pl_gap); without, they share one n x n scratch for the case's writes. */
+pl_gap *pl_gap_new(size_t count, size_t n, int keep_hess);
+pl_contact *pl_contact_new(size_t count, size_t n, int keep_hess);
 
 /* Scratch space of the model's evaluations (pl_model_accel, pl_model_contact_at,
  * pl_model_contact_coupling, pl_model_free_gap_accel, pl_model_initially_active), sized from one
@@ -142,7 +145,7 @@ pl_work *pl_work_new(const pl_model *model);
 void pl_work_free(pl_work *work);
 
 /* The contact data of a set of constraints and their couplings (pl_model_contact_coupling), with
- * room for all m constraints of a model: idx, c (Hessians shared, see pl_contact_new), W and Wq
+ * room for all m constraints of a model: idx, c (no Hessians, see pl_contact_new), W and Wq
  * (k x k of m x m), and two m-vectors b, a for the caller's systems in the set. */
 typedef struct {
     size_t k;

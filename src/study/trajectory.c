@@ -23,7 +23,7 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
     /* the rates at a row: fp, a, ac (n each) and M^{-1} */
     double *scratch = malloc((3 * n + n * n) * sizeof *scratch);
     pl_work *work = pl_work_new(model);
-    pl_contact *c = pl_contact_new(1, n);
+    pl_contact *c = pl_contact_new(1, n, 0);
     if (!tr->t || !tr->s || !tr->dt_ds || !tr->x || !tr->dx_dt || !scratch || !work || !c) {
         free(scratch);
         pl_work_free(work);

@@ -48,7 +48,7 @@ pl_impact_work *pl_impact_work_new(const pl_model *model)
         return NULL;
     fast_system *f = &w->f;
     w->work = pl_work_new(model);
-    w->contact = pl_contact_new(1, n);
+    w->contact = pl_contact_new(1, n, 0);
     w->ints = calloc(3 * m, sizeof *w->ints);
     w->block = calloc(2 * m * n + 12 * m + 4 * n * n + 9 * n + 3 * N + 2, sizeof *w->block);
     if (!w->work || !w->contact || !w->ints || !w->block || pl_contact_set_init(&w->cs, model, NULL) != PL_OK) {
@@ -100,13 +100,18 @@ void pl_impact_work_free(pl_impact_work *w)
     free(w);
 }
 
-/* Y = (d[n], y_v[n], Delta Gamma, impulse[m]) */
-static void gaps(const fast_system *f, double sigma, const double *Y, double *z, double *zd)
+/* Y = (d[n], y_v[n], Delta Gamma, impulse[m]).  z and zd of the constraints taking part, or (all)
+ * of every constraint: the others are not read while the fast system runs, and each costs n. */
+static void gaps_of(const fast_system *f, double sigma, const double *Y, double *z, double *zd, int all)
 {
     size_t n = f->n;
     double *fp = f->fp_gaps;
     pl_model_velocity_map(f->model, f->t, f->q, Y + n, fp, NULL, NULL, NULL);
     for (size_t i = 0; i < f->m; i++) {
+        if (!all && !f->part[i]) {
+            z[i] = zd[i] = NAN;
+            continue;
+        }
         double a = f->gt[i] * sigma, b = f->gt[i];
         const double *grad = f->grad + i * n;
         for (size_t j = 0; j < n; j++) {
@@ -116,6 +121,11 @@ static void gaps(const fast_system *f, double sigma, const double *Y, double *z,
         z[i] = a;
         zd[i] = b;
     }
+}
+
+static void gaps(const fast_system *f, double sigma, const double *Y, double *z, double *zd)
+{
+    gaps_of(f, sigma, Y, z, zd, 0);
 }
 
 static int fast_rhs(double sigma, const double *Y, double *dY, void *params)
@@ -429,6 +439,7 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
         if ((status = record_arc(impact, iw, sigma, Y, err)) != PL_OK)
             goto done;
     }
+    gaps_of(fs, sigma, Y, z, zd, 1); /* z_i' at the exit of every constraint (the same for those taking part) */
     memcpy(impact->v_plus, Y + n, n * sizeof *Y);
     project_settled(iw, impact, zd);
     impact->delta_gamma = Y[2 * n];

@@ -85,10 +85,10 @@ static pl_status alloc_solver(solver *s, pl_error *err)
         return st;
     s->work = pl_work_new(s->model);
     s->impact_work = pl_impact_work_new(s->model);
-    s->c_geo = pl_contact_new(1, n);
-    s->c_dense = pl_contact_new(1, n);
-    s->c_missed = pl_contact_new(1, n);
-    s->g_rebound = pl_gap_new(1, n);
+    s->c_geo = pl_contact_new(1, n, 0);
+    s->c_dense = pl_contact_new(1, n, 0);
+    s->c_missed = pl_contact_new(1, n, 0);
+    s->g_rebound = pl_gap_new(1, n, 0);
     s->sliding = calloc(9 * m, sizeof *s->sliding);
     s->block = calloc(7 * n + 5 * m + 7 * N + 2 * ncol, sizeof *s->block);
     if (!s->work || !s->impact_work || !s->c_geo || !s->c_dense || !s->c_missed || !s->g_rebound || !s->sliding || !s->block)

@@ -17,9 +17,10 @@ pl_status pl_penalized_init(pl_penalized *p, const pl_model *model, double mu, p
     p->damping = calloc(m, sizeof *p->damping);
     p->active = calloc(m, sizeof *p->active);
     p->work = pl_work_new(model);
-    p->contact = pl_contact_new(1, n);
+    p->contact = pl_contact_new(1, n, 0);
+    p->jac_contact = pl_contact_new(1, n, 1);
     p->jac = calloc(JAC_MATRICES * n * n + JAC_VECTORS * n, sizeof *p->jac);
-    if (!p->damping || !p->active || !p->work || !p->contact || !p->jac)
+    if (!p->damping || !p->active || !p->work || !p->contact || !p->jac_contact || !p->jac)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for the penalized system (%zu dofs, %zu constraints)", n, m);
     for (size_t i = 0; i < m; i++)
         p->damping[i] = pl_law_damping(&model->law[i], mu);
@@ -32,6 +33,7 @@ void pl_penalized_free(pl_penalized *p)
     free(p->active);
     pl_work_free(p->work);
     free(p->contact);
+    free(p->jac_contact);
     free(p->jac);
     memset(p, 0, sizeof *p);
 }
@@ -106,7 +108,7 @@ int pl_penalized_jacobian(const pl_penalized *c, double t, const double *q, cons
     if (pl_model_mass(model, q, NULL, minv))
         return -1;
 
-    pl_contact *k = c->contact;
+    pl_contact *k = c->jac_contact;
     for (size_t i = 0; i < model->m; i++) {
         if (!c->active[i])
             continue;

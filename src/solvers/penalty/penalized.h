@@ -13,7 +13,8 @@ typedef struct {
     double *damping; /* m: c_i = 2 xi_i sqrt(mu/k_i) */
     int *active;     /* m: the contact indicator I{G_i <= 0} */
     pl_work *work;   /* the model's scratch (pl_model_accel and friends), free for the run's own calls */
-    pl_contact *contact; /* scratch of the forces and the Jacobian */
+    pl_contact *contact;     /* scratch of the forces */
+    pl_contact *jac_contact; /* of the Jacobian, which reads the Hessians */
     double *jac;         /* scratch of the Jacobian */
 } pl_penalized;
 

@@ -97,7 +97,7 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
     pl_gap **gaps[] = {&c->gap_roots, &c->gap_weights, &c->gap_state, &c->gap_noise, &c->gap_accel, &c->gap_dense};
     int ok = 1;
     for (size_t k = 0; k < sizeof gaps / sizeof *gaps; k++)
-        ok &= (*gaps[k] = pl_gap_new(1, n)) != NULL;
+        ok &= (*gaps[k] = pl_gap_new(1, n, 0)) != NULL;
     c->block = calloc(10 * m + 5 * n + n * n, sizeof *c->block);
     if (!ok || !c->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
@@ -307,7 +307,7 @@ static pl_status alloc_run(run *r, pl_error *err)
     if (s != PL_OK)
         return s;
     r->flags = calloc(3 * m, sizeof *r->flags);
-    r->row_gaps = pl_gap_new(m, n);
+    r->row_gaps = pl_gap_new(m, n, 0);
     r->block = calloc(10 * m + 5 * N + pl_ncols(n, m), sizeof *r->block);
     if (!r->flags || !r->row_gaps || !r->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);

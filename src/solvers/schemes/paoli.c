@@ -41,6 +41,7 @@ typedef struct {
     double *G, *lambda;           /* m */
     double *H;                    /* m x n */
     double *A;                    /* m x m */
+    pl_gap *gap;                  /* the projection reads its Hessian */
 } paoli_state;
 
 static double *alloc_state(paoli_state *st, size_t n, size_t m)
@@ -82,7 +83,7 @@ static pl_status project(pl_scheme_ctx *ctx, double t, const double *W, const do
     for (int it = 0; it < PROJECTION_ITERATIONS; it++) {
         /* Linearised at Z: G(Z) + H (W - Z) + H M^-1 H^T lambda >= 0. */
         int affine = 1;
-        pl_gap *g = ctx->gap;
+        pl_gap *g = st->gap;
         for (size_t i = 0; i < m; i++) {
             pl_model_gap(model, i, t, Z, g);
             memcpy(H + i * n, g->grad, n * sizeof *H);
@@ -154,10 +155,12 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
 {
     paoli_state st;
     double *block = alloc_state(&st, model->n, model->m);
-    pl_status s = !block ? pl_fail(err, PL_ERR_NOMEM, "out of memory for Paoli's scheme (%zu dofs, %zu constraints)",
+    st.gap = pl_gap_new(1, model->n, 1);
+    pl_status s = !block || !st.gap ? pl_fail(err, PL_ERR_NOMEM, "out of memory for Paoli's scheme (%zu dofs, %zu constraints)",
                                    model->n, model->m)
                          : pl_scheme_run(model, opts, opts->option[OPT_H], step, &st, sol, err);
     free(block);
+    free(st.gap);
     return s;
 }
 

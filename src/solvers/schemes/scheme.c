@@ -152,7 +152,7 @@ static pl_status alloc_recorder(recorder *r, pl_error *err)
     r->open = calloc(m, sizeof *r->open);
     r->pushed = calloc(m, sizeof *r->pushed);
     r->work = pl_work_new(r->model);
-    r->contact = pl_contact_new(1, n);
+    r->contact = pl_contact_new(1, n, 0);
     r->block = calloc(2 * m + n * n + n + pl_ncols(n, m), sizeof *r->block);
     if (!r->open || !r->pushed || !r->work || !r->contact || !r->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a scheme's run (%zu dofs, %zu constraints)", n, m);
@@ -357,7 +357,7 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
     /* the iterates' arrays, one block each: q, v, dv_impulse, q_free (n), impulse (m) */
     double *arrays = calloc(2 * point, sizeof *arrays);
     ctx.work = pl_work_new(model);
-    ctx.gap = pl_gap_new(1, n);
+    ctx.gap = pl_gap_new(1, n, 0);
     ctx.bht = calloc(n * m, sizeof *ctx.bht);
     pl_status s = alloc_recorder(&r, e);
     if (s == PL_OK && (!arrays || !ctx.work || !ctx.gap || !ctx.bht))
