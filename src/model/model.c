@@ -184,7 +184,8 @@ static pl_status resolve_sizes(pl_model *model, pl_error *err)
         used += (size_t)snprintf(values + used, sizeof values - used, "%s%s = %g", k ? ", " : "", c->params[k].name,
                                  model->par[k]);
     return pl_fail(err, PL_ERR_INPUT,
-                   "case %s: %s give%s %zu degrees of freedom and %zu constraints (a model needs 1 to %d and 1 to %d)",
+                   "case %s: %s give%s %zu degrees of freedom and %zu constraints (a model has 1 to %d degrees of "
+                   "freedom and 1 to %d constraints)",
                    c->name, c->nparams ? values : "its fields", c->nparams == 1 ? "s" : "", n, m, PL_SIZE_LIMIT_DOF,
                    PL_SIZE_LIMIT_CON);
 }
