@@ -80,14 +80,21 @@ static void check_accepted(const pl_solution *sol)
         abort();
 }
 
+static pl_model model; /* one for every input, released at exit */
+
+static void free_model(void)
+{
+    pl_model_free(&model);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static pl_model model;
     static int ready;
     if (!ready) {
         pl_error err;
         if (!make_dir() || pl_model_init(&model, pl_case_find("bouncing_ball"), NULL, 0, &err) != PL_OK)
             abort();
+        atexit(free_model);
         ready = 1;
     }
     const uint8_t *nul = memchr(data, 0, size);
