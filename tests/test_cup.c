@@ -63,6 +63,7 @@ static void cartesian(int polar, const double *q, const double *qd, double *x, d
 
 static int init(pl_model *m, int polar, double k)
 {
+    pl_model_free(m); /* the model this variable held before */
     pl_error err;
     pl_setting s[] = {{"polar", polar}, {"k", k}};
     int ok = pl_model_init(m, &pl_case_cup, s, 2, &err) == PL_OK;
@@ -72,7 +73,7 @@ static int init(pl_model *m, int polar, double k)
 
 static void test_parameters(void)
 {
-    pl_model m;
+    pl_model m = {0};
     pl_error err;
     pl_setting bad[][2] = {{{"polar", 0.5}}, {{"polar", 1.0}, {"y0", 0.0}}, {{"y0", 1.0}}};
     const char *why[] = {"0 (Cartesian) or 1", "keep away from the centre", "y0"};
@@ -92,6 +93,7 @@ static void test_parameters(void)
         CHECK(q[0] == 0.6 && q[1] == M_PI / 2 && v[0] == 0.0, "polar start r = 0.6, theta = pi/2, r' = 0");
         CHECK_NEAR(v[1], -1.0 / 0.6, 1e-15, "polar start theta' = -1/0.6");
     }
+    pl_model_free(&m);
 }
 
 /* Polar dynamics against the equations of motion of the Lagrangian (r'^2 + r^2 theta'^2)/2, solved for
@@ -100,44 +102,45 @@ static void test_parameters(void)
  * acceleration and F^sm on the circle in both coordinate systems. */
 static void test_dynamics(void)
 {
-    pl_model m;
+    pl_model m = {0};
     const double q[2] = {0.9, 0.3}, v[2] = {-0.4, 1.7};
     if (init(&m, 1, 2.0)) {
         double a[2], a_q[4], a_v[4];
-        pl_model_accel(&m, 0.0, q, v, a, a_q, a_v);
+        accel_once(&m, 0.0, q, v, a, a_q, a_v);
         CHECK_NEAR(a[0], q[0] * v[1] * v[1], 1e-14, "r'' = r theta'^2");
         CHECK_NEAR(a[1], -2.0 * v[0] * v[1] / q[0], 1e-14, "theta'' = -2 r' theta'/r");
         for (int k = 0; k < 4; k++) {
             double y[4] = {q[0], q[1], v[0], v[1]}, yp[4], ym[4], ap[2], am[2], h = 1e-6;
             memcpy(yp, y, sizeof y), memcpy(ym, y, sizeof y);
             yp[k] += h, ym[k] -= h;
-            pl_model_accel(&m, 0.0, yp, yp + 2, ap, NULL, NULL);
-            pl_model_accel(&m, 0.0, ym, ym + 2, am, NULL, NULL);
+            accel_once(&m, 0.0, yp, yp + 2, ap, NULL, NULL);
+            accel_once(&m, 0.0, ym, ym + 2, am, NULL, NULL);
             for (int j = 0; j < 2; j++) {
                 double fd = (ap[j] - am[j]) / (2 * h), an = k < 2 ? a_q[j * 2 + k] : a_v[j * 2 + k - 2];
                 NEAR(an, fd, 1e-8, "polar dF_v[%d]/dy[%d]", j, k);
             }
         }
         /* G = 1 - r: D = -r'' = -r theta'^2 */
-        CHECK_NEAR(pl_model_free_gap_accel(&m, 0, 0.0, q, v), -q[0] * v[1] * v[1], 1e-14, "polar D");
+        CHECK_NEAR(free_gap_accel_once(&m, 0, 0.0, q, v), -q[0] * v[1] * v[1], 1e-14, "polar D");
         /* on the circle with theta' = -0.6: F^sm = -0.36/k */
         double qc[2] = {1.0, 0.3}, vc[2] = {0.0, -SPEED}, lambda[1], fsm[1];
         int set[1] = {1};
         pl_error err;
-        CHECK(pl_sliding_force(&m, 0.0, qc, vc, set, lambda, fsm, &err) == PL_OK, "polar F^sm: %s", err.message);
+        CHECK(sliding_force_once(&m, 0.0, qc, vc, set, lambda, fsm, &err) == PL_OK, "polar F^sm: %s", err.message);
         CHECK_NEAR(lambda[0], SPEED * SPEED, 1e-14, "polar normal force = speed^2 (centripetal)");
         CHECK_NEAR(fsm[0], -SPEED * SPEED / 2.0, 1e-14, "polar F^sm = -speed^2/k");
     }
     if (init(&m, 0, 2.0)) {
         /* G = 1 - |x|^2, no force: D = -2 |v|^2 */
-        CHECK_NEAR(pl_model_free_gap_accel(&m, 0, 0.0, q, v), -2.0 * (v[0] * v[0] + v[1] * v[1]), 1e-14, "Cartesian D");
+        CHECK_NEAR(free_gap_accel_once(&m, 0, 0.0, q, v), -2.0 * (v[0] * v[0] + v[1] * v[1]), 1e-14, "Cartesian D");
         double xc[2] = {0.8, 0.6}, vc[2] = {0.36, -0.48}, lambda[1], fsm[1];
         int set[1] = {1};
         pl_error err;
-        CHECK(pl_sliding_force(&m, 0.0, xc, vc, set, lambda, fsm, &err) == PL_OK, "Cartesian F^sm: %s", err.message);
+        CHECK(sliding_force_once(&m, 0.0, xc, vc, set, lambda, fsm, &err) == PL_OK, "Cartesian F^sm: %s", err.message);
         CHECK_NEAR(lambda[0] * 2.0, SPEED * SPEED, 1e-14, "Cartesian force lambda |grad G| = speed^2");
         CHECK_NEAR(fsm[0], -2.0 * SPEED * SPEED / 2.0, 1e-14, "Cartesian F^sm = -2 speed^2/k");
     }
+    pl_model_free(&m);
 }
 
 /* The limit solution in both coordinate systems against the closed form: the impact and every row. */
@@ -145,7 +148,7 @@ static void test_limit(void)
 {
     double final[2][2];
     for (int polar = 0; polar < 2; polar++) {
-        pl_model m;
+        pl_model m = {0};
         pl_solution r;
         pl_error err;
         if (!init(&m, polar, 1.0))
@@ -188,6 +191,7 @@ static void test_limit(void)
         double v[2];
         cartesian(polar, r.q_final, r.v_final, final[polar], v);
         pl_solution_free(&r);
+        pl_model_free(&m);
     }
     for (int j = 0; j < 2; j++)
         NEAR(final[0][j], final[1][j], 1e-10, "Cartesian and polar limit agree at t = 3, x[%d]", j);
@@ -201,7 +205,7 @@ static void test_penalty(void)
     double final[2][2][2];
     for (int polar = 0; polar < 2; polar++)
         for (int c = 0; c < 2; c++) {
-            pl_model m;
+            pl_model m = {0};
             pl_solution p;
             pl_error err;
             double mu = mus[c], omega = sqrt(mu);
@@ -254,6 +258,7 @@ static void test_penalty(void)
             double v[2];
             cartesian(polar, p.q_final, p.v_final, final[polar][c], v);
             pl_solution_free(&p);
+            pl_model_free(&m);
         }
     /* The same spring in both coordinate systems: their penalized runs agree far below 1/mu. */
     for (int c = 0; c < 2; c++)
@@ -271,7 +276,7 @@ static void test_schemes(void)
         for (int s = 0; s < 3; s++) {
             double err_h[2];
             for (int c = 0; c < 2; c++) {
-                pl_model m;
+                pl_model m = {0};
                 pl_solution r;
                 pl_error err;
                 err_h[c] = NAN;
@@ -280,6 +285,7 @@ static void test_schemes(void)
                 if (solve_scheme(schemes[s], &m, hs[c], 3.0, &r, &err) != PL_OK) {
                     CHECK(0, "%s polar = %d h = %g: %s", schemes[s]->name, polar, hs[c], err.message);
                     pl_solution_free(&r);
+                    pl_model_free(&m);
                     continue;
                 }
                 double sup = 0.0, gmin = 0.0;
@@ -300,6 +306,7 @@ static void test_schemes(void)
                 if (schemes[s] == &pl_solver_paoli)
                     CHECK(gmin > -1e-12, "paoli polar = %d h = %g: iterates in K (min G %.3g)", polar, hs[c], gmin);
                 pl_solution_free(&r);
+                pl_model_free(&m);
             }
             CHECK(err_h[0] < 3.0 * hs[0] && err_h[1] < 3.0 * hs[1] && err_h[1] < err_h[0],
                   "%s polar = %d: sup distance %.3g at h = 1e-3, %.3g at 1e-4 (O(h))", schemes[s]->name, polar, err_h[0],
@@ -315,7 +322,7 @@ static void test_default_sweep(void)
     for (int k = 0; k < 9; k++)
         mu[k] = pow(10.0, 2 + k);
     for (int polar = 0; polar < 2; polar++) {
-        pl_model m;
+        pl_model m = {0};
         pl_sweep sw;
         pl_error err;
         if (!init(&m, polar, 1.0))
@@ -329,6 +336,7 @@ static void test_default_sweep(void)
         CHECK(fabs(sup->conv.rate - 0.5) < 0.02, "polar = %d: sup abs(q^mu - q) ~ mu^-1/2 (rate %.3f)", polar,
               sup->conv.rate);
         pl_sweep_free(&sw);
+        pl_model_free(&m);
     }
 }
 

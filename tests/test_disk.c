@@ -41,6 +41,7 @@ static const params DEFAULTS = {1.0, 9.81, 1.0, 1.0}, OTHER = {2.0, 1.0, -0.5, 3
 
 static int init(pl_model *m, const params *p)
 {
+    pl_model_free(m); /* the model this variable held before */
     pl_error err;
     pl_setting s[] = {{"R", p->R}, {"g", p->g}, {"v0", p->v0}, {"k", p->k}};
     int ok = pl_model_init(m, &pl_case_disk, s, 4, &err) == PL_OK;
@@ -89,22 +90,23 @@ static double angle(const double *q)
 
 static void test_geometry(void)
 {
-    pl_model m;
+    pl_model m = {0};
     if (!init(&m, &OTHER))
         return;
     const double q[2] = {0.9, 1.7}, v[2] = {0.4, -1.3};
     double r = hypot(q[0], q[1]), n[2] = {q[0] / r, q[1] / r};
-    pl_gap gap;
-    pl_model_gap(&m, 0, 0.0, q, &gap);
-    CHECK_NEAR(gap.g, r - 2.0, 1e-15, "G = |q| - R");
+    pl_gap *gap = pl_gap_new(1, m.n, 1);
+    pl_model_gap(&m, 0, 0.0, q, gap);
+    CHECK_NEAR(gap->g, r - 2.0, 1e-15, "G = |q| - R");
     for (int a = 0; a < 2; a++) {
-        NEAR(gap.grad[a], n[a], 1e-15, "grad G = q/|q|, [%d]", a);
+        NEAR(gap->grad[a], n[a], 1e-15, "grad G = q/|q|, [%d]", a);
         for (int b = 0; b < 2; b++)
-            NEAR(gap.hess[a * 2 + b], ((a == b) - n[a] * n[b]) / r, 1e-15, "Hessian [%d][%d]", a, b);
+            NEAR(gap->hess[a * 2 + b], ((a == b) - n[a] * n[b]) / r, 1e-15, "Hessian [%d][%d]", a, b);
     }
+    free(gap);
     /* D = a.n + (|v|^2 - (v.n)^2)/|q|: gravity along the normal and the centripetal term */
     double vn = v[0] * n[0] + v[1] * n[1];
-    CHECK_NEAR(pl_model_free_gap_accel(&m, 0, 0.0, q, v), -1.0 * n[1] + (v[0] * v[0] + v[1] * v[1] - vn * vn) / r,
+    CHECK_NEAR(free_gap_accel_once(&m, 0, 0.0, q, v), -1.0 * n[1] + (v[0] * v[0] + v[1] * v[1] - vn * vn) / r,
                1e-14, "D");
     /* On the circle, tangential speed u at the angle phi: F^sm = -(g cos phi - u^2/R)/k, or 0 once the
      * centripetal demand exceeds gravity's normal part. */
@@ -114,10 +116,11 @@ static void test_geometry(void)
         double vc[2] = {u * cos(phi), -u * sin(phi)}, lambda[1], fsm[1], N = cos(phi) - u * u / 2.0;
         int set[1] = {1};
         pl_error err;
-        CHECK(pl_sliding_force(&m, 0.0, qc, vc, set, lambda, fsm, &err) == PL_OK, "F^sm: %s", err.message);
+        CHECK(sliding_force_once(&m, 0.0, qc, vc, set, lambda, fsm, &err) == PL_OK, "F^sm: %s", err.message);
         NEAR(lambda[0], fmax(N, 0.0), 1e-14, "phi = %g, u = %g: lambda = max(g cos phi - u^2/R, 0)", phi, u);
         NEAR(fsm[0], -fmax(N, 0.0) / 3.0, 1e-14, "phi = %g, u = %g: F^sm = -lambda/k", phi, u);
     }
+    pl_model_free(&m);
 }
 
 /* The case's elliptic-integral closed form against the quadrature; NAN where there is no slide. */
@@ -125,20 +128,22 @@ static void test_lift_off_time(void)
 {
     const params ps[] = {DEFAULTS, OTHER, {0.5, 2.0, 0.01, 1.0}, {3.0, 9.81, 5.0, 1.0}};
     for (size_t c = 0; c < sizeof ps / sizeof ps[0]; c++) {
-        pl_model m;
+        pl_model m = {0};
         if (!init(&m, &ps[c]))
             continue;
         double t = t_off_quadrature(&ps[c]);
         NEAR(pl_model_limit_value(&m, PL_LIMIT_LIFT_OFF_FIRST), t, 1e-13 * t, "t_off, R = %g, g = %g, v0 = %g", ps[c].R,
              ps[c].g, ps[c].v0);
         CHECK(isnan(pl_model_limit_value(&m, PL_LIMIT_FIRST_IMPACT_TIME)), "no impact");
+        pl_model_free(&m);
     }
     const params none[] = {{1.0, 9.81, 0.0, 1.0}, {1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.5, 1.0}};
     for (size_t c = 0; c < 3; c++) {
-        pl_model m;
+        pl_model m = {0};
         if (init(&m, &none[c]))
             CHECK(isnan(pl_model_limit_value(&m, PL_LIMIT_LIFT_OFF_FIRST)), "v0 = %g, g R = %g: no lift-off time",
                   none[c].v0, none[c].g * none[c].R);
+        pl_model_free(&m);
     }
 }
 
@@ -149,7 +154,7 @@ static void test_limit(void)
     const params *ps[] = {&DEFAULTS, &OTHER};
     for (int c = 0; c < 2; c++) {
         const params *p = ps[c];
-        pl_model m;
+        pl_model m = {0};
         pl_solution r;
         pl_error err;
         if (!init(&m, p))
@@ -164,6 +169,7 @@ static void test_limit(void)
               "case %d: slides from t = 0, then one lift-off (%zu events)", c, r.nevents);
         if (!off) {
             pl_solution_free(&r);
+            pl_model_free(&m);
             continue;
         }
         double phi_off = acos(cos_off(p)) * (p->v0 > 0 ? 1.0 : -1.0);
@@ -178,7 +184,7 @@ static void test_limit(void)
             if (t < off->t) {
                 int set[1] = {1};
                 double lambda[1], fsm[1];
-                CHECK(pl_sliding_force(&m, t, q, v, set, lambda, fsm, &err) == PL_OK, "F^sm: %s", err.message);
+                CHECK(sliding_force_once(&m, t, q, v, set, lambda, fsm, &err) == PL_OK, "F^sm: %s", err.message);
                 worst_r = fmax(worst_r, fabs(hypot(q[0], q[1]) - p->R));
                 worst_v2 = fmax(worst_v2, fabs(v[0] * v[0] + v[1] * v[1] - speed2(p, phi)));
                 worst_f = fmax(worst_f, fabs(fsm[0] + normal_force(p, phi) / p->k));
@@ -198,6 +204,7 @@ static void test_limit(void)
         CHECK(worst_fly < 1e-9 * p->R, "case %d: the parabola after lift-off (%.3g)", c, worst_fly);
         CHECK(gmin > 0.0, "case %d: clear of the disk after lift-off (min G %g)", c, gmin);
         pl_solution_free(&r);
+        pl_model_free(&m);
     }
 }
 
@@ -210,7 +217,7 @@ static void test_penalty(void)
     double t_off = t_off_quadrature(p), phi_off = acos(cos_off(p));
     for (int c = 0; c < 2; c++) {
         double mu = mus[c], omega = sqrt(mu);
-        pl_model m;
+        pl_model m = {0};
         pl_solution r;
         pl_error err;
         if (!init(&m, p))
@@ -242,6 +249,7 @@ static void test_penalty(void)
               "mu = %g: mu G = -(N - 2 N'/omega + 3 N''/omega^2)/k to %.3g (tol %.3g; the lag term is %.3g)", mu,
               worst, tol, scale);
         pl_solution_free(&r);
+        pl_model_free(&m);
     }
 }
 
@@ -252,7 +260,7 @@ static void test_sweep(void)
     double mu[] = {1e4, 1e5, 1e6, 1e7, 1e8}, mu_default[9];
     for (int k = 0; k < 9; k++)
         mu_default[k] = pow(10.0, 2 + k);
-    pl_model m;
+    pl_model m = {0};
     pl_sweep sw;
     pl_error err;
     if (!init(&m, &DEFAULTS))
@@ -277,6 +285,7 @@ static void test_sweep(void)
     CHECK(pl_sweep_run(&m, mu_default, 9, &o, &sw, &err) == PL_OK, "default sweep: %s", err.message);
     CHECK(sw.failures == 0, "default sweep: no failures");
     pl_sweep_free(&sw);
+    pl_model_free(&m);
 }
 
 /* The schemes against the limit solution: O(h) at t = 1 after lift-off; Paoli's and Maury's lift-off
@@ -287,7 +296,7 @@ static void test_schemes(void)
 {
     const pl_solver_type *schemes[] = {&pl_solver_moreau_jean, &pl_solver_paoli, &pl_solver_maury};
     const double hs[] = {1e-3, 1e-4};
-    pl_model m;
+    pl_model m = {0};
     pl_solution lim;
     pl_error err;
     if (!init(&m, &DEFAULTS))
@@ -319,6 +328,7 @@ static void test_schemes(void)
               "%s: distance at t = 1, %.3g at h = 1e-3, %.3g at 1e-4 (O(h))", schemes[s]->name, e[0], e[1]);
     }
     pl_solution_free(&lim);
+    pl_model_free(&m);
 }
 
 int main(void)

@@ -40,6 +40,7 @@ typedef struct pl_stepper pl_stepper;
 struct pl_stepper {
     const char *name;
     size_t size;
+    size_t nroots; /* of the spec: the length of root_info's found */
     double t;  /* the current time */
     double *y; /* the state at t (a solver may change it before a restart) */
     /* No step longer than this (0: no limit); a solver may change it between steps.  Honoured by the
