@@ -56,6 +56,7 @@ static void rest_after_capture(double rtol)
             pl_solution_free(&r);
         }
         printf(" %10.2f\n", (double)hi / (double)lo);
+        pl_model_free(&model);
     }
 }
 
@@ -107,6 +108,7 @@ int main(int argc, char **argv)
         pl_solution_free(&r);
     }
     printf("per-episode steps, mu = 1e12 over mu = 1e4: %.2f (target <= 1.5)\n", per_episode_last / per_episode0);
+    pl_model_free(&model);
     rest_after_capture(rtol);
     return 0;
 }

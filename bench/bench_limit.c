@@ -50,6 +50,7 @@ int main(void)
                    pr.nepisodes, wall / wall_limit);
             pl_solution_free(&pr);
         }
+        pl_model_free(&model);
     }
     return 0;
 }

@@ -125,12 +125,24 @@ typedef struct {
     long rhs_search; /* of rhs: in crossing searches (GSL peers) */
     double wall;
     contact_list contacts;
-    double v_final[PL_MAX_DOF];
+    double *v_final; /* n */
 } run_result;
+
+/* An empty result with room for the final velocity of n dofs; non-zero (with the reason) if out of memory. */
+static int result_init(run_result *r, size_t n)
+{
+    memset(r, 0, sizeof *r);
+    r->v_final = calloc(n, sizeof *r->v_final);
+    if (!r->v_final)
+        snprintf(r->why, sizeof r->why, "out of memory");
+    return !r->v_final;
+}
 
 static void result_free(run_result *r)
 {
     contacts_free(&r->contacts);
+    free(r->v_final);
+    r->v_final = NULL;
 }
 
 /* ---- the problems and how a run is measured ------------------------------------------------------- */
@@ -148,7 +160,7 @@ typedef struct {
     compare_kind kind;
     double min_entry_speed; /* contacts entered slower (not at t = 0) are not counted (wedge) */
     contact_list ref;       /* the reference's contacts */
-    double ref_v_final[PL_MAX_DOF];
+    double *ref_v_final;    /* n */
     double ref_dist_t, ref_dist_v; /* the reference's own uncertainty (penlim references) */
     char ref_note[400];            /* how the reference was obtained */
     int verbose;                   /* every scanned setting on stderr */
@@ -265,7 +277,8 @@ static accuracy measure(const problem *pb, const run_result *r, int relaxed)
 
 static void run_penlim(const problem *pb, double rtol, run_result *r)
 {
-    memset(r, 0, sizeof *r);
+    if (result_init(r, pb->model.n))
+        return;
     pl_solution sol;
     pl_error err;
     double t0 = now_seconds();
@@ -287,7 +300,8 @@ static void run_penlim(const problem *pb, double rtol, run_result *r)
         if (!isnan(e->t_out))
             contacts_close(&r->contacts, e->constraint, e->t_out, e->gdot_out);
     }
-    memcpy(r->v_final, sol.v_final, pb->model.n * sizeof *r->v_final);
+    if (sol.v_final)
+        memcpy(r->v_final, sol.v_final, pb->model.n * sizeof *r->v_final);
     pl_solution_free(&sol);
 }
 
@@ -299,7 +313,26 @@ typedef struct {
     size_t n, m, N;
     long rhs, jac; /* evaluations so far */
     long budget;   /* right-hand-side evaluations allowed; beyond, the run is abandoned */
+    /* work arrays of the run, allocated once (field_init), each for one function */
+    pl_forces fo;                     /* field_rhs */
+    pl_contact *c;                    /* field_gaps */
+    double *fp;                       /* n: field_gaps */
+    double *g, *gdot, *g_step, *g_search; /* m: field_init, switch_modes and CVODE; the GSL step; crossings */
+    double *f0, *f1, *y1;             /* N: starting_step */
+    double *y0, *yerr, *yb, *yx, *y, *y_cross, *yc; /* N: reintegration, run_gsl */
+    double *jr;                       /* N x N: cv_jac */
+    int *found;                       /* m: CVODE's roots */
+    double *block;
 } peer_field;
+
+static void field_free(peer_field *f)
+{
+    pl_penalized_free(&f->field);
+    pl_forces_free(&f->fo);
+    free(f->c);
+    free(f->found);
+    free(f->block);
+}
 
 /* 0; 1 (recoverable: the integrator may retry a smaller step) on a non-finite result; -1 past the
  * budget or on a singular mass matrix. */
@@ -307,13 +340,13 @@ static int field_rhs(peer_field *f, double t, const double *y, double *dy)
 {
     if (++f->rhs > f->budget)
         return -1;
-    pl_forces fo;
-    if (pl_penalized_forces(&f->field, t, y, y + f->n, &fo))
+    pl_forces *fo = &f->fo;
+    if (pl_penalized_forces(&f->field, t, y, y + f->n, fo))
         return -1;
     int finite = 1;
     for (size_t j = 0; j < f->n; j++) {
-        dy[j] = fo.fp[j];
-        dy[f->n + j] = fo.a[j] + fo.ac[j];
+        dy[j] = fo->fp[j];
+        dy[f->n + j] = fo->a[j] + fo->ac[j];
         finite = finite && isfinite(dy[j]) && isfinite(dy[f->n + j]);
     }
     return finite ? 0 : 1;
@@ -328,14 +361,12 @@ static int field_jac(peer_field *f, double t, const double *y, double *J)
 /* Gap and gap rate of every constraint at (t, y). */
 static void field_gaps(const peer_field *f, double t, const double *y, double *g, double *gdot)
 {
-    double fp[PL_MAX_DOF];
-    pl_model_velocity_map(f->model, t, y, y + f->n, fp, NULL, NULL, NULL);
+    pl_model_velocity_map(f->model, t, y, y + f->n, f->fp, NULL, NULL, NULL);
     for (size_t i = 0; i < f->m; i++) {
-        pl_contact c;
-        pl_model_contact(f->model, i, t, y, fp, NULL, &c);
-        g[i] = c.gap.g;
+        pl_model_contact_at(f->model, f->field.work, i, t, y, f->fp, f->c);
+        g[i] = f->c->gap.g;
         if (gdot)
-            gdot[i] = c.gdot;
+            gdot[i] = f->c->gdot;
     }
 }
 
@@ -346,20 +377,33 @@ static int consistent(int active, double g)
     return active ? g <= 0.0 : g > 0.0;
 }
 
-static int field_init(peer_field *f, const problem *pb, double *y, run_result *r)
+/* The field of pb with its work arrays; y: its initial state (f->y).  Non-zero if out of memory (f
+ * is freeable either way). */
+static int field_init(peer_field *f, const problem *pb, run_result *r)
 {
     memset(f, 0, sizeof *f);
     f->model = &pb->model;
-    f->n = pb->model.n;
-    f->m = pb->model.m;
-    f->N = 2 * f->n;
+    size_t n = f->n = pb->model.n, m = f->m = pb->model.m, N = f->N = 2 * n;
     f->budget = 40000000;
-    pl_penalized_init(&f->field, &pb->model, pb->mu);
+    pl_error err;
+    if (pl_penalized_init(&f->field, &pb->model, pb->mu, &err) != PL_OK ||
+        pl_forces_init(&f->fo, &pb->model, &err) != PL_OK || !(f->c = pl_contact_new(1, n, 0)) ||
+        !(f->block = calloc(n + 4 * m + 10 * N + N * N, sizeof *f->block)) || !(f->found = calloc(m, sizeof *f->found)))
+        return -1;
+    double *p = f->block;
+    f->fp = p, p += n;
+    double **con[] = {&f->g, &f->gdot, &f->g_step, &f->g_search};
+    for (size_t k = 0; k < 4; k++)
+        *con[k] = p, p += m;
+    double **st[] = {&f->f0, &f->f1, &f->y1, &f->y0, &f->yerr, &f->yb, &f->yx, &f->y, &f->y_cross, &f->yc};
+    for (size_t k = 0; k < 10; k++)
+        *st[k] = p, p += N;
+    f->jr = p;
+    double *y = f->y, *g = f->g, *gdot = f->gdot;
     pl_model_initial_state(&pb->model, y, y + f->n);
-    double g[PL_MAX_CON], gdot[PL_MAX_CON];
     field_gaps(f, 0.0, y, g, gdot);
     for (size_t i = 0; i < f->m; i++) {
-        f->field.active[i] = pl_model_initially_active(&pb->model, i, 0.0, y, y + f->n);
+        f->field.active[i] = pl_model_initially_active(&pb->model, f->field.work, i, 0.0, y, y + f->n);
         if (f->field.active[i] && contacts_open(&r->contacts, i, 0.0, gdot[i]))
             return -1;
     }
@@ -370,7 +414,7 @@ static int field_init(peer_field *f, const problem *pb, double *y, run_result *r
  * Returns the number switched (-1 out of memory). */
 static int switch_modes(peer_field *f, double t, const double *y, run_result *r)
 {
-    double g[PL_MAX_CON], gdot[PL_MAX_CON];
+    double *g = f->g, *gdot = f->gdot;
     field_gaps(f, t, y, g, gdot);
     int changed = 0;
     for (size_t i = 0; i < f->m; i++) {
@@ -393,7 +437,7 @@ static int switch_modes(peer_field *f, double t, const double *y, run_result *r)
  * time scale changes by up to sqrt(mu). */
 static double starting_step(peer_field *f, double t, const double *y, double t_end, double tol, unsigned order)
 {
-    double f0[2 * PL_MAX_DOF], f1[2 * PL_MAX_DOF], y1[2 * PL_MAX_DOF];
+    double *f0 = f->f0, *f1 = f->f1, *y1 = f->y1;
     size_t N = f->N;
     double d0 = 0.0, d1 = 0.0, d2 = 0.0, remaining = t_end - t;
     if (field_rhs(f, t, y, f0))
@@ -457,7 +501,7 @@ typedef struct {
     gsl_odeiv2_system *sys;
     gsl_odeiv2_driver *main;  /* its stepper takes the single steps (rk8pd, rk4imp) */
     gsl_odeiv2_driver *again; /* a second msbdf for fresh integrations */
-    double t0, y0[2 * PL_MAX_DOF];
+    double t0, *y0;           /* N */
     double h_start; /* msbdf: its first step */
 } reintegration;
 
@@ -466,10 +510,8 @@ static int reintegrate(reintegration *ri, double tau, double *y)
 {
     size_t N = ri->f->N;
     memcpy(y, ri->y0, N * sizeof *y);
-    if (ri->p->one_step) {
-        double yerr[2 * PL_MAX_DOF];
-        return gsl_odeiv2_step_apply(ri->main->s, ri->t0, tau - ri->t0, y, yerr, NULL, NULL, ri->sys);
-    }
+    if (ri->p->one_step)
+        return gsl_odeiv2_step_apply(ri->main->s, ri->t0, tau - ri->t0, y, ri->f->yerr, NULL, NULL, ri->sys);
     int s = gsl_odeiv2_driver_reset_hstart(ri->again, fmin(ri->h_start, tau - ri->t0));
     if (s != GSL_SUCCESS)
         return s;
@@ -487,7 +529,7 @@ static int locate_crossing(reintegration *ri, size_t i, double t1, const double 
     peer_field *f = ri->f;
     size_t N = f->N;
     int active = f->field.active[i];
-    double g[PL_MAX_CON], yb[2 * PL_MAX_DOF], yx[2 * PL_MAX_DOF];
+    double *g = f->g_search, *yb = f->yb, *yx = f->yx;
     double a = ri->t0, b = t1;
     field_gaps(f, a, ri->y0, g, NULL);
     double fa = g[i];
@@ -525,16 +567,18 @@ static int locate_crossing(reintegration *ri, size_t i, double t1, const double 
 
 static void run_gsl(const peer *p, const problem *pb, double tol, run_result *r)
 {
-    memset(r, 0, sizeof *r);
+    if (result_init(r, pb->model.n))
+        return;
     double wall0 = now_seconds();
     peer_field f;
-    double y[2 * PL_MAX_DOF] = {0}, g[PL_MAX_CON], t = 0.0, t_end = pb->t_end;
+    double *y = NULL, *g = NULL, t = 0.0, t_end = pb->t_end;
     gsl_odeiv2_system sys = {gsl_rhs, gsl_jac, 0, &f};
     gsl_odeiv2_driver *d = NULL, *again = NULL;
-    if (field_init(&f, pb, y, r)) {
+    if (field_init(&f, pb, r)) {
         snprintf(r->why, sizeof r->why, "out of memory");
         goto done;
     }
+    y = f.y, g = f.g_step;
     size_t N = sys.dimension = f.N;
     double h = starting_step(&f, t, y, t_end, tol, p->order);
     d = gsl_odeiv2_driver_alloc_y_new(&sys, *p->gsl_type, h, tol, tol);
@@ -544,7 +588,7 @@ static void run_gsl(const peer *p, const problem *pb, double tol, run_result *r)
         snprintf(r->why, sizeof r->why, "GSL driver allocation failed");
         goto done;
     }
-    reintegration ri = {.p = p, .f = &f, .sys = &sys, .main = d, .again = again};
+    reintegration ri = {.p = p, .f = &f, .sys = &sys, .main = d, .again = again, .y0 = f.y0};
     while (t < t_end) {
         ri.t0 = t;
         memcpy(ri.y0, y, N * sizeof *y);
@@ -560,7 +604,7 @@ static void run_gsl(const peer *p, const problem *pb, double tol, run_result *r)
         }
         /* The sign check: the earliest crossing among the constraints whose mode disagrees. */
         field_gaps(&f, t, y, g, NULL);
-        double t_cross = INFINITY, y_cross[2 * PL_MAX_DOF], yc[2 * PL_MAX_DOF];
+        double t_cross = INFINITY, *y_cross = f.y_cross, *yc = f.yc;
         for (size_t i = 0; i < f.m; i++) {
             if (consistent(f.field.active[i], g[i]))
                 continue;
@@ -597,7 +641,8 @@ static void run_gsl(const peer *p, const problem *pb, double tol, run_result *r)
     }
     r->ok = 1;
 done:
-    memcpy(r->v_final, y + f.n, f.n * sizeof *y);
+    if (y)
+        memcpy(r->v_final, y + f.n, f.n * sizeof *y);
     r->rhs = f.rhs;
     r->jac = f.jac;
     if (again)
@@ -605,6 +650,7 @@ done:
     if (d)
         gsl_odeiv2_driver_free(d);
     r->wall = now_seconds() - wall0;
+    field_free(&f);
 }
 
 /* ---- CVODE peers ----------------------------------------------------------------------------------- */
@@ -619,7 +665,7 @@ static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *use
 {
     (void)fy, (void)t1, (void)t2, (void)t3;
     peer_field *f = user;
-    double Jr[4 * PL_MAX_DOF * PL_MAX_DOF];
+    double *Jr = f->jr;
     if (field_jac(f, t, N_VGetArrayPointer(y), Jr))
         return -1;
     for (size_t r = 0; r < f->N; r++)
@@ -660,7 +706,8 @@ static void add_steps(void *mem, run_result *r)
 
 static void run_cvode(const peer *p, const problem *pb, double tol, run_result *r)
 {
-    memset(r, 0, sizeof *r);
+    if (result_init(r, pb->model.n))
+        return;
     double wall0 = now_seconds();
     peer_field f;
     char message[200] = "";
@@ -670,11 +717,12 @@ static void run_cvode(const peer *p, const problem *pb, double tol, run_result *
     SUNMatrix J = NULL;
     SUNLinearSolver LS = NULL;
     void *mem = NULL;
-    double y0[2 * PL_MAX_DOF] = {0}, *y = NULL;
-    if (field_init(&f, pb, y0, r)) {
+    double *y0 = NULL, *y = NULL;
+    if (field_init(&f, pb, r)) {
         snprintf(r->why, sizeof r->why, "out of memory");
         goto done;
     }
+    y0 = f.y;
     CV_TRY(SUNContext_Create(NULL, &sun), "SUNContext_Create");
     yv = N_VNew_Serial((sunindextype)f.N, sun);
     J = SUNDenseMatrix((sunindextype)f.N, (sunindextype)f.N, sun);
@@ -704,13 +752,13 @@ static void run_cvode(const peer *p, const problem *pb, double tol, run_result *
         CV_TRY(flag, "CVode");
         if (flag != CV_ROOT_RETURN)
             continue; /* CV_TSTOP_RETURN at t_end */
-        int found[PL_MAX_CON];
+        int *found = f.found;
         CV_TRY(CVodeGetRootInfo(mem, found), "CVodeGetRootInfo");
         /* CVODE reports the direction of each crossing; the state it returns may have the gap at
          * exactly 0, so the direction, not the sign there, sets the mode.  A sign change whose
          * direction disagrees with the gap rate is round-off at a tangency, not a switch.  A
          * restart follows in any case, or CVODE would stop on the same root again. */
-        double g[PL_MAX_CON], gdot[PL_MAX_CON];
+        double *g = f.g, *gdot = f.gdot;
         field_gaps(&f, t, y, g, gdot);
         for (size_t i = 0; i < f.m; i++) {
             int entry = found[i] < 0 && gdot[i] < 0.0, exit = found[i] > 0 && gdot[i] > 0.0;
@@ -732,9 +780,11 @@ static void run_cvode(const peer *p, const problem *pb, double tol, run_result *
 done:
     if (mem)
         add_steps(mem, r);
-    memcpy(r->v_final, (y ? y : y0) + f.n, f.n * sizeof *r->v_final);
+    if (y || y0)
+        memcpy(r->v_final, (y ? y : y0) + f.n, f.n * sizeof *r->v_final);
     r->rhs = f.rhs;
     r->jac = f.jac;
+    field_free(&f);
     if (mem)
         CVodeFree(&mem);
     if (LS)
@@ -871,7 +921,7 @@ static int penlim_reference(problem *pb)
             contacts_free(&pb->ref);
             pb->ref = r0.contacts;
             r0.contacts = (contact_list){0};
-            memcpy(pb->ref_v_final, r0.v_final, sizeof pb->ref_v_final);
+            memcpy(pb->ref_v_final, r0.v_final, pb->model.n * sizeof *pb->ref_v_final);
             accuracy a = measure(pb, &r1, 0);
             pb->ref_dist_t = a.err_t;
             pb->ref_dist_v = a.err_v;
@@ -1129,6 +1179,14 @@ static void bench_problem(const problem *pb)
     fflush(stdout);
 }
 
+static void problem_free(problem *pb)
+{
+    contacts_free(&pb->ref);
+    free(pb->ref_v_final);
+    pb->ref_v_final = NULL;
+    pl_model_free(&pb->model);
+}
+
 static int make_problem(problem *pb, const char *title, const pl_case *cs, const pl_setting *s, size_t ns,
                         double mu, double t_end, compare_kind kind, int verbose)
 {
@@ -1136,6 +1194,11 @@ static int make_problem(problem *pb, const char *title, const pl_case *cs, const
     pl_error err;
     if (pl_model_init(&pb->model, cs, s, ns, &err) != PL_OK) {
         printf("%s: %s\n", title, err.message);
+        return -1;
+    }
+    if (!(pb->ref_v_final = calloc(pb->model.n, sizeof *pb->ref_v_final))) {
+        printf("%s: out of memory\n", title);
+        problem_free(pb);
         return -1;
     }
     pb->title = title;
@@ -1147,7 +1210,7 @@ static int make_problem(problem *pb, const char *title, const pl_case *cs, const
     int s_ref = kind == CMP_BALL ? ball_reference(pb) : penlim_reference(pb);
     if (s_ref) {
         printf("%s, mu = %.0e: no reference\n", title, mu);
-        contacts_free(&pb->ref);
+        problem_free(pb);
         return -1;
     }
     if (kind == CMP_BALL) {
@@ -1192,7 +1255,7 @@ int main(int argc, char **argv)
             make_problem(&pb, "bouncing_ball, e = 0.9 (exact reference)", &pl_case_bouncing_ball, NULL, 0, ball_mu[k],
                          10.0, CMP_BALL, verbose) == 0) {
             bench_problem(&pb);
-            contacts_free(&pb.ref);
+            problem_free(&pb);
         }
     }
     const double other_mu[] = {1e6, 1e10};
@@ -1203,7 +1266,7 @@ int main(int argc, char **argv)
             make_problem(&pb, "wedge, m = -0.5, q0 = (1, 1.01), e = 0", &pl_case_wedge, w, 3, other_mu[k], 3.0,
                          CMP_WEDGE, verbose) == 0) {
             bench_problem(&pb);
-            contacts_free(&pb.ref);
+            problem_free(&pb);
         }
     }
     for (size_t k = 0; k < sizeof other_mu / sizeof other_mu[0]; k++) {
@@ -1212,7 +1275,7 @@ int main(int argc, char **argv)
             make_problem(&pb, "vibrating_table, e = 0.5 (sustained contact, lift-off)", &pl_case_vibrating_table,
                          NULL, 0, other_mu[k], 3.0, CMP_TABLE, verbose) == 0) {
             bench_problem(&pb);
-            contacts_free(&pb.ref);
+            problem_free(&pb);
         }
     }
     printf("\ntotal run time %.0f s\n", now_seconds() - t0);

@@ -55,6 +55,7 @@ static void bench_case(const char *title, const pl_case *cs, const pl_setting *s
     if (isnan(solve_timed(&lc, &m, t_end, &limit, &err)) || pl_analyze(&m, &limit, &la, &err) != PL_OK ||
         pl_trajectory_build(&lt, &m, &limit, &err) != PL_OK) {
         printf("  limit solution failed: %s\n", err.message);
+        pl_model_free(&m);
         return;
     }
     pl_analysed ref = {&limit, &la, &lt};
@@ -89,6 +90,7 @@ static void bench_case(const char *title, const pl_case *cs, const pl_setting *s
     pl_trajectory_free(&lt);
     pl_analysis_free(&la);
     pl_solution_free(&limit);
+    pl_model_free(&m);
 }
 
 int main(void)

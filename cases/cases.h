@@ -14,6 +14,10 @@
 
 extern const pl_case pl_case_bouncing_ball;
 extern const pl_case pl_case_corner;
+extern const pl_case pl_case_cup;
+extern const pl_case pl_case_disk;
+extern const pl_case pl_case_double_pendulum;
+extern const pl_case pl_case_schatzman;
 extern const pl_case pl_case_vibrating_table;
 extern const pl_case pl_case_wedge;
 

@@ -7,6 +7,10 @@ static const pl_case *const registry[] = {
     &pl_case_vibrating_table,
     &pl_case_wedge,
     &pl_case_corner,
+    &pl_case_cup,
+    &pl_case_disk,
+    &pl_case_double_pendulum,
+    &pl_case_schatzman,
 };
 
 size_t pl_case_count(void)

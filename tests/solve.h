@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include "model/sliding.h"
 #include "solvers/solver.h"
 
 /* Solve with `solver`; options given as name/value pairs (count of them in nopt), t_end <= 0 for
@@ -18,7 +19,7 @@ static inline pl_status solve_with(const pl_solver_type *solver, const pl_model 
     for (size_t k = 0; k < nopt; k++) {
         pl_status s = pl_solve_opts_set(&o, solver, names[k], values[k], err);
         if (s != PL_OK) {
-            pl_solution_init(sol, solver, model, o.t_end);
+            pl_solution_init(sol, solver, model, o.t_end, NULL); /* freeable whatever its own status */
             return s;
         }
     }
@@ -47,6 +48,36 @@ static inline pl_status solve_scheme(const pl_solver_type *scheme, const pl_mode
     const char *names[] = {"h"};
     double values[] = {h};
     return solve_with(scheme, model, t_end, 0, names, values, 1, sol, err);
+}
+
+/* One evaluation with its own scratch (tests only: a solver allocates its pl_work once per run). */
+static inline void accel_once(const pl_model *model, double t, const double *q, const double *v, double *a,
+                              double *a_q, double *a_v)
+{
+    pl_work *w = pl_work_new(model);
+    pl_model_accel(model, w, t, q, v, a, a_q, a_v);
+    pl_work_free(w);
+}
+
+static inline double free_gap_accel_once(const pl_model *model, size_t i, double t, const double *q, const double *v)
+{
+    pl_work *w = pl_work_new(model);
+    double D = pl_model_free_gap_accel(model, w, i, t, q, v);
+    pl_work_free(w);
+    return D;
+}
+
+static inline pl_status sliding_force_once(const pl_model *model, double t, const double *q, const double *v,
+                                           const int *set, double *lambda, double *fsm, pl_error *err)
+{
+    pl_work *w = pl_work_new(model);
+    pl_contact_set cs;
+    pl_status st = pl_contact_set_init(&cs, model, err);
+    if (st == PL_OK)
+        st = pl_sliding_force(model, w, &cs, t, q, v, set, lambda, fsm, err);
+    pl_contact_set_free(&cs);
+    pl_work_free(w);
+    return st;
 }
 
 #endif

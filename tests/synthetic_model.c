@@ -1,6 +1,7 @@
 #include "synthetic_model.h"
 
 #include <math.h>
+#include <stdio.h>
 
 enum { E, XI, K, NPAR };
 
@@ -218,3 +219,140 @@ const pl_case pl_test_case_push = {
     .law = push_law,
     .scales = push_scales,
 };
+
+enum { BN, BG, BH0, BKAPPA, BE, BXI, BK, BNPAR };
+
+static const pl_param_spec balls_params[BNPAR] = {
+    {"N", 3.0, 0.0, 1e9, 0, "number of balls: degrees of freedom and constraints"},
+    {"g", 9.81, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "gravity"},
+    {"h0", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "height of the lowest ball (ball i at h0 (1 + i/N))"},
+    {"kappa", 0.0, 0.0, INFINITY, 0, "stiffness of the springs between neighbours"},
+    {"e", 0.9, 0.0, 1.0, 0, "restitution of ball 0 (ball i: e (1 - i/(2N)))"},
+    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio of ball 0 (or set e)"},
+    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale of ball 0 (ball i: k (1 + i/N))"},
+};
+
+static size_t balls_count(const double *p)
+{
+    return (size_t)p[BN];
+}
+
+static int balls_check(const double *p, char *msg, size_t len)
+{
+    if (p[BN] != floor(p[BN])) {
+        snprintf(msg, len, "N = %g must be a whole number", p[BN]);
+        return 1;
+    }
+    return 0;
+}
+
+static void balls_sizes(const double *p, size_t *ndof, size_t *ncon)
+{
+    *ndof = *ncon = balls_count(p);
+}
+
+static double height(const double *p, size_t i)
+{
+    return p[BH0] * (1.0 + (double)i / p[BN]);
+}
+
+static double restitution(const double *p, size_t i)
+{
+    return p[BE] * (1.0 - 0.5 * (double)i / p[BN]);
+}
+
+static void balls_initial(const double *p, double *q, double *v)
+{
+    for (size_t i = 0; i < balls_count(p); i++) {
+        q[i] = height(p, i);
+        v[i] = 0.0;
+    }
+}
+
+/* f_i = -(1 + i) g + kappa (q_{i-1} - q_i) + kappa (q_{i+1} - q_i) (no spring beyond the ends). */
+static void balls_force(const double *p, double t, const double *q, const double *v, const double *u, double *f,
+                        double *f_q, double *f_v)
+{
+    (void)t, (void)v, (void)u;
+    size_t n = balls_count(p);
+    double kappa = p[BKAPPA];
+    for (size_t i = 0; i < n; i++) {
+        f[i] = -(1.0 + (double)i) * p[BG];
+        if (i > 0)
+            f[i] += kappa * (q[i - 1] - q[i]);
+        if (i + 1 < n)
+            f[i] += kappa * (q[i + 1] - q[i]);
+    }
+    for (size_t j = 0; j < n * n; j++) {
+        if (f_q)
+            f_q[j] = 0.0;
+        if (f_v)
+            f_v[j] = 0.0;
+    }
+    for (size_t i = 0; f_q && i < n; i++) {
+        if (i > 0)
+            f_q[i * n + i - 1] = kappa, f_q[i * n + i] -= kappa;
+        if (i + 1 < n)
+            f_q[i * n + i + 1] = kappa, f_q[i * n + i] -= kappa;
+    }
+}
+
+static void balls_mass(const double *p, const double *q, double *M)
+{
+    (void)q;
+    size_t n = balls_count(p);
+    for (size_t i = 0; i < n; i++)
+        M[i * n + i] = 1.0 + (double)i;
+}
+
+static void balls_gap(const double *p, size_t i, double t, const double *q, pl_gap *g)
+{
+    (void)p, (void)t;
+    g->g = q[i];
+    g->grad[i] = 1.0;
+}
+
+static void balls_law(const double *p, size_t i, pl_law *out)
+{
+    out->k = p[BK] * (1.0 + (double)i / p[BN]);
+    out->xi = pl_xi_from_restitution(restitution(p, i));
+}
+
+static void balls_scales(const double *p, double *velocity, double *acceleration)
+{
+    *velocity = sqrt(2.0 * p[BG] * height(p, balls_count(p) - 1));
+    *acceleration = p[BG];
+}
+
+const pl_case pl_test_case_balls = {
+    .name = "balls",
+    .summary = "N balls of masses 1..N, each over its own floor (sizes from the parameter N)",
+    .ndof = 0, /* from sizes */
+    .ncon = 0,
+    .params = balls_params,
+    .nparams = BNPAR,
+    .t_end = 1.0,
+    .initial_state = balls_initial,
+    .force = balls_force,
+    .gap = balls_gap,
+    .law = balls_law,
+    .scales = balls_scales,
+    .check = balls_check,
+    .sizes = balls_sizes,
+    .mass = balls_mass,
+};
+
+double pl_test_balls_height(const pl_model *model, size_t i)
+{
+    return height(model->par, i);
+}
+
+double pl_test_balls_restitution(const pl_model *model, size_t i)
+{
+    return restitution(model->par, i);
+}
+
+double pl_test_balls_impact_time(const pl_model *model, size_t i)
+{
+    return sqrt(2.0 * height(model->par, i) / model->par[BG]);
+}

@@ -139,6 +139,20 @@ static void test_mu_list(void)
     }
 }
 
+/* pl_sliding_force with scratch of its own for model m. */
+static pl_status sliding_force(const pl_model *m, double t, const double *q, const double *v, const int *set,
+                               double *lambda, double *fsm, pl_error *err)
+{
+    pl_contact_set cs;
+    pl_work *w = pl_work_new(m);
+    pl_status s = pl_contact_set_init(&cs, m, err);
+    if (s == PL_OK)
+        s = w ? pl_sliding_force(m, w, &cs, t, q, v, set, lambda, fsm, err) : PL_ERR_NOMEM;
+    pl_contact_set_free(&cs);
+    pl_work_free(w);
+    return s;
+}
+
 static void test_sliding_force(void)
 {
     pl_error err;
@@ -149,36 +163,39 @@ static void test_sliding_force(void)
     pl_model_init(&m, &pl_case_bouncing_ball, sb, 1, &err);
     double q = 0.0, v = 0.0;
     int one[] = {1};
-    CHECK(pl_sliding_force(&m, 0.0, &q, &v, one, lambda, fsm, &err) == PL_OK, "ball LCP: %s", err.message);
+    CHECK(sliding_force(&m, 0.0, &q, &v, one, lambda, fsm, &err) == PL_OK, "ball LCP: %s", err.message);
     CHECK_NEAR(fsm[0], -9.81 / 2.0, 1e-12, "ball F^sm = -g/k");
     CHECK_NEAR(lambda[0], 9.81, 1e-12, "ball force = weight");
+    pl_model_free(&m);
     /* Wedge pushed into its corner by f = (-1, -1): both walls carry -f. */
     pl_setting sw[] = {{"m", 0.5}, {"f1", -1.0}, {"f2", -1.0}};
     pl_model_init(&m, &pl_case_wedge, sw, 3, &err);
     double qw[] = {0.0, 0.0}, vw[] = {0.0, 0.0};
     int both[] = {1, 1};
-    CHECK(pl_sliding_force(&m, 0.0, qw, vw, both, lambda, fsm, &err) == PL_OK, "wedge LCP");
+    CHECK(sliding_force(&m, 0.0, qw, vw, both, lambda, fsm, &err) == PL_OK, "wedge LCP");
     CHECK_NEAR(lambda[0], 1.0, 1e-12, "corner force 1");
     CHECK_NEAR(lambda[1], 1.0, 1e-12, "corner force 2");
+    pl_model_free(&m);
     /* f = (-1, 1) pulls off wall 2: lambda_2 = 0, lambda_1 = -D_1/W_11 = 2/(4/3). */
     pl_setting sw2[] = {{"m", 0.5}, {"f1", -1.0}, {"f2", 1.0}};
     pl_model_init(&m, &pl_case_wedge, sw2, 3, &err);
-    CHECK(pl_sliding_force(&m, 0.0, qw, vw, both, lambda, fsm, &err) == PL_OK, "wedge LCP, lift-off");
+    CHECK(sliding_force(&m, 0.0, qw, vw, both, lambda, fsm, &err) == PL_OK, "wedge LCP, lift-off");
     CHECK_NEAR(lambda[0], 1.5, 1e-12, "wall 1 keeps pressing");
     CHECK_NEAR(lambda[1], 0.0, 1e-12, "wall 2 is released");
     CHECK_NEAR(fsm[0], -1.5 / 0.75, 1e-12, "F^sm_1 = -lambda_1/(m_1 k)");
+    pl_model_free(&m);
 }
 
 /* With F_p != v (the synthetic model), the LCP force must still give G'' = 0: the coupling is
  * grad G . (dF_p/dv) w, not grad G . w (a defect once, 17% off).  G'' by central differences of
  * Gdot along the flow with that force. */
-static double gdot_at(const pl_model *m, size_t i, double t, const double *q, const double *v)
+static double gdot_at(const pl_model *m, pl_work *w, pl_contact *c, size_t i, double t, const double *q,
+                      const double *v)
 {
-    double fp[PL_MAX_DOF];
-    pl_contact c;
+    double fp[2]; /* the synthetic model's 2 dofs */
     pl_model_velocity_map(m, t, q, v, fp, NULL, NULL, NULL);
-    pl_model_contact(m, i, t, q, fp, NULL, &c);
-    return c.gdot;
+    pl_model_contact_at(m, w, i, t, q, fp, c);
+    return c->gdot;
 }
 
 static void test_sliding_force_general(void)
@@ -188,19 +205,24 @@ static void test_sliding_force_general(void)
     pl_model_init(&m, &pl_test_case_synthetic, NULL, 0, &err);
     double t = 1.0, q[2] = {0.3, 0.4}, v[2] = {-0.2, 0.1}, lambda[2], fsm[2];
     int set[2] = {0, 1};
-    CHECK(pl_sliding_force(&m, t, q, v, set, lambda, fsm, &err) == PL_OK && lambda[1] > 0, "pressed");
+    CHECK(sliding_force(&m, t, q, v, set, lambda, fsm, &err) == PL_OK && lambda[1] > 0, "pressed");
     double fp[2], a[2], h = 1e-6, qp[2], vp[2], qm[2], vm[2];
-    pl_contact c;
+    pl_work *w = pl_work_new(&m);
+    pl_contact *c = pl_contact_new(1, m.n, 0), *cd = pl_contact_new(1, m.n, 0);
     pl_model_velocity_map(&m, t, q, v, fp, NULL, NULL, NULL);
-    pl_model_accel(&m, t, q, v, a, NULL, NULL);
-    pl_model_contact(&m, 1, t, q, fp, NULL, &c);
+    pl_model_accel(&m, w, t, q, v, a, NULL, NULL);
+    pl_model_contact_at(&m, w, 1, t, q, fp, c);
     for (int j = 0; j < 2; j++) {
-        double vd = a[j] + c.w[j] * lambda[1];
+        double vd = a[j] + c->w[j] * lambda[1];
         qp[j] = q[j] + h * fp[j], vp[j] = v[j] + h * vd;
         qm[j] = q[j] - h * fp[j], vm[j] = v[j] - h * vd;
     }
-    double Gdd = (gdot_at(&m, 1, t + h, qp, vp) - gdot_at(&m, 1, t - h, qm, vm)) / (2 * h);
+    double Gdd = (gdot_at(&m, w, cd, 1, t + h, qp, vp) - gdot_at(&m, w, cd, 1, t - h, qm, vm)) / (2 * h);
     CHECK_NEAR(Gdd, 0.0, 1e-6, "G'' = 0 under the sliding force with F_p != v");
+    pl_work_free(w);
+    free(c);
+    free(cd);
+    pl_model_free(&m);
 }
 
 static void test_interpolation(void)
@@ -210,7 +232,7 @@ static void test_interpolation(void)
     pl_model m;
     pl_model_init(&m, &pl_case_bouncing_ball, NULL, 0, &err);
     pl_solution sol;
-    pl_solution_init(&sol, &pl_solver_penalty, &m, 0.4);
+    pl_solution_init(&sol, &pl_solver_penalty, &m, 0.4, &err);
     double g = 9.81, r0[] = {0.0, 0.0, 1.0, 0.0, 1.0, 0.0};
     double r1[] = {0.4, 0.4, 1.0 - g * 0.08, -g * 0.4, 1.0 - g * 0.08, 0.0};
     pl_table_append(&sol.traj, r0, &err);
@@ -226,17 +248,18 @@ static void test_interpolation(void)
     pl_trajectory_at_s(&tr, 5.0, x, &ts);
     CHECK(x[0] == r1[2] && ts == 0.4, "constant extension beyond the end");
     double dq, dv;
-    pl_trajectory_distance_s(&tr, &tr, &dq, &dv);
+    pl_trajectory_distance_s(&tr, &tr, &dq, &dv, &err);
     CHECK(dq == 0.0 && dv == 0.0, "distance to itself");
     /* The same flight starting 0.01 higher: distance 0.01 in q, 0 in v. */
     pl_table_row(&sol.traj, 0)[2] += 0.01, pl_table_row(&sol.traj, 1)[2] += 0.01;
     pl_trajectory_build(&shifted, &m, &sol, &err);
-    pl_trajectory_distance_s(&tr, &shifted, &dq, &dv);
+    pl_trajectory_distance_s(&tr, &shifted, &dq, &dv, &err);
     CHECK_NEAR(dq, 0.01, 1e-14, "distance of a shifted copy");
     CHECK_NEAR(dv, 0.0, 1e-14, "same velocities");
     pl_trajectory_free(&tr);
     pl_trajectory_free(&shifted);
     pl_solution_free(&sol);
+    pl_model_free(&m);
 }
 
 /* A run that ran out of memory before storing its first row still has the contact open at t = 0
@@ -247,7 +270,7 @@ static void test_missing_rows(void)
     pl_model m;
     pl_model_init(&m, &pl_case_vibrating_table, NULL, 0, &err);
     pl_solution sol;
-    pl_solution_init(&sol, &pl_solver_penalty, &m, 1.0);
+    pl_solution_init(&sol, &pl_solver_penalty, &m, 1.0, &err);
     sol.option[0] = 1e8;
     pl_episode *ep;
     CHECK(pl_solution_add_episode(&sol, 0, 0.0, &ep, &err) == PL_OK, "episode");
@@ -259,6 +282,7 @@ static void test_missing_rows(void)
     CHECK(a.impacts == 0 && isnan(a.info[0].dv[0]), "no impact and no velocity jump from missing rows");
     pl_analysis_free(&a);
     pl_solution_free(&sol);
+    pl_model_free(&m);
 }
 
 int main(void)

@@ -320,6 +320,28 @@ static void test_default_set(void)
     free(csv);
 }
 
+/* The default set on the cases of paper 003's setting completes: every solution ok. */
+static void test_default_set_curved(void)
+{
+    const char *cases[] = {"cup", "cup --set polar=1", "disk"};
+    for (int c = 0; c < 3; c++) {
+        char args[256];
+        snprintf(args, sizeof args, "compare %s --out curved%d --no-plots --quiet", cases[c], c);
+        int rc = run(args);
+        CHECK(rc == 0, "compare %s exits 0 (got %d)", cases[c], rc);
+        snprintf(args, sizeof args, "curved%d/compare.csv", c);
+        char *csv = slurp(args);
+        int rows = 0, ok = 0;
+        for (const char *p = csv; p && (p = strchr(p, '\n')) != NULL && p[1]; p++) {
+            rows++;
+            ok += strstr(p, ",ok,") != NULL && strstr(p, ",ok,") < strchr(p + 1, '\n');
+        }
+        CHECK(rows == 13 && ok == 13, "compare %s: the limit and 12 solutions, all ok (%d rows, %d ok)", cases[c],
+              rows, ok);
+        free(csv);
+    }
+}
+
 /* A solution that fails is reported with its reason (exit 3); the others are kept. */
 static void test_failure(void)
 {
@@ -378,6 +400,7 @@ int main(int argc, char **argv)
     test_bad_files();
     test_unusual_files();
     test_default_set();
+    test_default_set_curved();
     test_failure();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -11,6 +11,7 @@
  * is X'' = -sum_i r_i (n_i . X)^- n_i with r_1 = 1, r_2 = k2/k, from X = (s + S, S), s = eps sqrt(k mu):
  * its outcome depends on s and k2/k alone.  The reference below integrates that system itself (RK4;
  * the right-hand side is continuous, so the step 1e-4 gives ~1e-10). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cases/cases.h"
@@ -96,20 +97,25 @@ static void test_parameters(void)
     if (init(&m, NULL, 0)) {
         CHECK(m.law[0].k == 1.0 && m.law[1].k == 1.0 && m.law[0].xi == 0.0, "defaults: k2 = k = 1, elastic");
         double q[2] = {0.3, -0.7};
-        pl_gap g;
-        pl_model_gap(&m, 1, 0.0, q, &g);
-        CHECK_NEAR(g.g, -(0.3 - 0.7) / sqrt(2.0), 1e-15, "G2 = -(x + y)/sqrt(2) at 135 degrees");
-        CHECK_NEAR(g.grad[0], -1.0 / sqrt(2.0), 1e-15, "unit normal n2");
+        pl_gap *g = pl_gap_new(1, m.n, 0);
+        pl_model_gap(&m, 1, 0.0, q, g);
+        CHECK_NEAR(g->g, -(0.3 - 0.7) / sqrt(2.0), 1e-15, "G2 = -(x + y)/sqrt(2) at 135 degrees");
+        CHECK_NEAR(g->grad[0], -1.0 / sqrt(2.0), 1e-15, "unit normal n2");
+        free(g);
+        pl_model_free(&m);
     }
     pl_setting s[] = {{"k", 3.0}, {"k2", 5.0}};
     if (init(&m, s, 2))
         CHECK(m.law[0].k == 3.0 && m.law[1].k == 5.0, "k on wall 1, k2 on wall 2");
+    pl_model_free(&m);
     pl_setting s90[] = {{"angle", 90.0}};
     if (init(&m, s90, 1)) {
         double q[2] = {0.3, -0.7};
-        pl_gap g;
-        pl_model_gap(&m, 1, 0.0, q, &g);
-        CHECK_NEAR(g.g, -0.3, 1e-15, "G2 = -x at 90 degrees");
+        pl_gap *g = pl_gap_new(1, m.n, 0);
+        pl_model_gap(&m, 1, 0.0, q, g);
+        CHECK_NEAR(g->g, -0.3, 1e-15, "G2 = -x at 90 degrees");
+        free(g);
+        pl_model_free(&m);
     }
     pl_error err;
     pl_setting bad[] = {{"angle", 30.0}};
@@ -148,6 +154,7 @@ static void test_rigid_branches(void)
                 /* the contact lasts pi/sqrt(k mu): positions lag by ~3e-4 */
                 NEAR(q[j], q_ref[j], 1e-3, "eps = %g: penalty mu = 1e8, q[%d]", eps, j);
             }
+        pl_model_free(&m);
     }
 }
 
@@ -177,6 +184,7 @@ static void test_into_the_corner(void)
             for (int j = 0; j < 2; j++)
                 NEAR(vl[j], ref[j], 1e-7, "k2/k = %g: limit corner impact, v[%d]", ratios[c], j);
         pl_solution_free(&r);
+        pl_model_free(&m);
     }
 }
 
@@ -192,6 +200,7 @@ static void test_scaled_offset(void)
         if (init(&m, s, 1) && penalty_v(&m, 1e8, v, NULL))
             for (int j = 0; j < 2; j++)
                 NEAR(v[j], ref[j], 1e-6, "s = %g: penalty against the scaled system, v[%d]", ss[c], j);
+        pl_model_free(&m);
     }
     /* Exactly on a rigid branch beyond the overlap of the contacts: for s < 0 wall 1 holds the mass for
      * S in [0, pi] while G2 = (sin S - s - S)/sqrt(2) stays positive iff s <= -pi; for s > 0 wall 2
@@ -211,6 +220,7 @@ static void test_scaled_offset(void)
             NEAR(v[0], edge[c].vx, 1e-6, "s = %g, k2/k = %g: penalty on the rigid branch", edge[c].s, edge[c].r);
             NEAR(v[1], -1.0, 1e-6, "s = %g, k2/k = %g: penalty on the rigid branch", edge[c].s, edge[c].r);
         }
+        pl_model_free(&m);
     }
 }
 
@@ -235,6 +245,7 @@ static void test_orthogonal(void)
         if (penalty_v(&m, 1e8, vp, NULL))
             for (int j = 0; j < 2; j++)
                 NEAR(vp[j], -1.0, 1e-6, "90 degrees, eps = %g: penalty mu = 1e8, v[%d]", eps[c], j);
+        pl_model_free(&m);
     }
 }
 

@@ -19,6 +19,13 @@ static pl_status solve(const pl_case *c, const pl_setting *s, size_t ns, double 
     return st;
 }
 
+/* The end of a test's run: its solution and its model. */
+static void release(pl_model *m, pl_solution *r)
+{
+    pl_solution_free(r);
+    pl_model_free(m);
+}
+
 static size_t count(const pl_solution *r, pl_event_kind kind)
 {
     size_t k = 0;
@@ -36,10 +43,11 @@ static void test_impact_map(void)
         pl_model m;
         pl_error err;
         pl_model_init(&m, &pl_case_bouncing_ball, s, 2, &err);
+        pl_impact_work *iw = pl_impact_work_new(&m);
         double q = 0.0, v = -3.0, xi = xis[k];
         int part[] = {1};
         pl_impact im;
-        CHECK(pl_impact_solve(&m, 0.0, &q, &v, part, &im, &err) == PL_OK, "impact: %s", err.message);
+        CHECK(pl_impact_solve(&m, iw, 0.0, &q, &v, part, &im, &err) == PL_OK, "impact: %s", err.message);
         double e = exp(-M_PI * xi / sqrt(1 - xi * xi));
         CHECK_NEAR(im.v_plus[0], 3.0 * e, 1e-11, "restitution of the fast system");
         /* Delta Gamma = total variation of z' (unit mass, gravity absent in fast time): the force
@@ -49,17 +57,22 @@ static void test_impact_map(void)
         CHECK_NEAR(im.delta_gamma, 2 * peak + 3.0 * (1 - e), 1e-9, "Delta Gamma of the fast system");
         CHECK_NEAR(im.s_exit, M_PI / b, 1e-9, "exit time s* = pi/b");
         pl_impact_free(&im);
+        pl_impact_work_free(iw);
+        pl_model_free(&m);
     }
     pl_setting s[] = {{"e", 0.0}};
     pl_model m;
     pl_error err;
     pl_model_init(&m, &pl_case_bouncing_ball, s, 1, &err);
+    pl_impact_work *iw = pl_impact_work_new(&m);
     double q = 0.0, v = -2.0;
     int part[] = {1};
     pl_impact im;
-    pl_impact_solve(&m, 0.0, &q, &v, part, &im, &err);
+    pl_impact_solve(&m, iw, 0.0, &q, &v, part, &im, &err);
     CHECK(im.settled[0] && im.v_plus[0] == 0.0, "xi = 1: the fast motion settles, v+ = 0 (%g)", im.v_plus[0]);
     pl_impact_free(&im);
+    pl_impact_work_free(iw);
+    pl_model_free(&m);
     /* Strongly overdamped contacts are stiff in fast time (ratio ~4 xi^2) and slow to settle
      * (~2 xi/sqrt(k)): the implicit stepper settles them in a bounded number of steps (this once
      * took 1.2e7 explicit steps at xi = 1000). */
@@ -67,10 +80,13 @@ static void test_impact_map(void)
     for (int k = 0; k < 3; k++) {
         pl_setting sx[] = {{"xi", big[k]}};
         pl_model_init(&m, &pl_case_bouncing_ball, sx, 1, &err);
-        CHECK(pl_impact_solve(&m, 0.0, &q, &v, part, &im, &err) == PL_OK, "xi = %g: %s", big[k], err.message);
+        iw = pl_impact_work_new(&m);
+        CHECK(pl_impact_solve(&m, iw, 0.0, &q, &v, part, &im, &err) == PL_OK, "xi = %g: %s", big[k], err.message);
         CHECK(im.settled[0] && fabs(im.v_plus[0]) < 1e-12, "xi = %g settles (v+ = %g)", big[k], im.v_plus[0]);
         CHECK(im.fast_steps < 10000, "xi = %g in %zu fast steps", big[k], im.fast_steps);
         pl_impact_free(&im);
+        pl_impact_work_free(iw);
+        pl_model_free(&m);
     }
 }
 
@@ -80,7 +96,7 @@ static void test_flight_and_impacts(void)
     pl_solution r;
     pl_setting s[] = {{"e", 0.5}};
     if (solve(&pl_case_bouncing_ball, s, 1, 0.8, &m, &r) != PL_OK)
-        return pl_solution_free(&r);
+        return release(&m, &r);
     double g = 9.81, t1 = sqrt(2 / g), v1 = sqrt(2 * g);
     CHECK(count(&r, PL_EVENT_IMPACT) == 1, "one impact before t = 0.8 (the next is at 2 t1)");
     const pl_event *e = &r.events[0];
@@ -92,7 +108,7 @@ static void test_flight_and_impacts(void)
     double dt = 0.8 - t1;
     CHECK_NEAR(r.q_final[0], 0.5 * v1 * dt - 0.5 * g * dt * dt, 1e-10, "flight after it");
     CHECK_NEAR(r.v_final[0], 0.5 * v1 - g * dt, 1e-10, "its velocity");
-    pl_solution_free(&r);
+    release(&m, &r);
 }
 
 /* Zeno (paper 004 section 7): accumulation at t1 + 2 v1 e/(g (1 - e)), then rest with the
@@ -107,7 +123,7 @@ static void test_zeno(void)
         pl_solution r;
         double V = sqrt(v0 * v0 + 2 * g * h0), t1 = (v0 + V) / g, t_acc = t1 + 2 * V * e / (g * (1 - e));
         if (solve(&pl_case_bouncing_ball, s, 4, t_acc + 1.0, &m, &r) != PL_OK) {
-            pl_solution_free(&r);
+            release(&m, &r);
             continue;
         }
         char what[128];
@@ -127,7 +143,7 @@ static void test_zeno(void)
                     CHECK_NEAR(r.events[i].t, 3.0 - pow(2.0, 1.0 - (double)n), 1e-11, "impact at 3 - 2^-n");
                     n++;
                 }
-        pl_solution_free(&r);
+        release(&m, &r);
     }
 }
 
@@ -140,7 +156,7 @@ static void test_sliding(void)
     pl_model m;
     pl_solution r;
     if (solve(&pl_case_wedge, s, 6, 1.0, &m, &r) != PL_OK)
-        return pl_solution_free(&r);
+        return release(&m, &r);
     CHECK(r.nevents == 1 && r.events[0].kind == PL_EVENT_SLIDE_START && r.events[0].constraint == 0,
           "one slide start on wall 1");
     for (size_t row = 1; row < r.traj.nrows; row++) {
@@ -149,7 +165,7 @@ static void test_sliding(void)
         CHECK_NEAR(x[pl_col_q(2, 2) + 1], 1.0 + 0.5 * x[0], 1e-9, "q2 = 1 + t/2");
     }
     CHECK(fabs(r.q_final[0]) < 1e-12 && fabs(r.v_final[0]) < 1e-12, "stays on the wall");
-    pl_solution_free(&r);
+    release(&m, &r);
 }
 
 /* Two constraints at once: the wedge at its corner pushed by f.  Into both walls, f = (-1, -1):
@@ -167,7 +183,7 @@ static void test_corner_contact(void)
         CHECK_NEAR(x[pl_col_force(2, 2) + 1], 1.0, 1e-9, "lambda_2 = -f2");
         CHECK(fabs(r.q_final[0]) + fabs(r.q_final[1]) < 1e-12, "rests in the corner");
     }
-    pl_solution_free(&r);
+    release(&m, &r);
     pl_setting one[] = {{"m", 0.5}, {"q1", 0.0}, {"q2", 0.0}, {"v1", 0.0}, {"v2", 0.0}, {"f1", -1.0}, {"f2", 1.0}};
     if (solve(&pl_case_wedge, one, 7, 1.0, &m, &r) == PL_OK) {
         CHECK(count(&r, PL_EVENT_SLIDE_START) == 1 && r.events[0].constraint == 0, "only wall 1 presses");
@@ -177,7 +193,7 @@ static void test_corner_contact(void)
             CHECK_NEAR(x[pl_col_q(2, 2) + 1], 0.5 * x[0] * x[0], 1e-9, "q2 = t^2/2");
         }
     }
-    pl_solution_free(&r);
+    release(&m, &r);
 }
 
 /* Lift-off from the vibrating table at asin(g/(A w^2))/w, then the analytic flight to the landing. */
@@ -186,7 +202,7 @@ static void test_lift_off(void)
     pl_model m;
     pl_solution r;
     if (solve(&pl_case_vibrating_table, NULL, 0, 1.0, &m, &r) != PL_OK)
-        return pl_solution_free(&r);
+        return release(&m, &r);
     double g = 9.81, A = 0.5, w = 2 * M_PI, t_off = asin(g / (A * w * w)) / w;
     CHECK(r.nevents >= 3 && r.events[0].kind == PL_EVENT_SLIDE_START && r.events[1].kind == PL_EVENT_LIFT_OFF &&
               r.events[2].kind == PL_EVENT_IMPACT,
@@ -201,7 +217,7 @@ static void test_lift_off(void)
         CHECK_NEAR(land->v_before[0], A * w * cos(w * t_off) - g * (t_land - t_off), 1e-9, "landing velocity");
         CHECK_NEAR(-land->gdot_after / land->gdot_before, 0.5, 1e-10, "restitution e relative to the table");
     }
-    pl_solution_free(&r);
+    release(&m, &r);
 }
 
 /* Corner impacts of the wedge from the fast system holding both walls: the symmetric one against
@@ -216,7 +232,7 @@ static void test_corner(void)
             pl_model m;
             pl_solution r;
             if (solve(&pl_case_wedge, s, 4, 2.0, &m, &r) != PL_OK) {
-                pl_solution_free(&r);
+                release(&m, &r);
                 continue;
             }
             char what[128];
@@ -225,7 +241,7 @@ static void test_corner(void)
                 snprintf(what, sizeof what, "symmetric corner, m = %g", ms[im]);
                 CHECK_NEAR(r.v_final[0], e_mode, 1e-9, what);
                 CHECK_NEAR(r.v_final[1], e_mode, 1e-9, what);
-                CHECK(r.events[0].participants == 3u, "both walls take part in one impact");
+                CHECK(r.events[0].participants[0] && r.events[0].participants[1], "both walls take part in one impact");
             }
             pl_solution p;
             pl_error err;
@@ -236,7 +252,7 @@ static void test_corner(void)
             if (im == 1 && d > 0) /* the rigid inelastic outcome for m < 0: (0.25, 0) or (0, 0.25) */
                 CHECK_NEAR(r.v_final[d == 1 ? 0 : 1], 0.25, 1e-9, "rigid corner outcome for m < 0");
             pl_solution_free(&p);
-            pl_solution_free(&r);
+            release(&m, &r);
         }
 }
 
@@ -254,7 +270,7 @@ static void test_table_sequences(void)
         pl_model m;
         pl_solution r;
         if (solve(&pl_case_vibrating_table, runs[k].s, runs[k].ns, runs[k].t_end, &m, &r) != PL_OK) {
-            pl_solution_free(&r);
+            release(&m, &r);
             continue;
         }
         double worst = 0.0, L = m.v_scale * m.v_scale / m.a_scale;
@@ -262,7 +278,7 @@ static void test_table_sequences(void)
             worst = fmin(worst, pl_table_row(&r.traj, row)[pl_col_g(1, 1)]);
         CHECK(worst > -1e-9 * L, "the gap stays admissible up to t = %g (min G = %g)", runs[k].t_end, worst);
         CHECK(count(&r, PL_EVENT_ZENO) >= 1, "Zeno sequences are extrapolated (%zu)", count(&r, PL_EVENT_ZENO));
-        pl_solution_free(&r);
+        release(&m, &r);
     }
 }
 
@@ -275,7 +291,7 @@ static void test_bad_start(void)
     pl_solution r;
     CHECK(solve_limit(&m, 1e-10, 1.0, 1000, &r, &err) == PL_ERR_INPUT && strstr(err.message, "violates constraint 1"),
           "an inadmissible start is bad input: %s", err.message);
-    pl_solution_free(&r);
+    release(&m, &r);
 }
 
 /* A mass matrix that stops being positive definite on the way: M(q) = 1.2 - q, free flight from q = 0
@@ -339,7 +355,7 @@ static void test_indefinite_mass(void)
     CHECK(st == PL_ERR_SOLVER && r.status == PL_ERR_SOLVER && strstr(err.message, "positive definite"),
           "a solver failure, not bad input (%d: %s)", st, err.message);
     CHECK(r.traj.nrows >= 2 && fabs(r.t_final - 1.5) < 1e-9, "the run up to the impact is kept (t = %g)", r.t_final);
-    pl_solution_free(&r);
+    release(&m, &r);
 }
 
 /* Near a corner the penalized outcome depends on the start's distance d to it only through
@@ -364,7 +380,7 @@ static void test_corner_distance(void)
     CHECK(fabs(p[0].v_final[0] - lim.v_final[0]) > 0.1, "d sqrt(k mu)/V = 0.1: far from it (%g, %g)", p[0].v_final[0],
           lim.v_final[0]);
     for (int k = 0; k < 3; k++)
-        pl_solution_free(&p[k]);
+        release(&m[k], &p[k]);
     pl_solution_free(&lim);
 }
 
@@ -381,7 +397,7 @@ static void test_contact_inside_flight_step(void)
     for (size_t e = 0; e < r.nevents; e++)
         seen |= r.events[e].kind == PL_EVENT_IMPACT && fabs(r.events[e].t - 2.13313) < 1e-4;
     CHECK(seen, "the impact at t = 2.13313 is found at rtol 1e-8");
-    pl_solution_free(&r);
+    release(&m, &r);
 }
 
 /* A lift-off just above the critical amplitude (A = 0.2485 > g/omega^2 = 0.24849): G, Gdot and
@@ -408,7 +424,7 @@ static void test_near_critical_lift_off(void)
     CHECK_NEAR(t_pen, t_lim, 1e-4, "first landing after the lift-off, limit and penalty");
     CHECK(t_lim > 0.2486 && t_lim < 0.26, "it follows the lift-off at 0.24859 (%g)", t_lim);
     pl_solution_free(&lim);
-    pl_solution_free(&pen);
+    release(&m, &pen);
 }
 
 int main(void)

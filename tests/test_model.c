@@ -1,6 +1,8 @@
 /* Unit tests of parameters, the contact law, the model layer and the penalized vector field:
  * the analytic Jacobian against central differences, the free gap acceleration D against a
  * directional derivative of Gdot along the smooth flow. */
+#include <float.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cases/cases.h"
@@ -49,6 +51,7 @@ static void test_model_init(void)
         for (size_t i = 0; i < m.m; i++)
             CHECK_NEAR(pl_restitution_from_xi(m.law[i].xi), pl_model_param(&m, "e"), 1e-14,
                        "law restitution matches e");
+        pl_model_free(&m);
     }
     CHECK(pl_case_find("no_such_case") == NULL, "unknown case");
 
@@ -64,6 +67,7 @@ static void test_model_init(void)
     pl_setting s4[] = {{"xi", 0.2154537}};
     CHECK(pl_model_init(&m, ball, s4, 1, &err) == PL_OK, "xi alone accepted");
     CHECK_NEAR(pl_model_param(&m, "e"), 0.5, 5e-7, "e derived from xi");
+    pl_model_free(&m);
     pl_setting s5[] = {{"k", 0.0}};
     CHECK(pl_model_init(&m, ball, s5, 1, &err) == PL_ERR_INPUT, "k = 0 rejected (open bound)");
     pl_setting s6[] = {{"m", 1.0}};
@@ -71,6 +75,47 @@ static void test_model_init(void)
     pl_setting s7[] = {{"g", 2.0}, {"g", 3.0}};
     CHECK(pl_model_init(&m, ball, s7, 2, &err) == PL_OK && pl_model_param(&m, "g") == 3.0,
           "the last setting wins");
+    pl_model_free(&m);
+    pl_model_free(&m); /* harmless on an empty model */
+}
+
+/* Sizes from the parameters (the balls: n = m = N): refused when 0 or absurd, with the values in
+ * the message; what the model allocates is sized from them. */
+static void test_model_sizes(void)
+{
+    pl_error err;
+    pl_model m;
+    const pl_case *balls = &pl_test_case_balls;
+    pl_setting zero[] = {{"N", 0.0}}, huge[] = {{"N", 20000.0}}, half[] = {{"N", 2.5}};
+    CHECK(pl_model_init(&m, balls, zero, 1, &err) == PL_ERR_INPUT && strstr(err.message, "N = 0") &&
+              strstr(err.message, "0 degrees of freedom") && !strchr(err.message, '\n'),
+          "N = 0 refused naming it: %s", err.message);
+    CHECK(m.law == NULL && m.minv == NULL, "nothing held after a refusal");
+    CHECK(pl_model_init(&m, balls, huge, 1, &err) == PL_ERR_INPUT && strstr(err.message, "N = 20000") &&
+              strstr(err.message, "20000 degrees of freedom"),
+          "N = 20000 refused as absurd: %s", err.message);
+    CHECK(pl_model_init(&m, balls, half, 1, &err) == PL_ERR_INPUT && strstr(err.message, "N = 2.5"),
+          "N = 2.5 refused: %s", err.message);
+    pl_model_free(&m);
+    const size_t sizes[] = {1, 3, 20, 40};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t N = sizes[k];
+        pl_setting s[] = {{"N", (double)N}, {"k", 2.0}};
+        CHECK(pl_model_init(&m, balls, s, 2, &err) == PL_OK, "N = %zu: %s", N, err.message);
+        CHECK(m.n == N && m.m == N, "N = %zu: n = %zu, m = %zu", N, m.n, m.m);
+        /* ball i: k_i = k (1 + i/N), e_i = e (1 - i/(2N)), M = diag(1 + i) kept inverted */
+        for (size_t i = 0; i < m.m; i++) {
+            CHECK_NEAR(m.law[i].k, 2.0 * (1.0 + (double)i / (double)N), 1e-15 * (double)N, "k_i");
+            CHECK_NEAR(pl_restitution_from_xi(m.law[i].xi), 0.9 * (1.0 - 0.5 * (double)i / (double)N), 1e-14, "e_i");
+        }
+        CHECK(m.mass_constant, "N = %zu: constant mass", N);
+        for (size_t i = 0; i < N; i++)
+            for (size_t j = 0; j < N; j++)
+                CHECK(i == j ? fabs(m.minv[i * N + j] * (1.0 + (double)i) - 1.0) <= 4 * DBL_EPSILON
+                             : m.minv[i * N + j] == 0.0,
+                      "M^-1[%zu][%zu] = %g", i, j, m.minv[i * N + j]);
+        pl_model_free(&m);
+    }
 }
 
 /* Central-difference Jacobian of the penalized field, compared entry by entry. */
@@ -78,23 +123,25 @@ static void check_jacobian(const pl_model *model, double mu, const int *active, 
                            const double *y, const char *label)
 {
     size_t n = model->n, N = 2 * n;
+    pl_error err;
     pl_penalized p;
-    pl_penalized_init(&p, model, mu);
+    pl_forces fpl, fmi;
+    double *J = malloc((N * N + 3 * N) * sizeof *J), *row_scale = J + N * N, *yp = row_scale + N, *ym = yp + N;
+    CHECK(pl_penalized_init(&p, model, mu, &err) == PL_OK && pl_forces_init(&fpl, model, &err) == PL_OK &&
+              pl_forces_init(&fmi, model, &err) == PL_OK && J,
+          "%s: scratch", label);
     memcpy(p.active, active, model->m * sizeof *active);
-    double J[4 * PL_MAX_DOF * PL_MAX_DOF];
     CHECK(pl_penalized_jacobian(&p, t, y, y + n, J) == 0, "%s: jacobian evaluates", label);
-    double row_scale[2 * PL_MAX_DOF] = {0};
+    memset(row_scale, 0, N * sizeof *row_scale);
     for (size_t row = 0; row < N; row++)
         for (size_t col = 0; col < N; col++)
             row_scale[row] = fmax(row_scale[row], fabs(J[row * N + col]));
     for (size_t col = 0; col < N; col++) {
-        double yp[2 * PL_MAX_DOF], ym[2 * PL_MAX_DOF];
         memcpy(yp, y, N * sizeof *y);
         memcpy(ym, y, N * sizeof *y);
         double h = 1e-6 * fmax(1.0, fabs(y[col]));
         yp[col] += h;
         ym[col] -= h;
-        pl_forces fpl, fmi;
         pl_penalized_forces(&p, t, yp, yp + n, &fpl);
         pl_penalized_forces(&p, t, ym, ym + n, &fmi);
         for (size_t row = 0; row < N; row++) {
@@ -108,6 +155,25 @@ static void check_jacobian(const pl_model *model, double mu, const int *active, 
                   J[row * N + col], fd);
         }
     }
+    pl_penalized_free(&p);
+    pl_forces_free(&fpl);
+    pl_forces_free(&fmi);
+    free(J);
+}
+
+/* check_jacobian near model's initial state (off the boundary) with every contact active. */
+static void check_jacobian_all_active(const pl_model *m, double mu, const char *label)
+{
+    double *yc = malloc(2 * m->n * sizeof *yc);
+    int *all = malloc(m->m * sizeof *all);
+    pl_model_initial_state(m, yc, yc + m->n);
+    for (size_t j = 0; j < 2 * m->n; j++)
+        yc[j] += 1e-3 * (double)(j + 1); /* off the boundary */
+    for (size_t i = 0; i < m->m; i++)
+        all[i] = 1;
+    check_jacobian(m, mu, all, 0.3, yc, label);
+    free(yc);
+    free(all);
 }
 
 static void test_jacobians(void)
@@ -122,58 +188,91 @@ static void test_jacobians(void)
     check_jacobian(&m, 1e8, both, 2.1, y2, "synthetic mu=1e8");
     check_jacobian(&m, 1e6, first, 0.2, y2, "synthetic, one active");
     check_jacobian(&m, 1e6, none, 0.2, y2, "synthetic, flight");
+    pl_model_free(&m);
     /* given by its force: dF_v/dq = M^{-1} (df/dq - dM/dq F_v) with a position-dependent M */
     CHECK(pl_model_init(&m, &pl_test_case_synthetic_force, NULL, 0, &err) == PL_OK, "synthetic_force: %s",
           err.message);
     check_jacobian(&m, 1e4, both, 0.7, y, "synthetic_force, both active");
     check_jacobian(&m, 1e6, first, 0.2, y2, "synthetic_force, one active");
     check_jacobian(&m, 1e6, none, 0.2, y2, "synthetic_force, flight");
+    pl_model_free(&m);
 
     for (size_t k = 0; k < pl_case_count(); k++) {
         const pl_case *c = pl_case_at(k);
         pl_model_init(&m, c, NULL, 0, &err);
-        double yc[2 * PL_MAX_DOF];
-        pl_model_initial_state(&m, yc, yc + m.n);
-        for (size_t j = 0; j < 2 * m.n; j++)
-            yc[j] += 1e-3 * (double)(j + 1); /* off the boundary */
-        int all[PL_MAX_CON];
-        for (size_t i = 0; i < m.m; i++)
-            all[i] = 1;
-        check_jacobian(&m, 1e6, all, 0.3, yc, c->name);
+        check_jacobian_all_active(&m, 1e6, c->name);
+        pl_model_free(&m);
+    }
+    /* At sizes from a parameter: the balls joined by springs (a tridiagonal df/dq, mass diag(1 + i)). */
+    const double sizes[] = {1, 3, 20};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        pl_setting s[] = {{"N", sizes[k]}, {"kappa", 3.0}};
+        char label[64];
+        snprintf(label, sizeof label, "balls N = %g, kappa = 3", sizes[k]);
+        CHECK(pl_model_init(&m, &pl_test_case_balls, s, 2, &err) == PL_OK, "%s: %s", label, err.message);
+        check_jacobian_all_active(&m, 1e6, label);
+        pl_model_free(&m);
     }
 }
 
 /* D = d/dt Gdot along q' = F_p, v' = F_v (paper 004 (37)), by central differences. */
+/* D of every constraint of m at (t, q, v) against the directional derivative of its Gdot. */
+static void check_free_gap_accel(const pl_model *m, double t, const double *q, const double *v, const char *label)
+{
+    size_t n = m->n;
+    double h = 1e-6, gd[2];
+    double *fp = malloc(7 * n * sizeof *fp), *a = fp + n, *qs = a + n, *vs = qs + n, *fps = vs + n;
+    pl_work *w = pl_work_new(m);
+    pl_contact *c = pl_contact_new(1, n, 0);
+    pl_model_velocity_map(m, t, q, v, fp, NULL, NULL, NULL);
+    pl_model_accel(m, w, t, q, v, a, NULL, NULL);
+    for (size_t i = 0; i < m->m; i++) {
+        for (int s = 0; s < 2; s++) {
+            double sg = s ? -1.0 : 1.0;
+            for (size_t j = 0; j < n; j++)
+                qs[j] = q[j] + sg * h * fp[j], vs[j] = v[j] + sg * h * a[j];
+            pl_model_velocity_map(m, t + sg * h, qs, vs, fps, NULL, NULL, NULL);
+            pl_model_contact_at(m, w, i, t + sg * h, qs, fps, c);
+            gd[s] = c->gdot;
+        }
+        CHECK_NEAR(pl_model_free_gap_accel(m, w, i, t, q, v), (gd[0] - gd[1]) / (2 * h), 1e-6, label);
+    }
+    free(fp);
+    pl_work_free(w);
+    free(c);
+}
+
 static void test_free_gap_accel(void)
 {
     pl_error err;
     pl_model m;
     const pl_case *synth[] = {&pl_test_case_synthetic, &pl_test_case_synthetic_force};
-    double q[] = {0.7, -0.3}, v[] = {0.4, 0.9}, t = 0.45, h = 1e-6;
+    double q[] = {0.7, -0.3}, v[] = {0.4, 0.9}, t = 0.45;
     for (size_t cs = 0; cs < sizeof synth / sizeof synth[0]; cs++) {
         pl_model_init(&m, synth[cs], NULL, 0, &err);
-        for (size_t i = 0; i < m.m; i++) {
-            double fp[2], a[2], qs[2], vs[2], gd[2];
-            pl_model_velocity_map(&m, t, q, v, fp, NULL, NULL, NULL);
-            pl_model_accel(&m, t, q, v, a, NULL, NULL);
-            for (int s = 0; s < 2; s++) {
-                double sg = s ? -1.0 : 1.0, fps[2];
-                for (int j = 0; j < 2; j++)
-                    qs[j] = q[j] + sg * h * fp[j], vs[j] = v[j] + sg * h * a[j];
-                pl_model_velocity_map(&m, t + sg * h, qs, vs, fps, NULL, NULL, NULL);
-                pl_contact c;
-                pl_model_contact(&m, i, t + sg * h, qs, fps, NULL, &c);
-                gd[s] = c.gdot;
-            }
-            CHECK_NEAR(pl_model_free_gap_accel(&m, i, t, q, v), (gd[0] - gd[1]) / (2 * h), 1e-6,
-                       synth[cs]->name);
-        }
+        check_free_gap_accel(&m, t, q, v, synth[cs]->name);
+        pl_model_free(&m);
+    }
+    /* At sizes from a parameter, springs on: D_i = f_i/(1 + i) at a state off the initial one. */
+    const double sizes[] = {1, 3, 20};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        pl_setting s[] = {{"N", sizes[k]}, {"kappa", 3.0}};
+        CHECK(pl_model_init(&m, &pl_test_case_balls, s, 2, &err) == PL_OK, "balls: %s", err.message);
+        double *x = malloc(2 * m.n * sizeof *x);
+        for (size_t j = 0; j < 2 * m.n; j++)
+            x[j] = 0.3 + 0.1 * sin((double)j); /* neighbours at different heights: the springs pull */
+        check_free_gap_accel(&m, t, x, x + m.n, "balls");
+        free(x);
+        pl_model_free(&m);
     }
     /* Vibrating table: D = -g + A omega^2 sin(omega t). */
     pl_model_init(&m, &pl_case_vibrating_table, NULL, 0, &err);
-    double qq = 0.1, vv = 0.2, A = 0.5, w = 2 * M_PI;
-    CHECK_NEAR(pl_model_free_gap_accel(&m, 0, 0.3, &qq, &vv), -9.81 + A * w * w * sin(w * 0.3), 1e-12,
+    pl_work *w = pl_work_new(&m);
+    double qq = 0.1, vv = 0.2, A = 0.5, om = 2 * M_PI;
+    CHECK_NEAR(pl_model_free_gap_accel(&m, w, 0, 0.3, &qq, &vv), -9.81 + A * om * om * sin(om * 0.3), 1e-12,
                "table D");
+    pl_work_free(w);
+    pl_model_free(&m);
 }
 
 /* A case giving its force f of M(q) v' = f: pl_model_accel against M^{-1} f in closed form. */
@@ -188,23 +287,27 @@ static void test_force_dynamics(void)
         double f1 = 0.7 - 0.4 * (double)k, f2 = -1.3 + 0.25 * (double)k, mc = mcs[k], det = 1.0 - mc * mc;
         pl_setting s[] = {{"m", mc}, {"f1", f1}, {"f2", f2}};
         CHECK(pl_model_init(&m, &pl_case_wedge, s, 3, &err) == PL_OK, "wedge m = %g: %s", mc, err.message);
+        pl_work *w = pl_work_new(&m);
         double exact[2] = {(f1 - mc * f2) / det, (f2 - mc * f1) / det};
         double scale = (fabs(f1) + fabs(mc * f2)) / det; /* the size of the terms, times 1/det */
         for (size_t st = 0; st < sizeof states / sizeof states[0]; st++) {
             double a[2], a_q[4], a_v[4];
-            pl_model_accel(&m, 0.1 * (double)st, states[st], states[st] + 2, a, a_q, a_v);
+            pl_model_accel(&m, w, 0.1 * (double)st, states[st], states[st] + 2, a, a_q, a_v);
             for (int j = 0; j < 2; j++)
                 CHECK_NEAR(a[j], exact[j], 4e-15 * scale / det, "wedge F_v = M^-1 f"); /* ~16 eps x cond */
             for (int j = 0; j < 4; j++)
                 CHECK(a_q[j] == 0.0 && a_v[j] == 0.0, "wedge dF_v/dq, dF_v/dv = 0 (entry %d: %g, %g)", j, a_q[j],
                       a_v[j]);
         }
+        pl_work_free(w);
+        pl_model_free(&m);
     }
 
     /* Synthetic, M(q) = [[2 + sin q1, 0.3 q2], [0.3 q2, 1.5 + q1^2]]: F_v by Cramer's rule. */
     CHECK(pl_model_init(&m, &pl_test_case_synthetic_force, NULL, 0, &err) == PL_OK, "synthetic_force: %s",
           err.message);
     const double ys[][4] = {{0.3, 0.4, -0.2, 0.1}, {0.9, -0.2, 0.5, -1.3}, {-1.1, 0.7, 2.0, 0.4}};
+    pl_work *w = pl_work_new(&m);
     for (size_t st = 0; st < sizeof ys / sizeof ys[0]; st++) {
         const double *q = ys[st], *v = ys[st] + 2;
         double t = 0.3 + 0.5 * (double)st, u = sin(t);
@@ -212,10 +315,12 @@ static void test_force_dynamics(void)
                        -2.0 + q[0] * v[1] - 0.1 * q[0] * v[0] * v[0]};
         double M00 = 2.0 + sin(q[0]), M01 = 0.3 * q[1], M11 = 1.5 + q[0] * q[0], det = M00 * M11 - M01 * M01;
         double exact[2] = {(M11 * f[0] - M01 * f[1]) / det, (M00 * f[1] - M01 * f[0]) / det}, a[2];
-        pl_model_accel(&m, t, q, v, a, NULL, NULL);
+        pl_model_accel(&m, w, t, q, v, a, NULL, NULL);
         for (int j = 0; j < 2; j++)
             CHECK_NEAR(a[j], exact[j], 1e-14 * (fabs(exact[j]) + 1.0), "synthetic F_v = M(q)^-1 f");
     }
+    pl_work_free(w);
+    pl_model_free(&m);
 
     /* Exactly one of accel and force. */
     pl_case both = pl_test_case_synthetic_force, neither = pl_test_case_synthetic_force;
@@ -237,11 +342,15 @@ static void test_effective_mass(void)
     pl_setting s[] = {{"m", -0.5}};
     pl_model_init(&m, &pl_case_wedge, s, 1, &err);
     double q[] = {0.0, 1.0}, fp[] = {0.0, 0.0};
-    pl_contact c;
-    pl_model_contact(&m, 0, 0.0, q, fp, NULL, &c);
-    CHECK_NEAR(c.m_eff, 0.75, 1e-14, "wedge effective mass");
-    CHECK_NEAR(c.w[0], 1.0 / 0.75, 1e-14, "wedge w1");
-    CHECK_NEAR(c.w[1], 0.5 / 0.75, 1e-14, "wedge w2");
+    pl_work *w = pl_work_new(&m);
+    pl_contact *c = pl_contact_new(1, m.n, 0);
+    pl_model_contact_at(&m, w, 0, 0.0, q, fp, c);
+    CHECK_NEAR(c->m_eff, 0.75, 1e-14, "wedge effective mass");
+    CHECK_NEAR(c->w[0], 1.0 / 0.75, 1e-14, "wedge w1");
+    CHECK_NEAR(c->w[1], 0.5 / 0.75, 1e-14, "wedge w2");
+    pl_work_free(w);
+    free(c);
+    pl_model_free(&m);
 }
 
 int main(void)
@@ -250,6 +359,7 @@ int main(void)
     test_numbers();
     test_restitution_map();
     test_model_init();
+    test_model_sizes();
     test_jacobians();
     test_free_gap_accel();
     test_force_dynamics();

@@ -50,6 +50,7 @@ static void test_bouncing_ball(void)
     double tv = e1->gdot_in * -1 * (1 + pl_episode_restitution(e1));
     CHECK(fabs((e1->gamma_out - e1->gamma_in) - tv) < 0.3 * tv, "Delta Gamma of order |Delta v|");
     pl_solution_free(&r);
+    pl_model_free(&m);
 }
 
 /* Unclamped Kelvin-Voigt impact without gravity from Gdot = -V (unit mass): with a = xi omega,
@@ -71,6 +72,7 @@ static void test_isolated_impact(void)
             pl_solution r;
             if (run_case(&pl_case_bouncing_ball, s, 5, mu, 0.05, &m, &r) != PL_OK) {
                 pl_solution_free(&r);
+                pl_model_free(&m);
                 continue;
             }
             char what[160];
@@ -94,6 +96,7 @@ static void test_isolated_impact(void)
             snprintf(what, sizeof what, "Delta Gamma xi=%g mu=%g (relative)", xi, mu);
             CHECK_NEAR((ep->gamma_out - ep->gamma_in) / dgamma, 1.0, 1e-8, what);
             pl_solution_free(&r);
+            pl_model_free(&m);
         }
     /* xi >= 1: the unclamped overdamped law returns the gap to 0 only asymptotically; the limit
      * restitution is 0.  Numerically the gap may cross 0 at round-off level once it has decayed,
@@ -107,6 +110,7 @@ static void test_isolated_impact(void)
           "critically damped contact does not rebound (restitution %g)", pl_episode_restitution(&r.episodes[0]));
     CHECK(fabs(r.v_final[0]) < 1e-12, "and comes to rest (v = %g)", r.v_final[0]);
     pl_solution_free(&r);
+    pl_model_free(&m);
 }
 
 static void test_vibrating_table(void)
@@ -130,6 +134,7 @@ static void test_vibrating_table(void)
     double t_land = table_landing_time(&f, 2.0);
     CHECK_NEAR(r.episodes[1].t_in, t_land, 1e-3, "landing time of the analytic flight");
     pl_solution_free(&r);
+    pl_model_free(&m);
 }
 
 /* Wedge, no force: one wall gives v+ = (-e v1, v2 + (1 + e) m v1) exactly (the penalty acts along
@@ -150,6 +155,7 @@ static void test_wedge(void)
         snprintf(what, sizeof what, "wall impact m=%g: v2+", mc);
         CHECK_NEAR(r.v_final[1], 0.3 + 1.5 * mc * -1.0, 1e-6, what);
         pl_solution_free(&r);
+        pl_model_free(&m);
         for (int ie = 0; ie < 2; ie++) {
             pl_setting sc[] = {{"m", mc}, {"e", es[ie]}};
             run_case(&pl_case_wedge, sc, 2, 1e8, 2.0, &m, &r);
@@ -159,6 +165,7 @@ static void test_wedge(void)
             CHECK_NEAR(r.v_final[0], e_mode, 1e-6, what);
             CHECK_NEAR(r.v_final[1], e_mode, 1e-6, "v2+ = v1+");
             pl_solution_free(&r);
+            pl_model_free(&m);
         }
     }
 }
@@ -174,6 +181,7 @@ static void test_grazing(void)
     CHECK_NEAR(r.q_final[0], 1.0, 1e-7, "free path after the graze");
     CHECK_NEAR(r.v_final[0], 2.0, 1e-7, "free velocity after the graze");
     pl_solution_free(&r);
+    pl_model_free(&m);
     /* A dip of depth 5e-3 lasting 0.14 inside one step of the parabolic flight (CVODE's steps
      * are long there: the flight is a quadratic).  Its entry time is ill-conditioned (the gap
      * rate is small), so it is checked to a position error of a few rtol. */
@@ -198,6 +206,7 @@ static void test_grazing(void)
     if (r.nepisodes >= 1)
         CHECK_NEAR(r.episodes[0].t_in, (2 - sqrt(4 - 2 * a)) / a, 5e-8 / sqrt(4 - 2 * a), "its entry time");
     pl_solution_free(&r);
+    pl_model_free(&m);
 }
 
 /* Two contacts in one step: constraint 2 dips through its wall and back (pushed away by f2) inside
@@ -220,6 +229,7 @@ static void test_dip_before_another_root(void)
         v2[k][0] = r.q_final[1];
         v2[k][1] = r.v_final[1];
         pl_solution_free(&r);
+        pl_model_free(&m);
     }
     for (int k = 1; k < 3; k++) {
         CHECK_NEAR(v2[k][0], v2[0][0], 1e-6, "q2 does not depend on q1");
@@ -247,6 +257,7 @@ static void test_predicted_lift_off(void)
             pl_analysis_free(&a);
         }
         pl_solution_free(&r);
+        pl_model_free(&m);
     }
 }
 
@@ -262,6 +273,7 @@ static void test_rest_settles(void)
         pl_solution r;
         if (run_case(&pl_case_bouncing_ball, s, 5, mus[k], 125.0, &m, &r) != PL_OK || r.nepisodes == 0) {
             pl_solution_free(&r);
+            pl_model_free(&m);
             continue;
         }
         const pl_episode *last = &r.episodes[r.nepisodes - 1];
@@ -280,6 +292,7 @@ static void test_rest_settles(void)
         CHECK(worst <= 100.0 * rtol * force, "mu = %g: |mu G + g/k| = %g after the transient (<= 100 rtol g/k)",
               mus[k], worst);
         pl_solution_free(&r);
+        pl_model_free(&m);
     }
 }
 
@@ -310,6 +323,7 @@ static void test_hop_after_lift_off(void)
         CHECK_NEAR(r[0].episodes[e].t_in, r[1].episodes[e].t_in, 1e-9, "contact times agree");
     pl_solution_free(&r[0]);
     pl_solution_free(&r[1]);
+    pl_model_free(&m);
 }
 
 /* A slow contact inside a long flight step: the table (A = 0.5, omega = 2 pi) catches the free mass
@@ -334,6 +348,7 @@ static void test_contact_inside_flight_step(void)
         CHECK(seen, "rtol %g: the contact at t = 2.137229, Gdot = -0.1966, is found", rtols[k]);
         pl_solution_free(&r);
     }
+    pl_model_free(&m);
 }
 
 /* The sliding force of a lightly damped sustained contact on a moving constraint (table at
@@ -364,6 +379,7 @@ static void test_sliding_force_rate(void)
         pl_solution_free(&r);
     }
     CHECK_NEAR(log(got[0] / got[1]) / log(100.0), 0.5, 0.05, "sliding force error ~ mu^-1/2 at e = 0.99");
+    pl_model_free(&m);
 }
 
 /* A lift-off just above the critical amplitude (A = 0.2485): G stays within round-off of 0 for a
@@ -399,6 +415,7 @@ static void test_near_critical_lift_off(void)
         }
     CHECK(count[0][0] > 5 && count[0][0] == count[0][1] && count[0][0] == count[1][0] && count[1][0] == count[1][1],
           "the same contacts (%zu %zu %zu %zu)", count[0][0], count[0][1], count[1][0], count[1][1]);
+    pl_model_free(&m);
 }
 
 /* The BDF order limit of the settled phase: against the crossing of the imaginary axis by the
@@ -444,6 +461,7 @@ static void test_tight_tolerance(void)
     CHECK(st == PL_OK && r.stats.steps < 100000, "rtol 1e-12 at mu 1e10 completes (%ld steps): %s", r.stats.steps,
           st == PL_OK ? "" : err.message);
     pl_solution_free(&r);
+    pl_model_free(&m);
 }
 
 int main(void)

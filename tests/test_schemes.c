@@ -75,11 +75,13 @@ static void test_siconos(void)
     if (run_scheme(&pl_solver_moreau_jean, &pl_case_bouncing_ball, ball, 4, 0.005, 10.0, &m, &sol) == PL_OK)
         compare_reference("siconos_mj_bouncing_ball.dat", &sol, 1, 1);
     pl_solution_free(&sol);
+    pl_model_free(&m);
     pl_setting wedge[] = {{"m", 0.5}, {"q1", 1.0}, {"q2", 1.01}, {"v1", -1.0}, {"v2", -1.0},
                           {"f1", 0.0}, {"f2", -1.0}, {"e", 0.5}};
     if (run_scheme(&pl_solver_moreau_jean, &pl_case_wedge, wedge, 8, 0.001, 3.0, &m, &sol) == PL_OK)
         compare_reference("siconos_mj_wedge.dat", &sol, 2, 2);
     pl_solution_free(&sol);
+    pl_model_free(&m);
 }
 
 /* ---- the inelastic ball ------------------------------------------------------------------------ */
@@ -97,6 +99,7 @@ static void test_inelastic_ball(void)
             pl_error err;
             if (run_scheme(schemes[k], &pl_case_bouncing_ball, s, 3, h, 2.0, &m, &sol) != PL_OK) {
                 pl_solution_free(&sol);
+                pl_model_free(&m);
                 continue;
             }
             pl_analysis a;
@@ -134,6 +137,7 @@ static void test_inelastic_ball(void)
                        -q_rest / (h * sqrt(2 * g * h0)));
             pl_analysis_free(&a);
             pl_solution_free(&sol);
+            pl_model_free(&m);
         }
 }
 
@@ -155,6 +159,7 @@ static void test_table(void)
             err_off[j] = err_land[j] = NAN;
             if (run_scheme(schemes[k], &pl_case_vibrating_table, s, 4, hs[j], 1.5, &m, &sol) != PL_OK) {
                 pl_solution_free(&sol);
+                pl_model_free(&m);
                 continue;
             }
             pl_analysis a;
@@ -176,6 +181,7 @@ static void test_table(void)
             }
             pl_analysis_free(&a);
             pl_solution_free(&sol);
+            pl_model_free(&m);
         }
         CHECK(err_off[1] < err_off[0] && err_land[1] < err_land[0], "%s: lift-off and landing converge (%g -> %g, "
               "%g -> %g)", schemes[k]->name, err_off[0], err_off[1], err_land[0], err_land[1]);
@@ -204,6 +210,7 @@ static void test_wedge(void)
                 pl_solution sol;
                 if (run_scheme(schemes[k], &pl_case_wedge, s, 4, h, 3.0, &m, &sol) != PL_OK) {
                     pl_solution_free(&sol);
+                    pl_model_free(&m);
                     continue;
                 }
                 /* The rigid inelastic law (wall maps v+ = (0, v2 + m v1) and (v1 + m v2, 0), the corner
@@ -243,6 +250,7 @@ static void test_wedge(void)
                 if (schemes[k] != &pl_solver_moreau_jean)
                     CHECK(min_g >= -1e-12, "%s: admissible iterates (min G %g)", what, min_g);
                 pl_solution_free(&sol);
+                pl_model_free(&m);
             }
 }
 
@@ -276,6 +284,7 @@ static void test_zeno_sweep(void)
     printf("  moreau_jean h-sweep, e = 0.8: first impact time rate %.3f, impact velocity rate %.3f, capture %.6f "
            "(Zeno %.6f) at h = 3e-5\n", ti->rate, vi->rate, cap[4], t_acc);
     pl_sweep_free(&sw);
+    pl_model_free(&m);
 }
 
 /* ---- a spring: Moreau-Jean's iteration matrix ------------------------------------------------- */
@@ -357,6 +366,7 @@ static void test_spring(void)
         CHECK(falls, "theta = 1 dissipates at every step");
     }
     pl_solution_free(&sol);
+    pl_model_free(&m);
 }
 
 /* ---- a curved constraint: Paoli's projection ----------------------------------------------------- */
@@ -437,6 +447,7 @@ static void test_cup(void)
                sol.stats.steps, sol.stats.lcp_solves, worst_g, worst_speed);
         pl_solution_free(&sol);
     }
+    pl_model_free(&m);
 }
 
 /* ---- bookkeeping: two walls in consecutive steps, round-off impulses ----------------------------- */
@@ -455,12 +466,14 @@ static void test_bookkeeping(void)
                   "at 1 and 1.01 (%g, %g)", sol.events[0].t, sol.events[1].t);
     }
     pl_solution_free(&sol);
+    pl_model_free(&m);
     /* The symmetric corner: a landing over two steps, then rest without force; the projections
      * leave impulses of round-off size, which are no contact (no lift-off, two impact episodes). */
     pl_setting c[] = {{"e", 0.0}};
     for (size_t k = 0; k < 3; k++) {
         if (run_scheme(schemes[k], &pl_case_wedge, c, 1, 0.007, 3.0, &m, &sol) != PL_OK) {
             pl_solution_free(&sol);
+            pl_model_free(&m);
             continue;
         }
         pl_analysis a;
@@ -472,6 +485,7 @@ static void test_bookkeeping(void)
             CHECK(a.info[e].kind == PL_IMPACT, "%s: episode %zu is an impact", schemes[k]->name, e + 1);
         pl_analysis_free(&a);
         pl_solution_free(&sol);
+        pl_model_free(&m);
     }
 }
 
@@ -531,6 +545,7 @@ static void test_failures(void)
               "%s: the failure names the step, the time and Siconos's info: %s", schemes[k]->name, sol.error.message);
         pl_solution_free(&sol);
     }
+    pl_model_free(&m);
     /* An inadmissible start is bad input (the projection would launch it at -G/h). */
     pl_setting bad[] = {{"q1", -0.1}};
     pl_model_init(&m, &pl_case_wedge, bad, 1, &err);
@@ -540,6 +555,7 @@ static void test_failures(void)
               "%s refuses an inadmissible start: %s", schemes[k]->name, err.message);
         pl_solution_free(&sol);
     }
+    pl_model_free(&m);
     /* Inelastic schemes refuse a case with restitution, naming the fix. */
     pl_model_init(&m, &pl_case_bouncing_ball, NULL, 0, &err);
     pl_solution sol;
@@ -550,6 +566,7 @@ static void test_failures(void)
               strstr(err.message, "exceeds t-end"),
           "h > t-end is bad input: %s", err.message);
     pl_solution_free(&sol);
+    pl_model_free(&m);
 }
 
 int main(void)

@@ -73,6 +73,7 @@ static void test_bouncing_ball(void)
     CHECK(sw.q[PL_Q_LIMIT_S_DISTANCE].values[6] < sw.q[PL_Q_LIMIT_S_DISTANCE].values[0], "s distance to the limit falls");
     CHECK(sw.impact_errors.nrows > 100, "impact errors recorded (%zu)", sw.impact_errors.nrows);
     pl_sweep_free(&sw);
+    pl_model_free(&m);
 }
 
 static void test_vibrating_table(void)
@@ -98,6 +99,7 @@ static void test_vibrating_table(void)
     CHECK(ti->values[4] < 1e-4 && ti->values[4] < 0.01 * ti->values[0], "impact times converge (%g -> %g)",
           ti->values[0], ti->values[4]);
     pl_sweep_free(&sw);
+    pl_model_free(&m);
 }
 
 /* The L1 distance of the velocities does not charge a jump to the interval before it: the wedge
@@ -115,6 +117,7 @@ static void test_l1_across_jumps(void)
     CHECK(l1[0] < 3e-3 && l1[3] < 3e-5, "L1 |v^mu - v| small (%g, %g)", l1[0], l1[3]);
     CHECK_NEAR(sw.q[PL_Q_LIMIT_L1_V].conv.rate, 0.5, 0.02, "L1 |v^mu - v| ~ mu^-1/2");
     pl_sweep_free(&sw);
+    pl_model_free(&m);
 }
 
 static void test_jobs_and_failures(void)
@@ -122,10 +125,10 @@ static void test_jobs_and_failures(void)
     /* At mu = 1e16 the table's resting penetration (~3e-15) is below what double precision resolves
      * next to q ~ 0.1: that run fails, with its reason, the others are unaffected. */
     double mu[] = {1e3, 1e4, 1e5, 1e16};
-    pl_model m;
+    pl_model m, m3;
     pl_sweep a, b;
     sweep(&pl_case_vibrating_table, NULL, 0, mu, 4, 1, 3.0, &m, &a);
-    sweep(&pl_case_vibrating_table, NULL, 0, mu, 4, 3, 3.0, &m, &b);
+    sweep(&pl_case_vibrating_table, NULL, 0, mu, 4, 3, 3.0, &m3, &b);
     CHECK(a.failures == 1 && a.runs[3].status == PL_ERR_SOLVER, "the run at mu = 1e16 fails");
     CHECK(strstr(a.runs[3].error.message, "penetration scale") != NULL, "with its reason: %s",
           a.runs[3].error.message);
@@ -139,6 +142,8 @@ static void test_jobs_and_failures(void)
     }
     pl_sweep_free(&a);
     pl_sweep_free(&b);
+    pl_model_free(&m);
+    pl_model_free(&m3);
 }
 
 /* A sweep that releases each run's rows once measured gives the same results as one that keeps
@@ -169,6 +174,7 @@ static void test_release(void)
           "impact errors identical and in the order of the runs");
     pl_sweep_free(&keep);
     pl_sweep_free(&rel);
+    pl_model_free(&m);
 }
 
 /* Grids give the numbers a user meant: whole decades exactly, end points as written; numbers

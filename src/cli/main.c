@@ -416,16 +416,15 @@ static int solve_and_write(const case_options *o, const pl_solver_type *solver, 
     return status != PL_OK ? exit_code(status) : exit_code(s);
 }
 
-static int cmd_run(int argc, char **argv)
+static int cmd_run_with(int argc, char **argv, pl_model *model)
 {
     case_options o = {.cmd = "run", .t_end = NAN};
     int rc = parse_case_options(argc, argv, &o, CMD_RUN, run_usage);
     const pl_solver_type *solver;
     if (rc >= 0 || (rc = choose_solver(&o, &pl_solver_penalty, &solver)) >= 0)
         return rc;
-    pl_model model;
     pl_solve_opts opts;
-    if ((rc = prepare(&o, solver, NULL, &model, &opts)) >= 0)
+    if ((rc = prepare(&o, solver, NULL, model, &opts)) >= 0)
         return rc;
     if (o.out == o.out_default) { /* out/run/CASE/SOLVER_PARAM_VALUE: runs at other values do not overwrite it */
         char v[PL_NUMBER_LEN];
@@ -437,7 +436,16 @@ static int cmd_run(int argc, char **argv)
         else
             snprintf(o.out_default + used, sizeof o.out_default - used, "/%s", solver->name);
     }
-    return solve_and_write(&o, solver, &model, &opts);
+    return solve_and_write(&o, solver, model, &opts);
+}
+
+/* The command with its model, released whatever happens (pl_model_free of an empty model does nothing). */
+static int cmd_run(int argc, char **argv)
+{
+    pl_model model = {0};
+    int rc = cmd_run_with(argc, argv, &model);
+    pl_model_free(&model);
+    return rc;
 }
 
 static const char sweep_usage[] =
@@ -656,7 +664,7 @@ static pl_status default_grid(const pl_solver_type *solver, const pl_model *mode
     return PL_OK;
 }
 
-static int cmd_sweep(int argc, char **argv)
+static int cmd_sweep_with(int argc, char **argv, pl_model *model)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     case_options o = {.cmd = "sweep", .t_end = NAN, .jobs = cores > 0 ? cores : 1};
@@ -665,10 +673,9 @@ static int cmd_sweep(int argc, char **argv)
     if (rc >= 0 || (rc = choose_solver(&o, &pl_solver_penalty, &solver)) >= 0)
         return rc;
     pl_error err;
-    pl_model model;
     pl_sweep_opts opts = {.solver = solver, .jobs = (int)o.jobs, .with_limit = !o.no_limit,
                           .progress = (!o.quiet && isatty(STDERR_FILENO)) ? progress_line : NULL};
-    if ((rc = prepare(&o, solver, solver->refine, &model, &opts.base)) >= 0)
+    if ((rc = prepare(&o, solver, solver->refine, model, &opts.base)) >= 0)
         return rc;
     const char *grid = NULL;
     for (size_t k = 0; k < o.ngiven; k++)
@@ -679,14 +686,14 @@ static int cmd_sweep(int argc, char **argv)
     char what[32];
     snprintf(what, sizeof what, "--%s", solver->refine);
     pl_status s = grid ? pl_parse_grid(grid, what, &values, &nvalues, &err)
-                       : default_grid(solver, &model, opts.base.t_end, &values, &nvalues, &err);
+                       : default_grid(solver, model, opts.base.t_end, &values, &nvalues, &err);
     /* Every value of the grid passes the checks of a single solve. */
     int refined = pl_solver_option_index(solver, solver->refine);
     for (size_t k = 0; s == PL_OK && k < nvalues; k++) {
         pl_solve_opts one = opts.base;
         one.option[refined] = values[k];
         if ((s = pl_param_check(&solver->options[refined], values[k], &err)) == PL_OK)
-            s = pl_solve_check(solver, &model, &one, &err);
+            s = pl_solve_check(solver, model, &one, &err);
     }
     if (s != PL_OK) {
         free(values);
@@ -701,7 +708,7 @@ static int cmd_sweep(int argc, char **argv)
     /* The runs' directories, which of them an earlier sweep completed, and the journal. */
     pl_sweep_order(solver, values, nvalues);
     int *candidate = calloc(nvalues ? nvalues : 1, sizeof *candidate);
-    d.manifest = pl_manifest_new("sweep", &model, solver, &opts.base, solver->refine);
+    d.manifest = pl_manifest_new("sweep", model, solver, &opts.base, solver->refine);
     json_t *journal = json_deep_copy(d.manifest);
     s = candidate ? pl_sweep_files(solver->refine, values, nvalues, !o.no_limit, !o.no_plots, &d.planned, &err)
                   : pl_fail(&err, PL_ERR_NOMEM, "out of memory");
@@ -729,14 +736,14 @@ static int cmd_sweep(int argc, char **argv)
         outdir_end(&d);
         return exit_code(s);
     }
-    sweep_io io = {.d = &d, .model = &model, .candidate = candidate, .base = &opts.base};
+    sweep_io io = {.d = &d, .model = model, .candidate = candidate, .base = &opts.base};
     opts.reuse = reuse_run;
     opts.run_done = run_done;
     opts.release_trajectories = 1; /* written by run_done: the memory does not grow with the runs */
     opts.user = &io;
     pl_sweep sw;
     io.run_error = calloc(nvalues ? nvalues : 1, sizeof *io.run_error);
-    s = io.run_error ? pl_sweep_run(&model, values, nvalues, &opts, &sw, &err)
+    s = io.run_error ? pl_sweep_run(model, values, nvalues, &opts, &sw, &err)
                      : pl_fail(&err, PL_ERR_NOMEM, "out of memory for a sweep of %zu runs", nvalues);
     free(values);
     free(candidate);
@@ -752,7 +759,7 @@ static int cmd_sweep(int argc, char **argv)
         err = io.err;
     }
     if (s == PL_OK)
-        s = pl_write_sweep(&d.out, &model, &sw, &err);
+        s = pl_write_sweep(&d.out, model, &sw, &err);
     if (s != PL_OK) {
         fprintf(stderr, "penlim sweep: %s\n", err.message);
         pl_sweep_free(&sw);
@@ -760,7 +767,7 @@ static int cmd_sweep(int argc, char **argv)
         return exit_code(s);
     }
     pl_error plot_err;
-    pl_status plots = o.no_plots ? PL_OK : pl_render_sweep_plots(&d.out, &model, &sw, &plot_err);
+    pl_status plots = o.no_plots ? PL_OK : pl_render_sweep_plots(&d.out, model, &sw, &plot_err);
     for (size_t k = 0; s == PL_OK && k < sw.n; k++) {
         char sub[128];
         pl_strings files = {0};
@@ -788,7 +795,7 @@ static int cmd_sweep(int argc, char **argv)
                 plot_err.message, out);
     }
     if (!o.quiet) {
-        print_sweep_summary(&model, &sw, o.out, &d.out.written, o.jobs);
+        print_sweep_summary(model, &sw, o.out, &d.out.written, o.jobs);
         if (!o.no_plots && plots == PL_OK)
             printf("plots: %s/*.png (re-render with gnuplot NAME.gp in that directory)\n", o.out);
     }
@@ -805,6 +812,15 @@ static int cmd_sweep(int argc, char **argv)
     rc = sw.failures ? 3 : 0;
     pl_sweep_free(&sw);
     outdir_end(&d);
+    return rc;
+}
+
+/* The command with its model, released whatever happens (pl_model_free of an empty model does nothing). */
+static int cmd_sweep(int argc, char **argv)
+{
+    pl_model model = {0};
+    int rc = cmd_sweep_with(argc, argv, &model);
+    pl_model_free(&model);
     return rc;
 }
 
@@ -829,17 +845,25 @@ static const char limit_usage[] =
     "  --force           write into DIR even if it holds files penlim did not write\n"
     "  --quiet           print nothing on success\n";
 
-static int cmd_limit(int argc, char **argv)
+static int cmd_limit_with(int argc, char **argv, pl_model *model)
 {
     case_options o = {.cmd = "limit", .t_end = NAN};
     int rc = parse_case_options(argc, argv, &o, CMD_LIMIT, limit_usage);
     if (rc >= 0)
         return rc;
-    pl_model model;
     pl_solve_opts opts;
-    if ((rc = prepare(&o, &pl_solver_limit, NULL, &model, &opts)) >= 0)
+    if ((rc = prepare(&o, &pl_solver_limit, NULL, model, &opts)) >= 0)
         return rc;
-    return solve_and_write(&o, &pl_solver_limit, &model, &opts);
+    return solve_and_write(&o, &pl_solver_limit, model, &opts);
+}
+
+/* The command with its model, released whatever happens (pl_model_free of an empty model does nothing). */
+static int cmd_limit(int argc, char **argv)
+{
+    pl_model model = {0};
+    int rc = cmd_limit_with(argc, argv, &model);
+    pl_model_free(&model);
+    return rc;
 }
 
 static const char compare_usage[] =
@@ -893,7 +917,8 @@ static cmp_item *cmp_add(cmp_list *l)
     }
     cmp_item *it = &l->item[l->n++];
     memset(it, 0, sizeof *it);
-    pl_solution_init(&it->sol, &pl_solver_external, &(pl_model){.n = 0}, NAN); /* replaced when solved */
+    pl_solution_init(&it->sol, &pl_solver_external, &(pl_model){.n = 0}, NAN, NULL); /* replaced when solved:
+                                                                                     nothing to allocate */
     return it;
 }
 
@@ -1084,26 +1109,25 @@ static void print_compare_table(const pl_model *model, const pl_solution *limit,
     printf("wrote %s: compare.csv, compare.json, limit/, solutions/\n", esc);
 }
 
-static int cmd_compare(int argc, char **argv)
+static int cmd_compare_with(int argc, char **argv, pl_model *model)
 {
     case_options o = {.cmd = "compare", .t_end = NAN};
     int rc = parse_case_options(argc, argv, &o, CMD_COMPARE, compare_usage);
     if (rc >= 0)
         return rc;
-    pl_model model;
     pl_solve_opts penalty, lopts;
-    if ((rc = prepare(&o, &pl_solver_penalty, NULL, &model, &penalty)) >= 0)
+    if ((rc = prepare(&o, &pl_solver_penalty, NULL, model, &penalty)) >= 0)
         return rc;
-    pl_solve_opts_init(&lopts, &pl_solver_limit, &model, penalty.t_end);
+    pl_solve_opts_init(&lopts, &pl_solver_limit, model, penalty.t_end);
     lopts.samples = penalty.samples;
     lopts.max_steps = penalty.max_steps;
     lopts.max_seconds = penalty.max_seconds;
     lopts.max_output = penalty.max_output;
     pl_error err;
-    if (pl_solve_check(&pl_solver_limit, &model, &lopts, &err) != PL_OK)
+    if (pl_solve_check(&pl_solver_limit, model, &lopts, &err) != PL_OK)
         return input_error(o.cmd, "%s", err.message);
     cmp_list l = {0};
-    if ((rc = cmp_plan(&o, &model, &penalty, &l)) >= 0) {
+    if ((rc = cmp_plan(&o, model, &penalty, &l)) >= 0) {
         cmp_free(&l);
         return rc;
     }
@@ -1119,7 +1143,7 @@ static int cmd_compare(int argc, char **argv)
         entries[k] = l.item[k].e;
     if (s == PL_OK)
         s = pl_compare_files(entries, l.n, !o.no_plots, &d.planned, &err);
-    d.manifest = pl_manifest_new("compare", &model, &pl_solver_limit, &lopts, NULL);
+    d.manifest = pl_manifest_new("compare", model, &pl_solver_limit, &lopts, NULL);
     json_t *journal = json_deep_copy(d.manifest);
     if (s == PL_OK)
         s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &err);
@@ -1135,10 +1159,10 @@ static int cmd_compare(int argc, char **argv)
     pl_solution limit;
     pl_analysis la;
     pl_trajectory lt = {0};
-    pl_solve(&pl_solver_limit, &model, &lopts, &limit, &err);
-    pl_status ls = pl_analyze(&model, &limit, &la, &err); /* also what a failed one found */
+    pl_solve(&pl_solver_limit, model, &lopts, &limit, &err);
+    pl_status ls = pl_analyze(model, &limit, &la, &err); /* also what a failed one found */
     if (ls == PL_OK && limit.status == PL_OK)
-        ls = pl_trajectory_build(&lt, &model, &limit, &err);
+        ls = pl_trajectory_build(&lt, model, &limit, &err);
     int has_limit = limit.status == PL_OK && ls == PL_OK;
     if (limit.status == PL_OK && ls != PL_OK) {
         limit.status = ls;
@@ -1149,15 +1173,15 @@ static int cmd_compare(int argc, char **argv)
         cmp_item *it = &l.item[k];
         if (it->solver != &pl_solver_external) {
             pl_solution_free(&it->sol);
-            if (pl_solve(it->solver, &model, &it->opts, &it->sol, &err) == PL_ERR_INPUT && it->sol.status == PL_OK) {
+            if (pl_solve(it->solver, model, &it->opts, &it->sol, &err) == PL_ERR_INPUT && it->sol.status == PL_OK) {
                 it->sol.status = PL_ERR_INPUT;
                 it->sol.error = err;
             }
         }
-        pl_status st = pl_analyze(&model, &it->sol, &it->analysis, &err);
+        pl_status st = pl_analyze(model, &it->sol, &it->analysis, &err);
         it->analysed = 1;
         if (st == PL_OK)
-            st = pl_trajectory_build(&it->traj, &model, &it->sol, &err);
+            st = pl_trajectory_build(&it->traj, model, &it->sol, &err);
         pl_analysed run = {&it->sol, &it->analysis, &it->traj}, ref = {&limit, &la, &lt};
         int s_comparable = it->solver->family == PL_FAMILY_PENALTY || it->has_gamma;
         if (st == PL_OK && it->sol.status == PL_OK && has_limit) {
@@ -1173,7 +1197,7 @@ static int cmd_compare(int argc, char **argv)
         it->e.analysis = &it->analysis;
         entries[k] = it->e;
     }
-    s = pl_write_compare(&d.out, &model, &limit, &la, entries, l.n, &err);
+    s = pl_write_compare(&d.out, model, &limit, &la, entries, l.n, &err);
     pl_error plot_err;
     pl_status plots = s != PL_OK || o.no_plots ? PL_OK : pl_render_compare_plots(&d.out, entries, l.n, &plot_err);
     if (s == PL_OK)
@@ -1188,7 +1212,7 @@ static int cmd_compare(int argc, char **argv)
                     plot_err.message, out);
         }
         if (!o.quiet) {
-            print_compare_table(&model, &limit, &l, o.out);
+            print_compare_table(model, &limit, &l, o.out);
             if (!o.no_plots && plots == PL_OK) {
                 char out[1024];
                 pl_escape(o.out, out, sizeof out);
@@ -1212,6 +1236,15 @@ static int cmd_compare(int argc, char **argv)
     pl_trajectory_free(&lt);
     cmp_free(&l);
     outdir_end(&d);
+    return rc;
+}
+
+/* The command with its model, released whatever happens (pl_model_free of an empty model does nothing). */
+static int cmd_compare(int argc, char **argv)
+{
+    pl_model model = {0};
+    int rc = cmd_compare_with(argc, argv, &model);
+    pl_model_free(&model);
     return rc;
 }
 

@@ -18,7 +18,7 @@ const pl_solver_type pl_solver_external = {
 
 /* The columns the reader uses: their positions in a line (0-based), -1 when absent. */
 typedef struct {
-    int t, gamma, q[PL_MAX_DOF], v[PL_MAX_DOF];
+    int t, gamma, *q, *v; /* q, v: n each */
     int last; /* the largest position used */
 } columns;
 
@@ -172,36 +172,49 @@ static int compare_events(const void *pa, const void *pb)
     return (a->kind > b->kind) - (a->kind < b->kind); /* an impact before the contact it starts */
 }
 
-static void fill_event(const pl_model *model, const pl_solution *sol, pl_event_kind kind, size_t i, size_t r0,
-                       size_t r1, pl_event *ev)
+/* The scratch of derive_events. */
+typedef struct {
+    double *fp; /* n */
+    pl_gap *gap;
+} event_work;
+
+/* The gap rates of constraint i with the state of row r0 and the velocities of rows r0 and r1. */
+static void gap_rates(const pl_model *model, const pl_solution *sol, event_work *w, size_t i, size_t r0, size_t r1,
+                      double *before, double *after)
 {
     size_t n = sol->n, m = sol->m;
     const double *a = pl_table_row(&sol->traj, r0), *b = pl_table_row(&sol->traj, r1);
-    memset(ev, 0, sizeof *ev);
-    ev->kind = kind;
-    ev->t = a[0];
-    ev->constraint = i;
-    ev->participants = 1u << i;
-    ev->s_exit = NAN;
+    pl_model_velocity_map(model, a[0], a + pl_col_q(n, m), a + pl_col_v(n, m), w->fp, NULL, NULL, NULL);
+    *before = pl_model_gap_rate(model, i, a[0], a + pl_col_q(n, m), w->fp, w->gap);
+    pl_model_velocity_map(model, a[0], a + pl_col_q(n, m), b + pl_col_v(n, m), w->fp, NULL, NULL, NULL);
+    *after = pl_model_gap_rate(model, i, a[0], a + pl_col_q(n, m), w->fp, w->gap);
+}
+
+/* Append the event of kind of constraint i from row r0 (time, state) to row r1 (velocity after). */
+static pl_status add_event(const pl_model *model, pl_solution *sol, event_work *w, pl_event_kind kind, size_t i,
+                           size_t r0, size_t r1, pl_error *err)
+{
+    size_t n = sol->n, m = sol->m;
+    const double *a = pl_table_row(&sol->traj, r0), *b = pl_table_row(&sol->traj, r1);
+    pl_event *ev;
+    pl_status s = pl_solution_new_event(sol, kind, a[0], i, &ev, err);
+    if (s != PL_OK)
+        return s;
+    ev->participants[i] = 1;
     memcpy(ev->q, a + pl_col_q(n, m), n * sizeof *a);
     memcpy(ev->v_before, a + pl_col_v(n, m), n * sizeof *a);
     memcpy(ev->v_after, b + pl_col_v(n, m), n * sizeof *b);
     ev->gamma_before = a[1];
     ev->gamma_after = b[1];
-    double fp[PL_MAX_DOF];
-    pl_gap g;
-    pl_model_velocity_map(model, ev->t, ev->q, ev->v_before, fp, NULL, NULL, NULL);
-    ev->gdot_before = pl_model_gap_rate(model, i, ev->t, ev->q, fp, &g);
-    pl_model_velocity_map(model, ev->t, ev->q, ev->v_after, fp, NULL, NULL, NULL);
-    ev->gdot_after = pl_model_gap_rate(model, i, ev->t, ev->q, fp, &g);
+    gap_rates(model, sol, w, i, r0, r1, &ev->gdot_before, &ev->gdot_after);
+    return PL_OK;
 }
 
 /* Impacts (blocks of rows at one t with a velocity jump) and sustained contacts, in time order. */
-static pl_status derive_events(const pl_model *model, pl_solution *sol, pl_error *err)
+static pl_status derive_events_with(const pl_model *model, pl_solution *sol, event_work *w, pl_error *err)
 {
     size_t n = sol->n, m = sol->m, rows = sol->traj.nrows;
     pl_status s = PL_OK;
-    pl_event ev;
     for (size_t r = 0; s == PL_OK && r < rows;) {
         size_t e = r;
         while (e + 1 < rows && pl_table_row(&sol->traj, e + 1)[0] == pl_table_row(&sol->traj, r)[0])
@@ -212,15 +225,15 @@ static pl_status derive_events(const pl_model *model, pl_solution *sol, pl_error
             size_t best = 0;
             double most = -1.0;
             for (size_t i = 0; i < m; i++) {
-                fill_event(model, sol, PL_EVENT_IMPACT, i, r, e, &ev);
-                double change = fabs(ev.gdot_after - ev.gdot_before);
+                double before, after;
+                gap_rates(model, sol, w, i, r, e, &before, &after);
+                double change = fabs(after - before);
                 if (change > most) {
                     most = change;
                     best = i;
                 }
             }
-            fill_event(model, sol, PL_EVENT_IMPACT, best, r, e, &ev);
-            s = pl_solution_add_event(sol, &ev, err);
+            s = add_event(model, sol, w, PL_EVENT_IMPACT, best, r, e, err);
         }
         r = e + 1;
     }
@@ -232,27 +245,33 @@ static pl_status derive_events(const pl_model *model, pl_solution *sol, pl_error
             int in = 0;
             if (r < rows) {
                 const double *row = pl_table_row(&sol->traj, r);
-                double fp[PL_MAX_DOF];
-                pl_gap g;
-                pl_model_velocity_map(model, row[0], row + pl_col_q(n, m), row + pl_col_v(n, m), fp, NULL, NULL, NULL);
-                double gdot = pl_model_gap_rate(model, i, row[0], row + pl_col_q(n, m), fp, &g);
-                in = fabs(g.g) <= tol_g && fabs(gdot) <= tol_v;
+                pl_model_velocity_map(model, row[0], row + pl_col_q(n, m), row + pl_col_v(n, m), w->fp, NULL, NULL,
+                                      NULL);
+                double gdot = pl_model_gap_rate(model, i, row[0], row + pl_col_q(n, m), w->fp, w->gap);
+                in = fabs(w->gap->g) <= tol_g && fabs(gdot) <= tol_v;
             }
             if (in && !in_run)
                 start = r;
             else if (!in && in_run && pl_table_row(&sol->traj, r - 1)[0] > pl_table_row(&sol->traj, start)[0]) {
-                fill_event(model, sol, PL_EVENT_SLIDE_START, i, start, start, &ev);
-                s = pl_solution_add_event(sol, &ev, err);
-                if (s == PL_OK && r < rows) {
-                    fill_event(model, sol, PL_EVENT_LIFT_OFF, i, r - 1, r - 1, &ev);
-                    s = pl_solution_add_event(sol, &ev, err);
-                }
+                s = add_event(model, sol, w, PL_EVENT_SLIDE_START, i, start, start, err);
+                if (s == PL_OK && r < rows)
+                    s = add_event(model, sol, w, PL_EVENT_LIFT_OFF, i, r - 1, r - 1, err);
             }
             in_run = in;
         }
     }
     if (s == PL_OK && sol->nevents > 1)
         qsort(sol->events, sol->nevents, sizeof *sol->events, compare_events);
+    return s;
+}
+
+static pl_status derive_events(const pl_model *model, pl_solution *sol, pl_error *err)
+{
+    event_work w = {malloc(model->n * sizeof *w.fp), pl_gap_new(1, model->n, 0)};
+    pl_status s = w.fp && w.gap ? derive_events_with(model, sol, &w, err)
+                                : pl_fail(err, PL_ERR_NOMEM, "out of memory deriving the events of a trajectory");
+    free(w.fp);
+    free(w.gap);
     return s;
 }
 
@@ -264,8 +283,9 @@ static pl_status read_rows(reader *r, FILE *f, const pl_model *model, double t_e
     size_t max_rows = (size_t)(PL_DEFAULT_MAX_OUTPUT / (double)ncol);
     char *line = NULL;
     size_t cap = 0;
-    double row[2 + 4 * PL_MAX_DOF + 2 * PL_MAX_CON], prev_t = 0, prev_s = 0;
-    pl_status s = PL_OK;
+    double *row = malloc(ncol * sizeof *row), prev_t = 0, prev_s = 0;
+    pl_gap *g = pl_gap_new(1, n, 0);
+    pl_status s = row && g ? PL_OK : pl_fail(r->err, PL_ERR_NOMEM, "%s: out of memory", r->path);
     char name[32];
     ssize_t got;
     while (s == PL_OK && (got = getline(&line, &cap, f)) >= 0) {
@@ -282,7 +302,7 @@ static pl_status read_rows(reader *r, FILE *f, const pl_model *model, double t_e
                         r->nfield, header_fields);
             break;
         }
-        memset(row, 0, sizeof row);
+        memset(row, 0, ncol * sizeof *row);
         if ((s = field_value(r, *line_no, c->t, "t", &row[0])) != PL_OK)
             break;
         if (c->gamma >= 0 && (s = field_value(r, *line_no, c->gamma, "gamma", &row[1])) != PL_OK)
@@ -312,9 +332,8 @@ static pl_status read_rows(reader *r, FILE *f, const pl_model *model, double t_e
         if (s != PL_OK)
             break;
         for (size_t i = 0; i < m; i++) {
-            pl_gap g;
-            pl_model_gap(model, i, t, row + pl_col_q(n, m), &g);
-            row[pl_col_g(n, m) + i] = g.g;
+            pl_model_gap(model, i, t, row + pl_col_q(n, m), g);
+            row[pl_col_g(n, m) + i] = g->g;
         }
         prev_t = t;
         prev_s = row[1];
@@ -325,23 +344,31 @@ static pl_status read_rows(reader *r, FILE *f, const pl_model *model, double t_e
     if (s == PL_OK && ferror(f))
         s = pl_fail(r->err, PL_ERR_INPUT, "%s: cannot read: %s", r->path, strerror(errno));
     free(line);
+    free(row);
+    free(g);
     return s;
 }
 
 pl_status pl_read_external(const char *path, const pl_model *model, double t_end, pl_solution *sol, int *has_gamma,
                            pl_error *err)
 {
-    pl_solution_init(sol, &pl_solver_external, model, t_end);
     *has_gamma = 0;
+    pl_status s = pl_solution_init(sol, &pl_solver_external, model, t_end, err);
+    if (s != PL_OK)
+        return s;
     size_t n = model->n, m = model->m;
     reader r = {.path = path, .err = err};
+    columns c = {.q = malloc(2 * n * sizeof *c.q)};
+    if (!c.q)
+        return pl_fail(err, PL_ERR_NOMEM, "%s: out of memory", path);
+    c.v = c.q + n;
     FILE *f = fopen(path, "r");
-    if (!f)
+    if (!f) {
+        free(c.q);
         return pl_fail(err, PL_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+    }
     char *line = NULL;
     size_t cap = 0, line_no = 1;
-    columns c;
-    pl_status s;
     errno = 0;
     char need[64];
     ssize_t got = getline(&line, &cap, f);
@@ -386,6 +413,7 @@ pl_status pl_read_external(const char *path, const pl_model *model, double t_end
     if (s == PL_OK)
         s = derive_events(model, sol, err);
     free(r.field);
+    free(c.q);
     if (s != PL_OK)
         return s;
     const double *last = pl_table_row(&sol->traj, rows - 1);

@@ -140,13 +140,17 @@ static pl_status write_run_config(pl_output *out, const json_t *manifest, pl_err
     FILE *in = open_in(out, "trajectory.csv", err);
     if (!in)
         return PL_ERR_INPUT;
-    char header[4096] = "";
-    if (!fgets(header, sizeof header, in))
-        header[0] = '\0';
+    char *header = NULL; /* the whole first line, however many columns */
+    size_t cap = 0;
+    if (getline(&header, &cap, in) < 0) {
+        free(header);
+        header = NULL;
+    }
     fclose(in);
-    int ndof = 0, ncon = 0, impulses = strstr(header, ",impulse1") != NULL;
-    for (char *c = strtok(header, ",\r\n"); c; c = strtok(NULL, ",\r\n"))
+    int ndof = 0, ncon = 0, impulses = header && strstr(header, ",impulse1") != NULL;
+    for (char *c = header ? strtok(header, ",\r\n") : NULL; c; c = strtok(NULL, ",\r\n"))
         ndof += c[0] == 'q', ncon += c[0] == 'G';
+    free(header);
     if (ndof == 0)
         return pl_fail(err, PL_ERR_INPUT, "%s/trajectory.csv has no column q1", out->root);
     const char *solver = json_string_value(json_object_get(manifest, "solver"));

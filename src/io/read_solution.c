@@ -89,26 +89,26 @@ static pl_status read_events(reader *r, const json_t *a, pl_solution *sol)
         return bad(r, "events");
     for (size_t k = 0; k < json_array_size(a) && !r->bad; k++) {
         const json_t *o = json_array_get(a, k);
-        const char *kind = json_string_value(json_object_get(o, "kind"));
-        pl_event e;
-        memset(&e, 0, sizeof e);
-        e.kind = PL_EVENT_KINDS;
-        for (int j = 0; kind && j < PL_EVENT_KINDS; j++)
-            if (strcmp(kind, pl_event_kind_name((pl_event_kind)j)) == 0)
-                e.kind = (pl_event_kind)j;
-        if (e.kind == PL_EVENT_KINDS)
+        const char *name = json_string_value(json_object_get(o, "kind"));
+        pl_event_kind kind = PL_EVENT_KINDS;
+        for (int j = 0; name && j < PL_EVENT_KINDS; j++)
+            if (strcmp(name, pl_event_kind_name((pl_event_kind)j)) == 0)
+                kind = (pl_event_kind)j;
+        if (kind == PL_EVENT_KINDS)
             return bad(r, "events");
-        e.t = number(r, o, "t");
-        e.constraint = (size_t)integer(r, o, "constraint", 1, (long)sol->m) - 1;
-        vector(r, o, "q", e.q, sol->n);
-        vector(r, o, "v_before", e.v_before, sol->n);
-        vector(r, o, "v_after", e.v_after, sol->n);
-        e.gdot_before = number(r, o, "gdot_before");
-        e.gdot_after = number(r, o, "gdot_after");
-        e.gamma_before = number(r, o, "gamma_before");
-        e.gamma_after = number(r, o, "gamma_after");
-        e.s_exit = NAN;
-        if (e.kind == PL_EVENT_IMPACT) {
+        double t = number(r, o, "t");
+        size_t constraint = (size_t)integer(r, o, "constraint", 1, (long)sol->m) - 1;
+        pl_event *e; /* filled in place: a solution read badly is released whole */
+        if (r->bad || pl_solution_new_event(sol, kind, t, constraint, &e, r->err) != PL_OK)
+            return bad(r, "events");
+        vector(r, o, "q", e->q, sol->n);
+        vector(r, o, "v_before", e->v_before, sol->n);
+        vector(r, o, "v_after", e->v_after, sol->n);
+        e->gdot_before = number(r, o, "gdot_before");
+        e->gdot_after = number(r, o, "gdot_after");
+        e->gamma_before = number(r, o, "gamma_before");
+        e->gamma_after = number(r, o, "gamma_after");
+        if (kind == PL_EVENT_IMPACT) {
             const json_t *parts = json_object_get(o, "constraints");
             if (!json_is_array(parts))
                 return bad(r, "events");
@@ -116,13 +116,13 @@ static pl_status read_events(reader *r, const json_t *a, pl_solution *sol)
                 const json_t *c = json_array_get(parts, j);
                 if (!json_is_integer(c) || json_integer_value(c) < 1 || json_integer_value(c) > (json_int_t)sol->m)
                     return bad(r, "events");
-                e.participants |= 1u << (json_integer_value(c) - 1);
+                e->participants[json_integer_value(c) - 1] = 1;
             }
-            vector(r, o, "impulse", e.impulse, sol->m);
+            vector(r, o, "impulse", e->impulse, sol->m);
             if (json_object_get(o, "fast_exit_time"))
-                e.s_exit = number(r, o, "fast_exit_time");
+                e->s_exit = number(r, o, "fast_exit_time");
         }
-        if (r->bad || pl_solution_add_event(sol, &e, r->err) != PL_OK)
+        if (r->bad)
             return bad(r, "events");
     }
     return r->bad ? PL_ERR_IO : PL_OK;
@@ -151,15 +151,21 @@ static void read_stats(reader *r, const json_t *o, pl_solution *sol)
 
 static pl_status read_trajectory(reader *r, const char *dir, pl_solution *sol)
 {
-    char path[PATH_MAX], header[2048];
+    char path[PATH_MAX];
     if (snprintf(path, sizeof path, "%s/trajectory.csv", dir) >= (int)sizeof path)
         return bad(r, "trajectory.csv");
     FILE *f = fopen(path, "r");
     if (!f)
         return bad(r, "trajectory.csv");
-    pl_trajectory_header(sol->n, sol->m, sol->solver->family == PL_FAMILY_SCHEME, header, sizeof header);
     size_t ncol = sol->traj.ncol;
-    double row[2 + 2 * PL_MAX_DOF + 2 * PL_MAX_CON];
+    char *header = pl_trajectory_header(sol->n, sol->m, sol->solver->family == PL_FAMILY_SCHEME);
+    double *row = malloc(ncol * sizeof *row);
+    if (!header || !row) {
+        free(header);
+        free(row);
+        fclose(f);
+        return bad(r, "trajectory.csv (out of memory)");
+    }
     char *line = NULL;
     size_t cap = 0;
     ssize_t len = getline(&line, &cap, f);
@@ -178,6 +184,8 @@ static pl_status read_trajectory(reader *r, const char *dir, pl_solution *sol)
     }
     ok = ok && !ferror(f);
     free(line);
+    free(header);
+    free(row);
     fclose(f);
     return ok ? PL_OK : bad(r, "trajectory.csv");
 }
@@ -185,7 +193,9 @@ static pl_status read_trajectory(reader *r, const char *dir, pl_solution *sol)
 pl_status pl_read_solution(const char *dir, const pl_model *model, const pl_solver_type *solver, pl_solution *sol,
                            pl_error *err)
 {
-    pl_solution_init(sol, solver, model, NAN);
+    pl_status init = pl_solution_init(sol, solver, model, NAN, err);
+    if (init != PL_OK)
+        return init;
     char path[PATH_MAX];
     reader r = {path, err, 0};
     if (snprintf(path, sizeof path, "%s/summary.json", dir) >= (int)sizeof path)
@@ -237,7 +247,7 @@ pl_status pl_read_solution(const char *dir, const pl_model *model, const pl_solv
     json_decref(o);
     if (r.bad) {
         pl_solution_free(sol);
-        pl_solution_init(sol, solver, model, NAN);
+        pl_solution_init(sol, solver, model, NAN, NULL); /* an empty solution, freeable whatever happens */
         return PL_ERR_IO;
     }
     sol->status = PL_OK;

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "io/output.h"
@@ -15,13 +16,24 @@ static size_t append_columns(char *buf, size_t len, size_t used, const char *nam
     return used;
 }
 
-void pl_trajectory_header(size_t n, size_t m, int impulses, char *buf, size_t len)
+/* Room for "t,gamma" and count columns named like ",impulse18446744073709551615". */
+static size_t header_length(size_t count)
 {
+    return 16 + count * 28;
+}
+
+char *pl_trajectory_header(size_t n, size_t m, int impulses)
+{
+    size_t len = header_length(2 * n + 2 * m);
+    char *buf = malloc(len);
+    if (!buf)
+        return NULL;
     size_t used = (size_t)snprintf(buf, len, "t,gamma");
     used = append_columns(buf, len, used, "q", n);
     used = append_columns(buf, len, used, "v", n);
     used = append_columns(buf, len, used, "G", m);
     append_columns(buf, len, used, impulses ? "impulse" : "lambda", m);
+    return buf;
 }
 
 json_t *pl_parameters_json(const pl_model *model)
@@ -168,7 +180,7 @@ static json_t *event_json(const pl_solution *res, const pl_event *e)
     if (e->kind == PL_EVENT_IMPACT) {
         json_t *parts = json_array();
         for (size_t i = 0; i < res->m; i++)
-            if (e->participants & (1u << i))
+            if (e->participants[i])
                 json_array_append_new(parts, json_integer((json_int_t)i + 1));
         json_object_set_new(o, "constraints", parts);
         json_object_set_new(o, "restitution", pl_json_number(-e->gdot_after / e->gdot_before));
@@ -239,19 +251,27 @@ pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_soluti
 {
     size_t n = sol->n, m = sol->m;
     const pl_table *traj = &sol->traj;
-    char header[2048];
-    pl_trajectory_header(n, m, sol->solver->family == PL_FAMILY_SCHEME, header, sizeof header);
+    char *header = pl_trajectory_header(n, m, sol->solver->family == PL_FAMILY_SCHEME);
+    size_t *cols = malloc((2 + 2 * n) * sizeof *cols);
+    if (!header || !cols) {
+        free(header);
+        free(cols);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory writing a trajectory");
+    }
     pl_status s = pl_write_csv(out, sub, "trajectory.csv", header, traj, err);
-    if (s != PL_OK)
-        return s;
-    /* The same rows in the time s: s, t, q, v (columns of the same table: no copy of the rows). */
-    size_t cols[2 + 2 * PL_MAX_DOF] = {1, 0};
-    for (size_t j = 0; j < 2 * n; j++)
-        cols[2 + j] = pl_col_q(n, m) + j;
-    size_t used = (size_t)snprintf(header, sizeof header, "s,t");
-    used = append_columns(header, sizeof header, used, "q", n);
-    append_columns(header, sizeof header, used, "v", n);
-    return pl_write_csv_columns(out, sub, "trajectory_s.csv", header, traj, cols, 2 + 2 * n, err);
+    if (s == PL_OK) {
+        /* The same rows in the time s: s, t, q, v (columns of the same table: no copy of the rows). */
+        cols[0] = 1, cols[1] = 0;
+        for (size_t j = 0; j < 2 * n; j++)
+            cols[2 + j] = pl_col_q(n, m) + j;
+        size_t len = header_length(2 * n), used = (size_t)snprintf(header, len, "s,t");
+        used = append_columns(header, len, used, "q", n);
+        append_columns(header, len, used, "v", n);
+        s = pl_write_csv_columns(out, sub, "trajectory_s.csv", header, traj, cols, 2 + 2 * n, err);
+    }
+    free(header);
+    free(cols);
+    return s;
 }
 
 pl_status pl_write_solution(pl_output *out, const char *sub, const pl_model *model, const pl_solution *sol,

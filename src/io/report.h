@@ -10,8 +10,9 @@
 #include "solvers/solution.h"
 #include "study/analysis.h"
 
-/* "t,gamma,q1..qn,v1..vn,G1..Gm,lambda1..lambdam" (impulse1..impulsem for a scheme) */
-void pl_trajectory_header(size_t n, size_t m, int impulses, char *buf, size_t len);
+/* "t,gamma,q1..qn,v1..vn,G1..Gm,lambda1..lambdam" (impulse1..impulsem for a scheme), allocated (free
+ * it); NULL if out of memory. */
+char *pl_trajectory_header(size_t n, size_t m, int impulses);
 
 json_t *pl_parameters_json(const pl_model *model);
 /* What every summary starts with: case, status (and error), parameters, contact law. */

@@ -4,14 +4,138 @@
 #include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The scratch of the model's evaluations: each function has slots of its own, so that one that
+ * calls another (free_gap_accel calls accel) never overwrites what its caller still uses. */
+struct pl_work {
+    size_t n;
+    double *tmp, *L, *dM;                   /* accel: M^{-1} x, the Cholesky factor of M(q), dM/dq_k */
+    double *c_minv;                         /* contact_at */
+    double *minv;                           /* pl_model_minv */
+    double *k_minv, *k_fp, *k_fp_v, *k_fw;  /* contact_coupling */
+    double *d_fp, *d_fp_q, *d_fp_v, *d_fp_t, *d_a; /* free_gap_accel */
+    pl_gap *d_gap;
+    double *i_fp;                           /* initially_active (M^{-1} through contact's c_minv) */
+    pl_contact *i_contact;
+    double *block;
+};
+
+pl_work *pl_work_new(const pl_model *model)
+{
+    size_t n = model->n, nn = n * n;
+    pl_work *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->n = n;
+    w->block = calloc(8 * nn + 7 * n, sizeof *w->block);
+    w->d_gap = pl_gap_new(1, n, 1); /* D reads the Hessian */
+    w->i_contact = pl_contact_new(1, n, 0);
+    if (!w->block || !w->d_gap || !w->i_contact) {
+        pl_work_free(w);
+        return NULL;
+    }
+    double *p = w->block;
+    w->L = p, p += nn;
+    w->dM = p, p += nn;
+    w->c_minv = p, p += nn;
+    w->minv = p, p += nn;
+    w->k_minv = p, p += nn;
+    w->k_fp_v = p, p += nn;
+    w->d_fp_q = p, p += nn;
+    w->d_fp_v = p, p += nn;
+    w->tmp = p, p += n;
+    w->k_fp = p, p += n;
+    w->k_fw = p, p += n;
+    w->d_fp = p, p += n;
+    w->d_fp_t = p, p += n;
+    w->d_a = p, p += n;
+    w->i_fp = p;
+    return w;
+}
+
+void pl_work_free(pl_work *w)
+{
+    if (!w)
+        return;
+    free(w->block);
+    free(w->d_gap);
+    free(w->i_contact);
+    free(w);
+}
+
+/* count structs of item_size bytes followed by `doubles` doubles (*data), in one zeroed block. */
+static void *new_items(size_t count, size_t item_size, size_t doubles, double **data)
+{
+    size_t head = (count * item_size + sizeof(double) - 1) / sizeof(double) * sizeof(double);
+    char *block = calloc(1, head + doubles * sizeof(double));
+    if (block)
+        *data = (double *)(block + head);
+    return block;
+}
+
+pl_gap *pl_gap_new(size_t count, size_t n, int keep_hess)
+{
+    double *p = NULL;
+    count = count ? count : 1;
+    size_t hessians = keep_hess ? count : 1;
+    pl_gap *g = new_items(count, sizeof *g, count * 2 * n + hessians * n * n, &p);
+    for (size_t k = 0; g && k < count; k++) {
+        g[k].grad = p + 2 * n * k;
+        g[k].grad_t = g[k].grad + n;
+        g[k].hess = p + count * 2 * n + (keep_hess ? k : 0) * n * n;
+        g[k].keep_hess = keep_hess != 0;
+    }
+    return g;
+}
+
+pl_contact *pl_contact_new(size_t count, size_t n, int keep_hess)
+{
+    double *p = NULL;
+    count = count ? count : 1;
+    size_t hessians = keep_hess ? count : 1;
+    pl_contact *c = new_items(count, sizeof *c, count * 3 * n + hessians * n * n, &p);
+    for (size_t k = 0; c && k < count; k++) {
+        c[k].gap.grad = p + 3 * n * k;
+        c[k].gap.grad_t = c[k].gap.grad + n;
+        c[k].w = c[k].gap.grad_t + n;
+        c[k].gap.hess = p + count * 3 * n + (keep_hess ? k : 0) * n * n;
+        c[k].gap.keep_hess = keep_hess != 0;
+    }
+    return c;
+}
+
+pl_status pl_contact_set_init(pl_contact_set *cs, const pl_model *model, pl_error *err)
+{
+    size_t n = model->n, m = model->m;
+    memset(cs, 0, sizeof *cs);
+    cs->idx = calloc(m, sizeof *cs->idx);
+    cs->c = pl_contact_new(m, n, 0);
+    cs->W = calloc(2 * m * m + 2 * m, sizeof *cs->W);
+    if (!cs->idx || !cs->c || !cs->W) {
+        pl_contact_set_free(cs);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for the couplings of %zu constraints", m);
+    }
+    cs->Wq = cs->W + m * m;
+    cs->b = cs->Wq + m * m;
+    cs->a = cs->b + m;
+    return PL_OK;
+}
+
+void pl_contact_set_free(pl_contact_set *cs)
+{
+    free(cs->idx);
+    free(cs->c);
+    free(cs->W);
+    memset(cs, 0, sizeof *cs);
+}
 
 static pl_status check_case_shape(const pl_case *c, pl_error *err)
 {
-    if (c->ndof == 0 || c->ndof > PL_MAX_DOF || c->ncon == 0 || c->ncon > PL_MAX_CON ||
-        c->nparams > PL_MAX_PARAMS || c->ninput > PL_MAX_INPUTS)
-        return pl_fail(err, PL_ERR_INPUT, "case %s: sizes exceed the limits (%d dof, %d constraints)",
-                       c->name, PL_MAX_DOF, PL_MAX_CON);
+    if (c->nparams > PL_MAX_PARAMS || c->ninput > PL_MAX_INPUTS)
+        return pl_fail(err, PL_ERR_INPUT, "case %s: more than %d parameters or %d inputs", c->name, PL_MAX_PARAMS,
+                       PL_MAX_INPUTS);
     if (!c->initial_state || !c->gap || !c->scales)
         return pl_fail(err, PL_ERR_INPUT, "case %s: a required callback is missing", c->name);
     if (!c->accel == !c->force)
@@ -41,16 +165,60 @@ static pl_status resolve_restitution(pl_model *model, pl_error *err)
     return PL_OK;
 }
 
+/* n and m from the parameters (or the case's fields); a one-line refusal naming the parameter
+ * values when they are 0 or absurd. */
+static pl_status resolve_sizes(pl_model *model, pl_error *err)
+{
+    const pl_case *c = model->type;
+    size_t n = c->ndof, m = c->ncon;
+    if (c->sizes)
+        c->sizes(model->par, &n, &m);
+    if (n >= 1 && n <= PL_SIZE_LIMIT_DOF && m >= 1 && m <= PL_SIZE_LIMIT_CON) {
+        model->n = n;
+        model->m = m;
+        return PL_OK;
+    }
+    char values[320] = "";
+    size_t used = 0;
+    for (size_t k = 0; k < c->nparams && used < sizeof values; k++)
+        used += (size_t)snprintf(values + used, sizeof values - used, "%s%s = %g", k ? ", " : "", c->params[k].name,
+                                 model->par[k]);
+    return pl_fail(err, PL_ERR_INPUT,
+                   "case %s: %s give%s %zu degrees of freedom and %zu constraints (a model has 1 to %d degrees of "
+                   "freedom and 1 to %d constraints)",
+                   c->name, c->nparams ? values : "its fields", c->nparams == 1 ? "s" : "", n, m, PL_SIZE_LIMIT_DOF,
+                   PL_SIZE_LIMIT_CON);
+}
+
+void pl_model_free(pl_model *model)
+{
+    free(model->law);
+    free(model->minv);
+    model->law = NULL;
+    model->minv = NULL;
+}
+
+static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting *settings, size_t nsettings,
+                            pl_error *err);
+static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error *err);
+
 pl_status pl_model_init(pl_model *model, const pl_case *c, const pl_setting *settings,
                         size_t nsettings, pl_error *err)
+{
+    pl_status s = init_model(model, c, settings, nsettings, err);
+    if (s != PL_OK)
+        pl_model_free(model); /* nothing held on failure */
+    return s;
+}
+
+static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting *settings, size_t nsettings,
+                            pl_error *err)
 {
     memset(model, 0, sizeof *model);
     pl_status s = check_case_shape(c, err);
     if (s != PL_OK)
         return s;
     model->type = c;
-    model->n = c->ndof;
-    model->m = c->ncon;
     for (size_t k = 0; k < c->nparams; k++)
         model->par[k] = c->params[k].value;
     for (size_t k = 0; k < nsettings; k++) {
@@ -72,7 +240,26 @@ pl_status pl_model_init(pl_model *model, const pl_case *c, const pl_setting *set
     char msg[256];
     if (c->check && c->check(model->par, msg, sizeof msg))
         return pl_fail(err, PL_ERR_INPUT, "case %s: %s", c->name, msg);
+    if ((s = resolve_sizes(model, err)) != PL_OK)
+        return s;
+    size_t n = model->n;
+    model->law = calloc(model->m, sizeof *model->law);
+    model->minv = calloc(n * n, sizeof *model->minv);
+    double *q0 = calloc(2 * n, sizeof *q0), *v0 = q0 ? q0 + n : NULL;
+    if (!model->law || !model->minv || !q0) {
+        free(q0);
+        return pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory for a model of %zu degrees of freedom and %zu "
+                       "constraints", c->name, n, model->m);
+    }
+    s = finish_model(model, q0, v0, err);
+    free(q0);
+    return s;
+}
 
+/* The laws, M^{-1} if constant, the scales, from the initial state (q0, v0: scratch of n each). */
+static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error *err)
+{
+    const pl_case *c = model->type;
     int ik = pl_param_find(c->params, c->nparams, "k"), ix = pl_param_find(c->params, c->nparams, "xi");
     for (size_t i = 0; i < model->m; i++) {
         if (c->law)
@@ -82,14 +269,15 @@ pl_status pl_model_init(pl_model *model, const pl_case *c, const pl_setting *set
         if (!(model->law[i].k > 0) || !(model->law[i].xi >= 0))
             return pl_fail(err, PL_ERR_INPUT, "case %s: constraint %zu has k <= 0 or xi < 0", c->name, i + 1);
     }
-    double q0[PL_MAX_DOF], v0[PL_MAX_DOF], minv0[PL_MAX_DOF * PL_MAX_DOF];
     c->initial_state(model->par, q0, v0);
     model->mass_constant = 0; /* factor through the general path first */
-    if (pl_model_mass(model, q0, NULL, minv0))
+    if (pl_model_mass(model, q0, NULL, model->minv))
         return pl_fail(err, PL_ERR_INPUT, "case %s: the mass matrix is not positive definite", c->name);
     if (c->mass_dq == NULL) { /* constant M: keep its inverse */
-        memcpy(model->minv, minv0, sizeof minv0);
         model->mass_constant = 1;
+    } else {
+        free(model->minv);
+        model->minv = NULL;
     }
     c->scales(model->par, &model->v_scale, &model->a_scale);
     int finite = isfinite(model->v_scale) && isfinite(model->a_scale) &&
@@ -145,11 +333,11 @@ void pl_model_velocity_map(const pl_model *model, double t, const double *q, con
         memset(fp_t, 0, n * sizeof *fp_t);
 }
 
-/* y = minv x for the constant mass matrix; y and x are n-vectors with strides sy, sx (in place allowed). */
-static void apply_minv(const pl_model *model, const double *x, size_t sx, double *y, size_t sy)
+/* y = minv x for the constant mass matrix; y and x are n-vectors with strides sy, sx (in place
+ * allowed, through tmp: n). */
+static void apply_minv(const pl_model *model, double *tmp, const double *x, size_t sx, double *y, size_t sy)
 {
     size_t n = model->n;
-    double tmp[PL_MAX_DOF];
     for (size_t j = 0; j < n; j++) {
         double s = 0.0;
         for (size_t l = 0; l < n; l++)
@@ -169,23 +357,23 @@ static void fill_nan(double *x, size_t len)
 
 /* F_v = M^{-1} f, dF_v/dv = M^{-1} df/dv, dF_v/dq_k = M^{-1} (df/dq_k - dM/dq_k F_v): the force
  * and its Jacobians are written into a, a_q, a_v and solved in place, column by column. */
-static void accel_from_force(const pl_model *model, double t, const double *q, const double *v, const double *u,
-                             double *a, double *a_q, double *a_v)
+static void accel_from_force(const pl_model *model, pl_work *w, double t, const double *q, const double *v,
+                             const double *u, double *a, double *a_q, double *a_v)
 {
     const pl_case *c = model->type;
     size_t n = model->n;
     c->force(model->par, t, q, v, u, a, a_q, a_v);
     if (model->mass_constant) { /* dM/dq = 0 */
-        apply_minv(model, a, 1, a, 1);
+        apply_minv(model, w->tmp, a, 1, a, 1);
         for (size_t k = 0; k < n; k++) {
             if (a_q)
-                apply_minv(model, a_q + k, n, a_q + k, n);
+                apply_minv(model, w->tmp, a_q + k, n, a_q + k, n);
             if (a_v)
-                apply_minv(model, a_v + k, n, a_v + k, n);
+                apply_minv(model, w->tmp, a_v + k, n, a_v + k, n);
         }
         return;
     }
-    double L[PL_MAX_DOF * PL_MAX_DOF];
+    double *L = w->L;
     pl_model_mass(model, q, L, NULL);
     gsl_matrix_view Lm = gsl_matrix_view_array(L, n, n);
     if (gsl_linalg_cholesky_decomp1(&Lm.matrix) != GSL_SUCCESS) {
@@ -200,7 +388,8 @@ static void accel_from_force(const pl_model *model, double t, const double *q, c
             gsl_linalg_cholesky_svx(&Lm.matrix, &col.vector);
         }
         if (a_q) {
-            double dM[PL_MAX_DOF * PL_MAX_DOF] = {0};
+            double *dM = w->dM;
+            memset(dM, 0, n * n * sizeof *dM);
             c->mass_dq(model->par, q, k, dM);
             for (size_t j = 0; j < n; j++)
                 for (size_t l = 0; l < n; l++)
@@ -211,7 +400,7 @@ static void accel_from_force(const pl_model *model, double t, const double *q, c
     }
 }
 
-void pl_model_accel(const pl_model *model, double t, const double *q, const double *v, double *a,
+void pl_model_accel(const pl_model *model, pl_work *work, double t, const double *q, const double *v, double *a,
                     double *a_q, double *a_v)
 {
     double u[PL_MAX_INPUTS] = {0};
@@ -220,19 +409,19 @@ void pl_model_accel(const pl_model *model, double t, const double *q, const doub
     if (model->type->accel)
         model->type->accel(model->par, t, q, v, u, a, a_q, a_v);
     else
-        accel_from_force(model, t, q, v, u, a, a_q, a_v);
+        accel_from_force(model, work, t, q, v, u, a, a_q, a_v);
 }
 
 void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl_gap *out)
 {
-    /* Only the parts an n-dof case writes are cleared: the whole struct is ~2 KB (its Hessian is
-     * sized for PL_MAX_DOF), and this runs several times per step. */
     size_t n = model->n;
+    double *restrict grad = out->grad, *restrict grad_t = out->grad_t, *restrict hess = out->hess;
     out->g = out->g_t = out->g_tt = 0.0;
     for (size_t j = 0; j < n; j++)
-        out->grad[j] = out->grad_t[j] = 0.0;
-    for (size_t j = 0; j < n * n; j++)
-        out->hess[j] = 0.0;
+        grad[j] = grad_t[j] = 0.0;
+    if (out->keep_hess)
+        for (size_t j = 0; j < n * n; j++)
+            hess[j] = 0.0;
     model->type->gap(model->par, i, t, q, out);
 }
 
@@ -244,8 +433,9 @@ int pl_model_mass(const pl_model *model, const double *q, double *M, double *min
             minv[j] = model->minv[j];
         return 0;
     }
-    double Mbuf[PL_MAX_DOF * PL_MAX_DOF];
-    double *Mm = M ? M : Mbuf;
+    if (!M && !minv)
+        return 0;
+    double *Mm = M ? M : minv; /* without M, minv holds M until it is factored and inverted in place */
     for (size_t j = 0; j < n * n; j++)
         Mm[j] = 0.0;
     if (model->type->mass)
@@ -259,25 +449,38 @@ int pl_model_mass(const pl_model *model, const double *q, double *M, double *min
         memcpy(minv, model->minv, n * n * sizeof *minv);
         return 0;
     }
-    memcpy(minv, Mm, n * n * sizeof *minv);
+    if (Mm != minv)
+        memcpy(minv, Mm, n * n * sizeof *minv);
     gsl_matrix_view A = gsl_matrix_view_array(minv, n, n);
     if (gsl_linalg_cholesky_decomp1(&A.matrix) != GSL_SUCCESS)
         return 1;
     return gsl_linalg_cholesky_invert(&A.matrix) != GSL_SUCCESS;
 }
 
+const double *pl_model_minv(const pl_model *model, pl_work *work, const double *q)
+{
+    return pl_model_mass(model, q, NULL, work->minv) ? NULL : work->minv;
+}
+
 pl_status pl_model_check_admissible(const pl_model *model, const char *why, pl_error *err)
 {
-    double q[PL_MAX_DOF], v[PL_MAX_DOF], L = model->v_scale * model->v_scale / model->a_scale;
-    pl_model_initial_state(model, q, v);
-    for (size_t i = 0; i < model->m; i++) {
-        pl_gap g;
-        pl_model_gap(model, i, 0.0, q, &g);
-        if (g.g < -1e-12 * L)
-            return pl_fail(err, PL_ERR_INPUT, "the initial state violates constraint %zu (G = %g < 0): %s", i + 1, g.g,
-                           why);
+    double L = model->v_scale * model->v_scale / model->a_scale;
+    double *q = calloc(2 * model->n, sizeof *q);
+    pl_gap *g = pl_gap_new(1, model->n, 0);
+    pl_status s = PL_OK;
+    if (!q || !g)
+        s = pl_fail(err, PL_ERR_NOMEM, "out of memory checking the initial state");
+    else
+        pl_model_initial_state(model, q, q + model->n);
+    for (size_t i = 0; s == PL_OK && i < model->m; i++) {
+        pl_model_gap(model, i, 0.0, q, g);
+        if (g->g < -1e-12 * L)
+            s = pl_fail(err, PL_ERR_INPUT, "the initial state violates constraint %zu (G = %g < 0): %s", i + 1, g->g,
+                        why);
     }
-    return PL_OK;
+    free(q);
+    free(g);
+    return s;
 }
 
 double pl_gap_terms(const pl_gap *gap, double t, const double *q, size_t n)
@@ -298,32 +501,36 @@ double pl_model_gap_rate(const pl_model *model, size_t i, double t, const double
     return gdot;
 }
 
+void pl_model_contact_at(const pl_model *model, pl_work *work, size_t i, double t, const double *q, const double *fp,
+                         pl_contact *c)
+{
+    pl_model_mass(model, q, NULL, work->c_minv);
+    pl_model_contact(model, i, t, q, fp, work->c_minv, c);
+}
+
 void pl_model_contact(const pl_model *model, size_t i, double t, const double *q, const double *fp,
                       const double *minv, pl_contact *c)
 {
     size_t n = model->n;
-    double minv_here[PL_MAX_DOF * PL_MAX_DOF];
-    if (!minv) {
-        pl_model_mass(model, q, NULL, minv_here);
-        minv = minv_here;
-    }
     c->gdot = pl_model_gap_rate(model, i, t, q, fp, &c->gap);
-    double gw = 0.0;
+    const double *restrict grad = c->gap.grad; /* no overlap with w or minv (restrict: see penalized.c) */
+    double gw = 0.0, *restrict w = c->w;
     for (size_t j = 0; j < n; j++) {
         double wj = 0.0;
         for (size_t k = 0; k < n; k++)
-            wj += minv[j * n + k] * c->gap.grad[k];
-        c->w[j] = wj;
-        gw += c->gap.grad[j] * wj;
+            wj += minv[j * n + k] * grad[k];
+        w[j] = wj;
+        gw += grad[j] * wj;
     }
     c->m_eff = 1.0 / gw;
 }
 
-size_t pl_model_contact_coupling(const pl_model *model, double t, const double *q, const double *v, const int *set,
-                                 size_t *idx, pl_contact *c, double *W, double *Wq)
+size_t pl_model_contact_coupling(const pl_model *model, pl_work *work, double t, const double *q, const double *v,
+                                 const int *set, pl_contact_set *cs, int want_wq)
 {
-    size_t n = model->n, k = 0;
-    double minv[PL_MAX_DOF * PL_MAX_DOF], fp[PL_MAX_DOF], fp_v[PL_MAX_DOF * PL_MAX_DOF];
+    size_t n = model->n, k = 0, *idx = cs->idx;
+    pl_contact *c = cs->c;
+    double *minv = work->k_minv, *fp = work->k_fp, *fp_v = work->k_fp_v, *W, *Wq;
     pl_model_mass(model, q, NULL, minv);
     pl_model_velocity_map(model, t, q, v, fp, NULL, fp_v, NULL);
     for (size_t i = 0; i < model->m; i++)
@@ -331,8 +538,11 @@ size_t pl_model_contact_coupling(const pl_model *model, double t, const double *
             pl_model_contact(model, i, t, q, fp, minv, &c[k]);
             idx[k++] = i;
         }
+    cs->k = k;
+    W = cs->W;
+    Wq = want_wq ? cs->Wq : NULL;
     for (size_t b = 0; b < k; b++) {
-        double fw[PL_MAX_DOF]; /* (dF_p/dv) w_b: how q' responds to a velocity change along w_b */
+        double *fw = work->k_fw; /* (dF_p/dv) w_b: how q' responds to a velocity change along w_b */
         for (size_t j = 0; j < n; j++) {
             fw[j] = 0.0;
             for (size_t l = 0; l < n; l++)
@@ -352,41 +562,40 @@ size_t pl_model_contact_coupling(const pl_model *model, double t, const double *
     return k;
 }
 
-double pl_model_free_gap_accel(const pl_model *model, size_t i, double t, const double *q,
+double pl_model_free_gap_accel(const pl_model *model, pl_work *work, size_t i, double t, const double *q,
                                const double *v)
 {
     size_t n = model->n;
-    double fp[PL_MAX_DOF], fp_q[PL_MAX_DOF * PL_MAX_DOF], fp_v[PL_MAX_DOF * PL_MAX_DOF], fp_t[PL_MAX_DOF];
-    double a[PL_MAX_DOF];
-    pl_gap g;
+    double *fp = work->d_fp, *fp_q = work->d_fp_q, *fp_v = work->d_fp_v, *fp_t = work->d_fp_t, *a = work->d_a;
+    pl_gap *g = work->d_gap;
     pl_model_velocity_map(model, t, q, v, fp, fp_q, fp_v, fp_t);
-    pl_model_accel(model, t, q, v, a, NULL, NULL);
-    pl_model_gap(model, i, t, q, &g);
+    pl_model_accel(model, work, t, q, v, a, NULL, NULL);
+    pl_model_gap(model, i, t, q, g);
     /* D = F_p' H F_p + 2 grad_t . F_p + G_tt + grad . (dF_p/dq F_p + dF_p/dv F_v + dF_p/dt) */
-    double D = g.g_tt;
+    double D = g->g_tt;
     for (size_t j = 0; j < n; j++) {
         double Hf = 0.0, qdd = fp_t[j];
         for (size_t k = 0; k < n; k++) {
-            Hf += g.hess[j * n + k] * fp[k];
+            Hf += g->hess[j * n + k] * fp[k];
             qdd += fp_q[j * n + k] * fp[k] + fp_v[j * n + k] * a[k];
         }
-        D += fp[j] * Hf + 2.0 * g.grad_t[j] * fp[j] + g.grad[j] * qdd;
+        D += fp[j] * Hf + 2.0 * g->grad_t[j] * fp[j] + g->grad[j] * qdd;
     }
     return D;
 }
 
-int pl_model_initially_active(const pl_model *model, size_t i, double t, const double *q,
+int pl_model_initially_active(const pl_model *model, pl_work *work, size_t i, double t, const double *q,
                               const double *v)
 {
-    double fp[PL_MAX_DOF];
-    pl_contact c;
+    double *fp = work->i_fp;
+    pl_contact *c = work->i_contact;
     pl_model_velocity_map(model, t, q, v, fp, NULL, NULL, NULL);
-    pl_model_contact(model, i, t, q, fp, NULL, &c);
-    if (c.gap.g < 0)
+    pl_model_contact_at(model, work, i, t, q, fp, c);
+    if (c->gap.g < 0)
         return 1;
-    if (c.gap.g > 0)
+    if (c->gap.g > 0)
         return 0;
-    if (c.gdot != 0)
-        return c.gdot < 0;
-    return pl_model_free_gap_accel(model, i, t, q, v) <= 0;
+    if (c->gdot != 0)
+        return c->gdot < 0;
+    return pl_model_free_gap_accel(model, work, i, t, q, v) <= 0;
 }

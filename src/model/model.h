@@ -10,7 +10,15 @@
  *
  * A case (a pl_case, one file each in cases/) is a const table of callbacks and parameter specs; a
  * model (pl_model) is a case with its parameter values fixed and validated.  Models are immutable
- * once created, so one model can be shared by several runs in parallel. */
+ * once created, so one model can be shared by several runs in parallel.
+ *
+ * Sizes.  The numbers of degrees of freedom n and of constraints m are the case's fields ndof and
+ * ncon, or, if the case gives `sizes`, computed from its parameters (N balls over N floors: n = m = N).
+ * Nothing in penlim has a fixed maximum on them: the model allocates what it needs (a law per
+ * constraint, M^{-1} n x n) and owns it until pl_model_free; every solver sizes its work arrays from
+ * n and m once per run.  pl_model_init only rejects absurd sizes (PL_SIZE_LIMIT_DOF, _CON): dense
+ * linear algebra is meant for up to a few hundred of each.  Evaluations that need scratch space
+ * take a pl_work (one per run, or per thread), so that the model itself is never written. */
 #ifndef PL_MODEL_H
 #define PL_MODEL_H
 
@@ -20,20 +28,29 @@
 #include "core/params.h"
 #include "core/status.h"
 
-#define PL_MAX_DOF 16
-#define PL_MAX_CON 16
+/* The parameters and inputs of a case are its own static tables (pl_case.params, ninput), so their
+ * counts may stay bounded: a model keeps its parameter values in fixed arrays. */
 #define PL_MAX_PARAMS 32
 #define PL_MAX_INPUTS 8
 
-/* Constraint i evaluated at (q, t).  The model zero-fills it before calling the case, so a case
- * only sets the entries that are non-zero. */
+/* Sizes a model refuses as absurd (not limits of the code: M^{-1} alone takes 8 n^2 bytes). */
+#define PL_SIZE_LIMIT_DOF 10000
+#define PL_SIZE_LIMIT_CON 1000000
+
+/* Constraint i evaluated at (q, t).  The arrays are sized for the model's n and owned by whoever
+ * evaluates (pl_gap_new); the model zero-fills them before calling the case, so a case only sets
+ * the entries that are non-zero (out->grad[j] = ..., out->hess[j * n + k] = ...).  The Hessian is
+ * cleared, and so holds d2G/dq2 after the call, only in a gap that keeps it (keep_hess): clearing
+ * n x n entries for each of m gaps was most of a step's work at n = 100, and only D, the
+ * penalized Jacobian and Paoli's projection read it; elsewhere hess is a scratch the case may write. */
 typedef struct {
-    double g;                            /* G_i(q, t); >= 0 admissible */
-    double g_t;                          /* dG/dt */
-    double g_tt;                         /* d2G/dt2 */
-    double grad[PL_MAX_DOF];             /* dG/dq */
-    double grad_t[PL_MAX_DOF];           /* d2G/dq dt */
-    double hess[PL_MAX_DOF * PL_MAX_DOF]; /* d2G/dq2, row-major */
+    double g;      /* G_i(q, t); >= 0 admissible */
+    double g_t;    /* dG/dt */
+    double g_tt;   /* d2G/dt2 */
+    double *grad;   /* n: dG/dq */
+    double *grad_t; /* n: d2G/dq dt */
+    double *hess;   /* n x n: d2G/dq2, row-major with stride n (if keep_hess) */
+    int keep_hess;
 } pl_gap;
 
 /* Sweep quantities whose mu -> infinity value a case may know in closed form. */
@@ -50,7 +67,7 @@ typedef struct pl_case pl_case;
 struct pl_case {
     const char *name;
     const char *summary;
-    size_t ndof, ncon, ninput;
+    size_t ndof, ncon, ninput; /* ndof, ncon: the sizes unless `sizes` is given */
     const pl_param_spec *params;
     size_t nparams;
     double t_end; /* default end time */
@@ -71,6 +88,11 @@ struct pl_case {
     void (*scales)(const double *p, double *velocity, double *accel);
 
     /* Optional. */
+    /* The sizes n (degrees of freedom) and m (constraints) for the parameters p, in place of ndof and
+     * ncon (called once the parameters are checked; pl_model_init rejects n = 0, absurd sizes and
+     * m = 0: penlim is about unilateral constraints, and every solver and analysis assumes one).
+     * Every other callback then works with these n and m. */
+    void (*sizes)(const double *p, size_t *ndof, size_t *ncon);
     /* The contact law of constraint i; by default every constraint takes the parameters k and xi. */
     void (*law)(const double *p, size_t i, pl_law *out);
     /* Cross-parameter validation: return 0, or non-zero with a one-line message in msg. */
@@ -88,29 +110,66 @@ struct pl_case {
     double (*limit_value)(const double *p, pl_limit_quantity what);
 };
 
+/* A model owns memory (released by pl_model_free) and is never written after pl_model_init. */
 typedef struct {
     const pl_case *type;
     size_t n, m;
     double par[PL_MAX_PARAMS];
     unsigned char par_set[PL_MAX_PARAMS]; /* 1 when given explicitly */
-    pl_law law[PL_MAX_CON];
+    pl_law *law;                          /* m: the contact law of each constraint */
     int mass_constant;
-    double minv[PL_MAX_DOF * PL_MAX_DOF]; /* M^{-1} when mass_constant */
+    double *minv;                         /* n x n: M^{-1} when mass_constant, else NULL */
     double v_scale, a_scale;              /* contact velocity and acceleration scales */
 } pl_model;
 
-/* Contact geometry of constraint i at one state. */
+/* Contact geometry of constraint i at one state (storage from pl_contact_new). */
 typedef struct {
     pl_gap gap;
-    double gdot;            /* Gdot = grad G . F_p + G_t */
-    double w[PL_MAX_DOF];   /* w = M^{-1} grad G */
-    double m_eff;           /* 1 / (grad G . w) */
+    double gdot;  /* Gdot = grad G . F_p + G_t */
+    double *w;    /* n: w = M^{-1} grad G */
+    double m_eff; /* 1 / (grad G . w) */
 } pl_contact;
 
+/* count gaps (contacts) for n degrees of freedom in one allocation, each with its own grad, grad_t
+ * (and w); NULL if out of memory; release with free().  With keep_hess each has its own Hessian,
+ * kept (pl_gap); without, they share one n x n scratch for the case's writes. */
+pl_gap *pl_gap_new(size_t count, size_t n, int keep_hess);
+pl_contact *pl_contact_new(size_t count, size_t n, int keep_hess);
+
+/* Scratch space of the model's evaluations (pl_model_accel, pl_model_contact_at,
+ * pl_model_contact_coupling, pl_model_free_gap_accel, pl_model_initially_active), sized from one
+ * model: allocate one per run, before it (never per step), and use it in one thread at a time.
+ * NULL if out of memory. */
+typedef struct pl_work pl_work;
+pl_work *pl_work_new(const pl_model *model);
+void pl_work_free(pl_work *work);
+
+/* The contact data of a set of constraints and their couplings (pl_model_contact_coupling), with
+ * room for all m constraints of a model: idx, c (no Hessians, see pl_contact_new), W and Wq
+ * (k x k of m x m), and two m-vectors b, a for the caller's systems in the set. */
+typedef struct {
+    size_t k;
+    size_t *idx;
+    pl_contact *c;
+    double *W, *Wq;
+    double *b, *a;
+} pl_contact_set;
+
+/* PL_ERR_NOMEM (with a message) if out of memory; cs is freeable either way. */
+pl_status pl_contact_set_init(pl_contact_set *cs, const pl_model *model, pl_error *err);
+void pl_contact_set_free(pl_contact_set *cs);
+
 /* Fix the parameters of case c: defaults, then settings (last one wins), range checks, the e/xi
- * pair (set one or the other; the other is derived), the case's own check. */
+ * pair (set one or the other; the other is derived), the case's own check; then the sizes n, m
+ * (the case's sizes(p), or ndof and ncon), refused when 0 or absurd (n > PL_SIZE_LIMIT_DOF,
+ * m > PL_SIZE_LIMIT_CON) with a message naming the parameter values, and the model's memory
+ * (PL_ERR_NOMEM if it cannot be had).  Whatever the status, the model may be passed to
+ * pl_model_free (on failure it holds no memory). */
 pl_status pl_model_init(pl_model *model, const pl_case *c, const pl_setting *settings,
                         size_t nsettings, pl_error *err);
+
+/* Release what pl_model_init allocated (the model is then empty; freeing it again is harmless). */
+void pl_model_free(pl_model *model);
 
 /* The case's closed-form limit of a sweep quantity, or NAN. */
 double pl_model_limit_value(const pl_model *model, pl_limit_quantity what);
@@ -127,8 +186,9 @@ void pl_model_velocity_map(const pl_model *model, double t, const double *q, con
 /* F_v(q, v, u(t), t) and (optionally) its Jacobians dF_v/dq, dF_v/dv.  For a case giving `force`:
  * F_v = M^{-1} f by a Cholesky solve (M^{-1} kept by the model when M is constant),
  * dF_v/dv = M^{-1} df/dv and dF_v/dq_k = M^{-1} (df/dq_k - dM/dq_k F_v); where M(q) is not positive
- * definite, every output is NAN (pl_model_mass reports it). */
-void pl_model_accel(const pl_model *model, double t, const double *q, const double *v, double *a,
+ * definite, every output is NAN (pl_model_mass reports it).  work: for a case giving `force` (may be
+ * NULL for one giving `accel`). */
+void pl_model_accel(const pl_model *model, pl_work *work, double t, const double *q, const double *v, double *a,
                     double *a_q, double *a_v);
 
 void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl_gap *out);
@@ -138,7 +198,8 @@ void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl
 double pl_gap_terms(const pl_gap *gap, double t, const double *q, size_t n);
 
 /* PL_ERR_INPUT unless the initial state satisfies every constraint to 1e-12 of the length scale
- * V^2/A; the message ends with `why` ("the schemes start from an admissible state"). */
+ * V^2/A; the message ends with `why` ("the schemes start from an admissible state").  PL_ERR_NOMEM
+ * if its scratch cannot be had. */
 pl_status pl_model_check_admissible(const pl_model *model, const char *why, pl_error *err);
 
 /* Gap of constraint i into gap, and its rate Gdot = grad G . F_p + G_t (returned); fp = F_p(q, v, t).
@@ -149,25 +210,32 @@ double pl_model_gap_rate(const pl_model *model, size_t i, double t, const double
 /* M(q) and M(q)^{-1}; minv may be NULL. Returns non-zero if M(q) is not positive definite. */
 int pl_model_mass(const pl_model *model, const double *q, double *M, double *minv);
 
-/* Gap, gap rate, direction w and effective mass of constraint i; fp = F_p(q, v, t).
- * minv = M(q)^{-1}, or NULL to have it computed here. */
+/* M(q)^{-1} in work (valid until its next call with this work), or NULL if M(q) is not positive
+ * definite. */
+const double *pl_model_minv(const pl_model *model, pl_work *work, const double *q);
+
+/* Gap, gap rate, direction w and effective mass of constraint i; fp = F_p(q, v, t), minv = M(q)^{-1}. */
 void pl_model_contact(const pl_model *model, size_t i, double t, const double *q, const double *fp,
                       const double *minv, pl_contact *c);
+/* The same with M(q)^{-1} computed here, in work. */
+void pl_model_contact_at(const pl_model *model, pl_work *work, size_t i, double t, const double *q, const double *fp,
+                         pl_contact *c);
 
-/* Coupling of the constraints flagged in `set` at (t, q, v), k of them (returned), indices idx[],
- * contact data c[]: W_ab = grad G_a . (dF_p/dv) w_b maps contact forces to gap accelerations
- * (G'' = D + W lambda) and velocity changes along the w_b to gap-rate changes; if Wq is not NULL,
- * Wq_ab = grad G_a . w_b maps displacements along the w_b to gap changes.  k x k, row-major. */
-size_t pl_model_contact_coupling(const pl_model *model, double t, const double *q, const double *v, const int *set,
-                                 size_t *idx, pl_contact *c, double *W, double *Wq);
+/* Coupling of the constraints flagged in `set` (m flags) at (t, q, v): their number cs->k (returned),
+ * indices cs->idx, contact data cs->c, and W_ab = grad G_a . (dF_p/dv) w_b, which maps contact forces
+ * to gap accelerations (G'' = D + W lambda) and velocity changes along the w_b to gap-rate changes;
+ * with want_wq, Wq_ab = grad G_a . w_b, which maps displacements along the w_b to gap changes.
+ * k x k, row-major (stride k). */
+size_t pl_model_contact_coupling(const pl_model *model, pl_work *work, double t, const double *q, const double *v,
+                                 const int *set, pl_contact_set *cs, int want_wq);
 
 /* Free gap acceleration D_i = d2G_i/dt2 along the smooth flow (no contact force), paper 004 (37). */
-double pl_model_free_gap_accel(const pl_model *model, size_t i, double t, const double *q,
+double pl_model_free_gap_accel(const pl_model *model, pl_work *work, size_t i, double t, const double *q,
                                const double *v);
 
 /* Initial activity of constraint i: penetrating, or on the boundary and not leaving
  * (Gdot < 0, or Gdot = 0 and D <= 0). */
-int pl_model_initially_active(const pl_model *model, size_t i, double t, const double *q,
+int pl_model_initially_active(const pl_model *model, pl_work *work, size_t i, double t, const double *q,
                               const double *v);
 
 #endif

@@ -13,10 +13,10 @@
 
 #include "model/model.h"
 
-/* For the constraints flagged in `set` at (t, q, v): forces lambda and limits F^sm of mu G
- * (0 for constraints not in the set).  Returns non-zero (with a message) if the complementarity
- * problem could not be solved. */
-pl_status pl_sliding_force(const pl_model *model, double t, const double *q, const double *v,
-                           const int *set, double *lambda, double *fsm, pl_error *err);
+/* For the constraints flagged in `set` (m flags) at (t, q, v): forces lambda and limits F^sm of mu G
+ * (m each, 0 for constraints not in the set), with the scratch of work and cs (pl_contact_set_init).
+ * Returns non-zero (with a message) if the complementarity problem could not be solved. */
+pl_status pl_sliding_force(const pl_model *model, pl_work *work, pl_contact_set *cs, double t, const double *q,
+                           const double *v, const int *set, double *lambda, double *fsm, pl_error *err);
 
 #endif

@@ -1,6 +1,7 @@
 #include "solvers/event_loop.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
@@ -59,9 +60,20 @@ static pl_status samples_before(pl_event_loop *loop, double t, pl_error *err)
     return PL_OK;
 }
 
+static pl_status run(pl_event_loop *loop, int **found, size_t *cap, pl_error *err);
+
 pl_status pl_loop_run(pl_event_loop *loop, pl_error *err)
 {
-    int found[2 * PL_MAX_CON + 2], repeats = 0;
+    int *found = NULL; /* the roots of a step: grown to the active stepper's count (once per run) */
+    size_t cap = 0;
+    pl_status s = run(loop, &found, &cap, err);
+    free(found);
+    return s;
+}
+
+static pl_status run(pl_event_loop *loop, int **found, size_t *cap, pl_error *err)
+{
+    int repeats = 0;
     double last_event = NAN;
     pl_status s;
     while (loop->stepper->t < loop->t_end) {
@@ -103,8 +115,16 @@ pl_status pl_loop_run(pl_event_loop *loop, pl_error *err)
                     return s;
                 continue;
             }
-            st->root_info(st, found);
-            roots = found;
+            if (st->nroots > *cap) {
+                int *grown = realloc(*found, st->nroots * sizeof *grown);
+                if (!grown)
+                    return pl_fail(err, PL_ERR_NOMEM, "out of memory for %zu root functions (%s)", st->nroots,
+                                   loop->context);
+                *found = grown;
+                *cap = st->nroots;
+            }
+            st->root_info(st, *found);
+            roots = *found;
         }
         /* An event at t: the state with the old modes, the change, the state with the new ones.
          * Without a change the stepper is still restarted: continuing would have it stop on the same

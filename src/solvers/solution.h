@@ -58,26 +58,35 @@ typedef enum { PL_EVENT_IMPACT, PL_EVENT_SLIDE_START, PL_EVENT_LIFT_OFF, PL_EVEN
 /* "impact", "slide_start", "lift_off" or "zeno" */
 const char *pl_event_kind_name(pl_event_kind kind);
 
+/* An event's arrays are one allocation (pl_event_alloc) beginning at q, owned by the solution (or
+ * the analysis) that holds the event. */
 typedef struct {
     pl_event_kind kind;
     double t;
     size_t constraint; /* the constraint that triggered it (0-based) */
-    double q[PL_MAX_DOF];
-    double v_before[PL_MAX_DOF], v_after[PL_MAX_DOF];
+    double *q;                  /* n */
+    double *v_before, *v_after; /* n each */
     double gamma_before, gamma_after;
     double gdot_before, gdot_after; /* of the triggering constraint */
     /* impacts */
-    double impulse[PL_MAX_CON]; /* impulse of each constraint taking part */
-    unsigned participants;      /* bit i: constraint i took part */
-    double s_exit;              /* the fast exit time s* (limit solution; NAN otherwise) */
+    double *impulse;             /* m: impulse of each constraint taking part */
+    unsigned char *participants; /* m: 1 where constraint i took part */
+    double s_exit;               /* the fast exit time s* (limit solution; NAN otherwise) */
 } pl_event;
+
+/* An event of kind at t triggered by constraint, with zeroed arrays for n dofs and m constraints
+ * (s_exit NAN); non-zero if out of memory (e then holds nothing). */
+int pl_event_alloc(pl_event *e, size_t n, size_t m, pl_event_kind kind, double t, size_t constraint);
+void pl_event_free(pl_event *e);
+/* Everything of src into dst, whose arrays (of the same n and m) are kept. */
+void pl_event_copy(pl_event *dst, const pl_event *src, size_t n, size_t m);
 
 /* The first accumulation of impacts found by the limit solution. */
 typedef struct {
     int found;
     size_t constraint, impacts_resolved;
     double t_accumulation, ratio;
-    double q[PL_MAX_DOF], v[PL_MAX_DOF];
+    double *q, *v; /* n each */
 } pl_zeno_point;
 
 struct pl_solver_type;
@@ -98,15 +107,23 @@ typedef struct {
     pl_stats stats;
     double step_size; /* the step a scheme took (t_end over its number of steps); NAN otherwise */
     double t_final, gamma_final;
-    double q_final[PL_MAX_DOF], v_final[PL_MAX_DOF];
+    double *q_final, *v_final; /* n each */
 } pl_solution;
 
-/* An empty solution of model by solver (its options zero: pl_solve fills them). */
-void pl_solution_init(pl_solution *sol, const struct pl_solver_type *solver, const pl_model *model, double t_end);
+/* An empty solution of model by solver (its options zero: pl_solve fills them), with the arrays of
+ * its final state and Zeno point (none for n = 0, a placeholder).  PL_ERR_NOMEM if they cannot be
+ * had; sol is freeable whatever the status. */
+pl_status pl_solution_init(pl_solution *sol, const struct pl_solver_type *solver, const pl_model *model, double t_end,
+                           pl_error *err);
 void pl_solution_free(pl_solution *sol);
 
-/* Append an episode (zeroed but for the constraint, t_in and the NAN end) or an event. */
+/* Append an episode (zeroed but for the constraint, t_in and the NAN end). */
 pl_status pl_solution_add_episode(pl_solution *sol, size_t constraint, double t_in, pl_episode **ep, pl_error *err);
+/* Append an event of kind at t triggered by constraint, its arrays zeroed (pl_event_alloc), to be
+ * filled through *e, which is valid until the next event is appended. */
+pl_status pl_solution_new_event(pl_solution *sol, pl_event_kind kind, double t, size_t constraint, pl_event **e,
+                                pl_error *err);
+/* Append a copy of e. */
 pl_status pl_solution_add_event(pl_solution *sol, const pl_event *e, pl_error *err);
 
 /* Record the end of the run: t_final, gamma_final, q_final, v_final from the last row, the status

@@ -78,9 +78,10 @@ pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const p
 pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solve_opts *o, pl_solution *sol,
                    pl_error *err)
 {
-    pl_solution_init(sol, s, model, o->t_end);
+    pl_status st = pl_solution_init(sol, s, model, o->t_end, err);
     memcpy(sol->option, o->option, s->noptions * sizeof *o->option);
-    pl_status st = pl_solve_check(s, model, o, err);
+    if (st == PL_OK)
+        st = pl_solve_check(s, model, o, err);
     if (st != PL_OK) {
         sol->status = st;
         if (err)

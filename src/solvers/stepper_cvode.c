@@ -157,7 +157,8 @@ pl_status pl_stepper_cvode_new(pl_stepper **out, const pl_stepper_spec *spec, pl
     if (!c)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a CVODE stepper");
     c->spec = *spec;
-    c->base = (pl_stepper){.name = "CVODE BDF", .size = spec->size, .step = step, .dense = dense,
+    c->base = (pl_stepper){.name = "CVODE BDF", .size = spec->size, .nroots = (size_t)spec->nroots, .step = step,
+                           .dense = dense,
                            .dense_cheap = dense, .root_info = root_info,
                            .restart = restart, .steps = steps, .add_counters = add_counters, .free = destroy,
                            .impl = c};

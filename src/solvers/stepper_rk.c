@@ -32,7 +32,8 @@ typedef struct {
     double t0; /* start of the last step, with y0 */
     double h;  /* the next step to try */
     double *y, *y0, *ytry, *yerr, *ydense, *w, *f0, *f1, *g0, *g1;
-    int *found;
+    double *groot, *gdep, *estimate, *when; /* nroots each: root_value, departures, find_roots */
+    int *found, *crosses;
     int rhs_status; /* the last failure of the solver's right-hand side */
     /* f0 = f(t0, y0) and f1 = f(t, y), the derivatives at the ends of the last step, once computed:
      * f1 is the first stage of the next step (rk8pd's k1, given to GSL as dydt_in) and f0 that of
@@ -150,7 +151,7 @@ static double root_value(double tau, void *p)
         if (f->memo[j][0] == tau)
             return f->memo[j][1];
     const double *y = f->cheap ? hermite(r, tau) : reintegrate(r, tau);
-    double g[2 * PL_MAX_CON + 2];
+    double *g = r->groot;
     if (!y || r->spec.roots(tau, y, g, r->spec.user))
         return NAN;
     f->memo[f->next][0] = tau;
@@ -215,7 +216,7 @@ static int departures(rk_stepper *r)
         need |= r->g0[k] == 0.0 && r->g1[k] != 0.0;
     if (!need)
         return 0;
-    double td = r->t0 + 1e-4 * (r->base.t - r->t0), gd[2 * PL_MAX_CON + 2];
+    double td = r->t0 + 1e-4 * (r->base.t - r->t0), *gd = r->gdep;
     const double *yd = hermite(r, td);
     if (!yd || r->spec.roots(td, yd, gd, r->spec.user))
         return -1;
@@ -239,8 +240,8 @@ static int find_roots(rk_stepper *r, pl_error *err)
         pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", r->base.t, r->spec.context);
         return -1;
     }
-    double estimate[2 * PL_MAX_CON + 2], when[2 * PL_MAX_CON + 2], first = INFINITY, h = r->base.t - r->t0;
-    int crosses[2 * PL_MAX_CON + 2], kfirst = -1, any = 0;
+    double *estimate = r->estimate, *when = r->when, first = INFINITY, h = r->base.t - r->t0;
+    int *crosses = r->crosses, kfirst = -1, any = 0;
     if (departures(r) != 0) {
         pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", r->t0, r->spec.context);
         return -1;
@@ -316,7 +317,8 @@ static int step(pl_stepper *s, double t_stop, pl_error *err)
     rk_stepper *r = s->impl;
     double t = s->t;
     for (;;) {
-        double remaining = t_stop - t, h = fmin(r->h, remaining);
+        double h_max = s->max_step > 0.0 ? s->max_step : INFINITY;
+        double remaining = t_stop - t, h = fmin(fmin(r->h, h_max), remaining);
         int last = h >= remaining;
         if (!(h > 16.0 * DBL_EPSILON * fmax(1.0, fabs(t)))) {
             pl_fail(err, PL_ERR_SOLVER, "Runge-Kutta step size %g too small at t = %.17g (%s)", h, t, r->spec.context);
@@ -431,6 +433,7 @@ static void destroy(pl_stepper *s)
         gsl_odeiv2_step_free(r->step);
     free(r->y);
     free(r->found);
+    free(r->crosses);
     free(r);
 }
 
@@ -443,20 +446,20 @@ pl_status pl_stepper_rk_new(pl_stepper **out, const pl_stepper_spec *spec, pl_er
     size_t N = spec->size, nr = (size_t)spec->nroots;
     r->spec = *spec;
     r->N = N;
-    r->base = (pl_stepper){.name = "Runge-Kutta rk8pd", .size = N, .step = step, .dense = dense,
+    r->base = (pl_stepper){.name = "Runge-Kutta rk8pd", .size = N, .nroots = nr, .step = step, .dense = dense,
                            .dense_cheap = dense_cheap, .root_info = root_info,
                            .restart = restart, .steps = steps, .add_counters = add_counters, .free = destroy,
                            .impl = r};
     *out = &r->base;
-    if (nr > 2 * PL_MAX_CON + 2)
-        return pl_fail(err, PL_ERR_INPUT, "too many root functions (%zu)", nr);
-    r->y = malloc((8 * N + 2 * nr + 1) * sizeof *r->y);
+    r->y = malloc((8 * N + 6 * nr + 1) * sizeof *r->y);
     r->found = calloc(nr + 1, sizeof *r->found);
+    r->crosses = calloc(nr + 1, sizeof *r->crosses);
     r->step = gsl_odeiv2_step_alloc(gsl_odeiv2_step_rk8pd, N);
-    if (!r->y || !r->found || !r->step)
+    if (!r->y || !r->found || !r->crosses || !r->step)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a Runge-Kutta stepper of size %zu", N);
     r->y0 = r->y + N, r->ytry = r->y0 + N, r->yerr = r->ytry + N, r->ydense = r->yerr + N;
     r->w = r->ydense + N, r->f0 = r->w + N, r->f1 = r->f0 + N, r->g0 = r->f1 + N, r->g1 = r->g0 + nr;
+    r->groot = r->g1 + nr, r->gdep = r->groot + nr, r->estimate = r->gdep + nr, r->when = r->estimate + nr;
     r->sys = (gsl_odeiv2_system){.function = gsl_rhs, .jacobian = NULL, .dimension = N, .params = r};
     memcpy(r->y, spec->y0, N * sizeof *r->y);
     r->base.y = r->y;

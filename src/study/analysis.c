@@ -47,8 +47,8 @@ static pl_episode_kind classify_scheme_episode(const pl_solution *sol, const pl_
         return PL_UNRESOLVED;
     for (size_t k = 0; k < sol->nevents; k++) {
         const pl_event *e = &sol->events[k];
-        if (e->kind == PL_EVENT_IMPACT && (e->participants & (1u << ep->constraint)) &&
-            e->t >= ep->t_in - sol->step_size && e->t <= ep->t_out)
+        if (e->kind == PL_EVENT_IMPACT && e->participants[ep->constraint] && e->t >= ep->t_in - sol->step_size &&
+            e->t <= ep->t_out)
             return PL_IMPACT;
     }
     return PL_SUSTAINED;
@@ -89,6 +89,37 @@ static double contact_omega(const pl_model *model, size_t i, double mu)
     return sqrt(model->law[i].k * mu);
 }
 
+/* The scratch of the sliding forces along a penalized run's sustained episodes. */
+typedef struct {
+    pl_work *work;
+    pl_contact_set cs;
+    int *set;
+    double *lambda, *fsm; /* m each */
+} sliding_work;
+
+static pl_status sliding_work_init(sliding_work *w, const pl_model *model, pl_error *err)
+{
+    memset(w, 0, sizeof *w);
+    pl_status s = pl_contact_set_init(&w->cs, model, err);
+    if (s != PL_OK)
+        return s;
+    w->work = pl_work_new(model);
+    w->set = malloc(model->m * sizeof *w->set);
+    w->lambda = malloc(2 * model->m * sizeof *w->lambda);
+    if (!w->work || !w->set || !w->lambda)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts");
+    w->fsm = w->lambda + model->m;
+    return PL_OK;
+}
+
+static void sliding_work_free(sliding_work *w)
+{
+    pl_contact_set_free(&w->cs);
+    pl_work_free(w->work);
+    free(w->set);
+    free(w->lambda);
+}
+
 /* Is constraint j in a sustained episode at time t? */
 static int in_sustained(const pl_solution *sol, const pl_analysis *a, size_t j, double t)
 {
@@ -104,19 +135,18 @@ static int in_sustained(const pl_solution *sol, const pl_analysis *a, size_t j, 
 
 /* The force lambda_i that keeps every constraint of `set` on its boundary (W lambda = -D, unclamped:
  * negative where the constraint would have to pull), or NAN if W is singular. */
-static double bilateral_force(const pl_model *model, double t, const double *q, const double *v, const int *set,
-                              size_t i)
+static double bilateral_force(const pl_model *model, sliding_work *w, double t, const double *q, const double *v,
+                              const int *set, size_t i)
 {
-    size_t idx[PL_MAX_CON];
-    pl_contact c[PL_MAX_CON];
-    double W[PL_MAX_CON * PL_MAX_CON], D[PL_MAX_CON], lambda[PL_MAX_CON];
-    size_t k = pl_model_contact_coupling(model, t, q, v, set, idx, c, W, NULL);
+    pl_contact_set *cs = &w->cs;
+    size_t k = pl_model_contact_coupling(model, w->work, t, q, v, set, cs, 0);
+    double *D = cs->b, *lambda = cs->a;
     for (size_t a = 0; a < k; a++)
-        D[a] = -pl_model_free_gap_accel(model, idx[a], t, q, v);
-    if (pl_solve_small(k, W, D, lambda))
+        D[a] = -pl_model_free_gap_accel(model, w->work, cs->idx[a], t, q, v);
+    if (pl_solve_small(k, cs->W, D, lambda))
         return NAN;
     for (size_t a = 0; a < k; a++)
-        if (idx[a] == i)
+        if (cs->idx[a] == i)
             return lambda[a];
     return NAN;
 }
@@ -125,7 +155,7 @@ static double bilateral_force(const pl_model *model, double t, const double *q, 
  * its window (NAN if the window is empty: the contact is too short for its transient to decay),
  * and the first time F^sm reaches zero. */
 static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, double mu, size_t k, pl_analysis *a,
-                                 pl_error *err)
+                                 sliding_work *w, pl_error *err)
 {
     const pl_episode *ep = &sol->episodes[k];
     pl_episode_info *info = &a->info[k];
@@ -144,11 +174,12 @@ static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, 
     for (size_t r = ep->row_in; r <= ep->row_out && r < sol->traj.nrows; r++) {
         const double *x = pl_table_row(&sol->traj, r);
         double t = x[0];
-        int set[PL_MAX_CON];
+        int *set = w->set;
         for (size_t j = 0; j < m; j++)
             set[j] = j == i || in_sustained(sol, a, j, t);
-        double lambda[PL_MAX_CON], fsm[PL_MAX_CON];
-        pl_status s = pl_sliding_force(model, t, x + pl_col_q(n, m), x + pl_col_v(n, m), set, lambda, fsm, err);
+        double *lambda = w->lambda, *fsm = w->fsm;
+        pl_status s = pl_sliding_force(model, w->work, &w->cs, t, x + pl_col_q(n, m), x + pl_col_v(n, m), set, lambda,
+                                       fsm, err);
         if (s != PL_OK)
             return s;
         double muG = mu * x[pl_col_g(n, m) + i];
@@ -162,7 +193,7 @@ static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, 
         /* Lift-off predicted where the force of the bilateral contact changes sign (D/A-tilde for one
          * constraint): interpolated linearly between rows.  F^sm itself is the LCP's, clamped at 0
          * from lift-off on, and would only give the row after it. */
-        double f = bilateral_force(model, t, x + pl_col_q(n, m), x + pl_col_v(n, m), set, i);
+        double f = bilateral_force(model, w, t, x + pl_col_q(n, m), x + pl_col_v(n, m), set, i);
         if (isnan(info->lift_off_predicted) && prev_f > 0.0 && f <= 0.0)
             info->lift_off_predicted = prev_t + (t - prev_t) * prev_f / (prev_f - f);
         prev_t = t;
@@ -206,28 +237,26 @@ static void zeno_sequence(const pl_model *model, const pl_solution *sol, pl_anal
     free(flights);
 }
 
-/* The impact of a penalized episode as an event: entry state, exit velocity. */
-static pl_impact_record episode_impact(const pl_solution *sol, const pl_episode *ep)
+/* The impact of a penalized episode as an event: entry state, exit velocity.  Non-zero if out of
+ * memory. */
+static int episode_impact(const pl_solution *sol, const pl_episode *ep, pl_impact_record *r)
 {
     size_t n = sol->n, m = sol->m;
-    pl_impact_record r;
-    memset(&r, 0, sizeof r);
+    memset(r, 0, sizeof *r);
+    if (pl_event_alloc(&r->event, n, m, PL_EVENT_IMPACT, ep->t_in, ep->constraint))
+        return -1;
     const double *in = pl_table_row(&sol->traj, ep->row_in), *out = pl_table_row(&sol->traj, ep->row_out);
-    r.event.kind = PL_EVENT_IMPACT;
-    r.event.t = ep->t_in;
-    r.event.constraint = ep->constraint;
-    memcpy(r.event.q, in + pl_col_q(n, m), n * sizeof *in);
-    memcpy(r.event.v_before, in + pl_col_v(n, m), n * sizeof *in);
-    memcpy(r.event.v_after, out + pl_col_v(n, m), n * sizeof *out);
-    r.event.gamma_before = ep->gamma_in;
-    r.event.gamma_after = ep->gamma_out;
-    r.event.gdot_before = ep->gdot_in;
-    r.event.gdot_after = ep->gdot_out;
-    r.event.impulse[ep->constraint] = ep->impulse;
-    r.event.participants = 1u << ep->constraint;
-    r.event.s_exit = NAN;
-    r.t_out = ep->t_out;
-    return r;
+    memcpy(r->event.q, in + pl_col_q(n, m), n * sizeof *in);
+    memcpy(r->event.v_before, in + pl_col_v(n, m), n * sizeof *in);
+    memcpy(r->event.v_after, out + pl_col_v(n, m), n * sizeof *out);
+    r->event.gamma_before = ep->gamma_in;
+    r->event.gamma_after = ep->gamma_out;
+    r->event.gdot_before = ep->gdot_in;
+    r->event.gdot_after = ep->gdot_out;
+    r->event.impulse[ep->constraint] = ep->impulse;
+    r->event.participants[ep->constraint] = 1;
+    r->t_out = ep->t_out;
+    return 0;
 }
 
 static int compare_impacts(const void *pa, const void *pb)
@@ -270,14 +299,16 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
     double mu = pl_solution_option(sol, "mu");
     a->nepisodes = ne;
     a->info = calloc(ne ? ne : 1, sizeof *a->info);
+    a->dv = malloc((ne ? ne : 1) * n * sizeof *a->dv);
     a->impact = calloc((ne > sol->nevents ? ne : sol->nevents) + 1, sizeof *a->impact);
-    if (!a->info || !a->impact)
+    if (!a->info || !a->dv || !a->impact)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing %zu episodes", ne);
 
     for (size_t k = 0; k < ne; k++) {
         const pl_episode *ep = &sol->episodes[k];
         pl_episode_info *info = &a->info[k];
         size_t i = ep->constraint;
+        info->dv = a->dv + k * n;
         info->kind = family == PL_FAMILY_PENALTY
                          ? pl_classify_episode(ep, sol->t_final, contact_omega(model, i, mu), model->law[i].xi)
                          : classify_scheme_episode(sol, ep);
@@ -295,14 +326,20 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
         if (family == PL_FAMILY_PENALTY && info->kind == PL_IMPACT && rows) {
             if (a->impacts == 0)
                 a->scaled_penetration_first = info->scaled_penetration;
-            a->impact[a->impacts++] = episode_impact(sol, ep);
+            if (episode_impact(sol, ep, &a->impact[a->impacts]))
+                return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing %zu impacts", a->impacts);
+            a->impacts++;
         }
     }
     if (family != PL_FAMILY_PENALTY)
         for (size_t k = 0; k < sol->nevents; k++)
             if (sol->events[k].kind == PL_EVENT_IMPACT) {
-                pl_impact_record *r = &a->impact[a->impacts++];
-                r->event = sol->events[k];
+                pl_impact_record *r = &a->impact[a->impacts];
+                const pl_event *e = &sol->events[k];
+                if (pl_event_alloc(&r->event, n, m, e->kind, e->t, e->constraint))
+                    return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing %zu impacts", a->impacts);
+                a->impacts++;
+                pl_event_copy(&r->event, e, n, m);
                 r->t_out = r->event.t;
             }
     qsort(a->impact, a->impacts, sizeof *a->impact, compare_impacts); /* episodes are ordered by entry */
@@ -322,7 +359,7 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
          * the constraint, which may precede the first step with an impulse: it is the capture. */
         for (size_t k = 0; family == PL_FAMILY_SCHEME && k < sol->nevents; k++) {
             const pl_event *e = &sol->events[k];
-            if (e->kind == PL_EVENT_IMPACT && (e->participants & (1u << final->constraint)) &&
+            if (e->kind == PL_EVENT_IMPACT && e->participants[final->constraint] &&
                 fabs(e->t - final->t_in) <= 2.0 * sol->step_size)
                 a->capture_time = fmin(a->capture_time, e->t);
         }
@@ -332,14 +369,21 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
             a->impacts_before_capture += a->impact[k].event.t < a->capture_time;
 
     /* Sustained contacts: the sliding force of penalized runs, lift-offs. */
+    sliding_work w;
+    int have_work = 0;
     for (size_t k = 0; k < ne; k++) {
         pl_episode_info *info = &a->info[k];
         if (info->kind != PL_SUSTAINED)
             continue;
         if (family == PL_FAMILY_PENALTY) {
-            pl_status s = compare_sliding(model, sol, mu, k, a, err);
-            if (s != PL_OK)
+            pl_status s = have_work ? PL_OK : sliding_work_init(&w, model, err);
+            have_work = 1;
+            if (s == PL_OK)
+                s = compare_sliding(model, sol, mu, k, a, &w, err);
+            if (s != PL_OK) {
+                sliding_work_free(&w);
                 return s;
+            }
         }
         if (!isnan(info->force_error) && (isnan(a->sliding_force_error) || info->force_error > a->sliding_force_error)) {
             a->sliding_force_error = info->force_error;
@@ -350,6 +394,8 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
             a->lift_off_predicted_first = info->lift_off_predicted;
         }
     }
+    if (have_work)
+        sliding_work_free(&w);
     if (family == PL_FAMILY_LIMIT || family == PL_FAMILY_EXTERNAL)
         for (size_t k = 0; k < sol->nevents && isnan(a->lift_off_first); k++)
             if (sol->events[k].kind == PL_EVENT_LIFT_OFF)
@@ -360,9 +406,14 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
 
 void pl_analysis_free(pl_analysis *a)
 {
+    for (size_t k = 0; a->impact && k < a->impacts; k++)
+        pl_event_free(&a->impact[k].event);
     free(a->info);
+    free(a->dv);
     free(a->impact);
     a->info = NULL;
+    a->dv = NULL;
     a->impact = NULL;
+    a->impacts = 0;
     pl_table_free(&a->sliding);
 }

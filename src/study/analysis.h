@@ -24,7 +24,7 @@ const char *pl_episode_kind_name(pl_episode_kind kind);
 typedef struct {
     pl_episode_kind kind;
     double duration;           /* t_out - t_in, or to the end of the run */
-    double dv[PL_MAX_DOF];     /* v(t_out) - v(t_in): the velocity jump of an impact */
+    double *dv;                /* n: v(t_out) - v(t_in), the velocity jump of an impact (owned by the analysis) */
     double dv_normal;          /* gdot_out - gdot_in: its normal part */
     double scaled_penetration; /* sqrt(mu) * max penetration (penalized runs: O(1) for impacts,
                                   Remark 7) */
@@ -36,7 +36,8 @@ typedef struct {
 } pl_episode_info;
 
 /* An impact as the analysis sees it: the event (time t = the start of the contact, velocities
- * before and after, normal rates of the triggering constraint) and its end time. */
+ * before and after, normal rates of the triggering constraint; its arrays owned by the analysis,
+ * which does not depend on the solution once made) and its end time. */
 typedef struct {
     pl_event event;
     double t_out; /* end of the contact (a penalized episode's exit; t for the others) */
@@ -45,6 +46,7 @@ typedef struct {
 typedef struct {
     pl_episode_info *info; /* one per episode of the solution */
     size_t nepisodes;
+    double *dv;            /* nepisodes x n: the storage of info[k].dv */
     pl_impact_record *impact; /* the impacts in time order */
     size_t impacts;
     double first_impact_time, restitution_first, scaled_penetration_first;

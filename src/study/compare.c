@@ -25,10 +25,10 @@ static double *union_times(const pl_trajectory *a, const pl_trajectory *b, doubl
 
 /* Max-norm of the q difference and 1-norm of the v difference at t; from the left (side < 0) or
  * from the right at a jump of either trajectory. */
-static void state_gap(const pl_trajectory *a, const pl_trajectory *b, double t, int side, double *dq, double *dv)
+static void state_gap(const pl_trajectory *a, const pl_trajectory *b, double t, int side, double *xa, double *xb,
+                      double *dq, double *dv)
 {
     size_t n = a->n;
-    double xa[2 * PL_MAX_DOF], xb[2 * PL_MAX_DOF];
     if (side < 0) {
         pl_trajectory_at_t_left(a, t, xa);
         pl_trajectory_at_t_left(b, t, xb);
@@ -82,25 +82,29 @@ pl_status pl_compare_with_limit(const pl_analysed *run, const pl_analysed *limit
 {
     memset(out, 0, sizeof *out);
     double t_end = fmin(run->sol->t_final, limit->sol->t_final);
-    size_t count;
+    size_t count, n = run->traj->n;
     double *t = union_times(run->traj, limit->traj, t_end, &count);
-    if (!t)
+    double *xa = malloc(4 * n * sizeof *xa), *xb = xa ? xa + 2 * n : NULL; /* the two states at one t */
+    if (!t || !xa) {
+        free(t);
+        free(xa);
         return pl_fail(err, PL_ERR_NOMEM, "out of memory comparing with the limit");
+    }
     /* sup at the union of the rows and the midpoints; L1 by Simpson's rule on each interval, whose
      * ends are taken from inside it: a velocity jump at a row time (an impact of the limit
      * solution, a block of rows at one t) belongs to neither neighbouring interval. */
     double right_dv = 0.0;
     for (size_t r = 0; r < count; r++) {
         double dq, dv_left, dv_right;
-        state_gap(run->traj, limit->traj, t[r], +1, &dq, &dv_right);
+        state_gap(run->traj, limit->traj, t[r], +1, xa, xb, &dq, &dv_right);
         out->sup_q = fmax(out->sup_q, dq);
         int outside = !(t[r] >= exclude_lo && t[r] <= exclude_hi); /* no window: NaN bounds */
         if (outside)
             out->sup_q_outside = fmax(out->sup_q_outside, dq);
         if (r > 0) {
             double tm = 0.5 * (t[r - 1] + t[r]), dqm, dvm;
-            state_gap(run->traj, limit->traj, t[r], -1, &dq, &dv_left);
-            state_gap(run->traj, limit->traj, tm, +1, &dqm, &dvm);
+            state_gap(run->traj, limit->traj, t[r], -1, xa, xb, &dq, &dv_left);
+            state_gap(run->traj, limit->traj, tm, +1, xa, xb, &dqm, &dvm);
             out->sup_q = fmax(out->sup_q, fmax(dq, dqm));
             if (!(tm >= exclude_lo && tm <= exclude_hi))
                 out->sup_q_outside = fmax(out->sup_q_outside, dqm);
@@ -111,7 +115,10 @@ pl_status pl_compare_with_limit(const pl_analysed *run, const pl_analysed *limit
         right_dv = dv_right;
     }
     free(t);
-    pl_trajectory_distance_s(run->traj, limit->traj, &out->s_dist_q, &out->s_dist_v);
+    free(xa);
+    pl_status s = pl_trajectory_distance_s(run->traj, limit->traj, &out->s_dist_q, &out->s_dist_v, err);
+    if (s != PL_OK)
+        return s;
     return match_impacts(run->analysis, limit->analysis, run->sol->n, run->sol->m, param, out, errors, err);
 }
 
@@ -139,13 +146,16 @@ pl_status pl_compare_solution(const pl_analysed *sol, const pl_analysed *limit, 
     out->capture_error = distance_or_nan(out->capture_time, limit->analysis->capture_time);
     out->lift_off = sol->analysis->lift_off_first;
     out->lift_off_error = distance_or_nan(out->lift_off, limit->analysis->lift_off_first);
-    double T = fmin(sol->sol->t_final, limit->sol->t_final), xa[2 * PL_MAX_DOF], xb[2 * PL_MAX_DOF];
     size_t n = sol->traj->n;
+    double T = fmin(sol->sol->t_final, limit->sol->t_final), *xa = malloc(4 * n * sizeof *xa), *xb = xa + 2 * n;
+    if (!xa)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory comparing with the limit");
     pl_trajectory_at_t(sol->traj, T, xa);
     pl_trajectory_at_t(limit->traj, T, xb);
     for (size_t j = 0; j < n; j++) {
         out->final_q_error = fmax(out->final_q_error, fabs(xa[j] - xb[j]));
         out->final_v_error = fmax(out->final_v_error, fabs(xa[n + j] - xb[n + j]));
     }
+    free(xa);
     return PL_OK;
 }

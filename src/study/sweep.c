@@ -144,8 +144,14 @@ static void after_run(pool *p, size_t k)
     pl_sweep *sw = p->sw;
     size_t n = sw->n;
     for (size_t a = k > 0 ? k - 1 : 0; a <= k && a + 1 < n; a++)
-        if (p->finished[a] && p->finished[a + 1] && sw->runs[a].status == PL_OK && sw->runs[a + 1].status == PL_OK)
-            pl_trajectory_distance_s(&sw->traj[a], &sw->traj[a + 1], &sw->s_dist_q[a], &sw->s_dist_v[a]);
+        if (p->finished[a] && p->finished[a + 1] && sw->runs[a].status == PL_OK && sw->runs[a + 1].status == PL_OK) {
+            pl_error err;
+            if (pl_trajectory_distance_s(&sw->traj[a], &sw->traj[a + 1], &sw->s_dist_q[a], &sw->s_dist_v[a], &err) !=
+                PL_OK) { /* the later run fails with the reason: its distance is missing */
+                sw->runs[a + 1].status = err.status;
+                sw->runs[a + 1].error = err;
+            }
+        }
     if (!p->opts->release_trajectories)
         return;
     for (size_t r = k > 0 ? k - 1 : 0; r <= k + 1 && r < n; r++)

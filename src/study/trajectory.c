@@ -20,10 +20,18 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
     tr->dt_ds = malloc(rows * sizeof *tr->dt_ds);
     tr->x = malloc(rows * 2 * n * sizeof *tr->x);
     tr->dx_dt = malloc(rows * 2 * n * sizeof *tr->dx_dt);
-    if (!tr->t || !tr->s || !tr->dt_ds || !tr->x || !tr->dx_dt) {
+    /* the rates at a row: fp, a, ac (n each) and M^{-1} */
+    double *scratch = malloc((3 * n + n * n) * sizeof *scratch);
+    pl_work *work = pl_work_new(model);
+    pl_contact *c = pl_contact_new(1, n, 0);
+    if (!tr->t || !tr->s || !tr->dt_ds || !tr->x || !tr->dx_dt || !scratch || !work || !c) {
+        free(scratch);
+        pl_work_free(work);
+        free(c);
         pl_trajectory_free(tr);
         return pl_fail(err, PL_ERR_NOMEM, "out of memory interpolating %zu rows", rows);
     }
+    double *fp = scratch, *a = fp + n, *ac = a + n, *minv = ac + n;
     for (size_t r = 0; r < rows; r++) {
         const double *row = pl_table_row(traj, r);
         double t = row[0];
@@ -35,7 +43,7 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
         }
         const double *q = row + pl_col_q(n, m), *v = row + pl_col_v(n, m);
         const double *lambda = row + pl_col_force(n, m);
-        double fp[PL_MAX_DOF], a[PL_MAX_DOF], minv[PL_MAX_DOF * PL_MAX_DOF], ac[PL_MAX_DOF] = {0};
+        memset(ac, 0, n * sizeof *ac);
         pl_model_velocity_map(model, t, q, v, fp, NULL, NULL, NULL);
         if (tr->linear_v) { /* no forces in the file: only dq/dt is known */
             tr->t[r] = t;
@@ -46,15 +54,14 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
             memset(tr->dx_dt + r * 2 * n + n, 0, n * sizeof *fp);
             continue;
         }
-        pl_model_accel(model, t, q, v, a, NULL, NULL);
+        pl_model_accel(model, work, t, q, v, a, NULL, NULL);
         pl_model_mass(model, q, NULL, minv);
         for (size_t i = 0; i < m; i++) {
             if (lambda[i] == 0.0)
                 continue;
-            pl_contact c;
-            pl_model_contact(model, i, t, q, fp, minv, &c);
+            pl_model_contact(model, i, t, q, fp, minv, c);
             for (size_t j = 0; j < n; j++)
-                ac[j] += c.w[j] * lambda[i];
+                ac[j] += c->w[j] * lambda[i];
         }
         double norm = 0.0;
         for (size_t j = 0; j < n; j++)
@@ -68,6 +75,9 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
             tr->dx_dt[r * 2 * n + n + j] = a[j] + ac[j];
         }
     }
+    free(scratch);
+    pl_work_free(work);
+    free(c);
     return PL_OK;
 }
 
@@ -176,10 +186,9 @@ void pl_trajectory_at_s(const pl_trajectory *tr, double s, double *x, double *t)
 }
 
 static void accumulate_distance(const pl_trajectory *a, const pl_trajectory *b, const double *s, size_t rows,
-                                double *dq, double *dv)
+                                double *xa, double *xb, double *dq, double *dv)
 {
     size_t n = a->n;
-    double xa[2 * PL_MAX_DOF], xb[2 * PL_MAX_DOF];
     for (size_t r = 0; r < rows; r++) {
         pl_trajectory_at_s(a, s[r], xa, NULL);
         pl_trajectory_at_s(b, s[r], xb, NULL);
@@ -190,9 +199,17 @@ static void accumulate_distance(const pl_trajectory *a, const pl_trajectory *b, 
     }
 }
 
-void pl_trajectory_distance_s(const pl_trajectory *a, const pl_trajectory *b, double *dq, double *dv)
+pl_status pl_trajectory_distance_s(const pl_trajectory *a, const pl_trajectory *b, double *dq, double *dv,
+                                   pl_error *err)
 {
     *dq = *dv = 0.0;
-    accumulate_distance(a, b, a->s, a->rows, dq, dv);
-    accumulate_distance(a, b, b->s, b->rows, dq, dv);
+    double *xa = malloc(4 * a->n * sizeof *xa); /* the states of a and b at one s */
+    if (!xa) {
+        *dq = *dv = NAN;
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory measuring a distance in s");
+    }
+    accumulate_distance(a, b, a->s, a->rows, xa, xa + 2 * a->n, dq, dv);
+    accumulate_distance(a, b, b->s, b->rows, xa, xa + 2 * a->n, dq, dv);
+    free(xa);
+    return PL_OK;
 }

@@ -46,7 +46,8 @@ void pl_trajectory_at_t_left(const pl_trajectory *tr, double t, double *x);
 void pl_trajectory_at_s(const pl_trajectory *tr, double s, double *x, double *t);
 
 /* Uniform distance between two trajectories in s: sup over s of the max-norm of the q and of the
- * v differences, evaluated at the union of both sets of rows. */
-void pl_trajectory_distance_s(const pl_trajectory *a, const pl_trajectory *b, double *dq, double *dv);
+ * v differences, evaluated at the union of both sets of rows (NAN and PL_ERR_NOMEM if out of memory). */
+pl_status pl_trajectory_distance_s(const pl_trajectory *a, const pl_trajectory *b, double *dq, double *dv,
+                                   pl_error *err);
 
 #endif

@@ -13,6 +13,9 @@
 
 #define MAX_ARGS 64
 
+static pl_status check_with_model(const case_options *o, int sweep, const pl_solver_type *solver,
+                                   const pl_model *model, pl_error *err);
+
 /* What main.c's choose_solver and prepare do, without printing. */
 static pl_status check_case_options(const case_options *o, int sweep, pl_error *err)
 {
@@ -24,10 +27,18 @@ static pl_status check_case_options(const case_options *o, int sweep, pl_error *
     }
     pl_model model;
     pl_status s = pl_model_init(&model, o->c, o->settings, o->nsettings, err);
-    if (s != PL_OK)
-        return s;
+    if (s == PL_OK)
+        s = check_with_model(o, sweep, solver, &model, err);
+    pl_model_free(&model);
+    return s;
+}
+
+static pl_status check_with_model(const case_options *o, int sweep, const pl_solver_type *solver,
+                                   const pl_model *model, pl_error *err)
+{
+    pl_status s = PL_OK;
     pl_solve_opts opts;
-    pl_solve_opts_init(&opts, solver, &model, o->t_end);
+    pl_solve_opts_init(&opts, solver, model, o->t_end);
     opts.max_steps = o->max_steps;
     for (size_t k = 0; k < o->ngiven; k++) {
         if (pl_solver_option_index(solver, o->given_name[k]) < 0)
@@ -49,7 +60,7 @@ static pl_status check_case_options(const case_options *o, int sweep, pl_error *
         if (s != PL_OK)
             return s;
     }
-    return pl_solve_check(solver, &model, &opts, err);
+    return pl_solve_check(solver, model, &opts, err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -23,6 +23,7 @@ static void read_as(const char *path, const char *case_name)
     if (s != PL_OK) {
         fuzz_check_message(&err);
         pl_solution_free(&sol);
+        pl_model_free(&model);
         return;
     }
     if (sol.traj.nrows < 2 || !(sol.t_final <= model.type->t_end))
@@ -38,6 +39,7 @@ static void read_as(const char *path, const char *case_name)
     pl_trajectory_free(&tr);
     pl_analysis_free(&a);
     pl_solution_free(&sol);
+    pl_model_free(&model);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -69,21 +69,32 @@ static void check_accepted(const pl_solution *sol)
         if (ep->constraint >= sol->m || ep->row_in >= rows || ep->row_out >= rows)
             abort();
     }
-    for (size_t k = 0; k < sol->nevents; k++)
-        if (sol->events[k].constraint >= sol->m || (sol->events[k].participants >> sol->m) != 0)
+    for (size_t k = 0; k < sol->nevents; k++) {
+        if (sol->events[k].constraint >= sol->m)
             abort();
+        for (size_t i = 0; i < sol->m; i++)
+            if (sol->events[k].participants[i] > 1)
+                abort(); /* flags */
+    }
     if (sol->zeno.found && sol->zeno.constraint >= sol->m)
         abort();
 }
 
+static pl_model model; /* one for every input, released at exit */
+
+static void free_model(void)
+{
+    pl_model_free(&model);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static pl_model model;
     static int ready;
     if (!ready) {
         pl_error err;
         if (!make_dir() || pl_model_init(&model, pl_case_find("bouncing_ball"), NULL, 0, &err) != PL_OK)
             abort();
+        atexit(free_model);
         ready = 1;
     }
     const uint8_t *nul = memchr(data, 0, size);

@@ -7,41 +7,133 @@
 #include <gsl/gsl_odeiv2.h>
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* Everything the fast system needs, frozen at (q, t). */
+/* Everything the fast system needs, frozen at (q, t), and the scratch of its functions (each its
+ * own: the root search integrates through fast_rhs while its caller holds gaps). */
 typedef struct {
     const pl_model *model;
     size_t n, m, N;
     double t;
     const double *q;
-    int part[PL_MAX_CON];
-    int active[PL_MAX_CON]; /* I{z_i <= 0}, switched at the roots of z_i */
-    double grad[PL_MAX_CON][PL_MAX_DOF], gt[PL_MAX_CON], w[PL_MAX_CON][PL_MAX_DOF], m_eff[PL_MAX_CON];
+    int *part;           /* m */
+    int *active;         /* m: I{z_i <= 0}, switched at the roots of z_i */
+    double *grad, *w;    /* m x n: row i of constraint i */
+    double *gt, *m_eff;  /* m */
+    double *fp_gaps;     /* n: gaps */
+    double *z_rhs, *zd_rhs, *force_rhs;          /* m, m, n: fast_rhs */
+    double *fp_jac, *fp_v_jac, *z_jac, *zd_jac;  /* n, n x n, m, m: fast_jacobian */
+    double *force_jac, *dF, *dFt, *dl;           /* n, n x 2n, n, 2n */
+    double *z_at, *zd_at;                        /* m, m: gap_at */
 } fast_system;
 
-/* Y = (d[n], y_v[n], Delta Gamma, impulse[m]) */
-static void gaps(const fast_system *f, double sigma, const double *Y, double *z, double *zd)
+struct pl_impact_work {
+    fast_system f;
+    pl_work *work;
+    pl_contact_set cs; /* project_settled */
+    pl_contact *contact;
+    double *minv, *Y, *Ya, *Yc, *z, *zd, *row; /* n x n, N, N, N (crossing), m, m, 2 + n */
+    double *v_plus, *gdot_plus, *impulse;      /* the results: n, m, m */
+    int *settled;
+    int *ints;
+    double *block;
+};
+
+pl_impact_work *pl_impact_work_new(const pl_model *model)
+{
+    size_t n = model->n, m = model->m, N = 2 * n + 1 + m;
+    pl_impact_work *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    fast_system *f = &w->f;
+    w->work = pl_work_new(model);
+    w->contact = pl_contact_new(1, n, 0);
+    w->ints = calloc(3 * m, sizeof *w->ints);
+    w->block = calloc(2 * m * n + 12 * m + 4 * n * n + 9 * n + 3 * N + 2, sizeof *w->block);
+    if (!w->work || !w->contact || !w->ints || !w->block || pl_contact_set_init(&w->cs, model, NULL) != PL_OK) {
+        pl_impact_work_free(w);
+        return NULL;
+    }
+    f->part = w->ints, f->active = f->part + m, w->settled = f->active + m;
+    double *p = w->block;
+    f->grad = p, p += m * n;
+    f->w = p, p += m * n;
+    f->gt = p, p += m;
+    f->m_eff = p, p += m;
+    f->z_rhs = p, p += m;
+    f->zd_rhs = p, p += m;
+    f->z_jac = p, p += m;
+    f->zd_jac = p, p += m;
+    f->z_at = p, p += m;
+    f->zd_at = p, p += m;
+    w->z = p, p += m;
+    w->zd = p, p += m;
+    w->gdot_plus = p, p += m;
+    w->impulse = p, p += m;
+    f->fp_v_jac = p, p += n * n;
+    w->minv = p, p += n * n;
+    f->dF = p, p += 2 * n * n;
+    f->fp_gaps = p, p += n;
+    f->force_rhs = p, p += n;
+    f->fp_jac = p, p += n;
+    f->force_jac = p, p += n;
+    f->dFt = p, p += n;
+    f->dl = p, p += 2 * n;
+    w->v_plus = p, p += n;
+    w->Y = p, p += N;
+    w->Ya = p, p += N;
+    w->Yc = p, p += N;
+    w->row = p;
+    return w;
+}
+
+void pl_impact_work_free(pl_impact_work *w)
+{
+    if (!w)
+        return;
+    pl_work_free(w->work);
+    pl_contact_set_free(&w->cs);
+    free(w->contact);
+    free(w->ints);
+    free(w->block);
+    free(w);
+}
+
+/* Y = (d[n], y_v[n], Delta Gamma, impulse[m]).  z and zd of the constraints taking part, or (all)
+ * of every constraint: the others are not read while the fast system runs, and each costs n. */
+static void gaps_of(const fast_system *f, double sigma, const double *Y, double *z, double *zd, int all)
 {
     size_t n = f->n;
-    double fp[PL_MAX_DOF];
+    double *fp = f->fp_gaps;
     pl_model_velocity_map(f->model, f->t, f->q, Y + n, fp, NULL, NULL, NULL);
     for (size_t i = 0; i < f->m; i++) {
+        if (!all && !f->part[i]) {
+            z[i] = zd[i] = NAN;
+            continue;
+        }
         double a = f->gt[i] * sigma, b = f->gt[i];
+        const double *grad = f->grad + i * n;
         for (size_t j = 0; j < n; j++) {
-            a += f->grad[i][j] * Y[j];
-            b += f->grad[i][j] * fp[j];
+            a += grad[j] * Y[j];
+            b += grad[j] * fp[j];
         }
         z[i] = a;
         zd[i] = b;
     }
 }
 
+static void gaps(const fast_system *f, double sigma, const double *Y, double *z, double *zd)
+{
+    gaps_of(f, sigma, Y, z, zd, 0);
+}
+
 static int fast_rhs(double sigma, const double *Y, double *dY, void *params)
 {
     const fast_system *f = params;
     size_t n = f->n;
-    double z[PL_MAX_CON], zd[PL_MAX_CON], force[PL_MAX_DOF] = {0};
+    double *z = f->z_rhs, *zd = f->zd_rhs, *force = f->force_rhs;
+    memset(force, 0, n * sizeof *force);
     pl_model_velocity_map(f->model, f->t, f->q, Y + n, dY, NULL, NULL, NULL);
     gaps(f, sigma, Y, z, zd);
     for (size_t i = 0; i < f->m; i++) {
@@ -52,7 +144,7 @@ static int fast_rhs(double sigma, const double *Y, double *dY, void *params)
              * law's force at mu = 1 on the scaled gap z and its rate z' */
             lambda = pl_law_force(law, 1.0, pl_law_damping(law, 1.0), f->m_eff[i], z[i], zd[i]);
             for (size_t j = 0; j < n; j++)
-                force[j] += f->w[i][j] * lambda;
+                force[j] += f->w[i * n + j] * lambda;
         }
         dY[2 * n + 1 + i] = lambda;
     }
@@ -73,8 +165,11 @@ static int fast_jacobian(double sigma, const double *Y, double *J, double *dfdt,
     (void)sigma;
     const fast_system *f = params;
     size_t n = f->n, N = f->N;
-    double fp[PL_MAX_DOF], fp_v[PL_MAX_DOF * PL_MAX_DOF], z[PL_MAX_CON], zd[PL_MAX_CON];
-    double force[PL_MAX_DOF] = {0}, dF[PL_MAX_DOF][2 * PL_MAX_DOF] = {{0}}, dFt[PL_MAX_DOF] = {0};
+    double *fp = f->fp_jac, *fp_v = f->fp_v_jac, *z = f->z_jac, *zd = f->zd_jac;
+    double *force = f->force_jac, *dF = f->dF, *dFt = f->dFt; /* dF: n x 2n */
+    memset(force, 0, n * sizeof *force);
+    memset(dF, 0, 2 * n * n * sizeof *dF);
+    memset(dFt, 0, n * sizeof *dFt);
     memset(J, 0, N * N * sizeof *J);
     memset(dfdt, 0, N * sizeof *dfdt);
     pl_model_velocity_map(f->model, f->t, f->q, Y + n, fp, NULL, fp_v, NULL);
@@ -87,12 +182,13 @@ static int fast_jacobian(double sigma, const double *Y, double *J, double *dfdt,
             continue;
         const pl_law *law = &f->model->law[i];
         double mk = f->m_eff[i] * law->k, ci = 2.0 * law->xi / sqrt(law->k);
-        double lambda = -mk * (z[i] + ci * zd[i]), dl[2 * PL_MAX_DOF];
+        double lambda = -mk * (z[i] + ci * zd[i]), *dl = f->dl;
+        const double *grad = f->grad + i * n, *w = f->w + i * n;
         for (size_t j = 0; j < n; j++) {
             double gfv = 0.0;
             for (size_t l = 0; l < n; l++)
-                gfv += f->grad[i][l] * fp_v[l * n + j];
-            dl[j] = -mk * f->grad[i][j];
+                gfv += grad[l] * fp_v[l * n + j];
+            dl[j] = -mk * grad[j];
             dl[n + j] = -mk * ci * gfv;
         }
         double dlt = -mk * f->gt[i];
@@ -100,24 +196,24 @@ static int fast_jacobian(double sigma, const double *Y, double *J, double *dfdt,
             J[(2 * n + 1 + i) * N + col] = dl[col];
         dfdt[2 * n + 1 + i] = dlt;
         for (size_t j = 0; j < n; j++) {
-            force[j] += f->w[i][j] * lambda;
-            dFt[j] += f->w[i][j] * dlt;
+            force[j] += w[j] * lambda;
+            dFt[j] += w[j] * dlt;
             for (size_t col = 0; col < 2 * n; col++)
-                dF[j][col] += f->w[i][j] * dl[col];
+                dF[j * 2 * n + col] += w[j] * dl[col];
         }
     }
     double norm = 0.0;
     for (size_t j = 0; j < n; j++) {
         norm += force[j] * force[j];
         for (size_t col = 0; col < 2 * n; col++)
-            J[(n + j) * N + col] = dF[j][col];
+            J[(n + j) * N + col] = dF[j * 2 * n + col];
         dfdt[n + j] = dFt[j];
     }
     norm = sqrt(norm);
     if (norm > 0.0)
         for (size_t j = 0; j < n; j++) {
             for (size_t col = 0; col < 2 * n; col++)
-                J[2 * n * N + col] += force[j] / norm * dF[j][col];
+                J[2 * n * N + col] += force[j] / norm * dF[j * 2 * n + col];
             dfdt[2 * n] += force[j] / norm * dFt[j];
         }
     return GSL_SUCCESS;
@@ -130,7 +226,7 @@ typedef struct {
     double sa;
     const double *Ya;
     size_t i;
-    double Y[2 * PL_MAX_DOF + 1 + PL_MAX_CON];
+    double *Y; /* N */
 } crossing;
 
 static double gap_at(double sigma, void *p)
@@ -141,9 +237,8 @@ static double gap_at(double sigma, void *p)
     gsl_odeiv2_driver_reset(c->driver);
     if (sigma > s && gsl_odeiv2_driver_apply(c->driver, &s, sigma, c->Y) != GSL_SUCCESS)
         return NAN;
-    double z[PL_MAX_CON], zd[PL_MAX_CON];
-    gaps(c->f, sigma, c->Y, z, zd);
-    return z[c->i];
+    gaps(c->f, sigma, c->Y, c->f->z_at, c->f->zd_at);
+    return c->f->z_at[c->i];
 }
 
 /* The root of z_i in [sa, sb] (Brent on re-integrations from sa), returned as the upper end of
@@ -158,12 +253,14 @@ static double locate(crossing *c, double sb)
  * is reached exactly by removing the remaining normal velocity along their directions w_i, the
  * only directions their forces act in: v+ -= sum_j w_j a_j with W a = z'_settled (W of
  * pl_model_contact_coupling). */
-static void project_settled(const fast_system *f, pl_impact *impact, double *zd)
+static void project_settled(pl_impact_work *iw, pl_impact *impact, double *zd)
 {
-    size_t idx[PL_MAX_CON], k;
-    pl_contact c[PL_MAX_CON];
-    double W[PL_MAX_CON * PL_MAX_CON], rhs[PL_MAX_CON], a[PL_MAX_CON];
-    k = pl_model_contact_coupling(f->model, f->t, f->q, impact->v_plus, impact->settled, idx, c, W, NULL);
+    const fast_system *f = &iw->f;
+    pl_contact_set *cs = &iw->cs;
+    size_t k = pl_model_contact_coupling(f->model, iw->work, f->t, f->q, impact->v_plus, impact->settled, cs, 0);
+    size_t *idx = cs->idx;
+    const pl_contact *c = cs->c;
+    double *W = cs->W, *rhs = cs->b, *a = cs->a;
     if (k == 0)
         return;
     for (size_t r = 0; r < k; r++)
@@ -189,44 +286,53 @@ void pl_impact_free(pl_impact *impact)
     pl_table_free(&impact->arc);
 }
 
-static pl_status record_arc(pl_impact *impact, const fast_system *f, double sigma, const double *Y, pl_error *err)
+static pl_status record_arc(pl_impact *impact, pl_impact_work *iw, double sigma, const double *Y, pl_error *err)
 {
-    double row[2 + PL_MAX_DOF];
+    const fast_system *f = &iw->f;
+    double *row = iw->row;
     row[0] = sigma;
     row[1] = Y[2 * f->n];
     memcpy(row + 2, Y + f->n, f->n * sizeof *row);
     return pl_table_append(&impact->arc, row, err);
 }
 
-pl_status pl_impact_solve(const pl_model *model, double t, const double *q, const double *v_minus,
+pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, const double *q, const double *v_minus,
                           const int *part, pl_impact *impact, pl_error *err)
 {
     memset(impact, 0, sizeof *impact);
     size_t n = model->n, m = model->m;
     pl_table_init(&impact->arc, 2 + n);
-    fast_system f = {.model = model, .n = n, .m = m, .N = 2 * n + 1 + m, .t = t, .q = q};
-    double fp[PL_MAX_DOF], minv[PL_MAX_DOF * PL_MAX_DOF], kmax = 0.0;
+    impact->v_plus = iw->v_plus;
+    impact->gdot_plus = iw->gdot_plus;
+    impact->impulse = iw->impulse;
+    impact->settled = iw->settled;
+    memset(impact->settled, 0, m * sizeof *impact->settled);
+    fast_system *fs = &iw->f;
+    fs->model = model, fs->n = n, fs->m = m, fs->N = 2 * n + 1 + m, fs->t = t, fs->q = q;
+    memset(fs->active, 0, m * sizeof *fs->active);
+    double *fp = iw->f.fp_gaps, *minv = iw->minv, kmax = 0.0;
     pl_model_velocity_map(model, t, q, v_minus, fp, NULL, NULL, NULL);
     if (pl_model_mass(model, q, NULL, minv))
         return pl_fail(err, PL_ERR_SOLVER, "the mass matrix is not positive definite at t = %.17g", t);
+    pl_contact *contact = iw->contact;
     for (size_t i = 0; i < m; i++) {
-        f.part[i] = part[i];
-        pl_contact c;
-        pl_model_contact(model, i, t, q, fp, minv, &c);
-        memcpy(f.grad[i], c.gap.grad, n * sizeof(double));
-        memcpy(f.w[i], c.w, n * sizeof(double));
-        f.gt[i] = c.gap.g_t;
-        f.m_eff[i] = c.m_eff;
+        fs->part[i] = part[i];
+        pl_model_contact(model, i, t, q, fp, minv, contact);
+        memcpy(fs->grad + i * n, contact->gap.grad, n * sizeof(double));
+        memcpy(fs->w + i * n, contact->w, n * sizeof(double));
+        fs->gt[i] = contact->gap.g_t;
+        fs->m_eff[i] = contact->m_eff;
         if (part[i])
             kmax = fmax(kmax, model->law[i].k);
     }
-    double Y[2 * PL_MAX_DOF + 1 + PL_MAX_CON] = {0}, Ya[2 * PL_MAX_DOF + 1 + PL_MAX_CON];
+    double *Y = iw->Y, *Ya = iw->Ya;
+    memset(Y, 0, fs->N * sizeof *Y);
     memcpy(Y + n, v_minus, n * sizeof *Y);
-    double z[PL_MAX_CON], zd[PL_MAX_CON], sigma = 0.0, scale = 0.0;
-    gaps(&f, 0.0, Y, z, zd);
+    double *z = iw->z, *zd = iw->zd, sigma = 0.0, scale = 0.0;
+    gaps(fs, 0.0, Y, z, zd);
     for (size_t i = 0; i < m; i++)
         if (part[i]) {
-            f.active[i] = zd[i] <= 0.0;
+            fs->active[i] = zd[i] <= 0.0;
             scale = fmax(scale, fabs(zd[i]));
         }
     if (scale == 0.0)
@@ -248,7 +354,7 @@ pl_status pl_impact_solve(const pl_model *model, double t, const double *q, cons
     double sigma_max = 1e4 * slowest;
     double eps_v = 1e-10 * scale, eps_z = eps_v / omega, tol_switch = 1e-12 * scale / omega;
 
-    gsl_odeiv2_system sys = {fast_rhs, fast_jacobian, f.N, &f};
+    gsl_odeiv2_system sys = {fast_rhs, fast_jacobian, fs->N, fs};
     const gsl_odeiv2_step_type *type = xi_max > 3.0 ? gsl_odeiv2_step_msbdf : gsl_odeiv2_step_rk8pd;
     /* Two drivers (the multistep msbdf needs its driver): one steps through the fast motion, the
      * other re-integrates pieces of a step to locate mode switches. */
@@ -260,7 +366,7 @@ pl_status pl_impact_solve(const pl_model *model, double t, const double *q, cons
         status = pl_fail(err, PL_ERR_NOMEM, "cannot allocate the fast-time integrator");
         goto done;
     }
-    if ((status = record_arc(impact, &f, sigma, Y, err)) != PL_OK)
+    if ((status = record_arc(impact, iw, sigma, Y, err)) != PL_OK)
         goto done;
     int stalls = 0;
     for (;;) {
@@ -269,14 +375,14 @@ pl_status pl_impact_solve(const pl_model *model, double t, const double *q, cons
         for (size_t i = 0; i < m; i++) {
             if (!part[i])
                 continue;
-            if (f.active[i] || zd[i] < 0.0)
+            if (fs->active[i] || zd[i] < 0.0)
                 out = 0;
-            if (f.active[i] ? (fabs(z[i]) > eps_z || fabs(zd[i]) > eps_v) : zd[i] < 0.0)
+            if (fs->active[i] ? (fabs(z[i]) > eps_z || fabs(zd[i]) > eps_v) : zd[i] < 0.0)
                 settled = 0;
         }
         if (out || settled) {
             for (size_t i = 0; i < m; i++)
-                impact->settled[i] = !out && part[i] && f.active[i];
+                impact->settled[i] = !out && part[i] && fs->active[i];
             break;
         }
         if (sigma > sigma_max || impact->fast_steps > 1000000) {
@@ -286,21 +392,21 @@ pl_status pl_impact_solve(const pl_model *model, double t, const double *q, cons
             goto done;
         }
         double sa = sigma;
-        memcpy(Ya, Y, f.N * sizeof *Y);
+        memcpy(Ya, Y, fs->N * sizeof *Y);
         if (gsl_odeiv2_evolve_apply(stepper->e, stepper->c, stepper->s, &sys, &sigma, sigma_max * 2, &h, Y) !=
             GSL_SUCCESS) {
             status = pl_fail(err, PL_ERR_SOLVER, "impact at t = %.17g: the fast-time integration failed", t);
             goto done;
         }
         impact->fast_steps++;
-        gaps(&f, sigma, Y, z, zd);
+        gaps(fs, sigma, Y, z, zd);
         /* A mode switch inside the step: z_i of an active constraint turns positive (it lets
          * go) or that of an inactive one negative (it is hit again).  Go to the first one. */
         double first = INFINITY;
         size_t which = 0;
-        crossing c = {.f = &f, .driver = driver, .sa = sa, .Ya = Ya};
+        crossing c = {.f = fs, .driver = driver, .sa = sa, .Ya = Ya, .Y = iw->Yc};
         for (size_t i = 0; i < m; i++) {
-            if (!part[i] || (f.active[i] ? !(z[i] > 0.0) : !(z[i] < 0.0)))
+            if (!part[i] || (fs->active[i] ? !(z[i] > 0.0) : !(z[i] < 0.0)))
                 continue;
             c.i = i;
             double root = locate(&c, sigma);
@@ -315,26 +421,27 @@ pl_status pl_impact_solve(const pl_model *model, double t, const double *q, cons
             }
             c.i = which;
             gap_at(first, &c);
-            memcpy(Y, c.Y, f.N * sizeof *Y);
+            memcpy(Y, c.Y, fs->N * sizeof *Y);
             sigma = first;
-            gaps(&f, sigma, Y, z, zd);
+            gaps(fs, sigma, Y, z, zd);
             /* Switch `which` and every constraint crossing there too (a symmetric corner impact
              * releases both walls at once; round-off must not split it). */
             for (size_t i = 0; i < m; i++) {
                 if (!part[i])
                     continue;
-                int leaving = f.active[i] && zd[i] > 0.0 && z[i] > -tol_switch;
-                int hitting = !f.active[i] && zd[i] < 0.0 && z[i] < tol_switch;
+                int leaving = fs->active[i] && zd[i] > 0.0 && z[i] > -tol_switch;
+                int hitting = !fs->active[i] && zd[i] < 0.0 && z[i] < tol_switch;
                 if (i == which || leaving || hitting)
-                    f.active[i] = !f.active[i];
+                    fs->active[i] = !fs->active[i];
             }
             gsl_odeiv2_driver_reset(stepper); /* restart the stepper from the switch */
         }
-        if ((status = record_arc(impact, &f, sigma, Y, err)) != PL_OK)
+        if ((status = record_arc(impact, iw, sigma, Y, err)) != PL_OK)
             goto done;
     }
+    gaps_of(fs, sigma, Y, z, zd, 1); /* z_i' at the exit of every constraint (the same for those taking part) */
     memcpy(impact->v_plus, Y + n, n * sizeof *Y);
-    project_settled(&f, impact, zd);
+    project_settled(iw, impact, zd);
     impact->delta_gamma = Y[2 * n];
     memcpy(impact->impulse, Y + 2 * n + 1, m * sizeof *Y);
     memcpy(impact->gdot_plus, zd, m * sizeof *zd);

@@ -18,22 +18,30 @@
 #include "model/model.h"
 #include "core/table.h"
 
+/* The outcome of an impact.  Its arrays live in the pl_impact_work it was solved with (valid until
+ * the next solve with it); the arc is its own. */
 typedef struct {
-    double v_plus[PL_MAX_DOF];
-    double gdot_plus[PL_MAX_CON]; /* z_i' at the exit */
+    double *v_plus;    /* n */
+    double *gdot_plus; /* m: z_i' at the exit */
     double delta_gamma;
-    double impulse[PL_MAX_CON];   /* integral of the normal force of each constraint */
-    double s_exit;                /* the fast exit time s* */
-    int settled[PL_MAX_CON];      /* constraints whose fast motion decayed to z = z' = 0 without
-                                     separating (xi >= 1, or held by the others): they stay on
-                                     their boundary with zero normal velocity */
+    double *impulse;   /* m: integral of the normal force of each constraint */
+    double s_exit;     /* the fast exit time s* */
+    int *settled;      /* m: constraints whose fast motion decayed to z = z' = 0 without
+                          separating (xi >= 1, or held by the others): they stay on
+                          their boundary with zero normal velocity */
     size_t fast_steps;
     pl_table arc; /* the jump as an arc: rows sigma, Delta Gamma so far, y_v[n] */
 } pl_impact;
 
+/* The scratch and results of the impacts of one run, sized from the model (allocated once per run,
+ * for one thread at a time); NULL if out of memory. */
+typedef struct pl_impact_work pl_impact_work;
+pl_impact_work *pl_impact_work_new(const pl_model *model);
+void pl_impact_work_free(pl_impact_work *w);
+
 /* Resolve an impact at (t, q) with pre-impact velocity v_minus; part[i] marks the constraints on
  * their boundary (G_i = 0) that take part.  impact->arc must be freed with pl_impact_free. */
-pl_status pl_impact_solve(const pl_model *model, double t, const double *q, const double *v_minus,
+pl_status pl_impact_solve(const pl_model *model, pl_impact_work *w, double t, const double *q, const double *v_minus,
                           const int *part, pl_impact *impact, pl_error *err);
 void pl_impact_free(pl_impact *impact);
 

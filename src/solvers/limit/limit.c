@@ -42,66 +42,144 @@ static const pl_param_spec options[] = {
     {"rtol", 1e-12, 1e-14, 1.0, PL_PARAM_MAX_OPEN, "relative tolerance of the smooth phases"},
 };
 
+/* Arrays are sized m (per constraint), n or N, allocated once per run (alloc_solver); each function
+ * that evaluates contact data has scratch of its own, as these functions call one another. */
 typedef struct {
     const pl_model *model;
     pl_solution *sol;
     double rtol;
     size_t n, m, N; /* N = 2n + 1: q, v, Gamma */
-    int sliding[PL_MAX_CON];
+    int *sliding;
     double V, A, L;    /* velocity, acceleration and length scales of the case */
     double alpha;      /* constraint stabilization gain A/V */
     double tol_g, tol_v, tol_lambda;
     pl_event_loop loop;
-    double prev_gdot[PL_MAX_CON]; /* at the last recorded row */
+    double *prev_gdot; /* at the last recorded row */
+    /* scratch */
+    pl_work *work;
+    pl_impact_work *impact_work;
+    pl_contact_set cs_forces, cs_project, cs_sliding; /* sliding_forces, project_state, resolve_contacts */
+    pl_contact *c_geo, *c_dense, *c_missed; /* gap and rate: most functions, dense_gap, missed_contact */
+    pl_gap *g_rebound;                      /* unresolvable_rebound */
+    double *fp_geo, *fp_dense, *fp_missed;  /* n */
+    double *a_rhs, *ac_rhs, *ac_roots, *ac_row; /* n */
+    double *lambda_rhs, *lambda_roots, *lambda_resolve, *fsm_resolve; /* m */
+    double *tol, *x0, *x1, *before, *y_acc, *y_before, *y0; /* N */
+    double *row, *arc_row; /* a trajectory row: record_row, impact */
+    int *next, *part, *cand_impact, *cand_contacts, *cand_event, *touching_event, *lifted, *touching_start; /* m */
+    double *block;
 } solver;
 
 #define Q(y) (y)
 #define V(y, s) ((y) + (s)->n)
 #define GAMMA(y, s) ((y)[2 * (s)->n])
 
-/* Contact data of the constraints in `set` and their couplings (pl_model_contact_coupling). */
-typedef struct {
-    size_t k, idx[PL_MAX_CON];
-    pl_contact c[PL_MAX_CON];
-    double W[PL_MAX_CON * PL_MAX_CON];  /* forces and velocity changes to gap accelerations/rates */
-    double Wq[PL_MAX_CON * PL_MAX_CON]; /* displacements to gap changes */
-} contact_set;
-
-static void gather(const solver *s, double t, const double *q, const double *v, const int *set, contact_set *cs)
+static pl_status alloc_solver(solver *s, pl_error *err)
 {
-    cs->k = pl_model_contact_coupling(s->model, t, q, v, set, cs->idx, cs->c, cs->W, cs->Wq);
+    size_t n = s->n, m = s->m, N = s->N, ncol = pl_ncols(n, m);
+    pl_status st = PL_OK;
+    pl_contact_set *sets[] = {&s->cs_forces, &s->cs_project, &s->cs_sliding};
+    for (size_t k = 0; st == PL_OK && k < 3; k++)
+        st = pl_contact_set_init(sets[k], s->model, err);
+    if (st != PL_OK)
+        return st;
+    s->work = pl_work_new(s->model);
+    s->impact_work = pl_impact_work_new(s->model);
+    s->c_geo = pl_contact_new(1, n, 0);
+    s->c_dense = pl_contact_new(1, n, 0);
+    s->c_missed = pl_contact_new(1, n, 0);
+    s->g_rebound = pl_gap_new(1, n, 0);
+    s->sliding = calloc(9 * m, sizeof *s->sliding);
+    s->block = calloc(7 * n + 5 * m + 7 * N + 2 * ncol, sizeof *s->block);
+    if (!s->work || !s->impact_work || !s->c_geo || !s->c_dense || !s->c_missed || !s->g_rebound || !s->sliding || !s->block)
+        return pl_fail(err, PL_ERR_NOMEM, "limit solution: out of memory (%zu dofs, %zu constraints)", n, m);
+    int *ip = s->sliding + m;
+    s->next = ip, ip += m;
+    s->part = ip, ip += m;
+    s->cand_impact = ip, ip += m;
+    s->cand_contacts = ip, ip += m;
+    s->cand_event = ip, ip += m;
+    s->touching_event = ip, ip += m;
+    s->lifted = ip, ip += m;
+    s->touching_start = ip;
+    double *p = s->block;
+    s->fp_geo = p, p += n;
+    s->fp_dense = p, p += n;
+    s->fp_missed = p, p += n;
+    s->a_rhs = p, p += n;
+    s->ac_rhs = p, p += n;
+    s->ac_roots = p, p += n;
+    s->ac_row = p, p += n;
+    s->prev_gdot = p, p += m;
+    s->lambda_rhs = p, p += m;
+    s->lambda_roots = p, p += m;
+    s->lambda_resolve = p, p += m;
+    s->fsm_resolve = p, p += m;
+    s->tol = p, p += N;
+    s->x0 = p, p += N;
+    s->x1 = p, p += N;
+    s->before = p, p += N;
+    s->y_acc = p, p += N;
+    s->y_before = p, p += N;
+    s->y0 = p, p += N;
+    s->row = p, p += ncol;
+    s->arc_row = p;
+    memset(s->y0, 0, N * sizeof *s->y0);
+    return PL_OK;
+}
+
+static void free_solver(solver *s)
+{
+    pl_contact_set_free(&s->cs_forces);
+    pl_contact_set_free(&s->cs_project);
+    pl_contact_set_free(&s->cs_sliding);
+    pl_work_free(s->work);
+    pl_impact_work_free(s->impact_work);
+    free(s->c_geo);
+    free(s->c_dense);
+    free(s->c_missed);
+    free(s->g_rebound);
+    free(s->sliding);
+    free(s->block);
+}
+
+/* Contact data of the constraints in `set` and their couplings (pl_model_contact_coupling). */
+static void gather(solver *s, double t, const double *q, const double *v, const int *set, pl_contact_set *cs)
+{
+    pl_model_contact_coupling(s->model, s->work, t, q, v, set, cs, 1);
 }
 
 /* Forces of sustained contact on the set S (motion (50)): the bilateral problem
  * W lambda = -(D + 2 alpha Gdot + alpha^2 G), whose stabilization terms vanish on the exact
  * solution (G = Gdot = 0) and damp the drift of the numerical one.  ac = sum_i w_i lambda_i. */
-static int sliding_forces(const solver *s, double t, const double *q, const double *v, double *lambda, double *ac)
+static int sliding_forces(solver *s, double t, const double *q, const double *v, double *lambda, double *ac)
 {
-    contact_set cs;
-    gather(s, t, q, v, s->sliding, &cs);
-    double b[PL_MAX_CON], a[PL_MAX_CON] = {0};
-    for (size_t r = 0; r < cs.k; r++) {
-        const pl_contact *c = &cs.c[r];
-        double D = pl_model_free_gap_accel(s->model, cs.idx[r], t, q, v);
+    pl_contact_set *cs = &s->cs_forces;
+    gather(s, t, q, v, s->sliding, cs);
+    double *b = cs->b, *a = cs->a;
+    for (size_t r = 0; r < cs->k; r++) {
+        const pl_contact *c = &cs->c[r];
+        double D = pl_model_free_gap_accel(s->model, s->work, cs->idx[r], t, q, v);
         b[r] = -(D + 2.0 * s->alpha * c->gdot + s->alpha * s->alpha * c->gap.g);
+        a[r] = 0.0;
     }
-    int bad = pl_solve_small(cs.k, cs.W, b, a);
+    int bad = pl_solve_small(cs->k, cs->W, b, a);
     memset(lambda, 0, s->m * sizeof *lambda);
     memset(ac, 0, s->n * sizeof *ac);
-    for (size_t r = 0; r < cs.k; r++) {
-        lambda[cs.idx[r]] = a[r];
+    for (size_t r = 0; r < cs->k; r++) {
+        lambda[cs->idx[r]] = a[r];
         for (size_t j = 0; j < s->n; j++)
-            ac[j] += cs.c[r].w[j] * a[r];
+            ac[j] += cs->c[r].w[j] * a[r];
     }
     return bad;
 }
 
 static int rhs(double t, const double *y, double *yd, void *user)
 {
-    const solver *s = user;
-    double a[PL_MAX_DOF], ac[PL_MAX_DOF], lambda[PL_MAX_CON];
+    solver *s = user;
+    double *a = s->a_rhs, *ac = s->ac_rhs, *lambda = s->lambda_rhs;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), yd, NULL, NULL, NULL);
-    pl_model_accel(s->model, t, Q(y), V(y, s), a, NULL, NULL);
+    pl_model_accel(s->model, s->work, t, Q(y), V(y, s), a, NULL, NULL);
     if (sliding_forces(s, t, Q(y), V(y, s), lambda, ac))
         return -1;
     double norm = 0.0;
@@ -116,17 +194,17 @@ static int rhs(double t, const double *y, double *yd, void *user)
 /* Root of constraint i: its gap while free (a contact), its force while sliding (a lift-off). */
 static int roots(double t, const double *y, double *gout, void *user)
 {
-    const solver *s = user;
-    double lambda[PL_MAX_CON], ac[PL_MAX_DOF];
+    solver *s = user;
+    double *lambda = s->lambda_roots, *ac = s->ac_roots;
     if (sliding_forces(s, t, Q(y), V(y, s), lambda, ac))
         return -1; /* singular contact coupling */
+    pl_gap *g = &s->c_geo->gap;
     for (size_t i = 0; i < s->m; i++) {
         if (s->sliding[i]) {
             gout[i] = lambda[i];
         } else {
-            pl_gap g;
-            pl_model_gap(s->model, i, t, Q(y), &g);
-            gout[i] = g.g;
+            pl_model_gap(s->model, i, t, Q(y), g);
+            gout[i] = g->g;
         }
     }
     return 0;
@@ -137,9 +215,10 @@ static int roots(double t, const double *y, double *gout, void *user)
  * sqrt(2 A |G|)), so that the ever shorter flights of a Zeno sequence are each resolved to rtol. */
 static int error_weights(double t, const double *y, double *w, void *user)
 {
-    const solver *s = user;
+    solver *s = user;
     double rtol = s->rtol;
-    double tol[2 * PL_MAX_DOF + 1], fp[PL_MAX_DOF];
+    double *tol = s->tol, *fp = s->fp_geo;
+    pl_contact *c = s->c_geo;
     for (size_t j = 0; j < s->n; j++) {
         tol[j] = rtol * (fabs(y[j]) + s->L);
         tol[s->n + j] = rtol * (fabs(y[s->n + j]) + s->V);
@@ -149,12 +228,11 @@ static int error_weights(double t, const double *y, double *w, void *user)
     for (size_t i = 0; i < s->m; i++) {
         if (s->sliding[i])
             continue;
-        pl_contact c;
-        c.gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c.gap);
-        double g = fabs(c.gap.g), gd = fabs(c.gdot);
+        c->gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c->gap);
+        double g = fabs(c->gap.g), gd = fabs(c->gdot);
         double tol_g = rtol * (g + gd * gd / (2.0 * s->A) + 1e-30 * s->L);
         double tol_gd = rtol * (gd + sqrt(2.0 * s->A * g) + 1e-15 * s->V);
-        pl_tighten_for_gap(tol, s->n, c.gap.grad, tol_g, tol_gd);
+        pl_tighten_for_gap(tol, s->n, c->gap.grad, tol_g, tol_gd);
     }
     for (size_t j = 0; j < s->N; j++)
         w[j] = 1.0 / fmax(tol[j], 100.0 * DBL_EPSILON * fabs(y[j]));
@@ -180,83 +258,79 @@ static pl_status record_row(void *user, double t, const double *y, pl_error *err
 {
     solver *s = user;
     size_t n = s->n, m = s->m;
-    double row[2 + 2 * PL_MAX_DOF + 2 * PL_MAX_CON], ac[PL_MAX_DOF];
+    double *row = s->row, *ac = s->ac_row;
     row[0] = t;
     row[1] = GAMMA(y, s);
     memcpy(row + 2, y, 2 * n * sizeof *row);
-    double fp[PL_MAX_DOF];
+    double *fp = s->fp_geo;
+    pl_contact *c = s->c_geo;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
     for (size_t i = 0; i < m; i++) {
-        pl_contact c;
-        c.gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c.gap);
-        row[pl_col_g(n, m) + i] = c.gap.g;
-        s->prev_gdot[i] = c.gdot;
+        c->gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c->gap);
+        row[pl_col_g(n, m) + i] = c->gap.g;
+        s->prev_gdot[i] = c->gdot;
     }
     sliding_forces(s, t, Q(y), V(y, s), row + pl_col_force(n, m), ac);
     return pl_table_append(&s->sol->traj, row, err);
 }
 
-static pl_status add_event(solver *s, const pl_event *e, pl_error *err)
+/* Append an event of kind at t for constraint i, its state from y_before and y_after (*out: valid
+ * until the next event is added). */
+static pl_status add_event(solver *s, pl_event_kind kind, double t, size_t i, const double *y_before,
+                           const double *y_after, pl_event **out, pl_error *err)
 {
     if ((long)s->sol->nevents >= MAX_EVENTS)
-        return pl_fail(err, PL_ERR_SOLVER, "more than %ld events by t = %.17g", MAX_EVENTS, e->t);
-    return pl_solution_add_event(s->sol, e, err);
-}
-
-static pl_event make_event(const solver *s, pl_event_kind kind, double t, size_t i, const double *y_before,
-                           const double *y_after)
-{
-    pl_event e;
-    memset(&e, 0, sizeof e);
-    e.kind = kind;
-    e.t = t;
-    e.constraint = i;
-    memcpy(e.q, Q(y_after), s->n * sizeof *e.q);
-    memcpy(e.v_before, V(y_before, s), s->n * sizeof *e.v_before);
-    memcpy(e.v_after, V(y_after, s), s->n * sizeof *e.v_after);
-    e.gamma_before = GAMMA(y_before, s);
-    e.gamma_after = GAMMA(y_after, s);
-    double fp[PL_MAX_DOF];
-    pl_contact c;
+        return pl_fail(err, PL_ERR_SOLVER, "more than %ld events by t = %.17g", MAX_EVENTS, t);
+    pl_event *e;
+    pl_status st = pl_solution_new_event(s->sol, kind, t, i, &e, err);
+    if (st != PL_OK)
+        return st;
+    memcpy(e->q, Q(y_after), s->n * sizeof *e->q);
+    memcpy(e->v_before, V(y_before, s), s->n * sizeof *e->v_before);
+    memcpy(e->v_after, V(y_after, s), s->n * sizeof *e->v_after);
+    e->gamma_before = GAMMA(y_before, s);
+    e->gamma_after = GAMMA(y_after, s);
+    double *fp = s->fp_geo;
+    pl_contact *c = s->c_geo;
     pl_model_velocity_map(s->model, t, Q(y_before), V(y_before, s), fp, NULL, NULL, NULL);
-    c.gdot = pl_model_gap_rate(s->model, i, t, Q(y_before), fp, &c.gap);
-    e.gdot_before = c.gdot;
+    c->gdot = pl_model_gap_rate(s->model, i, t, Q(y_before), fp, &c->gap);
+    e->gdot_before = c->gdot;
     pl_model_velocity_map(s->model, t, Q(y_after), V(y_after, s), fp, NULL, NULL, NULL);
-    c.gdot = pl_model_gap_rate(s->model, i, t, Q(y_after), fp, &c.gap);
-    e.gdot_after = c.gdot;
-    return e;
+    c->gdot = pl_model_gap_rate(s->model, i, t, Q(y_after), fp, &c->gap);
+    e->gdot_after = c->gdot;
+    if (out)
+        *out = e;
+    return PL_OK;
 }
 
 /* ---- contact sets ---------------------------------------------------------------------------- */
 
 /* Put the state exactly on G_i = 0 (and, unless positions_only, Gdot_i = 0) for i in set
  * (corrections of the order of the tolerances), along the directions w_i of the contact forces. */
-static int project_state(const solver *s, double t, double *y, const int *set, int positions_only)
+static int project_state(solver *s, double t, double *y, const int *set, int positions_only)
 {
-    contact_set cs;
-    gather(s, t, Q(y), V(y, s), set, &cs);
-    if (cs.k == 0)
+    pl_contact_set *cs = &s->cs_project;
+    gather(s, t, Q(y), V(y, s), set, cs);
+    if (cs->k == 0)
         return 0;
-    double W[PL_MAX_CON * PL_MAX_CON], b[PL_MAX_CON], a[PL_MAX_CON];
-    for (size_t r = 0; r < cs.k; r++)
-        b[r] = cs.c[r].gap.g;
-    memcpy(W, cs.Wq, cs.k * cs.k * sizeof *W);
-    if (pl_solve_small(cs.k, W, b, a))
+    double *b = cs->b, *a = cs->a;
+    for (size_t r = 0; r < cs->k; r++)
+        b[r] = cs->c[r].gap.g;
+    if (pl_solve_small(cs->k, cs->Wq, b, a)) /* overwrites Wq: gathered again below */
         return -1;
-    for (size_t r = 0; r < cs.k; r++)
+    for (size_t r = 0; r < cs->k; r++)
         for (size_t j = 0; j < s->n; j++)
-            y[j] -= cs.c[r].w[j] * a[r];
+            y[j] -= cs->c[r].w[j] * a[r];
     if (positions_only)
         return 0;
-    gather(s, t, Q(y), V(y, s), set, &cs);
-    for (size_t r = 0; r < cs.k; r++)
-        b[r] = cs.c[r].gdot;
-    memcpy(W, cs.W, cs.k * cs.k * sizeof *W);
-    if (pl_solve_small(cs.k, W, b, a))
+    gather(s, t, Q(y), V(y, s), set, cs);
+    for (size_t r = 0; r < cs->k; r++)
+        b[r] = cs->c[r].gdot;
+    if (pl_solve_small(cs->k, cs->W, b, a))
         return -1;
-    for (size_t r = 0; r < cs.k; r++)
+    for (size_t r = 0; r < cs->k; r++)
         for (size_t j = 0; j < s->n; j++)
-            y[s->n + j] -= cs.c[r].w[j] * a[r];
+            y[s->n + j] -= cs->c[r].w[j] * a[r];
     return 0;
 }
 
@@ -265,11 +339,11 @@ static int project_state(const solver *s, double t, double *y, const int *set, i
  * for those that leave. */
 static pl_status resolve_contacts(solver *s, double t, double *y, const int *candidates, pl_error *err)
 {
-    double lambda[PL_MAX_CON], fsm[PL_MAX_CON];
-    pl_status st = pl_sliding_force(s->model, t, Q(y), V(y, s), candidates, lambda, fsm, err);
+    double *lambda = s->lambda_resolve, *fsm = s->fsm_resolve;
+    pl_status st = pl_sliding_force(s->model, s->work, &s->cs_sliding, t, Q(y), V(y, s), candidates, lambda, fsm, err);
     if (st != PL_OK)
         return st;
-    int next[PL_MAX_CON];
+    int *next = s->next;
     for (size_t i = 0; i < s->m; i++)
         next[i] = candidates[i] && lambda[i] > s->tol_lambda * s->A;
     if (project_state(s, t, y, next, 0))
@@ -279,8 +353,7 @@ static pl_status resolve_contacts(solver *s, double t, double *y, const int *can
             continue;
         int was = s->sliding[i];
         s->sliding[i] = next[i];
-        pl_event e = make_event(s, was ? PL_EVENT_LIFT_OFF : PL_EVENT_SLIDE_START, t, i, y, y);
-        if ((st = add_event(s, &e, err)) != PL_OK)
+        if ((st = add_event(s, was ? PL_EVENT_LIFT_OFF : PL_EVENT_SLIDE_START, t, i, y, y, NULL, err)) != PL_OK)
             return st;
     }
     return PL_OK;
@@ -298,7 +371,7 @@ static pl_status resolve_contacts(solver *s, double t, double *y, const int *can
  * the impacts is continued by the same geometric series.  A sequence that is not geometric when
  * its rebounds become unresolvable ends in a touch instead, neglecting a remaining time of the
  * order of its last flight. */
-static int unresolvable_rebound(const solver *s, double t, const double *y, size_t i, double gdot);
+static int unresolvable_rebound(solver *s, double t, const double *y, size_t i, double gdot);
 
 static int zeno_check(solver *s, size_t j, const double *y, double *y_acc, double *t_acc, size_t *count,
                       double *ratio)
@@ -324,7 +397,7 @@ static int zeno_check(solver *s, size_t j, const double *y, double *y_acc, doubl
     if (!geometric || !(tail <= ZENO_TAIL * s->L / s->V || slow || unresolved))
         return unresolved ? -1 : 0;
     /* the state right after the last two impacts */
-    double x1[2 * PL_MAX_DOF + 1], x0[2 * PL_MAX_DOF + 1];
+    double *x1 = s->x1, *x0 = s->x0;
     memcpy(x1, seq[0]->q, s->n * sizeof *x1);
     memcpy(x1 + s->n, seq[0]->v_after, s->n * sizeof *x1);
     x1[2 * s->n] = seq[0]->gamma_after;
@@ -348,67 +421,67 @@ static int zeno_check(solver *s, size_t j, const double *y, double *y_acc, doubl
 /* A rebound at gap rate gdot > 0 against a free gap acceleration D < 0 rises gdot^2/(2|D|) for
  * 2 gdot/|D|.  Below the gap tolerance, or shorter than the resolution of event times (1e4 ulps
  * of t), it cannot be followed: the constraint is treated as touched (the LCP decides). */
-static int unresolvable_rebound(const solver *s, double t, const double *y, size_t i, double gdot)
+static int unresolvable_rebound(solver *s, double t, const double *y, size_t i, double gdot)
 {
     if (!(gdot > 0.0))
         return 0;
-    double D = pl_model_free_gap_accel(s->model, i, t, Q(y), V(y, s));
+    double D = pl_model_free_gap_accel(s->model, s->work, i, t, Q(y), V(y, s));
     /* A hop within a few gap tolerances cannot be followed (a table at t ~ 2e3 is known to 1e-12,
      * more than the hop of a rebound at 5e-6 m/s, whose landing then went unseen). */
-    pl_gap g;
-    pl_model_gap(s->model, i, t, Q(y), &g);
+    pl_gap *g = s->g_rebound;
+    pl_model_gap(s->model, i, t, Q(y), g);
     double hop = gdot * gdot / (-2.0 * D);
-    return D < 0.0 && (hop <= fmax(s->tol_g, 8.0 * gap_roundoff(s, &g, t, Q(y))) || 2.0 * gdot / -D < 1e4 * DBL_EPSILON * fmax(1.0, fabs(t)));
+    return D < 0.0 && (hop <= fmax(s->tol_g, 8.0 * gap_roundoff(s, g, t, Q(y))) || 2.0 * gdot / -D < 1e4 * DBL_EPSILON * fmax(1.0, fabs(t)));
 }
 
 static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err)
 {
     size_t n = s->n, m = s->m;
-    int part[PL_MAX_CON];
+    int *part = s->part;
+    pl_gap *g = &s->c_geo->gap;
     for (size_t i = 0; i < m; i++) {
-        pl_gap g;
-        pl_model_gap(s->model, i, *t, Q(y), &g);
-        part[i] = i == j || s->sliding[i] || fabs(g.g) <= gap_tol(s, &g, *t, Q(y));
+        pl_model_gap(s->model, i, *t, Q(y), g);
+        part[i] = i == j || s->sliding[i] || fabs(g->g) <= gap_tol(s, g, *t, Q(y));
     }
     if (project_state(s, *t, y, part, 1)) /* the impact happens on the boundary G = 0 */
         return pl_fail(err, PL_ERR_SOLVER, "limit solution: singular contact coupling at t = %.17g", *t);
     pl_impact im;
-    pl_status st = pl_impact_solve(s->model, *t, Q(y), V(y, s), part, &im, err);
+    pl_status st = pl_impact_solve(s->model, s->impact_work, *t, Q(y), V(y, s), part, &im, err);
     if (st != PL_OK) {
         pl_impact_free(&im);
         return st;
     }
     s->sol->stats.fast_steps += (long)im.fast_steps;
-    double before[2 * PL_MAX_DOF + 1];
+    double *before = s->before;
     memcpy(before, y, s->N * sizeof *y);
     /* The jump as an arc in s: rows at the same t and q, between the rows before and after it,
      * with the velocity and Gamma of the fast solution (no sliding force on them). */
     for (size_t r = 1; r + 1 < im.arc.nrows; r++) {
         const double *a = pl_table_row(&im.arc, r);
-        double row[2 + 2 * PL_MAX_DOF + 2 * PL_MAX_CON] = {0};
+        double *row = s->arc_row;
+        memset(row, 0, pl_ncols(n, m) * sizeof *row);
         row[0] = *t;
         row[1] = GAMMA(y, s) + a[1];
         memcpy(row + 2, Q(y), n * sizeof *row);
         memcpy(row + 2 + n, a + 2, n * sizeof *row);
         for (size_t i = 0; i < m; i++) {
-            pl_gap g;
-            pl_model_gap(s->model, i, *t, Q(y), &g);
-            row[pl_col_g(n, m) + i] = g.g;
+            pl_model_gap(s->model, i, *t, Q(y), g);
+            row[pl_col_g(n, m) + i] = g->g;
         }
         if ((st = pl_table_append(&s->sol->traj, row, err)) != PL_OK)
             goto done;
     }
     memcpy(V(y, s), im.v_plus, n * sizeof *y);
     GAMMA(y, s) += im.delta_gamma;
-    pl_event e = make_event(s, PL_EVENT_IMPACT, *t, j, before, y);
-    memcpy(e.impulse, im.impulse, m * sizeof *e.impulse);
-    for (size_t i = 0; i < m; i++)
-        e.participants |= part[i] ? 1u << i : 0u;
-    e.s_exit = im.s_exit;
-    if ((st = add_event(s, &e, err)) != PL_OK)
+    pl_event *e;
+    if ((st = add_event(s, PL_EVENT_IMPACT, *t, j, before, y, &e, err)) != PL_OK)
         goto done;
+    memcpy(e->impulse, im.impulse, m * sizeof *e->impulse);
+    for (size_t i = 0; i < m; i++)
+        e->participants[i] = part[i] != 0;
+    e->s_exit = im.s_exit;
 
-    double y_acc[2 * PL_MAX_DOF + 1], t_acc, ratio;
+    double *y_acc = s->y_acc, t_acc, ratio;
     size_t count;
     int zeno = zeno_check(s, j, y, y_acc, &t_acc, &count, &ratio);
     if (zeno < 0) {
@@ -416,25 +489,25 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
                      j + 1, *t);
         goto done;
     }
-    int candidates[PL_MAX_CON];
+    int *candidates = s->cand_impact;
     if (zeno) {
         /* Continue from the accumulation point (Theorem 7(b)), on the boundary of j. */
         if ((st = pl_loop_record(&s->loop, *t, y, err)) != PL_OK)
             goto done;
-        double y_before[2 * PL_MAX_DOF + 1];
+        double *y_before = s->y_before;
         memcpy(y_before, y, s->N * sizeof *y);
         memcpy(y, y_acc, s->N * sizeof *y);
         *t = t_acc;
         /* Candidates for the sustained contact: j, the sliding ones, and any other constraint left
          * on its boundary at rest there (the corner of the wedge under a force into it: without it,
          * the second wall was crossed at once and the steps shrank to nothing). */
-        double fp[PL_MAX_DOF];
+        double *fp = s->fp_geo;
+        pl_contact *c = s->c_geo;
         pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
         for (size_t i = 0; i < m; i++) {
-            pl_contact c;
-            c.gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c.gap);
+            c->gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c->gap);
             candidates[i] = i == j || s->sliding[i] ||
-                            (fabs(c.gap.g) <= gap_tol(s, &c.gap, *t, Q(y)) && fabs(c.gdot) <= s->tol_v);
+                            (fabs(c->gap.g) <= gap_tol(s, &c->gap, *t, Q(y)) && fabs(c->gdot) <= s->tol_v);
         }
         if (project_state(s, *t, y, candidates, 0)) {
             st = pl_fail(err, PL_ERR_SOLVER, "limit solution: singular contact coupling at t = %.17g", *t);
@@ -450,17 +523,17 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
             memcpy(z->q, Q(y), n * sizeof *y);
             memcpy(z->v, V(y, s), n * sizeof *y);
         }
-        pl_event ze = make_event(s, PL_EVENT_ZENO, *t, j, y_before, y);
-        if ((st = add_event(s, &ze, err)) != PL_OK)
+        if ((st = add_event(s, PL_EVENT_ZENO, *t, j, y_before, y, NULL, err)) != PL_OK)
             goto done;
     } else {
         /* Constraints left on their boundary without normal velocity may be in sustained contact. */
-        double fp[PL_MAX_DOF];
+        double *fp = s->fp_geo;
+        pl_contact *c = s->c_geo;
         pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
         for (size_t i = 0; i < m; i++) {
-            pl_contact c;
-            c.gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c.gap);
-            candidates[i] = part[i] && (im.settled[i] || fabs(c.gdot) <= s->tol_v || unresolvable_rebound(s, *t, y, i, c.gdot));
+            c->gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c->gap);
+            candidates[i] = part[i] && (im.settled[i] || fabs(c->gdot) <= s->tol_v ||
+                                        unresolvable_rebound(s, *t, y, i, c->gdot));
         }
     }
     st = resolve_contacts(s, *t, y, candidates, err);
@@ -476,21 +549,21 @@ done:
  * join the sustained contact if the LCP presses them. */
 static pl_status contacts_at(solver *s, double *t, double *y, const int *touching, pl_error *err)
 {
-    double fp[PL_MAX_DOF], worst = 0.0;
+    double *fp = s->fp_geo, worst = 0.0;
+    pl_contact *c = s->c_geo;
     size_t j = 0;
-    int any_impact = 0, candidates[PL_MAX_CON];
+    int any_impact = 0, *candidates = s->cand_contacts;
     pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
     for (size_t i = 0; i < s->m; i++) {
         candidates[i] = s->sliding[i];
         if (!touching[i])
             continue;
-        pl_contact c;
-        c.gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c.gap);
-        if (c.gdot < -s->tol_v) {
-            if (!any_impact || c.gdot < worst)
-                worst = c.gdot, j = i;
+        c->gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c->gap);
+        if (c->gdot < -s->tol_v) {
+            if (!any_impact || c->gdot < worst)
+                worst = c->gdot, j = i;
             any_impact = 1;
-        } else if (c.gdot <= s->tol_v) {
+        } else if (c->gdot <= s->tol_v) {
             candidates[i] = 1;
         }
     }
@@ -519,11 +592,11 @@ static double dense_gap(double t, void *p)
     const double *y = d->cheap ? st->dense_cheap(st, t) : st->dense(st, t);
     if (!y)
         return NAN;
-    double fp[PL_MAX_DOF];
-    pl_contact c;
+    double *fp = s->fp_dense;
+    pl_contact *c = s->c_dense;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
-    c.gdot = pl_model_gap_rate(s->model, d->i, t, Q(y), fp, &c.gap);
-    return d->rate ? c.gdot : c.gap.g;
+    c->gdot = pl_model_gap_rate(s->model, d->i, t, Q(y), fp, &c->gap);
+    return d->rate ? c->gdot : c->gap.g;
 }
 
 /* The first extremum of G_i in [t0, t1] beyond a level: a maximum (side = +1: Gdot_i from + to -)
@@ -562,18 +635,18 @@ static double gap_extremum(solver *s, size_t i, double t0, double t1, double gd0
 static int missed_contact(solver *s, double t, const double *y, double *t_cross, pl_error *err)
 {
     int found = 0;
-    double fp[PL_MAX_DOF], t0 = s->loop.prev_t;
+    double *fp = s->fp_missed, t0 = s->loop.prev_t;
+    pl_contact *c = s->c_missed;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
     for (size_t i = 0; i < s->m; i++) {
         if (s->sliding[i])
             continue;
-        pl_contact c;
-        c.gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c.gap);
+        c->gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c->gap);
         dense_fn gap = {s, i, 0, 0}, rate = {s, i, 1, 1};
         double te = t, lo = t0, a = t0, tol_miss = 1e-9 * s->L;
-        if (c.gap.g >= -tol_miss) {
+        if (c->gap.g >= -tol_miss) {
             /* a dip and back within the step: the minimum below -tol_miss */
-            te = gap_extremum(s, i, t0, t, s->prev_gdot[i], c.gdot, -1, tol_miss, &a);
+            te = gap_extremum(s, i, t0, t, s->prev_gdot[i], c->gdot, -1, tol_miss, &a);
             if (isnan(te))
                 continue;
             lo = a > t0 && dense_gap(a, &gap) > 0.0 ? a : t0;
@@ -586,7 +659,7 @@ static int missed_contact(solver *s, double t, const double *y, double *t_cross,
         double tc = isnan(lo) ? NAN : pl_brent(dense_gap, &gap, lo, te, 0);
         if (isnan(tc)) {
             pl_fail(err, PL_ERR_SOLVER, "limit solution: constraint %zu violated (G = %g) at t = %.17g", i + 1,
-                    c.gap.g, t);
+                    c->gap.g, t);
             return -1;
         }
         if (!found || tc < *t_cross)
@@ -599,23 +672,31 @@ static int missed_contact(solver *s, double t, const double *y, double *t_cross,
 /* First step after a restart: no later than the top of a hop.  After an impact a constraint leaves
  * G = 0 with Gdot > 0 and may be turned back (D < 0) within a step the flight would otherwise
  * allow; the root finder sees no sign change for a gap that starts at 0, so the step must end
- * before the landing, at the top at the latest (time Gdot/|D|).  0: the stepper's own estimate. */
+ * before the landing, at the top at the latest (time Gdot/|D|).  0: the stepper's own estimate.
+ * In flight no step is longer than the case's time scale V/A, as in the penalty's flights (a force
+ * that changes the velocity by V lasts at least that long; one flat between pulses otherwise lets
+ * the steps grow over a whole pulse unseen); sustained contacts keep the long steps a long rest
+ * needs. */
 static double initial_step(void *user, pl_stepper *st, double t)
 {
     solver *s = user;
     const double *y = st->y;
-    double fp[PL_MAX_DOF], h = INFINITY;
+    double *fp = s->fp_geo, h = INFINITY;
+    pl_contact *c = s->c_geo;
+    st->max_step = s->V / s->A;
+    for (size_t i = 0; i < s->m; i++)
+        if (s->sliding[i])
+            st->max_step = 0.0;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
     for (size_t i = 0; i < s->m; i++) {
         if (s->sliding[i])
             continue;
-        pl_contact c;
-        c.gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c.gap);
-        if (fabs(c.gap.g) > fmax(gap_tol(s, &c.gap, t, Q(y)), 1e3 * DBL_EPSILON * s->L) || !(c.gdot > 0.0))
+        c->gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c->gap);
+        if (fabs(c->gap.g) > fmax(gap_tol(s, &c->gap, t, Q(y)), 1e3 * DBL_EPSILON * s->L) || !(c->gdot > 0.0))
             continue;
-        double D = pl_model_free_gap_accel(s->model, i, t, Q(y), V(y, s));
+        double D = pl_model_free_gap_accel(s->model, s->work, i, t, Q(y), V(y, s));
         if (D < 0.0)
-            h = fmin(h, c.gdot / -D);
+            h = fmin(h, c->gdot / -D);
     }
     return isfinite(h) ? h : 0.0;
 }
@@ -632,19 +713,19 @@ static int missed_hook(void *user, double t, const double *y, int flag, double *
 static pl_status event_hook(void *user, double *t, double *y, const int *rootsfound, int *changed, pl_error *err)
 {
     solver *s = user;
-    int touching[PL_MAX_CON], lifted[PL_MAX_CON], lift = 0, contact = 0;
+    int *touching = s->touching_event, *lifted = s->lifted, lift = 0, contact = 0;
     pl_status st;
     *changed = 1;
     if (!rootsfound) {
         /* The crossing is located to 4 ulps of t (Brent): the gap there is within that time's worth
          * of its rate (at t ~ 1e3 that exceeded the tolerance and a landing was lost). */
-        double fp[PL_MAX_DOF];
+        double *fp = s->fp_geo;
+        pl_contact *c = s->c_geo;
         pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
         for (size_t i = 0; i < s->m; i++) {
-            pl_contact c;
-            c.gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c.gap);
-            double tol = fmax(gap_tol(s, &c.gap, *t, Q(y)), 1e3 * DBL_EPSILON * s->L) + 8.0 * DBL_EPSILON * fabs(*t * c.gdot);
-            touching[i] = !s->sliding[i] && fabs(c.gap.g) <= tol;
+            c->gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c->gap);
+            double tol = fmax(gap_tol(s, &c->gap, *t, Q(y)), 1e3 * DBL_EPSILON * s->L) + 8.0 * DBL_EPSILON * fabs(*t * c->gdot);
+            touching[i] = !s->sliding[i] && fabs(c->gap.g) <= tol;
         }
         return contacts_at(s, t, y, touching, err);
     }
@@ -655,24 +736,23 @@ static pl_status event_hook(void *user, double *t, double *y, const int *rootsfo
         contact |= touching[i];
     }
     if (lift) {
-        int candidates[PL_MAX_CON];
+        int *candidates = s->cand_event;
         for (size_t i = 0; i < s->m; i++)
             candidates[i] = s->sliding[i] && !lifted[i];
         for (size_t i = 0; i < s->m; i++)
             if (lifted[i]) {
                 s->sliding[i] = 0;
-                pl_event e = make_event(s, PL_EVENT_LIFT_OFF, *t, i, y, y);
-                if ((st = add_event(s, &e, err)) != PL_OK)
+                if ((st = add_event(s, PL_EVENT_LIFT_OFF, *t, i, y, y, NULL, err)) != PL_OK)
                     return st;
             }
         if ((st = resolve_contacts(s, *t, y, candidates, err)) != PL_OK)
             return st;
     }
     if (contact) {
+        pl_gap *g = &s->c_geo->gap;
         for (size_t i = 0; i < s->m; i++) {
-            pl_gap g;
-            pl_model_gap(s->model, i, *t, Q(y), &g);
-            touching[i] |= !s->sliding[i] && fabs(g.g) <= gap_tol(s, &g, *t, Q(y));
+            pl_model_gap(s->model, i, *t, Q(y), g);
+            touching[i] |= !s->sliding[i] && fabs(g->g) <= gap_tol(s, g, *t, Q(y));
         }
         return contacts_at(s, t, y, touching, err);
     }
@@ -682,18 +762,18 @@ static pl_status event_hook(void *user, double *t, double *y, const int *rootsfo
 static pl_status integrate(solver *s, pl_error *err)
 {
     double *y = s->loop.stepper->y, t = 0.0;
-    int touching[PL_MAX_CON];
+    int *touching = s->touching_start;
     pl_status st;
 
     /* The initial state must be admissible; constraints on their boundary are resolved first. */
     int any = 0;
+    pl_gap *g = &s->c_geo->gap;
     for (size_t i = 0; i < s->m; i++) {
-        pl_gap g;
-        pl_model_gap(s->model, i, t, Q(y), &g);
-        if (g.g < -s->tol_g)
+        pl_model_gap(s->model, i, t, Q(y), g);
+        if (g->g < -s->tol_g)
             return pl_fail(err, PL_ERR_INPUT, "the initial state violates constraint %zu (G = %g < 0): the limit "
-                           "solution starts from an admissible state", i + 1, g.g);
-        touching[i] = g.g <= s->tol_g;
+                           "solution starts from an admissible state", i + 1, g->g);
+        touching[i] = g->g <= s->tol_g;
         any |= touching[i];
     }
     if ((st = pl_loop_record(&s->loop, t, y, err)) != PL_OK)
@@ -733,7 +813,13 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
                              .max_steps = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS,
                              .max_seconds = opts->max_seconds, .started = pl_now_seconds(),
                              .samples = opts->samples, .next_sample = 1};
-    double y0[2 * PL_MAX_DOF + 1] = {0};
+    pl_status st = alloc_solver(&s, e);
+    if (st != PL_OK) {
+        free_solver(&s);
+        pl_solution_finish(sol, st, e, t0);
+        return st;
+    }
+    double *y0 = s.y0;
     pl_model_initial_state(model, Q(y0), V(y0, &s));
     /* The smooth phases are not stiff: the explicit 8th-order pair, which integrates a flight's
      * parabola exactly and so crosses it in two or three steps (BDF restarted at order 1 after
@@ -743,12 +829,15 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     pl_stepper_spec spec = {.size = s.N, .y0 = y0, .t_end = opts->t_end, .rhs = rhs, .weights = error_weights,
                             .roots = roots, .nroots = (int)s.m, .root_ulps = 4.0, .user = &s,
                             .context = "limit solution"};
-    pl_status st = pl_stepper_rk_new(&s.loop.stepper, &spec, e);
-    if (st == PL_OK)
+    st = pl_stepper_rk_new(&s.loop.stepper, &spec, e);
+    if (st == PL_OK) {
+        s.loop.stepper->max_step = s.V / s.A; /* in flight: see initial_step */
         st = integrate(&s, e);
+    }
     if (s.loop.stepper)
         s.loop.stepper->add_counters(s.loop.stepper, &sol->stats);
     pl_stepper_free(s.loop.stepper);
+    free_solver(&s);
     pl_solution_finish(sol, st, e, t0);
     return st;
 }

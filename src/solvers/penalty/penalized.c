@@ -1,14 +1,61 @@
 #include "solvers/penalty/penalized.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-void pl_penalized_init(pl_penalized *p, const pl_model *model, double mu)
+/* The Jacobian's scratch: fp_q, fp_v, a_q, a_v, minv, ac_q, ac_v, dM (n x n each), fp, a, dlam_q,
+ * dlam_v, dMw (n each). */
+#define JAC_MATRICES 8
+#define JAC_VECTORS 5
+
+pl_status pl_penalized_init(pl_penalized *p, const pl_model *model, double mu, pl_error *err)
 {
+    size_t n = model->n, m = model->m;
     memset(p, 0, sizeof *p);
     p->model = model;
     p->mu = mu;
-    for (size_t i = 0; i < model->m; i++)
+    p->damping = calloc(m, sizeof *p->damping);
+    p->active = calloc(m, sizeof *p->active);
+    p->work = pl_work_new(model);
+    p->contact = pl_contact_new(1, n, 0);
+    p->jac_contact = pl_contact_new(1, n, 1);
+    p->jac = calloc(JAC_MATRICES * n * n + JAC_VECTORS * n, sizeof *p->jac);
+    if (!p->damping || !p->active || !p->work || !p->contact || !p->jac_contact || !p->jac)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for the penalized system (%zu dofs, %zu constraints)", n, m);
+    for (size_t i = 0; i < m; i++)
         p->damping[i] = pl_law_damping(&model->law[i], mu);
+    return PL_OK;
+}
+
+void pl_penalized_free(pl_penalized *p)
+{
+    free(p->damping);
+    free(p->active);
+    pl_work_free(p->work);
+    free(p->contact);
+    free(p->jac_contact);
+    free(p->jac);
+    memset(p, 0, sizeof *p);
+}
+
+pl_status pl_forces_init(pl_forces *f, const pl_model *model, pl_error *err)
+{
+    size_t n = model->n, m = model->m;
+    memset(f, 0, sizeof *f);
+    f->fp = calloc(3 * n + m + n * n, sizeof *f->fp);
+    if (!f->fp)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for the forces of %zu dofs", n);
+    f->a = f->fp + n;
+    f->ac = f->a + n;
+    f->lambda = f->ac + n;
+    f->minv = f->lambda + m;
+    return PL_OK;
+}
+
+void pl_forces_free(pl_forces *f)
+{
+    free(f->fp);
+    memset(f, 0, sizeof *f);
 }
 
 int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const double *v, pl_forces *f)
@@ -16,21 +63,28 @@ int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const 
     const pl_model *model = p->model;
     size_t n = model->n;
     pl_model_velocity_map(model, t, q, v, f->fp, NULL, NULL, NULL);
-    pl_model_accel(model, t, q, v, f->a, NULL, NULL);
+    pl_model_accel(model, p->work, t, q, v, f->a, NULL, NULL);
     if (pl_model_mass(model, q, NULL, f->minv))
         return -1;
+    /* The arrays do not overlap (restrict): without it the compiler guards its loops with run-time
+     * overlap tests, which cost more than the loops themselves at a few dofs (this runs in every
+     * right-hand side). */
+    double *restrict ac = f->ac, *restrict lambda = f->lambda;
+    const double *restrict fp = f->fp, *restrict minv = f->minv, *restrict w = p->contact->w;
+    const int *restrict active = p->active;
     for (size_t j = 0; j < n; j++)
-        f->ac[j] = 0.0;
-    for (size_t i = 0; i < model->m; i++) {
-        f->lambda[i] = 0.0;
-        if (!p->active[i])
+        ac[j] = 0.0;
+    pl_contact *k = p->contact;
+    for (size_t i = 0, m = model->m; i < m; i++) {
+        lambda[i] = 0.0;
+        if (!active[i])
             continue;
-        pl_contact k;
-        pl_model_contact(model, i, t, q, f->fp, f->minv, &k);
+        pl_model_contact(model, i, t, q, fp, minv, k);
         /* eq. (4) with A_i = -w_i m_i k_i and B_i = -2 xi_i sqrt(k_i) w_i m_i */
-        f->lambda[i] = pl_law_force(&model->law[i], p->mu, p->damping[i], k.m_eff, k.gap.g, k.gdot);
+        double l = pl_law_force(&model->law[i], p->mu, p->damping[i], k->m_eff, k->gap.g, k->gdot);
+        lambda[i] = l;
         for (size_t j = 0; j < n; j++)
-            f->ac[j] += k.w[j] * f->lambda[i];
+            ac[j] += w[j] * l;
     }
     return 0;
 }
@@ -38,47 +92,45 @@ int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const 
 /* Analytic Jacobian.  With s_i = mu G_i + c_i Gdot_i and lambda_i = -m_i k_i s_i:
  *   dGdot/dq = H F_p + (dF_p/dq)' grad + grad_t,   dGdot/dv = (dF_p/dv)' grad
  *   dm/dq_k  = -m^2 (2 H[:,k].w - w' dM_k w),      dw/dq_k = M^{-1} (H[:,k] - dM_k w)
- *   d(w lambda) = w dlambda + lambda dw. */
+ *   d(w lambda) = w dlambda + lambda dw.
+ * dM/dq_k is evaluated where it is used, per active constraint (n x n of scratch, not n^3). */
 int pl_penalized_jacobian(const pl_penalized *c, double t, const double *q, const double *v, double *J)
 {
     const pl_model *model = c->model;
-    size_t n = model->n, N = 2 * n;
-    double fp[PL_MAX_DOF], fp_q[PL_MAX_DOF * PL_MAX_DOF], fp_v[PL_MAX_DOF * PL_MAX_DOF];
-    double a[PL_MAX_DOF], a_q[PL_MAX_DOF * PL_MAX_DOF], a_v[PL_MAX_DOF * PL_MAX_DOF];
-    double minv[PL_MAX_DOF * PL_MAX_DOF];
-    double ac_q[PL_MAX_DOF * PL_MAX_DOF] = {0}, ac_v[PL_MAX_DOF * PL_MAX_DOF] = {0};
-    double dM[PL_MAX_DOF][PL_MAX_DOF * PL_MAX_DOF];
+    size_t n = model->n, N = 2 * n, nn = n * n;
+    double *fp_q = c->jac, *fp_v = fp_q + nn, *a_q = fp_v + nn, *a_v = a_q + nn, *minv = a_v + nn;
+    double *ac_q = minv + nn, *ac_v = ac_q + nn, *dM = ac_v + nn;
+    double *fp = dM + nn, *a = fp + n, *dlam_q = a + n, *dlam_v = dlam_q + n, *dMw = dlam_v + n;
+    memset(ac_q, 0, 2 * nn * sizeof *ac_q);
 
     pl_model_velocity_map(model, t, q, v, fp, fp_q, fp_v, NULL);
-    pl_model_accel(model, t, q, v, a, a_q, a_v);
+    pl_model_accel(model, c->work, t, q, v, a, a_q, a_v);
     if (pl_model_mass(model, q, NULL, minv))
         return -1;
-    if (!model->mass_constant)
-        for (size_t k = 0; k < n; k++)
-            model->type->mass_dq(model->par, q, k, dM[k]);
 
+    pl_contact *k = c->jac_contact;
     for (size_t i = 0; i < model->m; i++) {
         if (!c->active[i])
             continue;
-        pl_contact k;
-        pl_model_contact(model, i, t, q, fp, minv, &k);
-        const double *grad = k.gap.grad, *H = k.gap.hess, *w = k.w;
-        double kk = model->law[i].k, me = k.m_eff, ci = c->damping[i];
-        double s = c->mu * k.gap.g + ci * k.gdot;
+        pl_model_contact(model, i, t, q, fp, minv, k);
+        const double *grad = k->gap.grad, *H = k->gap.hess, *w = k->w;
+        double kk = model->law[i].k, me = k->m_eff, ci = c->damping[i];
+        double s = c->mu * k->gap.g + ci * k->gdot;
         double lambda = -me * kk * s;
-        double dlam_q[PL_MAX_DOF], dlam_v[PL_MAX_DOF];
         for (size_t col = 0; col < n; col++) {
-            double dgd_q = k.gap.grad_t[col], dgd_v = 0.0, Hw = 0.0, wdMw = 0.0;
-            double dMw[PL_MAX_DOF] = {0};
+            double dgd_q = k->gap.grad_t[col], dgd_v = 0.0, Hw = 0.0, wdMw = 0.0;
+            memset(dMw, 0, n * sizeof *dMw);
             for (size_t j = 0; j < n; j++) {
                 dgd_q += H[col * n + j] * fp[j] + fp_q[j * n + col] * grad[j];
                 dgd_v += fp_v[j * n + col] * grad[j];
                 Hw += H[j * n + col] * w[j];
             }
             if (!model->mass_constant) {
+                memset(dM, 0, nn * sizeof *dM);
+                model->type->mass_dq(model->par, q, col, dM);
                 for (size_t j = 0; j < n; j++)
                     for (size_t l = 0; l < n; l++)
-                        dMw[j] += dM[col][j * n + l] * w[l];
+                        dMw[j] += dM[j * n + l] * w[l];
                 for (size_t j = 0; j < n; j++)
                     wdMw += w[j] * dMw[j];
             }

@@ -5,24 +5,35 @@
 
 #include "model/model.h"
 
+/* The vector field of one run: its modes and the scratch of its evaluations (allocated once by
+ * pl_penalized_init, for one thread at a time). */
 typedef struct {
     const pl_model *model;
     double mu;
-    double damping[PL_MAX_CON]; /* c_i = 2 xi_i sqrt(mu/k_i) */
-    int active[PL_MAX_CON];     /* the contact indicator I{G_i <= 0} */
+    double *damping; /* m: c_i = 2 xi_i sqrt(mu/k_i) */
+    int *active;     /* m: the contact indicator I{G_i <= 0} */
+    pl_work *work;   /* the model's scratch (pl_model_accel and friends), free for the run's own calls */
+    pl_contact *contact;     /* scratch of the forces */
+    pl_contact *jac_contact; /* of the Jacobian, which reads the Hessians */
+    double *jac;         /* scratch of the Jacobian */
 } pl_penalized;
 
-/* Forces at one state. */
+/* Forces at one state (pl_forces_init). */
 typedef struct {
-    double fp[PL_MAX_DOF];     /* F_p (q' = F_p) */
-    double a[PL_MAX_DOF];      /* smooth acceleration F_v */
-    double ac[PL_MAX_DOF];     /* contact acceleration sum_i w_i lambda_i, eq. (4) */
-    double lambda[PL_MAX_CON]; /* normal force of each constraint (0 if inactive) */
-    double minv[PL_MAX_DOF * PL_MAX_DOF];
+    double *fp;     /* n: F_p (q' = F_p) */
+    double *a;      /* n: smooth acceleration F_v */
+    double *ac;     /* n: contact acceleration sum_i w_i lambda_i, eq. (4) */
+    double *lambda; /* m: normal force of each constraint (0 if inactive) */
+    double *minv;   /* n x n */
 } pl_forces;
 
-/* All modes inactive. */
-void pl_penalized_init(pl_penalized *p, const pl_model *model, double mu);
+/* All modes inactive.  PL_ERR_NOMEM if out of memory; p is freeable whatever the status. */
+pl_status pl_penalized_init(pl_penalized *p, const pl_model *model, double mu, pl_error *err);
+void pl_penalized_free(pl_penalized *p);
+
+/* Storage for the forces of model; PL_ERR_NOMEM if out of memory (f is freeable either way). */
+pl_status pl_forces_init(pl_forces *f, const pl_model *model, pl_error *err);
+void pl_forces_free(pl_forces *f);
 
 /* Returns non-zero if M(q) is not positive definite. */
 int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const double *v, pl_forces *f);

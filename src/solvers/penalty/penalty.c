@@ -46,22 +46,29 @@ static const pl_param_spec options[] = {
 #define RESOLVE_TIME_ULPS 4096.0
 #define RESOLVE_GAP_ULPS 1e5
 
-/* Everything the vector field needs. */
+/* Everything the vector field needs.  Arrays are sized m (per constraint) or n, allocated once per
+ * run (alloc_ctx); the scratch of each function that evaluates forces or gaps is its own, as these
+ * functions call one another (a dense output re-integrates through rhs, say). */
 typedef struct {
     const pl_model *model;
     pl_penalized field; /* the vector field and the contact modes */
     double mu, rtol;
     size_t n, m, N; /* dofs, constraints, state size 2n + 1 + m */
-    double pen[PL_MAX_CON];     /* resting penetration scale min(A/(k mu), V/sqrt(k mu)) */
-    double omega[PL_MAX_CON];   /* contact frequency sqrt(k mu) */
+    double *pen;                /* resting penetration scale min(A/(k mu), V/sqrt(k mu)) */
+    double *omega;              /* contact frequency sqrt(k mu) */
     double floor_q, floor_v;    /* free-motion scales V^2/A and V */
     int settled_phase;          /* every active contact settled (error weights differ) */
-    double bdf_radius[PL_MAX_CON][6]; /* h omega below which BDF of order k is unstable for contact i
-                                         (NAN until the first settled phase needs it) */
-    double force_side[PL_MAX_CON];    /* +1 or -1: the sign of lambda_i since its last root */
-    double force_noise[PL_MAX_CON];   /* the round-off of lambda_i in this contact */
-    long bdf_held;                    /* consecutive BDF steps held at order 2 for stability */
-    int bdf_futile;                   /* BDF given up for the present contact set (see choose) */
+    double (*bdf_radius)[6];    /* h omega below which BDF of order k is unstable for contact i
+                                   (NAN until the first settled phase needs it) */
+    double *force_side;         /* +1 or -1: the sign of lambda_i since its last root */
+    double *force_noise;        /* the round-off of lambda_i in this contact */
+    long bdf_held;              /* consecutive BDF steps held at order 2 for stability */
+    int bdf_futile;             /* BDF given up for the present contact set (see choose) */
+    /* scratch */
+    pl_forces f_rhs, f_roots, f_state, f_start, f_accel;
+    pl_gap *gap_roots, *gap_weights, *gap_state, *gap_noise, *gap_accel, *gap_dense;
+    double *tol, *fp_weights, *fp_accel, *fp_v_accel, *fp_dense;
+    double *block;
 } run_ctx;
 
 /* The state is y = (q[n], v[n], Gamma, I[m]): Gamma^mu of eq. (5) and the impulses I_i = integral
@@ -76,6 +83,51 @@ typedef struct {
 static int evaluate_forces(const run_ctx *c, double t, const double *q, const double *v, pl_forces *f)
 {
     return pl_penalized_forces(&c->field, t, q, v, f);
+}
+
+static pl_status alloc_ctx(run_ctx *c, pl_error *err)
+{
+    size_t n = c->n, m = c->m;
+    pl_status s = pl_penalized_init(&c->field, c->model, c->mu, err);
+    pl_forces *forces[] = {&c->f_rhs, &c->f_roots, &c->f_state, &c->f_start, &c->f_accel};
+    for (size_t k = 0; s == PL_OK && k < sizeof forces / sizeof *forces; k++)
+        s = pl_forces_init(forces[k], c->model, err);
+    if (s != PL_OK)
+        return s;
+    pl_gap **gaps[] = {&c->gap_roots, &c->gap_weights, &c->gap_state, &c->gap_noise, &c->gap_accel, &c->gap_dense};
+    int ok = 1;
+    for (size_t k = 0; k < sizeof gaps / sizeof *gaps; k++)
+        ok &= (*gaps[k] = pl_gap_new(1, n, 0)) != NULL;
+    c->block = calloc(10 * m + 5 * n + n * n, sizeof *c->block);
+    if (!ok || !c->block)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
+    double *p = c->block;
+    c->pen = p, p += m;
+    c->omega = p, p += m;
+    c->force_side = p, p += m;
+    c->force_noise = p, p += m;
+    c->bdf_radius = (double (*)[6])p, p += 6 * m;
+    c->tol = p, p += 2 * n;
+    c->fp_weights = p, p += n;
+    c->fp_accel = p, p += n;
+    c->fp_dense = p, p += n;
+    c->fp_v_accel = p;
+    return PL_OK;
+}
+
+static void free_ctx(run_ctx *c)
+{
+    pl_penalized_free(&c->field);
+    pl_forces *forces[] = {&c->f_rhs, &c->f_roots, &c->f_state, &c->f_start, &c->f_accel};
+    for (size_t k = 0; k < sizeof forces / sizeof *forces; k++)
+        pl_forces_free(forces[k]);
+    free(c->gap_roots);
+    free(c->gap_weights);
+    free(c->gap_state);
+    free(c->gap_noise);
+    free(c->gap_accel);
+    free(c->gap_dense);
+    free(c->block);
 }
 
 /* The sign with which |sum w_i lambda_i| enters dGamma/dt in the present phase.  With one active
@@ -98,19 +150,21 @@ static double gamma_rate_sign(const run_ctx *c, const pl_forces *f)
 
 static int rhs(double t, const double *y, double *yd, void *user)
 {
-    const run_ctx *c = user;
+    run_ctx *c = user;
     size_t n = c->n;
-    pl_forces f;
-    if (evaluate_forces(c, t, Q(y), V(y, c), &f))
+    pl_forces *f = &c->f_rhs;
+    if (evaluate_forces(c, t, Q(y), V(y, c), f))
         return -1;
     int any = 0;
+    /* the forces' arrays are not yd's (restrict: see pl_penalized_forces) */
+    const double *restrict fp = f->fp, *restrict a = f->a, *restrict ac = f->ac;
     for (size_t j = 0; j < n; j++) {
-        yd[j] = f.fp[j];
-        yd[n + j] = f.a[j] + f.ac[j];
-        any |= f.ac[j] != 0.0;
+        yd[j] = fp[j];
+        yd[n + j] = a[j] + ac[j];
+        any |= ac[j] != 0.0;
     }
-    GAMMA(yd, c) = any ? 1.0 + gamma_rate_sign(c, &f) * pl_norm(f.ac, n) : 1.0;
-    memcpy(IMPULSE(yd, c), f.lambda, c->m * sizeof *yd);
+    GAMMA(yd, c) = any ? 1.0 + gamma_rate_sign(c, f) * pl_norm(ac, n) : 1.0;
+    memcpy(IMPULSE(yd, c), f->lambda, c->m * sizeof *yd);
     /* A state gone non-finite gives a non-finite derivative: recoverable, the stepper retries
      * with a smaller step. */
     return pl_all_finite(yd, c->N) ? 0 : 1;
@@ -122,12 +176,15 @@ static int jacobian(double t, const double *y, double *J, void *user)
 {
     const run_ctx *c = user;
     size_t n2 = 2 * c->n, N = c->N;
-    double Jr[4 * PL_MAX_DOF * PL_MAX_DOF];
-    if (pl_penalized_jacobian(&c->field, t, Q(y), V(y, c), Jr))
+    /* the (q, v) block in place: row r of the 2n x 2n Jacobian moves to row r of the N x N one,
+     * from the last row back so that nothing is overwritten before it moves */
+    if (pl_penalized_jacobian(&c->field, t, Q(y), V(y, c), J))
         return -1;
-    memset(J, 0, N * N * sizeof *J);
-    for (size_t r = 0; r < n2; r++)
-        memcpy(J + r * N, Jr + r * n2, n2 * sizeof *J);
+    for (size_t r = n2; r-- > 0;) {
+        memmove(J + r * N, J + r * n2, n2 * sizeof *J);
+        memset(J + r * N + n2, 0, (N - n2) * sizeof *J);
+    }
+    memset(J + n2 * N, 0, (N - n2) * N * sizeof *J);
     return 0;
 }
 
@@ -151,12 +208,12 @@ static double noise_of_gap(const run_ctx *c, const pl_gap *gap, const double *q)
  * a restart per step of 1e-12 s; the switches move by noise/|Gdot_i| (1e-15 s for an impact). */
 static int roots(double t, const double *y, double *g, void *user)
 {
-    const run_ctx *c = user;
+    run_ctx *c = user;
+    pl_gap *gap = c->gap_roots;
     for (size_t i = 0; i < c->m; i++) {
-        pl_gap gap;
-        pl_model_gap(c->model, i, t, Q(y), &gap);
-        double noise = noise_of_gap(c, &gap, Q(y));
-        g[i] = c->field.active[i] ? gap.g - noise : gap.g + noise;
+        pl_model_gap(c->model, i, t, Q(y), gap);
+        double noise = noise_of_gap(c, gap, Q(y));
+        g[i] = c->field.active[i] ? gap->g - noise : gap->g + noise;
         g[c->m + i] = 1.0;
     }
     int any = 0;
@@ -164,12 +221,12 @@ static int roots(double t, const double *y, double *g, void *user)
         any |= c->field.active[i];
     if (!any)
         return 0;
-    pl_forces f;
-    if (evaluate_forces(c, t, Q(y), V(y, c), &f))
+    pl_forces *f = &c->f_roots;
+    if (evaluate_forces(c, t, Q(y), V(y, c), f))
         return -1;
     for (size_t i = 0; i < c->m; i++)
         if (c->field.active[i])
-            g[c->m + i] = f.lambda[i] + c->force_side[i] * c->force_noise[i];
+            g[c->m + i] = f->lambda[i] + c->force_side[i] * c->force_noise[i];
     return 0;
 }
 
@@ -188,21 +245,21 @@ static int roots(double t, const double *y, double *g, void *user)
  *   steps would shrink with mu. */
 static int error_weights(double t, const double *y, double *w, void *user)
 {
-    const run_ctx *c = user;
+    run_ctx *c = user;
     size_t n = c->n;
-    double tol[2 * PL_MAX_DOF];
+    double *tol = c->tol;
     for (size_t j = 0; j < n; j++) {
         tol[j] = c->rtol * (fabs(y[j]) + c->floor_q);
         tol[n + j] = c->rtol * (fabs(y[n + j]) + c->floor_v);
     }
-    double fp[PL_MAX_DOF];
+    double *fp = c->fp_weights;
+    pl_gap *gap = c->gap_weights;
     pl_model_velocity_map(c->model, t, Q(y), V(y, c), fp, NULL, NULL, NULL);
     for (size_t i = 0; i < c->m; i++) {
-        pl_gap gap;
-        double gdot = pl_model_gap_rate(c->model, i, t, Q(y), fp, &gap);
-        double amplitude = hypot(gap.g, gdot / c->omega[i]);
+        double gdot = pl_model_gap_rate(c->model, i, t, Q(y), fp, gap);
+        double amplitude = hypot(gap->g, gdot / c->omega[i]);
         double tol_g = c->rtol * (amplitude + c->pen[i]);
-        pl_tighten_for_gap(tol, n, gap.grad, tol_g, c->settled_phase ? INFINITY : c->omega[i] * tol_g);
+        pl_tighten_for_gap(tol, n, gap->grad, tol_g, c->settled_phase ? INFINITY : c->omega[i] * tol_g);
     }
     /* Nothing much finer than the round-off of a component can be resolved: the tolerance is
      * floored at 1000 ulps.  A resting penetration A/(k mu) under a table moving with O(1)
@@ -226,24 +283,74 @@ typedef struct {
     pl_solution *sol;
     pl_event_loop loop;
     pl_stepper *rk, *bdf;       /* non-stiff and stiff phases */
-    int open[PL_MAX_CON];       /* index of the open episode of constraint i, or -1 */
-    int shared[PL_MAX_CON];     /* another constraint was active during the open episode of i */
-    double settle[PL_MAX_CON];  /* time from which the contact of constraint i counts as settled */
-    double prev_g[PL_MAX_CON], prev_gdot[PL_MAX_CON]; /* at the last recorded row */
+    int *open;                  /* index of the open episode of constraint i, or -1 */
+    int *shared;                /* another constraint was active during the open episode of i */
+    double *settle;             /* time from which the contact of constraint i counts as settled */
+    double *prev_g, *prev_gdot; /* at the last recorded row */
     size_t missed_constraint;   /* the constraint of the crossing `missed` reported */
     char context[64];           /* "mu = ..." for messages */
+    /* scratch (m or N each, once per run) */
+    double *row;                     /* a trajectory row */
+    pl_gap *row_gaps;                /* the gaps of a row (Hessians shared) */
+    double *g_scan, *gdot_a, *gdot_b; /* scan_missed_crossings */
+    double *g_switch, *gdot_switch;   /* switch_at */
+    int *direction, *flags;           /* switch_at; the int blocks */
+    double *g_init, *gdot_init, *f0, *f1, *y1, *w; /* initial_step */
+    double *y0;
+    double *block;
 } run;
+
+static pl_status alloc_run(run *r, pl_error *err)
+{
+    size_t m = r->ctx.m, N = r->ctx.N, n = r->ctx.n;
+    pl_status s = alloc_ctx(&r->ctx, err);
+    if (s != PL_OK)
+        return s;
+    r->flags = calloc(3 * m, sizeof *r->flags);
+    r->row_gaps = pl_gap_new(m, n, 0);
+    r->block = calloc(10 * m + 5 * N + pl_ncols(n, m), sizeof *r->block);
+    if (!r->flags || !r->row_gaps || !r->block)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
+    r->open = r->flags, r->shared = r->open + m, r->direction = r->shared + m;
+    double *p = r->block;
+    r->settle = p, p += m;
+    r->prev_g = p, p += m;
+    r->prev_gdot = p, p += m;
+    r->g_scan = p, p += m;
+    r->gdot_a = p, p += m;
+    r->gdot_b = p, p += m;
+    r->g_switch = p, p += m;
+    r->gdot_switch = p, p += m;
+    r->g_init = p, p += m;
+    r->gdot_init = p, p += m;
+    r->f0 = p, p += N;
+    r->f1 = p, p += N;
+    r->y1 = p, p += N;
+    r->w = p, p += N;
+    r->y0 = p, p += N;
+    r->row = p;
+    memset(r->y0, 0, N * sizeof *r->y0);
+    return PL_OK;
+}
+
+static void free_run(run *r)
+{
+    free_ctx(&r->ctx);
+    free(r->flags);
+    free(r->row_gaps);
+    free(r->block);
+}
 
 /* Gap and gap rate of every constraint at a state, (if lambda is not NULL) the force, which uses
  * the current modes, and (if gaps is not NULL) each gap's geometry.  The geometry alone needs
  * neither the mass matrix nor the forces. */
-static void contact_state(const run_ctx *c, double t, const double *y, double *g, double *gdot,
-                          double *lambda, pl_gap *gaps)
+static void contact_state(run_ctx *c, double t, const double *y, double *g, double *gdot, double *lambda,
+                          pl_gap *gaps)
 {
-    pl_forces f;
+    pl_forces *f = &c->f_state;
     if (!lambda)
-        pl_model_velocity_map(c->model, t, Q(y), V(y, c), f.fp, NULL, NULL, NULL);
-    else if (evaluate_forces(c, t, Q(y), V(y, c), &f)) { /* M(q) not positive definite: no state */
+        pl_model_velocity_map(c->model, t, Q(y), V(y, c), f->fp, NULL, NULL, NULL);
+    else if (evaluate_forces(c, t, Q(y), V(y, c), f)) { /* M(q) not positive definite: no state */
         for (size_t i = 0; i < c->m; i++) {
             g[i] = gdot[i] = lambda[i] = NAN;
             if (gaps)
@@ -252,11 +359,11 @@ static void contact_state(const run_ctx *c, double t, const double *y, double *g
         return;
     }
     for (size_t i = 0; i < c->m; i++) {
-        pl_gap local, *gap = gaps ? &gaps[i] : &local;
-        gdot[i] = pl_model_gap_rate(c->model, i, t, Q(y), f.fp, gap);
+        pl_gap *gap = gaps ? &gaps[i] : c->gap_state;
+        gdot[i] = pl_model_gap_rate(c->model, i, t, Q(y), f->fp, gap);
         g[i] = gap->g;
         if (lambda)
-            lambda[i] = f.lambda[i];
+            lambda[i] = f->lambda[i];
     }
 }
 
@@ -294,13 +401,13 @@ static pl_status check_resolved(run *r, double t, const double *y, const pl_gap 
 static pl_status record_sample(void *user, double t, const double *y, pl_error *err)
 {
     run *r = user;
-    const run_ctx *c = &r->ctx;
+    run_ctx *c = &r->ctx;
     size_t n = c->n, m = c->m;
-    double row[2 + 2 * PL_MAX_DOF + 2 * PL_MAX_CON];
+    double *row = r->row;
     row[0] = t;
     row[1] = GAMMA(y, c);
     memcpy(row + 2, y, 2 * n * sizeof *row);
-    pl_gap gaps[PL_MAX_CON];
+    pl_gap *gaps = r->row_gaps;
     contact_state(c, t, y, row + pl_col_g(n, m), r->prev_gdot, row + pl_col_force(n, m), gaps);
     memcpy(r->prev_g, row + pl_col_g(n, m), m * sizeof *row);
     for (size_t i = 0; i < m; i++) {
@@ -368,27 +475,26 @@ static void close_episode(run *r, size_t i, double t, const double *y, int ended
 
 static double gap_noise(const run_ctx *c, size_t i, double t, const double *q)
 {
-    pl_gap gap;
-    pl_model_gap(c->model, i, t, q, &gap);
-    return noise_of_gap(c, &gap, q);
+    pl_model_gap(c->model, i, t, q, c->gap_noise);
+    return noise_of_gap(c, c->gap_noise, q);
 }
 
 /* Gddot_i along the penalized field with the current modes: the free part and the contact
  * acceleration's, grad G_i . dF_p/dv ac. */
-static double gap_accel(const run_ctx *c, size_t i, double t, const double *y)
+static double gap_accel(run_ctx *c, size_t i, double t, const double *y)
 {
     size_t n = c->n;
-    pl_forces f;
-    if (evaluate_forces(c, t, Q(y), V(y, c), &f))
+    pl_forces *f = &c->f_accel;
+    if (evaluate_forces(c, t, Q(y), V(y, c), f))
         return NAN;
-    double fp[PL_MAX_DOF], fp_v[PL_MAX_DOF * PL_MAX_DOF];
-    pl_gap gap;
+    double *fp = c->fp_accel, *fp_v = c->fp_v_accel;
+    pl_gap *gap = c->gap_accel;
     pl_model_velocity_map(c->model, t, Q(y), V(y, c), fp, NULL, fp_v, NULL);
-    pl_model_gap(c->model, i, t, Q(y), &gap);
-    double D = pl_model_free_gap_accel(c->model, i, t, Q(y), V(y, c));
+    pl_model_gap(c->model, i, t, Q(y), gap);
+    double D = pl_model_free_gap_accel(c->model, c->field.work, i, t, Q(y), V(y, c));
     for (size_t j = 0; j < n; j++)
         for (size_t k = 0; k < n; k++)
-            D += gap.grad[j] * fp_v[j * n + k] * f.ac[k];
+            D += gap->grad[j] * fp_v[j * n + k] * f->ac[k];
     return D;
 }
 
@@ -397,7 +503,7 @@ static double gap_accel(const run_ctx *c, size_t i, double t, const double *y)
  * round-off of G_i.  At a tangency (the integrated G dips to -1e-16 where the exact one touches
  * 0) it does not, and the graze exerts no force.  (Exits need no such test: once the spring lets
  * go nothing turns G back, and a round-off dip at a lift-off has the wrong rate's sign.) */
-static int resolvable_entry(const run_ctx *c, size_t i, double t, const double *y, double gdot)
+static int resolvable_entry(run_ctx *c, size_t i, double t, const double *y, double gdot)
 {
     double D = gap_accel(c, i, t, y);
     if (!(D > 0.0))
@@ -451,7 +557,7 @@ static double initial_step(void *user, pl_stepper *s, double t)
          * the first step ends no later than the top of the hop, so that the landing is a sign
          * change for the root finder.  (A hop within round-off is left to the missed-crossing
          * scan: bounding the step by it gave steps of 1e-12 s after a lift-off at D ~ 0.) */
-        double h = INFINITY, g[PL_MAX_CON], gdot[PL_MAX_CON];
+        double h = INFINITY, *g = r->g_init, *gdot = r->gdot_init;
         contact_state(c, t, s->y, g, gdot, NULL, NULL);
         for (size_t i = 0; i < c->m; i++) {
             /* on the constraint: within round-off, or within the gap's change over the time
@@ -467,8 +573,7 @@ static double initial_step(void *user, pl_stepper *s, double t)
     }
     size_t N = c->N;
     const double *y = s->y;
-    double f0[2 * PL_MAX_DOF + 1 + PL_MAX_CON], f1[2 * PL_MAX_DOF + 1 + PL_MAX_CON];
-    double y1[2 * PL_MAX_DOF + 1 + PL_MAX_CON], w[2 * PL_MAX_DOF + 1 + PL_MAX_CON];
+    double *f0 = r->f0, *f1 = r->f1, *y1 = r->y1, *w = r->w;
     double d = 1e-3 / omega, remaining = r->sol->t_end - t, h = NAN;
     if (rhs(t, y, f0, c) == 0 && error_weights(t, y, w, c) == 0) {
         for (size_t j = 0; j < N; j++)
@@ -511,14 +616,14 @@ static double dense_eval(double t, void *p)
     const double *y = d->cheap ? s->dense_cheap(s, t) : s->dense(s, t);
     if (!y)
         return NAN;
-    pl_gap gap;
+    pl_gap *gap = c->gap_dense;
     if (d->what == DENSE_GAP) {
-        pl_model_gap(c->model, d->i, t, Q(y), &gap);
-        return gap.g;
+        pl_model_gap(c->model, d->i, t, Q(y), gap);
+        return gap->g;
     }
-    double fp[PL_MAX_DOF];
+    double *fp = c->fp_dense;
     pl_model_velocity_map(c->model, t, Q(y), V(y, c), fp, NULL, NULL, NULL);
-    return pl_model_gap_rate(c->model, d->i, t, Q(y), fp, &gap);
+    return pl_model_gap_rate(c->model, d->i, t, Q(y), fp, gap);
 }
 
 /* Root of a quantity of constraint i in [a, b] on the dense output (or its cheap interpolant);
@@ -670,7 +775,7 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
     run *r = user;
     run_ctx *c = &r->ctx;
     pl_stepper *s = r->loop.stepper;
-    double ta = r->loop.prev_t, gdot_a[PL_MAX_CON], gdot_b[PL_MAX_CON], g[PL_MAX_CON];
+    double ta = r->loop.prev_t, *gdot_a = r->gdot_a, *gdot_b = r->gdot_b, *g = r->g_scan;
     memcpy(gdot_a, r->prev_gdot, c->m * sizeof *gdot_a);
     size_t k = r->loop.next_sample;
     int found = 0;
@@ -704,19 +809,19 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
  * taken. */
 static void start_force_root(run_ctx *c, size_t i, double t, const double *y)
 {
-    pl_forces f;
-    if (evaluate_forces(c, t, Q(y), V(y, c), &f)) {
+    pl_forces *f = &c->f_start;
+    if (evaluate_forces(c, t, Q(y), V(y, c), f)) {
         c->force_side[i] = 1.0;
         c->force_noise[i] = 0.0;
         return;
     }
-    pl_contact k;
-    pl_model_contact(c->model, i, t, Q(y), f.fp, f.minv, &k);
+    pl_contact *k = c->field.contact; /* free between evaluations of the field */
+    pl_model_contact(c->model, i, t, Q(y), f->fp, f->minv, k);
     const pl_law *law = &c->model->law[i];
     double dG = fmax(c->rtol * c->pen[i],
-                     1000.0 * DBL_EPSILON * pl_norm(k.gap.grad, c->n) * (pl_norm(Q(y), c->n) + c->floor_q));
-    c->force_side[i] = f.lambda[i] < 0.0 ? -1.0 : 1.0;
-    c->force_noise[i] = 2.0 * k.m_eff * law->k * c->mu * dG * (1.0 + 2.0 * law->xi);
+                     1000.0 * DBL_EPSILON * pl_norm(k->gap.grad, c->n) * (pl_norm(Q(y), c->n) + c->floor_q));
+    c->force_side[i] = f->lambda[i] < 0.0 ? -1.0 : 1.0;
+    c->force_noise[i] = 2.0 * k->m_eff * law->k * c->mu * dG * (1.0 + 2.0 * law->xi);
 }
 
 /* Switch constraint i to active/inactive at the current row and keep the episodes in step. */
@@ -761,9 +866,10 @@ static pl_status switch_at(void *user, double *t, double *y, const int *found, i
 {
     run *r = user;
     run_ctx *c = &r->ctx;
-    int direction[PL_MAX_CON] = {0};
+    int *direction = r->direction;
+    memset(direction, 0, c->m * sizeof *direction);
     if (found) {
-        double g[PL_MAX_CON], gdot[PL_MAX_CON];
+        double *g = r->g_switch, *gdot = r->gdot_switch;
         contact_state(c, *t, y, g, gdot, NULL, NULL);
         for (size_t i = 0; i < c->m; i++)
             if (((found[i] < 0 && gdot[i] < 0.0) || (found[i] > 0 && gdot[i] > 0.0)) &&
@@ -843,6 +949,11 @@ static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
         s = pl_stepper_cvode_new(&r->bdf, &spec, err);
     if (s != PL_OK)
         return s;
+    /* In flights and impacts no step longer than the case's time scale V/A: a force that changes the
+     * velocity by V lasts at least that long, so it cannot fall between the stages of one step (a
+     * time-dependent force that is flat between pulses otherwise lets the steps grow over a whole
+     * pulse unseen).  Settled contacts (BDF) keep their long steps. */
+    r->rk->max_step = c->model->v_scale / c->model->a_scale;
     /* BDF's order is limited to where the contact modes are stable (bdf_max_order), so CVODE's
      * stability limit detection stays off. */
     r->loop.stepper = r->rk;
@@ -881,7 +992,15 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     c->m = model->m;
     c->N = 2 * c->n + 1 + c->m;
     snprintf(r.context, sizeof r.context, "mu = %g", c->mu);
-    pl_penalized_init(&c->field, model, c->mu);
+    pl_error local;
+    pl_error *e = err ? err : &local;
+    pl_error_clear(e);
+    pl_status s = alloc_run(&r, e);
+    if (s != PL_OK) {
+        free_run(&r);
+        pl_solution_finish(sol, s, e, t0);
+        return s;
+    }
     init_scales(c);
     r.loop = (pl_event_loop){.hooks = {.record = record_sample, .missed = scan_missed_crossings, .event = switch_at,
                                        .choose = choose, .initial_step = initial_step},
@@ -890,17 +1009,14 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
                              .max_seconds = opts->max_seconds, .started = t0,
                              .samples = opts->samples, .next_sample = 1};
 
-    double y0[2 * PL_MAX_DOF + 1 + PL_MAX_CON] = {0};
+    double *y0 = r.y0;
     pl_model_initial_state(model, Q(y0), V(y0, c));
     for (size_t i = 0; i < c->m; i++) {
-        c->field.active[i] = pl_model_initially_active(model, i, 0.0, Q(y0), V(y0, c));
+        c->field.active[i] = pl_model_initially_active(model, c->field.work, i, 0.0, Q(y0), V(y0, c));
         r.open[i] = -1;
     }
 
-    pl_error local;
-    pl_error *e = err ? err : &local;
-    pl_error_clear(e);
-    pl_status s = setup_steppers(&r, y0, e);
+    s = setup_steppers(&r, y0, e);
     if (s == PL_OK)
         s = integrate(&r, e);
     if (r.loop.stepper)
@@ -914,6 +1030,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
             close_episode(&r, i, sol->t_final, yf, 0);
     pl_stepper_free(r.rk);
     pl_stepper_free(r.bdf);
+    free_run(&r);
     sol->stats.wall_seconds = pl_now_seconds() - t0;
     return s;
 }

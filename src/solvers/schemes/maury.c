@@ -15,6 +15,7 @@
  * only.  For constraints G_i convex in q, q^{n+1} is exactly admissible (Prop. 2.1).  The scheme
  * is inelastic (e = 0). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/linalg.h"
@@ -26,19 +27,44 @@ static const pl_param_spec options[] = {
     PL_SCHEME_H_OPTION,
 };
 
+/* The step's work arrays, sized from n and m once per run. */
+typedef struct {
+    double *a, *u, *HtP; /* n */
+    double *minv;        /* n x n */
+    double *G, *b;       /* m */
+    double *H;           /* m x n */
+    double *A;           /* m x m */
+} maury_work;
+
+static double *alloc_work(maury_work *w, size_t n, size_t m)
+{
+    double *p = calloc(3 * n + n * n + 2 * m + m * n + m * m, sizeof *p), *block = p;
+    if (!p)
+        return NULL;
+    w->a = p, p += n;
+    w->u = p, p += n;
+    w->HtP = p, p += n;
+    w->minv = p, p += n * n;
+    w->G = p, p += m;
+    w->b = p, p += m;
+    w->H = p, p += m * n;
+    w->A = p;
+    return block;
+}
+
 static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_point *next, pl_error *err)
 {
-    const pl_model *model = ctx->model;
+    maury_work *w = ctx->state;
     size_t n = ctx->n, m = ctx->m;
-    double h = ctx->h, a[PL_MAX_DOF], u[PL_MAX_DOF], minv[PL_MAX_DOF * PL_MAX_DOF];
+    double h = ctx->h, *a = w->a, *u = w->u, *minv = w->minv;
     pl_status s = pl_scheme_mass_inverse(ctx, now->q, minv, err);
     if (s != PL_OK)
         return s;
     pl_scheme_accel(ctx, now->t + 0.5 * h, now->q, now->v, a, NULL, NULL);
     for (size_t j = 0; j < n; j++)
         u[j] = now->v[j] + h * a[j];
-    double G[PL_MAX_CON], H[PL_MAX_CON * PL_MAX_DOF], b[PL_MAX_CON];
-    pl_scheme_gaps(model, next->t, now->q, G, H, NULL);
+    double *G = w->G, *H = w->H, *b = w->b;
+    pl_scheme_gaps(ctx, next->t, now->q, G, H, NULL);
     int admissible = 1;
     for (size_t i = 0; i < m; i++) {
         b[i] = G[i] / h;
@@ -48,8 +74,9 @@ static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_
     }
     memcpy(next->v, u, n * sizeof *u);
     if (!admissible) {
-        double A[PL_MAX_CON * PL_MAX_CON], HtP[PL_MAX_DOF] = {0};
-        pl_scheme_delassus(m, n, H, minv, A);
+        double *A = w->A, *HtP = w->HtP;
+        memset(HtP, 0, n * sizeof *HtP);
+        pl_scheme_delassus(ctx, m, H, minv, A);
         s = pl_scheme_lcp(ctx, m, A, b, next->impulse, err);
         if (s != PL_OK)
             return s;
@@ -74,7 +101,13 @@ static pl_status applies(const pl_model *model, pl_error *err)
 
 static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solution *sol, pl_error *err)
 {
-    return pl_scheme_run(model, opts, opts->option[OPT_H], step, NULL, sol, err);
+    maury_work w;
+    double *block = alloc_work(&w, model->n, model->m);
+    pl_status s = !block ? pl_fail(err, PL_ERR_NOMEM, "out of memory for Maury's scheme (%zu dofs, %zu constraints)",
+                                   model->n, model->m)
+                         : pl_scheme_run(model, opts, opts->option[OPT_H], step, &w, sol, err);
+    free(block);
+    return s;
 }
 
 const pl_solver_type pl_solver_maury = {

@@ -18,6 +18,7 @@
  * are the same scheme.  The restitution e_i of constraint i is that of its contact law. */
 #include <gsl/gsl_linalg.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/linalg.h"
@@ -36,9 +37,52 @@ static const pl_param_spec options[] = {
 typedef struct {
     size_t n;
     int identity;
-    double lu[PL_MAX_DOF * PL_MAX_DOF];
-    size_t perm[PL_MAX_DOF];
+    double *lu;   /* n x n */
+    size_t *perm; /* n */
 } iteration_matrix;
+
+/* The step's work arrays, sized from n and m once per run. */
+typedef struct {
+    iteration_matrix W;
+    double *a0, *a1, *dfree, *aqv, *vfree, *col, *HtP; /* n */
+    double *a_q, *a_v, *minv, *B;                      /* n x n */
+    double *G, *Gt0, *G1, *Gt1, *b, *P;                /* m */
+    double *H, *Hk;                                    /* m x n */
+    double *A;                                         /* m x m */
+    size_t *idx;                                       /* m */
+    double *block;
+} mj_work;
+
+static int alloc_work(mj_work *w, size_t n, size_t m)
+{
+    memset(w, 0, sizeof *w);
+    w->block = calloc(7 * n + 5 * n * n + 6 * m + 2 * m * n + m * m, sizeof *w->block);
+    w->W.perm = calloc(n, sizeof *w->W.perm);
+    w->idx = calloc(m, sizeof *w->idx);
+    if (!w->block || !w->W.perm || !w->idx)
+        return -1;
+    double *p = w->block;
+    double **vec[] = {&w->a0, &w->a1, &w->dfree, &w->aqv, &w->vfree, &w->col, &w->HtP};
+    for (size_t k = 0; k < sizeof vec / sizeof *vec; k++)
+        *vec[k] = p, p += n;
+    double **mat[] = {&w->W.lu, &w->a_q, &w->a_v, &w->minv, &w->B};
+    for (size_t k = 0; k < sizeof mat / sizeof *mat; k++)
+        *mat[k] = p, p += n * n;
+    double **con[] = {&w->G, &w->Gt0, &w->G1, &w->Gt1, &w->b, &w->P};
+    for (size_t k = 0; k < sizeof con / sizeof *con; k++)
+        *con[k] = p, p += m;
+    w->H = p, p += m * n;
+    w->Hk = p, p += m * n;
+    w->A = p;
+    return 0;
+}
+
+static void free_work(mj_work *w)
+{
+    free(w->block);
+    free(w->W.perm);
+    free(w->idx);
+}
 
 static int factor(iteration_matrix *w, size_t n, const double *a_q, const double *a_v, double h, double theta)
 {
@@ -72,37 +116,38 @@ static void apply_inverse(const iteration_matrix *w, double *x)
 static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_point *next, pl_error *err)
 {
     const pl_model *model = ctx->model;
+    mj_work *w = ctx->state;
     size_t n = ctx->n, m = ctx->m;
     double h = ctx->h, theta = ctx->opts->option[OPT_THETA], gamma = ctx->opts->option[OPT_GAMMA];
     double t0 = now->t, t1 = next->t;
 
     /* Free velocity: W (v_free - v_n) = h (theta F_v(t_{n+1}) + (1 - theta) F_v(t_n) + theta h F_q v_n). */
-    double a0[PL_MAX_DOF], a1[PL_MAX_DOF], a_q[PL_MAX_DOF * PL_MAX_DOF], a_v[PL_MAX_DOF * PL_MAX_DOF];
+    double *a0 = w->a0, *a1 = w->a1, *a_q = w->a_q, *a_v = w->a_v;
     pl_scheme_accel(ctx, t0, now->q, now->v, a0, NULL, NULL);
     pl_scheme_accel(ctx, t1, now->q, now->v, a1, a_q, a_v);
-    iteration_matrix W;
-    if (factor(&W, n, a_q, a_v, h, theta))
+    iteration_matrix *W = &w->W;
+    if (factor(W, n, a_q, a_v, h, theta))
         return pl_fail(err, PL_ERR_SOLVER, "step %ld from t = %.17g: the iteration matrix of the theta-method is "
                        "singular", ctx->step, t0);
-    double dfree[PL_MAX_DOF], aqv[PL_MAX_DOF];
+    double *dfree = w->dfree, *aqv = w->aqv;
     pl_mat_vec(n, a_q, now->v, aqv);
     for (size_t j = 0; j < n; j++)
         dfree[j] = h * (theta * a1[j] + (1.0 - theta) * a0[j] + theta * h * aqv[j]);
-    apply_inverse(&W, dfree);
-    double vfree[PL_MAX_DOF];
+    apply_inverse(W, dfree);
+    double *vfree = w->vfree;
     for (size_t j = 0; j < n; j++)
         vfree[j] = now->v[j] + dfree[j];
 
     /* Index set and contact data at (t_n, q_n, v_n); G_t of the velocity law at t_{n+1}. */
-    double minv[PL_MAX_DOF * PL_MAX_DOF];
+    double *minv = w->minv;
     pl_status s = pl_scheme_mass_inverse(ctx, now->q, minv, err);
     if (s != PL_OK)
         return s;
-    double G[PL_MAX_CON], H[PL_MAX_CON * PL_MAX_DOF], Gt0[PL_MAX_CON], G1[PL_MAX_CON], Gt1[PL_MAX_CON];
-    pl_scheme_gaps(model, t0, now->q, G, H, Gt0);
-    pl_scheme_gaps(model, t1, now->q, G1, NULL, Gt1);
-    size_t idx[PL_MAX_CON], k = 0;
-    double Hk[PL_MAX_CON * PL_MAX_DOF], b[PL_MAX_CON];
+    double *G = w->G, *H = w->H, *Gt0 = w->Gt0, *G1 = w->G1, *Gt1 = w->Gt1;
+    pl_scheme_gaps(ctx, t0, now->q, G, H, Gt0);
+    pl_scheme_gaps(ctx, t1, now->q, G1, NULL, Gt1);
+    size_t *idx = w->idx, k = 0;
+    double *Hk = w->Hk, *b = w->b;
     for (size_t i = 0; i < m; i++) {
         double gdot = Gt0[i];
         for (size_t j = 0; j < n; j++)
@@ -119,20 +164,20 @@ static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_
     memcpy(next->v, vfree, n * sizeof *vfree);
     if (k > 0) {
         /* Gdot_J(t_{n+1}) = b + A P with A = H B H^T, B = W^-1 M^-1 (column by column). */
-        double B[PL_MAX_DOF * PL_MAX_DOF];
+        double *B = w->B, *col = w->col;
         for (size_t c = 0; c < n; c++) {
-            double col[PL_MAX_DOF];
             for (size_t r = 0; r < n; r++)
                 col[r] = minv[r * n + c];
-            apply_inverse(&W, col);
+            apply_inverse(W, col);
             for (size_t r = 0; r < n; r++)
                 B[r * n + c] = col[r];
         }
-        double A[PL_MAX_CON * PL_MAX_CON], P[PL_MAX_CON] = {0};
-        pl_scheme_delassus(k, n, Hk, B, A);
+        double *A = w->A, *P = w->P, *HtP = w->HtP;
+        memset(P, 0, k * sizeof *P);
+        pl_scheme_delassus(ctx, k, Hk, B, A);
         if ((s = pl_scheme_lcp(ctx, k, A, b, P, err)) != PL_OK)
             return s;
-        double HtP[PL_MAX_DOF] = {0};
+        memset(HtP, 0, n * sizeof *HtP);
         for (size_t a = 0; a < k; a++) {
             next->impulse[idx[a]] = P[a];
             for (size_t j = 0; j < n; j++)
@@ -151,7 +196,13 @@ static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_
 
 static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solution *sol, pl_error *err)
 {
-    return pl_scheme_run(model, opts, opts->option[OPT_H], step, NULL, sol, err);
+    mj_work w;
+    pl_status s = alloc_work(&w, model->n, model->m)
+                      ? pl_fail(err, PL_ERR_NOMEM, "out of memory for Moreau-Jean (%zu dofs, %zu constraints)", model->n,
+                                model->m)
+                      : pl_scheme_run(model, opts, opts->option[OPT_H], step, &w, sol, err);
+    free_work(&w);
+    return s;
 }
 
 const pl_solver_type pl_solver_moreau_jean = {

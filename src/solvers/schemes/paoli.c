@@ -18,6 +18,7 @@
  * reaction r^n = M (W^n - U^{n+1})/h lies in the normal cone at U^{n+1}).  The scheme is
  * inelastic (e = 0). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/linalg.h"
@@ -32,9 +33,34 @@ static const pl_param_spec options[] = {
     PL_SCHEME_H_OPTION,
 };
 
+/* The scheme's state and work arrays, sized from n and m once per run. */
 typedef struct {
-    double u_prev[PL_MAX_DOF]; /* U^{n-1} */
+    double *u_prev;               /* n: U^{n-1} */
+    double *W, *a, *HtL, *next;   /* n */
+    double *minv;                 /* n x n */
+    double *G, *lambda;           /* m */
+    double *H;                    /* m x n */
+    double *A;                    /* m x m */
+    pl_gap *gap;                  /* the projection reads its Hessian */
 } paoli_state;
+
+static double *alloc_state(paoli_state *st, size_t n, size_t m)
+{
+    double *p = calloc(5 * n + n * n + 2 * m + m * n + m * m, sizeof *p), *block = p;
+    if (!p)
+        return NULL;
+    st->u_prev = p, p += n;
+    st->W = p, p += n;
+    st->a = p, p += n;
+    st->HtL = p, p += n;
+    st->next = p, p += n;
+    st->minv = p, p += n * n;
+    st->G = p, p += m;
+    st->lambda = p, p += m;
+    st->H = p, p += m * n;
+    st->A = p;
+    return block;
+}
 
 /* Z = Proj(W) onto K(t) in the metric M (minv = M^-1); lambda (per constraint) are the
  * multipliers of M (Z - W) = sum_i lambda_i grad G_i. */
@@ -42,11 +68,12 @@ static pl_status project(pl_scheme_ctx *ctx, double t, const double *W, const do
                          pl_error *err)
 {
     const pl_model *model = ctx->model;
+    paoli_state *st = ctx->state;
     size_t n = ctx->n, m = ctx->m;
-    double G[PL_MAX_CON], H[PL_MAX_CON * PL_MAX_DOF];
+    double *G = st->G, *H = st->H;
     memcpy(Z, W, n * sizeof *W);
     memset(lambda, 0, m * sizeof *lambda);
-    pl_scheme_gaps(model, t, W, G, NULL, NULL);
+    pl_scheme_gaps(ctx, t, W, G, NULL, NULL);
     int inside = 1;
     for (size_t i = 0; i < m; i++)
         inside &= G[i] >= 0.0;
@@ -56,22 +83,23 @@ static pl_status project(pl_scheme_ctx *ctx, double t, const double *W, const do
     for (int it = 0; it < PROJECTION_ITERATIONS; it++) {
         /* Linearised at Z: G(Z) + H (W - Z) + H M^-1 H^T lambda >= 0. */
         int affine = 1;
+        pl_gap *g = st->gap;
         for (size_t i = 0; i < m; i++) {
-            pl_gap g;
-            pl_model_gap(model, i, t, Z, &g);
-            memcpy(H + i * n, g.grad, n * sizeof *H);
-            G[i] = g.g;
+            pl_model_gap(model, i, t, Z, g);
+            memcpy(H + i * n, g->grad, n * sizeof *H);
+            G[i] = g->g;
             for (size_t j = 0; j < n; j++)
-                G[i] += g.grad[j] * (W[j] - Z[j]);
+                G[i] += g->grad[j] * (W[j] - Z[j]);
             for (size_t j = 0; j < n * n; j++)
-                affine &= g.hess[j] == 0.0;
+                affine &= g->hess[j] == 0.0;
         }
-        double A[PL_MAX_CON * PL_MAX_CON];
-        pl_scheme_delassus(m, n, H, minv, A);
+        double *A = st->A;
+        pl_scheme_delassus(ctx, m, H, minv, A);
         pl_status s = pl_scheme_lcp(ctx, m, A, G, lambda, err);
         if (s != PL_OK)
             return s;
-        double HtL[PL_MAX_DOF] = {0}, next[PL_MAX_DOF], moved = 0.0, size = 0.0;
+        double *HtL = st->HtL, *next = st->next, moved = 0.0, size = 0.0;
+        memset(HtL, 0, n * sizeof *HtL);
         for (size_t i = 0; i < m; i++)
             for (size_t j = 0; j < n; j++)
                 HtL[j] += H[i * n + j] * lambda[i];
@@ -95,7 +123,7 @@ static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_
 {
     paoli_state *st = ctx->state;
     size_t n = ctx->n, m = ctx->m;
-    double h = ctx->h, W[PL_MAX_DOF], a[PL_MAX_DOF], minv[PL_MAX_DOF * PL_MAX_DOF], lambda[PL_MAX_CON];
+    double h = ctx->h, *W = st->W, *a = st->a, *minv = st->minv, *lambda = st->lambda;
     pl_status s = pl_scheme_mass_inverse(ctx, now->q, minv, err);
     if (s != PL_OK)
         return s;
@@ -126,8 +154,14 @@ static pl_status applies(const pl_model *model, pl_error *err)
 static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solution *sol, pl_error *err)
 {
     paoli_state st;
-    memset(&st, 0, sizeof st);
-    return pl_scheme_run(model, opts, opts->option[OPT_H], step, &st, sol, err);
+    double *block = alloc_state(&st, model->n, model->m);
+    st.gap = pl_gap_new(1, model->n, 1);
+    pl_status s = !block || !st.gap ? pl_fail(err, PL_ERR_NOMEM, "out of memory for Paoli's scheme (%zu dofs, %zu constraints)",
+                                   model->n, model->m)
+                         : pl_scheme_run(model, opts, opts->option[OPT_H], step, &st, sol, err);
+    free(block);
+    free(st.gap);
+    return s;
 }
 
 const pl_solver_type pl_solver_paoli = {

@@ -9,23 +9,28 @@
 #include "core/lcp.h"
 #include "core/linalg.h"
 
-void pl_scheme_gaps(const pl_model *model, double t, const double *q, double *G, double *H, double *G_t)
+static void gaps(const pl_model *model, pl_gap *g, double t, const double *q, double *G, double *H, double *G_t)
 {
     size_t n = model->n;
     for (size_t i = 0; i < model->m; i++) {
-        pl_gap g;
-        pl_model_gap(model, i, t, q, &g);
-        G[i] = g.g;
+        pl_model_gap(model, i, t, q, g);
+        G[i] = g->g;
         if (H)
-            memcpy(H + i * n, g.grad, n * sizeof *H);
+            memcpy(H + i * n, g->grad, n * sizeof *H);
         if (G_t)
-            G_t[i] = g.g_t;
+            G_t[i] = g->g_t;
     }
 }
 
-void pl_scheme_delassus(size_t m, size_t n, const double *H, const double *B, double *A)
+void pl_scheme_gaps(pl_scheme_ctx *ctx, double t, const double *q, double *G, double *H, double *G_t)
 {
-    double BHt[PL_MAX_DOF * PL_MAX_CON]; /* n x m */
+    gaps(ctx->model, ctx->gap, t, q, G, H, G_t);
+}
+
+void pl_scheme_delassus(pl_scheme_ctx *ctx, size_t m, const double *H, const double *B, double *A)
+{
+    size_t n = ctx->n;
+    double *BHt = ctx->bht; /* n x m */
     for (size_t r = 0; r < n; r++)
         for (size_t c = 0; c < m; c++) {
             double s = 0.0;
@@ -65,7 +70,7 @@ pl_status pl_scheme_mass_inverse(pl_scheme_ctx *ctx, const double *q, double *mi
 void pl_scheme_accel(pl_scheme_ctx *ctx, double t, const double *q, const double *v, double *a, double *a_q,
                      double *a_v)
 {
-    pl_model_accel(ctx->model, t, q, v, a, a_q, a_v);
+    pl_model_accel(ctx->model, ctx->work, t, q, v, a, a_q, a_v);
     ctx->stats->rhs_evals++;
 }
 
@@ -124,36 +129,69 @@ long pl_scheme_steps(double t_end, double h)
 
 /* ---- the stepping loop -------------------------------------------------------------------------- */
 
+/* The bookkeeping of the run, with its arrays (m or n each, once per run). */
 typedef struct {
     const pl_model *model;
     pl_solution *sol;
     size_t n, m;
     double gamma;
-    int open[PL_MAX_CON];  /* index of the open episode of constraint i, or -1 */
-    double gdot[PL_MAX_CON]; /* normal rates at the last row */
-    long last_impact;        /* the last step that was an impact (-2: none) */
+    int *open;          /* index of the open episode of constraint i, or -1 */
+    double *gdot;       /* normal rates at the last row */
+    long last_impact;   /* the last step that was an impact (-2: none) */
+    /* scratch */
+    pl_work *work;
+    pl_contact *contact;
+    double *gdot_next, *minv, *q_impact, *row;
+    unsigned char *pushed;
+    double *block;
 } recorder;
 
-static void normal_rates(const pl_model *model, double t, const double *q, const double *v, double *gdot)
+static pl_status alloc_recorder(recorder *r, pl_error *err)
 {
-    double minv[PL_MAX_DOF * PL_MAX_DOF];
-    pl_model_mass(model, q, NULL, minv);
+    size_t n = r->n, m = r->m;
+    r->open = calloc(m, sizeof *r->open);
+    r->pushed = calloc(m, sizeof *r->pushed);
+    r->work = pl_work_new(r->model);
+    r->contact = pl_contact_new(1, n, 0);
+    r->block = calloc(2 * m + n * n + n + pl_ncols(n, m), sizeof *r->block);
+    if (!r->open || !r->pushed || !r->work || !r->contact || !r->block)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for a scheme's run (%zu dofs, %zu constraints)", n, m);
+    r->gdot = r->block;
+    r->gdot_next = r->gdot + m;
+    r->minv = r->gdot_next + m;
+    r->q_impact = r->minv + n * n;
+    r->row = r->q_impact + n;
+    return PL_OK;
+}
+
+static void free_recorder(recorder *r)
+{
+    free(r->open);
+    free(r->pushed);
+    pl_work_free(r->work);
+    free(r->contact);
+    free(r->block);
+}
+
+static void normal_rates(recorder *r, double t, const double *q, const double *v, double *gdot)
+{
+    const pl_model *model = r->model;
+    pl_model_mass(model, q, NULL, r->minv);
     for (size_t i = 0; i < model->m; i++) {
-        pl_contact c;
-        pl_model_contact(model, i, t, q, v, minv, &c);
-        gdot[i] = c.gdot;
+        pl_model_contact(model, i, t, q, v, r->minv, r->contact);
+        gdot[i] = r->contact->gdot;
     }
 }
 
 static pl_status record_row(recorder *r, const pl_scheme_point *p, pl_error *err)
 {
     size_t n = r->n, m = r->m;
-    double row[2 + 2 * PL_MAX_DOF + 2 * PL_MAX_CON];
+    double *row = r->row;
     row[0] = p->t;
     row[1] = r->gamma;
     memcpy(row + pl_col_q(n, m), p->q, n * sizeof *row);
     memcpy(row + pl_col_v(n, m), p->v, n * sizeof *row);
-    pl_scheme_gaps(r->model, p->t, p->q, row + pl_col_g(n, m), NULL, NULL);
+    gaps(r->model, &r->contact->gap, p->t, p->q, row + pl_col_g(n, m), NULL, NULL);
     memcpy(row + pl_col_force(n, m), p->impulse, m * sizeof *row);
     for (size_t i = 0; i < m; i++) {
         int e = r->open[i];
@@ -183,10 +221,10 @@ static void contact_time(const recorder *r, size_t i, const pl_scheme_point *now
         *t = before[0] + u * (at[0] - before[0]);
         q0 = before + pl_col_q(n, m), q1 = now->q;
     } else {
-        pl_gap g;
-        pl_model_gap(r->model, i, next->t, next->q_free, &g);
-        if (a > 0.0 && g.g <= 0.0)
-            u = a / (a - g.g);
+        pl_gap *g = &r->contact->gap;
+        pl_model_gap(r->model, i, next->t, next->q_free, g);
+        if (a > 0.0 && g->g <= 0.0)
+            u = a / (a - g->g);
         else
             u = gdot_now < 0.0 && a > 0.0 ? fmin(1.0, a / (-gdot_now * h)) : 0.0;
         *t = now->t + u * h;
@@ -204,8 +242,8 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
 {
     const pl_model *model = r->model;
     size_t n = r->n, m = r->m, last = r->sol->traj.nrows - 1;
-    double gdot_next[PL_MAX_CON], minv[PL_MAX_DOF * PL_MAX_DOF];
-    normal_rates(model, next->t, next->q, next->v, gdot_next);
+    double *gdot_next = r->gdot_next, *minv = r->minv;
+    normal_rates(r, next->t, next->q, next->v, gdot_next);
     int any = 0;
     for (size_t i = 0; i < m; i++)
         any |= next->impulse[i] != 0.0;
@@ -213,17 +251,17 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
         pl_model_mass(model, now->q, NULL, minv);
     pl_status s;
     int impact = 0;
-    unsigned pushed = 0;
+    unsigned char *pushed = r->pushed;
     size_t trigger = 0;
     double strongest = 0.0, tol_v = 1e3 * DBL_EPSILON * model->v_scale;
+    pl_contact *c = r->contact;
     for (size_t i = 0; i < m; i++) {
-        pl_contact c;
         int pushing = 0;
         if (next->impulse[i] != 0.0) {
-            pl_model_contact(model, i, now->t, now->q, now->v, minv, &c);
-            pushing = next->impulse[i] / c.m_eff > tol_v;
+            pl_model_contact(model, i, now->t, now->q, now->v, minv, c);
+            pushing = next->impulse[i] / c->m_eff > tol_v;
         }
-        pushed |= pushing ? 1u << i : 0u;
+        pushed[i] = (unsigned char)pushing;
         if (pushing && r->open[i] < 0) {
             pl_episode *ep;
             if ((s = pl_solution_add_episode(r->sol, i, now->t, &ep, err)) != PL_OK)
@@ -252,8 +290,8 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
         /* The normal velocity change the impulses produce, against the smooth part. */
         double jump = 0.0;
         for (size_t j = 0; j < n; j++)
-            jump += c.gap.grad[j] * next->dv_impulse[j];
-        double D = pl_model_free_gap_accel(model, i, now->t, now->q, now->v);
+            jump += c->gap.grad[j] * next->dv_impulse[j];
+        double D = pl_model_free_gap_accel(model, r->work, i, now->t, now->q, now->v);
         if (fabs(jump) > 2.0 * h * fabs(D) + tol_v) {
             if (!impact || fabs(jump) > strongest)
                 trigger = i, strongest = fabs(jump);
@@ -261,36 +299,32 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
         }
     }
     pl_event *prev = r->sol->nevents > 0 ? &r->sol->events[r->sol->nevents - 1] : NULL;
-    double t_impact = now->t, q_impact[PL_MAX_DOF];
+    double t_impact = now->t, *q_impact = r->q_impact;
     memcpy(q_impact, now->q, n * sizeof *q_impact);
     if (impact)
         contact_time(r, trigger, now, next, r->gdot[trigger], &t_impact, q_impact);
-    if (impact && r->last_impact == step - 1 && prev && (prev->participants & (1u << trigger))) {
+    if (impact && r->last_impact == step - 1 && prev && prev->participants[trigger]) {
         /* The same impact over a second step (a landing stopped in two steps): one event. */
         memcpy(prev->v_after, next->v, n * sizeof *prev->v_after);
         prev->gamma_after = r->gamma;
         prev->gdot_after = gdot_next[prev->constraint];
-        for (size_t i = 0; i < m; i++)
+        for (size_t i = 0; i < m; i++) {
             prev->impulse[i] += next->impulse[i];
-        prev->participants |= pushed;
+            prev->participants[i] |= pushed[i];
+        }
     } else if (impact) {
-        pl_event e;
-        memset(&e, 0, sizeof e);
-        e.kind = PL_EVENT_IMPACT;
-        e.t = t_impact;
-        e.constraint = trigger;
-        memcpy(e.q, q_impact, n * sizeof *e.q);
-        memcpy(e.v_before, now->v, n * sizeof *e.v_before);
-        memcpy(e.v_after, next->v, n * sizeof *e.v_after);
-        e.gamma_before = gamma_before;
-        e.gamma_after = r->gamma;
-        e.gdot_before = r->gdot[trigger];
-        e.gdot_after = gdot_next[trigger];
-        memcpy(e.impulse, next->impulse, m * sizeof *e.impulse);
-        e.participants = pushed;
-        e.s_exit = NAN;
-        if ((s = pl_solution_add_event(r->sol, &e, err)) != PL_OK)
+        pl_event *e;
+        if ((s = pl_solution_new_event(r->sol, PL_EVENT_IMPACT, t_impact, trigger, &e, err)) != PL_OK)
             return s;
+        memcpy(e->q, q_impact, n * sizeof *e->q);
+        memcpy(e->v_before, now->v, n * sizeof *e->v_before);
+        memcpy(e->v_after, next->v, n * sizeof *e->v_after);
+        e->gamma_before = gamma_before;
+        e->gamma_after = r->gamma;
+        e->gdot_before = r->gdot[trigger];
+        e->gdot_after = gdot_next[trigger];
+        memcpy(e->impulse, next->impulse, m * sizeof *e->impulse);
+        memcpy(e->participants, pushed, m * sizeof *e->participants);
     }
     if (impact)
         r->last_impact = step;
@@ -315,18 +349,35 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
     long steps = pl_scheme_steps(opts->t_end, h);
     double h_used = opts->t_end / (double)steps;
     sol->step_size = h_used;
-    recorder r = {.model = model, .sol = sol, .n = model->n, .m = model->m, .last_impact = -2};
-    for (size_t i = 0; i < r.m; i++)
-        r.open[i] = -1;
-    pl_scheme_ctx ctx = {.model = model, .opts = opts, .h = h_used, .n = model->n, .m = model->m,
-                         .stats = &sol->stats, .state = state};
+    size_t n = model->n, m = model->m, point = 4 * n + m;
+    recorder r = {.model = model, .sol = sol, .n = n, .m = m, .last_impact = -2};
+    pl_scheme_ctx ctx = {.model = model, .opts = opts, .h = h_used, .n = n, .m = m, .stats = &sol->stats,
+                         .state = state};
     pl_scheme_point now, next;
-    memset(&now, 0, sizeof now);
-    pl_model_initial_state(model, now.q, now.v);
-    normal_rates(model, 0.0, now.q, now.v, r.gdot);
-    pl_status s = record_row(&r, &now, e);
+    /* the iterates' arrays, one block each: q, v, dv_impulse, q_free (n), impulse (m) */
+    double *arrays = calloc(2 * point, sizeof *arrays);
+    ctx.work = pl_work_new(model);
+    ctx.gap = pl_gap_new(1, n, 0);
+    ctx.bht = calloc(n * m, sizeof *ctx.bht);
+    pl_status s = alloc_recorder(&r, e);
+    if (s == PL_OK && (!arrays || !ctx.work || !ctx.gap || !ctx.bht))
+        s = pl_fail(e, PL_ERR_NOMEM, "out of memory for a scheme's run (%zu dofs, %zu constraints)", n, m);
+    pl_scheme_point *points[] = {&now, &next};
+    for (size_t k = 0; s == PL_OK && k < 2; k++) {
+        double *p = arrays + k * point;
+        memset(p, 0, point * sizeof *p);
+        *points[k] = (pl_scheme_point){.q = p, .v = p + n, .dv_impulse = p + 2 * n, .q_free = p + 3 * n,
+                                       .impulse = p + 4 * n};
+    }
+    for (size_t i = 0; s == PL_OK && i < r.m; i++)
+        r.open[i] = -1;
+    if (s == PL_OK) {
+        pl_model_initial_state(model, now.q, now.v);
+        normal_rates(&r, 0.0, now.q, now.v, r.gdot);
+        s = record_row(&r, &now, e);
+    }
     for (long k = 0; s == PL_OK && k < steps; k++) {
-        memset(&next, 0, sizeof next);
+        memset(next.q, 0, point * sizeof *next.q); /* the whole iterate, as its arrays are one block */
         next.t = k + 1 == steps ? opts->t_end : (double)(k + 1) * h_used;
         ctx.step = k;
         ctx.t = now.t;
@@ -347,11 +398,18 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
         if ((s = record_row(&r, &next, e)) != PL_OK ||
             (s = bookkeeping(&r, &now, &next, h_used, gamma_before, k, e)) != PL_OK)
             break;
+        pl_scheme_point done = now; /* the next step overwrites the older iterate */
         now = next;
+        next = done;
     }
     /* An impact found a step back can precede the last event of another constraint. */
     if (sol->nevents > 1)
         qsort(sol->events, sol->nevents, sizeof *sol->events, event_order);
+    free(arrays);
+    pl_work_free(ctx.work);
+    free(ctx.gap);
+    free(ctx.bht);
+    free_recorder(&r);
     pl_solution_finish(sol, s, e, t0);
     return s;
 }

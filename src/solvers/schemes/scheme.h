@@ -26,13 +26,13 @@
 
 #include "solvers/solver.h"
 
-/* An iterate. */
+/* An iterate (its arrays owned by pl_scheme_run; zeroed before each step). */
 typedef struct {
     double t;
-    double q[PL_MAX_DOF], v[PL_MAX_DOF];
-    double impulse[PL_MAX_CON];    /* P_i over the step ending at t */
-    double dv_impulse[PL_MAX_DOF]; /* the velocity change they produce */
-    double q_free[PL_MAX_DOF];     /* where the step would have ended without impulses */
+    double *q, *v;       /* n each */
+    double *impulse;     /* m: P_i over the step ending at t */
+    double *dv_impulse;  /* n: the velocity change they produce */
+    double *q_free;      /* n: where the step would have ended without impulses */
 } pl_scheme_point;
 
 typedef struct pl_scheme_ctx pl_scheme_ctx;
@@ -49,7 +49,11 @@ struct pl_scheme_ctx {
     pl_stats *stats;
     long step;   /* index n of the step being taken */
     double t;    /* its start t_n */
-    void *state; /* the scheme's own */
+    void *state; /* the scheme's own (its work arrays, sized from n and m once per run) */
+    /* scratch of the helpers below (pl_scheme_run allocates it) */
+    pl_work *work;
+    pl_gap *gap;
+    double *bht; /* n x m */
 };
 
 /* Run a scheme: the rows, episodes, events and counters of sol. */
@@ -58,10 +62,10 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
 
 /* The gaps of every constraint at (t, q), their gradients (the rows of H, m x n) and G_t; H and
  * G_t may be NULL. */
-void pl_scheme_gaps(const pl_model *model, double t, const double *q, double *G, double *H, double *G_t);
+void pl_scheme_gaps(pl_scheme_ctx *ctx, double t, const double *q, double *G, double *H, double *G_t);
 
-/* A = H B H^T (m x m) for H (m x n) and B (n x n). */
-void pl_scheme_delassus(size_t m, size_t n, const double *H, const double *B, double *A);
+/* A = H B H^T (k x k) for H (k x n, k <= m) and B (n x n). */
+void pl_scheme_delassus(pl_scheme_ctx *ctx, size_t k, const double *H, const double *B, double *A);
 
 /* Solve the LCP  P >= 0, A P + b >= 0, complementary (size m), counting it in ctx->stats; a
  * failure names the step and its start time. */

@@ -1,0 +1,138 @@
+/* Ballard, "The dynamics of discrete mechanical systems with perfect unilateral constraints" (ARMA 154,
+ * 2000), sections 2.1 and 6.2: two homogeneous bars (masses m1, m2, lengths l1, l2) in a plane, bar 1
+ * hinged to a fixed support, bar 2 to the free end of bar 1, spiral springs k1 (support) and k2 (joint),
+ * a tip force of magnitude lambda along bar 2 (a follower load: non-conservative), and an obstacle on
+ * the vertical axis through the support.
+ *
+ * q1, q2 are the absolute angles of the bars from the vertical axis (the paper's chart: cos(q1 - q2)
+ * in the metric).  Kinetic metric (section 2.1):
+ *   M11 = (m1/3 + m2) l1^2,  M12 = c cos(q1 - q2),  M22 = m2 l2^2/3,  c = m2 l1 l2/2.
+ * Efforts (section 2.1): f1 = lambda l1 sin(q1 - q2) - (k1 + k2) q1 + k2 q2, f2 = k2 (q1 - q2): spring
+ * k1 acts on q1 and spring k2 on the relative angle q2 - q1 (potential k1 q1^2/2 + k2 (q2 - q1)^2/2);
+ * the load, parallel to bar 2, compresses it toward the joint and does no work on q2.  The
+ * equations of motion (4) move the Coriolis/centrifugal terms of the metric into f:
+ *   f1 -= c sin(q1 - q2) v2^2,  f2 += c sin(q1 - q2) v1^2.
+ * Decision: an optional gravity g (default 0, absent from the paper) along the vertical axis, from the
+ * tip toward the support at q = 0 (g > 0: the column stands on its support, an inverted double
+ * pendulum; g < 0: it hangs): potential g ((m1/2 + m2) l1 cos q1 + m2 l2/2 cos q2), so
+ *   f1 += g (m1/2 + m2) l1 sin q1,  f2 += g m2 l2/2 sin q2.
+ * Obstacle (section 6.2): phi_1 = -l1 sin q1 <= 0 (the joint), phi_2 = -l1 sin q1 - l2 sin q2 <= 0 (the
+ * tip); here G_i = -phi_i >= 0.  They are functionally independent unless l1 = l2 (then dG2 = 0 at the
+ * folded state sin q1 = 1, sin q2 = -1): such parameters are accepted, the theory does not cover them.
+ * At q = 0 both constraints are active and not orthogonal in the kinetic metric.
+ *
+ * The paper gives no numbers.  Defaults: m1 = m2 = l1 = 1, l2 = 0.8, k1 = k2 = 1, lambda = 0.5, start
+ * (q1, q2) = (0.3, 0.5) with (v1, v2) = (-1, -1), both bars swinging toward the obstacle. */
+#include "cases/cases.h"
+
+enum { M1, M2, L1, L2, K1, K2, LAMBDA, GRAV, Q1, Q2, V1, V2, E, XI, K, NPAR };
+
+static const pl_param_spec params[NPAR] = {
+    {"m1", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "mass of bar 1 (support side)"},
+    {"m2", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "mass of bar 2 (tip side)"},
+    {"l1", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "length of bar 1"},
+    {"l2", 0.8, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "length of bar 2"},
+    {"k1", 1.0, 0.0, INFINITY, 0, "spiral spring at the support, on q1"},
+    {"k2", 1.0, 0.0, INFINITY, 0, "spiral spring at the joint, on q2 - q1"},
+    {"lambda", 0.5, -INFINITY, INFINITY, 0, "tip force along bar 2, toward the joint (follower load)"},
+    {"g", 0.0, -INFINITY, INFINITY, 0, "gravity from the tip toward the support at q = 0 (> 0: standing, < 0: hanging)"},
+    {"q1", 0.3, -INFINITY, INFINITY, 0, "initial angle of bar 1 from the vertical axis"},
+    {"q2", 0.5, -INFINITY, INFINITY, 0, "initial angle of bar 2 from the vertical axis"},
+    {"v1", -1.0, -INFINITY, INFINITY, 0, "initial angular velocity of bar 1"},
+    {"v2", -1.0, -INFINITY, INFINITY, 0, "initial angular velocity of bar 2"},
+    PL_LAW_PARAMS(0.5),
+};
+
+static void initial_state(const double *p, double *q, double *v)
+{
+    q[0] = p[Q1];
+    q[1] = p[Q2];
+    v[0] = p[V1];
+    v[1] = p[V2];
+}
+
+static void mass(const double *p, const double *q, double *M)
+{
+    double c = 0.5 * p[M2] * p[L1] * p[L2];
+    M[0] = (p[M1] / 3.0 + p[M2]) * p[L1] * p[L1];
+    M[1] = M[2] = c * cos(q[0] - q[1]);
+    M[3] = p[M2] * p[L2] * p[L2] / 3.0;
+}
+
+static void mass_dq(const double *p, const double *q, size_t k, double *dM)
+{
+    double c = 0.5 * p[M2] * p[L1] * p[L2], s = sin(q[0] - q[1]);
+    dM[0] = dM[3] = 0.0; /* every entry: the caller does not clear dM */
+    dM[1] = dM[2] = k == 0 ? -c * s : c * s;
+}
+
+static void force(const double *p, double t, const double *q, const double *v, const double *u,
+                  double *f, double *f_q, double *f_v)
+{
+    (void)t, (void)u;
+    double c = 0.5 * p[M2] * p[L1] * p[L2], s = sin(q[0] - q[1]), co = cos(q[0] - q[1]);
+    double lam = p[LAMBDA] * p[L1], k1 = p[K1], k2 = p[K2];
+    double g1 = p[GRAV] * (0.5 * p[M1] + p[M2]) * p[L1], g2 = p[GRAV] * 0.5 * p[M2] * p[L2];
+    f[0] = lam * s - k1 * q[0] - k2 * (q[0] - q[1]) - c * s * v[1] * v[1] + g1 * sin(q[0]);
+    f[1] = -k2 * (q[1] - q[0]) + c * s * v[0] * v[0] + g2 * sin(q[1]);
+    if (f_q) {
+        f_q[0] = lam * co - k1 - k2 - c * co * v[1] * v[1] + g1 * cos(q[0]);
+        f_q[1] = -lam * co + k2 + c * co * v[1] * v[1];
+        f_q[2] = k2 + c * co * v[0] * v[0];
+        f_q[3] = -k2 - c * co * v[0] * v[0] + g2 * cos(q[1]);
+    }
+    if (f_v) {
+        f_v[0] = 0.0;
+        f_v[1] = -2.0 * c * s * v[1];
+        f_v[2] = 2.0 * c * s * v[0];
+        f_v[3] = 0.0;
+    }
+}
+
+static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+{
+    (void)t;
+    out->g = p[L1] * sin(q[0]);
+    out->grad[0] = p[L1] * cos(q[0]);
+    out->hess[0] = -p[L1] * sin(q[0]);
+    if (i == 1) {
+        out->g += p[L2] * sin(q[1]);
+        out->grad[1] = p[L2] * cos(q[1]);
+        out->hess[3] = -p[L2] * sin(q[1]);
+    }
+}
+
+/* V: the largest gap-rate amplitude sqrt(Gdot^2 + (Omega G)^2) at the start, the gap taken as an
+ * oscillation of the springs' highest angular frequency Omega (Omega^2 = trace(M^-1 K) at q0, K the
+ * springs' stiffness [[k1 + k2, -k2], [-k2, k2]]; the load and gravity are left out).  A = Omega V. */
+static void scales(const double *p, double *velocity, double *acceleration)
+{
+    double q[2], v[2], M[4] = {0};
+    initial_state(p, q, v);
+    mass(p, q, M);
+    double det = M[0] * M[3] - M[1] * M[2];
+    double omega2 = (M[3] * (p[K1] + p[K2]) + 2.0 * M[1] * p[K2] + M[0] * p[K2]) / det;
+    double Omega = sqrt(fmax(omega2, 0.0));
+    double g1 = p[L1] * sin(q[0]), g2 = g1 + p[L2] * sin(q[1]);
+    double gd1 = p[L1] * cos(q[0]) * v[0], gd2 = gd1 + p[L2] * cos(q[1]) * v[1];
+    double V = fmax(hypot(gd1, Omega * g1), hypot(gd2, Omega * g2));
+    *velocity = V;
+    *acceleration = Omega * V;
+}
+
+const pl_case pl_case_double_pendulum = {
+    .name = "double_pendulum",
+    .summary = "two bars with spiral springs and a follower tip load against an obstacle on the vertical axis "
+               "(Ballard, ARMA 2000, section 6.2): position-dependent mass matrix, joint and tip constraints",
+    .ndof = 2,
+    .ncon = 2,
+    .params = params,
+    .nparams = NPAR,
+    .t_end = 5.0,
+    .initial_state = initial_state,
+    .force = force,
+    .gap = gap,
+    .scales = scales,
+    .mass = mass,
+    .mass_dq = mass_dq,
+};

@@ -1,0 +1,344 @@
+/* A unit point mass sliding off the top of the disk |q| >= R under gravity g along -y (Paoli, ARMA
+ * 2010), G = |q| - R, started at (0, R) with velocity (v0, 0).
+ *
+ * Closed forms, derived here.  At the angle phi from the top (x = R sin phi, y = R cos phi), energy
+ * gives v^2 = v0^2 + 2 g R (1 - cos phi); the normal balance m v^2/R = m g cos phi - N gives the normal
+ * force N = g cos phi - v^2/R = g (3 cos phi - 2) - v0^2/R (unit mass), which vanishes at
+ * cos phi_off = (2 + v0^2/(g R))/3: the mass leaves the disk there, then flies on a parabola.  The
+ * sliding-mode force is F^sm = -N/k (the limit of mu G for the unit normal, effective mass 1).  The time
+ * of lift-off, integral of R dphi/v, is computed here by quadrature (GSL qags), independently of the
+ * case's elliptic-integral closed form.
+ *
+ * The penalty (xi = 1 for e = 0, omega = sqrt(k mu)): the penetration p = -G obeys
+ * p'' + 2 xi omega p' + omega^2 p = N(t) while in contact, whose slow solution is
+ * p = N/omega^2 - 2 xi N'/omega^3 + (4 xi^2 - 1) N''/omega^4 + ..., so
+ * mu G = -(N - 2 xi N'/omega + (4 xi^2 - 1) N''/omega^2 + ...)/k, and p reaches 0 (the contact ends)
+ * 2 xi/omega + O(1/omega^2) after N does: the lift-off converges like mu^-1/2.  Along the slide
+ * N' = -3 g v sin(phi)/R and N'' = -(3 g/R) (v^2 cos(phi)/R + g sin^2 phi). */
+#include <float.h>
+#include <gsl/gsl_integration.h>
+#include <string.h>
+
+#include "cases/cases.h"
+#include "check.h"
+#include "model/sliding.h"
+#include "solve.h"
+#include "study/analysis.h"
+#include "study/sweep.h"
+
+#define NEAR(actual, expected, tol, ...)                                                           \
+    do {                                                                                           \
+        char what_[160];                                                                           \
+        snprintf(what_, sizeof what_, __VA_ARGS__);                                                \
+        CHECK_NEAR(actual, expected, tol, what_);                                                  \
+    } while (0)
+
+typedef struct {
+    double R, g, v0, k;
+} params;
+
+static const params DEFAULTS = {1.0, 9.81, 1.0, 1.0}, OTHER = {2.0, 1.0, -0.5, 3.0};
+
+static int init(pl_model *m, const params *p)
+{
+    pl_model_free(m); /* the model this variable held before */
+    pl_error err;
+    pl_setting s[] = {{"R", p->R}, {"g", p->g}, {"v0", p->v0}, {"k", p->k}};
+    int ok = pl_model_init(m, &pl_case_disk, s, 4, &err) == PL_OK;
+    CHECK(ok, "disk model: %s", err.message);
+    return ok;
+}
+
+static double cos_off(const params *p)
+{
+    return (2.0 + p->v0 * p->v0 / (p->g * p->R)) / 3.0;
+}
+
+static double speed2(const params *p, double phi)
+{
+    return p->v0 * p->v0 + 2.0 * p->g * p->R * (1.0 - cos(phi));
+}
+
+static double normal_force(const params *p, double phi)
+{
+    return p->g * cos(phi) - speed2(p, phi) / p->R;
+}
+
+static double dphi_dt_inverse(double phi, void *user)
+{
+    const params *p = user;
+    return p->R / sqrt(speed2(p, phi));
+}
+
+/* t_off = integral over [0, phi_off] of R/v dphi, by adaptive Gauss-Kronrod. */
+static double t_off_quadrature(const params *p)
+{
+    gsl_integration_workspace *w = gsl_integration_workspace_alloc(200);
+    gsl_function f = {dphi_dt_inverse, (void *)p};
+    double result = NAN, abserr;
+    int st = gsl_integration_qags(&f, 0.0, acos(cos_off(p)), 0.0, 1e-13, 200, w, &result, &abserr);
+    CHECK(st == GSL_SUCCESS, "quadrature (%d, error %g)", st, abserr);
+    gsl_integration_workspace_free(w);
+    return result;
+}
+
+/* The angle from the top of a position, signed like x. */
+static double angle(const double *q)
+{
+    return atan2(q[0], q[1]);
+}
+
+static void test_geometry(void)
+{
+    pl_model m = {0};
+    if (!init(&m, &OTHER))
+        return;
+    const double q[2] = {0.9, 1.7}, v[2] = {0.4, -1.3};
+    double r = hypot(q[0], q[1]), n[2] = {q[0] / r, q[1] / r};
+    pl_gap *gap = pl_gap_new(1, m.n, 1);
+    pl_model_gap(&m, 0, 0.0, q, gap);
+    CHECK_NEAR(gap->g, r - 2.0, 1e-15, "G = |q| - R");
+    for (int a = 0; a < 2; a++) {
+        NEAR(gap->grad[a], n[a], 1e-15, "grad G = q/|q|, [%d]", a);
+        for (int b = 0; b < 2; b++)
+            NEAR(gap->hess[a * 2 + b], ((a == b) - n[a] * n[b]) / r, 1e-15, "Hessian [%d][%d]", a, b);
+    }
+    free(gap);
+    /* D = a.n + (|v|^2 - (v.n)^2)/|q|: gravity along the normal and the centripetal term */
+    double vn = v[0] * n[0] + v[1] * n[1];
+    CHECK_NEAR(free_gap_accel_once(&m, 0, 0.0, q, v), -1.0 * n[1] + (v[0] * v[0] + v[1] * v[1] - vn * vn) / r,
+               1e-14, "D");
+    /* On the circle, tangential speed u at the angle phi: F^sm = -(g cos phi - u^2/R)/k, or 0 once the
+     * centripetal demand exceeds gravity's normal part. */
+    const double phis[] = {0.3, -0.7}, us[] = {0.8, 1.3};
+    for (int c = 0; c < 2; c++) {
+        double phi = phis[c], u = us[c], qc[2] = {2.0 * sin(phi), 2.0 * cos(phi)};
+        double vc[2] = {u * cos(phi), -u * sin(phi)}, lambda[1], fsm[1], N = cos(phi) - u * u / 2.0;
+        int set[1] = {1};
+        pl_error err;
+        CHECK(sliding_force_once(&m, 0.0, qc, vc, set, lambda, fsm, &err) == PL_OK, "F^sm: %s", err.message);
+        NEAR(lambda[0], fmax(N, 0.0), 1e-14, "phi = %g, u = %g: lambda = max(g cos phi - u^2/R, 0)", phi, u);
+        NEAR(fsm[0], -fmax(N, 0.0) / 3.0, 1e-14, "phi = %g, u = %g: F^sm = -lambda/k", phi, u);
+    }
+    pl_model_free(&m);
+}
+
+/* The case's elliptic-integral closed form against the quadrature; NAN where there is no slide. */
+static void test_lift_off_time(void)
+{
+    const params ps[] = {DEFAULTS, OTHER, {0.5, 2.0, 0.01, 1.0}, {3.0, 9.81, 5.0, 1.0}};
+    for (size_t c = 0; c < sizeof ps / sizeof ps[0]; c++) {
+        pl_model m = {0};
+        if (!init(&m, &ps[c]))
+            continue;
+        double t = t_off_quadrature(&ps[c]);
+        NEAR(pl_model_limit_value(&m, PL_LIMIT_LIFT_OFF_FIRST), t, 1e-13 * t, "t_off, R = %g, g = %g, v0 = %g", ps[c].R,
+             ps[c].g, ps[c].v0);
+        CHECK(isnan(pl_model_limit_value(&m, PL_LIMIT_FIRST_IMPACT_TIME)), "no impact");
+        pl_model_free(&m);
+    }
+    const params none[] = {{1.0, 9.81, 0.0, 1.0}, {1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.5, 1.0}};
+    for (size_t c = 0; c < 3; c++) {
+        pl_model m = {0};
+        if (init(&m, &none[c]))
+            CHECK(isnan(pl_model_limit_value(&m, PL_LIMIT_LIFT_OFF_FIRST)), "v0 = %g, g R = %g: no lift-off time",
+                  none[c].v0, none[c].g * none[c].R);
+        pl_model_free(&m);
+    }
+}
+
+/* The limit solution: sliding on the circle with the energy's speed and F^sm = -N/k, lift-off at
+ * phi_off and t_off, then the parabola. */
+static void test_limit(void)
+{
+    const params *ps[] = {&DEFAULTS, &OTHER};
+    for (int c = 0; c < 2; c++) {
+        const params *p = ps[c];
+        pl_model m = {0};
+        pl_solution r;
+        pl_error err;
+        if (!init(&m, p))
+            continue;
+        double t_end = 1.5 * t_off_quadrature(p), t_off = t_off_quadrature(p);
+        CHECK(solve_limit(&m, 1e-12, t_end, 400, &r, &err) == PL_OK, "limit %d: %s", c, err.message);
+        const pl_event *off = NULL;
+        for (size_t k = 0; k < r.nevents; k++)
+            if (r.events[k].kind == PL_EVENT_LIFT_OFF && !off)
+                off = &r.events[k];
+        CHECK(r.nevents == 2 && r.events[0].kind == PL_EVENT_SLIDE_START && r.events[0].t == 0.0 && off,
+              "case %d: slides from t = 0, then one lift-off (%zu events)", c, r.nevents);
+        if (!off) {
+            pl_solution_free(&r);
+            pl_model_free(&m);
+            continue;
+        }
+        double phi_off = acos(cos_off(p)) * (p->v0 > 0 ? 1.0 : -1.0);
+        NEAR(angle(off->q), phi_off, 1e-9, "case %d: lift-off angle, cos phi = (2 + v0^2/(g R))/3", c);
+        NEAR(off->t, t_off, 1e-9 * t_off, "case %d: lift-off time", c);
+        NEAR(off->v_after[0] * off->v_after[0] + off->v_after[1] * off->v_after[1], p->g * p->R * cos_off(p),
+             1e-9 * p->g * p->R, "case %d: v^2 = g R cos phi at lift-off", c);
+        double worst_r = 0.0, worst_v2 = 0.0, worst_f = 0.0, worst_lambda = 0.0, worst_fly = 0.0, gmin = INFINITY;
+        for (size_t row = 0; row < r.traj.nrows; row++) {
+            const double *y = pl_table_row(&r.traj, row), *q = y + 2, *v = y + 4;
+            double t = y[0], phi = angle(q);
+            if (t < off->t) {
+                int set[1] = {1};
+                double lambda[1], fsm[1];
+                CHECK(sliding_force_once(&m, t, q, v, set, lambda, fsm, &err) == PL_OK, "F^sm: %s", err.message);
+                worst_r = fmax(worst_r, fabs(hypot(q[0], q[1]) - p->R));
+                worst_v2 = fmax(worst_v2, fabs(v[0] * v[0] + v[1] * v[1] - speed2(p, phi)));
+                worst_f = fmax(worst_f, fabs(fsm[0] + normal_force(p, phi) / p->k));
+                if (t > 0.0) /* the first row is the state before the slide starts */
+                    worst_lambda = fmax(worst_lambda, fabs(y[7] - normal_force(p, phi)));
+            } else if (t > off->t) {
+                double s = t - off->t;
+                for (int j = 0; j < 2; j++)
+                    worst_fly = fmax(worst_fly, fabs(q[j] - (off->q[j] + off->v_after[j] * s - (j ? 0.5 * p->g * s * s : 0.0))));
+                gmin = fmin(gmin, y[6]);
+            }
+        }
+        CHECK(worst_r < 1e-9 * p->R, "case %d: on the circle while sliding (%.3g)", c, worst_r);
+        CHECK(worst_v2 < 1e-9 * p->g * p->R, "case %d: v^2 = v0^2 + 2 g R (1 - cos phi) (%.3g)", c, worst_v2);
+        CHECK(worst_f < 1e-9 * p->g / p->k, "case %d: F^sm = -(g cos phi - v^2/R)/k (%.3g)", c, worst_f);
+        CHECK(worst_lambda < 1e-9 * p->g, "case %d: the limit's sliding force is N (%.3g)", c, worst_lambda);
+        CHECK(worst_fly < 1e-9 * p->R, "case %d: the parabola after lift-off (%.3g)", c, worst_fly);
+        CHECK(gmin > 0.0, "case %d: clear of the disk after lift-off (min G %g)", c, gmin);
+        pl_solution_free(&r);
+        pl_model_free(&m);
+    }
+}
+
+/* Penalized runs: the lift-off 2 xi/omega late, mu G = -(N - 2 xi N'/omega + 3 N''/omega^2)/k along
+ * the slide. */
+static void test_penalty(void)
+{
+    const params *p = &DEFAULTS;
+    const double mus[] = {1e6, 1e8};
+    double t_off = t_off_quadrature(p), phi_off = acos(cos_off(p));
+    for (int c = 0; c < 2; c++) {
+        double mu = mus[c], omega = sqrt(mu);
+        pl_model m = {0};
+        pl_solution r;
+        pl_error err;
+        if (!init(&m, p))
+            continue;
+        CHECK(solve_penalty(&m, mu, 1e-10, 1.0, 0, &r, &err) == PL_OK, "penalty mu = %g: %s", mu, err.message);
+        CHECK(r.nepisodes == 1 && !isnan(r.episodes[0].t_out), "mu = %g: one contact, which ends", mu);
+        if (r.nepisodes >= 1) {
+            /* the gap's resolution (1000 ulps of q) over its slope N'/omega^2 at lift-off */
+            double n1 = 3.0 * p->g * sqrt(p->g * p->R * cos_off(p)) * sin(phi_off) / p->R;
+            double floor_t = 2.0 * 1000.0 * DBL_EPSILON * p->R * omega * omega / n1;
+            NEAR(r.episodes[0].t_out - t_off, 2.0 / omega, 20.0 / (omega * omega) + floor_t,
+                 "mu = %g: the contact ends 2 xi/omega after t_off", mu);
+        }
+        double worst = 0.0, scale = 0.0;
+        for (size_t row = 0; row < r.traj.nrows; row++) {
+            const double *y = pl_table_row(&r.traj, row), *q = y + 2;
+            double t = y[0], phi = angle(q);
+            if (t < 40.0 / omega || t > t_off - 0.05) /* the entry transient (1 + omega t) exp(-omega t) */
+                continue;
+            double v2 = speed2(p, phi), s = sin(phi);
+            double N = normal_force(p, phi), N1 = -3.0 * p->g * sqrt(v2) * s / p->R;
+            double N2 = -3.0 * p->g / p->R * (v2 * cos(phi) / p->R + p->g * s * s);
+            double predicted = -(N - 2.0 * N1 / omega + 3.0 * N2 / (omega * omega)) / p->k;
+            worst = fmax(worst, fabs(mu * y[6] - predicted));
+            scale = fmax(scale, 2.0 * fabs(N1) / omega);
+        }
+        double tol = 50.0 / (omega * omega) + 2.0 * 1000.0 * DBL_EPSILON * p->R * mu;
+        CHECK(worst < tol && scale > 10.0 * tol,
+              "mu = %g: mu G = -(N - 2 N'/omega + 3 N''/omega^2)/k to %.3g (tol %.3g; the lag term is %.3g)", mu,
+              worst, tol, scale);
+        pl_solution_free(&r);
+        pl_model_free(&m);
+    }
+}
+
+/* The sweep's lift-off converges to the closed form like mu^-1/2 (mu = 1e4 ... 1e8); the default sweep
+ * (1e2 ... 1e10) completes. */
+static void test_sweep(void)
+{
+    double mu[] = {1e4, 1e5, 1e6, 1e7, 1e8}, mu_default[9];
+    for (int k = 0; k < 9; k++)
+        mu_default[k] = pow(10.0, 2 + k);
+    pl_model m = {0};
+    pl_sweep sw;
+    pl_error err;
+    if (!init(&m, &DEFAULTS))
+        return;
+    pl_sweep_opts o = {.solver = &pl_solver_penalty, .jobs = 2, .with_limit = 1};
+    pl_solve_opts_init(&o.base, &pl_solver_penalty, &m, 1.0);
+    o.base.samples = 0;
+    CHECK(pl_sweep_run(&m, mu, 5, &o, &sw, &err) == PL_OK, "sweep: %s", err.message);
+    CHECK(sw.failures == 0, "no failures");
+    const pl_sweep_quantity *l = &sw.q[PL_Q_LIFT_OFF_FIRST];
+    CHECK(l->conv.reference == PL_REF_EXACT && fabs(l->conv.limit - t_off_quadrature(&DEFAULTS)) < 1e-13,
+          "the lift-off's limit is the closed form (%.15g)", l->conv.limit);
+    for (size_t k = 0; k < 5; k++)
+        NEAR(l->errors[k], 2.0 / sqrt(mu[k]), 0.05 * 2.0 / sqrt(mu[k]), "mu = %g: lift-off error 2/omega", mu[k]);
+    CHECK(fabs(l->conv.rate - 0.5) < 0.03, "lift-off error ~ mu^-1/2 (rate %.3f)", l->conv.rate);
+    const pl_sweep_quantity *f = &sw.q[PL_Q_SLIDING_FORCE_ERROR];
+    CHECK(f->conv.rate > 0.45 && f->conv.rate < 0.55, "sup |mu G - F^sm| ~ mu^-1/2, the damping's lag (%.3f)",
+          f->conv.rate);
+    pl_sweep_free(&sw);
+    pl_solve_opts_init(&o.base, &pl_solver_penalty, &m, NAN);
+    o.base.samples = 0;
+    CHECK(pl_sweep_run(&m, mu_default, 9, &o, &sw, &err) == PL_OK, "default sweep: %s", err.message);
+    CHECK(sw.failures == 0, "default sweep: no failures");
+    pl_sweep_free(&sw);
+    pl_model_free(&m);
+}
+
+/* The schemes against the limit solution: O(h) at t = 1 after lift-off; Paoli's and Maury's lift-off
+ * within 2h of t_off.  (Moreau-Jean's velocity constraint Gdot >= 0 holds the mass on the tangent, which
+ * leaves the convex disk by O(h^2) a step: it rebounds off the disk every few steps and its first
+ * sustained contact ends after one step, so its lift-off says nothing; its trajectory converges.) */
+static void test_schemes(void)
+{
+    const pl_solver_type *schemes[] = {&pl_solver_moreau_jean, &pl_solver_paoli, &pl_solver_maury};
+    const double hs[] = {1e-3, 1e-4};
+    pl_model m = {0};
+    pl_solution lim;
+    pl_error err;
+    if (!init(&m, &DEFAULTS))
+        return;
+    CHECK(solve_limit(&m, 1e-12, 1.0, 0, &lim, &err) == PL_OK, "limit: %s", err.message);
+    double t_off = t_off_quadrature(&DEFAULTS);
+    for (int s = 0; s < 3; s++) {
+        double e[2];
+        for (int c = 0; c < 2; c++) {
+            pl_solution r;
+            pl_analysis a;
+            e[c] = NAN;
+            if (solve_scheme(schemes[s], &m, hs[c], 1.0, &r, &err) != PL_OK) {
+                CHECK(0, "%s h = %g: %s", schemes[s]->name, hs[c], err.message);
+                pl_solution_free(&r);
+                continue;
+            }
+            e[c] = hypot(r.q_final[0] - lim.q_final[0], r.q_final[1] - lim.q_final[1]);
+            CHECK(pl_analyze(&m, &r, &a, &err) == PL_OK, "analysis: %s", err.message);
+            if (schemes[s] == &pl_solver_moreau_jean)
+                CHECK(a.impacts > 10, "moreau_jean h = %g: rebounds off the disk (%zu impacts)", hs[c], a.impacts);
+            else
+                CHECK(fabs(a.lift_off_first - t_off) < 2.0 * hs[c], "%s h = %g: lift-off %.6f, t_off %.6f",
+                      schemes[s]->name, hs[c], a.lift_off_first, t_off);
+            pl_analysis_free(&a);
+            pl_solution_free(&r);
+        }
+        CHECK(e[0] < 10.0 * hs[0] && e[1] < 10.0 * hs[1] && e[1] < 0.2 * e[0],
+              "%s: distance at t = 1, %.3g at h = 1e-3, %.3g at 1e-4 (O(h))", schemes[s]->name, e[0], e[1]);
+    }
+    pl_solution_free(&lim);
+    pl_model_free(&m);
+}
+
+int main(void)
+{
+    check_init();
+    test_geometry();
+    test_lift_off_time();
+    test_limit();
+    test_penalty();
+    test_sweep();
+    test_schemes();
+    return check_finish("test_disk");
+}

@@ -1,0 +1,311 @@
+/* The double pendulum of Ballard (ARMA 2000, sections 2.1 and 6.2), checked against the mechanics
+ * rebuilt here from the geometry alone, not from the case's formulas:
+ *
+ *   - bar 1's point at distance s from the support is at s e(q1), bar 2's at l1 e(q1) + s e(q2), with
+ *     e(q) = (sin q, cos q) (x across the obstacle, y along the vertical axis); the kinetic energy is
+ *     the integral of (m/l) |r'|^2 / 2 along the bars (Gauss-Legendre, exact for these quadratics);
+ *   - the potential: springs k1 q1^2/2 + k2 (q2 - q1)^2/2 and gravity g sum m y_centre;
+ *   - the load -lambda e(q2) at the tip P = l1 e(q1) + l2 e(q2), through its virtual work dP/dq;
+ *   - Lagrange's equations d/dt (dT/dv) - dT/dq = -dU/dq + Q, with the derivatives in q by central
+ *     differences and M from the quadratic form T(v), give the free acceleration a(q, v).
+ *
+ * The constraints: G1 = x of the joint = l1 sin q1, G2 = x of the tip = l1 sin q1 + l2 sin q2.
+ * A sustained contact of G1 alone (paper's Prop. 14, one constraint): the force lambda1 >= 0 of
+ * M v' = f + lambda1 grad G1 solves W lambda1 = -D1, W = grad G1 . M^-1 grad G1, D1 = grad G1 . a + v^T
+ * (d2 G1) v the free gap acceleration (paper 004 (37)); the paper's multiplier is -lambda1 (its
+ * phi_1 = -G1).  On q1 = 0 the motion is the bilateral one: q1'' = 0, so the second equation of (4)
+ * gives (m2 l2^2/3) q2'' = -k2 q2 (g = 0; the load does no work on q2): q2 = A cos(w t + phase),
+ * w^2 = 3 k2/(m2 l2^2), and the first gives
+ *   l1 lambda1 = c cos(q2) q2'' + lambda l1 sin q2 - k2 q2 - c sin(q2) q2'^2,   c = m2 l1 l2/2,
+ * which stays positive while the joint is pressed; its root is the lift-off. */
+#include <string.h>
+
+#include "cases/cases.h"
+#include "check.h"
+#include "solve.h"
+
+#define NEAR(actual, expected, tol, ...)                                                           \
+    do {                                                                                           \
+        char what_[200];                                                                           \
+        snprintf(what_, sizeof what_, __VA_ARGS__);                                                \
+        CHECK_NEAR(actual, expected, tol, what_);                                                  \
+    } while (0)
+
+typedef struct {
+    double m1, m2, l1, l2, k1, k2, lam, g;
+} bars;
+
+static bars bars_of(const pl_model *m)
+{
+    return (bars){pl_model_param(m, "m1"), pl_model_param(m, "m2"), pl_model_param(m, "l1"),
+                  pl_model_param(m, "l2"), pl_model_param(m, "k1"), pl_model_param(m, "k2"),
+                  pl_model_param(m, "lambda"), pl_model_param(m, "g")};
+}
+
+/* Kinetic energy from the bars' point velocities: |r'|^2 is quadratic in s, so 2-point Gauss-Legendre
+ * on [0, l] is exact. */
+static double kinetic(const bars *b, const double *q, const double *v)
+{
+    const double xg[2] = {0.5 - 0.5 / sqrt(3.0), 0.5 + 0.5 / sqrt(3.0)};
+    double T = 0.0;
+    for (int k = 0; k < 2; k++) {
+        double s1 = xg[k] * b->l1, s2 = xg[k] * b->l2;
+        double r1[2] = {s1 * v[0] * cos(q[0]), -s1 * v[0] * sin(q[0])};
+        double r2[2] = {b->l1 * v[0] * cos(q[0]) + s2 * v[1] * cos(q[1]),
+                        -b->l1 * v[0] * sin(q[0]) - s2 * v[1] * sin(q[1])};
+        T += 0.5 * 0.5 * b->m1 * (r1[0] * r1[0] + r1[1] * r1[1]); /* weight 1/2 of the length, mass/length */
+        T += 0.5 * 0.5 * b->m2 * (r2[0] * r2[0] + r2[1] * r2[1]);
+    }
+    return T;
+}
+
+static double potential(const bars *b, const double *q)
+{
+    double y1 = 0.5 * b->l1 * cos(q[0]), y2 = b->l1 * cos(q[0]) + 0.5 * b->l2 * cos(q[1]);
+    return 0.5 * b->k1 * q[0] * q[0] + 0.5 * b->k2 * (q[1] - q[0]) * (q[1] - q[0]) + b->g * (b->m1 * y1 + b->m2 * y2);
+}
+
+static double energy(const bars *b, const double *q, const double *v)
+{
+    return kinetic(b, q, v) + potential(b, q);
+}
+
+/* M from the quadratic form T(v) = v^T M v / 2 by polarisation. */
+static void mass_of(const bars *b, const double *q, double *M)
+{
+    const double e1[2] = {1, 0}, e2[2] = {0, 1}, sum[2] = {1, 1}, dif[2] = {1, -1};
+    M[0] = 2.0 * kinetic(b, q, e1);
+    M[3] = 2.0 * kinetic(b, q, e2);
+    M[1] = M[2] = 0.5 * (kinetic(b, q, sum) - kinetic(b, q, dif));
+}
+
+static void solve2(const double *M, const double *r, double *x)
+{
+    double det = M[0] * M[3] - M[1] * M[2];
+    x[0] = (M[3] * r[0] - M[1] * r[1]) / det;
+    x[1] = (M[0] * r[1] - M[2] * r[0]) / det;
+}
+
+/* The free acceleration from Lagrange's equations. */
+static void free_accel(const bars *b, const double *q, const double *v, double *a)
+{
+    const double h = 1e-5;
+    double M[4], rhs[2] = {0.0, 0.0};
+    mass_of(b, q, M);
+    for (int k = 0; k < 2; k++) {
+        double qp[2] = {q[0], q[1]}, qm[2] = {q[0], q[1]}, Mp[4], Mm[4];
+        qp[k] += h;
+        qm[k] -= h;
+        mass_of(b, qp, Mp);
+        mass_of(b, qm, Mm);
+        double dT = (kinetic(b, qp, v) - kinetic(b, qm, v)) / (2 * h);
+        double dU = (potential(b, qp) - potential(b, qm)) / (2 * h);
+        /* the load -lambda e(q2) at the tip, through dP/dq_k */
+        double Pp[2] = {b->l1 * sin(qp[0]) + b->l2 * sin(qp[1]), b->l1 * cos(qp[0]) + b->l2 * cos(qp[1])};
+        double Pm[2] = {b->l1 * sin(qm[0]) + b->l2 * sin(qm[1]), b->l1 * cos(qm[0]) + b->l2 * cos(qm[1])};
+        double Q = -b->lam * (sin(q[1]) * (Pp[0] - Pm[0]) + cos(q[1]) * (Pp[1] - Pm[1])) / (2 * h);
+        rhs[k] += dT - dU + Q;
+        /* minus (d/dq (M v)) . v: the part of d/dt (M v) that is not M a */
+        for (int i = 0; i < 2; i++)
+            rhs[i] -= ((Mp[2 * i] - Mm[2 * i]) * v[0] + (Mp[2 * i + 1] - Mm[2 * i + 1]) * v[1]) / (2 * h) * v[k];
+    }
+    solve2(M, rhs, a);
+}
+
+static int init(pl_model *m, const pl_setting *s, size_t ns)
+{
+    pl_model_free(m); /* the model this variable held before */
+    pl_error err;
+    int ok = pl_model_init(m, &pl_case_double_pendulum, s, ns, &err) == PL_OK;
+    CHECK(ok, "double_pendulum model: %s", err.message);
+    return ok;
+}
+
+/* The model's F_v = M^-1 f and its mass matrix against Lagrange's equations of the geometry. */
+static void test_equations(void)
+{
+    const pl_setting sets[][8] = {
+        {{"lambda", 0.5}},
+        {{"lambda", -1.3}, {"g", 2.5}, {"m1", 2.0}, {"l2", 1.7}, {"k1", 0.3}, {"k2", 3.0}},
+        {{"lambda", 2.0}, {"g", -9.81}, {"m2", 0.4}, {"l1", 0.6}, {"k2", 0.0}},
+    };
+    const size_t nsets[] = {1, 6, 5};
+    const double states[][4] = {{0.3, 0.5, -1.0, -1.0}, {1.2, -0.7, 2.0, 0.5}, {-2.5, 3.9, -0.3, 4.0}};
+    for (size_t c = 0; c < 3; c++) {
+        pl_model m = {0};
+        if (!init(&m, sets[c], nsets[c]))
+            continue;
+        bars b = bars_of(&m);
+        for (size_t k = 0; k < 3; k++) {
+            const double *q = states[k], *v = states[k] + 2;
+            double a[2], ref[2], M[4], Mref[4];
+            accel_once(&m, 0.0, q, v, a, NULL, NULL);
+            free_accel(&b, q, v, ref);
+            double scale = fabs(ref[0]) + fabs(ref[1]) + 1.0;
+            for (int j = 0; j < 2; j++)
+                NEAR(a[j], ref[j], 1e-7 * scale, "set %zu, state %zu: F_v[%d] against Lagrange", c, k, j);
+            CHECK(pl_model_mass(&m, q, M, NULL) == 0, "M positive definite");
+            mass_of(&b, q, Mref);
+            for (int j = 0; j < 4; j++)
+                NEAR(M[j], Mref[j], 1e-13 * (fabs(Mref[0]) + fabs(Mref[3])), "set %zu, state %zu: M[%d]", c, k, j);
+        }
+        pl_model_free(&m);
+    }
+}
+
+/* lambda = 0: T + U is conserved in flight, and by elastic impacts (e = 1); with gravity either way. */
+static void test_energy(void)
+{
+    const double gs[] = {0.0, 0.7, -2.0};
+    for (size_t c = 0; c < 3; c++) {
+        pl_setting s[] = {{"lambda", 0.0}, {"e", 1.0}, {"g", gs[c]}};
+        pl_model m = {0};
+        pl_solution r;
+        pl_error err;
+        if (!init(&m, s, 3))
+            continue;
+        bars b = bars_of(&m);
+        double q0[2], v0[2];
+        pl_model_initial_state(&m, q0, v0);
+        double E0 = energy(&b, q0, v0), Es = fabs(E0) + kinetic(&b, q0, v0); /* E0 < 0 when hanging */
+        int ok = solve_limit(&m, 1e-12, 0.0, 0, &r, &err) == PL_OK;
+        CHECK(ok, "g = %g: limit solution: %s", gs[c], err.message);
+        if (ok) {
+            size_t impacts = 0;
+            for (size_t j = 0; j < r.nevents; j++) {
+                const pl_event *e = &r.events[j];
+                if (e->kind != PL_EVENT_IMPACT)
+                    continue;
+                impacts++;
+                NEAR(energy(&b, e->q, e->v_before), E0, 1e-9 * Es, "g = %g: energy before impact %zu", gs[c], impacts);
+                NEAR(energy(&b, e->q, e->v_after), E0, 1e-9 * Es, "g = %g: energy after impact %zu", gs[c], impacts);
+            }
+            CHECK(impacts >= 2, "g = %g: %zu impacts", gs[c], impacts);
+            double worst = 0.0;
+            for (size_t row = 0; row < r.traj.nrows; row++) {
+                const double *y = pl_table_row(&r.traj, row);
+                int inside = 0; /* the arc rows of an impact are at its time */
+                for (size_t j = 0; j < r.nevents; j++)
+                    inside |= r.events[j].kind == PL_EVENT_IMPACT && y[0] == r.events[j].t;
+                if (!inside)
+                    worst = fmax(worst, fabs(energy(&b, y + pl_col_q(2, 2), y + pl_col_v(2, 2)) - E0));
+            }
+            CHECK(worst <= 1e-9 * Es, "g = %g: energy in flight to %.2g of %g", gs[c], worst, E0);
+        }
+        pl_solution_free(&r);
+        /* The penalty: T + U is conserved in the flight before the first contact.  Its elastic contact
+         * is not exactly conservative at finite mu: the law's force -m_i k mu G_i (contact_law.h) has a
+         * position-dependent effective mass m_i(q), so the contact's energy m_i k mu G^2/2 changes by
+         * k mu G^2 dm_i/2 over it, O(V^2/omega) per impact: after the contacts T + U differs from E0 by
+         * O(mu^-1/2). */
+        double drift[2] = {NAN, NAN};
+        for (int j = 0; j < 2; j++) {
+            ok = solve_penalty(&m, j ? 1e10 : 1e8, 1e-10, 0.0, 0, &r, &err) == PL_OK;
+            CHECK(ok, "g = %g: penalty: %s", gs[c], err.message);
+            if (ok && r.nepisodes >= 2) {
+                double worst = 0.0, t_in = r.episodes[0].t_in, t_last = r.episodes[r.nepisodes - 1].t_out;
+                for (size_t row = 0; row < r.traj.nrows; row++) {
+                    const double *y = pl_table_row(&r.traj, row);
+                    double dE = fabs(energy(&b, y + pl_col_q(2, 2), y + pl_col_v(2, 2)) - E0);
+                    if (y[0] < t_in)
+                        worst = fmax(worst, dE);
+                    else if (y[0] > t_last)
+                        drift[j] = dE;
+                }
+                CHECK(worst <= 1e-9 * Es, "g = %g: penalty, energy in the first flight to %.2g of %g", gs[c], worst, E0);
+            }
+            CHECK(ok && r.nepisodes >= 2, "g = %g: %zu contacts", gs[c], ok ? r.nepisodes : 0);
+            pl_solution_free(&r);
+        }
+        CHECK(drift[1] <= 1e-5 * Es, "g = %g: energy after the contacts, mu = 1e10: off by %.2g", gs[c], drift[1]);
+        if (drift[0] > 1e-7 * Es) { /* above the integration's noise: the mu^-1/2 law */
+            double rate = log10(drift[0] / drift[1]) / 2.0;
+            CHECK(rate > 0.45 && rate < 0.55, "g = %g: energy drift falls like mu^-%.3f", gs[c], rate);
+        }
+        pl_model_free(&m);
+    }
+}
+
+/* The joint held on the axis: lambda = 4 presses it while bar 2 swings from q2 = 1 at rest, until the
+ * centrifugal term lifts it off. */
+static void test_sliding(void)
+{
+    pl_setting s[] = {{"lambda", 4.0}, {"q1", 0.0}, {"v1", 0.0}, {"q2", 1.0}, {"v2", 0.0}, {"e", 0.0}};
+    pl_model m = {0};
+    pl_solution r;
+    pl_error err;
+    if (!init(&m, s, 6))
+        return;
+    bars b = bars_of(&m);
+    double c = 0.5 * b.m2 * b.l1 * b.l2, w = sqrt(3.0 * b.k2 / (b.m2 * b.l2 * b.l2));
+#define LAMBDA1(t)                                                                                 \
+    ((c * cos(cos(w * (t))) * (-w * w * cos(w * (t))) + b.lam * b.l1 * sin(cos(w * (t))) - b.k2 * cos(w * (t)) - \
+      c * sin(cos(w * (t))) * w * w * sin(w * (t)) * sin(w * (t))) / b.l1)
+    double lo = 0.0, hi = M_PI / (2 * w); /* lambda1 > 0 at t = 0, < 0 where q2 = 0 */
+    CHECK(LAMBDA1(lo) > 0.0 && LAMBDA1(hi) < 0.0, "the closed form brackets a lift-off");
+    for (int k = 0; k < 200; k++) {
+        double mid = 0.5 * (lo + hi);
+        *(LAMBDA1(mid) > 0.0 ? &lo : &hi) = mid;
+    }
+    double t_off = lo;
+    int ok = solve_limit(&m, 1e-12, 0.6, 0, &r, &err) == PL_OK;
+    CHECK(ok, "sliding: limit solution: %s", err.message);
+    if (ok) {
+        int slide = 0, lift = 0;
+        for (size_t j = 0; j < r.nevents; j++) {
+            const pl_event *e = &r.events[j];
+            slide |= e->kind == PL_EVENT_SLIDE_START && e->t == 0.0 && e->constraint == 0;
+            if (e->kind == PL_EVENT_LIFT_OFF && e->constraint == 0 && !lift) {
+                lift = 1;
+                NEAR(e->t, t_off, 1e-9 * t_off, "lift-off where lambda1 of the bilateral motion vanishes");
+            }
+            CHECK(e->kind != PL_EVENT_IMPACT, "no impact before t = 0.6 (event at %g)", e->t);
+        }
+        CHECK(slide && lift, "the joint slides from t = 0 and lifts off");
+        size_t rows = 0;
+        double worst_gram = 0.0, worst_closed = 0.0, worst_q = 0.0, scale = LAMBDA1(0.0);
+        for (size_t row = 0; row < r.traj.nrows; row++) {
+            const double *y = pl_table_row(&r.traj, row), *q = y + pl_col_q(2, 2), *v = y + pl_col_v(2, 2);
+            double lam1 = y[pl_col_force(2, 2)], t = y[0], x_tip = b.l1 * sin(q[0]) + b.l2 * sin(q[1]);
+            CHECK(fabs(y[pl_col_g(2, 2)] - b.l1 * sin(q[0])) <= 1e-15 && fabs(y[pl_col_g(2, 2) + 1] - x_tip) <= 1e-15,
+                  "G1, G2: the joint's and the tip's distances to the axis (t = %g)", t);
+            /* Prop. 14 with one constraint: W lambda1 = -D1 over the set {1} while pressed */
+            double M[4], a[2], grad[2] = {b.l1 * cos(q[0]), 0.0}, wv[2];
+            mass_of(&b, q, M);
+            free_accel(&b, q, v, a);
+            solve2(M, grad, wv);
+            double W = grad[0] * wv[0] + grad[1] * wv[1];
+            double D = grad[0] * a[0] + grad[1] * a[1] - b.l1 * sin(q[0]) * v[0] * v[0];
+            double gram = fmax(0.0, -D / W);
+            if (row == 0) /* the start's state before its contact switch: no force yet */
+                continue;
+            if (fabs(t - t_off) <= 1e-12) {
+                CHECK(fabs(lam1) <= 1e-12 * scale, "the force vanishes at the lift-off (%g)", lam1);
+            } else if (t < t_off) {
+                rows++;
+                worst_gram = fmax(worst_gram, fabs(lam1 - gram));
+                worst_closed = fmax(worst_closed, fabs(lam1 - LAMBDA1(t)));
+                worst_q = fmax(worst_q, fmax(fabs(q[0]), fabs(q[1] - cos(w * t))));
+            } else if (t > t_off) {
+                CHECK(lam1 == 0.0, "no force after the lift-off (t = %g: %g)", t, lam1);
+            }
+        }
+        CHECK(rows > 10, "%zu rows in the slide", rows);
+        CHECK(worst_gram <= 1e-7 * scale, "lambda1 against the Gram LCP of M, grad G1 and D1: off by %.2g", worst_gram);
+        CHECK(worst_closed <= 1e-10 * scale, "lambda1 against the bilateral motion's closed form: off by %.2g",
+              worst_closed);
+        CHECK(worst_q <= 1e-10, "q = (0, cos(w t)) while sliding: off by %.2g", worst_q);
+    }
+#undef LAMBDA1
+    pl_solution_free(&r);
+    pl_model_free(&m);
+}
+
+int main(void)
+{
+    check_init();
+    test_equations();
+    test_energy();
+    test_sliding();
+    return check_finish("test_double_pendulum");
+}
