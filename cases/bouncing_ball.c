@@ -10,16 +10,17 @@ static const pl_param_spec params[NPAR] = {
     PL_LAW_PARAMS(0.9),
 };
 
-static void initial_state(const double *p, double *q, double *v)
+static void initial_state(const double *p, double *q, double *v, void *user)
 {
+    (void)user;
     q[0] = p[H0];
     v[0] = p[V0];
 }
 
 static void accel(const double *p, double t, const double *q, const double *v, const double *u,
-                  double *a, double *a_q, double *a_v)
+                  double *a, double *a_q, double *a_v, void *user)
 {
-    (void)t, (void)q, (void)v, (void)u;
+    (void)t, (void)q, (void)v, (void)u, (void)user;
     a[0] = -p[G_ACC];
     if (a_q)
         a_q[0] = 0.0;
@@ -27,15 +28,16 @@ static void accel(const double *p, double t, const double *q, const double *v, c
         a_v[0] = 0.0;
 }
 
-static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out, void *user)
 {
-    (void)p, (void)i, (void)t;
+    (void)p, (void)i, (void)t, (void)user;
     out->g = q[0];
     out->grad[0] = 1.0;
 }
 
-static void scales(const double *p, double *velocity, double *acceleration)
+static void scales(const double *p, double *velocity, double *acceleration, void *user)
 {
+    (void)user;
     *velocity = sqrt(p[V0] * p[V0] + 2.0 * p[G_ACC] * p[H0]);
     *acceleration = p[G_ACC];
 }
@@ -43,8 +45,9 @@ static void scales(const double *p, double *velocity, double *acceleration)
 /* Free fall from h0 with v0, then impacts with restitution e: t1 = (v0 + V)/g with V the impact
  * speed sqrt(v0^2 + 2 g h0); impacts accumulate at t1 + 2 V e/(g (1 - e)) (the geometric series of
  * the flights 2 V e^k/g; paper 004, section 7). */
-static double limit_value(const double *p, pl_limit_quantity what)
+static double limit_value(const double *p, pl_limit_quantity what, void *user)
 {
+    (void)user;
     double g = p[G_ACC], V = sqrt(p[V0] * p[V0] + 2.0 * g * p[H0]), e = p[E];
     if (!(g > 0.0) || !(V > 0.0))
         return NAN; /* no impact */
@@ -59,6 +62,7 @@ static double limit_value(const double *p, pl_limit_quantity what)
 }
 
 const pl_case pl_case_bouncing_ball = {
+    .abi_version = PL_ABI_VERSION,
     .name = "bouncing_ball",
     .summary = "point mass above a floor under gravity (paper 004, eq. 51)",
     .ndof = 1,

@@ -46,8 +46,9 @@ static void normal2(const double *p, double *n)
     n[1] = cos(rad(p));
 }
 
-static void initial_state(const double *p, double *q, double *v)
+static void initial_state(const double *p, double *q, double *v, void *user)
 {
+    (void)user;
     q[0] = -1.0 + p[EPS];
     q[1] = -1.0;
     v[0] = 1.0;
@@ -55,9 +56,9 @@ static void initial_state(const double *p, double *q, double *v)
 }
 
 static void accel(const double *p, double t, const double *q, const double *v, const double *u,
-                  double *a, double *a_q, double *a_v)
+                  double *a, double *a_q, double *a_v, void *user)
 {
-    (void)p, (void)t, (void)q, (void)v, (void)u;
+    (void)p, (void)t, (void)q, (void)v, (void)u, (void)user;
     a[0] = a[1] = 0.0;
     for (int k = 0; k < 4; k++) {
         if (a_q)
@@ -67,9 +68,9 @@ static void accel(const double *p, double t, const double *q, const double *v, c
     }
 }
 
-static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out, void *user)
 {
-    (void)t;
+    (void)t, (void)user;
     double n[2] = {0.0, -1.0};
     if (i == 1)
         normal2(p, n);
@@ -78,15 +79,17 @@ static void gap(const double *p, size_t i, double t, const double *q, pl_gap *ou
     out->grad[1] = n[1];
 }
 
-static void law(const double *p, size_t i, pl_law *out)
+static void law(const double *p, size_t i, pl_law *out, void *user)
 {
+    (void)user;
     out->k = i == 1 && !isnan(p[K2]) ? p[K2] : p[K];
     out->xi = p[XI];
 }
 
 /* The start must lie strictly inside the sector: G2(q0) = sin(alpha)(1 - eps) - cos(alpha) > 0. */
-static int check(const double *p, char *msg, size_t len)
+static int check(const double *p, char *msg, size_t len, void *user)
 {
+    (void)user;
     double n[2];
     normal2(p, n);
     double g2 = n[0] * (-1.0 + p[EPS]) - n[1];
@@ -98,9 +101,9 @@ static int check(const double *p, char *msg, size_t len)
     return 0;
 }
 
-static void scales(const double *p, double *velocity, double *acceleration)
+static void scales(const double *p, double *velocity, double *acceleration, void *user)
 {
-    (void)p;
+    (void)p, (void)user;
     *velocity = sqrt(2.0);
     *acceleration = 0.0;
 }
@@ -109,8 +112,9 @@ static void scales(const double *p, double *velocity, double *acceleration)
  * t2 = G2(q0)/(sin alpha - cos alpha) = 1 - eps sin(alpha)/(sin alpha - cos alpha) (1 - eps/2 for 135
  * degrees), if the mass moves toward wall 2 at all.  At eps = 0 both walls are hit at once: the first
  * impact is a corner impact and only its time is known here. */
-static double limit_value(const double *p, pl_limit_quantity what)
+static double limit_value(const double *p, pl_limit_quantity what, void *user)
 {
+    (void)user;
     double n[2];
     normal2(p, n);
     double rate2 = n[0] + n[1], g2 = n[0] * (-1.0 + p[EPS]) - n[1];
@@ -130,6 +134,7 @@ static double limit_value(const double *p, pl_limit_quantity what)
 }
 
 const pl_case pl_case_corner = {
+    .abi_version = PL_ABI_VERSION,
     .name = "corner",
     .summary = "point mass into a corner of two walls at an angle (paper 002, section 7): discontinuous rigid "
                "outcome at 135 degrees, continuous at 90",

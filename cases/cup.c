@@ -39,8 +39,9 @@ static int polar(const double *p)
     return p[POLAR] != 0.0;
 }
 
-static void initial_state(const double *p, double *q, double *v)
+static void initial_state(const double *p, double *q, double *v, void *user)
 {
+    (void)user;
     if (polar(p)) {
         q[0] = fabs(p[Y0]);
         q[1] = p[Y0] > 0.0 ? M_PI / 2 : -M_PI / 2;
@@ -54,14 +55,16 @@ static void initial_state(const double *p, double *q, double *v)
     }
 }
 
-static void mass(const double *p, const double *q, double *M)
+static void mass(const double *p, const double *q, double *M, void *user)
 {
+    (void)user;
     M[0] = 1.0;
     M[3] = polar(p) ? q[0] * q[0] : 1.0;
 }
 
-static void mass_dq(const double *p, const double *q, size_t k, double *dM)
+static void mass_dq(const double *p, const double *q, size_t k, double *dM, void *user)
 {
+    (void)user;
     dM[0] = dM[1] = dM[2] = 0.0;
     dM[3] = polar(p) && k == 0 ? 2.0 * q[0] : 0.0;
 }
@@ -69,9 +72,9 @@ static void mass_dq(const double *p, const double *q, size_t k, double *dM)
 /* Polar: f = (r theta'^2, -2 r r' theta'), the Christoffel terms (Paoli's g for a Lagrangian system).
  * Cartesian: no force. */
 static void force(const double *p, double t, const double *q, const double *v, const double *u,
-                  double *f, double *f_q, double *f_v)
+                  double *f, double *f_q, double *f_v, void *user)
 {
-    (void)t, (void)u;
+    (void)t, (void)u, (void)user;
     int pol = polar(p);
     double r = q[0], rd = v[0], th = v[1];
     f[0] = pol ? r * th * th : 0.0;
@@ -90,9 +93,9 @@ static void force(const double *p, double t, const double *q, const double *v, c
     }
 }
 
-static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out, void *user)
 {
-    (void)i, (void)t;
+    (void)i, (void)t, (void)user;
     if (polar(p)) {
         out->g = 1.0 - q[0];
         out->grad[0] = -1.0;
@@ -106,16 +109,18 @@ static void gap(const double *p, size_t i, double t, const double *q, pl_gap *ou
 
 /* Velocity |v0|, acceleration v0^2: the centripetal acceleration on the unit circle (no force acts in
  * flight), so that the length scale V^2/A is the radius. */
-static void scales(const double *p, double *velocity, double *acceleration)
+static void scales(const double *p, double *velocity, double *acceleration, void *user)
 {
+    (void)user;
     *velocity = fabs(p[V0]);
     *acceleration = p[V0] * p[V0];
 }
 
 /* polar must be 0 or 1, and the polar start must keep away from r = 0, where M is singular (Paoli's
  * (H4)): the flight passes at distance |y0| from the centre. */
-static int check(const double *p, char *msg, size_t len)
+static int check(const double *p, char *msg, size_t len, void *user)
 {
+    (void)user;
     if (p[POLAR] != 0.0 && p[POLAR] != 1.0) {
         snprintf(msg, len, "polar must be 0 (Cartesian) or 1 (polar), not %g", p[POLAR]);
         return 1;
@@ -130,8 +135,9 @@ static int check(const double *p, char *msg, size_t len)
 
 /* The first impact: at t1 = sqrt(1 - y0^2)/|v0| with gap rate -2 |v0| sqrt(1 - y0^2) (Cartesian) or
  * -|v0| sqrt(1 - y0^2) (polar). */
-static double limit_value(const double *p, pl_limit_quantity what)
+static double limit_value(const double *p, pl_limit_quantity what, void *user)
 {
+    (void)user;
     double c = sqrt(1.0 - p[Y0] * p[Y0]), V = fabs(p[V0]) * c * (polar(p) ? 1.0 : 2.0);
     if (!(fabs(p[V0]) > 0.0))
         return NAN;
@@ -145,6 +151,7 @@ static double limit_value(const double *p, pl_limit_quantity what)
 }
 
 const pl_case pl_case_cup = {
+    .abi_version = PL_ABI_VERSION,
     .name = "cup",
     .summary = "point mass inside the unit circle, no force, for the setting of Paoli (ARMA 2010): impact, then "
                "sliding along a curved constraint; Cartesian (G = 1 - |x|^2) or polar (M = diag(1, r^2)) coordinates",

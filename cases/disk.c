@@ -32,8 +32,9 @@ static const pl_param_spec params[NPAR] = {
     PL_LAW_PARAMS(0.0),
 };
 
-static void initial_state(const double *p, double *q, double *v)
+static void initial_state(const double *p, double *q, double *v, void *user)
 {
+    (void)user;
     q[0] = 0.0;
     q[1] = p[RADIUS];
     v[0] = p[V0];
@@ -41,9 +42,9 @@ static void initial_state(const double *p, double *q, double *v)
 }
 
 static void accel(const double *p, double t, const double *q, const double *v, const double *u,
-                  double *a, double *a_q, double *a_v)
+                  double *a, double *a_q, double *a_v, void *user)
 {
-    (void)t, (void)q, (void)v, (void)u;
+    (void)t, (void)q, (void)v, (void)u, (void)user;
     a[0] = 0.0;
     a[1] = -p[G_ACC];
     for (int k = 0; k < 4; k++) {
@@ -54,9 +55,9 @@ static void accel(const double *p, double t, const double *q, const double *v, c
     }
 }
 
-static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out, void *user)
 {
-    (void)i, (void)t;
+    (void)i, (void)t, (void)user;
     double r = hypot(q[0], q[1]), n[2] = {q[0] / r, q[1] / r};
     out->g = r - p[RADIUS];
     for (int a = 0; a < 2; a++) {
@@ -67,15 +68,17 @@ static void gap(const double *p, size_t i, double t, const double *q, pl_gap *ou
 }
 
 /* The largest speed of the slide, sqrt(g R cos phi_off) <= sqrt(v0^2 + g R), and gravity. */
-static void scales(const double *p, double *velocity, double *acceleration)
+static void scales(const double *p, double *velocity, double *acceleration, void *user)
 {
+    (void)user;
     *velocity = sqrt(p[V0] * p[V0] + p[G_ACC] * p[RADIUS]);
     *acceleration = p[G_ACC];
 }
 
 /* cos phi_off = (2 + v0^2/(g R))/3 when the mass starts sliding (0 < v0^2 < g R). */
-static double limit_value(const double *p, pl_limit_quantity what)
+static double limit_value(const double *p, pl_limit_quantity what, void *user)
 {
+    (void)user;
     double R = p[RADIUS], g = p[G_ACC], v0 = fabs(p[V0]);
     if (what != PL_LIMIT_LIFT_OFF_FIRST || !(v0 > 0.0) || !(v0 * v0 < g * R))
         return NAN;
@@ -84,6 +87,7 @@ static double limit_value(const double *p, pl_limit_quantity what)
 }
 
 const pl_case pl_case_disk = {
+    .abi_version = PL_ABI_VERSION,
     .name = "disk",
     .summary = "point mass sliding off the top of a disk under gravity, a non-convex K for the setting of Paoli "
                "(ARMA 2010): lift-off where cos phi = (2 + v0^2/(g R))/3",

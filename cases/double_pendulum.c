@@ -43,33 +43,36 @@ static const pl_param_spec params[NPAR] = {
     PL_LAW_PARAMS(0.5),
 };
 
-static void initial_state(const double *p, double *q, double *v)
+static void initial_state(const double *p, double *q, double *v, void *user)
 {
+    (void)user;
     q[0] = p[Q1];
     q[1] = p[Q2];
     v[0] = p[V1];
     v[1] = p[V2];
 }
 
-static void mass(const double *p, const double *q, double *M)
+static void mass(const double *p, const double *q, double *M, void *user)
 {
+    (void)user;
     double c = 0.5 * p[M2] * p[L1] * p[L2];
     M[0] = (p[M1] / 3.0 + p[M2]) * p[L1] * p[L1];
     M[1] = M[2] = c * cos(q[0] - q[1]);
     M[3] = p[M2] * p[L2] * p[L2] / 3.0;
 }
 
-static void mass_dq(const double *p, const double *q, size_t k, double *dM)
+static void mass_dq(const double *p, const double *q, size_t k, double *dM, void *user)
 {
+    (void)user;
     double c = 0.5 * p[M2] * p[L1] * p[L2], s = sin(q[0] - q[1]);
     dM[0] = dM[3] = 0.0; /* every entry: the caller does not clear dM */
     dM[1] = dM[2] = k == 0 ? -c * s : c * s;
 }
 
 static void force(const double *p, double t, const double *q, const double *v, const double *u,
-                  double *f, double *f_q, double *f_v)
+                  double *f, double *f_q, double *f_v, void *user)
 {
-    (void)t, (void)u;
+    (void)t, (void)u, (void)user;
     double c = 0.5 * p[M2] * p[L1] * p[L2], s = sin(q[0] - q[1]), co = cos(q[0] - q[1]);
     double lam = p[LAMBDA] * p[L1], k1 = p[K1], k2 = p[K2];
     double g1 = p[GRAV] * (0.5 * p[M1] + p[M2]) * p[L1], g2 = p[GRAV] * 0.5 * p[M2] * p[L2];
@@ -89,9 +92,9 @@ static void force(const double *p, double t, const double *q, const double *v, c
     }
 }
 
-static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out, void *user)
 {
-    (void)t;
+    (void)t, (void)user;
     out->g = p[L1] * sin(q[0]);
     out->grad[0] = p[L1] * cos(q[0]);
     out->hess[0] = -p[L1] * sin(q[0]);
@@ -105,11 +108,12 @@ static void gap(const double *p, size_t i, double t, const double *q, pl_gap *ou
 /* V: the largest gap-rate amplitude sqrt(Gdot^2 + (Omega G)^2) at the start, the gap taken as an
  * oscillation of the springs' highest angular frequency Omega (Omega^2 = trace(M^-1 K) at q0, K the
  * springs' stiffness [[k1 + k2, -k2], [-k2, k2]]; the load and gravity are left out).  A = Omega V. */
-static void scales(const double *p, double *velocity, double *acceleration)
+static void scales(const double *p, double *velocity, double *acceleration, void *user)
 {
+    (void)user;
     double q[2], v[2], M[4] = {0};
-    initial_state(p, q, v);
-    mass(p, q, M);
+    initial_state(p, q, v, user);
+    mass(p, q, M, user);
     double det = M[0] * M[3] - M[1] * M[2];
     double omega2 = (M[3] * (p[K1] + p[K2]) + 2.0 * M[1] * p[K2] + M[0] * p[K2]) / det;
     double Omega = sqrt(fmax(omega2, 0.0));
@@ -121,6 +125,7 @@ static void scales(const double *p, double *velocity, double *acceleration)
 }
 
 const pl_case pl_case_double_pendulum = {
+    .abi_version = PL_ABI_VERSION,
     .name = "double_pendulum",
     .summary = "two bars with spiral springs and a follower tip load against an obstacle on the vertical axis "
                "(Ballard, ARMA 2000, section 6.2): position-dependent mass matrix, joint and tip constraints",

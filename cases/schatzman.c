@@ -67,16 +67,17 @@ static double force(double s)
     return 0.5 / factorial(n) * C * exp(-1.0 / (x * (1.0 - x)));
 }
 
-static void initial_state(const double *p, double *q, double *v)
+static void initial_state(const double *p, double *q, double *v, void *user)
 {
+    (void)user;
     q[0] = 0.0;
     v[0] = -1.0 / factorial((int)p[NN] + 3);
 }
 
 static void accel(const double *p, double t, const double *q, const double *v, const double *u,
-                  double *a, double *a_q, double *a_v)
+                  double *a, double *a_q, double *a_v, void *user)
 {
-    (void)q, (void)v, (void)u;
+    (void)q, (void)v, (void)u, (void)user;
     a[0] = force(t + a_n(p[NN]));
     if (a_q)
         a_q[0] = 0.0;
@@ -84,15 +85,16 @@ static void accel(const double *p, double t, const double *q, const double *v, c
         a_v[0] = 0.0;
 }
 
-static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out, void *user)
 {
-    (void)p, (void)i, (void)t;
+    (void)p, (void)i, (void)t, (void)user;
     out->g = -q[0];
     out->grad[0] = -1.0;
 }
 
-static int check(const double *p, char *msg, size_t len)
+static int check(const double *p, char *msg, size_t len, void *user)
 {
+    (void)user;
     if (p[NN] != floor(p[NN])) {
         snprintf(msg, len, "N = %g must be an integer", p[NN]);
         return 1;
@@ -102,8 +104,9 @@ static int check(const double *p, char *msg, size_t len)
 
 /* The first flight's scales: the first impact speed 1/(N + 2)! and the peak of the force pulse before
  * it, (f_{N-1}/2) max rho = C e^-4 / (2 (N - 1)!). */
-static void scales(const double *p, double *velocity, double *acceleration)
+static void scales(const double *p, double *velocity, double *acceleration, void *user)
 {
+    (void)user;
     int N = (int)p[NN];
     double C = exp(2.0) / (2.0 * (gsl_sf_bessel_K1(2.0) - gsl_sf_bessel_K0(2.0)));
     *velocity = 1.0 / factorial(N + 2);
@@ -112,8 +115,9 @@ static void scales(const double *p, double *velocity, double *acceleration)
 
 /* The first impact at a_{N-1} - a_N with speed 1/(N + 2)!, whatever e (the motion before it does not
  * depend on e). */
-static double limit_value(const double *p, pl_limit_quantity what)
+static double limit_value(const double *p, pl_limit_quantity what, void *user)
 {
+    (void)user;
     double N = p[NN];
     switch (what) {
     case PL_LIMIT_FIRST_IMPACT_TIME: return a_n(N - 1.0) - a_n(N);
@@ -125,6 +129,7 @@ static double limit_value(const double *p, pl_limit_quantity what)
 }
 
 const pl_case pl_case_schatzman = {
+    .abi_version = PL_ABI_VERSION,
     .name = "schatzman",
     .summary = "unit mass pushed into an elastic obstacle by the C-infinity force of Ballard's example 2 "
                "(ARMA 2000, eq. (41)), started on its bouncing branch: impacts at a_n with speed 1/(n+3)!",

@@ -12,16 +12,17 @@ static const pl_param_spec params[NPAR] = {
     PL_LAW_PARAMS(0.5),
 };
 
-static void initial_state(const double *p, double *q, double *v)
+static void initial_state(const double *p, double *q, double *v, void *user)
 {
+    (void)user;
     q[0] = 0.0;               /* on the table surface at t = 0 */
     v[0] = p[AMP] * p[OMEGA]; /* moving with it */
 }
 
 static void accel(const double *p, double t, const double *q, const double *v, const double *u,
-                  double *a, double *a_q, double *a_v)
+                  double *a, double *a_q, double *a_v, void *user)
 {
-    (void)t, (void)q, (void)v, (void)u;
+    (void)t, (void)q, (void)v, (void)u, (void)user;
     a[0] = -p[G_ACC];
     if (a_q)
         a_q[0] = 0.0;
@@ -29,9 +30,9 @@ static void accel(const double *p, double t, const double *q, const double *v, c
         a_v[0] = 0.0;
 }
 
-static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out, void *user)
 {
-    (void)i;
+    (void)i, (void)user;
     double s = sin(p[OMEGA] * t), c = cos(p[OMEGA] * t);
     out->g = q[0] - p[AMP] * s;
     out->g_t = -p[AMP] * p[OMEGA] * c;
@@ -39,8 +40,9 @@ static void gap(const double *p, size_t i, double t, const double *q, pl_gap *ou
     out->grad[0] = 1.0;
 }
 
-static void scales(const double *p, double *velocity, double *acceleration)
+static void scales(const double *p, double *velocity, double *acceleration, void *user)
 {
+    (void)user;
     *velocity = p[AMP] * p[OMEGA];
     *acceleration = p[G_ACC] + p[AMP] * p[OMEGA] * p[OMEGA];
 }
@@ -48,8 +50,9 @@ static void scales(const double *p, double *velocity, double *acceleration)
 /* Resting on the table, the mass is pressed while g > A omega^2 sin(omega t) and lifts off at
  * t_off = asin(g/(A omega^2))/omega (the lift-off test of Paoli, ARMA 2010, and of Bernicot and
  * Lefebvre-Lepot, their moving floor). */
-static double limit_value(const double *p, pl_limit_quantity what)
+static double limit_value(const double *p, pl_limit_quantity what, void *user)
 {
+    (void)user;
     double g = p[G_ACC], a = p[AMP] * p[OMEGA] * p[OMEGA];
     if (what == PL_LIMIT_LIFT_OFF_FIRST && a > g)
         return asin(g / a) / p[OMEGA];
@@ -59,6 +62,7 @@ static double limit_value(const double *p, pl_limit_quantity what)
 }
 
 const pl_case pl_case_vibrating_table = {
+    .abi_version = PL_ABI_VERSION,
     .name = "vibrating_table",
     .summary = "mass on a table moving as A sin(omega t): time-dependent constraint, lift-off, landing",
     .ndof = 1,

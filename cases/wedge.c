@@ -19,17 +19,18 @@ static const pl_param_spec params[NPAR] = {
     PL_LAW_PARAMS(0.0),
 };
 
-static void initial_state(const double *p, double *q, double *v)
+static void initial_state(const double *p, double *q, double *v, void *user)
 {
+    (void)user;
     q[0] = p[Q1];
     q[1] = p[Q2];
     v[0] = p[V1];
     v[1] = p[V2];
 }
 
-static void mass(const double *p, const double *q, double *M)
+static void mass(const double *p, const double *q, double *M, void *user)
 {
-    (void)q;
+    (void)q, (void)user;
     M[0] = 1.0;
     M[1] = p[MC];
     M[2] = p[MC];
@@ -38,9 +39,9 @@ static void mass(const double *p, const double *q, double *M)
 
 /* The constant generalized force f = (f1, f2) of M q'' = f; the model solves with M. */
 static void force(const double *p, double t, const double *q, const double *v, const double *u,
-                  double *f, double *f_q, double *f_v)
+                  double *f, double *f_q, double *f_v, void *user)
 {
-    (void)t, (void)q, (void)v, (void)u;
+    (void)t, (void)q, (void)v, (void)u, (void)user;
     f[0] = p[F1];
     f[1] = p[F2];
     for (int k = 0; k < 4; k++) {
@@ -51,15 +52,16 @@ static void force(const double *p, double t, const double *q, const double *v, c
     }
 }
 
-static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out, void *user)
 {
-    (void)p, (void)t;
+    (void)p, (void)t, (void)user;
     out->g = q[i];
     out->grad[i] = 1.0;
 }
 
-static void scales(const double *p, double *velocity, double *acceleration)
+static void scales(const double *p, double *velocity, double *acceleration, void *user)
 {
+    (void)user;
     double det = 1.0 - p[MC] * p[MC];
     double a1 = (p[F1] - p[MC] * p[F2]) / det, a2 = (p[F2] - p[MC] * p[F1]) / det;
     *velocity = hypot(p[V1], p[V2]);
@@ -67,6 +69,7 @@ static void scales(const double *p, double *velocity, double *acceleration)
 }
 
 const pl_case pl_case_wedge = {
+    .abi_version = PL_ABI_VERSION,
     .name = "wedge",
     .summary = "2 dof in q1, q2 >= 0 with mass matrix [[1, m], [m, 1]]: corner impacts, the angle condition of Paoli (ARMA 2010)",
     .ndof = 2,

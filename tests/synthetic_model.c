@@ -11,24 +11,24 @@ static const pl_param_spec params[NPAR] = {
     {"k", 1.7, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale"},
 };
 
-static void initial_state(const double *p, double *q, double *v)
+static void initial_state(const double *p, double *q, double *v, void *user)
 {
-    (void)p;
+    (void)p, (void)user;
     q[0] = 0.3, q[1] = 0.4, v[0] = -0.2, v[1] = 0.1;
 }
 
 /* M = [[2 + sin q1, 0.3 q2], [0.3 q2, 1.5 + q1^2]] */
-static void mass(const double *p, const double *q, double *M)
+static void mass(const double *p, const double *q, double *M, void *user)
 {
-    (void)p;
+    (void)p, (void)user;
     M[0] = 2.0 + sin(q[0]);
     M[1] = M[2] = 0.3 * q[1];
     M[3] = 1.5 + q[0] * q[0];
 }
 
-static void mass_dq(const double *p, const double *q, size_t k, double *dM)
+static void mass_dq(const double *p, const double *q, size_t k, double *dM, void *user)
 {
-    (void)p;
+    (void)p, (void)user;
     if (k == 0) {
         dM[0] = cos(q[0]), dM[1] = dM[2] = 0.0, dM[3] = 2.0 * q[0];
     } else {
@@ -38,9 +38,9 @@ static void mass_dq(const double *p, const double *q, size_t k, double *dM)
 
 /* F_p = (v1 + 0.1 q2 v2, v2 (1 + 0.2 sin t)) */
 static void velocity_map(const double *p, double t, const double *q, const double *v, double *fp,
-                         double *fp_q, double *fp_v, double *fp_t)
+                         double *fp_q, double *fp_v, double *fp_t, void *user)
 {
-    (void)p;
+    (void)p, (void)user;
     fp[0] = v[0] + 0.1 * q[1] * v[1];
     fp[1] = v[1] * (1.0 + 0.2 * sin(t));
     if (fp_q)
@@ -51,17 +51,17 @@ static void velocity_map(const double *p, double t, const double *q, const doubl
         fp_t[0] = 0.0, fp_t[1] = 0.2 * v[1] * cos(t);
 }
 
-static void input(const double *p, double t, double *u)
+static void input(const double *p, double t, double *u, void *user)
 {
-    (void)p;
+    (void)p, (void)user;
     u[0] = sin(t);
 }
 
 /* F_v = (-q1 - 0.1 v1^2 + u, -2 + q1 v2) */
 static void accel(const double *p, double t, const double *q, const double *v, const double *u,
-                  double *a, double *a_q, double *a_v)
+                  double *a, double *a_q, double *a_v, void *user)
 {
-    (void)p, (void)t;
+    (void)p, (void)t, (void)user;
     a[0] = -q[0] - 0.1 * v[0] * v[0] + u[0];
     a[1] = -2.0 + q[0] * v[1];
     if (a_q)
@@ -71,9 +71,9 @@ static void accel(const double *p, double t, const double *q, const double *v, c
 }
 
 /* G1 = 1 - q1^2 - q2^2 + 0.1 t,  G2 = q2 - 0.2 sin 3t + 0.05 q1^2 */
-static void gap(const double *p, size_t i, double t, const double *q, pl_gap *g)
+static void gap(const double *p, size_t i, double t, const double *q, pl_gap *g, void *user)
 {
-    (void)p;
+    (void)p, (void)user;
     if (i == 0) {
         g->g = 1.0 - q[0] * q[0] - q[1] * q[1] + 0.1 * t;
         g->g_t = 0.1;
@@ -88,20 +88,22 @@ static void gap(const double *p, size_t i, double t, const double *q, pl_gap *g)
     }
 }
 
-static void law(const double *p, size_t i, pl_law *out)
+static void law(const double *p, size_t i, pl_law *out, void *user)
 {
+    (void)user;
     out->k = p[K] * (1.0 + (double)i);
     out->xi = p[XI];
 }
 
-static void scales(const double *p, double *velocity, double *acceleration)
+static void scales(const double *p, double *velocity, double *acceleration, void *user)
 {
-    (void)p;
+    (void)p, (void)user;
     *velocity = 1.0;
     *acceleration = 2.0;
 }
 
 const pl_case pl_test_case_synthetic = {
+    .abi_version = PL_ABI_VERSION,
     .name = "synthetic",
     .summary = "test model exercising every interface feature",
     .ndof = 2,
@@ -125,9 +127,9 @@ const pl_case pl_test_case_synthetic = {
  * f = (-q1 - 0.1 v1^2 + u + 0.2 q2 v1 v2, -2 + q1 v2 - 0.1 q1 v1^2) (velocity-quadratic terms as
  * Coriolis forces would give), so that F_v = M^{-1} f and dF_v/dq carries the dM/dq term. */
 static void force(const double *p, double t, const double *q, const double *v, const double *u,
-                  double *f, double *f_q, double *f_v)
+                  double *f, double *f_q, double *f_v, void *user)
 {
-    (void)p, (void)t;
+    (void)p, (void)t, (void)user;
     f[0] = -q[0] - 0.1 * v[0] * v[0] + u[0] + 0.2 * q[1] * v[0] * v[1];
     f[1] = -2.0 + q[0] * v[1] - 0.1 * q[0] * v[0] * v[0];
     if (f_q)
@@ -138,6 +140,7 @@ static void force(const double *p, double t, const double *q, const double *v, c
 }
 
 const pl_case pl_test_case_synthetic_force = {
+    .abi_version = PL_ABI_VERSION,
     .name = "synthetic_force",
     .summary = "the synthetic model given by its generalized force f of M(q) v' = f",
     .ndof = 2,
@@ -168,16 +171,17 @@ static const pl_param_spec push_params[PNPAR] = {
     {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale"},
 };
 
-static void push_initial(const double *p, double *q, double *v)
+static void push_initial(const double *p, double *q, double *v, void *user)
 {
+    (void)user;
     q[0] = p[PQ0];
     v[0] = p[PV0];
 }
 
 static void push_accel(const double *p, double t, const double *q, const double *v, const double *u,
-                       double *a, double *a_q, double *a_v)
+                       double *a, double *a_q, double *a_v, void *user)
 {
-    (void)t, (void)q, (void)v, (void)u;
+    (void)t, (void)q, (void)v, (void)u, (void)user;
     a[0] = p[PA];
     if (a_q)
         a_q[0] = 0.0;
@@ -185,27 +189,29 @@ static void push_accel(const double *p, double t, const double *q, const double 
         a_v[0] = 0.0;
 }
 
-static void push_gap(const double *p, size_t i, double t, const double *q, pl_gap *g)
+static void push_gap(const double *p, size_t i, double t, const double *q, pl_gap *g, void *user)
 {
-    (void)p, (void)i, (void)t;
+    (void)p, (void)i, (void)t, (void)user;
     g->g = q[0];
     g->grad[0] = 1.0;
 }
 
-static void push_law(const double *p, size_t i, pl_law *out)
+static void push_law(const double *p, size_t i, pl_law *out, void *user)
 {
-    (void)i;
+    (void)i, (void)user;
     out->k = p[PK];
     out->xi = p[PXI];
 }
 
-static void push_scales(const double *p, double *velocity, double *acceleration)
+static void push_scales(const double *p, double *velocity, double *acceleration, void *user)
 {
+    (void)user;
     *velocity = fabs(p[PV0]);
     *acceleration = fabs(p[PA]);
 }
 
 const pl_case pl_test_case_push = {
+    .abi_version = PL_ABI_VERSION,
     .name = "push",
     .summary = "mass pushed away from a floor (grazing tests)",
     .ndof = 1,
@@ -237,8 +243,9 @@ static size_t balls_count(const double *p)
     return (size_t)p[BN];
 }
 
-static int balls_check(const double *p, char *msg, size_t len)
+static int balls_check(const double *p, char *msg, size_t len, void *user)
 {
+    (void)user;
     if (p[BN] != floor(p[BN])) {
         snprintf(msg, len, "N = %g must be a whole number", p[BN]);
         return 1;
@@ -246,8 +253,9 @@ static int balls_check(const double *p, char *msg, size_t len)
     return 0;
 }
 
-static void balls_sizes(const double *p, size_t *ndof, size_t *ncon)
+static void balls_sizes(const double *p, size_t *ndof, size_t *ncon, void *user)
 {
+    (void)user;
     *ndof = *ncon = balls_count(p);
 }
 
@@ -261,8 +269,9 @@ static double restitution(const double *p, size_t i)
     return p[BE] * (1.0 - 0.5 * (double)i / p[BN]);
 }
 
-static void balls_initial(const double *p, double *q, double *v)
+static void balls_initial(const double *p, double *q, double *v, void *user)
 {
+    (void)user;
     for (size_t i = 0; i < balls_count(p); i++) {
         q[i] = height(p, i);
         v[i] = 0.0;
@@ -271,9 +280,9 @@ static void balls_initial(const double *p, double *q, double *v)
 
 /* f_i = -(1 + i) g + kappa (q_{i-1} - q_i) + kappa (q_{i+1} - q_i) (no spring beyond the ends). */
 static void balls_force(const double *p, double t, const double *q, const double *v, const double *u, double *f,
-                        double *f_q, double *f_v)
+                        double *f_q, double *f_v, void *user)
 {
-    (void)t, (void)v, (void)u;
+    (void)t, (void)v, (void)u, (void)user;
     size_t n = balls_count(p);
     double kappa = p[BKAPPA];
     for (size_t i = 0; i < n; i++) {
@@ -297,34 +306,37 @@ static void balls_force(const double *p, double t, const double *q, const double
     }
 }
 
-static void balls_mass(const double *p, const double *q, double *M)
+static void balls_mass(const double *p, const double *q, double *M, void *user)
 {
-    (void)q;
+    (void)q, (void)user;
     size_t n = balls_count(p);
     for (size_t i = 0; i < n; i++)
         M[i * n + i] = 1.0 + (double)i;
 }
 
-static void balls_gap(const double *p, size_t i, double t, const double *q, pl_gap *g)
+static void balls_gap(const double *p, size_t i, double t, const double *q, pl_gap *g, void *user)
 {
-    (void)p, (void)t;
+    (void)p, (void)t, (void)user;
     g->g = q[i];
     g->grad[i] = 1.0;
 }
 
-static void balls_law(const double *p, size_t i, pl_law *out)
+static void balls_law(const double *p, size_t i, pl_law *out, void *user)
 {
+    (void)user;
     out->k = p[BK] * (1.0 + (double)i / p[BN]);
     out->xi = pl_xi_from_restitution(restitution(p, i));
 }
 
-static void balls_scales(const double *p, double *velocity, double *acceleration)
+static void balls_scales(const double *p, double *velocity, double *acceleration, void *user)
 {
+    (void)user;
     *velocity = sqrt(2.0 * p[BG] * height(p, balls_count(p) - 1));
     *acceleration = p[BG];
 }
 
 const pl_case pl_test_case_balls = {
+    .abi_version = PL_ABI_VERSION,
     .name = "balls",
     .summary = "N balls of masses 1..N, each over its own floor (sizes from the parameter N)",
     .ndof = 0, /* from sizes */

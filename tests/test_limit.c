@@ -297,16 +297,16 @@ static void test_bad_start(void)
 /* A mass matrix that stops being positive definite on the way: M(q) = 1.2 - q, free flight from q = 0
  * at v = 1 into the wall G = 1.5 - q >= 0, where M = -0.3.  A failure of the run at the impact (the
  * rows up to it kept), not bad input (a defect once). */
-static void indefinite_initial(const double *p, double *q, double *v)
+static void indefinite_initial(const double *p, double *q, double *v, void *user)
 {
-    (void)p;
+    (void)p, (void)user;
     q[0] = 0.0, v[0] = 1.0;
 }
 
 static void indefinite_accel(const double *p, double t, const double *q, const double *v, const double *u, double *a,
-                             double *a_q, double *a_v)
+                             double *a_q, double *a_v, void *user)
 {
-    (void)p, (void)t, (void)q, (void)v, (void)u;
+    (void)p, (void)t, (void)q, (void)v, (void)u, (void)user;
     a[0] = 0.0;
     if (a_q)
         a_q[0] = 0.0;
@@ -314,33 +314,35 @@ static void indefinite_accel(const double *p, double t, const double *q, const d
         a_v[0] = 0.0;
 }
 
-static void indefinite_gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+static void indefinite_gap(const double *p, size_t i, double t, const double *q, pl_gap *out, void *user)
 {
-    (void)p, (void)i, (void)t;
+    (void)p, (void)i, (void)t, (void)user;
     out->g = 1.5 - q[0];
     out->grad[0] = -1.0;
 }
 
-static void indefinite_mass(const double *p, const double *q, double *M)
+static void indefinite_mass(const double *p, const double *q, double *M, void *user)
 {
-    (void)p;
+    (void)p, (void)user;
     M[0] = 1.2 - q[0];
 }
 
-static void indefinite_mass_dq(const double *p, const double *q, size_t k, double *dM)
+static void indefinite_mass_dq(const double *p, const double *q, size_t k, double *dM, void *user)
 {
+    (void)user;
     (void)p, (void)q, (void)k;
     dM[0] = -1.0;
 }
 
-static void indefinite_scales(const double *p, double *v, double *a)
+static void indefinite_scales(const double *p, double *v, double *a, void *user)
 {
-    (void)p;
+    (void)p, (void)user;
     *v = *a = 1.0;
 }
 
 static const pl_param_spec indefinite_params[] = {PL_LAW_PARAMS(0.5)};
 static const pl_case indefinite_case = {
+    .abi_version = PL_ABI_VERSION,
     .name = "indefinite", .summary = "M(q) = 1.2 - q", .ndof = 1, .ncon = 1, .params = indefinite_params,
     .nparams = 3, .t_end = 3.0, .initial_state = indefinite_initial, .accel = indefinite_accel,
     .gap = indefinite_gap, .scales = indefinite_scales, .mass = indefinite_mass, .mass_dq = indefinite_mass_dq};

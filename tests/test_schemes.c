@@ -294,16 +294,16 @@ enum { SP_W, SP_C, SP_E, SP_XI, SP_K, SP_N };
 static const pl_param_spec spring_params[SP_N] = {
     {"w", 3.0, 0.0, INFINITY, 0, "angular frequency"}, {"c", 0.0, 0.0, INFINITY, 0, "damping"}, PL_LAW_PARAMS(0.0)};
 
-static void spring_initial(const double *p, double *q, double *v)
+static void spring_initial(const double *p, double *q, double *v, void *user)
 {
-    (void)p;
+    (void)p, (void)user;
     q[0] = 1.0, v[0] = 0.0;
 }
 
 static void spring_accel(const double *p, double t, const double *q, const double *v, const double *u, double *a,
-                         double *a_q, double *a_v)
+                         double *a_q, double *a_v, void *user)
 {
-    (void)t, (void)u;
+    (void)t, (void)u, (void)user;
     a[0] = -p[SP_W] * p[SP_W] * q[0] - p[SP_C] * v[0];
     if (a_q)
         a_q[0] = -p[SP_W] * p[SP_W];
@@ -311,19 +311,20 @@ static void spring_accel(const double *p, double t, const double *q, const doubl
         a_v[0] = -p[SP_C];
 }
 
-static void spring_gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+static void spring_gap(const double *p, size_t i, double t, const double *q, pl_gap *out, void *user)
 {
-    (void)p, (void)i, (void)t;
+    (void)p, (void)i, (void)t, (void)user;
     out->g = q[0] + 10.0;
     out->grad[0] = 1.0;
 }
 
-static void spring_scales(const double *p, double *v, double *a)
+static void spring_scales(const double *p, double *v, double *a, void *user)
 {
+    (void)user;
     *v = p[SP_W], *a = p[SP_W] * p[SP_W];
 }
 
-static const pl_case spring_case = {.name = "spring", .summary = "an oscillator", .ndof = 1, .ncon = 1,
+static const pl_case spring_case = {.abi_version = PL_ABI_VERSION, .name = "spring", .summary = "an oscillator", .ndof = 1, .ncon = 1,
                                     .params = spring_params, .nparams = SP_N, .t_end = 10.0,
                                     .initial_state = spring_initial, .accel = spring_accel, .gap = spring_gap,
                                     .scales = spring_scales};
@@ -374,16 +375,16 @@ static void test_spring(void)
 /* A particle inside the unit circle, no force: G = 1 - x^2 - y^2 >= 0, from (0, 0.6) with (1, 0).
  * It reaches the circle at t = 0.8 at (0.8, 0.6); the inelastic law keeps the tangential velocity
  * (0.36, -0.48); it then slides along the circle at speed 0.6. */
-static void cup_initial(const double *p, double *q, double *v)
+static void cup_initial(const double *p, double *q, double *v, void *user)
 {
-    (void)p;
+    (void)p, (void)user;
     q[0] = 0.0, q[1] = 0.6, v[0] = 1.0, v[1] = 0.0;
 }
 
 static void cup_accel(const double *p, double t, const double *q, const double *v, const double *u, double *a,
-                      double *a_q, double *a_v)
+                      double *a_q, double *a_v, void *user)
 {
-    (void)p, (void)t, (void)q, (void)v, (void)u;
+    (void)p, (void)t, (void)q, (void)v, (void)u, (void)user;
     a[0] = a[1] = 0.0;
     if (a_q)
         memset(a_q, 0, 4 * sizeof *a_q);
@@ -391,22 +392,23 @@ static void cup_accel(const double *p, double t, const double *q, const double *
         memset(a_v, 0, 4 * sizeof *a_v);
 }
 
-static void cup_gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+static void cup_gap(const double *p, size_t i, double t, const double *q, pl_gap *out, void *user)
 {
-    (void)p, (void)i, (void)t;
+    (void)p, (void)i, (void)t, (void)user;
     out->g = 1.0 - q[0] * q[0] - q[1] * q[1];
     out->grad[0] = -2.0 * q[0], out->grad[1] = -2.0 * q[1];
     out->hess[0] = out->hess[3] = -2.0;
 }
 
-static void cup_scales(const double *p, double *v, double *a)
+static void cup_scales(const double *p, double *v, double *a, void *user)
 {
+    (void)user;
     (void)p;
     *v = *a = 1.0;
 }
 
 static const pl_param_spec cup_params[] = {PL_LAW_PARAMS(0.0)};
-static const pl_case cup_case = {.name = "cup", .summary = "a particle in a circle", .ndof = 2, .ncon = 1,
+static const pl_case cup_case = {.abi_version = PL_ABI_VERSION, .name = "cup", .summary = "a particle in a circle", .ndof = 2, .ncon = 1,
                                  .params = cup_params, .nparams = 3, .t_end = 2.0, .initial_state = cup_initial,
                                  .accel = cup_accel, .gap = cup_gap, .scales = cup_scales};
 
@@ -493,16 +495,16 @@ static void test_bookkeeping(void)
 
 /* A constraint that stops holding at t = 0.05 whatever q (G = 0.05 - t): from there the LCP of
  * every scheme is infeasible. */
-static void never_initial(const double *p, double *q, double *v)
+static void never_initial(const double *p, double *q, double *v, void *user)
 {
-    (void)p;
+    (void)p, (void)user;
     q[0] = 0.0, v[0] = 0.0;
 }
 
 static void never_accel(const double *p, double t, const double *q, const double *v, const double *u, double *a,
-                        double *a_q, double *a_v)
+                        double *a_q, double *a_v, void *user)
 {
-    (void)p, (void)t, (void)q, (void)v, (void)u;
+    (void)p, (void)t, (void)q, (void)v, (void)u, (void)user;
     a[0] = 0.0;
     if (a_q)
         a_q[0] = 0.0;
@@ -510,22 +512,23 @@ static void never_accel(const double *p, double t, const double *q, const double
         a_v[0] = 0.0;
 }
 
-static void never_gap(const double *p, size_t i, double t, const double *q, pl_gap *out)
+static void never_gap(const double *p, size_t i, double t, const double *q, pl_gap *out, void *user)
 {
-    (void)p, (void)i, (void)q;
+    (void)p, (void)i, (void)q, (void)user;
     out->g = 0.05 - t;
     out->g_t = -1.0;
 }
 
-static void never_scales(const double *p, double *v, double *a)
+static void never_scales(const double *p, double *v, double *a, void *user)
 {
+    (void)user;
     (void)p;
     *v = *a = 1.0;
 }
 
 static const pl_param_spec never_params[] = {PL_LAW_PARAMS(0.0)};
 
-static const pl_case never_case = {.name = "never", .summary = "an impossible constraint", .ndof = 1, .ncon = 1,
+static const pl_case never_case = {.abi_version = PL_ABI_VERSION, .name = "never", .summary = "an impossible constraint", .ndof = 1, .ncon = 1,
                                    .params = never_params, .nparams = 3, .t_end = 1.0,
                                    .initial_state = never_initial, .accel = never_accel, .gap = never_gap,
                                    .scales = never_scales};

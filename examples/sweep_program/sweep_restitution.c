@@ -24,7 +24,7 @@ int main(void)
         return 3;
     }
     double values[7], limit, rate, rate_se;
-    if (pl_sweep_quantity(sweep, "restitution_first", values, &limit, &rate, &rate_se, &err) != PL_OK) {
+    if (pl_sweep_quantity_get(sweep, "restitution_first", values, &limit, &rate, &rate_se, &err) != PL_OK) {
         fprintf(stderr, "%s\n", err.message);
     } else {
         for (size_t k = 0; k < pl_sweep_runs(sweep); k++)

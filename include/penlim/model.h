@@ -60,15 +60,17 @@ typedef struct {
     double xi; /* damping ratio xi_i >= 0 (isolated-impact restitution exp(-pi xi/sqrt(1 - xi^2))) */
 } pl_law;
 
-/* Constraint i evaluated at (q, t).  penlim zero-fills it before calling the case, so a case only
- * sets the non-zero entries.  The arrays have n entries (hess n x n, row-major). */
+/* Constraint i evaluated at (q, t).  penlim zero-fills g, g_t, g_tt, grad and grad_t (and hess when
+ * it reads it) before calling the case, so a case only sets the non-zero entries.  The arrays have
+ * n entries (hess n x n, row-major). */
 typedef struct {
-    double g;      /* G_i(q, t); >= 0 admissible */
-    double g_t;    /* dG/dt */
-    double g_tt;   /* d2G/dt2 */
-    double *grad;  /* dG/dq */
+    double g;       /* G_i(q, t); >= 0 admissible */
+    double g_t;     /* dG/dt */
+    double g_tt;    /* d2G/dt2 */
+    double *grad;   /* dG/dq */
     double *grad_t; /* d2G/dq dt */
-    double *hess;  /* d2G/dq2 */
+    double *hess;   /* d2G/dq2; always writable */
+    int keep_hess;  /* set by penlim: 0 when it will not read hess (a case may then skip it) */
 } pl_gap;
 
 /* Sweep quantities whose mu -> infinity value a case may know in closed form. */

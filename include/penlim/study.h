@@ -36,7 +36,7 @@ PL_API pl_status pl_sweep_run_result(const pl_sweep *sw, size_t k, double *value
  * values[k] (may be NULL: nvalues = pl_sweep_runs), its limit value (closed form, limit solution
  * or extrapolated), the fitted rate of its error ~ C mu^(-rate) with its standard error (NAN when
  * not meaningful).  PL_ERR_INPUT for an unknown name. */
-PL_API pl_status pl_sweep_quantity(const pl_sweep *sw, const char *name, double *values, double *limit,
+PL_API pl_status pl_sweep_quantity_get(const pl_sweep *sw, const char *name, double *values, double *limit,
                                    double *rate, double *rate_se, pl_error *err);
 
 /* Distances of a solution of model to its limit solution: sup over t of the positions' error,

@@ -169,17 +169,17 @@ PL_API void pl_solution_destroy(pl_solution *sol)
 
 PL_API size_t pl_solution_rows(const pl_solution *sol)
 {
-    return sol->traj.rows;
+    return sol->traj.nrows;
 }
 
 PL_API size_t pl_solution_columns(const pl_solution *sol)
 {
-    return sol->traj.cols;
+    return sol->traj.ncol;
 }
 
 PL_API const double *pl_solution_row(const pl_solution *sol, size_t row)
 {
-    return row < sol->traj.rows ? pl_table_row(&sol->traj, row) : NULL;
+    return row < sol->traj.nrows ? pl_table_row(&sol->traj, row) : NULL;
 }
 
 PL_API double pl_solution_final(const pl_solution *sol, double *qv)
@@ -318,7 +318,7 @@ PL_API pl_status pl_sweep_run_result(const pl_sweep *sw, size_t k, double *value
     return PL_OK;
 }
 
-PL_API pl_status pl_sweep_quantity(const pl_sweep *sw, const char *name, double *values, double *limit,
+PL_API pl_status pl_sweep_quantity_get(const pl_sweep *sw, const char *name, double *values, double *limit,
                                    double *rate, double *rate_se, pl_error *err)
 {
     for (size_t q = 0; q < PL_SWEEP_NQ; q++) {

@@ -6,26 +6,9 @@
 #include <stddef.h>
 
 #include "core/status.h"
+#include "penlim/model.h"
 
-enum {
-    PL_PARAM_MIN_OPEN = 1u,  /* value must be > min rather than >= min */
-    PL_PARAM_MAX_OPEN = 2u,  /* value must be < max rather than <= max */
-    PL_PARAM_DERIVED = 4u    /* default is NAN: computed from other parameters unless set */
-};
-
-typedef struct {
-    const char *name;
-    double value; /* default; NAN when PL_PARAM_DERIVED */
-    double min, max;
-    unsigned flags;
-    const char *description;
-} pl_param_spec;
-
-/* One NAME=VALUE assignment from the command line or a caller. */
-typedef struct {
-    char name[64];
-    double value;
-} pl_setting;
+/* The flags PL_PARAM_*, pl_param_spec and pl_setting: include/penlim/model.h (public). */
 
 /* Index of name in specs, or -1. */
 int pl_param_find(const pl_param_spec *specs, size_t count, const char *name);

@@ -5,18 +5,9 @@
 
 #include <stddef.h>
 
-typedef enum {
-    PL_OK = 0,
-    PL_ERR_IO = 1,     /* a file could not be written or read */
-    PL_ERR_INPUT = 2,  /* bad input: unknown name, value out of range, malformed number */
-    PL_ERR_SOLVER = 3, /* a numerical solver failed; the message carries its reason */
-    PL_ERR_NOMEM = 4
-} pl_status;
+#include "penlim/status.h"
 
-typedef struct {
-    pl_status status;
-    char message[512];
-} pl_error;
+/* pl_status and pl_error: include/penlim/status.h (public). */
 
 /* Copy text to out (len bytes with its NUL) with control characters escaped (\n, \t, \r, \xNN),
  * so that quoted input cannot break a one-line message; cut at a whole character. Returns the length. */

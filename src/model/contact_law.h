@@ -9,10 +9,8 @@
 #ifndef PL_CONTACT_LAW_H
 #define PL_CONTACT_LAW_H
 
-typedef struct {
-    double k;  /* stiffness scale k_i > 0 */
-    double xi; /* damping ratio xi_i >= 0 */
-} pl_law;
+/* pl_law (k, xi): include/penlim/model.h (public). */
+#include "penlim/model.h"
 
 /* Limit restitution of an isolated impact for damping ratio xi. */
 double pl_restitution_from_xi(double xi);

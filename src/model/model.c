@@ -1,7 +1,9 @@
 #include "model/model.h"
+#include "model/difference.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,13 +133,66 @@ void pl_contact_set_free(pl_contact_set *cs)
     memset(cs, 0, sizeof *cs);
 }
 
+/* A name that can be part of a file name and a command line: 1 to 63 of [A-Za-z0-9_-]. */
+static int valid_name(const char *name)
+{
+    size_t len = name ? strlen(name) : 0;
+    if (len == 0 || len > 63)
+        return 0;
+    for (size_t j = 0; j < len; j++)
+        if (!isalnum((unsigned char)name[j]) && name[j] != '_' && name[j] != '-')
+            return 0;
+    return 1;
+}
+
+/* Which required callbacks are missing, as "gap, scales", into buf; 0 if none. */
+static int missing_callbacks(const pl_case *c, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    const char *names[] = {"initial_state", "gap", "scales"};
+    int missing[] = {!c->initial_state, !c->gap, !c->scales}, any = 0;
+    for (int k = 0; k < 3; k++)
+        if (missing[k]) {
+            size_t used = strlen(buf);
+            snprintf(buf + used, len - used, "%s%s", any ? ", " : "", names[k]);
+            any = 1;
+        }
+    return any;
+}
+
 static pl_status check_case_shape(const pl_case *c, pl_error *err)
 {
+    if (!c)
+        return pl_fail(err, PL_ERR_INPUT, "no case given");
+    if (c->abi_version != PL_ABI_VERSION)
+        return pl_fail(err, PL_ERR_INPUT, "the case was built for penlim ABI version %u, this penlim has %u: "
+                       "rebuild it against this penlim's headers", c->abi_version, (unsigned)PL_ABI_VERSION);
+    if (!valid_name(c->name))
+        return pl_fail(err, PL_ERR_INPUT, "the case's name must be 1 to 63 letters, digits, '_' or '-'");
+    if (c->nparams > 0 && !c->params)
+        return pl_fail(err, PL_ERR_INPUT, "case %s: nparams = %zu but no params table", c->name, c->nparams);
+    for (size_t k = 0; k < c->nparams && k < PL_MAX_PARAMS; k++) {
+        if (!valid_name(c->params[k].name))
+            return pl_fail(err, PL_ERR_INPUT, "case %s: parameter %zu has no valid name (letters, digits, '_', '-')",
+                           c->name, k + 1);
+        for (size_t j = 0; j < k; j++)
+            if (strcmp(c->params[j].name, c->params[k].name) == 0)
+                return pl_fail(err, PL_ERR_INPUT, "case %s: parameter '%s' is declared twice", c->name,
+                               c->params[k].name);
+    }
+    if (c->derivatives != PL_DERIVATIVES_ANALYTIC && c->derivatives != PL_DERIVATIVES_NONE)
+        return pl_fail(err, PL_ERR_INPUT, "case %s: derivatives must be PL_DERIVATIVES_ANALYTIC or _NONE", c->name);
+    char missing[64];
+    if (missing_callbacks(c, missing, sizeof missing))
+        return pl_fail(err, PL_ERR_INPUT, "case %s: the required callback%s %s %s missing", c->name,
+                       strchr(missing, ',') ? "s" : "", missing, strchr(missing, ',') ? "are" : "is");
+    if (c->mass_dq && !c->mass)
+        return pl_fail(err, PL_ERR_INPUT, "case %s: mass_dq without mass", c->name);
+    if (!c->sizes && (c->ndof == 0 || c->ncon == 0))
+        return pl_fail(err, PL_ERR_INPUT, "case %s: ndof and ncon must be >= 1 (or give a sizes callback)", c->name);
     if (c->nparams > PL_MAX_PARAMS || c->ninput > PL_MAX_INPUTS)
         return pl_fail(err, PL_ERR_INPUT, "case %s: more than %d parameters or %d inputs", c->name, PL_MAX_PARAMS,
                        PL_MAX_INPUTS);
-    if (!c->initial_state || !c->gap || !c->scales)
-        return pl_fail(err, PL_ERR_INPUT, "case %s: a required callback is missing", c->name);
     if (!c->accel == !c->force)
         return pl_fail(err, PL_ERR_INPUT, "case %s: give its dynamics by exactly one of accel (F_v) and force "
                        "(f of M v' = f), not %s", c->name, c->accel ? "both" : "neither");
@@ -172,7 +227,7 @@ static pl_status resolve_sizes(pl_model *model, pl_error *err)
     const pl_case *c = model->type;
     size_t n = c->ndof, m = c->ncon;
     if (c->sizes)
-        c->sizes(model->par, &n, &m);
+        c->sizes(model->par, &n, &m, c->user);
     if (n >= 1 && n <= PL_SIZE_LIMIT_DOF && m >= 1 && m <= PL_SIZE_LIMIT_CON) {
         model->n = n;
         model->m = m;
@@ -201,6 +256,7 @@ void pl_model_free(pl_model *model)
 static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting *settings, size_t nsettings,
                             pl_error *err);
 static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error *err);
+static pl_status check_evaluations(const pl_model *model, const double *q0, const double *v0, pl_error *err);
 
 pl_status pl_model_init(pl_model *model, const pl_case *c, const pl_setting *settings,
                         size_t nsettings, pl_error *err)
@@ -238,7 +294,7 @@ static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting 
     if ((s = resolve_restitution(model, err)) != PL_OK)
         return s;
     char msg[256];
-    if (c->check && c->check(model->par, msg, sizeof msg))
+    if (c->check && c->check(model->par, msg, sizeof msg, c->user))
         return pl_fail(err, PL_ERR_INPUT, "case %s: %s", c->name, msg);
     if ((s = resolve_sizes(model, err)) != PL_OK)
         return s;
@@ -252,7 +308,69 @@ static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting 
                        "constraints", c->name, n, model->m);
     }
     s = finish_model(model, q0, v0, err);
+    if (s == PL_OK)
+        s = check_evaluations(model, q0, v0, err);
     free(q0);
+    return s;
+}
+
+static int all_finite(const double *x, size_t len)
+{
+    for (size_t j = 0; j < len; j++)
+        if (!isfinite(x[j]))
+            return 0;
+    return 1;
+}
+
+/* The case's functions at the initial state (t = 0): finite values and derivatives, a symmetric M
+ * (positive definiteness is checked by finish_model), non-negative scales.  What a model compiled
+ * apart most often gets wrong, reported before any solver sees it. */
+static pl_status check_evaluations(const pl_model *model, const double *q0, const double *v0, pl_error *err)
+{
+    const pl_case *c = model->type;
+    size_t n = model->n, nn = n * n;
+    if (model->v_scale < 0 || model->a_scale < 0)
+        return pl_fail(err, PL_ERR_INPUT, "case %s: its scales must be >= 0", c->name);
+    if (!all_finite(q0, n) || !all_finite(v0, n))
+        return pl_fail(err, PL_ERR_INPUT, "case %s: the initial state is not finite", c->name);
+    double *buf = malloc((3 * nn + n) * sizeof *buf);
+    pl_work *w = pl_work_new(model);
+    pl_gap *g = pl_gap_new(1, n, 1);
+    pl_status s = PL_OK;
+    if (!buf || !w || !g) {
+        s = pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory", c->name);
+        goto done;
+    }
+    double *M = buf, *a_q = buf + nn, *a_v = buf + 2 * nn, *a = buf + 3 * nn;
+    pl_model_mass(model, q0, M, NULL);
+    double mmax = 0.0, asym = 0.0;
+    for (size_t j = 0; j < n; j++)
+        for (size_t k = 0; k < n; k++)
+            mmax = fmax(mmax, fabs(M[j * n + k])), asym = fmax(asym, fabs(M[j * n + k] - M[k * n + j]));
+    if (!all_finite(M, nn) || asym > 1e-12 * mmax) {
+        s = pl_fail(err, PL_ERR_INPUT, "case %s: the mass matrix at the initial state is not %s", c->name,
+                    all_finite(M, nn) ? "symmetric" : "finite");
+        goto done;
+    }
+    pl_model_accel(model, w, 0.0, q0, v0, a, a_q, a_v);
+    if (!all_finite(a, n) || !all_finite(a_q, nn) || !all_finite(a_v, nn)) {
+        s = pl_fail(err, PL_ERR_INPUT, "case %s: its %s %s at the initial state is not finite (NaN or inf)", c->name,
+                    c->accel ? "acceleration" : "force", all_finite(a, n) ? "Jacobian" : "value");
+        goto done;
+    }
+    for (size_t i = 0; i < model->m; i++) {
+        pl_model_gap(model, i, 0.0, q0, g);
+        if (!isfinite(g->g) || !isfinite(g->g_t) || !isfinite(g->g_tt) || !all_finite(g->grad, n) ||
+            !all_finite(g->grad_t, n) || !all_finite(g->hess, nn)) {
+            s = pl_fail(err, PL_ERR_INPUT, "case %s: constraint %zu at the initial state is not finite (NaN or inf)",
+                        c->name, i + 1);
+            goto done;
+        }
+    }
+done:
+    free(buf);
+    pl_work_free(w);
+    free(g);
     return s;
 }
 
@@ -263,23 +381,24 @@ static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error 
     int ik = pl_param_find(c->params, c->nparams, "k"), ix = pl_param_find(c->params, c->nparams, "xi");
     for (size_t i = 0; i < model->m; i++) {
         if (c->law)
-            c->law(model->par, i, &model->law[i]);
+            c->law(model->par, i, &model->law[i], c->user);
         else /* the same law, from the parameters k and xi, for every constraint */
             model->law[i] = (pl_law){.k = model->par[ik], .xi = model->par[ix]};
         if (!(model->law[i].k > 0) || !(model->law[i].xi >= 0))
             return pl_fail(err, PL_ERR_INPUT, "case %s: constraint %zu has k <= 0 or xi < 0", c->name, i + 1);
     }
-    c->initial_state(model->par, q0, v0);
+    c->initial_state(model->par, q0, v0, c->user);
     model->mass_constant = 0; /* factor through the general path first */
     if (pl_model_mass(model, q0, NULL, model->minv))
         return pl_fail(err, PL_ERR_INPUT, "case %s: the mass matrix is not positive definite", c->name);
-    if (c->mass_dq == NULL) { /* constant M: keep its inverse */
+    /* constant M: keep its inverse (a case without derivatives may have M(q): differenced) */
+    if (c->mass_dq == NULL && !(c->mass && c->derivatives == PL_DERIVATIVES_NONE)) {
         model->mass_constant = 1;
     } else {
         free(model->minv);
         model->minv = NULL;
     }
-    c->scales(model->par, &model->v_scale, &model->a_scale);
+    c->scales(model->par, &model->v_scale, &model->a_scale, c->user);
     int finite = isfinite(model->v_scale) && isfinite(model->a_scale) &&
                  isfinite(model->v_scale * model->v_scale) && isfinite(model->a_scale * model->a_scale);
     for (size_t j = 0; j < model->n; j++)
@@ -299,7 +418,7 @@ static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error 
 
 double pl_model_limit_value(const pl_model *model, pl_limit_quantity what)
 {
-    return model->type->limit_value ? model->type->limit_value(model->par, what) : NAN;
+    return model->type->limit_value ? model->type->limit_value(model->par, what, model->type->user) : NAN;
 }
 
 double pl_model_param(const pl_model *model, const char *name)
@@ -310,7 +429,7 @@ double pl_model_param(const pl_model *model, const char *name)
 
 void pl_model_initial_state(const pl_model *model, double *q, double *v)
 {
-    model->type->initial_state(model->par, q, v);
+    model->type->initial_state(model->par, q, v, model->type->user);
 }
 
 void pl_model_velocity_map(const pl_model *model, double t, const double *q, const double *v,
@@ -318,7 +437,7 @@ void pl_model_velocity_map(const pl_model *model, double t, const double *q, con
 {
     size_t n = model->n;
     if (model->type->velocity_map) {
-        model->type->velocity_map(model->par, t, q, v, fp, fp_q, fp_v, fp_t);
+        model->type->velocity_map(model->par, t, q, v, fp, fp_q, fp_v, fp_t, model->type->user);
         return;
     }
     memcpy(fp, v, n * sizeof *fp);
@@ -362,7 +481,10 @@ static void accel_from_force(const pl_model *model, pl_work *w, double t, const 
 {
     const pl_case *c = model->type;
     size_t n = model->n;
-    c->force(model->par, t, q, v, u, a, a_q, a_v);
+    if (c->derivatives == PL_DERIVATIVES_NONE)
+        pl_diff_dynamics(model, t, q, v, u, a, a_q, a_v);
+    else
+        c->force(model->par, t, q, v, u, a, a_q, a_v, c->user);
     if (model->mass_constant) { /* dM/dq = 0 */
         apply_minv(model, w->tmp, a, 1, a, 1);
         for (size_t k = 0; k < n; k++) {
@@ -390,7 +512,7 @@ static void accel_from_force(const pl_model *model, pl_work *w, double t, const 
         if (a_q) {
             double *dM = w->dM;
             memset(dM, 0, n * n * sizeof *dM);
-            c->mass_dq(model->par, q, k, dM);
+            pl_model_mass_dq(model, q, k, dM);
             for (size_t j = 0; j < n; j++)
                 for (size_t l = 0; l < n; l++)
                     a_q[j * n + k] -= dM[j * n + l] * a[l];
@@ -405,9 +527,11 @@ void pl_model_accel(const pl_model *model, pl_work *work, double t, const double
 {
     double u[PL_MAX_INPUTS] = {0};
     if (model->type->input)
-        model->type->input(model->par, t, u);
-    if (model->type->accel)
-        model->type->accel(model->par, t, q, v, u, a, a_q, a_v);
+        model->type->input(model->par, t, u, model->type->user);
+    if (model->type->accel && model->type->derivatives == PL_DERIVATIVES_NONE)
+        pl_diff_dynamics(model, t, q, v, u, a, a_q, a_v);
+    else if (model->type->accel)
+        model->type->accel(model->par, t, q, v, u, a, a_q, a_v, model->type->user);
     else
         accel_from_force(model, work, t, q, v, u, a, a_q, a_v);
 }
@@ -422,7 +546,20 @@ void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl
     if (out->keep_hess)
         for (size_t j = 0; j < n * n; j++)
             hess[j] = 0.0;
-    model->type->gap(model->par, i, t, q, out);
+    if (model->type->derivatives == PL_DERIVATIVES_NONE)
+        pl_diff_gap(model, i, t, q, out);
+    else
+        model->type->gap(model->par, i, t, q, out, model->type->user);
+}
+
+void pl_model_mass_dq(const pl_model *model, const double *q, size_t k, double *dM)
+{
+    const pl_case *c = model->type;
+    memset(dM, 0, model->n * model->n * sizeof *dM);
+    if (c->derivatives == PL_DERIVATIVES_NONE)
+        pl_diff_mass_dq(model, q, k, dM);
+    else
+        c->mass_dq(model->par, q, k, dM, c->user);
 }
 
 int pl_model_mass(const pl_model *model, const double *q, double *M, double *minv)
@@ -439,7 +576,7 @@ int pl_model_mass(const pl_model *model, const double *q, double *M, double *min
     for (size_t j = 0; j < n * n; j++)
         Mm[j] = 0.0;
     if (model->type->mass)
-        model->type->mass(model->par, q, Mm);
+        model->type->mass(model->par, q, Mm, model->type->user);
     else
         for (size_t j = 0; j < n; j++)
             Mm[j * n + j] = 1.0;

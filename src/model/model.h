@@ -27,6 +27,7 @@
 #include "model/contact_law.h"
 #include "core/params.h"
 #include "core/status.h"
+#include "penlim/model.h"
 
 /* The parameters and inputs of a case are its own static tables (pl_case.params, ninput), so their
  * counts may stay bounded: a model keeps its parameter values in fixed arrays. */
@@ -37,81 +38,11 @@
 #define PL_SIZE_LIMIT_DOF 10000
 #define PL_SIZE_LIMIT_CON 1000000
 
-/* Constraint i evaluated at (q, t).  The arrays are sized for the model's n and owned by whoever
- * evaluates (pl_gap_new); the model zero-fills them before calling the case, so a case only sets
- * the entries that are non-zero (out->grad[j] = ..., out->hess[j * n + k] = ...).  The Hessian is
- * cleared, and so holds d2G/dq2 after the call, only in a gap that keeps it (keep_hess): clearing
- * n x n entries for each of m gaps was most of a step's work at n = 100, and only D, the
- * penalized Jacobian and Paoli's projection read it; elsewhere hess is a scratch the case may write. */
-typedef struct {
-    double g;      /* G_i(q, t); >= 0 admissible */
-    double g_t;    /* dG/dt */
-    double g_tt;   /* d2G/dt2 */
-    double *grad;   /* n: dG/dq */
-    double *grad_t; /* n: d2G/dq dt */
-    double *hess;   /* n x n: d2G/dq2, row-major with stride n (if keep_hess) */
-    int keep_hess;
-} pl_gap;
-
-/* Sweep quantities whose mu -> infinity value a case may know in closed form. */
-typedef enum {
-    PL_LIMIT_FIRST_IMPACT_TIME,
-    PL_LIMIT_RESTITUTION_FIRST,        /* restitution of the first impact */
-    PL_LIMIT_SCALED_PENETRATION_FIRST, /* sqrt(mu) * max penetration of the first impact */
-    PL_LIMIT_CAPTURE_TIME,             /* Zeno accumulation time: start of the final rest */
-    PL_LIMIT_LIFT_OFF_FIRST,           /* end of the first sustained contact */
-    PL_LIMIT_COUNT
-} pl_limit_quantity;
-
-typedef struct pl_case pl_case;
-struct pl_case {
-    const char *name;
-    const char *summary;
-    size_t ndof, ncon, ninput; /* ndof, ncon: the sizes unless `sizes` is given */
-    const pl_param_spec *params;
-    size_t nparams;
-    double t_end; /* default end time */
-
-    /* Required. Arrays are row-major; Jacobian outputs may be NULL when not wanted. */
-    void (*initial_state)(const double *p, double *q, double *v);
-    /* The dynamics: exactly one of accel and force (pl_model_init rejects neither or both).
-     * accel: F_v and its Jacobians dF_v/dq, dF_v/dv (n x n), M^{-1} already applied.
-     * force: the generalized force f(q, v, u, t) of M(q) v' = f, velocity-dependent terms
-     * (Coriolis, centrifugal, damping) included, and its Jacobians df/dq, df/dv (n x n); the model
-     * solves with M(q) (mass, mass_dq) for F_v = M^{-1} f and its Jacobians. */
-    void (*accel)(const double *p, double t, const double *q, const double *v, const double *u,
-                  double *a, double *a_q, double *a_v);
-    void (*force)(const double *p, double t, const double *q, const double *v, const double *u,
-                  double *f, double *f_q, double *f_v);
-    void (*gap)(const double *p, size_t i, double t, const double *q, pl_gap *out);
-    /* Characteristic contact velocity and free gap acceleration, used to scale tolerances with mu. */
-    void (*scales)(const double *p, double *velocity, double *accel);
-
-    /* Optional. */
-    /* The sizes n (degrees of freedom) and m (constraints) for the parameters p, in place of ndof and
-     * ncon (called once the parameters are checked; pl_model_init rejects n = 0, absurd sizes and
-     * m = 0: penlim is about unilateral constraints, and every solver and analysis assumes one).
-     * Every other callback then works with these n and m. */
-    void (*sizes)(const double *p, size_t *ndof, size_t *ncon);
-    /* The contact law of constraint i; by default every constraint takes the parameters k and xi. */
-    void (*law)(const double *p, size_t i, pl_law *out);
-    /* Cross-parameter validation: return 0, or non-zero with a one-line message in msg. */
-    int (*check)(const double *p, char *msg, size_t len);
-    /* Mass matrix M(q) (default identity), symmetric positive definite; the model zero-fills M
-     * before the call.  If mass_dq is NULL, M must not depend on q. */
-    void (*mass)(const double *p, const double *q, double *M);
-    void (*mass_dq)(const double *p, const double *q, size_t k, double *dM); /* dM/dq_k, all n x n */
-    /* F_p and its Jacobians in q, v (n x n) and t (n); default F_p = v. */
-    void (*velocity_map)(const double *p, double t, const double *q, const double *v, double *fp,
-                         double *fp_q, double *fp_v, double *fp_t);
-    /* Open-loop input u(t) (ninput components), passed to accel or force. */
-    void (*input)(const double *p, double t, double *u);
-    /* Closed-form mu -> infinity value of a sweep quantity, or NAN when not known. */
-    double (*limit_value)(const double *p, pl_limit_quantity what);
-};
+/* pl_gap, pl_limit_quantity and pl_case (the callbacks a case gives): include/penlim/model.h, the
+ * public definition of a model. */
 
 /* A model owns memory (released by pl_model_free) and is never written after pl_model_init. */
-typedef struct {
+struct pl_model {
     const pl_case *type;
     size_t n, m;
     double par[PL_MAX_PARAMS];
@@ -120,7 +51,7 @@ typedef struct {
     int mass_constant;
     double *minv;                         /* n x n: M^{-1} when mass_constant, else NULL */
     double v_scale, a_scale;              /* contact velocity and acceleration scales */
-} pl_model;
+};
 
 /* Contact geometry of constraint i at one state (storage from pl_contact_new). */
 typedef struct {
@@ -206,6 +137,9 @@ pl_status pl_model_check_admissible(const pl_model *model, const char *why, pl_e
  * What pl_model_contact computes without the mass matrix: for checks of the geometry alone. */
 double pl_model_gap_rate(const pl_model *model, size_t i, double t, const double *q, const double *fp,
                          pl_gap *gap);
+
+/* dM/dq_k at q (n x n), from the case or by differences (PL_DERIVATIVES_NONE). */
+void pl_model_mass_dq(const pl_model *model, const double *q, size_t k, double *dM);
 
 /* M(q) and M(q)^{-1}; minv may be NULL. Returns non-zero if M(q) is not positive definite. */
 int pl_model_mass(const pl_model *model, const double *q, double *M, double *minv);

@@ -11,7 +11,7 @@ static const pl_solver_type *const registry[] = {
     &pl_solver_maury,
 };
 
-size_t pl_solver_count(void)
+PL_API size_t pl_solver_count(void)
 {
     return sizeof registry / sizeof registry[0];
 }

@@ -91,7 +91,8 @@ typedef struct {
 
 struct pl_solver_type;
 
-typedef struct {
+typedef struct pl_solution pl_solution; /* also in include/penlim/solve.h, opaque */
+struct pl_solution {
     const struct pl_solver_type *solver;
     pl_status status; /* PL_OK, or the failure (the trajectory then stops where it failed) */
     pl_error error;
@@ -108,7 +109,7 @@ typedef struct {
     double step_size; /* the step a scheme took (t_end over its number of steps); NAN otherwise */
     double t_final, gamma_final;
     double *q_final, *v_final; /* n each */
-} pl_solution;
+};
 
 /* An empty solution of model by solver (its options zero: pl_solve fills them), with the arrays of
  * its final state and Zeno point (none for n = 0, a placeholder).  PL_ERR_NOMEM if they cannot be

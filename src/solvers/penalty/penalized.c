@@ -126,8 +126,7 @@ int pl_penalized_jacobian(const pl_penalized *c, double t, const double *q, cons
                 Hw += H[j * n + col] * w[j];
             }
             if (!model->mass_constant) {
-                memset(dM, 0, nn * sizeof *dM);
-                model->type->mass_dq(model->par, q, col, dM);
+                pl_model_mass_dq(model, q, col, dM);
                 for (size_t j = 0; j < n; j++)
                     for (size_t l = 0; l < n; l++)
                         dMw[j] += dM[j * n + l] * w[l];
