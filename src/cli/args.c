@@ -1,11 +1,12 @@
 #include "cli/args.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-enum { OPT_MU = 1000, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP,
+enum { OPT_MU = 1000, OPT_MODEL, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP,
        OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES, OPT_NO_LIMIT, OPT_SCHEME, OPT_H, OPT_THETA, OPT_GAMMA,
        OPT_MAX_SECONDS, OPT_FORCE, OPT_RESUME, OPT_MAX_OUTPUT, OPT_EXTERNAL, OPT_WORK_PRECISION };
 
@@ -23,7 +24,8 @@ static const struct {
     {"work-precision", 0, OPT_WORK_PRECISION, CMD_COMPARE},
     {"theta", 1, OPT_THETA, CMD_RUN | CMD_SWEEP},
     {"gamma", 1, OPT_GAMMA, CMD_RUN | CMD_SWEEP},
-    {"set", 1, OPT_SET, CMD_ALL},
+    {"model", 1, OPT_MODEL, CMD_ALL | CMD_CHECK},
+    {"set", 1, OPT_SET, CMD_ALL | CMD_CHECK},
     {"t-end", 1, OPT_T_END, CMD_ALL},
     {"rtol", 1, OPT_RTOL, CMD_ALL},
     {"out", 1, OPT_OUT, CMD_ALL},
@@ -37,7 +39,7 @@ static const struct {
     {"force", 0, OPT_FORCE, CMD_ALL},
     {"resume", 0, OPT_RESUME, CMD_SWEEP},
     {"quiet", 0, OPT_QUIET, CMD_ALL},
-    {"help", 0, OPT_HELP, CMD_ALL},
+    {"help", 0, OPT_HELP, CMD_ALL | CMD_CHECK},
 };
 #define NOPTIONS (sizeof option_table / sizeof option_table[0])
 
@@ -132,6 +134,11 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
             o->given_text[o->ngiven++] = value;
             break;
         case OPT_SCHEME: o->scheme = value; break;
+        case OPT_MODEL:
+            if (!*value)
+                return pl_fail(err, PL_ERR_INPUT, "--model needs a file name");
+            o->model_file = value;
+            break;
         case OPT_JOBS:
             s = pl_parse_long(value, &o->jobs, err, "--jobs");
             if (s == PL_OK && (o->jobs < 1 || o->jobs > 1024))
@@ -185,23 +192,35 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
         if (s != PL_OK)
             return s;
     }
-    if (!case_name)
-        return pl_fail(err, PL_ERR_INPUT, "missing CASE (see 'penlim cases')");
+    if (case_name && o->model_file)
+        return pl_fail(err, PL_ERR_INPUT, "give a CASE or --model FILE, not both");
+    if (!case_name && !o->model_file)
+        return pl_fail(err, PL_ERR_INPUT, "missing CASE (see 'penlim cases') or --model FILE");
     if (extra)
         return pl_fail(err, PL_ERR_INPUT, "unexpected argument '%s'", extra);
-    o->c = pl_case_find(case_name);
-    if (!o->c)
-        return pl_fail(err, PL_ERR_INPUT, "unknown case '%s' (see 'penlim cases')", case_name);
-    if (!o->out) {
-        if (command == CMD_RUN) /* the program adds the solver and its parameter's value */
-            snprintf(o->out_default, sizeof o->out_default, "out/%s/%s", o->cmd, o->c->name);
-        else if (o->scheme && command != CMD_COMPARE)
-            snprintf(o->out_default, sizeof o->out_default, "out/%s/%s-%s", o->cmd, o->c->name, o->scheme);
-        else
-            snprintf(o->out_default, sizeof o->out_default, "out/%s/%s", o->cmd, o->c->name);
-        o->out = o->out_default;
+    o->command = command;
+    o->case_name = case_name;
+    if (case_name) {
+        o->c = pl_case_find(case_name);
+        if (!o->c && !o->model_search)
+            return pl_fail(err, PL_ERR_INPUT, "unknown case '%s' (see 'penlim cases')", case_name);
     }
+    if (o->c)
+        cli_default_out(o);
     return PL_OK;
+}
+
+void cli_default_out(case_options *o)
+{
+    if (o->out)
+        return;
+    if (o->command == CMD_RUN) /* the program adds the solver and its parameter's value */
+        snprintf(o->out_default, sizeof o->out_default, "out/%s/%s", o->cmd, o->c->name);
+    else if (o->scheme && o->command != CMD_COMPARE)
+        snprintf(o->out_default, sizeof o->out_default, "out/%s/%s-%s", o->cmd, o->c->name, o->scheme);
+    else
+        snprintf(o->out_default, sizeof o->out_default, "out/%s/%s", o->cmd, o->c->name);
+    o->out = o->out_default;
 }
 
 pl_status cli_parse_cases(int argc, char **argv, int *help, pl_error *err)
@@ -249,6 +268,37 @@ pl_status cli_parse_plot(int argc, char **argv, plot_options *p, pl_error *err)
     return PL_OK;
 }
 
+pl_status cli_parse_new_model(int argc, char **argv, new_model_options *n, pl_error *err)
+{
+    memset(n, 0, sizeof *n);
+    for (int k = 1; k < argc; k++) {
+        const char *arg = argv[k];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            if (argc != 2)
+                return pl_fail(err, PL_ERR_INPUT, "%s takes no other arguments", arg);
+            n->help = 1;
+            return PL_OK;
+        }
+        if (strcmp(arg, "--force") == 0)
+            n->force = 1;
+        else if (arg[0] == '-')
+            return pl_fail(err, PL_ERR_INPUT, "unknown option '%s' (see --help)", arg);
+        else if (!n->name)
+            n->name = arg;
+        else
+            return pl_fail(err, PL_ERR_INPUT, "unexpected argument '%s'", arg);
+    }
+    if (!n->name)
+        return pl_fail(err, PL_ERR_INPUT, "missing NAME (the model's name, a C identifier)");
+    size_t len = strlen(n->name);
+    int ok = len > 0 && len <= 63 && (isalpha((unsigned char)n->name[0]) || n->name[0] == '_');
+    for (size_t j = 0; ok && j < len; j++)
+        ok = isalnum((unsigned char)n->name[j]) || n->name[j] == '_';
+    if (!ok)
+        return pl_fail(err, PL_ERR_INPUT, "NAME must be a C identifier of at most 63 characters (got '%s')", n->name);
+    return PL_OK;
+}
+
 pl_status cli_parse_command(int argc, char **argv, cli_command *command, pl_error *err)
 {
     static const struct {
@@ -256,7 +306,8 @@ pl_status cli_parse_command(int argc, char **argv, cli_command *command, pl_erro
         cli_command command;
     } names[] = {{"--help", CLI_HELP}, {"-h", CLI_HELP}, {"--version", CLI_VERSION}, {"run", CLI_RUN},
                  {"sweep", CLI_SWEEP}, {"limit", CLI_LIMIT}, {"cases", CLI_CASES},
-                 {"plot", CLI_PLOT}, {"compare", CLI_COMPARE}};
+                 {"plot", CLI_PLOT}, {"compare", CLI_COMPARE}, {"check-model", CLI_CHECK_MODEL},
+                 {"new-model", CLI_NEW_MODEL}};
     if (argc < 2)
         return pl_fail(err, PL_ERR_INPUT, "missing COMMAND (see penlim --help)");
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
@@ -279,9 +330,11 @@ pl_status cli_parse(int argc, char **argv, cli_args *a, pl_error *err)
         return cli_parse_cases(argc - 1, argv + 1, &a->help, err);
     if (a->command == CLI_PLOT)
         return cli_parse_plot(argc - 1, argv + 1, &a->plot, err);
+    if (a->command == CLI_NEW_MODEL)
+        return cli_parse_new_model(argc - 1, argv + 1, &a->new_model, err);
     /* The defaults the program's commands start from. */
     static const unsigned bits[] = {[CLI_RUN] = CMD_RUN, [CLI_SWEEP] = CMD_SWEEP, [CLI_LIMIT] = CMD_LIMIT,
-                                    [CLI_COMPARE] = CMD_COMPARE};
+                                    [CLI_COMPARE] = CMD_COMPARE, [CLI_CHECK_MODEL] = CMD_CHECK};
     a->options.cmd = argv[1];
     a->options.t_end = NAN;
     if (a->command == CLI_SWEEP) {

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "cases/cases.h"
+#include "model/loader.h"
 #include "core/params.h"
 #include "core/status.h"
 
@@ -13,7 +14,7 @@
 #define MAX_GIVEN 16
 
 /* The commands, as bits: which commands take an option. */
-enum { CMD_RUN = 1, CMD_SWEEP = 2, CMD_LIMIT = 4, CMD_COMPARE = 8, CMD_ALL = 15 };
+enum { CMD_RUN = 1, CMD_SWEEP = 2, CMD_LIMIT = 4, CMD_COMPARE = 8, CMD_ALL = 15, CMD_CHECK = 16 };
 
 #define MAX_SOLUTIONS 64
 
@@ -28,7 +29,13 @@ typedef struct {
 /* Options shared by the commands that solve a case. */
 typedef struct {
     const char *cmd;
-    const pl_case *c;
+    unsigned command;                    /* its CMD_ bit */
+    const pl_case *c;                    /* NULL until a model file is loaded (the program does) */
+    const char *case_name;               /* CASE as given, or NULL with --model */
+    const char *model_file;              /* --model FILE, or NULL */
+    char loaded_from[4096];              /* the file a model was loaded from ("" for a built-in case) */
+    int model_search;                    /* set by the caller: an unknown CASE may be a model on the
+                                            model path (PENLIM_MODEL_PATH), looked up by the program */
     pl_setting settings[MAX_SETTINGS];
     size_t nsettings;
     const char *scheme;                  /* --scheme NAME, or NULL */
@@ -52,7 +59,10 @@ typedef struct {
 int cli_option_at(size_t k, const char **name, unsigned *commands);
 
 /* What argv[1] asks for. */
-typedef enum { CLI_HELP, CLI_VERSION, CLI_RUN, CLI_SWEEP, CLI_LIMIT, CLI_CASES, CLI_PLOT, CLI_COMPARE } cli_command;
+typedef enum {
+    CLI_HELP, CLI_VERSION, CLI_RUN, CLI_SWEEP, CLI_LIMIT, CLI_CASES, CLI_PLOT, CLI_COMPARE, CLI_CHECK_MODEL,
+    CLI_NEW_MODEL
+} cli_command;
 
 /* The command of argv[1]; --help (-h) and --version take no further arguments. */
 pl_status cli_parse_command(int argc, char **argv, cli_command *command, pl_error *err);
@@ -62,6 +72,9 @@ pl_status cli_parse_command(int argc, char **argv, cli_command *command, pl_erro
  * once (--set once per NAME), but for compare's --mu, --scheme, --h and --external, which repeat
  * and go to o->spec in order; flags may repeat. */
 pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_options *o, pl_error *err);
+
+/* o->out from the case's name when --out was not given (after a model file is loaded). */
+void cli_default_out(case_options *o);
 
 /* The arguments of 'cases': none, or --help (-h) alone. */
 pl_status cli_parse_cases(int argc, char **argv, int *help, pl_error *err);
@@ -74,11 +87,20 @@ typedef struct {
 
 pl_status cli_parse_plot(int argc, char **argv, plot_options *p, pl_error *err);
 
+/* The arguments of 'new-model': NAME [--force], or --help alone. */
+typedef struct {
+    const char *name;
+    int force, help;
+} new_model_options;
+
+pl_status cli_parse_new_model(int argc, char **argv, new_model_options *n, pl_error *err);
+
 /* The whole command line, as the program parses it. */
 typedef struct {
     cli_command command;
     case_options options; /* run, sweep, limit */
     plot_options plot;
+    new_model_options new_model;
     int help;             /* cases --help */
 } cli_args;
 

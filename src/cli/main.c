@@ -1,5 +1,6 @@
 /* penlim: the command-line program.  Parses options, calls the library, prints summaries.
  * Exit status: 0 success, 1 output error, 2 bad input, 3 solver failure (results still written). */
+#include <errno.h>
 #include <gsl/gsl_errno.h>
 #include <math.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 
 #include "cases/cases.h"
 #include "cli/args.h"
+#include "model/check.h"
 #include "io/compare_report.h"
 #include "io/external.h"
 #include "core/number.h"
@@ -152,16 +154,51 @@ static const char run_usage[] =
     "  --force           write into DIR even if it holds files penlim did not write\n"
     "  --quiet           print nothing on success\n";
 
+static int load_model(case_options *o, const char *model_path);
+
 /* Parse argv for the commands that solve a case; returns -1 to continue, or an exit status. */
 static int parse_case_options(int argc, char **argv, case_options *o, unsigned command, const char *usage)
 {
     pl_error err;
+    const char *model_path = getenv("PENLIM_MODEL_PATH");
+    o->model_search = model_path && *model_path;
     if (cli_parse_case_options(argc, argv, command, o, &err) != PL_OK)
         return input_error(o->cmd, "%s", err.message);
     if (o->help) {
         fputs(usage, stdout);
         return 0;
     }
+    return load_model(o, model_path);
+}
+
+/* A model compiled apart: --model FILE, or a CASE that is not built in found on PENLIM_MODEL_PATH.
+ * The shared object stays loaded until the program ends.  Returns -1 to continue, or 2. */
+static int load_model(case_options *o, const char *model_path)
+{
+    pl_error err;
+    pl_model_library lib;
+    if (o->model_file) {
+        if (pl_model_library_open(&lib, o->model_file, model_path, &err) != PL_OK)
+            return input_error(o->cmd, "%s", err.message);
+    } else if (!o->c) {
+        int found = pl_model_library_find(&lib, o->case_name, model_path, &err);
+        if (found < 0)
+            return input_error(o->cmd, "%s", err.message);
+        if (found == 0)
+            return input_error(o->cmd, "unknown case '%s' (see 'penlim cases'; not on PENLIM_MODEL_PATH either)",
+                               o->case_name);
+    } else {
+        return -1;
+    }
+    /* The name becomes part of the output directory: checked before anything uses it. */
+    if (!pl_case_name_valid(lib.c->name)) {
+        pl_model_library_close(&lib);
+        return input_error(o->cmd, "the model in %s has no valid name (1 to 63 letters, digits, '_', '-')",
+                           o->model_file ? o->model_file : o->case_name);
+    }
+    o->c = lib.c;
+    snprintf(o->loaded_from, sizeof o->loaded_from, "%s", lib.path);
+    cli_default_out(o);
     return -1;
 }
 
@@ -189,6 +226,16 @@ static int choose_solver(const case_options *o, const pl_solver_type *fallback, 
     return -1;
 }
 
+/* Where a model compiled apart came from, and how its derivatives are had. */
+static void print_model_origin(const case_options *o, const pl_model *model)
+{
+    if (o->loaded_from[0])
+        printf("model %s loaded from %s\n", model->type->name, o->loaded_from);
+    if (model->type->derivatives == PL_DERIVATIVES_NONE)
+        printf("model %s gives no derivatives: its Jacobians and gap derivatives are difference quotients "
+               "(about 1e-10 relative, 1e-8 for second derivatives)\n", model->type->name);
+}
+
 /* The model, the solver's options from the command line (all but `skip`, a sweep's grid), and the
  * checks a solve makes before it starts; returns -1 to continue, or an exit status. */
 static int prepare(const case_options *o, const pl_solver_type *solver, const char *skip, pl_model *model,
@@ -197,6 +244,8 @@ static int prepare(const case_options *o, const pl_solver_type *solver, const ch
     pl_error err;
     if (pl_model_init(model, o->c, o->settings, o->nsettings, &err) != PL_OK)
         return input_error(o->cmd, "%s", err.message);
+    if (!o->quiet)
+        print_model_origin(o, model);
     pl_solve_opts_init(opts, solver, model, o->t_end);
     opts->max_steps = o->max_steps;
     opts->max_seconds = o->max_seconds;
@@ -1280,6 +1329,125 @@ static int cmd_cases(int argc, char **argv)
     return 0;
 }
 
+static const char check_model_usage[] =
+    "usage: penlim check-model (CASE | --model FILE) [--set NAME=VALUE ...]\n"
+    "Validate a model (a built-in case, or one compiled apart and loaded from FILE): its parameters, sizes,\n"
+    "callbacks and values at the initial state, then every derivative it gives (the Jacobians of its\n"
+    "force or acceleration, dM/dq, the gradients, time derivatives and Hessians of its gaps) against\n"
+    "difference quotients of its own values, at the initial state and two states near it.  Prints the\n"
+    "worst entry of each; exit status 0 if all agree (relative error <= 1e-6, 1e-4 for second\n"
+    "derivatives), 2 if the model is invalid or a derivative disagrees.\n";
+
+static int cmd_check_model(int argc, char **argv)
+{
+    case_options o = {.cmd = "check-model", .t_end = NAN};
+    int rc = parse_case_options(argc, argv, &o, CMD_CHECK, check_model_usage);
+    if (rc >= 0)
+        return rc;
+    pl_error err;
+    pl_model model;
+    if (pl_model_init(&model, o.c, o.settings, o.nsettings, &err) != PL_OK)
+        return input_error(o.cmd, "%s", err.message);
+    printf("penlim check-model %s%s%s: %zu degrees of freedom, %zu constraints; valid at its initial state\n",
+           model.type->name, o.loaded_from[0] ? " from " : "", o.loaded_from, model.n, model.m);
+    if (model.type->derivatives == PL_DERIVATIVES_NONE) {
+        printf("it gives no derivatives: penlim uses difference quotients (nothing to check)\n");
+        pl_model_free(&model);
+        return 0;
+    }
+    pl_derivative_error *items;
+    size_t nitems;
+    if (pl_model_check_derivatives(&model, &items, &nitems, &err) != PL_OK) {
+        pl_model_free(&model);
+        fprintf(stderr, "penlim check-model: %s\n", err.message);
+        return 3;
+    }
+    printf("  %-14s %-9s %-22s %-22s %s\n", "derivative", "entry", "given", "difference quotient", "relative error");
+    size_t bad = 0;
+    for (size_t k = 0; k < nitems; k++) {
+        const pl_derivative_error *it = &items[k];
+        double tol = it->second ? PL_CHECK_TOL_SECOND : PL_CHECK_TOL_FIRST;
+        int ok = it->error <= tol;
+        bad += !ok;
+        char entry[32];
+        snprintf(entry, sizeof entry, "[%zu][%zu]", it->row + 1, it->col + 1);
+        printf("  %-14s %-9s %-22.15g %-22.15g %.2e%s\n", it->what, entry, it->given, it->differenced, it->error,
+               ok ? "" : "   <- disagrees");
+    }
+    free(items);
+    pl_model_free(&model);
+    if (bad) {
+        fprintf(stderr, "penlim check-model: %zu derivative%s of %s disagree%s with difference quotients (see above)\n",
+                bad, bad > 1 ? "s" : "", o.c->name, bad > 1 ? "" : "s");
+        return 2;
+    }
+    printf("every derivative agrees with its difference quotients (tolerance 1e-6; 1e-4 for second derivatives)\n");
+    return 0;
+}
+
+extern const char pl_model_template[];
+
+static const char new_model_usage[] =
+    "usage: penlim new-model NAME [--force]\n"
+    "Write NAME.c: a commented model to edit (a point mass thrown into the corner of a floor and a\n"
+    "wall), to be compiled against the installed headers and loaded with --model:\n"
+    "    cc -shared -fPIC -O2 $(pkg-config --cflags penlim) NAME.c -o NAME.so\n"
+    "    penlim sweep --model ./NAME.so\n"
+    "NAME is a C identifier.  An existing NAME.c is kept unless --force.\n";
+
+static int cmd_new_model(int argc, char **argv)
+{
+    pl_error err;
+    new_model_options n;
+    if (cli_parse_new_model(argc, argv, &n, &err) != PL_OK)
+        return input_error("new-model", "%s", err.message);
+    if (n.help) {
+        fputs(new_model_usage, stdout);
+        return 0;
+    }
+    char path[128], tmp[160];
+    snprintf(path, sizeof path, "%s.c", n.name);
+    snprintf(tmp, sizeof tmp, ".%s.c.XXXXXX", n.name);
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd), unlink(tmp);
+        fprintf(stderr, "penlim new-model: cannot write in the current directory: %s\n", strerror(errno));
+        return 1;
+    }
+    /* the template with every @NAME@ replaced */
+    int bad = 0;
+    for (const char *p = pl_model_template; *p && !bad;) {
+        const char *at = strstr(p, "@NAME@");
+        size_t len = at ? (size_t)(at - p) : strlen(p);
+        bad = fwrite(p, 1, len, f) != len || (at && fputs(n.name, f) < 0);
+        p += len + (at ? 6 : 0);
+    }
+    bad = fchmod(fd, file_mode) != 0 || bad;
+    bad = fclose(f) != 0 || bad;
+    /* link() refuses an existing NAME.c; with --force it is replaced (rename) */
+    if (!bad && (n.force ? rename(tmp, path) : link(tmp, path)) != 0) {
+        int e = errno;
+        unlink(tmp);
+        if (e == EEXIST)
+            return input_error("new-model", "%s exists (--force replaces it)", path);
+        fprintf(stderr, "penlim new-model: cannot write %s: %s\n", path, strerror(e));
+        return 1;
+    }
+    unlink(tmp);
+    if (bad) {
+        fprintf(stderr, "penlim new-model: cannot write %s\n", path);
+        return 1;
+    }
+    printf("penlim new-model: wrote %s (model %s). Build and run it:\n"
+           "    cc -shared -fPIC -O2 $(pkg-config --cflags penlim) %s -o %s.so\n"
+           "    penlim check-model --model ./%s.so\n"
+           "    penlim sweep --model ./%s.so\n",
+           path, n.name, path, n.name, n.name, n.name);
+    return 0;
+}
+
 static const char plot_usage[] =
     "usage: penlim plot DIR [--force] [--quiet]\n"
     "(Re)draw the figures of a directory penlim wrote (run, limit, sweep or compare; its manifest.json\n"
@@ -1369,6 +1537,8 @@ static const struct {
     {"compare", cmd_compare, "solutions (penalty, schemes, files) measured against the limit solution"},
     {"cases", cmd_cases, "list the built-in cases and their parameters"},
     {"plot", cmd_plot, "(re)draw the figures of a run, limit, sweep or compare directory (PNG and PDF)"},
+    {"check-model", cmd_check_model, "validate a model and check its derivatives against difference quotients"},
+    {"new-model", cmd_new_model, "write a commented starting file for a model of one's own"},
 };
 
 static void usage(FILE *fp)

@@ -134,7 +134,7 @@ void pl_contact_set_free(pl_contact_set *cs)
 }
 
 /* A name that can be part of a file name and a command line: 1 to 63 of [A-Za-z0-9_-]. */
-static int valid_name(const char *name)
+int pl_case_name_valid(const char *name)
 {
     size_t len = name ? strlen(name) : 0;
     if (len == 0 || len > 63)
@@ -167,12 +167,12 @@ static pl_status check_case_shape(const pl_case *c, pl_error *err)
     if (c->abi_version != PL_ABI_VERSION)
         return pl_fail(err, PL_ERR_INPUT, "the case was built for penlim ABI version %u, this penlim has %u: "
                        "rebuild it against this penlim's headers", c->abi_version, (unsigned)PL_ABI_VERSION);
-    if (!valid_name(c->name))
+    if (!pl_case_name_valid(c->name))
         return pl_fail(err, PL_ERR_INPUT, "the case's name must be 1 to 63 letters, digits, '_' or '-'");
     if (c->nparams > 0 && !c->params)
         return pl_fail(err, PL_ERR_INPUT, "case %s: nparams = %zu but no params table", c->name, c->nparams);
     for (size_t k = 0; k < c->nparams && k < PL_MAX_PARAMS; k++) {
-        if (!valid_name(c->params[k].name))
+        if (!pl_case_name_valid(c->params[k].name))
             return pl_fail(err, PL_ERR_INPUT, "case %s: parameter %zu has no valid name (letters, digits, '_', '-')",
                            c->name, k + 1);
         for (size_t j = 0; j < k; j++)

@@ -90,6 +90,10 @@ typedef struct {
 pl_status pl_contact_set_init(pl_contact_set *cs, const pl_model *model, pl_error *err);
 void pl_contact_set_free(pl_contact_set *cs);
 
+/* 1 if name can name a case or a parameter: 1 to 63 letters, digits, '_' or '-' (it becomes part of
+ * file names). */
+int pl_case_name_valid(const char *name);
+
 /* Fix the parameters of case c: defaults, then settings (last one wins), range checks, the e/xi
  * pair (set one or the other; the other is derived), the case's own check; then the sizes n, m
  * (the case's sizes(p), or ndof and ncon), refused when 0 or absurd (n > PL_SIZE_LIMIT_DOF,

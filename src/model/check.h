@@ -1,0 +1,26 @@
+/* A case's derivatives against difference quotients of its own values (penlim check-model): the
+ * Jacobians of its dynamics, dM/dq, and its gaps' gradients, time derivatives and Hessians. */
+#ifndef PL_MODEL_CHECK_H
+#define PL_MODEL_CHECK_H
+
+#include "model/model.h"
+
+typedef struct {
+    char what[48];        /* "df/dq", "dF_v/dv", "dM/dq_2", "grad G_1", "hess G_1", "G_1 t", ... */
+    int second;           /* a second derivative (differenced less accurately) */
+    size_t row, col;      /* its worst entry */
+    double given, differenced;
+    double error;         /* |given - differenced| / the item's largest |differenced| entry (or 1) */
+} pl_derivative_error;
+
+/* Every derivative item at the initial state and two states near it (t = 0, then t small), the
+ * worst over them.  *items (caller frees) has *nitems entries.  A case that gives no derivatives
+ * (PL_DERIVATIVES_NONE) has nothing to check: *nitems = 0. */
+pl_status pl_model_check_derivatives(const pl_model *model, pl_derivative_error **items, size_t *nitems,
+                                     pl_error *err);
+
+/* Tolerances of pl_derivative_error.error: first derivatives, second derivatives. */
+#define PL_CHECK_TOL_FIRST 1e-6
+#define PL_CHECK_TOL_SECOND 1e-4
+
+#endif
