@@ -2,13 +2,14 @@
 #   lib/libpenlim.so.MAJOR.MINOR.PATCH (SONAME libpenlim.so.MAJOR) and lib/libpenlim.a
 #   include/penlim/*.h                 the public headers (penlim.h includes them all)
 #   bin/penlim                         the program
-#   lib/cmake/penlim/                  find_package(penlim) -> the target penlim::penlim (shared)
+#   lib/cmake/penlim/                  find_package(penlim): penlim::penlim (the shared library),
+#                                      penlim::headers (the headers alone, for a model)
 #   lib/pkgconfig/penlim.pc            pkg-config --cflags --libs penlim (--static for libpenlim.a)
 #   share/penlim/plots/*.gp            the gnuplot scripts (the program carries its own copy)
 #   share/penlim/examples/             the examples of examples/
 include(CMakePackageConfigHelpers)
 
-install(TARGETS penlim_shared EXPORT penlimTargets
+install(TARGETS penlim_shared penlim_headers EXPORT penlimTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -1,0 +1,114 @@
+/* A user model in the ways it can go wrong, one shared object per VARIANT (tests/CMakeLists.txt):
+ * the test loads each with --model and expects the refusal (exit 2) named in test_user_models.c.
+ * VARIANT_OK is a valid bouncing ball (mass m over the floor y = 0, gravity g), and
+ * VARIANT_NO_DERIVATIVES the same ball giving values only. */
+#include <math.h>
+
+#include <penlim/model.h>
+
+enum { G, H0, E, XI, K, NPAR };
+
+static const pl_param_spec params[NPAR] = {
+    {"g", 9.81, 0.0, INFINITY, 0, "gravity"},
+    {"h0", 1.0, 0.0, INFINITY, 0, "initial height"},
+    {"e", 0.5, 0.0, 1.0, 0, "restitution"},
+    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio"},
+    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale"},
+};
+
+static void initial_state(const double *p, double *q, double *v, void *user)
+{
+    (void)user;
+    q[0] = p[H0];
+    v[0] = 0.0;
+}
+
+static void force(const double *p, double t, const double *q, const double *v, const double *u, double *f,
+                  double *f_q, double *f_v, void *user)
+{
+    (void)t, (void)q, (void)v, (void)u, (void)user;
+    f[0] = -p[G];
+#ifdef VARIANT_NAN_FORCE
+    f[0] = NAN;
+#endif
+    if (f_q)
+        f_q[0] = 0.0;
+#ifdef VARIANT_WRONG_JACOBIAN
+    if (f_q)
+        f_q[0] = 1.0; /* the force does not depend on q */
+#endif
+    if (f_v)
+        f_v[0] = 0.0;
+}
+
+#ifndef VARIANT_MISSING_GAP
+static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out, void *user)
+{
+    (void)p, (void)i, (void)t, (void)user;
+    out->g = q[0];
+#ifndef VARIANT_NO_DERIVATIVES
+    out->grad[0] = 1.0;
+#endif
+}
+#endif
+
+static void scales(const double *p, double *velocity, double *accel, void *user)
+{
+    (void)user;
+    *velocity = sqrt(2.0 * p[G] * p[H0]);
+    *accel = p[G];
+}
+
+#ifdef VARIANT_INDEFINITE_MASS
+static void mass(const double *p, const double *q, double *M, void *user)
+{
+    (void)p, (void)q, (void)user;
+    M[0] = -1.0;
+}
+#endif
+
+#ifdef VARIANT_BAD_SIZES
+static void sizes(const double *p, size_t *ndof, size_t *ncon, void *user)
+{
+    (void)p, (void)user;
+    *ndof = 0;
+    *ncon = 1;
+}
+#endif
+
+static const pl_case variant = {
+#ifdef VARIANT_BAD_ABI
+    .abi_version = PL_ABI_VERSION + 1,
+#else
+    .abi_version = PL_ABI_VERSION,
+#endif
+    .name = MODEL_NAME,
+    .summary = "a ball over a floor, as a user model",
+    .ndof = 1,
+    .ncon = 1,
+    .params = params,
+    .nparams = NPAR,
+    .t_end = 1.0,
+    .initial_state = initial_state,
+    .force = force,
+#ifndef VARIANT_MISSING_GAP
+    .gap = gap,
+#endif
+    .scales = scales,
+#ifdef VARIANT_INDEFINITE_MASS
+    .mass = mass,
+#endif
+#ifdef VARIANT_BAD_SIZES
+    .sizes = sizes,
+#endif
+#ifdef VARIANT_NO_DERIVATIVES
+    .derivatives = PL_DERIVATIVES_NONE,
+#endif
+};
+
+#ifndef VARIANT_NO_SYMBOL
+PL_EXPORT_MODEL(variant)
+#else
+const pl_case *not_the_symbol(void); /* the case, under another name than penlim_model */
+const pl_case *not_the_symbol(void) { return &variant; }
+#endif

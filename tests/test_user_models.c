@@ -1,0 +1,178 @@
+/* Models compiled apart and loaded by the program (--model FILE, PENLIM_MODEL_PATH): every way a
+ * model can be invalid is refused with exit status 2 and one line naming the problem, nothing
+ * written; check-model finds a wrong Jacobian; a model without derivatives runs on difference
+ * quotients; the examples' models give their physics: the pendulum's impact restitution and the
+ * cradle's momentum, and the cradle's penalty limit. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cli_util.h"
+
+static const char *models;
+
+/* "penlim ARGS" with the model file NAME.so of the models directory in place of %s. */
+static int run_model(const char *fmt, const char *name)
+{
+    char path[1024], args[2048];
+    snprintf(path, sizeof path, "%s/%s.so", models, name);
+    snprintf(args, sizeof args, fmt, path);
+    return run(args);
+}
+
+static json_t *load_json(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return json_load_file(path, 0, NULL);
+}
+
+static void test_refusals(void)
+{
+    static const struct {
+        const char *model, *why;
+    } bad[] = {
+        {"bad_abi", "ABI version 2, this penlim has 1"},
+        {"missing_gap", "the required callback gap is missing"},
+        {"nan_force", "force value at the initial state is not finite"},
+        {"indefinite_mass", "mass matrix is not positive definite"},
+        {"bad_sizes", "give 0 degrees of freedom"},
+        {"no_symbol", "does not export penlim_model"},
+        {"not_there", "does not exist"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        int rc = run_model("run --model %s --out refused", bad[k].model);
+        char *err = slurp("stderr.txt");
+        CHECK(rc == 2, "%s: exit status 2 (got %d)", bad[k].model, rc);
+        CHECK(err && strstr(err, bad[k].why) && count_lines(err) == 1, "%s: one line naming '%s': %s",
+              bad[k].model, bad[k].why, err ? err : "(none)");
+        CHECK(!exists("refused"), "%s: nothing written", bad[k].model);
+        free(err);
+    }
+    CHECK(run_model("run bouncing_ball --model %s", "ok") == 2, "a CASE and --model together refused");
+    CHECK(run("run no_such_case") == 2, "an unknown case refused");
+    /* check-model: a wrong Jacobian found (exit 2) and named; a right model passes */
+    int rc = run_model("check-model --model %s", "wrong_jacobian");
+    char *out = slurp("stdout.txt");
+    CHECK(rc == 2 && out && strstr(out, "df/dq") && strstr(out, "disagrees"), "check-model finds df/dq wrong (%d)",
+          rc);
+    free(out);
+    CHECK(run_model("check-model --model %s", "ok") == 0, "check-model passes a right model");
+    CHECK(run_model("check-model --model %s", "pendulum_wall") == 0, "check-model passes the pendulum");
+    CHECK(run_model("check-model --model %s --set N=5", "cradle") == 0, "check-model passes the cradle, N = 5");
+    CHECK(run("check-model double_pendulum") == 0, "check-model passes a built-in case");
+}
+
+/* The ball of tests/models/variant.c: first impact at sqrt(2 h0/g), restitution e = 0.5 in the limit;
+ * the same with its derivatives differenced, and found on PENLIM_MODEL_PATH by its name. */
+static void test_ball(void)
+{
+    const char *names[] = {"ok", "no_derivatives"};
+    double t1 = sqrt(2.0 / 9.81);
+    for (int k = 0; k < 2; k++) {
+        CHECK(run_model("limit --model %s --out lim --samples 0 --quiet", names[k]) == 0, "%s: limit runs", names[k]);
+        json_t *j = load_json("lim/summary.json");
+        json_t *a = json_object_get(j, "analysis");
+        CHECK_NEAR(json_real_value(json_object_get(a, "first_impact_time")), t1, 1e-10, "limit: first impact time");
+        CHECK_NEAR(json_real_value(json_object_get(a, "restitution_first")), 0.5, 1e-9, "limit: restitution e");
+        json_decref(j);
+        CHECK(run_model("run --model %s --mu 1e8 --out pen --samples 0", names[k]) == 0, "%s: penalty runs",
+              names[k]);
+        char *out = slurp("stdout.txt");
+        CHECK(out && (strstr(out, "difference quotients") != NULL) == (k == 1),
+              "%s: the summary says whether derivatives are differenced", names[k]);
+        free(out);
+        j = load_json("pen/summary.json");
+        a = json_object_get(j, "analysis");
+        /* penalty at mu = 1e8: the contact lasts ~pi/sqrt(mu), errors O(mu^-1/2) */
+        CHECK_NEAR(json_real_value(json_object_get(a, "first_impact_time")), t1, 1e-4, "penalty: first impact");
+        CHECK_NEAR(json_real_value(json_object_get(a, "restitution_first")), 0.5, 2e-3, "penalty: restitution");
+        json_decref(j);
+    }
+    /* run()'s shell inherits the environment; a directory that does not exist is skipped */
+    char search[4200];
+    snprintf(search, sizeof search, "/nonexistent:%s", models);
+    setenv("PENLIM_MODEL_PATH", search, 1);
+    CHECK(run("limit ok --out path --quiet") == 0, "a model found on PENLIM_MODEL_PATH by its name");
+    unsetenv("PENLIM_MODEL_PATH");
+    CHECK(run("limit ok --out path2 --quiet") == 2, "not without PENLIM_MODEL_PATH");
+}
+
+/* The spring pendulum (examples/pendulum_wall): an isolated impact on the wall reverses the normal
+ * velocity Gdot with restitution e (limit solution exactly; penalty at rate mu^-1/2). */
+static void test_pendulum(void)
+{
+    CHECK(run_model("limit --model %s --set e=0.7 --out pl --samples 0 --quiet", "pendulum_wall") == 0,
+          "pendulum: limit runs");
+    json_t *j = load_json("pl/summary.json");
+    json_t *a = json_object_get(j, "analysis");
+    CHECK_NEAR(json_real_value(json_object_get(a, "restitution_first")), 0.7, 1e-9, "pendulum: limit restitution");
+    double t_limit = json_real_value(json_object_get(a, "first_impact_time"));
+    json_decref(j);
+    CHECK(run_model("run --model %s --set e=0.7 --mu 1e10 --out pp --samples 0 --quiet", "pendulum_wall") == 0,
+          "pendulum: penalty runs");
+    j = load_json("pp/summary.json");
+    a = json_object_get(j, "analysis");
+    CHECK_NEAR(json_real_value(json_object_get(a, "restitution_first")), 0.7, 1e-3, "pendulum: penalty restitution");
+    CHECK_NEAR(json_real_value(json_object_get(a, "first_impact_time")), t_limit, 1e-6, "pendulum: impact time");
+    json_decref(j);
+}
+
+/* The cradle (examples/cradle): the momentum V of the first ball is kept by every solver; with e = 1 and equal stiffness the penalty's outgoing velocities for N = 3 are
+ * the mu-independent (-0.1303, 0.1502, 0.9800) V of the linear-spring chain, which the limit
+ * solution's multi-contact impact reproduces; Moreau-Jean's simultaneous Newton law gives
+ * (-1/3, 2/3, 2/3) V. */
+static void test_cradle(void)
+{
+    const char *runs[] = {"run --model %s --mu 1e6 --out c1 --samples 0 --quiet",
+                          "run --model %s --mu 1e10 --out c2 --samples 0 --quiet",
+                          "limit --model %s --out c3 --samples 0 --quiet",
+                          "run --model %s --scheme moreau_jean --h 1e-3 --out c4 --quiet"};
+    const char *dirs[] = {"c1", "c2", "c3", "c4"};
+    const double expect[] = {-0.1303, 0.1502, 0.9800}, moreau[] = {-1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0};
+    for (int k = 0; k < 4; k++) {
+        CHECK(run_model(runs[k], "cradle") == 0, "cradle: %s", dirs[k]);
+        char name[64];
+        snprintf(name, sizeof name, "%s/summary.json", dirs[k]);
+        json_t *j = load_json(name);
+        json_t *v = json_object_get(json_object_get(j, "final"), "v");
+        double p = 0.0, vj[3] = {NAN, NAN, NAN};
+        for (size_t i = 0; i < json_array_size(v) && i < 3; i++)
+            p += vj[i] = json_real_value(json_array_get(v, i));
+        CHECK(json_array_size(v) == 3, "cradle %s: 3 balls", dirs[k]);
+        CHECK_NEAR(p, 1.0, 1e-9, "cradle: momentum kept");
+        for (int i = 0; i < 3; i++)
+            CHECK_NEAR(vj[i], k < 3 ? expect[i] : moreau[i], k < 3 ? 1e-4 : 1e-9, "cradle: outgoing velocity");
+        json_decref(j);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    check_init();
+    if (argc < 3) {
+        fprintf(stderr, "usage: test_user_models PATH_TO_PENLIM MODELS_DIR\n");
+        return 2;
+    }
+    static char path[4096], mdir[4096];
+    if (!realpath(argv[1], path) || !realpath(argv[2], mdir)) {
+        fprintf(stderr, "test_user_models: %s or %s not found\n", argv[1], argv[2]);
+        return 2;
+    }
+    penlim = path;
+    models = mdir;
+    snprintf(dir, sizeof dir, "/tmp/penlim-models-XXXXXX");
+    if (!mkdtemp(dir))
+        return 2;
+    test_refusals();
+    test_ball();
+    test_pendulum();
+    test_cradle();
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return check_finish("test_user_models");
+}
