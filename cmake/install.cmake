@@ -32,7 +32,7 @@ install(FILES ${CMAKE_BINARY_DIR}/penlimConfig.cmake ${CMAKE_BINARY_DIR}/penlimC
         DESTINATION ${PENLIM_CMAKE_DIR})
 
 # pkg-config: the shared library by default; --static adds the dependencies libpenlim.a needs.
-set(PENLIM_PC_LIBS_PRIVATE "-lsundials_cvode -lsundials_nvecserial -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lsiconos_numerics -lpthread -lm ${CMAKE_DL_LIBS}")
+set(PENLIM_PC_LIBS_PRIVATE "-lsundials_cvode -lsundials_nvecserial -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lsiconos_numerics -lpthread -lm -l${CMAKE_DL_LIBS}")
 list(JOIN PENLIM_PC_LIBS_PRIVATE " " PENLIM_PC_LIBS_PRIVATE)
 configure_file(${CMAKE_SOURCE_DIR}/cmake/penlim.pc.in ${CMAKE_BINARY_DIR}/penlim.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/penlim.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
