@@ -122,7 +122,7 @@ static int input_error(const char *cmd, const char *fmt, const char *arg)
 }
 
 static const char run_usage[] =
-    "usage: penlim run CASE [--mu X] [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR]\n"
+    "usage: penlim run (CASE | --model FILE) [--mu X] [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR]\n"
     "                       [--samples N] [--max-steps N] [--max-seconds S] [--max-output N]\n"
     "                       [--force] [--quiet]\n"
     "       penlim run CASE --scheme NAME [--h H] [--theta TH] [--gamma G] [--set NAME=VALUE ...]\n"
@@ -132,6 +132,9 @@ static const char run_usage[] =
     "CVODE BDF in settled contact), or run a time-stepping scheme, and write DIR/trajectory.csv,\n"
     "DIR/trajectory_s.csv, DIR/summary.json and DIR/manifest.json (formats: docs/formats.md).\n"
     "  --mu X            stiffness mu > 0 (default 1e8)\n"
+    "  --model FILE      a model compiled apart (a shared object exporting penlim_model; see\n"
+    "                    'penlim new-model'), in place of CASE; a CASE not built in is also looked\n"
+    "                    up as CASE.so in the directories of PENLIM_MODEL_PATH\n"
     "  --set NAME=VALUE  set a case parameter (repeatable; 'penlim cases' lists them)\n"
     "  --t-end T         end time (default: the case's)\n"
     "  --rtol R          relative tolerance in [1e-14, 1) (default 1e-8; not for schemes);\n"
@@ -498,7 +501,7 @@ static int cmd_run(int argc, char **argv)
 }
 
 static const char sweep_usage[] =
-    "usage: penlim sweep CASE [--mu A:B:N | --mu a,b,c] [--set NAME=VALUE ...] [--t-end T]\n"
+    "usage: penlim sweep (CASE | --model FILE) [--mu A:B:N | --mu a,b,c] [--set NAME=VALUE ...] [--t-end T]\n"
     "                         [--rtol R] [--out DIR] [--jobs J] [--samples N] [--max-steps N]\n"
     "                         [--max-seconds S] [--max-output N] [--no-plots] [--no-limit]\n"
     "                         [--resume] [--force] [--quiet]\n"
@@ -520,8 +523,8 @@ static const char sweep_usage[] =
     "  --out DIR         output directory (default out/sweep/CASE, out/sweep/CASE-SCHEME for a\n"
     "                    scheme): sweep.csv, episodes.csv, sweep.json, impact_errors.csv, the plots\n"
     "                    (*.png with their *.gp and *.dat), runs/NNN_PARAM_VALUE/, limit/, manifest.json\n"
-    "  --set, --t-end, --rtol, --samples, --max-steps, --max-seconds, --max-output, --force,\n"
-    "  --theta, --gamma: as for 'penlim run', per run\n";
+    "  --model, --set, --t-end, --rtol, --samples, --max-steps, --max-seconds, --max-output,\n"
+    "  --force, --theta, --gamma: as for 'penlim run', per run\n";
 
 /* The progress line, on stderr when it is a terminal. */
 static void progress_line(size_t done, size_t total, void *user)
@@ -874,12 +877,15 @@ static int cmd_sweep(int argc, char **argv)
 }
 
 static const char limit_usage[] =
-    "usage: penlim limit CASE [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR] [--samples N]\n"
+    "usage: penlim limit (CASE | --model FILE) [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR] [--samples N]\n"
     "                         [--max-steps N] [--max-seconds S] [--max-output N] [--force] [--quiet]\n"
     "Compute the limit (generalized) solution of CASE directly, event by event: flight, impacts\n"
     "from the infinitesimal dynamics, sustained contact with the sliding-mode force, lift-off, and\n"
     "Zeno accumulation continued past the accumulation point.  Writes DIR/trajectory.csv,\n"
     "DIR/trajectory_s.csv, DIR/summary.json and DIR/manifest.json (formats: docs/formats.md).\n"
+    "  --model FILE      a model compiled apart (a shared object exporting penlim_model; see\n"
+    "                    'penlim new-model'), in place of CASE; a CASE not built in is also looked\n"
+    "                    up as CASE.so in the directories of PENLIM_MODEL_PATH\n"
     "  --set NAME=VALUE  set a case parameter (repeatable; 'penlim cases' lists them)\n"
     "  --t-end T         end time (default: the case's)\n"
     "  --rtol R          relative tolerance of the smooth phases in [1e-14, 1) (default 1e-12)\n"
@@ -916,7 +922,7 @@ static int cmd_limit(int argc, char **argv)
 }
 
 static const char compare_usage[] =
-    "usage: penlim compare CASE [--mu X ...] [--scheme NAME [--h H ...] ...] [--external FILE ...]\n"
+    "usage: penlim compare (CASE | --model FILE) [--mu X ...] [--scheme NAME [--h H ...] ...] [--external FILE ...]\n"
     "                           [--work-precision] [--set NAME=VALUE ...] [--t-end T] [--rtol R]\n"
     "                           [--out DIR] [--no-plots] [--force] [--quiet]\n"
     "Compute the limit solution of CASE once, then each solution asked for, and measure each against\n"
@@ -933,6 +939,7 @@ static const char compare_usage[] =
     "  --work-precision  refine each family instead: the penalty over the 9 mu of a sweep (1e2 ...\n"
     "                    1e10), each scheme over its 7 default h (those named, or all that apply)\n"
     "  --rtol R          the penalized runs' relative tolerance (default 1e-8)\n"
+    "  --model FILE      a model compiled apart, in place of CASE (as for 'penlim run')\n"
     "  --no-plots        write the data and the plot configuration, but do not run gnuplot\n"
     "  --out DIR         output directory (default out/compare/CASE)\n"
     "  Without solutions: the penalty at mu = 1e4, 1e6, 1e8 and every scheme that applies to the\n"
