@@ -52,6 +52,17 @@ static void test_refusals(void)
         free(err);
     }
     CHECK(run_model("run bouncing_ball --model %s", "ok") == 2, "a CASE and --model together refused");
+    /* a gap that turns NaN in the middle of a run: a failed run (exit 3) naming it, whatever the solver */
+    const char *solvers[] = {"run --mu 1e6", "run --scheme moreau_jean", "limit"};
+    for (int k = 0; k < 3; k++) {
+        char fmt[256];
+        snprintf(fmt, sizeof fmt, "%s --model %%s --out nan --force --quiet", solvers[k]);
+        int rc = run_model(fmt, "nan_later");
+        char *err = slurp("stderr.txt");
+        CHECK(rc == 3 && err && (strstr(err, "not finite") || strstr(err, "G = nan")), "%s: a NaN gap fails the run (%d): %s", solvers[k], rc,
+              err ? err : "");
+        free(err);
+    }
     CHECK(run("run no_such_case") == 2, "an unknown case refused");
     /* check-model: a wrong Jacobian found (exit 2) and named; a right model passes */
     int rc = run_model("check-model --model %s", "wrong_jacobian");

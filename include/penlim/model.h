@@ -11,7 +11,11 @@
  * (pl_model_create) and validates it before any solve.  Every callback receives p, the values of the
  * case's parameters in the order of `params`, and `user`, the case's user pointer.  A model compiled
  * apart and loaded by the program (penlim run --model FILE.so) exports its case with
- * PL_EXPORT_MODEL.  Arrays are row-major; a Jacobian output pointer may be NULL when not wanted. */
+ * PL_EXPORT_MODEL.  Arrays are row-major; a Jacobian output pointer may be NULL when not wanted.
+ *
+ * Callbacks must be reentrant: sweeps call them from several threads at once, with the same p and
+ * user (keep no scratch in static variables or in *user; anything they write must be their own).
+ * A model keeps pointers to the case, its parameter table and user: they must outlive it. */
 #ifndef PENLIM_MODEL_H
 #define PENLIM_MODEL_H
 
@@ -29,9 +33,14 @@ extern "C" {
 
 /* The symbol a loadable model exports: `const pl_case *penlim_model(void)`. */
 #define PL_MODEL_SYMBOL "penlim_model"
+#ifdef __cplusplus
+#define PL_MODEL_LINKAGE extern "C"
+#else
+#define PL_MODEL_LINKAGE
+#endif
 #define PL_EXPORT_MODEL(case_variable)                                                             \
-    __attribute__((visibility("default"))) const pl_case *penlim_model(void);                     \
-    const pl_case *penlim_model(void) { return &(case_variable); }
+    PL_MODEL_LINKAGE __attribute__((visibility("default"))) const pl_case *penlim_model(void);    \
+    PL_MODEL_LINKAGE const pl_case *penlim_model(void) { return &(case_variable); }
 
 /* Flags of a parameter's range. */
 enum {
@@ -95,10 +104,11 @@ struct pl_case {
     unsigned abi_version; /* PL_ABI_VERSION: first, so that it can be read whatever the layout */
     const char *name;     /* letters, digits, '_' and '-' */
     const char *summary;
-    size_t ndof, ncon, ninput; /* sizes, unless `sizes` computes them from the parameters */
+    size_t ndof, ncon, ninput; /* sizes, unless `sizes` computes them from the parameters;
+                                  ninput <= 8 components of u(t) */
     const pl_param_spec *params;
-    size_t nparams;
-    double t_end; /* default end time */
+    size_t nparams; /* <= 32 */
+    double t_end; /* default end time, > 0 */
     pl_derivatives derivatives;
     void *user; /* passed to every callback */
 

@@ -66,7 +66,7 @@ PL_API size_t pl_model_constraints(const pl_model *model)
 
 PL_API double pl_model_parameter(const pl_model *model, const char *name)
 {
-    return pl_model_param(model, name);
+    return name ? pl_model_param(model, name) : NAN;
 }
 
 PL_API size_t pl_builtin_case_count(void)
@@ -120,8 +120,11 @@ static pl_status set_options(pl_solve_opts *o, const pl_solver_type *s, const pl
             if (!(x >= 1))
                 return pl_fail(err, PL_ERR_INPUT, "max_output must be >= 1 (got %g)", x);
             o->max_output = x;
-        } else if (pl_solve_opts_set(o, s, name, x, err) != PL_OK)
-            return err->status;
+        } else {
+            pl_status st = pl_solve_opts_set(o, s, name, x, err);
+            if (st != PL_OK)
+                return st;
+        }
     }
     return PL_OK;
 }
@@ -142,10 +145,13 @@ PL_API pl_status pl_solve_model(const pl_model *model, const char *solver, const
     const pl_solver_type *s = find_solver(solver, err);
     if (!s)
         return PL_ERR_INPUT;
+    if (!model || (noptions && !options))
+        return pl_fail(err, PL_ERR_INPUT, "pl_solve_model: no model, or options missing");
     pl_solve_opts o;
     pl_solve_opts_init(&o, s, model, NAN);
-    if (set_options(&o, s, options, noptions, NULL, err) != PL_OK)
-        return err->status;
+    pl_status st0 = set_options(&o, s, options, noptions, NULL, err);
+    if (st0 != PL_OK)
+        return st0;
     pl_solution *sol = calloc(1, sizeof *sol);
     if (!sol)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory");
@@ -257,16 +263,21 @@ PL_API pl_status pl_sweep_model(const pl_model *model, const char *solver, const
     const pl_solver_type *s = find_solver(solver, err);
     if (!s)
         return PL_ERR_INPUT;
+    if (!model || (noptions && !options))
+        return pl_fail(err, PL_ERR_INPUT, "pl_sweep_model: no model, or options missing");
     if (!s->refine)
         return pl_fail(err, PL_ERR_INPUT, "the %s solver has no option to refine: sweep penalty or a scheme", s->name);
+    if (!values || nvalues == 0)
+        return pl_fail(err, PL_ERR_INPUT, "a sweep needs at least one value of %s", s->refine);
     if (jobs < 0 || jobs > 1024)
         return pl_fail(err, PL_ERR_INPUT, "jobs must be in [0, 1024] (got %d)", jobs);
     pl_sweep_opts so;
     memset(&so, 0, sizeof so);
     so.solver = s;
     pl_solve_opts_init(&so.base, s, model, NAN);
-    if (set_options(&so.base, s, options, noptions, s->refine, err) != PL_OK)
-        return err->status;
+    pl_status st0 = set_options(&so.base, s, options, noptions, s->refine, err);
+    if (st0 != PL_OK)
+        return st0;
     so.jobs = jobs > 0 ? jobs : 1;
     so.with_limit = with_limit != 0;
     double *sorted = malloc((nvalues ? nvalues : 1) * sizeof *sorted);
@@ -342,6 +353,14 @@ PL_API pl_status pl_compare_to_limit(const pl_model *model, const pl_solution *s
                                      double *sup_q, double *l1_v, double *impact_time_error,
                                      double *impact_velocity_error, pl_error *err)
 {
+    if (!model || !sol || !limit)
+        return pl_fail(err, PL_ERR_INPUT, "pl_compare_to_limit: a model and two solutions are needed");
+    if (sol->n != model->n || sol->m != model->m || limit->n != model->n || limit->m != model->m)
+        return pl_fail(err, PL_ERR_INPUT, "pl_compare_to_limit: the solutions are not of this model (%zu dof, %zu "
+                       "constraints)", model->n, model->m);
+    if (limit->solver->family != PL_FAMILY_LIMIT)
+        return pl_fail(err, PL_ERR_INPUT, "pl_compare_to_limit: the reference is a %s solution, not the limit "
+                       "solution", limit->solver->name);
     pl_analysis a[2];
     pl_trajectory tr[2];
     memset(a, 0, sizeof a);

@@ -46,6 +46,10 @@ static void gap(const double *p, size_t i, double t, const double *q, pl_gap *ou
 {
     (void)p, (void)i, (void)t, (void)user;
     out->g = q[0];
+#ifdef VARIANT_NAN_LATER
+    if (q[0] < 0.5) /* valid at the start, not on the way down */
+        out->g = NAN;
+#endif
 #ifndef VARIANT_NO_DERIVATIVES
     out->grad[0] = 1.0;
 #endif

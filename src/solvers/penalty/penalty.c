@@ -379,6 +379,10 @@ static pl_status check_resolved(run *r, double t, const double *y, const pl_gap 
     for (size_t i = 0; i < c->m; i++) {
         const pl_gap *gap = &gaps[i];
         double g = r->prev_g[i], gdot = r->prev_gdot[i];
+        /* a NaN gap compares false with 0: it would never start a contact */
+        if (!isfinite(g) || !isfinite(gdot))
+            return pl_fail(err, PL_ERR_SOLVER, "constraint %zu is not finite at t = %.17g (G = %g, Gdot = %g): the "
+                           "model's gap (%s)", i + 1, t, g, gdot, r->context);
         if (c->field.active[i]) {
             double ulp = DBL_EPSILON * pl_gap_terms(gap, t, Q(y), c->n);
             double scale = fmax(hypot(g, gdot / c->omega[i]), c->pen[i]);

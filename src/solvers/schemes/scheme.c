@@ -192,6 +192,10 @@ static pl_status record_row(recorder *r, const pl_scheme_point *p, pl_error *err
     memcpy(row + pl_col_q(n, m), p->q, n * sizeof *row);
     memcpy(row + pl_col_v(n, m), p->v, n * sizeof *row);
     gaps(r->model, &r->contact->gap, p->t, p->q, row + pl_col_g(n, m), NULL, NULL);
+    for (size_t i = 0; i < m; i++) /* a NaN gap would never enter the contact set */
+        if (!isfinite(row[pl_col_g(n, m) + i]))
+            return pl_fail(err, PL_ERR_SOLVER, "constraint %zu is not finite at t = %.17g (G = %g): the model's gap",
+                           i + 1, p->t, row[pl_col_g(n, m) + i]);
     memcpy(row + pl_col_force(n, m), p->impulse, m * sizeof *row);
     for (size_t i = 0; i < m; i++) {
         int e = r->open[i];
