@@ -236,7 +236,8 @@ static void print_model_origin(const case_options *o, const pl_model *model)
         printf("model %s loaded from %s\n", model->type->name, o->loaded_from);
     if (model->type->derivatives == PL_DERIVATIVES_NONE)
         printf("model %s gives no derivatives: its Jacobians and gap derivatives are difference quotients "
-               "(about 1e-10 relative, 1e-8 for second derivatives)\n", model->type->name);
+               "(about 1e-10 relative, 1e-8 for second derivatives, where it varies on its scales V^2/A and "
+               "V/A)\n", model->type->name);
 }
 
 /* The model, the solver's options from the command line (all but `skip`, a sweep's grid), and the

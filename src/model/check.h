@@ -10,11 +10,12 @@ typedef struct {
     int second;           /* a second derivative (differenced less accurately) */
     size_t row, col;      /* its worst entry */
     double given, differenced;
-    double error;         /* |given - differenced| / the item's largest |differenced| entry (or 1) */
+    double error;         /* the worst |given - differenced| / (max(|given|, |differenced|) + 0.01 S), S the
+                             item's scale (check.c) */
 } pl_derivative_error;
 
-/* Every derivative item at the initial state and two states near it (t = 0, then t small), the
- * worst over them.  *items (caller frees) has *nitems entries.  A case that gives no derivatives
+/* Every derivative item at the initial state (t = 0) and two states near it (t = 0.37 T and
+ * 1.3 T, T = V/A), the worst over them.  *items (caller frees) has *nitems entries.  A case that gives no derivatives
  * (PL_DERIVATIVES_NONE) has nothing to check: *nitems = 0. */
 pl_status pl_model_check_derivatives(const pl_model *model, pl_derivative_error **items, size_t *nitems,
                                      pl_error *err);

@@ -5,15 +5,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Steps: eps^(1/3) for first derivatives, eps^(1/4) for second ones. */
+/* x + h - x, so that the step taken is the step divided by (no representation error in it). */
+static double exact_step(double x, double h)
+{
+    volatile double xh = x + h;
+    return xh - x;
+}
+
+/* Steps: eps^(1/3) for first derivatives, eps^(1/4) for second ones, relative to the coordinate's
+ * size or the model's scale, whichever is larger. */
 static double step1(double x, double scale)
 {
-    return cbrt(DBL_EPSILON) * fmax(fabs(x), scale);
+    return exact_step(x, cbrt(DBL_EPSILON) * fmax(fabs(x), scale));
 }
 
 static double step2(double x, double scale)
 {
-    return sqrt(sqrt(DBL_EPSILON)) * fmax(fabs(x), scale);
+    return exact_step(x, sqrt(sqrt(DBL_EPSILON)) * fmax(fabs(x), scale));
+}
+
+/* In time the step follows the model's time scale alone: how fast G changes does not grow with t. */
+static double time_step(double t, double T, double power)
+{
+    return exact_step(t, pow(DBL_EPSILON, power) * T);
 }
 
 static double length_scale(const pl_model *model)
@@ -134,7 +148,7 @@ void pl_diff_gap(const pl_model *model, size_t i, double t, const double *q, pl_
         return;
     }
     double L = length_scale(model), T = time_scale(model);
-    double ht = step1(t, T), ht2 = step2(t, T);
+    double ht = time_step(t, T, 1.0 / 3.0), ht2 = time_step(t, T, 0.25);
     out->g_t = (G(&e, t + ht, q, n, 0, n, 0) - G(&e, t - ht, q, n, 0, n, 0)) / (2.0 * ht);
     out->g_tt = (G(&e, t + ht2, q, n, 0, n, 0) - 2.0 * g0 + G(&e, t - ht2, q, n, 0, n, 0)) / (ht2 * ht2);
     for (size_t j = 0; j < n; j++) {

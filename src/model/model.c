@@ -169,6 +169,11 @@ static pl_status check_case_shape(const pl_case *c, pl_error *err)
                        "rebuild it against this penlim's headers", c->abi_version, (unsigned)PL_ABI_VERSION);
     if (!pl_case_name_valid(c->name))
         return pl_fail(err, PL_ERR_INPUT, "the case's name must be 1 to 63 letters, digits, '_' or '-'");
+    if (!c->summary)
+        return pl_fail(err, PL_ERR_INPUT, "case %s: no summary", c->name);
+    if (!(c->t_end >= 1e-12 && c->t_end <= 1e300))
+        return pl_fail(err, PL_ERR_INPUT, "case %s: its default t_end must be a finite number >= 1e-12 (got %g)",
+                       c->name, c->t_end);
     if (c->nparams > 0 && !c->params)
         return pl_fail(err, PL_ERR_INPUT, "case %s: nparams = %zu but no params table", c->name, c->nparams);
     for (size_t k = 0; k < c->nparams && k < PL_MAX_PARAMS; k++) {
@@ -352,6 +357,22 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
                     all_finite(M, nn) ? "symmetric" : "finite");
         goto done;
     }
+    if (c->mass && !c->mass_dq && c->derivatives != PL_DERIVATIVES_NONE) {
+        /* "M must not depend on q without mass_dq": penlim would keep M(q0) */
+        double L = model->a_scale > 0 ? model->v_scale * model->v_scale / model->a_scale : 1.0;
+        for (size_t j = 0; j < n; j++)
+            a[j] = q0[j] + 1e-3 * fmax(fabs(q0[j]), L) * (double)(j % 3 + 1);
+        memset(a_q, 0, nn * sizeof *a_q);
+        c->mass(model->par, a, a_q, c->user);
+        double change = 0.0;
+        for (size_t j = 0; j < nn; j++)
+            change = fmax(change, fabs(a_q[j] - M[j]));
+        if (change > 1e-12 * mmax) {
+            s = pl_fail(err, PL_ERR_INPUT, "case %s: its mass matrix depends on q but it gives no mass_dq (give "
+                        "mass_dq, or .derivatives = PL_DERIVATIVES_NONE)", c->name);
+            goto done;
+        }
+    }
     pl_model_accel(model, w, 0.0, q0, v0, a, a_q, a_v);
     if (!all_finite(a, n) || !all_finite(a_q, nn) || !all_finite(a_v, nn)) {
         s = pl_fail(err, PL_ERR_INPUT, "case %s: its %s %s at the initial state is not finite (NaN or inf)", c->name,
@@ -389,6 +410,19 @@ static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error 
     }
     c->initial_state(model->par, q0, v0, c->user);
     model->mass_constant = 0; /* factor through the general path first */
+    if (c->mass) {
+        size_t nn = model->n * model->n;
+        double *M = malloc(nn * sizeof *M);
+        if (!M)
+            return pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory", c->name);
+        pl_model_mass(model, q0, M, NULL);
+        int finite_M = 1;
+        for (size_t j = 0; j < nn; j++)
+            finite_M = finite_M && isfinite(M[j]);
+        free(M);
+        if (!finite_M)
+            return pl_fail(err, PL_ERR_INPUT, "case %s: the mass matrix at the initial state is not finite", c->name);
+    }
     if (pl_model_mass(model, q0, NULL, model->minv))
         return pl_fail(err, PL_ERR_INPUT, "case %s: the mass matrix is not positive definite", c->name);
     /* constant M: keep its inverse (a case without derivatives may have M(q): differenced) */
@@ -399,13 +433,16 @@ static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error 
         model->minv = NULL;
     }
     c->scales(model->par, &model->v_scale, &model->a_scale, c->user);
+    if (model->v_scale < 0 || model->a_scale < 0)
+        return pl_fail(err, PL_ERR_INPUT, "case %s: its scales must be >= 0 (V = %g, A = %g)", c->name,
+                       model->v_scale, model->a_scale);
     int finite = isfinite(model->v_scale) && isfinite(model->a_scale) &&
                  isfinite(model->v_scale * model->v_scale) && isfinite(model->a_scale * model->a_scale);
     for (size_t j = 0; j < model->n; j++)
         finite = finite && isfinite(q0[j]) && isfinite(v0[j]) && isfinite(q0[j] * q0[j]) && isfinite(v0[j] * v0[j]);
     if (!finite)
-        return pl_fail(err, PL_ERR_INPUT, "case %s: the parameters give an initial state or scales too large to "
-                       "represent (overflow)", c->name);
+        return pl_fail(err, PL_ERR_INPUT, "case %s: the initial state or the scales are not finite (NaN, or too "
+                       "large to represent)", c->name);
     /* Fallbacks so that tolerances stay meaningful when a case has no motion or no force. */
     if (!(model->v_scale > 0) && !(model->a_scale > 0))
         model->v_scale = model->a_scale = 1.0;
