@@ -34,5 +34,8 @@ install(FILES ${CMAKE_BINARY_DIR}/penlimConfig.cmake ${CMAKE_BINARY_DIR}/penlimC
 # pkg-config: the shared library by default; --static adds the dependencies libpenlim.a needs.
 set(PENLIM_PC_LIBS_PRIVATE "-lsundials_cvode -lsundials_nvecserial -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lsiconos_numerics -lpthread -lm -l${CMAKE_DL_LIBS}")
 list(JOIN PENLIM_PC_LIBS_PRIVATE " " PENLIM_PC_LIBS_PRIVATE)
+# relocatable: the prefix relative to where the .pc file lies (lib/pkgconfig, or lib/<multiarch>/pkgconfig)
+file(RELATIVE_PATH PENLIM_PC_TO_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
+string(REGEX REPLACE "/$" "" PENLIM_PC_TO_PREFIX "${PENLIM_PC_TO_PREFIX}")
 configure_file(${CMAKE_SOURCE_DIR}/cmake/penlim.pc.in ${CMAKE_BINARY_DIR}/penlim.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/penlim.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -92,7 +92,7 @@ static int check(const double *p, char *msg, size_t len, void *user)
     return 0;
 }
 
-static const pl_case @NAME@ = {
+static const pl_case model_case = {
     .abi_version = PL_ABI_VERSION,
     .name = "@NAME@",
     .summary = "a point mass thrown into the corner of a floor and a wall (edit me)",
@@ -111,4 +111,4 @@ static const pl_case @NAME@ = {
      * .user (a pointer passed to every callback). */
 };
 
-PL_EXPORT_MODEL(@NAME@)
+PL_EXPORT_MODEL(model_case)

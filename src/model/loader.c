@@ -11,19 +11,21 @@ static int is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* The first of DIR/NAME, DIR/NAME.so over the directories of search_path into out; 0 if none. */
+/* The first DIR/NAME.so over the directories of search_path into out (DIR/NAME when NAME ends in
+ * ".so"); 0 if none.  Empty components are skipped. */
 static int search(const char *name, const char *search_path, char *out, size_t len)
 {
     if (!search_path)
         return 0;
+    size_t nl = strlen(name);
+    const char *suffix = nl > 3 && strcmp(name + nl - 3, ".so") == 0 ? "" : ".so";
     for (const char *d = search_path; *d;) {
         size_t dl = strcspn(d, ":");
-        if (dl > 0)
-            for (int with_so = 0; with_so < 2; with_so++) {
-                int w = snprintf(out, len, "%.*s/%s%s", (int)dl, d, name, with_so ? ".so" : "");
-                if (w > 0 && (size_t)w < len && is_file(out))
-                    return 1;
-            }
+        if (dl > 0) {
+            int w = snprintf(out, len, "%.*s/%s%s", (int)dl, d, name, suffix);
+            if (w > 0 && (size_t)w < len && is_file(out))
+                return 1;
+        }
         d += dl + (d[dl] == ':');
     }
     return 0;

@@ -13,7 +13,8 @@ typedef struct {
 } pl_model_library;
 
 /* Load the model at `path` (a file name: with a '/', or else looked up in each directory of
- * `search_path`, a colon-separated list such as $PENLIM_MODEL_PATH, as NAME or NAME.so).
+ * `search_path`, a colon-separated list such as $PENLIM_MODEL_PATH, as NAME.so, or NAME if it ends
+ * in .so).
  * PL_ERR_INPUT with a one-line message if it cannot be found or opened, lacks the symbol, or was
  * built for another ABI version. */
 pl_status pl_model_library_open(pl_model_library *lib, const char *path, const char *search_path, pl_error *err);
