@@ -158,6 +158,44 @@ static void test_rigid_branches(void)
     }
 }
 
+/* Inelastic (e = 0) from eps = -0.2: wall 1 at t = 1 removes the normal velocity, (1, 1) -> (1, 0); the
+ * mass slides along wall 1 into the corner at t = 1.2, where wall 2 removes its normal velocity and
+ * leaves the tangential part along d2 = (-cos a, -sin a): v+ = (v . d2) d2 = (cos^2 a, cos a sin a),
+ * pressed against neither wall (n1 . v+ = -cos a sin a > 0, wall 1 left behind; G2 = Gdot2 = 0 with no
+ * force: a grazing slide).  The limit solution died at t = 1.2 once ("step size too small": the gap
+ * tolerance at G2 = Gdot2 = 0, q = 0 was 1e-42). */
+static void test_inelastic_slide(void)
+{
+    const double angles[] = {120.0, 135.0, 150.0};
+    for (int c = 0; c < 3; c++) {
+        double a = angles[c] * M_PI / 180.0, v_ref[2] = {cos(a) * cos(a), cos(a) * sin(a)};
+        pl_setting s[] = {{"angle", angles[c]}, {"eps", -0.2}, {"e", 0.0}};
+        pl_model m;
+        pl_solution r;
+        double v[2], q[2];
+        if (!init(&m, s, 3))
+            continue;
+        if (limit_v(&m, v, q, &r)) {
+            CHECK(r.nevents >= 2 && r.events[0].kind == PL_EVENT_IMPACT && r.events[1].kind == PL_EVENT_IMPACT,
+                  "%g degrees: two impacts (%zu events)", angles[c], r.nevents);
+            if (r.nevents >= 2) {
+                NEAR(r.events[0].t, 1.0, 1e-12, "%g degrees: wall 1 at t = 1", angles[c]);
+                NEAR(r.events[1].t, 1.2, 1e-12, "%g degrees: the corner at t = 1.2", angles[c]);
+                CHECK(r.events[1].participants[1], "%g degrees: wall 2 takes part", angles[c]);
+            }
+            for (int j = 0; j < 2; j++) {
+                NEAR(v[j], v_ref[j], 1e-12, "%g degrees: limit v[%d] after the corner", angles[c], j);
+                NEAR(q[j], 0.8 * v_ref[j], 1e-12, "%g degrees: limit q[%d] at t = 2", angles[c], j);
+            }
+        }
+        pl_solution_free(&r);
+        if (penalty_v(&m, 1e8, v, q))
+            for (int j = 0; j < 2; j++)
+                NEAR(v[j], v_ref[j], 1e-6, "%g degrees: penalty mu = 1e8, v[%d]", angles[c], j);
+        pl_model_free(&m);
+    }
+}
+
 /* eps = 0: the penalized outcome is that of the scaled system, at every mu; the limit solution's
  * corner impact (the fast system holding both walls) gives it too. */
 static void test_into_the_corner(void)
@@ -254,6 +292,7 @@ int main(void)
     check_init();
     test_parameters();
     test_rigid_branches();
+    test_inelastic_slide();
     test_into_the_corner();
     test_scaled_offset();
     test_orthogonal();

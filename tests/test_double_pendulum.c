@@ -301,11 +301,71 @@ static void test_sliding(void)
     pl_model_free(&m);
 }
 
+/* An inelastic impact of the joint followed at once by its lift-off: from (0.3, 0.3) at rest with e = 0 the
+ * joint reaches the axis at t1 = 0.3089 with the tip away from it; the impulse along grad G1 = (l1, 0)
+ * removes v1 and keeps (M v)_2; then G1 = Gdot1 = 0 while the free acceleration q1'' (Lagrange's
+ * equations of the geometry) is positive, so q1 = q1'' tau^2/2 leaves the axis at once.  The limit
+ * solution died right after that impact once (its gap tolerance at G1 = Gdot1 = 0 was 1e-42); its
+ * state at t = 0.42, before the tip's impact, is compared with penalized runs (O(mu^-1/2)). */
+static void test_lift_off_after_impact(void)
+{
+    pl_setting s[] = {{"e", 0.0}, {"q2", 0.3}, {"v2", 0.0}};
+    pl_model m = {0};
+    pl_solution r;
+    pl_error err;
+    if (!init(&m, s, 3))
+        return;
+    bars b = bars_of(&m);
+    int ok = solve_limit(&m, 1e-12, 0.0, 0, &r, &err) == PL_OK;
+    CHECK(ok, "limit solution to t = 5: %s", ok ? "" : err.message);
+    if (ok && r.nevents >= 1 && r.events[0].kind == PL_EVENT_IMPACT && r.events[0].constraint == 0) {
+        const pl_event *e = &r.events[0];
+        double t1 = e->t, M[4], a[2];
+        NEAR(e->v_after[0], 0.0, 1e-12, "v1 = 0 after the inelastic impact");
+        mass_of(&b, e->q, M);
+        NEAR(M[2] * e->v_after[0] + M[3] * e->v_after[1], M[2] * e->v_before[0] + M[3] * e->v_before[1], 1e-12,
+             "(M v)_2 kept by the impulse along grad G1");
+        free_accel(&b, e->q, e->v_after, a);
+        CHECK(a[0] > 1.0, "the free q1'' after the impact pulls off the axis (%g)", a[0]);
+        for (size_t j = 1; j < r.nevents; j++)
+            CHECK(!(r.events[j].kind == PL_EVENT_SLIDE_START && r.events[j].t == t1), "no sustained contact at t1");
+        size_t early = 0;
+        for (size_t row = 0; row < r.traj.nrows; row++) {
+            const double *y = pl_table_row(&r.traj, row);
+            double tau = y[0] - t1;
+            if (tau > 0.0 && tau < 1e-3) {
+                early++;
+                NEAR(y[pl_col_q(2, 2)], 0.5 * a[0] * tau * tau, 1e-2 * 0.5 * a[0] * tau * tau,
+                     "q1 = q1'' tau^2/2 right after the impact (tau = %g)", tau);
+            }
+        }
+        CHECK(early >= 1, "rows right after the impact: %zu", early);
+    } else if (ok) {
+        CHECK(0, "the first event is an impact of the joint");
+    }
+    pl_solution_free(&r);
+    double lim[2] = {NAN, NAN}, dist[2] = {NAN, NAN};
+    if (solve_limit(&m, 1e-12, 0.42, 0, &r, &err) == PL_OK)
+        memcpy(lim, r.q_final, sizeof lim);
+    pl_solution_free(&r);
+    for (int j = 0; j < 2; j++) {
+        ok = solve_penalty(&m, j ? 1e10 : 1e8, 1e-10, 0.42, 0, &r, &err) == PL_OK;
+        CHECK(ok, "penalty: %s", ok ? "" : err.message);
+        if (ok)
+            dist[j] = fmax(fabs(r.q_final[0] - lim[0]), fabs(r.q_final[1] - lim[1]));
+        pl_solution_free(&r);
+    }
+    CHECK(dist[1] < 1e-4 && dist[0] > 5.0 * dist[1], "limit against the penalty at t = 0.42: %.3g (mu = 1e8), %.3g (1e10)",
+          dist[0], dist[1]);
+    pl_model_free(&m);
+}
+
 int main(void)
 {
     check_init();
     test_equations();
     test_energy();
     test_sliding();
+    test_lift_off_after_impact();
     return check_finish("test_double_pendulum");
 }

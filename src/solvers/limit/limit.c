@@ -212,7 +212,13 @@ static int roots(double t, const double *y, double *gout, void *user)
 
 /* Error weights.  q and v relative to their size with floors at the free-motion scales; near a
  * free constraint, its gap and rate relative to the flight they start (height Gdot^2/(2A), rate
- * sqrt(2 A |G|)), so that the ever shorter flights of a Zeno sequence are each resolved to rtol. */
+ * sqrt(2 A |G|)), so that the ever shorter flights of a Zeno sequence are each resolved to rtol.
+ * Floors: rtol times the smallest flight the solver follows, a rise of tol_g at a speed of tol_v
+ * (a lower rebound is a touch: unresolvable_rebound, contacts_at).  A gap left at G = Gdot = 0
+ * (a lift-off right after an inelastic impact, a slide along a wall after a corner impact) starts
+ * no flight of its own; with floors of 1e-30 L and 1e-15 V, and q, v exactly 0 there (no
+ * round-off floor), the tolerances were ~1e-42 and the first step's estimate fell below the
+ * smallest step. */
 static int error_weights(double t, const double *y, double *w, void *user)
 {
     solver *s = user;
@@ -230,8 +236,8 @@ static int error_weights(double t, const double *y, double *w, void *user)
             continue;
         c->gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c->gap);
         double g = fabs(c->gap.g), gd = fabs(c->gdot);
-        double tol_g = rtol * (g + gd * gd / (2.0 * s->A) + 1e-30 * s->L);
-        double tol_gd = rtol * (gd + sqrt(2.0 * s->A * g) + 1e-15 * s->V);
+        double tol_g = rtol * (g + gd * gd / (2.0 * s->A) + s->tol_g);
+        double tol_gd = rtol * (gd + sqrt(2.0 * s->A * g) + s->tol_v);
         pl_tighten_for_gap(tol, s->n, c->gap.grad, tol_g, tol_gd);
     }
     for (size_t j = 0; j < s->N; j++)
