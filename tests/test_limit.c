@@ -465,6 +465,35 @@ static void test_near_critical_lift_off(void)
     release(&m, &pen);
 }
 
+/* Long flights over long horizons, in the limit solution and the penalty (mu = 1e8): a flight's steps
+ * are bounded only by a case that says its forcing needs it (forcing_time: schatzman, whose pulses end
+ * at a_0), not by V/A, which made these runs take 1e7 steps and stop at the output cap.  After the
+ * wedge's elastic symmetric corner impact at t = 1 the mass leaves with (1, 1): q = (t - 1)(1, 1). */
+static void test_long_horizons(void)
+{
+    const struct {
+        const pl_case *c;
+        pl_setting s;
+        double t_end;
+    } runs[] = {{&pl_case_wedge, {"e", 1.0}, 1e7}, {&pl_case_corner, {"e", 1.0}, 1e7},
+                {&pl_case_disk, {"e", 0.0}, 1e6}, {&pl_case_schatzman, {"e", 1.0}, 1e5}};
+    for (int k = 0; k < 4; k++)
+        for (int pen = 0; pen < 2; pen++) {
+            pl_model m;
+            pl_solution r;
+            pl_error err;
+            CHECK(pl_model_init(&m, runs[k].c, &runs[k].s, 1, &err) == PL_OK, "model: %s", err.message);
+            pl_status st = pen ? solve_penalty(&m, 1e8, 1e-8, runs[k].t_end, 0, &r, &err)
+                               : solve_limit(&m, 1e-12, runs[k].t_end, 0, &r, &err);
+            CHECK(st == PL_OK && r.stats.steps < 1000, "%s to t = %g (%s): %ld steps, %s", runs[k].c->name,
+                  runs[k].t_end, pen ? "penalty" : "limit", r.stats.steps, st == PL_OK ? "ok" : err.message);
+            if (st == PL_OK && k == 0)
+                for (int j = 0; j < 2; j++)
+                    CHECK_NEAR(r.q_final[j], runs[k].t_end - 1.0, 1e-9 * runs[k].t_end, "wedge: q = (t - 1)(1, 1)");
+            release(&m, &r);
+        }
+}
+
 int main(void)
 {
     check_init();
@@ -482,5 +511,6 @@ int main(void)
     test_corner_distance();
     test_contact_inside_flight_step();
     test_near_critical_lift_off();
+    test_long_horizons();
     return check_finish("test_limit");
 }

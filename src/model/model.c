@@ -302,6 +302,12 @@ double pl_model_limit_value(const pl_model *model, pl_limit_quantity what)
     return model->type->limit_value ? model->type->limit_value(model->par, what) : NAN;
 }
 
+double pl_model_max_step(const pl_model *model, double t)
+{
+    double h = model->type->forcing_time ? model->type->forcing_time(model->par, t) : 0.0;
+    return h > 0.0 && isfinite(h) ? h : 0.0;
+}
+
 double pl_model_param(const pl_model *model, const char *name)
 {
     int idx = pl_param_find(model->type->params, model->type->nparams, name);

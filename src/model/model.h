@@ -108,6 +108,12 @@ struct pl_case {
     void (*input)(const double *p, double t, double *u);
     /* Closed-form mu -> infinity value of a sweep quantity, or NAN when not known. */
     double (*limit_value)(const double *p, pl_limit_quantity what);
+    /* The shortest time scale of the forcing from t on (the width of its shortest pulse still to
+     * come), or 0 when nothing ahead needs one: no Runge-Kutta step of a flight or an impact that
+     * starts at t is longer (pl_model_max_step).  For a case whose force is exactly flat between
+     * pulses: an error estimate sees nothing there, and the steps would grow over whole pulses
+     * (schatzman).  Absent: no bound, which long horizons need. */
+    double (*forcing_time)(const double *p, double t);
 };
 
 /* A model owns memory (released by pl_model_free) and is never written after pl_model_init. */
@@ -173,6 +179,10 @@ void pl_model_free(pl_model *model);
 
 /* The case's closed-form limit of a sweep quantity, or NAN. */
 double pl_model_limit_value(const pl_model *model, pl_limit_quantity what);
+
+/* The longest Runge-Kutta step from t: the case's forcing_time when it gives a positive finite one,
+ * else 0 (no bound). */
+double pl_model_max_step(const pl_model *model, double t);
 
 /* Value of a named parameter (NAN if the case has none of that name). */
 double pl_model_param(const pl_model *model, const char *name);
