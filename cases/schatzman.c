@@ -113,14 +113,15 @@ static int check(const double *p, char *msg, size_t len)
     return 0;
 }
 
-/* The first flight's scales: the first impact speed 1/(N + 2)! and the peak of the force pulse before
- * it, (f_{N-1}/2) max rho = C e^-4 / (2 (N - 1)!). */
+/* V: the first impact speed 1/(N + 2)!, the smallest of the run (the later ones grow to 1/3!), so that
+ * the tolerances' floors resolve the first flights.  A: a bound on the force, the peak of the last and
+ * largest pulse, (f_0/2) max rho = C e^-4/2 (the n-th pulse peaks at C e^-4/(2 n!); A was the first
+ * pulse's, (N - 1)! times smaller than the last). */
 static void scales(const double *p, double *velocity, double *acceleration)
 {
-    int N = (int)p[NN];
     double C = exp(2.0) / (2.0 * (gsl_sf_bessel_K1(2.0) - gsl_sf_bessel_K0(2.0)));
-    *velocity = 1.0 / factorial(N + 2);
-    *acceleration = C * exp(-4.0) / (2.0 * factorial(N - 1));
+    *velocity = 1.0 / factorial((int)p[NN] + 2);
+    *acceleration = 0.5 * C * exp(-4.0);
 }
 
 /* The width of the shortest pulse still to come: the force is exactly 0 between pulses, where a

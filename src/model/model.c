@@ -308,6 +308,12 @@ double pl_model_max_step(const pl_model *model, double t)
     return h > 0.0 && isfinite(h) ? h : 0.0;
 }
 
+double pl_model_time_scale(const pl_model *model)
+{
+    double h = pl_model_max_step(model, 0.0);
+    return h > 0.0 ? h : model->v_scale / model->a_scale;
+}
+
 double pl_model_param(const pl_model *model, const char *name)
 {
     int idx = pl_param_find(model->type->params, model->type->nparams, name);
