@@ -17,6 +17,7 @@
 #include "cases/cases.h"
 #include "check.h"
 #include "solve.h"
+#include "study/sweep.h"
 
 /* CHECK_NEAR with a formatted label. */
 #define NEAR(actual, expected, tol, ...)                                                           \
@@ -262,6 +263,44 @@ static void test_scaled_offset(void)
     }
 }
 
+/* The restitution of the first impact in a sweep at eps = 0.  The penalty's first episode is wall 1's
+ * (both walls are entered at t = 1; the lowest index first), the limit labels its corner impact with
+ * wall 2 (the faster approach, Gdot2 = -sqrt(2)): the sweep compares the run with the limit's restitution
+ * of wall 1 in that impact, -Gdot1(v+)/Gdot1(v-) = -v+_y with v+ the scaled system's outcome, and the run
+ * measures wall 1 to the end of the overlapping wall-2 episode, when the corner's fast motion is over.
+ * (The sweep once compared the run's wall-1 episode, 1.2045 at every mu, with the limit's wall 2, 0.8801.) */
+static void test_sweep_restitution(void)
+{
+    double ref[2];
+    reference(0.0, 1.0, 135.0, ref);
+    pl_model m;
+    if (!init(&m, NULL, 0))
+        return;
+    double mu[] = {1e6, 1e7, 1e8, 1e9, 1e10};
+    pl_sweep_opts o = {.solver = &pl_solver_penalty, .jobs = 2, .with_limit = 1};
+    pl_solve_opts_init(&o.base, &pl_solver_penalty, &m, NAN);
+    o.base.samples = 0;
+    pl_sweep sw;
+    pl_error err;
+    if (pl_sweep_run(&m, mu, 5, &o, &sw, &err) != PL_OK) {
+        CHECK(0, "sweep: %s", err.message);
+        pl_model_free(&m);
+        return;
+    }
+    const pl_sweep_quantity *r = &sw.q[PL_Q_RESTITUTION_FIRST];
+    NEAR(r->conv.limit, -ref[1], 1e-6, "the limit's restitution of wall 1 in the corner impact");
+    CHECK(r->conv.reference == PL_REF_LIMIT, "taken from the limit solution");
+    for (size_t k = 0; k < 5; k++) {
+        CHECK(sw.analysis[k].restitution_first_constraint == 0, "mu = %g: measured on wall 1", mu[k]);
+        NEAR(r->values[k], -ref[1], 1e-6, "mu = %g: the run's restitution of wall 1 through the corner", mu[k]);
+    }
+    NEAR(pl_analysis_restitution_of(&m, &sw.limit_analysis, 1), -(ref[0] + ref[1]) / 2.0, 1e-6,
+         "the limit's wall 2: -Gdot2(v+)/Gdot2(v-)");
+    CHECK(sw.limit_analysis.restitution_first_constraint == 1, "the limit labels the corner impact with wall 2");
+    pl_sweep_free(&sw);
+    pl_model_free(&m);
+}
+
 /* 90 degrees: orthogonal walls, x and y decouple, every start gives (-1, -1). */
 static void test_orthogonal(void)
 {
@@ -295,6 +334,7 @@ int main(void)
     test_inelastic_slide();
     test_into_the_corner();
     test_scaled_offset();
+    test_sweep_restitution();
     test_orthogonal();
     return check_finish("test_corner");
 }
