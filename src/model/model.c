@@ -294,6 +294,12 @@ static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error 
         model->v_scale = sqrt(model->a_scale);
     else if (!(model->a_scale > 0))
         model->a_scale = model->v_scale * model->v_scale;
+    /* Every tolerance is a multiple of V, A, V^2/A or V/A: one that underflows (the cup at v0 = 1e-200,
+     * whose A = v0^2 is 0) leaves a zero tolerance and a zero step.  Such parameters are refused. */
+    double V = model->v_scale, A = model->a_scale, L = V * V / A, T = V / A;
+    if (!isnormal(V) || !isnormal(A) || !isnormal(L) || !isnormal(T))
+        return pl_fail(err, PL_ERR_INPUT, "case %s: the parameters give the scales V = %g, A = %g, which with V^2/A "
+                       "and V/A are not all normal floating-point numbers (underflow): rescale them", c->name, V, A);
     return PL_OK;
 }
 
