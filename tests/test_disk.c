@@ -359,11 +359,27 @@ static void test_schemes(void)
             }
             e[c] = hypot(r.q_final[0] - lim.q_final[0], r.q_final[1] - lim.q_final[1]);
             CHECK(pl_analyze(&m, &r, &a, &err) == PL_OK, "analysis: %s", err.message);
-            if (schemes[s] == &pl_solver_moreau_jean)
-                CHECK(a.impacts > 10, "moreau_jean h = %g: rebounds off the disk (%zu impacts)", hs[c], a.impacts);
-            else
+            if (schemes[s] == &pl_solver_moreau_jean) {
+                /* Its velocity-level constraint holds the mass on the tangent, which leaves the convex disk by
+                 * O(h^2) a step, so it falls back in small rebounds and its lift-off says nothing; but until
+                 * t_off it slides on the disk: G, the normal velocity and the energy's error all O(h). */
+                double G_max = 0.0, vn_max = 0.0, dE_max = 0.0;
+                for (size_t row = 0; row < r.traj.nrows; row++) {
+                    const double *x = pl_table_row(&r.traj, row), *q = x + pl_col_q(2, 1), *v = x + pl_col_v(2, 1);
+                    if (x[0] > t_off)
+                        break;
+                    double rr = hypot(q[0], q[1]), phi = atan2(q[0], q[1]);
+                    G_max = fmax(G_max, fabs(rr - DEFAULTS.R));
+                    vn_max = fmax(vn_max, fabs(v[0] * q[0] + v[1] * q[1]) / rr);
+                    dE_max = fmax(dE_max, fabs(v[0] * v[0] + v[1] * v[1] - speed2(&DEFAULTS, phi)));
+                }
+                CHECK(G_max <= 0.1 * hs[c] && vn_max <= 20.0 * hs[c] && dE_max <= 20.0 * hs[c],
+                      "moreau_jean h = %g: slides on the disk until t_off (|G| <= %.3g, |v.n| <= %.3g, "
+                      "|v^2 - v_E^2| <= %.3g)", hs[c], G_max, vn_max, dE_max);
+            } else {
                 CHECK(fabs(a.lift_off_first - t_off) < 2.0 * hs[c], "%s h = %g: lift-off %.6f, t_off %.6f",
                       schemes[s]->name, hs[c], a.lift_off_first, t_off);
+            }
             pl_analysis_free(&a);
             pl_solution_free(&r);
         }
