@@ -242,7 +242,8 @@ static void test_scaled_offset(void)
         pl_model_free(&m);
     }
     /* Exactly on a rigid branch beyond the overlap of the contacts: for s < 0 wall 1 holds the mass for
-     * S in [0, pi] while G2 = (sin S - s - S)/sqrt(2) stays positive iff s <= -pi; for s > 0 wall 2
+     * S in [0, pi], at X = (s + S, sin S), while G2 = -(s + S + sin S)/sqrt(2) stays positive iff s <= -pi
+     * (S + sin S increases to pi); for s > 0 wall 2
      * holds it from X = (s/2, -s/2), moving it by sin(w S)/w (1, 1), w = sqrt(k2/k), so G1 = s/2 -
      * sin(w S)/w stays positive iff s >= 2/w. */
     const struct {
