@@ -84,7 +84,10 @@ struct pl_case {
     void (*force)(const double *p, double t, const double *q, const double *v, const double *u,
                   double *f, double *f_q, double *f_v);
     void (*gap)(const double *p, size_t i, double t, const double *q, pl_gap *out);
-    /* Characteristic contact velocity and free gap acceleration, used to scale tolerances with mu. */
+    /* A contact velocity V and a bound A on the free gap acceleration over the motion (gravity, loads,
+     * velocity terms included): the tolerances scale with them, and a penalized impact returning more
+     * normal speed than 2 A times its duration adds is refused.  V, A, V^2/A and V/A must be normal
+     * numbers (pl_model_init refuses the parameters otherwise). */
     void (*scales)(const double *p, double *velocity, double *accel);
 
     /* Optional. */
