@@ -293,7 +293,8 @@ double pl_analysis_restitution_of(const pl_model *model, const pl_analysis *a, s
             continue;
         if (e->constraint == c)
             return e->gdot_before != 0.0 ? -e->gdot_after / e->gdot_before : NAN;
-        double before = gap_rate_at(model, c, e->t, e->q, e->v_before), after = gap_rate_at(model, c, e->t, e->q, e->v_after);
+        double before = gap_rate_at(model, c, e->t, e->q, e->v_before);
+        double after = gap_rate_at(model, c, e->t, e->q, e->v_after);
         return before != 0.0 ? -after / before : NAN;
     }
     return NAN;
@@ -315,7 +316,8 @@ static double penalized_restitution_first(const pl_model *model, const pl_soluti
     double after = first->event.gdot_after;
     if (last != first && last->row_out < sol->traj.nrows) {
         const double *x = pl_table_row(&sol->traj, last->row_out);
-        after = gap_rate_at(model, first->event.constraint, x[0], x + pl_col_q(sol->n, sol->m), x + pl_col_v(sol->n, sol->m));
+        size_t n = sol->n, m = sol->m;
+        after = gap_rate_at(model, first->event.constraint, x[0], x + pl_col_q(n, m), x + pl_col_v(n, m));
     }
     return -after / first->event.gdot_before;
 }
