@@ -75,15 +75,22 @@ static void scales(const double *p, double *velocity, double *acceleration, void
     *acceleration = p[G_ACC];
 }
 
-/* cos phi_off = (2 + v0^2/(g R))/3 when the mass starts sliding (0 < v0^2 < g R). */
+/* cos phi_off = (2 + b)/3 when the mass starts sliding, 0 < b = v0^2/(g R) < 1.  R_F is homogeneous
+ * of degree -1/2, so t_off = (2R/v0) s R_F(c^2, 1 + 4 s^2/b, 1) = 2 sqrt(R/g) s R_F(b c^2, 4 s^2 + b, b):
+ * no 1/v0^2 to overflow (the first form gave NAN for v0 <= 1e-154).  For b below 1e-200 (where b
+ * itself, or R_F's arguments, would underflow) the expansion R_F(x, y, z) = ln(16 y/(sqrt x + sqrt z)^2)
+ * /(2 sqrt y) + O(b ln b) for x, z = O(b) -> 0 (to round-off below b = 1e-14), in logarithms:
+ * t_off = (s/sqrt(y)) sqrt(R/g) (ln(16 y/(1 + c)^2) - 2 ln u), u = |v0|/sqrt(g R), y = 4 s^2. */
 static double limit_value(const double *p, pl_limit_quantity what, void *user)
 {
     (void)user;
-    double R = p[RADIUS], g = p[G_ACC], v0 = fabs(p[V0]);
-    if (what != PL_LIMIT_LIFT_OFF_FIRST || !(v0 > 0.0) || !(v0 * v0 < g * R))
+    double R = p[RADIUS], g = p[G_ACC], u = fabs(p[V0]) / sqrt(g * R), b = u * u;
+    if (what != PL_LIMIT_LIFT_OFF_FIRST || !(u > 0.0) || !(b < 1.0))
         return NAN;
-    double psi = 0.5 * acos((2.0 + v0 * v0 / (g * R)) / 3.0), s = sin(psi), c = cos(psi);
-    return 2.0 * R / v0 * s * gsl_sf_ellint_RF(c * c, 1.0 + 4.0 * g * R / (v0 * v0) * s * s, 1.0, GSL_PREC_DOUBLE);
+    double psi = 0.5 * acos((2.0 + b) / 3.0), s = sin(psi), c = cos(psi), y = 4.0 * s * s + b;
+    if (b < 1e-200)
+        return s / sqrt(y) * sqrt(R / g) * (log(16.0 * y / ((1.0 + c) * (1.0 + c))) - 2.0 * log(u));
+    return 2.0 * sqrt(R / g) * s * gsl_sf_ellint_RF(b * c * c, y, b, GSL_PREC_DOUBLE);
 }
 
 const pl_case pl_case_disk = {

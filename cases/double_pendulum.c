@@ -105,23 +105,77 @@ static void gap(const double *p, size_t i, double t, const double *q, pl_gap *ou
     }
 }
 
-/* V: the largest gap-rate amplitude sqrt(Gdot^2 + (Omega G)^2) at the start, the gap taken as an
- * oscillation of the springs' highest angular frequency Omega (Omega^2 = trace(M^-1 K) at q0, K the
- * springs' stiffness [[k1 + k2, -k2], [-k2, k2]]; the load and gravity are left out).  A = Omega V. */
+/* The potential of the springs and gravity (the load has none). */
+static double potential(const double *p, const double *q)
+{
+    double d = q[1] - q[0];
+    return 0.5 * p[K1] * q[0] * q[0] + 0.5 * p[K2] * d * d +
+           p[GRAV] * ((0.5 * p[M1] + p[M2]) * p[L1] * cos(q[0]) + 0.5 * p[M2] * p[L2] * cos(q[1]));
+}
+
+/* The largest |x| of x^T Q x over x^T M x = 1, Q diagonal and M symmetric positive definite: the
+ * largest modulus of the roots of det(Q - x M) = 0. */
+static double quadratic_bound(double Q11, double Q22, const double *M)
+{
+    double a = M[0] * M[3] - M[1] * M[2], b = -(Q11 * M[3] + Q22 * M[0]), c = Q11 * Q22;
+    double disc = sqrt(fmax(b * b - 4.0 * a * c, 0.0));
+    return fmax(fabs(-b + disc), fabs(-b - disc)) / (2.0 * a);
+}
+
+/* Scales from the reachable configurations.  The energy E = T + U at the start (springs and gravity)
+ * plus the work the follower load does while bar 1 sweeps its half-plane once, |lambda| l1 pi
+ * (Decision: the load is not conservative and can feed a flutter, so nothing bounds its work for
+ * ever; one sweep is the margin taken), bounds the kinetic energy T = E - U(q) at every
+ * configuration.  Over a grid of admissible configurations (G1, G2 >= 0; q1 within pi of its start,
+ * the joint cannot cross the axis; the relative angle q2 - q1 in [-pi, pi], the winding whose spring
+ * holds the least energy), with w_i = M^-1 grad G_i:
+ *   V = max |Gdot_i| = sqrt(2 T grad G_i . w_i),
+ *   A = max |D_i| <= |w_i . f(q, 0)| + 2 T max |v^T Q_i v|/(v^T M v),
+ * where D_i = w_i . f(q, v) + v^T (d2 G_i) v (paper 004 (37)) and the velocity terms, the Coriolis
+ * part of f and the Hessian of G_i, make the diagonal form Q_i.  The springs, gravity and the load are
+ * all in f(q, 0).  (Before, A = Omega V from the springs alone: with g = 100 the free acceleration
+ * reached 235 A and the penalty refused a physical impact as gaining energy.) */
 static void scales(const double *p, double *velocity, double *acceleration, void *user)
 {
     (void)user;
-    double q[2], v[2], M[4] = {0};
-    initial_state(p, q, v, user);
-    mass(p, q, M, user);
-    double det = M[0] * M[3] - M[1] * M[2];
-    double omega2 = (M[3] * (p[K1] + p[K2]) + 2.0 * M[1] * p[K2] + M[0] * p[K2]) / det;
-    double Omega = sqrt(fmax(omega2, 0.0));
-    double g1 = p[L1] * sin(q[0]), g2 = g1 + p[L2] * sin(q[1]);
-    double gd1 = p[L1] * cos(q[0]) * v[0], gd2 = gd1 + p[L2] * cos(q[1]) * v[1];
-    double V = fmax(hypot(gd1, Omega * g1), hypot(gd2, Omega * g2));
+    enum { N1 = 64, N2 = 128 };
+    double q0[2], v0[2], M[4] = {0};
+    initial_state(p, q0, v0, user);
+    mass(p, q0, M, user);
+    double T0 = 0.5 * (M[0] * v0[0] * v0[0] + 2.0 * M[1] * v0[0] * v0[1] + M[3] * v0[1] * v0[1]);
+    double E = T0 + potential(p, q0) + fabs(p[LAMBDA]) * p[L1] * M_PI;
+    double c = 0.5 * p[M2] * p[L1] * p[L2], V = 0.0, A = 0.0;
+    for (int a = 0; a <= N1 + 1; a++)
+        for (int b = 0; b <= N2; b++) {
+            double q[2];
+            if (a == N1 + 1) { /* the start itself */
+                if (b > 0)
+                    break;
+                q[0] = q0[0], q[1] = q0[1];
+            } else {
+                q[0] = q0[0] - M_PI + 2.0 * M_PI * a / N1;
+                q[1] = q[0] - M_PI + 2.0 * M_PI * b / N2;
+            }
+            double G1 = p[L1] * sin(q[0]), G2 = G1 + p[L2] * sin(q[1]);
+            double T = E - potential(p, q);
+            if (a <= N1 && (G1 < 0.0 || G2 < 0.0 || T < 0.0))
+                continue;
+            T = fmax(T, 0.0);
+            double f[2], zero[2] = {0.0, 0.0};
+            force(p, 0.0, q, zero, NULL, f, NULL, NULL, user);
+            mass(p, q, M, user);
+            double det = M[0] * M[3] - M[1] * M[2], s = sin(q[0] - q[1]);
+            for (int i = 0; i < 2; i++) {
+                double grad[2] = {p[L1] * cos(q[0]), i ? p[L2] * cos(q[1]) : 0.0};
+                double w[2] = {(M[3] * grad[0] - M[1] * grad[1]) / det, (M[0] * grad[1] - M[2] * grad[0]) / det};
+                /* v^T Q v: w . (-c s v2^2, c s v1^2) - l1 sin q1 v1^2 - [i] l2 sin q2 v2^2 */
+                double Q11 = c * s * w[1] - p[L1] * sin(q[0]), Q22 = -c * s * w[0] - (i ? p[L2] * sin(q[1]) : 0.0);
+                V = fmax(V, sqrt(2.0 * T * (grad[0] * w[0] + grad[1] * w[1])));
+                A = fmax(A, fabs(w[0] * f[0] + w[1] * f[1]) + 2.0 * T * quadratic_bound(Q11, Q22, M));
+            }
+        }
     *velocity = V;
-    *acceleration = Omega * V;
+    *acceleration = A;
 }
 
 const pl_case pl_case_double_pendulum = {

@@ -47,19 +47,32 @@ static double factorial(int n)
     return f;
 }
 
-/* The force of eq. (41) at the paper's time s, and its bump's normalisation C. */
-static double force(double s)
+/* The interval [a_{n+1}, a_n[ holding the paper's time s in (0, a_0): a_n ~ 1/n, so n is within one
+ * of 1/s. */
+static int interval(double s)
 {
-    if (!(s > 0.0) || s >= a_n(0.0))
-        return 0.0;
-    /* the interval [a_{n+1}, a_n[ holding s: a_n ~ 1/n, so n is within one of 1/s */
     int n = (int)fmax(0.0, floor(1.0 / s) - 8.0);
     while (a_n(n + 1.0) > s)
         n++;
     while (n > 0 && a_n(n) <= s)
         n--;
+    return n;
+}
+
+/* The length L_n of the n-th pulse. */
+static double pulse_length(int n)
+{
+    return 2.0 * (n + 5.0) / ((n + 1.0) * (n + 2.0) * (n + 3.0) * (n + 4.0));
+}
+
+/* The force of eq. (41) at the paper's time s, and its bump's normalisation C. */
+static double force(double s)
+{
+    if (!(s > 0.0) || s >= a_n(0.0))
+        return 0.0;
+    int n = interval(s);
     double d = (n + 5.0) / ((n + 1.0) * (n + 2.0) * (n + 4.0));
-    double L = 2.0 * (n + 5.0) / ((n + 1.0) * (n + 2.0) * (n + 3.0) * (n + 4.0));
+    double L = pulse_length(n);
     double x = (s - a_n(n + 1.0) - d) / L;
     if (!(x > 0.0) || !(x < 1.0))
         return 0.0;
@@ -102,15 +115,31 @@ static int check(const double *p, char *msg, size_t len, void *user)
     return 0;
 }
 
-/* The first flight's scales: the first impact speed 1/(N + 2)! and the peak of the force pulse before
- * it, (f_{N-1}/2) max rho = C e^-4 / (2 (N - 1)!). */
+/* V: the first impact speed 1/(N + 2)!, the smallest of the run (the later ones grow to 1/3!), so that
+ * the tolerances' floors resolve the first flights.  A: a bound on the force, the peak of the last and
+ * largest pulse, (f_0/2) max rho = C e^-4/2 (the n-th pulse peaks at C e^-4/(2 n!); A was the first
+ * pulse's, (N - 1)! times smaller than the last). */
 static void scales(const double *p, double *velocity, double *acceleration, void *user)
 {
     (void)user;
-    int N = (int)p[NN];
     double C = exp(2.0) / (2.0 * (gsl_sf_bessel_K1(2.0) - gsl_sf_bessel_K0(2.0)));
-    *velocity = 1.0 / factorial(N + 2);
-    *acceleration = C * exp(-4.0) / (2.0 * factorial(N - 1));
+    *velocity = 1.0 / factorial((int)p[NN] + 2);
+    *acceleration = 0.5 * C * exp(-4.0);
+}
+
+/* The width of the shortest pulse still to come: the force is exactly 0 between pulses, where a
+ * Runge-Kutta step's stages and error estimate see nothing, so no step may be long enough to pass over
+ * a pulse (the runs lost impacts at mu = 1e4 and 1e6, and the limit solution for N = 5, 6 and 10).
+ * The pulses shorten with n, so the one of the present interval n is the shortest ahead; its width
+ * at half height, where x (1 - x) = 1/(4 + ln 2): sqrt(ln 2/(4 + ln 2)) L_n = 0.384 L_n.  None after
+ * a_0. */
+static double forcing_time(const double *p, double t, void *user)
+{
+    (void)user;
+    double s = t + a_n(p[NN]);
+    if (!(s > 0.0) || s >= a_n(0.0))
+        return 0.0;
+    return sqrt(M_LN2 / (4.0 + M_LN2)) * pulse_length(interval(s));
 }
 
 /* The first impact at a_{N-1} - a_N with speed 1/(N + 2)!, whatever e (the motion before it does not
@@ -144,4 +173,5 @@ const pl_case pl_case_schatzman = {
     .scales = scales,
     .check = check,
     .limit_value = limit_value,
+    .forcing_time = forcing_time,
 };

@@ -17,6 +17,7 @@
 #include "cases/cases.h"
 #include "check.h"
 #include "solve.h"
+#include "study/sweep.h"
 
 /* CHECK_NEAR with a formatted label. */
 #define NEAR(actual, expected, tol, ...)                                                           \
@@ -158,6 +159,44 @@ static void test_rigid_branches(void)
     }
 }
 
+/* Inelastic (e = 0) from eps = -0.2: wall 1 at t = 1 removes the normal velocity, (1, 1) -> (1, 0); the
+ * mass slides along wall 1 into the corner at t = 1.2, where wall 2 removes its normal velocity and
+ * leaves the tangential part along d2 = (-cos a, -sin a): v+ = (v . d2) d2 = (cos^2 a, cos a sin a),
+ * pressed against neither wall (n1 . v+ = -cos a sin a > 0, wall 1 left behind; G2 = Gdot2 = 0 with no
+ * force: a grazing slide).  The limit solution died at t = 1.2 once ("step size too small": the gap
+ * tolerance at G2 = Gdot2 = 0, q = 0 was 1e-42). */
+static void test_inelastic_slide(void)
+{
+    const double angles[] = {120.0, 135.0, 150.0};
+    for (int c = 0; c < 3; c++) {
+        double a = angles[c] * M_PI / 180.0, v_ref[2] = {cos(a) * cos(a), cos(a) * sin(a)};
+        pl_setting s[] = {{"angle", angles[c]}, {"eps", -0.2}, {"e", 0.0}};
+        pl_model m;
+        pl_solution r;
+        double v[2], q[2];
+        if (!init(&m, s, 3))
+            continue;
+        if (limit_v(&m, v, q, &r)) {
+            CHECK(r.nevents >= 2 && r.events[0].kind == PL_EVENT_IMPACT && r.events[1].kind == PL_EVENT_IMPACT,
+                  "%g degrees: two impacts (%zu events)", angles[c], r.nevents);
+            if (r.nevents >= 2) {
+                NEAR(r.events[0].t, 1.0, 1e-12, "%g degrees: wall 1 at t = 1", angles[c]);
+                NEAR(r.events[1].t, 1.2, 1e-12, "%g degrees: the corner at t = 1.2", angles[c]);
+                CHECK(r.events[1].participants[1], "%g degrees: wall 2 takes part", angles[c]);
+            }
+            for (int j = 0; j < 2; j++) {
+                NEAR(v[j], v_ref[j], 1e-12, "%g degrees: limit v[%d] after the corner", angles[c], j);
+                NEAR(q[j], 0.8 * v_ref[j], 1e-12, "%g degrees: limit q[%d] at t = 2", angles[c], j);
+            }
+        }
+        pl_solution_free(&r);
+        if (penalty_v(&m, 1e8, v, q))
+            for (int j = 0; j < 2; j++)
+                NEAR(v[j], v_ref[j], 1e-6, "%g degrees: penalty mu = 1e8, v[%d]", angles[c], j);
+        pl_model_free(&m);
+    }
+}
+
 /* eps = 0: the penalized outcome is that of the scaled system, at every mu; the limit solution's
  * corner impact (the fast system holding both walls) gives it too. */
 static void test_into_the_corner(void)
@@ -203,7 +242,8 @@ static void test_scaled_offset(void)
         pl_model_free(&m);
     }
     /* Exactly on a rigid branch beyond the overlap of the contacts: for s < 0 wall 1 holds the mass for
-     * S in [0, pi] while G2 = (sin S - s - S)/sqrt(2) stays positive iff s <= -pi; for s > 0 wall 2
+     * S in [0, pi], at X = (s + S, sin S), while G2 = -(s + S + sin S)/sqrt(2) stays positive iff s <= -pi
+     * (S + sin S increases to pi); for s > 0 wall 2
      * holds it from X = (s/2, -s/2), moving it by sin(w S)/w (1, 1), w = sqrt(k2/k), so G1 = s/2 -
      * sin(w S)/w stays positive iff s >= 2/w. */
     const struct {
@@ -222,6 +262,44 @@ static void test_scaled_offset(void)
         }
         pl_model_free(&m);
     }
+}
+
+/* The restitution of the first impact in a sweep at eps = 0.  The penalty's first episode is wall 1's
+ * (both walls are entered at t = 1; the lowest index first), the limit labels its corner impact with
+ * wall 2 (the faster approach, Gdot2 = -sqrt(2)): the sweep compares the run with the limit's restitution
+ * of wall 1 in that impact, -Gdot1(v+)/Gdot1(v-) = -v+_y with v+ the scaled system's outcome, and the run
+ * measures wall 1 to the end of the overlapping wall-2 episode, when the corner's fast motion is over.
+ * (The sweep once compared the run's wall-1 episode, 1.2045 at every mu, with the limit's wall 2, 0.8801.) */
+static void test_sweep_restitution(void)
+{
+    double ref[2];
+    reference(0.0, 1.0, 135.0, ref);
+    pl_model m;
+    if (!init(&m, NULL, 0))
+        return;
+    double mu[] = {1e6, 1e7, 1e8, 1e9, 1e10};
+    pl_sweep_opts o = {.solver = &pl_solver_penalty, .jobs = 2, .with_limit = 1};
+    pl_solve_opts_init(&o.base, &pl_solver_penalty, &m, NAN);
+    o.base.samples = 0;
+    pl_sweep sw;
+    pl_error err;
+    if (pl_sweep_run(&m, mu, 5, &o, &sw, &err) != PL_OK) {
+        CHECK(0, "sweep: %s", err.message);
+        pl_model_free(&m);
+        return;
+    }
+    const pl_sweep_quantity *r = &sw.q[PL_Q_RESTITUTION_FIRST];
+    NEAR(r->conv.limit, -ref[1], 1e-6, "the limit's restitution of wall 1 in the corner impact");
+    CHECK(r->conv.reference == PL_REF_LIMIT, "taken from the limit solution");
+    for (size_t k = 0; k < 5; k++) {
+        CHECK(sw.analysis[k].restitution_first_constraint == 0, "mu = %g: measured on wall 1", mu[k]);
+        NEAR(r->values[k], -ref[1], 1e-6, "mu = %g: the run's restitution of wall 1 through the corner", mu[k]);
+    }
+    NEAR(pl_analysis_restitution_of(&m, &sw.limit_analysis, 1), -(ref[0] + ref[1]) / 2.0, 1e-6,
+         "the limit's wall 2: -Gdot2(v+)/Gdot2(v-)");
+    CHECK(sw.limit_analysis.restitution_first_constraint == 1, "the limit labels the corner impact with wall 2");
+    pl_sweep_free(&sw);
+    pl_model_free(&m);
 }
 
 /* 90 degrees: orthogonal walls, x and y decouple, every start gives (-1, -1). */
@@ -254,8 +332,10 @@ int main(void)
     check_init();
     test_parameters();
     test_rigid_branches();
+    test_inelastic_slide();
     test_into_the_corner();
     test_scaled_offset();
+    test_sweep_restitution();
     test_orthogonal();
     return check_finish("test_corner");
 }

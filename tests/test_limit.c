@@ -196,6 +196,44 @@ static void test_corner_contact(void)
     release(&m, &r);
 }
 
+/* Lift-off right after an inelastic impact: the wedge (m = 0.3) under f = (0.3, 0) from (1, 5) with
+ * velocity (-1, -1).  a = M^-1 f = (f1, -m f1)/(1 - m^2); wall 1 is reached where 1 - t + a1 t^2/2 = 0,
+ * the impact map (-e v1, v2 + (1 + e) m v1) leaves G1 = Gdot1 = 0 with the free acceleration a1 > 0
+ * pulling q1 off the wall at once: q1 = a1 (t - t1)^2/2 after it.  The limit solution died there once
+ * ("step size too small": the gap tolerance at G = Gdot = 0 was 1e-42). */
+static void test_lift_off_after_inelastic_impact(void)
+{
+    double mc = 0.3, f1 = 0.3, a1 = f1 / (1 - mc * mc), a2 = -mc * f1 / (1 - mc * mc);
+    pl_setting s[] = {{"m", mc}, {"f1", f1}, {"q2", 5.0}, {"e", 0.0}};
+    pl_model m;
+    pl_solution r;
+    if (solve(&pl_case_wedge, s, 4, 3.0, &m, &r) != PL_OK)
+        return release(&m, &r);
+    double t1 = (1.0 - sqrt(1.0 - 2.0 * a1)) / a1;
+    double v1 = -1.0 + a1 * t1, v2 = -1.0 + a2 * t1, q2 = 5.0 - t1 + 0.5 * a2 * t1 * t1, w2 = v2 + mc * v1;
+    CHECK(r.nevents == 1 && r.events[0].kind == PL_EVENT_IMPACT && r.events[0].constraint == 0,
+          "one impact on wall 1, no sustained contact (%zu events)", r.nevents);
+    if (r.nevents >= 1) {
+        const pl_event *e = &r.events[0];
+        CHECK_NEAR(e->t, t1, 1e-12, "impact time");
+        CHECK_NEAR(e->v_after[0], 0.0, 1e-12, "v1+ = 0");
+        CHECK_NEAR(e->v_after[1], w2, 1e-12, "v2+ = v2 + m v1");
+    }
+    double worst = 0.0;
+    size_t after = 0;
+    for (size_t row = 0; row < r.traj.nrows; row++) {
+        const double *x = pl_table_row(&r.traj, row), t = x[0], tau = t - t1;
+        if (!(tau > 0.0))
+            continue;
+        after++;
+        worst = fmax(worst, fabs(x[pl_col_q(2, 2)] - 0.5 * a1 * tau * tau));
+        worst = fmax(worst, fabs(x[pl_col_q(2, 2) + 1] - (q2 + w2 * tau + 0.5 * a2 * tau * tau)));
+        worst = fmax(worst, fabs(x[pl_col_v(2, 2)] - a1 * tau) + fabs(x[pl_col_v(2, 2) + 1] - (w2 + a2 * tau)));
+    }
+    CHECK(after > 10 && worst < 1e-10, "the flight after the lift-off: %zu rows, off by %.3g", after, worst);
+    release(&m, &r);
+}
+
 /* Lift-off from the vibrating table at asin(g/(A w^2))/w, then the analytic flight to the landing. */
 static void test_lift_off(void)
 {
@@ -329,8 +367,7 @@ static void indefinite_mass(const double *p, const double *q, double *M, void *u
 
 static void indefinite_mass_dq(const double *p, const double *q, size_t k, double *dM, void *user)
 {
-    (void)user;
-    (void)p, (void)q, (void)k;
+    (void)p, (void)q, (void)k, (void)user;
     dM[0] = -1.0;
 }
 
@@ -429,6 +466,35 @@ static void test_near_critical_lift_off(void)
     release(&m, &pen);
 }
 
+/* Long flights over long horizons, in the limit solution and the penalty (mu = 1e8): a flight's steps
+ * are bounded only by a case that says its forcing needs it (forcing_time: schatzman, whose pulses end
+ * at a_0), not by V/A, which made these runs take 1e7 steps and stop at the output cap.  After the
+ * wedge's elastic symmetric corner impact at t = 1 the mass leaves with (1, 1): q = (t - 1)(1, 1). */
+static void test_long_horizons(void)
+{
+    const struct {
+        const pl_case *c;
+        pl_setting s;
+        double t_end;
+    } runs[] = {{&pl_case_wedge, {"e", 1.0}, 1e7}, {&pl_case_corner, {"e", 1.0}, 1e7},
+                {&pl_case_disk, {"e", 0.0}, 1e6}, {&pl_case_schatzman, {"e", 1.0}, 1e5}};
+    for (int k = 0; k < 4; k++)
+        for (int pen = 0; pen < 2; pen++) {
+            pl_model m;
+            pl_solution r;
+            pl_error err;
+            CHECK(pl_model_init(&m, runs[k].c, &runs[k].s, 1, &err) == PL_OK, "model: %s", err.message);
+            pl_status st = pen ? solve_penalty(&m, 1e8, 1e-8, runs[k].t_end, 0, &r, &err)
+                               : solve_limit(&m, 1e-12, runs[k].t_end, 0, &r, &err);
+            CHECK(st == PL_OK && r.stats.steps < 1000, "%s to t = %g (%s): %ld steps, %s", runs[k].c->name,
+                  runs[k].t_end, pen ? "penalty" : "limit", r.stats.steps, st == PL_OK ? "ok" : err.message);
+            if (st == PL_OK && k == 0)
+                for (int j = 0; j < 2; j++)
+                    CHECK_NEAR(r.q_final[j], runs[k].t_end - 1.0, 1e-9 * runs[k].t_end, "wedge: q = (t - 1)(1, 1)");
+            release(&m, &r);
+        }
+}
+
 int main(void)
 {
     check_init();
@@ -439,11 +505,13 @@ int main(void)
     test_sliding();
     test_corner_contact();
     test_lift_off();
+    test_lift_off_after_inelastic_impact();
     test_corner();
     test_table_sequences();
     test_bad_start();
     test_corner_distance();
     test_contact_inside_flight_step();
     test_near_critical_lift_off();
+    test_long_horizons();
     return check_finish("test_limit");
 }

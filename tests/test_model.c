@@ -77,6 +77,15 @@ static void test_model_init(void)
           "the last setting wins");
     pl_model_free(&m);
     pl_model_free(&m); /* harmless on an empty model */
+    /* Scales that underflow are refused (the cup's A = v0^2 at v0 = 1e-200 was 0, and the run failed with
+     * a step of 0); small ones that stay normal are not. */
+    pl_setting s8[] = {{"v0", 1e-200}};
+    CHECK(pl_model_init(&m, &pl_case_cup, s8, 1, &err) == PL_ERR_INPUT && strstr(err.message, "V = 1e-200") &&
+              strstr(err.message, "underflow"),
+          "cup v0 = 1e-200: %s", err.message);
+    pl_setting s9[] = {{"v0", 1e-150}};
+    CHECK(pl_model_init(&m, &pl_case_cup, s9, 1, &err) == PL_OK && isnormal(m.a_scale), "cup v0 = 1e-150 accepted");
+    pl_model_free(&m);
 }
 
 /* Sizes from the parameters (the balls: n = m = N): refused when 0 or absurd, with the values in

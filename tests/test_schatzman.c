@@ -111,6 +111,25 @@ static void test_force(void)
         }
         CHECK(force_at(a_series(0) + 0.01, &m) == 0.0, "f = 0 beyond a_0");
     }
+    /* The scales: A bounds the force (free acceleration) over the whole run, the last pulse's peak C e^-4/2
+     * included (A was the first pulse's peak, (N - 1)! times smaller), and the forcing time is at most
+     * half the shortest pulse still to come (0 after a_0). */
+    const int Ns[] = {1, 4, 9};
+    for (int c = 0; c < 3; c++) {
+        if (!init(&m, Ns[c], 1.0))
+            continue;
+        double aN = a_series(Ns[c]), f_max = 0.0;
+        for (int k = 0; k <= 200000; k++)
+            f_max = fmax(f_max, force_at(aN + (a_series(0) - aN) * k / 200000.0, &m));
+        NEAR(f_max, 0.5 * exp(-4.0) / I, 1e-6 * f_max, "N = %d: the largest force, the last pulse's peak", Ns[c]);
+        CHECK(f_max <= m.a_scale, "N = %d: A = %g bounds the force (max %g)", Ns[c], m.a_scale, f_max);
+        for (int n = Ns[c] - 1; n >= 0; n--) {
+            double L = 2.0 * (n + 5.0) / ((n + 1.0) * (n + 2.0) * (n + 3.0) * (n + 4.0));
+            double h = pl_model_max_step(&m, a_series(n + 1) - aN + 1e-9);
+            CHECK(h > 0.1 * L && h <= 0.5 * L, "N = %d: forcing time %g in (0.1, 0.5] L_%d = %g", Ns[c], h, n, L);
+        }
+        CHECK(pl_model_max_step(&m, a_series(0) - aN + 1e-9) == 0.0, "N = %d: no forcing time after a_0", Ns[c]);
+    }
     gsl_integration_workspace_free(w);
     pl_model_free(&m);
 }

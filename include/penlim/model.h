@@ -145,6 +145,11 @@ struct pl_case {
     void (*input)(const double *p, double t, double *u, void *user);
     /* Closed-form mu -> infinity value of a sweep quantity, or NAN when not known. */
     double (*limit_value)(const double *p, pl_limit_quantity what, void *user);
+    /* The shortest time scale of the forcing from t on (the width of its shortest pulse still to
+     * come), or 0 when nothing ahead needs one: no Runge-Kutta step of a flight or an impact that
+     * starts at t is longer.  For a force exactly flat between pulses, where an error estimate sees
+     * nothing and steps would grow over whole pulses.  Absent: no bound. */
+    double (*forcing_time)(const double *p, double t, void *user);
 };
 
 /* A case with its parameters fixed and validated; immutable, so that it can be shared by

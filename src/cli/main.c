@@ -150,7 +150,8 @@ static const char run_usage[] =
     "                    times (CVODE's dense output; default 1000, 0 for steps only); schemes\n"
     "                    record every step and take no --samples\n"
     "  --scheme NAME     a time-stepping scheme instead: moreau_jean, paoli or maury\n"
-    "  --h H             its time step (default: 1e-2 V/A from the case's scales)\n"
+    "  --h H             its time step (default: 1e-2 times the case's time scale: V/A from its\n"
+    "                    scales, or its forcing time)\n"
     "  --theta TH        Moreau-Jean: theta in [0.5, 1] (default 0.5)\n"
     "  --gamma G         Moreau-Jean: a constraint enters the LCP when G + gamma h Gdot <= 0,\n"
     "                    gamma in [0, 1] (default 0.5)\n"
@@ -514,7 +515,7 @@ static const char sweep_usage[] =
     "  --mu A:B:N        N values geometrically spaced from A to B, or an explicit list a,b,c\n"
     "                    (default 1e2:1e10:9)\n"
     "  --h A:B:N         the time steps of a scheme (default 7 values from 10^-1.2 to 10^-4.2\n"
-    "                    times the case's time scale V/A)\n"
+    "                    times the case's time scale: V/A, or its forcing time)\n"
     "  --jobs J          runs in parallel (default: the number of cores); results do not depend on it\n"
     "  --no-plots        write the data and the plot scripts' data, but do not run gnuplot\n"
     "  --no-limit        do not compute the limit solution (nor the distances to it)\n"
@@ -690,17 +691,18 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
     print_written(dir, written);
 }
 
-/* The h of a scheme by default, k = 0, 0.5, 1, ...: h = 10^(-1.2 - k) V/A, at most t-end/10^(1 + k)
- * (not a power of ten of V/A, which for the ball is the first impact time and would put impacts
- * exactly on steps).  A sweep takes k = 3, 2.5, ..., 0; compare k = 0, 1, 2 (or a sweep's). */
+/* The h of a scheme by default, k = 0, 0.5, 1, ...: h = 10^(-1.2 - k) T, at most t-end/10^(1 + k), T
+ * the case's time scale (V/A, or its forcing time: pl_model_time_scale; not a power of ten of it,
+ * which for the ball is the first impact time and would put impacts exactly on steps).  A sweep
+ * takes k = 3, 2.5, ..., 0; compare k = 0, 1, 2 (or a sweep's). */
 static double default_h(const pl_model *model, double t_end, double k)
 {
-    double T = model->v_scale / model->a_scale;
+    double T = pl_model_time_scale(model); /* V/A, or the case's forcing time */
     return fmin(pow(10.0, -1.2 - k) * T, t_end / pow(10.0, 1.0 + k));
 }
 
-/* The default grid of a sweep: mu = 1e2 ... 1e10 (9 values), or h = 10^(-1.2 - k/2) V/A (7 values,
- * V/A the case's time scale; not a power of ten of it, which for the ball is the first impact time
+/* The default grid of a sweep: mu = 1e2 ... 1e10 (9 values), or h = 10^(-1.2 - k/2) T (7 values,
+ * T the case's time scale; not a power of ten of it, which for the ball is the first impact time
  * and would put impacts exactly on steps), each no larger than t-end/10^(1 + k/2). */
 static pl_status default_grid(const pl_solver_type *solver, const pl_model *model, double t_end, double **values,
                               size_t *n, pl_error *err)
@@ -934,7 +936,8 @@ static const char compare_usage[] =
     "  --mu X            a penalized run at stiffness X (repeatable)\n"
     "  --scheme NAME     a time-stepping scheme (repeatable); the --h values that follow it, up to\n"
     "  --h H             the next --scheme, are its time steps (default: 3 values, 10^-1.2, 10^-2.2\n"
-    "                    and 10^-3.2 times the case's time scale V/A, each at most t-end/10^(1+k))\n"
+    "                    and 10^-3.2 times the case's time scale (V/A, or its forcing time), each\n"
+    "                    at most t-end/10^(1+k))\n"
     "  --external FILE   a trajectory computed elsewhere: CSV with columns t, q1..qn, v1..vn (others\n"
     "                    ignored), t non-decreasing, a jump as two rows at one t (repeatable)\n"
     "  --work-precision  refine each family instead: the penalty over the 9 mu of a sweep (1e2 ...\n"

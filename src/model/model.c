@@ -450,12 +450,30 @@ static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error 
         model->v_scale = sqrt(model->a_scale);
     else if (!(model->a_scale > 0))
         model->a_scale = model->v_scale * model->v_scale;
+    /* Every tolerance is a multiple of V, A, V^2/A or V/A: one that underflows (the cup at v0 = 1e-200,
+     * whose A = v0^2 is 0) leaves a zero tolerance and a zero step.  Such parameters are refused. */
+    double V = model->v_scale, A = model->a_scale, L = V * V / A, T = V / A;
+    if (!isnormal(V) || !isnormal(A) || !isnormal(L) || !isnormal(T))
+        return pl_fail(err, PL_ERR_INPUT, "case %s: the parameters give the scales V = %g, A = %g, which with V^2/A "
+                       "and V/A are not all normal floating-point numbers (underflow): rescale them", c->name, V, A);
     return PL_OK;
 }
 
 double pl_model_limit_value(const pl_model *model, pl_limit_quantity what)
 {
     return model->type->limit_value ? model->type->limit_value(model->par, what, model->type->user) : NAN;
+}
+
+double pl_model_max_step(const pl_model *model, double t)
+{
+    double h = model->type->forcing_time ? model->type->forcing_time(model->par, t, model->type->user) : 0.0;
+    return h > 0.0 && isfinite(h) ? h : 0.0;
+}
+
+double pl_model_time_scale(const pl_model *model)
+{
+    double h = pl_model_max_step(model, 0.0);
+    return h > 0.0 ? h : model->v_scale / model->a_scale;
 }
 
 double pl_model_param(const pl_model *model, const char *name)

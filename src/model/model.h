@@ -109,6 +109,15 @@ void pl_model_free(pl_model *model);
 /* The case's closed-form limit of a sweep quantity, or NAN. */
 double pl_model_limit_value(const pl_model *model, pl_limit_quantity what);
 
+/* The longest Runge-Kutta step from t: the case's forcing_time when it gives a positive finite one,
+ * else 0 (no bound). */
+double pl_model_max_step(const pl_model *model, double t);
+
+/* The case's time scale, which the schemes' default steps are fractions of: its forcing time at t = 0
+ * where it gives one (its pulses are what a step must resolve; V/A, with A a bound over the whole run,
+ * can be far shorter: (N - 1)! times for schatzman), else V/A. */
+double pl_model_time_scale(const pl_model *model);
+
 /* Value of a named parameter (NAN if the case has none of that name). */
 double pl_model_param(const pl_model *model, const char *name);
 

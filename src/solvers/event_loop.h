@@ -26,6 +26,9 @@ typedef struct {
     pl_stepper *(*choose)(void *user, double t);
     /* Optional: the first step after a restart at t (0: the stepper's own estimate). */
     double (*initial_step)(void *user, pl_stepper *s, double t);
+    /* Optional: the longest step from t (0: no bound), set as the active stepper's max_step before
+     * each step.  NULL: max_step is left as it is. */
+    double (*max_step)(void *user, double t);
 } pl_loop_hooks;
 
 typedef struct {

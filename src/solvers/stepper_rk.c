@@ -23,6 +23,12 @@
 #define MAX_GROWTH_FIRST 1e4    /* after the first step of a restart, as CVODE: its size was a guess */
 #define MIN_SHRINK 0.2
 
+/* The smallest step at t: below it t + h does not resolve the step. */
+static double min_step(double t)
+{
+    return 16.0 * DBL_EPSILON * fmax(1.0, fabs(t));
+}
+
 typedef struct {
     pl_stepper base;
     pl_stepper_spec spec;
@@ -320,7 +326,7 @@ static int step(pl_stepper *s, double t_stop, pl_error *err)
         double h_max = s->max_step > 0.0 ? s->max_step : INFINITY;
         double remaining = t_stop - t, h = fmin(fmin(r->h, h_max), remaining);
         int last = h >= remaining;
-        if (!(h > 16.0 * DBL_EPSILON * fmax(1.0, fabs(t)))) {
+        if (!(h > min_step(t))) {
             pl_fail(err, PL_ERR_SOLVER, "Runge-Kutta step size %g too small at t = %.17g (%s)", h, t, r->spec.context);
             return -1;
         }
@@ -378,7 +384,7 @@ static void root_info(pl_stepper *s, int *found)
 
 /* The first step, from the order of the method (Hairer, Norsett and Wanner, Solving ODEs I,
  * section II.4): an explicit Euler step tells the size of y'' in the error weights' norm. */
-static double first_step(rk_stepper *r, double t)
+static double first_step_estimate(rk_stepper *r, double t)
 {
     double remaining = r->spec.t_end - t;
     if (r->spec.weights(t, r->y, r->w, r->spec.user) || !derivative_at_end(r))
@@ -395,6 +401,15 @@ static double first_step(rk_stepper *r, double t)
     double d2 = wrms(r, r->yerr), dmax = fmax(d1, d2);
     double h1 = dmax <= 1e-15 ? fmax(1e-6, 1e-3 * h0) : pow(0.01 / dmax, 1.0 / (ORDER + 1));
     return fmin(fmin(100.0 * h0, h1), remaining);
+}
+
+/* The estimate is a guess: the error test corrects it, and the step after it may grow by
+ * MAX_GROWTH_FIRST.  It is kept at 100 smallest steps at least: h0 = 0.01 |y|/|y'| of a component
+ * at exactly 0 with a tight tolerance (a mass leaving q = 0 far faster than the case's V) fell below
+ * the smallest step and failed the run before a step was tried. */
+static double first_step(rk_stepper *r, double t)
+{
+    return fmin(fmax(first_step_estimate(r, t), 100.0 * min_step(t)), r->spec.t_end - t);
 }
 
 static pl_status restart(pl_stepper *s, double t, double h0, pl_error *err)

@@ -1,6 +1,7 @@
 #include "study/analysis.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -256,13 +257,69 @@ static int episode_impact(const pl_solution *sol, const pl_episode *ep, pl_impac
     r->event.impulse[ep->constraint] = ep->impulse;
     r->event.participants[ep->constraint] = 1;
     r->t_out = ep->t_out;
+    r->row_out = ep->row_out;
     return 0;
 }
 
+/* In time order, and at one time in the order of the constraints (a corner's walls entered at once). */
 static int compare_impacts(const void *pa, const void *pb)
 {
     const pl_impact_record *a = pa, *b = pb;
-    return (a->event.t > b->event.t) - (a->event.t < b->event.t);
+    if (a->event.t != b->event.t)
+        return (a->event.t > b->event.t) - (a->event.t < b->event.t);
+    return (a->event.constraint > b->event.constraint) - (a->event.constraint < b->event.constraint);
+}
+
+/* Gdot_c at (t, q, v); NAN if out of memory. */
+static double gap_rate_at(const pl_model *model, size_t c, double t, const double *q, const double *v)
+{
+    double *fp = malloc(model->n * sizeof *fp);
+    pl_gap *g = pl_gap_new(1, model->n, 0);
+    double gdot = NAN;
+    if (fp && g) {
+        pl_model_velocity_map(model, t, q, v, fp, NULL, NULL, NULL);
+        gdot = pl_model_gap_rate(model, c, t, q, fp, g);
+    }
+    free(fp);
+    free(g);
+    return gdot;
+}
+
+double pl_analysis_restitution_of(const pl_model *model, const pl_analysis *a, size_t c)
+{
+    for (size_t k = 0; k < a->impacts; k++) {
+        const pl_event *e = &a->impact[k].event;
+        if (c >= model->m || !e->participants[c])
+            continue;
+        if (e->constraint == c)
+            return e->gdot_before != 0.0 ? -e->gdot_after / e->gdot_before : NAN;
+        double before = gap_rate_at(model, c, e->t, e->q, e->v_before);
+        double after = gap_rate_at(model, c, e->t, e->q, e->v_after);
+        return before != 0.0 ? -after / before : NAN;
+    }
+    return NAN;
+}
+
+/* A penalized run's first impact (a->impact[0]) measured on its constraint c to the last exit of the
+ * impact episodes overlapping it (analysis.h). */
+static double penalized_restitution_first(const pl_model *model, const pl_solution *sol, const pl_analysis *a)
+{
+    const pl_impact_record *first = &a->impact[0], *last = first;
+    double end = first->t_out;
+    for (size_t k = 1; k < a->impacts && a->impact[k].event.t <= end; k++)
+        if (a->impact[k].t_out > end) {
+            end = a->impact[k].t_out;
+            last = &a->impact[k];
+        }
+    if (first->event.gdot_before == 0.0)
+        return NAN;
+    double after = first->event.gdot_after;
+    if (last != first && last->row_out < sol->traj.nrows) {
+        const double *x = pl_table_row(&sol->traj, last->row_out);
+        size_t n = sol->n, m = sol->m;
+        after = gap_rate_at(model, first->event.constraint, x[0], x + pl_col_q(n, m), x + pl_col_v(n, m));
+    }
+    return -after / first->event.gdot_before;
 }
 
 /* The limit solution's capture: its (first) accumulation point, else the start of a sustained
@@ -287,6 +344,7 @@ static void init_analysis(pl_analysis *a)
     memset(a, 0, sizeof *a);
     pl_table_init(&a->sliding, 5);
     a->first_impact_time = a->restitution_first = a->scaled_penetration_first = NAN;
+    a->restitution_first_constraint = SIZE_MAX;
     a->lift_off_first = a->lift_off_predicted_first = a->sliding_force_error = a->sliding_force_scale = NAN;
     a->capture_time = a->contraction_ratio = a->contraction_ratio_se = a->accumulation_time = NAN;
 }
@@ -346,7 +404,10 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
     if (a->impacts > 0) {
         const pl_event *first = &a->impact[0].event;
         a->first_impact_time = first->t;
-        a->restitution_first = first->gdot_before != 0.0 ? -first->gdot_after / first->gdot_before : NAN;
+        a->restitution_first_constraint = first->constraint;
+        a->restitution_first = family == PL_FAMILY_PENALTY ? penalized_restitution_first(model, sol, a)
+                               : first->gdot_before != 0.0 ? -first->gdot_after / first->gdot_before
+                                                           : NAN;
     }
 
     /* Capture: the final contact, sustained to the end of the run. */

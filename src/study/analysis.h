@@ -40,7 +40,8 @@ typedef struct {
  * which does not depend on the solution once made) and its end time. */
 typedef struct {
     pl_event event;
-    double t_out; /* end of the contact (a penalized episode's exit; t for the others) */
+    double t_out;  /* end of the contact (a penalized episode's exit; t for the others) */
+    size_t row_out; /* a penalized episode's exit row (0 for the others) */
 } pl_impact_record;
 
 typedef struct {
@@ -49,7 +50,15 @@ typedef struct {
     double *dv;            /* nepisodes x n: the storage of info[k].dv */
     pl_impact_record *impact; /* the impacts in time order */
     size_t impacts;
-    double first_impact_time, restitution_first, scaled_penetration_first;
+    double first_impact_time, scaled_penetration_first;
+    /* The restitution -Gdot_c(after)/Gdot_c(before) of the first impact, on the constraint c that it is
+     * labelled with: the limit solution's and a scheme's impact event's constraint (the limit's is the
+     * one approaching fastest), a penalized run's first impact episode's (the lowest index among
+     * episodes entered at one time).  A penalized impact of several constraints is one episode each,
+     * overlapping (a corner): "after" is then at the last exit of the impact episodes overlapping the
+     * first (transitively), when the fast motion of all of them is over, as in the limit's jump. */
+    double restitution_first;
+    size_t restitution_first_constraint; /* c (SIZE_MAX: no impact) */
     double lift_off_first;      /* end of the first sustained contact that ends */
     double lift_off_predicted_first;
     double sliding_force_error; /* max of force_error over sustained contacts (NAN if none) */
@@ -79,6 +88,11 @@ pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_final, double
  * success. */
 int pl_fit_flights(const double *flights, size_t n, double t_last_impact, double *ratio, double *ratio_se,
                    double *t_accumulation);
+
+/* The restitution of constraint c in the first impact of `a` in which c takes part (an impact event
+ * of the limit solution or a scheme: -Gdot_c(q, v_after)/Gdot_c(q, v_before) at its time), or NAN.
+ * What a sweep compares a run's restitution_first with, on the run's own constraint. */
+double pl_analysis_restitution_of(const pl_model *model, const pl_analysis *a, size_t c);
 
 /* Analyse a solution (of any solver).  out must be freed with pl_analysis_free whatever the
  * status. */

@@ -1,6 +1,7 @@
 #include "study/sweep.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,11 +254,18 @@ static double analysis_value(const pl_analysis *a, pl_sweep_quantity_id id)
 }
 
 /* The value of a quantity in the limit solution, or NAN.  The accumulation estimated from the
- * flights tends to the accumulation (capture) time of the limit. */
-static double limit_solution_value(const pl_sweep *sw, pl_sweep_quantity_id id)
+ * flights tends to the accumulation (capture) time of the limit.  The restitution of the first
+ * impact is taken on the constraint the runs measure it on (that of the finest run that has one):
+ * at a corner the limit labels its impact with the wall approaching fastest, and a penalized run
+ * with its first episode's, which may be the other wall (analysis.h). */
+static double limit_solution_value(const pl_model *model, const pl_sweep *sw, pl_sweep_quantity_id id)
 {
     if (!sw->has_limit)
         return NAN;
+    if (id == PL_Q_RESTITUTION_FIRST)
+        for (size_t k = sw->n; k-- > 0;)
+            if (sw->runs[k].status == PL_OK && sw->analysis[k].restitution_first_constraint != SIZE_MAX)
+                return pl_analysis_restitution_of(model, &sw->limit_analysis, sw->analysis[k].restitution_first_constraint);
     return analysis_value(&sw->limit_analysis, id == PL_Q_ACCUMULATION_ESTIMATE ? PL_Q_CAPTURE_TIME : id);
 }
 
@@ -449,7 +457,7 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
                                                                        : pl_model_limit_value(model, quantity_info[q].closed_form);
         int from_limit = 0;
         if (!isfinite(exact) && !is_distance(q)) {
-            exact = limit_solution_value(sw, (pl_sweep_quantity_id)q);
+            exact = limit_solution_value(model, sw, (pl_sweep_quantity_id)q);
             from_limit = isfinite(exact);
         }
         if (is_distance(q))

@@ -212,7 +212,13 @@ static int roots(double t, const double *y, double *gout, void *user)
 
 /* Error weights.  q and v relative to their size with floors at the free-motion scales; near a
  * free constraint, its gap and rate relative to the flight they start (height Gdot^2/(2A), rate
- * sqrt(2 A |G|)), so that the ever shorter flights of a Zeno sequence are each resolved to rtol. */
+ * sqrt(2 A |G|)), so that the ever shorter flights of a Zeno sequence are each resolved to rtol.
+ * Floors: rtol times the smallest flight the solver follows, a rise of tol_g at a speed of tol_v
+ * (a lower rebound is a touch: unresolvable_rebound, contacts_at).  A gap left at G = Gdot = 0
+ * (a lift-off right after an inelastic impact, a slide along a wall after a corner impact) starts
+ * no flight of its own; with floors of 1e-30 L and 1e-15 V, and q, v exactly 0 there (no
+ * round-off floor), the tolerances were ~1e-42 and the first step's estimate fell below the
+ * smallest step. */
 static int error_weights(double t, const double *y, double *w, void *user)
 {
     solver *s = user;
@@ -230,8 +236,8 @@ static int error_weights(double t, const double *y, double *w, void *user)
             continue;
         c->gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c->gap);
         double g = fabs(c->gap.g), gd = fabs(c->gdot);
-        double tol_g = rtol * (g + gd * gd / (2.0 * s->A) + 1e-30 * s->L);
-        double tol_gd = rtol * (gd + sqrt(2.0 * s->A * g) + 1e-15 * s->V);
+        double tol_g = rtol * (g + gd * gd / (2.0 * s->A) + s->tol_g);
+        double tol_gd = rtol * (gd + sqrt(2.0 * s->A * g) + s->tol_v);
         pl_tighten_for_gap(tol, s->n, c->gap.grad, tol_g, tol_gd);
     }
     for (size_t j = 0; j < s->N; j++)
@@ -672,21 +678,13 @@ static int missed_contact(solver *s, double t, const double *y, double *t_cross,
 /* First step after a restart: no later than the top of a hop.  After an impact a constraint leaves
  * G = 0 with Gdot > 0 and may be turned back (D < 0) within a step the flight would otherwise
  * allow; the root finder sees no sign change for a gap that starts at 0, so the step must end
- * before the landing, at the top at the latest (time Gdot/|D|).  0: the stepper's own estimate.
- * In flight no step is longer than the case's time scale V/A, as in the penalty's flights (a force
- * that changes the velocity by V lasts at least that long; one flat between pulses otherwise lets
- * the steps grow over a whole pulse unseen); sustained contacts keep the long steps a long rest
- * needs. */
+ * before the landing, at the top at the latest (time Gdot/|D|).  0: the stepper's own estimate. */
 static double initial_step(void *user, pl_stepper *st, double t)
 {
     solver *s = user;
     const double *y = st->y;
     double *fp = s->fp_geo, h = INFINITY;
     pl_contact *c = s->c_geo;
-    st->max_step = s->V / s->A;
-    for (size_t i = 0; i < s->m; i++)
-        if (s->sliding[i])
-            st->max_step = 0.0;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
     for (size_t i = 0; i < s->m; i++) {
         if (s->sliding[i])
@@ -699,6 +697,17 @@ static double initial_step(void *user, pl_stepper *st, double t)
             h = fmin(h, c->gdot / -D);
     }
     return isfinite(h) ? h : 0.0;
+}
+
+/* The loop's max_step hook: in flight, the case's forcing time scale (pl_model_max_step; usually
+ * none), as in the penalty's flights; sustained contacts keep the long steps a long rest needs. */
+static double max_step(void *user, double t)
+{
+    solver *s = user;
+    for (size_t i = 0; i < s->m; i++)
+        if (s->sliding[i])
+            return 0.0;
+    return pl_model_max_step(s->model, t);
 }
 
 /* The loop's `missed` hook (missed_contact). */
@@ -808,7 +817,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     s.tol_v = 1e-9 * s.V;
     s.tol_lambda = 1e-12;
     s.loop = (pl_event_loop){.hooks = {.record = record_row, .missed = missed_hook, .event = event_hook,
-                                       .initial_step = initial_step},
+                                       .initial_step = initial_step, .max_step = max_step},
                              .user = &s, .context = "limit solution", .stats = &sol->stats, .t_end = opts->t_end,
                              .max_steps = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS,
                              .max_seconds = opts->max_seconds, .started = pl_now_seconds(),
@@ -830,10 +839,8 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
                             .roots = roots, .nroots = (int)s.m, .root_ulps = 4.0, .user = &s,
                             .context = "limit solution"};
     st = pl_stepper_rk_new(&s.loop.stepper, &spec, e);
-    if (st == PL_OK) {
-        s.loop.stepper->max_step = s.V / s.A; /* in flight: see initial_step */
+    if (st == PL_OK)
         st = integrate(&s, e);
-    }
     if (s.loop.stepper)
         s.loop.stepper->add_counters(s.loop.stepper, &sol->stats);
     pl_stepper_free(s.loop.stepper);

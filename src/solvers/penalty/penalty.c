@@ -538,6 +538,14 @@ static pl_stepper *choose(void *user, double t)
     return r->ctx.settled_phase && !r->ctx.bdf_futile ? r->bdf : r->rk;
 }
 
+/* The loop's max_step hook: the case's forcing time scale (pl_model_max_step; usually none).  Only the
+ * Runge-Kutta pair honours it (flights and impacts); settled contacts (BDF) keep their long steps. */
+static double max_step(void *user, double t)
+{
+    run *r = user;
+    return pl_model_max_step(r->ctx.model, t);
+}
+
 /* First step after a (re)start.
  * - Runge-Kutta in contact: the step that resolves the contact oscillation, whose local error
  *   grows like (h omega)^9: h = 4 rtol^(1/9) / omega (accepted steps measure 5 rtol^(1/9) /
@@ -953,11 +961,6 @@ static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
         s = pl_stepper_cvode_new(&r->bdf, &spec, err);
     if (s != PL_OK)
         return s;
-    /* In flights and impacts no step longer than the case's time scale V/A: a force that changes the
-     * velocity by V lasts at least that long, so it cannot fall between the stages of one step (a
-     * time-dependent force that is flat between pulses otherwise lets the steps grow over a whole
-     * pulse unseen).  Settled contacts (BDF) keep their long steps. */
-    r->rk->max_step = c->model->v_scale / c->model->a_scale;
     /* BDF's order is limited to where the contact modes are stable (bdf_max_order), so CVODE's
      * stability limit detection stays off. */
     r->loop.stepper = r->rk;
@@ -1007,7 +1010,8 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     }
     init_scales(c);
     r.loop = (pl_event_loop){.hooks = {.record = record_sample, .missed = scan_missed_crossings, .event = switch_at,
-                                       .choose = choose, .initial_step = initial_step},
+                                       .choose = choose, .initial_step = initial_step,
+                                       .max_step = max_step},
                              .user = &r, .context = r.context, .stats = &sol->stats, .t_end = opts->t_end,
                              .max_steps = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS,
                              .max_seconds = opts->max_seconds, .started = t0,

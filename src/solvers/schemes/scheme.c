@@ -99,12 +99,12 @@ pl_status pl_scheme_applies_inelastic(const char *scheme, const pl_model *model,
     return PL_OK;
 }
 
-/* 1e-2 of the case's time scale V/A (a hundred steps per flight of the case's size), and at
- * least 10 steps over the run. */
+/* 1e-2 of the case's time scale (V/A, or its forcing time: pl_model_time_scale; a hundred steps per
+ * flight of the case's size), and at least 10 steps over the run. */
 double pl_scheme_default_h(const pl_model *model, double t_end, size_t k)
 {
     (void)k;
-    double h = 1e-2 * model->v_scale / model->a_scale;
+    double h = 1e-2 * pl_model_time_scale(model);
     return isfinite(t_end) && t_end > 0 ? fmin(h, t_end / 10.0) : h;
 }
 
