@@ -8,8 +8,11 @@
  * between neighbours is a spring of stiffness m_j k mu = k mu/2 (paper 004, form (4)).
  *
  * Start: q_j = 2 r j for j >= 1, q_0 = -V (G_0 = V: ball 0 reaches ball 1 at t = 1), v = (V, 0, ..., 0).
- * The gaps of the resting balls are exactly 0 when 2 r j is exact in floating point (r = 0.5, the
- * default, or any dyadic r); otherwise they are round-off, which every solver takes as contact.
+ * The gaps of the resting balls are exactly 0 when 2 r j is exact in floating point (a dyadic r such as
+ * the default 1/8); otherwise they are round-off, which every solver takes as contact.  The radius
+ * changes nothing but the size of the positions, and with it the round-off of the gaps: the penalty
+ * refuses a contact whose penetration scale is below 1e5 ulps of its gap's terms (about 4 r j), so
+ * at k = 1 mu = 1e10 is resolved up to N = 10 with r = 1/8, up to N = 3 with r = 1/2.
  *
  * Outcomes (derived in tests/test_newtons_cradle.c and docs/cases.md):
  * - penalty, equal k: in X = sqrt(k mu) q/V, S = sqrt(k mu)(t - 1) the chain of springs is free of mu
@@ -25,7 +28,7 @@ enum { NB, R, VEL, E, XI, K, NPAR };
 
 static const pl_param_spec params[NPAR] = {
     {"N", 3.0, 2.0, PL_SIZE_LIMIT_DOF, 0, "number of balls (a whole number >= 2): N dofs, N - 1 gaps"},
-    {"r", 0.5, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "radius of every ball"},
+    {"r", 0.125, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "radius of every ball"},
     {"V", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "velocity of ball 0, which starts at distance V from ball 1"},
     PL_LAW_PARAMS(1.0),
 };

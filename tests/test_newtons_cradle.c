@@ -298,7 +298,8 @@ static void test_penalty(void)
             } else {
                 for (int j = 0; j < 3; j++)
                     NEAR(r.v_final[j], ref.v[j], 1e-8, "penalty mu = %g, k = %g: v_%d against the chain", mu, k, j);
-                double q_lim[3] = {2.0 * ref.v[0], 1.0 + 2.0 * ref.v[1], 2.0 + 2.0 * ref.v[2]}; /* t = 3, r = 0.5 */
+                double rad = pl_model_param(&m, "r"); /* at t = 3: ball j from 2 r j at t = 1 (ball 0 from 0) */
+                double q_lim[3] = {2.0 * ref.v[0], 2.0 * rad + 2.0 * ref.v[1], 4.0 * rad + 2.0 * ref.v[2]};
                 for (int j = 0; j < 3; j++)
                     NEAR(r.q_final[j] - q_lim[j], ref.d[j] / omega, 1e-6 / omega + 1e-10,
                          "penalty mu = %g, k = %g: q_%d - q_lim = d_%d/omega", mu, k, j, j);
@@ -386,8 +387,8 @@ static void test_limit(void)
     }
 }
 
-/* Penalty (mu = 1e8) for N = 2 .. 6 and for e = 0.5 (N = 4) against the chain; the limit solution
- * too at e = 0.5; radius 0.1 (initial gaps of round-off size, not exactly 0) for N = 7. */
+/* Penalty (mu = 1e8) for N = 2 .. 7, for e = 0 (N = 3 .. 6) and e = 0.5 (N = 4) against the chain; the
+ * limit solution too at e = 0 and 0.5; radius 0.1 (initial gaps of round-off size, not exactly 0) for N = 7. */
 static void test_chain_outcomes(void)
 {
     for (size_t N = 2; N <= 7; N++) {
@@ -403,6 +404,32 @@ static void test_chain_outcomes(void)
         else
             for (size_t j = 0; j < N; j++)
                 NEAR(r.v_final[j], ref.v[j], 1e-8, "penalty mu = 1e8, N = %zu: v_%zu against the chain", N, j);
+        pl_solution_free(&r);
+        pl_model_free(&m);
+    }
+    /* e = 0 (xi = 1): the balls still separate, unlike under Moreau's inelastic law (N = 2 excepted: its
+     * critically damped gap closes only asymptotically, at the common velocity 1/2) */
+    for (size_t N = 3; N <= 6; N++) {
+        pl_model m;
+        pl_solution r;
+        pl_error err;
+        chain_ref ref;
+        chain(N, 1.0, &ref);
+        for (size_t j = 0; j + 1 < N; j++)
+            CHECK(ref.v[j] < ref.v[j + 1] - 1e-3, "N = %zu, e = 0 chain: v_%zu < v_%zu", N, j, j + 1);
+        if (!init(&m, N, 0.0, 1.0))
+            continue;
+        if (solve_penalty(&m, 1e8, 1e-10, 0.0, 0, &r, &err) != PL_OK)
+            CHECK(0, "penalty N = %zu, e = 0: %s", N, err.message);
+        else
+            for (size_t j = 0; j < N; j++)
+                NEAR(r.v_final[j], ref.v[j], 5e-8, "penalty mu = 1e8, N = %zu, e = 0: v_%zu against the chain", N, j);
+        pl_solution_free(&r);
+        if (solve_limit(&m, 1e-12, 0.0, 0, &r, &err) != PL_OK)
+            CHECK(0, "limit N = %zu, e = 0: %s", N, err.message);
+        else
+            for (size_t j = 0; j < N; j++)
+                NEAR(r.v_final[j], ref.v[j], 1e-9, "limit N = %zu, e = 0: v_%zu against the chain", N, j);
         pl_solution_free(&r);
         pl_model_free(&m);
     }
