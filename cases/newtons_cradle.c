@@ -1,6 +1,7 @@
-/* Newton's cradle: N balls (N >= 2) of radius r and unit mass on a line, q_j the centre of ball j
- * (j = 0 .. N-1), no force.  Ball 0 moves at velocity V into the chain of balls 1 .. N-1, at rest and
- * touching (gaps exactly 0):
+/* Newton's cradle (Ballard, "The dynamics of discrete mechanical systems with perfect unilateral
+ * constraints", ARMA 2000, section 6.4, Newton's balls): N balls (N >= 2) of radius r and unit mass on
+ * a line, q_j the centre of ball j (j = 0 .. N-1), no force.  Ball 0 moves at velocity V into the
+ * chain of balls 1 .. N-1, at rest and touching (gaps exactly 0):
  *
  *   G_j = q_{j+1} - q_j - 2r >= 0        (j = 0 .. N-2: N - 1 constraints)
  *
@@ -18,7 +19,7 @@
  * - penalty, equal k: in X = sqrt(k mu) q/V, S = sqrt(k mu)(t - 1) the chain of springs is free of mu
  *   and k, so its outgoing velocities are the limit (N = 3, e = 1: (-0.1303, 0.1502, 0.9800) V);
  *   the limit solution's multi-contact impact (every gap on its boundary takes part) resolves it;
- * - Moreau's law (the simultaneous Newton law at every contact, Moreau-Jean):
+ * - Moreau's law (the simultaneous Newton law at every contact, Moreau-Jean; Ballard's (54), phi = e):
  *   v_0 = (1 + e - e N) V/N, v_j = (1 + e) V/N for j >= 1; the balls 1 .. N-1 stay together. */
 #include <stdio.h>
 

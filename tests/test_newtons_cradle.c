@@ -28,13 +28,11 @@
  * not fix the outcome of N >= 3 balls. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cases/cases.h"
 #include "check.h"
 #include "cli_util.h"
 #include "solve.h"
-#include "study/analysis.h"
 #include "study/sweep.h"
 
 enum { NMAX = 16 };
@@ -54,8 +52,7 @@ typedef struct {
     double d[NMAX];      /* X_j(S) - v_j S once every contact has ended */
     double sup;          /* sup over S >= 0 and j of |X_j(S) - v_j S| */
     double exit[NMAX];   /* S of the last exit of gap j */
-    double exit0_first;  /* S of gap 0's first exit */
-    double rate0_first;  /* g_0' there: the restitution of the first impact in units of V */
+    double rate0_first;  /* g_0' at gap 0's first exit: the restitution of the first impact */
     double pen0;         /* max of -g_0 over the steps: low by at most h^2 g_0''/8 ~ 1.3e-7 */
     double impulse[NMAX];/* integral of lambda_j dS, units of V */
 } chain_ref;
@@ -135,10 +132,8 @@ static void chain(size_t n, double xi, chain_ref *r)
                     act[j] = !act[j];
                     if (!act[j]) {
                         r->exit[j] = S + dS;
-                        if (j == 0 && exits0++ == 0) {
-                            r->exit0_first = S + dS;
+                        if (j == 0 && exits0++ == 0)
                             r->rate0_first = y1[n + 1] - y1[n];
-                        }
                     }
                 }
         }
@@ -151,8 +146,8 @@ static void chain(size_t n, double xi, chain_ref *r)
         r->v[j] = y[n + j];
     for (size_t j = 0; j + 1 < n; j++)
         r->impulse[j] = y[2 * n + j];
-    /* The offsets from the limit's motion v_j S, constant from here on; their sup over S, re-run
-     * on the grid of the first pass (the offsets move only while a contact acts). */
+    /* The offsets from the limit's motion v_j S, constant from here on; their sup over S by a second
+     * pass on a uniform grid, now that the v_j are known (the offsets move only while a contact acts). */
     double z[3 * NMAX] = {0};
     int a2[NMAX];
     z[n] = 1.0;
@@ -273,7 +268,8 @@ static void test_reference(void)
             CHECK(fabs(r.v[0]) < 1e-10 && fabs(r.v[1] - 1.0) < 1e-10 && fabs(r.exit[0] - M_PI) < 1e-10 &&
                       fabs(r.d[0] - M_PI / 2) < 1e-9 && fabs(r.d[1] + M_PI / 2) < 1e-9 && fabs(r.pen0 - 1.0) < 1e-7 &&
                       fabs(r.rate0_first - 1.0) < 1e-10,
-                  "N = 2: exchange (0, 1) after pi/omega, offsets +-pi/2 (%g, %g, %g, %.3g, %.3g, %.3g)", r.v[0], r.v[1],
+                  "N = 2: exchange (0, 1) after pi/omega, offsets +-pi/2 (%g, %g, %g, %.3g, %.3g, %.3g)", r.v[0],
+                  r.v[1],
                   r.exit[0], r.d[0] - M_PI / 2, r.d[1] + M_PI / 2, r.pen0 - 1.0);
     }
 }
@@ -331,8 +327,8 @@ static void test_penalty(void)
                     else
                         deficit_in = fmax(deficit_in, 0.5 - ke);
                 }
-                CHECK(worst_E < 1e-8, "penalty mu = %g, k = %g: KE + spring energy = 1/2 on every row (off by %.3g)", mu,
-                      k, worst_E);
+                CHECK(worst_E < 1e-8, "penalty mu = %g, k = %g: KE + spring energy = 1/2 on every row (off by %.3g)",
+                      mu, k, worst_E);
                 CHECK(worst_out < 1e-8, "penalty mu = %g: KE = 1/2 outside [1, 1 + S_1/omega] (off by %.3g)", mu,
                       worst_out);
                 CHECK(deficit_in > 0.1, "penalty mu = %g: the springs hold energy inside (%.3g)", mu, deficit_in);
@@ -548,7 +544,8 @@ static void test_t_end(void)
         CHECK(r.nepisodes == 11, "N = 12, mu = 1e2: one episode per gap (%zu)", r.nepisodes);
         for (size_t e = 0; e < r.nepisodes; e++) {
             size_t j = r.episodes[e].constraint;
-            NEAR(r.episodes[e].t_out, 1.0 + ref.exit[j] / 10.0, 1e-7, "N = 12, mu = 1e2: gap %zu opens at 1 + S_j/10", j);
+            NEAR(r.episodes[e].t_out, 1.0 + ref.exit[j] / 10.0, 1e-7, "N = 12, mu = 1e2: gap %zu opens at 1 + S_j/10",
+                 j);
         }
         for (size_t j = 0; j < 12; j++)
             NEAR(r.v_final[j], ref.v[j], 1e-7, "N = 12, mu = 1e2: v_%zu at t = 3 against the chain", j);
@@ -585,7 +582,8 @@ static void test_sweep(void)
     CHECK(sw.failures == 0, "default sweep: no failures (%zu)", sw.failures);
     for (int k = 0; k < 9; k++) {
         double omega = sqrt(mu[k]);
-        NEAR(sw.q[PL_Q_LIMIT_SUP_Q].values[k] * omega, ref.sup, 2e-3 * ref.sup, "mu = %g: omega sup |q - q_lim|", mu[k]);
+        NEAR(sw.q[PL_Q_LIMIT_SUP_Q].values[k] * omega, ref.sup, 2e-3 * ref.sup, "mu = %g: omega sup |q - q_lim|",
+             mu[k]);
         NEAR(sw.q[PL_Q_SCALED_PENETRATION_FIRST].values[k], ref.pen0, 1e-6, "mu = %g: sqrt(mu) max(-G_0)", mu[k]);
         /* gap 0 leaves at the rate g_0' of its first exit, then slows while gap 1 still brakes ball 1 */
         NEAR(sw.q[PL_Q_RESTITUTION_FIRST].values[k], ref.rate0_first, 1e-7, "mu = %g: restitution of gap 0's exit",
