@@ -17,6 +17,7 @@ extern const pl_case pl_case_corner;
 extern const pl_case pl_case_cup;
 extern const pl_case pl_case_disk;
 extern const pl_case pl_case_double_pendulum;
+extern const pl_case pl_case_newtons_cradle;
 extern const pl_case pl_case_schatzman;
 extern const pl_case pl_case_vibrating_table;
 extern const pl_case pl_case_wedge;

@@ -134,29 +134,122 @@ static int in_sustained(const pl_solution *sol, const pl_analysis *a, size_t j, 
     return 0;
 }
 
-/* The force lambda_i that keeps every constraint of `set` on its boundary (W lambda = -D, unclamped:
- * negative where the constraint would have to pull), or NAN if W is singular. */
-static double bilateral_force(const pl_model *model, sliding_work *w, double t, const double *q, const double *v,
-                              const int *set, size_t i)
+/* The forces that keep every constraint of `set` on its boundary (W lambda = -D, unclamped:
+ * negative where a constraint would have to pull), into bil (m, NAN outside the set, and all NAN if W
+ * is singular). */
+static void bilateral_forces(const pl_model *model, sliding_work *w, double t, const double *q, const double *v,
+                             const int *set, double *bil)
 {
     pl_contact_set *cs = &w->cs;
     size_t k = pl_model_contact_coupling(model, w->work, t, q, v, set, cs, 0);
     double *D = cs->b, *lambda = cs->a;
+    for (size_t j = 0; j < model->m; j++)
+        bil[j] = NAN;
     for (size_t a = 0; a < k; a++)
         D[a] = -pl_model_free_gap_accel(model, w->work, cs->idx[a], t, q, v);
     if (pl_solve_small(k, cs->W, D, lambda))
-        return NAN;
+        return;
     for (size_t a = 0; a < k; a++)
-        if (cs->idx[a] == i)
-            return lambda[a];
-    return NAN;
+        bil[cs->idx[a]] = lambda[a];
+}
+
+/* Sustained episodes' rows as (episode, F^sm_i, bilateral force of i) values, i the episode's
+ * constraint. */
+typedef struct {
+    double *fsm, *bil; /* per row of the episode, from row_in */
+} episode_forces;
+
+/* F^sm and the bilateral force of the constraint of every sustained episode of a penalized run at
+ * each of its rows.  At a row, the constraints in sustained contact form one set for every episode
+ * holding the row (each episode's constraint is in it), so the set's forces are solved once per row,
+ * not once per episode: with m constraints in sustained contact together (a chain of balls at rest)
+ * that was m times the work, O(m^4) per row.  An episode whose constraint is not in the row's set
+ * (its row at a time outside [t_in, t_out]) is solved with the set and its constraint, as before. */
+static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, const pl_analysis *a,
+                                episode_forces *ef, sliding_work *w, pl_error *err)
+{
+    size_t n = sol->n, m = sol->m, ne = sol->nepisodes, r0 = SIZE_MAX, r1 = 0;
+    if (sol->traj.nrows == 0)
+        return PL_OK; /* no rows: compare_sliding reads none */
+    for (size_t k = 0; k < ne; k++)
+        if (a->info[k].kind == PL_SUSTAINED) {
+            const pl_episode *ep = &sol->episodes[k];
+            size_t hi = ep->row_out < sol->traj.nrows ? ep->row_out : sol->traj.nrows - 1;
+            size_t rows = ep->row_in <= hi ? hi - ep->row_in + 1 : 0;
+            ef[k].fsm = malloc((2 * rows + 1) * sizeof *ef[k].fsm);
+            if (!ef[k].fsm)
+                return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts");
+            ef[k].bil = ef[k].fsm + rows;
+            if (rows) {
+                r0 = ep->row_in < r0 ? ep->row_in : r0;
+                r1 = hi > r1 ? hi : r1;
+            }
+        }
+    double *fsm_set = malloc(3 * m * sizeof *fsm_set);
+    int *base = malloc(m * sizeof *base);
+    size_t *sus = malloc(ne * sizeof *sus), nsus = 0; /* the sustained episodes */
+    if (!fsm_set || !base || !sus) {
+        free(fsm_set);
+        free(base);
+        free(sus);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts");
+    }
+    for (size_t k = 0; k < ne; k++)
+        if (a->info[k].kind == PL_SUSTAINED)
+            sus[nsus++] = k;
+    double *bil_set = fsm_set + m, *fsm_one = bil_set + m;
+    pl_status s = PL_OK;
+    for (size_t r = r0; r <= r1 && r0 != SIZE_MAX && s == PL_OK; r++) {
+        const double *x = pl_table_row(&sol->traj, r);
+        const double *q = x + pl_col_q(n, m), *v = x + pl_col_v(n, m);
+        double t = x[0];
+        int have_base = 0, solved = 0;
+        for (size_t c = 0; c < nsus && s == PL_OK; c++) {
+            size_t k = sus[c];
+            const pl_episode *ep = &sol->episodes[k];
+            if (r < ep->row_in || r > ep->row_out)
+                continue;
+            size_t i = ep->constraint;
+            if (!have_base) {
+                for (size_t j = 0; j < m; j++)
+                    base[j] = in_sustained(sol, a, j, t);
+                have_base = 1;
+            }
+            double *fsm = fsm_set, *bil = bil_set;
+            if (base[i]) {
+                if (!solved) {
+                    s = pl_sliding_force(model, w->work, &w->cs, t, q, v, base, w->lambda, fsm_set, err);
+                    if (s == PL_OK)
+                        bilateral_forces(model, w, t, q, v, base, bil_set);
+                    solved = 1;
+                }
+            } else {
+                int *set = w->set;
+                for (size_t j = 0; j < m; j++)
+                    set[j] = j == i || base[j];
+                fsm = fsm_one;
+                bil = w->fsm; /* scratch: this episode's own set */
+                s = pl_sliding_force(model, w->work, &w->cs, t, q, v, set, w->lambda, fsm, err);
+                if (s == PL_OK)
+                    bilateral_forces(model, w, t, q, v, set, bil);
+            }
+            if (s == PL_OK) {
+                ef[k].fsm[r - ep->row_in] = fsm[i];
+                ef[k].bil[r - ep->row_in] = bil[i];
+            }
+        }
+    }
+    free(fsm_set);
+    free(base);
+    free(sus);
+    return s;
 }
 
 /* mu G against F^sm along a sustained episode of a penalized run (every row), the sup error over
  * its window (NAN if the window is empty: the contact is too short for its transient to decay),
- * and the first time F^sm reaches zero. */
+ * and the first time F^sm reaches zero; the forces at its rows from sliding_forces. */
 static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, double mu, size_t k, pl_analysis *a,
-                                 sliding_work *w, pl_error *err)
+                                 const episode_forces *ef, pl_error *err)
 {
     const pl_episode *ep = &sol->episodes[k];
     pl_episode_info *info = &a->info[k];
@@ -174,27 +267,20 @@ static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, 
     info->lift_off_predicted = NAN;
     for (size_t r = ep->row_in; r <= ep->row_out && r < sol->traj.nrows; r++) {
         const double *x = pl_table_row(&sol->traj, r);
-        double t = x[0];
-        int *set = w->set;
-        for (size_t j = 0; j < m; j++)
-            set[j] = j == i || in_sustained(sol, a, j, t);
-        double *lambda = w->lambda, *fsm = w->fsm;
-        pl_status s = pl_sliding_force(model, w->work, &w->cs, t, x + pl_col_q(n, m), x + pl_col_v(n, m), set, lambda,
-                                       fsm, err);
+        double t = x[0], fsm = ef->fsm[r - ep->row_in];
+        double muG = mu * x[pl_col_g(n, m) + i];
+        double row[5] = {t, (double)(i + 1), muG, fsm, (double)(k + 1)};
+        pl_status s = pl_table_append(&a->sliding, row, err);
         if (s != PL_OK)
             return s;
-        double muG = mu * x[pl_col_g(n, m) + i];
-        double row[5] = {t, (double)(i + 1), muG, fsm[i], (double)(k + 1)};
-        if ((s = pl_table_append(&a->sliding, row, err)) != PL_OK)
-            return s;
         if (t >= lo && t <= hi) {
-            info->force_error = fmax(info->force_error, fabs(muG - fsm[i]));
-            info->force_scale = fmax(info->force_scale, fabs(fsm[i]));
+            info->force_error = fmax(info->force_error, fabs(muG - fsm));
+            info->force_scale = fmax(info->force_scale, fabs(fsm));
         }
         /* Lift-off predicted where the force of the bilateral contact changes sign (D/A-tilde for one
          * constraint): interpolated linearly between rows.  F^sm itself is the LCP's, clamped at 0
          * from lift-off on, and would only give the row after it. */
-        double f = bilateral_force(model, w, t, x + pl_col_q(n, m), x + pl_col_v(n, m), set, i);
+        double f = ef->bil[r - ep->row_in];
         if (isnan(info->lift_off_predicted) && prev_f > 0.0 && f <= 0.0)
             info->lift_off_predicted = prev_t + (t - prev_t) * prev_f / (prev_f - f);
         prev_t = t;
@@ -430,22 +516,31 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
             a->impacts_before_capture += a->impact[k].event.t < a->capture_time;
 
     /* Sustained contacts: the sliding force of penalized runs, lift-offs. */
-    sliding_work w;
-    int have_work = 0;
+    int sustained = 0;
+    for (size_t k = 0; k < ne; k++)
+        sustained |= a->info[k].kind == PL_SUSTAINED;
+    if (family == PL_FAMILY_PENALTY && sustained) {
+        sliding_work w;
+        episode_forces *ef = calloc(ne, sizeof *ef);
+        pl_status s = ef ? sliding_work_init(&w, model, err)
+                         : pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts");
+        if (s == PL_OK)
+            s = sliding_forces(model, sol, a, ef, &w, err);
+        for (size_t k = 0; k < ne && s == PL_OK; k++)
+            if (a->info[k].kind == PL_SUSTAINED)
+                s = compare_sliding(model, sol, mu, k, a, &ef[k], err);
+        if (ef)
+            sliding_work_free(&w);
+        for (size_t k = 0; ef && k < ne; k++)
+            free(ef[k].fsm);
+        free(ef);
+        if (s != PL_OK)
+            return s;
+    }
     for (size_t k = 0; k < ne; k++) {
         pl_episode_info *info = &a->info[k];
         if (info->kind != PL_SUSTAINED)
             continue;
-        if (family == PL_FAMILY_PENALTY) {
-            pl_status s = have_work ? PL_OK : sliding_work_init(&w, model, err);
-            have_work = 1;
-            if (s == PL_OK)
-                s = compare_sliding(model, sol, mu, k, a, &w, err);
-            if (s != PL_OK) {
-                sliding_work_free(&w);
-                return s;
-            }
-        }
         if (!isnan(info->force_error) && (isnan(a->sliding_force_error) || info->force_error > a->sliding_force_error)) {
             a->sliding_force_error = info->force_error;
             a->sliding_force_scale = info->force_scale;
@@ -455,8 +550,6 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
             a->lift_off_predicted_first = info->lift_off_predicted;
         }
     }
-    if (have_work)
-        sliding_work_free(&w);
     if (family == PL_FAMILY_LIMIT || family == PL_FAMILY_EXTERNAL)
         for (size_t k = 0; k < sol->nevents && isnan(a->lift_off_first); k++)
             if (sol->events[k].kind == PL_EVENT_LIFT_OFF)

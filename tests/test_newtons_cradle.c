@@ -1,0 +1,660 @@
+/* Newton's cradle: N unit balls on a line, gaps G_j = q_{j+1} - q_j - 2r (j < N - 1), ball 0 at V into
+ * the N - 1 others at rest and touching; it reaches them at t = 1.
+ *
+ * The penalty limit.  grad G_j = e_{j+1} - e_j, m_j = 1/2, so the force of contact j is
+ * lambda_j = -(k/2)(mu G_j + 2 xi sqrt(mu/k) Gdot_j) while G_j < 0 (paper 004, form (4)), pushing ball
+ * j + 1 forward and ball j back.  In X = omega q/V, S = omega (t - 1), omega = sqrt(k mu) (X_j measured
+ * from ball j's position at t = 1, when ball 0 touches ball 1):
+ *
+ *   X_j'' = lambda_{j-1} - lambda_j,  lambda_j = -(g_j + 2 xi g_j')/2 while g_j = X_{j+1} - X_j < 0,
+ *
+ * from X = 0, X' = (1, 0, ..., 0): free of mu, k and V.  So the outgoing velocities are those of this
+ * chain at every mu (N = 3, e = 1: (-0.1303, 0.1502, 0.9800)), each gap's exit comes at
+ * t = 1 + S_j/omega, and q^mu - q^lim tends to (V/omega) d_j, d_j = lim (X_j(S) - v_j S).  chain()
+ * integrates it by RK4 (step 1e-3) with every contact switch located by bisection, so that each
+ * stretch is smooth and RK4 keeps its order.
+ *
+ * Moreau's law (the simultaneous Newton law, Moreau-Jean's impact law).  Before the impact
+ * Gdot_0 = -V and Gdot_j = 0 (j >= 1); the impulses P >= 0 at every gap make Gdot_0+ >= e V and
+ * Gdot_j+ >= 0, complementary.  With every P_j > 0: Gdot_j+ = 0 for j >= 1, so balls 1 .. N-1 leave
+ * together at u, and v_0+ = u - e V; momentum gives (u - e V) + (N - 1) u = V:
+ *
+ *   u = (1 + e) V/N,   v_0+ = (1 + e - e N) V/N,
+ *
+ * and indeed P_j = (N - 1 - j) u > 0 (ball N-1 takes P_{N-2} = u, ball j takes P_{j-1} - P_j = u), so by
+ * the uniqueness of the LCP's solution (H M^-1 H^T is positive definite) this is the outcome.  N = 3:
+ * (-1/3, 2/3, 2/3) V at e = 1, (1/3, 1/3, 1/3) V at e = 0.  Kinetic energy at e = 1:
+ * ((N - 2)^2 + 4 (N - 1))/N^2 = 1 times V^2/2, conserved as in the penalty limit: momentum and energy do
+ * not fix the outcome of N >= 3 balls. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cases/cases.h"
+#include "check.h"
+#include "cli_util.h"
+#include "solve.h"
+#include "study/sweep.h"
+
+enum { NMAX = 16 };
+
+/* CHECK_NEAR with a formatted label. */
+#define NEAR(actual, expected, tol, ...)                                                           \
+    do {                                                                                           \
+        char what_[160];                                                                           \
+        snprintf(what_, sizeof what_, __VA_ARGS__);                                                \
+        CHECK_NEAR(actual, expected, tol, what_);                                                  \
+    } while (0)
+
+/* ---- the scaled chain ------------------------------------------------------------------------- */
+
+typedef struct {
+    double v[NMAX];      /* outgoing velocities, units of V */
+    double d[NMAX];      /* X_j(S) - v_j S once every contact has ended */
+    double sup;          /* sup over S >= 0 and j of |X_j(S) - v_j S| */
+    double exit[NMAX];   /* S of the last exit of gap j */
+    double rate0_first;  /* g_0' at gap 0's first exit: the restitution of the first impact */
+    double pen0;         /* max of -g_0 over the steps: low by at most h^2 g_0''/8 ~ 1.3e-7 */
+    double impulse[NMAX];/* integral of lambda_j dS, units of V */
+} chain_ref;
+
+static void chain_rhs(size_t n, double xi, const int *act, const double *y, double *dy)
+{
+    for (size_t j = 0; j < n; j++)
+        dy[j] = y[n + j], dy[n + j] = 0.0, dy[2 * n + j] = 0.0;
+    for (size_t j = 0; j + 1 < n; j++)
+        if (act[j]) {
+            double lam = -0.5 * ((y[j + 1] - y[j]) + 2.0 * xi * (y[n + j + 1] - y[n + j]));
+            dy[n + j] -= lam;
+            dy[n + j + 1] += lam;
+            dy[2 * n + j] = lam; /* the impulse of gap j, a quadrature */
+        }
+}
+
+static void rk4(size_t n, double xi, const int *act, const double *y, double h, double *out)
+{
+    size_t N = 3 * n;
+    double k[4][3 * NMAX], yt[3 * NMAX];
+    for (int st = 0; st < 4; st++) {
+        double c = st == 0 ? 0.0 : st == 3 ? 1.0 : 0.5;
+        for (size_t i = 0; i < N; i++)
+            yt[i] = y[i] + (st ? c * h * k[st - 1][i] : 0.0);
+        chain_rhs(n, xi, act, yt, k[st]);
+    }
+    for (size_t i = 0; i < N; i++)
+        out[i] = y[i] + h / 6.0 * (k[0][i] + 2.0 * k[1][i] + 2.0 * k[2][i] + k[3][i]);
+}
+
+/* A gap whose sign disagrees with its contact flag: an entry (g < 0, free) or an exit (g > 0, in
+ * contact).  A gap at exactly 0 agrees with either: the resting balls stay in contact. */
+static int switches(size_t n, const int *act, const double *y, int *flip)
+{
+    int any = 0;
+    for (size_t j = 0; j + 1 < n; j++) {
+        double g = y[j + 1] - y[j];
+        flip[j] = act[j] ? g > 0.0 : g < 0.0;
+        any |= flip[j];
+    }
+    return any;
+}
+
+static void chain(size_t n, double xi, chain_ref *r)
+{
+    double y[3 * NMAX] = {0}, y1[3 * NMAX], S = 0.0, h = 1e-3;
+    int act[NMAX], flip[NMAX], exits0 = 0;
+    memset(r, 0, sizeof *r);
+    y[n] = 1.0;
+    for (size_t j = 0; j + 1 < n; j++)
+        act[j] = 1; /* gap 0 closing at rate -1, the others at rest */
+    for (long step = 0; step < 10000000; step++) {
+        int any_act = 0, sorted = 1;
+        for (size_t j = 0; j + 1 < n; j++)
+            any_act |= act[j], sorted &= y[n + j] <= y[n + j + 1];
+        if (!any_act && sorted)
+            break; /* free and separating: no contact ever again */
+        rk4(n, xi, act, y, h, y1);
+        double dS = h;
+        if (switches(n, act, y1, flip)) {
+            /* the first switch: bisect the step, then step just past it */
+            double lo = 0.0, hi = h;
+            for (int it = 0; it < 80 && hi - lo > 1e-17; it++) {
+                double mid = 0.5 * (lo + hi);
+                rk4(n, xi, act, y, mid, y1);
+                if (switches(n, act, y1, flip))
+                    hi = mid;
+                else
+                    lo = mid;
+            }
+            rk4(n, xi, act, y, hi, y1);
+            switches(n, act, y1, flip);
+            dS = hi;
+            for (size_t j = 0; j + 1 < n; j++)
+                if (flip[j]) {
+                    act[j] = !act[j];
+                    if (!act[j]) {
+                        r->exit[j] = S + dS;
+                        if (j == 0 && exits0++ == 0)
+                            r->rate0_first = y1[n + 1] - y1[n];
+                    }
+                }
+        }
+        memcpy(y, y1, sizeof y);
+        S += dS;
+        if (-(y[1] - y[0]) > r->pen0)
+            r->pen0 = -(y[1] - y[0]);
+    }
+    for (size_t j = 0; j < n; j++)
+        r->v[j] = y[n + j];
+    for (size_t j = 0; j + 1 < n; j++)
+        r->impulse[j] = y[2 * n + j];
+    /* The offsets from the limit's motion v_j S, constant from here on; their sup over S by a second
+     * pass on a uniform grid, now that the v_j are known (the offsets move only while a contact acts). */
+    double z[3 * NMAX] = {0};
+    int a2[NMAX];
+    z[n] = 1.0;
+    for (size_t j = 0; j + 1 < n; j++)
+        a2[j] = 1;
+    for (double s = 0.0; s < S + h; s += h) {
+        for (size_t j = 0; j < n; j++)
+            r->sup = fmax(r->sup, fabs(z[j] - r->v[j] * s));
+        double z1[3 * NMAX];
+        rk4(n, xi, a2, z, h, z1);
+        if (switches(n, a2, z1, flip))
+            for (size_t j = 0; j + 1 < n; j++)
+                a2[j] ^= flip[j]; /* a switch placed at the step's end: good to O(h) for the sup */
+        memcpy(z, z1, sizeof z);
+    }
+    for (size_t j = 0; j < n; j++) {
+        r->d[j] = y[j] - r->v[j] * S;
+        r->sup = fmax(r->sup, fabs(r->d[j]));
+    }
+}
+
+/* Moreau's law (above), units of V. */
+static double moreau(size_t N, double e, size_t j)
+{
+    return j == 0 ? (1.0 + e - e * (double)N) / (double)N : (1.0 + e) / (double)N;
+}
+
+/* ---- penlim ----------------------------------------------------------------------------------- */
+
+static int init(pl_model *m, size_t N, double e, double k)
+{
+    pl_error err;
+    pl_setting s[] = {{"N", (double)N}, {"e", e}, {"k", k}};
+    int ok = pl_model_init(m, &pl_case_newtons_cradle, s, 3, &err) == PL_OK;
+    CHECK(ok, "newtons_cradle N = %zu: %s", N, err.message);
+    return ok;
+}
+
+static double row_sum(const pl_solution *r, size_t row, size_t col, size_t n)
+{
+    const double *x = pl_table_row(&r->traj, row);
+    double s = 0.0;
+    for (size_t j = 0; j < n; j++)
+        s += x[col + j];
+    return s;
+}
+
+/* Momentum: sum v = V on every row, and the centre of mass moving uniformly,
+ * sum q(t) = sum q(0) + V t (q_0(0) = -V, q_j(0) = 2 r j). */
+static void check_momentum(const pl_model *m, const pl_solution *r, double tol, const char *what)
+{
+    size_t n = m->n, cq = pl_col_q(n, m->m), cv = pl_col_v(n, m->m);
+    double V = pl_model_param(m, "V"), rad = pl_model_param(m, "r"), worst_v = 0.0, worst_q = 0.0;
+    double q0 = -V + rad * (double)(n * (n - 1));
+    for (size_t i = 0; i < r->traj.nrows; i++) {
+        double t = pl_table_row(&r->traj, i)[0];
+        worst_v = fmax(worst_v, fabs(row_sum(r, i, cv, n) - V));
+        worst_q = fmax(worst_q, fabs(row_sum(r, i, cq, n) - (q0 + V * t)));
+    }
+    CHECK(r->traj.nrows > 2 && worst_v <= tol * V, "%s: momentum sum v = V on every row (off by %.3g, tol %.3g)",
+          what, worst_v, tol * V);
+    CHECK(worst_q <= tol * fmax(V, 1.0) * 10.0, "%s: centre of mass uniform, sum q = sum q0 + V t (off by %.3g)",
+          what, worst_q);
+}
+
+static void test_model(void)
+{
+    const size_t Ns[] = {2, 3, 7};
+    for (int c = 0; c < 3; c++) {
+        pl_model m;
+        if (!init(&m, Ns[c], 1.0, 1.0))
+            continue;
+        CHECK(m.n == Ns[c] && m.m == Ns[c] - 1, "N = %zu: n = N, m = N - 1 (%zu, %zu)", Ns[c], m.n, m.m);
+        double q[NMAX], v[NMAX];
+        pl_model_initial_state(&m, q, v);
+        pl_gap *g = pl_gap_new(1, m.n, 0);
+        for (size_t j = 0; j < m.m; j++) {
+            pl_model_gap(&m, j, 0.0, q, g);
+            CHECK(g->g == (j == 0 ? 1.0 : 0.0), "N = %zu: G_%zu(0) = %s exactly (%g)", Ns[c], j, j ? "0" : "V", g->g);
+            CHECK(g->grad[j] == -1.0 && g->grad[j + 1] == 1.0, "grad G_j = e_{j+1} - e_j");
+        }
+        free(g);
+        CHECK(v[0] == 1.0 && v[m.n - 1] == 0.0, "ball 0 at V, the others at rest");
+        pl_model_free(&m);
+    }
+    pl_model m;
+    pl_error err;
+    pl_setting half[] = {{"N", 2.5}}, one[] = {{"N", 1.0}};
+    CHECK(pl_model_init(&m, &pl_case_newtons_cradle, half, 1, &err) == PL_ERR_INPUT && strstr(err.message, "whole"),
+          "N = 2.5 refused: %s", err.message);
+    pl_model_free(&m);
+    CHECK(pl_model_init(&m, &pl_case_newtons_cradle, one, 1, &err) == PL_ERR_INPUT, "N = 1 refused: %s", err.message);
+    pl_model_free(&m);
+}
+
+/* The reference itself: N = 3 gives the quoted (-0.1303, 0.1502, 0.9800); momentum 1 and energy 1/2 at
+ * every N; outgoing velocities increasing along the chain (no later collision); N = 2 is the exchange
+ * (0, 1) of two equal balls. */
+static void test_reference(void)
+{
+    chain_ref r;
+    chain(3, 0.0, &r);
+    const double quoted[3] = {-0.1303, 0.1502, 0.9800};
+    for (int j = 0; j < 3; j++)
+        NEAR(r.v[j], quoted[j], 6e-5, "N = 3 scaled chain: v_%d", j);
+    for (size_t N = 2; N <= 6; N++) {
+        chain(N, 0.0, &r);
+        double p = 0.0, E = 0.0;
+        for (size_t j = 0; j < N; j++)
+            p += r.v[j], E += 0.5 * r.v[j] * r.v[j];
+        NEAR(p, 1.0, 1e-12, "N = %zu chain: momentum", N);
+        NEAR(E, 0.5, 1e-10, "N = %zu chain: kinetic energy", N);
+        for (size_t j = 0; j + 1 < N; j++)
+            CHECK(r.v[j] < r.v[j + 1], "N = %zu chain: v_%zu < v_%zu (no later collision)", N, j, j + 1);
+        /* N = 2: g'' = -g, so g = -sin S, X = S/2 -+ (sin S)/2 until S = pi: the exchange (0, 1), offsets
+         * d = (pi/2, -pi/2), depth 1, gap 0 leaving at rate 1 */
+        if (N == 2)
+            CHECK(fabs(r.v[0]) < 1e-10 && fabs(r.v[1] - 1.0) < 1e-10 && fabs(r.exit[0] - M_PI) < 1e-10 &&
+                      fabs(r.d[0] - M_PI / 2) < 1e-9 && fabs(r.d[1] + M_PI / 2) < 1e-9 && fabs(r.pen0 - 1.0) < 1e-7 &&
+                      fabs(r.rate0_first - 1.0) < 1e-10,
+                  "N = 2: exchange (0, 1) after pi/omega, offsets +-pi/2 (%g, %g, %g, %.3g, %.3g, %.3g)", r.v[0],
+                  r.v[1],
+                  r.exit[0], r.d[0] - M_PI / 2, r.d[1] + M_PI / 2, r.pen0 - 1.0);
+    }
+}
+
+/* Penalty at two mu and two k (e = 1): outgoing velocities, gap exits at 1 + S_j/omega, each gap's
+ * impulse, final positions offset by (V/omega) d_j; energy; momentum on every row. */
+static void test_penalty(void)
+{
+    chain_ref ref;
+    chain(3, 0.0, &ref);
+    const double mus[] = {1e6, 1e9}, ks[] = {1.0, 4.0}; /* k mu = 4e10 is beyond double precision */
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) {
+            double mu = mus[a], k = ks[b], omega = sqrt(k * mu);
+            pl_model m;
+            pl_solution r;
+            pl_error err;
+            if (!init(&m, 3, 1.0, k))
+                continue;
+            if (solve_penalty(&m, mu, 1e-10, 0.0, 0, &r, &err) != PL_OK) {
+                CHECK(0, "penalty mu = %g, k = %g: %s", mu, k, err.message);
+            } else {
+                for (int j = 0; j < 3; j++)
+                    NEAR(r.v_final[j], ref.v[j], 1e-8, "penalty mu = %g, k = %g: v_%d against the chain", mu, k, j);
+                double rad = pl_model_param(&m, "r"); /* at t = 3: ball j from 2 r j at t = 1 (ball 0 from 0) */
+                double q_lim[3] = {2.0 * ref.v[0], 2.0 * rad + 2.0 * ref.v[1], 4.0 * rad + 2.0 * ref.v[2]};
+                for (int j = 0; j < 3; j++)
+                    NEAR(r.q_final[j] - q_lim[j], ref.d[j] / omega, 1e-6 / omega + 1e-10,
+                         "penalty mu = %g, k = %g: q_%d - q_lim = d_%d/omega", mu, k, j, j);
+                /* one episode per gap: gap 0 from t = 1, gap 1 from the start, exits at 1 + S_j/omega */
+                CHECK(r.nepisodes == 2, "penalty mu = %g: one episode per gap (%zu)", mu, r.nepisodes);
+                for (size_t e = 0; e < r.nepisodes && e < 2; e++) {
+                    const pl_episode *ep = &r.episodes[e];
+                    size_t j = ep->constraint;
+                    NEAR(ep->t_in, j == 0 ? 1.0 : 0.0, 1e-12, "penalty mu = %g: gap %zu enters", mu, j);
+                    NEAR(ep->t_out, 1.0 + ref.exit[j] / omega, 1e-7 / omega, "penalty mu = %g, k = %g: gap %zu exits",
+                         mu, k, j);
+                    NEAR(ep->impulse, ref.impulse[j], 1e-7, "penalty mu = %g, k = %g: impulse of gap %zu", mu, k, j);
+                    if (j == 0)
+                        NEAR(ep->max_penetration * omega, ref.pen0, 1e-6, "penalty mu = %g: omega max(-G_0)", mu);
+                }
+                /* energy: E = KE + sum_j (k mu/4) (G_j^-)^2 on every row; KE = 1/2 outside the contact */
+                size_t cv = pl_col_v(3, 2), cg = pl_col_g(3, 2);
+                double worst_E = 0.0, worst_out = 0.0, deficit_in = 0.0;
+                for (size_t i = 0; i < r.traj.nrows; i++) {
+                    const double *x = pl_table_row(&r.traj, i);
+                    double ke = 0.0, spring = 0.0;
+                    for (int j = 0; j < 3; j++)
+                        ke += 0.5 * x[cv + j] * x[cv + j];
+                    for (int j = 0; j < 2; j++)
+                        spring += x[cg + j] < 0.0 ? 0.25 * k * mu * x[cg + j] * x[cg + j] : 0.0;
+                    worst_E = fmax(worst_E, fabs(ke + spring - 0.5));
+                    if (x[0] < 1.0 || x[0] > 1.0 + ref.exit[1] / omega * (1.0 + 1e-6))
+                        worst_out = fmax(worst_out, fabs(ke - 0.5));
+                    else
+                        deficit_in = fmax(deficit_in, 0.5 - ke);
+                }
+                CHECK(worst_E < 1e-8, "penalty mu = %g, k = %g: KE + spring energy = 1/2 on every row (off by %.3g)",
+                      mu, k, worst_E);
+                CHECK(worst_out < 1e-8, "penalty mu = %g: KE = 1/2 outside [1, 1 + S_1/omega] (off by %.3g)", mu,
+                      worst_out);
+                CHECK(deficit_in > 0.1, "penalty mu = %g: the springs hold energy inside (%.3g)", mu, deficit_in);
+                char what[64];
+                snprintf(what, sizeof what, "penalty mu = %g, k = %g", mu, k);
+                check_momentum(&m, &r, 1e-12, what);
+            }
+            pl_solution_free(&r);
+            pl_model_free(&m);
+        }
+}
+
+/* The limit solution: one impact at t = 1, every gap taking part (the fast system of the whole chain),
+ * the outgoing velocities and impulses of the chain, the kinetic energy kept at e = 1. */
+static void test_limit(void)
+{
+    for (size_t N = 2; N <= 6; N++) {
+        chain_ref ref;
+        chain(N, 0.0, &ref);
+        pl_model m;
+        pl_solution r;
+        pl_error err;
+        if (!init(&m, N, 1.0, 1.0))
+            continue;
+        if (solve_limit(&m, 1e-12, 0.0, 0, &r, &err) != PL_OK) {
+            CHECK(0, "limit N = %zu: %s", N, err.message);
+        } else {
+            size_t impacts = 0;
+            for (size_t e = 0; e < r.nevents; e++)
+                if (r.events[e].kind == PL_EVENT_IMPACT) {
+                    const pl_event *ev = &r.events[e];
+                    impacts++;
+                    NEAR(ev->t, 1.0, 1e-12, "limit N = %zu: impact time", N);
+                    for (size_t j = 0; j + 1 < N; j++) {
+                        CHECK(ev->participants[j], "limit N = %zu: gap %zu takes part", N, j);
+                        NEAR(ev->impulse[j], ref.impulse[j], 1e-8, "limit N = %zu: impulse of gap %zu", N, j);
+                    }
+                }
+            CHECK(impacts == 1, "limit N = %zu: one impact (%zu)", N, impacts);
+            double ke = 0.0;
+            for (size_t j = 0; j < N; j++) {
+                NEAR(r.v_final[j], ref.v[j], 1e-9, "limit N = %zu: v_%zu against the chain", N, j);
+                ke += 0.5 * r.v_final[j] * r.v_final[j];
+            }
+            NEAR(ke, 0.5, 1e-10, "limit N = %zu: kinetic energy kept", N);
+            char what[64];
+            snprintf(what, sizeof what, "limit N = %zu", N);
+            check_momentum(&m, &r, 1e-12, what);
+        }
+        pl_solution_free(&r);
+        pl_model_free(&m);
+    }
+}
+
+/* Penalty (mu = 1e8) for N = 2 .. 7, for e = 0 (N = 3 .. 6) and e = 0.5 (N = 4) against the chain; the
+ * limit solution too at e = 0 and 0.5; radius 0.1 (initial gaps of round-off size, not exactly 0) for N = 7. */
+static void test_chain_outcomes(void)
+{
+    for (size_t N = 2; N <= 7; N++) {
+        pl_model m;
+        pl_solution r;
+        pl_error err;
+        chain_ref ref;
+        chain(N, 0.0, &ref);
+        if (!init(&m, N, 1.0, 1.0))
+            continue;
+        if (solve_penalty(&m, 1e8, 1e-10, 0.0, 0, &r, &err) != PL_OK)
+            CHECK(0, "penalty N = %zu: %s", N, err.message);
+        else
+            for (size_t j = 0; j < N; j++)
+                NEAR(r.v_final[j], ref.v[j], 1e-8, "penalty mu = 1e8, N = %zu: v_%zu against the chain", N, j);
+        pl_solution_free(&r);
+        pl_model_free(&m);
+    }
+    /* e = 0 (xi = 1): the balls still separate, unlike under Moreau's inelastic law (N = 2 excepted: its
+     * critically damped gap closes only asymptotically, at the common velocity 1/2) */
+    for (size_t N = 3; N <= 6; N++) {
+        pl_model m;
+        pl_solution r;
+        pl_error err;
+        chain_ref ref;
+        chain(N, 1.0, &ref);
+        for (size_t j = 0; j + 1 < N; j++)
+            CHECK(ref.v[j] < ref.v[j + 1] - 1e-3, "N = %zu, e = 0 chain: v_%zu < v_%zu", N, j, j + 1);
+        if (!init(&m, N, 0.0, 1.0))
+            continue;
+        if (solve_penalty(&m, 1e8, 1e-10, 0.0, 0, &r, &err) != PL_OK)
+            CHECK(0, "penalty N = %zu, e = 0: %s", N, err.message);
+        else
+            for (size_t j = 0; j < N; j++)
+                NEAR(r.v_final[j], ref.v[j], 5e-8, "penalty mu = 1e8, N = %zu, e = 0: v_%zu against the chain", N, j);
+        pl_solution_free(&r);
+        if (solve_limit(&m, 1e-12, 0.0, 0, &r, &err) != PL_OK)
+            CHECK(0, "limit N = %zu, e = 0: %s", N, err.message);
+        else
+            for (size_t j = 0; j < N; j++)
+                NEAR(r.v_final[j], ref.v[j], 1e-9, "limit N = %zu, e = 0: v_%zu against the chain", N, j);
+        pl_solution_free(&r);
+        pl_model_free(&m);
+    }
+    chain_ref ref;
+    chain(4, pl_xi_from_restitution(0.5), &ref);
+    pl_model m;
+    if (init(&m, 4, 0.5, 2.0)) {
+        pl_solution r;
+        pl_error err;
+        if (solve_penalty(&m, 1e8, 1e-10, 0.0, 0, &r, &err) != PL_OK)
+            CHECK(0, "penalty e = 0.5: %s", err.message);
+        else {
+            for (size_t j = 0; j < 4; j++)
+                /* 1.6e-8 at rtol 1e-10, 6e-10 at 1e-12: the damping force jumps at every entry */
+                NEAR(r.v_final[j], ref.v[j], 5e-8, "penalty e = 0.5, N = 4: v_%zu against the damped chain", j);
+            check_momentum(&m, &r, 1e-12, "penalty e = 0.5");
+        }
+        pl_solution_free(&r);
+        if (solve_limit(&m, 1e-12, 0.0, 0, &r, &err) != PL_OK)
+            CHECK(0, "limit e = 0.5: %s", err.message);
+        else
+            for (size_t j = 0; j < 4; j++)
+                NEAR(r.v_final[j], ref.v[j], 1e-9, "limit e = 0.5, N = 4: v_%zu against the damped chain", j);
+        pl_solution_free(&r);
+        pl_model_free(&m);
+    }
+    chain(7, 0.0, &ref);
+    pl_setting s[] = {{"N", 7.0}, {"r", 0.1}};
+    pl_error err;
+    if (pl_model_init(&m, &pl_case_newtons_cradle, s, 2, &err) == PL_OK) {
+        pl_solution r;
+        double q[NMAX], v[NMAX], worst = 0.0;
+        pl_model_initial_state(&m, q, v);
+        pl_gap *g = pl_gap_new(1, m.n, 0);
+        for (size_t j = 1; j < m.m; j++) {
+            pl_model_gap(&m, j, 0.0, q, g);
+            worst = fmax(worst, fabs(g->g));
+        }
+        free(g);
+        CHECK(worst > 0.0 && worst < 1e-15, "r = 0.1: resting gaps of round-off size (%g)", worst);
+        if (solve_penalty(&m, 1e8, 1e-10, 0.0, 0, &r, &err) != PL_OK)
+            CHECK(0, "penalty r = 0.1: %s", err.message);
+        else
+            for (size_t j = 0; j < 7; j++)
+                NEAR(r.v_final[j], ref.v[j], 1e-6, "penalty r = 0.1, N = 7: v_%zu", j);
+        pl_solution_free(&r);
+        if (solve_limit(&m, 1e-12, 0.0, 0, &r, &err) != PL_OK)
+            CHECK(0, "limit r = 0.1: %s", err.message);
+        else
+            for (size_t j = 0; j < 7; j++)
+                NEAR(r.v_final[j], ref.v[j], 1e-9, "limit r = 0.1, N = 7: v_%zu", j);
+        pl_solution_free(&r);
+    } else
+        CHECK(0, "r = 0.1: %s", err.message);
+    pl_model_free(&m);
+}
+
+/* The schemes give Moreau's law: Moreau-Jean at e = 1 and e = 0, Paoli and Maury (inelastic) at e = 0,
+ * for N = 2 .. 6; momentum on every step; Moreau-Jean's e = 1 outcome keeps the kinetic energy. */
+static void test_schemes(void)
+{
+    const pl_solver_type *schemes[] = {&pl_solver_moreau_jean, &pl_solver_paoli, &pl_solver_maury};
+    const size_t Ns[] = {2, 3, 4, 5, 6};
+    for (int c = 0; c < 5; c++)
+        for (int s = 0; s < 3; s++)
+            for (int el = 0; el < 2; el++) {
+                double e = el ? 1.0 : 0.0;
+                size_t N = Ns[c];
+                if (e > 0.0 && s > 0)
+                    continue; /* Paoli's and Maury's schemes are inelastic */
+                pl_model m;
+                pl_solution r;
+                pl_error err;
+                if (!init(&m, N, e, 1.0))
+                    continue;
+                if (solve_scheme(schemes[s], &m, 1e-3, 0.0, &r, &err) != PL_OK) {
+                    CHECK(0, "%s N = %zu, e = %g: %s", schemes[s]->name, N, e, err.message);
+                } else {
+                    double ke = 0.0;
+                    for (size_t j = 0; j < N; j++) {
+                        NEAR(r.v_final[j], moreau(N, e, j), 1e-12, "%s N = %zu, e = %g: v_%zu, Moreau's law",
+                             schemes[s]->name, N, e, j);
+                        ke += 0.5 * r.v_final[j] * r.v_final[j];
+                    }
+                    if (e == 1.0)
+                        NEAR(ke, 0.5, 1e-12, "%s N = %zu: Moreau's elastic law keeps the kinetic energy",
+                             schemes[s]->name, N);
+                    char what[64];
+                    snprintf(what, sizeof what, "%s N = %zu, e = %g", schemes[s]->name, N, e);
+                    check_momentum(&m, &r, 1e-11, what); /* Paoli's projections: 1.8e-12 */
+                }
+                pl_solution_free(&r);
+                pl_model_free(&m);
+            }
+    /* N = 3 as quoted: (-1/3, 2/3, 2/3) and (1/3, 1/3, 1/3) */
+    CHECK(moreau(3, 1.0, 0) == -1.0 / 3.0 && moreau(3, 1.0, 2) == 2.0 / 3.0 && moreau(3, 0.0, 0) == 1.0 / 3.0,
+          "Moreau's law at N = 3");
+}
+
+/* The default t-end 3: the last gap opens at 1 + S_last/sqrt(k mu), so at the default sweep's smallest
+ * mu = 1e2 (k = 1) every ball has separated by t = 3 up to N = 12 (S_last < 20), not at N = 13. */
+static void test_t_end(void)
+{
+    chain_ref ref;
+    chain(12, 0.0, &ref);
+    CHECK(ref.exit[10] < 20.0, "N = 12: last exit at S = %g < 20", ref.exit[10]);
+    pl_model m;
+    if (!init(&m, 12, 1.0, 1.0))
+        return;
+    CHECK(m.type->t_end == 3.0, "default t-end 3");
+    pl_solution r;
+    pl_error err;
+    if (solve_penalty(&m, 1e2, 1e-10, 0.0, 0, &r, &err) != PL_OK)
+        CHECK(0, "penalty N = 12, mu = 1e2: %s", err.message);
+    else {
+        CHECK(r.nepisodes == 11, "N = 12, mu = 1e2: one episode per gap (%zu)", r.nepisodes);
+        for (size_t e = 0; e < r.nepisodes; e++) {
+            size_t j = r.episodes[e].constraint;
+            NEAR(r.episodes[e].t_out, 1.0 + ref.exit[j] / 10.0, 1e-7, "N = 12, mu = 1e2: gap %zu opens at 1 + S_j/10",
+                 j);
+        }
+        for (size_t j = 0; j < 12; j++)
+            NEAR(r.v_final[j], ref.v[j], 1e-7, "N = 12, mu = 1e2: v_%zu at t = 3 against the chain", j);
+    }
+    pl_solution_free(&r);
+    pl_model_free(&m);
+    chain(13, 0.0, &ref);
+    CHECK(ref.exit[11] > 20.0, "N = 13: last exit at S = %g > 20", ref.exit[11]);
+}
+
+/* The default sweep (mu = 1e2 ... 1e10) through the library: no failure; the distance to the limit
+ * solution is the chain's sup |X - v S| times V/omega (the penalty's lag, self-similar); the first
+ * impact's scaled penetration is the chain's max(-g_0); its restitution the chain's rate of gap 0 at
+ * its first exit, not the limit's final one. */
+static void test_sweep(void)
+{
+    chain_ref ref;
+    chain(3, 0.0, &ref);
+    double mu[9];
+    for (int k = 0; k < 9; k++)
+        mu[k] = pow(10.0, 2 + k);
+    pl_model m;
+    if (!init(&m, 3, 1.0, 1.0))
+        return;
+    pl_sweep_opts o = {.solver = &pl_solver_penalty, .jobs = 2, .with_limit = 1};
+    pl_solve_opts_init(&o.base, &pl_solver_penalty, &m, NAN);
+    pl_sweep sw;
+    pl_error err;
+    if (pl_sweep_run(&m, mu, 9, &o, &sw, &err) != PL_OK) {
+        CHECK(0, "default sweep: %s", err.message);
+        pl_model_free(&m);
+        return;
+    }
+    CHECK(sw.failures == 0, "default sweep: no failures (%zu)", sw.failures);
+    for (int k = 0; k < 9; k++) {
+        double omega = sqrt(mu[k]);
+        NEAR(sw.q[PL_Q_LIMIT_SUP_Q].values[k] * omega, ref.sup, 2e-3 * ref.sup, "mu = %g: omega sup |q - q_lim|",
+             mu[k]);
+        NEAR(sw.q[PL_Q_SCALED_PENETRATION_FIRST].values[k], ref.pen0, 1e-6, "mu = %g: sqrt(mu) max(-G_0)", mu[k]);
+        /* gap 0 leaves at the rate g_0' of its first exit, then slows while gap 1 still brakes ball 1 */
+        NEAR(sw.q[PL_Q_RESTITUTION_FIRST].values[k], ref.rate0_first, 1e-7, "mu = %g: restitution of gap 0's exit",
+             mu[k]);
+        CHECK(fabs(ref.rate0_first - (ref.v[1] - ref.v[0])) > 0.1, "gap 0's exit rate %g is not its final %g",
+              ref.rate0_first, ref.v[1] - ref.v[0]);
+        NEAR(sw.q[PL_Q_LIFT_OFF_FIRST].values[k], 1.0 + ref.exit[1] / omega, 1e-7 / omega * 10.0,
+             "mu = %g: gap 1's contact (from t = 0) ends at 1 + S_1/omega", mu[k]);
+    }
+    CHECK(fabs(sw.q[PL_Q_LIMIT_SUP_Q].conv.rate - 0.5) < 1e-3, "sup |q - q_lim| ~ mu^-1/2 (rate %.4f)",
+          sw.q[PL_Q_LIMIT_SUP_Q].conv.rate);
+    pl_sweep_free(&sw);
+    pl_model_free(&m);
+}
+
+/* The default sweep and compare through the program: exit 0, every solution ok (compare: the limit,
+ * 3 penalized runs and 3 of Moreau-Jean at e = 1, Paoli's and Maury's being inelastic; 12 solutions
+ * at e = 0). */
+static void test_cli(void)
+{
+    if (!penlim)
+        return;
+    int rc = run("sweep newtons_cradle --out sweep --no-plots --quiet --jobs 2");
+    CHECK(rc == 0, "default sweep exits 0 (got %d)", rc);
+    char *json = slurp("sweep/sweep.json");
+    CHECK(json && strstr(json, "\"failures\": 0"), "default sweep: no failures");
+    free(json);
+    const char *args[] = {"compare newtons_cradle --out cmp1 --no-plots --quiet",
+                          "compare newtons_cradle --set e=0 --out cmp0 --no-plots --quiet"};
+    const char *files[] = {"cmp1/compare.csv", "cmp0/compare.csv"};
+    const int rows_expected[] = {7, 13};
+    for (int c = 0; c < 2; c++) {
+        rc = run(args[c]);
+        CHECK(rc == 0, "%s exits 0 (got %d)", args[c], rc);
+        char *csv = slurp(files[c]);
+        int rows = 0, ok = 0;
+        for (const char *p = csv; p && (p = strchr(p, '\n')) != NULL && p[1]; p++) {
+            rows++;
+            const char *okp = strstr(p, ",ok,"), *eol = strchr(p + 1, '\n');
+            ok += okp && (!eol || okp < eol);
+        }
+        CHECK(rows == rows_expected[c] && ok == rows, "%s: %d solutions, all ok (%d rows, %d ok)", args[c],
+              rows_expected[c], rows, ok);
+        free(csv);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    check_init();
+    test_model();
+    test_reference();
+    test_penalty();
+    test_limit();
+    test_chain_outcomes();
+    test_schemes();
+    test_t_end();
+    test_sweep();
+    if (argc > 1) {
+        penlim = argv[1];
+        snprintf(dir, sizeof dir, "/tmp/penlim-cradle-XXXXXX");
+        if (!mkdtemp(dir)) {
+            CHECK(0, "scratch directory");
+            penlim = NULL;
+        }
+        test_cli();
+        if (penlim) {
+            char cmd[512];
+            snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+            CHECK(system(cmd) == 0, "remove %s", dir);
+        }
+    }
+    return check_finish("test_newtons_cradle");
+}
