@@ -111,6 +111,26 @@ static void test_ball(void)
     CHECK(run("limit ok --out path2 --quiet") == 2, "not without PENLIM_MODEL_PATH");
 }
 
+/* sweep --resume reuses the runs of the same model file only: a rebuilt model (here: its file
+ * changed by one byte) is solved again. */
+static void test_resume(void)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "cp %s/ok.so %s/mine.so", models, dir);
+    CHECK(system(cmd) == 0, "copy a model");
+    CHECK(run("sweep --model ./mine.so --mu 1e4,1e6 --out sw --no-plots --quiet") == 0, "sweep of a model");
+    CHECK(run("sweep --model ./mine.so --mu 1e4,1e6 --out sw --no-plots --resume") == 0, "resumed");
+    char *out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "reused 2 of the 2 runs"), "the same file: its runs reused");
+    free(out);
+    snprintf(cmd, sizeof cmd, "printf x >> %s/mine.so", dir);
+    CHECK(system(cmd) == 0, "change the model file");
+    CHECK(run("sweep --model ./mine.so --mu 1e4,1e6 --out sw --no-plots --resume") == 0, "resumed after a rebuild");
+    out = slurp("stdout.txt");
+    CHECK(out && !strstr(out, "reused"), "a changed model file: nothing reused");
+    free(out);
+}
+
 /* The spring pendulum (examples/pendulum_wall): an isolated impact on the wall reverses the normal
  * velocity Gdot with restitution e (limit solution exactly; penalty at rate mu^-1/2). */
 static void test_pendulum(void)
@@ -179,6 +199,7 @@ int main(int argc, char **argv)
         return 2;
     test_refusals();
     test_ball();
+    test_resume();
     test_pendulum();
     test_cradle();
     char cmd[512];

@@ -34,6 +34,7 @@ typedef struct {
     const char *case_name;               /* CASE as given, or NULL with --model */
     const char *model_file;              /* --model FILE, or NULL */
     char loaded_from[4096];              /* the file a model was loaded from ("" for a built-in case) */
+    char model_hash[17];                 /* and the hash of its contents */
     int model_search;                    /* set by the caller: an unknown CASE may be a model on the
                                             model path (PENLIM_MODEL_PATH), looked up by the program */
     pl_setting settings[MAX_SETTINGS];

@@ -160,6 +160,39 @@ static const char run_usage[] =
 
 static int load_model(case_options *o, const char *model_path);
 
+/* FNV-1a (64 bits) of a file's bytes, as 16 hex digits: what identifies a model compiled apart in a
+ * manifest, so that `sweep --resume` does not reuse the runs of a model rebuilt since.  0 if the
+ * file cannot be read. */
+static int hash_file(const char *path, char *out, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    unsigned long long h = 1469598103934665603ULL;
+    unsigned char buf[65536];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+        for (size_t k = 0; k < got; k++)
+            h = (h ^ buf[k]) * 1099511628211ULL;
+    int ok = !ferror(f);
+    fclose(f);
+    snprintf(out, len, "%016llx", h);
+    return ok;
+}
+
+/* The model's identity in a manifest: the file it was loaded from and its hash (null for a
+ * built-in case), and whether its derivatives are differenced. */
+static void set_model_identity(json_t *manifest, const case_options *o, const pl_model *model)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "file", o->loaded_from[0] ? json_string(o->loaded_from) : json_null());
+    json_object_set_new(j, "content_hash", o->loaded_from[0] ? json_string(o->model_hash) : json_null());
+    json_object_set_new(j, "derivatives", json_string(model->type->derivatives == PL_DERIVATIVES_NONE
+                                                          ? "difference quotients"
+                                                          : "given"));
+    json_object_set_new(manifest, "model", j);
+}
+
 /* Parse argv for the commands that solve a case; returns -1 to continue, or an exit status. */
 static int parse_case_options(int argc, char **argv, case_options *o, unsigned command, const char *usage)
 {
@@ -202,6 +235,8 @@ static int load_model(case_options *o, const char *model_path)
     }
     o->c = lib.c;
     snprintf(o->loaded_from, sizeof o->loaded_from, "%s", lib.path);
+    if (!hash_file(lib.path, o->model_hash, sizeof o->model_hash))
+        return input_error(o->cmd, "cannot read the model file %s", lib.path);
     cli_default_out(o);
     return -1;
 }
@@ -433,6 +468,7 @@ static int solve_and_write(const case_options *o, const pl_solver_type *solver, 
     for (size_t k = 0; s == PL_OK && k < 3; k++)
         s = pl_strings_add(&d.planned, files[k], &io);
     d.manifest = pl_manifest_new(o->cmd, model, solver, opts, NULL);
+    set_model_identity(d.manifest, o, model);
     json_t *journal = json_deep_copy(d.manifest);
     if (s == PL_OK)
         s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &io);
@@ -764,6 +800,7 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
     pl_sweep_order(solver, values, nvalues);
     int *candidate = calloc(nvalues ? nvalues : 1, sizeof *candidate);
     d.manifest = pl_manifest_new("sweep", model, solver, &opts.base, solver->refine);
+    set_model_identity(d.manifest, &o, model);
     json_t *journal = json_deep_copy(d.manifest);
     s = candidate ? pl_sweep_files(solver->refine, values, nvalues, !o.no_limit, !o.no_plots, &d.planned, &err)
                   : pl_fail(&err, PL_ERR_NOMEM, "out of memory");
@@ -1204,6 +1241,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     if (s == PL_OK)
         s = pl_compare_files(entries, l.n, !o.no_plots, &d.planned, &err);
     d.manifest = pl_manifest_new("compare", model, &pl_solver_limit, &lopts, NULL);
+    set_model_identity(d.manifest, &o, model);
     json_t *journal = json_deep_copy(d.manifest);
     if (s == PL_OK)
         s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &err);

@@ -181,8 +181,8 @@ pl_status pl_manifest_add_run(json_t *m, double value, const char *status, const
 /* The same settings: what a run's results depend on. */
 static int same_settings(const json_t *a, const json_t *b)
 {
-    const char *keys[] = {"command", "case", "parameters", "solver", "options", "t_end", "samples", "max_steps",
-                          "refined"};
+    const char *keys[] = {"command", "case", "model", "parameters", "solver", "options", "t_end", "samples",
+                          "max_steps", "refined"};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         const json_t *x = json_object_get(a, keys[k]), *y = json_object_get(b, keys[k]);
         if (!x || !y || !json_equal((json_t *)x, (json_t *)y))
