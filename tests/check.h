@@ -28,6 +28,14 @@ static int check_count;
               a_, e_, t_, fabs(a_ - e_));                                                          \
     } while (0)
 
+/* CHECK_NEAR with a formatted label. */
+#define NEAR(actual, expected, tol, ...)                                                           \
+    do {                                                                                           \
+        char what_[160];                                                                           \
+        snprintf(what_, sizeof what_, __VA_ARGS__);                                                \
+        CHECK_NEAR(actual, expected, tol, what_);                                                  \
+    } while (0)
+
 static inline void check_init(void)
 {
     gsl_set_error_handler_off();

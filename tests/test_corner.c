@@ -19,14 +19,6 @@
 #include "solve.h"
 #include "study/sweep.h"
 
-/* CHECK_NEAR with a formatted label. */
-#define NEAR(actual, expected, tol, ...)                                                           \
-    do {                                                                                           \
-        char what_[160];                                                                           \
-        snprintf(what_, sizeof what_, __VA_ARGS__);                                                \
-        CHECK_NEAR(actual, expected, tol, what_);                                                  \
-    } while (0)
-
 /* Outgoing velocity of the scaled two-wall system for offset s, stiffness ratio r, angle in degrees. */
 static void reference(double s, double r, double angle, double *vout)
 {

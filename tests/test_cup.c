@@ -27,13 +27,6 @@
 #include "study/analysis.h"
 #include "study/sweep.h"
 
-#define NEAR(actual, expected, tol, ...)                                                           \
-    do {                                                                                           \
-        char what_[160];                                                                           \
-        snprintf(what_, sizeof what_, __VA_ARGS__);                                                \
-        CHECK_NEAR(actual, expected, tol, what_);                                                  \
-    } while (0)
-
 static const double T1 = 0.8, SPEED = 0.6;
 
 /* The inelastic limit in Cartesian coordinates: x, v at time t. */

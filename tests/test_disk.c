@@ -26,13 +26,6 @@
 #include "study/analysis.h"
 #include "study/sweep.h"
 
-#define NEAR(actual, expected, tol, ...)                                                           \
-    do {                                                                                           \
-        char what_[160];                                                                           \
-        snprintf(what_, sizeof what_, __VA_ARGS__);                                                \
-        CHECK_NEAR(actual, expected, tol, what_);                                                  \
-    } while (0)
-
 typedef struct {
     double R, g, v0, k;
 } params;

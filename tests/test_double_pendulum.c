@@ -24,13 +24,6 @@
 #include "check.h"
 #include "solve.h"
 
-#define NEAR(actual, expected, tol, ...)                                                           \
-    do {                                                                                           \
-        char what_[200];                                                                           \
-        snprintf(what_, sizeof what_, __VA_ARGS__);                                                \
-        CHECK_NEAR(actual, expected, tol, what_);                                                  \
-    } while (0)
-
 typedef struct {
     double m1, m2, l1, l2, k1, k2, lam, g;
 } bars;

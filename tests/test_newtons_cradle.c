@@ -37,14 +37,6 @@
 
 enum { NMAX = 16 };
 
-/* CHECK_NEAR with a formatted label. */
-#define NEAR(actual, expected, tol, ...)                                                           \
-    do {                                                                                           \
-        char what_[160];                                                                           \
-        snprintf(what_, sizeof what_, __VA_ARGS__);                                                \
-        CHECK_NEAR(actual, expected, tol, what_);                                                  \
-    } while (0)
-
 /* ---- the scaled chain ------------------------------------------------------------------------- */
 
 typedef struct {

@@ -22,13 +22,6 @@
 #include "solve.h"
 #include "study/sweep.h"
 
-#define NEAR(actual, expected, tol, ...)                                                           \
-    do {                                                                                           \
-        char what_[160];                                                                           \
-        snprintf(what_, sizeof what_, __VA_ARGS__);                                                \
-        CHECK_NEAR(actual, expected, tol, what_);                                                  \
-    } while (0)
-
 /* a_n by the series, n <= 20: summed backward to I = 1e6, with the tail sum_{i >= I} t_i =
  * sum 1/i^2 - 10/i^4 + ... = 1/(I - 1/2) + O(1/I^3) (t_i = 1/i^2 (1 - 10/i^2 + O(1/i^3))). */
 static double a_series(int n)
