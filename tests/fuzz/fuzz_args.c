@@ -80,8 +80,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cli_args a;
     pl_error err;
     pl_status s = cli_parse(argc, argv, &a, &err);
-    if (s == PL_OK && !a.options.help &&
-        (a.command == CLI_RUN || a.command == CLI_SWEEP || a.command == CLI_LIMIT)) {
+    if (s == PL_OK && !a.options.help && a.options.model_file) {
+        /* --model FILE: the program loads the case (never here: no file is opened); only then is its
+         * default output directory known */
+        if (a.options.c || !*a.options.model_file)
+            abort();
+    } else if (s == PL_OK && !a.options.help &&
+               (a.command == CLI_RUN || a.command == CLI_SWEEP || a.command == CLI_LIMIT)) {
         if (!a.options.c || !a.options.out || !*a.options.out)
             abort(); /* a parsed case command has its case and output directory */
         s = check_case_options(&a.options, a.command == CLI_SWEEP, &err);
