@@ -18,6 +18,7 @@ extern const pl_case pl_case_cup;
 extern const pl_case pl_case_disk;
 extern const pl_case pl_case_double_pendulum;
 extern const pl_case pl_case_schatzman;
+extern const pl_case pl_case_spheres;
 extern const pl_case pl_case_vibrating_table;
 extern const pl_case pl_case_wedge;
 

@@ -1264,8 +1264,14 @@ static int cmd_cases(int argc, char **argv)
     }
     for (size_t k = 0; k < pl_case_count(); k++) {
         const pl_case *c = pl_case_at(k);
-        printf("%s: %s\n  %zu degrees of freedom, %zu constraints, default t-end %g\n", c->name,
-               c->summary, c->ndof, c->ncon, c->t_end);
+        size_t n = c->ndof, m = c->ncon;
+        pl_model model;
+        if (c->sizes && pl_model_init(&model, c, NULL, 0, &err) == PL_OK) /* sizes from the defaults */
+            n = model.n, m = model.m;
+        if (c->sizes)
+            pl_model_free(&model);
+        printf("%s: %s\n  %zu degrees of freedom, %zu constraints%s, default t-end %g\n", c->name, c->summary, n, m,
+               c->sizes ? " with the defaults (set by the parameters)" : "", c->t_end);
         for (size_t p = 0; p < c->nparams; p++) {
             const pl_param_spec *s = &c->params[p];
             char range[80], def[32];

@@ -700,7 +700,10 @@ static double first_gap_root(run *r, size_t i, double te, double g_te)
  * within one step (or an exit and re-entry) leaves G_i with the same sign at both ends, but its
  * rate Gdot_i changes sign at the extremum in between.  At such an extremum of an inactive
  * constraint (a minimum of G) we evaluate G on the dense output: G < 0 means a missed entry, and
- * the run restarts from the crossing.  Symmetrically for the maximum of an active constraint.
+ * the run restarts from the crossing.  Symmetrically for the maximum of an active constraint.  Both
+ * only beyond the round-off of G_i, the hysteresis of the roots: a maximum within round-off above 0
+ * is no exit (a disk pressed against a wall by a tiny force from its neighbour rose to G = 7e-16
+ * there, was switched off, crossed -noise at once and was switched on again, at one time, forever).
  * Grazing contacts (a minimum with G >= 0) exert no force and need no action.  The same search
  * refines the maximum penetration of active constraints.  Checks [ta, tb] inside the last step,
  * given the gap rates at both ends; returns 1 and the crossing (t, i) if one was missed. */
@@ -752,7 +755,7 @@ static int find_missed_crossing(run *r, double ta, const double *gdot_a, double 
                 r->sol->episodes[open].t_max_penetration = te;
             }
             double noise = gap_noise(c, i, te, Q(r->loop.stepper->y)); /* q at the step end: a scale */
-            int missed = (!c->field.active[i] && minimum && ge < -noise) || (c->field.active[i] && maximum && ge > 0.0);
+            int missed = (!c->field.active[i] && minimum && ge < -noise) || (c->field.active[i] && maximum && ge > noise);
             if (!missed)
                 continue;
             double tc = first_gap_root(r, i, te, ge);
