@@ -1,6 +1,7 @@
 #include "study/analysis.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,111 +95,227 @@ typedef struct {
     pl_work *work;
     pl_contact_set cs;
     int *set;
-    double *lambda, *fsm; /* m each */
+    size_t *count;             /* m: open sustained episodes of each constraint at the row */
+    double *lambda, *fsm;      /* m each: pl_sliding_force's outputs */
+    double *fsm_row, *bil_row; /* m each: F^sm and the bilateral force of every constraint, for the row's set */
+    size_t *order, *by_row;    /* ne each: the sustained episodes by entry time, and by first row */
+    size_t *open, *cover;      /* ne each: those open at the row's time, and those whose rows hold it */
+    pl_table *rows;            /* ne: each episode's rows of the sliding table, until they are joined */
+    double *prev_t, *prev_f;   /* ne: the previous row of each episode (lift-off prediction) */
 } sliding_work;
 
-static pl_status sliding_work_init(sliding_work *w, const pl_model *model, pl_error *err)
-{
-    memset(w, 0, sizeof *w);
-    pl_status s = pl_contact_set_init(&w->cs, model, err);
-    if (s != PL_OK)
-        return s;
-    w->work = pl_work_new(model);
-    w->set = malloc(model->m * sizeof *w->set);
-    w->lambda = malloc(2 * model->m * sizeof *w->lambda);
-    if (!w->work || !w->set || !w->lambda)
-        return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts");
-    w->fsm = w->lambda + model->m;
-    return PL_OK;
-}
-
-static void sliding_work_free(sliding_work *w)
+static void sliding_work_free(sliding_work *w, size_t ne)
 {
     pl_contact_set_free(&w->cs);
     pl_work_free(w->work);
     free(w->set);
+    free(w->count);
     free(w->lambda);
+    free(w->order);
+    for (size_t k = 0; w->rows && k < ne; k++)
+        pl_table_free(&w->rows[k]);
+    free(w->rows);
+    free(w->prev_t);
 }
 
-/* Is constraint j in a sustained episode at time t? */
-static int in_sustained(const pl_solution *sol, const pl_analysis *a, size_t j, double t)
+static pl_status sliding_work_init(sliding_work *w, const pl_model *model, size_t ne, pl_error *err)
 {
-    for (size_t k = 0; k < sol->nepisodes; k++) {
-        const pl_episode *ep = &sol->episodes[k];
-        if (ep->constraint != j || a->info[k].kind != PL_SUSTAINED || t < ep->t_in)
-            continue;
-        if (isnan(ep->t_out) || t <= ep->t_out)
-            return 1;
-    }
-    return 0;
+    memset(w, 0, sizeof *w);
+    size_t m = model->m, nk = ne ? ne : 1;
+    pl_status s = pl_contact_set_init(&w->cs, model, err);
+    if (s != PL_OK)
+        return s;
+    w->work = pl_work_new(model);
+    w->set = malloc(m * sizeof *w->set);
+    w->count = malloc(m * sizeof *w->count);
+    w->lambda = malloc(4 * m * sizeof *w->lambda);
+    w->order = malloc(4 * nk * sizeof *w->order);
+    w->rows = calloc(nk, sizeof *w->rows);
+    w->prev_t = malloc(2 * nk * sizeof *w->prev_t);
+    if (!w->work || !w->set || !w->count || !w->lambda || !w->order || !w->rows || !w->prev_t)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts");
+    w->fsm = w->lambda + m;
+    w->fsm_row = w->fsm + m;
+    w->bil_row = w->fsm_row + m;
+    w->by_row = w->order + nk;
+    w->open = w->by_row + nk;
+    w->cover = w->open + nk;
+    w->prev_f = w->prev_t + nk;
+    for (size_t k = 0; k < ne; k++)
+        pl_table_init(&w->rows[k], 5);
+    return PL_OK;
 }
 
-/* The force lambda_i that keeps every constraint of `set` on its boundary (W lambda = -D, unclamped:
- * negative where the constraint would have to pull), or NAN if W is singular. */
-static double bilateral_force(const pl_model *model, sliding_work *w, double t, const double *q, const double *v,
-                              const int *set, size_t i)
+/* The forces lambda that keep every constraint of `set` on its boundary (W lambda = -D, unclamped:
+ * negative where the constraint would have to pull), into force[i] for each i of the set; NAN if W
+ * is singular. */
+static void bilateral_forces(const pl_model *model, sliding_work *w, double t, const double *q, const double *v,
+                             const int *set, double *force)
 {
     pl_contact_set *cs = &w->cs;
     size_t k = pl_model_contact_coupling(model, w->work, t, q, v, set, cs, 0);
     double *D = cs->b, *lambda = cs->a;
     for (size_t a = 0; a < k; a++)
         D[a] = -pl_model_free_gap_accel(model, w->work, cs->idx[a], t, q, v);
-    if (pl_solve_small(k, cs->W, D, lambda))
-        return NAN;
+    int singular = pl_solve_small(k, cs->W, D, lambda) != 0;
     for (size_t a = 0; a < k; a++)
-        if (cs->idx[a] == i)
-            return lambda[a];
-    return NAN;
+        force[cs->idx[a]] = singular ? NAN : lambda[a];
 }
 
-/* mu G against F^sm along a sustained episode of a penalized run (every row), the sup error over
- * its window (NAN if the window is empty: the contact is too short for its transient to decay),
- * and the first time F^sm reaches zero. */
-static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, double mu, size_t k, pl_analysis *a,
+/* Sort episode indices by a key (insertion sort, stable: the episodes come nearly in order). */
+static void sort_by(size_t *idx, size_t count, const pl_episode *eps, int by_row)
+{
+    for (size_t a = 1; a < count; a++) {
+        size_t k = idx[a], b = a;
+        double key = by_row ? (double)eps[k].row_in : eps[k].t_in;
+        while (b > 0 && (by_row ? (double)eps[idx[b - 1]].row_in : eps[idx[b - 1]].t_in) > key) {
+            idx[b] = idx[b - 1];
+            b--;
+        }
+        idx[b] = k;
+    }
+}
+
+/* The sustained episodes open at time t (entered at or before t, left at or after it): the set
+ * S(t) of their constraints, whose forces act together.  The rows come in time order, so the open
+ * list is kept from row to row (rebuilt if t ever decreases). */
+static size_t open_at(const pl_solution *sol, sliding_work *w, size_t nsus, size_t *next, size_t nopen, double t,
+                      double *t_prev)
+{
+    const pl_episode *eps = sol->episodes;
+    if (t < *t_prev) { /* not in time order: from the start */
+        *next = 0;
+        nopen = 0;
+        memset(w->count, 0, sol->m * sizeof *w->count);
+    }
+    *t_prev = t;
+    while (*next < nsus && eps[w->order[*next]].t_in <= t) {
+        size_t k = w->order[(*next)++];
+        w->open[nopen++] = k;
+        w->count[eps[k].constraint]++;
+    }
+    size_t kept = 0;
+    for (size_t o = 0; o < nopen; o++) {
+        const pl_episode *ep = &eps[w->open[o]];
+        if (isnan(ep->t_out) || t <= ep->t_out)
+            w->open[kept++] = w->open[o];
+        else
+            w->count[ep->constraint]--;
+    }
+    return kept;
+}
+
+/* mu G against F^sm along the sustained episodes of a penalized run (every row of each), the sup
+ * error over each one's window (NAN if the window is empty: the contact is too short for its
+ * transient to decay), and the first time F^sm reaches zero.  At a row the forces are those of the
+ * constraints in sustained contact then, S(t) (with the episode's own if it is not among them):
+ * computed once per row for S(t) and shared by the episodes covering the row (a settled heap of
+ * disks holds tens of contacts at once, each of which solved the same problem), then each episode's
+ * rows are appended in episode order. */
+static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, double mu, pl_analysis *a,
                                  sliding_work *w, pl_error *err)
 {
-    const pl_episode *ep = &sol->episodes[k];
-    pl_episode_info *info = &a->info[k];
-    size_t n = sol->n, m = sol->m, i = ep->constraint;
-    double t_stop = isnan(ep->t_out) ? sol->t_final : ep->t_out;
-    /* The entry transient of the contact oscillation, of force up to ~omega V (an impact) against
-     * the sliding force ~A, decays at the rate delta: after (20 + ln(omega V/A))/delta it is below
-     * e^-20 A.  The window also leaves out the first and last 10% of the contact (Props 6-7:
-     * convergence away from its ends). */
-    double omega = contact_omega(model, i, mu), delta = decay_rate(omega, model->law[i].xi);
-    double transient = (20.0 + log(fmax(1.0, omega * model->v_scale / model->a_scale))) / delta;
-    double lo = ep->t_in + fmax(0.1 * (t_stop - ep->t_in), transient), hi = t_stop - 0.1 * (t_stop - ep->t_in);
-    double prev_t = NAN, prev_f = NAN;
-    info->force_error = info->force_scale = lo < hi ? 0.0 : NAN;
-    info->lift_off_predicted = NAN;
-    for (size_t r = ep->row_in; r <= ep->row_out && r < sol->traj.nrows; r++) {
+    size_t n = sol->n, m = sol->m, ne = sol->nepisodes, nsus = 0, nrows = sol->traj.nrows;
+    const pl_episode *eps = sol->episodes;
+    size_t r_lo = SIZE_MAX, r_hi = 0;
+    for (size_t k = 0; k < ne; k++) {
+        const pl_episode *ep = &eps[k];
+        pl_episode_info *info = &a->info[k];
+        if (info->kind != PL_SUSTAINED)
+            continue;
+        w->order[nsus] = w->by_row[nsus] = k;
+        nsus++;
+        size_t i = ep->constraint;
+        double t_stop = isnan(ep->t_out) ? sol->t_final : ep->t_out;
+        /* The entry transient of the contact oscillation, of force up to ~omega V (an impact)
+         * against the sliding force ~A, decays at the rate delta: after (20 + ln(omega V/A))/delta it
+         * is below e^-20 A.  The window also leaves out the first and last 10% of the contact (Props
+         * 6-7: convergence away from its ends). */
+        double omega = contact_omega(model, i, mu), delta = decay_rate(omega, model->law[i].xi);
+        double transient = (20.0 + log(fmax(1.0, omega * model->v_scale / model->a_scale))) / delta;
+        double lo = ep->t_in + fmax(0.1 * (t_stop - ep->t_in), transient), hi = t_stop - 0.1 * (t_stop - ep->t_in);
+        info->force_error = info->force_scale = lo < hi ? 0.0 : NAN;
+        info->lift_off_predicted = NAN;
+        w->prev_t[k] = w->prev_f[k] = NAN;
+        if (ep->row_in <= ep->row_out && ep->row_in < nrows) {
+            r_lo = r_lo < ep->row_in ? r_lo : ep->row_in;
+            r_hi = r_hi > ep->row_out ? r_hi : ep->row_out;
+        }
+    }
+    sort_by(w->order, nsus, eps, 0);
+    sort_by(w->by_row, nsus, eps, 1);
+    memset(w->count, 0, m * sizeof *w->count);
+    size_t next = 0, nopen = 0, next_row = 0, ncover = 0;
+    double t_prev = -INFINITY;
+    for (size_t r = r_lo; r <= r_hi && r < nrows; r++) {
         const double *x = pl_table_row(&sol->traj, r);
         double t = x[0];
+        const double *q = x + pl_col_q(n, m), *v = x + pl_col_v(n, m);
+        nopen = open_at(sol, w, nsus, &next, nopen, t, &t_prev);
+        /* the episodes whose rows hold r: kept from row to row */
+        while (next_row < nsus && eps[w->by_row[next_row]].row_in <= r)
+            w->cover[ncover++] = w->by_row[next_row++];
+        size_t kept = 0;
+        int shared = 0;
+        for (size_t c = 0; c < ncover; c++)
+            if (r <= eps[w->cover[c]].row_out) {
+                w->cover[kept++] = w->cover[c];
+                shared |= w->count[eps[w->cover[c]].constraint] > 0;
+            }
+        ncover = kept;
+        if (ncover == 0)
+            continue;
         int *set = w->set;
         for (size_t j = 0; j < m; j++)
-            set[j] = j == i || in_sustained(sol, a, j, t);
-        double *lambda = w->lambda, *fsm = w->fsm;
-        pl_status s = pl_sliding_force(model, w->work, &w->cs, t, x + pl_col_q(n, m), x + pl_col_v(n, m), set, lambda,
-                                       fsm, err);
-        if (s != PL_OK)
-            return s;
-        double muG = mu * x[pl_col_g(n, m) + i];
-        double row[5] = {t, (double)(i + 1), muG, fsm[i], (double)(k + 1)};
-        if ((s = pl_table_append(&a->sliding, row, err)) != PL_OK)
-            return s;
-        if (t >= lo && t <= hi) {
-            info->force_error = fmax(info->force_error, fabs(muG - fsm[i]));
-            info->force_scale = fmax(info->force_scale, fabs(fsm[i]));
+            set[j] = w->count[j] > 0;
+        pl_status st;
+        if (shared) {
+            if ((st = pl_sliding_force(model, w->work, &w->cs, t, q, v, set, w->lambda, w->fsm, err)) != PL_OK)
+                return st;
+            memcpy(w->fsm_row, w->fsm, m * sizeof *w->fsm);
+            bilateral_forces(model, w, t, q, v, set, w->bil_row);
         }
-        /* Lift-off predicted where the force of the bilateral contact changes sign (D/A-tilde for one
-         * constraint): interpolated linearly between rows.  F^sm itself is the LCP's, clamped at 0
-         * from lift-off on, and would only give the row after it. */
-        double f = bilateral_force(model, w, t, x + pl_col_q(n, m), x + pl_col_v(n, m), set, i);
-        if (isnan(info->lift_off_predicted) && prev_f > 0.0 && f <= 0.0)
-            info->lift_off_predicted = prev_t + (t - prev_t) * prev_f / (prev_f - f);
-        prev_t = t;
-        prev_f = f;
+        for (size_t c = 0; c < ncover; c++) {
+            size_t k = w->cover[c], i = eps[k].constraint;
+            pl_episode_info *info = &a->info[k];
+            double fsm = w->fsm_row[i], f = w->bil_row[i];
+            if (!set[i]) { /* the episode's constraint is not in S(t): S(t) and it */
+                set[i] = 1;
+                if ((st = pl_sliding_force(model, w->work, &w->cs, t, q, v, set, w->lambda, w->fsm, err)) != PL_OK)
+                    return st;
+                fsm = w->fsm[i];
+                bilateral_forces(model, w, t, q, v, set, w->lambda);
+                f = w->lambda[i];
+                set[i] = 0;
+            }
+            double muG = mu * x[pl_col_g(n, m) + i];
+            double row[5] = {t, (double)(i + 1), muG, fsm, (double)(k + 1)};
+            if ((st = pl_table_append(&w->rows[k], row, err)) != PL_OK)
+                return st;
+            double t_stop = isnan(eps[k].t_out) ? sol->t_final : eps[k].t_out;
+            double omega = contact_omega(model, i, mu), delta = decay_rate(omega, model->law[i].xi);
+            double transient = (20.0 + log(fmax(1.0, omega * model->v_scale / model->a_scale))) / delta;
+            double lo = eps[k].t_in + fmax(0.1 * (t_stop - eps[k].t_in), transient);
+            double hi = t_stop - 0.1 * (t_stop - eps[k].t_in);
+            if (t >= lo && t <= hi) {
+                info->force_error = fmax(info->force_error, fabs(muG - fsm));
+                info->force_scale = fmax(info->force_scale, fabs(fsm));
+            }
+            /* Lift-off predicted where the force of the bilateral contact changes sign (D/A-tilde for
+             * one constraint): interpolated linearly between rows.  F^sm itself is the LCP's, clamped
+             * at 0 from lift-off on, and would only give the row after it. */
+            if (isnan(info->lift_off_predicted) && w->prev_f[k] > 0.0 && f <= 0.0)
+                info->lift_off_predicted = w->prev_t[k] + (t - w->prev_t[k]) * w->prev_f[k] / (w->prev_f[k] - f);
+            w->prev_t[k] = t;
+            w->prev_f[k] = f;
+        }
     }
+    for (size_t k = 0; k < ne; k++)
+        for (size_t r = 0; r < w->rows[k].nrows; r++) {
+            pl_status st = pl_table_append(&a->sliding, pl_table_row(&w->rows[k], r), err);
+            if (st != PL_OK)
+                return st;
+        }
     return PL_OK;
 }
 
@@ -369,22 +486,22 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
             a->impacts_before_capture += a->impact[k].event.t < a->capture_time;
 
     /* Sustained contacts: the sliding force of penalized runs, lift-offs. */
-    sliding_work w;
-    int have_work = 0;
+    int sustained = 0;
+    for (size_t k = 0; k < ne; k++)
+        sustained |= a->info[k].kind == PL_SUSTAINED;
+    if (family == PL_FAMILY_PENALTY && sustained) {
+        sliding_work w;
+        pl_status s = sliding_work_init(&w, model, ne, err);
+        if (s == PL_OK)
+            s = compare_sliding(model, sol, mu, a, &w, err);
+        sliding_work_free(&w, ne);
+        if (s != PL_OK)
+            return s;
+    }
     for (size_t k = 0; k < ne; k++) {
         pl_episode_info *info = &a->info[k];
         if (info->kind != PL_SUSTAINED)
             continue;
-        if (family == PL_FAMILY_PENALTY) {
-            pl_status s = have_work ? PL_OK : sliding_work_init(&w, model, err);
-            have_work = 1;
-            if (s == PL_OK)
-                s = compare_sliding(model, sol, mu, k, a, &w, err);
-            if (s != PL_OK) {
-                sliding_work_free(&w);
-                return s;
-            }
-        }
         if (!isnan(info->force_error) && (isnan(a->sliding_force_error) || info->force_error > a->sliding_force_error)) {
             a->sliding_force_error = info->force_error;
             a->sliding_force_scale = info->force_scale;
@@ -394,8 +511,6 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
             a->lift_off_predicted_first = info->lift_off_predicted;
         }
     }
-    if (have_work)
-        sliding_work_free(&w);
     if (family == PL_FAMILY_LIMIT || family == PL_FAMILY_EXTERNAL)
         for (size_t k = 0; k < sol->nevents && isnan(a->lift_off_first); k++)
             if (sol->events[k].kind == PL_EVENT_LIFT_OFF)
