@@ -35,13 +35,14 @@
 
 #include "cases/cases.h"
 
-enum { CONFIG, NDISK, RADIUS, RDOT, SPREAD, MASS, MASS1, VEL, OFFSET, G_ACC, WIDTH, HEIGHT, E, XI, K, NPAR };
+enum { CONFIG, NDISK, COLS, RADIUS, RDOT, SPREAD, MASS, MASS1, VEL, OFFSET, G_ACC, WIDTH, HEIGHT, E, XI, K, NPAR };
 
 enum { HEAD_ON = 1, GROWING = 2, BOX = 3 };
 
 static const pl_param_spec params[NPAR] = {
     {"config", 1.0, 1.0, 3.0, 0, "layout: 1 head-on pair (T3), 2 growing pair (T5), 3 box of N disks"},
     {"N", NAN, 1.0, 1000.0, PL_PARAM_DERIVED, "number of disks (config 3; default 12; the pairs have 2)"},
+    {"cols", NAN, 1.0, 1000.0, PL_PARAM_DERIVED, "config 3: disks per row (default N: one row)"},
     {"r", NAN, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_DERIVED,
      "radius at t = 0 (default 0.5, 0.25, 0.08 for config 1, 2, 3)"},
     {"rdot", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "growth rate of every radius (default 0.1 for config 2, else 0)"},
@@ -50,11 +51,13 @@ static const pl_param_spec params[NPAR] = {
     {"m", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "mass of every disk"},
     {"m1", NAN, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_DERIVED, "mass of disk 1 (default m)"},
     {"v", NAN, 0.0, INFINITY, PL_PARAM_DERIVED,
-     "initial speed: of each disk toward the other (config 1, default 1), of every disk (config 3, default 1)"},
+     "initial speed: of each disk toward the other (config 1, default 1), of every disk (config 3, default 0.5)"},
     {"b", 0.0, -INFINITY, INFINITY, 0, "config 1: disk 2 raised by b (an oblique impact for 0 < |b| < 2r)"},
     {"g", 0.0, 0.0, INFINITY, 0, "gravity, along -y"},
-    {"W", NAN, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_DERIVED, "width of the box (default 8 for the pairs, 1)"},
-    {"H", NAN, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_DERIVED, "height of the box (default 4 for the pairs, 1.5)"},
+    {"W", NAN, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_DERIVED,
+     "width of the box (default 8 for the pairs, 0.25 cols for config 3)"},
+    {"H", NAN, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_DERIVED,
+     "height of the box (default 4 for the pairs, 0.3 rows + 0.2 for config 3)"},
     PL_LAW_PARAMS(0.0),
 };
 
@@ -72,14 +75,25 @@ static size_t disks(const double *p)
     return (size_t)or_default(p, NDISK, 2.0, 2.0, 12.0);
 }
 
+/* The box layout: rows of `cols` disks (one row of N by default). */
+static size_t columns(const double *p)
+{
+    return isnan(p[COLS]) ? disks(p) : (size_t)p[COLS];
+}
+
+static size_t rows(const double *p)
+{
+    return (disks(p) + columns(p) - 1) / columns(p);
+}
+
 static double width(const double *p)
 {
-    return or_default(p, WIDTH, 8.0, 8.0, 1.0);
+    return or_default(p, WIDTH, 8.0, 8.0, 0.25 * (double)columns(p));
 }
 
 static double height(const double *p)
 {
-    return or_default(p, HEIGHT, 4.0, 4.0, 1.5);
+    return or_default(p, HEIGHT, 4.0, 4.0, 0.3 * (double)rows(p) + 0.2);
 }
 
 static double rdot(const double *p)
@@ -89,7 +103,7 @@ static double rdot(const double *p)
 
 static double speed(const double *p)
 {
-    return or_default(p, VEL, 1.0, 0.0, 1.0);
+    return or_default(p, VEL, 1.0, 0.0, 0.5);
 }
 
 /* Radius of disk a at t = 0. */
@@ -147,7 +161,7 @@ static void initial_state(const double *p, double *q, double *v)
         break;
     }
     default: {
-        size_t c = (size_t)ceil(sqrt((double)N));
+        size_t c = columns(p);
         double r = or_default(p, RADIUS, 0.5, 0.25, 0.08), rmax = r * (1.0 + or_default(p, SPREAD, 0.0, 0.0, 0.25));
         for (size_t a = 0; a < N; a++) {
             size_t row = a / c, col = a % c;
@@ -224,6 +238,10 @@ static int check(const double *p, char *msg, size_t len)
     double N = or_default(p, NDISK, 2.0, 2.0, 12.0);
     if (p[CONFIG] != floor(p[CONFIG])) {
         snprintf(msg, len, "config = %g must be 1, 2 or 3", p[CONFIG]);
+        return 1;
+    }
+    if (!isnan(p[COLS]) && p[COLS] != floor(p[COLS])) {
+        snprintf(msg, len, "cols = %g must be a whole number", p[COLS]);
         return 1;
     }
     if (N != floor(N) || ((int)p[CONFIG] != BOX && N != 2.0)) {
