@@ -19,6 +19,7 @@ extern const pl_case pl_case_disk;
 extern const pl_case pl_case_double_pendulum;
 extern const pl_case pl_case_newtons_cradle;
 extern const pl_case pl_case_schatzman;
+extern const pl_case pl_case_spheres;
 extern const pl_case pl_case_vibrating_table;
 extern const pl_case pl_case_wedge;
 

@@ -12,6 +12,7 @@ static const pl_case *const registry[] = {
     &pl_case_double_pendulum,
     &pl_case_schatzman,
     &pl_case_newtons_cradle,
+    &pl_case_spheres,
 };
 
 size_t pl_case_count(void)

@@ -11,20 +11,38 @@
 #include <string.h>
 
 /* Everything the fast system needs, frozen at (q, t), and the scratch of its functions (each its
- * own: the root search integrates through fast_rhs while its caller holds gaps). */
+ * own: the root search integrates through fast_rhs while its caller holds gaps).
+ *
+ * The state is Y = (z[m], u[n], Delta Gamma, impulse[m]) (offsets IZ, IV, IG, II): the scaled gaps
+ * z_i themselves (not the displacement d of eq. (19), which grows like sigma |v-| for a body
+ * sliding along a constraint and leaves z = grad G . d known only to eps |d|), and the velocity,
+ * y_v = v_base + u.  When the approach speed is small against the speed of the motion (below 1e-3
+ * of it) u is the velocity change (v_base = v-) and z_i' = z0'_i + grad G_i . (F_p(q, y_v) - F_p(q,
+ * v-)), z0'_i = G_t,i + grad G_i . F_p(q, v-) (for F_p = v: z0'_i + grad G_i . u): the rates then
+ * carry no round-off of the sliding velocity (disks sliding at 0.5 with a normal approach speed of
+ * 3e-7, with d and y_v as states, took 2e5 fast steps where 100 do).  Otherwise u = y_v itself
+ * (v_base = 0) and z_i' = G_t,i + grad G_i . F_p(q, y_v): a strongly overdamped contact that stops
+ * the body (xi = 1e6) holds z' ~ 0 for a fast time ~2 xi, which the velocity change, cancelling
+ * v- to eps |v-|, amplified by the damping 2 xi, could not resolve.  z_i of a constraint not
+ * taking part is not evolved. */
 typedef struct {
     const pl_model *model;
     size_t n, m, N;
+    size_t IZ, IV, IG, II; /* offsets of z, dv, Delta Gamma, the impulses in Y */
     double t;
     const double *q;
+    const double *v0;    /* n: v- */
+    int identity;        /* F_p = v (the case gives no velocity_map) */
+    int relative;        /* u is the velocity change (v_base = v-), else the velocity */
     int *part;           /* m */
     int *active;         /* m: I{z_i <= 0}, switched at the roots of z_i */
     double *grad, *w;    /* m x n: row i of constraint i */
-    double *gt, *m_eff;  /* m */
+    double *gt, *zd0, *m_eff; /* m: G_t, z_i' at v-, the effective masses */
+    double *fp0, *yv;    /* n, n: F_p(q, v-), y_v */
     double *fp_gaps;     /* n: gaps */
     double *z_rhs, *zd_rhs, *force_rhs;          /* m, m, n: fast_rhs */
     double *fp_jac, *fp_v_jac, *z_jac, *zd_jac;  /* n, n x n, m, m: fast_jacobian */
-    double *force_jac, *dF, *dFt, *dl;           /* n, n x 2n, n, 2n */
+    double *force_jac, *dF, *dl;                 /* n, n x (m + n), n */
     double *z_at, *zd_at;                        /* m, m: gap_at */
 } fast_system;
 
@@ -42,7 +60,7 @@ struct pl_impact_work {
 
 pl_impact_work *pl_impact_work_new(const pl_model *model)
 {
-    size_t n = model->n, m = model->m, N = 2 * n + 1 + m;
+    size_t n = model->n, m = model->m, N = n + 1 + 2 * m;
     pl_impact_work *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
@@ -50,7 +68,7 @@ pl_impact_work *pl_impact_work_new(const pl_model *model)
     w->work = pl_work_new(model);
     w->contact = pl_contact_new(1, n, 0);
     w->ints = calloc(3 * m, sizeof *w->ints);
-    w->block = calloc(2 * m * n + 12 * m + 4 * n * n + 9 * n + 3 * N + 2, sizeof *w->block);
+    w->block = calloc(3 * m * n + 13 * m + 3 * n * n + 12 * n + 3 * N + 2, sizeof *w->block);
     if (!w->work || !w->contact || !w->ints || !w->block || pl_contact_set_init(&w->cs, model, NULL) != PL_OK) {
         pl_impact_work_free(w);
         return NULL;
@@ -59,6 +77,7 @@ pl_impact_work *pl_impact_work_new(const pl_model *model)
     double *p = w->block;
     f->grad = p, p += m * n;
     f->w = p, p += m * n;
+    f->zd0 = p, p += m;
     f->gt = p, p += m;
     f->m_eff = p, p += m;
     f->z_rhs = p, p += m;
@@ -73,13 +92,14 @@ pl_impact_work *pl_impact_work_new(const pl_model *model)
     w->impulse = p, p += m;
     f->fp_v_jac = p, p += n * n;
     w->minv = p, p += n * n;
-    f->dF = p, p += 2 * n * n;
+    f->dF = p, p += n * (m + n);
     f->fp_gaps = p, p += n;
+    f->fp0 = p, p += n;
+    f->yv = p, p += n;
     f->force_rhs = p, p += n;
     f->fp_jac = p, p += n;
     f->force_jac = p, p += n;
-    f->dFt = p, p += n;
-    f->dl = p, p += 2 * n;
+    f->dl = p, p += n;
     w->v_plus = p, p += n;
     w->Y = p, p += N;
     w->Ya = p, p += N;
@@ -100,25 +120,45 @@ void pl_impact_work_free(pl_impact_work *w)
     free(w);
 }
 
-/* Y = (d[n], y_v[n], Delta Gamma, impulse[m]).  z and zd of the constraints taking part, or (all)
- * of every constraint: the others are not read while the fast system runs, and each costs n. */
-static void gaps_of(const fast_system *f, double sigma, const double *Y, double *z, double *zd, int all)
+/* y_v (into f->yv) and the part of F_p(q, y_v) the rates need (into fp): F_p(q, y_v) - F_p(q, v-)
+ * if relative (for F_p = v that is u itself, exactly), else F_p(q, y_v); and, if fp_v is not NULL,
+ * dF_p/dv at y_v. */
+static void velocity_of(const fast_system *f, const double *Y, double *fp, double *fp_v)
 {
     size_t n = f->n;
+    const double *u = Y + f->IV;
+    for (size_t j = 0; j < n; j++)
+        f->yv[j] = f->relative ? f->v0[j] + u[j] : u[j];
+    if (f->relative && f->identity && !fp_v) {
+        memcpy(fp, u, n * sizeof *fp);
+        return;
+    }
+    pl_model_velocity_map(f->model, f->t, f->q, f->yv, fp, NULL, fp_v, NULL);
+    if (f->relative && f->identity)
+        memcpy(fp, u, n * sizeof *fp);
+    else if (f->relative)
+        for (size_t j = 0; j < n; j++)
+            fp[j] -= f->fp0[j];
+}
+
+/* z and zd of the constraints taking part, or (all) the rates zd of every constraint (z of those
+ * not taking part is 0: not evolved, and not read). */
+static void gaps_of(const fast_system *f, double sigma, const double *Y, double *z, double *zd, int all)
+{
+    (void)sigma;
+    size_t n = f->n;
     double *fp = f->fp_gaps;
-    pl_model_velocity_map(f->model, f->t, f->q, Y + n, fp, NULL, NULL, NULL);
+    velocity_of(f, Y, fp, NULL);
     for (size_t i = 0; i < f->m; i++) {
         if (!all && !f->part[i]) {
             z[i] = zd[i] = NAN;
             continue;
         }
-        double a = f->gt[i] * sigma, b = f->gt[i];
+        double b = f->relative ? f->zd0[i] : f->gt[i];
         const double *grad = f->grad + i * n;
-        for (size_t j = 0; j < n; j++) {
-            a += grad[j] * Y[j];
+        for (size_t j = 0; j < n; j++)
             b += grad[j] * fp[j];
-        }
-        z[i] = a;
+        z[i] = Y[f->IZ + i];
         zd[i] = b;
     }
 }
@@ -134,10 +174,10 @@ static int fast_rhs(double sigma, const double *Y, double *dY, void *params)
     size_t n = f->n;
     double *z = f->z_rhs, *zd = f->zd_rhs, *force = f->force_rhs;
     memset(force, 0, n * sizeof *force);
-    pl_model_velocity_map(f->model, f->t, f->q, Y + n, dY, NULL, NULL, NULL);
     gaps(f, sigma, Y, z, zd);
     for (size_t i = 0; i < f->m; i++) {
         double lambda = 0.0;
+        dY[f->IZ + i] = f->part[i] ? zd[i] : 0.0;
         if (f->part[i] && f->active[i]) {
             const pl_law *law = &f->model->law[i];
             /* eq. (18) for the law (4): A z + B z' with A = -w m k, B = -2 xi sqrt(k) w m, i.e. the
@@ -146,75 +186,74 @@ static int fast_rhs(double sigma, const double *Y, double *dY, void *params)
             for (size_t j = 0; j < n; j++)
                 force[j] += f->w[i * n + j] * lambda;
         }
-        dY[2 * n + 1 + i] = lambda;
+        dY[f->II + i] = lambda;
     }
     double norm = 0.0;
     for (size_t j = 0; j < n; j++) {
-        dY[n + j] = force[j];
+        dY[f->IV + j] = force[j];
         norm += force[j] * force[j];
     }
-    dY[2 * n] = sqrt(norm);
+    dY[f->IG] = sqrt(norm);
     return GSL_SUCCESS;
 }
 
-/* Jacobian of fast_rhs (for the stiff stepper): with c_i = 2 xi_i/sqrt(k_i),
- * dlambda_i/dd = -m_i k_i grad_i, dlambda_i/dy_v = -m_i k_i c_i (dF_p/dv)' grad_i,
- * dlambda_i/dsigma = -m_i k_i G_t,i; d|F|/dY = (F/|F|)' dF/dY. */
+/* Jacobian of fast_rhs (for the stiff stepper): with c_i = 2 xi_i/sqrt(k_i) and
+ * g_i = (dF_p/dv)' grad_i, dz_i'/d dv = g_i, dlambda_i/dz_i = -m_i k_i,
+ * dlambda_i/d dv = -m_i k_i c_i g_i; d|F|/dY = (F/|F|)' dF/dY.  Nothing depends on sigma itself. */
 static int fast_jacobian(double sigma, const double *Y, double *J, double *dfdt, void *params)
 {
     (void)sigma;
     const fast_system *f = params;
-    size_t n = f->n, N = f->N;
+    size_t n = f->n, N = f->N, m = f->m;
     double *fp = f->fp_jac, *fp_v = f->fp_v_jac, *z = f->z_jac, *zd = f->zd_jac;
-    double *force = f->force_jac, *dF = f->dF, *dFt = f->dFt; /* dF: n x 2n */
+    double *force = f->force_jac, *dF = f->dF, *dl = f->dl; /* dF: n x (m + n), the columns z, dv */
     memset(force, 0, n * sizeof *force);
-    memset(dF, 0, 2 * n * n * sizeof *dF);
-    memset(dFt, 0, n * sizeof *dFt);
+    memset(dF, 0, n * (m + n) * sizeof *dF);
     memset(J, 0, N * N * sizeof *J);
     memset(dfdt, 0, N * sizeof *dfdt);
-    pl_model_velocity_map(f->model, f->t, f->q, Y + n, fp, NULL, fp_v, NULL);
+    velocity_of(f, Y, fp, fp_v);
     gaps(f, sigma, Y, z, zd);
-    for (size_t j = 0; j < n; j++)
-        for (size_t l = 0; l < n; l++)
-            J[j * N + n + l] = fp_v[j * n + l]; /* d' = F_p(q, y_v, t) */
-    for (size_t i = 0; i < f->m; i++) {
-        if (!(f->part[i] && f->active[i]))
+    for (size_t i = 0; i < m; i++) {
+        if (!f->part[i])
             continue;
-        const pl_law *law = &f->model->law[i];
-        double mk = f->m_eff[i] * law->k, ci = 2.0 * law->xi / sqrt(law->k);
-        double lambda = -mk * (z[i] + ci * zd[i]), *dl = f->dl;
         const double *grad = f->grad + i * n, *w = f->w + i * n;
         for (size_t j = 0; j < n; j++) {
             double gfv = 0.0;
             for (size_t l = 0; l < n; l++)
                 gfv += grad[l] * fp_v[l * n + j];
-            dl[j] = -mk * grad[j];
-            dl[n + j] = -mk * ci * gfv;
+            dl[j] = gfv; /* dz_i'/d dv_j */
+            J[(f->IZ + i) * N + f->IV + j] = gfv;
         }
-        double dlt = -mk * f->gt[i];
-        for (size_t col = 0; col < 2 * n; col++)
-            J[(2 * n + 1 + i) * N + col] = dl[col];
-        dfdt[2 * n + 1 + i] = dlt;
+        if (!f->active[i])
+            continue;
+        const pl_law *law = &f->model->law[i];
+        double mk = f->m_eff[i] * law->k, ci = 2.0 * law->xi / sqrt(law->k);
+        double lambda = -mk * (z[i] + ci * zd[i]);
+        J[(f->II + i) * N + f->IZ + i] = -mk;
+        for (size_t j = 0; j < n; j++)
+            J[(f->II + i) * N + f->IV + j] = -mk * ci * dl[j];
         for (size_t j = 0; j < n; j++) {
             force[j] += w[j] * lambda;
-            dFt[j] += w[j] * dlt;
-            for (size_t col = 0; col < 2 * n; col++)
-                dF[j * 2 * n + col] += w[j] * dl[col];
+            dF[j * (m + n) + i] += w[j] * -mk;
+            for (size_t col = 0; col < n; col++)
+                dF[j * (m + n) + m + col] += w[j] * -mk * ci * dl[col];
         }
     }
     double norm = 0.0;
     for (size_t j = 0; j < n; j++) {
         norm += force[j] * force[j];
-        for (size_t col = 0; col < 2 * n; col++)
-            J[(n + j) * N + col] = dF[j * 2 * n + col];
-        dfdt[n + j] = dFt[j];
+        for (size_t col = 0; col < m; col++)
+            J[(f->IV + j) * N + f->IZ + col] = dF[j * (m + n) + col];
+        for (size_t col = 0; col < n; col++)
+            J[(f->IV + j) * N + f->IV + col] = dF[j * (m + n) + m + col];
     }
     norm = sqrt(norm);
     if (norm > 0.0)
         for (size_t j = 0; j < n; j++) {
-            for (size_t col = 0; col < 2 * n; col++)
-                J[2 * n * N + col] += force[j] / norm * dF[j * 2 * n + col];
-            dfdt[2 * n] += force[j] / norm * dFt[j];
+            for (size_t col = 0; col < m; col++)
+                J[f->IG * N + f->IZ + col] += force[j] / norm * dF[j * (m + n) + col];
+            for (size_t col = 0; col < n; col++)
+                J[f->IG * N + f->IV + col] += force[j] / norm * dF[j * (m + n) + m + col];
         }
     return GSL_SUCCESS;
 }
@@ -242,10 +281,27 @@ static double gap_at(double sigma, void *p)
 }
 
 /* The root of z_i in [sa, sb] (Brent on re-integrations from sa), returned as the upper end of
- * the final bracket: just past the root, where z_i has its new sign. */
+ * the final bracket: just past the root, where z_i has its new sign.  A constraint that began the
+ * step on its boundary (z_i = 0 at a switch, or at sigma = 0) first departs from it: the root is
+ * searched from a point sa + (sb - sa) 2^-k where z_i has the sign opposite to its end (without
+ * this, Brent returned sa itself, where z_i = 0, and a neighbour separating slowly when the impact
+ * began was switched at sigma = 0 back and forth without end); if z_i never departs, the switch is
+ * at sa. */
 static double locate(crossing *c, double sb)
 {
-    double root = pl_brent(gap_at, c, c->sa, sb, 1);
+    double a = c->sa, zb = gap_at(sb, c);
+    if (!(gap_at(a, c) * zb < 0.0)) {
+        double from = NAN;
+        for (int k = 1; k <= 40 && isnan(from); k++) {
+            double s = c->sa + (sb - c->sa) * ldexp(1.0, -k);
+            if (s > c->sa && gap_at(s, c) * zb < 0.0)
+                from = s;
+        }
+        if (isnan(from))
+            return c->sa;
+        a = from;
+    }
+    double root = pl_brent(gap_at, c, a, sb, 1);
     return isnan(root) ? sb : root;
 }
 
@@ -291,8 +347,9 @@ static pl_status record_arc(pl_impact *impact, pl_impact_work *iw, double sigma,
     const fast_system *f = &iw->f;
     double *row = iw->row;
     row[0] = sigma;
-    row[1] = Y[2 * f->n];
-    memcpy(row + 2, Y + f->n, f->n * sizeof *row);
+    row[1] = Y[f->IG];
+    for (size_t j = 0; j < f->n; j++)
+        row[2 + j] = (f->relative ? f->v0[j] : 0.0) + Y[f->IV + j];
     return pl_table_append(&impact->arc, row, err);
 }
 
@@ -308,9 +365,11 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
     impact->settled = iw->settled;
     memset(impact->settled, 0, m * sizeof *impact->settled);
     fast_system *fs = &iw->f;
-    fs->model = model, fs->n = n, fs->m = m, fs->N = 2 * n + 1 + m, fs->t = t, fs->q = q;
+    fs->model = model, fs->n = n, fs->m = m, fs->N = n + 1 + 2 * m, fs->t = t, fs->q = q, fs->v0 = v_minus;
+    fs->IZ = 0, fs->IV = m, fs->IG = m + n, fs->II = m + n + 1;
+    fs->identity = model->type->velocity_map == NULL;
     memset(fs->active, 0, m * sizeof *fs->active);
-    double *fp = iw->f.fp_gaps, *minv = iw->minv, kmax = 0.0;
+    double *fp = fs->fp0, *minv = iw->minv, kmax = 0.0;
     pl_model_velocity_map(model, t, q, v_minus, fp, NULL, NULL, NULL);
     if (pl_model_mass(model, q, NULL, minv))
         return pl_fail(err, PL_ERR_SOLVER, "the mass matrix is not positive definite at t = %.17g", t);
@@ -320,21 +379,33 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
         pl_model_contact(model, i, t, q, fp, minv, contact);
         memcpy(fs->grad + i * n, contact->gap.grad, n * sizeof(double));
         memcpy(fs->w + i * n, contact->w, n * sizeof(double));
+        fs->zd0[i] = contact->gdot; /* G_t + grad G . F_p(q, v-) */
         fs->gt[i] = contact->gap.g_t;
         fs->m_eff[i] = contact->m_eff;
         if (part[i])
             kmax = fmax(kmax, model->law[i].k);
     }
     double *Y = iw->Y, *Ya = iw->Ya;
-    memset(Y, 0, fs->N * sizeof *Y);
-    memcpy(Y + n, v_minus, n * sizeof *Y);
-    double *z = iw->z, *zd = iw->zd, sigma = 0.0, scale = 0.0;
-    gaps(fs, 0.0, Y, z, zd);
+    double *z = iw->z, *zd = iw->zd, sigma = 0.0, scale = 0.0, speed = 0.0;
     for (size_t i = 0; i < m; i++)
-        if (part[i]) {
-            fs->active[i] = zd[i] <= 0.0;
-            scale = fmax(scale, fabs(zd[i]));
-        }
+        if (part[i])
+            scale = fmax(scale, fabs(fs->zd0[i]));
+    for (size_t j = 0; j < n; j++)
+        speed = fmax(speed, fabs(v_minus[j]));
+    fs->relative = scale < 1e-3 * speed;
+    memset(Y, 0, fs->N * sizeof *Y); /* z = 0 (on the boundary) */
+    if (!fs->relative)
+        memcpy(Y + fs->IV, v_minus, n * sizeof *Y);
+    gaps(fs, 0.0, Y, z, zd);
+    /* On the boundary at the start: in contact unless separating beyond the round-off of the
+     * rates, 1e-12 of the approach speed or 100 ulps of the velocities they are computed from (a
+     * neighbour leaving at 1e-13 of the approach speed, or at 3e-17 out of velocities ~0.5, taken
+     * as free, was hit at once, and switched off again as leaving at every other switch at sigma =
+     * 0, without end). */
+    double tol_rate = fmax(1e-12 * (scale > 0.0 ? scale : 1.0), 100.0 * DBL_EPSILON * speed);
+    for (size_t i = 0; i < m; i++)
+        if (part[i])
+            fs->active[i] = zd[i] <= tol_rate;
     if (scale == 0.0)
         for (size_t j = 0; j < n; j++)
             scale = fmax(scale, fabs(v_minus[j]));
@@ -429,8 +500,8 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
             for (size_t i = 0; i < m; i++) {
                 if (!part[i])
                     continue;
-                int leaving = fs->active[i] && zd[i] > 0.0 && z[i] > -tol_switch;
-                int hitting = !fs->active[i] && zd[i] < 0.0 && z[i] < tol_switch;
+                int leaving = fs->active[i] && zd[i] > tol_rate && z[i] > -tol_switch;
+                int hitting = !fs->active[i] && zd[i] < -tol_rate && z[i] < tol_switch;
                 if (i == which || leaving || hitting)
                     fs->active[i] = !fs->active[i];
             }
@@ -440,10 +511,11 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
             goto done;
     }
     gaps_of(fs, sigma, Y, z, zd, 1); /* z_i' at the exit of every constraint (the same for those taking part) */
-    memcpy(impact->v_plus, Y + n, n * sizeof *Y);
+    for (size_t j = 0; j < n; j++)
+        impact->v_plus[j] = (fs->relative ? v_minus[j] : 0.0) + Y[fs->IV + j];
     project_settled(iw, impact, zd);
-    impact->delta_gamma = Y[2 * n];
-    memcpy(impact->impulse, Y + 2 * n + 1, m * sizeof *Y);
+    impact->delta_gamma = Y[fs->IG];
+    memcpy(impact->impulse, Y + fs->II, m * sizeof *Y);
     memcpy(impact->gdot_plus, zd, m * sizeof *zd);
     impact->s_exit = sigma;
 done:

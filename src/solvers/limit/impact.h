@@ -8,7 +8,8 @@
  *
  * with w_i, m_i, grad G_i, G_t,i taken at (q, t).  All constraints with G_i(q, t) = 0 take part
  * together, so corner impacts and chains are resolved by the penalty's own limit, not by a rigid
- * impact law.  The system is integrated (GSL, rk8pd) from d = 0, y_v = v- until the exit time s*
+ * impact law.  The system is integrated (GSL, rk8pd; in the gaps z and the velocity, see impact.c)
+ * from d = 0, y_v = v- until the exit time s*
  * of eq. (21)-(22): every constraint out of contact (z_i >= 0) and separating (z_i' >= 0).  The
  * jump is Delta v = y_v(s*) - v- (Theorem 5), positions are continuous, and Delta Gamma = integral
  * of |sum_i Fbar_i| dsigma. */

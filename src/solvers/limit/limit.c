@@ -60,13 +60,15 @@ typedef struct {
     pl_impact_work *impact_work;
     pl_contact_set cs_forces, cs_project, cs_sliding; /* sliding_forces, project_state, resolve_contacts */
     pl_contact *c_geo, *c_dense, *c_missed; /* gap and rate: most functions, dense_gap, missed_contact */
-    pl_gap *g_rebound;                      /* unresolvable_rebound */
+    pl_gap *g_rebound, *g_accel;            /* unresolvable_rebound, gap_accel */
+    double *lambda_accel, *ac_accel, *fp_accel, *fp_v_accel; /* gap_accel: m, n, n, n x n */
     double *fp_geo, *fp_dense, *fp_missed;  /* n */
     double *a_rhs, *ac_rhs, *ac_roots, *ac_row; /* n */
     double *lambda_rhs, *lambda_roots, *lambda_resolve, *fsm_resolve; /* m */
     double *tol, *x0, *x1, *before, *y_acc, *y_before, *y0; /* N */
     double *row, *arc_row; /* a trajectory row: record_row, impact */
     int *next, *part, *cand_impact, *cand_contacts, *cand_event, *touching_event, *lifted, *touching_start; /* m */
+    long missed_constraint; /* the constraint whose crossing missed_contact took at a step's start, or -1 */
     double *block;
 } solver;
 
@@ -89,9 +91,11 @@ static pl_status alloc_solver(solver *s, pl_error *err)
     s->c_dense = pl_contact_new(1, n, 0);
     s->c_missed = pl_contact_new(1, n, 0);
     s->g_rebound = pl_gap_new(1, n, 0);
+    s->g_accel = pl_gap_new(1, n, 0);
     s->sliding = calloc(9 * m, sizeof *s->sliding);
-    s->block = calloc(7 * n + 5 * m + 7 * N + 2 * ncol, sizeof *s->block);
-    if (!s->work || !s->impact_work || !s->c_geo || !s->c_dense || !s->c_missed || !s->g_rebound || !s->sliding || !s->block)
+    s->block = calloc(10 * n + n * n + 6 * m + 7 * N + 2 * ncol, sizeof *s->block);
+    if (!s->work || !s->impact_work || !s->c_geo || !s->c_dense || !s->c_missed || !s->g_rebound || !s->g_accel ||
+        !s->sliding || !s->block)
         return pl_fail(err, PL_ERR_NOMEM, "limit solution: out of memory (%zu dofs, %zu constraints)", n, m);
     int *ip = s->sliding + m;
     s->next = ip, ip += m;
@@ -110,6 +114,10 @@ static pl_status alloc_solver(solver *s, pl_error *err)
     s->ac_rhs = p, p += n;
     s->ac_roots = p, p += n;
     s->ac_row = p, p += n;
+    s->ac_accel = p, p += n;
+    s->fp_accel = p, p += n;
+    s->fp_v_accel = p, p += n * n;
+    s->lambda_accel = p, p += m;
     s->prev_gdot = p, p += m;
     s->lambda_rhs = p, p += m;
     s->lambda_roots = p, p += m;
@@ -139,6 +147,7 @@ static void free_solver(solver *s)
     free(s->c_dense);
     free(s->c_missed);
     free(s->g_rebound);
+    free(s->g_accel);
     free(s->sliding);
     free(s->block);
 }
@@ -378,6 +387,7 @@ static pl_status resolve_contacts(solver *s, double t, double *y, const int *can
  * its rebounds become unresolvable ends in a touch instead, neglecting a remaining time of the
  * order of its last flight. */
 static int unresolvable_rebound(solver *s, double t, const double *y, size_t i, double gdot);
+static double gap_accel(solver *s, size_t i, double t, const double *y);
 
 static int zeno_check(solver *s, size_t j, const double *y, double *y_acc, double *t_acc, size_t *count,
                       double *ratio)
@@ -424,14 +434,34 @@ static int zeno_check(solver *s, size_t j, const double *y, double *y_acc, doubl
 
 /* ---- impacts ---------------------------------------------------------------------------------- */
 
-/* A rebound at gap rate gdot > 0 against a free gap acceleration D < 0 rises gdot^2/(2|D|) for
- * 2 gdot/|D|.  Below the gap tolerance, or shorter than the resolution of event times (1e4 ulps
+/* The gap acceleration of constraint i along the motion with the forces of the constraints in
+ * sustained contact: D_i + grad G_i . (dF_p/dv) M^-1 sum_j grad G_j lambda_j.  The free D_i alone
+ * misses what holds the bodies: a disk falling onto one resting on the floor has D = 0 for their
+ * pair (both fall freely), and its tiny rebound was taken as a flight that never came back. */
+static double gap_accel(solver *s, size_t i, double t, const double *y)
+{
+    size_t n = s->n;
+    double D = pl_model_free_gap_accel(s->model, s->work, i, t, Q(y), V(y, s));
+    double *lambda = s->lambda_accel, *ac = s->ac_accel, *fp = s->fp_accel, *fp_v = s->fp_v_accel;
+    if (sliding_forces(s, t, Q(y), V(y, s), lambda, ac))
+        return D;
+    pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, fp_v, NULL);
+    pl_gap *g = s->g_accel;
+    pl_model_gap(s->model, i, t, Q(y), g);
+    for (size_t j = 0; j < n; j++)
+        for (size_t k = 0; k < n; k++)
+            D += g->grad[j] * fp_v[j * n + k] * ac[k];
+    return D;
+}
+
+/* A rebound at gap rate gdot > 0 against a gap acceleration D < 0 (with the forces of sustained
+ * contact) rises gdot^2/(2|D|) for 2 gdot/|D|.  Below the gap tolerance, or shorter than the resolution of event times (1e4 ulps
  * of t), it cannot be followed: the constraint is treated as touched (the LCP decides). */
 static int unresolvable_rebound(solver *s, double t, const double *y, size_t i, double gdot)
 {
     if (!(gdot > 0.0))
         return 0;
-    double D = pl_model_free_gap_accel(s->model, s->work, i, t, Q(y), V(y, s));
+    double D = gap_accel(s, i, t, y);
     /* A hop within a few gap tolerances cannot be followed (a table at t ~ 2e3 is known to 1e-12,
      * more than the hop of a rebound at 5e-6 m/s, whose landing then went unseen). */
     pl_gap *g = s->g_rebound;
@@ -449,8 +479,21 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
         pl_model_gap(s->model, i, *t, Q(y), g);
         part[i] = i == j || s->sliding[i] || fabs(g->g) <= gap_tol(s, g, *t, Q(y));
     }
-    if (project_state(s, *t, y, part, 1)) /* the impact happens on the boundary G = 0 */
-        return pl_fail(err, PL_ERR_SOLVER, "limit solution: singular contact coupling at t = %.17g", *t);
+    /* The impact happens on the boundary G = 0.  Putting the participants there moves the bodies by
+     * up to their tolerances, which can bring a neighbour within its own (a disk just rebounding off
+     * another, 8e-13 away, was pushed to G < 0 and crossed without a contact): it takes part too. */
+    for (int added = 1; added;) {
+        if (project_state(s, *t, y, part, 1))
+            return pl_fail(err, PL_ERR_SOLVER, "limit solution: singular contact coupling at t = %.17g", *t);
+        added = 0;
+        for (size_t i = 0; i < m; i++) {
+            if (part[i])
+                continue;
+            pl_model_gap(s->model, i, *t, Q(y), g);
+            if (g->g <= gap_tol(s, g, *t, Q(y)))
+                part[i] = added = 1;
+        }
+    }
     pl_impact im;
     pl_status st = pl_impact_solve(s->model, s->impact_work, *t, Q(y), V(y, s), part, &im, err);
     if (st != PL_OK) {
@@ -569,8 +612,8 @@ static pl_status contacts_at(solver *s, double *t, double *y, const int *touchin
             if (!any_impact || c->gdot < worst)
                 worst = c->gdot, j = i;
             any_impact = 1;
-        } else if (c->gdot <= s->tol_v) {
-            candidates[i] = 1;
+        } else if (c->gdot <= s->tol_v || unresolvable_rebound(s, *t, y, i, c->gdot)) {
+            candidates[i] = 1; /* a touch, or a hop too small to follow: the LCP decides */
         }
     }
     if (any_impact)
@@ -642,12 +685,18 @@ static int missed_contact(solver *s, double t, const double *y, double *t_cross,
 {
     int found = 0;
     double *fp = s->fp_missed, t0 = s->loop.prev_t;
+    s->missed_constraint = -1;
     pl_contact *c = s->c_missed;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
     for (size_t i = 0; i < s->m; i++) {
         if (s->sliding[i])
             continue;
         c->gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c->gap);
+        if (!isfinite(c->gap.g) || !isfinite(c->gdot)) { /* NaN compares false: no crossing would be seen */
+            pl_fail(err, PL_ERR_SOLVER, "limit solution: constraint %zu is not finite at t = %.17g (G = %g, Gdot = "
+                    "%g): the model's gap", i + 1, t, c->gap.g, c->gdot);
+            return -1;
+        }
         dense_fn gap = {s, i, 0, 0}, rate = {s, i, 1, 1};
         double te = t, lo = t0, a = t0, tol_miss = 1e-9 * s->L;
         if (c->gap.g >= -tol_miss) {
@@ -663,6 +712,14 @@ static int missed_contact(solver *s, double t, const double *y, double *t_cross,
         if (!(dense_gap(lo, &gap) > 0.0))
             lo = gap_extremum(s, i, t0, te, dense_gap(t0, &rate), dense_gap(te, &rate), +1, 0.0, &a);
         double tc = isnan(lo) ? NAN : pl_brent(dense_gap, &gap, lo, te, 0);
+        /* A free gap that began the step on the boundary, within the tolerance of missed crossings,
+         * and went down without rising first: its contact is at the step's start (an event there
+         * may have left it a few ulps below 0). */
+        if (isnan(tc) && dense_gap(t0, &gap) >= -tol_miss) {
+            tc = t0;
+            if (!found || tc < *t_cross)
+                s->missed_constraint = (long)i;
+        }
         if (isnan(tc)) {
             pl_fail(err, PL_ERR_SOLVER, "limit solution: constraint %zu violated (G = %g) at t = %.17g", i + 1,
                     c->gap.g, t);
@@ -730,12 +787,23 @@ static pl_status event_hook(void *user, double *t, double *y, const int *rootsfo
          * of its rate (at t ~ 1e3 that exceeded the tolerance and a landing was lost). */
         double *fp = s->fp_geo;
         pl_contact *c = s->c_geo;
+        /* A crossing taken at the step's start (missed_contact): the gap began within the tolerance
+         * of missed crossings of the boundary and went down without rising above it first.  It
+         * is put back on its boundary (with the constraints in sustained contact) and touches. */
+        if (s->missed_constraint >= 0) {
+            int *set = s->next;
+            for (size_t i = 0; i < s->m; i++)
+                set[i] = s->sliding[i] || (long)i == s->missed_constraint;
+            if (project_state(s, *t, y, set, 1))
+                return pl_fail(err, PL_ERR_SOLVER, "limit solution: singular contact coupling at t = %.17g", *t);
+        }
         pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
         for (size_t i = 0; i < s->m; i++) {
             c->gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c->gap);
             double tol = fmax(gap_tol(s, &c->gap, *t, Q(y)), 1e3 * DBL_EPSILON * s->L) + 8.0 * DBL_EPSILON * fabs(*t * c->gdot);
-            touching[i] = !s->sliding[i] && fabs(c->gap.g) <= tol;
+            touching[i] = !s->sliding[i] && (fabs(c->gap.g) <= tol || (long)i == s->missed_constraint);
         }
+        s->missed_constraint = -1;
         return contacts_at(s, t, y, touching, err);
     }
     for (size_t i = 0; i < s->m; i++) {
@@ -814,6 +882,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     s.L = s.V * s.V / s.A;
     s.alpha = s.A / s.V;
     s.tol_g = 1e-12 * s.L;
+    s.missed_constraint = -1;
     s.tol_v = 1e-9 * s.V;
     s.tol_lambda = 1e-12;
     s.loop = (pl_event_loop){.hooks = {.record = record_row, .missed = missed_hook, .event = event_hook,

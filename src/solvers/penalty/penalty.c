@@ -278,6 +278,9 @@ static int error_weights(double t, const double *y, double *w, void *user)
 
 /* ---- bookkeeping of the run ---------------------------------------------------------------- */
 
+/* Points per step at which the gap rate of an inactive constraint is sampled for extrema. */
+#define FLIGHT_SAMPLES 8
+
 typedef struct {
     run_ctx ctx;
     pl_solution *sol;
@@ -293,6 +296,7 @@ typedef struct {
     double *row;                     /* a trajectory row */
     pl_gap *row_gaps;                /* the gaps of a row (Hessians shared) */
     double *g_scan, *gdot_a, *gdot_b; /* scan_missed_crossings */
+    double *gdot_samples;             /* find_missed_crossing: m x (FLIGHT_SAMPLES - 1) */
     double *g_switch, *gdot_switch;   /* switch_at */
     int *direction, *flags;           /* switch_at; the int blocks */
     double *g_init, *gdot_init, *f0, *f1, *y1, *w; /* initial_step */
@@ -308,7 +312,7 @@ static pl_status alloc_run(run *r, pl_error *err)
         return s;
     r->flags = calloc(3 * m, sizeof *r->flags);
     r->row_gaps = pl_gap_new(m, n, 0);
-    r->block = calloc(10 * m + 5 * N + pl_ncols(n, m), sizeof *r->block);
+    r->block = calloc((10 + FLIGHT_SAMPLES) * m + 5 * N + pl_ncols(n, m), sizeof *r->block);
     if (!r->flags || !r->row_gaps || !r->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
     r->open = r->flags, r->shared = r->open + m, r->direction = r->shared + m;
@@ -319,6 +323,7 @@ static pl_status alloc_run(run *r, pl_error *err)
     r->g_scan = p, p += m;
     r->gdot_a = p, p += m;
     r->gdot_b = p, p += m;
+    r->gdot_samples = p, p += FLIGHT_SAMPLES * m;
     r->g_switch = p, p += m;
     r->gdot_switch = p, p += m;
     r->g_init = p, p += m;
@@ -610,9 +615,6 @@ static double initial_step(void *user, pl_stepper *s, double t)
 
 typedef enum { DENSE_GAP, DENSE_GAP_RATE } dense_quantity;
 
-/* Points per step at which the gap rate of an inactive constraint is sampled for extrema. */
-#define FLIGHT_SAMPLES 8
-
 typedef struct {
     run *r;
     size_t i;
@@ -708,11 +710,37 @@ static double first_gap_root(run *r, size_t i, double te, double g_te)
     return r->loop.prev_t; /* not bracketed (a non-finite state): switch at the step's start */
 }
 
+/* Gdot_i at the interior sample j of a flight step (time s), on the cheap interpolant, as
+ * dense_eval: the state there is interpolated once for every constraint (sampled[j] = 1 once it
+ * is), not once per constraint (with 114 constraints the interpolations were most of a run). */
+static double sampled_gap_rate(run *r, int *sampled, int j, double s, size_t i)
+{
+    run_ctx *c = &r->ctx;
+    double *gd = r->gdot_samples + (size_t)j * c->m;
+    if (!sampled[j]) {
+        sampled[j] = 1;
+        pl_stepper *st = r->loop.stepper;
+        const double *y = st->dense_cheap(st, s);
+        for (size_t k = 0; k < c->m; k++)
+            gd[k] = NAN;
+        if (y) {
+            double *fp = c->fp_dense;
+            pl_model_velocity_map(c->model, s, Q(y), V(y, c), fp, NULL, NULL, NULL);
+            for (size_t k = 0; k < c->m; k++)
+                gd[k] = pl_model_gap_rate(c->model, k, s, Q(y), fp, c->gap_dense);
+        }
+    }
+    return gd[i];
+}
+
 /* Rootfinding sees only sign changes of G_i between step ends.  A contact that starts and ends
  * within one step (or an exit and re-entry) leaves G_i with the same sign at both ends, but its
  * rate Gdot_i changes sign at the extremum in between.  At such an extremum of an inactive
  * constraint (a minimum of G) we evaluate G on the dense output: G < 0 means a missed entry, and
- * the run restarts from the crossing.  Symmetrically for the maximum of an active constraint.
+ * the run restarts from the crossing.  Symmetrically for the maximum of an active constraint.  Both
+ * only beyond the round-off of G_i, the hysteresis of the roots: a maximum within round-off above 0
+ * is no exit (a disk pressed against a wall by a tiny force from its neighbour rose to G = 7e-16
+ * there, was switched off, crossed -noise at once and was switched on again, at one time, forever).
  * Grazing contacts (a minimum with G >= 0) exert no force and need no action.  The same search
  * refines the maximum penetration of active constraints.  Checks [ta, tb] inside the last step,
  * given the gap rates at both ends; returns 1 and the crossing (t, i) if one was missed. */
@@ -720,7 +748,7 @@ static int find_missed_crossing(run *r, double ta, const double *gdot_a, double 
                                 const double *gdot_b, double *t_cross, size_t *which)
 {
     run_ctx *c = &r->ctx;
-    int found = 0;
+    int found = 0, sampled[FLIGHT_SAMPLES] = {0};
     for (size_t i = 0; i < c->m; i++) {
         /* The mode disagrees with the sign of G at the end: the crossing left no sign change for
          * the root finder (the step began on the constraint, where a switch had just happened).
@@ -743,10 +771,9 @@ static int find_missed_crossing(run *r, double ta, const double *gdot_a, double 
          * FLIGHT_SAMPLES points on the interpolant (exact for a parabola). */
         int pieces = c->field.active[i] ? 1 : FLIGHT_SAMPLES;
         double s0 = ta, gd0 = gdot_a[i];
-        dense_fn rate = {r, i, DENSE_GAP_RATE, 1};
         for (int j = 1; j <= pieces && tb > ta; j++) {
             double s1 = j == pieces ? tb : ta + (tb - ta) * j / pieces;
-            double gd1 = j == pieces ? gdot_b[i] : dense_eval(s1, &rate);
+            double gd1 = j == pieces ? gdot_b[i] : sampled_gap_rate(r, sampled, j, s1, i);
             int minimum = gd0 < 0.0 && gd1 >= 0.0, maximum = gd0 > 0.0 && gd1 <= 0.0;
             double lo = s0;
             s0 = s1, gd0 = gd1;
@@ -764,7 +791,7 @@ static int find_missed_crossing(run *r, double ta, const double *gdot_a, double 
                 r->sol->episodes[open].t_max_penetration = te;
             }
             double noise = gap_noise(c, i, te, Q(r->loop.stepper->y)); /* q at the step end: a scale */
-            int missed = (!c->field.active[i] && minimum && ge < -noise) || (c->field.active[i] && maximum && ge > 0.0);
+            int missed = (!c->field.active[i] && minimum && ge < -noise) || (c->field.active[i] && maximum && ge > noise);
             if (!missed)
                 continue;
             double tc = first_gap_root(r, i, te, ge);

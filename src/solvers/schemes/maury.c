@@ -11,7 +11,8 @@
  *
  * The projection onto the polyhedron K_h is the LCP of its optimality conditions (Siconos
  * Numerics): u^{n+1} = u~ + M^-1 H^T P, 0 <= P _|_ G/h + H u~ + H M^-1 H^T P >= 0, P the impulses
- * over the step (h lambda^{n+1} of (1.15)).  Time-dependent constraints enter through G(t_{n+1}, q^n)
+ * over the step (h lambda^{n+1} of (1.15)), solved on a working set of the constraints it binds
+ * (pl_scheme_projection_lcp).  Time-dependent constraints enter through G(t_{n+1}, q^n)
  * only.  For constraints G_i convex in q, q^{n+1} is exactly admissible (Prop. 2.1).  The scheme
  * is inelastic (e = 0). */
 #include <math.h>
@@ -33,12 +34,11 @@ typedef struct {
     double *minv;        /* n x n */
     double *G, *b;       /* m */
     double *H;           /* m x n */
-    double *A;           /* m x m */
 } maury_work;
 
 static double *alloc_work(maury_work *w, size_t n, size_t m)
 {
-    double *p = calloc(3 * n + n * n + 2 * m + m * n + m * m, sizeof *p), *block = p;
+    double *p = calloc(3 * n + n * n + 2 * m + m * n, sizeof *p), *block = p;
     if (!p)
         return NULL;
     w->a = p, p += n;
@@ -47,8 +47,7 @@ static double *alloc_work(maury_work *w, size_t n, size_t m)
     w->minv = p, p += n * n;
     w->G = p, p += m;
     w->b = p, p += m;
-    w->H = p, p += m * n;
-    w->A = p;
+    w->H = p;
     return block;
 }
 
@@ -74,10 +73,9 @@ static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_
     }
     memcpy(next->v, u, n * sizeof *u);
     if (!admissible) {
-        double *A = w->A, *HtP = w->HtP;
+        double *HtP = w->HtP;
         memset(HtP, 0, n * sizeof *HtP);
-        pl_scheme_delassus(ctx, m, H, minv, A);
-        s = pl_scheme_lcp(ctx, m, A, b, next->impulse, err);
+        s = pl_scheme_projection_lcp(ctx, m, H, minv, b, next->impulse, err);
         if (s != PL_OK)
             return s;
         for (size_t i = 0; i < m; i++)

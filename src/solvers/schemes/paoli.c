@@ -40,13 +40,12 @@ typedef struct {
     double *minv;                 /* n x n */
     double *G, *lambda;           /* m */
     double *H;                    /* m x n */
-    double *A;                    /* m x m */
     pl_gap *gap;                  /* the projection reads its Hessian */
 } paoli_state;
 
 static double *alloc_state(paoli_state *st, size_t n, size_t m)
 {
-    double *p = calloc(5 * n + n * n + 2 * m + m * n + m * m, sizeof *p), *block = p;
+    double *p = calloc(5 * n + n * n + 2 * m + m * n, sizeof *p), *block = p;
     if (!p)
         return NULL;
     st->u_prev = p, p += n;
@@ -57,8 +56,7 @@ static double *alloc_state(paoli_state *st, size_t n, size_t m)
     st->minv = p, p += n * n;
     st->G = p, p += m;
     st->lambda = p, p += m;
-    st->H = p, p += m * n;
-    st->A = p;
+    st->H = p;
     return block;
 }
 
@@ -93,9 +91,7 @@ static pl_status project(pl_scheme_ctx *ctx, double t, const double *W, const do
             for (size_t j = 0; j < n * n; j++)
                 affine &= g->hess[j] == 0.0;
         }
-        double *A = st->A;
-        pl_scheme_delassus(ctx, m, H, minv, A);
-        pl_status s = pl_scheme_lcp(ctx, m, A, G, lambda, err);
+        pl_status s = pl_scheme_projection_lcp(ctx, m, H, minv, G, lambda, err);
         if (s != PL_OK)
             return s;
         double *HtL = st->HtL, *next = st->next, moved = 0.0, size = 0.0;

@@ -59,6 +59,67 @@ pl_status pl_scheme_lcp(pl_scheme_ctx *ctx, size_t m, const double *A, const dou
     return PL_OK;
 }
 
+pl_status pl_scheme_projection_lcp(pl_scheme_ctx *ctx, size_t m, const double *H, const double *B, const double *b,
+                                   double *P, pl_error *err)
+{
+    size_t n = ctx->n, k = 0, *idx = ctx->ws_idx;
+    int *in = ctx->ws_in;
+    double *BHt = ctx->bht, *A = ctx->ws_A, *bJ = ctx->ws_b, *PJ = ctx->ws_P, *u = ctx->ws_u;
+    memset(P, 0, m * sizeof *P);
+    for (size_t i = 0; i < m; i++) {
+        in[i] = b[i] < 0.0;
+        if (in[i])
+            idx[k++] = i;
+    }
+    for (int added = k > 0; added;) {
+        /* B H_J^T (n x k, over the non-zero entries of each row of H), then A = H_J B H_J^T */
+        for (size_t c = 0; c < k; c++) {
+            const double *h = H + idx[c] * n;
+            for (size_t r = 0; r < n; r++)
+                BHt[r * k + c] = 0.0;
+            for (size_t l = 0; l < n; l++)
+                if (h[l] != 0.0)
+                    for (size_t r = 0; r < n; r++)
+                        BHt[r * k + c] += B[r * n + l] * h[l];
+        }
+        for (size_t a = 0; a < k; a++) {
+            const double *h = H + idx[a] * n;
+            for (size_t c = 0; c < k; c++) {
+                double sum = 0.0;
+                for (size_t l = 0; l < n; l++)
+                    sum += h[l] * BHt[l * k + c];
+                A[a * k + c] = sum;
+            }
+            bJ[a] = b[idx[a]];
+        }
+        pl_status s = pl_scheme_lcp(ctx, k, A, bJ, PJ, err);
+        if (s != PL_OK)
+            return s;
+        for (size_t r = 0; r < n; r++) {
+            double sum = 0.0;
+            for (size_t c = 0; c < k; c++)
+                sum += BHt[r * k + c] * PJ[c];
+            u[r] = sum;
+        }
+        added = 0;
+        for (size_t i = 0; i < m; i++) {
+            if (in[i])
+                continue;
+            double w = b[i];
+            for (size_t l = 0; l < n; l++)
+                w += H[i * n + l] * u[l];
+            if (w < 0.0) {
+                in[i] = added = 1;
+                idx[k++] = i;
+            }
+        }
+        if (!added)
+            for (size_t a = 0; a < k; a++)
+                P[idx[a]] = PJ[a];
+    }
+    return PL_OK;
+}
+
 pl_status pl_scheme_mass_inverse(pl_scheme_ctx *ctx, const double *q, double *minv, pl_error *err)
 {
     if (pl_model_mass(ctx->model, q, NULL, minv))
@@ -362,9 +423,17 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
     double *arrays = calloc(2 * point, sizeof *arrays);
     ctx.work = pl_work_new(model);
     ctx.gap = pl_gap_new(1, n, 0);
-    ctx.bht = calloc(n * m, sizeof *ctx.bht);
+    ctx.bht = calloc(n * m + m * m + 3 * m + n, sizeof *ctx.bht);
+    ctx.ws_idx = calloc(m, sizeof *ctx.ws_idx);
+    ctx.ws_in = calloc(m, sizeof *ctx.ws_in);
+    if (ctx.bht) {
+        ctx.ws_A = ctx.bht + n * m;
+        ctx.ws_b = ctx.ws_A + m * m;
+        ctx.ws_P = ctx.ws_b + m;
+        ctx.ws_u = ctx.ws_P + m;
+    }
     pl_status s = alloc_recorder(&r, e);
-    if (s == PL_OK && (!arrays || !ctx.work || !ctx.gap || !ctx.bht))
+    if (s == PL_OK && (!arrays || !ctx.work || !ctx.gap || !ctx.bht || !ctx.ws_idx || !ctx.ws_in))
         s = pl_fail(e, PL_ERR_NOMEM, "out of memory for a scheme's run (%zu dofs, %zu constraints)", n, m);
     pl_scheme_point *points[] = {&now, &next};
     for (size_t k = 0; s == PL_OK && k < 2; k++) {
@@ -413,6 +482,8 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
     pl_work_free(ctx.work);
     free(ctx.gap);
     free(ctx.bht);
+    free(ctx.ws_idx);
+    free(ctx.ws_in);
     free_recorder(&r);
     pl_solution_finish(sol, s, e, t0);
     return s;

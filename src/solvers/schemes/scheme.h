@@ -54,6 +54,9 @@ struct pl_scheme_ctx {
     pl_work *work;
     pl_gap *gap;
     double *bht; /* n x m */
+    size_t *ws_idx;                 /* m: pl_scheme_projection_lcp's working set */
+    int *ws_in;                     /* m */
+    double *ws_A, *ws_b, *ws_P, *ws_u; /* m x m, m, m, n */
 };
 
 /* Run a scheme: the rows, episodes, events and counters of sol. */
@@ -70,6 +73,15 @@ void pl_scheme_delassus(pl_scheme_ctx *ctx, size_t k, const double *H, const dou
 /* Solve the LCP  P >= 0, A P + b >= 0, complementary (size m), counting it in ctx->stats; a
  * failure names the step and its start time. */
 pl_status pl_scheme_lcp(pl_scheme_ctx *ctx, size_t m, const double *A, const double *b, double *P, pl_error *err);
+
+/* The LCP  P >= 0, H B H^T P + b >= 0, complementary, of a projection onto {v : b + H v >= 0}
+ * (B = M^-1; H m x n, b m), solved on a working set: first the constraints with b_i < 0, then those
+ * the impulses found push below 0 (b_i + H_i B H_J^T P_J < 0), until none is; P_i = 0 outside the
+ * set, where b_i + H_i B H^T P >= 0 holds exactly.  Each solve counts as an LCP.  With 114 constraints
+ * (12 disks in a box) of which a few bind, the full problem's Delassus matrix and pivots were most
+ * of a step. */
+pl_status pl_scheme_projection_lcp(pl_scheme_ctx *ctx, size_t m, const double *H, const double *B, const double *b,
+                                   double *P, pl_error *err);
 
 /* M(q)^-1, or a failure naming the step if M(q) is not positive definite. */
 pl_status pl_scheme_mass_inverse(pl_scheme_ctx *ctx, const double *q, double *minv, pl_error *err);

@@ -1,0 +1,530 @@
+/* Disks that must not overlap (Bernicot and Lefebvre-Lepot, section 4), the `spheres` case.
+ *
+ * Closed forms, derived here (unit masses unless said, k = 1, e = 0: xi = 1, critical damping).
+ *
+ * T3, head-on: radius 1/2, centres at W/2 -/+ 3/2 on y = H/2 moving toward each other at 1.  The pair
+ * gap G = |x2 - x1| - 1 = 2 - 2t reaches 0 at t = 1, the centres at W/2 -/+ 1/2.  Moreau's law (the
+ * projection in the kinetic metric onto Gdot >= 0) gives both the common velocity
+ * (m1 u1 + m2 u2)/(m1 + m2): 0 for equal masses, 1/2 for m1 = 3 (momentum conserved, energy lost).
+ * Oblique, disk 2 raised by b: (3 - 2t)^2 + b^2 = 1 at t* = (3 - sqrt(1 - b^2))/2 (b = 0.6: 1.1), the
+ * normal n = (sqrt(1 - b^2), b) = (0.8, 0.6); the normal components (+-0.8) vanish, the tangential
+ * ones along (-0.6, 0.8) stay: u1+ = -0.6 (-0.6, 0.8) = (0.36, -0.48), u2+ = (-0.36, 0.48); then the
+ * disks slide apart (the gap's acceleration |v_t|^2/d > 0), in straight lines.
+ * The penalty: G'' = (1/m1 + 1/m2) lambda with lambda = -m_eff k (mu G + 2 sqrt(mu/k) G'),
+ * m_eff = 1/(1/m1 + 1/m2): G'' + 2 omega G' + omega^2 G = 0, omega = sqrt(k mu), from G' = -2 at
+ * the entry: G = -2 s e^{-omega s}.  Its deepest point is 2/(e omega), and each centre is off its
+ * limit by m_other/(m1 + m2) |G| (the centre of mass moves uniformly), at most 1/(e omega) for
+ * equal masses.
+ *
+ * T5, growing radii r(t) = 1/4 + t/10, centres at W/2 -/+ 1/2 at rest: G = 1 - 2 r(t) = 1/2 - t/5
+ * reaches 0 at t = 2.5 with G_t = -1/5.  The admissible velocities (their (1.7)) are
+ * G_t + u2 - u1 >= 0, and the projection of 0 gives u1 = -1/10, u2 = 1/10, after which G = 0 and
+ * D = 0 (r'' = 0, no tangential motion): x1 = W/2 - 1/2 - (t - 2.5)/10, x2 = W/2 + 1/2 + (t - 2.5)/10.
+ * The penalty: G'' + 2 omega G' + omega^2 G = 0 from G' = -1/5, so x1 - x1_lim = -G/2 reaches
+ * 1/(10 e omega): the sweep's distance to the limit falls like mu^-1/2 with that constant.  (The
+ * notes on the paper state this test for spheres in R^3 at the origin and (1, 0, 0); the paper itself
+ * gives no numbers: its section 4 only allows radii that depend on time.)
+ *
+ * Maury's scheme (their (1.11)-(1.14)): every G is convex in q (a distance minus radii, or affine),
+ * so G(t_{n+1}, q^{n+1}) >= G(t_{n+1}, q^n) + h grad G . u^{n+1} >= 0 (their Prop. 2.1): every iterate
+ * admissible up to round-off. */
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cases/cases.h"
+#include "check.h"
+#include "solve.h"
+#include "study/sweep.h"
+
+
+static const pl_solver_type *const SCHEMES[] = {&pl_solver_moreau_jean, &pl_solver_paoli, &pl_solver_maury};
+
+static int init(pl_model *m, const pl_setting *s, size_t ns)
+{
+    pl_model_free(m);
+    pl_error err;
+    int ok = pl_model_init(m, &pl_case_spheres, s, ns, &err) == PL_OK;
+    CHECK(ok, "spheres model: %s", err.message);
+    return ok;
+}
+
+/* min over rows and constraints of G (the trajectory's own columns), and where. */
+static double min_gap(const pl_solution *r, double *t_at, size_t *which)
+{
+    double worst = INFINITY;
+    for (size_t row = 0; row < r->traj.nrows; row++) {
+        const double *y = pl_table_row(&r->traj, row);
+        for (size_t i = 0; i < r->m; i++)
+            if (y[pl_col_g(r->n, r->m) + i] < worst) {
+                worst = y[pl_col_g(r->n, r->m) + i];
+                if (t_at)
+                    *t_at = y[0];
+                if (which)
+                    *which = i;
+            }
+    }
+    return worst;
+}
+
+/* Sizes, the numbering of the constraints, the gaps and their derivatives against differences. */
+static void test_model(void)
+{
+    pl_model m = {0};
+    pl_error err;
+    if (init(&m, NULL, 0)) {
+        CHECK(m.n == 4 && m.m == 1 + 8, "the head-on pair: 4 dofs, 1 pair + 8 walls (%zu, %zu)", m.n, m.m);
+        CHECK(pl_model_param(&m, "e") == 0.0 && m.law[0].xi == 1.0, "inelastic by default");
+    }
+    pl_setting box[] = {{"config", 3}};
+    if (init(&m, box, 1))
+        CHECK(m.n == 24 && m.m == 114, "the box of 12 disks: 24 dofs, 66 + 48 = 114 constraints (%zu, %zu)", m.n,
+              m.m);
+    /* The gaps of a box of N = 7 disks at a state of its own, each constraint against its definition:
+     * pairs in lexicographic order, then per disk left, right, floor, ceiling. */
+    pl_setting s7[] = {{"config", 3}, {"N", 7}, {"cols", 3}, {"rdot", 0.05}, {"r", 0.06}, {"dr", 0.3}};
+    if (init(&m, s7, 6)) {
+        size_t N = 7, n = 14, P = 21;
+        CHECK(m.n == n && m.m == P + 28, "N = 7: 14 dofs, 21 + 28 constraints");
+        double q[14], v[14], t = 0.7, r[7];
+        pl_model_initial_state(&m, q, v);
+        for (size_t a = 0; a < N; a++) {
+            q[2 * a] += 0.01 * sin(3.0 * (double)a);
+            q[2 * a + 1] += 0.02 * cos(2.0 * (double)a);
+        }
+        /* the radii at t from the wall gaps at t = 0 of disk a against the left wall: x_a - r_a */
+        pl_gap *g = pl_gap_new(1, n, 1), *gp = pl_gap_new(1, n, 1), *gm = pl_gap_new(1, n, 1);
+        double Wbox = 0.25 * 3, Hbox = 0.3 * 3 + 0.2; /* the defaults for cols = 3, 3 rows */
+        for (size_t a = 0; a < N; a++) {
+            pl_model_gap(&m, P + 4 * a, 0.0, q, g);
+            r[a] = q[2 * a] - g->g;
+            double golden = 0.6180339887498949 * (double)a;
+            NEAR(r[a], 0.06 * (1.0 + 0.3 * (2.0 * (golden - floor(golden)) - 1.0)), 1e-15, "radius of disk %zu", a + 1);
+        }
+        size_t k = 0;
+        double worst_fd = 0.0;
+        for (size_t a = 0; a < N; a++)
+            for (size_t b = a + 1; b < N; b++, k++) {
+                pl_model_gap(&m, k, t, q, g);
+                double d = hypot(q[2 * b] - q[2 * a], q[2 * b + 1] - q[2 * a + 1]);
+                NEAR(g->g, d - r[a] - r[b] - 2 * 0.05 * t, 1e-14, "pair (%zu, %zu) is constraint %zu", a + 1, b + 1, k + 1);
+                NEAR(g->g_t, -0.1, 1e-15, "pair (%zu, %zu): G_t = -(rdot_a + rdot_b)", a + 1, b + 1);
+            }
+        for (size_t a = 0; a < N; a++) {
+            double expect[4] = {q[2 * a], Wbox - q[2 * a], q[2 * a + 1], Hbox - q[2 * a + 1]};
+            for (size_t w = 0; w < 4; w++) {
+                pl_model_gap(&m, P + 4 * a + w, t, q, g);
+                NEAR(g->g, expect[w] - r[a] - 0.05 * t, 1e-14, "disk %zu, wall %zu", a + 1, w);
+                NEAR(g->g_t, -0.05, 1e-15, "disk %zu, wall %zu: G_t = -rdot", a + 1, w);
+            }
+        }
+        /* gradients and Hessians by central differences, every constraint */
+        double h = 1e-6, qs[14];
+        for (size_t i = 0; i < m.m; i++) {
+            pl_model_gap(&m, i, t, q, g);
+            for (size_t j = 0; j < n; j++) {
+                memcpy(qs, q, sizeof qs);
+                qs[j] += h;
+                pl_model_gap(&m, i, t, qs, gp);
+                qs[j] -= 2 * h;
+                pl_model_gap(&m, i, t, qs, gm);
+                worst_fd = fmax(worst_fd, fabs(g->grad[j] - (gp->g - gm->g) / (2 * h)));
+                for (size_t l = 0; l < n; l++)
+                    worst_fd = fmax(worst_fd, fabs(g->hess[l * n + j] - (gp->grad[l] - gm->grad[l]) / (2 * h)));
+            }
+        }
+        CHECK(worst_fd < 1e-7, "gradients and Hessians against central differences (worst %.2g)", worst_fd);
+        free(g);
+        free(gp);
+        free(gm);
+    }
+    pl_setting overlap[] = {{"config", 3}, {"W", 2.0}};
+    CHECK(pl_model_init(&m, &pl_case_spheres, overlap, 2, &err) == PL_ERR_INPUT && strstr(err.message, "overlap"),
+          "a layout with overlapping disks is refused: %s", err.message);
+    pl_setting outside[] = {{"b", 1.9}};
+    CHECK(pl_model_init(&m, &pl_case_spheres, outside, 1, &err) == PL_ERR_INPUT && strstr(err.message, "box"),
+          "a disk outside the box is refused: %s", err.message);
+    pl_setting pairN[] = {{"N", 3}};
+    CHECK(pl_model_init(&m, &pl_case_spheres, pairN, 1, &err) == PL_ERR_INPUT, "the pairs have N = 2: %s",
+          err.message);
+    pl_setting half[] = {{"config", 3}, {"N", 2.5}};
+    CHECK(pl_model_init(&m, &pl_case_spheres, half, 2, &err) == PL_ERR_INPUT, "N whole: %s", err.message);
+    pl_model_free(&m);
+}
+
+/* T3 head-on for every solver (equal masses: both at rest after t = 1; m1 = 3: both at 1/2). */
+static void test_head_on(void)
+{
+    const double masses[] = {1.0, 3.0};
+    for (int c = 0; c < 2; c++) {
+        double m1 = masses[c], vc = (m1 - 1.0) / (m1 + 1.0);
+        pl_setting s[] = {{"m1", m1}};
+        pl_model m = {0};
+        if (!init(&m, s, 1))
+            continue;
+        double W = 8.0, mid = 0.5 * W;
+        /* after the contact both move at vc: x1 = mid - 1/2 + vc (t - 1), x2 = mid + 1/2 + vc (t - 1) */
+        double x1_end = mid - 0.5 + vc * 3.0, x2_end = mid + 0.5 + vc * 3.0;
+        CHECK_NEAR(pl_model_limit_value(&m, PL_LIMIT_FIRST_IMPACT_TIME), 1.0, 1e-15, "limit_value: contact at t = 1");
+        pl_solution r;
+        pl_error err;
+        if (solve_limit(&m, 1e-12, 0, 0, &r, &err) == PL_OK) {
+            CHECK(r.nevents >= 1 && r.events[0].kind == PL_EVENT_IMPACT && r.events[0].constraint == 0,
+                  "m1 = %g: the first event is the pair's impact", m1);
+            if (r.nevents >= 1) {
+                NEAR(r.events[0].t, 1.0, 1e-12, "m1 = %g: limit contact time", m1);
+                NEAR(r.events[0].q[0], mid - 1.5 + 1.0, 1e-12, "m1 = %g: x1 at contact", m1);
+                NEAR(r.events[0].v_after[0], vc, 1e-12, "m1 = %g: limit u1+ = (m1 u1 + m2 u2)/(m1 + m2)", m1);
+                NEAR(r.events[0].v_after[2], vc, 1e-12, "m1 = %g: limit u2+", m1);
+                printf("T3 m1 = %g: limit contact at 1 + %.2g, u+ off by %.2g\n", m1, r.events[0].t - 1.0,
+                       fmax(fabs(r.events[0].v_after[0] - vc), fabs(r.events[0].v_after[2] - vc)));
+            }
+            NEAR(r.q_final[0], x1_end, 1e-10, "m1 = %g: limit x1(4)", m1);
+            NEAR(r.q_final[2], x2_end, 1e-10, "m1 = %g: limit x2(4)", m1);
+            NEAR(r.q_final[1], 2.0, 1e-14, "m1 = %g: limit y1(4) unchanged", m1);
+        } else
+            CHECK(0, "m1 = %g: limit: %s", m1, err.message);
+        pl_solution_free(&r);
+        /* the penalty: the deepest point 2/(e omega); at t = 4 the critically damped return has decayed */
+        const double mus[] = {1e6, 1e8};
+        for (int k = 0; k < 2; k++) {
+            double omega = sqrt(mus[k]);
+            if (solve_penalty(&m, mus[k], 1e-10, 0, 0, &r, &err) == PL_OK) {
+                CHECK(r.nepisodes == 1 && r.episodes[0].constraint == 0, "m1 = %g, mu = %g: one contact, the pair's", m1,
+                      mus[k]);
+                if (r.nepisodes >= 1) {
+                    NEAR(r.episodes[0].max_penetration, 2.0 / (M_E * omega), 1e-5 * 2.0 / (M_E * omega),
+                         "m1 = %g, mu = %g: deepest point 2/(e omega)", m1, mus[k]);
+                    NEAR(r.episodes[0].t_in, 1.0, 1e-12, "m1 = %g, mu = %g: entry at t = 1", m1, mus[k]);
+                    printf("T3 m1 = %g, penalty mu = %g: deepest point %.6g (2/(e omega) = %.6g)\n", m1, mus[k],
+                           r.episodes[0].max_penetration, 2.0 / (M_E * omega));
+                }
+                NEAR(r.q_final[0], x1_end, 1e-9, "m1 = %g, mu = %g: x1(4)", m1, mus[k]);
+                NEAR(r.v_final[0], vc, 1e-9, "m1 = %g, mu = %g: u1(4)", m1, mus[k]);
+                NEAR(r.v_final[2], vc, 1e-9, "m1 = %g, mu = %g: u2(4)", m1, mus[k]);
+            } else
+                CHECK(0, "m1 = %g, mu = %g: %s", m1, mus[k], err.message);
+            pl_solution_free(&r);
+        }
+        /* the schemes (inelastic): the common velocity after the contact; positions within h */
+        for (size_t s_ = 0; s_ < 3; s_++) {
+            double h = 1e-3;
+            if (solve_scheme(SCHEMES[s_], &m, h, 0, &r, &err) == PL_OK) {
+                NEAR(r.v_final[0], vc, 1e-12, "m1 = %g, %s: u1(4)", m1, SCHEMES[s_]->name);
+                NEAR(r.v_final[2], vc, 1e-12, "m1 = %g, %s: u2(4)", m1, SCHEMES[s_]->name);
+                NEAR(r.q_final[0], x1_end, 2.0 * h, "m1 = %g, %s: x1(4) within O(h)", m1, SCHEMES[s_]->name);
+                NEAR(r.q_final[2], x2_end, 2.0 * h, "m1 = %g, %s: x2(4) within O(h)", m1, SCHEMES[s_]->name);
+            } else
+                CHECK(0, "m1 = %g, %s: %s", m1, SCHEMES[s_]->name, err.message);
+            pl_solution_free(&r);
+        }
+        pl_model_free(&m);
+    }
+}
+
+/* T3 oblique (b = 0.6): contact at t = 1.1, u1+ = (0.36, -0.48), u2+ = (-0.36, 0.48); to t = 2.5,
+ * before disk 2 reaches the ceiling (y2 = 2.6 + 0.48 (t - 1.1) = H - r = 3.5 at t = 2.975). */
+static void test_oblique(void)
+{
+    pl_setting s[] = {{"b", 0.6}};
+    pl_model m = {0};
+    if (!init(&m, s, 1))
+        return;
+    double mid = 4.0, ts = 1.1, u1[2] = {0.36, -0.48}, u2[2] = {-0.36, 0.48}, T = 2.5;
+    /* at contact: x1 = mid - 1.5 + 1.1 = mid - 0.4, x2 = mid + 0.4, y1 = 2, y2 = 2.6 */
+    double q1c[2] = {mid - 0.4, 2.0}, q2c[2] = {mid + 0.4, 2.6};
+    CHECK_NEAR(pl_model_limit_value(&m, PL_LIMIT_FIRST_IMPACT_TIME), ts, 1e-15, "limit_value: contact at 1.1");
+    pl_solution r;
+    pl_error err;
+    if (solve_limit(&m, 1e-12, T, 0, &r, &err) == PL_OK) {
+        CHECK(r.nevents >= 1, "an impact");
+        if (r.nevents >= 1)
+            NEAR(r.events[0].t, ts, 1e-12, "oblique: contact time");
+        for (int j = 0; j < 2; j++) {
+            NEAR(r.q_final[j], q1c[j] + u1[j] * (T - ts), 1e-10, "oblique: limit q1[%d](2.5)", j);
+            NEAR(r.q_final[2 + j], q2c[j] + u2[j] * (T - ts), 1e-10, "oblique: limit q2[%d](2.5)", j);
+            NEAR(r.v_final[j], u1[j], 1e-10, "oblique: limit u1[%d]", j);
+        }
+    } else
+        CHECK(0, "oblique limit: %s", err.message);
+    pl_solution_free(&r);
+    /* The penalty: the normal approach speed 2 * 0.8 meets the same critically damped spring; the
+     * velocities after it are the limit's up to the turn of the normal during the contact (relative
+     * tangential speed 1.2 over a time ~1/omega at distance 1), O(V_n v_t/omega): 10/omega. */
+    if (solve_penalty(&m, 1e8, 1e-10, T, 0, &r, &err) == PL_OK) {
+        double omega = 1e4;
+        printf("oblique, penalty mu = 1e8: u1 off by (%.3g, %.3g), deepest point %.4g (1.6/(e omega) = %.4g)\n",
+               r.v_final[0] - u1[0], r.v_final[1] - u1[1], r.nepisodes ? r.episodes[0].max_penetration : NAN,
+               1.6 / (M_E * omega));
+        if (r.nepisodes >= 1)
+            NEAR(r.episodes[0].max_penetration, 1.6 / (M_E * omega), 0.05 * 1.6 / (M_E * omega),
+                 "oblique, mu = 1e8: deepest point 1.6/(e omega)");
+        for (int j = 0; j < 2; j++)
+            NEAR(r.v_final[j], u1[j], 10.0 / omega, "oblique, mu = 1e8: u1[%d]", j);
+    } else
+        CHECK(0, "oblique penalty: %s", err.message);
+    pl_solution_free(&r);
+    for (size_t s_ = 0; s_ < 3; s_++) {
+        if (solve_scheme(SCHEMES[s_], &m, 1e-4, T, &r, &err) == PL_OK)
+            for (int j = 0; j < 2; j++)
+                NEAR(r.v_final[j], u1[j], 10.0 * 1e-4, "oblique, %s h = 1e-4: u1[%d] within 10 h", SCHEMES[s_]->name, j);
+        else
+            CHECK(0, "oblique %s: %s", SCHEMES[s_]->name, err.message);
+        pl_solution_free(&r);
+    }
+    pl_model_free(&m);
+}
+
+/* T5: contact at 2.5, then x1 = W/2 - 1/2 - (t - 2.5)/10, x2 = W/2 + 1/2 + (t - 2.5)/10. */
+static double t5_x1(double t)
+{
+    return t <= 2.5 ? 3.5 : 3.5 - 0.1 * (t - 2.5);
+}
+
+static void test_growing(void)
+{
+    pl_setting s[] = {{"config", 2}};
+    pl_model m = {0};
+    if (!init(&m, s, 1))
+        return;
+    CHECK_NEAR(pl_model_limit_value(&m, PL_LIMIT_FIRST_IMPACT_TIME), 2.5, 1e-14, "limit_value: contact at 2.5");
+    pl_solution r;
+    pl_error err;
+    if (solve_limit(&m, 1e-12, 0, 0, &r, &err) == PL_OK) {
+        CHECK(r.nevents >= 1 && r.events[0].kind == PL_EVENT_IMPACT, "T5: an impact");
+        if (r.nevents >= 1) {
+            NEAR(r.events[0].t, 2.5, 1e-12, "T5: limit contact time");
+            NEAR(r.events[0].gdot_before, -0.2, 1e-14, "T5: approached at G_t = -0.2 by the radii alone");
+            NEAR(r.events[0].v_after[0], -0.1, 1e-10, "T5: limit u1+ = -0.1");
+            NEAR(r.events[0].v_after[2], 0.1, 1e-10, "T5: limit u2+ = 0.1");
+        }
+        double worst = 0.0, worst_g = 0.0;
+        for (size_t row = 0; row < r.traj.nrows; row++) {
+            const double *y = pl_table_row(&r.traj, row);
+            worst = fmax(worst, fabs(y[2] - t5_x1(y[0])) + fabs(y[4] - (8.0 - t5_x1(y[0]))));
+            if (y[0] > 2.5)
+                worst_g = fmax(worst_g, fabs(y[pl_col_g(r.n, r.m)]));
+        }
+        CHECK(worst < 1e-12, "T5: limit positions on the closed form at every row (worst %.2g)", worst);
+        printf("T5: limit positions off the closed form by at most %.3g, |G| after the contact %.3g\n", worst, worst_g);
+        CHECK(worst_g < 1e-12, "T5: G = 0 after the contact (worst %.2g)", worst_g);
+        NEAR(r.q_final[0], t5_x1(4.0), 1e-10, "T5: limit x1(4) = 3.35");
+    } else
+        CHECK(0, "T5 limit: %s", err.message);
+    pl_solution_free(&r);
+    /* Schemes, with 2.5 on their grid (h = 1e-3) and off it (h = 0.0011).  At rest before the contact,
+     * Maury's and Paoli's iterates are exact; at the first step past 2.5 both land on G(t_{n+1}) = 0
+     * (Maury: u = -+G(t_{n+1}, q^n)/(2h); Paoli: the projection of the rest position), and after it
+     * stay there (Maury: G(t_{n+1}, q^n) = -h/5, so u = -+0.1; Paoli: the extrapolation 2 U^n - U^{n-1}
+     * is on or inside the next boundary, projected onto it): exact at every step.  Moreau-Jean's
+     * index set takes the contact at most a step late and its positions move by h (v_n + v_{n+1})/2:
+     * they lag the closed form by at most one step of it, h/10; its velocities are exactly -+0.1 (the
+     * impact law Gdot = G_t + u2 - u1 = 0). */
+    const double hs[] = {1e-3, 0.0011};
+    for (int k = 0; k < 2; k++)
+        for (size_t s_ = 0; s_ < 3; s_++) {
+            if (solve_scheme(SCHEMES[s_], &m, hs[k], 0, &r, &err) != PL_OK) {
+                CHECK(0, "T5 %s: %s", SCHEMES[s_]->name, err.message);
+                pl_solution_free(&r);
+                continue;
+            }
+            int exact = SCHEMES[s_] != &pl_solver_moreau_jean;
+            double tol = exact ? 1e-12 : 0.1 * hs[k], worst = 0.0;
+            for (size_t row = 0; row < r.traj.nrows; row++) {
+                const double *y = pl_table_row(&r.traj, row);
+                worst = fmax(worst, fabs(y[2] - t5_x1(y[0])));
+            }
+            CHECK(worst <= tol, "T5 %s h = %g: x1 within %.2g of the closed form (worst %.3g)", SCHEMES[s_]->name, hs[k],
+                  tol, worst);
+            printf("T5: %s h = %g: x1 off the closed form by at most %.3g\n", SCHEMES[s_]->name, hs[k], worst);
+            /* (Paoli's velocity is a difference quotient: round-off eps |q|/h) */
+            NEAR(r.v_final[0], -0.1, 1e-11, "T5 %s h = %g: u1(4)", SCHEMES[s_]->name, hs[k]);
+            NEAR(r.v_final[2], 0.1, 1e-11, "T5 %s h = %g: u2(4)", SCHEMES[s_]->name, hs[k]);
+            pl_solution_free(&r);
+        }
+    /* The penalty converges to it in a sweep: sup |q - q_lim| = 1/(10 e omega), rate 1/2. */
+    double mu[] = {1e4, 1e5, 1e6, 1e7, 1e8};
+    pl_sweep sw;
+    pl_sweep_opts o = {.solver = &pl_solver_penalty, .jobs = 2, .with_limit = 1};
+    pl_solve_opts_init(&o.base, &pl_solver_penalty, &m, NAN);
+    o.base.samples = 0;
+    if (pl_sweep_run(&m, mu, 5, &o, &sw, &err) == PL_OK) {
+        CHECK(sw.failures == 0, "T5 sweep: no failures");
+        const pl_sweep_quantity *d = &sw.q[PL_Q_LIMIT_SUP_Q];
+        for (size_t k = 0; k < 5; k++) {
+            double expect = 0.1 / (M_E * sqrt(mu[k]));
+            NEAR(d->values[k], expect, 0.02 * expect, "T5 sweep, mu = %g: sup |q - q_lim| = 1/(10 e omega)", mu[k]);
+        }
+        CHECK(fabs(d->conv.rate - 0.5) < 0.01, "T5 sweep: rate 1/2 (%.4f)", d->conv.rate);
+        const pl_sweep_quantity *t1 = &sw.q[PL_Q_FIRST_IMPACT_TIME];
+        CHECK(fabs(t1->conv.limit - 2.5) < 1e-14, "T5 sweep: first contact's limit is the closed form 2.5");
+        pl_sweep_free(&sw);
+    } else
+        CHECK(0, "T5 sweep: %s", err.message);
+    pl_model_free(&m);
+}
+
+/* Maury's iterates are admissible at every step (their Prop. 2.1): on the box under gravity, on a
+ * box of 3 rows (stacks), and with growing radii.  Moreau-Jean's, whose constraint is on velocities,
+ * are not (the check can fail). */
+static void test_feasibility(void)
+{
+    const struct {
+        pl_setting s[5];
+        size_t ns;
+        const char *what;
+    } cases[] = {
+        {{{"config", 3}, {"g", 9.81}}, 2, "box of 12 under gravity"},
+        {{{"config", 3}, {"g", 9.81}, {"cols", 4}}, 3, "3 rows of 4 under gravity"},
+        {{{"config", 3}, {"g", 9.81}, {"rdot", 0.01}}, 3, "box of 12 growing by 0.01"},
+        {{{"config", 2}}, 1, "growing pair (T5)"},
+    };
+    const double t_ends[] = {2.0, 2.0, 2.0, 4.0};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        pl_model m = {0};
+        if (!init(&m, cases[c].s, cases[c].ns))
+            continue;
+        pl_solution r;
+        pl_error err;
+        double h = 1e-3, t_end = t_ends[c], t_at = NAN;
+        size_t which = 0;
+        if (solve_scheme(&pl_solver_maury, &m, h, t_end, &r, &err) == PL_OK) {
+            /* round-off of G: its terms are distances and coordinates up to the box's size */
+            double size = 0.0, *q0 = calloc(2 * m.n, sizeof *q0);
+            if (q0) {
+                pl_model_initial_state(&m, q0, q0 + m.n);
+                for (size_t j = 0; j < m.n; j++)
+                    size = fmax(size, fabs(q0[j]));
+                free(q0);
+            }
+            double worst = min_gap(&r, &t_at, &which), floor_g = -64.0 * DBL_EPSILON * (size + 1.0);
+            CHECK(worst >= floor_g, "%s: Maury's iterates admissible, min G = %.3g (constraint %zu at t = %g) >= %.2g",
+                  cases[c].what, worst, which + 1, t_at, floor_g);
+            printf("feasibility, %s: Maury min G = %.3g over %zu steps\n", cases[c].what, worst, r.traj.nrows - 1);
+        } else
+            CHECK(0, "%s, Maury: %s", cases[c].what, err.message);
+        pl_solution_free(&r);
+        if (c == 0 && solve_scheme(&pl_solver_moreau_jean, &m, h, t_end, &r, &err) == PL_OK) {
+            double worst = min_gap(&r, NULL, NULL);
+            CHECK(worst < -1e-6, "%s: Moreau-Jean's iterates penetrate (min G = %.3g): the check discriminates",
+                  cases[c].what, worst);
+            pl_solution_free(&r);
+        }
+        pl_model_free(&m);
+    }
+}
+
+/* 12 disks in a box under gravity (one row, each moving at 0.5 in its own direction) settle on the
+ * floor through every solver, with no penetration beyond each solver's own scale: the penalty's
+ * impacts V_n/(e omega) (V_n <= the case's V; resting contacts g m/(k mu m_eff), smaller), the limit
+ * solution's tolerance of missed crossings 1e-9 L, Paoli's projection (1e-14), Maury's round-off,
+ * Moreau-Jean's one step of approach h V. */
+static void test_box(void)
+{
+    pl_setting s[] = {{"config", 3}, {"g", 9.81}};
+    pl_model m = {0};
+    if (!init(&m, s, 2))
+        return;
+    double V = m.v_scale, L = m.v_scale * m.v_scale / m.a_scale, t_end = 4.0, worst[2];
+    pl_solution r;
+    pl_error err;
+    /* every disk rests on the floor at the end: y_a = r_a, no vertical velocity */
+    const double mus[] = {1e6, 1e8};
+    for (int k = 0; k < 2; k++) {
+        if (solve_penalty(&m, mus[k], 1e-8, t_end, 0, &r, &err) != PL_OK) {
+            CHECK(0, "box, penalty mu = %g: %s", mus[k], err.message);
+            pl_solution_free(&r);
+            continue;
+        }
+        double omega = sqrt(mus[k]);
+        worst[k] = -min_gap(&r, NULL, NULL);
+        CHECK(worst[k] <= V / (M_E * omega), "box, penalty mu = %g: worst penetration %.3g <= V/(e omega) = %.3g", mus[k],
+              worst[k], V / (M_E * omega));
+        printf("box: penalty mu = %g worst penetration %.4g (V/(e omega) = %.4g), %zu episodes, %.2f s\n", mus[k],
+               worst[k], V / (M_E * omega), r.nepisodes, r.stats.wall_seconds);
+        pl_solution_free(&r);
+    }
+    /* the deepest is an impact: V_n/(e omega), a factor 10 apart */
+    NEAR(worst[0] / worst[1], 10.0, 0.5, "box: worst penetration ~ mu^-1/2 (mu = 1e6, 1e8)");
+    pl_solution lim;
+    int have_lim = solve_limit(&m, 1e-12, t_end, 0, &lim, &err) == PL_OK;
+    CHECK(have_lim, "box, limit: %s", err.message);
+    if (have_lim) {
+        double w = -min_gap(&lim, NULL, NULL);
+        CHECK(w <= 1e-9 * L, "box, limit: worst penetration %.3g <= 1e-9 L = %.3g", w, 1e-9 * L);
+        printf("box: limit worst penetration %.3g, %zu events\n", w, lim.nevents);
+    }
+    const double tol[3] = {1e-3 * V, 1e-12 * L, 1e-12 * L}; /* Moreau-Jean h V at h = 1e-3; Paoli; Maury */
+    for (size_t s_ = 0; s_ < 3; s_++) {
+        if (solve_scheme(SCHEMES[s_], &m, 1e-3, t_end, &r, &err) != PL_OK) {
+            CHECK(0, "box, %s: %s", SCHEMES[s_]->name, err.message);
+            pl_solution_free(&r);
+            continue;
+        }
+        double w = -min_gap(&r, NULL, NULL);
+        CHECK(w <= tol[s_], "box, %s h = 1e-3: worst penetration %.3g <= %.2g", SCHEMES[s_]->name, w, tol[s_]);
+        printf("box: %s h = 1e-3 worst penetration %.3g\n", SCHEMES[s_]->name, w);
+        /* settled: on the floor with no vertical motion (Moreau-Jean: to its penetration) */
+        double off = 0.0, vy = 0.0;
+        pl_gap *g = pl_gap_new(1, m.n, 0);
+        for (size_t a = 0; a < 12; a++) {
+            pl_model_gap(&m, 66 + 4 * a + 2, t_end, r.q_final, g);
+            off = fmax(off, fabs(g->g));
+            vy = fmax(vy, fabs(r.v_final[2 * a + 1]));
+        }
+        free(g);
+        CHECK(off <= fmax(w, 1e-12) && vy <= 1e-9, "box, %s: settled on the floor (|G| <= %.2g, |v_y| <= %.2g)",
+              SCHEMES[s_]->name, off, vy);
+        pl_solution_free(&r);
+    }
+    if (have_lim) {
+        double off = 0.0, vy = 0.0;
+        pl_gap *g = pl_gap_new(1, m.n, 0);
+        for (size_t a = 0; a < 12; a++) {
+            pl_model_gap(&m, 66 + 4 * a + 2, t_end, lim.q_final, g);
+            off = fmax(off, fabs(g->g));
+            vy = fmax(vy, fabs(lim.v_final[2 * a + 1]));
+        }
+        free(g);
+        CHECK(off <= 1e-9 * L && vy <= 1e-9, "box, limit: settled on the floor (|G| <= %.2g, |v_y| <= %.2g)", off, vy);
+    }
+    pl_solution_free(&lim);
+    pl_model_free(&m);
+}
+
+/* The default sweep (mu = 1e2 ... 1e10) of the default case (T3) completes. */
+static void test_default_sweep(void)
+{
+    pl_model m = {0};
+    if (!init(&m, NULL, 0))
+        return;
+    double mu[9];
+    for (int k = 0; k < 9; k++)
+        mu[k] = pow(10.0, 2 + k);
+    pl_sweep sw;
+    pl_error err;
+    pl_sweep_opts o = {.solver = &pl_solver_penalty, .jobs = 2, .with_limit = 1};
+    pl_solve_opts_init(&o.base, &pl_solver_penalty, &m, NAN);
+    o.base.samples = 0;
+    CHECK(pl_sweep_run(&m, mu, 9, &o, &sw, &err) == PL_OK && sw.failures == 0, "default sweep: %s",
+          sw.failures ? "a run failed" : err.message);
+    /* sup |q - q_lim| = 1/(e omega) from mu = 1e4 on */
+    for (size_t k = 2; k < 9; k++)
+        NEAR(sw.q[PL_Q_LIMIT_SUP_Q].values[k], 1.0 / (M_E * sqrt(mu[k])), 0.02 / (M_E * sqrt(mu[k])),
+             "default sweep, mu = %g: sup |q - q_lim| = 1/(e omega)", mu[k]);
+    pl_sweep_free(&sw);
+    pl_model_free(&m);
+}
+
+int main(void)
+{
+    check_init();
+    test_model();
+    test_head_on();
+    test_oblique();
+    test_growing();
+    test_feasibility();
+    test_box();
+    test_default_sweep();
+    return check_finish("test_spheres");
+}
