@@ -23,12 +23,14 @@
  *   2  growing pair: two disks of radius r = 0.25 at rest at x = W/2 -/+ 0.5, growing at rdot = 0.1:
  *      contact at t = 2.5, then pushed apart at 0.1 each;
  *   3  box: N disks (12) of radii r (1 + dr s_i), s_i = 2 frac(0.618034 i) - 1 (i = 0..N-1, a fixed
- *      spread in [-1, 1) so that no two rows are alike), on ceil(N/c) rows of c = ceil(sqrt(N)) columns,
- *      column j of row k at x = (j + 1/2) W/c + (-1)^k 0.1 r, y = (1.5 + 3k) r (1 + dr), moving at v
- *      along the direction 2.4 i + 0.5 (radians).
+ *      spread in [-1, 1), so that no two disks are alike), on ceil(N/c) rows of c = cols disks
+ *      (default N: one row), column j of row k at x = (j + 1/2) W/c + (-1)^k 0.1 r,
+ *      y = (1.5 + 3k) r (1 + dr), moving at v (0.5) along the direction 2.4 i + 0.5 (radians), in a
+ *      box of 0.25 c by 0.3 rows + 0.2.
  * The decision: presets plus scalar overrides rather than per-disk parameters, since a case has at
  * most 32 parameters; the presets reproduce the test problems of the notes on the paper (T3, T5) and
- * the settling box. */
+ * a box that settles under gravity (--set g=9.81).  The box is one row by default: with stacked rows
+ * the limit solution meets cascades of impacts it does not follow to the end (docs/cases.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -138,6 +138,7 @@ static void test_model(void)
         free(gp);
         free(gm);
     }
+    pl_model_free(&m);
     pl_setting overlap[] = {{"config", 3}, {"W", 2.0}};
     CHECK(pl_model_init(&m, &pl_case_spheres, overlap, 2, &err) == PL_ERR_INPUT && strstr(err.message, "overlap"),
           "a layout with overlapping disks is refused: %s", err.message);
@@ -356,6 +357,8 @@ static void test_growing(void)
             NEAR(d->values[k], expect, 0.02 * expect, "T5 sweep, mu = %g: sup |q - q_lim| = 1/(10 e omega)", mu[k]);
         }
         CHECK(fabs(d->conv.rate - 0.5) < 0.01, "T5 sweep: rate 1/2 (%.4f)", d->conv.rate);
+        printf("T5 sweep: sup |q - q_lim| rate %.4f, at mu = 1e8 %.4g (1/(10 e omega) = %.4g)\n", d->conv.rate,
+               d->values[4], 0.1 / (M_E * 1e4));
         const pl_sweep_quantity *t1 = &sw.q[PL_Q_FIRST_IMPACT_TIME];
         CHECK(fabs(t1->conv.limit - 2.5) < 1e-14, "T5 sweep: first contact's limit is the closed form 2.5");
         pl_sweep_free(&sw);
@@ -452,7 +455,7 @@ static void test_box(void)
     if (have_lim) {
         double w = -min_gap(&lim, NULL, NULL);
         CHECK(w <= 1e-9 * L, "box, limit: worst penetration %.3g <= 1e-9 L = %.3g", w, 1e-9 * L);
-        printf("box: limit worst penetration %.3g, %zu events\n", w, lim.nevents);
+        printf("box: limit worst penetration %.3g (1e-9 L = %.3g, V = %.4g), %zu events\n", w, 1e-9 * L, V, lim.nevents);
     }
     const double tol[3] = {1e-3 * V, 1e-12 * L, 1e-12 * L}; /* Moreau-Jean h V at h = 1e-3; Paoli; Maury */
     for (size_t s_ = 0; s_ < 3; s_++) {
