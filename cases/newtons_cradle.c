@@ -28,7 +28,7 @@
 enum { NB, R, VEL, E, XI, K, NPAR };
 
 static const pl_param_spec params[NPAR] = {
-    {"N", 3.0, 2.0, PL_SIZE_LIMIT_DOF, 0, "number of balls (a whole number >= 2): N dofs, N - 1 gaps"},
+    {"N", 3.0, 2.0, 100.0, 0, "number of balls (a whole number, 2 to 100: dense algebra): N dofs, N - 1 gaps"},
     {"r", 0.125, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "radius of every ball"},
     {"V", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "velocity of ball 0, which starts at distance V from ball 1"},
     PL_LAW_PARAMS(1.0),

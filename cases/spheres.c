@@ -43,7 +43,7 @@ enum { HEAD_ON = 1, GROWING = 2, BOX = 3 };
 
 static const pl_param_spec params[NPAR] = {
     {"config", 1.0, 1.0, 3.0, 0, "layout: 1 head-on pair (T3), 2 growing pair (T5), 3 box of N disks"},
-    {"N", NAN, 1.0, 1000.0, PL_PARAM_DERIVED, "number of disks (config 3; default 12; the pairs have 2)"},
+    {"N", NAN, 1.0, 100.0, PL_PARAM_DERIVED, "number of disks (config 3, at most 100: N(N - 1)/2 + 4N constraints; default 12; the pairs have 2)"},
     {"cols", NAN, 1.0, 1000.0, PL_PARAM_DERIVED, "config 3: disks per row (default N: one row)"},
     {"r", NAN, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_DERIVED,
      "radius at t = 0 (default 0.5, 0.25, 0.08 for config 1, 2, 3)"},
