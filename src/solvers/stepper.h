@@ -25,6 +25,8 @@ typedef struct {
     int (*jacobian)(double t, const double *y, double *J, void *user); /* size x size, row-major; NULL:
                                                                             difference quotients (BDF) */
     int (*roots)(double t, const double *y, double *g, void *user);
+    /* Optional: root function k alone into *g (a search for one root needs no other). */
+    int (*root)(double t, const double *y, int k, double *g, void *user);
     int nroots;
     /* Optional, for a multistep stepper: the highest order to use for a step of size h (0: its
        own maximum), asked before every step.  NULL: no limit. */

@@ -179,13 +179,20 @@ static double root_value(double tau, void *p)
         if (f->memo[j][0] == tau)
             return f->memo[j][1];
     const double *y = f->cheap ? hermite(r, tau) : reintegrate(r, tau);
-    double *g = r->groot;
-    if (!y || r->spec.roots(tau, y, g, r->spec.user))
+    double g;
+    if (!y)
         return NAN;
+    if (r->spec.root) {
+        if (r->spec.root(tau, y, f->k, &g, r->spec.user))
+            return NAN;
+    } else if (r->spec.roots(tau, y, r->groot, r->spec.user))
+        return NAN;
+    else
+        g = r->groot[f->k];
     f->memo[f->next][0] = tau;
-    f->memo[f->next][1] = g[f->k];
+    f->memo[f->next][1] = g;
     f->next ^= 1;
-    return g[f->k];
+    return g;
 }
 
 /* Where precise function k crosses 0 in the last step, from its estimate on the interpolant.
@@ -384,6 +391,12 @@ static int step(pl_stepper *s, double t_stop, pl_error *err)
         r->dense_t = r->exact_t = NAN;
         double next = h * fmax(MIN_SHRINK, fmin(factor, growth));
         r->h = last ? fmax(next, r->h) : next; /* a step cut at t_stop says nothing of the next */
+        /* The next step's first stage now rather than then: the roots and the solver's record at
+         * the step's end may use it (its forces), and it is lost only if a root cuts the step. */
+        if (!derivative_at_end(r) && r->rhs_status < 0) {
+            pl_fail(err, PL_ERR_SOLVER, "the right-hand side failed at t = %.17g (%s)", s->t, r->spec.context);
+            return -1;
+        }
         return find_roots(r, err);
     }
 }

@@ -62,6 +62,11 @@ typedef struct {
                                    (NAN until the first settled phase needs it) */
     double *force_side;         /* +1 or -1: the sign of lambda_i since its last root */
     double *force_noise;        /* the round-off of lambda_i in this contact */
+    size_t single_active;       /* the one active constraint, or m if none or several (modes_changed) */
+    unsigned modes;             /* counts the changes of the contact modes */
+    double rhs_t;               /* the state of the last right-hand side, whose forces f_rhs holds: */
+    unsigned rhs_modes;         /* with these modes, */
+    double *rhs_y;              /* at this (q, v) (2n) */
     long bdf_held;              /* consecutive BDF steps held at order 2 for stability */
     int bdf_futile;             /* BDF given up for the present contact set (see choose) */
     /* scratch */
@@ -85,6 +90,22 @@ static int evaluate_forces(const run_ctx *c, double t, const double *q, const do
     return pl_penalized_forces(&c->field, t, q, v, f);
 }
 
+/* The forces at the state y into scratch, or those of the last right-hand side if it was at y: the
+ * Runge-Kutta stepper evaluates the right-hand side at a step's end (the next step's first stage)
+ * before the roots and the record there need the same forces.  NULL if M(q) is not positive
+ * definite. */
+static const pl_forces *forces_at(run_ctx *c, double t, const double *y, pl_forces *scratch)
+{
+    if (c->rhs_t == t && c->rhs_modes == c->modes) {
+        size_t j = 0, n2 = 2 * c->n;
+        while (j < n2 && c->rhs_y[j] == y[j])
+            j++;
+        if (j == n2)
+            return &c->f_rhs;
+    }
+    return evaluate_forces(c, t, Q(y), V(y, c), scratch) ? NULL : scratch;
+}
+
 static pl_status alloc_ctx(run_ctx *c, pl_error *err)
 {
     size_t n = c->n, m = c->m;
@@ -98,7 +119,7 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
     int ok = 1;
     for (size_t k = 0; k < sizeof gaps / sizeof *gaps; k++)
         ok &= (*gaps[k] = pl_gap_new(1, n, 0)) != NULL;
-    c->block = calloc(10 * m + 5 * n + n * n, sizeof *c->block);
+    c->block = calloc(10 * m + 7 * n + n * n, sizeof *c->block);
     if (!ok || !c->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
     double *p = c->block;
@@ -111,6 +132,8 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
     c->fp_weights = p, p += n;
     c->fp_accel = p, p += n;
     c->fp_dense = p, p += n;
+    c->rhs_y = p, p += 2 * n;
+    c->rhs_t = NAN;
     c->fp_v_accel = p;
     return PL_OK;
 }
@@ -137,37 +160,60 @@ static void free_ctx(run_ctx *c)
  * stage is only low-order accurate, so a stage may land on the far side), which cost Delta Gamma of
  * an impact 1e-6 at rtol 1e-8.  With several active constraints the sum vanishes only where all
  * forces do, and |.| is smooth. */
-static double gamma_rate_sign(const run_ctx *c, const pl_forces *f)
+/* After a change of the contact modes. */
+static void modes_changed(run_ctx *c)
 {
-    size_t active = 0, i_active = 0;
+    size_t count = 0;
+    c->single_active = c->m;
     for (size_t i = 0; i < c->m; i++)
-        if (c->field.active[i])
-            active++, i_active = i;
-    if (active != 1)
-        return 1.0;
-    return f->lambda[i_active] * c->force_side[i_active] < 0.0 ? -1.0 : 1.0;
+        if (c->field.active[i] && ++count == 1)
+            c->single_active = i;
+    if (count != 1)
+        c->single_active = c->m;
 }
 
+static double gamma_rate_sign(const run_ctx *c, const pl_forces *f)
+{
+    size_t i = c->single_active;
+    if (i >= c->m)
+        return 1.0;
+    return f->lambda[i] * c->force_side[i] < 0.0 ? -1.0 : 1.0;
+}
+
+/* (Plain loops throughout: at a few dofs the calls of memcpy and friends cost more than the
+ * loops, and this runs at every stage of every step.) */
 static int rhs(double t, const double *y, double *yd, void *user)
 {
     run_ctx *c = user;
-    size_t n = c->n;
+    size_t n = c->n, m = c->m;
     pl_forces *f = &c->f_rhs;
+    c->rhs_t = NAN;
     if (evaluate_forces(c, t, Q(y), V(y, c), f))
         return -1;
+    c->rhs_t = t;
+    c->rhs_modes = c->modes;
+    for (size_t j = 0; j < 2 * n; j++)
+        c->rhs_y[j] = y[j];
     int any = 0;
     /* the forces' arrays are not yd's (restrict: see pl_penalized_forces) */
-    const double *restrict fp = f->fp, *restrict a = f->a, *restrict ac = f->ac;
+    const double *restrict fp = f->fp, *restrict a = f->a, *restrict ac = f->ac, *restrict lambda = f->lambda;
+    int finite = 1;
     for (size_t j = 0; j < n; j++) {
         yd[j] = fp[j];
         yd[n + j] = a[j] + ac[j];
         any |= ac[j] != 0.0;
+        finite &= isfinite(yd[j]) && isfinite(yd[n + j]);
     }
-    GAMMA(yd, c) = any ? 1.0 + gamma_rate_sign(c, f) * pl_norm(ac, n) : 1.0;
-    memcpy(IMPULSE(yd, c), f->lambda, c->m * sizeof *yd);
+    double gamma = any ? 1.0 + gamma_rate_sign(c, f) * pl_norm(ac, n) : 1.0;
+    GAMMA(yd, c) = gamma;
+    double *impulse = IMPULSE(yd, c);
+    for (size_t i = 0; i < m; i++) {
+        impulse[i] = lambda[i];
+        finite &= isfinite(lambda[i]);
+    }
     /* A state gone non-finite gives a non-finite derivative: recoverable, the stepper retries
      * with a smaller step. */
-    return pl_all_finite(yd, c->N) ? 0 : 1;
+    return finite && isfinite(gamma) ? 0 : 1;
 }
 
 /* The Jacobian of (q, v) (analytic); Gamma and the impulses do not act on the motion, and their rows
@@ -206,6 +252,29 @@ static double noise_of_gap(const run_ctx *c, const pl_gap *gap, const double *q)
  * -noise and ends where it passes +noise.  Along a near-tangential motion (a lift-off where the
  * table's acceleration just exceeds g) G_i changes sign at round-off level every step, which cost
  * a restart per step of 1e-12 s; the switches move by noise/|Gdot_i| (1e-15 s for an impact). */
+/* Root function k of roots alone. */
+static int root(double t, const double *y, int k, double *g, void *user)
+{
+    run_ctx *c = user;
+    size_t m = c->m, i = (size_t)k % m;
+    if ((size_t)k < m) {
+        pl_gap *gap = c->gap_roots;
+        pl_model_gap(c->model, i, t, Q(y), gap);
+        double noise = noise_of_gap(c, gap, Q(y));
+        *g = c->field.active[i] ? gap->g - noise : gap->g + noise;
+        return 0;
+    }
+    if (!c->field.active[i]) {
+        *g = 1.0;
+        return 0;
+    }
+    const pl_forces *f = forces_at(c, t, y, &c->f_roots);
+    if (!f)
+        return -1;
+    *g = f->lambda[i] + c->force_side[i] * c->force_noise[i];
+    return 0;
+}
+
 static int roots(double t, const double *y, double *g, void *user)
 {
     run_ctx *c = user;
@@ -221,8 +290,8 @@ static int roots(double t, const double *y, double *g, void *user)
         any |= c->field.active[i];
     if (!any)
         return 0;
-    pl_forces *f = &c->f_roots;
-    if (evaluate_forces(c, t, Q(y), V(y, c), f))
+    const pl_forces *f = forces_at(c, t, y, &c->f_roots);
+    if (!f)
         return -1;
     for (size_t i = 0; i < c->m; i++)
         if (c->field.active[i])
@@ -352,10 +421,10 @@ static void free_run(run *r)
 static void contact_state(run_ctx *c, double t, const double *y, double *g, double *gdot, double *lambda,
                           pl_gap *gaps)
 {
-    pl_forces *f = &c->f_state;
+    const pl_forces *f = &c->f_state;
     if (!lambda)
-        pl_model_velocity_map(c->model, t, Q(y), V(y, c), f->fp, NULL, NULL, NULL);
-    else if (evaluate_forces(c, t, Q(y), V(y, c), f)) { /* M(q) not positive definite: no state */
+        pl_model_velocity_map(c->model, t, Q(y), V(y, c), c->f_state.fp, NULL, NULL, NULL);
+    else if (!(f = forces_at(c, t, y, &c->f_state))) { /* M(q) not positive definite: no state */
         for (size_t i = 0; i < c->m; i++) {
             g[i] = gdot[i] = lambda[i] = NAN;
             if (gaps)
@@ -924,6 +993,8 @@ static pl_status switch_mode(run *r, size_t i, int active, double t, const doubl
     if (r->ctx.field.active[i] == active)
         return PL_OK;
     r->ctx.field.active[i] = active;
+    r->ctx.modes++;
+    modes_changed(&r->ctx);
     r->ctx.bdf_held = 0;
     r->ctx.bdf_futile = 0;
     if (active) {
@@ -1019,7 +1090,7 @@ static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
 {
     run_ctx *c = &r->ctx;
     pl_stepper_spec spec = {.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = rhs, .weights = error_weights,
-                            .jacobian = jacobian, .roots = roots, .nroots = (int)(2 * c->m),
+                            .jacobian = jacobian, .roots = roots, .root = root, .nroots = (int)(2 * c->m),
                             .napprox = (int)c->m, .root_ulps = 4.0, .max_order = bdf_max_order, .user = c,
                             .context = r->context};
     pl_status s = pl_stepper_rk_new(&r->rk, &spec, err);
@@ -1089,6 +1160,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
         c->field.active[i] = pl_model_initially_active(model, c->field.work, i, 0.0, Q(y0), V(y0, c));
         r.open[i] = -1;
     }
+    modes_changed(c);
 
     s = setup_steppers(&r, y0, e);
     if (s == PL_OK)
