@@ -86,7 +86,9 @@ static void test_isolated_impact(void)
             CHECK_NEAR((ep->t_out - ep->t_in) * b / M_PI, 1.0, 1e-6, what);
             snprintf(what, sizeof what, "max penetration xi=%g mu=%g (relative)", xi, mu);
             double pen = V / om * exp(-xi * acos(xi) / sqrt(1 - xi * xi));
-            CHECK_NEAR(ep->max_penetration / pen, 1.0, 1e-6, what);
+            /* To 1e-8 (rtol): the extremum is refined from the re-integrated state by a Newton step;
+             * located on the interpolant alone it was off by ~2e-8. */
+            CHECK_NEAR(ep->max_penetration / pen, 1.0, 1e-8, what);
             snprintf(what, sizeof what, "impulse xi=%g mu=%g (relative)", xi, mu);
             CHECK_NEAR(ep->impulse / ((1 + e) * V), 1.0, 1e-6, what);
             /* Delta Gamma = duration + total variation of Gdot; the force changes sign at b t*. */

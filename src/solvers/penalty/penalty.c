@@ -17,6 +17,7 @@
  *     when overdamped) the decay rate of the contact oscillation: the physical transient, resolved.
  *   - any contact switch (a root) hands the integration back to the Runge-Kutta pair. */
 #include <float.h>
+#include <gsl/gsl_poly.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -364,7 +365,7 @@ typedef struct {
     /* scratch (m or N each, once per run) */
     double *row;                     /* a trajectory row */
     pl_gap *row_gaps;                /* the gaps of a row (Hessians shared) */
-    double *g_scan, *gdot_a, *gdot_b; /* scan_missed_crossings */
+    double *g_scan, *g_a, *gdot_a, *gdot_b; /* scan_missed_crossings */
     double *gdot_samples;             /* find_missed_crossing: m x (FLIGHT_SAMPLES - 1) */
     double *g_switch, *gdot_switch;   /* switch_at */
     int *direction, *flags;           /* switch_at; the int blocks */
@@ -381,7 +382,7 @@ static pl_status alloc_run(run *r, pl_error *err)
         return s;
     r->flags = calloc(3 * m, sizeof *r->flags);
     r->row_gaps = pl_gap_new(m, n, 0);
-    r->block = calloc((10 + FLIGHT_SAMPLES) * m + 5 * N + pl_ncols(n, m), sizeof *r->block);
+    r->block = calloc((11 + FLIGHT_SAMPLES) * m + 5 * N + pl_ncols(n, m), sizeof *r->block);
     if (!r->flags || !r->row_gaps || !r->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
     r->open = r->flags, r->shared = r->open + m, r->direction = r->shared + m;
@@ -390,6 +391,7 @@ static pl_status alloc_run(run *r, pl_error *err)
     r->prev_g = p, p += m;
     r->prev_gdot = p, p += m;
     r->g_scan = p, p += m;
+    r->g_a = p, p += m;
     r->gdot_a = p, p += m;
     r->gdot_b = p, p += m;
     r->gdot_samples = p, p += FLIGHT_SAMPLES * m;
@@ -813,7 +815,7 @@ static double sampled_gap_rate(run *r, int *sampled, int j, double s, size_t i)
  * (coupled contacts oscillate faster than each alone).  So in a contact that settles under
  * Runge-Kutta (the transient at low mu: 22 periods for the default ball at mu = 1e4, 87 at 1e6)
  * the extrema after the first are settled on the interpolant. */
-static int needs_exact_extremum(run *r, size_t i, double te, double ta, double tb, int minimum)
+static int needs_exact_extremum(run *r, size_t i, double te, double ge, double ta, double tb, int minimum)
 {
     run_ctx *c = &r->ctx;
     pl_stepper *s = r->loop.stepper;
@@ -829,14 +831,53 @@ static int needs_exact_extremum(run *r, size_t i, double te, double ta, double t
         a = fmax(a, hypot((gddot + 2.0 * xi * omega * gdot) / (omega * omega), gdot / omega));
     }
     double h = (tb - ta) * w, margin = 10.0 * h * h * h * h * a / 384.0;
-    dense_fn cheap = {r, i, DENSE_GAP, 1};
-    double ge = dense_eval(te, &cheap);
     if (!isfinite(ge) || !isfinite(margin))
         return 1;
     int open = r->open[i];
     if (minimum)
         return open < 0 || -ge + margin >= r->sol->episodes[open].max_penetration;
     return ge + margin >= gap_noise(c, i, te, Q(s->y));
+}
+
+/* The extremum of the cubic Hermite interpolant of G_i on [ta, tb] through (ga, gda) and (gb, gdb),
+ * its rate changing sign over the interval: its time *te and value *ge; 0 if none is found. */
+static int cubic_extremum(double ta, double ga, double gda, double tb, double gb, double gdb, double *te, double *ge)
+{
+    /* With s = (t - ta)/h, dG/dt = a s^2 + b s + gda: one root in (0, 1) where the rate changes sign. */
+    double h = tb - ta, a = 6.0 * (ga - gb) / h + 3.0 * (gda + gdb), b = 6.0 * (gb - ga) / h - 4.0 * gda - 2.0 * gdb;
+    double x[2];
+    int nx = gsl_poly_solve_quadratic(a, b, gda, &x[0], &x[1]);
+    for (int k = 0; k < nx; k++) {
+        double s = x[k];
+        if (!(s >= 0.0 && s <= 1.0))
+            continue;
+        double s2 = s * s, s3 = s2 * s;
+        *te = ta + s * h;
+        *ge = (2 * s3 - 3 * s2 + 1) * ga + (s3 - 2 * s2 + s) * h * gda + (3 * s2 - 2 * s3) * gb + (s3 - s2) * h * gdb;
+        return 1;
+    }
+    return 0;
+}
+
+/* G_i at its extremum near te of the last step: G_i - Gdot_i^2/(2 Gddot_i) from the state at te
+ * re-integrated (the Newton step to the extremum, whose error is third order in its distance);
+ * the time into *te. */
+static double exact_extremum(run *r, size_t i, double *te, double h)
+{
+    run_ctx *c = &r->ctx;
+    pl_stepper *s = r->loop.stepper;
+    const double *y = s->dense(s, *te);
+    if (!y)
+        return NAN;
+    double *fp = c->fp_dense;
+    pl_model_velocity_map(c->model, *te, Q(y), V(y, c), fp, NULL, NULL, NULL);
+    double gdot = pl_model_gap_rate(c->model, i, *te, Q(y), fp, c->gap_dense), g = c->gap_dense->g;
+    double gddot = gap_accel(c, i, *te, y), d = -gdot / gddot;
+    if (fabs(d) <= h) {
+        *te += d;
+        g -= 0.5 * gdot * gdot / gddot;
+    }
+    return g;
 }
 
 /* Rootfinding sees only sign changes of G_i between step ends.  A contact that starts and ends
@@ -850,8 +891,8 @@ static int needs_exact_extremum(run *r, size_t i, double te, double ta, double t
  * Grazing contacts (a minimum with G >= 0) exert no force and need no action.  The same search
  * refines the maximum penetration of active constraints.  Checks [ta, tb] inside the last step,
  * given the gap rates at both ends; returns 1 and the crossing (t, i) if one was missed. */
-static int find_missed_crossing(run *r, double ta, const double *gdot_a, double tb, const double *g_b,
-                                const double *gdot_b, double *t_cross, size_t *which)
+static int find_missed_crossing(run *r, double ta, const double *g_a, const double *gdot_a, double tb,
+                                const double *g_b, const double *gdot_b, double *t_cross, size_t *which)
 {
     run_ctx *c = &r->ctx;
     int found = 0, sampled[FLIGHT_SAMPLES] = {0};
@@ -885,15 +926,22 @@ static int find_missed_crossing(run *r, double ta, const double *gdot_a, double 
             s0 = s1, gd0 = gd1;
             if (!(minimum || (maximum && c->field.active[i])))
                 continue; /* the apex of a flight decides nothing */
-            /* The extremum is located on the cheap interpolant: G there is second order in its time. */
-            double te = dense_root(r, i, DENSE_GAP_RATE, lo, s1, 1);
-            if (isnan(te))
-                continue;
+            /* The extremum is located on an interpolant (an active constraint's, whose G and Gdot are
+             * known at the ends, on G's own), then G there taken from the state re-integrated. */
+            double te = NAN, ge = NAN;
             int open = r->open[i];
-            if (c->field.active[i] && !needs_exact_extremum(r, i, te, lo, s1, minimum))
+            if (c->field.active[i]) {
+                if (!cubic_extremum(lo, g_a[i], gdot_a[i], s1, g_b[i], gdot_b[i], &te, &ge) ||
+                    !needs_exact_extremum(r, i, te, ge, lo, s1, minimum))
+                    continue;
+                ge = exact_extremum(r, i, &te, s1 - lo);
+            } else {
+                te = dense_root(r, i, DENSE_GAP_RATE, lo, s1, 1);
+                dense_fn d = {r, i, DENSE_GAP, 0};
+                ge = isnan(te) ? NAN : dense_eval(te, &d);
+            }
+            if (isnan(ge))
                 continue;
-            dense_fn d = {r, i, DENSE_GAP, 0};
-            double ge = dense_eval(te, &d);
             if (c->field.active[i] && minimum && open >= 0 && -ge > r->sol->episodes[open].max_penetration) {
                 r->sol->episodes[open].max_penetration = -ge;
                 r->sol->episodes[open].t_max_penetration = te;
@@ -922,7 +970,8 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
     run *r = user;
     run_ctx *c = &r->ctx;
     pl_stepper *s = r->loop.stepper;
-    double ta = r->loop.prev_t, *gdot_a = r->gdot_a, *gdot_b = r->gdot_b, *g = r->g_scan;
+    double ta = r->loop.prev_t, *g_a = r->g_a, *gdot_a = r->gdot_a, *gdot_b = r->gdot_b, *g = r->g_scan;
+    memcpy(g_a, r->prev_g, c->m * sizeof *g_a);
     memcpy(gdot_a, r->prev_gdot, c->m * sizeof *gdot_a);
     size_t k = r->loop.next_sample;
     int found = 0;
@@ -937,12 +986,13 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
             return -1;
         }
         contact_state(c, tb, yb, g, gdot_b, NULL, NULL);
-        if (find_missed_crossing(r, ta, gdot_a, tb, g, gdot_b, &tc, &i) && (!found || tc < *t_cross)) {
+        if (find_missed_crossing(r, ta, g_a, gdot_a, tb, g, gdot_b, &tc, &i) && (!found || tc < *t_cross)) {
             found = 1;
             *t_cross = tc;
             r->missed_constraint = i;
         }
         ta = tb;
+        memcpy(g_a, g, c->m * sizeof *g_a);
         memcpy(gdot_a, gdot_b, c->m * sizeof *gdot_a);
     }
     return found && (!at_root || *t_cross < t);
