@@ -839,24 +839,35 @@ static int needs_exact_extremum(run *r, size_t i, double te, double ge, double t
     return ge + margin >= gap_noise(c, i, te, Q(s->y));
 }
 
-/* The extremum of the cubic Hermite interpolant of G_i on [ta, tb] through (ga, gda) and (gb, gdb),
- * its rate changing sign over the interval: its time *te and value *ge; 0 if none is found. */
-static int cubic_extremum(double ta, double ga, double gda, double tb, double gb, double gdb, double *te, double *ge)
+/* The extrema in [ta, tb] of the cubic Hermite interpolant of G_i through (ga, gda) and (gb, gdb),
+ * in time order: their times te, values ge and kinds (+1 a minimum, -1 a maximum); their count. */
+static int cubic_extrema(double ta, double ga, double gda, double tb, double gb, double gdb, double te[2],
+                         double ge[2], int kind[2])
 {
-    /* With s = (t - ta)/h, dG/dt = a s^2 + b s + gda: one root in (0, 1) where the rate changes sign. */
+    /* With s = (t - ta)/h, dG/dt = a s^2 + b s + gda, and d2G/dt2 has the sign of 2 a s + b. */
     double h = tb - ta, a = 6.0 * (ga - gb) / h + 3.0 * (gda + gdb), b = 6.0 * (gb - ga) / h - 4.0 * gda - 2.0 * gdb;
     double x[2];
-    int nx = gsl_poly_solve_quadratic(a, b, gda, &x[0], &x[1]);
+    int nx = gsl_poly_solve_quadratic(a, b, gda, &x[0], &x[1]), count = 0;
     for (int k = 0; k < nx; k++) {
-        double s = x[k];
-        if (!(s >= 0.0 && s <= 1.0))
+        double s = x[k], curvature = 2.0 * a * s + b;
+        if (!(s >= 0.0 && s <= 1.0) || curvature == 0.0)
             continue;
         double s2 = s * s, s3 = s2 * s;
-        *te = ta + s * h;
-        *ge = (2 * s3 - 3 * s2 + 1) * ga + (s3 - 2 * s2 + s) * h * gda + (3 * s2 - 2 * s3) * gb + (s3 - s2) * h * gdb;
-        return 1;
+        te[count] = ta + s * h;
+        ge[count] = (2 * s3 - 3 * s2 + 1) * ga + (s3 - 2 * s2 + s) * h * gda + (3 * s2 - 2 * s3) * gb + (s3 - s2) * h * gdb;
+        kind[count++] = curvature > 0.0 ? 1 : -1;
     }
-    return 0;
+    return count;
+}
+
+/* Whether constraint i moves with time: its gap last evaluated (by gap_noise) depends on t. */
+static int constraint_moves(const run_ctx *c)
+{
+    const pl_gap *gap = c->gap_noise;
+    int moves = gap->g_t != 0.0 || gap->g_tt != 0.0;
+    for (size_t j = 0; j < c->n; j++)
+        moves |= gap->grad_t[j] != 0.0;
+    return moves;
 }
 
 /* G_i at its extremum near te of the last step: G_i - Gdot_i^2/(2 Gddot_i) from the state at te
@@ -912,10 +923,32 @@ static int find_missed_crossing(run *r, double ta, const double *g_a, const doub
             }
             continue;
         }
-        /* Extrema of G_i are sign changes of Gdot_i.  An inactive constraint can have several in one
-         * long flight step (a table moving under a free mass: G = q - A sin(omega t) oscillates while
-         * q is a parabola), which the ends alone would not show: its Gdot_i is sampled at
-         * FLIGHT_SAMPLES points on the interpolant (exact for a parabola). */
+        /* Extrema of G_i are sign changes of Gdot_i.  An inactive constraint that moves with time can
+         * have several in one long flight step (a table moving under a free mass: G = q - A sin(omega
+         * t) oscillates while q is a parabola), which the ends alone would not show: its Gdot_i is
+         * sampled at FLIGHT_SAMPLES points on the interpolant (exact for a parabola).  A fixed one's
+         * extrema are those of the cubic of G and Gdot at the ends (at most a minimum and a maximum,
+         * as the samples on the state's cubic interpolant would see): a minimum is checked on the
+         * re-integrated state when the cubic comes within half the smaller end gap of 0. */
+        if (!c->field.active[i] && !constraint_moves(c)) {
+            double te[2], ge[2];
+            int kind[2], count = cubic_extrema(ta, g_a[i], gdot_a[i], tb, g_b[i], gdot_b[i], te, ge, kind);
+            for (int k = 0; k < count; k++) {
+                if (kind[k] < 0 || !(ge[k] < 0.5 * fmin(g_a[i], g_b[i])))
+                    continue;
+                double t_min = te[k], g_min = exact_extremum(r, i, &t_min, tb - ta);
+                if (!(g_min < -gap_noise(c, i, t_min, Q(r->loop.stepper->y))))
+                    continue;
+                double tc = first_gap_root(r, i, t_min, g_min);
+                if (!isnan(tc) && (!found || tc < *t_cross)) {
+                    found = 1;
+                    *t_cross = tc;
+                    *which = i;
+                }
+                break;
+            }
+            continue;
+        }
         int pieces = c->field.active[i] ? 1 : FLIGHT_SAMPLES;
         double s0 = ta, gd0 = gdot_a[i];
         for (int j = 1; j <= pieces && tb > ta; j++) {
@@ -931,8 +964,12 @@ static int find_missed_crossing(run *r, double ta, const double *g_a, const doub
             double te = NAN, ge = NAN;
             int open = r->open[i];
             if (c->field.active[i]) {
-                if (!cubic_extremum(lo, g_a[i], gdot_a[i], s1, g_b[i], gdot_b[i], &te, &ge) ||
-                    !needs_exact_extremum(r, i, te, ge, lo, s1, minimum))
+                double tx[2], gx[2];
+                int kind[2];
+                if (cubic_extrema(lo, g_a[i], gdot_a[i], s1, g_b[i], gdot_b[i], tx, gx, kind) != 1)
+                    continue; /* the rate changes sign once over the piece */
+                te = tx[0], ge = gx[0];
+                if (!needs_exact_extremum(r, i, te, ge, lo, s1, minimum))
                     continue;
                 ge = exact_extremum(r, i, &te, s1 - lo);
             } else {
