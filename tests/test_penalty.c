@@ -166,6 +166,20 @@ static void test_wedge(void)
             snprintf(what, sizeof what, "symmetric corner impact m=%g e=%g: v1+", mc, es[ie]);
             CHECK_NEAR(r.v_final[0], e_mode, 1e-6, what);
             CHECK_NEAR(r.v_final[1], e_mode, 1e-6, "v2+ = v1+");
+            /* Delta Gamma of the corner impact: on the bisector q1 = q2 = x both forces are equal,
+             * x'' = lambda/(1 + m) = -(1 - m) k (mu x + d x'), an oscillator at omega^2 = (1 - m) k mu
+             * with damping ratio xi sqrt(1 - m), and |sum w_i lambda_i| = sqrt(2) |x''|.  Both forces
+             * change sign at once late in the impact: |sum w_i lambda_i| has a kink there that no
+             * step may cross (crossed, Delta Gamma was off by 1e-4 at m = -0.5, e = 0.5). */
+            if (xi < 1.0) {
+                double om = sqrt((1 - mc) * m.law[0].k * 1e8), a = xi * om, b = om * sqrt(1 - xi * xi);
+                double tstar = atan2(2 * a * b, a * a - b * b) / b, peak = impact_rate(tstar, 1.0, a, b);
+                double dgamma = M_PI / b + sqrt(2.0) * ((peak + 1.0) + (peak - e_mode));
+                const pl_episode *ep = &r.episodes[0];
+                snprintf(what, sizeof what, "symmetric corner impact m=%g e=%g: Delta Gamma (relative)", mc, es[ie]);
+                CHECK(r.nepisodes == 2, "two episodes (%zu)", r.nepisodes);
+                CHECK_NEAR((ep->gamma_out - ep->gamma_in) / dgamma, 1.0, 1e-8, what);
+            }
             pl_solution_free(&r);
             pl_model_free(&m);
         }

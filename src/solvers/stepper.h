@@ -33,6 +33,11 @@ typedef struct {
     int (*max_order)(double h, void *user);
     int napprox; /* the last napprox root functions only split steps (a kink of the right-hand side):
                     a stepper may locate them to its interpolant's accuracy instead of round-off */
+    /* Optional: the solver takes over approximate root k crossed inside a step at t (y: the state
+       there), which then goes on uncut (a kink of a quadrature the solver corrects itself), or
+       declines (> 0), and the step is cut there as without the hook.  Only the Runge-Kutta
+       stepper uses it; BDF stops at every root. */
+    int (*kink)(double t, const double *y, int k, void *user);
     double root_ulps; /* precise roots to this many ulps of t (0: 100, as CVODE) */
     void *user;
     const char *context; /* for failure messages, e.g. "mu = 1e+08" */

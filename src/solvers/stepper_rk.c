@@ -261,6 +261,48 @@ static int departures(rk_stepper *r)
     return 0;
 }
 
+/* With a kink hook (stepper.h), the approximate roots crossed before every precise one in the last
+ * step go to the solver at the state re-integrated to their location (as an approximate root that
+ * cuts the step would be located), and do not cut the step; the root functions' values at the step's end are taken again (a kink may change
+ * them), and the earliest remaining crossing into *first, *kfirst. */
+static int take_kinks(rk_stepper *r, double *first, int *kfirst, pl_error *err)
+{
+    int nr = r->spec.nroots, np = nr - r->spec.napprox, taken = 0;
+    double first_precise = INFINITY;
+    for (int k = 0; k < np; k++)
+        if (r->crosses[k])
+            first_precise = fmin(first_precise, r->estimate[k]);
+    for (int k = np; k < nr; k++) {
+        if (!r->crosses[k] || !(r->estimate[k] < first_precise))
+            continue;
+        /* to 1e-6 of the step, as an approximate root that cuts the step */
+        double h = r->base.t - r->t0, tol = fmax(r->spec.root_ulps * DBL_EPSILON * fmax(fabs(r->base.t), h), 1e-6 * h);
+        double tk = locate(r, k, r->estimate[k], tol);
+        const double *y = isnan(tk) ? NULL : reintegrate(r, tk);
+        int declined = y ? r->spec.kink(tk, y, k, r->spec.user) : -1;
+        if (declined < 0) {
+            pl_fail(err, PL_ERR_SOLVER, "a kink at t = %.17g failed (%s)", tk, r->spec.context);
+            return -1;
+        }
+        if (declined) {
+            r->estimate[k] = tk; /* located: the cut below finds it at once */
+            continue;
+        }
+        r->crosses[k] = 0;
+        taken = 1;
+    }
+    if (taken && r->spec.roots(r->base.t, r->y, r->g1, r->spec.user)) {
+        pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", r->base.t, r->spec.context);
+        return -1;
+    }
+    *first = INFINITY;
+    *kfirst = -1;
+    for (int k = 0; k < nr; k++)
+        if (r->crosses[k] && r->estimate[k] < *first)
+            *first = r->estimate[k], *kfirst = k;
+    return 0;
+}
+
 /* After an accepted step: the earliest root of a function that changed sign over it (a value that
  * reaches 0 counts; one leaving 0, as after a restart at a root, does not).  Every crossing is
  * first located on the interpolant; the earliest is then refined (with any other precise one
@@ -296,6 +338,8 @@ static int find_roots(rk_stepper *r, pl_error *err)
         if (estimate[k] < first)
             first = estimate[k], kfirst = k;
     }
+    if (r->spec.kink && kfirst >= 0 && take_kinks(r, &first, &kfirst, err) != 0)
+        return -1;
     if (kfirst < 0) {
         memcpy(r->g0, r->g1, (size_t)nr * sizeof *r->g0);
         return 0;

@@ -50,6 +50,12 @@ static const pl_param_spec options[] = {
 /* Everything the vector field needs.  Arrays are sized m (per constraint) or n, allocated once per
  * run (alloc_ctx); the scratch of each function that evaluates forces or gaps is its own, as these
  * functions call one another (a dense output re-integrates through rhs, say). */
+/* Gamma^mu from the integrated P on a piece of the run between kinks of |sum w_i lambda_i| (see
+ * GAMMA): from t on, Gamma = gamma + (t' - t) + s (P' - p - (t' - t)). */
+typedef struct {
+    double t, p, gamma, s;
+} gamma_piece;
+
 typedef struct {
     const pl_model *model;
     pl_penalized field; /* the vector field and the contact modes */
@@ -62,6 +68,9 @@ typedef struct {
     double (*bdf_radius)[6];    /* h omega below which BDF of order k is unstable for contact i
                                    (NAN until the first settled phase needs it) */
     double *force_side;         /* +1 or -1: the sign of lambda_i since its last root */
+    double *rate_side;          /* force_side at the last restart: the sign in dP/dt (gamma_rate_sign) */
+    gamma_piece piece, piece_before; /* Gamma from P since the last kink or restart, and before it */
+    double *kink_t;             /* m: the last kink of each force (undone by an event before it) */
     double *force_noise;        /* the round-off of lambda_i in this contact */
     size_t single_active;       /* the one active constraint, or m if none or several (modes_changed) */
     unsigned modes;             /* counts the changes of the contact modes */
@@ -77,10 +86,15 @@ typedef struct {
     double *block;
 } run_ctx;
 
-/* The state is y = (q[n], v[n], Gamma, I[m]): Gamma^mu of eq. (5) and the impulses I_i = integral
- * of lambda_i are integrated with the motion.  The force of a constraint changes sign late in each
- * impact (the unclamped law pulls), where |sum w_i lambda_i| has a kink: those sign changes are
- * roots, so that no step integrates across a kink. */
+/* The state is y = (q[n], v[n], P, I[m]): the impulses I_i = integral of lambda_i and P, the
+ * integral of 1 + |sum w_i lambda_i| but for its kinks, are integrated with the motion; Gamma^mu of
+ * eq. (5) follows from P (gamma_at).  The force of a constraint changes sign late in each impact
+ * (the unclamped law pulls), where, with one active constraint i, |w_i lambda_i| has a kink.  P
+ * integrates the smooth 1 + rate_side_i |w_i| lambda_i instead (gamma_rate_sign), whose every step
+ * is smooth, and Gamma is P reflected on the pieces where rate_side_i lambda_i < 0.  The sign changes
+ * are roots of the force, at which a Runge-Kutta step is not cut (kink: one re-integration to the
+ * interpolant's estimate of the root; misplacing it by d changes Gamma by |w lambda'| d^2, below
+ * 1e-10 of an impact's Delta Gamma) and BDF restarts.  P is reset to Gamma at every event. */
 #define Q(y) (y)
 #define V(y, c) ((y) + (c)->n)
 #define GAMMA(y, c) ((y)[2 * (c)->n])
@@ -120,13 +134,15 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
     int ok = 1;
     for (size_t k = 0; k < sizeof gaps / sizeof *gaps; k++)
         ok &= (*gaps[k] = pl_gap_new(1, n, 0)) != NULL;
-    c->block = calloc(10 * m + 7 * n + n * n, sizeof *c->block);
+    c->block = calloc(12 * m + 7 * n + n * n, sizeof *c->block);
     if (!ok || !c->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
     double *p = c->block;
     c->pen = p, p += m;
     c->omega = p, p += m;
     c->force_side = p, p += m;
+    c->rate_side = p, p += m;
+    c->kink_t = p, p += m;
     c->force_noise = p, p += m;
     c->bdf_radius = (double (*)[6])p, p += 6 * m;
     c->tol = p, p += 2 * n;
@@ -154,13 +170,6 @@ static void free_ctx(run_ctx *c)
     free(c->block);
 }
 
-/* The sign with which |sum w_i lambda_i| enters dGamma/dt in the present phase.  With one active
- * constraint, |w_i lambda_i| has a kink where lambda_i changes sign (a root, see roots): between
- * roots it is the smooth force_side_i w_i lambda_i, which is what the steppers must integrate.  An
- * |.| taken at every stage would put the kink into the stage values near the root (a Runge-Kutta
- * stage is only low-order accurate, so a stage may land on the far side), which cost Delta Gamma of
- * an impact 1e-6 at rtol 1e-8.  With several active constraints the sum vanishes only where all
- * forces do, and |.| is smooth. */
 /* After a change of the contact modes. */
 static void modes_changed(run_ctx *c)
 {
@@ -173,12 +182,54 @@ static void modes_changed(run_ctx *c)
         c->single_active = c->m;
 }
 
+/* The sign with which |sum w_i lambda_i| enters dP/dt (see GAMMA).  With one active constraint
+ * the rate is the smooth 1 + rate_side_i |w_i| lambda_i, the same in every stage of a step; an |.|
+ * taken at every stage would put the kink into the stage values near the root (a Runge-Kutta stage
+ * is only low-order accurate, so a stage may land on the far side), which cost Delta Gamma of an
+ * impact 1e-6 at rtol 1e-8.  With several active constraints the sum vanishes only where all forces
+ * do, and |.| is smooth. */
 static double gamma_rate_sign(const run_ctx *c, const pl_forces *f)
 {
     size_t i = c->single_active;
     if (i >= c->m)
         return 1.0;
-    return f->lambda[i] * c->force_side[i] < 0.0 ? -1.0 : 1.0;
+    return f->lambda[i] * c->rate_side[i] < 0.0 ? -1.0 : 1.0;
+}
+
+/* Gamma^mu at (t, y), from the piece that holds t. */
+static double gamma_at(const run_ctx *c, double t, const double *y)
+{
+    const gamma_piece *p = t >= c->piece.t ? &c->piece : &c->piece_before;
+    return p->gamma + (t - p->t) + p->s * (GAMMA(y, c) - p->p - (t - p->t));
+}
+
+/* A new piece at an event (t, y): P restarts at Gamma, the sign in dP/dt from the forces' present
+ * sides. */
+static void restart_gamma(run_ctx *c, double t, double *y)
+{
+    double gamma = gamma_at(c, t, y);
+    GAMMA(y, c) = gamma;
+    c->piece = c->piece_before = (gamma_piece){.t = t, .p = gamma, .gamma = gamma, .s = 1.0};
+    memcpy(c->rate_side, c->force_side, c->m * sizeof *c->rate_side);
+    for (size_t i = 0; i < c->m; i++)
+        c->kink_t[i] = NAN;
+}
+
+/* The stepper's `kink` hook: force root k (constraint i = k - m) crossed inside a step at t (state
+ * y there).  With i the one active constraint the force's side and Gamma's piece change there;
+ * with several, |sum w_i lambda_i| has a kink only where every force vanishes at once (a symmetric
+ * corner impact), which a step must not cross: declined, the step is cut there. */
+static int kink(double t, const double *y, int k, void *user)
+{
+    run_ctx *c = user;
+    size_t i = (size_t)k - c->m;
+    if (c->single_active != i)
+        return 1;
+    c->force_side[i] = -c->force_side[i];
+    c->kink_t[i] = t;
+    c->piece_before = c->piece;
+    c->piece = (gamma_piece){.t = t, .p = GAMMA(y, c), .gamma = gamma_at(c, t, y), .s = -c->piece.s};
+    return 0;
 }
 
 /* (Plain loops throughout: at a few dofs the calls of memcpy and friends cost more than the
@@ -485,7 +536,7 @@ static pl_status record_sample(void *user, double t, const double *y, pl_error *
     size_t n = c->n, m = c->m;
     double *row = r->row;
     row[0] = t;
-    row[1] = GAMMA(y, c);
+    row[1] = gamma_at(c, t, y);
     memcpy(row + 2, y, 2 * n * sizeof *row);
     pl_gap *gaps = r->row_gaps;
     contact_state(c, t, y, row + pl_col_g(n, m), r->prev_gdot, row + pl_col_force(n, m), gaps);
@@ -515,7 +566,7 @@ static pl_status open_episode(run *r, size_t i, double t, const double *y, pl_er
     if (s != PL_OK)
         return s;
     ep->gdot_in = r->prev_gdot[i];
-    ep->gamma_in = GAMMA(y, c);
+    ep->gamma_in = gamma_at(c, t, y);
     ep->impulse = -IMPULSE(y, c)[i]; /* completed at close */
     ep->max_penetration = fmax(0.0, -r->prev_g[i]);
     ep->row_in = r->sol->traj.nrows; /* the row recorded right after the switch */
@@ -543,7 +594,7 @@ static pl_status open_episode(run *r, size_t i, double t, const double *y, pl_er
 static void close_episode(run *r, size_t i, double t, const double *y, int ended)
 {
     pl_episode *ep = &r->sol->episodes[r->open[i]];
-    ep->gamma_out = GAMMA(y, &r->ctx);
+    ep->gamma_out = gamma_at(&r->ctx, t, y);
     ep->impulse += IMPULSE(y, &r->ctx)[i];
     ep->row_out = r->sol->traj.nrows - 1;
     if (ended) {
@@ -1104,6 +1155,11 @@ static pl_status switch_at(void *user, double *t, double *y, const int *found, i
     run_ctx *c = &r->ctx;
     int *direction = r->direction;
     memset(direction, 0, c->m * sizeof *direction);
+    for (size_t i = 0; i < c->m; i++)
+        if (*t < c->kink_t[i]) { /* a kink of the last step past this event has not happened */
+            c->force_side[i] = -c->force_side[i];
+            c->piece = c->piece_before;
+        }
     if (found) {
         double *g = r->g_switch, *gdot = r->gdot_switch;
         contact_state(c, *t, y, g, gdot, NULL, NULL);
@@ -1128,6 +1184,7 @@ static pl_status switch_at(void *user, double *t, double *y, const int *found, i
         if (s != PL_OK)
             return s;
     }
+    restart_gamma(c, *t, y);
     return PL_OK;
 }
 
@@ -1177,7 +1234,7 @@ static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
 {
     run_ctx *c = &r->ctx;
     pl_stepper_spec spec = {.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = rhs, .weights = error_weights,
-                            .jacobian = jacobian, .roots = roots, .root = root, .nroots = (int)(2 * c->m),
+                            .jacobian = jacobian, .roots = roots, .root = root, .kink = kink, .nroots = (int)(2 * c->m),
                             .napprox = (int)c->m, .root_ulps = 4.0, .max_order = bdf_max_order, .user = c,
                             .context = r->context};
     pl_status s = pl_stepper_rk_new(&r->rk, &spec, err);
@@ -1203,6 +1260,7 @@ static pl_status integrate(run *r, pl_error *err)
             if ((s = open_episode(r, i, 0.0, y, err)) != PL_OK)
                 return s;
         }
+    restart_gamma(c, 0.0, r->loop.stepper->y);
     /* The start is in flight or in a fresh contact: the Runge-Kutta pair, set up at t = 0. */
     if ((s = pl_loop_record(&r->loop, 0.0, y, err)) != PL_OK)
         return s;
