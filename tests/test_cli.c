@@ -436,6 +436,31 @@ static void test_limit(void)
     free(s);
 }
 
+/* An impact at t-end (its closed-form time): disk 2 of spheres (m1 = 2, e = 0.5) reaches the wall at t = 4
+ * (test_spheres), the ball from h0 = 70.2625 with v0 = 1 under g = 10 lands at (1 + 37.5)/10 = 3.85
+ * (test_limit).  Each command ends at t-end with status ok and its files (it once failed with "step size
+ * too small": the impact was located a few ulps before t-end). */
+static void test_impact_at_t_end(void)
+{
+    const char *cmds[] = {"limit spheres --set m1=2 --set e=0.5 --out end1",
+                          "run spheres --set m1=2 --set e=0.5 --out end2",
+                          "limit bouncing_ball --set g=10 --set v0=1 --set h0=70.2625 --t-end 3.85 --out end3",
+                          "run bouncing_ball --set g=10 --set v0=1 --set h0=70.2625 --t-end 3.85 --out end4"};
+    for (int k = 0; k < 4; k++) {
+        int rc = run(cmds[k]);
+        char *err = slurp("stderr.txt");
+        CHECK(rc == 0 && err && !*err, "'%s': exit 0 (%d: %s)", cmds[k], rc, err ? err : "");
+        free(err);
+        char name[64];
+        snprintf(name, sizeof name, "end%d/summary.json", k + 1);
+        json_t *j = load_json(name);
+        CHECK(j && strcmp(json_string_value(json_object_get(j, "status")), "ok") == 0, "%s: status ok", name);
+        json_decref(j);
+        snprintf(name, sizeof name, "end%d/trajectory.csv", k + 1);
+        CHECK(exists(name), "%s written", name);
+    }
+}
+
 static void test_schemes(void)
 {
     CHECK(run("run bouncing_ball --scheme moreau_jean --h 0.01 --t-end 2 --out mj --quiet") == 0, "scheme run");
@@ -830,6 +855,7 @@ int main(int argc, char **argv)
     test_run_files();
     test_sweep();
     test_limit();
+    test_impact_at_t_end();
     test_schemes();
     test_limits();
     test_output_cap();
