@@ -436,6 +436,27 @@ static void test_limit(void)
     free(s);
 }
 
+/* Radii that outgrow the box before t-end (T5 at rdot = 1: 2 r(t) = H = 4 at t = 1.75): bad input for
+ * every command, one line naming the time, nothing written (the penalty once reported ok, the limit
+ * solution and the schemes failed at 1.75); up to t-end = 1.7 the run is accepted. */
+static void test_outgrown_box(void)
+{
+    const char *cmds[] = {"run", "run --scheme maury", "limit", "sweep --no-plots", "compare --no-plots"};
+    for (int k = 0; k < 5; k++) {
+        char args[256];
+        snprintf(args, sizeof args, "%s spheres --set config=2 --set rdot=1 --out grown", cmds[k]);
+        int rc = run(args);
+        char *err = slurp("stderr.txt");
+        CHECK(rc == 2 && err && strstr(err, "no longer fit in the 8 x 4 box after t = 1.75") &&
+                  strstr(err, "t-end = 4 lies beyond: lower it to 1.75") && count_lines(err) == 1,
+              "'%s': refused, naming t = 1.75 (%d: %s)", args, rc, err ? err : "");
+        free(err);
+        CHECK(!exists("grown"), "'%s': nothing written", args);
+    }
+    CHECK(run("run spheres --set config=2 --set rdot=1 --t-end 1.7 --out grown --quiet") == 0,
+          "up to t-end 1.7 the growing pair runs");
+}
+
 /* An impact at t-end (its closed-form time): disk 2 of spheres (m1 = 2, e = 0.5) reaches the wall at t = 4
  * (test_spheres), the ball from h0 = 70.2625 with v0 = 1 under g = 10 lands at (1 + 37.5)/10 = 3.85
  * (test_limit).  Each command ends at t-end with status ok and its files (it once failed with "step size
@@ -856,6 +877,7 @@ int main(int argc, char **argv)
     test_sweep();
     test_limit();
     test_impact_at_t_end();
+    test_outgrown_box();
     test_schemes();
     test_limits();
     test_output_cap();

@@ -88,7 +88,8 @@ pl_status pl_solve_opts_set(pl_solve_opts *o, const pl_solver_type *s, const cha
                             pl_error *err);
 
 /* Everything a solve checks before it starts: the solver applies to the model, t_end is a finite
- * number >= 1e-12, max_steps >= 0, each option in its range, and the solver's own check. */
+ * number >= 1e-12 up to which the case's parameters hold (its valid_until), max_steps >= 0, each
+ * option in its range, and the solver's own check. */
 pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const pl_solve_opts *o, pl_error *err);
 
 /* Check, initialise sol and solve.  sol must be freed with pl_solution_free whatever the status. */
