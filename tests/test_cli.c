@@ -593,6 +593,21 @@ static void test_limits(void)
     }
     rc = run("run bouncing_ball --max-seconds 0 --out bad");
     CHECK(rc == 2, "--max-seconds 0 is bad input (%d)", rc);
+    /* The budget counts from the command's start: a set-up that spends it (100 disks: 5350 constraints
+     * checked at the start, 0.2 s, against 1e-4 s) ends the command there, exit 3 and one line, nothing
+     * written (it once ran the set-up, the solve and the analysis whatever the budget). */
+    const char *cmds[] = {"run", "run --scheme maury", "limit", "sweep --no-plots", "compare --no-plots"};
+    for (int k = 0; k < 5; k++) {
+        char args[256];
+        snprintf(args, sizeof args, "%s spheres --set config=3 --set N=100 --max-seconds 1e-4 --out setup_budget",
+                 cmds[k]);
+        rc = run(args);
+        err = slurp("stderr.txt");
+        CHECK(rc == 3 && err && strstr(err, "--max-seconds 0.0001 ran out during the set-up") && count_lines(err) == 1,
+              "'%s': the set-up spent the budget (%d: %s)", args, rc, err ? err : "");
+        free(err);
+        CHECK(!exists("setup_budget"), "'%s': nothing written", args);
+    }
 }
 
 /* Output and memory: a request beyond the output cap is refused up front, a run that reaches it

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/number.h"
 
 const char *pl_solver_family_name(pl_solver_family family)
@@ -100,7 +101,11 @@ pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solv
         return st;
     }
     sol->traj.max_values = o->max_output > 0 ? o->max_output : PL_DEFAULT_MAX_OUTPUT;
-    st = s->solve(model, o, sol, err);
+    pl_solve_opts with_start = *o;
+    with_start.started = pl_budget_start(o, pl_now_seconds());
+    sol->max_seconds = o->max_seconds;
+    sol->budget_started = with_start.started;
+    st = s->solve(model, &with_start, sol, err);
     /* A failure names the run (mu = ..., h = ...) where the solver's own message does not: out of
      * memory, or a cap on the output. */
     if (st != PL_OK && err && s->refine) {
