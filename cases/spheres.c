@@ -34,6 +34,7 @@
  * walls of the pairs' 8 x 4 box take no part up to t = 4 at the defaults only (docs/cases.md, Walls:
  * m1 = 2, e = 0.5 sends disk 2 to the right wall at t = 4).  Disks that grow until they no longer fit
  * make a t-end beyond that time bad input (valid_until). */
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,9 +357,12 @@ static double valid_until(const double *p, char *msg, size_t len, void *user)
     for (size_t a = 0; a < disks(p); a++)
         rmax = fmax(rmax, radius0(p, a));
     char why[256];
-    double lo = 0.0, hi = fmax((0.5 * fmin(W, H) - rmax) / rd, 0.0);
-    while (fits(p, hi, why, sizeof why))
-        hi = 2.0 * hi + 1e-300;
+    double lo = 0.0, hi = fmin(fmax((0.5 * fmin(W, H) - rmax) / rd, 0.0), DBL_MAX);
+    while (fits(p, hi, why, sizeof why)) {
+        if (hi == DBL_MAX)
+            return INFINITY; /* a box so large, or a growth so slow, that no double time outgrows it */
+        hi = fmin(2.0 * hi + 1e-300, DBL_MAX);
+    }
     if (!fits(p, lo, why, sizeof why))
         hi = lo; /* not even at the start */
     for (;;) {
@@ -402,8 +406,9 @@ static void scales(const double *p, double *velocity, double *acceleration, void
  * positive root.  Not checked: that no disk reaches a wall first.  Before the contact the disks move
  * toward each other, away from the side walls, so a wall comes first only vertically (|b| + r + rdot t
  * >= H/2 for disk 2) or by growth (r + rdot t >= W/2 - d0/2); at the defaults the first contact is 1
- * or 2.5, with the walls 1.5 and 3 away (docs/cases.md, Walls, for the motion after it).  Its normal approach speed is -Gdot = 2 v (d0 - 2 v t)/R + 2 rdot; the limit restitution of an
- * isolated impact is e. */
+ * or 2.5, with the walls 1.5 and 3 away (docs/cases.md, Walls, for the motion after it).  Its normal
+ * approach speed is -Gdot = 2 v (d0 - 2 v t)/R + 2 rdot; the limit restitution of an isolated impact
+ * is e. */
 static double limit_value(const double *p, pl_limit_quantity what, void *user)
 {
     (void)user;
