@@ -30,7 +30,11 @@
  * The decision: presets plus scalar overrides rather than per-disk parameters, since a case has at
  * most 32 parameters; the presets reproduce the test problems of the notes on the paper (T3, T5) and
  * a box that settles under gravity (--set g=9.81).  The box is one row by default: with stacked rows
- * the limit solution meets cascades of impacts it does not follow to the end (docs/cases.md). */
+ * the limit solution meets cascades of impacts it does not follow to the end (docs/cases.md).  The
+ * walls of the pairs' 8 x 4 box take no part up to t = 4 at the defaults only (docs/cases.md, Walls:
+ * m1 = 2, e = 0.5 sends disk 2 to the right wall at t = 4).  Disks that grow until they no longer fit
+ * make a t-end beyond that time bad input (valid_until). */
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +288,103 @@ static int check(const double *p, char *msg, size_t len, void *user)
     return bad;
 }
 
+/* Whether the N disks, of radii r_a(t), can lie in the W x H box without overlapping: necessary
+ * conditions, exact for one or two disks (0 with the first that fails in why).
+ *   (a) each disk fits: 2 r_a <= min(W, H);
+ *   (b) the two largest fit together: their centres lie in [r_a, W - r_a] x [r_a, H - r_a], at most
+ *       sqrt((W - s)^2 + (H - s)^2) apart (opposite corners), s their radii's sum;
+ *   (c) the areas: sum pi r_a^2 <= W H;
+ *   (d) one row: |y_a - y_b| <= H - r_a - r_b, so where 2 (r_a + r_b) > H every pair is apart in x by
+ *       at least sqrt((r_a + r_b)^2 - (H - r_a - r_b)^2) = sqrt(H (2 (r_a + r_b) - H)); once that holds
+ *       for the two smallest radii (sum s_min) it holds for every pair, the centres are ordered in x
+ *       with gaps of at least delta = sqrt(H (2 s_min - H)), the first at x >= r_first and the last
+ *       at x <= W - r_last: s_min + (N - 1) delta <= W (for equal radii the zigzag row, exact when it
+ *       needs no third disk's room); the same with W and H exchanged (one column).
+ * Every condition only tightens as the radii grow (rdot >= 0). */
+static int fits(const double *p, double t, char *why, size_t len)
+{
+    size_t N = disks(p), big[2] = {0, 0};
+    double W = width(p), H = height(p), rd = rdot(p), r1 = -1.0, r2 = -1.0, s1 = INFINITY, s2 = INFINITY;
+    double area = 0.0;
+    for (size_t a = 0; a < N; a++) {
+        double r = radius0(p, a) + rd * t;
+        area += M_PI * r * r;
+        if (r > r1)
+            r2 = r1, big[1] = big[0], r1 = r, big[0] = a;
+        else if (r > r2)
+            r2 = r, big[1] = a;
+        if (r < s1)
+            s2 = s1, s1 = r;
+        else if (r < s2)
+            s2 = r;
+    }
+    if (2.0 * r1 > fmin(W, H)) {
+        snprintf(why, len, "disk %zu, of radius %g + %g t, is wider than the box's %s %g", big[0] + 1, radius0(p, big[0]),
+                 rd, H <= W ? "height" : "width", fmin(W, H));
+        return 0;
+    }
+    double s = r1 + r2;
+    if (N >= 2 && (W - s) * (W - s) + (H - s) * (H - s) < s * s) {
+        snprintf(why, len, "disks %zu and %zu, the largest, no longer fit side by side (corner to corner)", big[0] + 1,
+                 big[1] + 1);
+        return 0;
+    }
+    if (area > W * H) {
+        snprintf(why, len, "their area exceeds the box's W H = %g", W * H);
+        return 0;
+    }
+    for (int side = 0; N >= 2 && side < 2; side++) {
+        double across = side ? W : H, along = side ? H : W, smin = s1 + s2;
+        if (2.0 * smin <= across)
+            continue;
+        if (smin + (double)(N - 1) * sqrt(across * (2.0 * smin - across)) > along) {
+            snprintf(why, len, "the box is too %s for two disks to pass one another, and a %s of %zu needs more than %s = %g",
+                     side ? "narrow" : "low", side ? "column" : "row", N, side ? "H" : "W", along);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The time the box becomes too small for the growing disks (fits), found by bisection to the last
+ * bit (condition (a) fails for good once 2 (r_max + rdot t) > min(W, H)), rounded down to 12 digits. */
+static double valid_until(const double *p, char *msg, size_t len, void *user)
+{
+    (void)user;
+    double rd = rdot(p), rmax = 0.0, W = width(p), H = height(p);
+    if (!(rd > 0.0))
+        return INFINITY; /* the start is admissible (check) and nothing grows */
+    for (size_t a = 0; a < disks(p); a++)
+        rmax = fmax(rmax, radius0(p, a));
+    char why[256];
+    double lo = 0.0, hi = fmin(fmax((0.5 * fmin(W, H) - rmax) / rd, 0.0), DBL_MAX);
+    while (fits(p, hi, why, sizeof why)) {
+        if (hi == DBL_MAX)
+            return INFINITY; /* a box so large, or a growth so slow, that no double time outgrows it */
+        hi = fmin(2.0 * hi + 1e-300, DBL_MAX);
+    }
+    if (!fits(p, lo, why, sizeof why))
+        hi = lo; /* not even at the start */
+    for (;;) {
+        double mid = lo + 0.5 * (hi - lo);
+        if (!(mid > lo && mid < hi))
+            break;
+        if (fits(p, mid, why, sizeof why))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    fits(p, hi, why, sizeof why);
+    /* rounded down to 12 digits: the radii's own round-off moved the last bit (1.7500000000000002 for
+     * the closed form 1.75), and the time is quoted to the user */
+    if (lo > 0.0) {
+        double scale = pow(10.0, 11.0 - floor(log10(lo))), r = floor(lo * scale) / scale;
+        lo = r <= lo ? r : lo;
+    }
+    snprintf(msg, len, "the growing disks no longer fit in the %g x %g box after t = %.12g: %s", W, H, lo, why);
+    return lo;
+}
+
 /* V: approach speeds up to twice the largest initial speed, the growth 2 rdot, and the fall through
  * the box sqrt(2 g H).  A: gravity, and the centripetal part of a pair gap's acceleration, bounded by
  * V^2/(r_a + r_b) (the Hessian (I - e e^T)/d at d = r_a + r_b), so that V^2/A is at most the smallest
@@ -302,9 +403,12 @@ static void scales(const double *p, double *velocity, double *acceleration, void
 
 /* The pairs' first contact: |d0 - 2 v t, b| = R(t) = 2 r + 2 rdot t, d0 = 3 (config 1) or 1 (config
  * 2), i.e. (4 v^2 - 4 rdot^2) t^2 - 4 (d0 v + 2 r rdot) t + d0^2 + b^2 - 4 r^2 = 0, the smallest
- * positive root, if the pair meets before either disk reaches a wall (not checked: the default box is
- * far).  Its normal approach speed is -Gdot = 2 v (d0 - 2 v t)/R + 2 rdot; the limit restitution of an
- * isolated impact is e. */
+ * positive root.  Not checked: that no disk reaches a wall first.  Before the contact the disks move
+ * toward each other, away from the side walls, so a wall comes first only vertically (|b| + r + rdot t
+ * >= H/2 for disk 2) or by growth (r + rdot t >= W/2 - d0/2); at the defaults the first contact is 1
+ * or 2.5, with the walls 1.5 and 3 away (docs/cases.md, Walls, for the motion after it).  Its normal
+ * approach speed is -Gdot = 2 v (d0 - 2 v t)/R + 2 rdot; the limit restitution of an isolated impact
+ * is e. */
 static double limit_value(const double *p, pl_limit_quantity what, void *user)
 {
     (void)user;
@@ -350,4 +454,5 @@ const pl_case pl_case_spheres = {
     .check = check,
     .mass = mass,
     .limit_value = limit_value,
+    .valid_until = valid_until,
 };

@@ -108,7 +108,8 @@ static const pl_case model_case = {
     .check = check,
     /* Optional: .mass and .mass_dq (M(q), default identity), .law (per-constraint k, xi),
      * .velocity_map (q' = F_p(q, v, t)), .input (u(t)), .limit_value (closed forms),
-     * .user (a pointer passed to every callback). */
+     * .forcing_time (the shortest force pulse ahead), .valid_until (the time up to which the
+     * parameters admit a configuration), .user (a pointer passed to every callback). */
 };
 
 PL_EXPORT_MODEL(model_case)

@@ -6,6 +6,7 @@
 
 #include "study/analysis.h"
 #include "cases/cases.h"
+#include "core/clock.h"
 #include "check.h"
 #include "study/fit.h"
 #include "model/sliding.h"
@@ -285,6 +286,66 @@ static void test_missing_rows(void)
     pl_model_free(&m);
 }
 
+/* --max-seconds counts from opts.started (a command's start, so that its set-up counts) and bounds the
+ * analysis too.  Deterministic: a budget of 50 s spent 100 s before the solve stops every solver at
+ * its first step (t = 0), and the analysis at its first row of sliding forces; the same budget from
+ * the solve's own start (started = 0), or from now, lets a run of milliseconds and its analysis
+ * finish.  (Before, a budget counted from each solve's start only, and the analysis had none: 100
+ * balls of newtons_cradle analysed for minutes past a run stopped on time.) */
+static void test_budget(void)
+{
+    const pl_solver_type *solvers[] = {&pl_solver_penalty, &pl_solver_limit, &pl_solver_moreau_jean,
+                                       &pl_solver_paoli, &pl_solver_maury};
+    pl_setting s[] = {{"e", 0.0}};
+    pl_model m;
+    pl_error err;
+    if (pl_model_init(&m, &pl_case_bouncing_ball, s, 1, &err) != PL_OK) {
+        CHECK(0, "model: %s", err.message);
+        return;
+    }
+    for (int k = 0; k < 5; k++)
+        for (int spent = 0; spent < 2; spent++) {
+            pl_solve_opts o;
+            pl_solve_opts_init(&o, solvers[k], &m, 1.0);
+            o.max_seconds = 50.0;
+            o.started = spent ? pl_now_seconds() - 100.0 : 0.0;
+            pl_solution r;
+            pl_status st = pl_solve(solvers[k], &m, &o, &r, &err);
+            if (spent)
+                CHECK(st == PL_ERR_SOLVER && strstr(err.message, "stopped after --max-seconds 50 at t = 0") &&
+                          r.t_final == 0.0,
+                      "%s: a budget spent before the solve stops it at t = 0 (%s)", solvers[k]->name,
+                      st == PL_OK ? "ok" : err.message);
+            else
+                CHECK(st == PL_OK && r.max_seconds == 50.0 && r.budget_started > 0.0, "%s: the budget from the "
+                      "solve's start, kept by the solution (%s)", solvers[k]->name, st == PL_OK ? "ok" : err.message);
+            pl_solution_free(&r);
+        }
+    /* the analysis: the ball resting from t = 0.45 at mu = 1e4 (sustained: sliding forces at each row) */
+    pl_solve_opts o;
+    pl_solve_opts_init(&o, &pl_solver_penalty, &m, 1.0);
+    o.option[pl_solver_option_index(&pl_solver_penalty, "mu")] = 1e4;
+    pl_solution r;
+    if (pl_solve(&pl_solver_penalty, &m, &o, &r, &err) == PL_OK) {
+        pl_analysis a;
+        CHECK(pl_analyze(&m, &r, &a, &err) == PL_OK && a.sliding.nrows > 10, "no budget: the sliding forces at %zu rows",
+              a.sliding.nrows);
+        pl_analysis_free(&a);
+        r.max_seconds = 50.0;
+        r.budget_started = pl_now_seconds() - 100.0;
+        pl_status st = pl_analyze(&m, &r, &a, &err);
+        CHECK(st == PL_ERR_SOLVER && strstr(err.message, "stopped after --max-seconds 50 in the analysis"),
+              "a spent budget stops the analysis (%s)", st == PL_OK ? "ok" : err.message);
+        pl_analysis_free(&a);
+        r.budget_started = pl_now_seconds();
+        CHECK(pl_analyze(&m, &r, &a, &err) == PL_OK, "within the budget the analysis completes");
+        pl_analysis_free(&a);
+    } else
+        CHECK(0, "penalty: %s", err.message);
+    pl_solution_free(&r);
+    pl_model_free(&m);
+}
+
 int main(void)
 {
     check_init();
@@ -296,5 +357,6 @@ int main(void)
     test_sliding_force_general();
     test_interpolation();
     test_missing_rows();
+    test_budget();
     return check_finish("test_analysis");
 }

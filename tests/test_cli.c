@@ -436,6 +436,52 @@ static void test_limit(void)
     free(s);
 }
 
+/* Radii that outgrow the box before t-end (T5 at rdot = 1: 2 r(t) = H = 4 at t = 1.75): bad input for
+ * every command, one line naming the time, nothing written (the penalty once reported ok, the limit
+ * solution and the schemes failed at 1.75); up to t-end = 1.7 the run is accepted. */
+static void test_outgrown_box(void)
+{
+    const char *cmds[] = {"run", "run --scheme maury", "limit", "sweep --no-plots", "compare --no-plots"};
+    for (int k = 0; k < 5; k++) {
+        char args[256];
+        snprintf(args, sizeof args, "%s spheres --set config=2 --set rdot=1 --out grown", cmds[k]);
+        int rc = run(args);
+        char *err = slurp("stderr.txt");
+        CHECK(rc == 2 && err && strstr(err, "no longer fit in the 8 x 4 box after t = 1.75") &&
+                  strstr(err, "t-end = 4 lies beyond: lower it to 1.75") && count_lines(err) == 1,
+              "'%s': refused, naming t = 1.75 (%d: %s)", args, rc, err ? err : "");
+        free(err);
+        CHECK(!exists("grown"), "'%s': nothing written", args);
+    }
+    CHECK(run("run spheres --set config=2 --set rdot=1 --t-end 1.7 --out grown --quiet") == 0,
+          "up to t-end 1.7 the growing pair runs");
+}
+
+/* An impact at t-end (its closed-form time): disk 2 of spheres (m1 = 2, e = 0.5) reaches the wall at t = 4
+ * (test_spheres), the ball from h0 = 70.2625 with v0 = 1 under g = 10 lands at (1 + 37.5)/10 = 3.85
+ * (test_limit).  Each command ends at t-end with status ok and its files (it once failed with "step size
+ * too small": the impact was located a few ulps before t-end). */
+static void test_impact_at_t_end(void)
+{
+    const char *cmds[] = {"limit spheres --set m1=2 --set e=0.5 --out end1",
+                          "run spheres --set m1=2 --set e=0.5 --out end2",
+                          "limit bouncing_ball --set g=10 --set v0=1 --set h0=70.2625 --t-end 3.85 --out end3",
+                          "run bouncing_ball --set g=10 --set v0=1 --set h0=70.2625 --t-end 3.85 --out end4"};
+    for (int k = 0; k < 4; k++) {
+        int rc = run(cmds[k]);
+        char *err = slurp("stderr.txt");
+        CHECK(rc == 0 && err && !*err, "'%s': exit 0 (%d: %s)", cmds[k], rc, err ? err : "");
+        free(err);
+        char name[64];
+        snprintf(name, sizeof name, "end%d/summary.json", k + 1);
+        json_t *j = load_json(name);
+        CHECK(j && strcmp(json_string_value(json_object_get(j, "status")), "ok") == 0, "%s: status ok", name);
+        json_decref(j);
+        snprintf(name, sizeof name, "end%d/trajectory.csv", k + 1);
+        CHECK(exists(name), "%s written", name);
+    }
+}
+
 static void test_schemes(void)
 {
     CHECK(run("run bouncing_ball --scheme moreau_jean --h 0.01 --t-end 2 --out mj --quiet") == 0, "scheme run");
@@ -547,6 +593,21 @@ static void test_limits(void)
     }
     rc = run("run bouncing_ball --max-seconds 0 --out bad");
     CHECK(rc == 2, "--max-seconds 0 is bad input (%d)", rc);
+    /* The budget counts from the command's start: a set-up that spends it (100 disks: 5350 constraints
+     * checked at the start, 0.2 s, against 1e-4 s) ends the command there, exit 3 and one line, nothing
+     * written (it once ran the set-up, the solve and the analysis whatever the budget). */
+    const char *cmds[] = {"run", "run --scheme maury", "limit", "sweep --no-plots", "compare --no-plots"};
+    for (int k = 0; k < 5; k++) {
+        char args[256];
+        snprintf(args, sizeof args, "%s spheres --set config=3 --set N=100 --max-seconds 1e-4 --out setup_budget",
+                 cmds[k]);
+        rc = run(args);
+        err = slurp("stderr.txt");
+        CHECK(rc == 3 && err && strstr(err, "--max-seconds 0.0001 ran out during the set-up") && count_lines(err) == 1,
+              "'%s': the set-up spent the budget (%d: %s)", args, rc, err ? err : "");
+        free(err);
+        CHECK(!exists("setup_budget"), "'%s': nothing written", args);
+    }
 }
 
 /* Output and memory: a request beyond the output cap is refused up front, a run that reaches it
@@ -830,6 +891,8 @@ int main(int argc, char **argv)
     test_run_files();
     test_sweep();
     test_limit();
+    test_impact_at_t_end();
+    test_outgrown_box();
     test_schemes();
     test_limits();
     test_output_cap();

@@ -495,6 +495,55 @@ static void test_long_horizons(void)
         }
 }
 
+/* An impact whose closed-form time is t-end itself: the ball from h0 with v0 lands at
+ * T = (v0 + sqrt(v0^2 + 2 g h0))/g, so h0 = g T^2/2 - v0 T gives T = t-end (g = 10: sqrt(1406.25) =
+ * 37.5, T = 3.85; sqrt(1149.8881) = 33.91, T = 3.391; sqrt(108.7849) = 10.43, T = 0.9).  The root is
+ * located to a few ulps, before t-end or at it; a root before it once left an interval no step could
+ * resolve ("step size too small": the limit solution at the first two, the penalty at the first and
+ * third).  Every solver must end at t-end with status ok, on the ground, with the velocity before the
+ * impact (-V) or after it (e V), a scheme's between them; V = g T - v0. */
+static void test_impact_at_t_end(void)
+{
+    const double runs[][2] = {{3.85, 1.0}, {3.391, 0.0}, {0.9, -1.43}}; /* T, v0 */
+    const pl_solver_type *solvers[] = {&pl_solver_limit, &pl_solver_penalty, &pl_solver_moreau_jean, &pl_solver_paoli,
+                                       &pl_solver_maury};
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 5; j++) {
+            double g = 10.0, T = runs[k][0], v0 = runs[k][1], h0 = g * T * T / 2.0 - v0 * T, V = g * T - v0;
+            double e = j < 3 ? 0.5 : 0.0; /* Paoli and Maury are inelastic */
+            const pl_solver_type *s = solvers[j];
+            pl_setting set[] = {{"g", g}, {"h0", h0}, {"v0", v0}, {"e", e}};
+            pl_model m;
+            pl_solution r;
+            pl_error err;
+            CHECK(pl_model_init(&m, &pl_case_bouncing_ball, set, 4, &err) == PL_OK, "model: %s", err.message);
+            CHECK_NEAR(pl_model_limit_value(&m, PL_LIMIT_FIRST_IMPACT_TIME), T, 1e-15 * T, "closed-form impact at t-end");
+            double h = T / 1000.0, mu = 1e8;
+            pl_status st = j == 0   ? solve_limit(&m, 1e-12, T, 100, &r, &err)
+                           : j == 1 ? solve_penalty(&m, mu, 1e-8, T, 100, &r, &err)
+                                    : solve_scheme(s, &m, h, T, &r, &err);
+            CHECK(st == PL_OK && r.status == PL_OK, "%s, impact at t-end = %g: %s", s->name, T,
+                  st == PL_OK ? "ok" : err.message);
+            if (st == PL_OK) {
+                CHECK(r.t_final == T, "%s: ends at t-end %.17g (%.17g)", s->name, T, r.t_final);
+                /* on the ground: the limit to its tolerance, the penalty within its impact depth, a
+                 * scheme within a step's travel */
+                double dq = j == 0 ? 1e-9 * V * V / g : j == 1 ? V / sqrt(mu) : V * h;
+                double dv = j == 0 ? 1e-9 * V : j == 1 ? 1e-6 * V : g * h;
+                NEAR(r.q_final[0], 0.0, dq, "%s, T = %g: q at t-end", s->name, T);
+                if (j < 2)
+                    CHECK(fabs(r.v_final[0] + V) <= dv || fabs(r.v_final[0] - e * V) <= dv,
+                          "%s, T = %g: v at t-end %.17g is -V = %g (before the impact) or e V = %g (after)", s->name,
+                          T, r.v_final[0], -V, e * V);
+                else /* a scheme's velocity of its last step (Maury's, half-way through the impact: -V/2) */
+                    CHECK(r.v_final[0] >= -V - dv && r.v_final[0] <= e * V + dv,
+                          "%s, T = %g: v at t-end %.17g within [-V, e V] = [%g, %g]", s->name, T, r.v_final[0], -V,
+                          e * V);
+            }
+            release(&m, &r);
+        }
+}
+
 int main(void)
 {
     check_init();
@@ -513,5 +562,6 @@ int main(void)
     test_contact_inside_flight_step();
     test_near_critical_lift_off();
     test_long_horizons();
+    test_impact_at_t_end();
     return check_finish("test_limit");
 }

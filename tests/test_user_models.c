@@ -34,7 +34,8 @@ static void test_refusals(void)
     static const struct {
         const char *model, *why;
     } bad[] = {
-        {"bad_abi", "ABI version 2, this penlim has 1"},
+        {"bad_abi", "ABI version 3, this penlim has 2"},
+        {"horizon", "horizon: the floor is out of reach after t = 0.5; t-end = 1 lies beyond: lower it to 0.5"},
         {"missing_gap", "the required callback gap is missing"},
         {"nan_force", "force value at the initial state is not finite"},
         {"indefinite_mass", "mass matrix is not positive definite"},
@@ -52,6 +53,8 @@ static void test_refusals(void)
         free(err);
     }
     CHECK(run_model("run bouncing_ball --model %s", "ok") == 2, "a CASE and --model together refused");
+    CHECK(run_model("limit --model %s --t-end 0.5 --out horizon --quiet", "horizon") == 0,
+          "valid_until: a t-end up to it is accepted");
     /* a gap that turns NaN in the middle of a run: a failed run (exit 3) naming it, whatever the solver */
     const char *solvers[] = {"run --mu 1e6", "run --scheme moreau_jean", "limit"};
     for (int k = 0; k < 3; k++) {

@@ -28,8 +28,8 @@ extern "C" {
 #endif
 
 /* The layout of pl_case and pl_gap and the callbacks' signatures; a model built for another
- * version is refused. */
-#define PL_ABI_VERSION 1u
+ * version is refused.  2: pl_case.valid_until. */
+#define PL_ABI_VERSION 2u
 
 /* The symbol a loadable model exports: `const pl_case *penlim_model(void)`. */
 #define PL_MODEL_SYMBOL "penlim_model"
@@ -150,6 +150,11 @@ struct pl_case {
      * starts at t is longer.  For a force exactly flat between pulses, where an error estimate sees
      * nothing and steps would grow over whole pulses.  Absent: no bound. */
     double (*forcing_time)(const double *p, double t, void *user);
+    /* The time up to which the parameters admit an admissible configuration (radii that grow until
+     * the bodies no longer fit in their box, say), INFINITY if they always do, with the reason it
+     * ends in msg (one line): a solve whose t-end lies beyond it is refused before it starts (bad
+     * input).  Absent: no limit. */
+    double (*valid_until)(const double *p, char *msg, size_t len, void *user);
 };
 
 /* A case with its parameters fixed and validated; immutable, so that it can be shared by

@@ -8,7 +8,8 @@
  *   t_end        end time (default: the case's)
  *   samples      also record the solution at k t_end/samples (default 1000; 0: steps only)
  *   max_steps    cap on the steps (default 5e6)
- *   max_seconds  cap on the wall time (default none)
+ *   max_seconds  cap on the wall time of each solve, from its start, and of its analysis in a
+ *                sweep or a comparison (default none)
  *   max_output   cap on the values of the trajectory (default 2e7)
  */
 #ifndef PENLIM_SOLVE_H

@@ -53,6 +53,8 @@ typedef struct {
     solution_spec spec[MAX_SOLUTIONS];   /* compare: the solutions asked for */
     size_t nspec;
     int work_precision;                  /* compare --work-precision */
+    double started;                      /* set by the program: when the command began (pl_now_seconds),
+                                            where --max-seconds counts from */
 } case_options;
 
 /* Option k of the commands that solve a case (its name without "--", and the CMD_ bits of the

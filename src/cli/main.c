@@ -14,6 +14,7 @@
 
 #include "cases/cases.h"
 #include "cli/args.h"
+#include "core/clock.h"
 #include "model/check.h"
 #include "io/compare_report.h"
 #include "io/external.h"
@@ -142,8 +143,9 @@ static const char run_usage[] =
     "  --out DIR         output directory (default out/run/CASE/SOLVER_PARAM_VALUE, e.g.\n"
     "                    out/run/CASE/penalty_mu_1e8, out/run/CASE/moreau_jean_h_0.001)\n"
     "  --max-steps N     stop with an error after N steps (default 5000000)\n"
-    "  --max-seconds S   stop a run with an error after S seconds of wall-clock time (default:\n"
-    "                    none); the results up to there are written\n"
+    "  --max-seconds S   bound the command's wall-clock time from its start (default: none): a set-up\n"
+    "                    that spends it stops the command (nothing written), a run or its analysis\n"
+    "                    that reaches it stops with an error, the results up to there written\n"
     "  --max-output N    cap on the values (rows x columns) of a trajectory (default 2e7): a\n"
     "                    larger --samples is refused, a run that reaches it stops with an error\n"
     "  --samples N       besides every internal step, record the solution at N uniformly spaced\n"
@@ -196,6 +198,7 @@ static void set_model_identity(json_t *manifest, const case_options *o, const pl
 /* Parse argv for the commands that solve a case; returns -1 to continue, or an exit status. */
 static int parse_case_options(int argc, char **argv, case_options *o, unsigned command, const char *usage)
 {
+    o->started = pl_now_seconds(); /* --max-seconds counts from here: loading the model is set-up too */
     pl_error err;
     const char *model_path = getenv("PENLIM_MODEL_PATH");
     o->model_search = model_path && *model_path;
@@ -313,6 +316,19 @@ static int prepare(const case_options *o, const pl_solver_type *solver, const ch
     if (pl_solve_check(solver, model, opts, &err) != PL_OK)
         return input_error(o->cmd, "%s", err.message);
     return -1;
+}
+
+/* --max-seconds bounds the set-up (loading and checking the model, the solvers' checks, reading the
+ * files compare measures) from the command's start: checked once it is done, before anything is
+ * written.  Returns -1 to continue, or 3 with one line (the budget spent before any run). */
+static int setup_within_budget(const case_options *o)
+{
+    double took = pl_now_seconds() - o->started;
+    if (!(o->max_seconds > 0) || took <= o->max_seconds)
+        return -1;
+    fprintf(stderr, "penlim %s: --max-seconds %g ran out during the set-up (the model and the checks took %.3g s): "
+            "nothing was run or written\n", o->cmd, o->max_seconds, took);
+    return 3;
 }
 
 static void print_vector(const char *name, const double *x, size_t n)
@@ -526,6 +542,9 @@ static int cmd_run_with(int argc, char **argv, pl_model *model)
         else
             snprintf(o.out_default + used, sizeof o.out_default - used, "/%s", solver->name);
     }
+    if ((rc = setup_within_budget(&o)) >= 0)
+        return rc;
+    opts.started = o.started; /* one budget for the command: set-up, run and analysis */
     return solve_and_write(&o, solver, model, &opts);
 }
 
@@ -561,8 +580,10 @@ static const char sweep_usage[] =
     "  --out DIR         output directory (default out/sweep/CASE, out/sweep/CASE-SCHEME for a\n"
     "                    scheme): sweep.csv, episodes.csv, sweep.json, impact_errors.csv, the plots\n"
     "                    (*.png with their *.gp and *.dat), runs/NNN_PARAM_VALUE/, limit/, manifest.json\n"
-    "  --model, --set, --t-end, --rtol, --samples, --max-steps, --max-seconds, --max-output,\n"
-    "  --force, --theta, --gamma: as for 'penlim run', per run\n";
+    "  --max-seconds S   the set-up within S of the start, then each run and the limit solution\n"
+    "                    within S of its own start, with its analysis (default: none)\n"
+    "  --model, --set, --t-end, --rtol, --samples, --max-steps, --max-output, --force,\n"
+    "  --theta, --gamma: as for 'penlim run', per run\n";
 
 /* The progress line, on stderr when it is a terminal. */
 static void progress_line(size_t done, size_t total, void *user)
@@ -790,6 +811,11 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
         free(values);
         return input_error("sweep", "%s", err.message);
     }
+    /* The set-up within the budget; then each run (and the limit solution) has its own, as for run. */
+    if ((rc = setup_within_budget(&o)) >= 0) {
+        free(values);
+        return rc;
+    }
     outdir_session d;
     if ((rc = outdir_start(&o, &d)) >= 0) {
         free(values);
@@ -932,8 +958,9 @@ static const char limit_usage[] =
     "  --samples N       besides every event and step, record the solution at N uniformly spaced\n"
     "                    times (default 1000, 0 for none)\n"
     "  --max-steps N     stop with an error after N steps (default 5000000)\n"
-    "  --max-seconds S   stop a run with an error after S seconds of wall-clock time (default:\n"
-    "                    none); the results up to there are written\n"
+    "  --max-seconds S   bound the command's wall-clock time from its start (default: none): a set-up\n"
+    "                    that spends it stops the command (nothing written), a run or its analysis\n"
+    "                    that reaches it stops with an error, the results up to there written\n"
     "  --max-output N    cap on the values (rows x columns) of a trajectory (default 2e7): a\n"
     "                    larger --samples is refused, a run that reaches it stops with an error\n"
     "  --out DIR         output directory (default out/limit/CASE)\n"
@@ -947,8 +974,9 @@ static int cmd_limit_with(int argc, char **argv, pl_model *model)
     if (rc >= 0)
         return rc;
     pl_solve_opts opts;
-    if ((rc = prepare(&o, &pl_solver_limit, NULL, model, &opts)) >= 0)
+    if ((rc = prepare(&o, &pl_solver_limit, NULL, model, &opts)) >= 0 || (rc = setup_within_budget(&o)) >= 0)
         return rc;
+    opts.started = o.started; /* one budget for the command: set-up, solve and analysis */
     return solve_and_write(&o, &pl_solver_limit, model, &opts);
 }
 
@@ -983,6 +1011,8 @@ static const char compare_usage[] =
     "  --model FILE      a model compiled apart, in place of CASE (as for 'penlim run')\n"
     "  --no-plots        write the data and the plot configuration, but do not run gnuplot\n"
     "  --out DIR         output directory (default out/compare/CASE)\n"
+    "  --max-seconds S   the set-up within S of the start, then each solution within S of its own\n"
+    "                    start, with its analysis (as for 'penlim sweep')\n"
     "  Without solutions: the penalty at mu = 1e4, 1e6, 1e8 and every scheme that applies to the\n"
     "  case at its 3 default h.  Other options as for 'penlim run'.\n";
 
@@ -1224,7 +1254,8 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     if (pl_solve_check(&pl_solver_limit, model, &lopts, &err) != PL_OK)
         return input_error(o.cmd, "%s", err.message);
     cmp_list l = {0};
-    if ((rc = cmp_plan(&o, model, &penalty, &l)) >= 0) {
+    /* The set-up within the budget; then each solution has its own, as for run. */
+    if ((rc = cmp_plan(&o, model, &penalty, &l)) >= 0 || (rc = setup_within_budget(&o)) >= 0) {
         cmp_free(&l);
         return rc;
     }

@@ -8,7 +8,9 @@
  *   - at an event the state is recorded, `event` changes the modes (and may change t and y), the
  *     stepper chosen by `choose` is restarted there, and the state is recorded again if anything
  *     changed, so the trajectory carries both one-sided values; after an ordinary step the state is
- *     recorded, and `choose` may hand the integration to another stepper (a restart). */
+ *     recorded, and `choose` may hand the integration to another stepper (a restart);
+ *   - a time within round-off of t_end (16 ulps: an event located just before it) ends the run, its
+ *     state recorded again at t_end. */
 #ifndef PL_EVENT_LOOP_H
 #define PL_EVENT_LOOP_H
 

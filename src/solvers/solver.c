@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/clock.h"
+#include "core/number.h"
+
 const char *pl_solver_family_name(pl_solver_family family)
 {
     switch (family) {
@@ -56,6 +59,15 @@ pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const p
         return st;
     if (!(isfinite(o->t_end) && o->t_end >= 1e-12))
         return pl_fail(err, PL_ERR_INPUT, "t-end must be a finite number >= 1e-12 (got %g)", o->t_end);
+    if (model->type->valid_until) { /* parameters that admit no configuration from some time on */
+        char why[384] = "";
+        double until = model->type->valid_until(model->par, why, sizeof why, model->type->user);
+        char t_end[PL_NUMBER_LEN], most[PL_NUMBER_LEN];
+        if (!(until >= o->t_end))
+            return pl_fail(err, PL_ERR_INPUT, "%s: %s; t-end = %s lies beyond: lower it to %s or change the parameters",
+                           model->type->name, why[0] ? why : "its parameters admit no configuration",
+                           pl_format_short(o->t_end, t_end, sizeof t_end), pl_format_short(until, most, sizeof most));
+    }
     if (o->max_steps < 0)
         return pl_fail(err, PL_ERR_INPUT, "max-steps must be >= 0 (got %ld)", o->max_steps);
     if (!(o->max_seconds >= 0 && o->max_seconds < INFINITY))
@@ -89,7 +101,11 @@ pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solv
         return st;
     }
     sol->traj.max_values = o->max_output > 0 ? o->max_output : PL_DEFAULT_MAX_OUTPUT;
-    st = s->solve(model, o, sol, err);
+    pl_solve_opts with_start = *o;
+    with_start.started = pl_budget_start(o, pl_now_seconds());
+    sol->max_seconds = o->max_seconds;
+    sol->budget_started = with_start.started;
+    st = s->solve(model, &with_start, sol, err);
     /* A failure names the run (mu = ..., h = ...) where the solver's own message does not: out of
      * memory, or a cap on the output. */
     if (st != PL_OK && err && s->refine) {

@@ -36,6 +36,8 @@ typedef struct {
                         solvers without dense output record every step and ignore it */
     long max_steps;  /* cap on steps over the whole run; 0 selects 5e6 */
     double max_seconds; /* cap on the run's wall-clock time; 0: none */
+    double started;     /* the time (pl_now_seconds) max_seconds counts from: a command's start, so that
+                           its set-up counts too; 0: the start of the solve */
     double max_output;  /* cap on the values (rows x columns) of the trajectory; 0 selects 2e7 */
     double option[PL_MAX_PARAMS];
 } pl_solve_opts;
@@ -88,10 +90,19 @@ pl_status pl_solve_opts_set(pl_solve_opts *o, const pl_solver_type *s, const cha
                             pl_error *err);
 
 /* Everything a solve checks before it starts: the solver applies to the model, t_end is a finite
- * number >= 1e-12, max_steps >= 0, each option in its range, and the solver's own check. */
+ * number >= 1e-12 up to which the case's parameters hold (its valid_until), max_steps >= 0, each
+ * option in its range, and the solver's own check. */
 pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const pl_solve_opts *o, pl_error *err);
 
-/* Check, initialise sol and solve.  sol must be freed with pl_solution_free whatever the status. */
+/* Where a solver's --max-seconds counts from: opts->started, or its own start (now) when 0. */
+static inline double pl_budget_start(const pl_solve_opts *o, double now)
+{
+    return o->started > 0 ? o->started : now;
+}
+
+/* Check, initialise sol and solve.  sol must be freed with pl_solution_free whatever the status.  The
+ * solution keeps the budget (its max_seconds and where it counts from), which its analysis also
+ * keeps to. */
 pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solve_opts *o, pl_solution *sol,
                    pl_error *err);
 

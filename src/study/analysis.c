@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/linalg.h"
 #include "model/sliding.h"
 #include "solvers/solver.h"
@@ -200,6 +201,13 @@ static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, c
     double *bil_set = fsm_set + m, *fsm_one = bil_set + m;
     pl_status s = PL_OK;
     for (size_t r = r0; r <= r1 && r0 != SIZE_MAX && s == PL_OK; r++) {
+        /* The run's budget covers its analysis: an LCP per row, the analysis's one cost that grows
+         * with the constraints (minutes for 100 balls at rest, past a run stopped on time). */
+        if (sol->max_seconds > 0 && pl_now_seconds() - sol->budget_started > sol->max_seconds) {
+            s = pl_fail(err, PL_ERR_SOLVER, "stopped after --max-seconds %g in the analysis (the sliding forces of the "
+                        "sustained contacts, at row %zu of %zu)", sol->max_seconds, r - r0, r1 - r0 + 1);
+            break;
+        }
         const double *x = pl_table_row(&sol->traj, r);
         const double *q = x + pl_col_q(n, m), *v = x + pl_col_v(n, m);
         double t = x[0];

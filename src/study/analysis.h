@@ -95,7 +95,9 @@ int pl_fit_flights(const double *flights, size_t n, double t_last_impact, double
 double pl_analysis_restitution_of(const pl_model *model, const pl_analysis *a, size_t c);
 
 /* Analyse a solution (of any solver).  out must be freed with pl_analysis_free whatever the
- * status. */
+ * status.  The run's --max-seconds (sol->max_seconds from sol->budget_started) bounds it too:
+ * PL_ERR_SOLVER once it has run out, checked at each row of the sliding forces (its one cost that
+ * grows like the rows times an LCP). */
 pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis *out, pl_error *err);
 void pl_analysis_free(pl_analysis *a);
 

@@ -1,8 +1,10 @@
 /* A user model in the ways it can go wrong, one shared object per VARIANT (tests/CMakeLists.txt):
  * the test loads each with --model and expects the refusal (exit 2) named in test_user_models.c.
- * VARIANT_OK is a valid bouncing ball (mass m over the floor y = 0, gravity g), and
- * VARIANT_NO_DERIVATIVES the same ball giving values only. */
+ * VARIANT_OK is a valid bouncing ball (mass m over the floor y = 0, gravity g),
+ * VARIANT_NO_DERIVATIVES the same ball giving values only, and VARIANT_HORIZON the ball with
+ * parameters valid up to t = 0.5 (valid_until). */
 #include <math.h>
+#include <stdio.h>
 
 #include <penlim/model.h>
 
@@ -80,6 +82,17 @@ static void sizes(const double *p, size_t *ndof, size_t *ncon, void *user)
 }
 #endif
 
+#ifdef VARIANT_HORIZON
+/* Parameters that hold up to t = 0.5 only (the floor, say, would sink out of reach): a t-end beyond it
+ * is refused. */
+static double valid_until(const double *p, char *msg, size_t len, void *user)
+{
+    (void)p, (void)user;
+    snprintf(msg, len, "the floor is out of reach after t = 0.5");
+    return 0.5;
+}
+#endif
+
 static const pl_case variant = {
 #ifdef VARIANT_BAD_ABI
     .abi_version = PL_ABI_VERSION + 1,
@@ -107,6 +120,9 @@ static const pl_case variant = {
 #endif
 #ifdef VARIANT_NO_DERIVATIVES
     .derivatives = PL_DERIVATIVES_NONE,
+#endif
+#ifdef VARIANT_HORIZON
+    .valid_until = valid_until,
 #endif
 };
 
