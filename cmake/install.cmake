@@ -26,8 +26,9 @@ set(PENLIM_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/penlim)
 install(EXPORT penlimTargets NAMESPACE penlim:: DESTINATION ${PENLIM_CMAKE_DIR})
 configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/penlimConfig.cmake.in
                               ${CMAKE_BINARY_DIR}/penlimConfig.cmake INSTALL_DESTINATION ${PENLIM_CMAKE_DIR})
-# Same major version = same ABI (PL_ABI_VERSION in include/penlim/model.h).
-write_basic_package_version_file(${CMAKE_BINARY_DIR}/penlimConfigVersion.cmake COMPATIBILITY SameMajorVersion)
+# Same ABI (PL_ABI_VERSION in include/penlim/model.h) = same SONAME: the same minor version before
+# 1.0, the same major one after (CMakeLists.txt).
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/penlimConfigVersion.cmake COMPATIBILITY ${PENLIM_COMPATIBILITY})
 install(FILES ${CMAKE_BINARY_DIR}/penlimConfig.cmake ${CMAKE_BINARY_DIR}/penlimConfigVersion.cmake
         DESTINATION ${PENLIM_CMAKE_DIR})
 

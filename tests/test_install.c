@@ -51,7 +51,7 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "prefix/%s", files[k]);
         CHECK(exists(name), "installed: %s", files[k]);
     }
-    CHECK(sh("readelf -d prefix/lib/libpenlim.so | grep -q 'SONAME.*libpenlim.so.0'") == 0, "SONAME libpenlim.so.0");
+    CHECK(sh("readelf -d prefix/lib/libpenlim.so | grep -q 'SONAME.*libpenlim.so.0.2'") == 0, "SONAME libpenlim.so.0.2");
     CHECK(sh("nm -D --defined-only prefix/lib/libpenlim.so | grep -v ' pl_' | grep -q ' T '") != 0,
           "the shared library exports the public API (pl_) alone");
 

@@ -17,10 +17,10 @@ extern "C" {
 #endif
 
 #define PL_VERSION_MAJOR 0
-#define PL_VERSION_MINOR 1
+#define PL_VERSION_MINOR 2
 #define PL_VERSION_PATCH 0
 
-/* The version of the library linked ("0.1.0"), which may differ from the headers'. */
+/* The version of the library linked ("0.2.0"), which may differ from the headers'. */
 PL_API const char *pl_version(void);
 
 /* Process-wide settings, once, before any other call (not thread-safe itself): GSL's error handler
