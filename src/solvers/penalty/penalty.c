@@ -242,30 +242,35 @@ static int rhs(double t, const double *y, double *yd, void *user)
     c->rhs_t = NAN;
     if (evaluate_forces(c, t, Q(y), V(y, c), f))
         return -1;
-    c->rhs_t = t;
-    c->rhs_modes = c->modes;
-    for (size_t j = 0; j < 2 * n; j++)
-        c->rhs_y[j] = y[j];
-    int any = 0;
     /* the forces' arrays are not yd's (restrict: see pl_penalized_forces) */
     const double *restrict fp = f->fp, *restrict a = f->a, *restrict ac = f->ac, *restrict lambda = f->lambda;
-    int finite = 1;
+    double *restrict held = c->rhs_y;
+    /* sum: finite exactly when every component is (but for an overflow of the sum itself, at
+     * components beyond 1e307, which is as much a failure of the state) */
+    double ac2 = 0.0, sum = 0.0;
     for (size_t j = 0; j < n; j++) {
+        double vd = a[j] + ac[j];
         yd[j] = fp[j];
-        yd[n + j] = a[j] + ac[j];
-        any |= ac[j] != 0.0;
-        finite &= isfinite(yd[j]) && isfinite(yd[n + j]);
+        yd[n + j] = vd;
+        ac2 += ac[j] * ac[j];
+        sum += fp[j] + vd;
+        held[j] = y[j];
+        held[n + j] = y[n + j];
     }
-    double gamma = any ? 1.0 + gamma_rate_sign(c, f) * pl_norm(ac, n) : 1.0;
+    double gamma = 1.0;
+    if (ac2 > 0.0)
+        gamma += gamma_rate_sign(c, f) * (n == 1 ? fabs(ac[0]) : sqrt(ac2)); /* pl_norm(ac, n) */
     GAMMA(yd, c) = gamma;
     double *impulse = IMPULSE(yd, c);
     for (size_t i = 0; i < m; i++) {
         impulse[i] = lambda[i];
-        finite &= isfinite(lambda[i]);
+        sum += lambda[i];
     }
+    c->rhs_t = t;
+    c->rhs_modes = c->modes;
     /* A state gone non-finite gives a non-finite derivative: recoverable, the stepper retries
      * with a smaller step. */
-    return finite && isfinite(gamma) ? 0 : 1;
+    return isfinite(sum + gamma) ? 0 : 1;
 }
 
 /* The Jacobian of (q, v) (analytic); Gamma and the impulses do not act on the motion, and their rows
