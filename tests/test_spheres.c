@@ -378,6 +378,38 @@ static void test_oblique(void)
     pl_model_free(&m);
 }
 
+/* One long flight step over a curved gap: the distance of the disks' centres, sqrt((3 - 2t)^2 + b^2)
+ * in config 1 (speeds 1 toward each other from 3 apart), is no polynomial in t, and a step over it can
+ * hold its minimum far from where a cubic through G and Gdot at the step's ends puts it.  In a box 1000
+ * wide without output samples the first flight step reaches far beyond the contact at
+ * t = (3 - sqrt(1 - b^2))/2 (b = 0.5: 1.0670), which the scan after the step must catch; with
+ * b = 1.001 > 2r the disks pass 0.001 apart and touch nowhere.  (Located on that cubic the contact
+ * was missed, the disks passing through each other with status ok, and the near miss got five
+ * contacts at a gap of 1.98.) */
+static void test_long_flight_step(void)
+{
+    const double bs[] = {0.5, 1.001};
+    for (int k = 0; k < 2; k++) {
+        pl_setting s[] = {{"b", bs[k]}, {"W", 1000.0}, {"H", 1000.0}};
+        pl_model m = {0};
+        if (!init(&m, s, 3))
+            return;
+        pl_solution r;
+        pl_error err;
+        if (solve_penalty(&m, 1e8, 1e-8, 100.0, 0, &r, &err) == PL_OK) {
+            if (k == 0) {
+                CHECK(r.nepisodes >= 1, "b = 0.5, one flight step: the contact is found (%zu episodes)", r.nepisodes);
+                if (r.nepisodes >= 1)
+                    NEAR(r.episodes[0].t_in, (3.0 - sqrt(0.75)) / 2.0, 1e-9, "b = 0.5: contact time");
+            } else
+                CHECK(r.nepisodes == 0, "b = 1.001: no contact (%zu episodes)", r.nepisodes);
+        } else
+            CHECK(0, "long flight step, b = %g: %s", bs[k], err.message);
+        pl_solution_free(&r);
+        pl_model_free(&m);
+    }
+}
+
 /* T5: contact at 2.5, then x1 = W/2 - 1/2 - (t - 2.5)/10, x2 = W/2 + 1/2 + (t - 2.5)/10. */
 static double t5_x1(double t)
 {
@@ -629,6 +661,7 @@ int main(void)
     test_wall_at_t_end();
     test_outgrown_box();
     test_oblique();
+    test_long_flight_step();
     test_growing();
     test_feasibility();
     test_box();
