@@ -63,10 +63,12 @@ pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const p
         char why[384] = "";
         double until = model->type->valid_until(model->par, why, sizeof why, model->type->user);
         char t_end[PL_NUMBER_LEN], most[PL_NUMBER_LEN];
+        /* t-end against the case's time itself; the message offers it rounded down to 12 digits, a
+         * t-end that is accepted */
         if (!(until >= o->t_end))
             return pl_fail(err, PL_ERR_INPUT, "%s: %s; t-end = %s lies beyond: lower it to %s or change the parameters",
                            model->type->name, why[0] ? why : "its parameters admit no configuration",
-                           pl_format_short(o->t_end, t_end, sizeof t_end), pl_format_short(until, most, sizeof most));
+                           pl_format_short(o->t_end, t_end, sizeof t_end), pl_format_down(until, 12, most, sizeof most));
     }
     if (o->max_steps < 0)
         return pl_fail(err, PL_ERR_INPUT, "max-steps must be >= 0 (got %ld)", o->max_steps);
