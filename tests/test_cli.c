@@ -558,7 +558,7 @@ static void test_limits(void)
     int rc = run("run bouncing_ball --set e=1 --mu 1e4 --t-end 1e5 --samples 0 --max-seconds 0.2 --out budget");
     double wall = now() - t0;
     char *err = slurp("stderr.txt");
-    CHECK(rc == 3 && err && strstr(err, "stopped after --max-seconds 0.2 at t = ") && count_lines(err) == 1,
+    CHECK(rc == 3 && err && strstr(err, "stopped after the time budget of 0.2 s (max_seconds) at t = ") && count_lines(err) == 1,
           "--max-seconds ends the run as a failure (%d: %s)", rc, err ? err : "");
     free(err);
     CHECK(wall < 20.0, "promptly (%.1f s; the whole run takes minutes)", wall);
@@ -571,7 +571,7 @@ static void test_limits(void)
     wall = now() - t0;
     err = slurp("stderr.txt");
     CHECK(rc == 3 && wall < 30.0 && err && strstr(err, "warning: the limit solution failed") &&
-              strstr(err, "stopped after --max-seconds 1"),
+              strstr(err, "stopped after the time budget of 1 s (max_seconds)"),
           "a sweep's runs and its limit solution stop at --max-seconds (%d, %.1f s: %s)", rc, wall, err ? err : "");
     free(err);
     /* Ordinary runs the resolvability checks must not fail: the gap of a wall far from the origin

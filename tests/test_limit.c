@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cases/cases.h"
+#include "core/clock.h"
 #include "check.h"
 #include "solvers/limit/impact.h"
 #include "solve.h"
@@ -544,6 +545,59 @@ static void test_impact_at_t_end(void)
         }
 }
 
+
+/* The time budget bounds an impact's fast system too (N = 100 balls of newtons_cradle spent 1.8 s in
+ * one event's fast system under max_seconds 0.05: the budget was checked once per step of the event
+ * loop only).  No timing: a budget spent 100 s before the solve; the ball on the floor moving down at
+ * t = 0 is an impact before the loop's first step, which stops in it, at t = 0, naming it. */
+static void test_budget_in_impact(void)
+{
+    pl_setting s[] = {{"h0", 0.0}, {"v0", -1.0}, {"e", 0.5}};
+    pl_model m;
+    pl_error err;
+    if (pl_model_init(&m, &pl_case_bouncing_ball, s, 3, &err) != PL_OK) {
+        CHECK(0, "model: %s", err.message);
+        return;
+    }
+    for (int spent = 0; spent < 2; spent++) {
+        pl_solve_opts o;
+        pl_solve_opts_init(&o, &pl_solver_limit, &m, 1.0);
+        o.max_seconds = 50.0;
+        o.started = spent ? pl_now_seconds() - 100.0 : 0.0;
+        pl_solution r;
+        pl_status st = pl_solve(&pl_solver_limit, &m, &o, &r, &err);
+        if (spent)
+            CHECK(st == PL_ERR_SOLVER && strstr(err.message, "time budget of 50 s (max_seconds) in the impact at t = 0 ") &&
+                      r.nevents == 0 && r.t_final == 0.0,
+                  "a spent budget stops the impact at t = 0 (%s)", st == PL_OK ? "ok" : err.message);
+        else
+            CHECK(st == PL_OK && r.nevents > 0 && r.events[0].kind == PL_EVENT_IMPACT && r.events[0].t == 0.0,
+                  "within the budget the impact at t = 0 is resolved (%s)", st == PL_OK ? "ok" : err.message);
+        pl_solution_free(&r);
+    }
+    /* the fast system alone, through its work's budget */
+    pl_impact_work *iw = pl_impact_work_new(&m);
+    double q = 0.0, v = -1.0;
+    int part[] = {1};
+    for (int spent = 0; iw && spent < 3; spent++) {
+        pl_budget b = {50.0, pl_now_seconds() - (spent == 1 ? 100.0 : 0.0)};
+        pl_impact_work_set_budget(iw, spent == 2 ? NULL : &b);
+        pl_impact im;
+        pl_status st = pl_impact_solve(&m, iw, 0.0, &q, &v, part, &im, &err);
+        if (spent == 1)
+            CHECK(st == PL_ERR_SOLVER && strstr(err.message, "in the impact at t = 0 (its fast system, after 0 fast "
+                                                             "steps)"),
+                  "a spent budget stops the fast system (%s)", st == PL_OK ? "ok" : err.message);
+        else
+            CHECK(st == PL_OK && fabs(im.v_plus[0] - 0.5) < 1e-10, "%s: the impact resolved (v+ = %g)",
+                  spent ? "no budget" : "within the budget", st == PL_OK ? im.v_plus[0] : NAN);
+        pl_impact_free(&im);
+    }
+    pl_impact_work_free(iw);
+    pl_model_free(&m);
+}
+
+
 int main(void)
 {
     check_init();
@@ -563,5 +617,6 @@ int main(void)
     test_near_critical_lift_off();
     test_long_horizons();
     test_impact_at_t_end();
+    test_budget_in_impact();
     return check_finish("test_limit");
 }

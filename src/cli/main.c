@@ -502,7 +502,9 @@ static int solve_and_write(const case_options *o, const pl_solver_type *solver, 
         outdir_end(&d);
         return input_error(o->cmd, "%s", err.message);
     }
-    pl_status analysis_status = pl_analyze(model, &sol, &analysis, &err);
+    /* the command's budget (opts->started: its start) bounds the analysis too, not the solution */
+    pl_status analysis_status = pl_analyze_within(model, &sol, &(pl_budget){opts->max_seconds, opts->started},
+                                                  &analysis, &err);
     if (status == PL_OK && analysis_status != PL_OK) {
         status = sol.status = analysis_status;
         sol.error = err;
@@ -1288,8 +1290,10 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     pl_solution limit;
     pl_analysis la;
     pl_trajectory lt = {0};
+    lopts.started = pl_now_seconds(); /* each solution's budget from its start, its analysis included */
     pl_solve(&pl_solver_limit, model, &lopts, &limit, &err);
-    pl_status ls = pl_analyze(model, &limit, &la, &err); /* also what a failed one found */
+    pl_status ls = pl_analyze_within(model, &limit, &(pl_budget){lopts.max_seconds, lopts.started}, &la,
+                                     &err); /* also what a failed one found */
     if (ls == PL_OK && limit.status == PL_OK)
         ls = pl_trajectory_build(&lt, model, &limit, &err);
     int has_limit = limit.status == PL_OK && ls == PL_OK;
@@ -1300,6 +1304,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     size_t failures = limit.status != PL_OK;
     for (size_t k = 0; k < l.n; k++) {
         cmp_item *it = &l.item[k];
+        it->opts.started = pl_now_seconds(); /* as for the limit solution; a file read has no budget */
         if (it->solver != &pl_solver_external) {
             pl_solution_free(&it->sol);
             if (pl_solve(it->solver, model, &it->opts, &it->sol, &err) == PL_ERR_INPUT && it->sol.status == PL_OK) {
@@ -1307,7 +1312,8 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
                 it->sol.error = err;
             }
         }
-        pl_status st = pl_analyze(model, &it->sol, &it->analysis, &err);
+        pl_budget budget = {it->solver != &pl_solver_external ? it->opts.max_seconds : 0.0, it->opts.started};
+        pl_status st = pl_analyze_within(model, &it->sol, &budget, &it->analysis, &err);
         it->analysed = 1;
         if (st == PL_OK)
             st = pl_trajectory_build(&it->traj, model, &it->sol, &err);

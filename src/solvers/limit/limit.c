@@ -897,6 +897,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
         pl_solution_finish(sol, st, e, t0);
         return st;
     }
+    pl_impact_work_set_budget(s.impact_work, &(pl_budget){s.loop.max_seconds, s.loop.started});
     double *y0 = s.y0;
     pl_model_initial_state(model, Q(y0), V(y0, &s));
     /* The smooth phases are not stiff: the explicit 8th-order pair, which integrates a flight's
