@@ -482,6 +482,29 @@ static void test_impact_at_t_end(void)
     }
 }
 
+/* An accumulation point past t-end (the ball of test_limit: g = 10, h0 = 5, e = 0.5, impacts
+ * accumulating at t = 3): the limit solution of limit, sweep and compare ends at t-end 2.999999, no
+ * event after it (it once ended at t = 3.0000000000000444 with its zeno and slide_start events). */
+static void test_zeno_past_t_end(void)
+{
+    const char *cmds[] = {"limit", "sweep --mu 1e4,1e5 --no-plots", "compare --mu 1e4 --no-plots"};
+    const char *files[] = {"zend1/summary.json", "zend2/limit/summary.json", "zend3/limit/summary.json"};
+    for (int k = 0; k < 3; k++) {
+        char args[256];
+        snprintf(args, sizeof args, "%s bouncing_ball --set g=10 --set h0=5 --set e=0.5 --t-end 2.999999 --quiet "
+                 "--out zend%d", cmds[k], k + 1);
+        CHECK(run(args) == 0, "'%s': exit 0", args);
+        json_t *j = load_json(files[k]);
+        json_t *events = json_object_get(j, "events");
+        double t = json_number_value(json_object_get(json_object_get(j, "final"), "t")), latest = 0.0;
+        for (size_t e = 0; e < json_array_size(events); e++)
+            latest = fmax(latest, json_number_value(json_object_get(json_array_get(events, e), "t")));
+        CHECK(j && t == 2.999999 && latest == 2.999999, "%s: final t %.17g and last event %.17g at t-end 2.999999",
+              files[k], t, latest);
+        json_decref(j);
+    }
+}
+
 static void test_schemes(void)
 {
     CHECK(run("run bouncing_ball --scheme moreau_jean --h 0.01 --t-end 2 --out mj --quiet") == 0, "scheme run");
@@ -892,6 +915,7 @@ int main(int argc, char **argv)
     test_sweep();
     test_limit();
     test_impact_at_t_end();
+    test_zeno_past_t_end();
     test_outgrown_box();
     test_schemes();
     test_limits();

@@ -545,6 +545,60 @@ static void test_impact_at_t_end(void)
         }
 }
 
+/* An accumulation point past t-end (paper 002 section 6.1's ball, g = 10, h0 = 5, e = 0.5: impacts at
+ * t_n = 1 + 2 (e + ... + e^(n-1)) = 3 - 2^(2-n), accumulating at 3).  The run ends at t-end, not at the
+ * accumulation point (it once ended at t = 3.0000000000000444 with the Zeno and slide_start events
+ * there, for t-end 2.999999): every event and row at t <= t-end, the impacts at t_n, then the state the
+ * accumulation reaches (its remaining bounces, below the tolerance, neglected: speeds below g (3 -
+ * t_last), heights below g (3 - t_last)^2/8), the Zeno point its predicted time 3.  At t-end 2.99 the
+ * flights are still resolved: no Zeno point, and the last flight's closed-form state. */
+static void test_zeno_past_t_end(void)
+{
+    const double t_ends[] = {2.999999, 3.0 - 1e-10, 2.99};
+    for (int k = 0; k < 3; k++) {
+        double T = t_ends[k], g = 10.0;
+        pl_setting s[] = {{"g", g}, {"h0", 5.0}, {"e", 0.5}};
+        pl_model m;
+        pl_solution r;
+        if (solve(&pl_case_bouncing_ball, s, 3, T, &m, &r) != PL_OK) {
+            release(&m, &r);
+            continue;
+        }
+        CHECK(r.t_final == T, "t-end %.17g: ends there (%.17g)", T, r.t_final);
+        CHECK(pl_table_row(&r.traj, r.traj.nrows - 1)[0] == T, "t-end %.17g: the last row at t-end", T);
+        size_t bad_rows = 0, n = 0, late = 0;
+        for (size_t i = 0; i < r.traj.nrows; i++)
+            bad_rows += !(pl_table_row(&r.traj, i)[0] <= T);
+        CHECK(bad_rows == 0, "t-end %.17g: %zu rows after it", T, bad_rows);
+        double t_last = 0.0;
+        for (size_t i = 0; i < r.nevents; i++) {
+            late += !(r.events[i].t <= T);
+            if (r.events[i].kind == PL_EVENT_IMPACT) {
+                n++;
+                NEAR(r.events[i].t, 3.0 - pow(2.0, 2.0 - (double)n), 1e-11, "t-end %.17g: impact %zu at 3 - 2^(2-n)", T,
+                     n);
+                t_last = r.events[i].t;
+            }
+        }
+        CHECK(late == 0, "t-end %.17g: %zu events after it", T, late);
+        if (k < 2) {
+            CHECK(n >= 15 && r.zeno.found, "t-end %.17g: %zu impacts, then the accumulation", T, n);
+            NEAR(r.zeno.t_accumulation, 3.0, 1e-10, "t-end %.17g: the predicted accumulation time", T);
+            CHECK(r.nevents > 0 && r.events[r.nevents - 1].t == T, "t-end %.17g: the last event at t-end", T);
+            CHECK(fabs(r.q_final[0]) <= g * (3.0 - t_last) * (3.0 - t_last) / 8.0 &&
+                      fabs(r.v_final[0]) <= g * (3.0 - t_last),
+                  "t-end %.17g: q = %g, v = %g, the accumulation's state within the tail after t = %.17g", T,
+                  r.q_final[0], r.v_final[0], t_last);
+        } else {
+            /* 8 impacts (t_8 = 2.984375 < 2.99 < t_9 = 2.9921875), then the flight from t_8 at e^8 V, V = 10 */
+            double vt = 10.0 * pow(0.5, 8.0), dt = T - (3.0 - pow(2.0, 2.0 - 8.0));
+            CHECK(n == 8 && !r.zeno.found, "t-end 2.99: 8 impacts (%zu), no accumulation", n);
+            NEAR(r.q_final[0], vt * dt - 0.5 * g * dt * dt, 1e-12, "t-end 2.99: the flight's height");
+            NEAR(r.v_final[0], vt - g * dt, 1e-10, "t-end 2.99: the flight's velocity");
+        }
+        release(&m, &r);
+    }
+}
 
 /* The time budget bounds an impact's fast system too (N = 100 balls of newtons_cradle spent 1.8 s in
  * one event's fast system under max_seconds 0.05: the budget was checked once per step of the event
@@ -617,6 +671,7 @@ int main(void)
     test_near_critical_lift_off();
     test_long_horizons();
     test_impact_at_t_end();
+    test_zeno_past_t_end();
     test_budget_in_impact();
     return check_finish("test_limit");
 }

@@ -411,8 +411,10 @@ static void print_solution_summary(const pl_model *model, const pl_solution *sol
     if (a && !isnan(a->capture_time))
         printf(", capture at t = %.6f", a->capture_time);
     if (sol->zeno.found)
-        printf("\n  Zeno: impacts of constraint %zu accumulate at t = %.12g (%zu resolved, ratio %.6g), then continue",
-               sol->zeno.constraint + 1, sol->zeno.t_accumulation, sol->zeno.impacts_resolved, sol->zeno.ratio);
+        printf("\n  Zeno: impacts of constraint %zu accumulate at t = %.12g (%zu resolved, ratio %.6g), %s",
+               sol->zeno.constraint + 1, sol->zeno.t_accumulation, sol->zeno.impacts_resolved, sol->zeno.ratio,
+               sol->zeno.t_accumulation > sol->t_end ? "past t-end: the run ends at t-end in the state they reach"
+                                                      : "then continue");
     printf("\n  final: t = %s, ", num(sol->t_final, v));
     print_vector("q", sol->q_final, sol->n);
     printf(", ");
@@ -685,8 +687,10 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
                cell(sw->q[PL_Q_CAPTURE_TIME].values[k], tc), r->stats.steps, r->stats.rhs_evals, r->stats.wall_seconds);
     }
     if (sw->has_limit && sw->limit.zeno.found)
-        printf("limit solution: Zeno point at t = %.12g after %zu resolved impacts, then sustained contact\n",
-               sw->limit.zeno.t_accumulation, sw->limit.zeno.impacts_resolved);
+        printf("limit solution: Zeno point at t = %.12g after %zu resolved impacts, %s\n",
+               sw->limit.zeno.t_accumulation, sw->limit.zeno.impacts_resolved,
+               sw->limit.zeno.t_accumulation > sw->limit.t_end ? "past t-end (the run ends there in the state it reaches)"
+                                                               : "then sustained contact");
     else if (!sw->has_limit && sw->limit.status != PL_OK)
         printf("limit solution: failed: %s\n", sw->limit.error.message);
     if (sw->solver->family == PL_FAMILY_PENALTY)
