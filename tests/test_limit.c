@@ -651,6 +651,42 @@ static void test_budget_in_impact(void)
     pl_model_free(&m);
 }
 
+/* An impact a little before t-end is not an impact at t-end: only an event within round-off of t-end
+ * (16 ulps, the Runge-Kutta pair's smallest step) ends the run without a step.  The ball of
+ * test_impact_at_t_end landing at T = 3.85 (V = 37.5, e = 0.5), t-end T + d: after the impact the
+ * limit solution rebounds, q = e V d - g d^2/2, v = e V - g d; the penalty (mu = 1e8, k = 1) is in its
+ * contact, q = -V d to 1% (omega d = 1e-3 at d = 1e-7).  A resolution of 1e-6 max(1, t) would record the
+ * state at the impact instead (q = 0). */
+static void test_impact_before_t_end(void)
+{
+    const double ds[] = {1e-7, 1e-9};
+    for (int k = 0; k < 2; k++)
+        for (int pen = 0; pen < 2; pen++) {
+            double g = 10.0, T = 3.85, v0 = 1.0, h0 = g * T * T / 2.0 - v0 * T, V = g * T - v0, e = 0.5, d = ds[k];
+            pl_setting set[] = {{"g", g}, {"h0", h0}, {"v0", v0}, {"e", e}};
+            pl_model m;
+            pl_solution r;
+            pl_error err;
+            CHECK(pl_model_init(&m, &pl_case_bouncing_ball, set, 4, &err) == PL_OK, "model: %s", err.message);
+            double t_end = T + d;
+            pl_status st = pen ? solve_penalty(&m, 1e8, 1e-10, t_end, 0, &r, &err)
+                               : solve_limit(&m, 1e-12, t_end, 0, &r, &err);
+            const char *name = pen ? "penalty" : "limit";
+            CHECK(st == PL_OK && r.t_final == t_end, "%s, impact %g before t-end: ok, ends at t-end (%s, %.17g)", name,
+                  d, st == PL_OK ? "ok" : err.message, r.t_final);
+            if (st == PL_OK) {
+                double dt = t_end - T; /* d as the doubles have it */
+                if (pen)
+                    NEAR(r.q_final[0], -V * dt, 1e-2 * V * dt, "penalty, impact %g before t-end: q = -V d", d);
+                else {
+                    NEAR(r.q_final[0], e * V * dt - 0.5 * g * dt * dt, 1e-3 * e * V * dt,
+                         "limit, impact %g before t-end: the rebound's height", d);
+                    NEAR(r.v_final[0], e * V - g * dt, 1e-9 * V, "limit, impact %g before t-end: its velocity", d);
+                }
+            }
+            release(&m, &r);
+        }
+}
 
 int main(void)
 {
@@ -671,6 +707,7 @@ int main(void)
     test_near_critical_lift_off();
     test_long_horizons();
     test_impact_at_t_end();
+    test_impact_before_t_end();
     test_zeno_past_t_end();
     test_budget_in_impact();
     return check_finish("test_limit");
