@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "cases/cases.h"
+#include "core/number.h"
 
 enum { CONFIG, NDISK, COLS, RADIUS, RDOT, SPREAD, MASS, MASS1, VEL, OFFSET, G_ACC, WIDTH, HEIGHT, E, XI, K, NPAR };
 
@@ -347,7 +348,9 @@ static int fits(const double *p, double t, char *why, size_t len)
 }
 
 /* The time the box becomes too small for the growing disks (fits), found by bisection to the last
- * bit (condition (a) fails for good once 2 (r_max + rdot t) > min(W, H)), rounded down to 12 digits. */
+ * bit (condition (a) fails for good once 2 (r_max + rdot t) > min(W, H)): the last double at which they
+ * fit, compared as it is with t-end (the double below T5's 35/6 fits).  The message quotes it rounded
+ * down to 12 digits, a time at which they still fit. */
 static double valid_until(const double *p, char *msg, size_t len, void *user)
 {
     (void)user;
@@ -375,13 +378,9 @@ static double valid_until(const double *p, char *msg, size_t len, void *user)
             hi = mid;
     }
     fits(p, hi, why, sizeof why);
-    /* rounded down to 12 digits: the radii's own round-off moved the last bit (1.7500000000000002 for
-     * the closed form 1.75), and the time is quoted to the user */
-    if (lo > 0.0) {
-        double scale = pow(10.0, 11.0 - floor(log10(lo))), r = floor(lo * scale) / scale;
-        lo = r <= lo ? r : lo;
-    }
-    snprintf(msg, len, "the growing disks no longer fit in the %g x %g box after t = %.12g: %s", W, H, lo, why);
+    char quoted[PL_NUMBER_LEN];
+    snprintf(msg, len, "the growing disks no longer fit in the %g x %g box after t = %s: %s", W, H,
+             pl_format_down(lo, 12, quoted, sizeof quoted), why);
     return lo;
 }
 

@@ -482,6 +482,29 @@ static void test_impact_at_t_end(void)
     }
 }
 
+/* An accumulation point past t-end (the ball of test_limit: g = 10, h0 = 5, e = 0.5, impacts
+ * accumulating at t = 3): the limit solution of limit, sweep and compare ends at t-end 2.999999, no
+ * event after it (it once ended at t = 3.0000000000000444 with its zeno and slide_start events). */
+static void test_zeno_past_t_end(void)
+{
+    const char *cmds[] = {"limit", "sweep --mu 1e4,1e5 --no-plots", "compare --mu 1e4 --no-plots"};
+    const char *files[] = {"zend1/summary.json", "zend2/limit/summary.json", "zend3/limit/summary.json"};
+    for (int k = 0; k < 3; k++) {
+        char args[256];
+        snprintf(args, sizeof args, "%s bouncing_ball --set g=10 --set h0=5 --set e=0.5 --t-end 2.999999 --quiet "
+                 "--out zend%d", cmds[k], k + 1);
+        CHECK(run(args) == 0, "'%s': exit 0", args);
+        json_t *j = load_json(files[k]);
+        json_t *events = json_object_get(j, "events");
+        double t = json_number_value(json_object_get(json_object_get(j, "final"), "t")), latest = 0.0;
+        for (size_t e = 0; e < json_array_size(events); e++)
+            latest = fmax(latest, json_number_value(json_object_get(json_array_get(events, e), "t")));
+        CHECK(j && t == 2.999999 && latest == 2.999999, "%s: final t %.17g and last event %.17g at t-end 2.999999",
+              files[k], t, latest);
+        json_decref(j);
+    }
+}
+
 static void test_schemes(void)
 {
     CHECK(run("run bouncing_ball --scheme moreau_jean --h 0.01 --t-end 2 --out mj --quiet") == 0, "scheme run");
@@ -558,7 +581,7 @@ static void test_limits(void)
     int rc = run("run bouncing_ball --set e=1 --mu 1e4 --t-end 1e5 --samples 0 --max-seconds 0.2 --out budget");
     double wall = now() - t0;
     char *err = slurp("stderr.txt");
-    CHECK(rc == 3 && err && strstr(err, "stopped after --max-seconds 0.2 at t = ") && count_lines(err) == 1,
+    CHECK(rc == 3 && err && strstr(err, "stopped after the time budget of 0.2 s (max_seconds) at t = ") && count_lines(err) == 1,
           "--max-seconds ends the run as a failure (%d: %s)", rc, err ? err : "");
     free(err);
     CHECK(wall < 20.0, "promptly (%.1f s; the whole run takes minutes)", wall);
@@ -571,7 +594,7 @@ static void test_limits(void)
     wall = now() - t0;
     err = slurp("stderr.txt");
     CHECK(rc == 3 && wall < 30.0 && err && strstr(err, "warning: the limit solution failed") &&
-              strstr(err, "stopped after --max-seconds 1"),
+              strstr(err, "stopped after the time budget of 1 s (max_seconds)"),
           "a sweep's runs and its limit solution stop at --max-seconds (%d, %.1f s: %s)", rc, wall, err ? err : "");
     free(err);
     /* Ordinary runs the resolvability checks must not fail: the gap of a wall far from the origin
@@ -892,6 +915,7 @@ int main(int argc, char **argv)
     test_sweep();
     test_limit();
     test_impact_at_t_end();
+    test_zeno_past_t_end();
     test_outgrown_box();
     test_schemes();
     test_limits();

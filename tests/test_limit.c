@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cases/cases.h"
+#include "core/clock.h"
 #include "check.h"
 #include "solvers/limit/impact.h"
 #include "solve.h"
@@ -544,6 +545,149 @@ static void test_impact_at_t_end(void)
         }
 }
 
+/* An accumulation point past t-end (paper 002 section 6.1's ball, g = 10, h0 = 5, e = 0.5: impacts at
+ * t_n = 1 + 2 (e + ... + e^(n-1)) = 3 - 2^(2-n), accumulating at 3).  The run ends at t-end, not at the
+ * accumulation point (it once ended at t = 3.0000000000000444 with the Zeno and slide_start events
+ * there, for t-end 2.999999): every event and row at t <= t-end, the impacts at t_n, then the state the
+ * accumulation reaches (its remaining bounces, below the tolerance, neglected: speeds below g (3 -
+ * t_last), heights below g (3 - t_last)^2/8), the Zeno point its predicted time 3.  At t-end 2.99 the
+ * flights are still resolved: no Zeno point, and the last flight's closed-form state. */
+static void test_zeno_past_t_end(void)
+{
+    const double t_ends[] = {2.999999, 3.0 - 1e-10, 2.99};
+    for (int k = 0; k < 3; k++) {
+        double T = t_ends[k], g = 10.0;
+        pl_setting s[] = {{"g", g}, {"h0", 5.0}, {"e", 0.5}};
+        pl_model m;
+        pl_solution r;
+        if (solve(&pl_case_bouncing_ball, s, 3, T, &m, &r) != PL_OK) {
+            release(&m, &r);
+            continue;
+        }
+        CHECK(r.t_final == T, "t-end %.17g: ends there (%.17g)", T, r.t_final);
+        CHECK(pl_table_row(&r.traj, r.traj.nrows - 1)[0] == T, "t-end %.17g: the last row at t-end", T);
+        size_t bad_rows = 0, n = 0, late = 0;
+        for (size_t i = 0; i < r.traj.nrows; i++)
+            bad_rows += !(pl_table_row(&r.traj, i)[0] <= T);
+        CHECK(bad_rows == 0, "t-end %.17g: %zu rows after it", T, bad_rows);
+        double t_last = 0.0;
+        for (size_t i = 0; i < r.nevents; i++) {
+            late += !(r.events[i].t <= T);
+            if (r.events[i].kind == PL_EVENT_IMPACT) {
+                n++;
+                NEAR(r.events[i].t, 3.0 - pow(2.0, 2.0 - (double)n), 1e-11, "t-end %.17g: impact %zu at 3 - 2^(2-n)", T,
+                     n);
+                t_last = r.events[i].t;
+            }
+        }
+        CHECK(late == 0, "t-end %.17g: %zu events after it", T, late);
+        if (k < 2) {
+            CHECK(n >= 15 && r.zeno.found, "t-end %.17g: %zu impacts, then the accumulation", T, n);
+            NEAR(r.zeno.t_accumulation, 3.0, 1e-10, "t-end %.17g: the predicted accumulation time", T);
+            CHECK(r.nevents > 0 && r.events[r.nevents - 1].t == T, "t-end %.17g: the last event at t-end", T);
+            CHECK(fabs(r.q_final[0]) <= g * (3.0 - t_last) * (3.0 - t_last) / 8.0 &&
+                      fabs(r.v_final[0]) <= g * (3.0 - t_last),
+                  "t-end %.17g: q = %g, v = %g, the accumulation's state within the tail after t = %.17g", T,
+                  r.q_final[0], r.v_final[0], t_last);
+        } else {
+            /* 8 impacts (t_8 = 2.984375 < 2.99 < t_9 = 2.9921875), then the flight from t_8 at e^8 V, V = 10 */
+            double vt = 10.0 * pow(0.5, 8.0), dt = T - (3.0 - pow(2.0, 2.0 - 8.0));
+            CHECK(n == 8 && !r.zeno.found, "t-end 2.99: 8 impacts (%zu), no accumulation", n);
+            NEAR(r.q_final[0], vt * dt - 0.5 * g * dt * dt, 1e-12, "t-end 2.99: the flight's height");
+            NEAR(r.v_final[0], vt - g * dt, 1e-10, "t-end 2.99: the flight's velocity");
+        }
+        release(&m, &r);
+    }
+}
+
+/* The time budget bounds an impact's fast system too (N = 100 balls of newtons_cradle spent 1.8 s in
+ * one event's fast system under max_seconds 0.05: the budget was checked once per step of the event
+ * loop only).  No timing: a budget spent 100 s before the solve; the ball on the floor moving down at
+ * t = 0 is an impact before the loop's first step, which stops in it, at t = 0, naming it. */
+static void test_budget_in_impact(void)
+{
+    pl_setting s[] = {{"h0", 0.0}, {"v0", -1.0}, {"e", 0.5}};
+    pl_model m;
+    pl_error err;
+    if (pl_model_init(&m, &pl_case_bouncing_ball, s, 3, &err) != PL_OK) {
+        CHECK(0, "model: %s", err.message);
+        return;
+    }
+    for (int spent = 0; spent < 2; spent++) {
+        pl_solve_opts o;
+        pl_solve_opts_init(&o, &pl_solver_limit, &m, 1.0);
+        o.max_seconds = 50.0;
+        o.started = spent ? pl_now_seconds() - 100.0 : 0.0;
+        pl_solution r;
+        pl_status st = pl_solve(&pl_solver_limit, &m, &o, &r, &err);
+        if (spent)
+            CHECK(st == PL_ERR_SOLVER && strstr(err.message, "time budget of 50 s (max_seconds) in the impact at t = 0 ") &&
+                      r.nevents == 0 && r.t_final == 0.0,
+                  "a spent budget stops the impact at t = 0 (%s)", st == PL_OK ? "ok" : err.message);
+        else
+            CHECK(st == PL_OK && r.nevents > 0 && r.events[0].kind == PL_EVENT_IMPACT && r.events[0].t == 0.0,
+                  "within the budget the impact at t = 0 is resolved (%s)", st == PL_OK ? "ok" : err.message);
+        pl_solution_free(&r);
+    }
+    /* the fast system alone, through its work's budget */
+    pl_impact_work *iw = pl_impact_work_new(&m);
+    double q = 0.0, v = -1.0;
+    int part[] = {1};
+    for (int spent = 0; iw && spent < 3; spent++) {
+        pl_budget b = {50.0, pl_now_seconds() - (spent == 1 ? 100.0 : 0.0)};
+        pl_impact_work_set_budget(iw, spent == 2 ? NULL : &b);
+        pl_impact im;
+        pl_status st = pl_impact_solve(&m, iw, 0.0, &q, &v, part, &im, &err);
+        if (spent == 1)
+            CHECK(st == PL_ERR_SOLVER && strstr(err.message, "in the impact at t = 0 (its fast system, after 0 fast "
+                                                             "steps)"),
+                  "a spent budget stops the fast system (%s)", st == PL_OK ? "ok" : err.message);
+        else
+            CHECK(st == PL_OK && fabs(im.v_plus[0] - 0.5) < 1e-10, "%s: the impact resolved (v+ = %g)",
+                  spent ? "no budget" : "within the budget", st == PL_OK ? im.v_plus[0] : NAN);
+        pl_impact_free(&im);
+    }
+    pl_impact_work_free(iw);
+    pl_model_free(&m);
+}
+
+/* An impact a little before t-end is not an impact at t-end: only an event within round-off of t-end
+ * (16 ulps, the Runge-Kutta pair's smallest step) ends the run without a step.  The ball of
+ * test_impact_at_t_end landing at T = 3.85 (V = 37.5, e = 0.5), t-end T + d: after the impact the
+ * limit solution rebounds, q = e V d - g d^2/2, v = e V - g d; the penalty (mu = 1e8, k = 1) is in its
+ * contact, q = -V d to 1% (omega d = 1e-3 at d = 1e-7).  A resolution of 1e-6 max(1, t) would record the
+ * state at the impact instead (q = 0). */
+static void test_impact_before_t_end(void)
+{
+    const double ds[] = {1e-7, 1e-9};
+    for (int k = 0; k < 2; k++)
+        for (int pen = 0; pen < 2; pen++) {
+            double g = 10.0, T = 3.85, v0 = 1.0, h0 = g * T * T / 2.0 - v0 * T, V = g * T - v0, e = 0.5, d = ds[k];
+            pl_setting set[] = {{"g", g}, {"h0", h0}, {"v0", v0}, {"e", e}};
+            pl_model m;
+            pl_solution r;
+            pl_error err;
+            CHECK(pl_model_init(&m, &pl_case_bouncing_ball, set, 4, &err) == PL_OK, "model: %s", err.message);
+            double t_end = T + d;
+            pl_status st = pen ? solve_penalty(&m, 1e8, 1e-10, t_end, 0, &r, &err)
+                               : solve_limit(&m, 1e-12, t_end, 0, &r, &err);
+            const char *name = pen ? "penalty" : "limit";
+            CHECK(st == PL_OK && r.t_final == t_end, "%s, impact %g before t-end: ok, ends at t-end (%s, %.17g)", name,
+                  d, st == PL_OK ? "ok" : err.message, r.t_final);
+            if (st == PL_OK) {
+                double dt = t_end - T; /* d as the doubles have it */
+                if (pen)
+                    NEAR(r.q_final[0], -V * dt, 1e-2 * V * dt, "penalty, impact %g before t-end: q = -V d", d);
+                else {
+                    NEAR(r.q_final[0], e * V * dt - 0.5 * g * dt * dt, 1e-3 * e * V * dt,
+                         "limit, impact %g before t-end: the rebound's height", d);
+                    NEAR(r.v_final[0], e * V - g * dt, 1e-9 * V, "limit, impact %g before t-end: its velocity", d);
+                }
+            }
+            release(&m, &r);
+        }
+}
+
 int main(void)
 {
     check_init();
@@ -563,5 +707,8 @@ int main(void)
     test_near_critical_lift_off();
     test_long_horizons();
     test_impact_at_t_end();
+    test_impact_before_t_end();
+    test_zeno_past_t_end();
+    test_budget_in_impact();
     return check_finish("test_limit");
 }

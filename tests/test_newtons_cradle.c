@@ -545,6 +545,43 @@ static void test_schemes(void)
                 NEAR(moreau(N, e, j), -e * vm[j] + (1.0 + e) * proj[j], 1e-15,
                      "Moreau's law, N = %zu, e = %g: v_%zu against the projection onto T", N, e, j);
         }
+    /* The projection where it pools only some balls (above, the whole chain is one block), against
+     * hand derivations: the cone's projection is the blocks' means where the blocks are ordered, and
+     * then Moreau's law holds as complementarity at every contact j (between balls j and j + 1):
+     * the impulse P_j = -(dv_0 + ... + dv_j) >= 0 (unit masses: dv = sum_j P_j (e_{j+1} - e_j)), the
+     * gap rate U_j = Gdot_j+ + e Gdot_j- >= 0, and P_j U_j = 0.
+     *   (1, 0, 2): balls 0, 1 pool to 1/2 and 2 stays: (1/2, 1/2, 2);
+     *   (1, 0, 2, 1.5): (1/2, 1/2) and (7/4, 7/4);
+     *   (3, 1, 2, 0, 5, 6): 3, 1 pool to 2, which with 2 stays 2 ((3 + 1 + 2)/3), with 0 drops to 3/2
+     *     ((3 + 1 + 2 + 0)/4); 5 and 6 stay: (3/2, 3/2, 3/2, 3/2, 5, 6). */
+    const struct {
+        size_t n;
+        double v[6], proj[6];
+    } partial[] = {
+        {3, {1.0, 0.0, 2.0}, {0.5, 0.5, 2.0}},
+        {4, {1.0, 0.0, 2.0, 1.5}, {0.5, 0.5, 1.75, 1.75}},
+        {6, {3.0, 1.0, 2.0, 0.0, 5.0, 6.0}, {1.5, 1.5, 1.5, 1.5, 5.0, 6.0}},
+    };
+    for (size_t c = 0; c < sizeof partial / sizeof partial[0]; c++) {
+        size_t n = partial[c].n;
+        double proj[NMAX];
+        isotonic(partial[c].v, n, proj);
+        for (size_t j = 0; j < n; j++)
+            NEAR(proj[j], partial[c].proj[j], 1e-15, "partial pooling %zu: component %zu of the projection", c, j);
+        for (int k = 0; k < 3; k++) {
+            double e = 0.5 * k, vp[NMAX], P = 0.0;
+            for (size_t j = 0; j < n; j++)
+                vp[j] = -e * partial[c].v[j] + (1.0 + e) * proj[j];
+            for (size_t j = 0; j + 1 < n; j++) {
+                P -= vp[j] - partial[c].v[j];
+                double U = (vp[j + 1] - vp[j]) + e * (partial[c].v[j + 1] - partial[c].v[j]);
+                CHECK(P >= -1e-15 && U >= -1e-15 && fabs(P * U) <= 1e-15,
+                      "partial pooling %zu, e = %g, contact %zu: P = %g >= 0, U = %g >= 0, P U = 0", c, e, j, P, U);
+            }
+            P -= vp[n - 1] - partial[c].v[n - 1];
+            NEAR(P, 0.0, 1e-15, "partial pooling %zu, e = %g: momentum (no impulse on the last ball's far side)", c, e);
+        }
+    }
 }
 
 /* The default t-end 3: the last gap opens at 1 + S_last/sqrt(k mu), so at the default sweep's smallest

@@ -224,29 +224,53 @@ static void test_head_on(void)
 }
 
 /* Growing radii outgrow the box: the time the parameters stop admitting a configuration, against
- * closed forms, each condition of the case's check binding in turn (unit growth rate unless said):
- *   T5, rdot = 1, 8 x 4: 2 r(t) = H at r = 2, t = 1.75 (the walls and the pair meet there too);
+ * closed forms, each condition of the case's check binding (unit growth rate unless said):
+ *   T5, rdot = 1, 8 x 4: 2 r(t) = H at r = 2, t = 1.75 (the walls and the pair meet there too: (a) and
+ *     (b) at once);
  *   the same pair in a 4 x 4 box: corner to corner (4 - 2r)^2 2 = 4 r^2 at r = 4/(2 + sqrt 2), before
- *     2 r = 4 (t = 1.75);
+ *     2 r = 4 (t = 1.75); for two disks (b) and (d) are the same condition;
  *   a row of 4 equal disks (dr = 0) in 1 x 0.5, rdot = 0.1: once 4 r > H no two pass one another, a
  *     zigzag row needs 2 r + 3 sqrt(H (4 r - H)) <= W, i.e. 4 r^2 - (4 W + 36 H) r + W^2 + 9 H^2 = 0,
- *     r = 0.15192 (before the areas, 4 pi r^2 = W H at r = 0.19947);
+ *     r = 0.15192 (before the areas, 4 pi r^2 = W H at r = 0.19947): (d) alone;
  *   4 rows of 4 (cols = 4) in 1 x 1.4, rdot = 0.1: the areas, 16 pi r^2 = W H, r = 0.16689 (no row or
- *     column is forced below r = 0.25).
- * Each is refused (bad input, naming the time) for every solver when t-end lies beyond, accepted up to
- * it; without growth nothing is refused. */
+ *     column is forced below r = 0.25): (c) alone;
+ *   T3 (r = 0.5) in 5 x 1.2, rdot = 0.25: (a) alone, 2 r = H at t = (H/2 - r)/rdot = 0.4; then the pair
+ *     side by side needs (W - 2r)^2 + (H - 2r)^2 = 14.44 >= 4 r^2 = 1.44, the row 2 r + sqrt(H (4 r - H))
+ *     = 2.4 <= W, the areas 2 pi r^2 = 2.26 <= W H (without (a): t = 1.91 by the areas);
+ *   3 disks (r = 0.1, dr = 0.9: radii r (1 + dr (2 frac(0.618034 i) - 1)) = 0.01, 0.1212, 0.0525) in
+ *     0.6 x 0.5, rdot = 0.1: (b) alone, the two largest (sum s = s0 + 2 rdot t) corner to corner,
+ *     (W - s)^2 + (H - s)^2 = s^2 at s = W + H - sqrt(2 W H) = 0.3254; there the largest 2 r = 0.394 < H,
+ *     the two smallest still pass one another (2 (r_0 + r_2) = 0.428 < H), the areas 0.197 < W H = 0.3
+ *     (without (b): t = 1.07 by the row).
+ * Each is refused (bad input, naming the time and the condition) for every solver when t-end lies
+ * beyond, accepted up to the time itself (unrounded) and up to the time the message offers; without
+ * growth nothing is refused. */
 static void test_outgrown_box(void)
 {
     const double row_b = 4.0 * 1.0 + 36.0 * 0.5, row_r = (row_b - sqrt(row_b * row_b - 16.0 * (1.0 + 9.0 * 0.25))) / 8.0;
+    double s0 = 0.0, s1 = 0.0; /* (b) alone: the two largest radii at t = 0 */
+    for (int i = 0; i < 3; i++) {
+        double f = 0.6180339887498949 * i, ri = 0.1 * (1.0 + 0.9 * (2.0 * (f - floor(f)) - 1.0));
+        if (ri > s0)
+            s1 = s0, s0 = ri;
+        else if (ri > s1)
+            s1 = ri;
+    }
     const struct {
-        pl_setting s[6];
+        pl_setting s[7];
         size_t ns;
         double t;
+        const char *why; /* the condition the message names */
     } cases[] = {
-        {{{"config", 2}, {"rdot", 1}}, 2, 1.75},
-        {{{"config", 2}, {"rdot", 1}, {"W", 4}, {"H", 4}}, 4, 4.0 / (2.0 + sqrt(2.0)) - 0.25},
-        {{{"config", 3}, {"N", 4}, {"dr", 0}, {"W", 1}, {"rdot", 0.1}}, 5, (row_r - 0.08) / 0.1},
-        {{{"config", 3}, {"N", 16}, {"cols", 4}, {"dr", 0}, {"rdot", 0.1}}, 5, (sqrt(1.4 / (16.0 * M_PI)) - 0.08) / 0.1},
+        {{{"config", 2}, {"rdot", 1}}, 2, 1.75, "wider than the box's height 4"},
+        {{{"config", 2}, {"rdot", 1}, {"W", 4}, {"H", 4}}, 4, 4.0 / (2.0 + sqrt(2.0)) - 0.25, "corner to corner"},
+        {{{"config", 3}, {"N", 4}, {"dr", 0}, {"W", 1}, {"rdot", 0.1}}, 5, (row_r - 0.08) / 0.1, "a row of 4"},
+        {{{"config", 3}, {"N", 16}, {"cols", 4}, {"dr", 0}, {"rdot", 0.1}}, 5, (sqrt(1.4 / (16.0 * M_PI)) - 0.08) / 0.1,
+         "their area exceeds"},
+        {{{"config", 1}, {"rdot", 0.25}, {"W", 5}, {"H", 1.2}}, 4, (0.5 * 1.2 - 0.5) / 0.25,
+         "wider than the box's height 1.2"},
+        {{{"config", 3}, {"N", 3}, {"r", 0.1}, {"dr", 0.9}, {"W", 0.6}, {"H", 0.5}, {"rdot", 0.1}}, 7,
+         (0.6 + 0.5 - sqrt(2.0 * 0.6 * 0.5) - s0 - s1) / (2.0 * 0.1), "disks 2 and 3, the largest, no longer fit side"},
     };
     const pl_solver_type *solvers[] = {&pl_solver_penalty, &pl_solver_limit, &pl_solver_moreau_jean, &pl_solver_paoli,
                                        &pl_solver_maury};
@@ -256,31 +280,52 @@ static void test_outgrown_box(void)
             continue;
         char msg[256] = "";
         double until = m.type->valid_until(m.par, msg, sizeof msg, m.type->user);
-        /* the case rounds its time down to 12 digits */
-        CHECK(until <= cases[c].t && until >= cases[c].t * (1.0 - 1e-11), "box %zu: valid until %.17g, closed form %.17g",
-              c, until, cases[c].t);
-        printf("outgrown box %zu: valid until %.12g (closed form %.12g): %s\n", c, until, cases[c].t, msg);
+        /* the last double the bisection finds within the conditions: the closed form to its round-off */
+        CHECK(fabs(until - cases[c].t) <= 1e-14 * cases[c].t, "box %zu: valid until %.17g, closed form %.17g", c,
+              until, cases[c].t);
+        CHECK(strstr(msg, cases[c].why) != NULL, "box %zu: the condition '%s' named: %s", c, cases[c].why, msg);
+        printf("outgrown box %zu: valid until %.17g (closed form %.17g): %s\n", c, until, cases[c].t, msg);
         for (size_t k = 0; k < 5; k++) {
             pl_solve_opts o;
             pl_error err;
             pl_solve_opts_init(&o, solvers[k], &m, 4.0);
             pl_status st = pl_solve_check(solvers[k], &m, &o, &err);
-            char when[64];
-            snprintf(when, sizeof when, "after t = %.12g", until);
-            CHECK(st == PL_ERR_INPUT && strstr(err.message, when) && strstr(err.message, "t-end = 4 lies beyond"),
+            /* the time quoted to 12 digits, rounded down: lowering t-end to it is accepted */
+            const char *after = strstr(err.message, "after t = "), *lower = strstr(err.message, "lower it to ");
+            double quoted = after ? strtod(after + 10, NULL) : NAN, offered = lower ? strtod(lower + 12, NULL) : NAN;
+            CHECK(st == PL_ERR_INPUT && strstr(err.message, "t-end = 4 lies beyond") && quoted <= until &&
+                      quoted >= until * (1.0 - 1e-11) && offered == quoted,
                   "box %zu, %s, t-end 4: refused naming the time (%s)", c, solvers[k]->name,
                   st == PL_OK ? "accepted" : err.message);
-            pl_solve_opts_init(&o, solvers[k], &m, until);
-            if (k >= 2)
-                o.option[pl_solver_option_index(solvers[k], "h")] = until / 10.0;
-            st = pl_solve_check(solvers[k], &m, &o, &err);
-            CHECK(st == PL_OK, "box %zu, %s: t-end = %.17g accepted (%s)", c, solvers[k]->name, until,
-                  st == PL_OK ? "ok" : err.message);
+            for (int j = 0; j < 2; j++) {
+                double t_end = j ? offered : until;
+                pl_solve_opts_init(&o, solvers[k], &m, t_end);
+                if (k >= 2)
+                    o.option[pl_solver_option_index(solvers[k], "h")] = t_end / 10.0;
+                st = pl_solve_check(solvers[k], &m, &o, &err);
+                CHECK(st == PL_OK, "box %zu, %s: t-end = %.17g (%s) accepted (%s)", c, solvers[k]->name, t_end,
+                      j ? "offered" : "the time itself", st == PL_OK ? "ok" : err.message);
+            }
         }
         pl_model_free(&m);
     }
-    pl_setting still[] = {{"config", 3}, {"rdot", 0}};
+    /* T5 at rdot = 0.3: 2 (1/4 + 0.3 t) = H = 4 at t = 35/6, whose nearest double lies below it; it is
+     * accepted (it once was not: the time was rounded down to 12 digits before the comparison), a
+     * t-end 1e-12 beyond is not. */
+    pl_setting t5[] = {{"config", 2}, {"rdot", 0.3}};
     pl_model m = {0};
+    if (init(&m, t5, 2)) {
+        double T = 35.0 / 6.0;
+        for (int j = 0; j < 2; j++) {
+            pl_solve_opts o;
+            pl_error err;
+            pl_solve_opts_init(&o, &pl_solver_limit, &m, j ? T * (1.0 + 1e-12) : T);
+            pl_status st = pl_solve_check(&pl_solver_limit, &m, &o, &err);
+            CHECK(j ? st == PL_ERR_INPUT : st == PL_OK, "rdot = 0.3, t-end %.17g: %s (%s)", o.t_end,
+                  j ? "refused" : "accepted", st == PL_OK ? "ok" : err.message);
+        }
+    }
+    pl_setting still[] = {{"config", 3}, {"rdot", 0}};
     if (init(&m, still, 2)) {
         char msg[256];
         CHECK(m.type->valid_until(m.par, msg, sizeof msg, m.type->user) == INFINITY, "no growth: valid for ever");

@@ -29,6 +29,26 @@ static json_t *load_json(const char *name)
     return json_load_file(path, 0, NULL);
 }
 
+/* run and limit pass the command's start to the solve: --max-seconds counts from it, the set-up
+ * included.  The model's check of t-end takes 0.25 s, once in the set-up (0.25 s <= 0.4: the set-up is
+ * within the budget) and once more in the solve's own check, before the solver's first step, which
+ * finds 0.5 s spent since the command began and stops at t = 0 (exit 3).  A budget counted from the
+ * solve's start instead (the start not passed) would leave the run of milliseconds within it: exit 0. */
+static void test_budget_from_start(void)
+{
+    const char *cmds[] = {"run --mu 1e4", "limit"};
+    for (int k = 0; k < 2; k++) {
+        char fmt[256];
+        snprintf(fmt, sizeof fmt, "%s --model %%s --max-seconds 0.4 --out slow --force --quiet", cmds[k]);
+        int rc = run_model(fmt, "slow_check");
+        char *err = slurp("stderr.txt");
+        CHECK(rc == 3 && err && strstr(err, "stopped after the time budget of 0.4 s (max_seconds) at t = 0 ") &&
+                  count_lines(err) == 1,
+              "%s: the budget counts from the command's start (%d: %s)", cmds[k], rc, err ? err : "");
+        free(err);
+    }
+}
+
 static void test_refusals(void)
 {
     static const struct {
@@ -201,6 +221,7 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir))
         return 2;
     test_refusals();
+    test_budget_from_start();
     test_ball();
     test_resume();
     test_pendulum();

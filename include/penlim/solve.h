@@ -8,8 +8,9 @@
  *   t_end        end time (default: the case's)
  *   samples      also record the solution at k t_end/samples (default 1000; 0: steps only)
  *   max_steps    cap on the steps (default 5e6)
- *   max_seconds  cap on the wall time of each solve, from its start, and of its analysis in a
- *                sweep or a comparison (default none)
+ *   max_seconds  cap on the wall time of each solve, from its start, and in a sweep of each run's
+ *                analysis with it (default none); the solution does not keep it: a later
+ *                pl_compare_to_limit is not bounded
  *   max_output   cap on the values of the trajectory (default 2e7)
  */
 #ifndef PENLIM_SOLVE_H

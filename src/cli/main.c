@@ -411,8 +411,10 @@ static void print_solution_summary(const pl_model *model, const pl_solution *sol
     if (a && !isnan(a->capture_time))
         printf(", capture at t = %.6f", a->capture_time);
     if (sol->zeno.found)
-        printf("\n  Zeno: impacts of constraint %zu accumulate at t = %.12g (%zu resolved, ratio %.6g), then continue",
-               sol->zeno.constraint + 1, sol->zeno.t_accumulation, sol->zeno.impacts_resolved, sol->zeno.ratio);
+        printf("\n  Zeno: impacts of constraint %zu accumulate at t = %.12g (%zu resolved, ratio %.6g), %s",
+               sol->zeno.constraint + 1, sol->zeno.t_accumulation, sol->zeno.impacts_resolved, sol->zeno.ratio,
+               sol->zeno.t_accumulation > sol->t_end ? "past t-end: the run ends at t-end in the state they reach"
+                                                      : "then continue");
     printf("\n  final: t = %s, ", num(sol->t_final, v));
     print_vector("q", sol->q_final, sol->n);
     printf(", ");
@@ -502,7 +504,9 @@ static int solve_and_write(const case_options *o, const pl_solver_type *solver, 
         outdir_end(&d);
         return input_error(o->cmd, "%s", err.message);
     }
-    pl_status analysis_status = pl_analyze(model, &sol, &analysis, &err);
+    /* the command's budget (opts->started: its start) bounds the analysis too, not the solution */
+    pl_status analysis_status = pl_analyze_within(model, &sol, &(pl_budget){opts->max_seconds, opts->started},
+                                                  &analysis, &err);
     if (status == PL_OK && analysis_status != PL_OK) {
         status = sol.status = analysis_status;
         sol.error = err;
@@ -683,8 +687,10 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
                cell(sw->q[PL_Q_CAPTURE_TIME].values[k], tc), r->stats.steps, r->stats.rhs_evals, r->stats.wall_seconds);
     }
     if (sw->has_limit && sw->limit.zeno.found)
-        printf("limit solution: Zeno point at t = %.12g after %zu resolved impacts, then sustained contact\n",
-               sw->limit.zeno.t_accumulation, sw->limit.zeno.impacts_resolved);
+        printf("limit solution: Zeno point at t = %.12g after %zu resolved impacts, %s\n",
+               sw->limit.zeno.t_accumulation, sw->limit.zeno.impacts_resolved,
+               sw->limit.zeno.t_accumulation > sw->limit.t_end ? "past t-end (the run ends there in the state it reaches)"
+                                                               : "then sustained contact");
     else if (!sw->has_limit && sw->limit.status != PL_OK)
         printf("limit solution: failed: %s\n", sw->limit.error.message);
     if (sw->solver->family == PL_FAMILY_PENALTY)
@@ -1288,8 +1294,10 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     pl_solution limit;
     pl_analysis la;
     pl_trajectory lt = {0};
+    lopts.started = pl_now_seconds(); /* each solution's budget from its start, its analysis included */
     pl_solve(&pl_solver_limit, model, &lopts, &limit, &err);
-    pl_status ls = pl_analyze(model, &limit, &la, &err); /* also what a failed one found */
+    pl_status ls = pl_analyze_within(model, &limit, &(pl_budget){lopts.max_seconds, lopts.started}, &la,
+                                     &err); /* also what a failed one found */
     if (ls == PL_OK && limit.status == PL_OK)
         ls = pl_trajectory_build(&lt, model, &limit, &err);
     int has_limit = limit.status == PL_OK && ls == PL_OK;
@@ -1300,6 +1308,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     size_t failures = limit.status != PL_OK;
     for (size_t k = 0; k < l.n; k++) {
         cmp_item *it = &l.item[k];
+        it->opts.started = pl_now_seconds(); /* as for the limit solution; a file read has no budget */
         if (it->solver != &pl_solver_external) {
             pl_solution_free(&it->sol);
             if (pl_solve(it->solver, model, &it->opts, &it->sol, &err) == PL_ERR_INPUT && it->sol.status == PL_OK) {
@@ -1307,7 +1316,8 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
                 it->sol.error = err;
             }
         }
-        pl_status st = pl_analyze(model, &it->sol, &it->analysis, &err);
+        pl_budget budget = {it->solver != &pl_solver_external ? it->opts.max_seconds : 0.0, it->opts.started};
+        pl_status st = pl_analyze_within(model, &it->sol, &budget, &it->analysis, &err);
         it->analysed = 1;
         if (st == PL_OK)
             st = pl_trajectory_build(&it->traj, model, &it->sol, &err);

@@ -8,3 +8,8 @@ double pl_now_seconds(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+int pl_budget_spent(const pl_budget *budget)
+{
+    return budget && budget->max_seconds > 0 && pl_now_seconds() - budget->started > budget->max_seconds;
+}

@@ -52,6 +52,21 @@ char *pl_format_short(double x, char *buf, size_t len)
     return buf;
 }
 
+char *pl_format_down(double x, int digits, char *buf, size_t len)
+{
+    if (!(isfinite(x) && x > 0.0) || digits < 1 || digits > 17)
+        return pl_format_short(x, buf, len);
+    /* x's decimal expansion (glibc prints the exact digits), its mantissa cut after `digits`
+     * digits: toward zero, i.e. down; the double nearest that decimal is then <= x */
+    char exact[80], cut[80];
+    snprintf(exact, sizeof exact, "%.50e", x);
+    const char *e = strchr(exact, 'e');
+    size_t keep = digits == 1 ? 1 : (size_t)digits + 1; /* "d" or "d.ddd" */
+    snprintf(cut, sizeof cut, "%.*s%s", (int)keep, exact, e ? e : "");
+    double down = strtod(cut, NULL);
+    return pl_format_short(down <= x ? down : x, buf, len); /* x itself should the cut ever round up */
+}
+
 int pl_decimal_shift(double x, int d, double *out)
 {
     if (!isfinite(x))

@@ -16,6 +16,11 @@ char *pl_format_double(double x, char *buf, size_t len);
  * and messages. Slower (up to 17 tries); pl_format_double is the one for bulk data. */
 char *pl_format_short(double x, char *buf, size_t len);
 
+/* The decimal of at most `digits` (1 to 17) significant digits nearest below a positive x, in the
+ * shortest text that reads back as a double <= x (0.931020451658 for 0.93102045165899...): a time
+ * quoted to the user as one they may give back.  Other x as pl_format_short. Returns buf. */
+char *pl_format_down(double x, int digits, char *buf, size_t len);
+
 /* x * 10^d rounded once from its decimal digits (3 * 10^-1 is 0.3, not 0.30000000000000004);
  * x must be finite. Returns 0 when the result is not a finite nonzero double. */
 int pl_decimal_shift(double x, int d, double *out);

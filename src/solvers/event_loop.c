@@ -96,8 +96,8 @@ static pl_status run(pl_event_loop *loop, int **found, size_t *cap, pl_error *er
             return pl_fail(err, PL_ERR_SOLVER, "stopped after %ld steps at t = %.17g (%s): raise --max-steps",
                            loop->max_steps, st->t, loop->context);
         if (loop->max_seconds > 0 && pl_now_seconds() - loop->started > loop->max_seconds)
-            return pl_fail(err, PL_ERR_SOLVER, "stopped after --max-seconds %g at t = %.17g (%s)", loop->max_seconds,
-                           st->t, loop->context);
+            return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " at t = %.17g (%s)", loop->max_seconds, st->t,
+                           loop->context);
         if (loop->hooks.max_step)
             st->max_step = loop->hooks.max_step(loop->user, st->t);
         int at_root = st->step(st, loop->t_end, err);

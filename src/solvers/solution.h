@@ -109,9 +109,6 @@ struct pl_solution {
     double step_size; /* the step a scheme took (t_end over its number of steps); NAN otherwise */
     double t_final, gamma_final;
     double *q_final, *v_final; /* n each */
-    /* The wall-clock budget of the run and of its analysis: max_seconds (0: none) from
-     * budget_started (pl_now_seconds); set by pl_solve. */
-    double max_seconds, budget_started;
 };
 
 /* An empty solution of model by solver (its options zero: pl_solve fills them), with the arrays of

@@ -63,10 +63,12 @@ pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const p
         char why[384] = "";
         double until = model->type->valid_until(model->par, why, sizeof why, model->type->user);
         char t_end[PL_NUMBER_LEN], most[PL_NUMBER_LEN];
+        /* t-end against the case's time itself; the message offers it rounded down to 12 digits, a
+         * t-end that is accepted */
         if (!(until >= o->t_end))
             return pl_fail(err, PL_ERR_INPUT, "%s: %s; t-end = %s lies beyond: lower it to %s or change the parameters",
                            model->type->name, why[0] ? why : "its parameters admit no configuration",
-                           pl_format_short(o->t_end, t_end, sizeof t_end), pl_format_short(until, most, sizeof most));
+                           pl_format_short(o->t_end, t_end, sizeof t_end), pl_format_down(until, 12, most, sizeof most));
     }
     if (o->max_steps < 0)
         return pl_fail(err, PL_ERR_INPUT, "max-steps must be >= 0 (got %ld)", o->max_steps);
@@ -103,8 +105,6 @@ pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solv
     sol->traj.max_values = o->max_output > 0 ? o->max_output : PL_DEFAULT_MAX_OUTPUT;
     pl_solve_opts with_start = *o;
     with_start.started = pl_budget_start(o, pl_now_seconds());
-    sol->max_seconds = o->max_seconds;
-    sol->budget_started = with_start.started;
     st = s->solve(model, &with_start, sol, err);
     /* A failure names the run (mu = ..., h = ...) where the solver's own message does not: out of
      * memory, or a cap on the output. */

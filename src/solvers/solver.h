@@ -101,8 +101,8 @@ static inline double pl_budget_start(const pl_solve_opts *o, double now)
 }
 
 /* Check, initialise sol and solve.  sol must be freed with pl_solution_free whatever the status.  The
- * solution keeps the budget (its max_seconds and where it counts from), which its analysis also
- * keeps to. */
+ * budget (max_seconds from o->started, or from the solve's start) bounds the solve alone: the solution
+ * does not keep it; an analysis done as part of the same work is given it (pl_analyze_within). */
 pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solve_opts *o, pl_solution *sol,
                    pl_error *err);
 

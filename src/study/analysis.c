@@ -167,7 +167,7 @@ typedef struct {
  * that was m times the work, O(m^4) per row.  An episode whose constraint is not in the row's set
  * (its row at a time outside [t_in, t_out]) is solved with the set and its constraint, as before. */
 static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, const pl_analysis *a,
-                                episode_forces *ef, sliding_work *w, pl_error *err)
+                                episode_forces *ef, sliding_work *w, const pl_budget *budget, pl_error *err)
 {
     size_t n = sol->n, m = sol->m, ne = sol->nepisodes, r0 = SIZE_MAX, r1 = 0;
     if (sol->traj.nrows == 0)
@@ -201,11 +201,11 @@ static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, c
     double *bil_set = fsm_set + m, *fsm_one = bil_set + m;
     pl_status s = PL_OK;
     for (size_t r = r0; r <= r1 && r0 != SIZE_MAX && s == PL_OK; r++) {
-        /* The run's budget covers its analysis: an LCP per row, the analysis's one cost that grows
-         * with the constraints (minutes for 100 balls at rest, past a run stopped on time). */
-        if (sol->max_seconds > 0 && pl_now_seconds() - sol->budget_started > sol->max_seconds) {
-            s = pl_fail(err, PL_ERR_SOLVER, "stopped after --max-seconds %g in the analysis (the sliding forces of the "
-                        "sustained contacts, at row %zu of %zu)", sol->max_seconds, r - r0, r1 - r0 + 1);
+        /* The work's budget covers the analysis done with it: an LCP per row, the analysis's one cost
+         * that grows with the constraints (minutes for 100 balls at rest, past a run stopped on time). */
+        if (pl_budget_spent(budget)) {
+            s = pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " in the analysis (the sliding forces of the sustained "
+                        "contacts, at row %zu of %zu)", budget->max_seconds, r - r0, r1 - r0 + 1);
             break;
         }
         const double *x = pl_table_row(&sol->traj, r);
@@ -445,6 +445,12 @@ static void init_analysis(pl_analysis *a)
 
 pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis *a, pl_error *err)
 {
+    return pl_analyze_within(model, sol, NULL, a, err);
+}
+
+pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const pl_budget *budget, pl_analysis *a,
+                            pl_error *err)
+{
     init_analysis(a);
     size_t n = sol->n, m = sol->m, ne = sol->nepisodes;
     pl_solver_family family = sol->solver->family;
@@ -533,7 +539,7 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
         pl_status s = ef ? sliding_work_init(&w, model, err)
                          : pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts");
         if (s == PL_OK)
-            s = sliding_forces(model, sol, a, ef, &w, err);
+            s = sliding_forces(model, sol, a, ef, &w, budget, err);
         for (size_t k = 0; k < ne && s == PL_OK; k++)
             if (a->info[k].kind == PL_SUSTAINED)
                 s = compare_sliding(model, sol, mu, k, a, &ef[k], err);

@@ -10,6 +10,7 @@
 #ifndef PL_ANALYSIS_H
 #define PL_ANALYSIS_H
 
+#include "core/clock.h"
 #include "core/table.h"
 #include "model/model.h"
 #include "solvers/solution.h"
@@ -95,10 +96,14 @@ int pl_fit_flights(const double *flights, size_t n, double t_last_impact, double
 double pl_analysis_restitution_of(const pl_model *model, const pl_analysis *a, size_t c);
 
 /* Analyse a solution (of any solver).  out must be freed with pl_analysis_free whatever the
- * status.  The run's --max-seconds (sol->max_seconds from sol->budget_started) bounds it too:
- * PL_ERR_SOLVER once it has run out, checked at each row of the sliding forces (its one cost that
- * grows like the rows times an LCP). */
+ * status.  Not bounded in time: a solution can be analysed whenever it is asked for. */
 pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis *out, pl_error *err);
+
+/* The same within the budget of the work it is part of (a command's, or a sweep's run: its solve and
+ * its analysis; NULL: none): PL_ERR_SOLVER once it has run out, checked at each row of the sliding
+ * forces (the analysis's one cost that grows like the rows times an LCP). */
+pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const pl_budget *budget, pl_analysis *out,
+                            pl_error *err);
 void pl_analysis_free(pl_analysis *a);
 
 #endif

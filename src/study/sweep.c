@@ -121,11 +121,12 @@ static void run_one(pool *p, size_t k)
     o.option[p->refined] = sw->param[k];
     pl_solution *sol = &sw->runs[k];
     pl_error err;
+    o.started = pl_budget_start(&o, pl_now_seconds()); /* each run's budget, its analysis included */
     if (p->opts->reuse && p->opts->reuse(sw, k, sol, p->opts->user))
         sw->reused[k] = 1;
     else
         pl_solve(sw->solver, p->model, &o, sol, &err);
-    pl_status s = pl_analyze(p->model, sol, &sw->analysis[k], &err);
+    pl_status s = pl_analyze_within(p->model, sol, &(pl_budget){o.max_seconds, o.started}, &sw->analysis[k], &err);
     if (s == PL_OK)
         s = pl_trajectory_build(&sw->traj[k], p->model, sol, &err);
     pl_analysed run = {sol, &sw->analysis[k], &sw->traj[k]}, limit = {&sw->limit, &sw->limit_analysis, &sw->limit_traj};
@@ -356,8 +357,10 @@ static void solve_limit(const pl_model *model, const pl_sweep_opts *opts, pl_swe
     if (opts->limit_rtol > 0)
         lo.option[pl_solver_option_index(&pl_solver_limit, "rtol")] = opts->limit_rtol;
     pl_error lerr;
+    lo.started = pl_budget_start(&opts->base, pl_now_seconds()); /* its own budget, its analysis included */
     sw->has_limit = pl_solve(&pl_solver_limit, model, &lo, &sw->limit, &lerr) == PL_OK &&
-                    pl_analyze(model, &sw->limit, &sw->limit_analysis, &lerr) == PL_OK &&
+                    pl_analyze_within(model, &sw->limit, &(pl_budget){lo.max_seconds, lo.started},
+                                      &sw->limit_analysis, &lerr) == PL_OK &&
                     pl_trajectory_build(&sw->limit_traj, model, &sw->limit, &lerr) == PL_OK;
     if (sw->has_limit && sw->limit.zeno.found) {
         /* Near a Zeno point the runs are captured at T* != t_acc and the impact sequences differ

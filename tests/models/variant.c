@@ -1,10 +1,13 @@
 /* A user model in the ways it can go wrong, one shared object per VARIANT (tests/CMakeLists.txt):
  * the test loads each with --model and expects the refusal (exit 2) named in test_user_models.c.
  * VARIANT_OK is a valid bouncing ball (mass m over the floor y = 0, gravity g),
- * VARIANT_NO_DERIVATIVES the same ball giving values only, and VARIANT_HORIZON the ball with
- * parameters valid up to t = 0.5 (valid_until). */
+ * VARIANT_NO_DERIVATIVES the same ball giving values only, VARIANT_HORIZON the ball with
+ * parameters valid up to t = 0.5 (valid_until), and VARIANT_SLOW_CHECK the ball whose valid_until
+ * takes 0.25 s a call. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <penlim/model.h>
 
@@ -93,6 +96,19 @@ static double valid_until(const double *p, char *msg, size_t len, void *user)
 }
 #endif
 
+#ifdef VARIANT_SLOW_CHECK
+/* Valid for ever, found slowly: 0.25 s in every check of t-end (the program's set-up, then the solve's
+ * own check), a set-up of known length for the time budget. */
+static double valid_until(const double *p, char *msg, size_t len, void *user)
+{
+    (void)p, (void)msg, (void)len, (void)user;
+    struct timespec ts = {0, 250000000L};
+    while (nanosleep(&ts, &ts) != 0) /* the rest, if a signal interrupted it */
+        ;
+    return INFINITY;
+}
+#endif
+
 static const pl_case variant = {
 #ifdef VARIANT_BAD_ABI
     .abi_version = PL_ABI_VERSION + 1,
@@ -121,7 +137,7 @@ static const pl_case variant = {
 #ifdef VARIANT_NO_DERIVATIVES
     .derivatives = PL_DERIVATIVES_NONE,
 #endif
-#ifdef VARIANT_HORIZON
+#if defined VARIANT_HORIZON || defined VARIANT_SLOW_CHECK
     .valid_until = valid_until,
 #endif
 };

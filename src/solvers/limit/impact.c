@@ -56,6 +56,7 @@ struct pl_impact_work {
     int *settled;
     int *ints;
     double *block;
+    pl_budget budget; /* max_seconds 0: none */
 };
 
 pl_impact_work *pl_impact_work_new(const pl_model *model)
@@ -106,6 +107,11 @@ pl_impact_work *pl_impact_work_new(const pl_model *model)
     w->Yc = p, p += N;
     w->row = p;
     return w;
+}
+
+void pl_impact_work_set_budget(pl_impact_work *w, const pl_budget *budget)
+{
+    w->budget = budget ? *budget : (pl_budget){0.0, 0.0};
 }
 
 void pl_impact_work_free(pl_impact_work *w)
@@ -455,6 +461,11 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
             for (size_t i = 0; i < m; i++)
                 impact->settled[i] = !out && part[i] && fs->active[i];
             break;
+        }
+        if (pl_budget_spent(&iw->budget)) {
+            status = pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " in the impact at t = %.17g (its fast system, "
+                             "after %zu fast steps)", iw->budget.max_seconds, t, impact->fast_steps);
+            goto done;
         }
         if (sigma > sigma_max || impact->fast_steps > 1000000) {
             status = pl_fail(err, PL_ERR_SOLVER,

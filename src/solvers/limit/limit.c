@@ -540,13 +540,21 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
     }
     int *candidates = s->cand_impact;
     if (zeno) {
-        /* Continue from the accumulation point (Theorem 7(b)), on the boundary of j. */
+        /* Continue from the accumulation point (Theorem 7(b)), on the boundary of j.  One past t-end
+         * ends the run at t-end in the state it reaches, Gamma without the time past t-end: its
+         * remaining bounces are below the tolerances, which the extrapolation assumes already (their
+         * time below 1e-9 V/A, or their speeds below 1e-6 V, or their hops unresolvable), and no
+         * event lies beyond t-end (docs/methods.md). */
         if ((st = pl_loop_record(&s->loop, *t, y, err)) != PL_OK)
             goto done;
         double *y_before = s->y_before;
         memcpy(y_before, y, s->N * sizeof *y);
         memcpy(y, y_acc, s->N * sizeof *y);
         *t = t_acc;
+        if (t_acc > s->loop.t_end) {
+            GAMMA(y, s) -= t_acc - s->loop.t_end;
+            *t = s->loop.t_end;
+        }
         /* Candidates for the sustained contact: j, the sliding ones, and any other constraint left
          * on its boundary at rest there (the corner of the wedge under a force into it: without it,
          * the second wall was crossed at once and the steps shrank to nothing). */
@@ -897,6 +905,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
         pl_solution_finish(sol, st, e, t0);
         return st;
     }
+    pl_impact_work_set_budget(s.impact_work, &(pl_budget){s.loop.max_seconds, s.loop.started});
     double *y0 = s.y0;
     pl_model_initial_state(model, Q(y0), V(y0, &s));
     /* The smooth phases are not stiff: the explicit 8th-order pair, which integrates a flight's

@@ -455,7 +455,7 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
         ctx.step = k;
         ctx.t = now.t;
         if (opts->max_seconds > 0 && pl_now_seconds() - pl_budget_start(opts, t0) > opts->max_seconds) {
-            s = pl_fail(e, PL_ERR_SOLVER, "stopped after --max-seconds %g at t = %.17g (step %ld)", opts->max_seconds,
+            s = pl_fail(e, PL_ERR_SOLVER, PL_BUDGET_STOPPED " at t = %.17g (step %ld)", opts->max_seconds,
                         now.t, k);
             break;
         }
