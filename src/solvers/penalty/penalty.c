@@ -81,8 +81,13 @@ typedef struct {
     int bdf_futile;             /* BDF given up for the present contact set (see choose) */
     /* scratch */
     pl_forces f_rhs, f_roots, f_state, f_start, f_accel;
-    pl_gap *gap_roots, *gap_weights, *gap_state, *gap_noise, *gap_accel, *gap_dense;
-    double *tol, *fp_weights, *fp_accel, *fp_v_accel, *fp_dense;
+    pl_gap *gap_roots, *gap_noise, *gap_accel, *gap_dense;
+    double *tol, *fp_geometry, *fp_accel, *fp_v_accel, *fp_dense;
+    /* The gaps at the state (geometry_t, geometry_y): G_i, grad G_i ... (geometry, m) and Gdot_i
+     * (geometry_gdot, m).  A step's end is scanned, recorded, and starts the next step's error
+     * weights: geometry_at evaluates them once for the three. */
+    double geometry_t, *geometry_y, *geometry_gdot;
+    pl_gap *geometry;
     double *block;
 } run_ctx;
 
@@ -130,11 +135,12 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
         s = pl_forces_init(forces[k], c->model, err);
     if (s != PL_OK)
         return s;
-    pl_gap **gaps[] = {&c->gap_roots, &c->gap_weights, &c->gap_state, &c->gap_noise, &c->gap_accel, &c->gap_dense};
+    pl_gap **gaps[] = {&c->gap_roots, &c->gap_noise, &c->gap_accel, &c->gap_dense};
     int ok = 1;
     for (size_t k = 0; k < sizeof gaps / sizeof *gaps; k++)
         ok &= (*gaps[k] = pl_gap_new(1, n, 0)) != NULL;
-    c->block = calloc(12 * m + 7 * n + n * n, sizeof *c->block);
+    ok &= (c->geometry = pl_gap_new(m, n, 0)) != NULL;
+    c->block = calloc(13 * m + 9 * n + n * n, sizeof *c->block);
     if (!ok || !c->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
     double *p = c->block;
@@ -146,11 +152,14 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
     c->force_noise = p, p += m;
     c->bdf_radius = (double (*)[6])p, p += 6 * m;
     c->tol = p, p += 2 * n;
-    c->fp_weights = p, p += n;
+    c->fp_geometry = p, p += n;
     c->fp_accel = p, p += n;
     c->fp_dense = p, p += n;
     c->rhs_y = p, p += 2 * n;
     c->rhs_t = NAN;
+    c->geometry_y = p, p += 2 * n;
+    c->geometry_gdot = p, p += m;
+    c->geometry_t = NAN;
     c->fp_v_accel = p;
     return PL_OK;
 }
@@ -162,8 +171,7 @@ static void free_ctx(run_ctx *c)
     for (size_t k = 0; k < sizeof forces / sizeof *forces; k++)
         pl_forces_free(forces[k]);
     free(c->gap_roots);
-    free(c->gap_weights);
-    free(c->gap_state);
+    free(c->geometry);
     free(c->gap_noise);
     free(c->gap_accel);
     free(c->gap_dense);
@@ -356,6 +364,24 @@ static int roots(double t, const double *y, double *g, void *user)
     return 0;
 }
 
+/* The gaps, their geometry and rates at (t, y) (see run_ctx.geometry), evaluated unless held. */
+static const pl_gap *geometry_at(run_ctx *c, double t, const double *y)
+{
+    size_t n2 = 2 * c->n, j = 0;
+    if (c->geometry_t == t)
+        while (j < n2 && c->geometry_y[j] == y[j])
+            j++;
+    if (c->geometry_t == t && j == n2)
+        return c->geometry;
+    c->geometry_t = NAN;
+    pl_model_velocity_map(c->model, t, Q(y), V(y, c), c->fp_geometry, NULL, NULL, NULL);
+    for (size_t i = 0; i < c->m; i++)
+        c->geometry_gdot[i] = pl_model_gap_rate(c->model, i, t, Q(y), c->fp_geometry, &c->geometry[i]);
+    c->geometry_t = t;
+    memcpy(c->geometry_y, y, n2 * sizeof *y);
+    return c->geometry;
+}
+
 /* Error weights that follow the scales of the problem at this mu:
  * - away from contacts, q and v are controlled relative to their size, with floors at the
  *   free-motion scales L = V^2/A and V;
@@ -378,12 +404,10 @@ static int error_weights(double t, const double *y, double *w, void *user)
         tol[j] = c->rtol * (fabs(y[j]) + c->floor_q);
         tol[n + j] = c->rtol * (fabs(y[n + j]) + c->floor_v);
     }
-    double *fp = c->fp_weights;
-    pl_gap *gap = c->gap_weights;
-    pl_model_velocity_map(c->model, t, Q(y), V(y, c), fp, NULL, NULL, NULL);
+    const pl_gap *gaps = geometry_at(c, t, y);
     for (size_t i = 0; i < c->m; i++) {
-        double gdot = pl_model_gap_rate(c->model, i, t, Q(y), fp, gap);
-        double amplitude = hypot(gap->g, gdot / c->omega[i]);
+        const pl_gap *gap = &gaps[i];
+        double amplitude = hypot(gap->g, c->geometry_gdot[i] / c->omega[i]);
         double tol_g = c->rtol * (amplitude + c->pen[i]);
         pl_tighten_for_gap(tol, n, gap->grad, tol_g, c->settled_phase ? INFINITY : c->omega[i] * tol_g);
     }
@@ -420,7 +444,6 @@ typedef struct {
     char context[64];           /* "mu = ..." for messages */
     /* scratch (m or N each, once per run) */
     double *row;                     /* a trajectory row */
-    pl_gap *row_gaps;                /* the gaps of a row (Hessians shared) */
     double *g_scan, *g_a, *gdot_a, *gdot_b; /* scan_missed_crossings */
     double *gdot_samples;             /* find_missed_crossing: m x (FLIGHT_SAMPLES - 1) */
     double *g_switch, *gdot_switch;   /* switch_at */
@@ -437,9 +460,8 @@ static pl_status alloc_run(run *r, pl_error *err)
     if (s != PL_OK)
         return s;
     r->flags = calloc(3 * m, sizeof *r->flags);
-    r->row_gaps = pl_gap_new(m, n, 0);
     r->block = calloc((11 + FLIGHT_SAMPLES) * m + 5 * N + pl_ncols(n, m), sizeof *r->block);
-    if (!r->flags || !r->row_gaps || !r->block)
+    if (!r->flags || !r->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
     r->open = r->flags, r->shared = r->open + m, r->direction = r->shared + m;
     double *p = r->block;
@@ -469,34 +491,27 @@ static void free_run(run *r)
 {
     free_ctx(&r->ctx);
     free(r->flags);
-    free(r->row_gaps);
     free(r->block);
 }
 
-/* Gap and gap rate of every constraint at a state, (if lambda is not NULL) the force, which uses
- * the current modes, and (if gaps is not NULL) each gap's geometry.  The geometry alone needs
- * neither the mass matrix nor the forces. */
-static void contact_state(run_ctx *c, double t, const double *y, double *g, double *gdot, double *lambda,
-                          pl_gap *gaps)
+/* Gap and gap rate of every constraint at a state, and (if lambda is not NULL) the force, which
+ * uses the current modes; each gap's geometry is in c->geometry after the call.  The geometry alone
+ * needs neither the mass matrix nor the forces. */
+static void contact_state(run_ctx *c, double t, const double *y, double *g, double *gdot, double *lambda)
 {
-    const pl_forces *f = &c->f_state;
-    if (!lambda)
-        pl_model_velocity_map(c->model, t, Q(y), V(y, c), c->f_state.fp, NULL, NULL, NULL);
-    else if (!(f = forces_at(c, t, y, &c->f_state))) { /* M(q) not positive definite: no state */
-        for (size_t i = 0; i < c->m; i++) {
-            g[i] = gdot[i] = lambda[i] = NAN;
-            if (gaps)
-                pl_model_gap(c->model, i, t, Q(y), &gaps[i]);
-        }
-        return;
-    }
+    const pl_gap *gaps = geometry_at(c, t, y);
+    const pl_forces *f = lambda ? forces_at(c, t, y, &c->f_state) : NULL;
     for (size_t i = 0; i < c->m; i++) {
-        pl_gap *gap = gaps ? &gaps[i] : c->gap_state;
-        gdot[i] = pl_model_gap_rate(c->model, i, t, Q(y), f->fp, gap);
-        g[i] = gap->g;
-        if (lambda)
-            lambda[i] = f->lambda[i];
+        g[i] = gaps[i].g;
+        gdot[i] = c->geometry_gdot[i];
     }
+    if (!lambda)
+        return;
+    for (size_t i = 0; i < c->m; i++)
+        lambda[i] = f ? f->lambda[i] : NAN;
+    if (!f) /* M(q) not positive definite: no state */
+        for (size_t i = 0; i < c->m; i++)
+            g[i] = gdot[i] = NAN;
 }
 
 /* What every recorded state must satisfy for the run to count as resolved (an unresolvable mu
@@ -543,8 +558,8 @@ static pl_status record_sample(void *user, double t, const double *y, pl_error *
     row[0] = t;
     row[1] = gamma_at(c, t, y);
     memcpy(row + 2, y, 2 * n * sizeof *row);
-    pl_gap *gaps = r->row_gaps;
-    contact_state(c, t, y, row + pl_col_g(n, m), r->prev_gdot, row + pl_col_force(n, m), gaps);
+    contact_state(c, t, y, row + pl_col_g(n, m), r->prev_gdot, row + pl_col_force(n, m));
+    const pl_gap *gaps = c->geometry;
     memcpy(r->prev_g, row + pl_col_g(n, m), m * sizeof *row);
     for (size_t i = 0; i < m; i++) {
         int e = r->open[i];
@@ -702,7 +717,7 @@ static double initial_step(void *user, pl_stepper *s, double t)
          * change for the root finder.  (A hop within round-off is left to the missed-crossing
          * scan: bounding the step by it gave steps of 1e-12 s after a lift-off at D ~ 0.) */
         double h = INFINITY, *g = r->g_init, *gdot = r->gdot_init;
-        contact_state(c, t, s->y, g, gdot, NULL, NULL);
+        contact_state(c, t, s->y, g, gdot, NULL);
         for (size_t i = 0; i < c->m; i++) {
             /* on the constraint: within round-off, or within the gap's change over the time
              * tolerance of the root the run was restarted at */
@@ -1049,7 +1064,7 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
             pl_fail(err, PL_ERR_SOLVER, "dense output failed at t = %.17g (%s)", tb, r->context);
             return -1;
         }
-        contact_state(c, tb, yb, g, gdot_b, NULL, NULL);
+        contact_state(c, tb, yb, g, gdot_b, NULL);
         if (find_missed_crossing(r, ta, g_a, gdot_a, tb, g, gdot_b, &tc, &i) && (!found || tc < *t_cross)) {
             found = 1;
             *t_cross = tc;
@@ -1138,7 +1153,7 @@ static pl_status switch_at(void *user, double *t, double *y, const int *found, i
         }
     if (found) {
         double *g = r->g_switch, *gdot = r->gdot_switch;
-        contact_state(c, *t, y, g, gdot, NULL, NULL);
+        contact_state(c, *t, y, g, gdot, NULL);
         for (size_t i = 0; i < c->m; i++)
             if (((found[i] < 0 && gdot[i] < 0.0) || (found[i] > 0 && gdot[i] > 0.0)) &&
                 c->field.active[i] != (found[i] < 0) &&
@@ -1229,7 +1244,7 @@ static pl_status integrate(run *r, pl_error *err)
     run_ctx *c = &r->ctx;
     const double *y = r->loop.stepper->y;
     pl_status s;
-    contact_state(c, 0.0, y, r->prev_g, r->prev_gdot, NULL, NULL);
+    contact_state(c, 0.0, y, r->prev_g, r->prev_gdot, NULL);
     for (size_t i = 0; i < c->m; i++)
         if (c->field.active[i]) {
             start_force_root(c, i, 0.0, y);
