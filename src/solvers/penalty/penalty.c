@@ -181,6 +181,7 @@ static void free_ctx(run_ctx *c)
 /* After a change of the contact modes. */
 static void modes_changed(run_ctx *c)
 {
+    c->modes++;
     size_t count = 0;
     c->single_active = c->m;
     for (size_t i = 0; i < c->m; i++)
@@ -316,51 +317,50 @@ static double noise_of_gap(const run_ctx *c, const pl_gap *gap, const double *q)
  * The gaps have the same hysteresis of their own round-off: a contact starts where G_i passes
  * -noise and ends where it passes +noise.  Along a near-tangential motion (a lift-off where the
  * table's acceleration just exceeds g) G_i changes sign at round-off level every step, which cost
- * a restart per step of 1e-12 s; the switches move by noise/|Gdot_i| (1e-15 s for an impact). */
+ * a restart per step of 1e-12 s; the switches move by noise/|Gdot_i| (1e-15 s for an impact).
+ * gap_root and force_root (given the forces f) are one function each. */
+static double gap_root(run_ctx *c, size_t i, double t, const double *q)
+{
+    pl_gap *gap = c->gap_roots;
+    pl_model_gap(c->model, i, t, q, gap);
+    double noise = noise_of_gap(c, gap, q);
+    return c->field.active[i] ? gap->g - noise : gap->g + noise;
+}
+
+static double force_root(const run_ctx *c, const pl_forces *f, size_t i)
+{
+    return c->field.active[i] ? f->lambda[i] + c->force_side[i] * c->force_noise[i] : 1.0;
+}
+
 /* Root function k of roots alone. */
 static int root(double t, const double *y, int k, double *g, void *user)
 {
     run_ctx *c = user;
     size_t m = c->m, i = (size_t)k % m;
     if ((size_t)k < m) {
-        pl_gap *gap = c->gap_roots;
-        pl_model_gap(c->model, i, t, Q(y), gap);
-        double noise = noise_of_gap(c, gap, Q(y));
-        *g = c->field.active[i] ? gap->g - noise : gap->g + noise;
+        *g = gap_root(c, i, t, Q(y));
         return 0;
     }
-    if (!c->field.active[i]) {
-        *g = 1.0;
-        return 0;
-    }
-    const pl_forces *f = forces_at(c, t, y, &c->f_roots);
-    if (!f)
+    const pl_forces *f = c->field.active[i] ? forces_at(c, t, y, &c->f_roots) : NULL;
+    if (c->field.active[i] && !f)
         return -1;
-    *g = f->lambda[i] + c->force_side[i] * c->force_noise[i];
+    *g = force_root(c, f, i);
     return 0;
 }
 
 static int roots(double t, const double *y, double *g, void *user)
 {
     run_ctx *c = user;
-    pl_gap *gap = c->gap_roots;
-    for (size_t i = 0; i < c->m; i++) {
-        pl_model_gap(c->model, i, t, Q(y), gap);
-        double noise = noise_of_gap(c, gap, Q(y));
-        g[i] = c->field.active[i] ? gap->g - noise : gap->g + noise;
-        g[c->m + i] = 1.0;
-    }
     int any = 0;
-    for (size_t i = 0; i < c->m; i++)
+    for (size_t i = 0; i < c->m; i++) {
+        g[i] = gap_root(c, i, t, Q(y));
         any |= c->field.active[i];
-    if (!any)
-        return 0;
-    const pl_forces *f = forces_at(c, t, y, &c->f_roots);
-    if (!f)
+    }
+    const pl_forces *f = any ? forces_at(c, t, y, &c->f_roots) : NULL;
+    if (any && !f)
         return -1;
     for (size_t i = 0; i < c->m; i++)
-        if (c->field.active[i])
-            g[c->m + i] = f->lambda[i] + c->force_side[i] * c->force_noise[i];
+        g[c->m + i] = force_root(c, f, i);
     return 0;
 }
 
@@ -910,25 +910,25 @@ static int needs_exact_extremum(run *r, size_t i, double te, double ge, double t
     return ge + margin >= gap_noise(c, i, te, Q(s->y));
 }
 
-/* The extrema in [ta, tb] of the cubic Hermite interpolant of G_i through (ga, gda) and (gb, gdb),
- * in time order: their times te, values ge and kinds (+1 a minimum, -1 a maximum); their count. */
-static int cubic_extrema(double ta, double ga, double gda, double tb, double gb, double gdb, double te[2],
-                         double ge[2], int kind[2])
+/* The extremum in [ta, tb] of the cubic Hermite interpolant of G_i through (ga, gda) and (gb, gdb),
+ * whose rate changes sign over the interval (once, being quadratic): its time *te and value *ge;
+ * 0 if the rate has no single root there. */
+static int cubic_extremum(double ta, double ga, double gda, double tb, double gb, double gdb, double *te, double *ge)
 {
-    /* With s = (t - ta)/h, dG/dt = a s^2 + b s + gda, and d2G/dt2 has the sign of 2 a s + b. */
+    /* With s = (t - ta)/h, dG/dt = a s^2 + b s + gda. */
     double h = tb - ta, a = 6.0 * (ga - gb) / h + 3.0 * (gda + gdb), b = 6.0 * (gb - ga) / h - 4.0 * gda - 2.0 * gdb;
     double x[2];
     int nx = gsl_poly_solve_quadratic(a, b, gda, &x[0], &x[1]), count = 0;
     for (int k = 0; k < nx; k++) {
-        double s = x[k], curvature = 2.0 * a * s + b;
-        if (!(s >= 0.0 && s <= 1.0) || curvature == 0.0)
+        double s = x[k];
+        if (!(s >= 0.0 && s <= 1.0) || 2.0 * a * s + b == 0.0)
             continue;
         double s2 = s * s, s3 = s2 * s;
-        te[count] = ta + s * h;
-        ge[count] = (2 * s3 - 3 * s2 + 1) * ga + (s3 - 2 * s2 + s) * h * gda + (3 * s2 - 2 * s3) * gb + (s3 - s2) * h * gdb;
-        kind[count++] = curvature > 0.0 ? 1 : -1;
+        *te = ta + s * h;
+        *ge = (2 * s3 - 3 * s2 + 1) * ga + (s3 - 2 * s2 + s) * h * gda + (3 * s2 - 2 * s3) * gb + (s3 - s2) * h * gdb;
+        count++;
     }
-    return count;
+    return count == 1;
 }
 
 /* G_i at its extremum near te in the piece [ta, tb] of the last step: G_i - Gdot_i^2/(2 Gddot_i)
@@ -1006,12 +1006,8 @@ static int find_missed_crossing(run *r, double ta, const double *g_a, const doub
             double te = NAN, ge = NAN;
             int open = r->open[i];
             if (c->field.active[i]) {
-                double tx[2], gx[2];
-                int kind[2];
-                if (cubic_extrema(lo, g_a[i], gdot_a[i], s1, g_b[i], gdot_b[i], tx, gx, kind) != 1)
-                    continue; /* the rate changes sign once over the piece */
-                te = tx[0], ge = gx[0];
-                if (!needs_exact_extremum(r, i, te, ge, lo, s1, minimum))
+                if (!cubic_extremum(lo, g_a[i], gdot_a[i], s1, g_b[i], gdot_b[i], &te, &ge) ||
+                    !needs_exact_extremum(r, i, te, ge, lo, s1, minimum))
                     continue;
                 ge = exact_extremum(r, i, &te, lo, s1);
             } else {
@@ -1122,7 +1118,6 @@ static pl_status switch_mode(run *r, size_t i, int active, double t, const doubl
     if (r->ctx.field.active[i] == active)
         return PL_OK;
     r->ctx.field.active[i] = active;
-    r->ctx.modes++;
     modes_changed(&r->ctx);
     r->ctx.bdf_held = 0;
     r->ctx.bdf_futile = 0;
