@@ -1,6 +1,5 @@
 #include "solvers/event_loop.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,13 +9,6 @@
 
 #define MAX_REPEATS 100
 
-/* The time left before t_end that no step resolves: the Runge-Kutta stepper's smallest step, 16 ulps
- * of max(1, |t|) (stepper_rk.c).  An event located within it of t_end (an impact whose closed-form
- * time is t_end, found a few ulps early) ends the run there. */
-static double end_resolution(double t_end)
-{
-    return 16.0 * DBL_EPSILON * fmax(1.0, fabs(t_end));
-}
 
 void pl_tighten_for_gap(double *tol, size_t n, const double *grad, double tol_g, double tol_gd)
 {
@@ -87,10 +79,11 @@ static pl_status run(pl_event_loop *loop, int **found, size_t *cap, pl_error *er
     pl_status s;
     while (loop->stepper->t < loop->t_end) {
         pl_stepper *st = loop->stepper;
-        /* Within round-off of t_end (after an event there, or a step that stopped just short of it):
-         * no step is possible, and none is needed: the state is recorded again at t_end, the motion
-         * neglected (|v| times 16 ulps of t) being below the resolution of the event's own time. */
-        if (loop->t_end - st->t <= end_resolution(loop->t_end))
+        /* Within the smallest step of t_end (after an event there, an impact whose closed-form time is
+         * t_end located a few ulps early, or a step that stopped just short of it): no step is
+         * possible, and none is needed: the state is recorded again at t_end, the motion neglected
+         * (|v| times 16 ulps of t) being below the resolution of the event's own time. */
+        if (loop->t_end - st->t <= pl_stepper_min_step(loop->t_end))
             return pl_loop_record(loop, loop->t_end, st->y, err);
         if (loop->stats->steps + st->steps(st) >= loop->max_steps)
             return pl_fail(err, PL_ERR_SOLVER, "stopped after %ld steps at t = %.17g (%s): raise --max-steps",

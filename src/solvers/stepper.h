@@ -43,6 +43,9 @@ typedef struct {
     const char *context; /* for failure messages, e.g. "mu = 1e+08" */
 } pl_stepper_spec;
 
+/* The smallest step at t: below it t + h does not resolve the step (16 ulps of max(1, |t|)). */
+double pl_stepper_min_step(double t);
+
 typedef struct pl_stepper pl_stepper;
 struct pl_stepper {
     const char *name;

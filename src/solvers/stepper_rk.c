@@ -32,8 +32,7 @@
  * solution onto another sequence of impacts.) */
 #define HOP_FRACTION 1e-4
 
-/* The smallest step at t: below it t + h does not resolve the step. */
-static double min_step(double t)
+double pl_stepper_min_step(double t)
 {
     return 16.0 * DBL_EPSILON * fmax(1.0, fabs(t));
 }
@@ -414,7 +413,7 @@ static int step(pl_stepper *s, double t_stop, pl_error *err)
         double h_max = s->max_step > 0.0 ? s->max_step : INFINITY;
         double remaining = t_stop - t, h = fmin(fmin(r->h, h_max), remaining);
         int last = h >= remaining;
-        if (!(h > min_step(t))) {
+        if (!(h > pl_stepper_min_step(t))) {
             pl_fail(err, PL_ERR_SOLVER, "Runge-Kutta step size %g too small at t = %.17g (%s)", h, t, r->spec.context);
             return -1;
         }
@@ -503,7 +502,7 @@ static double first_step_estimate(rk_stepper *r, double t)
  * the smallest step and failed the run before a step was tried. */
 static double first_step(rk_stepper *r, double t)
 {
-    return fmin(fmax(first_step_estimate(r, t), 100.0 * min_step(t)), r->spec.t_end - t);
+    return fmin(fmax(first_step_estimate(r, t), 100.0 * pl_stepper_min_step(t)), r->spec.t_end - t);
 }
 
 static pl_status restart(pl_stepper *s, double t, double h0, pl_error *err)
