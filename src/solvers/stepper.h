@@ -38,6 +38,11 @@ typedef struct {
        declines (> 0), and the step is cut there as without the hook.  Only the Runge-Kutta
        stepper uses it; BDF stops at every root. */
     int (*kink)(double t, const double *y, int k, void *user);
+    /* Optional: the solver's prediction of its next root in (t, t + h] from the state y at t: its
+       time (else NAN), the root function's index into *k and the prediction's uncertainty (in time)
+       into *uncertainty.  The Runge-Kutta stepper then ends the step just past it, so that the
+       root is located from the state at the step's end (see stepper_rk.c, "Aiming"). */
+    double (*aim)(double t, const double *y, double h, int *k, double *uncertainty, void *user);
     double root_ulps; /* precise roots to this many ulps of t (0: 100, as CVODE) */
     void *user;
     const char *context; /* for failure messages, e.g. "mu = 1e+08" */

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #include "core/linalg.h"
 #include "core/rootfind.h"
@@ -57,6 +58,7 @@ typedef struct {
     double exact_t;  /* the time of the last re-integrated state y_exact in this step (else NAN), */
     double *y_exact, *f_exact; /* and f there once computed (have_f_exact) */
     int have_f_exact;
+    int end_exact;   /* y at the step's end has the method's accuracy (no declined kink inside) */
     long steps, rhs, fails;              /* since the last restart */
     long added_rhs, added_fails;         /* already added to the statistics */
 } rk_stepper;
@@ -99,7 +101,11 @@ static int derivative_at_end(rk_stepper *r)
 }
 
 /* The solution at tau in [t0, t] of the last step, by re-integration from its start (the last one
- * is kept: a root's location ends with the state there). */
+ * is kept: a root's location ends with the state there), or by a hop from the nearer of the last
+ * re-integrated state and the step's end (a step aimed at a root ends just past it) within
+ * HOP_FRACTION of the step.  (Not from the step's start: near a restart on resting contacts of
+ * round-off size the limit solution's roots changed sign with the integrator's round-off, and a
+ * 7-ball cradle restarted at every step.) */
 static const double *reintegrate(rk_stepper *r, double tau)
 {
     if (tau == r->dense_t)
@@ -115,17 +121,31 @@ static const double *reintegrate(rk_stepper *r, double tau)
         r->dense_t = tau;
         return r->ydense;
     }
-    if (fabs(d) <= HOP_FRACTION * (r->base.t - r->t0)) {
-        if (!r->have_f_exact)
-            r->have_f_exact = gsl_rhs(r->exact_t, r->y_exact, r->f_exact, r) == GSL_SUCCESS;
-        memcpy(r->ydense, r->y_exact, r->N * sizeof *r->ydense);
+    double reach = HOP_FRACTION * (r->base.t - r->t0), from_end = r->base.t - tau;
+    enum { FULL, EXACT, END } from = FULL;
+    if (fabs(d) <= reach)
+        from = EXACT, reach = fabs(d);
+    if (r->end_exact && from_end <= reach)
+        from = END;
+    if (from == FULL) {
+        if (!derivative_at_start(r) || attempt(r, r->t0, r->y0, r->f0, tau - r->t0, r->ydense) != 0)
+            return NULL;
+    } else {
+        int have_f;
+        const double *ys, *fs;
+        double ts;
+        if (from == EXACT) {
+            if (!r->have_f_exact)
+                r->have_f_exact = gsl_rhs(r->exact_t, r->y_exact, r->f_exact, r) == GSL_SUCCESS;
+            have_f = r->have_f_exact, ys = r->y_exact, fs = r->f_exact, ts = r->exact_t;
+        } else
+            have_f = derivative_at_end(r), ys = r->y, fs = r->f1, ts = r->base.t;
+        memcpy(r->ydense, ys, r->N * sizeof *r->ydense);
         r->rhs_status = 0;
-        if (!r->have_f_exact ||
-            gsl_odeiv2_step_apply(r->hop, r->exact_t, d, r->ydense, r->yerr, r->f_exact, NULL, &r->sys) != GSL_SUCCESS ||
+        if (!have_f || gsl_odeiv2_step_apply(r->hop, ts, tau - ts, r->ydense, r->yerr, fs, NULL, &r->sys) != GSL_SUCCESS ||
             !pl_all_finite(r->ydense, r->N))
             return NULL;
-    } else if (!derivative_at_start(r) || attempt(r, r->t0, r->y0, r->f0, tau - r->t0, r->ydense) != 0)
-        return NULL;
+    }
     r->dense_t = r->exact_t = tau;
     memcpy(r->y_exact, r->ydense, r->N * sizeof *r->y_exact);
     r->have_f_exact = 0;
@@ -209,12 +229,30 @@ static double root_value(double tau, void *p)
  * is taken.  Illinois finishes whatever bracket is
  * left, should the secant steps leave it or stall.  Returns a point just past the root, where the
  * function has its new sign, within tol of it. */
+static double locate0(rk_stepper *r, int k, double estimate, double tol);
 static double locate(rk_stepper *r, int k, double estimate, double tol)
+{
+    long before = r->rhs;
+    double x = locate0(r, k, estimate, tol);
+    if (getenv("AIMDBG")) fprintf(stderr, "locate k=%d t0=%.17g t=%.17g root=%.17g rhs=%ld\n", k, r->t0, r->base.t, x, r->rhs - before);
+    return x;
+}
+static double locate0(rk_stepper *r, int k, double estimate, double tol)
 {
     root_fn exact = {.r = r, .k = k, .cheap = 0, .memo = {{NAN, NAN}, {NAN, NAN}}};
     root_fn cheap = {.r = r, .k = k, .cheap = 1, .memo = {{NAN, NAN}, {NAN, NAN}}};
     double a = r->t0, b = r->base.t, ga = r->g0[k], gb = r->g1[k];
     double d = fmax(tol, 1e-6 * (b - a)), lo = fmax(a, estimate - d), hi = fmin(b, estimate + d);
+    /* A step aimed at the root ends just past it: where the function still has its old sign 3/4 tol
+     * before the end on the interpolant (exact to round-off this close to an end), the end is the
+     * point past the root. */
+    if (b - estimate <= d) {
+        double g = root_value(b - 0.75 * tol, &cheap);
+        if (isnan(g))
+            return NAN;
+        if (g * ga > 0.0)
+            return b;
+    }
     double slope = (root_value(hi, &cheap) - root_value(lo, &cheap)) / (hi - lo);
     double t1 = estimate;
     for (int it = 0; it < 8 && b - a > tol; it++) {
@@ -295,6 +333,7 @@ static int take_kinks(rk_stepper *r, double *first, int *kfirst, pl_error *err)
              * quadrature's integrand has at the root (a corner's |sum w lambda|): from the step's
              * start instead, where the kink is at the end of the interval. */
             r->exact_t = r->dense_t = NAN;
+            r->end_exact = 0;
             if (!reintegrate(r, tk)) {
                 pl_fail(err, PL_ERR_SOLVER, "re-integration to a root failed at t = %.17g (%s)", tk, r->spec.context);
                 return -1;
@@ -397,12 +436,43 @@ static int find_roots(rk_stepper *r, pl_error *err)
         r->base.t = t_root;
         r->have_f1 = 0;
         r->dense_t = NAN;
+        r->end_exact = 1;
     }
     if (r->spec.roots(r->base.t, r->y, r->g0, r->spec.user)) {
         pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", r->base.t, r->spec.context);
         return -1;
     }
     return any;
+}
+
+/* Aiming.  A root inside a step is located by re-integrations from the step's start (a full step
+ * each) or hops (one rkf45 step) from a state of the method's accuracy.  When the solver predicts
+ * its next root within the step (spec.aim), the step ends just past the prediction instead, by
+ * twice its uncertainty and at least a quarter of the root's tolerance: locate then finds a root
+ * predicted to round-off at the step's end with no re-integration, and any other one a hop from
+ * the end.  A prediction too uncertain for that (a margin beyond half a hop's reach) is not used.
+ * The step would have been cut at the root anyway, so aiming costs no step unless the prediction
+ * is early by more than its margin (the root is then the next step's); the next step keeps the
+ * size the error control proposed.  Roots predicted in the first 1e-3 of the step are left alone.
+ * Returns whether *h was shortened. */
+static int aim(rk_stepper *r, double t, double *h)
+{
+    if (!r->spec.aim)
+        return 0;
+    int k = -1;
+    double uncertainty = INFINITY, te = r->spec.aim(t, r->y, *h, &k, &uncertainty, r->spec.user);
+    if (!(te > t + 1e-3 * *h && te < t + *h) || k < 0 || k >= r->spec.nroots)
+        return 0;
+    double ulps = r->spec.root_ulps > 0.0 ? r->spec.root_ulps : 100.0, span = te - t;
+    double tol = ulps * DBL_EPSILON * fmax(fabs(te), span);
+    if (k >= r->spec.nroots - r->spec.napprox)
+        tol = fmax(tol, 1e-6 * span); /* as find_roots locates an approximate root */
+    double margin = fmax(0.25 * tol, 2.0 * uncertainty), end = te + margin;
+    if (!(margin <= 0.5 * HOP_FRACTION * span && end < t + *h))
+        return 0;
+    *h = end - t;
+    if (getenv("AIMDBG")) fprintf(stderr, "aim t=%.17g k=%d te=%.17g unc=%.3g margin=%.3g span=%.3g\n", t, k, te, uncertainty, margin, span);
+    return 1;
 }
 
 static int step(pl_stepper *s, double t_stop, pl_error *err)
@@ -412,7 +482,7 @@ static int step(pl_stepper *s, double t_stop, pl_error *err)
     for (;;) {
         double h_max = s->max_step > 0.0 ? s->max_step : INFINITY;
         double remaining = t_stop - t, h = fmin(fmin(r->h, h_max), remaining);
-        int last = h >= remaining;
+        int aimed = aim(r, t, &h), last = h >= remaining;
         if (!(h > pl_stepper_min_step(t))) {
             pl_fail(err, PL_ERR_SOLVER, "Runge-Kutta step size %g too small at t = %.17g (%s)", h, t, r->spec.context);
             return -1;
@@ -447,8 +517,10 @@ static int step(pl_stepper *s, double t_stop, pl_error *err)
         s->t = last ? t_stop : t + h;
         r->steps++;
         r->dense_t = r->exact_t = NAN;
+        r->end_exact = 1;
         double next = h * fmax(MIN_SHRINK, fmin(factor, growth));
-        r->h = last ? fmax(next, r->h) : next; /* a step cut at t_stop says nothing of the next */
+        /* a step cut at t_stop or aimed at a root says nothing of the next */
+        r->h = last || aimed ? fmax(next, r->h) : next;
         /* The next step's first stage now rather than then: the roots and the solver's record at
          * the step's end may use it (its forces), and it is lost only if a root cuts the step. */
         if (!derivative_at_end(r) && r->rhs_status < 0) {

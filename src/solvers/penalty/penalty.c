@@ -28,6 +28,7 @@
 #include "core/rootfind.h"
 #include "solvers/bdf_stability.h"
 #include "solvers/event_loop.h"
+#include "solvers/penalty/gap_model.h"
 #include "solvers/penalty/penalized.h"
 #include "solvers/solver.h"
 
@@ -88,6 +89,12 @@ typedef struct {
      * weights: geometry_at evaluates them once for the three. */
     double geometry_t, *geometry_y, *geometry_gdot;
     pl_gap *geometry;
+    /* Aiming (aim): the gaps and their rates at the last two step starts (t, modes), and each
+     * constraint's model fitted between them (gap_model.h; fitted: 1 if so). */
+    double aim_t[2], *aim_g[2], *aim_gdot[2];
+    unsigned aim_modes[2];
+    pl_gap_model *gap_model;
+    int *fitted;
     double *block;
 } run_ctx;
 
@@ -140,8 +147,10 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
     for (size_t k = 0; k < sizeof gaps / sizeof *gaps; k++)
         ok &= (*gaps[k] = pl_gap_new(1, n, 0)) != NULL;
     ok &= (c->geometry = pl_gap_new(m, n, 0)) != NULL;
-    c->block = calloc(13 * m + 9 * n + n * n, sizeof *c->block);
-    if (!ok || !c->block)
+    c->block = calloc(17 * m + 9 * n + n * n, sizeof *c->block);
+    c->gap_model = calloc(m, sizeof *c->gap_model);
+    c->fitted = calloc(m, sizeof *c->fitted);
+    if (!ok || !c->block || !c->gap_model || !c->fitted)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
     double *p = c->block;
     c->pen = p, p += m;
@@ -160,6 +169,11 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
     c->geometry_y = p, p += 2 * n;
     c->geometry_gdot = p, p += m;
     c->geometry_t = NAN;
+    for (int k = 0; k < 2; k++) {
+        c->aim_g[k] = p, p += m;
+        c->aim_gdot[k] = p, p += m;
+        c->aim_t[k] = NAN;
+    }
     c->fp_v_accel = p;
     return PL_OK;
 }
@@ -175,6 +189,8 @@ static void free_ctx(run_ctx *c)
     free(c->gap_noise);
     free(c->gap_accel);
     free(c->gap_dense);
+    free(c->gap_model);
+    free(c->fitted);
     free(c->block);
 }
 
@@ -424,6 +440,71 @@ static int error_weights(double t, const double *y, double *w, void *user)
     for (size_t j = 2 * n; j < c->N; j++)
         w[j] = 0.0;
     return 0;
+}
+
+/* Each constraint's gap model (gap_model.h) fitted over the step that ended at (t, y): from the gaps
+ * and rates at the last step start to those at t, if the contact modes stayed the same; w = 0 for
+ * an inactive constraint, omega_i for the one active constraint (with several, their contacts are
+ * coupled and none is modelled). */
+static void fit_gap_models(run_ctx *c, double t, const double *y)
+{
+    double *g = c->aim_g[0], *gdot = c->aim_gdot[0];
+    c->aim_g[0] = c->aim_g[1], c->aim_gdot[0] = c->aim_gdot[1];
+    c->aim_g[1] = g, c->aim_gdot[1] = gdot;
+    c->aim_t[0] = c->aim_t[1], c->aim_modes[0] = c->aim_modes[1];
+    c->aim_t[1] = t, c->aim_modes[1] = c->modes;
+    const pl_gap *gaps = geometry_at(c, t, y);
+    int history = c->aim_modes[0] == c->modes && c->aim_t[0] < t;
+    for (size_t i = 0; i < c->m; i++) {
+        g[i] = gaps[i].g;
+        gdot[i] = c->geometry_gdot[i];
+        double w = !c->field.active[i] ? 0.0 : c->single_active == i ? c->omega[i] : NAN;
+        c->fitted[i] = history && !isnan(w) &&
+                       pl_gap_model_fit(&c->gap_model[i], w, c->model->law[i].xi, c->aim_t[0], c->aim_g[0][i],
+                                        c->aim_gdot[0][i], t, g[i], gdot[i]);
+    }
+}
+
+/* Models that held to this over the last step (relative error of the predicted rate) aim steps. */
+#define AIM_MODEL_ERROR 1e-6
+
+/* The stepper's `aim` hook (stepper_rk.c, "Aiming"): the earliest root in (t, t + h] predicted on
+ * the gap models: an entry (G_i = -noise, inactive) or an exit (G_i = +noise) of the one active
+ * constraint, or its force's sign change (mu G_i + d_i Gdot_i = 0) before an exit in the step.
+ * (A sign change alone is not aimed at: the step would go on through it, and a step more costs
+ * about what its location saves.  The force root's hysteresis, force_noise, moves it by ~2
+ * rtol/omega_i, far inside its tolerance of 1e-6 of a step: left out.)  The uncertainty: four
+ * times the model's relative error over the prediction's span. */
+static double aim(double t, const double *y, double h, int *k, double *uncertainty, void *user)
+{
+    run_ctx *c = user;
+    if (t != c->aim_t[1] || c->modes != c->aim_modes[1])
+        fit_gap_models(c, t, y);
+    double first = NAN;
+    for (size_t i = 0; i < c->m; i++) {
+        const pl_gap_model *model = &c->gap_model[i];
+        if (!c->fitted[i] || !(model->error <= AIM_MODEL_ERROR))
+            continue;
+        int active = c->field.active[i];
+        double noise = noise_of_gap(c, &c->geometry[i], Q(y)), kink = NAN, g, gdot;
+        if (active && !pl_gap_model_may_rise_to(model, noise))
+            continue; /* a sustained contact: no exit */
+        pl_gap_model_at(model, t + h, &g, &gdot);
+        double te = pl_gap_model_root(model, 1.0, 0.0, active ? noise : -noise, t + h, g, gdot);
+        if (active && !isnan(te)) {
+            pl_gap_model_at(model, te, &g, &gdot);
+            kink = pl_gap_model_root(model, c->mu, c->field.damping[i], 0.0, te, g, gdot);
+        }
+        int kk = (int)i;
+        if (kink < te)
+            te = kink, kk = (int)(c->m + i);
+        if (te < first || (isnan(first) && !isnan(te))) {
+            first = te;
+            *k = kk;
+            *uncertainty = 4.0 * model->error * (te - t);
+        }
+    }
+    return first;
 }
 
 /* ---- bookkeeping of the run ---------------------------------------------------------------- */
@@ -1220,7 +1301,8 @@ static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
 {
     run_ctx *c = &r->ctx;
     pl_stepper_spec spec = {.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = rhs, .weights = error_weights,
-                            .jacobian = jacobian, .roots = roots, .root = root, .kink = kink, .nroots = (int)(2 * c->m),
+                            .jacobian = jacobian, .roots = roots, .root = root, .kink = kink, .aim = aim,
+                            .nroots = (int)(2 * c->m),
                             .napprox = (int)c->m, .root_ulps = 4.0, .max_order = bdf_max_order, .user = c,
                             .context = r->context};
     pl_status s = pl_stepper_rk_new(&r->rk, &spec, err);
