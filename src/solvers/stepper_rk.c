@@ -12,7 +12,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "core/linalg.h"
 #include "core/rootfind.h"
@@ -59,6 +58,7 @@ typedef struct {
     double *y_exact, *f_exact; /* and f there once computed (have_f_exact) */
     int have_f_exact;
     int end_exact;   /* y at the step's end has the method's accuracy (no declined kink inside) */
+    int aimed_at;    /* the root function the last step was aimed at (see aim), or -1 */
     long steps, rhs, fails;              /* since the last restart */
     long added_rhs, added_fails;         /* already added to the statistics */
 } rk_stepper;
@@ -221,6 +221,28 @@ static double root_value(double tau, void *p)
     return g;
 }
 
+/* Whether the root of function k, crossed in the last step, lies within tol of the step's end, as
+ * when the step was aimed at it (see aim): the function still has its old sign 3/4 tol before the
+ * end on the interpolant, exact to round-off this close to an end. */
+static int root_at_end(rk_stepper *r, int k, double tol)
+{
+    if (r->aimed_at != k)
+        return 0;
+    root_fn cheap = {.r = r, .k = k, .cheap = 1, .memo = {{NAN, NAN}, {NAN, NAN}}};
+    double g = root_value(r->base.t - 0.75 * tol, &cheap);
+    return g * r->g0[k] > 0.0;
+}
+
+/* The tolerance of root k in the last step: as CVODE, to root_ulps (default 100) ulps of the time
+ * or the step; an approximate one (a kink of a quadrature's integrand: misplacing it by d costs
+ * that quadrature ~ slope jump * d^2; 1e-4 gave Delta Gamma of an impact to 1e-6 relative, 1e-6
+ * gives 1e-10) to 1e-6 of the step. */
+static double root_tolerance(const rk_stepper *r, int k, double t, double h)
+{
+    double ulps = r->spec.root_ulps > 0.0 ? r->spec.root_ulps : 100.0, tol = ulps * DBL_EPSILON * fmax(fabs(t), h);
+    return k >= r->spec.nroots - r->spec.napprox ? fmax(tol, 1e-6 * h) : tol;
+}
+
 /* Where precise function k crosses 0 in the last step, from its estimate on the interpolant.
  * Secant iterations on re-integrations, started with the interpolant's slope, close in on the
  * root (the estimate is already good to the interpolant's accuracy: two or three re-integrations
@@ -229,30 +251,14 @@ static double root_value(double tau, void *p)
  * is taken.  Illinois finishes whatever bracket is
  * left, should the secant steps leave it or stall.  Returns a point just past the root, where the
  * function has its new sign, within tol of it. */
-static double locate0(rk_stepper *r, int k, double estimate, double tol);
 static double locate(rk_stepper *r, int k, double estimate, double tol)
-{
-    long before = r->rhs;
-    double x = locate0(r, k, estimate, tol);
-    if (getenv("AIMDBG")) fprintf(stderr, "locate k=%d t0=%.17g t=%.17g root=%.17g rhs=%ld\n", k, r->t0, r->base.t, x, r->rhs - before);
-    return x;
-}
-static double locate0(rk_stepper *r, int k, double estimate, double tol)
 {
     root_fn exact = {.r = r, .k = k, .cheap = 0, .memo = {{NAN, NAN}, {NAN, NAN}}};
     root_fn cheap = {.r = r, .k = k, .cheap = 1, .memo = {{NAN, NAN}, {NAN, NAN}}};
     double a = r->t0, b = r->base.t, ga = r->g0[k], gb = r->g1[k];
     double d = fmax(tol, 1e-6 * (b - a)), lo = fmax(a, estimate - d), hi = fmin(b, estimate + d);
-    /* A step aimed at the root ends just past it: where the function still has its old sign 3/4 tol
-     * before the end on the interpolant (exact to round-off this close to an end), the end is the
-     * point past the root. */
-    if (b - estimate <= d) {
-        double g = root_value(b - 0.75 * tol, &cheap);
-        if (isnan(g))
-            return NAN;
-        if (g * ga > 0.0)
-            return b;
-    }
+    if (estimate == b && root_at_end(r, k, tol))
+        return b;
     double slope = (root_value(hi, &cheap) - root_value(lo, &cheap)) / (hi - lo);
     double t1 = estimate;
     for (int it = 0; it < 8 && b - a > tol; it++) {
@@ -320,8 +326,7 @@ static int take_kinks(rk_stepper *r, double *first, int *kfirst, pl_error *err)
         if (!r->crosses[k] || !(r->estimate[k] < first_precise))
             continue;
         /* to 1e-6 of the step, as an approximate root that cuts the step */
-        double h = r->base.t - r->t0, tol = fmax(r->spec.root_ulps * DBL_EPSILON * fmax(fabs(r->base.t), h), 1e-6 * h);
-        double tk = locate(r, k, r->estimate[k], tol);
+        double tk = locate(r, k, r->estimate[k], root_tolerance(r, k, r->base.t, r->base.t - r->t0));
         const double *y = isnan(tk) ? NULL : reintegrate(r, tk);
         int declined = y ? r->spec.kink(tk, y, k, r->spec.user) : -1;
         if (declined < 0) {
@@ -384,8 +389,10 @@ static int find_roots(rk_stepper *r, pl_error *err)
         root_fn f = {.r = r, .k = k, .cheap = 1, .memo = {{NAN, NAN}, {NAN, NAN}}};
         /* to 1e-9 of the step: the secant refinement then needs one or two re-integrations (the
          * interpolant of a step in contact is no more accurate than that) */
-        estimate[k] = slopes(r) ? pl_illinois(root_value, &f, r->t0, r->g0[k], r->base.t, r->g1[k], 1e-9 * h)
-                                : r->base.t;
+        if (!slopes(r) || root_at_end(r, k, root_tolerance(r, k, r->base.t, h)))
+            estimate[k] = r->base.t;
+        else
+            estimate[k] = pl_illinois(root_value, &f, r->t0, r->g0[k], r->base.t, r->g1[k], 1e-9 * h);
         if (isnan(estimate[k]))
             estimate[k] = r->base.t; /* no sign change on the interpolant: refine over the step */
         if (estimate[k] < first)
@@ -397,21 +404,18 @@ static int find_roots(rk_stepper *r, pl_error *err)
         memcpy(r->g0, r->g1, (size_t)nr * sizeof *r->g0);
         return 0;
     }
-    /* As CVODE: to 100 ulps of the time or the step; an approximate one (a kink of a quadrature's
-     * integrand: misplacing it by d costs that quadrature ~ slope jump * d^2; 1e-4 gave Delta Gamma of
-     * an impact to 1e-6 relative, 1e-6 gives 1e-10) to 1e-6 of the step,
-     * just past it all the same, so that the next step does not meet it again */
-    double ulps = r->spec.root_ulps > 0.0 ? r->spec.root_ulps : 100.0;
-    double tol_precise = ulps * DBL_EPSILON * fmax(fabs(r->base.t), h), t_root = INFINITY;
+    /* each to its tolerance (root_tolerance), just past it, so that the next step does not meet it
+     * again */
+    double t_root = INFINITY;
     if (kfirst < nr - r->spec.napprox) {
         for (int k = 0; k < nr - r->spec.napprox; k++)
             if (crosses[k] && estimate[k] <= first + 2e-3 * h) {
-                when[k] = locate(r, k, estimate[k], tol_precise);
+                when[k] = locate(r, k, estimate[k], root_tolerance(r, k, r->base.t, h));
                 if (!isnan(when[k]))
                     t_root = fmin(t_root, when[k]);
             }
     } else {
-        when[kfirst] = locate(r, kfirst, first, fmax(tol_precise, 1e-6 * h));
+        when[kfirst] = locate(r, kfirst, first, root_tolerance(r, kfirst, r->base.t, h));
         t_root = when[kfirst];
     }
     if (!(t_root <= r->base.t))
@@ -457,21 +461,19 @@ static int find_roots(rk_stepper *r, pl_error *err)
  * Returns whether *h was shortened. */
 static int aim(rk_stepper *r, double t, double *h)
 {
+    r->aimed_at = -1;
     if (!r->spec.aim)
         return 0;
     int k = -1;
     double uncertainty = INFINITY, te = r->spec.aim(t, r->y, *h, &k, &uncertainty, r->spec.user);
     if (!(te > t + 1e-3 * *h && te < t + *h) || k < 0 || k >= r->spec.nroots)
         return 0;
-    double ulps = r->spec.root_ulps > 0.0 ? r->spec.root_ulps : 100.0, span = te - t;
-    double tol = ulps * DBL_EPSILON * fmax(fabs(te), span);
-    if (k >= r->spec.nroots - r->spec.napprox)
-        tol = fmax(tol, 1e-6 * span); /* as find_roots locates an approximate root */
+    double span = te - t, tol = root_tolerance(r, k, te, span);
     double margin = fmax(0.25 * tol, 2.0 * uncertainty), end = te + margin;
     if (!(margin <= 0.5 * HOP_FRACTION * span && end < t + *h))
         return 0;
     *h = end - t;
-    if (getenv("AIMDBG")) fprintf(stderr, "aim t=%.17g k=%d te=%.17g unc=%.3g margin=%.3g span=%.3g\n", t, k, te, uncertainty, margin, span);
+    r->aimed_at = k;
     return 1;
 }
 
@@ -584,6 +586,7 @@ static pl_status restart(pl_stepper *s, double t, double h0, pl_error *err)
     memcpy(r->y0, r->y, r->N * sizeof *r->y);
     r->have_f0 = r->have_f1 = 0; /* a restart is at a switch of the right-hand side */
     r->dense_t = r->exact_t = NAN;
+    r->aimed_at = -1;
     if (r->spec.nroots && r->spec.roots(t, r->y, r->g0, r->spec.user))
         return pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", t, r->spec.context);
     r->h = h0 > 0.0 ? h0 : first_step(r, t);
