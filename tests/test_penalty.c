@@ -8,7 +8,10 @@
 #include "cases/cases.h"
 #include "check.h"
 #include "solve.h"
+#include <gsl/gsl_odeiv2.h>
+
 #include "solvers/bdf_stability.h"
+#include "solvers/penalty/gap_model.h"
 #include "study/analysis.h"
 #include "synthetic_model.h"
 #include "table_flight.h"
@@ -480,6 +483,105 @@ static void test_tight_tolerance(void)
     pl_model_free(&m);
 }
 
+
+/* The gap model used to aim steps (gap_model.h) against GSL's rk8pd on G'' = D - 2 xi w G' - w^2 G
+ * (tolerance 1e-14): flight (w = 0), under-, critically and overdamped contact.  Its fit recovers D
+ * from the state at a step's end and measures nothing wrong there (error at round-off), but a gap
+ * that is not of the model's form (a D varying in time) is measured as such; its roots (an exit
+ * G = level and a force's zero mu G + d G' = 0) agree with bisection on the integrated solution. */
+typedef struct {
+    double w, xi, D, D_rate; /* D + D_rate t: a gap outside the model's form when D_rate != 0 */
+} model_ode;
+
+static int model_rhs(double t, const double y[], double f[], void *p)
+{
+    const model_ode *o = p;
+    f[0] = y[1];
+    f[1] = o->D + o->D_rate * t - 2.0 * o->xi * o->w * y[1] - o->w * o->w * y[0];
+    return GSL_SUCCESS;
+}
+
+/* The integrated (G, G') at t from (g0, gd0) at 0. */
+static void model_solution(model_ode *o, double g0, double gd0, double t, double *g, double *gd)
+{
+    gsl_odeiv2_system sys = {model_rhs, NULL, 2, o};
+    gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1e-6, 1e-14, 1e-14);
+    double y[2] = {g0, gd0}, s = 0.0;
+    gsl_odeiv2_driver_apply(d, &s, t, y);
+    gsl_odeiv2_driver_free(d);
+    *g = y[0], *gd = y[1];
+}
+
+static void test_gap_model(void)
+{
+    const double ws[] = {0.0, 3.0, 3.0, 3.0}, xis[] = {0.0, 0.2, 1.0, 2.5};
+    const double D = -1.3, g0 = -0.05, gd0 = -0.4, h = 0.31, t0 = 2.0;
+    int roots = 0;
+    for (int c = 0; c < 4; c++) {
+        model_ode o = {ws[c], xis[c], D, 0.0};
+        double g1, gd1, g2, gd2;
+        model_solution(&o, g0, gd0, h, &g1, &gd1);
+        pl_gap_model m;
+        CHECK(pl_gap_model_fit(&m, o.w, o.xi, t0, g0, gd0, t0 + h, g1, gd1), "gap model %d: fitted", c);
+        NEAR(m.D, D, 1e-11, "gap model w = %g, xi = %g: D fitted", o.w, o.xi);
+        CHECK(m.error < 1e-12, "gap model w = %g, xi = %g: error %g at round-off", o.w, o.xi, m.error);
+        model_solution(&o, g0, gd0, 1.7 * h, &g2, &gd2);
+        double gm, gdm;
+        pl_gap_model_at(&m, t0 + 1.7 * h, &gm, &gdm);
+        NEAR(gm, g2, 1e-12, "gap model w = %g, xi = %g: G predicted", o.w, o.xi);
+        NEAR(gdm, gd2, 1e-12, "gap model w = %g, xi = %g: G' predicted", o.w, o.xi);
+        /* The first root of a G + b G' - target in (t0 + h, t0 + h + span], target the combination's
+         * value 0.3 after t0 + h: by sampling the integration at 1e-3 and bisection. */
+        const double combos[2][2] = {{1.0, 0.0}, {1.0, 0.15}}, span = 0.6;
+        for (int k = 0; k < 2; k++) {
+            double a = combos[k][0], b = combos[k][1], ge, gde;
+            model_solution(&o, g1, gd1, 0.3, &ge, &gde);
+            double target = a * ge + b * gde, f1 = a * g1 + b * gd1 - target, lo = 0.0, hi = NAN;
+            for (int j = 1; j <= 600 && isnan(hi); j++) {
+                model_solution(&o, g1, gd1, j * 1e-3, &ge, &gde);
+                if ((a * ge + b * gde - target) * f1 <= 0.0)
+                    hi = j * 1e-3;
+                else
+                    lo = j * 1e-3;
+            }
+            for (int it = 0; it < 60; it++) {
+                double mid = 0.5 * (lo + hi);
+                model_solution(&o, g1, gd1, mid, &ge, &gde);
+                if ((a * ge + b * gde - target) * f1 > 0.0)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            pl_gap_model_at(&m, t0 + h + span, &ge, &gde);
+            double root = pl_gap_model_root(&m, a, b, target, t0 + h + span, ge, gde);
+            if (a * ge + b * gde - target == 0.0 || (a * ge + b * gde - target) * f1 > 0.0)
+                CHECK(isnan(root), "gap model %d, combination %d: back to its sign, no root (%g)", c, k, root);
+            else {
+                NEAR(root, t0 + h + hi, 1e-11, "gap model w = %g, xi = %g, combination %d: root", o.w, o.xi, k);
+                roots++;
+            }
+        }
+        if (o.w > 0.0 && o.xi < 1.0) { /* the envelope: G stays below rest + A, and reaches near it */
+            double rest = D / (o.w * o.w), top = -INFINITY, g, gd;
+            for (int j = 1; j <= 400; j++) {
+                model_solution(&o, g1, gd1, j * 0.01, &g, &gd);
+                top = fmax(top, g);
+            }
+            CHECK(pl_gap_model_may_rise_to(&m, top - 1e-9), "gap model xi = %g: may rise to its maximum", o.xi);
+            double amplitude = hypot(g1 - rest, (gd1 + o.xi * o.w * (g1 - rest)) / (o.w * sqrt(1 - o.xi * o.xi)));
+            CHECK(!pl_gap_model_may_rise_to(&m, rest + amplitude * 1.001), "gap model xi = %g: not above its envelope",
+                  o.xi);
+        }
+        /* a D varying over the step: the fit measures the model's failure */
+        model_ode varying = {ws[c], xis[c], D, 5.0};
+        model_solution(&varying, g0, gd0, h, &g1, &gd1);
+        CHECK(pl_gap_model_fit(&m, o.w, o.xi, t0, g0, gd0, t0 + h, g1, gd1) && m.error > 1e-3,
+              "gap model w = %g, xi = %g: a varying D is measured (error %g)", o.w, o.xi, m.error);
+    }
+    CHECK(roots >= 6, "gap model: %d of 8 roots compared", roots);
+    printf("gap model: %d of 8 roots compared\n", roots);
+}
+
 int main(void)
 {
     check_init();
@@ -497,5 +599,6 @@ int main(void)
     test_contact_inside_flight_step();
     test_sliding_force_rate();
     test_near_critical_lift_off();
+    test_gap_model();
     return check_finish("test_penalty");
 }
