@@ -1,6 +1,7 @@
 /* The penalized integrator against closed forms: the bouncing ball of paper 004 eq. (51), an
  * isolated impact of the linear Kelvin-Voigt law, the vibrating table's lift-off and flight, wedge
  * impacts with a non-diagonal mass matrix, grazing contacts. */
+#include <float.h>
 #include <string.h>
 
 #include <complex.h>
@@ -111,6 +112,104 @@ static void test_isolated_impact(void)
     CHECK(isnan(r.episodes[0].t_out) || fabs(pl_episode_restitution(&r.episodes[0])) < 1e-12,
           "critically damped contact does not rebound (restitution %g)", pl_episode_restitution(&r.episodes[0]));
     CHECK(fabs(r.v_final[0]) < 1e-12, "and comes to rest (v = %g)", r.v_final[0]);
+    pl_solution_free(&r);
+    pl_model_free(&m);
+}
+
+/* An impact of the ball under gravity g (unit mass, k = 1, G = q) entered at rate v < 0:
+ * G'' = -g + lambda, lambda = -(w^2 G + 2 a G'), w = sqrt(mu), a = xi w.  With rest = -g/w^2 and
+ * b = w sqrt(1 - xi^2), G = rest + e^{-a s} (A cos b s + B sin b s), A = -rest, B = (v + a A)/b. */
+typedef struct {
+    double g, w, a, b, v;
+} ball_impact;
+
+static double ball_gap(const ball_impact *p, double s, double *rate)
+{
+    double A = p->g / (p->w * p->w), B = (p->v + p->a * A) / p->b, e = exp(-p->a * s);
+    double c = cos(p->b * s), sn = sin(p->b * s);
+    *rate = e * ((p->b * B - p->a * A) * c - (p->a * B + p->b * A) * sn);
+    return -A + e * (A * c + B * sn);
+}
+
+static double ball_force(const ball_impact *p, double s)
+{
+    double rate, gap = ball_gap(p, s, &rate);
+    return -(p->w * p->w * gap + 2.0 * p->a * rate);
+}
+
+/* The first s in (0, hi] where f (gap or force) leaves its sign at 0+, by a scan and bisection. */
+static double ball_first_root(const ball_impact *p, int force, double hi)
+{
+    double rate, lo = 0.0, sign = force ? 1.0 : -1.0; /* the force pushes, the gap is negative at first */
+    const int n = 2000;
+    for (int k = 1; k <= n; k++) {
+        double s = hi * k / n, f = force ? ball_force(p, s) : ball_gap(p, s, &rate);
+        if (f * sign > 0.0) {
+            lo = s;
+            continue;
+        }
+        for (int it = 0; it < 200 && s - lo > 4.0 * DBL_EPSILON * s; it++) {
+            double mid = 0.5 * (lo + s), fm = force ? ball_force(p, mid) : ball_gap(p, mid, &rate);
+            if (fm * sign > 0.0)
+                lo = mid;
+            else
+                s = mid;
+        }
+        return s;
+    }
+    return NAN;
+}
+
+/* Every impact of the ball's bouncing sequence at mu = 1e10, down to its last bounces of ~1e-4 of
+ * the first one's speed, against the closed form from its entry rate: lambda = G'' + g changes sign
+ * once, at tk, before the exit T, so Delta Gamma = T + int |lambda| = T + 2 G'(tk) - v - G'(T) +
+ * g (2 tk - T).  A step aimed at the force's sign change without its hysteresis (force_noise, set by
+ * the round-off of q in these bounces) ended short of it, the next step spanned the sign change, the
+ * exit and the force's return past the exit, and the kink was lost: Delta Gamma off by 2e-4. */
+static void test_last_bounces(void)
+{
+    pl_model m;
+    pl_solution r;
+    double mu = 1e10, g = 9.81;
+    if (run_case(&pl_case_bouncing_ball, NULL, 0, mu, 0, &m, &r) == PL_OK) {
+        double w = sqrt(mu), xi = m.law[0].xi, slowest = INFINITY;
+        size_t checked = 0;
+        for (size_t k = 0; k < r.nepisodes; k++) {
+            const pl_episode *ep = &r.episodes[k];
+            if (isnan(ep->t_out))
+                continue;
+            ball_impact p = {g, w, xi * w, w * sqrt(1.0 - xi * xi), ep->gdot_in};
+            double T = ball_first_root(&p, 0, 2.0 * M_PI / p.b), tk = ball_first_root(&p, 1, T), rk, rT;
+            if (!(tk < T))
+                continue;
+            ball_gap(&p, tk, &rk);
+            ball_gap(&p, T, &rT);
+            double dgamma = T + 2.0 * rk - p.v - rT + g * (2.0 * tk - T);
+            NEAR((ep->gamma_out - ep->gamma_in) / dgamma, 1.0, 1e-5, "Delta Gamma of impact %zu at t = %.10g (relative)",
+                 k + 1, ep->t_in);
+            NEAR((ep->t_out - ep->t_in) / T, 1.0, 1e-7, "duration of impact %zu (relative)", k + 1);
+            slowest = fmin(slowest, fabs(ep->gdot_in));
+            checked++;
+        }
+        CHECK(checked > 80 && slowest < 1e-3 * sqrt(2.0 * g), "bounces down to 1e-4 of the first one's speed (%zu, %g)",
+              checked, slowest);
+    }
+    pl_solution_free(&r);
+    pl_model_free(&m);
+}
+
+/* A contact of 1e-12 s at t ~ 1e-5 (h0 = 1e-12, mu = 1e24): a step aimed at a root 1e-15 s ahead
+ * would be shorter than the smallest step (16 ulps of 1, below t = 1) and failed the run. */
+static void test_aim_above_smallest_step(void)
+{
+    pl_setting s[] = {{"h0", 1e-12}};
+    pl_model m;
+    pl_solution r;
+    double g = 9.81;
+    if (run_case(&pl_case_bouncing_ball, s, 1, 1e24, 2e-5, &m, &r) == PL_OK) {
+        CHECK(r.nepisodes > 50, "many impacts (%zu)", r.nepisodes);
+        CHECK_NEAR(r.episodes[0].t_in / sqrt(2e-12 / g), 1.0, 1e-8, "first impact at sqrt(2 h0/g) (relative)");
+    }
     pl_solution_free(&r);
     pl_model_free(&m);
 }
@@ -497,5 +596,7 @@ int main(void)
     test_contact_inside_flight_step();
     test_sliding_force_rate();
     test_near_critical_lift_off();
+    test_last_bounces();
+    test_aim_above_smallest_step();
     return check_finish("test_penalty");
 }
