@@ -470,7 +470,9 @@ static int aim(rk_stepper *r, double t, double *h)
         return 0;
     double span = te - t, tol = root_tolerance(r, k, te, span);
     double margin = fmax(0.25 * tol, 2.0 * uncertainty), end = te + margin;
-    if (!(margin <= 0.5 * HOP_FRACTION * span && end < t + *h))
+    /* nor one below first_step's floor: under t = 1 a root's tolerance (4 ulps of t) is far below the
+     * smallest step (16 ulps of 1), and a step aimed 1e-15 ahead at t = 1e-5 failed the run */
+    if (!(margin <= 0.5 * HOP_FRACTION * span && end < t + *h && end - t >= 100.0 * pl_stepper_min_step(t)))
         return 0;
     *h = end - t;
     r->aimed_at = k;

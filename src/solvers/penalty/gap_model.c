@@ -52,7 +52,7 @@ int pl_gap_model_fit(pl_gap_model *model, double w, double xi, double t0, double
     flow f = flow_over(w, xi, h);
     propagate(&f, 0.0, g0, gd0, &g_free, &gd_free);
     propagate(&f, 1.0, 0.0, 0.0, &g_unit, &gd_unit);
-    if (!(g_unit > 0.0)) /* the response to D changes sign after half a period: no longer a step */
+    if (!(g_unit > 0.0)) /* D does not show in G (an undamped contact after whole periods) */
         return 0;
     double D = (g1 - g_free) / g_unit, scale = fabs(gd1) + w * fabs(g1) + fabs(D) * h;
     *model = (pl_gap_model){.w = w, .xi = xi, .D = D, .t = t1, .g = g1, .gdot = gd1,

@@ -470,11 +470,13 @@ static void fit_gap_models(run_ctx *c, double t, const double *y)
 
 /* The stepper's `aim` hook (stepper_rk.c, "Aiming"): the earliest root in (t, t + h] predicted on
  * the gap models: an entry (G_i = -noise, inactive) or an exit (G_i = +noise) of the one active
- * constraint, or its force's sign change (mu G_i + d_i Gdot_i = 0) before an exit in the step.
+ * constraint, or its force's sign change (the force root of roots) before an exit in the step.
  * (A sign change alone is not aimed at: the step would go on through it, and a step more costs
- * about what its location saves.  The force root's hysteresis, force_noise, moves it by ~2
- * rtol/omega_i, far inside its tolerance of 1e-6 of a step: left out.)  The uncertainty: four
- * times the model's relative error over the prediction's span. */
+ * about what its location saves.)  The force root keeps its hysteresis force_noise: set by the
+ * round-off of q, it moves the root by 1e-4 of a step in small impacts, and an aimed step that ended
+ * short of it let the next one span the root, the exit and the force's return past the exit, which
+ * lost the kink (the ball's last bounces at mu = 1e10).  The uncertainty: four times the model's
+ * relative error over the prediction's span. */
 static double aim(double t, const double *y, double h, int *k, double *uncertainty, void *user)
 {
     run_ctx *c = user;
@@ -492,8 +494,12 @@ static double aim(double t, const double *y, double h, int *k, double *uncertain
         pl_gap_model_at(model, t + h, &g, &gdot);
         double te = pl_gap_model_root(model, 1.0, 0.0, active ? noise : -noise, t + h, g, gdot);
         if (active && !isnan(te)) {
+            /* lambda_i = -m_eff k (mu G + d Gdot) = -force_side force_noise */
+            pl_contact *ct = c->field.contact;
+            pl_model_contact_at(c->model, c->field.work, i, t, Q(y), c->fp_geometry, ct);
+            double target = c->force_side[i] * c->force_noise[i] / (ct->m_eff * c->model->law[i].k);
             pl_gap_model_at(model, te, &g, &gdot);
-            kink = pl_gap_model_root(model, c->mu, c->field.damping[i], 0.0, te, g, gdot);
+            kink = pl_gap_model_root(model, c->mu, c->field.damping[i], target, te, g, gdot);
         }
         int kk = (int)i;
         if (kink < te)
