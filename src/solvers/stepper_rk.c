@@ -58,7 +58,8 @@ typedef struct {
     double *y_exact, *f_exact; /* and f there once computed (have_f_exact) */
     int have_f_exact;
     int end_exact;   /* y at the step's end has the method's accuracy (no declined kink inside) */
-    int aimed_at;    /* the root function the last step was aimed at (see aim), or -1 */
+    int aimed_at;    /* the root function the last step was aimed at (see aim), or -1, */
+    int aimed_at_end; /* and whether its root lies at the step's end (root_at_end; -1: not asked) */
     long steps, rhs, fails;              /* since the last restart */
     long added_rhs, added_fails;         /* already added to the statistics */
 } rk_stepper;
@@ -228,9 +229,11 @@ static int root_at_end(rk_stepper *r, int k, double tol)
 {
     if (r->aimed_at != k)
         return 0;
-    root_fn cheap = {.r = r, .k = k, .cheap = 1, .memo = {{NAN, NAN}, {NAN, NAN}}};
-    double g = root_value(r->base.t - 0.75 * tol, &cheap);
-    return g * r->g0[k] > 0.0;
+    if (r->aimed_at_end < 0) { /* asked by find_roots, then by locate: evaluated once */
+        root_fn cheap = {.r = r, .k = k, .cheap = 1, .memo = {{NAN, NAN}, {NAN, NAN}}};
+        r->aimed_at_end = root_value(r->base.t - 0.75 * tol, &cheap) * r->g0[k] > 0.0;
+    }
+    return r->aimed_at_end;
 }
 
 /* The tolerance of root k in the last step: as CVODE, to root_ulps (default 100) ulps of the time
@@ -461,7 +464,7 @@ static int find_roots(rk_stepper *r, pl_error *err)
  * Returns whether *h was shortened. */
 static int aim(rk_stepper *r, double t, double *h)
 {
-    r->aimed_at = -1;
+    r->aimed_at = r->aimed_at_end = -1;
     if (!r->spec.aim)
         return 0;
     int k = -1;

@@ -4,7 +4,6 @@
 #include <gsl/gsl_poly.h>
 #include <math.h>
 
-
 /* The model's flow over s: G(s) = rest + e (C x + S (a x + G')), G'(s) = e (C G' - S (w^2 x + a G'))
  * with x = G - rest, rest = D/w^2 the resting gap.  With a = xi w and b^2 = w^2 - a^2 the matrix
  * A = [[0, 1], [-w^2, -2a]] has (A + aI)^2 = -b^2 I, so exp(A s) = exp(-a s) (C I + S (A + aI)) with
