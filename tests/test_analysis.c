@@ -311,7 +311,8 @@ static void test_budget(void)
             pl_solve_opts o;
             pl_solve_opts_init(&o, solvers[k], &m, 1.0);
             o.max_seconds = 50.0;
-            o.started = spent ? pl_now_seconds() - 100.0 : 0.0;
+            if (spent)
+                pl_solve_opts_count_from(&o, pl_now_seconds() - 100.0);
             pl_solution r;
             pl_status st = pl_solve(solvers[k], &m, &o, &r, &err);
             if (spent)

@@ -553,6 +553,10 @@ static void test_schemes(void)
     }
 }
 
+/* What a busy machine may add to a time budget: the budget is checked once per step (or row of the
+ * analysis), then the command writes what it has.  A budget that is not kept shows as minutes. */
+#define BUDGET_MARGIN 10.0
+
 /* Every run ends: horizons beyond double precision are refused up front (they once ran forever),
  * and a wall-clock budget ends a run as a failure with its results up to there. */
 static void test_limits(void)
@@ -584,17 +588,18 @@ static void test_limits(void)
     CHECK(rc == 3 && err && strstr(err, "stopped after the time budget of 0.2 s (max_seconds) at t = ") && count_lines(err) == 1,
           "--max-seconds ends the run as a failure (%d: %s)", rc, err ? err : "");
     free(err);
-    CHECK(wall < 20.0, "promptly (%.1f s; the whole run takes minutes)", wall);
+    CHECK(wall < 0.2 + BUDGET_MARGIN, "within the budget and its margin (%.1f s; the whole run takes minutes)", wall);
     CHECK(exists("budget/trajectory.csv") && exists("budget/summary.json"), "its results up to there are written");
     rc = run("limit bouncing_ball --set e=1 --t-end 1e5 --max-seconds 0.2 --out budget_limit");
     CHECK(rc == 3, "--max-seconds ends a limit solution too (%d)", rc);
     /* The limit solution of a sweep keeps the sweep's caps (it once ran 17 s past --max-seconds 1). */
     t0 = now();
-    rc = run("sweep vibrating_table --t-end 1e5 --mu 1e2,2e2 --max-seconds 1 --no-plots --jobs 2 --out budget_sweep");
+    rc = run("sweep vibrating_table --t-end 1e5 --mu 1e2,2e2 --max-seconds 0.3 --no-plots --jobs 2 --out budget_sweep");
     wall = now() - t0;
     err = slurp("stderr.txt");
-    CHECK(rc == 3 && wall < 30.0 && err && strstr(err, "warning: the limit solution failed") &&
-              strstr(err, "stopped after the time budget of 1 s (max_seconds)"),
+    /* the limit solution's budget, then the two runs' side by side */
+    CHECK(rc == 3 && wall < 2 * 0.3 + BUDGET_MARGIN && err && strstr(err, "warning: the limit solution failed") &&
+              strstr(err, "stopped after the time budget of 0.3 s (max_seconds)"),
           "a sweep's runs and its limit solution stop at --max-seconds (%d, %.1f s: %s)", rc, wall, err ? err : "");
     free(err);
     /* Ordinary runs the resolvability checks must not fail: the gap of a wall far from the origin
@@ -893,10 +898,11 @@ static void test_figures(void)
 int main(int argc, char **argv)
 {
     check_init();
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_cli PATH_TO_PENLIM\n");
+    if (argc < 2 || (argc > 2 && strcmp(argv[2], "limits") != 0)) {
+        fprintf(stderr, "usage: test_cli PATH_TO_PENLIM [limits]\n");
         return 2;
     }
+    int limits_only = argc > 2; /* the time budget's tests alone (tests/fresh_clock.sh runs them) */
     static char path[4096];
     if (!realpath(argv[1], path)) {
         fprintf(stderr, "test_cli: %s not found\n", argv[1]);
@@ -906,22 +912,26 @@ int main(int argc, char **argv)
     snprintf(dir, sizeof dir, "/tmp/penlim-cli-XXXXXX");
     if (!mkdtemp(dir))
         return 2;
-    test_help();
-    test_help_matches_parser();
-    test_summaries_and_default_dirs();
-    test_bad_input();
-    test_messages();
-    test_run_files();
-    test_sweep();
-    test_limit();
-    test_impact_at_t_end();
-    test_zeno_past_t_end();
-    test_outgrown_box();
-    test_schemes();
-    test_limits();
-    test_output_cap();
-    test_failures();
-    test_figures();
+    if (limits_only)
+        test_limits();
+    else {
+        test_help();
+        test_help_matches_parser();
+        test_summaries_and_default_dirs();
+        test_bad_input();
+        test_messages();
+        test_run_files();
+        test_sweep();
+        test_limit();
+        test_impact_at_t_end();
+        test_zeno_past_t_end();
+        test_outgrown_box();
+        test_schemes();
+        test_limits();
+        test_output_cap();
+        test_failures();
+        test_figures();
+    }
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

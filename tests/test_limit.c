@@ -617,7 +617,8 @@ static void test_budget_in_impact(void)
         pl_solve_opts o;
         pl_solve_opts_init(&o, &pl_solver_limit, &m, 1.0);
         o.max_seconds = 50.0;
-        o.started = spent ? pl_now_seconds() - 100.0 : 0.0;
+        if (spent)
+                pl_solve_opts_count_from(&o, pl_now_seconds() - 100.0);
         pl_solution r;
         pl_status st = pl_solve(&pl_solver_limit, &m, &o, &r, &err);
         if (spent)

@@ -548,7 +548,7 @@ static int cmd_run_with(int argc, char **argv, pl_model *model)
     }
     if ((rc = setup_within_budget(&o)) >= 0)
         return rc;
-    opts.started = o.started; /* one budget for the command: set-up, run and analysis */
+    pl_solve_opts_count_from(&opts, o.started); /* one budget for the command: set-up, run and analysis */
     return solve_and_write(&o, solver, model, &opts);
 }
 
@@ -982,7 +982,7 @@ static int cmd_limit_with(int argc, char **argv, pl_model *model)
     pl_solve_opts opts;
     if ((rc = prepare(&o, &pl_solver_limit, NULL, model, &opts)) >= 0 || (rc = setup_within_budget(&o)) >= 0)
         return rc;
-    opts.started = o.started; /* one budget for the command: set-up, solve and analysis */
+    pl_solve_opts_count_from(&opts, o.started); /* one budget for the command: set-up, solve and analysis */
     return solve_and_write(&o, &pl_solver_limit, model, &opts);
 }
 
@@ -1294,7 +1294,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     pl_solution limit;
     pl_analysis la;
     pl_trajectory lt = {0};
-    lopts.started = pl_now_seconds(); /* each solution's budget from its start, its analysis included */
+    pl_solve_opts_count_from(&lopts, pl_now_seconds()); /* each solution's budget from its start, its analysis included */
     pl_solve(&pl_solver_limit, model, &lopts, &limit, &err);
     pl_status ls = pl_analyze_within(model, &limit, &(pl_budget){lopts.max_seconds, lopts.started}, &la,
                                      &err); /* also what a failed one found */
@@ -1308,7 +1308,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     size_t failures = limit.status != PL_OK;
     for (size_t k = 0; k < l.n; k++) {
         cmp_item *it = &l.item[k];
-        it->opts.started = pl_now_seconds(); /* as for the limit solution; a file read has no budget */
+        pl_solve_opts_count_from(&it->opts, pl_now_seconds()); /* as for the limit solution; a file read has no budget */
         if (it->solver != &pl_solver_external) {
             pl_solution_free(&it->sol);
             if (pl_solve(it->solver, model, &it->opts, &it->sol, &err) == PL_ERR_INPUT && it->sol.status == PL_OK) {

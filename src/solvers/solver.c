@@ -104,7 +104,7 @@ pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solv
     }
     sol->traj.max_values = o->max_output > 0 ? o->max_output : PL_DEFAULT_MAX_OUTPUT;
     pl_solve_opts with_start = *o;
-    with_start.started = pl_budget_start(o, pl_now_seconds());
+    pl_solve_opts_count_from(&with_start, pl_budget_start(o, pl_now_seconds()));
     st = s->solve(model, &with_start, sol, err);
     /* A failure names the run (mu = ..., h = ...) where the solver's own message does not: out of
      * memory, or a cap on the output. */

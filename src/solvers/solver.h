@@ -36,8 +36,11 @@ typedef struct {
                         solvers without dense output record every step and ignore it */
     long max_steps;  /* cap on steps over the whole run; 0 selects 5e6 */
     double max_seconds; /* cap on the run's wall-clock time; 0: none */
-    double started;     /* the time (pl_now_seconds) max_seconds counts from: a command's start, so that
-                           its set-up counts too; 0: the start of the solve */
+    int started_given;  /* 1: max_seconds counts from `started`; 0 (pl_solve_opts_init): from the start
+                           of the solve.  A flag, not a reserved value of `started`: a monotonic
+                           clock's readings are only differences, and may be near 0 after boot */
+    double started;     /* the time (pl_now_seconds) max_seconds counts from when started_given: a
+                           command's start, so that its set-up counts too */
     double max_output;  /* cap on the values (rows x columns) of the trajectory; 0 selects 2e7 */
     double option[PL_MAX_PARAMS];
 } pl_solve_opts;
@@ -94,14 +97,21 @@ pl_status pl_solve_opts_set(pl_solve_opts *o, const pl_solver_type *s, const cha
  * option in its range, and the solver's own check. */
 pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const pl_solve_opts *o, pl_error *err);
 
-/* Where a solver's --max-seconds counts from: opts->started, or its own start (now) when 0. */
+/* Count o's max_seconds from `started` (pl_now_seconds) rather than from the solve's own start. */
+static inline void pl_solve_opts_count_from(pl_solve_opts *o, double started)
+{
+    o->started = started;
+    o->started_given = 1;
+}
+
+/* Where a solver's max_seconds counts from: o->started if given, else its own start (now). */
 static inline double pl_budget_start(const pl_solve_opts *o, double now)
 {
-    return o->started > 0 ? o->started : now;
+    return o->started_given ? o->started : now;
 }
 
 /* Check, initialise sol and solve.  sol must be freed with pl_solution_free whatever the status.  The
- * budget (max_seconds from o->started, or from the solve's start) bounds the solve alone: the solution
+ * budget (max_seconds from o->started if given, or from the solve's start) bounds the solve alone: the solution
  * does not keep it; an analysis done as part of the same work is given it (pl_analyze_within). */
 pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solve_opts *o, pl_solution *sol,
                    pl_error *err);

@@ -121,7 +121,7 @@ static void run_one(pool *p, size_t k)
     o.option[p->refined] = sw->param[k];
     pl_solution *sol = &sw->runs[k];
     pl_error err;
-    o.started = pl_budget_start(&o, pl_now_seconds()); /* each run's budget, its analysis included */
+    pl_solve_opts_count_from(&o, pl_budget_start(&o, pl_now_seconds())); /* each run's budget, its analysis included */
     if (p->opts->reuse && p->opts->reuse(sw, k, sol, p->opts->user))
         sw->reused[k] = 1;
     else
@@ -357,7 +357,7 @@ static void solve_limit(const pl_model *model, const pl_sweep_opts *opts, pl_swe
     if (opts->limit_rtol > 0)
         lo.option[pl_solver_option_index(&pl_solver_limit, "rtol")] = opts->limit_rtol;
     pl_error lerr;
-    lo.started = pl_budget_start(&opts->base, pl_now_seconds()); /* its own budget, its analysis included */
+    pl_solve_opts_count_from(&lo, pl_budget_start(&opts->base, pl_now_seconds())); /* its own budget, its analysis included */
     sw->has_limit = pl_solve(&pl_solver_limit, model, &lo, &sw->limit, &lerr) == PL_OK &&
                     pl_analyze_within(model, &sw->limit, &(pl_budget){lo.max_seconds, lo.started},
                                       &sw->limit_analysis, &lerr) == PL_OK &&
