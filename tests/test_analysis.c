@@ -358,8 +358,8 @@ static void test_budget(void)
  * since its solve, through the public API and internally, it is analysed in full.  (The solution once
  * kept its budget's start, and every later pl_analyze checked against it: the ball at rest after its
  * Zeno point, compared once 1 s had passed, gave "stopped after --max-seconds 1 in the analysis".)
- * Deterministic: the solves take milliseconds within their 0.2 s, and the test waits until that has
- * passed however long they took. */
+ * The solves take milliseconds, within their 1 s on however loaded a machine, and the test waits until
+ * that has passed however long they took. */
 static void test_budget_not_kept(void)
 {
     pl_setting settings[] = {{"e", 0.5}};
@@ -369,14 +369,14 @@ static void test_budget_not_kept(void)
         CHECK(0, "model: %s", err.message);
         return;
     }
-    pl_setting opts[] = {{"t_end", 10.0}, {"max_seconds", 0.2}, {"mu", 1e4}};
+    pl_setting opts[] = {{"t_end", 10.0}, {"max_seconds", 1.0}, {"mu", 1e4}};
     pl_solution *lim = NULL, *run = NULL;
     pl_status a = pl_solve_model(model, "limit", opts, 2, &lim, &err);
     CHECK(a == PL_OK, "limit within its budget: %s", a == PL_OK ? "ok" : err.message);
     pl_status b = pl_solve_model(model, "penalty", opts, 3, &run, &err);
     CHECK(b == PL_OK, "penalty within its budget: %s", b == PL_OK ? "ok" : err.message);
     double solved = pl_now_seconds();
-    while (pl_now_seconds() - solved <= 0.25) { /* every solve's budget has run out */
+    while (pl_now_seconds() - solved <= 1.05) { /* every solve's budget has run out */
         struct timespec ts = {0, 20000000};
         nanosleep(&ts, NULL);
     }
