@@ -1,5 +1,6 @@
 # Installation (cmake --install build [--prefix P]), after the way SUNDIALS and GSL install:
-#   lib/libpenlim.so.MAJOR.MINOR.PATCH (SONAME libpenlim.so.MAJOR) and lib/libpenlim.a
+#   lib/libpenlim.so.MAJOR.MINOR.PATCH (SONAME libpenlim.so.MAJOR.MINOR before 1.0, libpenlim.so.MAJOR from
+#   1.0 on: CMakeLists.txt) and lib/libpenlim.a
 #   include/penlim/*.h                 the public headers (penlim.h includes them all)
 #   bin/penlim                         the program
 #   lib/cmake/penlim/                  find_package(penlim): penlim::penlim (the shared library),

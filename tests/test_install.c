@@ -98,6 +98,16 @@ int main(int argc, char **argv)
     CHECK(sh("cc $CFLAGS prefix/share/penlim/examples/sweep_program/sweep_restitution.c "
              "$(pkg-config --cflags --libs penlim) -o sweep_pc $LDFLAGS && ./sweep_pc") == 0,
           "a program linked with pkg-config --libs");
+    /* Under a prefix the dynamic linker does not search, the program finds the library at run time by the
+     * run path docs/library.md gives (without LD_LIBRARY_PATH: it would not start, libpenlim.so.0.2 not found) */
+    CHECK(sh("cc $CFLAGS prefix/share/penlim/examples/sweep_program/sweep_restitution.c "
+             "$(pkg-config --cflags --libs penlim) -Wl,-rpath,\"$(pkg-config --variable=libdir penlim)\" "
+             "-o sweep_rpath $LDFLAGS && env -u LD_LIBRARY_PATH ./sweep_rpath") == 0,
+          "a program linked with the documented run path starts without LD_LIBRARY_PATH");
+    CHECK(sh("cc $CFLAGS prefix/share/penlim/examples/sweep_program/sweep_restitution.c "
+             "$(pkg-config --cflags --libs penlim) -o sweep_norpath $LDFLAGS && env -u LD_LIBRARY_PATH ./sweep_norpath "
+             "2> /dev/null") != 0,
+          "without it, it does not (what the run path is for)");
 
     /* the README's commands for one's own model, as written (the first, the install, done above) */
     snprintf(cmd, sizeof cmd, "%s/README.md", source);

@@ -49,6 +49,38 @@ static void test_budget_from_start(void)
     }
 }
 
+/* A model's parameters are listed by 'penlim cases --model FILE' (and CASE on PENLIM_MODEL_PATH), where
+ * the message of an unknown --set NAME points. */
+static void test_cases_listing(void)
+{
+    CHECK(run_model("cases --model %s", "pendulum_wall") == 0, "cases --model lists a model");
+    char *out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "pendulum_wall: spring pendulum") && strstr(out, "theta0") && strstr(out, "[-3, 0]") &&
+              strstr(out, "loaded from ") && !strstr(out, "bouncing_ball"),
+          "its name, parameters and ranges, and nothing else: %s", out ? out : "");
+    free(out);
+    CHECK(run_model("run --model %s --set thetaa=-1 --out typo", "pendulum_wall") == 2, "a mistyped parameter");
+    char *err = slurp("stderr.txt");
+    CHECK(err && strstr(err, "unknown parameter 'thetaa' for the model pendulum_wall (see 'penlim cases --model ") &&
+              count_lines(err) == 1,
+          "points at cases --model: %s", err ? err : "");
+    free(err);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd %s && PENLIM_MODEL_PATH=%s %s cases cradle > stdout.txt 2> stderr.txt", dir, models,
+             penlim);
+    CHECK(system(cmd) == 0, "cases CASE finds a model on PENLIM_MODEL_PATH");
+    out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "cradle: ") && strstr(out, "N "), "the cradle's parameters: %s", out ? out : "");
+    free(out);
+    CHECK(run_model("cases --model %s", "bad_abi") == 2, "an invalid model is refused there too");
+    CHECK(run("cases wedge") == 0, "a built-in case alone");
+    out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "wedge: ") && !strstr(out, "bouncing_ball"), "the wedge alone: %s", out ? out : "");
+    free(out);
+    CHECK(run("cases wedge --model x.so") == 2 && run("cases no_such_case") == 2 && run("cases --bogus") == 2,
+          "bad arguments of cases");
+}
+
 static void test_refusals(void)
 {
     static const struct {
@@ -221,6 +253,7 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir))
         return 2;
     test_refusals();
+    test_cases_listing();
     test_budget_from_start();
     test_ball();
     test_resume();

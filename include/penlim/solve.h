@@ -1,6 +1,7 @@
 /* penlim: solving a model with any solver of the registry, and reading the solution.
  *
- * Solvers (pl_solver_name): "penalty" (the penalized system for one stiffness, option mu; CVODE),
+ * Solvers (pl_solver_name): "penalty" (the penalized system for one stiffness, option mu; GSL's rk8pd
+ * through impacts and flights, CVODE's BDF in settled contact),
  * "limit" (the limit solution mu -> infinity, computed directly), and the time-stepping schemes
  * "moreau_jean", "paoli", "maury" (option h).  Each solver's options have defaults; options are
  * given by name, as are the settings every solver takes:

@@ -223,16 +223,31 @@ void cli_default_out(case_options *o)
     o->out = o->out_default;
 }
 
-pl_status cli_parse_cases(int argc, char **argv, int *help, pl_error *err)
+pl_status cli_parse_cases(int argc, char **argv, cases_options *c, pl_error *err)
 {
-    *help = 0;
-    if (argc < 2)
-        return PL_OK;
-    if (strcmp(argv[1], "--help") != 0 && strcmp(argv[1], "-h") != 0)
-        return pl_fail(err, PL_ERR_INPUT, "unexpected argument '%s'", argv[1]);
-    if (argc > 2)
-        return pl_fail(err, PL_ERR_INPUT, "%s takes no other arguments (got '%s')", argv[1], argv[2]);
-    *help = 1;
+    memset(c, 0, sizeof *c);
+    for (int k = 1; k < argc; k++) {
+        const char *arg = argv[k];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            if (argc != 2)
+                return pl_fail(err, PL_ERR_INPUT, "%s takes no other arguments", arg);
+            c->help = 1;
+        } else if (strcmp(arg, "--model") == 0) {
+            if (k + 1 == argc || argv[k + 1][0] == '\0')
+                return pl_fail(err, PL_ERR_INPUT, "--model needs a FILE");
+            if (c->model_file || c->case_name)
+                return pl_fail(err, PL_ERR_INPUT, "one CASE or one --model FILE, not both or several");
+            c->model_file = argv[++k];
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return pl_fail(err, PL_ERR_INPUT, "unknown option '%s'", arg);
+        } else {
+            if (c->model_file || c->case_name)
+                return pl_fail(err, PL_ERR_INPUT, "one CASE or one --model FILE, not both or several (got '%s')", arg);
+            if (!pl_case_name_valid(arg))
+                return pl_fail(err, PL_ERR_INPUT, "invalid case name '%s' (1 to 63 letters, digits, '_', '-')", arg);
+            c->case_name = arg;
+        }
+    }
     return PL_OK;
 }
 
@@ -327,7 +342,7 @@ pl_status cli_parse(int argc, char **argv, cli_args *a, pl_error *err)
     if (s != PL_OK || a->command == CLI_HELP || a->command == CLI_VERSION)
         return s;
     if (a->command == CLI_CASES)
-        return cli_parse_cases(argc - 1, argv + 1, &a->help, err);
+        return cli_parse_cases(argc - 1, argv + 1, &a->cases, err);
     if (a->command == CLI_PLOT)
         return cli_parse_plot(argc - 1, argv + 1, &a->plot, err);
     if (a->command == CLI_NEW_MODEL)

@@ -79,8 +79,14 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
 /* o->out from the case's name when --out was not given (after a model file is loaded). */
 void cli_default_out(case_options *o);
 
-/* The arguments of 'cases': none, or --help (-h) alone. */
-pl_status cli_parse_cases(int argc, char **argv, int *help, pl_error *err);
+/* The arguments of 'cases': none (every built-in case), CASE (one, built in or found on
+ * PENLIM_MODEL_PATH), --model FILE (a model compiled apart), or --help (-h) alone. */
+typedef struct {
+    const char *case_name, *model_file; /* NULL when not given */
+    int help;
+} cases_options;
+
+pl_status cli_parse_cases(int argc, char **argv, cases_options *c, pl_error *err);
 
 /* The arguments of 'plot': DIR [--force] [--quiet], or --help (-h) alone. */
 typedef struct {
@@ -104,7 +110,7 @@ typedef struct {
     case_options options; /* run, sweep, limit */
     plot_options plot;
     new_model_options new_model;
-    int help;             /* cases --help */
+    cases_options cases;
 } cli_args;
 
 pl_status cli_parse(int argc, char **argv, cli_args *a, pl_error *err);

@@ -279,12 +279,31 @@ static void print_model_origin(const case_options *o, const pl_model *model)
                "V/A)\n", model->type->name);
 }
 
+/* Each --set NAME is a parameter of the model; else one line pointing at the command that lists them.
+ * Returns -1 to continue, or 2. */
+static int check_setting_names(const case_options *o)
+{
+    for (size_t k = 0; k < o->nsettings; k++) {
+        if (pl_param_find(o->c->params, o->c->nparams, o->settings[k].name) >= 0)
+            continue;
+        char msg[900];
+        snprintf(msg, sizeof msg, "unknown parameter '%s' for %s %s (see 'penlim cases %s%.600s')",
+                 o->settings[k].name, o->loaded_from[0] ? "the model" : "case", o->c->name,
+                 o->model_file ? "--model " : "", o->model_file ? o->model_file : o->c->name);
+        return input_error(o->cmd, "%s", msg);
+    }
+    return -1;
+}
+
 /* The model, the solver's options from the command line (all but `skip`, a sweep's grid), and the
  * checks a solve makes before it starts; returns -1 to continue, or an exit status. */
 static int prepare(const case_options *o, const pl_solver_type *solver, const char *skip, pl_model *model,
                    pl_solve_opts *opts)
 {
     pl_error err;
+    int rc = check_setting_names(o);
+    if (rc >= 0)
+        return rc;
     if (pl_model_init(model, o->c, o->settings, o->nsettings, &err) != PL_OK)
         return input_error(o->cmd, "%s", err.message);
     if (!o->quiet)
@@ -1388,41 +1407,68 @@ static int cmd_compare(int argc, char **argv)
 }
 
 static const char cases_usage[] =
-    "usage: penlim cases\n"
-    "List the built-in cases with their parameters (default, valid range, meaning).\n";
+    "usage: penlim cases [CASE | --model FILE]\n"
+    "List the built-in cases with their parameters (default, valid range, meaning); with CASE, that case\n"
+    "alone (built in, or CASE.so on PENLIM_MODEL_PATH); with --model FILE, the model compiled apart in FILE.\n";
+
+/* One case: its summary, sizes at its defaults, t-end and parameters. */
+static void print_case(const pl_case *c)
+{
+    /* A case that computes its sizes from its parameters: those of its defaults. */
+    size_t n = c->ndof, m = c->ncon;
+    pl_model model;
+    pl_error err;
+    if (c->sizes && pl_model_init(&model, c, NULL, 0, &err) == PL_OK)
+        n = model.n, m = model.m;
+    if (c->sizes)
+        pl_model_free(&model);
+    printf("%s: %s\n  %zu degrees of freedom, %zu constraints%s, default t-end %g\n", c->name, c->summary, n, m,
+           c->sizes ? " (at the defaults: sizes from the parameters)" : "", c->t_end);
+    for (size_t p = 0; p < c->nparams; p++) {
+        const pl_param_spec *s = &c->params[p];
+        char range[80], def[32];
+        pl_param_range_text(s, range, sizeof range);
+        if (s->flags & PL_PARAM_DERIVED)
+            snprintf(def, sizeof def, "derived");
+        else
+            snprintf(def, sizeof def, "%g", s->value);
+        printf("    %-8s %-10s %-14s %s\n", s->name, def, range, s->description);
+    }
+}
 
 static int cmd_cases(int argc, char **argv)
 {
     pl_error err;
-    int help;
-    if (cli_parse_cases(argc, argv, &help, &err) != PL_OK)
+    cases_options co;
+    if (cli_parse_cases(argc, argv, &co, &err) != PL_OK)
         return input_error("cases", "%s", err.message);
-    if (help) {
+    if (co.help) {
         fputs(cases_usage, stdout);
         return 0;
     }
-    for (size_t k = 0; k < pl_case_count(); k++) {
-        const pl_case *c = pl_case_at(k);
-        /* A case that computes its sizes from its parameters: those of its defaults. */
-        size_t n = c->ndof, m = c->ncon;
-        pl_model model;
-        if (c->sizes && pl_model_init(&model, c, NULL, 0, &err) == PL_OK)
-            n = model.n, m = model.m;
-        if (c->sizes)
-            pl_model_free(&model);
-        printf("%s: %s\n  %zu degrees of freedom, %zu constraints%s, default t-end %g\n", c->name, c->summary, n, m,
-               c->sizes ? " (at the defaults: sizes from the parameters)" : "", c->t_end);
-        for (size_t p = 0; p < c->nparams; p++) {
-            const pl_param_spec *s = &c->params[p];
-            char range[80], def[32];
-            pl_param_range_text(s, range, sizeof range);
-            if (s->flags & PL_PARAM_DERIVED)
-                snprintf(def, sizeof def, "derived");
-            else
-                snprintf(def, sizeof def, "%g", s->value);
-            printf("    %-8s %-10s %-14s %s\n", s->name, def, range, s->description);
-        }
+    if (!co.case_name && !co.model_file) {
+        for (size_t k = 0; k < pl_case_count(); k++)
+            print_case(pl_case_at(k));
+        return 0;
     }
+    const pl_case *c = co.case_name ? pl_case_find(co.case_name) : NULL;
+    if (c) {
+        print_case(c);
+        return 0;
+    }
+    /* A model compiled apart, validated at its defaults as every command would before using it. */
+    case_options o = {.cmd = "cases", .case_name = co.case_name, .model_file = co.model_file};
+    const char *model_path = getenv("PENLIM_MODEL_PATH");
+    o.model_search = model_path && *model_path;
+    int rc = load_model(&o, model_path);
+    if (rc >= 0)
+        return rc;
+    pl_model model;
+    if (pl_model_init(&model, o.c, NULL, 0, &err) != PL_OK)
+        return input_error("cases", "%s", err.message);
+    pl_model_free(&model);
+    print_case(o.c);
+    printf("  (loaded from %s)\n", o.loaded_from);
     return 0;
 }
 
@@ -1443,6 +1489,8 @@ static int cmd_check_model(int argc, char **argv)
         return rc;
     pl_error err;
     pl_model model;
+    if ((rc = check_setting_names(&o)) >= 0)
+        return rc;
     if (pl_model_init(&model, o.c, o.settings, o.nsettings, &err) != PL_OK)
         return input_error(o.cmd, "%s", err.message);
     printf("penlim check-model %s%s%s: %zu degrees of freedom, %zu constraints; valid at its initial state\n",

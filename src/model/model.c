@@ -285,7 +285,7 @@ static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting 
     for (size_t k = 0; k < nsettings; k++) {
         int idx = pl_param_find(c->params, c->nparams, settings[k].name);
         if (idx < 0)
-            return pl_fail(err, PL_ERR_INPUT, "unknown parameter '%s' for case %s (see 'penlim cases')",
+            return pl_fail(err, PL_ERR_INPUT, "unknown parameter '%s' for case %s",
                            settings[k].name, c->name);
         model->par[idx] = settings[k].value;
         model->par_set[idx] = 1;

@@ -3,7 +3,8 @@
  * function; every solver fills the neutral pl_solution (solution.h), which owns all its memory and
  * is released by pl_solution_free whatever the solver.
  *
- * Built in (registry.c): the penalized system for one stiffness mu (CVODE), the limit solution
+ * Built in (registry.c): the penalized system for one stiffness mu (GSL's rk8pd through impacts and flights,
+ * CVODE's BDF in settled contact), the limit solution
  * computed directly, and the time-stepping schemes of Moreau-Jean, Paoli and Bernicot-Lefebvre
  * (after Maury).  A new solver is one source file defining a pl_solver_type and one line in the
  * registry. */
