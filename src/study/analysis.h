@@ -65,8 +65,13 @@ typedef struct {
     double sliding_force_error; /* max of force_error over sustained contacts (NAN if none) */
     double sliding_force_scale;
     /* Zeno */
-    double capture_time; /* start of the final sustained contact, lasting to the end (T*_mu), or
-                            the limit solution's accumulation time */
+    /* Capture: a penalized run's start of the final sustained contact, lasting to the end (T*_mu);
+     * the limit solution's accumulation time (or final slide start); an external trajectory's or a
+     * scheme's last impact before a rest at its resolution that lasts to the end (or the rest's start
+     * when no impact begins it).  NAN without one. */
+    double capture_time;
+    const char *capture_note; /* why there is none when the solution may be captured but its rest is
+                                 too short to tell (static text), else NULL */
     size_t impacts_before_capture;
     double contraction_ratio, contraction_ratio_se; /* of successive flight times */
     double accumulation_time;                       /* extrapolated from the flight times */
