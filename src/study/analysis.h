@@ -6,7 +6,11 @@
  * Where the impacts come from: a penalized run's contact episodes classified by duration
  * (pl_classify_episode); the events of the limit solution and of the time-stepping schemes (an
  * impact step there is one whose velocity jump exceeds the smooth part).  Sustained contacts:
- * the penalized run's and the scheme's long episodes; the limit solution's slide starts. */
+ * the penalized run's and the scheme's long episodes; the limit solution's slide starts.  The
+ * capture: a penalized run's final sustained episode, the limit's accumulation point (or final
+ * slide start), and for a scheme or an external trajectory, which have neither, the last impact
+ * before a rest that lasts to the end within the rows' velocity resolution A dt (docs/methods.md,
+ * Capture). */
 #ifndef PL_ANALYSIS_H
 #define PL_ANALYSIS_H
 
