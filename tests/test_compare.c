@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "cli_util.h"
+#include "event_ball.h"
 
 
 static void write_file(const char *name, const char *text)
@@ -234,6 +235,36 @@ static void expect_bad_file(const char *content, const char *where)
     free(err);
 }
 
+/* An event-driven ball in a file (tests/event_ball.h), the default case's, its rebounds resolved down
+ * to 1e-9 of the first impact's speed and then at rest: its capture is its last impact, within the
+ * time of the unresolved rebounds (< 2e-9 v1/(g (1 - e)) = 9e-9) of the limit's Zeno point. */
+static void test_event_driven_capture(void)
+{
+    const double g = 9.81, h0 = 1.0, e = 0.9, t1 = sqrt(2.0 * h0 / g), v1 = g * t1;
+    double t_acc = t1 + 2.0 * e * v1 / (g * (1.0 - e)), tail = 2e-9 * v1 / (g * (1.0 - e));
+    char path[512];
+    snprintf(path, sizeof path, "%s/zeno_ball.csv", dir);
+    event_ball b = {g, h0, e, 0.01, 10.0, 1e-9 * v1, 1};
+    event_ball_info info;
+    CHECK(write_event_ball(path, &b, &info) == 0, "zeno_ball.csv written");
+    int rc = run("compare bouncing_ball --external zeno_ball.csv --out zb --no-plots --quiet");
+    CHECK(rc == 0, "compare with the event-driven ball exits 0 (got %d)", rc);
+    char *csv = slurp("zb/compare.csv");
+    char f1[64], f2[64];
+    double T = strtod(csv_field(csv, "external,", "capture_time", f1, sizeof f1), NULL);
+    double err = strtod(csv_field(csv, "external,", "capture_error", f2, sizeof f2), NULL);
+    CHECK(fabs(T - info.t_last) <= 1e-12 * t_acc, "captured at the last impact %.15g (got %s)", info.t_last, f1);
+    CHECK(fabs(T - t_acc) <= tail && err <= tail, "capture %s within %.3g of the Zeno point %.15g (capture error %s)",
+          f1, tail, t_acc, f2);
+    free(csv);
+    json_t *sum = load_json("zb/solutions/01_external/summary.json");
+    json_t *zeno = json_object_get(json_object_get(sum, "analysis"), "zeno");
+    CHECK(json_is_null(json_object_get(zeno, "capture_note")), "summary.json: capture_note null when captured");
+    CHECK(json_integer_value(json_object_get(zeno, "impacts_before_capture")) == (json_int_t)info.impacts - 1,
+          "summary.json: every impact but the last before the capture");
+    json_decref(sum);
+}
+
 static void test_bad_files(void)
 {
     expect_bad_file("", "bad.csv:1:");                                        /* empty */
@@ -397,6 +428,7 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir))
         return 2;
     test_closed_form();
+    test_event_driven_capture();
     test_bad_files();
     test_unusual_files();
     test_default_set();

@@ -13,8 +13,11 @@
  * most, at that t, from the first row's velocity to the last's); sustained contacts (a maximal run
  * of rows spanning a positive time where a constraint's gap and gap rate are within 1e-6 of the
  * case's length V^2/A and velocity V: a slide start at its first row, a lift-off at its last row if
- * rows follow); without a gamma column, the discrete time transform of the schemes: s = t plus the
- * accumulated norms |v_after - v_before| of the jumps. */
+ * rows follow; it may hold impacts slower than 1e-6 V); without a gamma column, the discrete time
+ * transform of the schemes: s = t plus the accumulated norms |v_after - v_before| of the jumps.
+ * The capture is not read from those sustained contacts: the analysis finds it from the rows, as
+ * for a scheme (study/analysis.h: the last impact before a rest within the sampling's velocity
+ * resolution A dt). */
 #ifndef PL_EXTERNAL_H
 #define PL_EXTERNAL_H
 

@@ -116,6 +116,7 @@ static json_t *analysis_json(const pl_analysis *a)
     json_object_set_new(zeno, "impacts", impacts);
     json_object_set_new(zeno, "impacts_columns", json_pack("[s, s, s]", "t_in", "gdot_in", "gdot_out"));
     json_object_set_new(zeno, "capture_time", pl_json_number(a->capture_time));
+    json_object_set_new(zeno, "capture_note", a->capture_note ? json_string(a->capture_note) : json_null());
     json_object_set_new(zeno, "impacts_before_capture", json_integer((json_int_t)a->impacts_before_capture));
     json_object_set_new(zeno, "contraction_ratio", pl_json_number(a->contraction_ratio));
     json_object_set_new(zeno, "contraction_ratio_se", pl_json_number(a->contraction_ratio_se));

@@ -433,6 +433,109 @@ static double limit_capture(const pl_solution *sol)
     return last_slide ? last_slide->t : NAN;
 }
 
+/* The final rest of one constraint, followed from the last row backwards. */
+typedef struct {
+    int open;        /* every row seen so far is at rest */
+    size_t first;    /* the earliest of them */
+    double vres_max; /* the largest velocity resolution among them */
+} rest_run;
+
+/* Is constraint i at rest at (t, q), fp = F_p(q, v, t), within the velocity resolution vres:
+ * G_i <= vres^2/A (no higher than a flight at that speed rises; penetration is the solution's own
+ * business) and abs(Gdot_i) <= vres? */
+static int at_rest(const pl_model *model, size_t i, double t, const double *q, const double *fp, double vres,
+                   pl_gap *gap)
+{
+    double gdot = pl_model_gap_rate(model, i, t, q, fp, gap);
+    return gap->g <= vres * vres / model->a_scale && fabs(gdot) <= vres;
+}
+
+/* The capture of an external trajectory or a scheme, found from its rows (methods.md, Capture):
+ * the last impact before a rest of some constraint i that lasts to the end, or the start of that
+ * rest when no impact begins it.  At rest at a row: G_i and Gdot_i within the row's velocity
+ * resolution vres = A dt, dt the longer of its intervals to the neighbouring row times (a scheme's
+ * h): what the case's accelerations change the velocity by between two rows, so that a rebound
+ * slower than vres is over within about two of them and is not told from rest.  Rows within the
+ * impact are not tested (an external's jump rows at its time; a scheme's steps up to 2 h after it,
+ * as a landing may take two), its velocity after is.  The rest is established when it lasts at
+ * least a flight at its largest resolution speed (2 vres/A, two intervals): a shorter one may be
+ * the last flight still in the air, and then there is no capture and the note says so.  The
+ * capture is the earliest over the constraints.  Non-zero if out of memory. */
+static int rest_capture(const pl_model *model, const pl_solution *sol, pl_analysis *a)
+{
+    size_t n = sol->n, m = sol->m, rows = sol->traj.nrows;
+    if (rows == 0 || m == 0)
+        return 0;
+    const pl_event *last = a->impacts > 0 ? &a->impact[a->impacts - 1].event : NULL;
+    double span = sol->solver->family == PL_FAMILY_SCHEME ? SCHEME_IMPACT_STEPS * sol->step_size : 0.0;
+    double t_skip = last ? last->t + span : -INFINITY; /* the rows tested are later than this */
+    double A = model->a_scale;
+    rest_run *run = malloc(m * sizeof *run);
+    double *fp = malloc(n * sizeof *fp);
+    pl_gap *gap = pl_gap_new(1, n, 0);
+    if (!run || !fp || !gap) {
+        free(run);
+        free(fp);
+        free(gap);
+        return -1;
+    }
+    for (size_t i = 0; i < m; i++)
+        run[i] = (rest_run){1, rows, 0.0};
+    /* Backwards over the blocks of rows at one time (an external's jump is two rows at one t). */
+    size_t end = rows, open = m;
+    double t_next = NAN;
+    while (end > 0 && open > 0) {
+        size_t begin = end - 1;
+        double t = pl_table_row(&sol->traj, begin)[0];
+        while (begin > 0 && pl_table_row(&sol->traj, begin - 1)[0] == t)
+            begin--;
+        if (!(t > t_skip))
+            break;
+        double t_prev = begin > 0 ? pl_table_row(&sol->traj, begin - 1)[0] : NAN;
+        double vres = A * fmax(t - t_prev, t_next - t); /* fmax ignores a missing neighbour */
+        for (size_t r = end; r-- > begin && open > 0;) {
+            const double *x = pl_table_row(&sol->traj, r), *q = x + pl_col_q(n, m);
+            pl_model_velocity_map(model, t, q, x + pl_col_v(n, m), fp, NULL, NULL, NULL);
+            for (size_t i = 0; i < m; i++) {
+                if (!run[i].open)
+                    continue;
+                if (at_rest(model, i, t, q, fp, vres, gap)) {
+                    run[i].first = r;
+                    run[i].vres_max = fmax(run[i].vres_max, vres);
+                } else {
+                    run[i].open = 0;
+                    open--;
+                }
+            }
+        }
+        t_next = t;
+        end = begin;
+    }
+    double t_final = pl_table_row(&sol->traj, rows - 1)[0];
+    if (last)
+        pl_model_velocity_map(model, last->t, last->q, last->v_after, fp, NULL, NULL, NULL);
+    int unresolved = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (run[i].first == rows)
+            continue; /* moving at the end */
+        double start = pl_table_row(&sol->traj, run[i].first)[0];
+        /* Reaching the impact: at rest from the impact on if its velocity after is. */
+        if (run[i].open && last && at_rest(model, i, last->t, last->q, fp, run[i].vres_max, gap))
+            start = last->t;
+        if (t_final - start < 2.0 * run[i].vres_max / A)
+            unresolved = 1;
+        else if (isnan(a->capture_time) || start < a->capture_time)
+            a->capture_time = start;
+    }
+    if (isnan(a->capture_time) && unresolved)
+        a->capture_note = "unresolved: the trajectory ends at rest, but for less than a flight at its resolution "
+                          "speed (2 vres/A) since its last impact or the start of that rest";
+    free(run);
+    free(fp);
+    free(gap);
+    return 0;
+}
+
 static void init_analysis(pl_analysis *a)
 {
     memset(a, 0, sizeof *a);
@@ -510,20 +613,16 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
                                                            : NAN;
     }
 
-    /* Capture: the final contact, sustained to the end of the run. */
-    if (family == PL_FAMILY_LIMIT || family == PL_FAMILY_EXTERNAL) { /* both have events, no episodes */
+    /* Capture: the limit's accumulation point or final slide; a penalized run's final contact,
+     * sustained to the end; an external's or a scheme's last impact before a rest at its
+     * resolution. */
+    if (family == PL_FAMILY_LIMIT) {
         a->capture_time = limit_capture(sol);
-    } else if (ne > 0 && a->info[ne - 1].kind == PL_SUSTAINED && isnan(sol->episodes[ne - 1].t_out)) {
-        const pl_episode *final = &sol->episodes[ne - 1];
-        a->capture_time = final->t_in;
-        /* A scheme's landing that begins the final contact is timed where the trajectory reaches
-         * the constraint, which may precede the first step with an impulse: it is the capture. */
-        for (size_t k = 0; family == PL_FAMILY_SCHEME && k < sol->nevents; k++) {
-            const pl_event *e = &sol->events[k];
-            if (e->kind == PL_EVENT_IMPACT && e->participants[final->constraint] &&
-                fabs(e->t - final->t_in) <= 2.0 * sol->step_size)
-                a->capture_time = fmin(a->capture_time, e->t);
-        }
+    } else if (family == PL_FAMILY_PENALTY) {
+        if (ne > 0 && a->info[ne - 1].kind == PL_SUSTAINED && isnan(sol->episodes[ne - 1].t_out))
+            a->capture_time = sol->episodes[ne - 1].t_in;
+    } else if (rest_capture(model, sol, a)) {
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory finding the capture");
     }
     if (!isnan(a->capture_time))
         for (size_t k = 0; k < a->impacts; k++)

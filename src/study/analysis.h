@@ -6,7 +6,11 @@
  * Where the impacts come from: a penalized run's contact episodes classified by duration
  * (pl_classify_episode); the events of the limit solution and of the time-stepping schemes (an
  * impact step there is one whose velocity jump exceeds the smooth part).  Sustained contacts:
- * the penalized run's and the scheme's long episodes; the limit solution's slide starts. */
+ * the penalized run's and the scheme's long episodes; the limit solution's slide starts.  The
+ * capture: a penalized run's final sustained episode, the limit's accumulation point (or final
+ * slide start), and for a scheme or an external trajectory, which have neither, the last impact
+ * before a rest that lasts to the end within the rows' velocity resolution A dt (docs/methods.md,
+ * Capture). */
 #ifndef PL_ANALYSIS_H
 #define PL_ANALYSIS_H
 
@@ -65,8 +69,13 @@ typedef struct {
     double sliding_force_error; /* max of force_error over sustained contacts (NAN if none) */
     double sliding_force_scale;
     /* Zeno */
-    double capture_time; /* start of the final sustained contact, lasting to the end (T*_mu), or
-                            the limit solution's accumulation time */
+    /* Capture: a penalized run's start of the final sustained contact, lasting to the end (T*_mu);
+     * the limit solution's accumulation time (or final slide start); an external trajectory's or a
+     * scheme's last impact before a rest at its resolution that lasts to the end (or the rest's start
+     * when no impact begins it).  NAN without one. */
+    double capture_time;
+    const char *capture_note; /* why there is none when the solution may be captured but its rest is
+                                 too short to tell (static text), else NULL */
     size_t impacts_before_capture;
     double contraction_ratio, contraction_ratio_se; /* of successive flight times */
     double accumulation_time;                       /* extrapolated from the flight times */
