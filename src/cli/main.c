@@ -674,17 +674,27 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
     char v0[PL_NUMBER_LEN], v1[PL_NUMBER_LEN], v2[PL_NUMBER_LEN];
     printf("penlim sweep %s (%s): %zu values of %s from %s to %s, t in [0, %s], %ld jobs\n", model->type->name,
            sw->solver->name, sw->n, p, num(sw->param[0], v0), num(sw->param[sw->n - 1], v1), num(sw->t_end, v2), jobs);
-    printf("%10s %-7s %8s %8s %13s %13s %9s %10s %8s\n", p, "status", "episodes", "impacts", "restitution_1",
+    printf("%10s %-7s %8s %8s %13s %13s %9s %10s %8s", p, "status", "episodes", "impacts", "restitution_1",
            "capture_time", "steps", "rhs_evals", "wall_s");
+    if (sw->has_limit) /* the impacts matched with the limit's */
+        printf(" %7s %7s %8s %8s %5s", "matched", "missing", "absorbed", "excluded", "extra");
+    putchar('\n');
     for (size_t k = 0; k < sw->n; k++) {
         const pl_solution *r = &sw->runs[k];
         char e1[32], tc[32];
         num(sw->param[k], v0);
         if (strlen(v0) > 10) /* the column's width; the files have every digit */
             snprintf(v0, sizeof v0, "%.4g", sw->param[k]);
-        printf("%10s %-7s %8zu %8zu %13s %13s %9ld %10ld %8.3f\n", v0, r->status == PL_OK ? "ok" : "failed",
+        printf("%10s %-7s %8zu %8zu %13s %13s %9ld %10ld %8.3f", v0, r->status == PL_OK ? "ok" : "failed",
                r->nepisodes, sw->analysis[k].impacts, cell(sw->q[PL_Q_RESTITUTION_FIRST].values[k], e1),
                cell(sw->q[PL_Q_CAPTURE_TIME].values[k], tc), r->stats.steps, r->stats.rhs_evals, r->stats.wall_seconds);
+        const pl_limit_distance *d = &sw->dist[k];
+        if (sw->has_limit && r->status == PL_OK)
+            printf(" %7zu %7zu %8zu %8zu %5zu", d->impacts_matched, d->impacts_missing, d->impacts_absorbed,
+                   d->impacts_excluded, d->impacts_extra);
+        else if (sw->has_limit)
+            printf(" %7s %7s %8s %8s %5s", "n/a", "n/a", "n/a", "n/a", "n/a");
+        putchar('\n');
     }
     if (sw->has_limit && sw->limit.zeno.found)
         printf("limit solution: Zeno point at t = %.12g after %zu resolved impacts, %s\n",
@@ -708,7 +718,8 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
         if (Q->conv.points == 0)
             continue;
         if (Q->conv.points < PL_FIT_MIN_POINTS) {
-            printf("  %-26s rate n/a: %zu errors, a fit needs %d\n", Q->name, Q->conv.points, PL_FIT_MIN_POINTS);
+            char note[160];
+            printf("  %-26s rate n/a: %s\n", Q->name, pl_sweep_rate_note(sw, Q, note, sizeof note));
             continue;
         }
         if (!Q->conv.converges) {
@@ -735,6 +746,13 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
             printf(" (extrapolated)\n");
         else
             printf(" (%s)\n", pl_reference_name(Q->conv.reference));
+    }
+    if (sw->has_limit) {
+        size_t pairing = 0;
+        for (size_t k = 0; k < sw->n; k++)
+            pairing += sw->runs[k].status == PL_OK && sw->dist[k].impacts_matched > 0;
+        printf("  impact errors over the %zu of the limit's %zu impacts paired in every run that pairs any (%zu of %zu "
+               "runs)\n", sw->impact_common_size, sw->limit_analysis.impacts, pairing, sw->n);
     }
     int any_capture_impacts = 0;
     for (size_t k = 0; k < sw->n; k++)
@@ -1030,6 +1048,7 @@ typedef struct {
     pl_solution sol;
     pl_analysis analysis;
     pl_trajectory traj;
+    pl_impact_match match; /* its impacts against the limit's */
     int has_gamma, analysed, built;
 } cmp_item;
 
@@ -1062,6 +1081,7 @@ static void cmp_free(cmp_list *l)
         if (l->item[k].analysed)
             pl_analysis_free(&l->item[k].analysis);
         pl_trajectory_free(&l->item[k].traj);
+        pl_impact_match_free(&l->item[k].match);
     }
     free(l->item);
 }
@@ -1324,7 +1344,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
         pl_analysed run = {&it->sol, &it->analysis, &it->traj}, ref = {&limit, &la, &lt};
         int s_comparable = it->solver->family == PL_FAMILY_PENALTY || it->has_gamma;
         if (st == PL_OK && it->sol.status == PL_OK && has_limit) {
-            st = pl_compare_solution(&run, &ref, s_comparable, &it->e.res, &err);
+            st = pl_compare_solution(model, &run, &ref, s_comparable, &it->e.res, &it->match, &err);
             it->e.compared = st == PL_OK;
         }
         if (st != PL_OK && it->sol.status == PL_OK) {
