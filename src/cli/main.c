@@ -27,6 +27,7 @@
 #include "solvers/solver.h"
 #include "study/analysis.h"
 #include "study/compare.h"
+#include "study/family.h"
 #include "study/fit.h"
 #include "study/sweep.h"
 
@@ -1197,6 +1198,38 @@ static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve
     return rc;
 }
 
+/* The families of compare: the solutions of each solver (but external files) measured against the
+ * limit solution, in the order of the registry; each member's impact errors are then taken over its
+ * family's common impact set.  *nf families in fam (room for every solver). */
+static pl_status assess_families(const pl_model *model, cmp_list *l, size_t nlimit_impacts, pl_family *fam, size_t *nf,
+                                 pl_error *err)
+{
+    *nf = 0;
+    pl_analysed *sols = malloc((l->n ? l->n : 1) * sizeof *sols);
+    pl_family_member *members = malloc((l->n ? l->n : 1) * sizeof *members);
+    pl_status s = sols && members ? PL_OK : pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    for (size_t j = 0; j < pl_solver_count() && s == PL_OK; j++) {
+        const pl_solver_type *solver = pl_solver_at(j);
+        size_t n = 0, given = 0;
+        for (size_t k = 0; k < l->n; k++) {
+            cmp_item *it = &l->item[k];
+            if (it->solver != solver || solver->family == PL_FAMILY_EXTERNAL)
+                continue;
+            given++;
+            if (it->sol.status != PL_OK || !it->e.compared)
+                continue;
+            sols[n] = (pl_analysed){&it->sol, &it->analysis, &it->traj};
+            members[n] = (pl_family_member){&sols[n], &it->e.res, &it->match};
+            n++;
+        }
+        if (given > 0)
+            s = pl_family_assess(model, solver, members, n, nlimit_impacts, &fam[(*nf)++], err);
+    }
+    free(sols);
+    free(members);
+    return s;
+}
+
 /* The parameter cell of a compare table row: "mu = 1e4", "h = 0.001", or the file name escaped. */
 static void compare_param_text(const cmp_item *it, char *buf, size_t len)
 {
@@ -1215,7 +1248,8 @@ static void compare_param_text(const cmp_item *it, char *buf, size_t len)
     }
 }
 
-static void print_compare_table(const pl_model *model, const pl_solution *limit, const cmp_list *l, const char *dir)
+static void print_compare_table(const pl_model *model, const pl_solution *limit, const cmp_list *l,
+                                const pl_family *fam, size_t nfam, const char *dir)
 {
     char v[PL_NUMBER_LEN], esc[1024];
     printf("penlim compare %s: %zu solutions against the limit solution, t in [0, %s]\n", model->type->name, l->n,
@@ -1232,8 +1266,9 @@ static void print_compare_table(const pl_model *model, const pl_solution *limit,
         if ((int)strlen(param) > width)
             width = (int)strlen(param);
     }
-    printf("%-12s %-*s %-6s %9s %9s %9s %9s %9s %9s %9s %8s %9s %8s\n", "solution", width, "parameter", "status", "sup_q",
-           "l1_v", "s_dist_q", "impact_t", "impact_v", "capture", "final_q", "steps", "rhs_evals", "wall_s");
+    printf("%-12s %-*s %-6s %9s %9s %9s %9s %9s %9s %9s %8s %9s %8s %7s %7s %8s %8s %5s\n", "solution", width,
+           "parameter", "status", "sup_q", "l1_v", "s_dist_q", "impact_t", "impact_v", "capture", "final_q", "steps",
+           "rhs_evals", "wall_s", "matched", "missing", "absorbed", "excluded", "extra");
     for (size_t k = 0; k < l->n; k++) {
         const cmp_item *it = &l->item[k];
         const pl_compare_result *r = &it->e.res;
@@ -1251,13 +1286,25 @@ static void print_compare_table(const pl_model *model, const pl_solution *limit,
                 printf(" %9.2e", x[j]);
         }
         if (ext)
-            printf(" %8s %9s %8s\n", "n/a", "n/a", "n/a");
+            printf(" %8s %9s %8s", "n/a", "n/a", "n/a");
         else
-            printf(" %8ld %9ld %8.3f\n", it->sol.stats.steps, it->sol.stats.rhs_evals, it->sol.stats.wall_seconds);
+            printf(" %8ld %9ld %8.3f", it->sol.stats.steps, it->sol.stats.rhs_evals, it->sol.stats.wall_seconds);
+        if (c)
+            printf(" %7zu %7zu %8zu %8zu %5zu\n", r->d.impacts_matched, r->d.impacts_missing, r->d.impacts_absorbed,
+                   r->d.impacts_excluded, r->d.impacts_extra);
+        else
+            printf(" %7s %7s %8s %8s %5s\n", "n/a", "n/a", "n/a", "n/a", "n/a");
     }
     printf("(distances to the limit solution: sup_q max |q - q_lim|, l1_v integral of |v - v_lim|, s_dist_q\n"
-           " in s (n/a for schemes and files without gamma), impact_t/impact_v the first 10 matched impacts,\n"
-           " capture |T* - T*_lim|, final_q |q(T) - q_lim(T)|; all columns in compare.csv)\n");
+           " in s (n/a for schemes and files without gamma), impact_t/impact_v the largest errors of the impacts\n"
+           " paired in every solution of its family that pairs any, capture |T* - T*_lim|, final_q\n"
+           " |q(T) - q_lim(T)|; the limit's impacts matched, missing, absorbed by a sustained contact, excluded\n"
+           " (ambiguous, grazing, at the end), and the solution's extra impacts; all columns in compare.csv)\n");
+    for (size_t j = 0; j < nfam; j++) {
+        const pl_family *f = &fam[j];
+        const char *verdict = pl_family_verdict_name(f->verdict);
+        printf("%s (%zu %s): %s: %s\n", f->solver->name, f->n, f->refined, verdict ? verdict : "no verdict", f->reason);
+    }
     pl_escape(dir, esc, sizeof esc);
     printf("wrote %s: compare.csv, compare.json, limit/, solutions/\n", esc);
 }
@@ -1354,9 +1401,15 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
         failures += it->sol.status != PL_OK;
         it->e.sol = &it->sol;
         it->e.analysis = &it->analysis;
-        entries[k] = it->e;
+        it->e.match = &it->match;
     }
-    s = pl_write_compare(&d.out, model, &limit, &la, entries, l.n, &err);
+    pl_family *fam = calloc(pl_solver_count() + 1, sizeof *fam);
+    size_t nfam = 0;
+    s = !fam ? pl_fail(&err, PL_ERR_NOMEM, "out of memory") : has_limit ? assess_families(model, &l, la.impacts, fam, &nfam, &err) : PL_OK;
+    for (size_t k = 0; k < l.n; k++)
+        entries[k] = l.item[k].e;
+    if (s == PL_OK)
+        s = pl_write_compare(&d.out, model, &limit, &la, entries, l.n, fam, nfam, &err);
     pl_error plot_err;
     pl_status plots = s != PL_OK || o.no_plots ? PL_OK : pl_render_compare_plots(&d.out, entries, l.n, &plot_err);
     if (s == PL_OK)
@@ -1371,7 +1424,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
                     plot_err.message, out);
         }
         if (!o.quiet) {
-            print_compare_table(model, &limit, &l, o.out);
+            print_compare_table(model, &limit, &l, fam, nfam, o.out);
             if (!o.no_plots && plots == PL_OK) {
                 char out[1024];
                 pl_escape(o.out, out, sizeof out);
@@ -1389,6 +1442,9 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
             }
     }
     rc = s != PL_OK ? exit_code(s) : failures ? 3 : 0;
+    for (size_t j = 0; j < nfam; j++)
+        pl_family_free(&fam[j]);
+    free(fam);
     free(entries);
     pl_solution_free(&limit);
     pl_analysis_free(&la);

@@ -14,8 +14,9 @@
  * the smooth forces add during the contact (measured: 0.2 to 0.5 tau per impact on the vibrating
  * table); the offset of the pair before carries what accumulated. */
 #define WINDOW_TAUS 2.0
-/* A limit impact slower than this many A tau is below the solution's resolution: the smooth forces
- * change the velocity by A tau over the contact (a scheme's step), as much as the impact does. */
+/* A limit impact slower than this many |D| tau is below the solution's resolution, D the free gap
+ * acceleration there (paper 004, (37)): the smooth forces change the gap rate by D tau over the
+ * contact (over a scheme's steps), as much as the impact does. */
 #define GRAZING_TAUS 2.0
 
 const char *pl_match_kind_name(pl_match_kind kind)
@@ -42,6 +43,7 @@ typedef struct {
     /* the accumulated offset t_solution - t_limit, an interval after a lift-off (below) */
     double lo, hi;
     size_t *last; /* m: the solution's impact paired last on each constraint (SIZE_MAX: none) */
+    pl_work *work;
 } matcher;
 
 static int takes_part(const pl_event *e, size_t j)
@@ -216,7 +218,11 @@ static void match_one(matcher *mt, size_t l, pl_impact_match *out)
         p->kind = PL_MATCH_ABSORBED;
         return;
     }
-    if (V < GRAZING_TAUS * mt->model->a_scale * tau) {
+    double D = 0.0;
+    for (size_t j = 0; j < mt->sol->m; j++)
+        if (takes_part(e, j))
+            D = fmax(D, fabs(pl_model_free_gap_accel(mt->model, mt->work, j, e->t, e->q, e->v_before)));
+    if (V < GRAZING_TAUS * D * tau) {
         p->kind = PL_MATCH_GRAZING;
         return;
     }
@@ -306,11 +312,13 @@ pl_status pl_impact_match_build(const pl_model *model, const pl_solution *sol, c
     out->run_kind = calloc(a->impacts + 1, sizeof *out->run_kind);
     matcher mt = {.model = model, .sol = sol, .a = a, .limit = limit, .la = la};
     mt.last = malloc((sol->m + 1) * sizeof *mt.last);
+    mt.work = pl_work_new(model);
     /* the limit's lift-offs, in time order, and their constraints */
     double *lifts = malloc((2 * limit->nevents + 1) * sizeof *lifts);
-    if (!out->pair || !out->run_kind || !mt.last || !lifts) {
+    if (!out->pair || !out->run_kind || !mt.last || !lifts || !mt.work) {
         free(mt.last);
         free(lifts);
+        pl_work_free(mt.work);
         return pl_fail(err, PL_ERR_NOMEM, "out of memory matching impacts");
     }
     for (size_t r = 0; r < a->impacts; r++)
@@ -342,6 +350,7 @@ pl_status pl_impact_match_build(const pl_model *model, const pl_solution *sol, c
     free(mt.sustained);
     free(mt.last);
     free(lifts);
+    pl_work_free(mt.work);
     return s;
 }
 

@@ -10,7 +10,8 @@
  * is
  *   absorbed: inside a sustained contact of the solution on one of its constraints (the Zeno tail the
  *             capture replaces: not missing),
- *   grazing:  slower than the solution resolves, 2 A tau (A the case's acceleration scale),
+ *   grazing:  slower than the solution resolves, 2 |D| tau (D the free gap acceleration there,
+ *             paper 004 (37)),
  *   ambiguous: another limit impact (or a Zeno point) on one of its constraints is within the width
  *             of its window, where the pairing could cross,
  *   beyond:   the solution ends within its window;
