@@ -224,9 +224,8 @@ static json_t *entry_json(const pl_compare_entry *e)
     field fl[NFIELDS];
     row_fields(e, fl);
     json_t *d = json_object(), *c = json_object();
-    for (size_t j = 0; j < NFIELDS; j++)
-        if (!is_count(j))
-            json_object_set_new(j < F_STEPS ? d : c, fl[j].name, pl_json_number(fl[j].value));
+    for (size_t j = 0; j < NFIELDS; j++) /* the CSV's columns by name: the counts with the distances */
+        json_object_set_new(j < F_STEPS ? d : c, fl[j].name, pl_json_number(fl[j].value));
     json_object_set_new(o, "distances", d);
     json_object_set_new(o, "impact_match", e->compared && e->match ? pl_impact_match_json(e->match, &e->res.d) : json_null());
     json_object_set_new(o, "cost", c);
