@@ -196,10 +196,37 @@ static void lift_off(matcher *mt, double t, size_t c)
     }
 }
 
+/* The nearest unpaired impact of the solution on a constraint of limit impact e within its window
+ * (widened to the candidate's own contact time), after those paired on its constraint, preferring the
+ * constraint e is labelled with (a corner: the limit labels its impact with the wall approaching
+ * fastest, and its velocities after it are those after the whole fast motion); SIZE_MAX if none. */
+static size_t find_partner(const matcher *mt, const pl_event *e, const pl_impact_pair *p, double spread,
+                           const pl_impact_match *out)
+{
+    size_t best = SIZE_MAX;
+    double best_d = INFINITY;
+    int best_label = 0;
+    for (size_t r = 0; r < mt->a->impacts; r++) {
+        const pl_impact_record *R = &mt->a->impact[r];
+        size_t c = R->event.constraint;
+        if (out->run_kind[r] == PL_RUN_PAIRED || !takes_part(e, c) || (mt->last[c] != SIZE_MAX && r <= mt->last[c]))
+            continue;
+        double d = fabs(R->event.t - p->centre), duration = fmax(0.0, R->t_out - R->event.t);
+        if (d > WINDOW_TAUS * fmax(p->tau, duration) + spread)
+            continue;
+        int label = c == e->constraint;
+        if (label > best_label || (label == best_label && d < best_d)) {
+            best = r;
+            best_d = d;
+            best_label = label;
+        }
+    }
+    return best;
+}
+
 static void match_one(matcher *mt, size_t l, pl_impact_match *out)
 {
-    const pl_impact_record *L = &mt->la->impact[l];
-    const pl_event *e = &L->event;
+    const pl_event *e = &mt->la->impact[l].event;
     pl_impact_pair *p = &out->pair[l];
     double V = fabs(e->gdot_before);
     double tau = resolution(mt, e, e->constraint, e->t, V), w = WINDOW_TAUS * tau;
@@ -214,48 +241,24 @@ static void match_one(matcher *mt, size_t l, pl_impact_match *out)
         p->kind = PL_MATCH_BEYOND;
         return;
     }
-    if (absorbed(mt, e, e->t + mt->lo, e->t + mt->hi, w)) {
-        p->kind = PL_MATCH_ABSORBED;
-        return;
-    }
     double D = 0.0;
     for (size_t j = 0; j < mt->sol->m; j++)
         if (takes_part(e, j))
             D = fmax(D, fabs(pl_model_free_gap_accel(mt->model, mt->work, j, e->t, e->q, e->v_before)));
-    if (V < GRAZING_TAUS * D * tau) {
+    int grazing = V < GRAZING_TAUS * D * tau, crowded = ambiguous(mt, l, 2.0 * p->window);
+    size_t best = grazing || crowded ? SIZE_MAX : find_partner(mt, e, p, spread, out);
+    /* Inside a sustained contact of the solution, an impact is paired only with an impact of the
+     * solution (a scheme's landing that begins it); otherwise the contact absorbed it. */
+    if (best == SIZE_MAX && absorbed(mt, e, e->t + mt->lo, e->t + mt->hi, w))
+        p->kind = PL_MATCH_ABSORBED;
+    else if (grazing)
         p->kind = PL_MATCH_GRAZING;
-        return;
-    }
-    if (ambiguous(mt, l, 2.0 * p->window)) {
+    else if (crowded)
         p->kind = PL_MATCH_AMBIGUOUS;
-        return;
-    }
-    /* The nearest unpaired impact on one of its constraints within its window (widened to the
-     * candidate's own contact time), preferring the constraint it is labelled with (a corner: the
-     * limit labels its impact with the wall approaching fastest, and its velocities after it are
-     * those after the whole fast motion). */
-    size_t best = SIZE_MAX;
-    double best_d = INFINITY;
-    int best_label = 0;
-    for (size_t r = 0; r < mt->a->impacts; r++) {
-        const pl_impact_record *R = &mt->a->impact[r];
-        size_t c = R->event.constraint;
-        if (out->run_kind[r] == PL_RUN_PAIRED || !takes_part(e, c) || (mt->last[c] != SIZE_MAX && r <= mt->last[c]))
-            continue;
-        double d = fabs(R->event.t - p->centre), duration = fmax(0.0, R->t_out - R->event.t);
-        if (d > WINDOW_TAUS * fmax(tau, duration) + spread)
-            continue;
-        int label = c == e->constraint;
-        if (label > best_label || (label == best_label && d < best_d)) {
-            best = r;
-            best_d = d;
-            best_label = label;
-        }
-    }
-    if (best == SIZE_MAX) {
+    else if (best == SIZE_MAX)
         p->kind = p->centre + p->window > t_final ? PL_MATCH_BEYOND : PL_MATCH_MISSING;
+    if (best == SIZE_MAX)
         return;
-    }
     const pl_impact_record *R = &mt->a->impact[best];
     p->kind = PL_MATCH_PAIRED;
     p->partner = best;
