@@ -196,6 +196,16 @@ static void lift_off(matcher *mt, double t, size_t c)
     }
 }
 
+/* The largest |D| of the constraints of impact e, D the free gap acceleration before it. */
+static double free_gap_accel(const matcher *mt, const pl_event *e)
+{
+    double D = 0.0;
+    for (size_t j = 0; j < mt->sol->m; j++)
+        if (takes_part(e, j))
+            D = fmax(D, fabs(pl_model_free_gap_accel(mt->model, mt->work, j, e->t, e->q, e->v_before)));
+    return D;
+}
+
 /* The nearest unpaired impact of the solution on a constraint of limit impact e within its window
  * (widened to the candidate's own contact time), after those paired on its constraint, preferring the
  * constraint e is labelled with (a corner: the limit labels its impact with the wall approaching
@@ -241,11 +251,7 @@ static void match_one(matcher *mt, size_t l, pl_impact_match *out)
         p->kind = PL_MATCH_BEYOND;
         return;
     }
-    double D = 0.0;
-    for (size_t j = 0; j < mt->sol->m; j++)
-        if (takes_part(e, j))
-            D = fmax(D, fabs(pl_model_free_gap_accel(mt->model, mt->work, j, e->t, e->q, e->v_before)));
-    int grazing = V < GRAZING_TAUS * D * tau, crowded = ambiguous(mt, l, 2.0 * p->window);
+    int grazing = V < GRAZING_TAUS * free_gap_accel(mt, e) * tau, crowded = ambiguous(mt, l, 2.0 * p->window);
     size_t best = grazing || crowded ? SIZE_MAX : find_partner(mt, e, p, spread, out);
     /* Inside a sustained contact of the solution, an impact is paired only with an impact of the
      * solution (a scheme's landing that begins it); otherwise the contact absorbed it. */
@@ -293,8 +299,11 @@ static pl_run_impact_kind classify_unpaired(const matcher *mt, const pl_impact_m
             return PL_RUN_EXCLUDED;
     }
     /* after the limit solution's end, or within the window of its end */
-    double tau = resolution(mt, &R->event, c, R->event.t, fabs(R->event.gdot_before));
+    double V = fabs(R->event.gdot_before), tau = resolution(mt, &R->event, c, R->event.t, V);
     if (R->event.t + WINDOW_TAUS * fmax(tau, duration) > mt->limit->t_final)
+        return PL_RUN_EXCLUDED;
+    /* below the solution's own resolution (a scheme's chatter on a sustained contact) */
+    if (V < GRAZING_TAUS * free_gap_accel(mt, &R->event) * tau)
         return PL_RUN_EXCLUDED;
     return PL_RUN_EXTRA;
 }
