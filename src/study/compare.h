@@ -1,7 +1,7 @@
 /* How far a solution (a penalized run or a scheme's) is from the limit solution: uniform distance
  * of the positions in t (also outside a window around a Zeno point), L1 distance of the
- * velocities, the errors of matched impacts (time and post-impact velocity), and the uniform
- * distance in s = Gamma(t). */
+ * velocities, the errors of impacts matched by time (study/impact_match.h: time and post-impact
+ * velocity), and the uniform distance in s = Gamma(t). */
 #ifndef PL_COMPARE_H
 #define PL_COMPARE_H
 
