@@ -78,7 +78,7 @@ static void bench_case(const char *title, const pl_case *cs, const pl_setting *s
         }
         pl_analysed run = {&sol, &a, &tr};
         pl_limit_distance d;
-        pl_compare_with_limit(&run, &ref, configs[k].value, NAN, NAN, &d, NULL, &err);
+        pl_compare_with_limit(&m, &run, &ref, NAN, NAN, &d, NULL, &err);
         printf("  %-12s %9.0e %9ld %8ld %10ld %11.3g %10.3f %10.2e %10.2e %10.2e\n", configs[k].solver->name,
                configs[k].value, sol.stats.steps, sol.stats.lcp_solves, sol.stats.rhs_evals,
                wall / (double)sol.stats.steps / (wall_ref / (double)p.stats.steps), wall / wall_ref, d.sup_q, d.l1_v,

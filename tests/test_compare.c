@@ -1,7 +1,10 @@
 /* End-to-end tests of penlim compare: an external file holding the closed-form bouncing ball
- * against the limit solution, a known shift, bad files, and the default set. */
+ * against the limit solution, a known shift, bad files, and the default set; impacts matched by time
+ * (a sweep of the vibrating table, a file that misses an impact); the families' verdicts. */
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -411,6 +414,309 @@ static void test_failure(void)
     free(out);
 }
 
+
+/* ---- impacts matched by time, and the families' verdicts ----------------------------------------- */
+
+/* The numbers of a CSV (a header line, then rows of numbers): column `name` of row r, NAN if absent. */
+typedef struct {
+    char **names;
+    double *v;
+    size_t ncol, nrows;
+} num_csv;
+
+static int num_csv_read(const char *file, num_csv *c)
+{
+    memset(c, 0, sizeof *c);
+    char *text = slurp(file);
+    if (!text)
+        return -1;
+    char *line = text, *next = strchr(line, '\n');
+    if (next)
+        *next++ = '\0';
+    for (char *p = line; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        c->ncol++;
+    c->names = calloc(c->ncol, sizeof *c->names);
+    size_t k = 0;
+    for (char *save = NULL, *f = strtok_r(line, ",", &save); f && k < c->ncol; f = strtok_r(NULL, ",", &save))
+        c->names[k++] = strdup(f);
+    size_t cap = 16;
+    c->v = malloc(cap * c->ncol * sizeof *c->v);
+    for (line = next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        if (c->nrows == cap)
+            c->v = realloc(c->v, (cap *= 2) * c->ncol * sizeof *c->v);
+        char *p = line;
+        for (size_t j = 0; j < c->ncol; j++) {
+            c->v[c->nrows * c->ncol + j] = strtod(p, &p);
+            if (*p == ',')
+                p++;
+        }
+        c->nrows++;
+    }
+    free(text);
+    return 0;
+}
+
+static double num_csv_get(const num_csv *c, size_t r, const char *name)
+{
+    for (size_t j = 0; j < c->ncol; j++)
+        if (strcmp(c->names[j], name) == 0)
+            return c->v[r * c->ncol + j];
+    return NAN;
+}
+
+static void num_csv_free(num_csv *c)
+{
+    for (size_t j = 0; j < c->ncol; j++)
+        free(c->names[j]);
+    free(c->names);
+    free(c->v);
+}
+
+static size_t json_count(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_integer(v) ? (size_t)json_integer_value(v) : SIZE_MAX;
+}
+
+/* A bounce sequence: the impacts between two lift-offs from the table.  Of the limit solution, from
+ * its events; of a run, from its episodes (a sustained episode that ends is a lift-off). */
+typedef struct {
+    double t[64];
+    int seq[64], ord[64];
+    size_t n;
+} bounces;
+
+static void limit_bounces(const json_t *summary, bounces *b)
+{
+    memset(b, 0, sizeof *b);
+    int seq = 0, ord = 0;
+    const json_t *ev = json_object_get(summary, "events");
+    for (size_t k = 0; k < json_array_size(ev); k++) {
+        const json_t *e = json_array_get(ev, k);
+        const char *kind = json_string_value(json_object_get(e, "kind"));
+        if (strcmp(kind, "lift_off") == 0)
+            seq++, ord = 0;
+        else if (strcmp(kind, "impact") == 0 && b->n < 64) {
+            b->t[b->n] = json_number_value(json_object_get(e, "t"));
+            b->seq[b->n] = seq;
+            b->ord[b->n++] = ++ord;
+        }
+    }
+}
+
+static void run_bounces(const json_t *summary, bounces *b)
+{
+    memset(b, 0, sizeof *b);
+    int seq = 0, ord = 0;
+    const json_t *ep = json_object_get(summary, "episodes");
+    for (size_t k = 0; k < json_array_size(ep); k++) {
+        const json_t *e = json_array_get(ep, k);
+        const char *kind = json_string_value(json_object_get(e, "kind"));
+        if (strcmp(kind, "sustained") == 0 && json_is_number(json_object_get(e, "t_out")))
+            seq++, ord = 0;
+        else if (strcmp(kind, "impact") == 0 && b->n < 64) {
+            b->t[b->n] = json_number_value(json_object_get(e, "t_in"));
+            b->seq[b->n] = seq;
+            b->ord[b->n++] = ++ord;
+        }
+    }
+}
+
+/* The vibrating table of the reproducer: the ball rests on the table, lifts off where the table's
+ * deceleration exceeds g, lands at 0.768 and bounces (e = 0.45) to a Zeno point at 0.984, rests, lifts
+ * off again at 1.278 and lands at 1.911.  A penalized run bounces as the limit does until it is captured
+ * (fewer bounces at smaller mu), so the right pairing is by bounce: the i-th impact after the j-th
+ * lift-off with the i-th impact after the j-th lift-off.  Pairing by index put the run's first impact
+ * after its second lift-off (1.911) against the limit's 9th impact (0.984): time errors of 0.93 to 1.13
+ * and a "converging" rate of 0.286. */
+static void test_table_sweep_matching(void)
+{
+    int rc = run("sweep vibrating_table --set g=7.2 --set A=0.35 --set omega=5.5 --set e=0.45 --set k=1.6 --no-plots "
+                 "--out vt --quiet");
+    CHECK(rc == 0, "the table sweep exits 0 (got %d)", rc);
+    json_t *sw = load_json("vt/sweep.json"), *lim = load_json("vt/limit/summary.json");
+    bounces lb;
+    limit_bounces(lim, &lb);
+    CHECK(lb.n == 36 && lb.seq[17] == 1 && lb.seq[18] == 2 && fabs(lb.t[18] - 1.9109) < 1e-3,
+          "the limit: 18 impacts after each of two lift-offs (%zu)", lb.n);
+    num_csv pairs;
+    CHECK(num_csv_read("vt/impact_errors.csv", &pairs) == 0 && pairs.nrows > 0, "impact_errors.csv");
+    const json_t *runs = json_object_get(sw, "runs");
+    CHECK(json_array_size(runs) == 9, "9 runs");
+    double k = 1.6, xi = -log(0.45) / sqrt(M_PI * M_PI + log(0.45) * log(0.45));
+    for (size_t r = 0; r < json_array_size(runs); r++) {
+        const json_t *jr = json_array_get(runs, r);
+        double mu = json_number_value(json_object_get(jr, "mu"));
+        char path[256];
+        snprintf(path, sizeof path, "vt/%s/summary.json", json_string_value(json_object_get(jr, "directory")));
+        json_t *rs = load_json(path);
+        bounces rb;
+        run_bounces(rs, &rb);
+        json_decref(rs);
+        size_t rows = 0, first_ord[4] = {0};
+        double last_error[4] = {0};
+        for (size_t i = 0; i < pairs.nrows; i++) {
+            if (num_csv_get(&pairs, i, "mu") != mu)
+                continue;
+            rows++;
+            size_t l = (size_t)num_csv_get(&pairs, i, "limit_impact") - 1, ri = (size_t)num_csv_get(&pairs, i, "run_impact") - 1;
+            double t_run = num_csv_get(&pairs, i, "t_run"), err = num_csv_get(&pairs, i, "time_error");
+            CHECK(l < lb.n && ri < rb.n && lb.seq[l] == rb.seq[ri] && lb.ord[l] == rb.ord[ri],
+                  "mu = %g: limit impact %zu (bounce %d of sequence %d) paired with the run's bounce %d of sequence %d",
+                  mu, l + 1, l < lb.n ? lb.ord[l] : -1, l < lb.n ? lb.seq[l] : -1, ri < rb.n ? rb.ord[ri] : -1,
+                  ri < rb.n ? rb.seq[ri] : -1);
+            CHECK(fabs(t_run - num_csv_get(&pairs, i, "centre")) <= num_csv_get(&pairs, i, "window"),
+                  "mu = %g: the pair of limit impact %zu within its window", mu, l + 1);
+            /* each contact delays the motion: within a sequence the delays grow bounce by bounce */
+            int q = l < lb.n ? lb.seq[l] : 0;
+            if (q < 4 && first_ord[q]++ > 0)
+                CHECK(err > last_error[q], "mu = %g: bounce %d of sequence %d later than the one before (%.3g, %.3g)",
+                      mu, lb.ord[l], q, err, last_error[q]);
+            if (q < 4)
+                last_error[q] = err;
+        }
+        const json_t *m = json_object_get(jr, "impact_match");
+        size_t matched = json_count(m, "matched"), missing = json_count(m, "missing"),
+               absorbed = json_count(m, "absorbed"), excluded = json_count(m, "excluded");
+        CHECK(matched == rows, "mu = %g: %zu matched, %zu rows in impact_errors.csv", mu, matched, rows);
+        CHECK(missing == 0 && json_count(m, "extra") == 0, "mu = %g: nothing missing, nothing extra", mu);
+        CHECK(matched + missing + absorbed + excluded == lb.n, "mu = %g: every limit impact counted once", mu);
+        /* At mu >= 1e8 the first 6 bounces of each sequence are separated by flights of 2.4e-3 and more and
+         * hit at 0.04 and faster, where 4 contact times pi/(omega sqrt(1 - xi^2)) are 1e-3 and the
+         * smooth forces (g + A omega^2 = 17.8) add 2 x 17.8 x 2.6e-4 = 9e-3 to the gap rate over two:
+         * each is resolved, and paired. */
+        double tau = M_PI / (sqrt(k * mu) * sqrt(1.0 - xi * xi));
+        if (mu >= 1e8) {
+            CHECK(tau < 2.6e-4 && first_ord[1] >= 6 && first_ord[2] >= 6,
+                  "mu = %g: the first 6 bounces of each sequence paired (%zu, %zu)", mu, first_ord[1], first_ord[2]);
+        }
+    }
+    const json_t *conv = json_object_get(json_object_get(sw, "convergence"), "impact_time_error");
+    const json_t *values = json_object_get(conv, "values");
+    for (size_t r = 0; r < json_array_size(values); r++) {
+        const json_t *v = json_array_get(values, r);
+        CHECK(json_is_null(v) || json_number_value(v) < 1e-2, "impact_time_error of run %zu: %g (no pair across)", r,
+              json_number_value(v));
+    }
+    const json_t *set = json_object_get(json_object_get(sw, "limit"), "impact_set");
+    CHECK(json_count(set, "size") == json_array_size(json_object_get(set, "common")) && json_count(set, "size") >= 1,
+          "the common impact set is listed");
+    num_csv_free(&pairs);
+    json_decref(sw);
+    json_decref(lim);
+}
+
+/* A file that misses an impact: the closed-form ball without the two rows of its second impact.  Its
+ * other impacts are the limit's exactly; the second is missing, not paired with the third. */
+static void test_missing_impact(void)
+{
+    write_ball("full.csv", 0.5, 1.2, 2000, 0.0);
+    char *text = slurp("full.csv");
+    CHECK(text != NULL, "the ball's file");
+    /* drop the rows of the second impact (the second pair of "before"/"after" rows) */
+    char *b = text ? strstr(text, ",before\n") : NULL;
+    b = b ? strstr(b + 1, ",before\n") : NULL;
+    char *a = b ? strstr(b, ",after\n") : NULL;
+    if (b && a) {
+        char *start = b;
+        while (start > text && start[-1] != '\n')
+            start--;
+        memmove(start, a + strlen(",after\n"), strlen(a + strlen(",after\n")) + 1);
+    }
+    write_file("missed.csv", text ? text : "");
+    free(text);
+    int rc = run("compare bouncing_ball --set e=0.5 --t-end 1.2 --external missed.csv --out miss --no-plots --quiet");
+    CHECK(rc == 0, "compare with the file exits 0 (got %d)", rc);
+    json_t *j = load_json("miss/compare.json");
+    const json_t *sol = json_array_get(json_object_get(j, "solutions"), 0);
+    const json_t *m = json_object_get(sol, "impact_match");
+    CHECK(json_count(m, "matched") == 2 && json_count(m, "missing") == 1 && json_count(m, "extra") == 0,
+          "2 matched, 1 missing, none extra (%zu, %zu, %zu)", json_count(m, "matched"), json_count(m, "missing"),
+          json_count(m, "extra"));
+    CHECK(distance(sol, "impact_time_error") < 1e-10 && distance(sol, "impact_velocity_error") < 1e-10,
+          "the two others exact: %.3g, %.3g (paired across: 0.23 s)", distance(sol, "impact_time_error"),
+          distance(sol, "impact_velocity_error"));
+    json_decref(j);
+}
+
+static const json_t *family(const json_t *compare, const char *solution)
+{
+    const json_t *f = json_object_get(compare, "families");
+    for (size_t k = 0; k < json_array_size(f); k++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(f, k), "solution")), solution) == 0)
+            return json_array_get(f, k);
+    return NULL;
+}
+
+static const char *verdict_of(const json_t *f)
+{
+    const json_t *v = json_object_get(f, "verdict");
+    return json_is_string(v) ? json_string_value(v) : "(none)";
+}
+
+/* The wedge (m = 0.5, no force, e = 0) driven into its corner at t = 1: the penalty's limit leaves the
+ * corner with the velocity of its fast system, the schemes (Paoli's projection; Moreau-Jean with
+ * Newton's e = 0 on both walls) stop in it.  So the schemes converge, as h -> 0, to the mass at rest
+ * in the corner, which is (t-end - 1) max_j |v_j+| = 2 max_j |v_j+| away from the limit solution at
+ * t-end = 3; the penalty converges to the limit solution. */
+static void test_verdict_wedge(void)
+{
+    int rc = run("compare wedge --mu 1e2 --mu 1e4 --mu 1e6 --mu 1e8 --mu 1e10 --scheme paoli --h 0.04 --h 0.01 "
+                 "--h 0.004 --h 0.001 --h 0.0004 --scheme moreau_jean --h 0.04 --h 0.01 --h 0.004 --h 0.001 "
+                 "--h 0.0004 --out wedge --no-plots");
+    CHECK(rc == 0, "compare wedge exits 0 (got %d)", rc);
+    json_t *j = load_json("wedge/compare.json"), *lim = load_json("wedge/limit/summary.json");
+    const json_t *pen = family(j, "penalty"), *pao = family(j, "paoli"), *mj = family(j, "moreau_jean");
+    CHECK(pen && strcmp(verdict_of(pen), "converges to the limit solution") == 0, "penalty: %s", verdict_of(pen));
+    CHECK(pao && strcmp(verdict_of(pao), "converges to another limit") == 0, "paoli: %s", verdict_of(pao));
+    CHECK(mj && strcmp(verdict_of(mj), "converges to another limit") == 0, "moreau_jean: %s", verdict_of(mj));
+    const json_t *rate = json_object_get(json_object_get(json_object_get(pen, "rates"), "sup_q"), "rate");
+    CHECK(fabs(json_number_value(rate) - 0.5) < 0.05, "penalty: sup_q ~ mu^-%.3f", json_number_value(rate));
+    /* the distance between the two limits, from the limit's velocity after its corner impact */
+    const json_t *ev = json_array_get(json_object_get(lim, "events"), 0), *vp = json_object_get(ev, "v_after");
+    double vmax = fmax(fabs(json_number_value(json_array_get(vp, 0))), fabs(json_number_value(json_array_get(vp, 1))));
+    const json_t *sols = json_object_get(j, "solutions");
+    for (size_t k = 0; k < json_array_size(sols); k++) {
+        const json_t *s = json_array_get(sols, k);
+        if (strcmp(json_string_value(json_object_get(s, "solution")), "paoli") == 0 &&
+            json_number_value(json_object_get(s, "parameter")) == 0.0004)
+            CHECK_NEAR(distance(s, "sup_q"), 2.0 * vmax, 0.01 * vmax, "paoli at h = 4e-4: sup_q = 2 max |v+|");
+    }
+    char *out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "penalty (5 mu): converges to the limit solution") &&
+              strstr(out, "paoli (5 h): converges to another limit") &&
+              strstr(out, "moreau_jean (5 h): converges to another limit"),
+          "the table says which, and why: %s", out ? out : "");
+    free(out);
+    json_decref(j);
+    json_decref(lim);
+}
+
+/* The ball before its Zeno point: the penalty converges to the limit solution (Theorem 5), and so does
+ * Moreau-Jean with Newton's law of the same e; with 3 solutions a family has no verdict. */
+static void test_verdict_ball(void)
+{
+    int rc = run("compare bouncing_ball --t-end 3 --mu 1e4 --mu 1e5 --mu 1e6 --mu 1e7 --mu 1e8 --scheme moreau_jean "
+                 "--h 0.01 --h 0.003 --h 0.001 --h 0.0003 --h 0.0001 --out ball --no-plots");
+    CHECK(rc == 0, "compare bouncing_ball exits 0 (got %d)", rc);
+    json_t *j = load_json("ball/compare.json");
+    const json_t *pen = family(j, "penalty"), *mj = family(j, "moreau_jean");
+    CHECK(pen && strcmp(verdict_of(pen), "converges to the limit solution") == 0, "ball, penalty: %s", verdict_of(pen));
+    CHECK(mj && strcmp(verdict_of(mj), "converges to the limit solution") == 0, "ball, moreau_jean: %s (%s)",
+          verdict_of(mj), json_string_value(json_object_get(mj, "reason")));
+    json_decref(j);
+    rc = run("compare bouncing_ball --t-end 3 --mu 1e4 --mu 1e6 --mu 1e8 --out ball3 --no-plots");
+    j = load_json("ball3/compare.json");
+    pen = family(j, "penalty");
+    CHECK(rc == 0 && pen && json_is_null(json_object_get(pen, "verdict")) &&
+              strstr(json_string_value(json_object_get(pen, "reason")), "needs 4"),
+          "3 refinements: no verdict, and why");
+    json_decref(j);
+}
+
 int main(int argc, char **argv)
 {
     check_init();
@@ -434,6 +740,10 @@ int main(int argc, char **argv)
     test_default_set();
     test_default_set_curved();
     test_failure();
+    test_table_sweep_matching();
+    test_missing_impact();
+    test_verdict_wedge();
+    test_verdict_ball();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

@@ -235,6 +235,44 @@ static void test_cradle(void)
     }
 }
 
+
+/* compare with a user model (the ball of tests/models/variant.c, e = 0.5, Zeno point at
+ * 3 sqrt(2/g) = 1.3546, then at rest): every limit impact is paired, absorbed by a run's capture or
+ * excluded (its neighbours within the window near the Zeno point, or too slow), none is missing and no
+ * run impact is extra; the penalty's family converges to the limit solution, and its impact times over
+ * the impacts common to every run like mu^-1/2 (each penalized contact lasts pi/omega). */
+static void test_compare(void)
+{
+    int rc = run_model("compare --model %s --t-end 2 --mu 1e4 --mu 1e5 --mu 1e6 --mu 1e7 --mu 1e8 --out cmp "
+                       "--no-plots --quiet",
+                       "ok");
+    CHECK(rc == 0, "compare with a user model exits 0 (got %d)", rc);
+    json_t *j = load_json("cmp/compare.json"), *lim = load_json("cmp/limit/summary.json");
+    json_int_t nl = json_integer_value(json_object_get(json_object_get(lim, "analysis"), "impacts"));
+    CHECK(nl > 10, "the limit resolves %lld impacts before its Zeno point", (long long)nl);
+    const json_t *sols = json_object_get(j, "solutions");
+    CHECK(json_array_size(sols) == 5, "5 solutions");
+    for (size_t k = 0; k < json_array_size(sols); k++) {
+        const json_t *m = json_object_get(json_array_get(sols, k), "impact_match");
+        json_int_t matched = json_integer_value(json_object_get(m, "matched")),
+                   absorbed = json_integer_value(json_object_get(m, "absorbed")),
+                   excluded = json_integer_value(json_object_get(m, "excluded"));
+        CHECK(json_is_object(m) && json_integer_value(json_object_get(m, "missing")) == 0 &&
+                  json_integer_value(json_object_get(m, "extra")) == 0 && matched + absorbed + excluded == nl &&
+                  matched >= 2,
+              "solution %zu: %lld matched, %lld absorbed, %lld excluded of %lld, none missing or extra", k,
+              (long long)matched, (long long)absorbed, (long long)excluded, (long long)nl);
+    }
+    const json_t *f = json_array_get(json_object_get(j, "families"), 0);
+    const char *verdict = json_string_value(json_object_get(f, "verdict"));
+    CHECK(verdict && strcmp(verdict, "converges to the limit solution") == 0, "the family: %s", verdict ? verdict : "none");
+    const json_t *rate = json_object_get(json_object_get(json_object_get(f, "rates"), "impact_time_error"), "rate");
+    CHECK(json_is_number(rate) && fabs(json_number_value(rate) - 0.5) < 0.1, "impact times ~ mu^-%g",
+          json_number_value(rate));
+    json_decref(j);
+    json_decref(lim);
+}
+
 int main(int argc, char **argv)
 {
     check_init();
@@ -259,6 +297,7 @@ int main(int argc, char **argv)
     test_resume();
     test_pendulum();
     test_cradle();
+    test_compare();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

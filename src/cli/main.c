@@ -27,6 +27,7 @@
 #include "solvers/solver.h"
 #include "study/analysis.h"
 #include "study/compare.h"
+#include "study/family.h"
 #include "study/fit.h"
 #include "study/sweep.h"
 
@@ -693,17 +694,27 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
     char v0[PL_NUMBER_LEN], v1[PL_NUMBER_LEN], v2[PL_NUMBER_LEN];
     printf("penlim sweep %s (%s): %zu values of %s from %s to %s, t in [0, %s], %ld jobs\n", model->type->name,
            sw->solver->name, sw->n, p, num(sw->param[0], v0), num(sw->param[sw->n - 1], v1), num(sw->t_end, v2), jobs);
-    printf("%10s %-7s %8s %8s %13s %13s %9s %10s %8s\n", p, "status", "episodes", "impacts", "restitution_1",
+    printf("%10s %-7s %8s %8s %13s %13s %9s %10s %8s", p, "status", "episodes", "impacts", "restitution_1",
            "capture_time", "steps", "rhs_evals", "wall_s");
+    if (sw->has_limit) /* the impacts matched with the limit's */
+        printf(" %7s %7s %8s %8s %5s", "matched", "missing", "absorbed", "excluded", "extra");
+    putchar('\n');
     for (size_t k = 0; k < sw->n; k++) {
         const pl_solution *r = &sw->runs[k];
         char e1[32], tc[32];
         num(sw->param[k], v0);
         if (strlen(v0) > 10) /* the column's width; the files have every digit */
             snprintf(v0, sizeof v0, "%.4g", sw->param[k]);
-        printf("%10s %-7s %8zu %8zu %13s %13s %9ld %10ld %8.3f\n", v0, r->status == PL_OK ? "ok" : "failed",
+        printf("%10s %-7s %8zu %8zu %13s %13s %9ld %10ld %8.3f", v0, r->status == PL_OK ? "ok" : "failed",
                r->nepisodes, sw->analysis[k].impacts, cell(sw->q[PL_Q_RESTITUTION_FIRST].values[k], e1),
                cell(sw->q[PL_Q_CAPTURE_TIME].values[k], tc), r->stats.steps, r->stats.rhs_evals, r->stats.wall_seconds);
+        const pl_limit_distance *d = &sw->dist[k];
+        if (sw->has_limit && r->status == PL_OK)
+            printf(" %7zu %7zu %8zu %8zu %5zu", d->impacts_matched, d->impacts_missing, d->impacts_absorbed,
+                   d->impacts_excluded, d->impacts_extra);
+        else if (sw->has_limit)
+            printf(" %7s %7s %8s %8s %5s", "n/a", "n/a", "n/a", "n/a", "n/a");
+        putchar('\n');
     }
     if (sw->has_limit && sw->limit.zeno.found)
         printf("limit solution: Zeno point at t = %.12g after %zu resolved impacts, %s\n",
@@ -727,7 +738,8 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
         if (Q->conv.points == 0)
             continue;
         if (Q->conv.points < PL_FIT_MIN_POINTS) {
-            printf("  %-26s rate n/a: %zu errors, a fit needs %d\n", Q->name, Q->conv.points, PL_FIT_MIN_POINTS);
+            char note[160];
+            printf("  %-26s rate n/a: %s\n", Q->name, pl_sweep_rate_note(sw, Q, note, sizeof note));
             continue;
         }
         if (!Q->conv.converges) {
@@ -754,6 +766,13 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
             printf(" (extrapolated)\n");
         else
             printf(" (%s)\n", pl_reference_name(Q->conv.reference));
+    }
+    if (sw->has_limit) {
+        size_t pairing = 0;
+        for (size_t k = 0; k < sw->n; k++)
+            pairing += sw->runs[k].status == PL_OK && sw->dist[k].impacts_matched > 0;
+        printf("  impact errors over the %zu of the limit's %zu impacts paired in every run that pairs any (%zu of %zu "
+               "runs)\n", sw->impact_common_size, sw->limit_analysis.impacts, pairing, sw->n);
     }
     int any_capture_impacts = 0;
     for (size_t k = 0; k < sw->n; k++)
@@ -1020,9 +1039,10 @@ static const char compare_usage[] =
     "                           [--out DIR] [--no-plots] [--force] [--quiet]\n"
     "Compute the limit solution of CASE once, then each solution asked for, and measure each against\n"
     "it with the distances of the sweeps (sup |q - q_lim|, L1 of v - v_lim, the distance in s,\n"
-    "matched impacts, capture and lift-off times, the final state) with its cost.  Writes\n"
-    "DIR/compare.csv, DIR/compare.json, every solution's trajectories and the plots\n"
-    "(formats: docs/formats.md).\n"
+    "impacts matched by time, capture and lift-off times, the final state) with its cost, and\n"
+    "for each solver given 4 or more mu or h whether it converges to the limit solution, to\n"
+    "another limit, or not at all.  Writes DIR/compare.csv, DIR/compare.json, every solution's\n"
+    "trajectories and the plots (formats: docs/formats.md).\n"
     "  --mu X            a penalized run at stiffness X (repeatable)\n"
     "  --scheme NAME     a time-stepping scheme (repeatable); the --h values that follow it, up to\n"
     "  --h H             the next --scheme, are its time steps (default: 3 values, 10^-1.2, 10^-2.2\n"
@@ -1049,6 +1069,7 @@ typedef struct {
     pl_solution sol;
     pl_analysis analysis;
     pl_trajectory traj;
+    pl_impact_match match; /* its impacts against the limit's */
     int has_gamma, analysed, built;
 } cmp_item;
 
@@ -1081,6 +1102,7 @@ static void cmp_free(cmp_list *l)
         if (l->item[k].analysed)
             pl_analysis_free(&l->item[k].analysis);
         pl_trajectory_free(&l->item[k].traj);
+        pl_impact_match_free(&l->item[k].match);
     }
     free(l->item);
 }
@@ -1196,6 +1218,38 @@ static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve
     return rc;
 }
 
+/* The families of compare: the solutions of each solver (but external files) measured against the
+ * limit solution, in the order of the registry; each member's impact errors are then taken over its
+ * family's common impact set.  *nf families in fam (room for every solver). */
+static pl_status assess_families(const pl_model *model, cmp_list *l, size_t nlimit_impacts, pl_family *fam, size_t *nf,
+                                 pl_error *err)
+{
+    *nf = 0;
+    pl_analysed *sols = malloc((l->n ? l->n : 1) * sizeof *sols);
+    pl_family_member *members = malloc((l->n ? l->n : 1) * sizeof *members);
+    pl_status s = sols && members ? PL_OK : pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    for (size_t j = 0; j < pl_solver_count() && s == PL_OK; j++) {
+        const pl_solver_type *solver = pl_solver_at(j);
+        size_t n = 0, given = 0;
+        for (size_t k = 0; k < l->n; k++) {
+            cmp_item *it = &l->item[k];
+            if (it->solver != solver || solver->family == PL_FAMILY_EXTERNAL)
+                continue;
+            given++;
+            if (it->sol.status != PL_OK || !it->e.compared)
+                continue;
+            sols[n] = (pl_analysed){&it->sol, &it->analysis, &it->traj};
+            members[n] = (pl_family_member){&sols[n], &it->e.res, &it->match};
+            n++;
+        }
+        if (given > 0)
+            s = pl_family_assess(model, solver, members, n, nlimit_impacts, &fam[(*nf)++], err);
+    }
+    free(sols);
+    free(members);
+    return s;
+}
+
 /* The parameter cell of a compare table row: "mu = 1e4", "h = 0.001", or the file name escaped. */
 static void compare_param_text(const cmp_item *it, char *buf, size_t len)
 {
@@ -1214,7 +1268,8 @@ static void compare_param_text(const cmp_item *it, char *buf, size_t len)
     }
 }
 
-static void print_compare_table(const pl_model *model, const pl_solution *limit, const cmp_list *l, const char *dir)
+static void print_compare_table(const pl_model *model, const pl_solution *limit, const cmp_list *l,
+                                const pl_family *fam, size_t nfam, const char *dir)
 {
     char v[PL_NUMBER_LEN], esc[1024];
     printf("penlim compare %s: %zu solutions against the limit solution, t in [0, %s]\n", model->type->name, l->n,
@@ -1231,8 +1286,9 @@ static void print_compare_table(const pl_model *model, const pl_solution *limit,
         if ((int)strlen(param) > width)
             width = (int)strlen(param);
     }
-    printf("%-12s %-*s %-6s %9s %9s %9s %9s %9s %9s %9s %8s %9s %8s\n", "solution", width, "parameter", "status", "sup_q",
-           "l1_v", "s_dist_q", "impact_t", "impact_v", "capture", "final_q", "steps", "rhs_evals", "wall_s");
+    printf("%-12s %-*s %-6s %9s %9s %9s %9s %9s %9s %9s %8s %9s %8s %7s %7s %8s %8s %5s\n", "solution", width,
+           "parameter", "status", "sup_q", "l1_v", "s_dist_q", "impact_t", "impact_v", "capture", "final_q", "steps",
+           "rhs_evals", "wall_s", "matched", "missing", "absorbed", "excluded", "extra");
     for (size_t k = 0; k < l->n; k++) {
         const cmp_item *it = &l->item[k];
         const pl_compare_result *r = &it->e.res;
@@ -1250,13 +1306,25 @@ static void print_compare_table(const pl_model *model, const pl_solution *limit,
                 printf(" %9.2e", x[j]);
         }
         if (ext)
-            printf(" %8s %9s %8s\n", "n/a", "n/a", "n/a");
+            printf(" %8s %9s %8s", "n/a", "n/a", "n/a");
         else
-            printf(" %8ld %9ld %8.3f\n", it->sol.stats.steps, it->sol.stats.rhs_evals, it->sol.stats.wall_seconds);
+            printf(" %8ld %9ld %8.3f", it->sol.stats.steps, it->sol.stats.rhs_evals, it->sol.stats.wall_seconds);
+        if (c)
+            printf(" %7zu %7zu %8zu %8zu %5zu\n", r->d.impacts_matched, r->d.impacts_missing, r->d.impacts_absorbed,
+                   r->d.impacts_excluded, r->d.impacts_extra);
+        else
+            printf(" %7s %7s %8s %8s %5s\n", "n/a", "n/a", "n/a", "n/a", "n/a");
     }
     printf("(distances to the limit solution: sup_q max |q - q_lim|, l1_v integral of |v - v_lim|, s_dist_q\n"
-           " in s (n/a for schemes and files without gamma), impact_t/impact_v the first 10 matched impacts,\n"
-           " capture |T* - T*_lim|, final_q |q(T) - q_lim(T)|; all columns in compare.csv)\n");
+           " in s (n/a for schemes and files without gamma), impact_t/impact_v the largest errors of the impacts\n"
+           " paired in every solution of its family that pairs any, capture |T* - T*_lim|, final_q\n"
+           " |q(T) - q_lim(T)|; the limit's impacts matched, missing, absorbed by a sustained contact, excluded\n"
+           " (ambiguous, grazing, at the end), and the solution's extra impacts; all columns in compare.csv)\n");
+    for (size_t j = 0; j < nfam; j++) {
+        const pl_family *f = &fam[j];
+        const char *verdict = pl_family_verdict_name(f->verdict);
+        printf("%s (%zu %s): %s: %s\n", f->solver->name, f->n, f->refined, verdict ? verdict : "no verdict", f->reason);
+    }
     pl_escape(dir, esc, sizeof esc);
     printf("wrote %s: compare.csv, compare.json, limit/, solutions/\n", esc);
 }
@@ -1343,7 +1411,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
         pl_analysed run = {&it->sol, &it->analysis, &it->traj}, ref = {&limit, &la, &lt};
         int s_comparable = it->solver->family == PL_FAMILY_PENALTY || it->has_gamma;
         if (st == PL_OK && it->sol.status == PL_OK && has_limit) {
-            st = pl_compare_solution(&run, &ref, s_comparable, &it->e.res, &err);
+            st = pl_compare_solution(model, &run, &ref, s_comparable, &it->e.res, &it->match, &err);
             it->e.compared = st == PL_OK;
         }
         if (st != PL_OK && it->sol.status == PL_OK) {
@@ -1353,9 +1421,15 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
         failures += it->sol.status != PL_OK;
         it->e.sol = &it->sol;
         it->e.analysis = &it->analysis;
-        entries[k] = it->e;
+        it->e.match = &it->match;
     }
-    s = pl_write_compare(&d.out, model, &limit, &la, entries, l.n, &err);
+    pl_family *fam = calloc(pl_solver_count() + 1, sizeof *fam);
+    size_t nfam = 0;
+    s = !fam ? pl_fail(&err, PL_ERR_NOMEM, "out of memory") : has_limit ? assess_families(model, &l, la.impacts, fam, &nfam, &err) : PL_OK;
+    for (size_t k = 0; k < l.n; k++)
+        entries[k] = l.item[k].e;
+    if (s == PL_OK)
+        s = pl_write_compare(&d.out, model, &limit, &la, entries, l.n, fam, nfam, &err);
     pl_error plot_err;
     pl_status plots = s != PL_OK || o.no_plots ? PL_OK : pl_render_compare_plots(&d.out, entries, l.n, &plot_err);
     if (s == PL_OK)
@@ -1370,7 +1444,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
                     plot_err.message, out);
         }
         if (!o.quiet) {
-            print_compare_table(model, &limit, &l, o.out);
+            print_compare_table(model, &limit, &l, fam, nfam, o.out);
             if (!o.no_plots && plots == PL_OK) {
                 char out[1024];
                 pl_escape(o.out, out, sizeof out);
@@ -1388,6 +1462,9 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
             }
     }
     rc = s != PL_OK ? exit_code(s) : failures ? 3 : 0;
+    for (size_t j = 0; j < nfam; j++)
+        pl_family_free(&fam[j]);
+    free(fam);
     free(entries);
     pl_solution_free(&limit);
     pl_analysis_free(&la);

@@ -75,9 +75,40 @@ typedef struct {
     double value;
 } field;
 
-#define NFIELDS 18
+/* The numbers of a row, in the order of the CSV header after its text columns: the distances, the
+ * impact counts, the cost. */
+enum {
+    F_SUP_Q,
+    F_SUP_Q_OUTSIDE,
+    F_L1_V,
+    F_S_DISTANCE_Q,
+    F_S_DISTANCE_V,
+    F_MATCHED,
+    F_MISSING,
+    F_ABSORBED,
+    F_EXCLUDED,
+    F_EXTRA,
+    F_COMPARED,
+    F_IMPACT_TIME,
+    F_IMPACT_VELOCITY,
+    F_CAPTURE_TIME,
+    F_CAPTURE_ERROR,
+    F_LIFT_OFF,
+    F_LIFT_OFF_ERROR,
+    F_FINAL_Q,
+    F_FINAL_V,
+    F_STEPS, /* the cost from here on */
+    F_RHS_EVALS,
+    F_LCP_SOLVES,
+    F_WALL_SECONDS,
+    NFIELDS
+};
 
-/* The numbers of a row, in the order of the CSV header after its text columns. */
+static int is_count(size_t j)
+{
+    return j >= F_MATCHED && j <= F_COMPARED;
+}
+
 static void row_fields(const pl_compare_entry *e, field *f)
 {
     const pl_compare_result *r = &e->res;
@@ -85,24 +116,29 @@ static void row_fields(const pl_compare_entry *e, field *f)
     int c = e->compared, ext = e->sol->solver->family == PL_FAMILY_EXTERNAL;
     int scheme = e->sol->solver->family == PL_FAMILY_SCHEME;
     const field all[NFIELDS] = {
-        {"sup_q", c ? r->d.sup_q : NAN},
-        {"sup_q_outside_zeno", c ? r->d.sup_q_outside : NAN},
-        {"l1_v", c ? r->d.l1_v : NAN},
-        {"s_distance_q", c ? r->d.s_dist_q : NAN},
-        {"s_distance_v", c ? r->d.s_dist_v : NAN},
-        {"impacts_matched", c ? (double)r->d.impacts_matched : NAN},
-        {"impact_time_error", c ? r->d.impact_time_error : NAN},
-        {"impact_velocity_error", c ? r->d.impact_velocity_error : NAN},
-        {"capture_time", c ? r->capture_time : NAN},
-        {"capture_error", c ? r->capture_error : NAN},
-        {"lift_off", c ? r->lift_off : NAN},
-        {"lift_off_error", c ? r->lift_off_error : NAN},
-        {"final_q_error", c ? r->final_q_error : NAN},
-        {"final_v_error", c ? r->final_v_error : NAN},
-        {"steps", ext ? NAN : (double)st->steps},
-        {"rhs_evals", ext ? NAN : (double)st->rhs_evals},
-        {"lcp_solves", scheme ? (double)st->lcp_solves : NAN},
-        {"wall_seconds", ext ? NAN : st->wall_seconds},
+        [F_SUP_Q] = {"sup_q", c ? r->d.sup_q : NAN},
+        [F_SUP_Q_OUTSIDE] = {"sup_q_outside_zeno", c ? r->d.sup_q_outside : NAN},
+        [F_L1_V] = {"l1_v", c ? r->d.l1_v : NAN},
+        [F_S_DISTANCE_Q] = {"s_distance_q", c ? r->d.s_dist_q : NAN},
+        [F_S_DISTANCE_V] = {"s_distance_v", c ? r->d.s_dist_v : NAN},
+        [F_MATCHED] = {"impacts_matched", c ? (double)r->d.impacts_matched : NAN},
+        [F_MISSING] = {"impacts_missing", c ? (double)r->d.impacts_missing : NAN},
+        [F_ABSORBED] = {"impacts_absorbed", c ? (double)r->d.impacts_absorbed : NAN},
+        [F_EXCLUDED] = {"impacts_excluded", c ? (double)r->d.impacts_excluded : NAN},
+        [F_EXTRA] = {"impacts_extra", c ? (double)r->d.impacts_extra : NAN},
+        [F_COMPARED] = {"impacts_compared", c ? (double)r->d.impacts_compared : NAN},
+        [F_IMPACT_TIME] = {"impact_time_error", c ? r->d.impact_time_error : NAN},
+        [F_IMPACT_VELOCITY] = {"impact_velocity_error", c ? r->d.impact_velocity_error : NAN},
+        [F_CAPTURE_TIME] = {"capture_time", c ? r->capture_time : NAN},
+        [F_CAPTURE_ERROR] = {"capture_error", c ? r->capture_error : NAN},
+        [F_LIFT_OFF] = {"lift_off", c ? r->lift_off : NAN},
+        [F_LIFT_OFF_ERROR] = {"lift_off_error", c ? r->lift_off_error : NAN},
+        [F_FINAL_Q] = {"final_q_error", c ? r->final_q_error : NAN},
+        [F_FINAL_V] = {"final_v_error", c ? r->final_v_error : NAN},
+        [F_STEPS] = {"steps", ext ? NAN : (double)st->steps},
+        [F_RHS_EVALS] = {"rhs_evals", ext ? NAN : (double)st->rhs_evals},
+        [F_LCP_SOLVES] = {"lcp_solves", scheme ? (double)st->lcp_solves : NAN},
+        [F_WALL_SECONDS] = {"wall_seconds", ext ? NAN : st->wall_seconds},
     };
     memcpy(f, all, sizeof all);
 }
@@ -148,18 +184,17 @@ static pl_status write_csv(pl_output *out, const pl_solution *limit, const pl_an
         const pl_compare_entry *r = k == 0 ? &lim : &e[k - 1];
         row_fields(r, fl);
         if (k == 0) { /* the reference: its own values, distances 0 */
-            for (size_t j = 0; j < 14; j++)
-                fl[j].value = 0.0;
-            fl[5].value = NAN;
-            fl[8].value = la ? la->capture_time : NAN;
-            fl[10].value = la ? la->lift_off_first : NAN;
+            for (size_t j = 0; j < F_STEPS; j++)
+                fl[j].value = is_count(j) ? NAN : 0.0;
+            fl[F_CAPTURE_TIME].value = la ? la->capture_time : NAN;
+            fl[F_LIFT_OFF].value = la ? la->lift_off_first : NAN;
             /* an error of the reference against itself is 0 where it has the quantity, else undefined */
             if (!la || la->impacts == 0)
-                fl[6].value = fl[7].value = NAN;
-            if (isnan(fl[8].value))
-                fl[9].value = NAN;
-            if (isnan(fl[10].value))
-                fl[11].value = NAN;
+                fl[F_IMPACT_TIME].value = fl[F_IMPACT_VELOCITY].value = NAN;
+            if (isnan(fl[F_CAPTURE_TIME].value))
+                fl[F_CAPTURE_ERROR].value = NAN;
+            if (isnan(fl[F_LIFT_OFF].value))
+                fl[F_LIFT_OFF_ERROR].value = NAN;
         }
         fprintf(f.fp, "%s,%s,%s,", r->sol->solver->name, pl_solver_family_name(r->sol->solver->family), r->param_name);
         if (r->file)
@@ -189,15 +224,51 @@ static json_t *entry_json(const pl_compare_entry *e)
     field fl[NFIELDS];
     row_fields(e, fl);
     json_t *d = json_object(), *c = json_object();
-    for (size_t j = 0; j < NFIELDS; j++)
-        json_object_set_new(j < 14 ? d : c, fl[j].name, pl_json_number(fl[j].value));
+    for (size_t j = 0; j < NFIELDS; j++) /* the CSV's columns by name: the counts with the distances */
+        json_object_set_new(j < F_STEPS ? d : c, fl[j].name, pl_json_number(fl[j].value));
     json_object_set_new(o, "distances", d);
+    json_object_set_new(o, "impact_match", e->compared && e->match ? pl_impact_match_json(e->match, &e->res.d) : json_null());
     json_object_set_new(o, "cost", c);
     return o;
 }
 
+static json_t *family_json(const pl_family *f)
+{
+    json_t *o = json_object();
+    const char *verdict = pl_family_verdict_name(f->verdict);
+    json_object_set_new(o, "solution", json_string(f->solver->name));
+    json_object_set_new(o, "refined", json_string(f->refined));
+    json_object_set_new(o, "members", json_integer((json_int_t)f->n));
+    json_object_set_new(o, f->refined, pl_json_array(f->param, f->n));
+    json_object_set_new(o, "verdict", verdict ? json_string(verdict) : json_null());
+    json_object_set_new(o, "reason", json_string(f->reason));
+    json_object_set_new(o, "successive_sup_q", pl_json_array(f->successive, f->n > 0 ? f->n - 1 : 0));
+    json_object_set_new(o, "successive_rate", pl_json_number(f->successive_conv.rate));
+    json_object_set_new(o, "successive_rate_se", pl_json_number(f->successive_conv.rate_se));
+    json_object_set_new(o, "own_limit_distance", pl_json_number(f->own_limit_distance));
+    json_t *rates = json_object();
+    for (int d = 0; d < PL_FD_COUNT; d++) {
+        const pl_convergence *cv = &f->conv[d];
+        char note[160];
+        const char *why = pl_convergence_note(cv, note, sizeof note);
+        json_object_set_new(rates, pl_family_distance_name((pl_family_distance)d),
+                            json_pack("{s:o, s:o, s:I, s:o, s:b, s:o, s:o}", "rate", pl_json_number(cv->rate), "rate_se",
+                                      pl_json_number(cv->rate_se), "points", (json_int_t)cv->points, "converges",
+                                      cv->converges < 0 ? json_null() : json_boolean(cv->converges), "at_noise_floor",
+                                      cv->at_floor, "noise_floor", pl_json_number(cv->floor), "rate_note",
+                                      why ? json_string(why) : json_null()));
+    }
+    json_object_set_new(o, "rates", rates);
+    json_t *common = json_array();
+    for (size_t l = 0; l < f->nlimit_impacts; l++)
+        if (f->impact_common[l])
+            json_array_append_new(common, json_integer((json_int_t)(l + 1)));
+    json_object_set_new(o, "impact_set", json_pack("{s:o, s:I}", "common", common, "size", (json_int_t)f->impact_common_size));
+    return o;
+}
+
 static pl_status write_json(pl_output *out, const pl_model *model, const pl_solution *limit, const pl_analysis *la,
-                            const pl_compare_entry *e, size_t n, pl_error *err)
+                            const pl_compare_entry *e, size_t n, const pl_family *fam, size_t nfam, pl_error *err)
 {
     json_t *root = pl_summary_header_json(model, limit->status, limit->error.message);
     json_object_del(root, "status");
@@ -220,17 +291,28 @@ static pl_status write_json(pl_output *out, const pl_model *model, const pl_solu
     for (size_t k = 0; k < n; k++)
         json_array_append_new(a, entry_json(&e[k]));
     json_object_set_new(root, "solutions", a);
+    json_t *families = json_array();
+    for (size_t k = 0; k < nfam; k++)
+        json_array_append_new(families, family_json(&fam[k]));
+    json_object_set_new(root, "families", families);
     return pl_write_json(out, NULL, "compare.json", root, err);
 }
 
 /* ---- plots --------------------------------------------------------------------------------------- */
+
+static int has_cost(const field *fl)
+{
+    return fl[F_WALL_SECONDS].value > 0 && fl[F_RHS_EVALS].value > 0 && isfinite(fl[F_WALL_SECONDS].value) &&
+           isfinite(fl[F_RHS_EVALS].value);
+}
 
 /* The distances the work-precision plot shows: those above round-off (1e-12, the built-in cases
  * having unit scales) for at least one solution with a cost: a panel of round-off says nothing, and
  * gnuplot stops at a log-scale plot without a point. */
 static void work_distances(const pl_compare_entry *e, size_t n, char *buf, size_t len)
 {
-    static const size_t shown[] = {0, 2, 6, 7, 9, 12, 13}; /* sup_q, l1_v, impacts, capture, final state */
+    static const size_t shown[] = {F_SUP_Q,         F_L1_V,  F_IMPACT_TIME, F_IMPACT_VELOCITY,
+                                   F_CAPTURE_ERROR, F_FINAL_Q, F_FINAL_V};
     buf[0] = '\0';
     for (size_t j = 0; j < sizeof shown / sizeof shown[0]; j++) {
         int any = 0;
@@ -239,7 +321,7 @@ static void work_distances(const pl_compare_entry *e, size_t n, char *buf, size_
             field fl[NFIELDS];
             row_fields(&e[k], fl);
             name = fl[shown[j]].name;
-            any |= fl[shown[j]].value > 1e-12 && isfinite(fl[shown[j]].value) && fl[17].value > 0 && fl[15].value > 0;
+            any |= fl[shown[j]].value > 1e-12 && isfinite(fl[shown[j]].value) && has_cost(fl);
         }
         if (any && name) {
             strncat(buf, buf[0] ? " " : "", len - strlen(buf) - 1);
@@ -262,10 +344,6 @@ static size_t work_families(const pl_compare_entry *e, size_t n, const char **fa
     return nf;
 }
 
-static int has_cost(const field *fl)
-{
-    return fl[17].value > 0 && fl[15].value > 0 && isfinite(fl[17].value) && isfinite(fl[15].value);
-}
 
 /* compare_work.dat: one block per (distance, family), its rows "wall_seconds rhs_evals distance" in
  * order of refinement so that the line joining them reads as convergence; an external file (no
@@ -298,8 +376,8 @@ static pl_status write_work_data(pl_output *out, const pl_compare_entry *e, size
         field fl[NFIELDS];
         row_fields(&e[k], fl);
         if (e[k].compared && has_cost(fl)) {
-            wmin = fmin(wmin, fl[17].value), wmax = fmax(wmax, fl[17].value);
-            rmin = fmin(rmin, fl[15].value), rmax = fmax(rmax, fl[15].value);
+            wmin = fmin(wmin, fl[F_WALL_SECONDS].value), wmax = fmax(wmax, fl[F_WALL_SECONDS].value);
+            rmin = fmin(rmin, fl[F_RHS_EVALS].value), rmax = fmax(rmax, fl[F_RHS_EVALS].value);
         }
     }
     pl_file f;
@@ -334,7 +412,7 @@ static pl_status write_work_data(pl_output *out, const pl_compare_entry *e, size
                         fprintf(f.fp, "%s%.10g %.10g %.10g\n%.10g %.10g %.10g\n", rows ? "\n" : "", wmin, rmin, v,
                                 wmax, rmax, v), rows++;
                 } else if (has_cost(fl))
-                    fprintf(f.fp, "%.10g %.10g %.10g\n", fl[17].value, fl[15].value, v), rows++;
+                    fprintf(f.fp, "%.10g %.10g %.10g\n", fl[F_WALL_SECONDS].value, fl[F_RHS_EVALS].value, v), rows++;
             }
             if (rows == 0)
                 fputs("nan nan nan\n", f.fp);
@@ -377,7 +455,8 @@ static pl_status write_config(pl_output *out, const pl_model *model, const pl_co
 }
 
 pl_status pl_write_compare(pl_output *out, const pl_model *model, const pl_solution *limit,
-                           const pl_analysis *limit_analysis, const pl_compare_entry *e, size_t n, pl_error *err)
+                           const pl_analysis *limit_analysis, const pl_compare_entry *e, size_t n,
+                           const pl_family *families, size_t nfamilies, pl_error *err)
 {
     pl_status s = pl_output_make_dir(out, "limit", err);
     if (s == PL_OK)
@@ -388,7 +467,7 @@ pl_status pl_write_compare(pl_output *out, const pl_model *model, const pl_solut
     if (s == PL_OK)
         s = write_csv(out, limit, limit_analysis, e, n, err);
     if (s == PL_OK)
-        s = write_json(out, model, limit, limit_analysis, e, n, err);
+        s = write_json(out, model, limit, limit_analysis, e, n, families, nfamilies, err);
     if (s == PL_OK)
         s = write_config(out, model, e, n, err);
     if (s == PL_OK)

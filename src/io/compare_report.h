@@ -7,6 +7,7 @@
 #include "io/output.h"
 #include "model/model.h"
 #include "study/compare.h"
+#include "study/family.h"
 
 typedef struct {
     const pl_solution *sol;   /* its solver names the kind: penalty, a scheme, external */
@@ -18,6 +19,7 @@ typedef struct {
     char label[96];           /* for plots and the table: one word */
     int compared;             /* res holds its distances */
     pl_compare_result res;
+    const pl_impact_match *match; /* its impacts against the limit's (when compared) */
 } pl_compare_entry;
 
 /* Fill e->dir and e->label for entry k (0-based) from its solver, parameter and file. */
@@ -28,9 +30,10 @@ void pl_compare_entry_name(pl_compare_entry *e, size_t k);
 pl_status pl_compare_files(const pl_compare_entry *e, size_t n, int plots, pl_strings *files, pl_error *err);
 
 /* Write limit/ (the limit solution and its analysis), every entry's files, compare.csv,
- * compare.json and the plot data and configuration. */
+ * compare.json (with the families: study/family.h) and the plot data and configuration. */
 pl_status pl_write_compare(pl_output *out, const pl_model *model, const pl_solution *limit,
-                           const pl_analysis *limit_analysis, const pl_compare_entry *e, size_t n, pl_error *err);
+                           const pl_analysis *limit_analysis, const pl_compare_entry *e, size_t n,
+                           const pl_family *families, size_t nfamilies, pl_error *err);
 
 /* Write and render the plot scripts (gnuplot); PL_ERR_IO with a message if gnuplot fails. */
 pl_status pl_render_compare_plots(pl_output *out, const pl_compare_entry *e, size_t n, pl_error *err);

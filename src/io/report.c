@@ -283,3 +283,16 @@ pl_status pl_write_solution(pl_output *out, const char *sub, const pl_model *mod
         return s;
     return pl_write_json(out, sub, "summary.json", pl_solution_summary_json(model, sol, analysis), err);
 }
+
+json_t *pl_impact_match_json(const pl_impact_match *m, const pl_limit_distance *d)
+{
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "limit_impacts",
+                     (json_int_t)m->nlimit, "matched", (json_int_t)m->count[PL_MATCH_PAIRED], "missing",
+                     (json_int_t)m->count[PL_MATCH_MISSING], "absorbed", (json_int_t)m->count[PL_MATCH_ABSORBED],
+                     "excluded", (json_int_t)pl_impact_match_excluded(m), "ambiguous",
+                     (json_int_t)m->count[PL_MATCH_AMBIGUOUS], "grazing", (json_int_t)m->count[PL_MATCH_GRAZING],
+                     "beyond_end", (json_int_t)m->count[PL_MATCH_BEYOND], "run_impacts", (json_int_t)m->nrun, "extra",
+                     (json_int_t)m->run_count[PL_RUN_EXTRA], "companions", (json_int_t)m->run_count[PL_RUN_COMPANION],
+                     "run_excluded", (json_int_t)m->run_count[PL_RUN_EXCLUDED],
+                     "compared", (json_int_t)d->impacts_compared);
+}

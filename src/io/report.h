@@ -9,6 +9,7 @@
 #include "model/model.h"
 #include "solvers/solution.h"
 #include "study/analysis.h"
+#include "study/compare.h"
 
 /* "t,gamma,q1..qn,v1..vn,G1..Gm,lambda1..lambdam" (impulse1..impulsem for a scheme), allocated (free
  * it); NULL if out of memory. */
@@ -22,6 +23,11 @@ json_t *pl_contact_law_json(const pl_model *model);
 json_t *pl_episode_json(const pl_episode *ep, const pl_episode_info *info, size_t n);
 /* The solution's summary; analysis may be NULL (a run that failed before it could be analysed). */
 json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, const pl_analysis *analysis);
+
+/* A solution's impacts matched with the limit's (study/impact_match.h): the limit impacts paired,
+ * missing, absorbed, excluded (with the reasons: ambiguous, grazing, beyond_end), the solution's extra,
+ * companion and excluded impacts, and `compared` (the pairs its impact errors are taken over). */
+json_t *pl_impact_match_json(const pl_impact_match *m, const pl_limit_distance *d);
 
 /* SUB/trajectory.csv (the table) and SUB/trajectory_s.csv (its rows in the time s: s,t,q,v). */
 pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_solution *sol, pl_error *err);

@@ -44,7 +44,8 @@ static pl_status write_sweep_csv(pl_output *out, const pl_sweep *sw, pl_error *e
     fprintf(f.fp, "impacts,impacts_before_capture,first_impact_time,capture_time,"
                   "accumulation_estimate,contraction_ratio,restitution_first,scaled_penetration_first,"
                   "lift_off_first,sliding_force_error,s_distance_q,s_distance_v,limit_sup_q,limit_sup_q_outside_zeno,"
-                  "limit_l1_v,limit_s_distance,impact_time_error,impact_velocity_error,steps,rhs_evals,wall_seconds");
+                  "limit_l1_v,limit_s_distance,impact_time_error,impact_velocity_error,impacts_matched,impacts_missing,"
+                  "impacts_absorbed,impacts_excluded,impacts_extra,steps,rhs_evals,wall_seconds");
     fprintf(f.fp, sw->solver->family == PL_FAMILY_SCHEME ? ",h_used\n" : "\n");
     for (size_t k = 0; k < sw->n; k++) {
         const pl_solution *r = &sw->runs[k];
@@ -63,6 +64,12 @@ static pl_status write_sweep_csv(pl_output *out, const pl_sweep *sw, pl_error *e
         pl_put_number(f.fp, ",", sw->s_dist_v[k]);
         for (int q = PL_Q_LIMIT_SUP_Q; q <= PL_Q_IMPACT_VELOCITY_ERROR; q++)
             pl_put_number(f.fp, ",", sw->q[q].values[k]);
+        const pl_limit_distance *d = &sw->dist[k];
+        int measured = sw->has_limit && r->status == PL_OK; /* counts, or nan */
+        const size_t counts[] = {d->impacts_matched, d->impacts_missing, d->impacts_absorbed, d->impacts_excluded,
+                                 d->impacts_extra};
+        for (size_t j = 0; j < sizeof counts / sizeof *counts; j++)
+            pl_put_number(f.fp, ",", measured ? (double)counts[j] : NAN);
         fprintf(f.fp, ",%ld,%ld,%.6g", r->stats.steps, r->stats.rhs_evals, r->stats.wall_seconds);
         if (sw->solver->family == PL_FAMILY_SCHEME)
             pl_put_number(f.fp, ",", r->step_size);
@@ -110,6 +117,22 @@ static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n
     return pl_file_commit(&f, err);
 }
 
+const char *pl_sweep_rate_note(const pl_sweep *sw, const pl_sweep_quantity *q, char *buf, size_t len)
+{
+    if (!sw->has_limit || (q != &sw->q[PL_Q_IMPACT_TIME_ERROR] && q != &sw->q[PL_Q_IMPACT_VELOCITY_ERROR]))
+        return pl_convergence_note(&q->conv, buf, len);
+    size_t pairing = 0;
+    for (size_t k = 0; k < sw->n; k++)
+        pairing += sw->runs[k].status == PL_OK && sw->dist[k].impacts_matched > 0;
+    if (isnan(q->conv.rate) && pairing == 0)
+        snprintf(buf, len, "no run pairs an impact of the limit solution within its window");
+    else if (isnan(q->conv.rate) && sw->impact_common_size == 0)
+        snprintf(buf, len, "no limit impact is paired in every run that pairs any (%zu runs)", pairing);
+    else
+        return pl_convergence_note(&q->conv, buf, len);
+    return buf;
+}
+
 static json_t *convergence_json(const pl_sweep *sw, const pl_sweep_quantity *q)
 {
     json_t *o = json_object();
@@ -120,6 +143,9 @@ static json_t *convergence_json(const pl_sweep *sw, const pl_sweep_quantity *q)
     json_object_set_new(o, "rate_se", pl_json_number(q->conv.rate_se));
     json_object_set_new(o, "rate_upper_half", pl_json_number(q->conv.rate_upper));
     json_object_set_new(o, "rate_upper_half_se", pl_json_number(q->conv.rate_upper_se));
+    char note[160];
+    const char *why = pl_sweep_rate_note(sw, q, note, sizeof note);
+    json_object_set_new(o, "rate_note", why ? json_string(why) : json_null());
     json_object_set_new(o, "points", json_integer((json_int_t)q->conv.points));
     json_object_set_new(o, "at_noise_floor", json_boolean(q->conv.at_floor));
     json_object_set_new(o, "noise_floor", pl_json_number(q->conv.floor));
@@ -164,6 +190,9 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
                                 "wall_seconds", pl_json_number(r->stats.wall_seconds));
         if (r->status != PL_OK)
             json_object_set_new(run, "error", json_string(r->error.message));
+        json_object_set_new(run, "impact_match",
+                            sw->has_limit && r->status == PL_OK ? pl_impact_match_json(&sw->match[k], &sw->dist[k])
+                                                                : json_null());
         json_array_append_new(runs, run);
     }
     json_object_set_new(o, "runs", runs);
@@ -200,6 +229,19 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
         json_object_set_new(lim, "zeno_t_accumulation", pl_json_number(sw->limit.zeno.t_accumulation));
         json_object_set_new(lim, "zeno_window", pl_json_array(sw->zeno_window, 2));
         json_object_set_new(lim, "impact_errors_file", json_string("impact_errors.csv"));
+        json_t *common = json_array();
+        for (size_t l = 0; sw->impact_common && l < sw->limit_analysis.impacts; l++)
+            if (sw->impact_common[l])
+                json_array_append_new(common, json_integer((json_int_t)(l + 1)));
+        size_t pairing = 0;
+        for (size_t k = 0; k < sw->n; k++)
+            pairing += sw->runs[k].status == PL_OK && sw->dist[k].impacts_matched > 0;
+        json_object_set_new(lim, "impacts", json_integer((json_int_t)sw->limit_analysis.impacts));
+        json_object_set_new(lim, "impact_set",
+                            json_pack("{s:o, s:I, s:I, s:s}", "common", common, "size",
+                                      (json_int_t)sw->impact_common_size, "runs_pairing", (json_int_t)pairing, "meaning",
+                                      "the limit impacts (1-based) paired in every run that pairs any: the "
+                                      "impact_time_error and impact_velocity_error of every run are taken over them"));
     }
     json_object_set_new(o, "limit", lim);
     json_object_set_new(o, "s_distance", json_pack("{s:o, s:o, s:s}", "q", pl_json_array(sw->s_dist_q, sw->n),
@@ -356,7 +398,9 @@ pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *
     pl_status s;
     if (sw->has_limit) {
         char header[128];
-        snprintf(header, sizeof header, "%s,constraint,index,t_limit,t_run,time_error,velocity_error", sw->param_name);
+        snprintf(header, sizeof header, "%s,constraint,limit_impact,run_impact,t_limit,t_run,time_error,velocity_error,centre,window,"
+                 "common",
+                 sw->param_name);
         if ((s = pl_output_make_dir(out, "limit", err)) != PL_OK ||
             (s = pl_write_solution(out, "limit", model, &sw->limit, &sw->limit_analysis, err)) != PL_OK ||
             (s = pl_write_csv(out, NULL, "impact_errors.csv", header, &sw->impact_errors, err)) != PL_OK)

@@ -9,6 +9,11 @@
 /* "closed form", "limit solution", "extrapolated" or "none" */
 const char *pl_reference_name(pl_reference r);
 
+/* Why quantity q of the sweep has no rate (NULL if it has one): the fit's reason
+ * (pl_convergence_note), or for the impact errors that no run pairs an impact or that no impact is
+ * paired in every run that pairs any. */
+const char *pl_sweep_rate_note(const pl_sweep *sw, const pl_sweep_quantity *q, char *buf, size_t len);
+
 /* Directory of run k relative to the sweep directory, e.g. "runs/003_mu_1.000e+06". */
 void pl_sweep_run_dir(const pl_sweep *sw, size_t k, char *buf, size_t len);
 /* The same from the refined option's name, the index and the value (before the sweep runs). */

@@ -24,6 +24,13 @@ double pl_law_damping(const pl_law *law, double mu)
     return 2.0 * law->xi * sqrt(mu / law->k);
 }
 
+double pl_law_contact_time(const pl_law *law, double mu, double V)
+{
+    (void)V; /* the linear law's oscillation does not depend on the impact speed */
+    double omega = sqrt(law->k * mu);
+    return law->xi < 1.0 ? M_PI / (omega * sqrt(1.0 - law->xi * law->xi)) : M_PI / omega;
+}
+
 double pl_law_force(const pl_law *law, double mu, double d, double m_eff, double G, double Gdot)
 {
     return -m_eff * law->k * (mu * G + d * Gdot);

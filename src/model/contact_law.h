@@ -21,6 +21,13 @@ double pl_xi_from_restitution(double e);
  * (omega = sqrt(k mu)): exp(-xi arccos(xi)/sqrt(1 - xi^2)), continued to xi >= 1. */
 double pl_impact_penetration_factor(double xi);
 
+/* Duration of an isolated impact at normal speed V in the fast time of the law, in t: the half-period
+ * pi/(omega sqrt(1 - xi^2)) of the contact oscillation for xi < 1 (omega = sqrt(k mu)); for xi >= 1,
+ * where the gap returns to 0 only asymptotically, pi/omega, the scale of its penetration phase.  The
+ * linear law's does not depend on V; a law whose contact time does (a homogeneous force mu k delta^n:
+ * (mu k)^(-1/(n+1)) V^((1-n)/(n+1))) gives it at V. */
+double pl_law_contact_time(const pl_law *law, double mu, double V);
+
 /* Damping coefficient c = 2 xi sqrt(mu/k), so that lambda = -m k (mu G + c Gdot). */
 double pl_law_damping(const pl_law *law, double mu);
 /* The scalar force lambda for effective mass m_eff, gap G and gap rate Gdot, with the damping

@@ -43,52 +43,18 @@ static void state_gap(const pl_trajectory *a, const pl_trajectory *b, double t, 
     }
 }
 
-static pl_status match_impacts(const pl_analysis *run, const pl_analysis *limit, size_t n, size_t m, double param,
-                               pl_limit_distance *out, pl_table *errors, pl_error *err)
+pl_status pl_distance_in_t(const pl_analysed *a, const pl_analysed *b, double exclude_lo, double exclude_hi,
+                           double *sup_q, double *sup_q_outside, double *l1_v, pl_error *err)
 {
-    out->impact_time_error = out->impact_velocity_error = NAN;
-    for (size_t i = 0; i < m; i++) {
-        size_t e = 0, k = 0;
-        for (size_t ev = 0; ev < limit->impacts; ev++) {
-            const pl_event *le = &limit->impact[ev].event;
-            if (le->constraint != i)
-                continue;
-            while (e < run->impacts && run->impact[e].event.constraint != i)
-                e++;
-            if (e == run->impacts)
-                break;
-            const pl_event *re = &run->impact[e++].event;
-            double dv = 0.0;
-            for (size_t j = 0; j < n; j++)
-                dv = fmax(dv, fabs(re->v_after[j] - le->v_after[j]));
-            double dt = fabs(re->t - le->t);
-            if (k < 10) {
-                out->impact_time_error = isnan(out->impact_time_error) ? dt : fmax(out->impact_time_error, dt);
-                out->impact_velocity_error = isnan(out->impact_velocity_error) ? dv : fmax(out->impact_velocity_error, dv);
-            }
-            k++;
-            out->impacts_matched++;
-            double row[7] = {param, (double)(i + 1), (double)k, le->t, re->t, re->t - le->t, dv};
-            pl_status s = errors ? pl_table_append(errors, row, err) : PL_OK;
-            if (s != PL_OK)
-                return s;
-        }
-    }
-    return PL_OK;
-}
-
-pl_status pl_compare_with_limit(const pl_analysed *run, const pl_analysed *limit, double param, double exclude_lo,
-                                double exclude_hi, pl_limit_distance *out, pl_table *errors, pl_error *err)
-{
-    memset(out, 0, sizeof *out);
-    double t_end = fmin(run->sol->t_final, limit->sol->t_final);
-    size_t count, n = run->traj->n;
-    double *t = union_times(run->traj, limit->traj, t_end, &count);
+    *sup_q = *sup_q_outside = *l1_v = 0.0;
+    double t_end = fmin(a->sol->t_final, b->sol->t_final);
+    size_t count, n = a->traj->n;
+    double *t = union_times(a->traj, b->traj, t_end, &count);
     double *xa = malloc(4 * n * sizeof *xa), *xb = xa ? xa + 2 * n : NULL; /* the two states at one t */
     if (!t || !xa) {
         free(t);
         free(xa);
-        return pl_fail(err, PL_ERR_NOMEM, "out of memory comparing with the limit");
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory comparing two solutions");
     }
     /* sup at the union of the rows and the midpoints; L1 by Simpson's rule on each interval, whose
      * ends are taken from inside it: a velocity jump at a row time (an impact of the limit
@@ -96,30 +62,59 @@ pl_status pl_compare_with_limit(const pl_analysed *run, const pl_analysed *limit
     double right_dv = 0.0;
     for (size_t r = 0; r < count; r++) {
         double dq, dv_left, dv_right;
-        state_gap(run->traj, limit->traj, t[r], +1, xa, xb, &dq, &dv_right);
-        out->sup_q = fmax(out->sup_q, dq);
+        state_gap(a->traj, b->traj, t[r], +1, xa, xb, &dq, &dv_right);
+        *sup_q = fmax(*sup_q, dq);
         int outside = !(t[r] >= exclude_lo && t[r] <= exclude_hi); /* no window: NaN bounds */
         if (outside)
-            out->sup_q_outside = fmax(out->sup_q_outside, dq);
+            *sup_q_outside = fmax(*sup_q_outside, dq);
         if (r > 0) {
             double tm = 0.5 * (t[r - 1] + t[r]), dqm, dvm;
-            state_gap(run->traj, limit->traj, t[r], -1, xa, xb, &dq, &dv_left);
-            state_gap(run->traj, limit->traj, tm, +1, xa, xb, &dqm, &dvm);
-            out->sup_q = fmax(out->sup_q, fmax(dq, dqm));
+            state_gap(a->traj, b->traj, t[r], -1, xa, xb, &dq, &dv_left);
+            state_gap(a->traj, b->traj, tm, +1, xa, xb, &dqm, &dvm);
+            *sup_q = fmax(*sup_q, fmax(dq, dqm));
             if (!(tm >= exclude_lo && tm <= exclude_hi))
-                out->sup_q_outside = fmax(out->sup_q_outside, dqm);
+                *sup_q_outside = fmax(*sup_q_outside, dqm);
             if (outside)
-                out->sup_q_outside = fmax(out->sup_q_outside, dq);
-            out->l1_v += (t[r] - t[r - 1]) * (right_dv + 4.0 * dvm + dv_left) / 6.0;
+                *sup_q_outside = fmax(*sup_q_outside, dq);
+            *l1_v += (t[r] - t[r - 1]) * (right_dv + 4.0 * dvm + dv_left) / 6.0;
         }
         right_dv = dv_right;
     }
     free(t);
     free(xa);
-    pl_status s = pl_trajectory_distance_s(run->traj, limit->traj, &out->s_dist_q, &out->s_dist_v, err);
-    if (s != PL_OK)
-        return s;
-    return match_impacts(run->analysis, limit->analysis, run->sol->n, run->sol->m, param, out, errors, err);
+    return PL_OK;
+}
+
+void pl_limit_distance_impacts_over(pl_limit_distance *out, const pl_impact_match *match, const unsigned char *common)
+{
+    out->impacts_compared = pl_impact_errors_over(match, common, &out->impact_time_error, &out->impact_velocity_error);
+}
+
+pl_status pl_compare_with_limit(const pl_model *model, const pl_analysed *run, const pl_analysed *limit,
+                                double exclude_lo, double exclude_hi, pl_limit_distance *out, pl_impact_match *match,
+                                pl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->impact_time_error = out->impact_velocity_error = NAN;
+    pl_impact_match local;
+    pl_impact_match *m = match ? match : &local;
+    memset(m, 0, sizeof *m);
+    pl_status s = pl_distance_in_t(run, limit, exclude_lo, exclude_hi, &out->sup_q, &out->sup_q_outside, &out->l1_v, err);
+    if (s == PL_OK)
+        s = pl_trajectory_distance_s(run->traj, limit->traj, &out->s_dist_q, &out->s_dist_v, err);
+    if (s == PL_OK)
+        s = pl_impact_match_build(model, run->sol, run->analysis, limit->sol, limit->analysis, m, err);
+    if (s == PL_OK) {
+        out->impacts_matched = m->count[PL_MATCH_PAIRED];
+        out->impacts_missing = m->count[PL_MATCH_MISSING];
+        out->impacts_absorbed = m->count[PL_MATCH_ABSORBED];
+        out->impacts_excluded = pl_impact_match_excluded(m);
+        out->impacts_extra = m->run_count[PL_RUN_EXTRA];
+        pl_limit_distance_impacts_over(out, m, NULL);
+    }
+    if (!match)
+        pl_impact_match_free(&local);
+    return s;
 }
 
 static double distance_or_nan(double a, double b)
@@ -127,8 +122,8 @@ static double distance_or_nan(double a, double b)
     return isfinite(a) && isfinite(b) ? fabs(a - b) : NAN;
 }
 
-pl_status pl_compare_solution(const pl_analysed *sol, const pl_analysed *limit, int s_comparable,
-                              pl_compare_result *out, pl_error *err)
+pl_status pl_compare_solution(const pl_model *model, const pl_analysed *sol, const pl_analysed *limit,
+                              int s_comparable, pl_compare_result *out, pl_impact_match *match, pl_error *err)
 {
     double lo = NAN, hi = NAN;
     if (limit->sol->zeno.found) { /* as the sweeps: runs are captured at T* != t_acc */
@@ -137,7 +132,7 @@ pl_status pl_compare_solution(const pl_analysed *sol, const pl_analysed *limit, 
         hi = limit->sol->zeno.t_accumulation + w;
     }
     memset(out, 0, sizeof *out);
-    pl_status s = pl_compare_with_limit(sol, limit, NAN, lo, hi, &out->d, NULL, err);
+    pl_status s = pl_compare_with_limit(model, sol, limit, lo, hi, &out->d, match, err);
     if (s != PL_OK)
         return s;
     if (!s_comparable)

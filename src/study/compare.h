@@ -1,12 +1,13 @@
 /* How far a solution (a penalized run or a scheme's) is from the limit solution: uniform distance
  * of the positions in t (also outside a window around a Zeno point), L1 distance of the
- * velocities, the errors of matched impacts (time and post-impact velocity), and the uniform
- * distance in s = Gamma(t). */
+ * velocities, the errors of impacts matched by time (study/impact_match.h: time and post-impact
+ * velocity), and the uniform distance in s = Gamma(t). */
 #ifndef PL_COMPARE_H
 #define PL_COMPARE_H
 
 #include "solvers/solution.h"
 #include "study/analysis.h"
+#include "study/impact_match.h"
 #include "study/trajectory.h"
 
 typedef struct {
@@ -14,8 +15,12 @@ typedef struct {
     double sup_q_outside;  /* the same outside the excluded window (around a Zeno point) */
     double l1_v;           /* integral over [0, T] of sum_j |v_j^mu - v_j| */
     double s_dist_q, s_dist_v; /* uniform distances in s */
-    size_t impacts_matched;
-    double impact_time_error;     /* max over the first 10 matched impacts of |t^mu - t| */
+    /* The impacts matched with the limit's (study/impact_match.h): limit impacts paired, missing,
+     * absorbed by a sustained contact, excluded (ambiguous, grazing, beyond the end), and the
+     * solution's impacts without a partner (extra). */
+    size_t impacts_matched, impacts_missing, impacts_absorbed, impacts_excluded, impacts_extra;
+    size_t impacts_compared;      /* the pairs of the impact set the two errors are taken over */
+    double impact_time_error;     /* max over them of |t^mu - t| */
     double impact_velocity_error; /* and of max_j |v_j^mu(t_out) - v_j(t+)| */
 } pl_limit_distance;
 
@@ -26,13 +31,23 @@ typedef struct {
     const pl_trajectory *traj;
 } pl_analysed;
 
-/* Impacts are matched per constraint, in order: the k-th impact of constraint i in the run with
- * the k-th impact of the limit solution triggered by i.  One row per matched impact is appended to
- * errors (the run's refinement parameter `param`, constraint, index, t_limit, t_run, time error,
- * velocity error) if it is not NULL.  The window [exclude_lo, exclude_hi] is left out of
+/* The distances in t between two solutions over [0, min of their final times]: sup_q, the same
+ * outside [exclude_lo, exclude_hi] (NAN bounds: none), and l1_v, as defined above. */
+pl_status pl_distance_in_t(const pl_analysed *a, const pl_analysed *b, double exclude_lo, double exclude_hi,
+                           double *sup_q, double *sup_q_outside, double *l1_v, pl_error *err);
+
+/* Every distance of a run to the limit solution.  Its impacts are matched with the limit's
+ * (pl_impact_match_build) into *match if it is not NULL (the caller frees it, whatever the status),
+ * and the impact errors are taken over every pair; pl_limit_distance_impacts_over takes them over an
+ * impact set common to several runs.  The window [exclude_lo, exclude_hi] is left out of
  * sup_q_outside (NAN bounds: none). */
-pl_status pl_compare_with_limit(const pl_analysed *run, const pl_analysed *limit, double param, double exclude_lo,
-                                double exclude_hi, pl_limit_distance *out, pl_table *errors, pl_error *err);
+pl_status pl_compare_with_limit(const pl_model *model, const pl_analysed *run, const pl_analysed *limit,
+                                double exclude_lo, double exclude_hi, pl_limit_distance *out, pl_impact_match *match,
+                                pl_error *err);
+
+/* The impact errors of out over the pairs of match in the set common (pl_impact_common_set; NULL:
+ * every pair). */
+void pl_limit_distance_impacts_over(pl_limit_distance *out, const pl_impact_match *match, const unsigned char *common);
 
 /* What `penlim compare` reports of one solution against the limit solution. */
 typedef struct {
@@ -46,12 +61,12 @@ typedef struct {
     double final_v_error;     /* the same for v (states after a jump at T) */
 } pl_compare_result;
 
-/* pl_compare_with_limit with the window of the sweeps (the last 1% of the time to the limit's
+/* pl_compare_with_limit (match as there) with the window of the sweeps (the last 1% of the time to the limit's
  * first Zeno point, on either side) and the quantities above.  s_comparable: the two time
  * transforms measure the same thing (not for schemes and externals without gamma, whose discrete
  * Gamma advances by |Delta v| at an impact where the limit's advances by the total variation of
  * the fast solution). */
-pl_status pl_compare_solution(const pl_analysed *sol, const pl_analysed *limit, int s_comparable,
-                              pl_compare_result *out, pl_error *err);
+pl_status pl_compare_solution(const pl_model *model, const pl_analysed *sol, const pl_analysed *limit,
+                              int s_comparable, pl_compare_result *out, pl_impact_match *match, pl_error *err);
 
 #endif

@@ -4,11 +4,28 @@
 
 #include <gsl/gsl_fit.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 int pl_fit_meaningful(size_t points, double value, double se)
 {
     return points >= PL_FIT_MIN_POINTS && isfinite(value) && isfinite(se) && se < fabs(value);
+}
+
+const char *pl_convergence_note(const pl_convergence *cv, char *buf, size_t len)
+{
+    if (isfinite(cv->rate))
+        return NULL;
+    if (cv->at_floor)
+        snprintf(buf, len, "every error is at or below the noise floor %.3g", cv->floor);
+    else if (cv->points == 0)
+        snprintf(buf, len, "no value to fit");
+    else if (cv->points < PL_FIT_MIN_POINTS)
+        snprintf(buf, len, "%zu value%s above the noise floor, a fit needs %d", cv->points, cv->points == 1 ? "" : "s",
+                 PL_FIT_MIN_POINTS);
+    else
+        snprintf(buf, len, "the standard error of the fitted rate is not below it (%zu points)", cv->points);
+    return buf;
 }
 
 int pl_fit_line(const double *x, const double *y, size_t n, double *slope, double *slope_se, double *intercept)

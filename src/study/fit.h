@@ -31,6 +31,10 @@ typedef struct {
 #define PL_FIT_MIN_POINTS 4
 int pl_fit_meaningful(size_t points, double value, double se);
 
+/* Why a convergence has no rate (NULL if it has one): every error at the noise floor, too few points
+ * above it, or a standard error not below the rate; written to buf. */
+const char *pl_convergence_note(const pl_convergence *cv, char *buf, size_t len);
+
 /* Least-squares straight line y = intercept + slope x through n points (GSL), with the standard
  * error of the slope; returns non-zero if fewer than 2 points or the fit fails. */
 int pl_fit_line(const double *x, const double *y, size_t n, double *slope, double *slope_se, double *intercept);

@@ -110,7 +110,6 @@ typedef struct {
     pthread_mutex_t lock;
     size_t next, done;
     int *finished;          /* run k is complete (solved, analysed, measured, written) */
-    pl_table *impact_errors; /* run k's rows of sw->impact_errors, joined in order at the end */
 } pool;
 
 /* One run: solve, analyse, and build the interpolant; a failure stays in the run's status. */
@@ -131,8 +130,8 @@ static void run_one(pool *p, size_t k)
         s = pl_trajectory_build(&sw->traj[k], p->model, sol, &err);
     pl_analysed run = {sol, &sw->analysis[k], &sw->traj[k]}, limit = {&sw->limit, &sw->limit_analysis, &sw->limit_traj};
     if (s == PL_OK && sol->status == PL_OK && sw->has_limit)
-        s = pl_compare_with_limit(&run, &limit, sw->param[k], sw->zeno_window[0], sw->zeno_window[1], &sw->dist[k],
-                                  &p->impact_errors[k], &err);
+        s = pl_compare_with_limit(p->model, &run, &limit, sw->zeno_window[0], sw->zeno_window[1], &sw->dist[k],
+                                  &sw->match[k], &err);
     if (s != PL_OK && sol->status == PL_OK) {
         sol->status = s;
         sol->error = err;
@@ -225,10 +224,10 @@ static const struct {
     [PL_Q_LIMIT_S_DISTANCE] = {"limit_s_distance", "sup over s of |q^mu - q| against the limit solution in s",
                                PL_LIMIT_COUNT, SCALE_LENGTH},
     [PL_Q_IMPACT_TIME_ERROR] = {"impact_time_error",
-                                "max over the first 10 matched impacts of |t^mu - t| (limit solution)",
+                                "max of |t^mu - t| over the limit impacts paired in every run that pairs any",
                                 PL_LIMIT_COUNT, SCALE_TIME},
     [PL_Q_IMPACT_VELOCITY_ERROR] = {"impact_velocity_error",
-                                    "max over the first 10 matched impacts of |v^mu(t_out) - v(t+)|", PL_LIMIT_COUNT,
+                                    "max of |v^mu(t_out) - v(t+)| over the same impacts", PL_LIMIT_COUNT,
                                     SCALE_VELOCITY},
 };
 
@@ -333,8 +332,10 @@ static pl_status allocate(pl_sweep *sw, size_t n, pl_error *err)
     sw->s_dist_q = calloc(n, sizeof *sw->s_dist_q);
     sw->s_dist_v = calloc(n, sizeof *sw->s_dist_v);
     sw->dist = calloc(n, sizeof *sw->dist);
-    pl_table_init(&sw->impact_errors, 7);
-    int ok = sw->param && sw->x && sw->runs && sw->reused && sw->analysis && sw->traj && sw->s_dist_q && sw->s_dist_v && sw->dist;
+    sw->match = calloc(n, sizeof *sw->match);
+    pl_table_init(&sw->impact_errors, 11);
+    int ok = sw->param && sw->x && sw->runs && sw->reused && sw->analysis && sw->traj && sw->s_dist_q && sw->s_dist_v &&
+             sw->dist && sw->match;
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         sw->q[q].name = quantity_info[q].name;
         sw->q[q].meaning = quantity_info[q].meaning;
@@ -369,6 +370,41 @@ static void solve_limit(const pl_model *model, const pl_sweep_opts *opts, pl_swe
         sw->zeno_window[0] = sw->limit.zeno.t_accumulation - w;
         sw->zeno_window[1] = sw->limit.zeno.t_accumulation + w;
     }
+}
+
+/* The impact set common to the runs, every run's impact errors over it, and the table of every pair
+ * in the order of the runs. */
+static pl_status match_across_runs(pl_sweep *sw, pl_error *err)
+{
+    size_t nl = sw->limit_analysis.impacts;
+    const pl_impact_match **m = malloc((sw->n ? sw->n : 1) * sizeof *m);
+    sw->impact_common = calloc(nl + 1, 1);
+    if (!m || !sw->impact_common) {
+        free(m);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for the impacts of a sweep");
+    }
+    for (size_t k = 0; k < sw->n; k++)
+        m[k] = sw->runs[k].status == PL_OK ? &sw->match[k] : NULL;
+    sw->impact_common_size = pl_impact_common_set(m, sw->n, nl, sw->impact_common);
+    free(m);
+    pl_status s = PL_OK;
+    for (size_t k = 0; k < sw->n && s == PL_OK; k++) {
+        if (sw->runs[k].status != PL_OK)
+            continue;
+        const pl_impact_match *mk = &sw->match[k];
+        pl_limit_distance_impacts_over(&sw->dist[k], mk, sw->impact_common);
+        for (size_t l = 0; l < mk->nlimit && s == PL_OK; l++) {
+            const pl_impact_pair *pr = &mk->pair[l];
+            if (pr->kind != PL_MATCH_PAIRED)
+                continue;
+            const pl_event *le = &sw->limit_analysis.impact[l].event, *re = &sw->analysis[k].impact[pr->partner].event;
+            double row[11] = {sw->param[k], (double)(le->constraint + 1), (double)(l + 1), (double)(pr->partner + 1),
+                              le->t, re->t, pr->time_error, pr->velocity_error, pr->centre, pr->window,
+                              (double)sw->impact_common[l]};
+            s = pl_table_append(&sw->impact_errors, row, err);
+        }
+    }
+    return s;
 }
 
 void pl_sweep_order(const pl_solver_type *solver, double *values, size_t n)
@@ -412,15 +448,9 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
 
     for (size_t k = 0; k < n; k++)
         sw->s_dist_q[k] = sw->s_dist_v[k] = NAN;
-    pool p = {.model = model, .opts = opts, .sw = sw, .refined = refined, .finished = calloc(n, sizeof(int)),
-              .impact_errors = calloc(n, sizeof(pl_table))};
-    if (!p.finished || !p.impact_errors) {
-        free(p.finished);
-        free(p.impact_errors);
+    pool p = {.model = model, .opts = opts, .sw = sw, .refined = refined, .finished = calloc(n, sizeof(int))};
+    if (!p.finished)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a sweep of %zu runs", n);
-    }
-    for (size_t k = 0; k < n; k++)
-        pl_table_init(&p.impact_errors[k], sw->impact_errors.ncol);
     pthread_mutex_init(&p.lock, NULL);
     size_t jobs = opts->jobs < 1 ? 1 : (size_t)opts->jobs;
     if (jobs > n)
@@ -440,16 +470,10 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
     for (size_t k = 0; k < n; k++)
         if (solver->family == PL_FAMILY_SCHEME && sw->runs[k].step_size > 0.0)
             sw->x[k] = 1.0 / sw->runs[k].step_size;
-    /* The impact errors in the order of the runs, whatever order they finished in. */
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < n; k++)
         sw->failures += sw->runs[k].status != PL_OK;
-        for (size_t r = 0; s == PL_OK && r < p.impact_errors[k].nrows; r++)
-            s = pl_table_append(&sw->impact_errors, pl_table_row(&p.impact_errors[k], r), err);
-        pl_table_free(&p.impact_errors[k]);
-    }
-    free(p.impact_errors);
     free(p.finished);
-    if (s != PL_OK)
+    if (sw->has_limit && (s = match_across_runs(sw, err)) != PL_OK)
         return s;
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         pl_sweep_quantity *Q = &sw->q[q];
@@ -514,6 +538,10 @@ void pl_sweep_free(pl_sweep *sw)
     free(sw->s_dist_q);
     free(sw->s_dist_v);
     free(sw->dist);
+    for (size_t k = 0; sw->match && k < sw->n; k++)
+        pl_impact_match_free(&sw->match[k]);
+    free(sw->match);
+    free(sw->impact_common);
     pl_table_free(&sw->impact_errors);
     pl_solution_free(&sw->limit);
     pl_analysis_free(&sw->limit_analysis);

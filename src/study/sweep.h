@@ -86,7 +86,17 @@ typedef struct pl_sweep {
     pl_trajectory limit_traj;
     double zeno_window[2]; /* excluded from limit_sup_q_outside */
     pl_limit_distance *dist;
-    pl_table impact_errors; /* param, constraint, index, t_limit, t_run, time error, velocity error */
+    /* The impacts of each run matched with the limit's (study/impact_match.h; empty for a failed
+     * run), and the set common to the sweep: the limit impacts paired in every run that pairs any,
+     * over which every run's impact errors are taken, so that a rate compares the same impacts at
+     * every value. */
+    pl_impact_match *match;
+    unsigned char *impact_common; /* per limit impact */
+    size_t impact_common_size;
+    /* Every pair: param, constraint, limit impact, run impact (1-based in the two analyses), t_limit,
+     * t_run, time error, velocity error, the centre and half-width of the window it was found in,
+     * common (1 if in the common set). */
+    pl_table impact_errors;
 } pl_sweep;
 
 /* Parse "A:B:N" (N values geometrically spaced from A to B) or "a,b,c" for the option `what`
