@@ -18,6 +18,7 @@ typedef struct {
     pl_cvode cv;
     double *J;       /* row-major Jacobian from the solver */
     pl_stats banked; /* counters of internal re-initializations since the last restart */
+    double max_step; /* the bound given to CVODE (CVodeSetMaxStep; 0: none) */
 } cvode_stepper;
 
 static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
@@ -86,10 +87,21 @@ static pl_status limit_order(pl_stepper *s, pl_error *err)
     return PL_OK;
 }
 
+/* The bound on the step the solver set (base.max_step), given to CVODE when it changes. */
+static pl_status limit_step(pl_stepper *s, pl_error *err)
+{
+    cvode_stepper *c = s->impl;
+    double h = s->max_step > 0.0 ? s->max_step : 0.0;
+    if (h != c->max_step)
+        CHECK(CVodeSetMaxStep(c->cv.mem, h), "CVodeSetMaxStep");
+    c->max_step = h;
+    return PL_OK;
+}
+
 static int step(pl_stepper *s, double t_stop, pl_error *err)
 {
     cvode_stepper *c = s->impl;
-    if (c->spec.max_order && limit_order(s, err) != PL_OK)
+    if ((c->spec.max_order && limit_order(s, err) != PL_OK) || limit_step(s, err) != PL_OK)
         return -1;
     int flag = CVode(c->cv.mem, t_stop, c->cv.y, &s->t, CV_ONE_STEP);
     if (flag < 0) {
