@@ -18,7 +18,6 @@ typedef struct {
     pl_cvode cv;
     double *J;       /* row-major Jacobian from the solver */
     pl_stats banked; /* counters of internal re-initializations since the last restart */
-    double max_step; /* the bound given to CVODE (CVodeSetMaxStep; 0: none) */
 } cvode_stepper;
 
 static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
@@ -87,14 +86,14 @@ static pl_status limit_order(pl_stepper *s, pl_error *err)
     return PL_OK;
 }
 
-/* The bound on the step the solver set (base.max_step), given to CVODE when it changes. */
+/* The bound on the step the solver set (base.max_step), as CVODE's stop time: the step ends there at
+ * the latest (CVodeSetMaxStep would bound only the step after it, its size being chosen already).
+ * CVODE drops a stop time once it has returned there: set before every step. */
 static pl_status limit_step(pl_stepper *s, pl_error *err)
 {
     cvode_stepper *c = s->impl;
-    double h = s->max_step > 0.0 ? s->max_step : 0.0;
-    if (h != c->max_step)
-        CHECK(CVodeSetMaxStep(c->cv.mem, h), "CVodeSetMaxStep");
-    c->max_step = h;
+    double stop = s->max_step > 0.0 ? fmin(c->spec.t_end, s->t + s->max_step) : c->spec.t_end;
+    CHECK(CVodeSetStopTime(c->cv.mem, stop), "CVodeSetStopTime");
     return PL_OK;
 }
 

@@ -1362,14 +1362,17 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
 }
 
 /* The loop's `missed` hook: a crossing missed in the last step (scan_missed_crossings), or the
- * handover of a lift-off to the Runge-Kutta pair (lift_off_handover), whichever comes first. */
+ * handover of a lift-off to the Runge-Kutta pair (lift_off_handover), whichever comes first (the
+ * handover at a tie: BDF's exit, located on its dense output from a gap within round-off of 0, came
+ * 6e-5 s before the limit's lift-off on the disk at mu = 1e10, and the pair finds the crossing
+ * again). */
 static int missed(void *user, double t, const double *y, int at_root, double *t_cross, pl_error *err)
 {
     run *r = user;
     int found = scan_missed_crossings(user, t, y, at_root, t_cross, err);
     double t_hand = NAN;
     r->handover = r->ctx.m;
-    if (found >= 0 && lift_off_handover(r, t, y, at_root, &t_hand) && (!found || t_hand < *t_cross)) {
+    if (found >= 0 && lift_off_handover(r, t, y, at_root, &t_hand) && (!found || t_hand <= *t_cross)) {
         *t_cross = t_hand;
         return 1;
     }
