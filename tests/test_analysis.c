@@ -42,14 +42,14 @@ static void test_fits(void)
     /* Closed form known: errors against it. */
     for (int k = 0; k < 8; k++)
         val[k] = 0.9 - 2.0 * pow(mu[k], -0.5);
-    pl_convergence cv = pl_convergence_of(mu, val, 8, 0.9, 0.0, e2);
+    pl_convergence cv = pl_convergence_of(mu, val, 8, 0.9, 0.0, NULL, e2);
     CHECK(cv.reference == PL_REF_EXACT && cv.limit == 0.9, "exact reference");
     CHECK_NEAR(cv.rate, 0.5, 1e-10, "rate against the exact value");
     CHECK_NEAR(e2[0], -0.2, 1e-15, "signed error");
     /* Unknown limit: extrapolated from the differences. */
     for (int k = 0; k < 8; k++)
         val[k] = 4.0 + 3.0 * pow(mu[k], -0.7);
-    cv = pl_convergence_of(mu, val, 8, NAN, 0.0, e2);
+    cv = pl_convergence_of(mu, val, 8, NAN, 0.0, NULL, e2);
     CHECK(cv.reference == PL_REF_EXTRAPOLATED, "extrapolated reference");
     CHECK_NEAR(cv.limit, 4.0, 1e-12, "extrapolated limit of 4 + 3 mu^-0.7");
     CHECK(cv.limit_error < 1e-10, "its error estimate (%g)", cv.limit_error);
@@ -58,22 +58,22 @@ static void test_fits(void)
     double mu3[] = {1e4, 1e5, 1e8}, val3[3], e3[3];
     for (int k = 0; k < 3; k++)
         val3[k] = 4.0 + 3.0 * pow(mu3[k], -0.7);
-    cv = pl_convergence_of(mu3, val3, 3, NAN, 0.0, e3);
+    cv = pl_convergence_of(mu3, val3, 3, NAN, 0.0, NULL, e3);
     CHECK_NEAR(cv.limit, 4.0, 1e-12, "extrapolated limit with uneven spacing");
     /* Not converging (alternating): no limit. */
     for (int k = 0; k < 8; k++)
         val[k] = (k % 2) ? 1.0 : 2.0;
-    cv = pl_convergence_of(mu, val, 8, NAN, 0.0, e2);
+    cv = pl_convergence_of(mu, val, 8, NAN, 0.0, NULL, e2);
     CHECK(cv.reference == PL_REF_NONE && isnan(cv.limit), "no limit for an alternating sequence");
     /* Noise floor: errors below it are not fitted; all below means "at the floor". */
     for (int k = 0; k < 8; k++)
         val[k] = 1.0 + (k < 4 ? pow(mu[k], -1.0) : 1e-15);
-    cv = pl_convergence_of(mu, val, 8, 1.0, 1e-12, e2);
+    cv = pl_convergence_of(mu, val, 8, 1.0, 1e-12, NULL, e2);
     CHECK(cv.points == 4 && !cv.at_floor, "4 points above the floor (%zu)", cv.points);
     CHECK_NEAR(cv.rate, 1.0, 1e-6, "rate from the points above the floor");
     for (int k = 0; k < 8; k++)
         val[k] = 1.0 + 1e-14;
-    cv = pl_convergence_of(mu, val, 8, 1.0, 1e-12, e2);
+    cv = pl_convergence_of(mu, val, 8, 1.0, 1e-12, NULL, e2);
     CHECK(cv.at_floor && cv.points == 0, "everything at the floor");
 }
 

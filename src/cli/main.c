@@ -702,13 +702,18 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         const pl_sweep_quantity *Q = &sw->q[q];
         if (Q->conv.at_floor) {
-            printf("  %-26s equals its limit %.10g to integration accuracy at every %s\n", Q->name, Q->conv.limit, p);
+            printf("  %-26s equals its limit %.10g at every %s to within its noise floor (integration accuracy, or "
+                   "the resolution of a time)\n", Q->name, Q->conv.limit, p);
             continue;
         }
         if (Q->conv.points == 0)
             continue;
         if (Q->conv.points < PL_FIT_MIN_POINTS) {
-            printf("  %-26s rate n/a: %zu errors, a fit needs %d\n", Q->name, Q->conv.points, PL_FIT_MIN_POINTS);
+            if (Q->conv.floored > 0)
+                printf("  %-26s rate n/a: at the noise floor (%zu errors within it; %zu above, a fit needs %d)\n",
+                       Q->name, Q->conv.floored, Q->conv.points, PL_FIT_MIN_POINTS);
+            else
+                printf("  %-26s rate n/a: %zu errors, a fit needs %d\n", Q->name, Q->conv.points, PL_FIT_MIN_POINTS);
             continue;
         }
         if (!Q->conv.converges) {
@@ -730,11 +735,14 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
             printf("%30s", "");
         printf("   limit %.10g", Q->conv.limit);
         if (Q->conv.reference == PL_REF_EXTRAPOLATED && isfinite(Q->conv.limit_error))
-            printf(" +- %.2g (extrapolated)\n", Q->conv.limit_error);
+            printf(" +- %.2g (extrapolated)", Q->conv.limit_error);
         else if (Q->conv.reference == PL_REF_EXTRAPOLATED)
-            printf(" (extrapolated)\n");
+            printf(" (extrapolated)");
         else
-            printf(" (%s)\n", pl_reference_name(Q->conv.reference));
+            printf(" (%s)", pl_reference_name(Q->conv.reference));
+        if (Q->conv.floored > 0)
+            printf("; %zu at the noise floor, left out", Q->conv.floored);
+        printf("\n");
     }
     int any_capture_impacts = 0;
     for (size_t k = 0; k < sw->n; k++)

@@ -49,8 +49,8 @@ typedef struct {
     size_t row_in, row_out;     /* trajectory rows at entry and at exit (or the last row) */
     size_t steps;               /* scheme steps with a non-zero impulse (schemes only) */
     /* How far round-off in G_i and in the state moves t_in and t_out (pl_time_resolution): a
-     * difference of times below it is noise.  0 for a contact that starts at t = 0; NAN where
-     * unknown (a scheme's episodes, whose times are its steps). */
+     * difference of times below it is noise.  0 for a contact that starts at t = 0; t's own ulp for
+     * a scheme's episodes (their times are its steps); NAN while unknown. */
     double t_in_resolution, t_out_resolution;
 } pl_episode;
 

@@ -348,6 +348,7 @@ static int episode_impact(const pl_solution *sol, const pl_episode *ep, pl_impac
     r->event.gamma_after = ep->gamma_out;
     r->event.gdot_before = ep->gdot_in;
     r->event.gdot_after = ep->gdot_out;
+    r->event.t_resolution = ep->t_in_resolution;
     r->event.impulse[ep->constraint] = ep->impulse;
     r->event.participants[ep->constraint] = 1;
     r->t_out = ep->t_out;
@@ -417,9 +418,11 @@ static double penalized_restitution_first(const pl_model *model, const pl_soluti
 }
 
 /* The limit solution's capture: its (first) accumulation point, else the start of a sustained
- * contact that nothing but Zeno points follows. */
-static double limit_capture(const pl_solution *sol)
+ * contact that nothing but Zeno points follows; its resolution into *resolution (NAN for an
+ * accumulation point, an extrapolation). */
+static double limit_capture(const pl_solution *sol, double *resolution)
 {
+    *resolution = NAN;
     if (sol->zeno.found)
         return sol->zeno.t_accumulation;
     const pl_event *last_slide = NULL;
@@ -430,6 +433,8 @@ static double limit_capture(const pl_solution *sol)
         else if (e->kind != PL_EVENT_ZENO)
             last_slide = NULL; /* something happened after it */
     }
+    if (last_slide)
+        *resolution = last_slide->t_resolution;
     return last_slide ? last_slide->t : NAN;
 }
 
@@ -441,6 +446,7 @@ static void init_analysis(pl_analysis *a)
     a->restitution_first_constraint = SIZE_MAX;
     a->lift_off_first = a->lift_off_predicted_first = a->sliding_force_error = a->sliding_force_scale = NAN;
     a->capture_time = a->contraction_ratio = a->contraction_ratio_se = a->accumulation_time = NAN;
+    a->first_impact_time_resolution = a->capture_time_resolution = a->lift_off_first_resolution = NAN;
 }
 
 pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis *a, pl_error *err)
@@ -504,6 +510,7 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
     if (a->impacts > 0) {
         const pl_event *first = &a->impact[0].event;
         a->first_impact_time = first->t;
+        a->first_impact_time_resolution = first->t_resolution;
         a->restitution_first_constraint = first->constraint;
         a->restitution_first = family == PL_FAMILY_PENALTY ? penalized_restitution_first(model, sol, a)
                                : first->gdot_before != 0.0 ? -first->gdot_after / first->gdot_before
@@ -512,17 +519,20 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
 
     /* Capture: the final contact, sustained to the end of the run. */
     if (family == PL_FAMILY_LIMIT || family == PL_FAMILY_EXTERNAL) { /* both have events, no episodes */
-        a->capture_time = limit_capture(sol);
+        a->capture_time = limit_capture(sol, &a->capture_time_resolution);
     } else if (ne > 0 && a->info[ne - 1].kind == PL_SUSTAINED && isnan(sol->episodes[ne - 1].t_out)) {
         const pl_episode *final = &sol->episodes[ne - 1];
         a->capture_time = final->t_in;
+        a->capture_time_resolution = final->t_in_resolution;
         /* A scheme's landing that begins the final contact is timed where the trajectory reaches
          * the constraint, which may precede the first step with an impulse: it is the capture. */
         for (size_t k = 0; family == PL_FAMILY_SCHEME && k < sol->nevents; k++) {
             const pl_event *e = &sol->events[k];
             if (e->kind == PL_EVENT_IMPACT && e->participants[final->constraint] &&
-                fabs(e->t - final->t_in) <= 2.0 * sol->step_size)
-                a->capture_time = fmin(a->capture_time, e->t);
+                fabs(e->t - final->t_in) <= 2.0 * sol->step_size && e->t < a->capture_time) {
+                a->capture_time = e->t;
+                a->capture_time_resolution = e->t_resolution;
+            }
         }
     }
     if (!isnan(a->capture_time))
@@ -561,13 +571,16 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
         }
         if (isnan(a->lift_off_first) && !isnan(sol->episodes[k].t_out)) {
             a->lift_off_first = sol->episodes[k].t_out;
+            a->lift_off_first_resolution = sol->episodes[k].t_out_resolution;
             a->lift_off_predicted_first = info->lift_off_predicted;
         }
     }
     if (family == PL_FAMILY_LIMIT || family == PL_FAMILY_EXTERNAL)
         for (size_t k = 0; k < sol->nevents && isnan(a->lift_off_first); k++)
-            if (sol->events[k].kind == PL_EVENT_LIFT_OFF)
+            if (sol->events[k].kind == PL_EVENT_LIFT_OFF) {
                 a->lift_off_first = sol->events[k].t;
+                a->lift_off_first_resolution = sol->events[k].t_resolution;
+            }
     zeno_sequence(model, sol, a);
     return PL_OK;
 }

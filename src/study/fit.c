@@ -84,8 +84,13 @@ static double extrapolate(const double *mu, const double *values, size_t count)
     return values[c] - d2 / (1.0 - mb);
 }
 
+int pl_above_floor(double err, double floor, double resolution)
+{
+    return fabs(err) > floor && !(fabs(err) <= resolution);
+}
+
 pl_convergence pl_convergence_of(const double *mu, const double *values, size_t n, double exact, double floor,
-                                 double *err)
+                                 const double *resolution, double *err)
 {
     pl_convergence cv = {.rate = NAN, .rate_se = NAN, .rate_upper = NAN, .rate_upper_se = NAN, .limit = NAN,
                          .limit_error = NAN};
@@ -107,11 +112,13 @@ pl_convergence pl_convergence_of(const double *mu, const double *values, size_t 
     size_t finite = 0, above = 0;
     for (size_t j = 0; j < n; j++) {
         err[j] = isfinite(cv.limit) ? values[j] - cv.limit : NAN;
+        int fit = isfinite(err[j]) && pl_above_floor(err[j], floor, resolution ? resolution[j] : NAN);
         finite += isfinite(err[j]);
-        above += isfinite(err[j]) && fabs(err[j]) > floor;
-        fitted[j] = fabs(err[j]) > floor ? err[j] : NAN;
+        above += fit;
+        fitted[j] = fit ? err[j] : NAN;
     }
     cv.at_floor = finite > 0 && above == 0;
+    cv.floored = finite - above;
     cv.floor = floor;
     cv.points = pl_fit_rate(mu, fitted, n, &cv.rate, &cv.rate_se);
     /* Converging: a rate positive beyond twice its standard error, or errors that fall by 10 from

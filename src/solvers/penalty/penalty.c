@@ -703,9 +703,9 @@ static double decay_rate(double omega, double xi)
  * contact that is not overdamped goes to the Runge-Kutta pair, which resolves the contact
  * oscillation and holds G_i and Gdot_i to their tolerances (error_weights outside the settled
  * phase), from a lead (lift_lead) before the force turns, so that BDF's error decays first:
- *   - BDF's steps are bounded (lift_off_approach) to end a lead before the turn predicted on the
- *     secant of mu G_i + d_i Gdot_i through the last two step ends, and a step that ends within
- *     the lead of it hands over there;
+ *   - BDF's steps are bounded (lift_off_approach) to end 1.5 leads before the turn predicted on
+ *     the secant of mu G_i + d_i Gdot_i through the last two step ends, and a step that ends
+ *     within 2 leads of it hands over there;
  *   - a BDF step in which the force turns (or G_i reaches 0) unforeseen hands over from the lead
  *     before the turn, or from the step's start if that is later.
  * The contact ends where G_i reaches 0 (exit_level).  The pair keeps the lift-off until then, or
@@ -785,7 +785,7 @@ static int lift_off_handover(run *r, double t, const double *y, int at_root, dou
                     turn = ta;
             }
             th = fmax(ta, turn - lead);
-        } else if (!at_root && (turn = predicted_turn(r, i)) - lead <= t) {
+        } else if (!at_root && (turn = predicted_turn(r, i)) - 2.0 * lead <= t) {
             th = t;
         }
         if (isnan(th) || (found && th >= *t_hand))
@@ -798,15 +798,18 @@ static int lift_off_handover(run *r, double t, const double *y, int at_root, dou
     return found;
 }
 
-/* The longest BDF step from t: to LIFT_LEAD before the predicted turn of a pressing force (see
- * above), so that a step ends there and hands the lift-off over with its lead; 0 if none is near. */
+/* The longest BDF step from t: to 1.5 leads before the predicted turn of a pressing force (see
+ * above), so that a step ends there and hands the lift-off over with its lead; 0 if none is near.
+ * (A step that ends within 2 leads hands over: aimed at one lead, BDF crept on in steps of 1e-7 s
+ * towards a turn that the secant predicted ever later, a table near its critical amplitude, and
+ * moved G by 1.5e-13.) */
 static double lift_off_approach(run *r, double t)
 {
     run_ctx *c = &r->ctx;
     double h = INFINITY;
     for (size_t i = 0; i < c->m; i++)
         if (c->field.active[i] && !c->lifting[i] && c->model->law[i].xi <= LIFT_XI_MAX) {
-            double d = predicted_turn(r, i) - lift_lead(c, i) - t;
+            double d = predicted_turn(r, i) - 1.5 * lift_lead(c, i) - t;
             if (d > 0.0)
                 h = fmin(h, d);
         }
@@ -945,7 +948,21 @@ static int resolvable_entry(run_ctx *c, size_t i, double t, const double *y, dou
     return gdot * gdot / (2.0 * D) > gap_noise(c, i, t, Q(y));
 }
 
-/* The stiff phase once every active contact has settled; the Runge-Kutta pair otherwise. */
+/* An exit root of active constraint i at level 0 (a lift-off on the pair: exit_level), G_i rising at
+ * rate gdot: the motion without its force must carry G_i beyond its round-off (gdot^2 / (2 |Gddot|)
+ * if it turns back, Gddot < 0), as for an entry.  Near a tangential lift-off (a table whose
+ * acceleration just exceeds g) G_i crossed 0 at round-off level before the limit's lift-off, and
+ * the contact ended and began again. */
+static int resolvable_exit(run_ctx *c, size_t i, double t, const double *y, double gdot)
+{
+    if (c->lifting[i] != 1)
+        return 1;
+    c->field.active[i] = 0;
+    double D = gap_accel(c, i, t, y);
+    c->field.active[i] = 1;
+    return !(D < 0.0) || gdot * gdot / (2.0 * -D) > gap_noise(c, i, t, Q(y));
+}
+
 /* The stiff phase once every active contact has settled; the Runge-Kutta pair otherwise.  BDF pays
  * off only where its order can rise above 2: a lightly damped contact (xi below cos 86 deg) whose
  * order-2 steps stay below the order-3 stability threshold (h omega < 1.2 x 1.9) for BDF_HELD steps
@@ -1456,11 +1473,15 @@ static pl_status switch_at(void *user, double *t, double *y, const int *found, i
     if (found) {
         double *g = r->g_switch, *gdot = r->gdot_switch;
         contact_state(c, *t, y, g, gdot, NULL);
-        for (size_t i = 0; i < c->m; i++)
-            if (((found[i] < 0 && gdot[i] < 0.0) || (found[i] > 0 && gdot[i] > 0.0)) &&
-                c->field.active[i] != (found[i] < 0) &&
-                (found[i] > 0 || resolvable_entry(c, i, *t, y, gdot[i])))
+        for (size_t i = 0; i < c->m; i++) {
+            if (!((found[i] < 0 && gdot[i] < 0.0) || (found[i] > 0 && gdot[i] > 0.0)) ||
+                c->field.active[i] == (found[i] < 0))
+                continue;
+            if (found[i] < 0 ? resolvable_entry(c, i, *t, y, gdot[i]) : resolvable_exit(c, i, *t, y, gdot[i]))
                 direction[i] = found[i];
+            else if (found[i] > 0)
+                c->lifting[i] = 2; /* the exit at round-off: the hysteresis again (exit_level) */
+        }
         for (size_t i = 0; i < c->m; i++)
             if (found[c->m + i]) {
                 c->force_side[i] = -c->force_side[i];
