@@ -75,6 +75,30 @@ static void test_fits(void)
         val[k] = 1.0 + 1e-14;
     cv = pl_convergence_of(mu, val, 8, 1.0, 1e-12, NULL, e2);
     CHECK(cv.at_floor && cv.points == 0, "everything at the floor");
+    /* Each value's own resolution (a time's: how far round-off moves it): an error within it is at
+     * the noise floor too, whatever the integration noise; with fewer than 4 left, no rate. */
+    double res[8];
+    for (int k = 0; k < 8; k++) {
+        val[k] = 1.0 + 3.0 * pow(mu[k], -0.5);
+        res[k] = 4e-7 * pow(mu[k], 0.5); /* grows like 1/(N'/omega^2): a lift-off's */
+    }
+    cv = pl_convergence_of(mu, val, 8, 1.0, 0.0, res, e2);
+    size_t within = 0;
+    for (int k = 0; k < 8; k++)
+        within += fabs(e2[k]) <= res[k];
+    CHECK(within == 3 && cv.floored == 3 && cv.points == 5 && !cv.at_floor,
+          "3 errors within their resolution left out (%zu, %zu)", cv.floored, cv.points);
+    CHECK_NEAR(cv.rate, 0.5, 1e-10, "the rate of the others");
+    res[4] = 1.0;
+    cv = pl_convergence_of(mu, val, 8, 1.0, 0.0, res, e2);
+    CHECK(cv.floored == 4 && cv.points == 4 && fabs(cv.rate - 0.5) < 1e-10, "4 left: the rate");
+    res[3] = 1.0;
+    cv = pl_convergence_of(mu, val, 8, 1.0, 0.0, res, e2);
+    CHECK(cv.floored == 5 && cv.points == 3 && isnan(cv.rate) && cv.converges < 0 && !cv.at_floor,
+          "3 left: rate n/a, nothing said of convergence");
+    CHECK(pl_above_floor(2e-3, 1e-3, NAN) && !pl_above_floor(2e-3, 1e-3, 2e-3) && pl_above_floor(-2e-3, 0.0, 1e-3) &&
+              !pl_above_floor(0.0, 0.0, NAN) && !pl_above_floor(1e-3, 1e-3, 0.0),
+          "pl_above_floor: above both the integration noise and the resolution");
 }
 
 static void test_flights(void)

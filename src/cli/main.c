@@ -710,8 +710,8 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
             continue;
         if (Q->conv.points < PL_FIT_MIN_POINTS) {
             if (Q->conv.floored > 0)
-                printf("  %-26s rate n/a: at the noise floor (%zu errors within it; %zu above, a fit needs %d)\n",
-                       Q->name, Q->conv.floored, Q->conv.points, PL_FIT_MIN_POINTS);
+                printf("  %-26s rate n/a: at the noise floor (%zu of the errors rest above it, a fit needs %d)\n",
+                       Q->name, Q->conv.points, PL_FIT_MIN_POINTS);
             else
                 printf("  %-26s rate n/a: %zu errors, a fit needs %d\n", Q->name, Q->conv.points, PL_FIT_MIN_POINTS);
             continue;
