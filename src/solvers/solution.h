@@ -128,9 +128,10 @@ void pl_solution_free(pl_solution *sol);
  *
  *     PL_RESOLUTION_ULPS eps terms / |gdot| + eps |t|,
  *
- * the gap's round-off over its rate, plus t's own ulp.  (Measured: the disk's lift-off at mu = 1e10,
- * where G leaves 0 at 4e-10, moves by up to 8 such ulps of G under perturbations of the initial
- * state by an ulp; docs/methods.md, "Resolution of event times".)  INFINITY when gdot = 0. */
+ * the gap's round-off over its rate, plus t's own ulp.  (Measured: the disk's lift-off at mu = 1e8
+ * ... 1e10, where G leaves 0 at 4e-8 ... 4e-10, spreads over up to 14 such ulps of G under changes of
+ * the initial state by a few ulps; docs/methods.md, "Resolution of event times".)  INFINITY when
+ * gdot = 0. */
 #define PL_RESOLUTION_ULPS 16.0
 double pl_time_resolution(double terms, double t, double gdot);
 
