@@ -42,14 +42,14 @@ static void test_fits(void)
     /* Closed form known: errors against it. */
     for (int k = 0; k < 8; k++)
         val[k] = 0.9 - 2.0 * pow(mu[k], -0.5);
-    pl_convergence cv = pl_convergence_of(mu, val, 8, 0.9, 0.0, e2);
+    pl_convergence cv = pl_convergence_of(mu, val, 8, 0.9, 0.0, NULL, e2);
     CHECK(cv.reference == PL_REF_EXACT && cv.limit == 0.9, "exact reference");
     CHECK_NEAR(cv.rate, 0.5, 1e-10, "rate against the exact value");
     CHECK_NEAR(e2[0], -0.2, 1e-15, "signed error");
     /* Unknown limit: extrapolated from the differences. */
     for (int k = 0; k < 8; k++)
         val[k] = 4.0 + 3.0 * pow(mu[k], -0.7);
-    cv = pl_convergence_of(mu, val, 8, NAN, 0.0, e2);
+    cv = pl_convergence_of(mu, val, 8, NAN, 0.0, NULL, e2);
     CHECK(cv.reference == PL_REF_EXTRAPOLATED, "extrapolated reference");
     CHECK_NEAR(cv.limit, 4.0, 1e-12, "extrapolated limit of 4 + 3 mu^-0.7");
     CHECK(cv.limit_error < 1e-10, "its error estimate (%g)", cv.limit_error);
@@ -58,23 +58,47 @@ static void test_fits(void)
     double mu3[] = {1e4, 1e5, 1e8}, val3[3], e3[3];
     for (int k = 0; k < 3; k++)
         val3[k] = 4.0 + 3.0 * pow(mu3[k], -0.7);
-    cv = pl_convergence_of(mu3, val3, 3, NAN, 0.0, e3);
+    cv = pl_convergence_of(mu3, val3, 3, NAN, 0.0, NULL, e3);
     CHECK_NEAR(cv.limit, 4.0, 1e-12, "extrapolated limit with uneven spacing");
     /* Not converging (alternating): no limit. */
     for (int k = 0; k < 8; k++)
         val[k] = (k % 2) ? 1.0 : 2.0;
-    cv = pl_convergence_of(mu, val, 8, NAN, 0.0, e2);
+    cv = pl_convergence_of(mu, val, 8, NAN, 0.0, NULL, e2);
     CHECK(cv.reference == PL_REF_NONE && isnan(cv.limit), "no limit for an alternating sequence");
     /* Noise floor: errors below it are not fitted; all below means "at the floor". */
     for (int k = 0; k < 8; k++)
         val[k] = 1.0 + (k < 4 ? pow(mu[k], -1.0) : 1e-15);
-    cv = pl_convergence_of(mu, val, 8, 1.0, 1e-12, e2);
+    cv = pl_convergence_of(mu, val, 8, 1.0, 1e-12, NULL, e2);
     CHECK(cv.points == 4 && !cv.at_floor, "4 points above the floor (%zu)", cv.points);
     CHECK_NEAR(cv.rate, 1.0, 1e-6, "rate from the points above the floor");
     for (int k = 0; k < 8; k++)
         val[k] = 1.0 + 1e-14;
-    cv = pl_convergence_of(mu, val, 8, 1.0, 1e-12, e2);
+    cv = pl_convergence_of(mu, val, 8, 1.0, 1e-12, NULL, e2);
     CHECK(cv.at_floor && cv.points == 0, "everything at the floor");
+    /* Each value's own resolution (a time's: how far round-off moves it): an error within it is at
+     * the noise floor too, whatever the integration noise; with fewer than 4 left, no rate. */
+    double res[8];
+    for (int k = 0; k < 8; k++) {
+        val[k] = 1.0 + 3.0 * pow(mu[k], -0.5);
+        res[k] = 4e-7 * pow(mu[k], 0.5); /* grows like 1/(N'/omega^2): a lift-off's */
+    }
+    cv = pl_convergence_of(mu, val, 8, 1.0, 0.0, res, e2);
+    size_t within = 0;
+    for (int k = 0; k < 8; k++)
+        within += fabs(e2[k]) <= res[k];
+    CHECK(within == 3 && cv.floored == 3 && cv.points == 5 && !cv.at_floor,
+          "3 errors within their resolution left out (%zu, %zu)", cv.floored, cv.points);
+    CHECK_NEAR(cv.rate, 0.5, 1e-10, "the rate of the others");
+    res[4] = 1.0;
+    cv = pl_convergence_of(mu, val, 8, 1.0, 0.0, res, e2);
+    CHECK(cv.floored == 4 && cv.points == 4 && fabs(cv.rate - 0.5) < 1e-10, "4 left: the rate");
+    res[3] = 1.0;
+    cv = pl_convergence_of(mu, val, 8, 1.0, 0.0, res, e2);
+    CHECK(cv.floored == 5 && cv.points == 3 && isnan(cv.rate) && cv.converges < 0 && !cv.at_floor,
+          "3 left: rate n/a, nothing said of convergence");
+    CHECK(pl_above_floor(2e-3, 1e-3, NAN) && !pl_above_floor(2e-3, 1e-3, 2e-3) && pl_above_floor(-2e-3, 0.0, 1e-3) &&
+              !pl_above_floor(0.0, 0.0, NAN) && !pl_above_floor(1e-3, 1e-3, 0.0),
+          "pl_above_floor: above both the integration noise and the resolution");
 }
 
 static void test_flights(void)

@@ -551,6 +551,30 @@ static void test_schemes(void)
         CHECK(json_is_real(json_object_get(c, "rate")), "a fitted rate in h");
         json_decref(j);
     }
+    /* A lift-off whose delay is within its resolution (the disk at mu = 1e10: 1.2e-5 s against 1.4e-5)
+     * is at the noise floor, and with 3 values left the rate is n/a and says why. */
+    CHECK(run("sweep disk --set R=1.6 --set g=3.9 --set v0=1.15 --set k=2.7 --t-end 1.5 --mu 1e7:1e10:4 --no-limit "
+              "--no-plots --out swd") == 0,
+          "disk sweep");
+    char *out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "lift_off_first             rate n/a: at the noise floor: 3 values above it (1 at or below it"),
+          "the table says why the rate is n/a");
+    free(out);
+    j = load_json("swd/sweep.json");
+    if (j) {
+        json_t *c = json_object_get(json_object_get(j, "convergence"), "lift_off_first");
+        json_t *res = json_object_get(c, "resolution"), *e = json_object_get(c, "errors");
+        CHECK(json_is_null(json_object_get(c, "rate")) && json_integer_value(json_object_get(c, "at_noise_floor_count")) == 1 &&
+                  strncmp(json_string_value(json_object_get(c, "rate_note")), "at the noise floor: ", 20) == 0 &&
+                  json_array_size(res) == 4 &&
+                  fabs(json_real_value(json_array_get(e, 3))) <= json_real_value(json_array_get(res, 3)) &&
+                  fabs(json_real_value(json_array_get(e, 2))) > 10.0 * json_real_value(json_array_get(res, 2)),
+              "sweep.json: the resolution per mu, the count at the floor and the note");
+        json_decref(j);
+    }
+    char *eps = slurp("swd/episodes.csv");
+    CHECK(eps && strstr(eps, "lift_off_predicted,t_in_resolution,t_out_resolution\n"), "episodes.csv: the resolutions");
+    free(eps);
 }
 
 /* What a busy machine may add to a time budget: the budget is checked once per step (or row of the

@@ -17,6 +17,7 @@
  * N' = -3 g v sin(phi)/R and N'' = -(3 g/R) (v^2 cos(phi)/R + g sin^2 phi). */
 #include <float.h>
 #include <gsl/gsl_integration.h>
+#include <gsl/gsl_odeiv2.h>
 #include <string.h>
 
 #include "cases/cases.h"
@@ -289,6 +290,119 @@ static void test_penalty(void)
     }
 }
 
+/* The penalized disk integrated independently of penlim, in polar coordinates (r, phi) with
+ * P = k mu (r - R) as a state, so that G = r - R carries no cancellation (|q| - R loses all but a few
+ * digits of a penetration of 1e-14 next to R = 1.6):
+ *   r'' = r phi'^2 - g cos phi + F,  r phi'' + 2 r' phi' = g sin phi,
+ *   F = -k mu (r - R) - 2 xi sqrt(k mu) r'  while r <= R (xi = 1),
+ * by GSL's rk8pd at 1e-12 on (P, P', phi, phi'); the lift-off is where P rises through 0, by bisection
+ * on single steps from the start of the step that crossed it. */
+typedef struct {
+    params p;
+    double w2, w;
+} polar_disk;
+
+static int polar_rhs(double t, const double y[], double d[], void *user)
+{
+    (void)t;
+    const polar_disk *pd = user;
+    double r = pd->p.R + y[0] / pd->w2, phi = y[2], w = y[3];
+    d[0] = y[1];
+    d[1] = pd->w2 * (r * w * w - pd->p.g * cos(phi)) + (y[0] <= 0.0 ? -pd->w2 * y[0] - 2.0 * pd->w * y[1] : 0.0);
+    d[2] = w;
+    d[3] = (pd->p.g * sin(phi) - 2.0 * (y[1] / pd->w2) * w) / r;
+    return GSL_SUCCESS;
+}
+
+static double polar_lift_off(const params *p, double mu)
+{
+    polar_disk pd = {*p, p->k * mu, sqrt(p->k * mu)};
+    gsl_odeiv2_system sys = {polar_rhs, NULL, 4, &pd};
+    gsl_odeiv2_step *step = gsl_odeiv2_step_alloc(gsl_odeiv2_step_rk8pd, 4);
+    const double scale[4] = {1.0, pd.w, 1.0, 1.0};
+    gsl_odeiv2_control *control = gsl_odeiv2_control_scaled_new(1e-12, 1e-12, 1.0, 0.0, scale, 4);
+    gsl_odeiv2_evolve *evolve = gsl_odeiv2_evolve_alloc(4);
+    double y[4] = {0.0, 0.0, 0.0, p->v0 / p->R}, t = 0.0, h = 1e-3 / pd.w, t_lift = NAN;
+    int pressed = 0;
+    while (t < 10.0 && isnan(t_lift)) {
+        double t0 = t, y0[4] = {y[0], y[1], y[2], y[3]};
+        if (gsl_odeiv2_evolve_apply(evolve, control, step, &sys, &t, 10.0, &h, y) != GSL_SUCCESS)
+            break;
+        pressed |= y[0] < 0.0;
+        if (!pressed || y[0] <= 0.0)
+            continue;
+        double lo = t0, hi = t;
+        for (int k = 0; k < 100 && hi - lo > 1e-15; k++) {
+            double mid = 0.5 * (lo + hi), ym[4] = {y0[0], y0[1], y0[2], y0[3]}, e[4];
+            gsl_odeiv2_step_reset(step);
+            gsl_odeiv2_step_apply(step, t0, mid - t0, ym, e, NULL, NULL, &sys);
+            *(ym[0] <= 0.0 ? &lo : &hi) = mid;
+        }
+        t_lift = hi;
+    }
+    gsl_odeiv2_evolve_free(evolve);
+    gsl_odeiv2_control_free(control);
+    gsl_odeiv2_step_free(step);
+    return t_lift;
+}
+
+/* The penalty's lift-off at large mu, where it is timed by a penetration of a few ulps of R (4.5e-12
+ * at 1e8, 5e-15 at 1e10 for these parameters): its delay behind t_off against the polar integration
+ * (2 xi/omega up to 1.2e-3 of it), to 2e-3 of itself or within its resolution, which is ~16 ulps of
+ * R over the slope N'/omega^2 of G.  (BDF once timed it 15% late at 1e8 and 264% at 1e10.)  In the
+ * sweep the errors within their resolution (1e10 here) are at the noise floor, left out of the fit,
+ * and the rate of the others is 1/2. */
+static const params LARGE_MU = {1.6, 3.9, 1.15, 2.7};
+
+static void test_lift_off_large_mu(void)
+{
+    const params *p = &LARGE_MU;
+    pl_model m = {0};
+    pl_error err;
+    if (!init(&m, p))
+        return;
+    double t_off = t_off_quadrature(p), mu[5] = {1e6, 1e7, 1e8, 1e9, 1e10}, resolution[5];
+    double n1 = 3.0 * p->g * sqrt(p->g * p->R * cos_off(p)) * sin(acos(cos_off(p))) / p->R;
+    for (int k = 0; k < 5; k++) {
+        double omega = sqrt(p->k * mu[k]), reference = polar_lift_off(p, mu[k]) - t_off;
+        NEAR(reference, 2.0 / omega, 1.2e-3 * 2.0 / omega, "mu = %g: the polar integration's delay, 2 xi/omega", mu[k]);
+        pl_solution r;
+        resolution[k] = NAN;
+        CHECK(solve_penalty(&m, mu[k], 1e-8, 1.5, 0, &r, &err) == PL_OK, "mu = %g: %s", mu[k], err.message);
+        if (r.nepisodes == 1 && !isnan(r.episodes[0].t_out)) {
+            double delay = r.episodes[0].t_out - t_off;
+            resolution[k] = r.episodes[0].t_out_resolution;
+            NEAR(delay, reference, fmax(2e-3 * reference, resolution[k]),
+                 "mu = %g: the delay (resolution %.3g)", mu[k], resolution[k]);
+            NEAR(resolution[k], PL_RESOLUTION_ULPS * DBL_EPSILON * p->R * omega * omega / n1 + DBL_EPSILON * t_off,
+                 0.1 * resolution[k], "mu = %g: the resolution, 16 ulps of R over N'/omega^2", mu[k]);
+        } else {
+            CHECK(0, "mu = %g: one contact, which ends", mu[k]);
+        }
+        pl_solution_free(&r);
+    }
+    CHECK(resolution[4] > 2.0 / sqrt(p->k * mu[4]) && resolution[3] < 0.1 * 2.0 / sqrt(p->k * mu[3]),
+          "the delay is below its resolution at 1e10 (%.3g), above at 1e9 (%.3g)", resolution[4], resolution[3]);
+
+    pl_sweep sw;
+    pl_sweep_opts o = {.solver = &pl_solver_penalty, .jobs = 2, .with_limit = 0};
+    pl_solve_opts_init(&o.base, &pl_solver_penalty, &m, 1.5);
+    o.base.samples = 0;
+    if (pl_sweep_run(&m, mu, 5, &o, &sw, &err) == PL_OK) {
+        const pl_sweep_quantity *l = &sw.q[PL_Q_LIFT_OFF_FIRST];
+        CHECK(sw.failures == 0, "sweep: no failures");
+        CHECK(l->conv.floored == 1 && l->conv.points == 4 && !l->conv.at_floor,
+              "1e10 at the noise floor, 4 fitted (%zu, %zu)", l->conv.floored, l->conv.points);
+        CHECK(fabs(l->errors[4]) <= l->resolution[4] && !(fabs(l->errors[3]) <= l->resolution[3]),
+              "the error within its resolution at 1e10 only");
+        CHECK(fabs(l->conv.rate - 0.5) < 0.01, "the rate of the others: 1/2 (%.4f)", l->conv.rate);
+        pl_sweep_free(&sw);
+    } else {
+        CHECK(0, "sweep: %s", err.message);
+    }
+    pl_model_free(&m);
+}
+
 /* The sweep's lift-off converges to the closed form like mu^-1/2 (mu = 1e4 ... 1e8); the default sweep
  * (1e2 ... 1e10) completes. */
 static void test_sweep(void)
@@ -391,6 +505,7 @@ int main(void)
     test_limit();
     test_tiny_disk();
     test_penalty();
+    test_lift_off_large_mu();
     test_sweep();
     test_schemes();
     return check_finish("test_disk");

@@ -7,6 +7,7 @@
  *   where the contact time is too long to resolve it, paired where it is short enough, never extra;
  * - families: penalized balls converge to their own limit solution, not to the limit solution of
  *   another restitution (another limit), and members in no order of refinement do not converge. */
+#include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,9 +102,11 @@ static void test_missing_and_extra(void)
         CHECK(fabs(run.a.impact[p->partner].event.t - p->centre) <= p->window,
               "limit impact %zu within its window (%.3g from its centre, window %.3g)", l,
               run.a.impact[p->partner].event.t - p->centre, p->window);
-        /* each contact delays the motion by less than its duration tau = pi/omega (measured: 0.65 tau) */
-        CHECK(p->time_error > 0.0 && p->time_error < (double)(l + 1) * p->tau, "limit impact %zu: delay %.3g < %zu tau",
-              l, p->time_error, l + 1);
+        /* each contact delays the motion by less than its duration tau = pi/omega (measured: 0.65 tau); the
+         * first impact, before any contact, is not delayed (episode times at G's crossing: to round-off) */
+        double t_l = lim.a.impact[l].event.t;
+        CHECK(p->time_error > (l == 0 ? -4.0 * DBL_EPSILON * t_l : 0.0) && p->time_error < (double)(l + 1) * p->tau,
+              "limit impact %zu: delay %.3g < %zu tau", l, p->time_error, l + 1);
     }
     double te, ve;
     CHECK(pl_impact_errors_over(&mt, NULL, &te, &ve) == nl - 1 && te < (double)nl * mt.pair[0].tau && ve < 0.1,

@@ -732,7 +732,8 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         const pl_sweep_quantity *Q = &sw->q[q];
         if (Q->conv.at_floor) {
-            printf("  %-26s equals its limit %.10g to integration accuracy at every %s\n", Q->name, Q->conv.limit, p);
+            printf("  %-26s equals its limit %.10g at every %s to within its noise floor (integration accuracy, or "
+                   "the resolution of a time)\n", Q->name, Q->conv.limit, p);
             continue;
         }
         if (Q->conv.points == 0)
@@ -761,11 +762,14 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
             printf("%30s", "");
         printf("   limit %.10g", Q->conv.limit);
         if (Q->conv.reference == PL_REF_EXTRAPOLATED && isfinite(Q->conv.limit_error))
-            printf(" +- %.2g (extrapolated)\n", Q->conv.limit_error);
+            printf(" +- %.2g (extrapolated)", Q->conv.limit_error);
         else if (Q->conv.reference == PL_REF_EXTRAPOLATED)
-            printf(" (extrapolated)\n");
+            printf(" (extrapolated)");
         else
-            printf(" (%s)\n", pl_reference_name(Q->conv.reference));
+            printf(" (%s)", pl_reference_name(Q->conv.reference));
+        if (Q->conv.floored > 0)
+            printf("; %zu at the noise floor, left out", Q->conv.floored);
+        printf("\n");
     }
     if (sw->has_limit) {
         size_t pairing = 0;

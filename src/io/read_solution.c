@@ -31,6 +31,12 @@ static double number(reader *r, const json_t *o, const char *key)
     return NAN;
 }
 
+/* The same for a key that older files lack: NAN if absent. */
+static double optional_number(reader *r, const json_t *o, const char *key)
+{
+    return json_object_get(o, key) ? number(r, o, key) : NAN;
+}
+
 static long integer(reader *r, const json_t *o, const char *key, long lo, long hi)
 {
     const json_t *v = json_object_get(o, key);
@@ -69,6 +75,8 @@ static pl_status read_episodes(reader *r, const json_t *a, pl_solution *sol)
         if (r->bad || pl_solution_add_episode(sol, (size_t)c - 1, number(r, o, "t_in"), &ep, r->err) != PL_OK)
             return bad(r, "episodes");
         ep->t_out = number(r, o, "t_out");
+        ep->t_in_resolution = optional_number(r, o, "t_in_resolution");
+        ep->t_out_resolution = optional_number(r, o, "t_out_resolution");
         ep->gdot_in = number(r, o, "gdot_in");
         ep->gdot_out = number(r, o, "gdot_out");
         ep->max_penetration = number(r, o, "max_penetration");
@@ -105,6 +113,7 @@ static pl_status read_events(reader *r, const json_t *a, pl_solution *sol)
         vector(r, o, "v_before", e->v_before, sol->n);
         vector(r, o, "v_after", e->v_after, sol->n);
         e->gdot_before = number(r, o, "gdot_before");
+        e->t_resolution = optional_number(r, o, "t_resolution");
         e->gdot_after = number(r, o, "gdot_after");
         e->gamma_before = number(r, o, "gamma_before");
         e->gamma_after = number(r, o, "gamma_after");

@@ -75,6 +75,8 @@ json_t *pl_episode_json(const pl_episode *ep, const pl_episode_info *info, size_
         json_object_set_new(o, "kind", json_string(pl_episode_kind_name(info->kind)));
     json_object_set_new(o, "t_in", pl_json_number(ep->t_in));
     json_object_set_new(o, "t_out", pl_json_number(ep->t_out));
+    json_object_set_new(o, "t_in_resolution", pl_json_number(ep->t_in_resolution));
+    json_object_set_new(o, "t_out_resolution", pl_json_number(ep->t_out_resolution));
     json_object_set_new(o, "gdot_in", pl_json_number(ep->gdot_in));
     json_object_set_new(o, "gdot_out", pl_json_number(ep->gdot_out));
     json_object_set_new(o, "restitution", pl_json_number(pl_episode_restitution(ep)));
@@ -117,6 +119,7 @@ static json_t *analysis_json(const pl_analysis *a)
     json_object_set_new(zeno, "impacts_columns", json_pack("[s, s, s]", "t_in", "gdot_in", "gdot_out"));
     json_object_set_new(zeno, "capture_time", pl_json_number(a->capture_time));
     json_object_set_new(zeno, "capture_note", a->capture_note ? json_string(a->capture_note) : json_null());
+    json_object_set_new(zeno, "capture_time_resolution", pl_json_number(a->capture_time_resolution));
     json_object_set_new(zeno, "impacts_before_capture", json_integer((json_int_t)a->impacts_before_capture));
     json_object_set_new(zeno, "contraction_ratio", pl_json_number(a->contraction_ratio));
     json_object_set_new(zeno, "contraction_ratio_se", pl_json_number(a->contraction_ratio_se));
@@ -125,9 +128,11 @@ static json_t *analysis_json(const pl_analysis *a)
     json_t *o = json_object();
     json_object_set_new(o, "impacts", json_integer((json_int_t)a->impacts));
     json_object_set_new(o, "first_impact_time", pl_json_number(a->first_impact_time));
+    json_object_set_new(o, "first_impact_time_resolution", pl_json_number(a->first_impact_time_resolution));
     json_object_set_new(o, "restitution_first", pl_json_number(a->restitution_first));
     json_object_set_new(o, "scaled_penetration_first", pl_json_number(a->scaled_penetration_first));
     json_object_set_new(o, "lift_off_first", pl_json_number(a->lift_off_first));
+    json_object_set_new(o, "lift_off_first_resolution", pl_json_number(a->lift_off_first_resolution));
     json_object_set_new(o, "lift_off_predicted_first", pl_json_number(a->lift_off_predicted_first));
     json_object_set_new(o, "sliding_force_error", pl_json_number(a->sliding_force_error));
     json_object_set_new(o, "sliding_force_scale", pl_json_number(a->sliding_force_scale));
@@ -170,6 +175,7 @@ static json_t *event_json(const pl_solution *res, const pl_event *e)
     json_t *o = json_object();
     json_object_set_new(o, "kind", json_string(pl_event_kind_name(e->kind)));
     json_object_set_new(o, "t", pl_json_number(e->t));
+    json_object_set_new(o, "t_resolution", pl_json_number(e->t_resolution));
     json_object_set_new(o, "constraint", json_integer((json_int_t)e->constraint + 1));
     json_object_set_new(o, "q", pl_json_array(e->q, res->n));
     json_object_set_new(o, "v_before", pl_json_array(e->v_before, res->n));

@@ -90,7 +90,7 @@ static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n
     for (size_t j = 0; j < n; j++)
         fprintf(f.fp, ",velocity_jump%zu", j + 1);
     fprintf(f.fp, ",max_penetration,scaled_penetration,delta_gamma,impulse,sliding_force_error,"
-                  "lift_off_predicted\n");
+                  "lift_off_predicted,t_in_resolution,t_out_resolution\n");
     for (size_t k = 0; k < sw->n; k++) {
         const pl_solution *r = &sw->runs[k];
         const pl_analysis *a = &sw->analysis[k];
@@ -108,7 +108,8 @@ static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n
             for (size_t j = 0; j < n; j++)
                 pl_put_number(f.fp, ",", in->dv[j]);
             const double tail[] = {ep->max_penetration, in->scaled_penetration, ep->gamma_out - ep->gamma_in,
-                                   ep->impulse, in->force_error, in->lift_off_predicted};
+                                   ep->impulse, in->force_error, in->lift_off_predicted, ep->t_in_resolution,
+                                   ep->t_out_resolution};
             for (size_t j = 0; j < sizeof tail / sizeof *tail; j++)
                 pl_put_number(f.fp, ",", tail[j]);
             fputc('\n', f.fp);
@@ -149,6 +150,8 @@ static json_t *convergence_json(const pl_sweep *sw, const pl_sweep_quantity *q)
     json_object_set_new(o, "points", json_integer((json_int_t)q->conv.points));
     json_object_set_new(o, "at_noise_floor", json_boolean(q->conv.at_floor));
     json_object_set_new(o, "noise_floor", pl_json_number(q->conv.floor));
+    json_object_set_new(o, "resolution", pl_json_array(q->resolution, sw->n));
+    json_object_set_new(o, "at_noise_floor_count", json_integer((json_int_t)q->conv.floored));
     json_object_set_new(o, "converges", q->conv.converges < 0 ? json_null() : json_boolean(q->conv.converges));
     json_object_set_new(o, "limit", pl_json_number(q->conv.limit));
     json_object_set_new(o, "limit_error", pl_json_number(q->conv.limit_error));
@@ -268,7 +271,7 @@ static pl_status write_convergence_dat(pl_output *out, const pl_sweep *sw, int *
         double sx = 0, sy = 0;
         size_t k = 0;
         for (size_t j = 0; j < sw->n; j++) /* the points of the fit */
-            if (isfinite(Q->errors[j]) && fabs(Q->errors[j]) > Q->conv.floor && Q->errors[j] != 0.0)
+            if (isfinite(Q->errors[j]) && pl_above_floor(Q->errors[j], Q->conv.floor, Q->resolution[j]))
                 sx += log(sw->x[j]), sy += log(fabs(Q->errors[j])), k++;
         double c = sy / (double)k + Q->conv.rate * sx / (double)k;
         char title[256];

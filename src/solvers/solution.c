@@ -1,5 +1,6 @@
 #include "solvers/solution.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,11 @@ double pl_episode_restitution(const pl_episode *ep)
     if (isnan(ep->gdot_out) || ep->gdot_in == 0.0)
         return NAN;
     return -ep->gdot_out / ep->gdot_in;
+}
+
+double pl_time_resolution(double terms, double t, double gdot)
+{
+    return gdot != 0.0 ? PL_RESOLUTION_ULPS * DBL_EPSILON * terms / fabs(gdot) + DBL_EPSILON * fabs(t) : INFINITY;
 }
 
 const char *pl_event_kind_name(pl_event_kind kind)
@@ -33,7 +39,7 @@ int pl_event_alloc(pl_event *e, size_t n, size_t m, pl_event_kind kind, double t
     e->kind = kind;
     e->t = t;
     e->constraint = constraint;
-    e->s_exit = NAN;
+    e->s_exit = e->t_resolution = NAN;
     return 0;
 }
 
@@ -116,6 +122,7 @@ pl_status pl_solution_add_episode(pl_solution *sol, size_t constraint, double t_
     e->constraint = constraint;
     e->t_in = e->t_max_penetration = t_in;
     e->t_out = e->gdot_out = e->gamma_out = NAN;
+    e->t_in_resolution = e->t_out_resolution = NAN;
     *ep = e;
     return PL_OK;
 }

@@ -48,6 +48,10 @@ typedef struct {
     double impulse;             /* integral of lambda_i over the episode (sum of impulses) */
     size_t row_in, row_out;     /* trajectory rows at entry and at exit (or the last row) */
     size_t steps;               /* scheme steps with a non-zero impulse (schemes only) */
+    /* How far round-off in G_i and in the state moves t_in and t_out (pl_time_resolution): a
+     * difference of times below it is noise.  0 for a contact that starts at t = 0; t's own ulp for
+     * a scheme's episodes (their times are its steps); NAN while unknown. */
+    double t_in_resolution, t_out_resolution;
 } pl_episode;
 
 /* Restitution of an episode, -gdot_out/gdot_in (NAN if it has not ended or gdot_in = 0). */
@@ -72,6 +76,7 @@ typedef struct {
     double *impulse;             /* m: impulse of each constraint taking part */
     unsigned char *participants; /* m: 1 where constraint i took part */
     double s_exit;               /* the fast exit time s* (limit solution; NAN otherwise) */
+    double t_resolution;         /* how far round-off moves t (pl_time_resolution); NAN: unknown */
 } pl_event;
 
 /* An event of kind at t triggered by constraint, with zeroed arrays for n dofs and m constraints
@@ -117,6 +122,18 @@ struct pl_solution {
 pl_status pl_solution_init(pl_solution *sol, const struct pl_solver_type *solver, const pl_model *model, double t_end,
                            pl_error *err);
 void pl_solution_free(pl_solution *sol);
+
+/* The resolution of an event time t at which the gap G_i (its terms: pl_gap_terms) crosses a level
+ * at the rate gdot: how far the round-off of G_i and of the state moves it,
+ *
+ *     PL_RESOLUTION_ULPS eps terms / |gdot| + eps |t|,
+ *
+ * the gap's round-off over its rate, plus t's own ulp.  (Measured: the disk's lift-off at mu = 1e8
+ * ... 1e10, where G leaves 0 at 4e-8 ... 4e-10, spreads over up to 14 such ulps of G under changes of
+ * the initial state by a few ulps; docs/methods.md, "Resolution of event times".)  INFINITY when
+ * gdot = 0. */
+#define PL_RESOLUTION_ULPS 16.0
+double pl_time_resolution(double terms, double t, double gdot);
 
 /* Append an episode (zeroed but for the constraint, t_in and the NAN end). */
 pl_status pl_solution_add_episode(pl_solution *sol, size_t constraint, double t_in, pl_episode **ep, pl_error *err);

@@ -59,8 +59,7 @@ struct pl_stepper {
     double t;  /* the current time */
     double *y; /* the state at t (a solver may change it before a restart) */
     /* No step longer than this (0: no limit); a solver may change it between steps (the event loop's
-     * max_step hook).  Honoured by the Runge-Kutta stepper only: BDF runs settled phases, whose
-     * steps long horizons need. */
+     * max_step hook). */
     double max_step;
     /* One step toward t_stop: 0 after an ordinary step, 1 when the step ended at a root (root_info
      * tells which), < 0 on failure (err filled). */

@@ -86,10 +86,21 @@ static pl_status limit_order(pl_stepper *s, pl_error *err)
     return PL_OK;
 }
 
+/* The bound on the step the solver set (base.max_step), as CVODE's stop time: the step ends there at
+ * the latest (CVodeSetMaxStep would bound only the step after it, its size being chosen already).
+ * CVODE drops a stop time once it has returned there: set before every step. */
+static pl_status limit_step(pl_stepper *s, pl_error *err)
+{
+    cvode_stepper *c = s->impl;
+    double stop = s->max_step > 0.0 ? fmin(c->spec.t_end, s->t + s->max_step) : c->spec.t_end;
+    CHECK(CVodeSetStopTime(c->cv.mem, stop), "CVodeSetStopTime");
+    return PL_OK;
+}
+
 static int step(pl_stepper *s, double t_stop, pl_error *err)
 {
     cvode_stepper *c = s->impl;
-    if (c->spec.max_order && limit_order(s, err) != PL_OK)
+    if ((c->spec.max_order && limit_order(s, err) != PL_OK) || limit_step(s, err) != PL_OK)
         return -1;
     int flag = CVode(c->cv.mem, t_stop, c->cv.y, &s->t, CV_ONE_STEP);
     if (flag < 0) {

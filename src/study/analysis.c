@@ -348,6 +348,7 @@ static int episode_impact(const pl_solution *sol, const pl_episode *ep, pl_impac
     r->event.gamma_after = ep->gamma_out;
     r->event.gdot_before = ep->gdot_in;
     r->event.gdot_after = ep->gdot_out;
+    r->event.t_resolution = ep->t_in_resolution;
     r->event.impulse[ep->constraint] = ep->impulse;
     r->event.participants[ep->constraint] = 1;
     r->t_out = ep->t_out;
@@ -417,9 +418,11 @@ static double penalized_restitution_first(const pl_model *model, const pl_soluti
 }
 
 /* The limit solution's capture: its (first) accumulation point, else the start of a sustained
- * contact that nothing but Zeno points follows. */
-static double limit_capture(const pl_solution *sol)
+ * contact that nothing but Zeno points follows; its resolution into *resolution (NAN for an
+ * accumulation point, an extrapolation). */
+static double limit_capture(const pl_solution *sol, double *resolution)
 {
+    *resolution = NAN;
     if (sol->zeno.found)
         return sol->zeno.t_accumulation;
     const pl_event *last_slide = NULL;
@@ -430,6 +433,8 @@ static double limit_capture(const pl_solution *sol)
         else if (e->kind != PL_EVENT_ZENO)
             last_slide = NULL; /* something happened after it */
     }
+    if (last_slide)
+        *resolution = last_slide->t_resolution;
     return last_slide ? last_slide->t : NAN;
 }
 
@@ -524,8 +529,10 @@ static int rest_capture(const pl_model *model, const pl_solution *sol, pl_analys
             start = last->t;
         if (t_final - start < 2.0 * run[i].vres_max / A)
             unresolved = 1;
-        else if (isnan(a->capture_time) || start < a->capture_time)
+        else if (isnan(a->capture_time) || start < a->capture_time) {
             a->capture_time = start;
+            a->capture_time_resolution = last && start == last->t ? last->t_resolution : NAN;
+        }
     }
     if (isnan(a->capture_time) && unresolved)
         a->capture_note = "unresolved: the trajectory ends at rest, but for less than a flight at its resolution "
@@ -544,6 +551,7 @@ static void init_analysis(pl_analysis *a)
     a->restitution_first_constraint = SIZE_MAX;
     a->lift_off_first = a->lift_off_predicted_first = a->sliding_force_error = a->sliding_force_scale = NAN;
     a->capture_time = a->contraction_ratio = a->contraction_ratio_se = a->accumulation_time = NAN;
+    a->first_impact_time_resolution = a->capture_time_resolution = a->lift_off_first_resolution = NAN;
 }
 
 pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis *a, pl_error *err)
@@ -607,6 +615,7 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
     if (a->impacts > 0) {
         const pl_event *first = &a->impact[0].event;
         a->first_impact_time = first->t;
+        a->first_impact_time_resolution = first->t_resolution;
         a->restitution_first_constraint = first->constraint;
         a->restitution_first = family == PL_FAMILY_PENALTY ? penalized_restitution_first(model, sol, a)
                                : first->gdot_before != 0.0 ? -first->gdot_after / first->gdot_before
@@ -615,12 +624,14 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
 
     /* Capture: the limit's accumulation point or final slide; a penalized run's final contact,
      * sustained to the end; an external's or a scheme's last impact before a rest at its
-     * resolution. */
+     * resolution (the impact's round-off resolution when it is an impact, none for a row). */
     if (family == PL_FAMILY_LIMIT) {
-        a->capture_time = limit_capture(sol);
+        a->capture_time = limit_capture(sol, &a->capture_time_resolution);
     } else if (family == PL_FAMILY_PENALTY) {
-        if (ne > 0 && a->info[ne - 1].kind == PL_SUSTAINED && isnan(sol->episodes[ne - 1].t_out))
+        if (ne > 0 && a->info[ne - 1].kind == PL_SUSTAINED && isnan(sol->episodes[ne - 1].t_out)) {
             a->capture_time = sol->episodes[ne - 1].t_in;
+            a->capture_time_resolution = sol->episodes[ne - 1].t_in_resolution;
+        }
     } else if (rest_capture(model, sol, a)) {
         return pl_fail(err, PL_ERR_NOMEM, "out of memory finding the capture");
     }
@@ -660,13 +671,16 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
         }
         if (isnan(a->lift_off_first) && !isnan(sol->episodes[k].t_out)) {
             a->lift_off_first = sol->episodes[k].t_out;
+            a->lift_off_first_resolution = sol->episodes[k].t_out_resolution;
             a->lift_off_predicted_first = info->lift_off_predicted;
         }
     }
     if (family == PL_FAMILY_LIMIT || family == PL_FAMILY_EXTERNAL)
         for (size_t k = 0; k < sol->nevents && isnan(a->lift_off_first); k++)
-            if (sol->events[k].kind == PL_EVENT_LIFT_OFF)
+            if (sol->events[k].kind == PL_EVENT_LIFT_OFF) {
                 a->lift_off_first = sol->events[k].t;
+                a->lift_off_first_resolution = sol->events[k].t_resolution;
+            }
     zeno_sequence(model, sol, a);
     return PL_OK;
 }

@@ -65,6 +65,9 @@ typedef struct {
     double restitution_first;
     size_t restitution_first_constraint; /* c (SIZE_MAX: no impact) */
     double lift_off_first;      /* end of the first sustained contact that ends */
+    /* How far round-off moves first_impact_time, capture_time and lift_off_first: the resolution of
+     * the episode time or event they are (pl_time_resolution; NAN where unknown) */
+    double first_impact_time_resolution, capture_time_resolution, lift_off_first_resolution;
     double lift_off_predicted_first;
     double sliding_force_error; /* max of force_error over sustained contacts (NAN if none) */
     double sliding_force_scale;

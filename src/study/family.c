@@ -211,7 +211,7 @@ pl_status pl_family_assess(const pl_model *model, const pl_solver_type *solver, 
     for (int d = 0; d < PL_FD_COUNT; d++) {
         for (size_t k = 0; k < n; k++)
             values[k] = pl_family_distance_value(members[f->order[k]].res, (pl_family_distance)d);
-        f->conv[d] = pl_convergence_of(f->x, values, n, 0.0, 100.0 * rtol * scale[distances[d].scale], errors);
+        f->conv[d] = pl_convergence_of(f->x, values, n, 0.0, 100.0 * rtol * scale[distances[d].scale], NULL, errors);
         f->conv[d].reference = PL_REF_DISTANCE;
     }
     free(values);
@@ -225,7 +225,7 @@ pl_status pl_family_assess(const pl_model *model, const pl_solver_type *solver, 
     if (s != PL_OK)
         return s;
     double succ_err[cap];
-    f->successive_conv = pl_convergence_of(f->x, f->successive, n > 0 ? n - 1 : 0, 0.0, f->noise_floor_q, succ_err);
+    f->successive_conv = pl_convergence_of(f->x, f->successive, n > 0 ? n - 1 : 0, 0.0, f->noise_floor_q, NULL, succ_err);
     f->own_limit_distance = NAN;
     if (n >= 2) {
         double d_last = f->successive[n - 2], p = f->successive_conv.rate, ratio = 1.0;

@@ -20,6 +20,9 @@ const char *pl_convergence_note(const pl_convergence *cv, char *buf, size_t len)
         snprintf(buf, len, "every error is at or below the noise floor %.3g", cv->floor);
     else if (cv->points == 0)
         snprintf(buf, len, "no value to fit");
+    else if (cv->points < PL_FIT_MIN_POINTS && cv->floored > 0)
+        snprintf(buf, len, "at the noise floor: %zu value%s above it (%zu at or below it, left out), a fit needs %d",
+                 cv->points, cv->points == 1 ? "" : "s", cv->floored, PL_FIT_MIN_POINTS);
     else if (cv->points < PL_FIT_MIN_POINTS)
         snprintf(buf, len, "%zu value%s above the noise floor, a fit needs %d", cv->points, cv->points == 1 ? "" : "s",
                  PL_FIT_MIN_POINTS);
@@ -101,8 +104,13 @@ static double extrapolate(const double *mu, const double *values, size_t count)
     return values[c] - d2 / (1.0 - mb);
 }
 
+int pl_above_floor(double err, double floor, double resolution)
+{
+    return fabs(err) > floor && !(fabs(err) <= resolution);
+}
+
 pl_convergence pl_convergence_of(const double *mu, const double *values, size_t n, double exact, double floor,
-                                 double *err)
+                                 const double *resolution, double *err)
 {
     pl_convergence cv = {.rate = NAN, .rate_se = NAN, .rate_upper = NAN, .rate_upper_se = NAN, .limit = NAN,
                          .limit_error = NAN};
@@ -124,11 +132,13 @@ pl_convergence pl_convergence_of(const double *mu, const double *values, size_t 
     size_t finite = 0, above = 0;
     for (size_t j = 0; j < n; j++) {
         err[j] = isfinite(cv.limit) ? values[j] - cv.limit : NAN;
+        int fit = isfinite(err[j]) && pl_above_floor(err[j], floor, resolution ? resolution[j] : NAN);
         finite += isfinite(err[j]);
-        above += isfinite(err[j]) && fabs(err[j]) > floor;
-        fitted[j] = fabs(err[j]) > floor ? err[j] : NAN;
+        above += fit;
+        fitted[j] = fit ? err[j] : NAN;
     }
     cv.at_floor = finite > 0 && above == 0;
+    cv.floored = finite - above;
     cv.floor = floor;
     cv.points = pl_fit_rate(mu, fitted, n, &cv.rate, &cv.rate_se);
     /* Converging: a rate positive beyond twice its standard error, or errors that fall by 10 from

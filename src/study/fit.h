@@ -14,6 +14,7 @@ typedef enum { PL_REF_NONE = 0, PL_REF_EXACT, PL_REF_EXTRAPOLATED, PL_REF_LIMIT,
 typedef struct {
     size_t points;      /* errors used in the fit: finite and above the noise floor */
     int at_floor;       /* every error is at or below the noise floor: no rate to fit */
+    size_t floored;     /* finite errors at or below their noise floor, left out of the fit */
     double rate, rate_se; /* error ~ C mu^(-rate): minus the slope of log|error| against log mu */
     double rate_upper, rate_upper_se; /* the same fitted on the upper half of the mu values only
                                          (the asymptotic regime), when meaningful */
@@ -43,12 +44,16 @@ int pl_fit_line(const double *x, const double *y, size_t n, double *slope, doubl
  * number of points used (rate and se are NAN unless pl_fit_meaningful). */
 size_t pl_fit_rate(const double *mu, const double *err, size_t n, double *rate, double *rate_se);
 
-/* Convergence of values[k] at mu[k] (increasing).  Errors at or below `floor` (the integration
- * noise) are left out of the rate fit.  If exact is finite the errors are taken against it.  Otherwise the limit is extrapolated from the differences of successive values,
+/* Whether an error rests above its noise floor: the larger of the integration noise `floor` and
+ * the value's own resolution (how far round-off moves it; NAN: none known). */
+int pl_above_floor(double err, double floor, double resolution);
+
+/* Convergence of values[k] at mu[k] (increasing).  Errors at or below their noise floor
+ * (pl_above_floor, with resolution[k] if resolution is not NULL) are left out of the rate fit.  If exact is finite the errors are taken against it.  Otherwise the limit is extrapolated from the differences of successive values,
  * d_k ~ C mu_k^(-p): Q_inf = Q_N + d_{N-1} r/(1 - r), r = (mu_{N-1}/mu_N)^p, with the change of
  * that estimate when the last point is left out as its error; errors are then taken against
  * Q_inf.  Errors are written to err (n values, NAN where undefined). */
 pl_convergence pl_convergence_of(const double *mu, const double *values, size_t n, double exact, double floor,
-                                 double *err);
+                                 const double *resolution, double *err);
 
 #endif

@@ -202,7 +202,7 @@ static const struct {
     [PL_Q_SCALED_PENETRATION_FIRST] = {"scaled_penetration_first",
                                        "sqrt(mu) * max penetration of the first impact",
                                        PL_LIMIT_SCALED_PENETRATION_FIRST},
-    [PL_Q_CAPTURE_TIME] = {"capture_time", "start of the final sustained contact, T*_mu of eq. (52)",
+    [PL_Q_CAPTURE_TIME] = {"capture_time", "start of the final sustained contact, T*_mu of eq. (52) (a scheme: its last impact before a rest)",
                            PL_LIMIT_CAPTURE_TIME},
     [PL_Q_ACCUMULATION_ESTIMATE] = {"accumulation_estimate",
                                     "accumulation time extrapolated from the flight times between impacts",
@@ -249,6 +249,19 @@ static double analysis_value(const pl_analysis *a, pl_sweep_quantity_id id)
     case PL_Q_ACCUMULATION_ESTIMATE: return a->accumulation_time;
     case PL_Q_LIFT_OFF_FIRST: return a->lift_off_first;
     case PL_Q_SLIDING_FORCE_ERROR: return a->sliding_force_error;
+    default: return NAN;
+    }
+}
+
+/* How far round-off moves a time quantity of one analysis (the resolution of the episode or event
+ * time it is); NAN for the other quantities, and for the accumulation estimated from the flights
+ * (an extrapolation). */
+static double analysis_resolution(const pl_analysis *a, pl_sweep_quantity_id id)
+{
+    switch (id) {
+    case PL_Q_FIRST_IMPACT_TIME: return a->first_impact_time_resolution;
+    case PL_Q_CAPTURE_TIME: return a->capture_time_resolution;
+    case PL_Q_LIFT_OFF_FIRST: return a->lift_off_first_resolution;
     default: return NAN;
     }
 }
@@ -341,7 +354,8 @@ static pl_status allocate(pl_sweep *sw, size_t n, pl_error *err)
         sw->q[q].meaning = quantity_info[q].meaning;
         sw->q[q].values = calloc(n, sizeof *sw->q[q].values);
         sw->q[q].errors = calloc(n, sizeof *sw->q[q].errors);
-        ok = ok && sw->q[q].values && sw->q[q].errors;
+        sw->q[q].resolution = calloc(n, sizeof *sw->q[q].resolution);
+        ok = ok && sw->q[q].values && sw->q[q].errors && sw->q[q].resolution;
     }
     return ok ? PL_OK : pl_fail(err, PL_ERR_NOMEM, "out of memory for a sweep of %zu runs", n);
 }
@@ -489,7 +503,7 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
         }
         if (is_distance(q))
             exact = 0.0; /* these are errors themselves */
-        /* Noise floor: 100 rtol times the size of the quantity. */
+        /* Noise floor: 100 rtol times the size of the quantity (the integration noise). */
         double V = model->v_scale, A = model->a_scale, L = V * V / A, scale = 0.0;
         switch (quantity_info[q].scale) {
         case SCALE_LENGTH: scale = L; break;
@@ -505,7 +519,15 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
                     scale = fmax(scale, fabs(Q->values[k]));
             break;
         }
-        Q->conv = pl_convergence_of(sw->x, Q->values, n, exact, 100.0 * sw->noise_rtol * scale, Q->errors);
+        /* A time's own resolution (and its reference's, the limit solution's: a closed form is
+         * taken as exact) is the floor of its error where it exceeds the integration noise. */
+        double reference_resolution = from_limit ? analysis_resolution(&sw->limit_analysis, (pl_sweep_quantity_id)q) : 0.0;
+        for (size_t k = 0; k < n; k++)
+            Q->resolution[k] = sw->runs[k].status == PL_OK
+                                   ? analysis_resolution(&sw->analysis[k], (pl_sweep_quantity_id)q) + reference_resolution
+                                   : NAN;
+        Q->conv = pl_convergence_of(sw->x, Q->values, n, exact, 100.0 * sw->noise_rtol * scale, Q->resolution,
+                                    Q->errors);
         if (from_limit)
             Q->conv.reference = PL_REF_LIMIT;
         else if (is_distance(q))
@@ -528,6 +550,7 @@ void pl_sweep_free(pl_sweep *sw)
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         free(sw->q[q].values);
         free(sw->q[q].errors);
+        free(sw->q[q].resolution);
     }
     free(sw->param);
     free(sw->x);

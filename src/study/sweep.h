@@ -36,6 +36,10 @@ typedef struct {
     const char *meaning;
     double *values;  /* per run (NAN where undefined or failed) */
     double *errors;  /* values minus the limit */
+    /* per run, how far round-off moves the value and its reference (a time quantity's: the
+     * resolutions of the run's episode or event time and of the limit solution's, when that is the
+     * reference); NAN where unknown.  An error within it is at the noise floor (pl_above_floor). */
+    double *resolution;
     pl_convergence conv;
 } pl_sweep_quantity;
 

@@ -289,6 +289,38 @@ static pl_status record_row(void *user, double t, const double *y, pl_error *err
     return pl_table_append(&s->sol->traj, row, err);
 }
 
+/* The resolution of the time of event e (pl_time_resolution): an impact's from the round-off of the
+ * gap (its terms in gap) over the rate it came in with; a slide start's that of the event at its
+ * time (the impact or landing it follows; t's own ulp at the start of the run); a lift-off's from
+ * the round-off of the sliding force, PL_RESOLUTION_ULPS ulps of its largest value along the slide
+ * (the size of the terms that cancel where it vanishes), over its rate on the secant from the last
+ * row before it; unknown (NAN) for a Zeno point, an extrapolation. */
+static double event_resolution(const solver *s, const pl_event *e, const pl_gap *gap)
+{
+    const pl_solution *sol = s->sol;
+    switch (e->kind) {
+    case PL_EVENT_IMPACT: return pl_time_resolution(pl_gap_terms(gap, e->t, e->q, s->n), e->t, e->gdot_before);
+    case PL_EVENT_SLIDE_START:
+        for (size_t k = sol->nevents - 1; k-- > 0 && sol->events[k].t == e->t;)
+            if (sol->events[k].kind != PL_EVENT_SLIDE_START)
+                return sol->events[k].t_resolution;
+        return DBL_EPSILON * fabs(e->t);
+    case PL_EVENT_LIFT_OFF: {
+        size_t col = pl_col_force(s->n, s->m) + e->constraint, k = sol->traj.nrows;
+        while (k > 0 && pl_table_row(&sol->traj, k - 1)[0] >= e->t)
+            k--;
+        if (k == 0)
+            return NAN;
+        const double *before = pl_table_row(&sol->traj, k - 1);
+        double rate = before[col] / (e->t - before[0]), largest = 0.0;
+        for (; k > 0 && pl_table_row(&sol->traj, k - 1)[col] != 0.0; k--)
+            largest = fmax(largest, fabs(pl_table_row(&sol->traj, k - 1)[col]));
+        return pl_time_resolution(largest, e->t, rate);
+    }
+    default: return NAN;
+    }
+}
+
 /* Append an event of kind at t for constraint i, its state from y_before and y_after (*out: valid
  * until the next event is added). */
 static pl_status add_event(solver *s, pl_event_kind kind, double t, size_t i, const double *y_before,
@@ -313,6 +345,7 @@ static pl_status add_event(solver *s, pl_event_kind kind, double t, size_t i, co
     pl_model_velocity_map(s->model, t, Q(y_after), V(y_after, s), fp, NULL, NULL, NULL);
     c->gdot = pl_model_gap_rate(s->model, i, t, Q(y_after), fp, &c->gap);
     e->gdot_after = c->gdot;
+    e->t_resolution = event_resolution(s, e, &c->gap);
     if (out)
         *out = e;
     return PL_OK;

@@ -95,6 +95,8 @@ typedef struct {
     unsigned aim_modes[2];
     pl_gap_model *gap_model;
     int *fitted;
+    int *lifting;               /* lift_off_handover: 1 while a lift-off of constraint i is the
+                                   Runge-Kutta pair's, 2 once its window has passed, 0 otherwise */
     double *block;
 } run_ctx;
 
@@ -150,7 +152,8 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
     c->block = calloc(17 * m + 9 * n + n * n, sizeof *c->block);
     c->gap_model = calloc(m, sizeof *c->gap_model);
     c->fitted = calloc(m, sizeof *c->fitted);
-    if (!ok || !c->block || !c->gap_model || !c->fitted)
+    c->lifting = calloc(m, sizeof *c->lifting);
+    if (!ok || !c->block || !c->gap_model || !c->fitted || !c->lifting)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
     double *p = c->block;
     c->pen = p, p += m;
@@ -191,6 +194,7 @@ static void free_ctx(run_ctx *c)
     free(c->gap_dense);
     free(c->gap_model);
     free(c->fitted);
+    free(c->lifting);
     free(c->block);
 }
 
@@ -335,12 +339,23 @@ static double noise_of_gap(const run_ctx *c, const pl_gap *gap, const double *q)
  * table's acceleration just exceeds g) G_i changes sign at round-off level every step, which cost
  * a restart per step of 1e-12 s; the switches move by noise/|Gdot_i| (1e-15 s for an impact).
  * gap_root and force_root (given the forces f) are one function each. */
+/* The level at which an active constraint's root ends its contact: the hysteresis +noise, but 0
+ * during a lift-off handed to the Runge-Kutta pair (lift_off_handover).  G_i leaves 0 there at the
+ * slow rate N'/omega^2 and the hysteresis held the contact on longer than the lift-off's delay
+ * itself (9e-5 s against 1.2e-5 s on the disk at mu = 1e10, in steps of 1e-7 s); the free motion
+ * then turns G_i away from 0 (its acceleration -N > 0 once the limit's normal force N has changed
+ * sign), and no crossing back follows. */
+static double exit_level(const run_ctx *c, size_t i, double noise)
+{
+    return c->lifting[i] == 1 ? 0.0 : noise;
+}
+
 static double gap_root(run_ctx *c, size_t i, double t, const double *q)
 {
     pl_gap *gap = c->gap_roots;
     pl_model_gap(c->model, i, t, q, gap);
     double noise = noise_of_gap(c, gap, q);
-    return c->field.active[i] ? gap->g - noise : gap->g + noise;
+    return c->field.active[i] ? gap->g - exit_level(c, i, noise) : gap->g + noise;
 }
 
 static double force_root(const run_ctx *c, const pl_forces *f, size_t i)
@@ -425,7 +440,11 @@ static int error_weights(double t, const double *y, double *w, void *user)
         const pl_gap *gap = &gaps[i];
         double amplitude = hypot(gap->g, c->geometry_gdot[i] / c->omega[i]);
         double tol_g = c->rtol * (amplitude + c->pen[i]);
-        pl_tighten_for_gap(tol, n, gap->grad, tol_g, c->settled_phase ? INFINITY : c->omega[i] * tol_g);
+        /* A lift-off (lift_off_handover) is timed by G_i to its round-off, which holding Gdot_i to
+         * omega times that does (tighter, down to the floor of 1000 ulps of v below, cost the disk's
+         * lift-off at mu = 1e10 300 steps more and timed it no better) */
+        double tol_gd = c->omega[i] * (c->lifting[i] == 1 ? fmax(tol_g, DBL_EPSILON * pl_gap_terms(gap, t, Q(y), n)) : tol_g);
+        pl_tighten_for_gap(tol, n, gap->grad, tol_g, c->settled_phase ? INFINITY : tol_gd);
     }
     /* Nothing much finer than the round-off of a component can be resolved: the tolerance is
      * floored at 1000 ulps.  A resting penetration A/(k mu) under a table moving with O(1)
@@ -489,10 +508,11 @@ static double aim(double t, const double *y, double h, int *k, double *uncertain
             continue;
         int active = c->field.active[i];
         double noise = noise_of_gap(c, &c->geometry[i], Q(y)), kink = NAN, g, gdot;
-        if (active && !pl_gap_model_may_rise_to(model, noise))
+        double level = active ? exit_level(c, i, noise) : -noise;
+        if (active && !pl_gap_model_may_rise_to(model, level))
             continue; /* a sustained contact: no exit */
         pl_gap_model_at(model, t + h, &g, &gdot);
-        double te = pl_gap_model_root(model, 1.0, 0.0, active ? noise : -noise, t + h, g, gdot);
+        double te = pl_gap_model_root(model, 1.0, 0.0, level, t + h, g, gdot);
         if (active && !isnan(te)) {
             /* lambda_i = -m_eff k (mu G + d Gdot) = -force_side force_noise */
             pl_contact *ct = c->field.contact;
@@ -526,6 +546,9 @@ typedef struct {
     int *open;                  /* index of the open episode of constraint i, or -1 */
     int *shared;                /* another constraint was active during the open episode of i */
     double *settle;             /* time from which the contact of constraint i counts as settled */
+    double *lift_end;           /* the end of the window of a lift-off on the pair (lift_off_handover) */
+    double *press, *press_t;    /* pressing() at the last two step ends (2 m each, the later second) */
+    size_t handover;            /* the constraint whose lift-off `missed` handed over (m: none) */
     double *prev_g, *prev_gdot; /* at the last recorded row */
     size_t missed_constraint;   /* the constraint of the crossing `missed` reported */
     char context[64];           /* "mu = ..." for messages */
@@ -547,12 +570,15 @@ static pl_status alloc_run(run *r, pl_error *err)
     if (s != PL_OK)
         return s;
     r->flags = calloc(3 * m, sizeof *r->flags);
-    r->block = calloc((11 + FLIGHT_SAMPLES) * m + 5 * N + pl_ncols(n, m), sizeof *r->block);
+    r->block = calloc((16 + FLIGHT_SAMPLES) * m + 5 * N + pl_ncols(n, m), sizeof *r->block);
     if (!r->flags || !r->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
     r->open = r->flags, r->shared = r->open + m, r->direction = r->shared + m;
     double *p = r->block;
     r->settle = p, p += m;
+    r->lift_end = p, p += m;
+    r->press = p, p += 2 * m;
+    r->press_t = p, p += 2 * m;
     r->prev_g = p, p += m;
     r->prev_gdot = p, p += m;
     r->g_scan = p, p += m;
@@ -665,13 +691,186 @@ static double decay_rate(double omega, double xi)
     return xi < 1.0 ? xi * omega : omega * (xi - sqrt(xi * xi - 1.0));
 }
 
+/* ---- lift-off from settled contact ---------------------------------------------------------- */
+
+/* In settled contact BDF's steps are long (h omega >> 1) and it holds G_i only to the error weights'
+ * floor of 1000 ulps of q (error_weights), but a lift-off is timed by a penetration far smaller: the
+ * slow solution p = N/omega^2 - 2 xi N'/omega^3 + ... (N the limit's normal force, whose sign change
+ * is the limit's lift-off, paper 004 Theorem 6) leaves the lag 2 xi |N'|/omega^3 when the force
+ * turns, 4.5e-12 on the disk at mu = 1e8 (13 such floors), and reaches 0 2 xi/omega later.  BDF
+ * timed that exit 15% of the delay late on the disk at mu = 1e8 (its restart at the force's sign
+ * change, at order 1, moved G by 5e-13) and 12% on the vibrating table at 1e9.  So a lift-off of a
+ * contact that is not overdamped goes to the Runge-Kutta pair, which resolves the contact
+ * oscillation and holds G_i and Gdot_i to their tolerances (error_weights outside the settled
+ * phase), from a lead (lift_lead) before the force turns, so that BDF's error decays first:
+ *   - BDF's steps are bounded (lift_off_approach) to end 1.5 leads before the turn predicted on
+ *     the secant of mu G_i + d_i Gdot_i through the last two step ends, and a step that ends
+ *     within 2 leads of it hands over there;
+ *   - a BDF step in which the force turns (or G_i reaches 0) unforeseen hands over from the lead
+ *     before the turn, or from the step's start if that is later.
+ * The contact ends where G_i reaches 0 (exit_level).  The pair keeps the lift-off until then, or
+ * until the window of that exit has passed (lift_end: twice the lead and the delay after the turn);
+ * then BDF resumes, without another handover until the force pushes again.  Overdamped contacts
+ * beyond LIFT_XI_MAX stay on BDF: their decay is slow (omega/(2 xi)) while the pair's steps are
+ * bounded by the fast mode (2 xi omega), ~50 xi^2 steps a lift-off. */
+#define LIFT_XI_MAX 2.0
+
+/* mu G_i + d_i Gdot_i: lambda_i = -m_i k_i times this (contact_law.h), < 0 while the force pushes. */
+static double pressing(const run_ctx *c, size_t i, double g, double gdot)
+{
+    return c->mu * g + c->field.damping[i] * gdot;
+}
+
+/* The lead of a handover: 3 half-periods, and the decay of BDF's gap error, up to the error weights'
+ * floor of 1000 ulps, to an ulp.  (Decaying it by rtol instead, ln(1e8), timed the lift-offs of the
+ * disk and the table no better at mu = 1e6 ... 1e10 and cost the table 40% more at 1e7.) */
+static double lift_lead(const run_ctx *c, size_t i)
+{
+    double omega = c->omega[i];
+    return fmax(3.0 * M_PI / omega, log(1000.0) / decay_rate(omega, c->model->law[i].xi));
+}
+
+typedef struct {
+    run *r;
+    size_t i;
+} pressing_fn;
+
+static double pressing_eval(double t, void *p)
+{
+    pressing_fn *f = p;
+    run_ctx *c = &f->r->ctx;
+    pl_stepper *s = f->r->loop.stepper;
+    const double *y = s->dense(s, t);
+    if (!y)
+        return NAN;
+    pl_model_velocity_map(c->model, t, Q(y), V(y, c), c->fp_dense, NULL, NULL, NULL);
+    double gdot = pl_model_gap_rate(c->model, f->i, t, Q(y), c->fp_dense, c->gap_dense);
+    return pressing(c, f->i, c->gap_dense->g, gdot);
+}
+
+/* The time at which the force of active constraint i is predicted to turn, on the secant of
+ * pressing() through the last two step ends; INFINITY if it is not decreasing. */
+static double predicted_turn(const run *r, size_t i)
+{
+    const double *p = r->press + 2 * i, *t = r->press_t + 2 * i;
+    if (!(t[0] < t[1]) || !(p[1] < 0.0) || !(p[1] > p[0]))
+        return INFINITY;
+    return t[1] - p[1] * (t[1] - t[0]) / (p[1] - p[0]);
+}
+
+/* After a step [prev_t, t] (y at t): pressing() recorded for predicted_turn, and, after a BDF step,
+ * the earliest handover of a lift-off (see above): its time into *t_hand (the turn in the step less
+ * the lead, or the step's start; the step's end if the turn is predicted within the lead after it,
+ * unless the step ended at a root, whose event comes first) and its constraint into r->handover,
+ * lift_end set; 0 if none. */
+static int lift_off_handover(run *r, double t, const double *y, int at_root, double *t_hand)
+{
+    run_ctx *c = &r->ctx;
+    double ta = r->loop.prev_t;
+    const pl_gap *gaps = geometry_at(c, t, y);
+    int found = 0;
+    for (size_t i = 0; i < c->m; i++) {
+        double g = gaps[i].g, gdot = c->geometry_gdot[i], xi = c->model->law[i].xi, now = pressing(c, i, g, gdot);
+        r->press[2 * i] = r->press[2 * i + 1], r->press_t[2 * i] = r->press_t[2 * i + 1];
+        r->press[2 * i + 1] = now, r->press_t[2 * i + 1] = t;
+        if (r->loop.stepper != r->bdf || !c->field.active[i] || c->lifting[i] || xi > LIFT_XI_MAX)
+            continue;
+        double lead = lift_lead(c, i), turn = NAN, th = NAN;
+        if (now >= 0.0 || g >= 0.0) { /* turned in this step */
+            turn = ta;
+            if (pressing(c, i, r->prev_g[i], r->prev_gdot[i]) < 0.0 && now >= 0.0) {
+                pressing_fn f = {r, i};
+                turn = pl_brent(pressing_eval, &f, ta, t, 0);
+                if (isnan(turn))
+                    turn = ta;
+            }
+            th = fmax(ta, turn - lead);
+        } else if (!at_root && (turn = predicted_turn(r, i)) - 2.0 * lead <= t) {
+            th = t;
+        }
+        if (isnan(th) || (found && th >= *t_hand))
+            continue;
+        found = 1;
+        *t_hand = th;
+        r->handover = i;
+        r->lift_end[i] = fmax(turn, t) + 2.0 * (2.0 * xi / c->omega[i] + lead);
+    }
+    return found;
+}
+
+/* The longest BDF step from t: to 1.5 leads before the predicted turn of a pressing force (see
+ * above), so that a step ends there and hands the lift-off over with its lead; 0 if none is near.
+ * (A step that ends within 2 leads hands over: aimed at one lead, BDF crept on in steps of 1e-7 s
+ * towards a turn that the secant predicted ever later, a table near its critical amplitude, and
+ * moved G by 1.5e-13.) */
+static double lift_off_approach(run *r, double t)
+{
+    run_ctx *c = &r->ctx;
+    double h = INFINITY;
+    for (size_t i = 0; i < c->m; i++)
+        if (c->field.active[i] && !c->lifting[i] && c->model->law[i].xi <= LIFT_XI_MAX) {
+            double d = predicted_turn(r, i) - 1.5 * lift_lead(c, i) - t;
+            if (d > 0.0)
+                h = fmin(h, d);
+        }
+    return isfinite(h) ? h : 0.0;
+}
+
+/* Where G_i last crossed 0 before the state of the last recorded row (the switch of constraint i,
+ * with the modes before it), and the resolution of that time (pl_time_resolution).  A root switches
+ * at the gap's round-off hysteresis, up to 100 ulps of its terms beyond 0 (gap_root), and the rows
+ * of the steps between the crossing and the switch have G_i on the far side of 0: at a lift-off G_i
+ * leaves 0 at the slow rate N'/omega^2 (the disk: 4e-8 at mu = 1e8, 4e-10 at 1e10), and the switch
+ * came 9e-7 s, then 9e-5 s, after the crossing, against the delay 2 xi/omega (1.2e-4, 1.2e-5 s) a
+ * lift-off converges by.  The crossing is one Newton step back from the first of those rows (a step
+ * end, with the method's accuracy), or on the secant with the row before it if that step leaves the
+ * interval between them (a turning G_i); rows before first_row are not looked at, and without a row
+ * on the near side of 0 after it the switch's own time is taken.  side: +1 for an exit (G_i rose
+ * through 0), -1 for an entry. */
+static double zero_crossing(run *r, size_t i, double side, size_t first_row, double *resolution)
+{
+    run_ctx *c = &r->ctx;
+    const pl_table *traj = &r->sol->traj;
+    size_t n = c->n, m = c->m, col = pl_col_g(n, m) + i, last = traj->nrows - 1, k = last;
+    while (k > first_row && side * pl_table_row(traj, k - 1)[col] >= 0.0)
+        k--;
+    if (k == first_row) /* G_i never on the near side since first_row (a dip within round-off) */
+        k = last;
+    const double *row = pl_table_row(traj, k);
+    double t = row[0], g = row[col], *fp = c->fp_dense;
+    const double *q = row + pl_col_q(n, m), *v = row + pl_col_v(n, m);
+    pl_model_velocity_map(c->model, t, q, v, fp, NULL, NULL, NULL);
+    double gdot = pl_model_gap_rate(c->model, i, t, q, fp, c->gap_dense), t0 = t, rate = gdot;
+    const double *before = k > first_row ? pl_table_row(traj, k - 1) : NULL;
+    if (before && side * before[col] < 0.0 && g != 0.0) {
+        double tb = before[0], gb = before[col];
+        t0 = t - g / gdot;
+        if (!(t0 >= tb && t0 <= t) && gb != g) {
+            rate = (g - gb) / (t - tb);
+            t0 = t - g / rate;
+        }
+        if (!(t0 >= tb && t0 <= t))
+            t0 = t;
+    }
+    *resolution = pl_time_resolution(pl_gap_terms(c->gap_dense, t, q, n), t0, rate);
+    return t0;
+}
+
 static pl_status open_episode(run *r, size_t i, double t, const double *y, pl_error *err)
 {
     run_ctx *c = &r->ctx;
     pl_episode *ep;
-    pl_status s = pl_solution_add_episode(r->sol, i, t, &ep, err);
+    size_t since = 0; /* the last exit of constraint i */
+    for (size_t k = r->sol->nepisodes; k-- > 0 && !since;)
+        if (r->sol->episodes[k].constraint == i)
+            since = r->sol->episodes[k].row_out;
+    double resolution = 0.0, t_in = t > 0.0 && r->sol->traj.nrows > 0 ? zero_crossing(r, i, -1.0, since, &resolution) : t;
+    pl_status s = pl_solution_add_episode(r->sol, i, t_in, &ep, err);
     if (s != PL_OK)
         return s;
+    ep->t_in_resolution = resolution;
+    r->ctx.lifting[i] = 0;
+    r->press_t[2 * i] = r->press_t[2 * i + 1] = NAN;
     ep->gdot_in = r->prev_gdot[i];
     ep->gamma_in = gamma_at(c, t, y);
     ep->impulse = -IMPULSE(y, c)[i]; /* completed at close */
@@ -705,7 +904,7 @@ static void close_episode(run *r, size_t i, double t, const double *y, int ended
     ep->impulse += IMPULSE(y, &r->ctx)[i];
     ep->row_out = r->sol->traj.nrows - 1;
     if (ended) {
-        ep->t_out = t;
+        ep->t_out = zero_crossing(r, i, 1.0, ep->row_in, &ep->t_out_resolution);
         ep->gdot_out = r->prev_gdot[i];
     }
     r->open[i] = -1;
@@ -749,7 +948,21 @@ static int resolvable_entry(run_ctx *c, size_t i, double t, const double *y, dou
     return gdot * gdot / (2.0 * D) > gap_noise(c, i, t, Q(y));
 }
 
-/* The stiff phase once every active contact has settled; the Runge-Kutta pair otherwise. */
+/* An exit root of active constraint i at level 0 (a lift-off on the pair: exit_level), G_i rising at
+ * rate gdot: the motion without its force must carry G_i beyond its round-off (gdot^2 / (2 |Gddot|)
+ * if it turns back, Gddot < 0), as for an entry.  Near a tangential lift-off (a table whose
+ * acceleration just exceeds g) G_i crossed 0 at round-off level before the limit's lift-off, and
+ * the contact ended and began again. */
+static int resolvable_exit(run_ctx *c, size_t i, double t, const double *y, double gdot)
+{
+    if (c->lifting[i] != 1)
+        return 1;
+    c->field.active[i] = 0;
+    double D = gap_accel(c, i, t, y);
+    c->field.active[i] = 1;
+    return !(D < 0.0) || gdot * gdot / (2.0 * -D) > gap_noise(c, i, t, Q(y));
+}
+
 /* The stiff phase once every active contact has settled; the Runge-Kutta pair otherwise.  BDF pays
  * off only where its order can rise above 2: a lightly damped contact (xi below cos 86 deg) whose
  * order-2 steps stay below the order-3 stability threshold (h omega < 1.2 x 1.9) for BDF_HELD steps
@@ -764,7 +977,11 @@ static pl_stepper *choose(void *user, double t)
     for (size_t i = 0; i < r->ctx.m; i++)
         if (r->ctx.field.active[i]) {
             any = 1;
-            settled &= t >= r->settle[i];
+            if (r->ctx.lifting[i] == 1 && t >= r->lift_end[i]) { /* the window of a lift-off passed */
+                const pl_gap *gaps = geometry_at(&r->ctx, t, r->loop.stepper->y);
+                r->ctx.lifting[i] = pressing(&r->ctx, i, gaps[i].g, r->ctx.geometry_gdot[i]) < 0.0 ? 0 : 2;
+            }
+            settled &= t >= r->settle[i] && r->ctx.lifting[i] != 1;
         }
     if (r->ctx.bdf_held >= BDF_HELD)
         r->ctx.bdf_futile = 1;
@@ -772,12 +989,13 @@ static pl_stepper *choose(void *user, double t)
     return r->ctx.settled_phase && !r->ctx.bdf_futile ? r->bdf : r->rk;
 }
 
-/* The loop's max_step hook: the case's forcing time scale (pl_model_max_step; usually none).  Only the
- * Runge-Kutta pair honours it (flights and impacts); settled contacts (BDF) keep their long steps. */
+/* The loop's max_step hook: on the Runge-Kutta pair (flights and impacts) the case's forcing time
+ * scale (pl_model_max_step; usually none); settled contacts (BDF) keep their long steps, but for the
+ * approach of a lift-off (lift_off_approach). */
 static double max_step(void *user, double t)
 {
     run *r = user;
-    return pl_model_max_step(r->ctx.model, t);
+    return r->loop.stepper == r->bdf ? lift_off_approach(r, t) : pl_model_max_step(r->ctx.model, t);
 }
 
 /* First step after a (re)start.
@@ -1124,7 +1342,7 @@ static int find_missed_crossing(run *r, double ta, const double *g_a, const doub
     return found;
 }
 
-/* The loop's `missed` hook: the pieces of [prev_t, t] between output samples, each checked by
+/* The `missed` hook's search: the pieces of [prev_t, t] between output samples, each checked by
  * find_missed_crossing on the dense output; the earliest missed crossing over all pieces and
  * constraints is taken, before a root of the same step only if it comes first. */
 static int scan_missed_crossings(void *user, double t, const double *y, int at_root, double *t_cross, pl_error *err)
@@ -1158,6 +1376,25 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
         memcpy(gdot_a, gdot_b, c->m * sizeof *gdot_a);
     }
     return found && (!at_root || *t_cross < t);
+}
+
+/* The loop's `missed` hook: a crossing missed in the last step (scan_missed_crossings), or the
+ * handover of a lift-off to the Runge-Kutta pair (lift_off_handover), whichever comes first (the
+ * handover at a tie: BDF's exit, located on its dense output from a gap within round-off of 0, came
+ * 6e-5 s before the limit's lift-off on the disk at mu = 1e10, and the pair finds the crossing
+ * again). */
+static int missed(void *user, double t, const double *y, int at_root, double *t_cross, pl_error *err)
+{
+    run *r = user;
+    int found = scan_missed_crossings(user, t, y, at_root, t_cross, err);
+    double t_hand = NAN;
+    r->handover = r->ctx.m;
+    if (found >= 0 && lift_off_handover(r, t, y, at_root, &t_hand) && (!found || t_hand <= *t_cross)) {
+        *t_cross = t_hand;
+        return 1;
+    }
+    r->handover = r->ctx.m;
+    return found;
 }
 
 /* The force root of constraint i from its entry on (see roots): its side, the sign of lambda_i
@@ -1236,14 +1473,24 @@ static pl_status switch_at(void *user, double *t, double *y, const int *found, i
     if (found) {
         double *g = r->g_switch, *gdot = r->gdot_switch;
         contact_state(c, *t, y, g, gdot, NULL);
-        for (size_t i = 0; i < c->m; i++)
-            if (((found[i] < 0 && gdot[i] < 0.0) || (found[i] > 0 && gdot[i] > 0.0)) &&
-                c->field.active[i] != (found[i] < 0) &&
-                (found[i] > 0 || resolvable_entry(c, i, *t, y, gdot[i])))
+        for (size_t i = 0; i < c->m; i++) {
+            if (!((found[i] < 0 && gdot[i] < 0.0) || (found[i] > 0 && gdot[i] > 0.0)) ||
+                c->field.active[i] == (found[i] < 0))
+                continue;
+            if (found[i] < 0 ? resolvable_entry(c, i, *t, y, gdot[i]) : resolvable_exit(c, i, *t, y, gdot[i]))
                 direction[i] = found[i];
+            else if (found[i] > 0)
+                c->lifting[i] = 2; /* the exit at round-off: the hysteresis again (exit_level) */
+        }
         for (size_t i = 0; i < c->m; i++)
-            if (found[c->m + i])
+            if (found[c->m + i]) {
                 c->force_side[i] = -c->force_side[i];
+                if (c->force_side[i] > 0.0) /* pushing again: a lift-off to come is handed over anew */
+                    r->ctx.lifting[i] = 0;
+            }
+    } else if (r->handover < c->m) { /* a lift-off handed to the Runge-Kutta pair (choose) */
+        r->ctx.lifting[r->handover] = 1;
+        r->handover = c->m;
     } else {
         size_t i = r->missed_constraint;
         direction[i] = c->field.active[i] ? 1 : -1;
@@ -1365,7 +1612,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
         return s;
     }
     init_scales(c);
-    r.loop = (pl_event_loop){.hooks = {.record = record_sample, .missed = scan_missed_crossings, .event = switch_at,
+    r.loop = (pl_event_loop){.hooks = {.record = record_sample, .missed = missed, .event = switch_at,
                                        .choose = choose, .initial_step = initial_step,
                                        .max_step = max_step},
                              .user = &r, .context = r.context, .stats = &sol->stats, .t_end = opts->t_end,
@@ -1379,6 +1626,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
         c->field.active[i] = pl_model_initially_active(model, c->field.work, i, 0.0, Q(y0), V(y0, c));
         r.open[i] = -1;
     }
+    r.handover = c->m;
     modes_changed(c);
 
     s = setup_steppers(&r, y0, e);

@@ -332,6 +332,7 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
             if ((s = pl_solution_add_episode(r->sol, i, now->t, &ep, err)) != PL_OK)
                 return s;
             ep->gdot_in = r->gdot[i];
+            ep->t_in_resolution = DBL_EPSILON * fabs(now->t); /* a step's time */
             ep->gamma_in = gamma_before;
             ep->row_in = last - 1; /* the state before the first impulse */
             ep->max_penetration = fmax(0.0, -pl_table_row(&r->sol->traj, last)[pl_col_g(n, m) + i]);
@@ -347,6 +348,7 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
         } else if (r->open[i] >= 0) {
             pl_episode *ep = &r->sol->episodes[r->open[i]];
             ep->t_out = now->t;
+            ep->t_out_resolution = DBL_EPSILON * fabs(now->t);
             ep->gdot_out = r->gdot[i];
             r->open[i] = -1;
         }
@@ -390,6 +392,9 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
         e->gdot_after = gdot_next[trigger];
         memcpy(e->impulse, next->impulse, m * sizeof *e->impulse);
         memcpy(e->participants, pushed, m * sizeof *e->participants);
+        /* where the trajectory reaches the constraint: the gap's round-off over its rate */
+        pl_model_gap(model, trigger, t_impact, q_impact, &c->gap);
+        e->t_resolution = pl_time_resolution(pl_gap_terms(&c->gap, t_impact, q_impact, n), t_impact, e->gdot_before);
     }
     if (impact)
         r->last_impact = step;
