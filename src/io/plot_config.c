@@ -147,7 +147,9 @@ static pl_status parse_line(const char *s, size_t at, size_t end, pl_gp_config *
     memcpy(e.name, s + name, name_len);
     if (pl_gp_config_get(c, e.name))
         return pl_fail(err, PL_ERR_INPUT, "%s: %s set twice", where, e.name);
-    pl_status st = parse_value(s, skip_blanks(s, at + 1, end), end, &e, err, where);
+    char named[400]; /* the messages name the setting */
+    snprintf(named, sizeof named, "%s: %s", where, e.name);
+    pl_status st = parse_value(s, skip_blanks(s, at + 1, end), end, &e, err, named);
     if (st != PL_OK)
         return st;
     pl_gp_entry *grown = realloc(c->entries, (c->n + 1) * sizeof *grown);
