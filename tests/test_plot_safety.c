@@ -161,7 +161,7 @@ static void hostile_manifests(const char *base)
              * the runs do not have makes the manifest no manifest, refused as such) */
             if (strcmp(field, "case") == 0 || strcmp(field, "solver") == 0 || strcmp(field, "refined") == 0) {
                 char *err = slurp("stderr.txt");
-                char quoted[64];
+                char quoted[300];
                 snprintf(quoted, sizeof quoted, "manifest.json: \"%s\"", field);
                 CHECK(rc == 2 && err && (strstr(err, quoted) || (field[0] == 'r' && strstr(err, "manifest.json"))),
                       "%s: refused naming the field (exit %d: %s)", what, rc, err ? err : "");

@@ -79,8 +79,9 @@ pl_status pl_plot_write_script(pl_output *out, const char *name, pl_error *err)
 static int wait_within(pid_t pid, const pl_budget *budget, int *status)
 {
     long pause_ns = 1000000; /* polled from 1 ms up to 50 ms: a figure takes tenths of a second */
+    int bounded = budget && budget->max_seconds > 0;
     for (;;) {
-        pid_t got = waitpid(pid, status, budget ? WNOHANG : 0);
+        pid_t got = waitpid(pid, status, bounded ? WNOHANG : 0);
         if (got == pid)
             return 0;
         if (got < 0 && errno != EINTR)
