@@ -858,7 +858,7 @@ static void test_figures(void)
     check_figure("fig_table", "sliding", gnuplot, 12);
     CHECK(!exists("fig_ball/sliding.gp"), "no sliding figure without sliding");
     char *config = slurp("fig_ball/plots_config.gp");
-    CHECK(config && strstr(config, "mu=1e+02 ") && strstr(config, "mu=1e+08 "), "labels mu=1e+02 ... 1e+08: %s",
+    CHECK(config && strstr(config, "'mu=1e+02 ") && strstr(config, " mu=1e+08'"), "labels mu=1e+02 ... 1e+08: %s",
           config ? config : "(none)");
     free(config);
 

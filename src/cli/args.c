@@ -268,6 +268,14 @@ pl_status cli_parse_plot(int argc, char **argv, plot_options *p, pl_error *err)
             p->force = 1;
         } else if (!positional_only && strcmp(arg, "--quiet") == 0) {
             p->quiet = 1;
+        } else if (!positional_only && strcmp(arg, "--max-seconds") == 0) {
+            if (k + 1 >= argc)
+                return pl_fail(err, PL_ERR_INPUT, "--max-seconds needs a value");
+            const char *value = argv[++k];
+            if (pl_parse_double(value, &p->max_seconds, err, "--max-seconds") != PL_OK)
+                return PL_ERR_INPUT;
+            if (!(p->max_seconds > 0))
+                return pl_fail(err, PL_ERR_INPUT, "--max-seconds must be > 0 (got %s)", value);
         } else if (!positional_only && arg[0] == '-' && arg[1] != '\0') {
             return pl_fail(err, PL_ERR_INPUT, "unknown option '%s' (see --help)", arg);
         } else if (p->dir) {

@@ -88,9 +88,10 @@ typedef struct {
 
 pl_status cli_parse_cases(int argc, char **argv, cases_options *c, pl_error *err);
 
-/* The arguments of 'plot': DIR [--force] [--quiet], or --help (-h) alone. */
+/* The arguments of 'plot': DIR [--max-seconds S] [--force] [--quiet], or --help (-h) alone. */
 typedef struct {
     const char *dir;
+    double max_seconds; /* 0: no budget */
     int force, quiet, help;
 } plot_options;
 

@@ -933,7 +933,9 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
         return exit_code(s);
     }
     pl_error plot_err;
-    pl_status plots = o.no_plots ? PL_OK : pl_render_sweep_plots(&d.out, model, &sw, &plot_err);
+    /* the figures, like each run, within --max-seconds of their own start */
+    pl_budget figures = {o.max_seconds, pl_now_seconds()};
+    pl_status plots = o.no_plots ? PL_OK : pl_render_sweep_plots(&d.out, model, &sw, &figures, &plot_err);
     for (size_t k = 0; s == PL_OK && k < sw.n; k++) {
         char sub[128];
         pl_strings files = {0};
@@ -1435,7 +1437,10 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     if (s == PL_OK)
         s = pl_write_compare(&d.out, model, &limit, &la, entries, l.n, fam, nfam, &err);
     pl_error plot_err;
-    pl_status plots = s != PL_OK || o.no_plots ? PL_OK : pl_render_compare_plots(&d.out, entries, l.n, &plot_err);
+    /* the figures, like each solution, within --max-seconds of their own start */
+    pl_budget figures = {o.max_seconds, pl_now_seconds()};
+    pl_status plots =
+        s != PL_OK || o.no_plots ? PL_OK : pl_render_compare_plots(&d.out, entries, l.n, &figures, &plot_err);
     if (s == PL_OK)
         s = pl_outdir_finish(&d.out, &d.st, &d.planned, d.manifest, &err);
     if (s != PL_OK)
@@ -1675,11 +1680,13 @@ static int cmd_new_model(int argc, char **argv)
 }
 
 static const char plot_usage[] =
-    "usage: penlim plot DIR [--force] [--quiet]\n"
+    "usage: penlim plot DIR [--max-seconds S] [--force] [--quiet]\n"
     "(Re)draw the figures of a directory penlim wrote (run, limit, sweep or compare; its manifest.json\n"
     "says which): writes the gnuplot scripts and the data they need, renders each figure to PNG and\n"
     "PDF, and lists them in the manifest.  Without gnuplot it writes the scripts, warns, and exits 0.\n"
     "Figures: docs/figures.md.\n"
+    "  --max-seconds S   stop gnuplot S seconds after the start (a warning; the figures not drawn\n"
+    "                    are left out, the data kept)\n"
     "  --force           draw even if DIR holds files penlim did not write (they are left alone)\n"
     "  --quiet           print nothing on success\n";
 
@@ -1689,6 +1696,7 @@ static int cmd_plot(int argc, char **argv)
     pl_error err;
     if (cli_parse_plot(argc, argv, &p, &err) != PL_OK)
         return input_error("plot", "%s", err.message);
+    pl_budget budget = {p.max_seconds, pl_now_seconds()};
     if (p.help) {
         fputs(plot_usage, stdout);
         return 0;
@@ -1732,11 +1740,12 @@ static int cmd_plot(int argc, char **argv)
     if (s == PL_OK)
         s = pl_plot_dir_write(&d.out, d.st.manifest, &plan, &err);
     pl_error plot_err;
-    pl_status plots = s == PL_OK ? pl_plot_dir_render(&d.out, &plan, &plot_err) : PL_OK;
+    pl_status plots = s == PL_OK ? pl_plot_dir_render(&d.out, &plan, &budget, &plot_err) : PL_OK;
     if (s == PL_OK)
         s = pl_outdir_finish(&d.out, &d.st, &d.planned, d.manifest, &err);
     if (s != PL_OK) {
         fprintf(stderr, "penlim plot: %s\n", err.message);
+        pl_plot_dir_plan_free(&plan);
         outdir_end(&d);
         return exit_code(s);
     }
@@ -1748,6 +1757,7 @@ static int cmd_plot(int argc, char **argv)
     else if (!p.quiet)
         for (size_t k = 0; k < plan.n; k++)
             printf("%s/%s.png, %s.pdf\n", dir, plan.figures[k], plan.figures[k]);
+    pl_plot_dir_plan_free(&plan);
     outdir_end(&d);
     return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "core/number.h"
 #include "io/output.h"
+#include "io/plot_config.h"
 #include "io/plots.h"
 #include "io/report.h"
 #include "solvers/solver.h"
@@ -429,28 +430,32 @@ static pl_status write_config(pl_output *out, const pl_model *model, const pl_co
     if (s != PL_OK)
         return s;
     fprintf(f.fp, "# Written by penlim compare: what the plot scripts of this directory read.\n");
-    fprintf(f.fp, "case_name = '%s'\nndof = %zu\nncon = %zu\n", model->type->name, model->n, model->m);
-    fputs("dirs = '", f.fp);
-    for (size_t k = 0, first = 1; k < n; k++)
-        if (e[k].sol->traj.nrows > 0) {
-            fprintf(f.fp, "%s%s", first ? "" : " ", e[k].dir);
-            first = 0;
-        }
-    fputs("'\nlabels = '", f.fp);
-    for (size_t k = 0, first = 1; k < n; k++)
-        if (e[k].sol->traj.nrows > 0) {
-            fprintf(f.fp, "%s%s", first ? "" : " ", e[k].label);
-            first = 0;
-        }
-    fputs("'\n# the solver families of the work-precision plot, one style each, and the distances it shows\nfamilies = '",
-          f.fp);
+    pl_gp_put_string(f.fp, "case_name", model->type->name);
+    pl_gp_put_int(f.fp, "ndof", (long)model->n);
+    pl_gp_put_int(f.fp, "ncon", (long)model->m);
+    int first = 1;
+    pl_gp_begin_words(f.fp, "dirs");
+    for (size_t k = 0; k < n; k++)
+        if (e[k].sol->traj.nrows > 0)
+            pl_gp_put_word(f.fp, e[k].dir, &first);
+    pl_gp_end_words(f.fp);
+    first = 1;
+    pl_gp_begin_words(f.fp, "labels");
+    for (size_t k = 0; k < n; k++)
+        if (e[k].sol->traj.nrows > 0)
+            pl_gp_put_word(f.fp, e[k].label, &first);
+    pl_gp_end_words(f.fp);
+    fputs("# the solver families of the work-precision plot, one style each, and the distances it shows\n", f.fp);
     const char *fam[8];
     size_t nf = work_families(e, n, fam, 8);
+    first = 1;
+    pl_gp_begin_words(f.fp, "families");
     for (size_t j = 0; j < nf; j++)
-        fprintf(f.fp, "%s%s", j ? " " : "", fam[j]);
+        pl_gp_put_word(f.fp, fam[j], &first);
+    pl_gp_end_words(f.fp);
     char dist[256];
     work_distances(e, n, dist, sizeof dist);
-    fprintf(f.fp, "'\ndistances = '%s'\n", dist);
+    pl_gp_put_string(f.fp, "distances", dist);
     return pl_file_commit(&f, err);
 }
 
@@ -475,7 +480,8 @@ pl_status pl_write_compare(pl_output *out, const pl_model *model, const pl_solut
     return s;
 }
 
-pl_status pl_render_compare_plots(pl_output *out, const pl_compare_entry *e, size_t n, pl_error *err)
+pl_status pl_render_compare_plots(pl_output *out, const pl_compare_entry *e, size_t n, const pl_budget *budget,
+                                  pl_error *err)
 {
     int any_rows = 0, any_cost = 0;
     char dist[256];
@@ -496,7 +502,7 @@ pl_status pl_render_compare_plots(pl_output *out, const pl_compare_entry *e, siz
             continue;
         s = pl_plot_write_script(out, plot_names[k], err);
         if (s == PL_OK)
-            s = pl_plot_render(out, plot_names[k], err);
+            s = pl_plot_render(out, plot_names[k], budget, err);
         if (s != PL_OK)
             return s;
     }

@@ -4,6 +4,7 @@
 #ifndef PL_COMPARE_REPORT_H
 #define PL_COMPARE_REPORT_H
 
+#include "core/clock.h"
 #include "io/output.h"
 #include "model/model.h"
 #include "study/compare.h"
@@ -35,7 +36,9 @@ pl_status pl_write_compare(pl_output *out, const pl_model *model, const pl_solut
                            const pl_analysis *limit_analysis, const pl_compare_entry *e, size_t n,
                            const pl_family *families, size_t nfamilies, pl_error *err);
 
-/* Write and render the plot scripts (gnuplot); PL_ERR_IO with a message if gnuplot fails. */
-pl_status pl_render_compare_plots(pl_output *out, const pl_compare_entry *e, size_t n, pl_error *err);
+/* Write and render the plot scripts (gnuplot) within budget (NULL: none); PL_ERR_IO with a message if
+ * gnuplot fails or the budget stops it. */
+pl_status pl_render_compare_plots(pl_output *out, const pl_compare_entry *e, size_t n, const pl_budget *budget,
+                                  pl_error *err);
 
 #endif

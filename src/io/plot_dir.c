@@ -5,7 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io/plot_config.h"
 #include "io/plots.h"
+#include "model/model.h"
+#include "solvers/solver.h"
 
 static int lists(const json_t *manifest, const char *file)
 {
@@ -27,67 +30,228 @@ static FILE *open_in(const pl_output *out, const char *name, pl_error *err)
     return f;
 }
 
-/* The integer "NAME = N" of a plots_config.gp written by a sweep; -1 if absent. */
-static long config_int(const char *text, const char *name)
+/* ---- what a directory may name: checked before anything is drawn ------------------------------ */
+
+/* A word of a list in a configuration: letters, digits and ._+=:- (and / in a directory), so that
+ * gnuplot takes it as one word and as a plain file name (never "<command", which it would run). */
+static int plain_word(const char *w, int directory)
 {
-    size_t len = strlen(name);
-    for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
-        if (strncmp(line, name, len) == 0 && strncmp(line + len, " = ", 3) == 0)
-            return strtol(line + len + 3, NULL, 10);
-    return -1;
+    if (!*w)
+        return 0;
+    for (; *w; w++)
+        if (!((*w >= 'a' && *w <= 'z') || (*w >= 'A' && *w <= 'Z') || (*w >= '0' && *w <= '9') ||
+              strchr("._+=:-", *w) || (directory && *w == '/')))
+            return 0;
+    return 1;
 }
 
-/* The quoted string "NAME = '...'" of a configuration: whether it holds a word. */
-static int config_words(const char *text, const char *name)
+/* The manifest's case, solver and (a sweep) refined option, each from a fixed vocabulary: a case
+ * built in, or, with "model": {"file": ...}, a model compiled apart, whose name is then valid per
+ * pl_case_name_valid (the only names penlim loads a model with); a solver of the registry; one of
+ * its options. */
+typedef struct {
+    const char *case_name;
+    const pl_solver_type *solver;
+    const char *refined; /* NULL but for a sweep */
+} identity;
+
+static pl_status check_manifest(const pl_output *out, const json_t *manifest, identity *id, pl_error *err)
 {
-    char key[64];
-    snprintf(key, sizeof key, "\n%s = '", name);
-    const char *at = strstr(text, key);
-    return at && at[strlen(key)] != '\'';
+    const char *command = json_string_value(json_object_get(manifest, "command"));
+    const char *case_name = json_string_value(json_object_get(manifest, "case"));
+    const char *solver = json_string_value(json_object_get(manifest, "solver"));
+    const char *refined = json_string_value(json_object_get(manifest, "refined"));
+    int compiled_apart = json_is_string(json_object_get(json_object_get(manifest, "model"), "file"));
+    if (!case_name || !pl_case_name_valid(case_name) || (!compiled_apart && !pl_builtin_case_find(case_name)))
+        return pl_fail(err, PL_ERR_INPUT, "%s/manifest.json: \"case\" is not %s ('%.60s')", out->root,
+                       compiled_apart ? "a model's name" : "a case penlim has", case_name ? case_name : "");
+    id->case_name = case_name;
+    if (!solver || !(id->solver = pl_solver_find(solver)))
+        return pl_fail(err, PL_ERR_INPUT, "%s/manifest.json: \"solver\" is not a solver penlim has ('%.60s')",
+                       out->root, solver ? solver : "");
+    id->refined = NULL;
+    if (command && strcmp(command, "sweep") == 0) {
+        if (!refined || pl_solver_option_index(id->solver, refined) < 0)
+            return pl_fail(err, PL_ERR_INPUT, "%s/manifest.json: \"refined\" is not an option of %s ('%.60s')",
+                           out->root, id->solver->name, refined ? refined : "");
+        id->refined = refined;
+    }
+    return PL_OK;
 }
 
-/* A configuration the directory's figures read (its first len - 1 bytes), as text. */
-static pl_status read_config(const pl_output *out, const char *name, char *text, size_t len, pl_error *err)
+/* What each setting of a configuration may hold. */
+typedef enum {
+    COUNT,         /* an integer in [0, 1e6] */
+    NUMBER,        /* a number or NaN */
+    CASE_NAME,     /* the manifest's case */
+    SOLVER_NAME,   /* the manifest's solver */
+    REFINED_NAME,  /* the manifest's refined option */
+    RUN_DIRS,      /* run directories the manifest lists */
+    SOLUTION_DIRS, /* directories whose trajectory.csv the manifest lists */
+    WORDS,         /* plain words (labels, distances) */
+    FAMILIES,      /* solver names, or "external" */
+    LIMIT_DIR      /* "" or "limit" */
+} setting_kind;
+
+typedef struct {
+    const char *name;
+    setting_kind kind;
+} setting;
+
+static const setting sweep_settings[] = {
+    {"case_name", CASE_NAME}, {"ndof", COUNT},     {"ncon", COUNT},      {"solution", SOLVER_NAME},
+    {"param", REFINED_NAME},  {"runs", RUN_DIRS},  {"labels", WORDS},    {"nq", COUNT},
+    {"conv_len", COUNT},      {"nsliding", COUNT}, {"nzeno", COUNT},     {"ncapture", COUNT},
+    {"limit", LIMIT_DIR},     {"accumulation", NUMBER}, {NULL, COUNT}};
+
+static const setting compare_settings[] = {
+    {"case_name", CASE_NAME}, {"ndof", COUNT},        {"ncon", COUNT},      {"dirs", SOLUTION_DIRS},
+    {"labels", WORDS},        {"families", FAMILIES}, {"distances", WORDS}, {NULL, COUNT}};
+
+static int lists_run_dir(const json_t *manifest, const char *dir)
 {
+    const json_t *runs = json_object_get(manifest, "runs");
+    for (size_t k = 0; k < json_array_size(runs); k++) {
+        const char *d = json_string_value(json_object_get(json_array_get(runs, k), "directory"));
+        if (d && strcmp(d, dir) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether one word of a list may be what kind says. */
+static int word_fits(setting_kind kind, const char *w, const json_t *manifest)
+{
+    char file[PATH_MAX];
+    switch (kind) {
+    case RUN_DIRS: return plain_word(w, 1) && lists_run_dir(manifest, w);
+    case SOLUTION_DIRS:
+        return plain_word(w, 1) && snprintf(file, sizeof file, "%s/trajectory.csv", w) < (int)sizeof file &&
+               lists(manifest, file);
+    case FAMILIES: return strcmp(w, "external") == 0 || pl_solver_find(w) != NULL;
+    default: return plain_word(w, 0);
+    }
+}
+
+static const char *word_rule(setting_kind kind)
+{
+    switch (kind) {
+    case RUN_DIRS: return "not a run directory the manifest lists";
+    case SOLUTION_DIRS: return "not a solution directory the manifest lists";
+    case FAMILIES: return "not a solver's name";
+    default: return "not a word of letters, digits and ._+=:-";
+    }
+}
+
+static pl_status check_setting(const pl_gp_entry *e, setting_kind kind, const identity *id, const json_t *manifest,
+                               const char *where, pl_error *err)
+{
+    int numeric = kind == COUNT || kind == NUMBER;
+    if (numeric != (e->kind != PL_GP_STRING) || (kind == COUNT && e->kind != PL_GP_INT))
+        return pl_fail(err, PL_ERR_INPUT, "%s: %s must be %s", where, e->name,
+                       kind == COUNT ? "an integer" : numeric ? "a number" : "a quoted string");
+    const char *want = NULL;
+    switch (kind) {
+    case COUNT:
+        if (e->integer < 0 || e->integer > 1000000)
+            return pl_fail(err, PL_ERR_INPUT, "%s: %s must be in [0, 1e6] (got %ld)", where, e->name, e->integer);
+        return PL_OK;
+    case NUMBER: return PL_OK;
+    case CASE_NAME: want = id->case_name; break;
+    case SOLVER_NAME: want = id->solver->name; break;
+    case REFINED_NAME: want = id->refined ? id->refined : ""; break;
+    case LIMIT_DIR:
+        if (e->text[0] && strcmp(e->text, "limit") != 0)
+            return pl_fail(err, PL_ERR_INPUT, "%s: %s must be 'limit' or '' ('%.60s')", where, e->name, e->text);
+        return PL_OK;
+    default: break;
+    }
+    if (want) {
+        if (strcmp(e->text, want) != 0)
+            return pl_fail(err, PL_ERR_INPUT, "%s: %s is not the manifest's '%s' ('%.60s')", where, e->name, want,
+                           e->text);
+        return PL_OK;
+    }
+    char word[PATH_MAX];
+    size_t k = 0;
+    for (const char *w = e->text; *(w += strspn(w, " ")); w += strcspn(w, " "), k++) {
+        if (!pl_gp_word(e->text, k, word, sizeof word))
+            return pl_fail(err, PL_ERR_INPUT, "%s: %s holds a word too long", where, e->name);
+        if (!word_fits(kind, word, manifest))
+            return pl_fail(err, PL_ERR_INPUT, "%s: %s holds '%.60s', %s", where, e->name, word, word_rule(kind));
+    }
+    return PL_OK;
+}
+
+/* Read a sweep's or compare's configuration from the directory and check every setting it makes:
+ * what `penlim plot` writes again for the scripts to load.  config is freeable whatever the status. */
+static pl_status read_config(const pl_output *out, const json_t *manifest, const identity *id, const char *name,
+                             const setting *settings, pl_gp_config *config, pl_error *err)
+{
+    memset(config, 0, sizeof *config);
     FILE *f = open_in(out, name, err);
     if (!f)
         return PL_ERR_INPUT;
-    size_t got = fread(text, 1, len - 1, f);
+    static const size_t cap = 1 << 20; /* a sweep of thousands of runs writes 100 kB */
+    char *text = malloc(cap);
+    size_t got = text ? fread(text, 1, cap, f) : 0;
+    int whole = text && got < cap && !ferror(f);
     fclose(f);
-    text[got] = '\0';
-    return PL_OK;
+    char where[PATH_MAX + 64];
+    snprintf(where, sizeof where, "%s/%s", out->root, name);
+    pl_status s = !text    ? pl_fail(err, PL_ERR_NOMEM, "out of memory reading %s", where)
+                  : !whole ? pl_fail(err, PL_ERR_INPUT, "%s: cannot be read whole (at most %zu bytes)", where, cap - 1)
+                           : pl_gp_config_parse(text, got, where, config, err);
+    free(text);
+    for (size_t k = 0; s == PL_OK && k < config->n; k++) {
+        const setting *st = settings;
+        while (st->name && strcmp(st->name, config->entries[k].name) != 0)
+            st++;
+        if (!st->name)
+            s = pl_fail(err, PL_ERR_INPUT, "%s: no setting named %s", where, config->entries[k].name);
+        else
+            s = check_setting(&config->entries[k], st->kind, id, manifest, where, err);
+    }
+    return s;
 }
 
-static pl_status plan_sweep(const pl_output *out, pl_plot_plan *plan, pl_error *err)
+/* A count the configuration sets; -1 if it sets none. */
+static long config_count(const pl_gp_config *c, const char *name)
 {
-    char text[1 << 16];
-    if (read_config(out, "plots_config.gp", text, sizeof text, err) != PL_OK)
-        return PL_ERR_INPUT;
-    if (config_words(text, "runs")) {
+    const pl_gp_entry *e = pl_gp_config_get(c, name);
+    return e && e->kind == PL_GP_INT ? e->integer : -1;
+}
+
+/* Whether a list of the configuration holds a word. */
+static int config_words(const pl_gp_config *c, const char *name)
+{
+    const pl_gp_entry *e = pl_gp_config_get(c, name);
+    return e && e->kind == PL_GP_STRING && e->text[strspn(e->text, " ")] != '\0';
+}
+
+static void plan_sweep(pl_plot_plan *plan)
+{
+    if (config_words(&plan->values, "runs")) {
         plan->figures[plan->n++] = "trajectories";
         plan->figures[plan->n++] = "trajectories_s";
     }
-    if (config_int(text, "nq") > 0)
+    if (config_count(&plan->values, "nq") > 0)
         plan->figures[plan->n++] = "convergence";
-    if (config_int(text, "nsliding") > 0)
+    if (config_count(&plan->values, "nsliding") > 0)
         plan->figures[plan->n++] = "sliding";
-    if (config_int(text, "nzeno") > 0)
+    if (config_count(&plan->values, "nzeno") > 0)
         plan->figures[plan->n++] = "zeno";
-    return PL_OK;
 }
 
 /* A compare directory: its trajectories when some solution has rows, the work-precision plot when
  * some distance has a cost (compare_config.gp says both, as compare wrote it). */
 static pl_status plan_compare(const pl_output *out, pl_plot_plan *plan, pl_error *err)
 {
-    char text[1 << 16];
-    if (read_config(out, "compare_config.gp", text, sizeof text, err) != PL_OK)
-        return PL_ERR_INPUT;
-    if (config_words(text, "dirs")) {
+    if (config_words(&plan->values, "dirs")) {
         plan->figures[plan->n++] = "compare_trajectories";
         plan->figures[plan->n++] = "compare_trajectories_s";
     }
-    if (config_words(text, "distances")) {
+    if (config_words(&plan->values, "distances")) {
         FILE *d = open_in(out, "compare_work.dat", err);
         if (!d)
             return PL_ERR_INPUT;
@@ -100,26 +264,34 @@ static pl_status plan_compare(const pl_output *out, pl_plot_plan *plan, pl_error
 pl_status pl_plot_dir_plan(const pl_output *out, const json_t *manifest, pl_plot_plan *plan, pl_error *err)
 {
     memset(plan, 0, sizeof *plan);
+    identity id;
+    pl_status s = check_manifest(out, manifest, &id, err);
+    if (s != PL_OK)
+        return s;
     const char *command = json_string_value(json_object_get(manifest, "command"));
-    if (command && strcmp(command, "sweep") == 0)
-        return plan_sweep(out, plan, err);
-    if (command && strcmp(command, "compare") == 0)
-        return plan_compare(out, plan, err);
-    if (command && (strcmp(command, "run") == 0 || strcmp(command, "limit") == 0)) {
+    if (command && strcmp(command, "sweep") == 0) {
+        plan->config = "plots_config.gp";
+        if ((s = read_config(out, manifest, &id, plan->config, sweep_settings, &plan->values, err)) == PL_OK)
+            plan_sweep(plan);
+    } else if (command && strcmp(command, "compare") == 0) {
+        plan->config = "compare_config.gp";
+        if ((s = read_config(out, manifest, &id, plan->config, compare_settings, &plan->values, err)) == PL_OK)
+            s = plan_compare(out, plan, err);
+    } else if (command && (strcmp(command, "run") == 0 || strcmp(command, "limit") == 0)) {
         if (!lists(manifest, "trajectory.csv"))
             return pl_fail(err, PL_ERR_INPUT, "%s lacks trajectory.csv, which its figures need", out->root);
         plan->figures[plan->n++] = "run";
+        plan->config = "plots_config.gp";
         plan->run_config = 1;
-        return PL_OK;
     }
-    /* any other command: the embedded scripts it wrote, drawn again */
-    for (size_t k = 0; k < pl_plot_script_count && plan->n < PL_PLOT_MAX_FIGURES; k++) {
-        char file[256];
-        snprintf(file, sizeof file, "%s.gp", pl_plot_scripts[k].name);
-        if (strcmp(pl_plot_scripts[k].name, "styles") != 0 && lists(manifest, file))
-            plan->figures[plan->n++] = pl_plot_scripts[k].name;
-    }
-    return PL_OK;
+    if (s != PL_OK)
+        pl_plot_dir_plan_free(plan);
+    return s;
+}
+
+void pl_plot_dir_plan_free(pl_plot_plan *plan)
+{
+    pl_gp_config_free(&plan->values);
 }
 
 pl_status pl_plot_dir_files(const pl_plot_plan *plan, pl_strings *files, pl_error *err)
@@ -127,8 +299,8 @@ pl_status pl_plot_dir_files(const pl_plot_plan *plan, pl_strings *files, pl_erro
     pl_status s = PL_OK;
     for (size_t k = 0; s == PL_OK && k < plan->n; k++)
         s = pl_plot_files(plan->figures[k], files, err);
-    if (s == PL_OK && plan->run_config && !pl_strings_has(files, "plots_config.gp"))
-        s = pl_strings_add(files, "plots_config.gp", err);
+    if (s == PL_OK && plan->config && !pl_strings_has(files, plan->config))
+        s = pl_strings_add(files, plan->config, err);
     if (s == PL_OK && plan->n > 0)
         s = pl_plot_common_files(files, err);
     return s;
@@ -153,10 +325,11 @@ static pl_status write_run_config(pl_output *out, const json_t *manifest, pl_err
     free(header);
     if (ndof == 0)
         return pl_fail(err, PL_ERR_INPUT, "%s/trajectory.csv has no column q1", out->root);
+    /* checked by pl_plot_dir_plan: a case and a solver penlim has */
     const char *solver = json_string_value(json_object_get(manifest, "solver"));
     const char *case_name = json_string_value(json_object_get(manifest, "case"));
     const json_t *options = json_object_get(manifest, "options");
-    int is_limit = solver && strcmp(solver, "limit") == 0;
+    int is_limit = strcmp(solver, "limit") == 0;
     char label[128] = "limit solution";
     if (!is_limit) {
         const char *param = json_object_get(options, "mu") ? "mu" : "h";
@@ -164,17 +337,33 @@ static pl_status write_run_config(pl_output *out, const json_t *manifest, pl_err
         if (json_is_number(v))
             pl_plot_label(param, json_number_value(v), label, sizeof label);
         else
-            snprintf(label, sizeof label, "%s", solver ? solver : "run");
+            snprintf(label, sizeof label, "%s", solver);
     }
     pl_file f;
     pl_status s = pl_file_open(&f, out, NULL, "plots_config.gp", err);
     if (s != PL_OK)
         return s;
-    /* names are penlim's own (cases and solvers): no quote to escape */
     fprintf(f.fp, "# Written by penlim plot: what run.gp reads.\n");
-    fprintf(f.fp, "case_name = '%s'\nsolution = '%s'\nlabel = '%s'\n", case_name ? case_name : "",
-            solver ? solver : "", label);
-    fprintf(f.fp, "ndof = %d\nncon = %d\nimpulses = %d\nis_limit = %d\n", ndof, ncon, impulses, is_limit);
+    pl_gp_put_string(f.fp, "case_name", case_name);
+    pl_gp_put_string(f.fp, "solution", solver);
+    pl_gp_put_string(f.fp, "label", label);
+    pl_gp_put_int(f.fp, "ndof", ndof);
+    pl_gp_put_int(f.fp, "ncon", ncon);
+    pl_gp_put_int(f.fp, "impulses", impulses);
+    pl_gp_put_int(f.fp, "is_limit", is_limit);
+    return pl_file_commit(&f, err);
+}
+
+/* A sweep's or compare's configuration as read and checked, written again: what gnuplot loads. */
+static pl_status write_config(pl_output *out, const pl_plot_plan *plan, pl_error *err)
+{
+    pl_file f;
+    pl_status s = pl_file_open(&f, out, NULL, plan->config, err);
+    if (s != PL_OK)
+        return s;
+    fprintf(f.fp, "# Written by penlim plot from the settings this file held: what the plot scripts of this "
+                  "directory read.\n");
+    pl_gp_config_write(f.fp, &plan->values);
     return pl_file_commit(&f, err);
 }
 
@@ -183,6 +372,8 @@ pl_status pl_plot_dir_write(pl_output *out, const json_t *manifest, const pl_plo
     pl_status s = PL_OK;
     if (plan->run_config)
         s = write_run_config(out, manifest, err);
+    else if (plan->config)
+        s = write_config(out, plan, err);
     if (s == PL_OK && plan->n > 0)
         s = pl_plot_write_script(out, "styles", err);
     for (size_t k = 0; s == PL_OK && k < plan->n; k++)
@@ -190,7 +381,7 @@ pl_status pl_plot_dir_write(pl_output *out, const json_t *manifest, const pl_plo
     return s;
 }
 
-pl_status pl_plot_dir_render(pl_output *out, const pl_plot_plan *plan, pl_error *err)
+pl_status pl_plot_dir_render(pl_output *out, const pl_plot_plan *plan, const pl_budget *budget, pl_error *err)
 {
     char log[PATH_MAX];
     pl_status s = pl_output_path(out, NULL, "gnuplot.log", log, sizeof log, err);
@@ -198,6 +389,6 @@ pl_status pl_plot_dir_render(pl_output *out, const pl_plot_plan *plan, pl_error 
         return s;
     unlink(log); /* gnuplot appends to it: keep only this rendering's messages */
     for (size_t k = 0; s == PL_OK && k < plan->n; k++)
-        s = pl_plot_render(out, plan->figures[k], err);
+        s = pl_plot_render(out, plan->figures[k], budget, err);
     return s;
 }

@@ -1,11 +1,16 @@
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np: glibc 2.29, musl 1.1.24, macOS 10.15 */
 #include "io/plots.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io/output.h"
@@ -69,7 +74,67 @@ pl_status pl_plot_write_script(pl_output *out, const char *name, pl_error *err)
     return pl_fail(err, PL_ERR_INPUT, "no plot script named %s", name);
 }
 
-pl_status pl_plot_render(pl_output *out, const char *name, pl_error *err)
+/* Wait for gnuplot (pid); kill it when budget runs out.  0 when it exited by itself, 1 when
+ * killed, -1 if it cannot be waited for. */
+static int wait_within(pid_t pid, const pl_budget *budget, int *status)
+{
+    long pause_ns = 1000000; /* polled from 1 ms up to 50 ms: a figure takes tenths of a second */
+    int bounded = budget && budget->max_seconds > 0;
+    for (;;) {
+        pid_t got = waitpid(pid, status, bounded ? WNOHANG : 0);
+        if (got == pid)
+            return 0;
+        if (got < 0 && errno != EINTR)
+            return -1;
+        if (got == 0 && pl_budget_spent(budget)) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+                ;
+            return 1;
+        }
+        if (got == 0) {
+            nanosleep(&(struct timespec){0, pause_ns}, NULL);
+            pause_ns = pause_ns < 25000000 ? 2 * pause_ns : 50000000;
+        }
+    }
+}
+
+/* Start gnuplot on script in dir, its stdout and stderr appended to the open log.  posix_spawn, not
+ * fork: a fork runs the handlers the numerical libraries registered with pthread_atfork (OpenBLAS's
+ * retries an allocation without end under a memory limit), posix_spawn runs none. */
+static int spawn_gnuplot(const char *dir, const char *script, int log, pid_t *pid)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    sigset_t none, restored;
+    sigemptyset(&none);
+    sigemptyset(&restored);
+    sigaddset(&restored, SIGPIPE);
+    sigaddset(&restored, SIGINT);
+    sigaddset(&restored, SIGTERM);
+    int rc = posix_spawn_file_actions_init(&fa);
+    if (rc != 0)
+        return rc;
+    if ((rc = posix_spawnattr_init(&attr)) != 0) {
+        posix_spawn_file_actions_destroy(&fa);
+        return rc;
+    }
+    char *argv[] = {"gnuplot", (char *)script, NULL};
+    extern char **environ;
+    if ((rc = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0)) == 0 &&
+        (rc = posix_spawn_file_actions_adddup2(&fa, log, STDOUT_FILENO)) == 0 &&
+        (rc = posix_spawn_file_actions_adddup2(&fa, log, STDERR_FILENO)) == 0 &&
+        (rc = posix_spawn_file_actions_addchdir_np(&fa, dir)) == 0 &&
+        (rc = posix_spawnattr_setsigmask(&attr, &none)) == 0 &&
+        (rc = posix_spawnattr_setsigdefault(&attr, &restored)) == 0 &&
+        (rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)) == 0)
+        rc = posix_spawnp(pid, "gnuplot", &fa, &attr, argv, environ);
+    posix_spawnattr_destroy(&attr);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc;
+}
+
+pl_status pl_plot_render(pl_output *out, const char *name, const pl_budget *budget, pl_error *err)
 {
     const char *dir = out->root;
     char script[256], log[PATH_MAX];
@@ -77,23 +142,23 @@ pl_status pl_plot_render(pl_output *out, const char *name, pl_error *err)
     pl_status s = pl_output_path(out, NULL, "gnuplot.log", log, sizeof log, err);
     if (s != PL_OK)
         return s;
-    pid_t pid = fork();
-    if (pid < 0)
-        return pl_fail(err, PL_ERR_IO, "cannot start gnuplot: fork failed");
-    if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, out->mode);
-        if (fd >= 0) {
-            dup2(fd, STDOUT_FILENO);
-            dup2(fd, STDERR_FILENO);
-            close(fd);
-        }
-        if (chdir(dir) != 0)
-            _exit(126);
-        execlp("gnuplot", "gnuplot", script, (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+    if (pl_budget_spent(budget))
+        return pl_fail(err, PL_ERR_IO, "the time budget of %g s (max_seconds) ran out before %s", budget->max_seconds,
+                       script);
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, out->mode);
+    if (fd < 0)
+        return pl_fail(err, PL_ERR_IO, "cannot write %s: %s", log, strerror(errno));
+    pid_t pid;
+    int rc = spawn_gnuplot(dir, script, fd, &pid);
+    close(fd);
+    if (rc == ENOENT)
+        return pl_fail(err, PL_ERR_IO, "gnuplot is not installed");
+    if (rc != 0)
+        return pl_fail(err, PL_ERR_IO, "cannot start gnuplot: %s", strerror(rc));
+    int status = 0, waited = wait_within(pid, budget, &status);
+    if (waited == 1)
+        return pl_fail(err, PL_ERR_IO, "gnuplot " PL_BUDGET_STOPPED " drawing %s", budget->max_seconds, script);
+    if (waited < 0 || !WIFEXITED(status))
         return pl_fail(err, PL_ERR_IO, "gnuplot did not finish on %s/%s", dir, script);
     if (WEXITSTATUS(status) == 127)
         return pl_fail(err, PL_ERR_IO, "gnuplot is not installed");

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "core/clock.h"
 #include "core/status.h"
 #include "io/output.h"
 
@@ -32,7 +33,9 @@ pl_status pl_plot_common_files(pl_strings *files, pl_error *err);
 pl_status pl_plot_write_script(pl_output *out, const char *name, pl_error *err);
 
 /* Run gnuplot on ROOT/NAME.gp in ROOT (its messages go to ROOT/gnuplot.log), recording NAME.png,
- * NAME.pdf (the script renders both) and the log as written.  Returns PL_ERR_IO with a message if gnuplot is not installed or fails. */
-pl_status pl_plot_render(pl_output *out, const char *name, pl_error *err);
+ * NAME.pdf (the script renders both) and the log as written.  gnuplot is killed when budget (NULL:
+ * none) runs out, and not started if it has.  Returns PL_ERR_IO with a message if gnuplot is not
+ * installed, fails or is stopped by the budget (NAME.png and NAME.pdf are then not recorded). */
+pl_status pl_plot_render(pl_output *out, const char *name, const pl_budget *budget, pl_error *err);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "core/number.h"
 #include "io/output.h"
+#include "io/plot_config.h"
 #include "io/plots.h"
 #include "io/report.h"
 #include "solvers/solver.h"
@@ -355,35 +356,39 @@ static pl_status write_plot_config(pl_output *out, const pl_model *model, const 
     if (s != PL_OK)
         return s;
     fprintf(f.fp, "# Written by penlim sweep: what the plot scripts of this directory read.\n");
-    fprintf(f.fp, "case_name = '%s'\nndof = %zu\nncon = %zu\n", model->type->name, model->n, model->m);
-    fprintf(f.fp, "solution = '%s'\nparam = '%s'\n", sw->solver->name, sw->param_name);
-    fprintf(f.fp, "runs = '");
+    pl_gp_put_string(f.fp, "case_name", model->type->name);
+    pl_gp_put_int(f.fp, "ndof", (long)model->n);
+    pl_gp_put_int(f.fp, "ncon", (long)model->m);
+    pl_gp_put_string(f.fp, "solution", sw->solver->name);
+    pl_gp_put_string(f.fp, "param", sw->param_name);
+    int first = 1;
+    pl_gp_begin_words(f.fp, "runs");
     for (size_t k = 0; k < sw->n; k++)
         if (sw->runs[k].status == PL_OK) {
             char path[128];
             pl_sweep_run_dir(sw, k, path, sizeof path);
-            fprintf(f.fp, "%s ", path);
+            pl_gp_put_word(f.fp, path, &first);
         }
-    fprintf(f.fp, "'\nlabels = '");
+    pl_gp_end_words(f.fp);
+    first = 1;
+    pl_gp_begin_words(f.fp, "labels");
     for (size_t k = 0; k < sw->n; k++)
         if (sw->runs[k].status == PL_OK) {
             char label[64];
             pl_plot_label(sw->param_name, sw->param[k], label, sizeof label);
-            fprintf(f.fp, "%s ", label);
+            pl_gp_put_word(f.fp, label, &first);
         }
-    double acc = pl_model_limit_value(model, PL_LIMIT_CAPTURE_TIME);
+    pl_gp_end_words(f.fp);
     int ncapture = 0;
     for (size_t k = 0; k < sw->n; k++)
         ncapture += isfinite(sw->q[PL_Q_CAPTURE_TIME].values[k]);
-    fprintf(f.fp, "'\nnq = %d\nconv_len = %d\nnsliding = %d\nnzeno = %d\nncapture = %d\n", nq, conv_len, nsliding, nzeno,
-            ncapture);
-    fprintf(f.fp, "limit = '%s'\n", sw->has_limit ? "limit" : "");
-    if (isfinite(acc)) {
-        char num[PL_NUMBER_LEN];
-        fprintf(f.fp, "accumulation = %s\n", pl_format_double(acc, num, sizeof num));
-    }
-    else
-        fprintf(f.fp, "accumulation = NaN\n");
+    pl_gp_put_int(f.fp, "nq", nq);
+    pl_gp_put_int(f.fp, "conv_len", conv_len);
+    pl_gp_put_int(f.fp, "nsliding", nsliding);
+    pl_gp_put_int(f.fp, "nzeno", nzeno);
+    pl_gp_put_int(f.fp, "ncapture", ncapture);
+    pl_gp_put_string(f.fp, "limit", sw->has_limit ? "limit" : "");
+    pl_gp_put_number(f.fp, "accumulation", pl_model_limit_value(model, PL_LIMIT_CAPTURE_TIME));
     return pl_file_commit(&f, err);
 }
 
@@ -451,7 +456,8 @@ pl_status pl_sweep_files(const char *param_name, const double *values, size_t n,
     return s;
 }
 
-pl_status pl_render_sweep_plots(pl_output *out, const pl_model *model, const pl_sweep *sw, pl_error *err)
+pl_status pl_render_sweep_plots(pl_output *out, const pl_model *model, const pl_sweep *sw, const pl_budget *budget,
+                                pl_error *err)
 {
     (void)model;
     size_t ok_runs = sw->n - sw->failures;
@@ -479,7 +485,7 @@ pl_status pl_render_sweep_plots(pl_output *out, const pl_model *model, const pl_
             continue;
         s = pl_plot_write_script(out, plots[k].name, err);
         if (s == PL_OK)
-            s = pl_plot_render(out, plots[k].name, err);
+            s = pl_plot_render(out, plots[k].name, budget, err);
         if (s != PL_OK)
             return s;
     }

@@ -3,6 +3,7 @@
 #ifndef PL_SWEEP_REPORT_H
 #define PL_SWEEP_REPORT_H
 
+#include "core/clock.h"
 #include "io/output.h"
 #include "study/sweep.h"
 
@@ -32,8 +33,10 @@ pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *
 pl_status pl_sweep_files(const char *param_name, const double *values, size_t n, int with_limit, int plots,
                          pl_strings *files, pl_error *err);
 
-/* Write and render the plots.  Returns PL_OK, or PL_ERR_IO with a one-line reason (no gnuplot,
- * or gnuplot failed); the data files are complete either way. */
-pl_status pl_render_sweep_plots(pl_output *out, const pl_model *model, const pl_sweep *sw, pl_error *err);
+/* Write and render the plots within budget (NULL: none).  Returns PL_OK, or PL_ERR_IO with a
+ * one-line reason (no gnuplot, gnuplot failed or stopped by the budget); the data files are
+ * complete either way. */
+pl_status pl_render_sweep_plots(pl_output *out, const pl_model *model, const pl_sweep *sw, const pl_budget *budget,
+                                pl_error *err);
 
 #endif
