@@ -240,7 +240,8 @@ static void test_sign_change_before_exit(void)
                     continue;
                 exits++;
                 ball_impact p = {g, w, xi * w, w * sqrt(1.0 - xi * xi), ep->gdot_in};
-                double T, dgamma = ball_delta_gamma(&p, &T), error = fabs((ep->gamma_out - ep->gamma_in) / dgamma - 1.0);
+                double T, dgamma = ball_delta_gamma(&p, &T);
+                double error = fabs((ep->gamma_out - ep->gamma_in) / dgamma - 1.0);
                 checked += !isnan(dgamma);
                 if (!(error <= worst))
                     worst = error, t_worst = ep->t_in;

@@ -105,8 +105,8 @@ static void test_cut(void)
               "decline %d: the crossing at 1 goes to the kink hook (%d calls, last at %.17g)", decline, p.kinks,
               p.kink_t);
         if (!decline) {
-            CHECK(cut == 0 && s->t == 2.0 && fabs(s->y[0] - 2.0) < 1e-14, "the step ends at 2 (%d, t = %.17g, x = %.17g)",
-                  cut, s->t, s->y[0]);
+            CHECK(cut == 0 && s->t == 2.0 && fabs(s->y[0] - 2.0) < 1e-14,
+                  "the step ends at 2 (%d, t = %.17g, x = %.17g)", cut, s->t, s->y[0]);
             const double *y = s->dense(s, 2.0 - 1e-5);
             CHECK(y && fabs(y[0] - (2.0 - 1e-5)) < 1e-14, "dense output next to the new end (x = %.17g)",
                   y ? y[0] : NAN);

@@ -634,9 +634,9 @@ static int cut(pl_stepper *s, double t, pl_error *err)
     int nr = r->spec.nroots;
     if (t < s->t && end_step_at(r, t, err) != 0)
         return -1;
-    if (nr == 0)
-        return 0;
     memset(r->found, 0, (size_t)nr * sizeof *r->found);
+    if (nr == 0 || !r->spec.kink)
+        return 0; /* nothing to judge; the restart evaluates the functions */
     if (r->spec.roots(s->t, r->y, r->g1, r->spec.user)) {
         pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", s->t, r->spec.context);
         return -1;
@@ -741,8 +741,8 @@ pl_status pl_stepper_rk_new(pl_stepper **out, const pl_stepper_spec *spec, pl_er
     size_t N = spec->size, nr = (size_t)spec->nroots;
     r->spec = *spec;
     r->N = N;
-    r->base = (pl_stepper){.name = "Runge-Kutta rk8pd", .size = N, .nroots = nr, .step = step, .cut = cut, .dense = dense,
-                           .dense_cheap = dense_cheap, .root_info = root_info,
+    r->base = (pl_stepper){.name = "Runge-Kutta rk8pd", .size = N, .nroots = nr, .step = step, .cut = cut,
+                           .dense = dense, .dense_cheap = dense_cheap, .root_info = root_info,
                            .restart = restart, .steps = steps, .add_counters = add_counters, .free = destroy,
                            .impl = r};
     *out = &r->base;
