@@ -103,27 +103,27 @@ static pl_status run(pl_event_loop *loop, int **found, size_t *cap, pl_error *er
         int missed = loop->hooks.missed(loop->user, t, y, at_root, &tc, err);
         if (missed < 0)
             return err ? err->status : PL_ERR_SOLVER;
-        const int *roots = NULL;
         if (missed) {
-            loop->stats->recovered_crossings++;
-            if ((s = samples_before(loop, tc, err)) != PL_OK)
+            /* the step ends at the crossing (cut): its state, interpolant and kinks up to there */
+            at_root = st->cut(st, tc, err);
+            if (at_root < 0)
+                return err ? err->status : PL_ERR_SOLVER;
+            if (!at_root)
+                loop->stats->recovered_crossings++;
+            t = st->t;
+        }
+        if ((s = samples_before(loop, t, err)) != PL_OK)
+            return s;
+        if (!missed && !at_root) {
+            if ((s = pl_loop_record(loop, t, y, err)) != PL_OK)
                 return s;
-            const double *yc = st->dense(st, tc);
-            if (!yc)
-                return pl_fail(err, PL_ERR_SOLVER, "dense output failed at t = %.17g (%s)", tc, loop->context);
-            memmove(y, yc, st->size * sizeof *y);
-            t = tc;
-        } else {
-            if ((s = samples_before(loop, t, err)) != PL_OK)
+            pl_stepper *next = loop->hooks.choose ? loop->hooks.choose(loop->user, t) : NULL;
+            if (next && next != st && (s = pl_loop_restart(loop, next, t, err)) != PL_OK)
                 return s;
-            if (!at_root) {
-                if ((s = pl_loop_record(loop, t, y, err)) != PL_OK)
-                    return s;
-                pl_stepper *next = loop->hooks.choose ? loop->hooks.choose(loop->user, t) : NULL;
-                if (next && next != st && (s = pl_loop_restart(loop, next, t, err)) != PL_OK)
-                    return s;
-                continue;
-            }
+            continue;
+        }
+        const int *roots = NULL;
+        if (at_root) {
             if (st->nroots > *cap) {
                 int *grown = realloc(*found, st->nroots * sizeof *grown);
                 if (!grown)

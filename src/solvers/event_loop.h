@@ -3,6 +3,7 @@
  *
  *   - `missed` inspects the step just taken; it returns 1 with a crossing time t_c <= t where a
  *     contact began or ended unseen by rootfinding (or that it wants handled before a root at t);
+ *     the step then ends there (the stepper's cut), the event at t_c;
  *   - otherwise a root of the stepper is an event at t;
  *   - the output samples before the event (or the step end) are recorded from the dense output;
  *   - at an event the state is recorded, `event` changes the modes (and may change t and y), the

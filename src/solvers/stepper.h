@@ -64,6 +64,12 @@ struct pl_stepper {
     /* One step toward t_stop: 0 after an ordinary step, 1 when the step ended at a root (root_info
      * tells which), < 0 on failure (err filled). */
     int (*step)(pl_stepper *s, double t_stop, pl_error *err);
+    /* End the last step at t inside it, at an event the solver found there (a crossing rootfinding
+     * did not see): the state becomes the solution at t, and the dense output and the restart start
+     * from there.  The approximate roots crossed before t go to the kink hook, as in a step that
+     * ended at t; 1 if one the solver declines now ends the step before t (root_info tells which),
+     * else 0, < 0 on failure (err filled). */
+    int (*cut)(pl_stepper *s, double t, pl_error *err);
     /* The solution at t inside the last step (NULL on failure); valid until the next call. */
     const double *(*dense)(pl_stepper *s, double t);
     /* The same, to be searched for a root or an extremum: it may be a cheaper interpolant of lower

@@ -116,6 +116,22 @@ static const double *dense(pl_stepper *s, double t)
     return pl_cvode_dense(&c->cv, t);
 }
 
+/* See stepper.h.  BDF stops at every root: nothing to judge again. */
+static int cut(pl_stepper *s, double t, pl_error *err)
+{
+    cvode_stepper *c = s->impl;
+    if (t < s->t) {
+        const double *y = pl_cvode_dense(&c->cv, t);
+        if (!y) {
+            pl_fail(err, PL_ERR_SOLVER, "dense output failed at t = %.17g (%s)", t, c->spec.context);
+            return -1;
+        }
+        memmove(s->y, y, s->size * sizeof *y);
+        s->t = t;
+    }
+    return 0;
+}
+
 static void root_info(pl_stepper *s, int *found)
 {
     cvode_stepper *c = s->impl;
@@ -169,7 +185,7 @@ pl_status pl_stepper_cvode_new(pl_stepper **out, const pl_stepper_spec *spec, pl
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a CVODE stepper");
     c->spec = *spec;
     c->base = (pl_stepper){.name = "CVODE BDF", .size = spec->size, .nroots = (size_t)spec->nroots, .step = step,
-                           .dense = dense,
+                           .cut = cut, .dense = dense,
                            .dense_cheap = dense, .root_info = root_info,
                            .restart = restart, .steps = steps, .add_counters = add_counters, .free = destroy,
                            .impl = c};

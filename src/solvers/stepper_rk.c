@@ -47,7 +47,9 @@ typedef struct {
     double h;  /* the next step to try */
     double *y, *y0, *ytry, *yerr, *ydense, *w, *f0, *f1, *g0, *g1;
     double *groot, *gdep, *estimate, *when; /* nroots each: root_value, departures, find_roots */
+    double *g_start; /* the root functions at the step's start (g0 is overwritten at its end) */
     int *found, *crosses;
+    int *taken; /* the approximate roots the kink hook took over in this step */
     int rhs_status; /* the last failure of the solver's right-hand side */
     /* f0 = f(t0, y0) and f1 = f(t, y), the derivatives at the ends of the last step, once computed:
      * f1 is the first stage of the next step (rk8pd's k1, given to GSL as dydt_in) and f0 that of
@@ -350,6 +352,7 @@ static int take_kinks(rk_stepper *r, double *first, int *kfirst, pl_error *err)
             continue;
         }
         r->crosses[k] = 0;
+        r->taken[k] = 1;
         taken = 1;
     }
     if (taken && r->spec.roots(r->base.t, r->y, r->g1, r->spec.user)) {
@@ -362,6 +365,91 @@ static int take_kinks(rk_stepper *r, double *first, int *kfirst, pl_error *err)
         if (r->crosses[k] && r->estimate[k] < *first)
             *first = r->estimate[k], *kfirst = k;
     return 0;
+}
+
+/* The last step ends at t inside it instead (a root, or an event the solver found, see cut): the
+ * state there re-integrated, and the step's interpolant and hops from its end taken from there. */
+static int end_step_at(rk_stepper *r, double t, pl_error *err)
+{
+    const double *y = reintegrate(r, t);
+    if (!y) {
+        pl_fail(err, PL_ERR_SOLVER, "re-integration to a root failed at t = %.17g (%s)", t, r->spec.context);
+        return -1;
+    }
+    memcpy(r->ytry, y, r->N * sizeof *y); /* y is r->ydense */
+    memcpy(r->y, r->ytry, r->N * sizeof *y);
+    r->base.t = t;
+    r->have_f1 = 0;
+    r->dense_t = NAN;
+    r->end_exact = 1;
+    return 0;
+}
+
+/* take_kinks judges an approximate function by its signs at the step's ends.  One that crosses 0
+ * and back within the step (a force that changes sign before an impact's exit, then, the contact
+ * still on in the integration, swings back past the exit) keeps its sign at the end, and its
+ * crossing before the step's first event, the exit, was lost (Delta Gamma of the impact off by
+ * the force's integral past its sign change).  Once the step ends at its first event, each
+ * approximate function not taken over in the step nor found at the event is judged again by its
+ * signs at the start (g_start) and at the event (g1, the step's end now): a crossing goes to the
+ * kink hook as in take_kinks, in order of time.  Should the solver decline one, the step ends
+ * there instead, at that root (found).  Returns 1 then, 0 otherwise, -1 on failure; g1 holds the
+ * functions at the step's end. */
+static int lost_kinks(rk_stepper *r, pl_error *err)
+{
+    int nr = r->spec.nroots, np = nr - r->spec.napprox, lost = 0;
+    if (!r->spec.kink)
+        return 0;
+    double *g0 = r->g0, *g1 = r->g1, *when = r->when, h = r->base.t - r->t0;
+    for (int k = np; k < nr; k++) {
+        double a = r->g_start[k];
+        when[k] = NAN;
+        if (r->taken[k] || r->found[k] || !((a > 0.0 && g1[k] <= 0.0) || (a < 0.0 && g1[k] >= 0.0)))
+            continue;
+        if (!lost++) {
+            memcpy(g0, r->g_start, (size_t)nr * sizeof *g0); /* the ends of root_value */
+            r->aimed_at = -1;                              /* the step no longer ends where aimed */
+        }
+        root_fn f = {.r = r, .k = k, .cheap = 1, .memo = {{NAN, NAN}, {NAN, NAN}}};
+        double estimate = slopes(r) ? pl_illinois(root_value, &f, r->t0, a, r->base.t, g1[k], 1e-9 * h) : NAN;
+        when[k] = locate(r, k, isnan(estimate) ? r->base.t : estimate, root_tolerance(r, k, r->base.t, h));
+        if (isnan(when[k])) {
+            pl_fail(err, PL_ERR_SOLVER, "a kink in the step from t = %.17g failed (%s)", r->t0, r->spec.context);
+            return -1;
+        }
+    }
+    int declined = 0;
+    for (int left = lost; left > 0 && !declined; left--) {
+        int k = -1;
+        for (int j = np; j < nr; j++)
+            if (!isnan(when[j]) && (k < 0 || when[j] < when[k]))
+                k = j;
+        double tk = when[k];
+        when[k] = NAN;
+        const double *y = reintegrate(r, tk);
+        declined = y ? r->spec.kink(tk, y, k, r->spec.user) : -1;
+        if (declined < 0) {
+            pl_fail(err, PL_ERR_SOLVER, "a kink at t = %.17g failed (%s)", tk, r->spec.context);
+            return -1;
+        }
+        if (!declined) {
+            r->taken[k] = 1;
+            continue;
+        }
+        /* the state from the step's start, as at a declined kink in take_kinks */
+        int direction = g1[k] > g0[k] ? 1 : -1;
+        r->exact_t = r->dense_t = NAN;
+        r->end_exact = 0;
+        if (end_step_at(r, tk, err) != 0)
+            return -1;
+        memset(r->found, 0, (size_t)nr * sizeof *r->found);
+        r->found[k] = direction;
+    }
+    if (lost && r->spec.roots(r->base.t, r->y, g1, r->spec.user)) {
+        pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", r->base.t, r->spec.context);
+        return -1;
+    }
+    return declined;
 }
 
 /* After an accepted step: the earliest root of a function that changed sign over it (a value that
@@ -384,6 +472,8 @@ static int find_roots(rk_stepper *r, pl_error *err)
         pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", r->t0, r->spec.context);
         return -1;
     }
+    memcpy(r->g_start, r->g0, (size_t)nr * sizeof *r->g0);
+    memset(r->taken, 0, (size_t)nr * sizeof *r->taken);
     for (int k = 0; k < nr; k++) {
         crosses[k] = (r->g0[k] > 0.0 && r->g1[k] <= 0.0) || (r->g0[k] < 0.0 && r->g1[k] >= 0.0);
         estimate[k] = when[k] = NAN;
@@ -432,24 +522,17 @@ static int find_roots(rk_stepper *r, pl_error *err)
             any = 1;
         }
     }
-    if (t_root < r->base.t) {
-        const double *y = reintegrate(r, t_root);
-        if (!y) {
-            pl_fail(err, PL_ERR_SOLVER, "re-integration to a root failed at t = %.17g (%s)", t_root, r->spec.context);
-            return -1;
-        }
-        memcpy(r->ytry, y, r->N * sizeof *y); /* y is r->ydense */
-        memcpy(r->y, r->ytry, r->N * sizeof *y);
-        r->base.t = t_root;
-        r->have_f1 = 0;
-        r->dense_t = NAN;
-        r->end_exact = 1;
-    }
-    if (r->spec.roots(r->base.t, r->y, r->g0, r->spec.user)) {
+    if (t_root < r->base.t && end_step_at(r, t_root, err) != 0)
+        return -1;
+    if (r->spec.roots(r->base.t, r->y, r->g1, r->spec.user)) {
         pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", r->base.t, r->spec.context);
         return -1;
     }
-    return any;
+    int declined = lost_kinks(r, err);
+    if (declined < 0)
+        return -1;
+    memcpy(r->g0, r->g1, (size_t)nr * sizeof *r->g0);
+    return any || declined;
 }
 
 /* Aiming.  A root inside a step is located by re-integrations from the step's start (a full step
@@ -543,6 +626,27 @@ static const double *dense(pl_stepper *s, double t)
     return reintegrate(s->impl, t);
 }
 
+/* See stepper.h: the step ends at t, and the approximate functions are judged up to there
+ * (lost_kinks). */
+static int cut(pl_stepper *s, double t, pl_error *err)
+{
+    rk_stepper *r = s->impl;
+    int nr = r->spec.nroots;
+    if (t < s->t && end_step_at(r, t, err) != 0)
+        return -1;
+    memset(r->found, 0, (size_t)nr * sizeof *r->found);
+    if (nr == 0 || !r->spec.kink)
+        return 0; /* nothing to judge; the restart evaluates the functions */
+    if (r->spec.roots(s->t, r->y, r->g1, r->spec.user)) {
+        pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", s->t, r->spec.context);
+        return -1;
+    }
+    int declined = lost_kinks(r, err);
+    if (declined >= 0)
+        memcpy(r->g0, r->g1, (size_t)nr * sizeof *r->g0);
+    return declined;
+}
+
 static const double *dense_cheap(pl_stepper *s, double t)
 {
     return hermite(s->impl, t);
@@ -624,6 +728,7 @@ static void destroy(pl_stepper *s)
     free(r->y);
     free(r->found);
     free(r->crosses);
+    free(r->taken);
     free(r);
 }
 
@@ -636,22 +741,23 @@ pl_status pl_stepper_rk_new(pl_stepper **out, const pl_stepper_spec *spec, pl_er
     size_t N = spec->size, nr = (size_t)spec->nroots;
     r->spec = *spec;
     r->N = N;
-    r->base = (pl_stepper){.name = "Runge-Kutta rk8pd", .size = N, .nroots = nr, .step = step, .dense = dense,
-                           .dense_cheap = dense_cheap, .root_info = root_info,
+    r->base = (pl_stepper){.name = "Runge-Kutta rk8pd", .size = N, .nroots = nr, .step = step, .cut = cut,
+                           .dense = dense, .dense_cheap = dense_cheap, .root_info = root_info,
                            .restart = restart, .steps = steps, .add_counters = add_counters, .free = destroy,
                            .impl = r};
     *out = &r->base;
-    r->y = malloc((10 * N + 6 * nr + 1) * sizeof *r->y);
+    r->y = malloc((10 * N + 7 * nr + 1) * sizeof *r->y);
     r->found = calloc(nr + 1, sizeof *r->found);
     r->crosses = calloc(nr + 1, sizeof *r->crosses);
+    r->taken = calloc(nr + 1, sizeof *r->taken);
     r->step = gsl_odeiv2_step_alloc(gsl_odeiv2_step_rk8pd, N);
     r->hop = gsl_odeiv2_step_alloc(gsl_odeiv2_step_rkf45, N);
-    if (!r->y || !r->found || !r->crosses || !r->step || !r->hop)
+    if (!r->y || !r->found || !r->crosses || !r->taken || !r->step || !r->hop)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a Runge-Kutta stepper of size %zu", N);
     r->y0 = r->y + N, r->ytry = r->y0 + N, r->yerr = r->ytry + N, r->ydense = r->yerr + N;
     r->w = r->ydense + N, r->f0 = r->w + N, r->f1 = r->f0 + N, r->g0 = r->f1 + N, r->g1 = r->g0 + nr;
     r->groot = r->g1 + nr, r->gdep = r->groot + nr, r->estimate = r->gdep + nr, r->when = r->estimate + nr;
-    r->y_exact = r->when + nr, r->f_exact = r->y_exact + N;
+    r->g_start = r->when + nr, r->y_exact = r->g_start + nr, r->f_exact = r->y_exact + N;
     r->sys = (gsl_odeiv2_system){.function = gsl_rhs, .jacobian = NULL, .dimension = N, .params = r};
     memcpy(r->y, spec->y0, N * sizeof *r->y);
     r->base.y = r->y;
