@@ -1540,6 +1540,13 @@ static void print_case(const pl_case *c)
         pl_model_free(&model);
     printf("%s: %s\n  %zu degrees of freedom, %zu constraints%s, default t-end %g\n", c->name, c->summary, n, m,
            c->sizes ? " (at the defaults: sizes from the parameters)" : "", c->t_end);
+    int width = 14; /* the range column: as wide as its widest entry */
+    for (size_t p = 0; p < c->nparams; p++) {
+        char range[80];
+        pl_param_range_text(&c->params[p], range, sizeof range);
+        if ((int)strlen(range) > width)
+            width = (int)strlen(range);
+    }
     for (size_t p = 0; p < c->nparams; p++) {
         const pl_param_spec *s = &c->params[p];
         char range[80], def[32];
@@ -1548,7 +1555,7 @@ static void print_case(const pl_case *c)
             snprintf(def, sizeof def, "derived");
         else
             snprintf(def, sizeof def, "%g", s->value);
-        printf("    %-8s %-10s %-14s %s\n", s->name, def, range, s->description ? s->description : "");
+        printf("    %-8s %-10s %-*s %s\n", s->name, def, width, range, s->description ? s->description : "");
     }
 }
 
