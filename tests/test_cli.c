@@ -134,6 +134,12 @@ static void test_messages(void)
     expect_message("run bouncing_ball --samples 1.5 --out bad", "'1.5' is not an integer", NULL);
     expect_message("run bouncing_ball --max-steps 1e30 --out bad", "'1e30' is out of range", NULL);
     expect_message("run bouncing_ball --max-steps 0 --out bad", "--max-steps must be >= 1 (got 0)", NULL);
+    /* the wedge's m where M's conditioning leaves nothing resolvable: refused with the reason */
+    expect_message("run wedge --scheme paoli --set m=0.9999999999999999 --h 0.001 --out bad",
+                   "m = 0.9999999999999999 is out of range [-0.999999, 0.999999] (off-diagonal entry of the mass "
+                   "matrix; |m| <= 1 - 1e-6, beyond which M's condition number", NULL);
+    expect_message("run wedge --mu 1e8 --set m=0.999999999 --out bad", "out of range [-0.999999, 0.999999]", NULL);
+    expect_message("run wedge --set m=-0.9999999999999999 --out bad", "out of range [-0.999999, 0.999999]", NULL);
     expect_message("sweep bouncing_ball --max-steps 0 --out bad", "--max-steps must be >= 1", NULL);
     expect_message("run \"$(printf 'bouncing\\nball')\" --out bad", "'bouncing\\nball'", NULL);
     expect_message("run bouncing_ball --scheme \"$(printf 'a\\tb\\001')\" --out bad", "'a\\tb\\x01'", NULL);
