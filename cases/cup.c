@@ -109,11 +109,15 @@ static void gap(const double *p, size_t i, double t, const double *q, pl_gap *ou
 
 /* Velocity |v0|, acceleration v0^2: the centripetal acceleration on the unit circle (no force acts in
  * flight), so that the length scale V^2/A is the radius. */
+/* V = |v0|; A bounds the free acceleration of the gap.  On the circle it is the centripetal v^2 <=
+ * v0^2; in polar coordinates the flight's own r'' = r theta'^2 = v0^2 y0^2/r^3 is largest at the
+ * start, r = |y0|: v0^2/|y0|, 1000 v0^2 at the polar start's limit |y0| = 1e-3, where the angle
+ * turns at v0/|y0| and a scheme's default step (1e-2 V/A) must follow it. */
 static void scales(const double *p, double *velocity, double *acceleration, void *user)
 {
     (void)user;
     *velocity = fabs(p[V0]);
-    *acceleration = p[V0] * p[V0];
+    *acceleration = polar(p) ? p[V0] * p[V0] / fabs(p[Y0]) : p[V0] * p[V0];
 }
 
 /* polar must be 0 or 1, and the polar start must keep away from r = 0, where M is singular (Paoli's

@@ -3,13 +3,23 @@
  * arccos(m): acute for m > 0, where the angle condition (H6) of Paoli (ARMA 2010) holds
  * (grad G_1 . M^-1 grad G_2 = -m/(1 - m^2) <= 0), and obtuse for m < 0, where rigid impact laws
  * depend discontinuously on the data.
- * A constant generalized force f acts on the mass. */
+ * A constant generalized force f acts on the mass.
+ *
+ * |m| is capped at 1 - 1e-6 (docs/cases.md, "wedge"): M's eigenvalues are 1 -+ m, its condition
+ * number (1 + |m|)/(1 - |m|), and in the corner the penalty's two modes have the stiffnesses
+ * k (1 -+ m) (the normalized Delassus matrix [[1, -m], [-m, 1]]).  As |m| -> 1 the two walls become
+ * one in the kinetic metric: M^-1 and the effective masses 1 - m^2 lose log10(cond) digits (Paoli's
+ * projection restitutes 0.95 of the speed at 1 - m = 1e-16, Lemke fails at 1e-14), and the corner's
+ * slow mode lasts pi/sqrt(1 - |m|) single-wall contacts (the limit solution's fast time, 1e4 of
+ * them, ends before it for 1 - m < 1e-7).  At 1e-6: cond <= 2e6, the slow mode 3142 contacts. */
 #include "cases/cases.h"
 
 enum { MC, Q1, Q2, V1, V2, F1, F2, E, XI, K, NPAR };
 
 static const pl_param_spec params[NPAR] = {
-    {"m", 0.5, -1.0, 1.0, PL_PARAM_MIN_OPEN | PL_PARAM_MAX_OPEN, "off-diagonal entry of the mass matrix"},
+    {"m", 0.5, -0.999999, 0.999999, 0,
+     "off-diagonal entry of the mass matrix; |m| <= 1 - 1e-6, beyond which M's condition number (1 + |m|)/(1 - "
+     "|m|) exceeds 2e6 and the corner's slowest mode, of stiffness k (1 - |m|), outlasts the resolved impacts"},
     {"q1", 1.0, -INFINITY, INFINITY, 0, "initial q1"},
     {"q2", 1.0, -INFINITY, INFINITY, 0, "initial q2"},
     {"v1", -1.0, -INFINITY, INFINITY, 0, "initial velocity v1"},

@@ -133,6 +133,14 @@ static void test_messages(void)
     expect_message("sweep bouncing_ball --mu '1e3, 1e4' --out bad", "' 1e4' has leading", NULL);
     expect_message("run bouncing_ball --samples 1.5 --out bad", "'1.5' is not an integer", NULL);
     expect_message("run bouncing_ball --max-steps 1e30 --out bad", "'1e30' is out of range", NULL);
+    expect_message("run bouncing_ball --max-steps 0 --out bad", "--max-steps must be >= 1 (got 0)", NULL);
+    /* the wedge's m where M's conditioning leaves nothing resolvable: refused with the reason */
+    expect_message("run wedge --scheme paoli --set m=0.9999999999999999 --h 0.001 --out bad",
+                   "m = 0.9999999999999999 is out of range [-0.999999, 0.999999] (off-diagonal entry of the mass "
+                   "matrix; |m| <= 1 - 1e-6, beyond which M's condition number", NULL);
+    expect_message("run wedge --mu 1e8 --set m=0.999999999 --out bad", "out of range [-0.999999, 0.999999]", NULL);
+    expect_message("run wedge --set m=-0.9999999999999999 --out bad", "out of range [-0.999999, 0.999999]", NULL);
+    expect_message("sweep bouncing_ball --max-steps 0 --out bad", "--max-steps must be >= 1", NULL);
     expect_message("run \"$(printf 'bouncing\\nball')\" --out bad", "'bouncing\\nball'", NULL);
     expect_message("run bouncing_ball --scheme \"$(printf 'a\\tb\\001')\" --out bad", "'a\\tb\\x01'", NULL);
     expect_message("run bouncing_ball --set \"$(printf 'e\\r=1')\" --out bad", "e\\r", NULL);
@@ -428,6 +436,11 @@ static void test_limit(void)
     CHECK(exists("lim/trajectory_s.csv"), "limit trajectory in s");
     expect_input_error("limit wedge --set q1=-1 --out badlim");
     expect_input_error("limit wedge --mu 1e8 --out badlim");
+    /* a sweep measures its runs against the limit solution: refused where limit and compare refuse */
+    expect_message("sweep wedge --set q1=-1 --no-plots --out badlim",
+                   "violates constraint 1 (G = -1 < 0): the limit solution starts from an admissible state "
+                   "(--no-limit sweeps without it)", NULL);
+    expect_input_error("compare wedge --set q1=-1 --no-plots --out badlim");
     CHECK(!exists("badlim"), "nothing written on bad input");
     CHECK(run("sweep bouncing_ball --mu 1e4,1e5,1e6 --out swl --no-plots --quiet") == 0, "sweep with the limit");
     CHECK(exists("swl/limit/trajectory.csv") && exists("swl/impact_errors.csv"), "limit files of the sweep");

@@ -87,6 +87,23 @@ static void test_parameters(void)
         CHECK_NEAR(v[1], -1.0 / 0.6, 1e-15, "polar start theta' = -1/0.6");
     }
     pl_model_free(&m);
+    /* The scale A bounds the free gap acceleration -r'' = -r theta'^2 = -v0^2/|y0| at the polar start (a
+     * scheme's default step is 1e-2 V/A): 1000 v0^2 at the start's limit |y0| = 1e-3, where A = v0^2
+     * once gave Paoli's run theta' = -860 for an exact -0.001. */
+    const double y0s[] = {0.6, 1e-3, -1e-3};
+    for (int k = 0; k < 3; k++) {
+        pl_setting s[] = {{"polar", 1.0}, {"y0", y0s[k]}, {"v0", 2.0}};
+        if (pl_model_init(&m, &pl_case_cup, s, 3, &err) != PL_OK) {
+            CHECK(0, "polar cup at y0 = %g: %s", y0s[k], err.message);
+            continue;
+        }
+        double q[2], v[2];
+        pl_model_initial_state(&m, q, v);
+        double D = free_gap_accel_once(&m, 0, 0.0, q, v);
+        CHECK_NEAR(D, -4.0 / fabs(y0s[k]), 1e-12 * 4.0 / fabs(y0s[k]), "polar D at the start = -v0^2/|y0|");
+        CHECK(m.a_scale >= fabs(D) * (1.0 - 1e-12), "A = %g bounds |D| = %g at y0 = %g", m.a_scale, fabs(D), y0s[k]);
+        pl_model_free(&m);
+    }
 }
 
 /* Polar dynamics against the equations of motion of the Lagrangian (r'^2 + r^2 theta'^2)/2, solved for

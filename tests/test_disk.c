@@ -497,6 +497,28 @@ static void test_schemes(void)
     pl_model_free(&m);
 }
 
+/* A disk so large that over t-end = 1 its top is flat: the mass slides on at (v0, 0), held against
+ * gravity (its angle moves by 1e-20).  Its gap |q| - R is known to 1000 ulps of R, 2e4 at R = 1e20,
+ * far beyond a step's drop g h^2: Moreau-Jean counts G within its round-off as contact (at h = 0.1 it
+ * once let the mass fall, v = (1, -0.981)); Paoli and Maury project onto it. */
+static void test_huge_disk(void)
+{
+    const pl_solver_type *schemes[] = {&pl_solver_moreau_jean, &pl_solver_paoli, &pl_solver_maury};
+    const params huge = {1e20, 9.81, 1.0, 1.0};
+    pl_model m = {0};
+    if (!init(&m, &huge))
+        return;
+    for (int k = 0; k < 3; k++) {
+        pl_solution sol;
+        pl_error err;
+        CHECK(solve_scheme(schemes[k], &m, 0.1, 1.0, &sol, &err) == PL_OK, "%s: %s", schemes[k]->name, err.message);
+        NEAR(sol.v_final[0], 1.0, 1e-12, "%s on a disk of radius 1e20: v_x", schemes[k]->name);
+        NEAR(sol.v_final[1], 0.0, 1e-12, "%s on a disk of radius 1e20: held, v_y", schemes[k]->name);
+        pl_solution_free(&sol);
+    }
+    pl_model_free(&m);
+}
+
 int main(void)
 {
     check_init();
@@ -508,5 +530,6 @@ int main(void)
     test_lift_off_large_mu();
     test_sweep();
     test_schemes();
+    test_huge_disk();
     return check_finish("test_disk");
 }

@@ -572,6 +572,46 @@ static void test_failures(void)
     pl_model_free(&m);
 }
 
+/* The ends of the wedge's range |m| <= 1 - 1e-6 (docs/cases.md): every scheme stops the symmetric
+ * corner approach (the rigid inelastic law) to round-off, Paoli's projection within 0.2 eps/(1 - m) =
+ * 4e-11 of the speed; the one-wall map (0, v2 + m v1) from v = (-1, 0); and a value past the cap is
+ * refused with its reason.  At m = 0.9999999999999999 Paoli once restituted 0.953 of the speed. */
+static void test_wedge_range(void)
+{
+    const double ms[] = {0.999999, -0.999999};
+    for (size_t k = 0; k < 3; k++)
+        for (int im = 0; im < 2; im++) {
+            pl_setting corner[] = {{"m", ms[im]}, {"e", 0.0}};
+            pl_setting wall[] = {{"m", ms[im]}, {"e", 0.0}, {"q2", 3.0}, {"v2", 0.0}};
+            pl_model m;
+            pl_solution sol;
+            char what[128];
+            if (run_scheme(schemes[k], &pl_case_wedge, corner, 2, 1e-3, 3.0, &m, &sol) == PL_OK) {
+                snprintf(what, sizeof what, "%s: the corner stops the mass, m = %g", schemes[k]->name, ms[im]);
+                CHECK_NEAR(sol.v_final[0], 0.0, 1e-9, what);
+                CHECK_NEAR(sol.v_final[1], 0.0, 1e-9, what);
+            }
+            pl_solution_free(&sol);
+            pl_model_free(&m);
+            if (run_scheme(schemes[k], &pl_case_wedge, wall, 4, 1e-3, 3.0, &m, &sol) == PL_OK) {
+                snprintf(what, sizeof what, "%s: one-wall map, m = %g", schemes[k]->name, ms[im]);
+                CHECK_NEAR(sol.v_final[0], 0.0, 1e-9, what);
+                CHECK_NEAR(sol.v_final[1], -ms[im], 1e-9, what);
+            }
+            pl_solution_free(&sol);
+            pl_model_free(&m);
+        }
+    const double beyond[] = {0.9999999, -0.9999999, 0.9999999999999999};
+    for (int k = 0; k < 3; k++) {
+        pl_setting s[] = {{"m", beyond[k]}};
+        pl_model m;
+        pl_error err;
+        CHECK(pl_model_init(&m, &pl_case_wedge, s, 1, &err) == PL_ERR_INPUT && strstr(err.message, "[-0.999999, 0.999999]") &&
+                  strstr(err.message, "condition number"),
+              "m = %.17g refused with the reason: %s", beyond[k], err.message);
+    }
+}
+
 int main(void)
 {
     check_init();
@@ -579,6 +619,7 @@ int main(void)
     test_inelastic_ball();
     test_table();
     test_wedge();
+    test_wedge_range();
     test_zeno_sweep();
     test_spring();
     test_cup();

@@ -94,6 +94,9 @@ static void test_refusals(void)
         {"bad_sizes", "give 0 degrees of freedom"},
         {"no_symbol", "does not export penlim_model"},
         {"not_there", "does not exist"},
+        {"data_symbol", "exports penlim_model as data, not as a function"},
+        {"long_nparams", "is nparams larger than the params array?"},
+        {"nan_horizon", "its valid_until returned NaN instead of a time"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         int rc = run_model("run --model %s --out refused", bad[k].model);
@@ -104,6 +107,11 @@ static void test_refusals(void)
         CHECK(!exists("refused"), "%s: nothing written", bad[k].model);
         free(err);
     }
+    CHECK(run("run --model ./ --out refused") == 2, "a directory as the model file");
+    char *derr = slurp("stderr.txt");
+    CHECK(derr && strstr(derr, "model file ./ is a directory, not a shared object") && count_lines(derr) == 1,
+          "named as a directory: %s", derr ? derr : "");
+    free(derr);
     CHECK(run_model("run bouncing_ball --model %s", "ok") == 2, "a CASE and --model together refused");
     CHECK(run_model("limit --model %s --t-end 0.5 --out horizon --quiet", "horizon") == 0,
           "valid_until: a t-end up to it is accepted");
@@ -273,6 +281,110 @@ static void test_compare(void)
     json_decref(lim);
 }
 
+/* The status of run k of the sweep in directory sw_dir (its sweep.json), or NULL. */
+static char *run_status(const char *sw_dir, size_t k)
+{
+    char name[256];
+    snprintf(name, sizeof name, "%s/sweep.json", sw_dir);
+    json_t *j = load_json(name);
+    json_t *r = json_array_get(json_object_get(j, "runs"), k);
+    const char *st = json_string_value(json_object_get(r, "status"));
+    const char *why = json_string_value(json_object_get(r, "error"));
+    char *out = NULL;
+    if (st) {
+        size_t len = strlen(st) + (why ? strlen(why) : 0) + 4;
+        out = malloc(len);
+        snprintf(out, len, "%s: %s", st, why ? why : "");
+    }
+    json_decref(j);
+    return out;
+}
+
+/* --isolate (on by default for a model file in sweep and compare): a model that crashes, never
+ * returns or calls exit() in one run fails that run alone, with the signal named, and the others
+ * are kept; --max-seconds is enforced from outside.  The models crash (or spin) while rising from
+ * deeper than 1e-3 in the floor: penalized runs at mu = 1e4 and 1e6, not at 1e8 and 1e10, nor the
+ * limit solution.  Without isolation the first crash ended the whole sweep (exit status 139, nothing
+ * kept) and an endless loop hung it whatever --max-seconds said; exit(0) in a run gave exit 0. */
+static void test_isolation(void)
+{
+    /* AddressSanitizer's SEGV handler would turn the signal into exit status 1 */
+    const char *asan = getenv("ASAN_OPTIONS");
+    char *saved = asan ? strdup(asan) : NULL;
+    char options[1024];
+    snprintf(options, sizeof options, "%s%shandle_segv=0", asan ? asan : "", asan && *asan ? ":" : "");
+    setenv("ASAN_OPTIONS", options, 1);
+    int rc = run_model("sweep --model %s --mu 1e4,1e6,1e8,1e10 --out crash --no-plots --quiet", "crash");
+    char *err = slurp("stderr.txt");
+    CHECK(rc == 3, "a crash in two runs: exit status 3, the sweep done (%d)", rc);
+    CHECK(err && strstr(err, "mu = 1e4 failed: the model crashed (SIGSEGV, segmentation fault)") &&
+              strstr(err, "mu = 1e6 failed: the model crashed (SIGSEGV"),
+          "the runs that crashed are named with the signal: %s", err ? err : "");
+    free(err);
+    for (size_t k = 0; k < 4; k++) {
+        char *st = run_status("crash", k);
+        CHECK(st && (k < 2 ? strstr(st, "failed: the model crashed (SIGSEGV") != NULL : strcmp(st, "ok: ") == 0),
+              "crash: run %zu in sweep.json: %s", k, st ? st : "(none)");
+        free(st);
+    }
+    json_t *j = load_json("crash/runs/003_mu_1e8/summary.json");
+    json_t *a = json_object_get(j, "analysis");
+    CHECK_NEAR(json_real_value(json_object_get(a, "restitution_first")), 0.5, 2e-3,
+               "the run that did not crash: its restitution, read back from its process");
+    json_decref(j);
+    CHECK(exists("crash/limit/summary.json") && exists("crash/manifest.json"), "the limit solution and the manifest");
+    /* compare: the same crash fails one solution */
+    rc = run_model("compare --model %s --mu 1e4 --mu 1e8 --out cmp --no-plots --quiet", "crash");
+    err = slurp("stderr.txt");
+    CHECK(rc == 3 && err && strstr(err, "penalty at mu = 1e4 failed: the model crashed (SIGSEGV") &&
+              !strstr(err, "1e8 failed"),
+          "compare: the crash fails its solution alone (%d): %s", rc, err ? err : "");
+    free(err);
+    if (saved)
+        setenv("ASAN_OPTIONS", saved, 1);
+    else
+        unsetenv("ASAN_OPTIONS");
+    free(saved);
+    /* a callback that never returns: stopped at --max-seconds (plus the grace to write), the other run
+     * kept; `timeout` ends the test, not the sweep, if the parent did not stop it */
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "timeout 120 %s", penlim);
+    const char *plain = penlim;
+    penlim = cmd;
+    rc = run_model("sweep --model %s --mu 1e4,1e8 --max-seconds 1 --out endless --no-plots --quiet", "endless");
+    penlim = plain;
+    err = slurp("stderr.txt");
+    CHECK(rc == 3 && err && strstr(err, "mu = 1e4 failed: stopped: not done within --max-seconds 1"),
+          "an endless callback: the run stopped by the parent (%d): %s", rc, err ? err : "");
+    free(err);
+    char *st = run_status("endless", 1);
+    CHECK(st && strcmp(st, "ok: ") == 0, "the other run kept: %s", st ? st : "(none)");
+    free(st);
+    /* exit() in a callback: a failure, in a sweep (each run) and in a run (not isolated) */
+    rc = run_model("sweep --model %s --mu 1e6 --out exit --no-plots --no-limit --quiet", "exit");
+    err = slurp("stderr.txt");
+    CHECK(rc == 3 && err && strstr(err, "mu = 1e6 failed: the model called exit() in a callback"),
+          "sweep: exit() fails the run (%d): %s", rc, err ? err : "");
+    free(err);
+    rc = run_model("run --model %s --mu 1e6 --out exit_run --quiet", "exit");
+    err = slurp("stderr.txt");
+    CHECK(rc == 3 && err && strstr(err, "penlim run: the model called exit() in a callback: the command did not finish"),
+          "run: exit() in a callback is exit status 3 with the reason, not 0 (%d): %s", rc, err ? err : "");
+    free(err);
+    /* a built-in case isolated on request: the same numbers as in this process */
+    CHECK(run("sweep bouncing_ball --mu 1e4,1e6 --out iso --isolate --no-plots --quiet") == 0 &&
+              run("sweep bouncing_ball --mu 1e4,1e6 --out here --no-plots --quiet") == 0 &&
+              run("sweep bouncing_ball --isolate --no-isolate") == 2,
+          "sweeps with and without --isolate");
+    json_t *x = load_json("iso/sweep.json"), *y = load_json("here/sweep.json");
+    json_t *qx = json_object_get(json_object_get(x, "convergence"), "restitution_first");
+    json_t *qy = json_object_get(json_object_get(y, "convergence"), "restitution_first");
+    CHECK(qx && json_equal(json_object_get(qx, "values"), json_object_get(qy, "values")),
+          "isolated runs read back exactly: restitutions equal");
+    json_decref(x);
+    json_decref(y);
+}
+
 int main(int argc, char **argv)
 {
     check_init();
@@ -298,6 +410,7 @@ int main(int argc, char **argv)
     test_pendulum();
     test_cradle();
     test_compare();
+    test_isolation();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

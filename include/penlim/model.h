@@ -11,7 +11,9 @@
  * (pl_model_create) and validates it before any solve.  Every callback receives p, the values of the
  * case's parameters in the order of `params`, and `user`, the case's user pointer.  A model compiled
  * apart and loaded by the program (penlim run --model FILE.so) exports its case with
- * PL_EXPORT_MODEL.  Arrays are row-major; a Jacobian output pointer may be NULL when not wanted.
+ * PL_EXPORT_MODEL, its case, parameter table and strings in static storage (the loader checks that
+ * they lie in a loaded object).  Arrays are row-major; a Jacobian output pointer may be NULL when
+ * not wanted.
  *
  * Callbacks must be reentrant: sweeps call them from several threads at once, with the same p and
  * user (keep no scratch in static variables or in *user; anything they write must be their own).

@@ -3,7 +3,13 @@
  * unilateral constraints", Nonlinear Analysis: Hybrid Systems 1 (2007)).
  *
  * The whole public API.  Link with -lpenlim (pkg-config penlim, or CMake find_package(penlim) and
- * the target penlim::penlim).  Call pl_library_init once before anything else. */
+ * the target penlim::penlim).  Call pl_library_init once before anything else.
+ *
+ * Pointers: every function checks its pointer arguments.  A NULL handle or a NULL output that a
+ * function must fill gives PL_ERR_INPUT (with a message when it takes a pl_error; err itself may be
+ * NULL), and the functions that return no status give 0 from a count, NAN from a value, NULL from
+ * a pointer, and nothing from a destructor.  What cannot be checked: a handle freed or not made by
+ * this library, an array shorter than the count given with it, a case whose callbacks crash. */
 #ifndef PENLIM_H
 #define PENLIM_H
 

@@ -51,22 +51,22 @@ PL_API void pl_model_destroy(pl_model *model)
 
 PL_API const pl_case *pl_model_case(const pl_model *model)
 {
-    return model->type;
+    return model ? model->type : NULL;
 }
 
 PL_API size_t pl_model_dof(const pl_model *model)
 {
-    return model->n;
+    return model ? model->n : 0;
 }
 
 PL_API size_t pl_model_constraints(const pl_model *model)
 {
-    return model->m;
+    return model ? model->m : 0;
 }
 
 PL_API double pl_model_parameter(const pl_model *model, const char *name)
 {
-    return name ? pl_model_param(model, name) : NAN;
+    return model && name ? pl_model_param(model, name) : NAN;
 }
 
 PL_API size_t pl_builtin_case_count(void)
@@ -109,8 +109,8 @@ static pl_status set_options(pl_solve_opts *o, const pl_solver_type *s, const pl
                 return pl_fail(err, PL_ERR_INPUT, "samples must be a whole number in [0, 1e7] (got %g)", x);
             o->samples = (size_t)x;
         } else if (strcmp(name, "max_steps") == 0) {
-            if (!(x >= 0 && x <= 1e15 && x == floor(x)))
-                return pl_fail(err, PL_ERR_INPUT, "max_steps must be a whole number >= 0 (got %g)", x);
+            if (!(x >= 1 && x <= 1e15 && x == floor(x)))
+                return pl_fail(err, PL_ERR_INPUT, "max_steps must be a whole number in [1, 1e15] (got %g)", x);
             o->max_steps = (long)x;
         } else if (strcmp(name, "max_seconds") == 0) {
             if (!(x > 0))
@@ -141,6 +141,8 @@ static const pl_solver_type *find_solver(const char *name, pl_error *err)
 PL_API pl_status pl_solve_model(const pl_model *model, const char *solver, const pl_setting *options,
                                 size_t noptions, pl_solution **out, pl_error *err)
 {
+    if (!out)
+        return pl_fail(err, PL_ERR_INPUT, "pl_solve_model: no place for the solution (out is NULL)");
     *out = NULL;
     const pl_solver_type *s = find_solver(solver, err);
     if (!s)
@@ -175,21 +177,23 @@ PL_API void pl_solution_destroy(pl_solution *sol)
 
 PL_API size_t pl_solution_rows(const pl_solution *sol)
 {
-    return sol->traj.nrows;
+    return sol ? sol->traj.nrows : 0;
 }
 
 PL_API size_t pl_solution_columns(const pl_solution *sol)
 {
-    return sol->traj.ncol;
+    return sol ? sol->traj.ncol : 0;
 }
 
 PL_API const double *pl_solution_row(const pl_solution *sol, size_t row)
 {
-    return row < sol->traj.nrows ? pl_table_row(&sol->traj, row) : NULL;
+    return sol && row < sol->traj.nrows ? pl_table_row(&sol->traj, row) : NULL;
 }
 
 PL_API double pl_solution_final(const pl_solution *sol, double *qv)
 {
+    if (!sol)
+        return NAN;
     if (qv) {
         memcpy(qv, sol->q_final, sol->n * sizeof *qv);
         memcpy(qv + sol->n, sol->v_final, sol->n * sizeof *qv);
@@ -199,13 +203,13 @@ PL_API double pl_solution_final(const pl_solution *sol, double *qv)
 
 PL_API size_t pl_solution_events(const pl_solution *sol)
 {
-    return sol->nevents;
+    return sol ? sol->nevents : 0;
 }
 
 PL_API pl_status pl_solution_event(const pl_solution *sol, size_t k, const char **kind, double *t,
                                    size_t *constraint, double *v_before, double *v_after)
 {
-    if (k >= sol->nevents)
+    if (!sol || k >= sol->nevents)
         return PL_ERR_INPUT;
     const pl_event *e = &sol->events[k];
     if (kind)
@@ -223,13 +227,13 @@ PL_API pl_status pl_solution_event(const pl_solution *sol, size_t k, const char 
 
 PL_API size_t pl_solution_episodes(const pl_solution *sol)
 {
-    return sol->nepisodes;
+    return sol ? sol->nepisodes : 0;
 }
 
 PL_API pl_status pl_solution_episode(const pl_solution *sol, size_t k, size_t *constraint, double *t_in,
                                      double *t_out, double *restitution)
 {
-    if (k >= sol->nepisodes)
+    if (!sol || k >= sol->nepisodes)
         return PL_ERR_INPUT;
     const pl_episode *ep = &sol->episodes[k];
     if (constraint)
@@ -246,11 +250,11 @@ PL_API pl_status pl_solution_episode(const pl_solution *sol, size_t k, size_t *c
 PL_API void pl_solution_work(const pl_solution *sol, long *steps, long *rhs_evals, double *seconds)
 {
     if (steps)
-        *steps = sol->stats.steps;
+        *steps = sol ? sol->stats.steps : 0;
     if (rhs_evals)
-        *rhs_evals = sol->stats.rhs_evals;
+        *rhs_evals = sol ? sol->stats.rhs_evals : 0;
     if (seconds)
-        *seconds = sol->stats.wall_seconds;
+        *seconds = sol ? sol->stats.wall_seconds : NAN;
 }
 
 /* ---- studies ---- */
@@ -259,6 +263,8 @@ PL_API pl_status pl_sweep_model(const pl_model *model, const char *solver, const
                                 const pl_setting *options, size_t noptions, int jobs, int with_limit,
                                 pl_sweep **out, pl_error *err)
 {
+    if (!out)
+        return pl_fail(err, PL_ERR_INPUT, "pl_sweep_model: no place for the sweep (out is NULL)");
     *out = NULL;
     const pl_solver_type *s = find_solver(solver, err);
     if (!s)
@@ -309,12 +315,14 @@ PL_API void pl_sweep_destroy(pl_sweep *sw)
 
 PL_API size_t pl_sweep_runs(const pl_sweep *sw)
 {
-    return sw->n;
+    return sw ? sw->n : 0;
 }
 
 PL_API pl_status pl_sweep_run_result(const pl_sweep *sw, size_t k, double *value, const pl_solution **sol,
                                      pl_error *err)
 {
+    if (!sw)
+        return pl_fail(err, PL_ERR_INPUT, "pl_sweep_run_result: no sweep (NULL)");
     if (k >= sw->n)
         return pl_fail(err, PL_ERR_INPUT, "run %zu of a sweep of %zu", k, sw->n);
     if (value)
@@ -332,6 +340,8 @@ PL_API pl_status pl_sweep_run_result(const pl_sweep *sw, size_t k, double *value
 PL_API pl_status pl_sweep_quantity_get(const pl_sweep *sw, const char *name, double *values, double *limit,
                                    double *rate, double *rate_se, pl_error *err)
 {
+    if (!sw)
+        return pl_fail(err, PL_ERR_INPUT, "pl_sweep_quantity_get: no sweep (NULL)");
     for (size_t q = 0; q < PL_SWEEP_NQ; q++) {
         const pl_sweep_quantity *sq = &sw->q[q];
         if (!sq->name || !name || strcmp(sq->name, name) != 0)

@@ -8,7 +8,8 @@
 
 enum { OPT_MU = 1000, OPT_MODEL, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP,
        OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES, OPT_NO_LIMIT, OPT_SCHEME, OPT_H, OPT_THETA, OPT_GAMMA,
-       OPT_MAX_SECONDS, OPT_FORCE, OPT_RESUME, OPT_MAX_OUTPUT, OPT_EXTERNAL, OPT_WORK_PRECISION };
+       OPT_MAX_SECONDS, OPT_FORCE, OPT_RESUME, OPT_MAX_OUTPUT, OPT_EXTERNAL, OPT_WORK_PRECISION, OPT_ISOLATE,
+       OPT_NO_ISOLATE };
 
 /* The options of the commands that solve a case, and which commands take each. */
 static const struct {
@@ -38,6 +39,8 @@ static const struct {
     {"no-limit", 0, OPT_NO_LIMIT, CMD_SWEEP},
     {"force", 0, OPT_FORCE, CMD_ALL},
     {"resume", 0, OPT_RESUME, CMD_SWEEP},
+    {"isolate", 0, OPT_ISOLATE, CMD_SWEEP | CMD_COMPARE},
+    {"no-isolate", 0, OPT_NO_ISOLATE, CMD_SWEEP | CMD_COMPARE},
     {"quiet", 0, OPT_QUIET, CMD_ALL},
     {"help", 0, OPT_HELP, CMD_ALL | CMD_CHECK},
 };
@@ -150,6 +153,8 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
         case OPT_NO_LIMIT: o->no_limit = 1; break;
         case OPT_FORCE: o->force = 1; break;
         case OPT_RESUME: o->resume = 1; break;
+        case OPT_ISOLATE: o->isolate = 1; break;
+        case OPT_NO_ISOLATE: o->no_isolate = 1; break;
         case OPT_SAMPLES:
             o->samples_given = 1;
             s = pl_parse_long(value, &o->samples, err, "--samples");
@@ -157,7 +162,12 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
                 return pl_fail(err, PL_ERR_INPUT, "--samples must be in [0, 1e7] (got %s)", value);
             break;
         case OPT_T_END: s = pl_parse_double(value, &o->t_end, err, "--t-end"); break;
-        case OPT_MAX_STEPS: s = pl_parse_long(value, &o->max_steps, err, "--max-steps"); break;
+        case OPT_MAX_STEPS:
+            /* 0 would read as "not given" (the default cap) in pl_solve_opts: refused, as the other caps' 0 */
+            s = pl_parse_long(value, &o->max_steps, err, "--max-steps");
+            if (s == PL_OK && o->max_steps < 1)
+                s = pl_fail(err, PL_ERR_INPUT, "--max-steps must be >= 1 (got %s)", value);
+            break;
         case OPT_MAX_OUTPUT:
             s = pl_parse_double(value, &o->max_output, err, "--max-output");
             if (s == PL_OK && !(o->max_output >= 1))
@@ -192,6 +202,8 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
         if (s != PL_OK)
             return s;
     }
+    if (o->isolate && o->no_isolate)
+        return pl_fail(err, PL_ERR_INPUT, "give --isolate or --no-isolate, not both");
     if (case_name && o->model_file)
         return pl_fail(err, PL_ERR_INPUT, "give a CASE or --model FILE, not both");
     if (!case_name && !o->model_file)

@@ -49,6 +49,7 @@ typedef struct {
     const char *out;
     char out_default[256];
     int quiet, no_plots, no_limit, force, resume;
+    int isolate, no_isolate;             /* --isolate, --no-isolate (neither: on for a model file) */
     int help;                            /* --help: print the usage, nothing else */
     solution_spec spec[MAX_SOLUTIONS];   /* compare: the solutions asked for */
     size_t nspec;

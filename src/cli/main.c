@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cases/cases.h"
 #include "cli/args.h"
+#include "cli/isolate.h"
 #include "core/clock.h"
 #include "model/check.h"
 #include "io/compare_report.h"
@@ -98,6 +100,28 @@ static void on_fatal_signal(int sig)
 }
 
 static const pl_temp_hooks temp_hooks = {temp_begin, temp_created, temp_released, NULL};
+
+/* ---- exit() from a model ------------------------------------------------------------------------
+ * penlim leaves through leave() alone, which sets program_done; exit() before that was called by a
+ * model's callback (exit handlers run, the command had not finished).  The guard makes it a failure
+ * (exit status 3, or PL_EXIT_MODEL_EXIT in an isolated solve's process, which its parent names)
+ * instead of a silent exit 0 with the command half done. */
+static volatile sig_atomic_t program_done, isolated_child;
+static char exit_message[128] = "penlim: the model called exit() in a callback: the command did not finish\n";
+
+static void exit_guard(void)
+{
+    if (program_done)
+        return;
+    for (int k = 0; k < TEMP_SLOTS; k++)
+        if (temp_used[k])
+            unlink(temp_path[k]);
+    if (isolated_child)
+        _exit(PL_EXIT_MODEL_EXIT);
+    if (write(STDERR_FILENO, exit_message, strlen(exit_message)) < 0) { /* nothing more can be said */
+    }
+    _exit(3);
+}
 
 /* The mode of new files, 0666 & ~umask, read once at start-up. */
 static mode_t file_mode = 0644;
@@ -585,7 +609,7 @@ static const char sweep_usage[] =
     "usage: penlim sweep (CASE | --model FILE) [--mu A:B:N | --mu a,b,c] [--set NAME=VALUE ...] [--t-end T]\n"
     "                         [--rtol R] [--out DIR] [--jobs J] [--samples N] [--max-steps N]\n"
     "                         [--max-seconds S] [--max-output N] [--no-plots] [--no-limit]\n"
-    "                         [--resume] [--force] [--quiet]\n"
+    "                         [--resume] [--isolate | --no-isolate] [--force] [--quiet]\n"
     "       penlim sweep CASE --scheme NAME [--h A:B:N | --h a,b,c] [--theta TH] [--gamma G]\n"
     "                         [other options as above but --rtol and --samples]\n"
     "Solve CASE for an increasing sequence of stiffnesses (or, with --scheme, a decreasing sequence\n"
@@ -600,6 +624,10 @@ static const char sweep_usage[] =
     "  --no-limit        do not compute the limit solution (nor the distances to it)\n"
     "  --resume          reuse the runs of DIR that an earlier sweep with the same settings\n"
     "                    completed (its manifest or, if interrupted, its journal)\n"
+    "  --isolate         solve each run, and the limit solution, in a process of its own (the\n"
+    "                    default for a model file; --no-isolate: all in this one): a crash, an\n"
+    "                    exit() or a callback that never returns fails that run alone, with the\n"
+    "                    signal named, and --max-seconds stops it from outside\n"
     "  --quiet           no progress line and no summary\n"
     "  --out DIR         output directory (default out/sweep/CASE, out/sweep/CASE-SCHEME for a\n"
     "                    scheme): sweep.csv, episodes.csv, sweep.json, impact_errors.csv, the plots\n"
@@ -628,7 +656,35 @@ typedef struct {
     pl_status status;     /* the first write failure (not out of memory) */
     pl_error err;
     pl_error *run_error;  /* run k's files could not be written for want of memory: a failed run */
+    const pl_isolation *iso; /* --isolate: each solve in a process of its own, or NULL */
+    unsigned char *in_place; /* run k's files were written by its process and read back */
 } sweep_io;
+
+/* --isolate: run k, or the limit solution, solved by a process of its own that writes it into its
+ * directory, where it is read back (and then kept, as a reused run's files are). */
+static pl_status solve_isolated(const pl_sweep *sw, size_t k, const pl_solver_type *solver, const pl_solve_opts *o,
+                                pl_solution *sol, pl_error *err, void *user)
+{
+    sweep_io *io = user;
+    char sub[128], dir[PATH_MAX];
+    if (k == PL_SWEEP_LIMIT)
+        snprintf(sub, sizeof sub, "limit");
+    else
+        pl_sweep_run_dir(sw, k, sub, sizeof sub);
+    pl_status s = pl_output_path(&io->d->out, sub, NULL, dir, sizeof dir, err);
+    if (s != PL_OK) {
+        pl_error e = *err;
+        pl_solution_init(sol, solver, io->model, o->t_end, NULL);
+        sol->status = s;
+        sol->error = e;
+        return s;
+    }
+    int read_back = 0;
+    s = pl_isolated_solve(io->iso, io->model, solver, o, dir, sol, &read_back, err);
+    if (k != PL_SWEEP_LIMIT && read_back) /* 1: read back solved, 2: read back failed */
+        io->in_place[k] = s == PL_OK ? 1 : 2;
+    return s;
+}
 
 static int reuse_run(const pl_sweep *sw, size_t k, pl_solution *sol, void *user)
 {
@@ -658,7 +714,9 @@ static void run_done(const pl_sweep *sw, size_t k, void *user)
     sweep_io *io = user;
     if (io->status != PL_OK)
         return;
-    if (!sw->reused[k]) {
+    /* The files an isolated solve wrote stand, unless the analysis here has failed the run since. */
+    int in_place = io->in_place && io->in_place[k] && (io->in_place[k] == 1) == (sw->runs[k].status == PL_OK);
+    if (!sw->reused[k] && !in_place) {
         pl_error e;
         pl_status s = pl_write_sweep_run(&io->d->out, io->model, sw, k, &e);
         if (s == PL_ERR_NOMEM) /* this run fails, the others go on */
@@ -855,7 +913,26 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
         if ((s = pl_param_check(&solver->options[refined], values[k], &err)) == PL_OK)
             s = pl_solve_check(solver, model, &one, &err);
     }
+    /* The limit solution's own checks (an admissible start, say), as limit and compare make them: a sweep
+     * whose reference cannot be computed is refused before it runs, not reported after. */
+    if (s == PL_OK && !o.no_limit) {
+        pl_solve_opts lopts;
+        pl_solve_opts_init(&lopts, &pl_solver_limit, model, opts.base.t_end);
+        if (pl_solve_check(&pl_solver_limit, model, &lopts, &err) != PL_OK) {
+            char msg[sizeof err.message + 64];
+            snprintf(msg, sizeof msg, "%s (--no-limit sweeps without it)", err.message);
+            free(values);
+            return input_error("sweep", "%s", msg);
+        }
+    }
     if (s != PL_OK) {
+        free(values);
+        return input_error("sweep", "%s", err.message);
+    }
+    /* --isolate, on by default for a model compiled apart: each solve in a process of its own. */
+    pl_isolation iso;
+    int isolate = o.isolate || (!o.no_isolate && o.loaded_from[0]);
+    if (isolate && pl_isolation_init(&iso, &o, &err) != PL_OK) {
         free(values);
         return input_error("sweep", "%s", err.message);
     }
@@ -902,7 +979,16 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
         outdir_end(&d);
         return exit_code(s);
     }
-    sweep_io io = {.d = &d, .model = model, .candidate = candidate, .base = &opts.base};
+    sweep_io io = {.d = &d, .model = model, .candidate = candidate, .base = &opts.base,
+                   .iso = isolate ? &iso : NULL, .in_place = isolate ? calloc(nvalues ? nvalues : 1, 1) : NULL};
+    if (isolate && !io.in_place) {
+        fprintf(stderr, "penlim sweep: out of memory\n");
+        free(values);
+        free(candidate);
+        outdir_end(&d);
+        return 3;
+    }
+    opts.solve = isolate ? solve_isolated : NULL;
     opts.reuse = reuse_run;
     opts.run_done = run_done;
     opts.release_trajectories = 1; /* written by run_done: the memory does not grow with the runs */
@@ -920,6 +1006,7 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
             sw.failures++;
         }
     free(io.run_error);
+    free(io.in_place);
     if (s == PL_OK && io.status != PL_OK) {
         s = io.status;
         err = io.err;
@@ -1042,7 +1129,7 @@ static int cmd_limit(int argc, char **argv)
 static const char compare_usage[] =
     "usage: penlim compare (CASE | --model FILE) [--mu X ...] [--scheme NAME [--h H ...] ...] [--external FILE ...]\n"
     "                           [--work-precision] [--set NAME=VALUE ...] [--t-end T] [--rtol R]\n"
-    "                           [--out DIR] [--no-plots] [--force] [--quiet]\n"
+    "                           [--out DIR] [--no-plots] [--isolate | --no-isolate] [--force] [--quiet]\n"
     "Compute the limit solution of CASE once, then each solution asked for, and measure each against\n"
     "it with the distances of the sweeps (sup |q - q_lim|, L1 of v - v_lim, the distance in s,\n"
     "impacts matched by time, capture and lift-off times, the final state) with its cost, and\n"
@@ -1061,6 +1148,8 @@ static const char compare_usage[] =
     "  --rtol R          the penalized runs' relative tolerance (default 1e-8)\n"
     "  --model FILE      a model compiled apart, in place of CASE (as for 'penlim run')\n"
     "  --no-plots        write the data and the plot configuration, but do not run gnuplot\n"
+    "  --isolate         each solution in a process of its own (as for 'penlim sweep'; the default\n"
+    "                    for a model file, --no-isolate to turn it off)\n"
     "  --out DIR         output directory (default out/compare/CASE)\n"
     "  --max-seconds S   the set-up within S of the start, then each solution within S of its own\n"
     "                    start, with its analysis (as for 'penlim sweep')\n"
@@ -1335,6 +1424,27 @@ static void print_compare_table(const pl_model *model, const pl_solution *limit,
     printf("wrote %s: compare.csv, compare.json, limit/, solutions/\n", esc);
 }
 
+/* A solve of compare, here or (iso not NULL) in a process of its own that writes it into the
+ * directory sub of the output (pl_write_compare writes it again there with the rest). */
+static pl_status solve_in(const pl_isolation *iso, const outdir_session *d, const char *sub,
+                          const pl_solver_type *solver, const pl_model *model, const pl_solve_opts *opts,
+                          pl_solution *sol, pl_error *err)
+{
+    if (!iso)
+        return pl_solve(solver, model, opts, sol, err);
+    char dir[PATH_MAX];
+    int read_back;
+    pl_status s = pl_output_path(&d->out, sub, NULL, dir, sizeof dir, err);
+    if (s != PL_OK) {
+        pl_error e = *err;
+        pl_solution_init(sol, solver, model, opts->t_end, NULL);
+        sol->status = s;
+        sol->error = e;
+        return s;
+    }
+    return pl_isolated_solve(iso, model, solver, opts, dir, sol, &read_back, err);
+}
+
 static int cmd_compare_with(int argc, char **argv, pl_model *model)
 {
     case_options o = {.cmd = "compare", .t_end = NAN};
@@ -1351,6 +1461,11 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     lopts.max_output = penalty.max_output;
     pl_error err;
     if (pl_solve_check(&pl_solver_limit, model, &lopts, &err) != PL_OK)
+        return input_error(o.cmd, "%s", err.message);
+    /* --isolate, on by default for a model compiled apart: each solve in a process of its own. */
+    pl_isolation iso;
+    int isolate = o.isolate || (!o.no_isolate && o.loaded_from[0]);
+    if (isolate && pl_isolation_init(&iso, &o, &err) != PL_OK)
         return input_error(o.cmd, "%s", err.message);
     cmp_list l = {0};
     /* The set-up within the budget; then each solution has its own, as for run. */
@@ -1388,7 +1503,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     pl_analysis la;
     pl_trajectory lt = {0};
     pl_solve_opts_count_from(&lopts, pl_now_seconds()); /* each solution's budget from its start, its analysis included */
-    pl_solve(&pl_solver_limit, model, &lopts, &limit, &err);
+    solve_in(isolate ? &iso : NULL, &d, "limit", &pl_solver_limit, model, &lopts, &limit, &err);
     pl_status ls = pl_analyze_within(model, &limit, &(pl_budget){lopts.max_seconds, lopts.started}, &la,
                                      &err); /* also what a failed one found */
     if (ls == PL_OK && limit.status == PL_OK)
@@ -1404,7 +1519,8 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
         pl_solve_opts_count_from(&it->opts, pl_now_seconds()); /* as for the limit solution; a file read has no budget */
         if (it->solver != &pl_solver_external) {
             pl_solution_free(&it->sol);
-            if (pl_solve(it->solver, model, &it->opts, &it->sol, &err) == PL_ERR_INPUT && it->sol.status == PL_OK) {
+            if (solve_in(isolate ? &iso : NULL, &d, it->e.dir, it->solver, model, &it->opts, &it->sol, &err) ==
+                    PL_ERR_INPUT && it->sol.status == PL_OK) {
                 it->sol.status = PL_ERR_INPUT;
                 it->sol.error = err;
             }
@@ -1510,6 +1626,13 @@ static void print_case(const pl_case *c)
         pl_model_free(&model);
     printf("%s: %s\n  %zu degrees of freedom, %zu constraints%s, default t-end %g\n", c->name, c->summary, n, m,
            c->sizes ? " (at the defaults: sizes from the parameters)" : "", c->t_end);
+    int width = 14; /* the range column: as wide as its widest entry */
+    for (size_t p = 0; p < c->nparams; p++) {
+        char range[80];
+        pl_param_range_text(&c->params[p], range, sizeof range);
+        if ((int)strlen(range) > width)
+            width = (int)strlen(range);
+    }
     for (size_t p = 0; p < c->nparams; p++) {
         const pl_param_spec *s = &c->params[p];
         char range[80], def[32];
@@ -1518,7 +1641,7 @@ static void print_case(const pl_case *c)
             snprintf(def, sizeof def, "derived");
         else
             snprintf(def, sizeof def, "%g", s->value);
-        printf("    %-8s %-10s %-14s %s\n", s->name, def, range, s->description);
+        printf("    %-8s %-10s %-*s %s\n", s->name, def, width, range, s->description ? s->description : "");
     }
 }
 
@@ -1762,6 +1885,62 @@ static int cmd_plot(int argc, char **argv)
     return 0;
 }
 
+/* --isolate: one solve in this process, for a sweep or compare that started it (cli/isolate.h):
+ * the model and options as given, the solution written into dir, the exit status of a run. */
+static int isolated_solve_with(const char *cmd, const pl_solver_type *solver, const char *dir, int argc, char **argv,
+                               pl_model *model)
+{
+    case_options o = {.cmd = cmd, .t_end = NAN};
+    int rc = parse_case_options(argc, argv, &o, CMD_RUN, "");
+    pl_solve_opts opts;
+    if (rc >= 0 || (rc = prepare(&o, solver, NULL, model, &opts)) >= 0 || (rc = setup_within_budget(&o)) >= 0)
+        return rc;
+    pl_solve_opts_count_from(&opts, o.started); /* its budget from its start, as a run's */
+    pl_solution sol;
+    pl_analysis analysis;
+    pl_error err, io;
+    pl_status status = pl_solve(solver, model, &opts, &sol, &err);
+    if (status == PL_ERR_INPUT) {
+        pl_solution_free(&sol);
+        return input_error(cmd, "%s", err.message);
+    }
+    pl_status analysed = pl_analyze_within(model, &sol, &(pl_budget){opts.max_seconds, opts.started}, &analysis, &err);
+    if (status == PL_OK && analysed != PL_OK) {
+        status = sol.status = analysed;
+        sol.error = err;
+    }
+    pl_output out;
+    pl_output_init(&out, dir, file_mode, &temp_hooks);
+    pl_status s = pl_make_dir(dir, &io);
+    if (s == PL_OK)
+        s = pl_write_solution(&out, NULL, model, &sol, analysed == PL_OK ? &analysis : NULL, &io);
+    if (s != PL_OK)
+        fprintf(stderr, "penlim %s: %s\n", cmd, io.message);
+    pl_output_free(&out);
+    pl_analysis_free(&analysis);
+    pl_solution_free(&sol);
+    return s != PL_OK ? 1 : exit_code(status);
+}
+
+/* argv: __solve CMD PARENT_PID SOLVER DIR (CASE | --model FILE) [options] */
+static int cmd_isolated_solve(int argc, char **argv)
+{
+    if (argc < 6)
+        return 2;
+    isolated_child = 1;
+    /* Ended with its parent (SIGTERM: its temporaries removed), unless the parent is gone already. */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if ((long)getppid() != strtol(argv[2], NULL, 10))
+        return 2;
+    const pl_solver_type *solver = pl_solver_find(argv[3]);
+    if (!solver)
+        return 2;
+    pl_model model = {0};
+    int rc = isolated_solve_with(argv[1], solver, argv[4], argc - 4, argv + 4, &model);
+    pl_model_free(&model);
+    return rc;
+}
+
 static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -1794,6 +1973,7 @@ static void usage(FILE *fp)
  * Sanitized builds exit normally: LeakSanitizer checks at exit. */
 static int leave(int status)
 {
+    program_done = 1;
     if (fflush(NULL) != 0 && status == 0)
         status = 1; /* stdout could not be written (a full disk, a closed pipe) */
 #ifndef PENLIM_SANITIZE
@@ -1803,6 +1983,7 @@ static int leave(int status)
 }
 
 static int dispatch(int argc, char **argv);
+static int cmd_isolated_solve(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
@@ -1821,6 +2002,9 @@ static int dispatch(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    atexit(exit_guard);
+    if (argc >= 2 && strcmp(argv[1], PL_ISOLATED_COMMAND) == 0) /* not a user's command: not listed */
+        return cmd_isolated_solve(argc - 1, argv + 1);
     pl_error err;
     cli_command command;
     if (cli_parse_command(argc, argv, &command, &err) != PL_OK) {
@@ -1836,7 +2020,10 @@ static int dispatch(int argc, char **argv)
         return 0;
     }
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
-        if (strcmp(argv[1], commands[k].name) == 0)
+        if (strcmp(argv[1], commands[k].name) == 0) {
+            snprintf(exit_message, sizeof exit_message,
+                     "penlim %s: the model called exit() in a callback: the command did not finish\n", commands[k].name);
             return commands[k].run(argc - 1, argv + 1);
+        }
     return 2; /* not reached: cli_parse_command knows the commands */
 }

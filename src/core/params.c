@@ -1,4 +1,5 @@
 #include "core/params.h"
+#include "core/number.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -40,8 +41,10 @@ pl_status pl_param_check(const pl_param_spec *spec, double value, pl_error *err)
     if (!ok) {
         char range[80];
         pl_param_range_text(spec, range, sizeof range);
-        return pl_fail(err, PL_ERR_INPUT, "parameter %s = %g is out of range %s", spec->name, value,
-                       range);
+        /* the description says what the parameter is, and why its range ends where it does */
+        char v[PL_NUMBER_LEN];
+        return pl_fail(err, PL_ERR_INPUT, "parameter %s = %s is out of range %s (%s)", spec->name,
+                       pl_format_short(value, v, sizeof v), range, spec->description ? spec->description : "");
     }
     return PL_OK;
 }

@@ -199,8 +199,23 @@ static pl_status read_trajectory(reader *r, const char *dir, pl_solution *sol)
     return ok ? PL_OK : bad(r, "trajectory.csv");
 }
 
+static pl_status read_solution(const char *dir, const pl_model *model, const pl_solver_type *solver, int any_status,
+                               pl_solution *sol, pl_error *err);
+
 pl_status pl_read_solution(const char *dir, const pl_model *model, const pl_solver_type *solver, pl_solution *sol,
                            pl_error *err)
+{
+    return read_solution(dir, model, solver, 0, sol, err);
+}
+
+pl_status pl_read_solution_any(const char *dir, const pl_model *model, const pl_solver_type *solver,
+                               pl_solution *sol, pl_error *err)
+{
+    return read_solution(dir, model, solver, 1, sol, err);
+}
+
+static pl_status read_solution(const char *dir, const pl_model *model, const pl_solver_type *solver, int any_status,
+                               pl_solution *sol, pl_error *err)
 {
     pl_status init = pl_solution_init(sol, solver, model, NAN, err);
     if (init != PL_OK)
@@ -214,8 +229,10 @@ pl_status pl_read_solution(const char *dir, const pl_model *model, const pl_solv
     const char *cs = json_string_value(json_object_get(o, "case"));
     const char *ss = json_string_value(json_object_get(o, "solution"));
     const char *st = json_string_value(json_object_get(o, "status"));
+    const char *why = json_string_value(json_object_get(o, "error")); /* a failed run's reason */
+    int failed = st && strcmp(st, "failed") == 0 && why && *why;
     if (!json_is_object(o) || !cs || strcmp(cs, model->type->name) != 0 || !ss || strcmp(ss, solver->name) != 0 ||
-        !st || strcmp(st, "ok") != 0) {
+        !st || (strcmp(st, "ok") != 0 && !(any_status && failed))) {
         json_decref(o);
         return bad(&r, "a complete run of this case and solver");
     }
@@ -253,12 +270,14 @@ pl_status pl_read_solution(const char *dir, const pl_model *model, const pl_solv
         vector(&r, state, "q", sol->zeno.q, sol->n);
         vector(&r, state, "v", sol->zeno.v, sol->n);
     }
+    if (!r.bad && failed) /* the message as written: one line, escaped already */
+        pl_fail(&sol->error, PL_ERR_SOLVER, "%s", why);
     json_decref(o);
     if (r.bad) {
         pl_solution_free(sol);
         pl_solution_init(sol, solver, model, NAN, NULL); /* an empty solution, freeable whatever happens */
         return PL_ERR_IO;
     }
-    sol->status = PL_OK;
+    sol->status = failed ? PL_ERR_SOLVER : PL_OK;
     return PL_OK;
 }

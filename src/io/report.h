@@ -43,4 +43,10 @@ pl_status pl_write_solution(pl_output *out, const char *sub, const pl_model *mod
 pl_status pl_read_solution(const char *dir, const pl_model *model, const struct pl_solver_type *solver,
                            pl_solution *sol, pl_error *err);
 
+/* The same for a run with status "ok" or "failed" (a failed one comes back with status PL_ERR_SOLVER
+ * and the reason written in its summary, its trajectory up to the failure): a run another process
+ * solved (penlim's isolated runs). */
+pl_status pl_read_solution_any(const char *dir, const pl_model *model, const struct pl_solver_type *solver,
+                               pl_solution *sol, pl_error *err);
+
 #endif

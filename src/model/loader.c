@@ -1,6 +1,10 @@
+#define _GNU_SOURCE /* dladdr1: the ELF symbol behind an address */
 #include "model/loader.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,6 +13,65 @@ static int is_file(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Whether the bytes [p, p + len) lie in one segment of a loaded object (the model's own, or a
+ * library it uses): what can be checked of a pointer without reading through it.  A pointer to the
+ * heap or to nothing fails; dladdr knows the objects' mapped segments. */
+static int in_loaded_object(const void *p, size_t len)
+{
+    Dl_info a, b;
+    if (!p || len == 0 || !dladdr(p, &a))
+        return 0;
+    const char *last = (const char *)p + len - 1;
+    return (const char *)p <= last && dladdr(last, &b) && a.dli_fbase == b.dli_fbase;
+}
+
+/* The model's entry point must be a function: a data symbol of that name would be "called" and
+ * crash.  The dynamic symbol table says which it is. */
+static int symbol_is_function(void *sym)
+{
+    Dl_info info;
+    const ElfW(Sym) *entry = NULL;
+    if (!dladdr1(sym, &info, (void **)&entry, RTLD_DL_SYMENT) || !entry)
+        return 0;
+    int type = ELF64_ST_TYPE(entry->st_info); /* the same bits as ELF32_ST_TYPE */
+    return type == STT_FUNC || type == STT_GNU_IFUNC;
+}
+
+/* What the loader can check of a case before pl_model_init reads it: the case, its parameter table
+ * (nparams entries, at most PL_MAX_PARAMS) and their strings lie in a loaded object, and so do its
+ * callbacks.  A table shorter than nparams is caught when the entries past its end hold no valid
+ * pointers, which is the common case, not always: docs/library.md says what cannot be checked.
+ * Reading those entries is the point (they are mapped: in_loaded_object says so first), so
+ * AddressSanitizer is told not to count them as overflows of the model's array. */
+__attribute__((no_sanitize_address)) static const char *case_layout_problem(const pl_case *c)
+{
+    if (!in_loaded_object(c, sizeof *c))
+        return "the case it returns is not in the model's static storage (return the address of a static "
+               "pl_case, as PL_EXPORT_MODEL does)";
+    if (!in_loaded_object(c->name, 1) || !in_loaded_object(c->summary, 1))
+        return "its name or summary is not a string in the model's storage";
+    if (c->nparams > PL_MAX_PARAMS)
+        return "it declares more parameters than a case may have (nparams > 32)";
+    if (c->nparams > 0 && !in_loaded_object(c->params, c->nparams * sizeof *c->params))
+        return "its parameter table does not hold nparams entries in the model's storage (is nparams larger "
+               "than the params array?)";
+    for (size_t k = 0; k < c->nparams; k++)
+        if (!in_loaded_object(c->params[k].name, 1) ||
+            (c->params[k].description && !in_loaded_object(c->params[k].description, 1)))
+            return "a parameter's name or description is not a string in the model's storage (is nparams larger "
+                   "than the params array?)";
+    const void *callbacks[] = {(const void *)c->initial_state, (const void *)c->accel, (const void *)c->force,
+                               (const void *)c->gap, (const void *)c->scales, (const void *)c->sizes,
+                               (const void *)c->law, (const void *)c->check, (const void *)c->mass,
+                               (const void *)c->mass_dq, (const void *)c->velocity_map, (const void *)c->input,
+                               (const void *)c->limit_value, (const void *)c->forcing_time,
+                               (const void *)c->valid_until};
+    for (size_t k = 0; k < sizeof callbacks / sizeof callbacks[0]; k++)
+        if (callbacks[k] && !in_loaded_object(callbacks[k], 1))
+            return "one of its callbacks points outside every loaded object";
+    return NULL;
 }
 
 /* The first DIR/NAME.so over the directories of search_path into out (DIR/NAME when NAME ends in
@@ -49,17 +112,32 @@ static pl_status load(pl_model_library *lib, const char *file, pl_error *err)
         return pl_fail(err, PL_ERR_INPUT, "model %s does not export %s (define it with PL_EXPORT_MODEL)", file,
                        PL_MODEL_SYMBOL);
     }
+    if (!symbol_is_function(sym)) {
+        dlclose(h);
+        return pl_fail(err, PL_ERR_INPUT, "model %s exports %s as data, not as a function (define it with "
+                       "PL_EXPORT_MODEL)", file, PL_MODEL_SYMBOL);
+    }
     const pl_case *c = entry();
     if (!c) {
         dlclose(h);
         return pl_fail(err, PL_ERR_INPUT, "model %s: %s returned no case", file, PL_MODEL_SYMBOL);
     }
     /* Read nothing but the version before it is known to match: the rest of the layout may differ. */
+    if (!in_loaded_object(c, sizeof c->abi_version)) {
+        dlclose(h);
+        return pl_fail(err, PL_ERR_INPUT, "model %s: %s returned a pointer outside the model's storage", file,
+                       PL_MODEL_SYMBOL);
+    }
     if (c->abi_version != PL_ABI_VERSION) {
         unsigned v = c->abi_version;
         dlclose(h);
         return pl_fail(err, PL_ERR_INPUT, "model %s was built for penlim ABI version %u, this penlim has %u: "
                        "rebuild it against this penlim's headers", file, v, (unsigned)PL_ABI_VERSION);
+    }
+    const char *problem = case_layout_problem(c);
+    if (problem) {
+        dlclose(h);
+        return pl_fail(err, PL_ERR_INPUT, "model %s: %s", file, problem);
     }
     lib->handle = h;
     lib->c = c;
@@ -76,8 +154,13 @@ pl_status pl_model_library_open(pl_model_library *lib, const char *path, const c
     if (strlen(path) >= sizeof file)
         return pl_fail(err, PL_ERR_INPUT, "model file name too long");
     if (strchr(path, '/')) {
-        if (!is_file(path))
-            return pl_fail(err, PL_ERR_INPUT, "model file %s does not exist", path);
+        struct stat st;
+        if (stat(path, &st) != 0)
+            return errno == ENOENT ? pl_fail(err, PL_ERR_INPUT, "model file %s does not exist", path)
+                                   : pl_fail(err, PL_ERR_INPUT, "model file %s: %s", path, strerror(errno));
+        if (!S_ISREG(st.st_mode))
+            return pl_fail(err, PL_ERR_INPUT, "model file %s is %s, not a shared object", path,
+                           S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
         snprintf(file, sizeof file, "%s", path);
     } else if (!search(path, search_path, file, sizeof file)) {
         return pl_fail(err, PL_ERR_INPUT, "model %s not found in the model path (%s); give a path such as ./%s",

@@ -176,7 +176,10 @@ static pl_status check_case_shape(const pl_case *c, pl_error *err)
                        c->name, c->t_end);
     if (c->nparams > 0 && !c->params)
         return pl_fail(err, PL_ERR_INPUT, "case %s: nparams = %zu but no params table", c->name, c->nparams);
-    for (size_t k = 0; k < c->nparams && k < PL_MAX_PARAMS; k++) {
+    if (c->nparams > PL_MAX_PARAMS || c->ninput > PL_MAX_INPUTS) /* before the table is read */
+        return pl_fail(err, PL_ERR_INPUT, "case %s: more than %d parameters or %d inputs", c->name, PL_MAX_PARAMS,
+                       PL_MAX_INPUTS);
+    for (size_t k = 0; k < c->nparams; k++) {
         if (!pl_case_name_valid(c->params[k].name))
             return pl_fail(err, PL_ERR_INPUT, "case %s: parameter %zu has no valid name (letters, digits, '_', '-')",
                            c->name, k + 1);
@@ -195,9 +198,6 @@ static pl_status check_case_shape(const pl_case *c, pl_error *err)
         return pl_fail(err, PL_ERR_INPUT, "case %s: mass_dq without mass", c->name);
     if (!c->sizes && (c->ndof == 0 || c->ncon == 0))
         return pl_fail(err, PL_ERR_INPUT, "case %s: ndof and ncon must be >= 1 (or give a sizes callback)", c->name);
-    if (c->nparams > PL_MAX_PARAMS || c->ninput > PL_MAX_INPUTS)
-        return pl_fail(err, PL_ERR_INPUT, "case %s: more than %d parameters or %d inputs", c->name, PL_MAX_PARAMS,
-                       PL_MAX_INPUTS);
     if (!c->accel == !c->force)
         return pl_fail(err, PL_ERR_INPUT, "case %s: give its dynamics by exactly one of accel (F_v) and force "
                        "(f of M v' = f), not %s", c->name, c->accel ? "both" : "neither");
@@ -282,11 +282,17 @@ static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting 
     model->type = c;
     for (size_t k = 0; k < c->nparams; k++)
         model->par[k] = c->params[k].value;
+    if (nsettings > 0 && !settings)
+        return pl_fail(err, PL_ERR_INPUT, "case %s: %zu settings but no array of them", c->name, nsettings);
     for (size_t k = 0; k < nsettings; k++) {
+        if (!memchr(settings[k].name, '\0', sizeof settings[k].name))
+            return pl_fail(err, PL_ERR_INPUT, "case %s: setting %zu has no name (not NUL-terminated)", c->name, k + 1);
         int idx = pl_param_find(c->params, c->nparams, settings[k].name);
         if (idx < 0)
             return pl_fail(err, PL_ERR_INPUT, "unknown parameter '%s' for case %s",
                            settings[k].name, c->name);
+        if (model->par_set[idx]) /* the last would silently win */
+            return pl_fail(err, PL_ERR_INPUT, "parameter %s is set twice", settings[k].name);
         model->par[idx] = settings[k].value;
         model->par_set[idx] = 1;
     }
@@ -298,9 +304,11 @@ static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting 
     }
     if ((s = resolve_restitution(model, err)) != PL_OK)
         return s;
-    char msg[256];
-    if (c->check && c->check(model->par, msg, sizeof msg, c->user))
-        return pl_fail(err, PL_ERR_INPUT, "case %s: %s", c->name, msg);
+    char msg[256] = "";
+    if (c->check && c->check(model->par, msg, sizeof msg, c->user)) {
+        msg[sizeof msg - 1] = '\0'; /* a model's message without its NUL */
+        return pl_fail(err, PL_ERR_INPUT, "case %s: %s", c->name, msg[0] ? msg : "its check refused the parameters");
+    }
     if ((s = resolve_sizes(model, err)) != PL_OK)
         return s;
     size_t n = model->n;

@@ -62,7 +62,11 @@ pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const p
     if (model->type->valid_until) { /* parameters that admit no configuration from some time on */
         char why[384] = "";
         double until = model->type->valid_until(model->par, why, sizeof why, model->type->user);
+        why[sizeof why - 1] = '\0'; /* a model that filled msg to the end without its NUL */
         char t_end[PL_NUMBER_LEN], most[PL_NUMBER_LEN];
+        if (isnan(until)) /* no time to offer: a defect of the model, not of t-end */
+            return pl_fail(err, PL_ERR_INPUT, "%s: its valid_until returned NaN instead of a time (INFINITY if its "
+                           "parameters always admit a configuration)", model->type->name);
         /* t-end against the case's time itself; the message offers it rounded down to 12 digits, a
          * t-end that is accepted */
         if (!(until >= o->t_end))

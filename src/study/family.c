@@ -214,7 +214,6 @@ pl_status pl_family_assess(const pl_model *model, const pl_solver_type *solver, 
         f->conv[d] = pl_convergence_of(f->x, values, n, 0.0, 100.0 * rtol * scale[distances[d].scale], NULL, errors);
         f->conv[d].reference = PL_REF_DISTANCE;
     }
-    free(values);
     /* The distances between successive members, and the tail of their series. */
     pl_status s = PL_OK;
     for (size_t k = 0; k + 1 < n && s == PL_OK; k++) {
@@ -222,10 +221,12 @@ pl_status pl_family_assess(const pl_model *model, const pl_solver_type *solver, 
         s = pl_distance_in_t(members[f->order[k]].sol, members[f->order[k + 1]].sol, NAN, NAN, &f->successive[k], &so,
                              &l1, err);
     }
+    if (s == PL_OK) /* their errors against 0 go to the scratch of the distances' */
+        f->successive_conv = pl_convergence_of(f->x, f->successive, n > 0 ? n - 1 : 0, 0.0, f->noise_floor_q, NULL,
+                                               errors);
+    free(values);
     if (s != PL_OK)
         return s;
-    double succ_err[cap];
-    f->successive_conv = pl_convergence_of(f->x, f->successive, n > 0 ? n - 1 : 0, 0.0, f->noise_floor_q, NULL, succ_err);
     f->own_limit_distance = NAN;
     if (n >= 2) {
         double d_last = f->successive[n - 2], p = f->successive_conv.rate, ratio = 1.0;

@@ -123,6 +123,8 @@ static void run_one(pool *p, size_t k)
     pl_solve_opts_count_from(&o, pl_budget_start(&o, pl_now_seconds())); /* each run's budget, its analysis included */
     if (p->opts->reuse && p->opts->reuse(sw, k, sol, p->opts->user))
         sw->reused[k] = 1;
+    else if (p->opts->solve)
+        p->opts->solve(sw, k, sw->solver, &o, sol, &err, p->opts->user);
     else
         pl_solve(sw->solver, p->model, &o, sol, &err);
     pl_status s = pl_analyze_within(p->model, sol, &(pl_budget){o.max_seconds, o.started}, &sw->analysis[k], &err);
@@ -310,8 +312,11 @@ static double quantity_value(const pl_sweep *sw, pl_sweep_quantity_id id, size_t
 
 static void impacts_per_decade(const pl_model *model, pl_sweep *sw)
 {
-    double x[sw->n > 0 ? sw->n : 1], y[sw->n > 0 ? sw->n : 1];
+    double *x = malloc(2 * (sw->n > 0 ? sw->n : 1) * sizeof *x), *y = x ? x + sw->n : NULL;
     size_t k = 0;
+    sw->impacts_per_decade = sw->impacts_per_decade_se = sw->impacts_per_decade_predicted = NAN;
+    if (!x) /* out of memory: no fit, which the sweep reports as n/a */
+        return;
     for (size_t j = 0; j < sw->n; j++)
         if (sw->runs[j].status == PL_OK && !isnan(sw->analysis[j].capture_time)) {
             x[k] = log10(sw->x[j]);
@@ -323,6 +328,7 @@ static void impacts_per_decade(const pl_model *model, pl_sweep *sw)
         pl_fit_line(x, y, k, &sw->impacts_per_decade, &sw->impacts_per_decade_se, &intercept) != 0 ||
         !pl_fit_meaningful(k, sw->impacts_per_decade, sw->impacts_per_decade_se))
         sw->impacts_per_decade = sw->impacts_per_decade_se = NAN;
+    free(x);
     /* Paper 004 section 7: a penalized run is captured once the impact speed falls below
      * C/sqrt(mu), so the number of rebounds grows like ln(sqrt(mu))/ln(1/e): ln(sqrt(10))/ln(1/e)
      * per decade of mu.  A scheme stops resolving rebounds once the impact speed is O(h A): like
@@ -373,7 +379,9 @@ static void solve_limit(const pl_model *model, const pl_sweep_opts *opts, pl_swe
         lo.option[pl_solver_option_index(&pl_solver_limit, "rtol")] = opts->limit_rtol;
     pl_error lerr;
     pl_solve_opts_count_from(&lo, pl_budget_start(&opts->base, pl_now_seconds())); /* its own budget, its analysis included */
-    sw->has_limit = pl_solve(&pl_solver_limit, model, &lo, &sw->limit, &lerr) == PL_OK &&
+    pl_status solved = opts->solve ? opts->solve(sw, PL_SWEEP_LIMIT, &pl_solver_limit, &lo, &sw->limit, &lerr, opts->user)
+                                   : pl_solve(&pl_solver_limit, model, &lo, &sw->limit, &lerr);
+    sw->has_limit = solved == PL_OK &&
                     pl_analyze_within(model, &sw->limit, &(pl_budget){lo.max_seconds, lo.started},
                                       &sw->limit_analysis, &lerr) == PL_OK &&
                     pl_trajectory_build(&sw->limit_traj, model, &sw->limit, &lerr) == PL_OK;
@@ -469,15 +477,16 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
     size_t jobs = opts->jobs < 1 ? 1 : (size_t)opts->jobs;
     if (jobs > n)
         jobs = n;
-    pthread_t threads[jobs > 0 ? jobs : 1];
+    pthread_t *threads = malloc((jobs > 0 ? jobs : 1) * sizeof *threads); /* on the heap: jobs is the caller's */
     size_t started = 0;
-    for (; started < jobs; started++)
+    for (; threads && started < jobs; started++)
         if (pthread_create(&threads[started], NULL, worker, &p) != 0)
             break;
     if (started == 0)
         worker(&p); /* no thread could be started: run here */
     for (size_t j = 0; j < started; j++)
         pthread_join(threads[j], NULL);
+    free(threads);
     pthread_mutex_destroy(&p.lock);
 
     /* A scheme takes equal steps ending at t_end: slightly shorter than h when h does not divide it. */

@@ -45,6 +45,9 @@ typedef struct {
 
 struct pl_sweep;
 
+/* The k of the limit solution in pl_sweep_opts.solve. */
+#define PL_SWEEP_LIMIT ((size_t)-1)
+
 typedef struct {
     const pl_solver_type *solver;
     pl_solve_opts base; /* the options of every run but the refined one (pl_solve_opts_init) */
@@ -56,6 +59,12 @@ typedef struct {
     /* Optional, called from the worker threads: fill sol with run k's solution from an earlier
      * sweep (sw->param[k] is its value) and return 1, or return 0 to solve it. */
     int (*reuse)(const struct pl_sweep *sw, size_t k, pl_solution *sol, void *user);
+    /* Optional, called from the worker threads (and once for the limit solution, k =
+     * PL_SWEEP_LIMIT): solve in place of pl_solve, in another process say (the program's
+     * --isolate), with the options o (the refined one set); sol is filled as pl_solve fills it,
+     * initialised whatever happens, and the status returned. */
+    pl_status (*solve)(const struct pl_sweep *sw, size_t k, const pl_solver_type *solver, const pl_solve_opts *o,
+                       pl_solution *sol, pl_error *err, void *user);
     /* Optional: run k is complete (solved or reused, and analysed); serialized with progress, so
      * that its files can be written as soon as it is done. */
     void (*run_done)(const struct pl_sweep *sw, size_t k, void *user);

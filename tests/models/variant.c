@@ -3,10 +3,15 @@
  * VARIANT_OK is a valid bouncing ball (mass m over the floor y = 0, gravity g),
  * VARIANT_NO_DERIVATIVES the same ball giving values only, VARIANT_HORIZON the ball with
  * parameters valid up to t = 0.5 (valid_until), and VARIANT_SLOW_CHECK the ball whose valid_until
- * takes 0.25 s a call. */
+ * takes 0.25 s a call.  Models that break the process, for --isolate: VARIANT_CRASH dies of SIGSEGV,
+ * VARIANT_ENDLESS never returns, once the ball rises from deeper than 1e-3 in the floor (a penalized
+ * run at mu below (V/1e-3)^2 = 2e7, V = sqrt(2 g h0); never the limit solution, whose steps past the
+ * floor fall), and VARIANT_EXIT calls exit(0) at its first contact. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include <penlim/model.h>
@@ -35,6 +40,19 @@ static void force(const double *p, double t, const double *q, const double *v, c
     f[0] = -p[G];
 #ifdef VARIANT_NAN_FORCE
     f[0] = NAN;
+#endif
+#ifdef VARIANT_CRASH
+    if (q[0] < -1e-3 && v[0] > 0.0)
+        raise(SIGSEGV); /* what a stray pointer does, without undefined behaviour */
+#endif
+#ifdef VARIANT_ENDLESS
+    if (q[0] < -1e-3 && v[0] > 0.0)
+        for (volatile unsigned long spin = 0;; spin++) /* never returns */
+            ;
+#endif
+#ifdef VARIANT_EXIT
+    if (q[0] < 0.0)
+        exit(0);
 #endif
     if (f_q)
         f_q[0] = 0.0;
@@ -96,6 +114,14 @@ static double valid_until(const double *p, char *msg, size_t len, void *user)
 }
 #endif
 
+#ifdef VARIANT_NAN_HORIZON
+static double valid_until(const double *p, char *msg, size_t len, void *user)
+{
+    (void)p, (void)msg, (void)len, (void)user;
+    return NAN;
+}
+#endif
+
 #ifdef VARIANT_SLOW_CHECK
 /* Valid for ever, found slowly: 0.25 s in every check of t-end (the program's set-up, then the solve's
  * own check), a set-up of known length for the time budget. */
@@ -120,7 +146,11 @@ static const pl_case variant = {
     .ndof = 1,
     .ncon = 1,
     .params = params,
+#ifdef VARIANT_LONG_NPARAMS
+    .nparams = NPAR + 20, /* more than the table holds */
+#else
     .nparams = NPAR,
+#endif
     .t_end = 1.0,
     .initial_state = initial_state,
     .force = force,
@@ -137,12 +167,15 @@ static const pl_case variant = {
 #ifdef VARIANT_NO_DERIVATIVES
     .derivatives = PL_DERIVATIVES_NONE,
 #endif
-#if defined VARIANT_HORIZON || defined VARIANT_SLOW_CHECK
+#if defined VARIANT_HORIZON || defined VARIANT_SLOW_CHECK || defined VARIANT_NAN_HORIZON
     .valid_until = valid_until,
 #endif
 };
 
-#ifndef VARIANT_NO_SYMBOL
+#if defined VARIANT_DATA_SYMBOL
+/* The symbol as data (a pointer to the case), not the function PL_EXPORT_MODEL defines. */
+__attribute__((visibility("default"))) const pl_case *const penlim_model = &variant;
+#elif !defined VARIANT_NO_SYMBOL
 PL_EXPORT_MODEL(variant)
 #else
 const pl_case *not_the_symbol(void); /* the case, under another name than penlim_model */

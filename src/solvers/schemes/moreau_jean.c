@@ -8,7 +8,8 @@
  *       they do not depend on the state, as in every built-in case);
  *   positions:  q_{n+1} = q_n + h (theta v_{n+1} + (1 - theta) v_n);
  *   Newton's impact law at velocity level for the constraints of the index set
- *       J = {i : G_i + gamma h Gdot_i <= 0 at (t_n, q_n, v_n)}:
+ *       J = {i : G_i + gamma h Gdot_i <= 0 at (t_n, q_n, v_n)}, 0 up to the round-off of G_i
+ *       (1000 ulps of its terms), which far from the origin exceeds the step's own motion:
  *       0 <= P_J  _|_  Gdot_J(t_{n+1}) + e Gdot_J(t_n) >= 0,  Gdot = H v + G_t,
  *   an LCP solved by Siconos Numerics.
  *
@@ -16,6 +17,7 @@
  * iterates this linearisation to its Newton tolerance on nonlinear systems; on affine constraints
  * with a constant M (the built-in cases, and the reference runs of Siconos it reproduces) the two
  * are the same scheme.  The restitution e_i of constraint i is that of its contact law. */
+#include <float.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <stdlib.h>
@@ -149,10 +151,14 @@ static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_
     size_t *idx = w->idx, k = 0;
     double *Hk = w->Hk, *b = w->b;
     for (size_t i = 0; i < m; i++) {
-        double gdot = Gt0[i];
-        for (size_t j = 0; j < n; j++)
+        double gdot = Gt0[i], terms = fabs(G[i]) + fabs(Gt0[i] * t0);
+        for (size_t j = 0; j < n; j++) {
             gdot += H[i * n + j] * now->v[j];
-        if (G[i] + gamma * h * gdot > 0.0)
+            terms += fabs(H[i * n + j] * now->q[j]);
+        }
+        /* G's round-off counts as contact: a disk of radius 1e100 once let the mass fall through
+         * its top, G = |q| - R being 1e84 off where the step moved it by 0.1 */
+        if (G[i] + gamma * h * gdot > 1e3 * DBL_EPSILON * terms)
             continue;
         double e = pl_restitution_from_xi(model->law[i].xi), gdot_free = Gt1[i];
         for (size_t j = 0; j < n; j++)

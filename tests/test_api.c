@@ -1,0 +1,151 @@
+/* The public API (include/penlim/penlim.h) given what a caller can get wrong: every function checks
+ * its pointers (NULL handles and outputs are PL_ERR_INPUT with a message, 0, NAN or NULL, never a
+ * crash), a setting given twice and a zero cap on the steps are refused, and a sweep of many values
+ * keeps nothing sized by their count on the caller's stack. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "penlim/penlim.h"
+
+#include "check.h"
+
+static pl_model *ball(void)
+{
+    pl_error err;
+    pl_model *m = pl_model_create(pl_builtin_case_find("bouncing_ball"), NULL, 0, &err);
+    CHECK(m != NULL, "the ball: %s", m ? "" : err.message);
+    return m;
+}
+
+static void test_models(void)
+{
+    pl_error err;
+    const pl_case *c = pl_builtin_case_find("bouncing_ball");
+    CHECK(pl_model_create(c, NULL, 3, &err) == NULL && err.status == PL_ERR_INPUT && strstr(err.message, "settings"),
+          "settings NULL with a count: refused (%s)", err.message);
+    CHECK(pl_model_create(c, NULL, 3, NULL) == NULL, "and without err");
+    CHECK(pl_model_create(NULL, NULL, 0, &err) == NULL && err.status == PL_ERR_INPUT, "no case: %s", err.message);
+    pl_setting twice[2] = {{"e", 0.5}, {"e", 0.6}};
+    CHECK(pl_model_create(c, twice, 2, &err) == NULL && strstr(err.message, "parameter e is set twice"),
+          "a parameter set twice: refused, not the last one kept (%s)", err.message);
+    pl_setting unterminated[1];
+    memset(unterminated[0].name, 'e', sizeof unterminated[0].name);
+    unterminated[0].value = 0.5;
+    CHECK(pl_model_create(c, unterminated, 1, &err) == NULL && err.status == PL_ERR_INPUT,
+          "a setting's name without its NUL: refused (%s)", err.message);
+    CHECK(pl_model_case(NULL) == NULL && pl_model_dof(NULL) == 0 && pl_model_constraints(NULL) == 0 &&
+              isnan(pl_model_parameter(NULL, "e")),
+          "the model's getters on NULL");
+    pl_model_destroy(NULL);
+    CHECK(pl_builtin_case_find(NULL) == NULL && pl_builtin_case_at(1000) == NULL, "case lookups");
+}
+
+static void test_solutions(void)
+{
+    pl_error err;
+    pl_model *m = ball();
+    pl_solution *sol = NULL;
+    CHECK(pl_solve_model(m, "limit", NULL, 0, NULL, &err) == PL_ERR_INPUT && strstr(err.message, "out is NULL"),
+          "no place for the solution: %s", err.message);
+    CHECK(pl_solve_model(m, "limit", NULL, 0, NULL, NULL) == PL_ERR_INPUT, "and without err");
+    CHECK(pl_solve_model(NULL, "limit", NULL, 0, &sol, &err) == PL_ERR_INPUT && sol == NULL, "no model: %s",
+          err.message);
+    CHECK(pl_solve_model(m, NULL, NULL, 0, &sol, &err) == PL_ERR_INPUT, "no solver: %s", err.message);
+    CHECK(pl_solve_model(m, "limit", NULL, 2, &sol, &err) == PL_ERR_INPUT, "options NULL with a count: %s",
+          err.message);
+    pl_setting zero_steps[1] = {{"max_steps", 0}};
+    CHECK(pl_solve_model(m, "limit", zero_steps, 1, &sol, &err) == PL_ERR_INPUT && strstr(err.message, "max_steps"),
+          "max_steps = 0 refused, not read as the default cap: %s", err.message);
+    double qv[2] = {7, 7};
+    long steps = 7, rhs = 7;
+    double seconds = 7;
+    const char *kind = NULL;
+    CHECK(pl_solution_rows(NULL) == 0 && pl_solution_columns(NULL) == 0 && pl_solution_row(NULL, 0) == NULL &&
+              isnan(pl_solution_final(NULL, qv)) && qv[0] == 7 && pl_solution_events(NULL) == 0 &&
+              pl_solution_event(NULL, 0, &kind, NULL, NULL, NULL, NULL) == PL_ERR_INPUT && kind == NULL &&
+              pl_solution_episodes(NULL) == 0 &&
+              pl_solution_episode(NULL, 0, NULL, NULL, NULL, NULL) == PL_ERR_INPUT,
+          "the solution's getters on NULL");
+    pl_solution_work(NULL, &steps, &rhs, &seconds);
+    CHECK(steps == 0 && rhs == 0 && isnan(seconds), "no work from no solution");
+    pl_solution_destroy(NULL);
+    pl_setting opts[1] = {{"samples", 0}};
+    CHECK(pl_solve_model(m, "limit", opts, 1, &sol, &err) == PL_OK, "a limit solution: %s", err.message);
+    double lim_sup = NAN;
+    CHECK(pl_compare_to_limit(NULL, sol, sol, &lim_sup, NULL, NULL, NULL, &err) == PL_ERR_INPUT &&
+              pl_compare_to_limit(m, NULL, sol, NULL, NULL, NULL, NULL, NULL) == PL_ERR_INPUT,
+          "compare without a model or a solution");
+    pl_solution_destroy(sol);
+    pl_model_destroy(m);
+}
+
+static void test_sweeps(void)
+{
+    pl_error err;
+    pl_model *m = ball();
+    double mu[2] = {1e4, 1e6};
+    pl_sweep *sw = NULL;
+    CHECK(pl_sweep_model(m, "penalty", mu, 2, NULL, 0, 1, 0, NULL, &err) == PL_ERR_INPUT &&
+              strstr(err.message, "out is NULL"),
+          "no place for the sweep: %s", err.message);
+    CHECK(pl_sweep_model(NULL, "penalty", mu, 2, NULL, 0, 1, 0, &sw, &err) == PL_ERR_INPUT && sw == NULL,
+          "no model: %s", err.message);
+    CHECK(pl_sweep_model(m, "penalty", NULL, 2, NULL, 0, 1, 0, &sw, &err) == PL_ERR_INPUT, "no values: %s",
+          err.message);
+    double value = 7;
+    CHECK(pl_sweep_runs(NULL) == 0 && pl_sweep_run_result(NULL, 0, &value, NULL, &err) == PL_ERR_INPUT &&
+              value == 7 && pl_sweep_quantity_get(NULL, "restitution_first", NULL, NULL, NULL, NULL, &err) == PL_ERR_INPUT,
+          "the sweep's getters on NULL");
+    pl_sweep_destroy(NULL);
+    pl_model_destroy(m);
+}
+
+/* The sweep's own thread keeps its arrays on the heap: 40000 runs of a scheme (cheap: 10 steps each)
+ * swept from a thread with a 256 KB stack, where the arrays of two doubles per run once sized on
+ * the stack (640 KB) overflowed it. */
+enum { MANY = 40000 };
+
+static void *many_runs(void *arg)
+{
+    pl_status *status = arg;
+    pl_error err;
+    pl_model *m = ball();
+    double *h = malloc(MANY * sizeof *h);
+    for (size_t k = 0; h && k < MANY; k++)
+        h[k] = 1.0 - 1e-6 * (double)k; /* t-end 10: ceil(10/h) = 10 or 11 steps */
+    pl_sweep *sw = NULL;
+    pl_setting samples[1] = {{"samples", 0}};
+    *status = m && h ? pl_sweep_model(m, "moreau_jean", h, MANY, samples, 1, 2, 0, &sw, &err) : PL_ERR_NOMEM;
+    if (*status == PL_OK && pl_sweep_runs(sw) != MANY)
+        *status = PL_ERR_SOLVER;
+    pl_sweep_destroy(sw);
+    pl_model_destroy(m);
+    free(h);
+    return NULL;
+}
+
+static void test_many_values(void)
+{
+    pthread_attr_t attr;
+    pthread_t thread;
+    pl_status status = PL_ERR_IO;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    CHECK(pthread_create(&thread, &attr, many_runs, &status) == 0, "a thread with a small stack");
+    pthread_join(thread, NULL);
+    pthread_attr_destroy(&attr);
+    CHECK(status == PL_OK, "a sweep of %d values from a 256 KB stack (status %d)", MANY, (int)status);
+}
+
+int main(void)
+{
+    check_init();
+    pl_library_init();
+    test_models();
+    test_solutions();
+    test_sweeps();
+    test_many_values();
+    return check_finish("test_api");
+}
