@@ -1667,6 +1667,9 @@ static int cmd_plot(int argc, char **argv)
     int rc = outdir_start(&o, &d);
     if (rc < 0 && !d.st.manifest)
         rc = input_error("plot", "'%s' was not written by penlim (no valid manifest.json)", p.dir);
+    if (rc < 0 && d.st.unsafe.n > 0) /* the figures read the listed files: each must be one, --force or not */
+        rc = input_error("plot", "the manifest lists %s (penlim follows no link inside a directory)",
+                         d.st.unsafe.items[0]);
     if (rc >= 0) {
         outdir_end(&d);
         return rc;
