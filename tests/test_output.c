@@ -647,6 +647,26 @@ static void test_signal(void)
     CHECK(temporaries("sig") == 0 && exists("sig/manifest.json"), "complete");
 }
 
+/* Which --out is refused, as canonical paths: the rule of pl_outdir_system_path. */
+static void test_system_paths(void)
+{
+    const struct {
+        const char *path;
+        int refused;
+    } cases[] = {{"/", 1},           {"/usr", 1},         {"/usr/share/x", 1},  {"/usr/local", 1},
+                 {"/usr/local/x", 1}, {"/etc", 1},         {"/etc/x/y", 1},      {"/proc/self", 1},
+                 {"/dev", 1},         {"/dev/shm", 1},     {"/dev/shm/study", 0}, {"/tmp", 1},
+                 {"/tmp/study", 0},   {"/var", 1},         {"/var/tmp", 1},      {"/var/tmp/study", 0},
+                 {"/var/lib/x", 1},   {"/home", 1},        {"/home/ann", 1},     {"/home/ann/study", 0},
+                 {"/root", 1},        {"/root/study", 0},  {"/usrx", 0},         {"/work/out", 0},
+                 {"/etcetera", 0},    {"/opt", 1},         {"/opt/study", 0}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        CHECK((pl_outdir_system_path(cases[k].path, "/home/ann") != NULL) == cases[k].refused, "%s %s", cases[k].path,
+              cases[k].refused ? "refused" : "accepted");
+    CHECK(pl_outdir_system_path("/home/ann", NULL) == NULL && pl_outdir_system_path("/home", "") != NULL,
+          "without a home: /home itself only");
+}
+
 /* Manifests are read from untrusted files: anything is either accepted or refused, never a crash. */
 static void test_manifest_parse(void)
 {
@@ -655,13 +675,22 @@ static void test_manifest_parse(void)
     json_t *m;
     CHECK(pl_manifest_parse(valid, strlen(valid), &m, NULL) == PL_OK, "a valid manifest");
     json_decref(m);
+    const char *hashed = "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [\"a.csv\"], "
+                         "\"content_hashes\": {\"a.csv\": \"0123456789abcdef\"}}";
+    CHECK(pl_manifest_parse(hashed, strlen(hashed), &m, NULL) == PL_OK, "a valid manifest with its hashes");
+    json_decref(m);
     const char *bad[] = {"", "null", "[]", "{}", "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [\"../x\"]}",
                          "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [\"/etc/passwd\"]}",
                          "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [\"a//b\"]}",
                          "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [\"manifest.json\"]}",
                          "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [1]}",
                          "{\"penlim_manifest\": 2, \"command\": \"run\", \"files\": []}",
-                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [], \"runs\": [{}]}"};
+                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [], \"runs\": [{}]}",
+                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [], \"content_hashes\": []}",
+                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [], \"content_hashes\": {\"a\": 1}}",
+                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [], \"content_hashes\": {\"a\": \"0123\"}}",
+                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [], \"content_hashes\": "
+                         "{\"a\": \"0123456789ABCDEF\"}}"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         CHECK(pl_manifest_parse(bad[k], strlen(bad[k]), &m, NULL) == PL_ERR_INPUT && !m, "refused: %s", bad[k]);
     }
@@ -712,6 +741,7 @@ int main(int argc, char **argv)
     test_other_signals();
     test_write_failure_reason();
     test_manifest_parse();
+    test_system_paths();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

@@ -22,9 +22,10 @@ static const char *const system_trees[] = {"/bin",      "/boot",    "/dev",     
                                            "/lib64",    "/libx32",  "/proc",      "/sbin",     "/sys", "/usr",
                                            "/var/lib",  "/var/log", "/var/cache", "/var/spool"};
 /* Directories shared by many users or programs: a study goes into a directory of its own inside
- * them, never into one of these itself (whose contents a --force would mix with its files). */
-static const char *const shared_dirs[] = {"/home", "/media", "/mnt", "/opt", "/root", "/run",
-                                          "/snap", "/srv",   "/tmp", "/var", "/var/tmp"};
+ * them, never into one of these itself (whose contents a --force would mix with its files).
+ * /dev/shm, memory shared as /tmp is, is the one directory inside /dev that may hold a study. */
+static const char *const shared_dirs[] = {"/dev/shm", "/home", "/media", "/mnt", "/opt", "/root",
+                                          "/run",     "/snap", "/srv",   "/tmp", "/var", "/var/tmp"};
 
 static int is_under(const char *path, const char *dir)
 {
@@ -36,12 +37,12 @@ const char *pl_outdir_system_path(const char *canonical, const char *home)
 {
     if (strcmp(canonical, "/") == 0)
         return "the root directory";
-    for (size_t k = 0; k < sizeof system_trees / sizeof system_trees[0]; k++)
-        if (is_under(canonical, system_trees[k]))
-            return strcmp(canonical, system_trees[k]) == 0 ? "a system directory" : "inside a system directory";
     for (size_t k = 0; k < sizeof shared_dirs / sizeof shared_dirs[0]; k++)
         if (strcmp(canonical, shared_dirs[k]) == 0)
             return "a directory shared by the whole system";
+    for (size_t k = 0; k < sizeof system_trees / sizeof system_trees[0]; k++)
+        if (is_under(canonical, system_trees[k]) && !is_under(canonical, "/dev/shm"))
+            return strcmp(canonical, system_trees[k]) == 0 ? "a system directory" : "inside a system directory";
     if (home && home[0] && strcmp(canonical, home) == 0)
         return "the home directory";
     return NULL;
