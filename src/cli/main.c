@@ -492,10 +492,11 @@ static int outdir_start(const case_options *o, outdir_session *d)
         fprintf(stderr, "penlim %s: warning: this file system cannot lock %s: another penlim writing it at the same "
                 "time would not be refused\n", o->cmd, o->out);
     if (d->st.unsafe.n > 0 && !o->force) {
-        char what[1024];
+        char what[1024], out[1024];
         pl_escape(d->st.unsafe.items[0], what, sizeof what);
-        fprintf(stderr, "penlim %s: the manifest of %s lists %s (penlim follows no link inside --out); --force writes "
-                "there anyway, leaving it alone\n", o->cmd, o->out, what);
+        pl_escape(o->out, out, sizeof out);
+        fprintf(stderr, "penlim %s: the manifest of %s lists %s: not a file penlim wrote; --force writes there anyway, "
+                "leaving it alone\n", o->cmd, out, what);
         return 2;
     }
     if (d->st.foreign.n > 0 && !o->force) {
@@ -1668,8 +1669,7 @@ static int cmd_plot(int argc, char **argv)
     if (rc < 0 && !d.st.manifest)
         rc = input_error("plot", "'%s' was not written by penlim (no valid manifest.json)", p.dir);
     if (rc < 0 && d.st.unsafe.n > 0) /* the figures read the listed files: each must be one, --force or not */
-        rc = input_error("plot", "the manifest lists %s (penlim follows no link inside a directory)",
-                         d.st.unsafe.items[0]);
+        rc = input_error("plot", "the manifest lists %s: not a file penlim wrote", d.st.unsafe.items[0]);
     if (rc >= 0) {
         outdir_end(&d);
         return rc;
