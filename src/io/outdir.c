@@ -66,8 +66,9 @@ static int resolve(const char *path, char *canonical, size_t len, int *missing)
         if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
             return EINVAL;
         char t[PATH_MAX];
-        snprintf(t, sizeof t, "%s%s%s", name, tail[0] ? "/" : "", tail);
-        snprintf(tail, sizeof tail, "%s", t);
+        if (snprintf(t, sizeof t, "%s%s%s", name, tail[0] ? "/" : "", tail) >= (int)sizeof t)
+            return ENAMETOOLONG;
+        memcpy(tail, t, sizeof tail);
         if (!slash)
             snprintf(head, sizeof head, ".");
         else if (slash == head)
