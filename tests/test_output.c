@@ -649,6 +649,25 @@ static void test_signal(void)
     CHECK(temporaries("sig") == 0 && exists("sig/manifest.json"), "complete");
 }
 
+/* The content hash is FNV-1a (64 bits): the reference vectors of its authors (Fowler, Noll, Vo). */
+static void test_hash(void)
+{
+    const struct {
+        const char *text, *hash;
+    } vectors[] = {{"", "cbf29ce484222325"}, {"a", "af63dc4c8601ec8c"}, {"foobar", "85944171f73967e8"}};
+    for (size_t k = 0; k < 3; k++) {
+        char path[512], hash[PL_HASH_LEN] = "";
+        snprintf(path, sizeof path, "%s/hash.txt", dir);
+        FILE *f = fopen(path, "w");
+        CHECK(f && fputs(vectors[k].text, f) >= 0 && fclose(f) == 0, "write %s", path);
+        int fd = open(path, O_RDONLY);
+        CHECK(fd >= 0 && pl_hash_fd(fd, hash, NULL) == PL_OK && strcmp(hash, vectors[k].hash) == 0,
+              "FNV-1a of '%s': %s (got %s)", vectors[k].text, vectors[k].hash, hash);
+        if (fd >= 0)
+            close(fd);
+    }
+}
+
 /* Which --out is refused, as canonical paths: the rule of pl_outdir_system_path. */
 static void test_system_paths(void)
 {
@@ -744,6 +763,7 @@ int main(int argc, char **argv)
     test_write_failure_reason();
     test_manifest_parse();
     test_system_paths();
+    test_hash();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
