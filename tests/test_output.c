@@ -301,6 +301,17 @@ static void test_fifo(void)
     CHECK(run("sweep bouncing_ball --mu 1e4 --t-end 1 --no-plots --no-limit --out ff --quiet --force") == 0,
           "a sweep whose grid leaves it out");
     CHECK(lstat(path, &sb) == 0 && S_ISFIFO(sb.st_mode), "still there, unlisted");
+    /* penlim plot reads its configuration whether listed or not: a FIFO there is not read either */
+    CHECK(sh("rm ff/plots_config.gp && mkfifo ff/plots_config.gp && %s -c 'import json; p = \"ff/manifest.json\"; "
+             "m = json.load(open(p)); m[\"files\"].remove(\"plots_config.gp\"); json.dump(m, open(p, \"w\"))'",
+             python, ""),
+          "an unlisted FIFO in place of plots_config.gp");
+    snprintf(cmd, sizeof cmd, "cd %s && timeout 60 %s plot ff --force > stdout.txt 2> stderr.txt", dir, penlim);
+    rc = system(cmd);
+    err = slurp("stderr.txt");
+    CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 2 && err && strstr(err, "plots_config.gp, which its figures need (a regular file)"),
+          "plot --force refuses it, not blocked (status %d: %s)", rc, err ? err : "");
+    free(err);
 }
 
 static void test_stale_files(void)
