@@ -395,6 +395,9 @@ static void test_refusals_create_nothing(void)
     expect_refusal("run bouncing_ball --t-end 0.5 --out held/a/b --quiet", "in use");
     CHECK(fd >= 0 && entries("held") == 0, "a/b not made below a directory being written");
     close(fd);
+    CHECK(sh("ln -s no_such_target dangling", "", ""), "a link to nothing");
+    expect_refusal("run bouncing_ball --t-end 0.5 --out dangling --quiet", "symbolic link to nothing");
+    CHECK(!exists("no_such_target"), "not made");
     /* the root, system directories, a shared one, inside one, through a link, through .., the home */
     const char *watched[] = {"/", "/.penlim.lock", "/etc/.penlim.lock", "/usr/.penlim.lock", "/tmp/.penlim.lock",
                              "/usr/share/penlim-test-x", "/usr/share/.penlim.lock"};

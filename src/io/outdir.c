@@ -51,7 +51,8 @@ const char *pl_outdir_system_path(const char *canonical, const char *home)
 /* What path designates: absolute, with the links of the part that exists resolved (as the kernel
  * resolves them when the rest is created) and the rest appended, in canonical; *missing says
  * whether there is a rest.  0, EINVAL for a "." or ".." in the rest (which mkdir -p would create
- * only to leave), or the errno of the part that exists. */
+ * only to leave), EDANGLING where a link leads nowhere, or the errno of the part that exists. */
+#define EDANGLING (-1)
 static int resolve(const char *path, char *canonical, size_t len, int *missing)
 {
     char head[PATH_MAX], tail[PATH_MAX] = "", real[PATH_MAX];
@@ -59,8 +60,11 @@ static int resolve(const char *path, char *canonical, size_t len, int *missing)
     for (size_t n = strlen(head); n > 1 && head[n - 1] == '/'; n--)
         head[n - 1] = '\0';
     while (!realpath(head, real)) {
+        struct stat sb;
         if (errno != ENOENT || strcmp(head, ".") == 0 || strcmp(head, "/") == 0)
             return errno;
+        if (lstat(head, &sb) == 0) /* there, but not to be resolved: a link to nothing */
+            return EDANGLING;
         char *slash = strrchr(head, '/');
         const char *name = slash ? slash + 1 : head;
         if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
@@ -166,6 +170,8 @@ pl_status pl_outdir_open(pl_output *out, int *unlocked, pl_error *err)
     int missing = 0, e = resolve(out->root, canonical, sizeof canonical, &missing);
     if (e == EINVAL)
         return pl_fail(err, PL_ERR_INPUT, "--out: %s has '.' or '..' after a directory that does not exist", out->root);
+    if (e == EDANGLING)
+        return pl_fail(err, PL_ERR_INPUT, "--out: %s is or passes through a symbolic link to nothing", out->root);
     if (e != 0)
         return pl_fail(err, PL_ERR_INPUT, "--out: cannot create %s: %s", out->root, strerror(e));
     char home[PATH_MAX], user_home[PATH_MAX];
