@@ -101,13 +101,14 @@ static void on_fatal_signal(int sig)
 
 static const pl_temp_hooks temp_hooks = {temp_begin, temp_created, temp_released, NULL};
 
-/* The signals whose default action ends the program without a core dump (those with one mean a
- * defect, and the sanitizers report them): each removes the temporaries first.  One ignored at
- * start (nohup's SIGHUP) stays ignored. */
+/* The signals that end the program from outside it (a user, a terminal, a resource limit, another
+ * program): each removes the temporaries first, then takes its default action.  Those of a defect
+ * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS) are left to it and to the sanitizers.
+ * A signal ignored at start (nohup's SIGHUP) stays ignored. */
 static void remove_temporaries_on_signals(void)
 {
-    const int fatal[] = {SIGHUP, SIGINT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ,
-                         SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT};
+    const int fatal[] = {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU,
+                         SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT};
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal_signal;
