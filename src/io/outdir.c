@@ -239,14 +239,7 @@ static pl_status create_root(pl_output *out, pl_error *err)
 
 void pl_outdir_close(pl_output *out)
 {
-    for (size_t k = 0; k < out->nlocks; k++)
-        close(out->lock_fds[k]);
-    free(out->lock_fds);
-    out->lock_fds = NULL;
-    out->nlocks = 0;
-    if (out->root_fd >= 0)
-        close(out->root_fd);
-    out->root_fd = -1;
+    pl_output_close(out);
 }
 
 /* ---- manifests ------------------------------------------------------------------------------- */

@@ -71,6 +71,11 @@ void pl_output_free(pl_output *out)
 {
     pl_strings_free(&out->written);
     pl_strings_free(&out->hashes);
+    pl_output_close(out);
+}
+
+void pl_output_close(pl_output *out)
+{
     for (size_t k = 0; k < out->nlocks; k++)
         close(out->lock_fds[k]); /* releases the lock */
     free(out->lock_fds);

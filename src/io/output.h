@@ -64,6 +64,8 @@ void pl_output_init(pl_output *out, const char *root, mode_t mode, const pl_temp
 /* Open the root, an existing directory (following the links of the path as given: the user's
  * choice).  Done by the first write if not before. */
 pl_status pl_output_open(pl_output *out, pl_error *err);
+/* Close the root and release the locks held (the list of files written stays). */
+void pl_output_close(pl_output *out);
 void pl_output_free(pl_output *out);
 
 /* Record a complete file (relative to the root) that was written by other means, hashing its
