@@ -17,6 +17,8 @@
 #include "io/outdir.h"
 
 
+static void compare_sweeps(const char *a, const char *b, size_t n);
+
 static const char *python; /* python3, for editing JSON files in place (tests/CMakeLists.txt finds it) */
 
 static int sh(const char *fmt, const char *a, const char *b)
@@ -111,17 +113,205 @@ static void test_temporaries_and_foreign_files(void)
     CHECK(run("run bouncing_ball --t-end 0.5 --out empty --quiet") == 0, "an empty directory is fine");
 }
 
+/* Whether the scratch directory's file NAME holds what. */
+static int file_has(const char *name, const char *what)
+{
+    char *text = slurp(name);
+    int has = text && strstr(text, what);
+    free(text);
+    return has;
+}
+
+/* A lock on the scratch directory's NAME, as a command writing it (LOCK_EX) or a directory inside
+ * it (LOCK_SH) holds one; the descriptor, or -1. */
+static int hold_lock(const char *name, int how)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0 && flock(fd, how | LOCK_NB) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* Entries of the scratch directory's NAME (files and directories, recursively), or -1. */
+static int entries(const char *name)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd %s && find %s -mindepth 1 | wc -l > count.txt", dir, name);
+    if (system(cmd) != 0)
+        return -1;
+    char *n = slurp("count.txt");
+    int k = n ? atoi(n) : -1;
+    free(n);
+    return k;
+}
+
 static void test_lock(void)
 {
     CHECK(sh("mkdir -p locked", "", ""), "mkdir");
-    char path[512];
-    snprintf(path, sizeof path, "%s/locked/.penlim.lock", dir);
-    int fd = open(path, O_RDWR | O_CREAT, 0644);
-    CHECK(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0, "hold the lock");
+    int fd = hold_lock("locked", LOCK_EX);
+    CHECK(fd >= 0, "hold the lock");
     expect_refusal("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --out locked --quiet", "in use");
-    CHECK(!exists("locked/manifest.json") && !exists("locked/runs"), "nothing written while locked");
+    CHECK(entries("locked") == 0, "nothing written while locked, no lock file");
+    /* a command writing inside the directory (its runs/) while another writes the directory */
+    expect_refusal("run bouncing_ball --mu 1e12 --t-end 1 --out locked/runs/041_mu_1e12 --quiet", "in use");
+    CHECK(entries("locked") == 0, "refused without creating runs/");
     close(fd);
     CHECK(run("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --out locked --quiet") == 0, "then it works");
+    CHECK(!exists("locked/.penlim.lock"), "no lock file: the lock is on the directory");
+    /* and the other way round: a sweep into the directory that holds one being written */
+    CHECK(sh("mkdir -p locked/runs/002_mu_1e4", "", ""), "the run's directory");
+    fd = hold_lock("locked/runs/002_mu_1e4", LOCK_EX);
+    int up = hold_lock("locked", LOCK_SH), mid = hold_lock("locked/runs", LOCK_SH);
+    CHECK(fd >= 0 && up >= 0 && mid >= 0, "hold the locks a run inside holds");
+    expect_refusal("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --out locked --quiet --resume", "in use");
+    close(fd);
+    close(up);
+    close(mid);
+}
+
+/* Two real commands: a run into a sweep's run directory while the sweep writes, refused either way
+ * round; the sweep's manifest then lists what it wrote, its runs' summaries their own mu. */
+static void test_nested_commands(void)
+{
+    char *const argv[] = {(char *)penlim, "sweep", "bouncing_ball", "--mu", "1e3:1e9:12", "--t-end", "10",
+                          "--samples", "5000", "--no-plots", "--no-limit", "--jobs", "1", "--quiet", "--out", "nest",
+                          NULL};
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (chdir(dir) != 0)
+            _exit(126);
+        execv(penlim, argv);
+        _exit(127);
+    }
+    int status = 0, done = 0;
+    while (!exists("nest/.penlim.journal") && !(done = waitpid(pid, &status, WNOHANG) == pid))
+        usleep(1000);
+    int rc = run("run bouncing_ball --mu 1e12 --t-end 1 --out nest/runs/012_mu_1e9 --quiet");
+    int running = !done && waitpid(pid, &status, WNOHANG) == 0;
+    CHECK(done || (rc == 2 && file_has("stderr.txt", "in use")), "a run into the sweep's runs/ while it writes is refused (%d)", rc);
+    if (running) /* what is left of the sweep is not needed */
+        kill(pid, SIGTERM);
+    if (!done)
+        waitpid(pid, &status, 0);
+    CHECK(!done, "the sweep was still writing when the run started (else this proves nothing)");
+}
+
+/* Links inside the directory are never followed: a manifest listing a path through one is not
+ * penlim's, and neither a cleanup nor a write reaches the link's target, with --force either. */
+static void test_symlinks(void)
+{
+    /* a manifest listing lnk/precious.txt, lnk a link to a directory outside */
+    CHECK(sh("mkdir -p victim L && echo precious > victim/precious.txt && ln -s ../victim L/lnk && "
+             "printf '{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [\"lnk/precious.txt\", \"lnk\"]}' "
+             "> L/manifest.json",
+             "", ""),
+          "a directory with a link out of it");
+    expect_refusal("run bouncing_ball --t-end 0.5 --out L --quiet", "lnk/precious.txt, which passes through a symbolic link");
+    CHECK(file_has("victim/precious.txt", "precious"), "the link's target is intact");
+    CHECK(run("run bouncing_ball --t-end 0.5 --out L --quiet --force") == 0, "--force writes there");
+    CHECK(file_has("victim/precious.txt", "precious") && exists("L/lnk"), "leaving the link and its target alone");
+    /* a sweep's runs/ replaced by a link to a copy of it elsewhere, then a smaller grid */
+    CHECK(run("sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 1 --no-plots --no-limit --out SL --quiet") == 0, "a sweep");
+    CHECK(sh("mv SL/runs elsewhere && ln -s ../elsewhere SL/runs", "", ""), "runs/ becomes a link");
+    expect_refusal("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --no-limit --out SL --quiet",
+                   "passes through a symbolic link");
+    expect_refusal("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --no-limit --out SL --quiet --force",
+                   "runs/001_mu_1e3/trajectory.csv: it passes through a symbolic link");
+    CHECK(exists("elsewhere/003_mu_1e5/trajectory.csv") && exists("elsewhere/001_mu_1e3/summary.json"),
+          "the link's target keeps every run");
+    CHECK(exists("SL/manifest.json") && !exists("SL/.penlim.journal"), "the refused sweep changed nothing");
+    /* a listed file replaced by a link to a file outside: penlim writes there only by replacing the link */
+    CHECK(sh("echo mine > outside.csv && rm SL/sweep.csv && ln -s ../outside.csv SL/sweep.csv && rm SL/runs && "
+             "mv elsewhere SL/runs",
+             "", ""),
+          "sweep.csv becomes a link");
+    expect_refusal("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --no-limit --out SL --quiet",
+                   "sweep.csv, which is a symbolic link");
+    expect_refusal("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --no-limit --out SL --quiet --force",
+                   "sweep.csv: it is a symbolic link");
+    CHECK(file_has("outside.csv", "mine"), "the file outside is intact");
+    /* --out itself may be a link (the user's path): followed once, at the start */
+    CHECK(sh("mkdir -p real_out && ln -s real_out linked_out", "", ""), "--out as a link");
+    CHECK(run("run bouncing_ball --t-end 0.5 --out linked_out --quiet") == 0 && exists("real_out/manifest.json"),
+          "written into the link's target");
+}
+
+/* A resumed sweep reuses a run only if its files are the ones penlim wrote (content hashes). */
+static void test_resume_verifies(void)
+{
+    const char *sweep = "sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 2 --no-plots --jobs 2";
+    char args[512];
+    snprintf(args, sizeof args, "%s --out vfull --quiet", sweep);
+    CHECK(run(args) == 0, "the reference sweep");
+    snprintf(args, sizeof args, "%s --out swap --quiet", sweep);
+    CHECK(run(args) == 0, "the sweep to tamper with");
+    CHECK(sh("cd swap/runs && for f in trajectory.csv trajectory_s.csv; do mv 001_mu_1e3/$f t && "
+             "mv 002_mu_1e4/$f 001_mu_1e3/$f && mv t 002_mu_1e4/$f; done",
+             "", ""),
+          "swap two runs' trajectories");
+    snprintf(args, sizeof args, "%s --out swap --resume", sweep);
+    CHECK(run(args) == 0, "--resume");
+    char *out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "reused 1 of the 3 runs"), "only the untouched run reused: %s", out ? out : "");
+    free(out);
+    compare_sweeps("vfull", "swap", 3);
+    /* one byte changed (an accident) in a run's summary */
+    CHECK(sh("sed -i 's/\"steps\": /\"steps\":  /' swap/runs/003_mu_1e5/summary.json", "", ""), "edit a summary");
+    CHECK(run(args) == 0, "--resume again");
+    out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "reused 2 of the 3 runs"), "the edited run computed again: %s", out ? out : "");
+    free(out);
+    compare_sweeps("vfull", "swap", 3);
+    CHECK(file_has("swap/manifest.json", "\"content_hashes\""), "the manifest records the hashes");
+}
+
+/* A FIFO in place of a listed file is refused, never opened (it would block for ever). */
+static void test_fifo(void)
+{
+    CHECK(run("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --no-limit --out ff --quiet") == 0, "a sweep");
+    CHECK(sh("rm ff/runs/001_mu_1e3/trajectory.csv && mkfifo ff/runs/001_mu_1e3/trajectory.csv", "", ""), "a FIFO");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && timeout 60 %s sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --no-limit --out ff "
+             "--resume --max-seconds 2 --quiet > stdout.txt 2> stderr.txt",
+             dir, penlim);
+    int rc = system(cmd);
+    char *err = slurp("stderr.txt");
+    CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 2 && err && strstr(err, "runs/001_mu_1e3/trajectory.csv, which is not a regular file"),
+          "refused, not blocked (status %d: %s)", rc, err ? err : "");
+    free(err);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && timeout 60 %s sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --no-limit --out ff "
+             "--resume --max-seconds 2 --quiet --force > stdout.txt 2> stderr.txt",
+             dir, penlim);
+    rc = system(cmd);
+    err = slurp("stderr.txt");
+    CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 2 && err && strstr(err, "trajectory.csv: it is not a regular file"),
+          "with --force too, where penlim would write it (status %d: %s)", rc, err ? err : "");
+    free(err);
+    struct stat sb;
+    char path[512];
+    snprintf(path, sizeof path, "%s/ff/runs/001_mu_1e3/trajectory.csv", dir);
+    CHECK(lstat(path, &sb) == 0 && S_ISFIFO(sb.st_mode), "the FIFO is left alone");
+    /* where the command does not write, --force leaves it alone and goes on */
+    CHECK(run("sweep bouncing_ball --mu 1e4 --t-end 1 --no-plots --no-limit --out ff --quiet --force") == 0,
+          "a sweep whose grid leaves it out");
+    CHECK(lstat(path, &sb) == 0 && S_ISFIFO(sb.st_mode), "still there, unlisted");
+    /* penlim plot reads its configuration whether listed or not: a FIFO there is not read either */
+    CHECK(sh("rm ff/plots_config.gp && mkfifo ff/plots_config.gp && %s -c 'import json; p = \"ff/manifest.json\"; "
+             "m = json.load(open(p)); m[\"files\"].remove(\"plots_config.gp\"); json.dump(m, open(p, \"w\"))'",
+             python, ""),
+          "an unlisted FIFO in place of plots_config.gp");
+    snprintf(cmd, sizeof cmd, "cd %s && timeout 60 %s plot ff --force > stdout.txt 2> stderr.txt", dir, penlim);
+    rc = system(cmd);
+    err = slurp("stderr.txt");
+    CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 2 && err && strstr(err, "plots_config.gp, which its figures need (a regular file)"),
+          "plot --force refuses it, not blocked (status %d: %s)", rc, err ? err : "");
+    free(err);
 }
 
 static void test_stale_files(void)
@@ -140,9 +330,9 @@ static void test_stale_files(void)
           "no plots with --no-plots");
     CHECK(exists("st/plots_config.gp") && exists("st/sweep.csv"), "the data remain");
     CHECK(sh("test $(find st -type f | wc -l) -eq $(%s -c 'import json; print(len(json.load(open(\"st/manifest.json\"))"
-             "[\"files\"]) + 2)')",
+             "[\"files\"]) + 1)')",
              python, ""),
-          "every file but the manifest and the lock is listed");
+          "every file but the manifest is listed");
 }
 
 static void test_out_validation(void)
@@ -169,14 +359,156 @@ static void test_out_validation(void)
     expect_refusal("run bouncing_ball --t-end 0.5 --quiet --out /dev/null/x", "--out");
 }
 
+/* A path outside the scratch directory as it is: whether it exists, and its inode and change time. */
+typedef struct {
+    int exists;
+    ino_t ino;
+    struct timespec ctime;
+} path_state;
+
+static path_state state_of(const char *path)
+{
+    struct stat sb;
+    path_state p = {0};
+    if (lstat(path, &sb) == 0)
+        p = (path_state){1, sb.st_ino, sb.st_ctim};
+    return p;
+}
+
+static int same_state(path_state a, path_state b)
+{
+    return a.exists == b.exists && a.ino == b.ino && a.ctime.tv_sec == b.ctime.tv_sec &&
+           a.ctime.tv_nsec == b.ctime.tv_nsec;
+}
+
+/* Refusals create nothing: a directory with a foreign file keeps exactly that file, a new --out below
+ * a directory another command writes is not made, and system directories are refused before they
+ * are opened or walked.  Outside the scratch directory nothing is written: the system paths are
+ * only checked to be unchanged. */
+static void test_refusals_create_nothing(void)
+{
+    CHECK(sh("mkdir -p fo && echo x > fo/theirs.txt", "", ""), "a directory of someone else's");
+    expect_refusal("run bouncing_ball --t-end 0.5 --out fo --quiet", "theirs.txt");
+    CHECK(entries("fo") == 1, "it holds its one file, no lock file");
+    CHECK(sh("mkdir -p held", "", ""), "mkdir");
+    int fd = hold_lock("held", LOCK_EX);
+    expect_refusal("run bouncing_ball --t-end 0.5 --out held/a/b --quiet", "in use");
+    CHECK(fd >= 0 && entries("held") == 0, "a/b not made below a directory being written");
+    close(fd);
+    CHECK(sh("ln -s no_such_target dangling", "", ""), "a link to nothing");
+    expect_refusal("run bouncing_ball --t-end 0.5 --out dangling --quiet", "symbolic link to nothing");
+    CHECK(!exists("no_such_target"), "not made");
+    /* the root, system directories, a shared one, inside one, through a link, through .., the home */
+    const char *watched[] = {"/", "/.penlim.lock", "/etc/.penlim.lock", "/usr/.penlim.lock", "/tmp/.penlim.lock",
+                             "/usr/share/.penlim.lock", "/usr/share/manifest.json"};
+    path_state before[7];
+    for (int k = 0; k < 7; k++)
+        before[k] = state_of(watched[k]);
+    CHECK(sh("ln -sfn /usr sys_link && mkdir -p home", "", ""), "a link to /usr and a home");
+    char up[512], cmd[1024];
+    snprintf(up, sizeof up, "%s", dir);
+    for (const char *c = dir; *c; c++) /* as many .. as dir has components: / */
+        if (*c == '/')
+            strncat(up, "/..", sizeof up - strlen(up) - 1);
+    const struct {
+        const char *out, *what;
+    } refused[] = {{"/", "/ is the root directory"},
+                   {"/etc", "/etc is a system directory"},
+                   {"/usr", "/usr is a system directory"},
+                   {"/tmp", "/tmp is a directory shared by the whole system"},
+                   {"/usr/share", "/usr/share is inside a system directory"},
+                   {"sys_link", "/usr is a system directory"},
+                   {"sys_link/share", "/usr/share is inside a system directory"},
+                   {up, "/ is the root directory"},
+                   {"home", "is the home directory"}};
+    /* without --force: were the rule broken, these existing directories would still be refused (they
+     * hold files penlim did not write) and nothing written into them */
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        snprintf(cmd, sizeof cmd, "sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --out %s --quiet",
+                 refused[k].out);
+        if (strcmp(refused[k].out, "home") == 0)
+            setenv("HOME", "home", 1); /* run() starts penlim in dir */
+        expect_refusal(cmd, refused[k].what);
+    }
+    unsetenv("HOME");
+    for (int k = 0; k < 7; k++)
+        CHECK(same_state(before[k], state_of(watched[k])), "%s unchanged", watched[k]);
+    CHECK(entries("home") == 0, "nothing in the refused home");
+    /* before any walk: no directory is read (where strace is found: the tests need not have it) */
+    if (system("strace -V > /dev/null 2>&1") == 0) {
+        snprintf(cmd, sizeof cmd,
+                 /* LeakSanitizer does not run under ptrace */
+                 "cd %s && ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=getdents64,getdents -o trace.txt %s run "
+                 "bouncing_ball --t-end 0.5 "
+                 "--out / > stdout.txt 2> stderr.txt; grep -c getdents trace.txt > count.txt",
+                 dir, penlim);
+        CHECK(system(cmd) != -1, "strace");
+        char *n = slurp("count.txt");
+        CHECK(file_has("trace.txt", "+++ exited with 2 +++") && n && atoi(n) == 0 && file_has("stderr.txt", "root directory"),
+              "--out / refused before reading any directory (%s getdents)", n ? n : "?");
+        free(n);
+    } else
+        printf("test_output: strace not found: the order of the refusal of --out / is not traced\n");
+}
+
+/* SIGHUP, SIGPIPE and SIGUSR1 end penlim as SIGTERM does: its temporaries removed first. */
+static void test_other_signals(void)
+{
+    const int sigs[] = {SIGHUP, SIGPIPE, SIGUSR1};
+    for (int k = 0; k < 3; k++) {
+        char out[32];
+        snprintf(out, sizeof out, "sig%d", sigs[k]);
+        char *const argv[] = {(char *)penlim, "sweep", "bouncing_ball", "--mu", "1e3:1e9:12", "--t-end", "10",
+                              "--samples", "5000", "--no-plots", "--no-limit", "--jobs", "2", "--quiet", "--out", out,
+                              NULL};
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (chdir(dir) != 0)
+                _exit(126);
+            execv(penlim, argv);
+            _exit(127);
+        }
+        char runs[64];
+        snprintf(runs, sizeof runs, "%s/runs", out);
+        int status = 0, seen = 0, done = 0;
+        while (!seen && !(done = waitpid(pid, &status, WNOHANG) == pid))
+            seen = temporaries(runs) > 0;
+        if (!done) {
+            kill(pid, sigs[k]);
+            waitpid(pid, &status, 0);
+        }
+        CHECK(seen && WIFSIGNALED(status) && WTERMSIG(status) == sigs[k], "killed by signal %d while writing (%d, %d)",
+              sigs[k], seen, status);
+        CHECK(temporaries(out) == 0, "no temporaries left after signal %d", sigs[k]);
+    }
+}
+
+/* A write that fails says why (it once said "cannot write .../summary.json" and no more): here the
+ * file size limit (ulimit -f, SIGXFSZ ignored: the write fails with EFBIG) on the journal, which
+ * takes more than one buffer. */
+static void test_write_failure_reason(void)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && (trap '' XFSZ; ulimit -f 4; %s sweep bouncing_ball --mu 1e2:1e6:60 --t-end 1 --no-plots "
+             "--no-limit --out efbig --quiet > stdout.txt 2> stderr.txt)",
+             dir, penlim);
+    int rc = system(cmd);
+    char *err = slurp("stderr.txt");
+    CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 1 && err && lines(err) == 1 && strstr(err, ".penlim.journal: File too large"),
+          "exit 1, the file and the reason (%d: %s)", rc, err ? err : "");
+    free(err);
+    CHECK(temporaries("efbig") == 0 && !exists("efbig/manifest.json"), "no temporary, no manifest");
+}
+
 static void test_umask(void)
 {
     mode_t old = umask(027);
     int rc = run("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --no-limit --out um --quiet");
     umask(old);
     CHECK(rc == 0, "sweep under umask 027");
-    const char *files[] = {"um/sweep.csv", "um/manifest.json", "um/runs/001_mu_1e3/summary.json", "um/.penlim.lock"};
-    for (int k = 0; k < 4; k++) {
+    const char *files[] = {"um/sweep.csv", "um/manifest.json", "um/runs/001_mu_1e3/summary.json"};
+    for (int k = 0; k < 3; k++) {
         char path[512];
         struct stat st;
         snprintf(path, sizeof path, "%s/%s", dir, files[k]);
@@ -333,6 +665,45 @@ static void test_signal(void)
     CHECK(temporaries("sig") == 0 && exists("sig/manifest.json"), "complete");
 }
 
+/* The content hash is FNV-1a (64 bits): the reference vectors of its authors (Fowler, Noll, Vo). */
+static void test_hash(void)
+{
+    const struct {
+        const char *text, *hash;
+    } vectors[] = {{"", "cbf29ce484222325"}, {"a", "af63dc4c8601ec8c"}, {"foobar", "85944171f73967e8"}};
+    for (size_t k = 0; k < 3; k++) {
+        char path[512], hash[PL_HASH_LEN] = "";
+        snprintf(path, sizeof path, "%s/hash.txt", dir);
+        FILE *f = fopen(path, "w");
+        CHECK(f && fputs(vectors[k].text, f) >= 0 && fclose(f) == 0, "write %s", path);
+        int fd = open(path, O_RDONLY);
+        CHECK(fd >= 0 && pl_hash_fd(fd, hash, NULL) == PL_OK && strcmp(hash, vectors[k].hash) == 0,
+              "FNV-1a of '%s': %s (got %s)", vectors[k].text, vectors[k].hash, hash);
+        if (fd >= 0)
+            close(fd);
+    }
+}
+
+/* Which --out is refused, as canonical paths: the rule of pl_outdir_system_path. */
+static void test_system_paths(void)
+{
+    const struct {
+        const char *path;
+        int refused;
+    } cases[] = {{"/", 1},           {"/usr", 1},         {"/usr/share/x", 1},  {"/usr/local", 1},
+                 {"/usr/local/x", 1}, {"/etc", 1},         {"/etc/x/y", 1},      {"/proc/self", 1},
+                 {"/dev", 1},         {"/dev/shm", 1},     {"/dev/shm/study", 0}, {"/tmp", 1},
+                 {"/tmp/study", 0},   {"/var", 1},         {"/var/tmp", 1},      {"/var/tmp/study", 0},
+                 {"/var/lib/x", 1},   {"/home", 1},        {"/home/ann", 1},     {"/home/ann/study", 0},
+                 {"/root", 1},        {"/root/study", 0},  {"/usrx", 0},         {"/work/out", 0},
+                 {"/etcetera", 0},    {"/opt", 1},         {"/opt/study", 0}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        CHECK((pl_outdir_system_path(cases[k].path, "/home/ann") != NULL) == cases[k].refused, "%s %s", cases[k].path,
+              cases[k].refused ? "refused" : "accepted");
+    CHECK(pl_outdir_system_path("/home/ann", NULL) == NULL && pl_outdir_system_path("/home", "") != NULL,
+          "without a home: /home itself only");
+}
+
 /* Manifests are read from untrusted files: anything is either accepted or refused, never a crash. */
 static void test_manifest_parse(void)
 {
@@ -341,13 +712,22 @@ static void test_manifest_parse(void)
     json_t *m;
     CHECK(pl_manifest_parse(valid, strlen(valid), &m, NULL) == PL_OK, "a valid manifest");
     json_decref(m);
+    const char *hashed = "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [\"a.csv\"], "
+                         "\"content_hashes\": {\"a.csv\": \"0123456789abcdef\"}}";
+    CHECK(pl_manifest_parse(hashed, strlen(hashed), &m, NULL) == PL_OK, "a valid manifest with its hashes");
+    json_decref(m);
     const char *bad[] = {"", "null", "[]", "{}", "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [\"../x\"]}",
                          "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [\"/etc/passwd\"]}",
                          "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [\"a//b\"]}",
                          "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [\"manifest.json\"]}",
                          "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [1]}",
                          "{\"penlim_manifest\": 2, \"command\": \"run\", \"files\": []}",
-                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [], \"runs\": [{}]}"};
+                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [], \"runs\": [{}]}",
+                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [], \"content_hashes\": []}",
+                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [], \"content_hashes\": {\"a\": 1}}",
+                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [], \"content_hashes\": {\"a\": \"0123\"}}",
+                         "{\"penlim_manifest\": 1, \"command\": \"run\", \"files\": [], \"content_hashes\": "
+                         "{\"a\": \"0123456789ABCDEF\"}}"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         CHECK(pl_manifest_parse(bad[k], strlen(bad[k]), &m, NULL) == PL_ERR_INPUT && !m, "refused: %s", bad[k]);
     }
@@ -385,12 +765,21 @@ int main(int argc, char **argv)
         return 2;
     test_temporaries_and_foreign_files();
     test_lock();
+    test_nested_commands();
+    test_symlinks();
+    test_refusals_create_nothing();
     test_stale_files();
     test_out_validation();
     test_umask();
     test_resume();
+    test_resume_verifies();
+    test_fifo();
     test_signal();
+    test_other_signals();
+    test_write_failure_reason();
     test_manifest_parse();
+    test_system_paths();
+    test_hash();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

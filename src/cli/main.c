@@ -1,6 +1,7 @@
 /* penlim: the command-line program.  Parses options, calls the library, prints summaries.
  * Exit status: 0 success, 1 output error, 2 bad input, 3 solver failure (results still written). */
 #include <errno.h>
+#include <fcntl.h>
 #include <gsl/gsl_errno.h>
 #include <math.h>
 #include <signal.h>
@@ -34,11 +35,13 @@
 #include "study/sweep.h"
 
 /* ---- temporaries removed when killed ------------------------------------------------------------
- * The one global state of the program: the temporary files being written, so that SIGINT and
- * SIGTERM can remove them before the program dies.  A slot is filled before it is marked used,
- * and the handler only reads used slots; writes are serialized (pl_output). */
+ * The one global state of the program: the temporary files being written (each a name in an open
+ * directory), so that a signal that ends the program can remove them before it dies.  A slot is
+ * filled before it is marked used, and the handler only reads used slots; writes are serialized
+ * (pl_output). */
 #define TEMP_SLOTS 16
-static char temp_path[TEMP_SLOTS][PATH_MAX];
+static int temp_dir[TEMP_SLOTS];
+static char temp_name[TEMP_SLOTS][NAME_MAX + 1];
 static volatile sig_atomic_t temp_used[TEMP_SLOTS];
 /* Signals are blocked only in the thread creating a temporary: the handler, running in another,
  * waits until no creation is under way, and none starts once it has begun (both sequentially
@@ -56,31 +59,31 @@ static int temp_begin(void *user)
     return 1;
 }
 
-static void temp_record(const char *path)
+static void temp_record(int dir_fd, const char *name)
 {
     for (int k = 0; k < TEMP_SLOTS; k++)
         if (!temp_used[k]) {
-            snprintf(temp_path[k], sizeof temp_path[k], "%s", path);
+            temp_dir[k] = dir_fd;
+            snprintf(temp_name[k], sizeof temp_name[k], "%s", name);
             temp_used[k] = 1;
             return;
         }
     /* all slots taken: the next command into the directory removes it */
 }
 
-static void temp_created(const char *path, void *user)
+static void temp_created(int dir_fd, const char *name, void *user)
 {
     (void)user;
-    if (path)
-        temp_record(path);
+    if (dir_fd >= 0)
+        temp_record(dir_fd, name);
     atomic_fetch_sub(&temp_creating, 1);
 }
 
-
-static void temp_released(const char *path, void *user)
+static void temp_released(int dir_fd, const char *name, void *user)
 {
     (void)user;
     for (int k = 0; k < TEMP_SLOTS; k++)
-        if (temp_used[k] && strcmp(temp_path[k], path) == 0) {
+        if (temp_used[k] && temp_dir[k] == dir_fd && strcmp(temp_name[k], name) == 0) {
             temp_used[k] = 0;
             return;
         }
@@ -94,7 +97,7 @@ static void on_fatal_signal(int sig)
         nanosleep(&ms, NULL); /* a creation under way: a few microseconds */
     for (int k = 0; k < TEMP_SLOTS; k++)
         if (temp_used[k])
-            unlink(temp_path[k]);
+            unlinkat(temp_dir[k], temp_name[k], 0); /* the directory stays open while its temporary exists */
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -115,12 +118,32 @@ static void exit_guard(void)
         return;
     for (int k = 0; k < TEMP_SLOTS; k++)
         if (temp_used[k])
-            unlink(temp_path[k]);
+            unlinkat(temp_dir[k], temp_name[k], 0);
     if (isolated_child)
         _exit(PL_EXIT_MODEL_EXIT);
     if (write(STDERR_FILENO, exit_message, strlen(exit_message)) < 0) { /* nothing more can be said */
     }
     _exit(3);
+}
+
+/* The signals that end the program from outside it (a user, a terminal, a resource limit, another
+ * program): each removes the temporaries first, then takes its default action.  Those of a defect
+ * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS) are left to it and to the sanitizers.
+ * A signal ignored at start (nohup's SIGHUP) stays ignored. */
+static void remove_temporaries_on_signals(void)
+{
+    const int fatal[] = {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU,
+                         SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT};
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t k = 0; k < sizeof fatal / sizeof fatal[0]; k++)
+        if (sigaction(fatal[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(fatal[k], &sa, NULL);
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+        if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sig, &sa, NULL);
 }
 
 /* The mode of new files, 0666 & ~umask, read once at start-up. */
@@ -187,24 +210,17 @@ static const char run_usage[] =
 
 static int load_model(case_options *o, const char *model_path);
 
-/* FNV-1a (64 bits) of a file's bytes, as 16 hex digits: what identifies a model compiled apart in a
+/* The content hash of a file's bytes (pl_hash_fd): what identifies a model compiled apart in a
  * manifest, so that `sweep --resume` does not reuse the runs of a model rebuilt since.  0 if the
  * file cannot be read. */
-static int hash_file(const char *path, char *out, size_t len)
+static int hash_file(const char *path, char *out)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return 0;
-    unsigned long long h = 1469598103934665603ULL;
-    unsigned char buf[65536];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
-        for (size_t k = 0; k < got; k++)
-            h = (h ^ buf[k]) * 1099511628211ULL;
-    int ok = !ferror(f);
-    fclose(f);
-    snprintf(out, len, "%016llx", h);
-    return ok;
+    pl_status s = pl_hash_fd(fd, out, NULL);
+    close(fd);
+    return s == PL_OK;
 }
 
 /* The model's identity in a manifest: the file it was loaded from and its hash (null for a
@@ -263,7 +279,7 @@ static int load_model(case_options *o, const char *model_path)
     }
     o->c = lib.c;
     snprintf(o->loaded_from, sizeof o->loaded_from, "%s", lib.path);
-    if (!hash_file(lib.path, o->model_hash, sizeof o->model_hash))
+    if (!hash_file(lib.path, o->model_hash))
         return input_error(o->cmd, "cannot read the model file %s", lib.path);
     cli_default_out(o);
     return -1;
@@ -480,21 +496,34 @@ typedef struct {
     pl_outdir_state st;
     pl_strings planned, keep;
     json_t *manifest;
+    json_t *journal; /* a sweep's, updated as its runs are written */
 } outdir_session;
 
-/* Validate --out before any computation: create it, lock it, and refuse files penlim did not
- * write (unless --force).  Returns -1 to continue, or an exit status (nothing written). */
+/* Validate --out before any computation: check it, lock it, and refuse files penlim did not write
+ * (unless --force).  Returns -1 to continue, or an exit status (nothing created or written). */
 static int outdir_start(const case_options *o, outdir_session *d)
 {
     memset(d, 0, sizeof *d);
     pl_output_init(&d->out, o->out, file_mode, &temp_hooks);
     pl_error err;
-    pl_status s = pl_outdir_open(&d->out, &err);
+    int unlocked = 0;
+    pl_status s = pl_outdir_open(&d->out, &unlocked, &err);
     if (s == PL_OK)
         s = pl_outdir_scan(&d->out, &d->st, &err);
     if (s != PL_OK) {
         fprintf(stderr, "penlim %s: %s\n", o->cmd, err.message);
         return s == PL_ERR_INPUT ? 2 : exit_code(s);
+    }
+    if (unlocked)
+        fprintf(stderr, "penlim %s: warning: this file system cannot lock %s: another penlim writing it at the same "
+                "time would not be refused\n", o->cmd, o->out);
+    if (d->st.unsafe.n > 0 && !o->force) {
+        char what[1024], out[1024];
+        pl_escape(d->st.unsafe.items[0], what, sizeof what);
+        pl_escape(o->out, out, sizeof out);
+        fprintf(stderr, "penlim %s: the manifest of %s lists %s: not a file penlim wrote; --force writes there anyway, "
+                "leaving it alone\n", o->cmd, out, what);
+        return 2;
     }
     if (d->st.foreign.n > 0 && !o->force) {
         fprintf(stderr, "penlim %s: %s holds files penlim did not write (%s%s); --force writes there anyway\n", o->cmd,
@@ -510,6 +539,7 @@ static void outdir_end(outdir_session *d)
     pl_strings_free(&d->planned);
     pl_strings_free(&d->keep);
     json_decref(d->manifest);
+    json_decref(d->journal);
     pl_outdir_close(&d->out);
     pl_output_free(&d->out);
 }
@@ -686,6 +716,9 @@ static pl_status solve_isolated(const pl_sweep *sw, size_t k, const pl_solver_ty
     return s;
 }
 
+/* The files of a run, in runs/NNN_PARAM_VALUE/ (pl_write_solution). */
+static const char *const run_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
+
 static int reuse_run(const pl_sweep *sw, size_t k, pl_solution *sol, void *user)
 {
     sweep_io *io = user;
@@ -694,6 +727,14 @@ static int reuse_run(const pl_sweep *sw, size_t k, pl_solution *sol, void *user)
     char sub[128], dir[PATH_MAX];
     pl_error err;
     pl_sweep_run_dir(sw, k, sub, sizeof sub);
+    /* Its files as penlim wrote them (their hashes; regular files, no link followed), before reading
+     * them: a file changed, swapped with another run's or replaced by a FIFO is computed again. */
+    for (size_t j = 0; j < sizeof run_files / sizeof run_files[0]; j++) {
+        char rel[PATH_MAX];
+        snprintf(rel, sizeof rel, "%s/%s", sub, run_files[j]);
+        if (pl_outdir_verify(&io->d->out, &io->d->st, rel, &err) != PL_OK)
+            return 0;
+    }
     if (pl_output_path(&io->d->out, sub, NULL, dir, sizeof dir, &err) != PL_OK ||
         pl_read_solution(dir, io->model, sw->solver, sol, &err) != PL_OK) {
         pl_solution_free(sol);
@@ -709,6 +750,9 @@ static int reuse_run(const pl_sweep *sw, size_t k, pl_solution *sol, void *user)
     return same;
 }
 
+/* Run k is done: its files written (or, reused, recorded with the hashes they were verified against;
+ * written by its isolated process, hashed as they are), then the journal, so that an interrupted
+ * sweep's next --resume can verify them. */
 static void run_done(const pl_sweep *sw, size_t k, void *user)
 {
     sweep_io *io = user;
@@ -724,15 +768,18 @@ static void run_done(const pl_sweep *sw, size_t k, void *user)
         else if (s != PL_OK)
             pl_fail(&io->err, io->status = s, "writing the run at %s = %g: %.400s", sw->param_name, sw->param[k],
                     e.message);
-        return;
+    } else {
+        char sub[128], rel[PATH_MAX];
+        pl_sweep_run_dir(sw, k, sub, sizeof sub);
+        /* a reused run's files with the hashes they were verified against; an isolated solve's, as written */
+        for (size_t j = 0; io->status == PL_OK && j < sizeof run_files / sizeof run_files[0]; j++) {
+            snprintf(rel, sizeof rel, "%s/%s", sub, run_files[j]);
+            io->status = sw->reused[k] ? pl_output_add_hashed(&io->d->out, rel, pl_outdir_hash(&io->d->st, rel), &io->err)
+                                       : pl_output_add(&io->d->out, rel, &io->err);
+        }
     }
-    const char *files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
-    char sub[128], rel[PATH_MAX];
-    pl_sweep_run_dir(sw, k, sub, sizeof sub);
-    for (size_t j = 0; io->status == PL_OK && j < 3; j++) {
-        snprintf(rel, sizeof rel, "%s/%s", sub, files[j]);
-        io->status = pl_output_add(&io->d->out, rel, &io->err);
-    }
+    if (io->status == PL_OK)
+        io->status = pl_outdir_journal_update(&io->d->out, io->d->journal, &io->err);
 }
 
 /* A table cell: 6 decimals, or "n/a" where there is no value (no impact, no capture). */
@@ -952,7 +999,7 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
     int *candidate = calloc(nvalues ? nvalues : 1, sizeof *candidate);
     d.manifest = pl_manifest_new("sweep", model, solver, &opts.base, solver->refine);
     set_model_identity(d.manifest, &o, model);
-    json_t *journal = json_deep_copy(d.manifest);
+    json_t *journal = d.journal = json_deep_copy(d.manifest);
     s = candidate ? pl_sweep_files(solver->refine, values, nvalues, !o.no_limit, !o.no_plots, &d.planned, &err)
                   : pl_fail(&err, PL_ERR_NOMEM, "out of memory");
     for (size_t k = 0; s == PL_OK && k < nvalues; k++) {
@@ -971,7 +1018,6 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
     }
     if (s == PL_OK)
         s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &err);
-    json_decref(journal);
     if (s != PL_OK) {
         fprintf(stderr, "penlim sweep: %s\n", err.message);
         free(values);
@@ -1838,6 +1884,8 @@ static int cmd_plot(int argc, char **argv)
     int rc = outdir_start(&o, &d);
     if (rc < 0 && !d.st.manifest)
         rc = input_error("plot", "'%s' was not written by penlim (no valid manifest.json)", p.dir);
+    if (rc < 0 && d.st.unsafe.n > 0) /* the figures read the listed files: each must be one, --force or not */
+        rc = input_error("plot", "the manifest lists %s: not a file penlim wrote", d.st.unsafe.items[0]);
     if (rc >= 0) {
         outdir_end(&d);
         return rc;
@@ -1858,8 +1906,8 @@ static int cmd_plot(int argc, char **argv)
     if (s == PL_OK)
         s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &err);
     json_decref(journal);
-    for (size_t k = 0; s == PL_OK && k < d.keep.n; k++)
-        s = pl_output_add(&d.out, d.keep.items[k], &err);
+    for (size_t k = 0; s == PL_OK && k < d.keep.n; k++) /* with the hashes they were written with */
+        s = pl_output_add_hashed(&d.out, d.keep.items[k], pl_outdir_hash(&d.st, d.keep.items[k]), &err);
     if (s == PL_OK)
         s = pl_plot_dir_write(&d.out, d.st.manifest, &plan, &err);
     pl_error plot_err;
@@ -1996,12 +2044,7 @@ static int dispatch(int argc, char **argv)
     mode_t mask = umask(0);
     umask(mask);
     file_mode = 0666 & ~mask;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fatal_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    remove_temporaries_on_signals();
     atexit(exit_guard);
     if (argc >= 2 && strcmp(argv[1], PL_ISOLATED_COMMAND) == 0) /* not a user's command: not listed */
         return cmd_isolated_solve(argc - 1, argv + 1);

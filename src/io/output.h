@@ -1,10 +1,14 @@
 /* Output files.  Every file is written to a temporary name in its directory and renamed into
  * place once complete, so a reader never sees a partial file: written completely or not at all.
  *
- * Files are written into an output directory (pl_output): its root, the mode new files get, hooks
- * told when a temporary file appears and goes (so a program can remove them when killed), and the
- * list of complete files written so far, relative to the root (what the manifest lists).  A
- * pl_output is not thread-safe: writes into it must be serialized. */
+ * Files are written into an output directory (pl_output): its root, opened once, from which every
+ * file and subdirectory is reached one component at a time without following a symbolic link
+ * (openat with O_NOFOLLOW): a link inside the directory, wherever it points, is an error, never a
+ * way out of it.  With it: the mode new files get, hooks told when a temporary file appears and
+ * goes (so a program can remove them when killed), and the list of complete files written so far,
+ * relative to the root, with a hash of each one's content (what the manifest lists).  A pl_output
+ * is not thread-safe: writes into it must be serialized; reads (pl_output_open_file) may run
+ * alongside each other. */
 #ifndef PL_OUTPUT_H
 #define PL_OUTPUT_H
 
@@ -33,26 +37,59 @@ void pl_strings_free(pl_strings *s);
 typedef struct {
     /* Before a temporary is created; 0 refuses it (the program is being killed). Optional. */
     int (*creating)(void *user);
-    /* After: a temporary file now exists at path, or NULL if it could not be created. */
-    void (*created)(const char *path, void *user);
-    void (*released)(const char *path, void *user); /* it was renamed into place or removed */
+    /* After: a temporary file NAME now exists in the directory dir_fd (an open descriptor until
+     * released), or dir_fd < 0 if it could not be created. */
+    void (*created)(int dir_fd, const char *name, void *user);
+    void (*released)(int dir_fd, const char *name, void *user); /* renamed into place or removed */
     void *user;
 } pl_temp_hooks;
 
+/* A content hash as text: FNV-1a (64 bits) of the bytes, 16 hex digits.  It tells files apart
+ * (an accident, two files swapped), not a forgery: anyone can write a file with a given hash. */
+#define PL_HASH_LEN 17
+
 typedef struct {
-    char root[PATH_MAX];
+    char root[PATH_MAX];  /* as given: for messages, and for programs that take a path (gnuplot) */
+    int root_fd;          /* the directory, opened once (pl_output_open); -1 before */
     mode_t mode;          /* of new files: 0666 & ~umask, given by the program */
     pl_temp_hooks hooks;
     pl_strings written;   /* complete files, relative to root, in the order written */
-    int lock_fd;          /* the lock on root (outdir.h), -1 when not held */
+    pl_strings hashes;    /* hashes[k]: written[k]'s content hash, "" if not known */
+    int *lock_fds;        /* the locks held (outdir.h), closed by pl_output_free */
+    size_t nlocks;
 } pl_output;
 
-/* An output into root (not created here), files with the given mode; hooks may be NULL. */
+/* An output into root (neither created nor opened here), files with the given mode; hooks may be NULL. */
 void pl_output_init(pl_output *out, const char *root, mode_t mode, const pl_temp_hooks *hooks);
+/* Open the root, an existing directory (following the links of the path as given: the user's
+ * choice).  Done by the first write if not before. */
+pl_status pl_output_open(pl_output *out, pl_error *err);
+/* Close the root and release the locks held (the list of files written stays). */
+void pl_output_close(pl_output *out);
 void pl_output_free(pl_output *out);
 
-/* Record a complete file (relative to the root) that was written by other means. */
+/* Record a complete file (relative to the root) that was written by other means, hashing its
+ * content as it is now. */
 pl_status pl_output_add(pl_output *out, const char *rel, pl_error *err);
+/* The same with its hash known (hash "" or NULL: not known). */
+pl_status pl_output_add_hashed(pl_output *out, const char *rel, const char *hash, pl_error *err);
+
+/* The hash of everything fd reads from its start: PL_ERR_IO with the reason if it cannot be read. */
+pl_status pl_hash_fd(int fd, char hash[PL_HASH_LEN], pl_error *err);
+
+/* Open ROOT/rel for reading: a regular file reached without following a link (a link, FIFO,
+ * device or directory is refused without being opened for reading, so that nothing blocks).
+ * Returns the descriptor, or -1 with PL_ERR_IO and the reason. */
+int pl_output_open_file(const pl_output *out, const char *rel, pl_error *err);
+
+/* The directory holding ROOT/rel, reached without following a link, and rel's last component in
+ * name: a descriptor (the caller closes it) or -1 with errno as pl_output_dir's. */
+int pl_output_parent(const pl_output *out, const char *rel, char name[NAME_MAX + 1]);
+
+/* The directory ROOT/sub, each component reached without following a link; with create, the
+ * missing ones are made.  Returns a descriptor (the caller closes it) or -1 with errno: ELOOP or
+ * ENOTDIR where a component is a link or not a directory. */
+int pl_output_dir(const pl_output *out, const char *sub, int create);
 
 /* "ROOT/SUB/NAME" (SUB may be "" or NULL), or PL_ERR_IO if longer than PATH_MAX. */
 pl_status pl_output_path(const pl_output *out, const char *sub, const char *name, char *buf, size_t len,
@@ -60,21 +97,23 @@ pl_status pl_output_path(const pl_output *out, const char *sub, const char *name
 
 /* mkdir -p of a path (relative to the working directory). */
 pl_status pl_make_dir(const char *path, pl_error *err);
-/* mkdir -p ROOT/SUB. */
-pl_status pl_output_make_dir(const pl_output *out, const char *sub, pl_error *err);
+/* mkdir -p ROOT/SUB, no link followed. */
+pl_status pl_output_make_dir(pl_output *out, const char *sub, pl_error *err);
 
 typedef struct {
     FILE *fp;
     pl_output *out;
-    char tmp_path[PATH_MAX];
-    char path[PATH_MAX];
-    char rel[PATH_MAX]; /* relative to out->root */
+    int dir_fd;                   /* ROOT/SUB, open while the temporary exists */
+    char tmp_name[NAME_MAX + 1];  /* the temporary in it, "" once released */
+    char name[NAME_MAX + 1];
+    char path[PATH_MAX];          /* ROOT/SUB/NAME, for messages */
+    char rel[PATH_MAX];           /* relative to out->root */
 } pl_file;
 
-/* Open a temporary file for ROOT/SUB/NAME. */
+/* Open a temporary file for ROOT/SUB/NAME (SUB is created if missing). */
 pl_status pl_file_open(pl_file *f, pl_output *out, const char *sub, const char *name, pl_error *err);
-/* Flush, close and rename into place, recording the file as written; on any failure the
- * temporary file is removed. */
+/* Flush, hash, close and rename into place (replacing whatever entry NAME was, never following
+ * it), recording the file as written; on any failure the temporary file is removed. */
 pl_status pl_file_commit(pl_file *f, pl_error *err);
 void pl_file_abort(pl_file *f);
 

@@ -19,14 +19,15 @@ static int lists(const json_t *manifest, const char *file)
     return 0;
 }
 
+/* A file of the directory (a regular file, no link followed: pl_output_open_file), or NULL. */
 static FILE *open_in(const pl_output *out, const char *name, pl_error *err)
 {
-    char path[PATH_MAX];
-    if (pl_output_path(out, NULL, name, path, sizeof path, err) != PL_OK)
-        return NULL;
-    FILE *f = fopen(path, "r");
+    int fd = pl_output_open_file(out, name, NULL);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f && fd >= 0)
+        close(fd);
     if (!f)
-        pl_fail(err, PL_ERR_INPUT, "%s lacks %s, which its figures need", out->root, name);
+        pl_fail(err, PL_ERR_INPUT, "%s lacks %s, which its figures need (a regular file)", out->root, name);
     return f;
 }
 
