@@ -107,9 +107,9 @@ static void row_fields(const pl_compare_entry *e, field *f)
     memcpy(f, all, sizeof all);
 }
 
-static void csv_number(FILE *fp, double x)
+static void csv_number(pl_file *f, double x)
 {
-    pl_put_number(fp, ",", x); /* the shortest exact form, nan where undefined */
+    pl_put_number(f, ",", x); /* the shortest exact form, nan where undefined */
 }
 
 /* A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
@@ -165,10 +165,10 @@ static pl_status write_csv(pl_output *out, const pl_solution *limit, const pl_an
         if (r->file)
             csv_text(f.fp, r->file);
         else
-            pl_put_number(f.fp, "", r->param);
+            pl_put_number(&f, "", r->param);
         fprintf(f.fp, ",%s,%s", r->sol->status == PL_OK ? "ok" : "failed", r->dir);
         for (size_t j = 0; j < NFIELDS; j++)
-            csv_number(f.fp, fl[j].value);
+            csv_number(&f, fl[j].value);
         fputc('\n', f.fp);
     }
     return pl_file_commit(&f, err);
@@ -197,7 +197,7 @@ static json_t *entry_json(const pl_compare_entry *e)
 }
 
 static pl_status write_json(pl_output *out, const pl_model *model, const pl_solution *limit, const pl_analysis *la,
-                            const pl_compare_entry *e, size_t n, pl_error *err)
+                            const pl_compare_entry *e, size_t n, const pl_budget *budget, pl_error *err)
 {
     json_t *root = pl_summary_header_json(model, limit->status, limit->error.message);
     json_object_del(root, "status");
@@ -220,7 +220,7 @@ static pl_status write_json(pl_output *out, const pl_model *model, const pl_solu
     for (size_t k = 0; k < n; k++)
         json_array_append_new(a, entry_json(&e[k]));
     json_object_set_new(root, "solutions", a);
-    return pl_write_json(out, NULL, "compare.json", root, err);
+    return pl_write_json_within(out, NULL, "compare.json", root, budget, err);
 }
 
 /* ---- plots --------------------------------------------------------------------------------------- */
@@ -377,18 +377,23 @@ static pl_status write_config(pl_output *out, const pl_model *model, const pl_co
 }
 
 pl_status pl_write_compare(pl_output *out, const pl_model *model, const pl_solution *limit,
-                           const pl_analysis *limit_analysis, const pl_compare_entry *e, size_t n, pl_error *err)
+                           const pl_analysis *limit_analysis, const pl_compare_entry *e, size_t n,
+                           double max_seconds, pl_error *err)
 {
+    pl_budget budget = {max_seconds, pl_now_seconds()}; /* each solution's files from their start */
     pl_status s = pl_output_make_dir(out, "limit", err);
     if (s == PL_OK)
-        s = pl_write_solution(out, "limit", model, limit, limit_analysis, err);
+        s = pl_write_solution(out, "limit", model, limit, limit_analysis, &budget, err);
     for (size_t k = 0; s == PL_OK && k < n; k++)
-        if ((s = pl_output_make_dir(out, e[k].dir, err)) == PL_OK)
-            s = pl_write_solution(out, e[k].dir, model, e[k].sol, e[k].analysis, err);
+        if ((s = pl_output_make_dir(out, e[k].dir, err)) == PL_OK) {
+            budget.started = pl_now_seconds();
+            s = pl_write_solution(out, e[k].dir, model, e[k].sol, e[k].analysis, &budget, err);
+        }
+    budget.started = pl_now_seconds(); /* the tables: a row per solution */
     if (s == PL_OK)
         s = write_csv(out, limit, limit_analysis, e, n, err);
     if (s == PL_OK)
-        s = write_json(out, model, limit, limit_analysis, e, n, err);
+        s = write_json(out, model, limit, limit_analysis, e, n, &budget, err);
     if (s == PL_OK)
         s = write_config(out, model, e, n, err);
     if (s == PL_OK)

@@ -280,10 +280,11 @@ static pl_status walk(const pl_output *out, const char *rel, int depth, pl_outdi
         return PL_ERR_INPUT;
     DIR *d = opendir(path);
     if (!d)
-        return pl_fail(err, PL_ERR_INPUT, "--out: cannot read %s: %s", path, strerror(errno));
+        return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_INPUT, "--out: cannot read %s: %s", path,
+                       strerror(errno));
     pl_status s = PL_OK;
     struct dirent *e;
-    while (s == PL_OK && (e = readdir(d)) != NULL) {
+    while (s == PL_OK && (errno = 0, e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         char sub[PATH_MAX], full[PATH_MAX];
@@ -303,6 +304,9 @@ static pl_status walk(const pl_output *out, const char *rel, int depth, pl_outdi
                                strcmp(sub, PL_JOURNAL_NAME) != 0))
             s = pl_strings_add(found, sub, err);
     }
+    if (s == PL_OK && errno != 0) /* readdir's NULL: the end, or a read error (never taken for the end) */
+        s = pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "--out: cannot read %s: %s", path,
+                    strerror(errno));
     closedir(d);
     return s;
 }

@@ -247,7 +247,8 @@ json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, 
     return o;
 }
 
-pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_solution *sol, pl_error *err)
+pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_solution *sol, const pl_budget *budget,
+                                pl_error *err)
 {
     size_t n = sol->n, m = sol->m;
     const pl_table *traj = &sol->traj;
@@ -258,7 +259,7 @@ pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_soluti
         free(cols);
         return pl_fail(err, PL_ERR_NOMEM, "out of memory writing a trajectory");
     }
-    pl_status s = pl_write_csv(out, sub, "trajectory.csv", header, traj, err);
+    pl_status s = pl_write_csv_within(out, sub, "trajectory.csv", header, traj, NULL, traj->ncol, budget, err);
     if (s == PL_OK) {
         /* The same rows in the time s: s, t, q, v (columns of the same table: no copy of the rows). */
         cols[0] = 1, cols[1] = 0;
@@ -267,7 +268,7 @@ pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_soluti
         size_t len = header_length(2 * n), used = (size_t)snprintf(header, len, "s,t");
         used = append_columns(header, len, used, "q", n);
         append_columns(header, len, used, "v", n);
-        s = pl_write_csv_columns(out, sub, "trajectory_s.csv", header, traj, cols, 2 + 2 * n, err);
+        s = pl_write_csv_within(out, sub, "trajectory_s.csv", header, traj, cols, 2 + 2 * n, budget, err);
     }
     free(header);
     free(cols);
@@ -275,10 +276,14 @@ pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_soluti
 }
 
 pl_status pl_write_solution(pl_output *out, const char *sub, const pl_model *model, const pl_solution *sol,
-                            const pl_analysis *analysis, pl_error *err)
+                            const pl_analysis *analysis, const pl_budget *budget, pl_error *err)
 {
-    pl_status s = pl_write_trajectories(out, sub, sol, err);
+    pl_status s = pl_write_trajectories(out, sub, sol, budget, err);
     if (s != PL_OK)
         return s;
-    return pl_write_json(out, sub, "summary.json", pl_solution_summary_json(model, sol, analysis), err);
+    if (pl_budget_spent(budget)) /* the summary's tree is built whole before a byte of it is written */
+        return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " before writing %s/summary.json: the file is not "
+                       "written", budget->max_seconds, sub ? sub : ".");
+    return pl_write_json_within(out, sub, "summary.json", pl_solution_summary_json(model, sol, analysis), budget,
+                                err);
 }

@@ -49,29 +49,30 @@ static pl_status write_sweep_csv(pl_output *out, const pl_sweep *sw, pl_error *e
     for (size_t k = 0; k < sw->n; k++) {
         const pl_solution *r = &sw->runs[k];
         const pl_analysis *a = &sw->analysis[k];
-        pl_put_number(f.fp, "", sw->param[k]);
+        pl_put_number(&f, "", sw->param[k]);
         fprintf(f.fp, ",%s,%zu,%zu,%zu", r->status == PL_OK ? "ok" : "failed", r->nepisodes,
                 a->impacts, a->impacts_before_capture);
         const int ids[] = {PL_Q_FIRST_IMPACT_TIME, PL_Q_CAPTURE_TIME, PL_Q_ACCUMULATION_ESTIMATE};
         for (int j = 0; j < 3; j++)
-            pl_put_number(f.fp, ",", sw->q[ids[j]].values[k]);
-        pl_put_number(f.fp, ",", r->status == PL_OK ? a->contraction_ratio : NAN);
+            pl_put_number(&f, ",", sw->q[ids[j]].values[k]);
+        pl_put_number(&f, ",", r->status == PL_OK ? a->contraction_ratio : NAN);
         const int more[] = {PL_Q_RESTITUTION_FIRST, PL_Q_SCALED_PENETRATION_FIRST, PL_Q_LIFT_OFF_FIRST,
                             PL_Q_SLIDING_FORCE_ERROR, PL_Q_S_DISTANCE};
         for (int j = 0; j < 5; j++)
-            pl_put_number(f.fp, ",", sw->q[more[j]].values[k]);
-        pl_put_number(f.fp, ",", sw->s_dist_v[k]);
+            pl_put_number(&f, ",", sw->q[more[j]].values[k]);
+        pl_put_number(&f, ",", sw->s_dist_v[k]);
         for (int q = PL_Q_LIMIT_SUP_Q; q <= PL_Q_IMPACT_VELOCITY_ERROR; q++)
-            pl_put_number(f.fp, ",", sw->q[q].values[k]);
+            pl_put_number(&f, ",", sw->q[q].values[k]);
         fprintf(f.fp, ",%ld,%ld,%.6g", r->stats.steps, r->stats.rhs_evals, r->stats.wall_seconds);
         if (sw->solver->family == PL_FAMILY_SCHEME)
-            pl_put_number(f.fp, ",", r->step_size);
+            pl_put_number(&f, ",", r->step_size);
         fputc('\n', f.fp);
     }
     return pl_file_commit(&f, err);
 }
 
-static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n, pl_error *err)
+static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n, const pl_budget *budget,
+                                    pl_error *err)
 {
     pl_file f;
     pl_status s = pl_file_open(&f, out, NULL, "episodes.csv", err);
@@ -92,19 +93,24 @@ static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n
         for (size_t e = 0; e < r->nepisodes; e++) {
             const pl_episode *ep = &r->episodes[e];
             const pl_episode_info *in = &a->info[e];
-            pl_put_number(f.fp, "", sw->param[k]);
+            pl_put_number(&f, "", sw->param[k]);
             fprintf(f.fp, ",%zu,%zu,%s", e + 1, ep->constraint + 1, pl_episode_kind_name(in->kind));
             const double head[] = {ep->t_in, ep->t_out, in->duration, ep->gdot_in, ep->gdot_out,
                                    pl_episode_restitution(ep), in->dv_normal};
             for (size_t j = 0; j < sizeof head / sizeof *head; j++)
-                pl_put_number(f.fp, ",", head[j]);
+                pl_put_number(&f, ",", head[j]);
             for (size_t j = 0; j < n; j++)
-                pl_put_number(f.fp, ",", in->dv[j]);
+                pl_put_number(&f, ",", in->dv[j]);
             const double tail[] = {ep->max_penetration, in->scaled_penetration, ep->gamma_out - ep->gamma_in,
                                    ep->impulse, in->force_error, in->lift_off_predicted};
             for (size_t j = 0; j < sizeof tail / sizeof *tail; j++)
-                pl_put_number(f.fp, ",", tail[j]);
+                pl_put_number(&f, ",", tail[j]);
             fputc('\n', f.fp);
+            if (e % 256 == 255 && pl_budget_spent(budget)) { /* a row of 20 numbers: a few microseconds */
+                pl_file_abort(&f);
+                return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " writing %s/episodes.csv: the file is not "
+                               "written", budget->max_seconds, out->root);
+            }
         }
     }
     return pl_file_commit(&f, err);
@@ -342,34 +348,38 @@ static pl_status write_plot_config(pl_output *out, const pl_model *model, const 
     return pl_file_commit(&f, err);
 }
 
-pl_status pl_write_sweep_run(pl_output *out, const pl_model *model, const pl_sweep *sw, size_t k, pl_error *err)
+pl_status pl_write_sweep_run(pl_output *out, const pl_model *model, const pl_sweep *sw, size_t k,
+                             const pl_budget *budget, pl_error *err)
 {
     char sub[128];
     pl_sweep_run_dir(sw, k, sub, sizeof sub);
     const pl_analysis *a = sw->analysis[k].info ? &sw->analysis[k] : NULL;
     pl_status s = pl_output_make_dir(out, sub, err);
-    return s == PL_OK ? pl_write_solution(out, sub, model, &sw->runs[k], a, err) : s;
+    return s == PL_OK ? pl_write_solution(out, sub, model, &sw->runs[k], a, budget, err) : s;
 }
 
-pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *sw, pl_error *err)
+pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *sw, const pl_budget *budget,
+                         pl_error *err)
 {
     pl_status s;
     if (sw->has_limit) {
         char header[128];
         snprintf(header, sizeof header, "%s,constraint,index,t_limit,t_run,time_error,velocity_error", sw->param_name);
         if ((s = pl_output_make_dir(out, "limit", err)) != PL_OK ||
-            (s = pl_write_solution(out, "limit", model, &sw->limit, &sw->limit_analysis, err)) != PL_OK ||
-            (s = pl_write_csv(out, NULL, "impact_errors.csv", header, &sw->impact_errors, err)) != PL_OK)
+            (s = pl_write_solution(out, "limit", model, &sw->limit, &sw->limit_analysis, budget, err)) != PL_OK ||
+            (s = pl_write_csv_within(out, NULL, "impact_errors.csv", header, &sw->impact_errors, NULL,
+                                     sw->impact_errors.ncol, budget, err)) != PL_OK)
             return s;
     }
     int nq, conv_len, nsliding, nzeno;
-    if ((s = write_sweep_csv(out, sw, err)) != PL_OK || (s = write_episodes_csv(out, sw, model->n, err)) != PL_OK ||
+    if ((s = write_sweep_csv(out, sw, err)) != PL_OK ||
+        (s = write_episodes_csv(out, sw, model->n, budget, err)) != PL_OK ||
         (s = write_convergence_dat(out, sw, &nq, &conv_len, err)) != PL_OK ||
         (s = write_sliding_dat(out, sw, &nsliding, err)) != PL_OK ||
         (s = write_zeno_dat(out, sw, &nzeno, err)) != PL_OK ||
         (s = write_plot_config(out, model, sw, nq, conv_len, nsliding, nzeno, err)) != PL_OK)
         return s;
-    return pl_write_json(out, NULL, "sweep.json", sweep_json(model, sw), err);
+    return pl_write_json_within(out, NULL, "sweep.json", sweep_json(model, sw), budget, err);
 }
 
 static const char *const plot_names[] = {"trajectories", "trajectories_s", "convergence", "sliding", "zeno"};
