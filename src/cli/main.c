@@ -194,16 +194,17 @@ static int hash_file(const char *path, char *out, size_t len)
 }
 
 /* The model's identity in a manifest: the file it was loaded from and its hash (null for a
- * built-in case), and whether its derivatives are differenced. */
-static void set_model_identity(json_t *manifest, const case_options *o, const pl_model *model)
+ * built-in case), and whether its derivatives are differenced.  Returns the manifest, or NULL (it
+ * released) if out of memory, as PL_JSON_SET. */
+static json_t *with_model_identity(json_t *manifest, const case_options *o, const pl_model *model)
 {
     json_t *j = json_object();
-    json_object_set_new(j, "file", o->loaded_from[0] ? json_string(o->loaded_from) : json_null());
-    json_object_set_new(j, "content_hash", o->loaded_from[0] ? json_string(o->model_hash) : json_null());
-    json_object_set_new(j, "derivatives", json_string(model->type->derivatives == PL_DERIVATIVES_NONE
-                                                          ? "difference quotients"
-                                                          : "given"));
-    json_object_set_new(manifest, "model", j);
+    PL_JSON_SET(j, "file", o->loaded_from[0] ? json_string(o->loaded_from) : json_null());
+    PL_JSON_SET(j, "content_hash", o->loaded_from[0] ? json_string(o->model_hash) : json_null());
+    PL_JSON_SET(j, "derivatives", json_string(model->type->derivatives == PL_DERIVATIVES_NONE
+                                                  ? "difference quotients"
+                                                  : "given"));
+    return PL_JSON_SET(manifest, "model", j);
 }
 
 /* Parse argv for the commands that solve a case; returns -1 to continue, or an exit status. */
@@ -521,7 +522,7 @@ static int solve_and_write(const case_options *o, const pl_solver_type *solver, 
     for (size_t k = 0; s == PL_OK && k < 3; k++)
         s = pl_strings_add(&d.planned, files[k], &io);
     d.manifest = pl_manifest_new(o->cmd, model, solver, opts, NULL);
-    set_model_identity(d.manifest, o, model);
+    d.manifest = with_model_identity(d.manifest, o, model);
     json_t *journal = json_deep_copy(d.manifest);
     if (s == PL_OK)
         s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &io);
@@ -888,7 +889,7 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
     pl_sweep_order(solver, values, nvalues);
     int *candidate = calloc(nvalues ? nvalues : 1, sizeof *candidate);
     d.manifest = pl_manifest_new("sweep", model, solver, &opts.base, solver->refine);
-    set_model_identity(d.manifest, &o, model);
+    d.manifest = with_model_identity(d.manifest, &o, model);
     json_t *journal = json_deep_copy(d.manifest);
     s = candidate ? pl_sweep_files(solver->refine, values, nvalues, !o.no_limit, !o.no_plots, &d.planned, &err)
                   : pl_fail(&err, PL_ERR_NOMEM, "out of memory");
@@ -1165,7 +1166,7 @@ static int cmp_add_solve(cmp_list *l, const case_options *o, const pl_model *mod
     }
     cmp_item *it = cmp_add(l);
     if (!it)
-        return input_error(o->cmd, "%s", "out of memory");
+        return failure(o->cmd, &(pl_error){PL_ERR_NOMEM, "out of memory planning the solutions"});
     it->solver = solver;
     it->opts = opts;
     it->e.param_name = name;
@@ -1217,7 +1218,7 @@ static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve
         } else if (sp->kind == SPEC_EXTERNAL) {
             cmp_item *it = cmp_add(l);
             if (!it)
-                return input_error(o->cmd, "%s", "out of memory");
+                return failure(o->cmd, &(pl_error){PL_ERR_NOMEM, "out of memory planning the solutions"});
             pl_solution_free(&it->sol);
             it->solver = &pl_solver_external;
             it->e.param_name = "file";
@@ -1358,7 +1359,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     if (s == PL_OK)
         s = pl_compare_files(entries, l.n, !o.no_plots, &d.planned, &err);
     d.manifest = pl_manifest_new("compare", model, &pl_solver_limit, &lopts, NULL);
-    set_model_identity(d.manifest, &o, model);
+    d.manifest = with_model_identity(d.manifest, &o, model);
     json_t *journal = json_deep_copy(d.manifest);
     if (s == PL_OK)
         s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &err);

@@ -177,22 +177,25 @@ static pl_status write_csv(pl_output *out, const pl_solution *limit, const pl_an
 static json_t *entry_json(const pl_compare_entry *e)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "solution", json_string(e->sol->solver->name));
-    json_object_set_new(o, "family", json_string(pl_solver_family_name(e->sol->solver->family)));
-    json_object_set_new(o, "parameter_name", json_string(e->param_name));
-    json_object_set_new(o, "parameter", e->file ? json_string(e->file) : pl_json_number(e->param));
-    json_object_set_new(o, "label", json_string(e->label));
-    json_object_set_new(o, "status", json_string(e->sol->status == PL_OK ? "ok" : "failed"));
+    PL_JSON_SET(o, "solution", json_string(e->sol->solver->name));
+    PL_JSON_SET(o, "family", json_string(pl_solver_family_name(e->sol->solver->family)));
+    PL_JSON_SET(o, "parameter_name", json_string(e->param_name));
+    PL_JSON_SET(o, "parameter", e->file ? json_string(e->file) : pl_json_number(e->param));
+    PL_JSON_SET(o, "label", json_string(e->label));
+    PL_JSON_SET(o, "status", json_string(e->sol->status == PL_OK ? "ok" : "failed"));
     if (e->sol->status != PL_OK)
-        json_object_set_new(o, "error", json_string(e->sol->error.message));
-    json_object_set_new(o, "directory", json_string(e->dir));
+        PL_JSON_SET(o, "error", json_string(e->sol->error.message));
+    PL_JSON_SET(o, "directory", json_string(e->dir));
     field fl[NFIELDS];
     row_fields(e, fl);
     json_t *d = json_object(), *c = json_object();
     for (size_t j = 0; j < NFIELDS; j++)
-        json_object_set_new(j < 14 ? d : c, fl[j].name, pl_json_number(fl[j].value));
-    json_object_set_new(o, "distances", d);
-    json_object_set_new(o, "cost", c);
+        if (j < 14)
+            PL_JSON_SET(d, fl[j].name, pl_json_number(fl[j].value));
+        else
+            PL_JSON_SET(c, fl[j].name, pl_json_number(fl[j].value));
+    PL_JSON_SET(o, "distances", d);
+    PL_JSON_SET(o, "cost", c);
     return o;
 }
 
@@ -202,24 +205,24 @@ static pl_status write_json(pl_output *out, const pl_model *model, const pl_solu
     json_t *root = pl_summary_header_json(model, limit->status, limit->error.message);
     json_object_del(root, "status");
     json_object_del(root, "error");
-    json_object_set_new(root, "t_end", pl_json_number(limit->t_end));
+    PL_JSON_SET(root, "t_end", pl_json_number(limit->t_end));
     json_t *l = json_object();
-    json_object_set_new(l, "status", json_string(limit->status == PL_OK ? "ok" : "failed"));
+    PL_JSON_SET(l, "status", json_string(limit->status == PL_OK ? "ok" : "failed"));
     if (limit->status != PL_OK)
-        json_object_set_new(l, "error", json_string(limit->error.message));
-    json_object_set_new(l, "directory", json_string("limit"));
-    json_object_set_new(l, "rtol", pl_json_number(pl_solution_option(limit, "rtol")));
-    json_object_set_new(l, "capture_time", pl_json_number(la ? la->capture_time : NAN));
-    json_object_set_new(l, "lift_off", pl_json_number(la ? la->lift_off_first : NAN));
-    json_object_set_new(l, "zeno_t_accumulation", pl_json_number(limit->zeno.found ? limit->zeno.t_accumulation : NAN));
-    json_object_set_new(l, "cost", json_pack("{s:I, s:I, s:o}", "steps", (json_int_t)limit->stats.steps, "rhs_evals",
+        PL_JSON_SET(l, "error", json_string(limit->error.message));
+    PL_JSON_SET(l, "directory", json_string("limit"));
+    PL_JSON_SET(l, "rtol", pl_json_number(pl_solution_option(limit, "rtol")));
+    PL_JSON_SET(l, "capture_time", pl_json_number(la ? la->capture_time : NAN));
+    PL_JSON_SET(l, "lift_off", pl_json_number(la ? la->lift_off_first : NAN));
+    PL_JSON_SET(l, "zeno_t_accumulation", pl_json_number(limit->zeno.found ? limit->zeno.t_accumulation : NAN));
+    PL_JSON_SET(l, "cost", json_pack("{s:I, s:I, s:o}", "steps", (json_int_t)limit->stats.steps, "rhs_evals",
                                              (json_int_t)limit->stats.rhs_evals, "wall_seconds",
                                              pl_json_number(limit->stats.wall_seconds)));
-    json_object_set_new(root, "limit", l);
+    PL_JSON_SET(root, "limit", l);
     json_t *a = json_array();
     for (size_t k = 0; k < n; k++)
-        json_array_append_new(a, entry_json(&e[k]));
-    json_object_set_new(root, "solutions", a);
+        PL_JSON_APPEND(a, entry_json(&e[k]));
+    PL_JSON_SET(root, "solutions", a);
     return pl_write_json_within(out, NULL, "compare.json", root, budget, err);
 }
 
@@ -279,7 +282,7 @@ static pl_status write_work_data(pl_output *out, const pl_compare_entry *e, size
     size_t nf = work_families(e, n, fam, 8);
     size_t *order = malloc((n ? n : 1) * sizeof *order);
     if (!order)
-        return pl_fail(err, PL_ERR_IO, "out of memory");
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory writing compare_work.dat");
     /* refinement order: mu increasing, h decreasing (insertion sort, a few dozen entries) */
     for (size_t k = 0; k < n; k++) {
         double key = strcmp(e[k].param_name, "h") == 0 ? -e[k].param : e[k].param;

@@ -367,6 +367,34 @@ pl_status pl_write_json_within(pl_output *out, const char *sub, const char *name
     return pl_file_commit(&f, err);
 }
 
+json_t *pl_json_set(json_t *o, const char *key, json_t *value)
+{
+    if (!o || !value) {
+        json_decref(value);
+        json_decref(o);
+        return NULL;
+    }
+    if (json_object_set_new(o, key, value) != 0) { /* value released by jansson */
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+json_t *pl_json_append(json_t *a, json_t *value)
+{
+    if (!a || !value) {
+        json_decref(value);
+        json_decref(a);
+        return NULL;
+    }
+    if (json_array_append_new(a, value) != 0) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
 json_t *pl_json_number(double x)
 {
     return isfinite(x) ? json_real(x) : isnan(x) ? json_null() : json_string(INFINITE_MARK);
@@ -376,6 +404,6 @@ json_t *pl_json_array(const double *x, size_t n)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, pl_json_number(x[i]));
+        PL_JSON_APPEND(a, pl_json_number(x[i]));
     return a;
 }

@@ -103,6 +103,18 @@ pl_status pl_write_json(pl_output *out, const char *sub, const char *name, json_
 pl_status pl_write_json_within(pl_output *out, const char *sub, const char *name, json_t *root,
                                const pl_budget *budget, pl_error *err);
 
+/* Building a JSON tree in which running out of memory cannot go unseen: PL_JSON_SET(o, key, value)
+ * sets the member, or, when value is NULL (a constructor that ran out of memory) or the member
+ * cannot be set, releases o and sets it to NULL; a later PL_JSON_SET on it only releases its value,
+ * and a NULL member makes its parent NULL in turn.  A tree that lacks anything is no tree at all
+ * (pl_write_json: "out of memory building FILE", exit 3), never a file with members left out (under
+ * a memory limit, a run's summary was once written without its analysis's Zeno object, exit 0).
+ * o and a must be variables. */
+#define PL_JSON_SET(o, key, value) ((o) = pl_json_set((o), (key), (value)))
+#define PL_JSON_APPEND(a, value) ((a) = pl_json_append((a), (value)))
+json_t *pl_json_set(json_t *o, const char *key, json_t *value);
+json_t *pl_json_append(json_t *a, json_t *value);
+
 /* A JSON number, null for NaN (JSON has no NaN: an undefined number), and for an infinity a mark
  * that pl_write_json refuses, naming where it is: an overflowed result is never written. */
 json_t *pl_json_number(double x);

@@ -119,45 +119,45 @@ static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n
 static json_t *convergence_json(const pl_sweep *sw, const pl_sweep_quantity *q)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "meaning", json_string(q->meaning));
-    json_object_set_new(o, "values", pl_json_array(q->values, sw->n));
-    json_object_set_new(o, "errors", pl_json_array(q->errors, sw->n));
-    json_object_set_new(o, "rate", pl_json_number(q->conv.rate));
-    json_object_set_new(o, "rate_se", pl_json_number(q->conv.rate_se));
-    json_object_set_new(o, "rate_upper_half", pl_json_number(q->conv.rate_upper));
-    json_object_set_new(o, "rate_upper_half_se", pl_json_number(q->conv.rate_upper_se));
-    json_object_set_new(o, "points", json_integer((json_int_t)q->conv.points));
-    json_object_set_new(o, "at_noise_floor", json_boolean(q->conv.at_floor));
-    json_object_set_new(o, "noise_floor", pl_json_number(q->conv.floor));
-    json_object_set_new(o, "converges", q->conv.converges < 0 ? json_null() : json_boolean(q->conv.converges));
-    json_object_set_new(o, "limit", pl_json_number(q->conv.limit));
-    json_object_set_new(o, "limit_error", pl_json_number(q->conv.limit_error));
-    json_object_set_new(o, "reference", json_string(pl_reference_name(q->conv.reference)));
+    PL_JSON_SET(o, "meaning", json_string(q->meaning));
+    PL_JSON_SET(o, "values", pl_json_array(q->values, sw->n));
+    PL_JSON_SET(o, "errors", pl_json_array(q->errors, sw->n));
+    PL_JSON_SET(o, "rate", pl_json_number(q->conv.rate));
+    PL_JSON_SET(o, "rate_se", pl_json_number(q->conv.rate_se));
+    PL_JSON_SET(o, "rate_upper_half", pl_json_number(q->conv.rate_upper));
+    PL_JSON_SET(o, "rate_upper_half_se", pl_json_number(q->conv.rate_upper_se));
+    PL_JSON_SET(o, "points", json_integer((json_int_t)q->conv.points));
+    PL_JSON_SET(o, "at_noise_floor", json_boolean(q->conv.at_floor));
+    PL_JSON_SET(o, "noise_floor", pl_json_number(q->conv.floor));
+    PL_JSON_SET(o, "converges", q->conv.converges < 0 ? json_null() : json_boolean(q->conv.converges));
+    PL_JSON_SET(o, "limit", pl_json_number(q->conv.limit));
+    PL_JSON_SET(o, "limit_error", pl_json_number(q->conv.limit_error));
+    PL_JSON_SET(o, "reference", json_string(pl_reference_name(q->conv.reference)));
     return o;
 }
 
 static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "case", json_string(model->type->name));
-    json_object_set_new(o, "parameters", pl_parameters_json(model));
-    json_object_set_new(o, "contact_law", pl_contact_law_json(model));
-    json_object_set_new(o, "solver", json_string(sw->solver->name));
-    json_object_set_new(o, "family", json_string(pl_solver_family_name(sw->solver->family)));
+    PL_JSON_SET(o, "case", json_string(model->type->name));
+    PL_JSON_SET(o, "parameters", pl_parameters_json(model));
+    PL_JSON_SET(o, "contact_law", pl_contact_law_json(model));
+    PL_JSON_SET(o, "solver", json_string(sw->solver->name));
+    PL_JSON_SET(o, "family", json_string(pl_solver_family_name(sw->solver->family)));
     if (sw->n > 0) /* the options of the first run; the refined one varies */
         for (size_t k = 0; k < sw->solver->noptions; k++)
             if (strcmp(sw->solver->options[k].name, sw->param_name) != 0)
-                json_object_set_new(o, sw->solver->options[k].name, pl_json_number(sw->runs[0].option[k]));
-    json_object_set_new(o, "t_end", pl_json_number(sw->t_end));
-    json_object_set_new(o, "refined", json_string(sw->param_name));
-    json_object_set_new(o, sw->param_name, pl_json_array(sw->param, sw->n));
+                PL_JSON_SET(o, sw->solver->options[k].name, pl_json_number(sw->runs[0].option[k]));
+    PL_JSON_SET(o, "t_end", pl_json_number(sw->t_end));
+    PL_JSON_SET(o, "refined", json_string(sw->param_name));
+    PL_JSON_SET(o, sw->param_name, pl_json_array(sw->param, sw->n));
     if (sw->solver->family == PL_FAMILY_SCHEME) {
         json_t *used = json_array();
         for (size_t k = 0; k < sw->n; k++)
-            json_array_append_new(used, pl_json_number(sw->runs[k].step_size));
-        json_object_set_new(o, "h_used", used);
+            PL_JSON_APPEND(used, pl_json_number(sw->runs[k].step_size));
+        PL_JSON_SET(o, "h_used", used);
     }
-    json_object_set_new(o, "failures", json_integer((json_int_t)sw->failures));
+    PL_JSON_SET(o, "failures", json_integer((json_int_t)sw->failures));
     json_t *runs = json_array();
     for (size_t k = 0; k < sw->n; k++) {
         const pl_solution *r = &sw->runs[k];
@@ -169,15 +169,15 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
                                 "steps", (json_int_t)r->stats.steps, "rhs_evals", (json_int_t)r->stats.rhs_evals,
                                 "wall_seconds", pl_json_number(r->stats.wall_seconds));
         if (r->status != PL_OK)
-            json_object_set_new(run, "error", json_string(r->error.message));
-        json_array_append_new(runs, run);
+            PL_JSON_SET(run, "error", json_string(r->error.message));
+        PL_JSON_APPEND(runs, run);
     }
-    json_object_set_new(o, "runs", runs);
+    PL_JSON_SET(o, "runs", runs);
     json_t *conv = json_object();
     for (int q = 0; q < PL_SWEEP_NQ; q++)
-        json_object_set_new(conv, sw->q[q].name, convergence_json(sw, &sw->q[q]));
-    json_object_set_new(o, "convergence", conv);
-    json_object_set_new(o, "convergence_note",
+        PL_JSON_SET(conv, sw->q[q].name, convergence_json(sw, &sw->q[q]));
+    PL_JSON_SET(o, "convergence", conv);
+    PL_JSON_SET(o, "convergence_note",
                         json_string(sw->solver->family == PL_FAMILY_PENALTY
                                         ? "rate: minus the least-squares slope of log|error| against log mu (error "
                                           "~ mu^-rate), with its standard error, over all mu and over the upper half "
@@ -191,24 +191,24 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
                                           "extrapolated from the sweep"));
     json_t *before = json_array();
     for (size_t k = 0; k < sw->n; k++)
-        json_array_append_new(before, json_integer((json_int_t)sw->analysis[k].impacts_before_capture));
-    json_object_set_new(o, "zeno", json_pack("{s:o, s:o, s:o, s:o}", "impacts_before_capture", before,
+        PL_JSON_APPEND(before, json_integer((json_int_t)sw->analysis[k].impacts_before_capture));
+    PL_JSON_SET(o, "zeno", json_pack("{s:o, s:o, s:o, s:o}", "impacts_before_capture", before,
                                              "impacts_per_decade", pl_json_number(sw->impacts_per_decade),
                                              "impacts_per_decade_se", pl_json_number(sw->impacts_per_decade_se),
                                              "impacts_per_decade_predicted",
                                              pl_json_number(sw->impacts_per_decade_predicted)));
     json_t *lim = json_object();
-    json_object_set_new(lim, "computed", json_boolean(sw->has_limit));
+    PL_JSON_SET(lim, "computed", json_boolean(sw->has_limit));
     if (sw->limit.status != PL_OK)
-        json_object_set_new(lim, "error", json_string(sw->limit.error.message));
+        PL_JSON_SET(lim, "error", json_string(sw->limit.error.message));
     if (sw->has_limit) {
-        json_object_set_new(lim, "directory", json_string("limit"));
-        json_object_set_new(lim, "zeno_t_accumulation", pl_json_number(sw->limit.zeno.t_accumulation));
-        json_object_set_new(lim, "zeno_window", pl_json_array(sw->zeno_window, 2));
-        json_object_set_new(lim, "impact_errors_file", json_string("impact_errors.csv"));
+        PL_JSON_SET(lim, "directory", json_string("limit"));
+        PL_JSON_SET(lim, "zeno_t_accumulation", pl_json_number(sw->limit.zeno.t_accumulation));
+        PL_JSON_SET(lim, "zeno_window", pl_json_array(sw->zeno_window, 2));
+        PL_JSON_SET(lim, "impact_errors_file", json_string("impact_errors.csv"));
     }
-    json_object_set_new(o, "limit", lim);
-    json_object_set_new(o, "s_distance", json_pack("{s:o, s:o, s:s}", "q", pl_json_array(sw->s_dist_q, sw->n),
+    PL_JSON_SET(o, "limit", lim);
+    PL_JSON_SET(o, "s_distance", json_pack("{s:o, s:o, s:s}", "q", pl_json_array(sw->s_dist_q, sw->n),
                                                    "v", pl_json_array(sw->s_dist_v, sw->n), "between",
                                                    "run k and run k+1, in the time s (null for the last run)"));
     return o;

@@ -434,7 +434,7 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
     gsl_odeiv2_driver *driver = gsl_odeiv2_driver_alloc_y_new(&sys, type, h, eps_abs, 1e-12);
     pl_status status = PL_OK;
     if (!stepper || !driver) {
-        status = pl_fail(err, PL_ERR_NOMEM, "cannot allocate the fast-time integrator");
+        status = pl_fail(err, PL_ERR_NOMEM, "out of memory for the fast-time integrator");
         goto done;
     }
     if ((status = record_arc(impact, iw, sigma, Y, err)) != PL_OK)
