@@ -1,5 +1,6 @@
 /* penlim: the command-line program.  Parses options, calls the library, prints summaries.
- * Exit status: 0 success, 1 output error, 2 bad input, 3 solver failure (results still written). */
+ * Exit status: 0 success, 1 a file could not be written or read, 2 bad input, 3 a failed run (a solver
+ * failure, out of memory, a time budget; results still written). */
 #include <errno.h>
 #include <gsl/gsl_errno.h>
 #include <malloc.h>

@@ -247,7 +247,8 @@ void pl_put_number(pl_file *f, const char *sep, double x)
 }
 
 /* What pl_json_number puts in place of an infinite number: a string no penlim string holds (its
- * messages escape control characters), which jansson dumps as the escape below. */
+ * messages escape control characters), which jansson dumps with the escape below; a dump that met
+ * the escape looks for the mark in the tree. */
 #define INFINITE_MARK "\x01infinite"
 #define INFINITE_MARK_DUMPED "\\u0001"
 
@@ -305,10 +306,9 @@ static int json_put(const char *text, size_t size, void *data)
         } else
             fputs(tok, j->fp);
     } else {
-        if (j->in_string && size == strlen(INFINITE_MARK_DUMPED) && memcmp(text, INFINITE_MARK_DUMPED, size) == 0) {
+        /* perhaps the mark (a string of the input could hold the character too): the tree says */
+        if (j->in_string && size == strlen(INFINITE_MARK_DUMPED) && memcmp(text, INFINITE_MARK_DUMPED, size) == 0)
             j->infinite = 1;
-            return -1;
-        }
         for (size_t k = 0; k < size; k++) {
             if (j->escaped)
                 j->escaped = 0;
@@ -347,12 +347,12 @@ pl_status pl_write_json_within(pl_output *out, const char *sub, const char *name
     }
     json_sink sink = {.fp = f.fp, .budget = budget};
     int rc = json_dump_callback(root, json_put, &sink, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-    if (sink.infinite) {
-        char where[512] = "";
-        find_infinite(root, where, sizeof where);
+    char where[512] = "";
+    sink.infinite = sink.infinite && find_infinite(root, where, sizeof where);
+    if (sink.infinite)
         pl_fail(err, PL_ERR_SOLVER, "%s would hold an infinite number at %s (a result beyond %g): not written",
                 f.path, where, DBL_MAX);
-    } else if (sink.stopped)
+    else if (sink.stopped)
         pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " writing %s: the file is not written", budget->max_seconds,
                 f.path);
     else if (rc != 0)
