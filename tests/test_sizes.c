@@ -186,7 +186,7 @@ static void test_write_read(void)
     free(header);
     pl_output out;
     pl_output_init(&out, dir, 0644, NULL);
-    CHECK(pl_write_solution(&out, NULL, &m, &r, &a, &err) == PL_OK, "written: %s", err.message);
+    CHECK(pl_write_solution(&out, NULL, &m, &r, &a, NULL, &err) == PL_OK, "written: %s", err.message);
     CHECK(pl_read_solution(dir, &m, &pl_solver_moreau_jean, &back, &err) == PL_OK, "read back: %s", err.message);
     CHECK(back.traj.nrows == r.traj.nrows && back.traj.ncol == 2 + 4 * N &&
               memcmp(back.traj.data, r.traj.data, r.traj.nrows * r.traj.ncol * sizeof(double)) == 0,

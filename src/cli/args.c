@@ -31,7 +31,7 @@ static const struct {
     {"rtol", 1, OPT_RTOL, CMD_ALL},
     {"out", 1, OPT_OUT, CMD_ALL},
     {"max-steps", 1, OPT_MAX_STEPS, CMD_ALL},
-    {"max-seconds", 1, OPT_MAX_SECONDS, CMD_ALL},
+    {"max-seconds", 1, OPT_MAX_SECONDS, CMD_ALL | CMD_CHECK},
     {"max-output", 1, OPT_MAX_OUTPUT, CMD_ALL},
     {"samples", 1, OPT_SAMPLES, CMD_ALL},
     {"jobs", 1, OPT_JOBS, CMD_SWEEP},

@@ -1,8 +1,10 @@
 /* penlim: the command-line program.  Parses options, calls the library, prints summaries.
- * Exit status: 0 success, 1 output error, 2 bad input, 3 solver failure (results still written). */
+ * Exit status: 0 success, 1 a file could not be written or read, 2 bad input, 3 a failed run (a solver
+ * failure, out of memory, a time budget; results still written). */
 #include <errno.h>
 #include <fcntl.h>
 #include <gsl/gsl_errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -170,6 +172,16 @@ static int input_error(const char *cmd, const char *fmt, const char *arg)
     return 2;
 }
 
+/* A library call's failure, err as it filled it: bad input (exit 2, one line), or another status
+ * (out of memory, a read error) with its own exit code and its reason. */
+static int failure(const char *cmd, const pl_error *err)
+{
+    if (err->status == PL_ERR_INPUT || err->status == PL_OK)
+        return input_error(cmd, "%s", err->message);
+    fprintf(stderr, "penlim %s: %s\n", cmd, err->message);
+    return exit_code(err->status);
+}
+
 static const char run_usage[] =
     "usage: penlim run (CASE | --model FILE) [--mu X] [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR]\n"
     "                       [--samples N] [--max-steps N] [--max-seconds S] [--max-output N]\n"
@@ -211,29 +223,31 @@ static const char run_usage[] =
 static int load_model(case_options *o, const char *model_path);
 
 /* The content hash of a file's bytes (pl_hash_fd): what identifies a model compiled apart in a
- * manifest, so that `sweep --resume` does not reuse the runs of a model rebuilt since.  0 if the
- * file cannot be read. */
+ * manifest, so that `sweep --resume` does not reuse the runs of a model rebuilt since.  0, or the
+ * errno of the failure to open or read the file. */
 static int hash_file(const char *path, char *out)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return 0;
+        return errno ? errno : EIO;
     pl_status s = pl_hash_fd(fd, out, NULL);
+    int e = s == PL_OK ? 0 : errno ? errno : EIO;
     close(fd);
-    return s == PL_OK;
+    return e;
 }
 
 /* The model's identity in a manifest: the file it was loaded from and its hash (null for a
- * built-in case), and whether its derivatives are differenced. */
-static void set_model_identity(json_t *manifest, const case_options *o, const pl_model *model)
+ * built-in case), and whether its derivatives are differenced.  Returns the manifest, or NULL (it
+ * released) if out of memory, as PL_JSON_SET. */
+static json_t *with_model_identity(json_t *manifest, const case_options *o, const pl_model *model)
 {
     json_t *j = json_object();
-    json_object_set_new(j, "file", o->loaded_from[0] ? json_string(o->loaded_from) : json_null());
-    json_object_set_new(j, "content_hash", o->loaded_from[0] ? json_string(o->model_hash) : json_null());
-    json_object_set_new(j, "derivatives", json_string(model->type->derivatives == PL_DERIVATIVES_NONE
-                                                          ? "difference quotients"
-                                                          : "given"));
-    json_object_set_new(manifest, "model", j);
+    PL_JSON_SET(j, "file", o->loaded_from[0] ? json_string(o->loaded_from) : json_null());
+    PL_JSON_SET(j, "content_hash", o->loaded_from[0] ? json_string(o->model_hash) : json_null());
+    PL_JSON_SET(j, "derivatives", json_string(model->type->derivatives == PL_DERIVATIVES_NONE
+                                                  ? "difference quotients"
+                                                  : "given"));
+    return PL_JSON_SET(manifest, "model", j);
 }
 
 /* Parse argv for the commands that solve a case; returns -1 to continue, or an exit status. */
@@ -244,7 +258,7 @@ static int parse_case_options(int argc, char **argv, case_options *o, unsigned c
     const char *model_path = getenv("PENLIM_MODEL_PATH");
     o->model_search = model_path && *model_path;
     if (cli_parse_case_options(argc, argv, command, o, &err) != PL_OK)
-        return input_error(o->cmd, "%s", err.message);
+        return failure(o->cmd, &err);
     if (o->help) {
         fputs(usage, stdout);
         return 0;
@@ -260,11 +274,11 @@ static int load_model(case_options *o, const char *model_path)
     pl_model_library lib;
     if (o->model_file) {
         if (pl_model_library_open(&lib, o->model_file, model_path, &err) != PL_OK)
-            return input_error(o->cmd, "%s", err.message);
+            return failure(o->cmd, &err);
     } else if (!o->c) {
         int found = pl_model_library_find(&lib, o->case_name, model_path, &err);
         if (found < 0)
-            return input_error(o->cmd, "%s", err.message);
+            return failure(o->cmd, &err);
         if (found == 0)
             return input_error(o->cmd, "unknown case '%s' (see 'penlim cases'; not on PENLIM_MODEL_PATH either)",
                                o->case_name);
@@ -279,8 +293,13 @@ static int load_model(case_options *o, const char *model_path)
     }
     o->c = lib.c;
     snprintf(o->loaded_from, sizeof o->loaded_from, "%s", lib.path);
-    if (!hash_file(lib.path, o->model_hash))
-        return input_error(o->cmd, "cannot read the model file %s", lib.path);
+    int e = hash_file(lib.path, o->model_hash);
+    if (e != 0) { /* it was loaded: a failure to read it again is a read error, not bad input */
+        char path[PATH_MAX];
+        pl_escape(lib.path, path, sizeof path);
+        fprintf(stderr, "penlim %s: cannot read the model file %s: %s\n", o->cmd, path, strerror(e));
+        return e == ENOMEM ? 3 : 1;
+    }
     cli_default_out(o);
     return -1;
 }
@@ -346,7 +365,7 @@ static int prepare(const case_options *o, const pl_solver_type *solver, const ch
     if (rc >= 0)
         return rc;
     if (pl_model_init(model, o->c, o->settings, o->nsettings, &err) != PL_OK)
-        return input_error(o->cmd, "%s", err.message);
+        return failure(o->cmd, &err);
     if (!o->quiet)
         print_model_origin(o, model);
     pl_solve_opts_init(opts, solver, model, o->t_end);
@@ -371,10 +390,10 @@ static int prepare(const case_options *o, const pl_solver_type *solver, const ch
         snprintf(what, sizeof what, "--%s", o->given_name[k]);
         if (pl_parse_double(o->given_text[k], &value, &err, what) != PL_OK ||
             pl_solve_opts_set(opts, solver, o->given_name[k], value, &err) != PL_OK)
-            return input_error(o->cmd, "%s", err.message);
+            return failure(o->cmd, &err);
     }
     if (pl_solve_check(solver, model, opts, &err) != PL_OK)
-        return input_error(o->cmd, "%s", err.message);
+        return failure(o->cmd, &err);
     return -1;
 }
 
@@ -560,7 +579,7 @@ static int solve_and_write(const case_options *o, const pl_solver_type *solver, 
     for (size_t k = 0; s == PL_OK && k < 3; k++)
         s = pl_strings_add(&d.planned, files[k], &io);
     d.manifest = pl_manifest_new(o->cmd, model, solver, opts, NULL);
-    set_model_identity(d.manifest, o, model);
+    d.manifest = with_model_identity(d.manifest, o, model);
     json_t *journal = json_deep_copy(d.manifest);
     if (s == PL_OK)
         s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &io);
@@ -576,7 +595,7 @@ static int solve_and_write(const case_options *o, const pl_solver_type *solver, 
     if (status == PL_ERR_INPUT) {
         pl_solution_free(&sol);
         outdir_end(&d);
-        return input_error(o->cmd, "%s", err.message);
+        return failure(o->cmd, &err);
     }
     /* the command's budget (opts->started: its start) bounds the analysis too, not the solution */
     pl_status analysis_status = pl_analyze_within(model, &sol, &(pl_budget){opts->max_seconds, opts->started},
@@ -585,15 +604,30 @@ static int solve_and_write(const case_options *o, const pl_solver_type *solver, 
         status = sol.status = analysis_status;
         sol.error = err;
     }
-    s = pl_write_solution(&d.out, NULL, model, &sol, analysis_status == PL_OK ? &analysis : NULL, &io);
+    /* The files within a budget of their own, from the start of their writing: a solve or analysis
+     * stopped by its budget still has the time to write what it has.  Stopped while writing, the
+     * files written are complete and the manifest lists them (pl_outdir_finish removes the rest). */
+    pl_budget writing = {opts->max_seconds, pl_now_seconds()};
+    pl_error stopped;
+    s = pl_write_solution(&d.out, NULL, model, &sol, analysis_status == PL_OK ? &analysis : NULL, &writing,
+                          &stopped);
+    pl_status write_status = s;
+    if (s == PL_ERR_SOLVER)
+        s = PL_OK;
+    else if (s != PL_OK)
+        io = stopped;
     if (s == PL_OK)
         s = pl_outdir_finish(&d.out, &d.st, &d.planned, d.manifest, &io);
     if (status != PL_OK)
         fprintf(stderr, "penlim %s: %s\n", o->cmd, sol.error.message);
+    if (write_status == PL_ERR_SOLVER)
+        fprintf(stderr, "penlim %s: %s\n", o->cmd, stopped.message);
     if (s != PL_OK)
         fprintf(stderr, "penlim %s: %s\n", o->cmd, io.message);
     if (s == PL_OK && !o->quiet)
         print_solution_summary(model, &sol, analysis_status == PL_OK ? &analysis : NULL, o->out, &d.out.written);
+    if (status == PL_OK && write_status == PL_ERR_SOLVER)
+        status = write_status;
     pl_analysis_free(&analysis);
     pl_solution_free(&sol);
     outdir_end(&d);
@@ -688,6 +722,7 @@ typedef struct {
     pl_error *run_error;  /* run k's files could not be written for want of memory: a failed run */
     const pl_isolation *iso; /* --isolate: each solve in a process of its own, or NULL */
     unsigned char *in_place; /* run k's files were written by its process and read back */
+    pl_error *read_error; /* run k could not be read back (--resume): the sweep ends with that error */
 } sweep_io;
 
 /* --isolate: run k, or the limit solution, solved by a process of its own that writes it into its
@@ -735,9 +770,13 @@ static int reuse_run(const pl_sweep *sw, size_t k, pl_solution *sol, void *user)
         if (pl_outdir_verify(&io->d->out, &io->d->st, rel, &err) != PL_OK)
             return 0;
     }
-    if (pl_output_path(&io->d->out, sub, NULL, dir, sizeof dir, &err) != PL_OK ||
-        pl_read_solution(dir, io->model, sw->solver, sol, &err) != PL_OK) {
+    pl_status s = pl_output_path(&io->d->out, sub, NULL, dir, sizeof dir, &err);
+    if (s == PL_OK)
+        s = pl_read_solution(dir, io->model, sw->solver, sol, &err);
+    if (s != PL_OK) {
         pl_solution_free(sol);
+        if (s == PL_ERR_IO || s == PL_ERR_NOMEM) /* a read error, reported; not a run to recompute quietly */
+            io->read_error[k] = err;
         return 0;
     }
     /* the manifest said so; the run's own summary must agree */
@@ -762,8 +801,9 @@ static void run_done(const pl_sweep *sw, size_t k, void *user)
     int in_place = io->in_place && io->in_place[k] && (io->in_place[k] == 1) == (sw->runs[k].status == PL_OK);
     if (!sw->reused[k] && !in_place) {
         pl_error e;
-        pl_status s = pl_write_sweep_run(&io->d->out, io->model, sw, k, &e);
-        if (s == PL_ERR_NOMEM) /* this run fails, the others go on */
+        pl_budget writing = {io->base->max_seconds, pl_now_seconds()}; /* its files' own, as for run */
+        pl_status s = pl_write_sweep_run(&io->d->out, io->model, sw, k, &writing, &e);
+        if (s == PL_ERR_NOMEM || s == PL_ERR_SOLVER) /* this run fails (memory, or its budget), the others go on */
             pl_fail(&io->run_error[k], s, "writing its files: %.400s", e.message);
         else if (s != PL_OK)
             pl_fail(&io->err, io->status = s, "writing the run at %s = %g: %.400s", sw->param_name, sw->param[k],
@@ -974,7 +1014,7 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
     }
     if (s != PL_OK) {
         free(values);
-        return input_error("sweep", "%s", err.message);
+        return failure("sweep", &err);
     }
     /* --isolate, on by default for a model compiled apart: each solve in a process of its own. */
     pl_isolation iso;
@@ -998,7 +1038,7 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
     pl_sweep_order(solver, values, nvalues);
     int *candidate = calloc(nvalues ? nvalues : 1, sizeof *candidate);
     d.manifest = pl_manifest_new("sweep", model, solver, &opts.base, solver->refine);
-    set_model_identity(d.manifest, &o, model);
+    d.manifest = with_model_identity(d.manifest, &o, model);
     json_t *journal = d.journal = json_deep_copy(d.manifest);
     s = candidate ? pl_sweep_files(solver->refine, values, nvalues, !o.no_limit, !o.no_plots, &d.planned, &err)
                   : pl_fail(&err, PL_ERR_NOMEM, "out of memory");
@@ -1041,8 +1081,9 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
     opts.user = &io;
     pl_sweep sw;
     io.run_error = calloc(nvalues ? nvalues : 1, sizeof *io.run_error);
-    s = io.run_error ? pl_sweep_run(model, values, nvalues, &opts, &sw, &err)
-                     : pl_fail(&err, PL_ERR_NOMEM, "out of memory for a sweep of %zu runs", nvalues);
+    io.read_error = calloc(nvalues ? nvalues : 1, sizeof *io.read_error);
+    s = io.run_error && io.read_error ? pl_sweep_run(model, values, nvalues, &opts, &sw, &err)
+                                      : pl_fail(&err, PL_ERR_NOMEM, "out of memory for a sweep of %zu runs", nvalues);
     free(values);
     free(candidate);
     for (size_t k = 0; s == PL_OK && k < sw.n; k++)
@@ -1051,14 +1092,30 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
             sw.runs[k].error = io.run_error[k];
             sw.failures++;
         }
+    for (size_t k = 0; s == PL_OK && io.status == PL_OK && k < sw.n; k++)
+        if (io.read_error[k].status != PL_OK) { /* the run was solved again; the error still ends the sweep */
+            io.status = io.read_error[k].status;
+            io.err = io.read_error[k];
+        }
     free(io.run_error);
     free(io.in_place);
+    free(io.read_error);
     if (s == PL_OK && io.status != PL_OK) {
         s = io.status;
         err = io.err;
     }
-    if (s == PL_OK)
-        s = pl_write_sweep(&d.out, model, &sw, &err);
+    /* The sweep's own files (the limit solution's, the tables) within a budget of their own, as each
+     * run's; stopped, the files written are complete and the manifest lists them. */
+    pl_error stopped;
+    pl_status write_status = PL_OK;
+    if (s == PL_OK) {
+        pl_budget writing = {opts.base.max_seconds, pl_now_seconds()};
+        s = write_status = pl_write_sweep(&d.out, model, &sw, &writing, &stopped);
+        if (s == PL_ERR_SOLVER)
+            s = PL_OK;
+        else if (s != PL_OK)
+            err = stopped;
+    }
     if (s != PL_OK) {
         fprintf(stderr, "penlim sweep: %s\n", err.message);
         pl_sweep_free(&sw);
@@ -1068,7 +1125,8 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
     pl_error plot_err;
     /* the figures, like each run, within --max-seconds of their own start */
     pl_budget figures = {o.max_seconds, pl_now_seconds()};
-    pl_status plots = o.no_plots ? PL_OK : pl_render_sweep_plots(&d.out, model, &sw, &figures, &plot_err);
+    pl_status plots =
+        o.no_plots || write_status != PL_OK ? PL_OK : pl_render_sweep_plots(&d.out, model, &sw, &figures, &plot_err);
     for (size_t k = 0; s == PL_OK && k < sw.n; k++) {
         char sub[128];
         pl_strings files = {0};
@@ -1110,7 +1168,9 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
     if (!o.no_limit && !sw.has_limit)
         fprintf(stderr, "penlim sweep: warning: the limit solution failed, no run is measured against it: %s\n",
                 sw.limit.error.message);
-    rc = sw.failures ? 3 : 0;
+    if (write_status != PL_OK)
+        fprintf(stderr, "penlim sweep: %s\n", stopped.message);
+    rc = sw.failures || write_status != PL_OK ? 3 : 0;
     pl_sweep_free(&sw);
     outdir_end(&d);
     return rc;
@@ -1268,11 +1328,11 @@ static int cmp_add_solve(cmp_list *l, const case_options *o, const pl_model *mod
     if (pl_param_check(&solver->options[idx], value, &err) != PL_OK || pl_solve_check(solver, model, &opts, &err) != PL_OK) {
         if (quiet_skip)
             return -1; /* a default value outside the range of this case and t-end */
-        return input_error(o->cmd, "%s", err.message);
+        return failure(o->cmd, &err);
     }
     cmp_item *it = cmp_add(l);
     if (!it)
-        return input_error(o->cmd, "%s", "out of memory");
+        return failure(o->cmd, &(pl_error){PL_ERR_NOMEM, "out of memory planning the solutions"});
     it->solver = solver;
     it->opts = opts;
     it->e.param_name = name;
@@ -1302,20 +1362,20 @@ static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve
         double value;
         if (sp->kind == SPEC_MU && !o->work_precision) {
             if (pl_parse_double(sp->text, &value, &err, "--mu") != PL_OK)
-                return input_error(o->cmd, "%s", err.message);
+                return failure(o->cmd, &err);
             rc = cmp_add_solve(l, o, model, penalty, &pl_solver_penalty, value, 0);
         } else if (sp->kind == SPEC_SCHEME) {
             const pl_solver_type *s = scheme_named(sp->text);
             if (!s)
                 return input_error(o->cmd, "unknown scheme '%s' (schemes: moreau_jean, paoli, maury)", sp->text);
             if (s->applies && s->applies(model, &err) != PL_OK)
-                return input_error(o->cmd, "%s", err.message);
+                return failure(o->cmd, &err);
             size_t given = 0;
             for (size_t j = k + 1; j < o->nspec && o->spec[j].kind == SPEC_H; j++, given++) {
                 if (o->work_precision)
                     return input_error(o->cmd, "--h %s: --work-precision takes each scheme's 7 default h", o->spec[j].text);
                 if (pl_parse_double(o->spec[j].text, &value, &err, "--h") != PL_OK)
-                    return input_error(o->cmd, "%s", err.message);
+                    return failure(o->cmd, &err);
                 if ((rc = cmp_add_solve(l, o, model, penalty, s, value, 0)) >= 0)
                     return rc;
             }
@@ -1324,14 +1384,19 @@ static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve
         } else if (sp->kind == SPEC_EXTERNAL) {
             cmp_item *it = cmp_add(l);
             if (!it)
-                return input_error(o->cmd, "%s", "out of memory");
+                return failure(o->cmd, &(pl_error){PL_ERR_NOMEM, "out of memory planning the solutions"});
             pl_solution_free(&it->sol);
             it->solver = &pl_solver_external;
             it->e.param_name = "file";
             it->e.param = NAN;
             it->e.file = sp->text;
-            if (pl_read_external(sp->text, model, penalty->t_end, &it->sol, &it->has_gamma, &err) != PL_OK)
-                return input_error(o->cmd, "%s", err.message);
+            pl_status s = pl_read_external(sp->text, model, penalty->t_end, &it->sol, &it->has_gamma, &err);
+            if (s == PL_ERR_INPUT)
+                return failure(o->cmd, &err);
+            if (s != PL_OK) { /* a read error (exit 1) or out of memory (exit 3): not the file's content */
+                fprintf(stderr, "penlim %s: %s\n", o->cmd, err.message);
+                return exit_code(s);
+            }
         }
     }
     if (rc >= 0)
@@ -1507,12 +1572,12 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     lopts.max_output = penalty.max_output;
     pl_error err;
     if (pl_solve_check(&pl_solver_limit, model, &lopts, &err) != PL_OK)
-        return input_error(o.cmd, "%s", err.message);
+        return failure(o.cmd, &err);
     /* --isolate, on by default for a model compiled apart: each solve in a process of its own. */
     pl_isolation iso;
     int isolate = o.isolate || (!o.no_isolate && o.loaded_from[0]);
     if (isolate && pl_isolation_init(&iso, &o, &err) != PL_OK)
-        return input_error(o.cmd, "%s", err.message);
+        return failure(o.cmd, &err);
     cmp_list l = {0};
     /* The set-up within the budget; then each solution has its own, as for run. */
     if ((rc = cmp_plan(&o, model, &penalty, &l)) >= 0 || (rc = setup_within_budget(&o)) >= 0) {
@@ -1532,7 +1597,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     if (s == PL_OK)
         s = pl_compare_files(entries, l.n, !o.no_plots, &d.planned, &err);
     d.manifest = pl_manifest_new("compare", model, &pl_solver_limit, &lopts, NULL);
-    set_model_identity(d.manifest, &o, model);
+    d.manifest = with_model_identity(d.manifest, &o, model);
     json_t *journal = json_deep_copy(d.manifest);
     if (s == PL_OK)
         s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &err);
@@ -1596,13 +1661,24 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     s = !fam ? pl_fail(&err, PL_ERR_NOMEM, "out of memory") : has_limit ? assess_families(model, &l, la.impacts, fam, &nfam, &err) : PL_OK;
     for (size_t k = 0; k < l.n; k++)
         entries[k] = l.item[k].e;
-    if (s == PL_OK)
-        s = pl_write_compare(&d.out, model, &limit, &la, entries, l.n, fam, nfam, &err);
+    /* Each solution's files, then the tables, within a budget of their own; stopped, the files written
+     * are complete and the manifest lists them. */
+    pl_error stopped;
+    pl_status write_status = PL_OK;
+    if (s == PL_OK) {
+        write_status = s = pl_write_compare(&d.out, model, &limit, &la, entries, l.n, fam, nfam, lopts.max_seconds,
+                                            &stopped);
+        if (s == PL_ERR_SOLVER)
+            s = PL_OK;
+        else if (s != PL_OK)
+            err = stopped;
+    }
     pl_error plot_err;
     /* the figures, like each solution, within --max-seconds of their own start */
     pl_budget figures = {o.max_seconds, pl_now_seconds()};
-    pl_status plots =
-        s != PL_OK || o.no_plots ? PL_OK : pl_render_compare_plots(&d.out, entries, l.n, &figures, &plot_err);
+    pl_status plots = s != PL_OK || write_status != PL_OK || o.no_plots
+                          ? PL_OK
+                          : pl_render_compare_plots(&d.out, entries, l.n, &figures, &plot_err);
     if (s == PL_OK)
         s = pl_outdir_finish(&d.out, &d.st, &d.planned, d.manifest, &err);
     if (s != PL_OK)
@@ -1632,7 +1708,9 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
                         l.item[k].solver == &pl_solver_external ? "file" : "at", param, l.item[k].sol.error.message);
             }
     }
-    rc = s != PL_OK ? exit_code(s) : failures ? 3 : 0;
+    if (s == PL_OK && write_status != PL_OK)
+        fprintf(stderr, "penlim compare: %s\n", stopped.message);
+    rc = s != PL_OK ? exit_code(s) : failures || write_status != PL_OK ? 3 : 0;
     for (size_t j = 0; j < nfam; j++)
         pl_family_free(&fam[j]);
     free(fam);
@@ -1696,7 +1774,7 @@ static int cmd_cases(int argc, char **argv)
     pl_error err;
     cases_options co;
     if (cli_parse_cases(argc, argv, &co, &err) != PL_OK)
-        return input_error("cases", "%s", err.message);
+        return failure("cases", &err);
     if (co.help) {
         fputs(cases_usage, stdout);
         return 0;
@@ -1720,7 +1798,7 @@ static int cmd_cases(int argc, char **argv)
         return rc;
     pl_model model;
     if (pl_model_init(&model, o.c, NULL, 0, &err) != PL_OK)
-        return input_error("cases", "%s", err.message);
+        return failure("cases", &err);
     pl_model_free(&model);
     print_case(o.c);
     printf("  (loaded from %s)\n", o.loaded_from);
@@ -1728,13 +1806,14 @@ static int cmd_cases(int argc, char **argv)
 }
 
 static const char check_model_usage[] =
-    "usage: penlim check-model (CASE | --model FILE) [--set NAME=VALUE ...]\n"
+    "usage: penlim check-model (CASE | --model FILE) [--set NAME=VALUE ...] [--max-seconds S]\n"
     "Validate a model (a built-in case, or one compiled apart and loaded from FILE): its parameters, sizes,\n"
     "callbacks and values at the initial state, then every derivative it gives (the Jacobians of its\n"
     "force or acceleration, dM/dq, the gradients, time derivatives and Hessians of its gaps) against\n"
     "difference quotients of its own values, at the initial state and two states near it.  Prints the\n"
     "worst entry of each; exit status 0 if all agree (relative error <= 1e-6, 1e-4 for second\n"
-    "derivatives), 2 if the model is invalid or a derivative disagrees.\n";
+    "derivatives), 2 if the model is invalid or a derivative disagrees, 3 if --max-seconds S (the\n"
+    "command's wall-clock time from its start; default: none) ran out first.\n";
 
 static int cmd_check_model(int argc, char **argv)
 {
@@ -1747,7 +1826,7 @@ static int cmd_check_model(int argc, char **argv)
     if ((rc = check_setting_names(&o)) >= 0)
         return rc;
     if (pl_model_init(&model, o.c, o.settings, o.nsettings, &err) != PL_OK)
-        return input_error(o.cmd, "%s", err.message);
+        return failure(o.cmd, &err);
     printf("penlim check-model %s%s%s: %zu degrees of freedom, %zu constraints; valid at its initial state\n",
            model.type->name, o.loaded_from[0] ? " from " : "", o.loaded_from, model.n, model.m);
     if (model.type->derivatives == PL_DERIVATIVES_NONE) {
@@ -1757,7 +1836,8 @@ static int cmd_check_model(int argc, char **argv)
     }
     pl_derivative_error *items;
     size_t nitems;
-    if (pl_model_check_derivatives(&model, &items, &nitems, &err) != PL_OK) {
+    /* --max-seconds bounds the whole command, loading and validating the model included */
+    if (pl_model_check_derivatives(&model, &(pl_budget){o.max_seconds, o.started}, &items, &nitems, &err) != PL_OK) {
         pl_model_free(&model);
         fprintf(stderr, "penlim check-model: %s\n", err.message);
         return 3;
@@ -1800,7 +1880,7 @@ static int cmd_new_model(int argc, char **argv)
     pl_error err;
     new_model_options n;
     if (cli_parse_new_model(argc, argv, &n, &err) != PL_OK)
-        return input_error("new-model", "%s", err.message);
+        return failure("new-model", &err);
     if (n.help) {
         fputs(new_model_usage, stdout);
         return 0;
@@ -1864,7 +1944,7 @@ static int cmd_plot(int argc, char **argv)
     plot_options p;
     pl_error err;
     if (cli_parse_plot(argc, argv, &p, &err) != PL_OK)
-        return input_error("plot", "%s", err.message);
+        return failure("plot", &err);
     pl_budget budget = {p.max_seconds, pl_now_seconds()};
     if (p.help) {
         fputs(plot_usage, stdout);
@@ -1894,7 +1974,7 @@ static int cmd_plot(int argc, char **argv)
     pl_status s = pl_plot_dir_plan(&d.out, d.st.manifest, &plan, &err);
     if (s != PL_OK) {
         outdir_end(&d);
-        return input_error("plot", "%s", err.message);
+        return failure("plot", &err);
     }
     /* keep every file of the directory but the figures drawn again */
     s = pl_plot_dir_files(&plan, &d.planned, &err);
@@ -1960,14 +2040,15 @@ static int isolated_solve_with(const char *cmd, const pl_solver_type *solver, co
     pl_output out;
     pl_output_init(&out, dir, file_mode, &temp_hooks);
     pl_status s = pl_make_dir(dir, &io);
+    pl_budget writing = {opts.max_seconds, pl_now_seconds()}; /* its files', from their start, as a run's */
     if (s == PL_OK)
-        s = pl_write_solution(&out, NULL, model, &sol, analysed == PL_OK ? &analysis : NULL, &io);
+        s = pl_write_solution(&out, NULL, model, &sol, analysed == PL_OK ? &analysis : NULL, &writing, &io);
     if (s != PL_OK)
         fprintf(stderr, "penlim %s: %s\n", cmd, io.message);
     pl_output_free(&out);
     pl_analysis_free(&analysis);
     pl_solution_free(&sol);
-    return s != PL_OK ? 1 : exit_code(status);
+    return exit_code(s != PL_OK ? s : status);
 }
 
 /* argv: __solve CMD PARENT_PID SOLVER DIR (CASE | --model FILE) [options] */
@@ -2041,6 +2122,12 @@ int main(int argc, char **argv)
 static int dispatch(int argc, char **argv)
 {
     gsl_set_error_handler_off(); /* GSL reports through return codes, never aborts */
+    /* One heap for every thread.  glibc gives each new thread an arena of its own, reserving 64 MB of
+     * address space for it; under a memory limit (ulimit -v) that reservation fails and the thread
+     * then maps every block on its own, without the per-thread cache that lets penlim's checks
+     * before a library's unchecked allocations (core/lcp.c, cvode_driver.c) hand it the memory
+     * just checked: such a thread crashed inside Siconos and GSL where the others failed cleanly. */
+    mallopt(M_ARENA_MAX, 1);
     mode_t mask = umask(0);
     umask(mask);
     file_mode = 0666 & ~mask;

@@ -14,6 +14,16 @@ typedef struct {
 /* Whether budget (NULL: none) has run out. */
 int pl_budget_spent(const pl_budget *budget);
 
+/* The time budgeted for writing one number of a solution's files: formatting it in its shortest
+ * exact form and writing it took 0.55 us of CPU and 1.3 us of wall time on a 2-core machine under a
+ * load of 10 (a million rows of the ball, 10 numbers a row), and up to 3 us under a load of 12;
+ * with room, so that a solve stopped by its budget leaves the time to write what it found. */
+#define PL_WRITE_SECONDS_PER_NUMBER 4e-6
+
+/* Whether budget has run out once `numbers` still to be written are counted at that cost: the work
+ * that produces a solution stops with the time left to write what it found. */
+int pl_budget_spent_writing(const pl_budget *budget, double numbers);
+
 /* How the messages of work stopped by its budget begin (one argument: max_seconds); a library
  * message names the setting, not the program's option. */
 #define PL_BUDGET_STOPPED "stopped after the time budget of %g s (max_seconds)"

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "LCP_Solvers.h"
 #include "LinearComplementarityProblem.h"
@@ -9,6 +10,31 @@
 #include "NumericsMatrix.h"
 #include "SolverOptions.h"
 #include "lcp_cst.h"
+
+/* Siconos allocates without checking (an allocation that fails is a crash inside it), so nothing is
+ * left for it to allocate but the tableau of Lemke's method: the matrix and the options live here,
+ * as solver_options_create(SICONOS_LCP_LEMKE) would set them, its own check of the solution off (the
+ * one below is stricter).  The tableau, 2 k ints, k row pointers and k rows of 2 (k + 1) doubles
+ * (lcp_lexicolemke in Siconos Numerics 4.4), is allocated here first and freed just before the
+ * call: out of memory is found here, and the allocator hands Siconos the blocks this thread has
+ * just released (while rows stay below glibc's mmap threshold, 128 KB: k < 8000).  Only another
+ * thread taking that memory in the instant between could still fail Siconos. */
+static int tableau_fits(size_t k)
+{
+    if (k > (size_t)1 << 20) /* Siconos counts in int: far beyond any problem penlim solves */
+        return 0;
+    void *small[3] = {malloc(k * sizeof(int)), malloc(k * sizeof(int)), malloc(k * sizeof(double *))};
+    double **rows = small[2];
+    size_t made = 0;
+    if (small[0] && small[1] && rows)
+        while (made < k && (rows[made] = malloc(2 * (k + 1) * sizeof **rows)) != NULL)
+            made++;
+    for (size_t r = made; r-- > 0;)
+        free(rows[r]);
+    for (int j = 3; j-- > 0;)
+        free(small[j]);
+    return made == k;
+}
 
 pl_status pl_lcp_solve(size_t k, const double *W, const double *d, double *z, long *iterations, pl_error *err)
 {
@@ -20,30 +46,33 @@ pl_status pl_lcp_solve(size_t k, const double *W, const double *d, double *z, lo
     double *Wc = malloc((k * k + 2 * k) * sizeof *Wc), *q = Wc ? Wc + k * k : NULL, *w = q ? q + k : NULL;
     if (!Wc)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for an LCP of size %zu", k);
+    int trivial = 1; /* d >= 0: z = 0, which Siconos returns without allocating */
     for (size_t r = 0; r < k; r++) {
         q[r] = d[r];
+        trivial = trivial && d[r] >= 0.0;
         for (size_t c = 0; c < k; c++)
             Wc[c * k + r] = W[r * k + c];
     }
-    NumericsMatrix *M = NM_create_from_data(NM_DENSE, (int)k, (int)k, Wc);
-    SolverOptions *options = solver_options_create(SICONOS_LCP_LEMKE);
-    if (!M || !options) {
-        if (options)
-            solver_options_delete(options), free(options);
-        if (M)
-            M->matrix0 = NULL, NM_clear(M), free(M);
+    if (!trivial && k > 1 && !tableau_fits(k)) {
         free(Wc);
-        return pl_fail(err, PL_ERR_NOMEM, "cannot allocate a complementarity problem");
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for the tableau of an LCP of size %zu", k);
     }
-    LinearComplementarityProblem problem = {.size = (int)k, .M = M, .q = q};
-    int info = linearComplementarity_driver(&problem, z, w, options);
+    NumericsMatrix M;
+    NM_null(&M);
+    M.storageType = NM_DENSE;
+    M.size0 = M.size1 = (int)k;
+    M.matrix0 = Wc;
+    int iparam[OPTIONS_PARAM_SIZE] = {0};
+    double dparam[OPTIONS_PARAM_SIZE] = {0};
+    iparam[SICONOS_IPARAM_MAX_ITER] = 10000;
+    dparam[SICONOS_DPARAM_TOL] = 1e-6;
+    dparam[SICONOS_DPARAM_RESIDU] = INFINITY;
+    SolverOptions options = {.solverId = SICONOS_LCP_LEMKE, .isSet = true, .iSize = OPTIONS_PARAM_SIZE,
+                             .iparam = iparam, .dSize = OPTIONS_PARAM_SIZE, .dparam = dparam, .filterOn = false};
+    LinearComplementarityProblem problem = {.size = (int)k, .M = &M, .q = q};
+    int info = linearComplementarity_driver(&problem, z, w, &options);
     if (iterations)
-        *iterations = options->iparam[SICONOS_IPARAM_ITER_DONE];
-    solver_options_delete(options);
-    free(options);
-    M->matrix0 = NULL; /* the data is ours */
-    NM_clear(M);
-    free(M);
+        *iterations = iparam[SICONOS_IPARAM_ITER_DONE];
     if (info != 0) {
         free(Wc);
         return pl_fail(err, PL_ERR_SOLVER, "Siconos Lemke failed on a %zu-constraint LCP (info %d)", k, info);

@@ -32,6 +32,18 @@ void pl_mat_vec(size_t n, const double *A, const double *x, double *y)
     }
 }
 
+int pl_lu_decomp(gsl_matrix *A, gsl_permutation *p, int *sign)
+{
+    /* GSL 2.7 allocates its pivots (min(rows, columns) unsigned ints) without checking: allocated here
+     * first and released just before, so that out of memory is found here and the allocator hands
+     * GSL the blocks this thread has just released. */
+    gsl_vector_uint *pivots = gsl_vector_uint_alloc(GSL_MIN(A->size1, A->size2));
+    if (!pivots)
+        return GSL_ENOMEM;
+    gsl_vector_uint_free(pivots);
+    return gsl_linalg_LU_decomp(A, p, sign);
+}
+
 int pl_solve_small(size_t k, double *W, const double *b, double *a)
 {
     if (k == 0)
@@ -40,10 +52,12 @@ int pl_solve_small(size_t k, double *W, const double *b, double *a)
     gsl_vector_const_view bv = gsl_vector_const_view_array(b, k);
     gsl_vector_view av = gsl_vector_view_array(a, k);
     gsl_permutation *p = gsl_permutation_alloc(k);
-    int sign, bad = !p || gsl_linalg_LU_decomp(&Wv.matrix, p, &sign) != 0 ||
-                    gsl_linalg_LU_solve(&Wv.matrix, p, &bv.vector, &av.vector) != 0;
-    if (p)
-        gsl_permutation_free(p);
+    if (!p)
+        return -1;
+    int sign, status = pl_lu_decomp(&Wv.matrix, p, &sign);
+    int bad = status == GSL_ENOMEM ? -1
+              : status != GSL_SUCCESS || gsl_linalg_LU_solve(&Wv.matrix, p, &bv.vector, &av.vector) != GSL_SUCCESS;
+    gsl_permutation_free(p);
     return bad;
 }
 

@@ -3,6 +3,7 @@
 #ifndef PL_LINALG_H
 #define PL_LINALG_H
 
+#include <gsl/gsl_linalg.h>
 #include <stddef.h>
 
 /* Euclidean norm of x[0..n). */
@@ -14,8 +15,12 @@ int pl_all_finite(const double *x, size_t n);
 /* y = A x for the n x n matrix A. */
 void pl_mat_vec(size_t n, const double *A, const double *x, double *y);
 
-/* Solve the k x k system W a = b (GSL LU; W is overwritten).  Returns non-zero if W is singular. */
+/* Solve the k x k system W a = b (GSL LU; W is overwritten).  Returns 1 if W is singular, -1 if
+ * out of memory, 0 otherwise. */
 int pl_solve_small(size_t k, double *W, const double *b, double *a);
+
+/* gsl_linalg_LU_decomp, or GSL_ENOMEM when the memory it allocates (unchecked) is not there. */
+int pl_lu_decomp(gsl_matrix *A, gsl_permutation *p, int *sign);
 
 /* qsort comparator for doubles (increasing). */
 int pl_compare_doubles(const void *a, const void *b);

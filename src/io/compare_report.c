@@ -144,9 +144,9 @@ static void row_fields(const pl_compare_entry *e, field *f)
     memcpy(f, all, sizeof all);
 }
 
-static void csv_number(FILE *fp, double x)
+static void csv_number(pl_file *f, double x)
 {
-    pl_put_number(fp, ",", x); /* the shortest exact form, nan where undefined */
+    pl_put_number(f, ",", x); /* the shortest exact form, nan where undefined */
 }
 
 /* A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
@@ -201,10 +201,10 @@ static pl_status write_csv(pl_output *out, const pl_solution *limit, const pl_an
         if (r->file)
             csv_text(f.fp, r->file);
         else
-            pl_put_number(f.fp, "", r->param);
+            pl_put_number(&f, "", r->param);
         fprintf(f.fp, ",%s,%s", r->sol->status == PL_OK ? "ok" : "failed", r->dir);
         for (size_t j = 0; j < NFIELDS; j++)
-            csv_number(f.fp, fl[j].value);
+            csv_number(&f, fl[j].value);
         fputc('\n', f.fp);
     }
     return pl_file_commit(&f, err);
@@ -213,23 +213,26 @@ static pl_status write_csv(pl_output *out, const pl_solution *limit, const pl_an
 static json_t *entry_json(const pl_compare_entry *e)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "solution", json_string(e->sol->solver->name));
-    json_object_set_new(o, "family", json_string(pl_solver_family_name(e->sol->solver->family)));
-    json_object_set_new(o, "parameter_name", json_string(e->param_name));
-    json_object_set_new(o, "parameter", e->file ? json_string(e->file) : pl_json_number(e->param));
-    json_object_set_new(o, "label", json_string(e->label));
-    json_object_set_new(o, "status", json_string(e->sol->status == PL_OK ? "ok" : "failed"));
+    PL_JSON_SET(o, "solution", json_string(e->sol->solver->name));
+    PL_JSON_SET(o, "family", json_string(pl_solver_family_name(e->sol->solver->family)));
+    PL_JSON_SET(o, "parameter_name", json_string(e->param_name));
+    PL_JSON_SET(o, "parameter", e->file ? json_string(e->file) : pl_json_number(e->param));
+    PL_JSON_SET(o, "label", json_string(e->label));
+    PL_JSON_SET(o, "status", json_string(e->sol->status == PL_OK ? "ok" : "failed"));
     if (e->sol->status != PL_OK)
-        json_object_set_new(o, "error", json_string(e->sol->error.message));
-    json_object_set_new(o, "directory", json_string(e->dir));
+        PL_JSON_SET(o, "error", json_string(e->sol->error.message));
+    PL_JSON_SET(o, "directory", json_string(e->dir));
     field fl[NFIELDS];
     row_fields(e, fl);
     json_t *d = json_object(), *c = json_object();
     for (size_t j = 0; j < NFIELDS; j++) /* the CSV's columns by name: the counts with the distances */
-        json_object_set_new(j < F_STEPS ? d : c, fl[j].name, pl_json_number(fl[j].value));
-    json_object_set_new(o, "distances", d);
-    json_object_set_new(o, "impact_match", e->compared && e->match ? pl_impact_match_json(e->match, &e->res.d) : json_null());
-    json_object_set_new(o, "cost", c);
+        if (j < F_STEPS)
+            PL_JSON_SET(d, fl[j].name, pl_json_number(fl[j].value));
+        else
+            PL_JSON_SET(c, fl[j].name, pl_json_number(fl[j].value));
+    PL_JSON_SET(o, "distances", d);
+    PL_JSON_SET(o, "impact_match", e->compared && e->match ? pl_impact_match_json(e->match, &e->res.d) : json_null());
+    PL_JSON_SET(o, "cost", c);
     return o;
 }
 
@@ -237,66 +240,67 @@ static json_t *family_json(const pl_family *f)
 {
     json_t *o = json_object();
     const char *verdict = pl_family_verdict_name(f->verdict);
-    json_object_set_new(o, "solution", json_string(f->solver->name));
-    json_object_set_new(o, "refined", json_string(f->refined));
-    json_object_set_new(o, "members", json_integer((json_int_t)f->n));
-    json_object_set_new(o, f->refined, pl_json_array(f->param, f->n));
-    json_object_set_new(o, "verdict", verdict ? json_string(verdict) : json_null());
-    json_object_set_new(o, "reason", json_string(f->reason));
-    json_object_set_new(o, "successive_sup_q", pl_json_array(f->successive, f->n > 0 ? f->n - 1 : 0));
-    json_object_set_new(o, "successive_rate", pl_json_number(f->successive_conv.rate));
-    json_object_set_new(o, "successive_rate_se", pl_json_number(f->successive_conv.rate_se));
-    json_object_set_new(o, "own_limit_distance", pl_json_number(f->own_limit_distance));
+    PL_JSON_SET(o, "solution", json_string(f->solver->name));
+    PL_JSON_SET(o, "refined", json_string(f->refined));
+    PL_JSON_SET(o, "members", json_integer((json_int_t)f->n));
+    PL_JSON_SET(o, f->refined, pl_json_array(f->param, f->n));
+    PL_JSON_SET(o, "verdict", verdict ? json_string(verdict) : json_null());
+    PL_JSON_SET(o, "reason", json_string(f->reason));
+    PL_JSON_SET(o, "successive_sup_q", pl_json_array(f->successive, f->n > 0 ? f->n - 1 : 0));
+    PL_JSON_SET(o, "successive_rate", pl_json_number(f->successive_conv.rate));
+    PL_JSON_SET(o, "successive_rate_se", pl_json_number(f->successive_conv.rate_se));
+    PL_JSON_SET(o, "own_limit_distance", pl_json_number(f->own_limit_distance));
     json_t *rates = json_object();
     for (int d = 0; d < PL_FD_COUNT; d++) {
         const pl_convergence *cv = &f->conv[d];
         char note[160];
         const char *why = pl_convergence_note(cv, note, sizeof note);
-        json_object_set_new(rates, pl_family_distance_name((pl_family_distance)d),
+        PL_JSON_SET(rates, pl_family_distance_name((pl_family_distance)d),
                             json_pack("{s:o, s:o, s:I, s:o, s:b, s:o, s:o}", "rate", pl_json_number(cv->rate), "rate_se",
                                       pl_json_number(cv->rate_se), "points", (json_int_t)cv->points, "converges",
                                       cv->converges < 0 ? json_null() : json_boolean(cv->converges), "at_noise_floor",
                                       cv->at_floor, "noise_floor", pl_json_number(cv->floor), "rate_note",
                                       why ? json_string(why) : json_null()));
     }
-    json_object_set_new(o, "rates", rates);
+    PL_JSON_SET(o, "rates", rates);
     json_t *common = json_array();
     for (size_t l = 0; l < f->nlimit_impacts; l++)
         if (f->impact_common[l])
-            json_array_append_new(common, json_integer((json_int_t)(l + 1)));
-    json_object_set_new(o, "impact_set", json_pack("{s:o, s:I}", "common", common, "size", (json_int_t)f->impact_common_size));
+            PL_JSON_APPEND(common, json_integer((json_int_t)(l + 1)));
+    PL_JSON_SET(o, "impact_set", json_pack("{s:o, s:I}", "common", common, "size", (json_int_t)f->impact_common_size));
     return o;
 }
 
 static pl_status write_json(pl_output *out, const pl_model *model, const pl_solution *limit, const pl_analysis *la,
-                            const pl_compare_entry *e, size_t n, const pl_family *fam, size_t nfam, pl_error *err)
+                            const pl_compare_entry *e, size_t n, const pl_family *fam, size_t nfam,
+                            const pl_budget *budget, pl_error *err)
 {
     json_t *root = pl_summary_header_json(model, limit->status, limit->error.message);
     json_object_del(root, "status");
     json_object_del(root, "error");
-    json_object_set_new(root, "t_end", pl_json_number(limit->t_end));
+    PL_JSON_SET(root, "t_end", pl_json_number(limit->t_end));
     json_t *l = json_object();
-    json_object_set_new(l, "status", json_string(limit->status == PL_OK ? "ok" : "failed"));
+    PL_JSON_SET(l, "status", json_string(limit->status == PL_OK ? "ok" : "failed"));
     if (limit->status != PL_OK)
-        json_object_set_new(l, "error", json_string(limit->error.message));
-    json_object_set_new(l, "directory", json_string("limit"));
-    json_object_set_new(l, "rtol", pl_json_number(pl_solution_option(limit, "rtol")));
-    json_object_set_new(l, "capture_time", pl_json_number(la ? la->capture_time : NAN));
-    json_object_set_new(l, "lift_off", pl_json_number(la ? la->lift_off_first : NAN));
-    json_object_set_new(l, "zeno_t_accumulation", pl_json_number(limit->zeno.found ? limit->zeno.t_accumulation : NAN));
-    json_object_set_new(l, "cost", json_pack("{s:I, s:I, s:o}", "steps", (json_int_t)limit->stats.steps, "rhs_evals",
+        PL_JSON_SET(l, "error", json_string(limit->error.message));
+    PL_JSON_SET(l, "directory", json_string("limit"));
+    PL_JSON_SET(l, "rtol", pl_json_number(pl_solution_option(limit, "rtol")));
+    PL_JSON_SET(l, "capture_time", pl_json_number(la ? la->capture_time : NAN));
+    PL_JSON_SET(l, "lift_off", pl_json_number(la ? la->lift_off_first : NAN));
+    PL_JSON_SET(l, "zeno_t_accumulation", pl_json_number(limit->zeno.found ? limit->zeno.t_accumulation : NAN));
+    PL_JSON_SET(l, "cost", json_pack("{s:I, s:I, s:o}", "steps", (json_int_t)limit->stats.steps, "rhs_evals",
                                              (json_int_t)limit->stats.rhs_evals, "wall_seconds",
                                              pl_json_number(limit->stats.wall_seconds)));
-    json_object_set_new(root, "limit", l);
+    PL_JSON_SET(root, "limit", l);
     json_t *a = json_array();
     for (size_t k = 0; k < n; k++)
-        json_array_append_new(a, entry_json(&e[k]));
-    json_object_set_new(root, "solutions", a);
+        PL_JSON_APPEND(a, entry_json(&e[k]));
+    PL_JSON_SET(root, "solutions", a);
     json_t *families = json_array();
     for (size_t k = 0; k < nfam; k++)
-        json_array_append_new(families, family_json(&fam[k]));
-    json_object_set_new(root, "families", families);
-    return pl_write_json(out, NULL, "compare.json", root, err);
+        PL_JSON_APPEND(families, family_json(&fam[k]));
+    PL_JSON_SET(root, "families", families);
+    return pl_write_json_within(out, NULL, "compare.json", root, budget, err);
 }
 
 /* ---- plots --------------------------------------------------------------------------------------- */
@@ -358,7 +362,7 @@ static pl_status write_work_data(pl_output *out, const pl_compare_entry *e, size
     size_t nf = work_families(e, n, fam, 8);
     size_t *order = malloc((n ? n : 1) * sizeof *order);
     if (!order)
-        return pl_fail(err, PL_ERR_IO, "out of memory");
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory writing compare_work.dat");
     /* refinement order: mu increasing, h decreasing (insertion sort, a few dozen entries) */
     for (size_t k = 0; k < n; k++) {
         double key = strcmp(e[k].param_name, "h") == 0 ? -e[k].param : e[k].param;
@@ -461,18 +465,22 @@ static pl_status write_config(pl_output *out, const pl_model *model, const pl_co
 
 pl_status pl_write_compare(pl_output *out, const pl_model *model, const pl_solution *limit,
                            const pl_analysis *limit_analysis, const pl_compare_entry *e, size_t n,
-                           const pl_family *families, size_t nfamilies, pl_error *err)
+                           const pl_family *families, size_t nfamilies, double max_seconds, pl_error *err)
 {
+    pl_budget budget = {max_seconds, pl_now_seconds()}; /* each solution's files from their start */
     pl_status s = pl_output_make_dir(out, "limit", err);
     if (s == PL_OK)
-        s = pl_write_solution(out, "limit", model, limit, limit_analysis, err);
+        s = pl_write_solution(out, "limit", model, limit, limit_analysis, &budget, err);
     for (size_t k = 0; s == PL_OK && k < n; k++)
-        if ((s = pl_output_make_dir(out, e[k].dir, err)) == PL_OK)
-            s = pl_write_solution(out, e[k].dir, model, e[k].sol, e[k].analysis, err);
+        if ((s = pl_output_make_dir(out, e[k].dir, err)) == PL_OK) {
+            budget.started = pl_now_seconds();
+            s = pl_write_solution(out, e[k].dir, model, e[k].sol, e[k].analysis, &budget, err);
+        }
+    budget.started = pl_now_seconds(); /* the tables: a row per solution */
     if (s == PL_OK)
         s = write_csv(out, limit, limit_analysis, e, n, err);
     if (s == PL_OK)
-        s = write_json(out, model, limit, limit_analysis, e, n, families, nfamilies, err);
+        s = write_json(out, model, limit, limit_analysis, e, n, families, nfamilies, &budget, err);
     if (s == PL_OK)
         s = write_config(out, model, e, n, err);
     if (s == PL_OK)

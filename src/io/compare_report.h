@@ -31,10 +31,13 @@ void pl_compare_entry_name(pl_compare_entry *e, size_t k);
 pl_status pl_compare_files(const pl_compare_entry *e, size_t n, int plots, pl_strings *files, pl_error *err);
 
 /* Write limit/ (the limit solution and its analysis), every entry's files, compare.csv,
- * compare.json (with the families: study/family.h) and the plot data and configuration. */
+ * compare.json (with the families: study/family.h) and the plot data and configuration.  Each solution's
+ * files, then the tables, within max_seconds (0: no limit) of the start of their writing: when it runs
+ * out, the file being written and every file after it are left out (PL_ERR_SOLVER, PL_BUDGET_STOPPED's
+ * message). */
 pl_status pl_write_compare(pl_output *out, const pl_model *model, const pl_solution *limit,
                            const pl_analysis *limit_analysis, const pl_compare_entry *e, size_t n,
-                           const pl_family *families, size_t nfamilies, pl_error *err);
+                           const pl_family *families, size_t nfamilies, double max_seconds, pl_error *err);
 
 /* Write and render the plot scripts (gnuplot) within budget (NULL: none); PL_ERR_IO with a message if
  * gnuplot fails or the budget stops it. */

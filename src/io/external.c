@@ -3,10 +3,14 @@
 #include "io/external.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "solvers/solver.h"
 
@@ -88,6 +92,20 @@ static pl_status check_line(reader *r, size_t line_no, char *line, size_t len)
         return pl_fail(r->err, PL_ERR_INPUT, "%s:%zu:%zu: a carriage return inside the line (line endings are \\n or \\r\\n)",
                        r->path, line_no, (size_t)(cr - line) + 1);
     return PL_OK;
+}
+
+/* getline returned -1 at line line_no: the end of the file, or a read error, which is never taken
+ * for one (getline's out of memory sets no error flag on the stream: only feof tells them apart). */
+static pl_status read_failure(reader *r, FILE *f, size_t line_no, int saved_errno)
+{
+    if (feof(f) && !ferror(f))
+        return PL_OK;
+    if (saved_errno == ENOMEM)
+        return pl_fail(r->err, PL_ERR_NOMEM, "%s:%zu: out of memory reading the line", r->path, line_no);
+    if (saved_errno == EISDIR)
+        return pl_fail(r->err, PL_ERR_INPUT, "%s: is a directory, not a file", r->path);
+    return pl_fail(r->err, PL_ERR_IO, "%s:%zu: cannot read: %s", r->path, line_no,
+                   saved_errno ? strerror(saved_errno) : "read error");
 }
 
 /* "q12" -> 12 for prefix 'q' (no sign, no leading zero), else 0. */
@@ -176,6 +194,7 @@ static int compare_events(const void *pa, const void *pb)
 typedef struct {
     double *fp; /* n */
     pl_gap *gap;
+    const char *path;
 } event_work;
 
 /* The gap rates of constraint i with the state of row r0 and the velocities of rows r0 and r1. */
@@ -207,6 +226,9 @@ static pl_status add_event(const pl_model *model, pl_solution *sol, event_work *
     ev->gamma_before = a[1];
     ev->gamma_after = b[1];
     gap_rates(model, sol, w, i, r0, r1, &ev->gdot_before, &ev->gdot_after);
+    if (!isfinite(ev->gdot_before) || !isfinite(ev->gdot_after))
+        return pl_fail(err, PL_ERR_INPUT, "%s: the gap rate of constraint %zu at t = %.17g is not a finite number",
+                       w->path, i + 1, a[0]);
     return PL_OK;
 }
 
@@ -265,9 +287,9 @@ static pl_status derive_events_with(const pl_model *model, pl_solution *sol, eve
     return s;
 }
 
-static pl_status derive_events(const pl_model *model, pl_solution *sol, pl_error *err)
+static pl_status derive_events(const pl_model *model, pl_solution *sol, const char *path, pl_error *err)
 {
-    event_work w = {malloc(model->n * sizeof *w.fp), pl_gap_new(1, model->n, 0)};
+    event_work w = {malloc(model->n * sizeof *w.fp), pl_gap_new(1, model->n, 0), path};
     pl_status s = w.fp && w.gap ? derive_events_with(model, sol, &w, err)
                                 : pl_fail(err, PL_ERR_NOMEM, "out of memory deriving the events of a trajectory");
     free(w.fp);
@@ -287,8 +309,13 @@ static pl_status read_rows(reader *r, FILE *f, const pl_model *model, double t_e
     pl_gap *g = pl_gap_new(1, n, 0);
     pl_status s = row && g ? PL_OK : pl_fail(r->err, PL_ERR_NOMEM, "%s: out of memory", r->path);
     char name[32];
-    ssize_t got;
-    while (s == PL_OK && (got = getline(&line, &cap, f)) >= 0) {
+    while (s == PL_OK) {
+        errno = 0;
+        ssize_t got = getline(&line, &cap, f);
+        if (got < 0) {
+            s = read_failure(r, f, *line_no + 1, errno);
+            break;
+        }
         (*line_no)++;
         if ((s = check_line(r, *line_no, line, (size_t)got)) != PL_OK)
             break;
@@ -331,22 +358,50 @@ static pl_status read_rows(reader *r, FILE *f, const pl_model *model, double t_e
                         *line_no, max_rows, PL_DEFAULT_MAX_OUTPUT);
         if (s != PL_OK)
             break;
-        for (size_t i = 0; i < m; i++) {
+        for (size_t i = 0; s == PL_OK && i < m; i++) {
             pl_model_gap(model, i, t, row + pl_col_q(n, m), g);
             row[pl_col_g(n, m) + i] = g->g;
+            if (!isfinite(g->g)) /* finite q, but beyond what the case's gap can be computed at */
+                s = pl_fail(r->err, PL_ERR_INPUT, "%s:%zu: the gap G%zu of this row's positions is not a finite number",
+                            r->path, *line_no, i + 1);
         }
+        if (s != PL_OK)
+            break;
         prev_t = t;
         prev_s = row[1];
         s = pl_table_append(&sol->traj, row, r->err);
         if (s != PL_OK)
             s = pl_fail(r->err, PL_ERR_NOMEM, "%s:%zu: out of memory", r->path, *line_no);
     }
-    if (s == PL_OK && ferror(f))
-        s = pl_fail(r->err, PL_ERR_INPUT, "%s: cannot read: %s", r->path, strerror(errno));
     free(line);
     free(row);
     free(g);
     return s;
+}
+
+/* FILE opened for reading if it is a regular file: a directory, a FIFO (which would block until
+ * a writer came) or a device is bad input.  NULL with the reason in err: a file that cannot be
+ * opened is bad input, unless for want of memory. */
+static FILE *open_regular(const char *path, pl_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        pl_fail(err, PL_ERR_INPUT, "%s: not a regular file", path);
+        return NULL;
+    }
+    FILE *f = fcntl(fd, F_SETFL, 0) == 0 ? fdopen(fd, "r") : NULL; /* blocking reads from here on */
+    if (!f) {
+        int saved = errno;
+        close(fd);
+        pl_fail(err, saved == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "%s: cannot open: %s", path, strerror(saved));
+    }
+    return f;
 }
 
 pl_status pl_read_external(const char *path, const pl_model *model, double t_end, pl_solution *sol, int *has_gamma,
@@ -362,10 +417,10 @@ pl_status pl_read_external(const char *path, const pl_model *model, double t_end
     if (!c.q)
         return pl_fail(err, PL_ERR_NOMEM, "%s: out of memory", path);
     c.v = c.q + n;
-    FILE *f = fopen(path, "r");
+    FILE *f = open_regular(path, err);
     if (!f) {
         free(c.q);
-        return pl_fail(err, PL_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+        return err ? err->status : PL_ERR_INPUT;
     }
     char *line = NULL;
     size_t cap = 0, line_no = 1;
@@ -373,11 +428,10 @@ pl_status pl_read_external(const char *path, const pl_model *model, double t_end
     char need[64];
     ssize_t got = getline(&line, &cap, f);
     char *head = line;
-    if (got < 0)
-        s = ferror(f) ? pl_fail(err, PL_ERR_INPUT, "%s: cannot read: %s", path, strerror(errno))
-                      : pl_fail(err, PL_ERR_INPUT, "%s:1: empty file (expected a header line: %s)", path,
-                                needed(n, need, sizeof need));
-    else if ((s = check_line(&r, 1, line, (size_t)got)) == PL_OK) {
+    if (got < 0 && (s = read_failure(&r, f, 1, errno)) == PL_OK)
+        s = pl_fail(err, PL_ERR_INPUT, "%s:1: empty file (expected a header line: %s)", path,
+                    needed(n, need, sizeof need));
+    else if (got >= 0 && (s = check_line(&r, 1, line, (size_t)got)) == PL_OK) {
         if (strncmp(head, "\xEF\xBB\xBF", 3) == 0)
             head += 3; /* a UTF-8 byte order mark: not part of the first column's name */
         if ((s = split(&r, head)) == PL_OK && (s = parse_header(&r, n, &c)) == PL_OK)
@@ -399,19 +453,24 @@ pl_status pl_read_external(const char *path, const pl_model *model, double t_end
             double *row = pl_table_row(&sol->traj, k);
             const double *prev = k > 0 ? pl_table_row(&sol->traj, k - 1) : NULL;
             if (prev && row[0] == prev[0]) {
-                double d2 = 0.0;
-                for (size_t j = 0; j < n; j++) {
-                    double d = row[pl_col_v(n, m) + j] - prev[pl_col_v(n, m) + j];
-                    d2 += d * d;
-                }
-                jumps += sqrt(d2);
+                double jump = 0.0; /* |v_after - v_before|, without overflow in the squares */
+                for (size_t j = 0; j < n; j++)
+                    jump = hypot(jump, row[pl_col_v(n, m) + j] - prev[pl_col_v(n, m) + j]);
+                jumps += jump;
             }
             row[1] = row[0] + jumps;
+            if (!isfinite(row[1])) {
+                s = pl_fail(err, PL_ERR_INPUT,
+                            "%s: the velocity jumps up to t = %.17g add up to more than %g: the time transform "
+                            "Gamma (t plus the jumps) is not a finite number",
+                            path, row[0], DBL_MAX);
+                break;
+            }
         }
     }
     *has_gamma = s == PL_OK && c.gamma >= 0;
     if (s == PL_OK)
-        s = derive_events(model, sol, err);
+        s = derive_events(model, sol, path, err);
     free(r.field);
     free(c.q);
     if (s != PL_OK)

@@ -328,25 +328,25 @@ json_t *pl_manifest_new(const char *command, const pl_model *model, const pl_sol
 {
     json_t *m = json_object(), *params = json_object(), *options = json_object();
     for (size_t k = 0; k < model->type->nparams; k++)
-        json_object_set_new(params, model->type->params[k].name, pl_json_number(model->par[k]));
+        PL_JSON_SET(params, model->type->params[k].name, pl_json_number(model->par[k]));
     for (size_t k = 0; k < solver->noptions; k++)
         if (!refined || strcmp(solver->options[k].name, refined) != 0)
-            json_object_set_new(options, solver->options[k].name, pl_json_number(opts->option[k]));
-    json_object_set_new(m, "penlim_manifest", json_integer(1));
-    json_object_set_new(m, "penlim_version", json_string(PENLIM_VERSION));
-    json_object_set_new(m, "command", json_string(command));
-    json_object_set_new(m, "case", json_string(model->type->name));
-    json_object_set_new(m, "parameters", params);
-    json_object_set_new(m, "solver", json_string(solver->name));
-    json_object_set_new(m, "options", options);
-    json_object_set_new(m, "t_end", pl_json_number(opts->t_end));
-    json_object_set_new(m, "samples", json_integer((json_int_t)opts->samples));
-    json_object_set_new(m, "max_steps", json_integer(opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS));
+            PL_JSON_SET(options, solver->options[k].name, pl_json_number(opts->option[k]));
+    PL_JSON_SET(m, "penlim_manifest", json_integer(1));
+    PL_JSON_SET(m, "penlim_version", json_string(PENLIM_VERSION));
+    PL_JSON_SET(m, "command", json_string(command));
+    PL_JSON_SET(m, "case", json_string(model->type->name));
+    PL_JSON_SET(m, "parameters", params);
+    PL_JSON_SET(m, "solver", json_string(solver->name));
+    PL_JSON_SET(m, "options", options);
+    PL_JSON_SET(m, "t_end", pl_json_number(opts->t_end));
+    PL_JSON_SET(m, "samples", json_integer((json_int_t)opts->samples));
+    PL_JSON_SET(m, "max_steps", json_integer(opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS));
     if (refined) {
-        json_object_set_new(m, "refined", json_string(refined));
-        json_object_set_new(m, "runs", json_array());
+        PL_JSON_SET(m, "refined", json_string(refined));
+        PL_JSON_SET(m, "runs", json_array());
     }
-    json_object_set_new(m, "files", json_array());
+    PL_JSON_SET(m, "files", json_array());
     return m;
 }
 
@@ -354,7 +354,7 @@ static json_t *strings_json(const pl_strings *s)
 {
     json_t *a = json_array();
     for (size_t k = 0; s && k < s->n; k++)
-        json_array_append_new(a, json_string(s->items[k]));
+        PL_JSON_APPEND(a, json_string(s->items[k]));
     return a;
 }
 
@@ -370,10 +370,10 @@ pl_status pl_manifest_add_run(json_t *m, double value, const char *status, const
 {
     const char *refined = json_string_value(json_object_get(m, "refined"));
     json_t *r = json_object();
-    json_object_set_new(r, refined ? refined : "value", pl_json_number(value));
-    json_object_set_new(r, "status", json_string(status));
-    json_object_set_new(r, "directory", json_string(dir));
-    json_object_set_new(r, "files", strings_json(files));
+    PL_JSON_SET(r, refined ? refined : "value", pl_json_number(value));
+    PL_JSON_SET(r, "status", json_string(status));
+    PL_JSON_SET(r, "directory", json_string(dir));
+    PL_JSON_SET(r, "files", strings_json(files));
     if (json_array_append_new(json_object_get(m, "runs"), r) != 0)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory");
     return PL_OK;
@@ -507,11 +507,12 @@ static pl_status walk(const pl_output *out, int fd, const char *rel, int depth, 
     DIR *d = fdopendir(fd);
     if (!d) {
         close(fd);
-        return pl_fail(err, PL_ERR_INPUT, "--out: cannot read %s/%s: %s", out->root, rel, strerror(errno));
+        return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_INPUT, "--out: cannot read %s/%s: %s", out->root,
+                       rel, strerror(errno));
     }
     pl_status s = PL_OK;
     struct dirent *e;
-    while (s == PL_OK && (e = readdir(d)) != NULL) {
+    while (s == PL_OK && (errno = 0, e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         char sub[PATH_MAX];
@@ -534,6 +535,9 @@ static pl_status walk(const pl_output *out, int fd, const char *rel, int depth, 
                                strcmp(sub, PL_JOURNAL_NAME) != 0))
             s = pl_strings_add(found, sub, err);
     }
+    if (s == PL_OK && errno != 0) /* readdir's NULL: the end, or a read error (never taken for the end) */
+        s = pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "--out: cannot read %s/%s: %s", out->root, rel,
+                    strerror(errno));
     closedir(d);
     return s;
 }

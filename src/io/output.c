@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -303,6 +304,13 @@ static int create_temp(int dir_fd, const char *name, char tmp[NAME_MAX + 1])
     return -1;
 }
 
+/* A failed system call's status: out of memory (the kernel's or the C library's) is a memory
+ * failure like any other (exit 3), the rest an output error. */
+static pl_status io_status(int e)
+{
+    return e == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO;
+}
+
 pl_status pl_file_open(pl_file *f, pl_output *out, const char *sub, const char *name, pl_error *err)
 {
     memset(f, 0, sizeof *f);
@@ -335,14 +343,14 @@ pl_status pl_file_open(pl_file *f, pl_output *out, const char *sub, const char *
     if (fd < 0) {
         close(f->dir_fd);
         f->dir_fd = -1;
-        return pl_fail(err, PL_ERR_IO, "cannot create %s: %s", f->path, strerror(saved));
+        return pl_fail(err, io_status(saved), "cannot create %s: %s", f->path, strerror(saved));
     }
     /* created 0600: give the file the mode an ordinary creation would under the umask */
     if (fchmod(fd, out->mode) != 0 || !(f->fp = fdopen(fd, "w"))) {
         saved = errno;
         close(fd);
         pl_file_abort(f);
-        return pl_fail(err, PL_ERR_IO, "cannot open %s: %s", f->path, strerror(saved));
+        return pl_fail(err, io_status(saved), "cannot open %s: %s", f->path, strerror(saved));
     }
     return PL_OK;
 }
@@ -372,6 +380,11 @@ void pl_file_abort(pl_file *f)
 
 pl_status pl_file_commit(pl_file *f, pl_error *err)
 {
+    if (f->infinite) {
+        pl_file_abort(f);
+        return pl_fail(err, PL_ERR_SOLVER,
+                       "%s would hold an infinite number (a result beyond %g): not written", f->path, DBL_MAX);
+    }
     /* A write that failed earlier set the stream's error and left its reason in no variable: the
      * flush tries the rest again and fails with it (ENOSPC, EFBIG, EIO). */
     int failed = ferror(f->fp), saved = 0;
@@ -391,7 +404,7 @@ pl_status pl_file_commit(pl_file *f, pl_error *err)
         saved = errno;
     if (saved) {
         pl_file_abort(f);
-        return pl_fail(err, PL_ERR_IO, "cannot write %s: %s", f->path, strerror(saved));
+        return pl_fail(err, io_status(saved), "cannot write %s: %s", f->path, strerror(saved));
     }
     release_temp(f, 0);
     /* the directory's own bookkeeping (manifest, journal) is not among the files it lists */
@@ -403,64 +416,144 @@ pl_status pl_file_commit(pl_file *f, pl_error *err)
 pl_status pl_write_csv(pl_output *out, const char *sub, const char *name, const char *header, const pl_table *t,
                        pl_error *err)
 {
-    return pl_write_csv_columns(out, sub, name, header, t, NULL, t->ncol, err);
+    return pl_write_csv_within(out, sub, name, header, t, NULL, t->ncol, NULL, err);
 }
 
 pl_status pl_write_csv_columns(pl_output *out, const char *sub, const char *name, const char *header,
                                const pl_table *t, const size_t *cols, size_t ncols, pl_error *err)
+{
+    return pl_write_csv_within(out, sub, name, header, t, cols, ncols, NULL, err);
+}
+
+/* The budget is read every BUDGET_CHECK_VALUES numbers (a row at least): a few milliseconds of
+ * formatting, against a clock read of tens of nanoseconds. */
+#define BUDGET_CHECK_VALUES 4096
+
+pl_status pl_write_csv_within(pl_output *out, const char *sub, const char *name, const char *header,
+                              const pl_table *t, const size_t *cols, size_t ncols, const pl_budget *budget,
+                              pl_error *err)
 {
     pl_file f;
     pl_status s = pl_file_open(&f, out, sub, name, err);
     if (s != PL_OK)
         return s;
     fprintf(f.fp, "%s\n", header);
+    size_t pending = 0;
     for (size_t r = 0; r < t->nrows; r++) {
         const double *row = pl_table_row(t, r);
         for (size_t c = 0; c < ncols; c++)
-            pl_put_number(f.fp, c ? "," : "", row[cols ? cols[c] : c]);
+            pl_put_number(&f, c ? "," : "", row[cols ? cols[c] : c]);
         fputc('\n', f.fp);
+        if ((pending += ncols) >= BUDGET_CHECK_VALUES) {
+            pending = 0;
+            if (pl_budget_spent(budget)) {
+                pl_file_abort(&f);
+                return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " writing %s (%zu of its %zu rows written): "
+                               "the file is not written", budget->max_seconds, f.path, r + 1, t->nrows);
+            }
+        }
     }
     return pl_file_commit(&f, err);
 }
 
-void pl_put_number(FILE *fp, const char *sep, double x)
+void pl_put_number(pl_file *f, const char *sep, double x)
 {
     char num[PL_NUMBER_LEN];
-    fputs(sep, fp);
-    fputs(pl_format_double(x, num, sizeof num), fp);
+    f->infinite |= isinf(x);
+    fputs(sep, f->fp);
+    fputs(pl_format_double(x, num, sizeof num), f->fp);
 }
 
-/* jansson prints reals with %.17g (0.001 as 0.001000000000000000021): write its text with each
- * real (a number with '.', 'e' or 'E') in its shortest exact form instead, still a real. */
-static void put_json_text(FILE *fp, const char *text)
+/* What pl_json_number puts in place of an infinite number: a string no penlim string holds (its
+ * messages escape control characters), which jansson dumps with the escape below; a dump that met
+ * the escape looks for the mark in the tree. */
+#define INFINITE_MARK "\x01infinite"
+#define INFINITE_MARK_DUMPED "\\u0001"
+
+/* The path ("episodes[3].restitution") of the first INFINITE_MARK in j, or 0 if none. */
+static int find_infinite(const json_t *j, char *path, size_t len)
 {
-    const char *p = text;
-    while (*p) {
-        if (*p == '"') { /* a string, copied as is */
-            const char *q = p + 1;
-            while (*q && *q != '"')
-                q += q[0] == '\\' && q[1] ? 2 : 1;
-            if (*q)
-                q++;
-            fwrite(p, 1, (size_t)(q - p), fp);
-            p = q;
-        } else if (*p == '-' || (*p >= '0' && *p <= '9')) {
-            size_t n = strspn(p, "-+.eE0123456789");
-            if (strcspn(p, ".eE") < n) {
-                char num[PL_NUMBER_LEN];
-                pl_format_double(strtod(p, NULL), num, sizeof num);
-                fputs(num, fp);
-                if (!strpbrk(num, ".e"))
-                    fputs(".0", fp);
-            } else
-                fwrite(p, 1, n, fp);
-            p += n;
-        } else
-            fputc(*p++, fp);
+    size_t used = strlen(path);
+    if (json_is_string(j))
+        return strcmp(json_string_value(j), INFINITE_MARK) == 0;
+    if (json_is_array(j)) {
+        for (size_t k = 0; k < json_array_size(j); k++) {
+            snprintf(path + used, len - used, "[%zu]", k);
+            if (find_infinite(json_array_get(j, k), path, len))
+                return 1;
+        }
+    } else if (json_is_object(j)) {
+        const char *key;
+        const json_t *v;
+        json_object_foreach((json_t *)j, key, v) {
+            snprintf(path + used, len - used, "%s%s", used ? "." : "", key);
+            if (find_infinite(v, path, len))
+                return 1;
+        }
     }
+    path[used] = '\0';
+    return 0;
+}
+
+/* The state of a JSON text as jansson hands it over (json_dump_callback: a number, a string's
+ * piece, an escape, white space or punctuation per call). */
+typedef struct {
+    FILE *fp;
+    const pl_budget *budget;
+    size_t pending;   /* bytes since the budget was last read */
+    int in_string, escaped;
+    int infinite, stopped;
+} json_sink;
+
+/* jansson prints reals with %.17g (0.001 as 0.001000000000000000021): each real (a number with
+ * '.', 'e' or 'E') is written in its shortest exact form instead, still a real. */
+static int json_put(const char *text, size_t size, void *data)
+{
+    json_sink *j = data;
+    if (size == 0)
+        return 0;
+    if (!j->in_string && (text[0] == '-' || (text[0] >= '0' && text[0] <= '9')) && size < 64) {
+        char tok[64], num[PL_NUMBER_LEN];
+        memcpy(tok, text, size);
+        tok[size] = '\0';
+        if (strpbrk(tok, ".eE")) {
+            pl_format_double(strtod(tok, NULL), num, sizeof num);
+            fputs(num, j->fp);
+            if (!strpbrk(num, ".e"))
+                fputs(".0", j->fp);
+        } else
+            fputs(tok, j->fp);
+    } else {
+        /* perhaps the mark (a string of the input could hold the character too): the tree says */
+        if (j->in_string && size == strlen(INFINITE_MARK_DUMPED) && memcmp(text, INFINITE_MARK_DUMPED, size) == 0)
+            j->infinite = 1;
+        for (size_t k = 0; k < size; k++) {
+            if (j->escaped)
+                j->escaped = 0;
+            else if (j->in_string && text[k] == '\\')
+                j->escaped = 1;
+            else if (text[k] == '"')
+                j->in_string = !j->in_string;
+        }
+        fwrite(text, 1, size, j->fp);
+    }
+    if ((j->pending += size) >= 65536) {
+        j->pending = 0;
+        if (pl_budget_spent(j->budget)) {
+            j->stopped = 1;
+            return -1;
+        }
+    }
+    return ferror(j->fp) ? -1 : 0;
 }
 
 pl_status pl_write_json(pl_output *out, const char *sub, const char *name, json_t *root, pl_error *err)
+{
+    return pl_write_json_within(out, sub, name, root, NULL, err);
+}
+
+pl_status pl_write_json_within(pl_output *out, const char *sub, const char *name, json_t *root,
+                               const pl_budget *budget, pl_error *err)
 {
     if (!root)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory building %s", name);
@@ -470,27 +563,65 @@ pl_status pl_write_json(pl_output *out, const char *sub, const char *name, json_
         json_decref(root);
         return s;
     }
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    json_sink sink = {.fp = f.fp, .budget = budget};
+    int rc = json_dump_callback(root, json_put, &sink, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    char where[512] = "";
+    sink.infinite = sink.infinite && find_infinite(root, where, sizeof where);
+    if (sink.infinite)
+        pl_fail(err, PL_ERR_SOLVER, "%s would hold an infinite number at %s (a result beyond %g): not written",
+                f.path, where, DBL_MAX);
+    else if (sink.stopped)
+        pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " writing %s: the file is not written", budget->max_seconds,
+                f.path);
+    else if (rc != 0)
+        pl_fail(err, ferror(f.fp) ? io_status(errno) : PL_ERR_NOMEM, "cannot write %s: %s", f.path,
+                ferror(f.fp) ? strerror(errno) : "out of memory");
     json_decref(root);
-    if (!text) {
+    if (sink.infinite || sink.stopped || rc != 0) {
         pl_file_abort(&f);
-        return pl_fail(err, PL_ERR_NOMEM, "out of memory writing %s", f.path);
+        return err ? err->status : PL_ERR_IO;
     }
-    put_json_text(f.fp, text);
-    free(text);
     fputc('\n', f.fp);
     return pl_file_commit(&f, err); /* which reports a failed write with its reason */
 }
 
+json_t *pl_json_set(json_t *o, const char *key, json_t *value)
+{
+    if (!o || !value) {
+        json_decref(value);
+        json_decref(o);
+        return NULL;
+    }
+    if (json_object_set_new(o, key, value) != 0) { /* value released by jansson */
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+json_t *pl_json_append(json_t *a, json_t *value)
+{
+    if (!a || !value) {
+        json_decref(value);
+        json_decref(a);
+        return NULL;
+    }
+    if (json_array_append_new(a, value) != 0) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
 json_t *pl_json_number(double x)
 {
-    return isfinite(x) ? json_real(x) : json_null();
+    return isfinite(x) ? json_real(x) : isnan(x) ? json_null() : json_string(INFINITE_MARK);
 }
 
 json_t *pl_json_array(const double *x, size_t n)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, pl_json_number(x[i]));
+        PL_JSON_APPEND(a, pl_json_number(x[i]));
     return a;
 }

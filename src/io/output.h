@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "core/clock.h"
 #include "core/status.h"
 #include "core/table.h"
 
@@ -108,12 +109,15 @@ typedef struct {
     char name[NAME_MAX + 1];
     char path[PATH_MAX];          /* ROOT/SUB/NAME, for messages */
     char rel[PATH_MAX];           /* relative to out->root */
+    int infinite;                 /* an infinite number was given to pl_put_number: the file is refused */
 } pl_file;
 
 /* Open a temporary file for ROOT/SUB/NAME (SUB is created if missing). */
 pl_status pl_file_open(pl_file *f, pl_output *out, const char *sub, const char *name, pl_error *err);
 /* Flush, hash, close and rename into place (replacing whatever entry NAME was, never following
- * it), recording the file as written; on any failure the temporary file is removed. */
+ * it), recording the file as written; on any failure the temporary file is removed.  A file given an
+ * infinite number is refused (PL_ERR_SOLVER): penlim writes finite numbers, or nan for an undefined
+ * one, never a result that overflowed. */
 pl_status pl_file_commit(pl_file *f, pl_error *err);
 void pl_file_abort(pl_file *f);
 
@@ -125,15 +129,40 @@ pl_status pl_write_csv(pl_output *out, const char *sub, const char *name, const 
 pl_status pl_write_csv_columns(pl_output *out, const char *sub, const char *name, const char *header,
                                const pl_table *t, const size_t *cols, size_t ncols, pl_error *err);
 
-/* JSON (indented), taking ownership of root. */
+/* pl_write_csv_columns within a time budget (NULL: none), checked as the rows are written: when it
+ * runs out the file is abandoned (its temporary removed: the file is absent) and the status is
+ * PL_ERR_SOLVER with a message that begins with PL_BUDGET_STOPPED and names the file. */
+pl_status pl_write_csv_within(pl_output *out, const char *sub, const char *name, const char *header,
+                              const pl_table *t, const size_t *cols, size_t ncols, const pl_budget *budget,
+                              pl_error *err);
+
+/* JSON (indented), taking ownership of root (NULL: out of memory building it). */
 pl_status pl_write_json(pl_output *out, const char *sub, const char *name, json_t *root, pl_error *err);
 
-/* A JSON number, or null for NaN and infinities (JSON has no NaN). */
+/* The same within a time budget, checked as the text is written (as pl_write_csv_within). */
+pl_status pl_write_json_within(pl_output *out, const char *sub, const char *name, json_t *root,
+                               const pl_budget *budget, pl_error *err);
+
+/* Building a JSON tree in which running out of memory cannot go unseen: PL_JSON_SET(o, key, value)
+ * sets the member, or, when value is NULL (a constructor that ran out of memory) or the member
+ * cannot be set, releases o and sets it to NULL; a later PL_JSON_SET on it only releases its value,
+ * and a NULL member makes its parent NULL in turn.  A tree that lacks anything is no tree at all
+ * (pl_write_json: "out of memory building FILE", exit 3), never a file with members left out (under
+ * a memory limit, a run's summary was once written without its analysis's Zeno object, exit 0).
+ * o and a must be variables. */
+#define PL_JSON_SET(o, key, value) ((o) = pl_json_set((o), (key), (value)))
+#define PL_JSON_APPEND(a, value) ((a) = pl_json_append((a), (value)))
+json_t *pl_json_set(json_t *o, const char *key, json_t *value);
+json_t *pl_json_append(json_t *a, json_t *value);
+
+/* A JSON number, null for NaN (JSON has no NaN: an undefined number), and for an infinity a mark
+ * that pl_write_json refuses, naming where it is: an overflowed result is never written. */
 json_t *pl_json_number(double x);
 
 /* sep, then x in its shortest exact form (pl_format_double; "nan" when undefined): every number
- * of penlim's CSV files reads back exactly, without binary noise such as 1000.0000000000007. */
-void pl_put_number(FILE *fp, const char *sep, double x);
+ * of penlim's CSV files reads back exactly, without binary noise such as 1000.0000000000007.  An
+ * infinite x makes pl_file_commit refuse the file. */
+void pl_put_number(pl_file *f, const char *sep, double x);
 json_t *pl_json_array(const double *x, size_t n);
 
 #endif

@@ -1,5 +1,6 @@
 /* Reading back a solution that pl_write_solution wrote: what a resumed sweep needs to reuse a run
  * without solving it again.  The files are untrusted input: every field is checked. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,12 +13,33 @@ typedef struct {
     const char *path; /* for messages */
     pl_error *err;
     int bad;
+    pl_status status; /* of the first problem: PL_ERR_INPUT content that is not a run to reuse,
+                         PL_ERR_IO a read error, PL_ERR_NOMEM out of memory */
 } reader;
+
+static pl_status fail(reader *r, pl_status status, const char *file, const char *what)
+{
+    if (!r->bad) {
+        r->bad = 1;
+        r->status = status;
+        pl_fail(r->err, status, "%s: %s", file, what);
+    }
+    return r->status;
+}
 
 static pl_status bad(reader *r, const char *what)
 {
-    r->bad = 1;
-    return pl_fail(r->err, PL_ERR_IO, "%s: cannot read back %s", r->path, what);
+    char text[128];
+    snprintf(text, sizeof text, "cannot read back %s", what);
+    return fail(r, PL_ERR_INPUT, r->path, text);
+}
+
+/* A read that failed (not the content): an error of its own, never taken for a run to recompute. */
+static pl_status read_error(reader *r, const char *file, int e)
+{
+    char text[128];
+    snprintf(text, sizeof text, "cannot read: %s", e ? strerror(e) : "read error");
+    return fail(r, e == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, file, text);
 }
 
 /* A number, or null (NAN): what pl_json_number writes. */
@@ -88,7 +110,7 @@ static pl_status read_episodes(reader *r, const json_t *a, pl_solution *sol)
         ep->row_out = (size_t)integer(r, o, "row_out", 0, (long)sol->traj.nrows - 1);
         ep->steps = (size_t)integer(r, o, "steps", 0, 1L << 62);
     }
-    return r->bad ? PL_ERR_IO : PL_OK;
+    return r->bad ? r->status : PL_OK;
 }
 
 static pl_status read_events(reader *r, const json_t *a, pl_solution *sol)
@@ -134,7 +156,7 @@ static pl_status read_events(reader *r, const json_t *a, pl_solution *sol)
         if (r->bad)
             return bad(r, "events");
     }
-    return r->bad ? PL_ERR_IO : PL_OK;
+    return r->bad ? r->status : PL_OK;
 }
 
 static void read_stats(reader *r, const json_t *o, pl_solution *sol)
@@ -165,7 +187,7 @@ static pl_status read_trajectory(reader *r, const char *dir, pl_solution *sol)
         return bad(r, "trajectory.csv");
     FILE *f = fopen(path, "r");
     if (!f)
-        return bad(r, "trajectory.csv");
+        return errno == ENOENT ? bad(r, "trajectory.csv") : read_error(r, path, errno);
     size_t ncol = sol->traj.ncol;
     char *header = pl_trajectory_header(sol->n, sol->m, sol->solver->family == PL_FAMILY_SCHEME);
     double *row = malloc(ncol * sizeof *row);
@@ -173,13 +195,14 @@ static pl_status read_trajectory(reader *r, const char *dir, pl_solution *sol)
         free(header);
         free(row);
         fclose(f);
-        return bad(r, "trajectory.csv (out of memory)");
+        return read_error(r, path, ENOMEM);
     }
     char *line = NULL;
     size_t cap = 0;
+    errno = 0;
     ssize_t len = getline(&line, &cap, f);
     int ok = len > 0 && line[len - 1] == '\n' && (line[len - 1] = '\0', strcmp(line, header) == 0);
-    while (ok && (len = getline(&line, &cap, f)) > 0) {
+    while (ok && (errno = 0, len = getline(&line, &cap, f)) > 0) {
         ok = line[len - 1] == '\n';
         char *p = line;
         for (size_t c = 0; ok && c < ncol; c++) {
@@ -191,11 +214,14 @@ static pl_status read_trajectory(reader *r, const char *dir, pl_solution *sol)
         if (ok)
             ok = pl_table_append(&sol->traj, row, r->err) == PL_OK;
     }
-    ok = ok && !ferror(f);
+    /* getline's -1: the end of the file, or a read error (out of memory sets no error flag) */
+    int failed = len < 0 && (ferror(f) || !feof(f)), saved = errno;
     free(line);
     free(header);
     free(row);
     fclose(f);
+    if (failed)
+        return read_error(r, path, saved);
     return ok ? PL_OK : bad(r, "trajectory.csv");
 }
 
@@ -221,11 +247,16 @@ static pl_status read_solution(const char *dir, const pl_model *model, const pl_
     if (init != PL_OK)
         return init;
     char path[PATH_MAX];
-    reader r = {path, err, 0};
+    reader r = {path, err, 0, PL_OK};
     if (snprintf(path, sizeof path, "%s/summary.json", dir) >= (int)sizeof path)
         return bad(&r, "the run");
     json_error_t je;
+    errno = 0;
     json_t *o = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!o && json_error_code(&je) == json_error_out_of_memory)
+        read_error(&r, path, ENOMEM);
+    else if (!o && json_error_code(&je) == json_error_cannot_open_file && errno != ENOENT)
+        read_error(&r, path, errno);
     const char *cs = json_string_value(json_object_get(o, "case"));
     const char *ss = json_string_value(json_object_get(o, "solution"));
     const char *st = json_string_value(json_object_get(o, "status"));
@@ -276,7 +307,7 @@ static pl_status read_solution(const char *dir, const pl_model *model, const pl_
     if (r.bad) {
         pl_solution_free(sol);
         pl_solution_init(sol, solver, model, NAN, NULL); /* an empty solution, freeable whatever happens */
-        return PL_ERR_IO;
+        return r.status;
     }
     sol->status = failed ? PL_ERR_SOLVER : PL_OK;
     return PL_OK;

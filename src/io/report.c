@@ -40,19 +40,19 @@ json_t *pl_parameters_json(const pl_model *model)
 {
     json_t *o = json_object();
     for (size_t k = 0; k < model->type->nparams; k++)
-        json_object_set_new(o, model->type->params[k].name, pl_json_number(model->par[k]));
+        PL_JSON_SET(o, model->type->params[k].name, pl_json_number(model->par[k]));
     return o;
 }
 
 json_t *pl_summary_header_json(const pl_model *model, pl_status status, const char *error)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "case", json_string(model->type->name));
-    json_object_set_new(o, "status", json_string(status == PL_OK ? "ok" : "failed"));
+    PL_JSON_SET(o, "case", json_string(model->type->name));
+    PL_JSON_SET(o, "status", json_string(status == PL_OK ? "ok" : "failed"));
     if (status != PL_OK)
-        json_object_set_new(o, "error", json_string(error));
-    json_object_set_new(o, "parameters", pl_parameters_json(model));
-    json_object_set_new(o, "contact_law", pl_contact_law_json(model));
+        PL_JSON_SET(o, "error", json_string(error));
+    PL_JSON_SET(o, "parameters", pl_parameters_json(model));
+    PL_JSON_SET(o, "contact_law", pl_contact_law_json(model));
     return o;
 }
 
@@ -60,7 +60,7 @@ json_t *pl_contact_law_json(const pl_model *model)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < model->m; i++)
-        json_array_append_new(a, json_pack("{s:I, s:o, s:o, s:o}", "constraint", (json_int_t)(i + 1),
+        PL_JSON_APPEND(a, json_pack("{s:I, s:o, s:o, s:o}", "constraint", (json_int_t)(i + 1),
                                            "k", pl_json_number(model->law[i].k),
                                            "xi", pl_json_number(model->law[i].xi),
                                            "e", pl_json_number(pl_restitution_from_xi(model->law[i].xi))));
@@ -70,37 +70,37 @@ json_t *pl_contact_law_json(const pl_model *model)
 json_t *pl_episode_json(const pl_episode *ep, const pl_episode_info *info, size_t n)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "constraint", json_integer((json_int_t)ep->constraint + 1));
+    PL_JSON_SET(o, "constraint", json_integer((json_int_t)ep->constraint + 1));
     if (info)
-        json_object_set_new(o, "kind", json_string(pl_episode_kind_name(info->kind)));
-    json_object_set_new(o, "t_in", pl_json_number(ep->t_in));
-    json_object_set_new(o, "t_out", pl_json_number(ep->t_out));
-    json_object_set_new(o, "t_in_resolution", pl_json_number(ep->t_in_resolution));
-    json_object_set_new(o, "t_out_resolution", pl_json_number(ep->t_out_resolution));
-    json_object_set_new(o, "gdot_in", pl_json_number(ep->gdot_in));
-    json_object_set_new(o, "gdot_out", pl_json_number(ep->gdot_out));
-    json_object_set_new(o, "restitution", pl_json_number(pl_episode_restitution(ep)));
-    json_object_set_new(o, "max_penetration", pl_json_number(ep->max_penetration));
-    json_object_set_new(o, "t_max_penetration", pl_json_number(ep->t_max_penetration));
-    json_object_set_new(o, "delta_gamma", pl_json_number(ep->gamma_out - ep->gamma_in));
-    json_object_set_new(o, "impulse", pl_json_number(ep->impulse));
+        PL_JSON_SET(o, "kind", json_string(pl_episode_kind_name(info->kind)));
+    PL_JSON_SET(o, "t_in", pl_json_number(ep->t_in));
+    PL_JSON_SET(o, "t_out", pl_json_number(ep->t_out));
+    PL_JSON_SET(o, "t_in_resolution", pl_json_number(ep->t_in_resolution));
+    PL_JSON_SET(o, "t_out_resolution", pl_json_number(ep->t_out_resolution));
+    PL_JSON_SET(o, "gdot_in", pl_json_number(ep->gdot_in));
+    PL_JSON_SET(o, "gdot_out", pl_json_number(ep->gdot_out));
+    PL_JSON_SET(o, "restitution", pl_json_number(pl_episode_restitution(ep)));
+    PL_JSON_SET(o, "max_penetration", pl_json_number(ep->max_penetration));
+    PL_JSON_SET(o, "t_max_penetration", pl_json_number(ep->t_max_penetration));
+    PL_JSON_SET(o, "delta_gamma", pl_json_number(ep->gamma_out - ep->gamma_in));
+    PL_JSON_SET(o, "impulse", pl_json_number(ep->impulse));
     /* what reading the run back (a resumed sweep) needs to rebuild the episode exactly */
-    json_object_set_new(o, "gamma_in", pl_json_number(ep->gamma_in));
-    json_object_set_new(o, "gamma_out", pl_json_number(ep->gamma_out));
-    json_object_set_new(o, "row_in", json_integer((json_int_t)ep->row_in));
-    json_object_set_new(o, "row_out", json_integer((json_int_t)ep->row_out));
-    json_object_set_new(o, "steps", json_integer((json_int_t)ep->steps));
+    PL_JSON_SET(o, "gamma_in", pl_json_number(ep->gamma_in));
+    PL_JSON_SET(o, "gamma_out", pl_json_number(ep->gamma_out));
+    PL_JSON_SET(o, "row_in", json_integer((json_int_t)ep->row_in));
+    PL_JSON_SET(o, "row_out", json_integer((json_int_t)ep->row_out));
+    PL_JSON_SET(o, "steps", json_integer((json_int_t)ep->steps));
     if (!info)
         return o;
-    json_object_set_new(o, "duration", pl_json_number(info->duration));
-    json_object_set_new(o, "velocity_jump", pl_json_array(info->dv, n));
-    json_object_set_new(o, "velocity_jump_normal", pl_json_number(info->dv_normal));
-    json_object_set_new(o, "scaled_penetration", pl_json_number(info->scaled_penetration));
+    PL_JSON_SET(o, "duration", pl_json_number(info->duration));
+    PL_JSON_SET(o, "velocity_jump", pl_json_array(info->dv, n));
+    PL_JSON_SET(o, "velocity_jump_normal", pl_json_number(info->dv_normal));
+    PL_JSON_SET(o, "scaled_penetration", pl_json_number(info->scaled_penetration));
     if (info->kind == PL_SUSTAINED) {
-        json_object_set_new(o, "sliding_force_error", pl_json_number(info->force_error));
-        json_object_set_new(o, "sliding_force_scale", pl_json_number(info->force_scale));
-        json_object_set_new(o, "lift_off", pl_json_number(ep->t_out));
-        json_object_set_new(o, "lift_off_predicted", pl_json_number(info->lift_off_predicted));
+        PL_JSON_SET(o, "sliding_force_error", pl_json_number(info->force_error));
+        PL_JSON_SET(o, "sliding_force_scale", pl_json_number(info->force_scale));
+        PL_JSON_SET(o, "lift_off", pl_json_number(ep->t_out));
+        PL_JSON_SET(o, "lift_off_predicted", pl_json_number(info->lift_off_predicted));
     }
     return o;
 }
@@ -111,32 +111,32 @@ static json_t *analysis_json(const pl_analysis *a)
     json_t *impacts = json_array();
     for (size_t k = 0; k < a->impacts; k++) {
         const pl_event *e = &a->impact[k].event;
-        json_array_append_new(impacts, json_pack("[o, o, o]", pl_json_number(e->t), pl_json_number(e->gdot_before),
+        PL_JSON_APPEND(impacts, json_pack("[o, o, o]", pl_json_number(e->t), pl_json_number(e->gdot_before),
                                                  pl_json_number(e->gdot_after)));
     }
     json_t *zeno = json_object();
-    json_object_set_new(zeno, "impacts", impacts);
-    json_object_set_new(zeno, "impacts_columns", json_pack("[s, s, s]", "t_in", "gdot_in", "gdot_out"));
-    json_object_set_new(zeno, "capture_time", pl_json_number(a->capture_time));
-    json_object_set_new(zeno, "capture_note", a->capture_note ? json_string(a->capture_note) : json_null());
-    json_object_set_new(zeno, "capture_time_resolution", pl_json_number(a->capture_time_resolution));
-    json_object_set_new(zeno, "impacts_before_capture", json_integer((json_int_t)a->impacts_before_capture));
-    json_object_set_new(zeno, "contraction_ratio", pl_json_number(a->contraction_ratio));
-    json_object_set_new(zeno, "contraction_ratio_se", pl_json_number(a->contraction_ratio_se));
-    json_object_set_new(zeno, "accumulation_time", pl_json_number(a->accumulation_time));
-    json_object_set_new(zeno, "flights_fitted", json_integer((json_int_t)a->fit_flights));
+    PL_JSON_SET(zeno, "impacts", impacts);
+    PL_JSON_SET(zeno, "impacts_columns", json_pack("[s, s, s]", "t_in", "gdot_in", "gdot_out"));
+    PL_JSON_SET(zeno, "capture_time", pl_json_number(a->capture_time));
+    PL_JSON_SET(zeno, "capture_note", a->capture_note ? json_string(a->capture_note) : json_null());
+    PL_JSON_SET(zeno, "capture_time_resolution", pl_json_number(a->capture_time_resolution));
+    PL_JSON_SET(zeno, "impacts_before_capture", json_integer((json_int_t)a->impacts_before_capture));
+    PL_JSON_SET(zeno, "contraction_ratio", pl_json_number(a->contraction_ratio));
+    PL_JSON_SET(zeno, "contraction_ratio_se", pl_json_number(a->contraction_ratio_se));
+    PL_JSON_SET(zeno, "accumulation_time", pl_json_number(a->accumulation_time));
+    PL_JSON_SET(zeno, "flights_fitted", json_integer((json_int_t)a->fit_flights));
     json_t *o = json_object();
-    json_object_set_new(o, "impacts", json_integer((json_int_t)a->impacts));
-    json_object_set_new(o, "first_impact_time", pl_json_number(a->first_impact_time));
-    json_object_set_new(o, "first_impact_time_resolution", pl_json_number(a->first_impact_time_resolution));
-    json_object_set_new(o, "restitution_first", pl_json_number(a->restitution_first));
-    json_object_set_new(o, "scaled_penetration_first", pl_json_number(a->scaled_penetration_first));
-    json_object_set_new(o, "lift_off_first", pl_json_number(a->lift_off_first));
-    json_object_set_new(o, "lift_off_first_resolution", pl_json_number(a->lift_off_first_resolution));
-    json_object_set_new(o, "lift_off_predicted_first", pl_json_number(a->lift_off_predicted_first));
-    json_object_set_new(o, "sliding_force_error", pl_json_number(a->sliding_force_error));
-    json_object_set_new(o, "sliding_force_scale", pl_json_number(a->sliding_force_scale));
-    json_object_set_new(o, "zeno", zeno);
+    PL_JSON_SET(o, "impacts", json_integer((json_int_t)a->impacts));
+    PL_JSON_SET(o, "first_impact_time", pl_json_number(a->first_impact_time));
+    PL_JSON_SET(o, "first_impact_time_resolution", pl_json_number(a->first_impact_time_resolution));
+    PL_JSON_SET(o, "restitution_first", pl_json_number(a->restitution_first));
+    PL_JSON_SET(o, "scaled_penetration_first", pl_json_number(a->scaled_penetration_first));
+    PL_JSON_SET(o, "lift_off_first", pl_json_number(a->lift_off_first));
+    PL_JSON_SET(o, "lift_off_first_resolution", pl_json_number(a->lift_off_first_resolution));
+    PL_JSON_SET(o, "lift_off_predicted_first", pl_json_number(a->lift_off_predicted_first));
+    PL_JSON_SET(o, "sliding_force_error", pl_json_number(a->sliding_force_error));
+    PL_JSON_SET(o, "sliding_force_scale", pl_json_number(a->sliding_force_scale));
+    PL_JSON_SET(o, "zeno", zeno);
     return o;
 }
 
@@ -145,56 +145,56 @@ static json_t *stats_json(const pl_solution *sol)
 {
     const pl_stats *s = &sol->stats;
     json_t *o = json_object();
-    json_object_set_new(o, "steps", json_integer((json_int_t)s->steps));
-    json_object_set_new(o, "rhs_evals", json_integer((json_int_t)s->rhs_evals));
+    PL_JSON_SET(o, "steps", json_integer((json_int_t)s->steps));
+    PL_JSON_SET(o, "rhs_evals", json_integer((json_int_t)s->rhs_evals));
     switch (sol->solver->family) {
     case PL_FAMILY_PENALTY:
-        json_object_set_new(o, "jac_evals", json_integer((json_int_t)s->jac_evals));
-        json_object_set_new(o, "root_evals", json_integer((json_int_t)s->root_evals));
-        json_object_set_new(o, "error_test_fails", json_integer((json_int_t)s->error_test_fails));
-        json_object_set_new(o, "nonlin_conv_fails", json_integer((json_int_t)s->nonlin_conv_fails));
-        json_object_set_new(o, "restarts", json_integer((json_int_t)s->restarts));
-        json_object_set_new(o, "recovered_crossings", json_integer((json_int_t)s->recovered_crossings));
+        PL_JSON_SET(o, "jac_evals", json_integer((json_int_t)s->jac_evals));
+        PL_JSON_SET(o, "root_evals", json_integer((json_int_t)s->root_evals));
+        PL_JSON_SET(o, "error_test_fails", json_integer((json_int_t)s->error_test_fails));
+        PL_JSON_SET(o, "nonlin_conv_fails", json_integer((json_int_t)s->nonlin_conv_fails));
+        PL_JSON_SET(o, "restarts", json_integer((json_int_t)s->restarts));
+        PL_JSON_SET(o, "recovered_crossings", json_integer((json_int_t)s->recovered_crossings));
         break;
     case PL_FAMILY_LIMIT:
-        json_object_set_new(o, "restarts", json_integer((json_int_t)s->restarts));
-        json_object_set_new(o, "fast_steps", json_integer((json_int_t)s->fast_steps));
+        PL_JSON_SET(o, "restarts", json_integer((json_int_t)s->restarts));
+        PL_JSON_SET(o, "fast_steps", json_integer((json_int_t)s->fast_steps));
         break;
     case PL_FAMILY_SCHEME:
-        json_object_set_new(o, "lcp_solves", json_integer((json_int_t)s->lcp_solves));
-        json_object_set_new(o, "lcp_iterations", json_integer((json_int_t)s->lcp_iterations));
+        PL_JSON_SET(o, "lcp_solves", json_integer((json_int_t)s->lcp_solves));
+        PL_JSON_SET(o, "lcp_iterations", json_integer((json_int_t)s->lcp_iterations));
         break;
     case PL_FAMILY_EXTERNAL: break; /* read from a file: no counters */
     }
-    json_object_set_new(o, "wall_seconds", pl_json_number(s->wall_seconds));
+    PL_JSON_SET(o, "wall_seconds", pl_json_number(s->wall_seconds));
     return o;
 }
 
 static json_t *event_json(const pl_solution *res, const pl_event *e)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "kind", json_string(pl_event_kind_name(e->kind)));
-    json_object_set_new(o, "t", pl_json_number(e->t));
-    json_object_set_new(o, "t_resolution", pl_json_number(e->t_resolution));
-    json_object_set_new(o, "constraint", json_integer((json_int_t)e->constraint + 1));
-    json_object_set_new(o, "q", pl_json_array(e->q, res->n));
-    json_object_set_new(o, "v_before", pl_json_array(e->v_before, res->n));
-    json_object_set_new(o, "v_after", pl_json_array(e->v_after, res->n));
-    json_object_set_new(o, "gdot_before", pl_json_number(e->gdot_before));
-    json_object_set_new(o, "gdot_after", pl_json_number(e->gdot_after));
-    json_object_set_new(o, "gamma_before", pl_json_number(e->gamma_before));
-    json_object_set_new(o, "gamma_after", pl_json_number(e->gamma_after));
+    PL_JSON_SET(o, "kind", json_string(pl_event_kind_name(e->kind)));
+    PL_JSON_SET(o, "t", pl_json_number(e->t));
+    PL_JSON_SET(o, "t_resolution", pl_json_number(e->t_resolution));
+    PL_JSON_SET(o, "constraint", json_integer((json_int_t)e->constraint + 1));
+    PL_JSON_SET(o, "q", pl_json_array(e->q, res->n));
+    PL_JSON_SET(o, "v_before", pl_json_array(e->v_before, res->n));
+    PL_JSON_SET(o, "v_after", pl_json_array(e->v_after, res->n));
+    PL_JSON_SET(o, "gdot_before", pl_json_number(e->gdot_before));
+    PL_JSON_SET(o, "gdot_after", pl_json_number(e->gdot_after));
+    PL_JSON_SET(o, "gamma_before", pl_json_number(e->gamma_before));
+    PL_JSON_SET(o, "gamma_after", pl_json_number(e->gamma_after));
     if (e->kind == PL_EVENT_IMPACT) {
         json_t *parts = json_array();
         for (size_t i = 0; i < res->m; i++)
             if (e->participants[i])
-                json_array_append_new(parts, json_integer((json_int_t)i + 1));
-        json_object_set_new(o, "constraints", parts);
-        json_object_set_new(o, "restitution", pl_json_number(-e->gdot_after / e->gdot_before));
-        json_object_set_new(o, "delta_gamma", pl_json_number(e->gamma_after - e->gamma_before));
-        json_object_set_new(o, "impulse", pl_json_array(e->impulse, res->m));
+                PL_JSON_APPEND(parts, json_integer((json_int_t)i + 1));
+        PL_JSON_SET(o, "constraints", parts);
+        PL_JSON_SET(o, "restitution", pl_json_number(-e->gdot_after / e->gdot_before));
+        PL_JSON_SET(o, "delta_gamma", pl_json_number(e->gamma_after - e->gamma_before));
+        PL_JSON_SET(o, "impulse", pl_json_array(e->impulse, res->m));
         if (!isnan(e->s_exit))
-            json_object_set_new(o, "fast_exit_time", pl_json_number(e->s_exit));
+            PL_JSON_SET(o, "fast_exit_time", pl_json_number(e->s_exit));
     }
     return o;
 }
@@ -203,50 +203,50 @@ json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, 
 {
     json_t *o = pl_summary_header_json(model, sol->status, sol->error.message);
     const pl_solver_type *s = sol->solver;
-    json_object_set_new(o, "solution", json_string(s->name));
-    json_object_set_new(o, "family", json_string(pl_solver_family_name(s->family)));
+    PL_JSON_SET(o, "solution", json_string(s->name));
+    PL_JSON_SET(o, "family", json_string(pl_solver_family_name(s->family)));
     for (size_t k = 0; k < s->noptions; k++)
-        json_object_set_new(o, s->options[k].name, pl_json_number(sol->option[k]));
+        PL_JSON_SET(o, s->options[k].name, pl_json_number(sol->option[k]));
     if (s->family == PL_FAMILY_SCHEME) /* h itself when it divides t_end */
-        json_object_set_new(o, "h_used", pl_json_number(sol->step_size));
-    json_object_set_new(o, "t_end", pl_json_number(sol->t_end));
-    json_object_set_new(o, "stats", stats_json(sol));
+        PL_JSON_SET(o, "h_used", pl_json_number(sol->step_size));
+    PL_JSON_SET(o, "t_end", pl_json_number(sol->t_end));
+    PL_JSON_SET(o, "stats", stats_json(sol));
     if (s->family != PL_FAMILY_LIMIT) {
         json_t *eps = json_array();
         for (size_t k = 0; k < sol->nepisodes; k++)
-            json_array_append_new(eps, pl_episode_json(&sol->episodes[k], analysis ? &analysis->info[k] : NULL, sol->n));
-        json_object_set_new(o, "episodes", eps);
+            PL_JSON_APPEND(eps, pl_episode_json(&sol->episodes[k], analysis ? &analysis->info[k] : NULL, sol->n));
+        PL_JSON_SET(o, "episodes", eps);
     }
     if (s->family != PL_FAMILY_PENALTY) {
         size_t counts[PL_EVENT_KINDS] = {0};
         json_t *events = json_array();
         for (size_t k = 0; k < sol->nevents; k++) {
             counts[sol->events[k].kind]++;
-            json_array_append_new(events, event_json(sol, &sol->events[k]));
+            PL_JSON_APPEND(events, event_json(sol, &sol->events[k]));
         }
         json_t *c = json_object();
         for (int k = 0; k < PL_EVENT_KINDS; k++)
-            json_object_set_new(c, pl_event_kind_name((pl_event_kind)k), json_integer((json_int_t)counts[k]));
-        json_object_set_new(o, "event_counts", c);
-        json_object_set_new(o, "events", events);
+            PL_JSON_SET(c, pl_event_kind_name((pl_event_kind)k), json_integer((json_int_t)counts[k]));
+        PL_JSON_SET(o, "event_counts", c);
+        PL_JSON_SET(o, "events", events);
     }
     if (s->family == PL_FAMILY_LIMIT) {
         const pl_zeno_point *zp = &sol->zeno;
         json_t *z = json_null();
         if (zp->found) {
             z = json_object();
-            json_object_set_new(z, "t_accumulation", pl_json_number(zp->t_accumulation));
-            json_object_set_new(z, "constraint", json_integer((json_int_t)zp->constraint + 1));
-            json_object_set_new(z, "impacts_resolved", json_integer((json_int_t)zp->impacts_resolved));
-            json_object_set_new(z, "contraction_ratio", pl_json_number(zp->ratio));
-            json_object_set_new(z, "state", json_pack("{s:o, s:o}", "q", pl_json_array(zp->q, sol->n), "v",
+            PL_JSON_SET(z, "t_accumulation", pl_json_number(zp->t_accumulation));
+            PL_JSON_SET(z, "constraint", json_integer((json_int_t)zp->constraint + 1));
+            PL_JSON_SET(z, "impacts_resolved", json_integer((json_int_t)zp->impacts_resolved));
+            PL_JSON_SET(z, "contraction_ratio", pl_json_number(zp->ratio));
+            PL_JSON_SET(z, "state", json_pack("{s:o, s:o}", "q", pl_json_array(zp->q, sol->n), "v",
                                                       pl_json_array(zp->v, sol->n)));
         }
-        json_object_set_new(o, "zeno", z);
+        PL_JSON_SET(o, "zeno", z);
     }
     if (analysis)
-        json_object_set_new(o, "analysis", analysis_json(analysis));
-    json_object_set_new(o, "final", json_pack("{s:o, s:o, s:o, s:o}",
+        PL_JSON_SET(o, "analysis", analysis_json(analysis));
+    PL_JSON_SET(o, "final", json_pack("{s:o, s:o, s:o, s:o}",
                                               "t", pl_json_number(sol->t_final),
                                               "gamma", pl_json_number(sol->gamma_final),
                                               "q", pl_json_array(sol->q_final, sol->n),
@@ -254,7 +254,8 @@ json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, 
     return o;
 }
 
-pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_solution *sol, pl_error *err)
+pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_solution *sol, const pl_budget *budget,
+                                pl_error *err)
 {
     size_t n = sol->n, m = sol->m;
     const pl_table *traj = &sol->traj;
@@ -265,7 +266,7 @@ pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_soluti
         free(cols);
         return pl_fail(err, PL_ERR_NOMEM, "out of memory writing a trajectory");
     }
-    pl_status s = pl_write_csv(out, sub, "trajectory.csv", header, traj, err);
+    pl_status s = pl_write_csv_within(out, sub, "trajectory.csv", header, traj, NULL, traj->ncol, budget, err);
     if (s == PL_OK) {
         /* The same rows in the time s: s, t, q, v (columns of the same table: no copy of the rows). */
         cols[0] = 1, cols[1] = 0;
@@ -274,7 +275,7 @@ pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_soluti
         size_t len = header_length(2 * n), used = (size_t)snprintf(header, len, "s,t");
         used = append_columns(header, len, used, "q", n);
         append_columns(header, len, used, "v", n);
-        s = pl_write_csv_columns(out, sub, "trajectory_s.csv", header, traj, cols, 2 + 2 * n, err);
+        s = pl_write_csv_within(out, sub, "trajectory_s.csv", header, traj, cols, 2 + 2 * n, budget, err);
     }
     free(header);
     free(cols);
@@ -282,12 +283,16 @@ pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_soluti
 }
 
 pl_status pl_write_solution(pl_output *out, const char *sub, const pl_model *model, const pl_solution *sol,
-                            const pl_analysis *analysis, pl_error *err)
+                            const pl_analysis *analysis, const pl_budget *budget, pl_error *err)
 {
-    pl_status s = pl_write_trajectories(out, sub, sol, err);
+    pl_status s = pl_write_trajectories(out, sub, sol, budget, err);
     if (s != PL_OK)
         return s;
-    return pl_write_json(out, sub, "summary.json", pl_solution_summary_json(model, sol, analysis), err);
+    if (pl_budget_spent(budget)) /* the summary's tree is built whole before a byte of it is written */
+        return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " before writing %s/summary.json: the file is not "
+                       "written", budget->max_seconds, sub ? sub : ".");
+    return pl_write_json_within(out, sub, "summary.json", pl_solution_summary_json(model, sol, analysis), budget,
+                                err);
 }
 
 json_t *pl_impact_match_json(const pl_impact_match *m, const pl_limit_distance *d)

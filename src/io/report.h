@@ -30,16 +30,22 @@ json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, 
 json_t *pl_impact_match_json(const pl_impact_match *m, const pl_limit_distance *d);
 
 /* SUB/trajectory.csv (the table) and SUB/trajectory_s.csv (its rows in the time s: s,t,q,v). */
-pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_solution *sol, pl_error *err);
+pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_solution *sol, const pl_budget *budget,
+                                pl_error *err);
 
-/* SUB/trajectory.csv, SUB/trajectory_s.csv and SUB/summary.json. */
+/* SUB/trajectory.csv, SUB/trajectory_s.csv and SUB/summary.json, in this order, within the time
+ * budget (NULL: none): when it runs out, the file being written is left out with those after it
+ * (a file is complete or absent) and the status is PL_ERR_SOLVER with PL_BUDGET_STOPPED's message
+ * naming the file. */
 pl_status pl_write_solution(pl_output *out, const char *sub, const pl_model *model, const pl_solution *sol,
-                            const pl_analysis *analysis, pl_error *err);
+                            const pl_analysis *analysis, const pl_budget *budget, pl_error *err);
 
 /* Read back a solution of model by solver that pl_write_solution wrote into DIR with status "ok":
  * the trajectory from trajectory.csv and the episodes, events, counters and final state from
- * summary.json, exactly (numbers are written with 17 digits).  PL_ERR_IO if the files are missing,
- * malformed, failed or of another case or solver. */
+ * summary.json, exactly (numbers are written with 17 digits).  PL_ERR_INPUT if the files are
+ * missing, malformed, failed or of another case or solver (not a run to reuse); PL_ERR_IO if a
+ * file could not be read (a read error, never taken for the end of the file), PL_ERR_NOMEM for
+ * want of memory; the message names the file. */
 pl_status pl_read_solution(const char *dir, const pl_model *model, const struct pl_solver_type *solver,
                            pl_solution *sol, pl_error *err);
 

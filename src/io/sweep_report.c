@@ -51,35 +51,36 @@ static pl_status write_sweep_csv(pl_output *out, const pl_sweep *sw, pl_error *e
     for (size_t k = 0; k < sw->n; k++) {
         const pl_solution *r = &sw->runs[k];
         const pl_analysis *a = &sw->analysis[k];
-        pl_put_number(f.fp, "", sw->param[k]);
+        pl_put_number(&f, "", sw->param[k]);
         fprintf(f.fp, ",%s,%zu,%zu,%zu", r->status == PL_OK ? "ok" : "failed", r->nepisodes,
                 a->impacts, a->impacts_before_capture);
         const int ids[] = {PL_Q_FIRST_IMPACT_TIME, PL_Q_CAPTURE_TIME, PL_Q_ACCUMULATION_ESTIMATE};
         for (int j = 0; j < 3; j++)
-            pl_put_number(f.fp, ",", sw->q[ids[j]].values[k]);
-        pl_put_number(f.fp, ",", r->status == PL_OK ? a->contraction_ratio : NAN);
+            pl_put_number(&f, ",", sw->q[ids[j]].values[k]);
+        pl_put_number(&f, ",", r->status == PL_OK ? a->contraction_ratio : NAN);
         const int more[] = {PL_Q_RESTITUTION_FIRST, PL_Q_SCALED_PENETRATION_FIRST, PL_Q_LIFT_OFF_FIRST,
                             PL_Q_SLIDING_FORCE_ERROR, PL_Q_S_DISTANCE};
         for (int j = 0; j < 5; j++)
-            pl_put_number(f.fp, ",", sw->q[more[j]].values[k]);
-        pl_put_number(f.fp, ",", sw->s_dist_v[k]);
+            pl_put_number(&f, ",", sw->q[more[j]].values[k]);
+        pl_put_number(&f, ",", sw->s_dist_v[k]);
         for (int q = PL_Q_LIMIT_SUP_Q; q <= PL_Q_IMPACT_VELOCITY_ERROR; q++)
-            pl_put_number(f.fp, ",", sw->q[q].values[k]);
+            pl_put_number(&f, ",", sw->q[q].values[k]);
         const pl_limit_distance *d = &sw->dist[k];
         int measured = sw->has_limit && r->status == PL_OK; /* counts, or nan */
         const size_t counts[] = {d->impacts_matched, d->impacts_missing, d->impacts_absorbed, d->impacts_excluded,
                                  d->impacts_extra};
         for (size_t j = 0; j < sizeof counts / sizeof *counts; j++)
-            pl_put_number(f.fp, ",", measured ? (double)counts[j] : NAN);
+            pl_put_number(&f, ",", measured ? (double)counts[j] : NAN);
         fprintf(f.fp, ",%ld,%ld,%.6g", r->stats.steps, r->stats.rhs_evals, r->stats.wall_seconds);
         if (sw->solver->family == PL_FAMILY_SCHEME)
-            pl_put_number(f.fp, ",", r->step_size);
+            pl_put_number(&f, ",", r->step_size);
         fputc('\n', f.fp);
     }
     return pl_file_commit(&f, err);
 }
 
-static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n, pl_error *err)
+static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n, const pl_budget *budget,
+                                    pl_error *err)
 {
     pl_file f;
     pl_status s = pl_file_open(&f, out, NULL, "episodes.csv", err);
@@ -100,20 +101,25 @@ static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n
         for (size_t e = 0; e < r->nepisodes; e++) {
             const pl_episode *ep = &r->episodes[e];
             const pl_episode_info *in = &a->info[e];
-            pl_put_number(f.fp, "", sw->param[k]);
+            pl_put_number(&f, "", sw->param[k]);
             fprintf(f.fp, ",%zu,%zu,%s", e + 1, ep->constraint + 1, pl_episode_kind_name(in->kind));
             const double head[] = {ep->t_in, ep->t_out, in->duration, ep->gdot_in, ep->gdot_out,
                                    pl_episode_restitution(ep), in->dv_normal};
             for (size_t j = 0; j < sizeof head / sizeof *head; j++)
-                pl_put_number(f.fp, ",", head[j]);
+                pl_put_number(&f, ",", head[j]);
             for (size_t j = 0; j < n; j++)
-                pl_put_number(f.fp, ",", in->dv[j]);
+                pl_put_number(&f, ",", in->dv[j]);
             const double tail[] = {ep->max_penetration, in->scaled_penetration, ep->gamma_out - ep->gamma_in,
                                    ep->impulse, in->force_error, in->lift_off_predicted, ep->t_in_resolution,
                                    ep->t_out_resolution};
             for (size_t j = 0; j < sizeof tail / sizeof *tail; j++)
-                pl_put_number(f.fp, ",", tail[j]);
+                pl_put_number(&f, ",", tail[j]);
             fputc('\n', f.fp);
+            if (e % 256 == 255 && pl_budget_spent(budget)) { /* a row of 20 numbers: a few microseconds */
+                pl_file_abort(&f);
+                return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " writing %s/episodes.csv: the file is not "
+                               "written", budget->max_seconds, out->root);
+            }
         }
     }
     return pl_file_commit(&f, err);
@@ -138,50 +144,50 @@ const char *pl_sweep_rate_note(const pl_sweep *sw, const pl_sweep_quantity *q, c
 static json_t *convergence_json(const pl_sweep *sw, const pl_sweep_quantity *q)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "meaning", json_string(q->meaning));
-    json_object_set_new(o, "values", pl_json_array(q->values, sw->n));
-    json_object_set_new(o, "errors", pl_json_array(q->errors, sw->n));
-    json_object_set_new(o, "rate", pl_json_number(q->conv.rate));
-    json_object_set_new(o, "rate_se", pl_json_number(q->conv.rate_se));
-    json_object_set_new(o, "rate_upper_half", pl_json_number(q->conv.rate_upper));
-    json_object_set_new(o, "rate_upper_half_se", pl_json_number(q->conv.rate_upper_se));
+    PL_JSON_SET(o, "meaning", json_string(q->meaning));
+    PL_JSON_SET(o, "values", pl_json_array(q->values, sw->n));
+    PL_JSON_SET(o, "errors", pl_json_array(q->errors, sw->n));
+    PL_JSON_SET(o, "rate", pl_json_number(q->conv.rate));
+    PL_JSON_SET(o, "rate_se", pl_json_number(q->conv.rate_se));
+    PL_JSON_SET(o, "rate_upper_half", pl_json_number(q->conv.rate_upper));
+    PL_JSON_SET(o, "rate_upper_half_se", pl_json_number(q->conv.rate_upper_se));
     char note[160];
     const char *why = pl_sweep_rate_note(sw, q, note, sizeof note);
-    json_object_set_new(o, "rate_note", why ? json_string(why) : json_null());
-    json_object_set_new(o, "points", json_integer((json_int_t)q->conv.points));
-    json_object_set_new(o, "at_noise_floor", json_boolean(q->conv.at_floor));
-    json_object_set_new(o, "noise_floor", pl_json_number(q->conv.floor));
-    json_object_set_new(o, "resolution", pl_json_array(q->resolution, sw->n));
-    json_object_set_new(o, "at_noise_floor_count", json_integer((json_int_t)q->conv.floored));
-    json_object_set_new(o, "converges", q->conv.converges < 0 ? json_null() : json_boolean(q->conv.converges));
-    json_object_set_new(o, "limit", pl_json_number(q->conv.limit));
-    json_object_set_new(o, "limit_error", pl_json_number(q->conv.limit_error));
-    json_object_set_new(o, "reference", json_string(pl_reference_name(q->conv.reference)));
+    PL_JSON_SET(o, "rate_note", why ? json_string(why) : json_null());
+    PL_JSON_SET(o, "points", json_integer((json_int_t)q->conv.points));
+    PL_JSON_SET(o, "at_noise_floor", json_boolean(q->conv.at_floor));
+    PL_JSON_SET(o, "noise_floor", pl_json_number(q->conv.floor));
+    PL_JSON_SET(o, "resolution", pl_json_array(q->resolution, sw->n));
+    PL_JSON_SET(o, "at_noise_floor_count", json_integer((json_int_t)q->conv.floored));
+    PL_JSON_SET(o, "converges", q->conv.converges < 0 ? json_null() : json_boolean(q->conv.converges));
+    PL_JSON_SET(o, "limit", pl_json_number(q->conv.limit));
+    PL_JSON_SET(o, "limit_error", pl_json_number(q->conv.limit_error));
+    PL_JSON_SET(o, "reference", json_string(pl_reference_name(q->conv.reference)));
     return o;
 }
 
 static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "case", json_string(model->type->name));
-    json_object_set_new(o, "parameters", pl_parameters_json(model));
-    json_object_set_new(o, "contact_law", pl_contact_law_json(model));
-    json_object_set_new(o, "solver", json_string(sw->solver->name));
-    json_object_set_new(o, "family", json_string(pl_solver_family_name(sw->solver->family)));
+    PL_JSON_SET(o, "case", json_string(model->type->name));
+    PL_JSON_SET(o, "parameters", pl_parameters_json(model));
+    PL_JSON_SET(o, "contact_law", pl_contact_law_json(model));
+    PL_JSON_SET(o, "solver", json_string(sw->solver->name));
+    PL_JSON_SET(o, "family", json_string(pl_solver_family_name(sw->solver->family)));
     if (sw->n > 0) /* the options of the first run; the refined one varies */
         for (size_t k = 0; k < sw->solver->noptions; k++)
             if (strcmp(sw->solver->options[k].name, sw->param_name) != 0)
-                json_object_set_new(o, sw->solver->options[k].name, pl_json_number(sw->runs[0].option[k]));
-    json_object_set_new(o, "t_end", pl_json_number(sw->t_end));
-    json_object_set_new(o, "refined", json_string(sw->param_name));
-    json_object_set_new(o, sw->param_name, pl_json_array(sw->param, sw->n));
+                PL_JSON_SET(o, sw->solver->options[k].name, pl_json_number(sw->runs[0].option[k]));
+    PL_JSON_SET(o, "t_end", pl_json_number(sw->t_end));
+    PL_JSON_SET(o, "refined", json_string(sw->param_name));
+    PL_JSON_SET(o, sw->param_name, pl_json_array(sw->param, sw->n));
     if (sw->solver->family == PL_FAMILY_SCHEME) {
         json_t *used = json_array();
         for (size_t k = 0; k < sw->n; k++)
-            json_array_append_new(used, pl_json_number(sw->runs[k].step_size));
-        json_object_set_new(o, "h_used", used);
+            PL_JSON_APPEND(used, pl_json_number(sw->runs[k].step_size));
+        PL_JSON_SET(o, "h_used", used);
     }
-    json_object_set_new(o, "failures", json_integer((json_int_t)sw->failures));
+    PL_JSON_SET(o, "failures", json_integer((json_int_t)sw->failures));
     json_t *runs = json_array();
     for (size_t k = 0; k < sw->n; k++) {
         const pl_solution *r = &sw->runs[k];
@@ -193,18 +199,18 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
                                 "steps", (json_int_t)r->stats.steps, "rhs_evals", (json_int_t)r->stats.rhs_evals,
                                 "wall_seconds", pl_json_number(r->stats.wall_seconds));
         if (r->status != PL_OK)
-            json_object_set_new(run, "error", json_string(r->error.message));
-        json_object_set_new(run, "impact_match",
+            PL_JSON_SET(run, "error", json_string(r->error.message));
+        PL_JSON_SET(run, "impact_match",
                             sw->has_limit && r->status == PL_OK ? pl_impact_match_json(&sw->match[k], &sw->dist[k])
                                                                 : json_null());
-        json_array_append_new(runs, run);
+        PL_JSON_APPEND(runs, run);
     }
-    json_object_set_new(o, "runs", runs);
+    PL_JSON_SET(o, "runs", runs);
     json_t *conv = json_object();
     for (int q = 0; q < PL_SWEEP_NQ; q++)
-        json_object_set_new(conv, sw->q[q].name, convergence_json(sw, &sw->q[q]));
-    json_object_set_new(o, "convergence", conv);
-    json_object_set_new(o, "convergence_note",
+        PL_JSON_SET(conv, sw->q[q].name, convergence_json(sw, &sw->q[q]));
+    PL_JSON_SET(o, "convergence", conv);
+    PL_JSON_SET(o, "convergence_note",
                         json_string(sw->solver->family == PL_FAMILY_PENALTY
                                         ? "rate: minus the least-squares slope of log|error| against log mu (error "
                                           "~ mu^-rate), with its standard error, over all mu and over the upper half "
@@ -218,37 +224,37 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
                                           "extrapolated from the sweep"));
     json_t *before = json_array();
     for (size_t k = 0; k < sw->n; k++)
-        json_array_append_new(before, json_integer((json_int_t)sw->analysis[k].impacts_before_capture));
-    json_object_set_new(o, "zeno", json_pack("{s:o, s:o, s:o, s:o}", "impacts_before_capture", before,
+        PL_JSON_APPEND(before, json_integer((json_int_t)sw->analysis[k].impacts_before_capture));
+    PL_JSON_SET(o, "zeno", json_pack("{s:o, s:o, s:o, s:o}", "impacts_before_capture", before,
                                              "impacts_per_decade", pl_json_number(sw->impacts_per_decade),
                                              "impacts_per_decade_se", pl_json_number(sw->impacts_per_decade_se),
                                              "impacts_per_decade_predicted",
                                              pl_json_number(sw->impacts_per_decade_predicted)));
     json_t *lim = json_object();
-    json_object_set_new(lim, "computed", json_boolean(sw->has_limit));
+    PL_JSON_SET(lim, "computed", json_boolean(sw->has_limit));
     if (sw->limit.status != PL_OK)
-        json_object_set_new(lim, "error", json_string(sw->limit.error.message));
+        PL_JSON_SET(lim, "error", json_string(sw->limit.error.message));
     if (sw->has_limit) {
-        json_object_set_new(lim, "directory", json_string("limit"));
-        json_object_set_new(lim, "zeno_t_accumulation", pl_json_number(sw->limit.zeno.t_accumulation));
-        json_object_set_new(lim, "zeno_window", pl_json_array(sw->zeno_window, 2));
-        json_object_set_new(lim, "impact_errors_file", json_string("impact_errors.csv"));
+        PL_JSON_SET(lim, "directory", json_string("limit"));
+        PL_JSON_SET(lim, "zeno_t_accumulation", pl_json_number(sw->limit.zeno.t_accumulation));
+        PL_JSON_SET(lim, "zeno_window", pl_json_array(sw->zeno_window, 2));
+        PL_JSON_SET(lim, "impact_errors_file", json_string("impact_errors.csv"));
         json_t *common = json_array();
         for (size_t l = 0; sw->impact_common && l < sw->limit_analysis.impacts; l++)
             if (sw->impact_common[l])
-                json_array_append_new(common, json_integer((json_int_t)(l + 1)));
+                PL_JSON_APPEND(common, json_integer((json_int_t)(l + 1)));
         size_t pairing = 0;
         for (size_t k = 0; k < sw->n; k++)
             pairing += sw->runs[k].status == PL_OK && sw->dist[k].impacts_matched > 0;
-        json_object_set_new(lim, "impacts", json_integer((json_int_t)sw->limit_analysis.impacts));
-        json_object_set_new(lim, "impact_set",
+        PL_JSON_SET(lim, "impacts", json_integer((json_int_t)sw->limit_analysis.impacts));
+        PL_JSON_SET(lim, "impact_set",
                             json_pack("{s:o, s:I, s:I, s:s}", "common", common, "size",
                                       (json_int_t)sw->impact_common_size, "runs_pairing", (json_int_t)pairing, "meaning",
                                       "the limit impacts (1-based) paired in every run that pairs any: the "
                                       "impact_time_error and impact_velocity_error of every run are taken over them"));
     }
-    json_object_set_new(o, "limit", lim);
-    json_object_set_new(o, "s_distance", json_pack("{s:o, s:o, s:s}", "q", pl_json_array(sw->s_dist_q, sw->n),
+    PL_JSON_SET(o, "limit", lim);
+    PL_JSON_SET(o, "s_distance", json_pack("{s:o, s:o, s:s}", "q", pl_json_array(sw->s_dist_q, sw->n),
                                                    "v", pl_json_array(sw->s_dist_v, sw->n), "between",
                                                    "run k and run k+1, in the time s (null for the last run)"));
     return o;
@@ -392,16 +398,18 @@ static pl_status write_plot_config(pl_output *out, const pl_model *model, const 
     return pl_file_commit(&f, err);
 }
 
-pl_status pl_write_sweep_run(pl_output *out, const pl_model *model, const pl_sweep *sw, size_t k, pl_error *err)
+pl_status pl_write_sweep_run(pl_output *out, const pl_model *model, const pl_sweep *sw, size_t k,
+                             const pl_budget *budget, pl_error *err)
 {
     char sub[128];
     pl_sweep_run_dir(sw, k, sub, sizeof sub);
     const pl_analysis *a = sw->analysis[k].info ? &sw->analysis[k] : NULL;
     pl_status s = pl_output_make_dir(out, sub, err);
-    return s == PL_OK ? pl_write_solution(out, sub, model, &sw->runs[k], a, err) : s;
+    return s == PL_OK ? pl_write_solution(out, sub, model, &sw->runs[k], a, budget, err) : s;
 }
 
-pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *sw, pl_error *err)
+pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *sw, const pl_budget *budget,
+                         pl_error *err)
 {
     pl_status s;
     if (sw->has_limit) {
@@ -410,18 +418,20 @@ pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *
                  "common",
                  sw->param_name);
         if ((s = pl_output_make_dir(out, "limit", err)) != PL_OK ||
-            (s = pl_write_solution(out, "limit", model, &sw->limit, &sw->limit_analysis, err)) != PL_OK ||
-            (s = pl_write_csv(out, NULL, "impact_errors.csv", header, &sw->impact_errors, err)) != PL_OK)
+            (s = pl_write_solution(out, "limit", model, &sw->limit, &sw->limit_analysis, budget, err)) != PL_OK ||
+            (s = pl_write_csv_within(out, NULL, "impact_errors.csv", header, &sw->impact_errors, NULL,
+                                     sw->impact_errors.ncol, budget, err)) != PL_OK)
             return s;
     }
     int nq, conv_len, nsliding, nzeno;
-    if ((s = write_sweep_csv(out, sw, err)) != PL_OK || (s = write_episodes_csv(out, sw, model->n, err)) != PL_OK ||
+    if ((s = write_sweep_csv(out, sw, err)) != PL_OK ||
+        (s = write_episodes_csv(out, sw, model->n, budget, err)) != PL_OK ||
         (s = write_convergence_dat(out, sw, &nq, &conv_len, err)) != PL_OK ||
         (s = write_sliding_dat(out, sw, &nsliding, err)) != PL_OK ||
         (s = write_zeno_dat(out, sw, &nzeno, err)) != PL_OK ||
         (s = write_plot_config(out, model, sw, nq, conv_len, nsliding, nzeno, err)) != PL_OK)
         return s;
-    return pl_write_json(out, NULL, "sweep.json", sweep_json(model, sw), err);
+    return pl_write_json_within(out, NULL, "sweep.json", sweep_json(model, sw), budget, err);
 }
 
 static const char *const plot_names[] = {"trajectories", "trajectories_s", "convergence", "sliding", "zeno"};

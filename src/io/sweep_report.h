@@ -20,12 +20,17 @@ void pl_sweep_run_dir(const pl_sweep *sw, size_t k, char *buf, size_t len);
 /* The same from the refined option's name, the index and the value (before the sweep runs). */
 void pl_sweep_run_dir_name(const char *param_name, size_t k, double value, char *buf, size_t len);
 
-/* Write run k's files into its directory (pl_sweep_run_dir). */
-pl_status pl_write_sweep_run(pl_output *out, const pl_model *model, const pl_sweep *sw, size_t k, pl_error *err);
+/* Write run k's files into its directory (pl_sweep_run_dir), within the time budget (NULL: none;
+ * as pl_write_solution). */
+pl_status pl_write_sweep_run(pl_output *out, const pl_model *model, const pl_sweep *sw, size_t k,
+                             const pl_budget *budget, pl_error *err);
 
 /* Write the data files of the sweep but the runs' (pl_write_sweep_run): the limit solution, the
- * tables, sweep.json and the plots' data. */
-pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *sw, pl_error *err);
+ * tables, sweep.json and the plots' data, within the time budget (NULL: none): when it runs out,
+ * the file being written and those after it are left out (PL_ERR_SOLVER, PL_BUDGET_STOPPED's
+ * message). */
+pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *sw, const pl_budget *budget,
+                         pl_error *err);
 
 /* Every file a sweep over values (in the order of the runs) may write, relative to its directory:
  * the runs', the limit solution's (with_limit), the data, and the plots with their scripts and

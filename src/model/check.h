@@ -3,6 +3,7 @@
 #ifndef PL_MODEL_CHECK_H
 #define PL_MODEL_CHECK_H
 
+#include "core/clock.h"
 #include "model/model.h"
 
 typedef struct {
@@ -15,10 +16,11 @@ typedef struct {
 } pl_derivative_error;
 
 /* Every derivative item at the initial state (t = 0) and two states near it (t = 0.37 T and
- * 1.3 T, T = V/A), the worst over them.  *items (caller frees) has *nitems entries.  A case that gives no derivatives
+ * 1.3 T, T = V/A), the worst over them, within the time budget (NULL: none; PL_ERR_SOLVER with
+ * PL_BUDGET_STOPPED's message when it runs out).  *items (caller frees) has *nitems entries.  A case that gives no derivatives
  * (PL_DERIVATIVES_NONE) has nothing to check: *nitems = 0. */
-pl_status pl_model_check_derivatives(const pl_model *model, pl_derivative_error **items, size_t *nitems,
-                                     pl_error *err);
+pl_status pl_model_check_derivatives(const pl_model *model, const pl_budget *budget, pl_derivative_error **items,
+                                     size_t *nitems, pl_error *err);
 
 /* Tolerances of pl_derivative_error.error: first derivatives, second derivatives. */
 #define PL_CHECK_TOL_FIRST 1e-6

@@ -134,24 +134,40 @@ static double G(gap_eval *e, double t, const double *q, size_t j, double dj, siz
 
 void pl_diff_gap(const pl_model *model, size_t i, double t, const double *q, pl_gap *out)
 {
+    pl_diff_gap_on(model, i, t, q, NULL, model->n, 0.0, NULL, out);
+}
+
+void pl_diff_gap_on(const pl_model *model, size_t i, double t, const double *q, const size_t *cols, size_t ncols,
+                    double length, pl_gap *scratch, pl_gap *out)
+{
     size_t n = model->n;
     const pl_case *c = model->type;
     c->gap(model->par, i, t, q, out, c->user); /* the value; derivatives it wrote are replaced */
     double g0 = out->g;
-    gap_eval e = {model, i, pl_gap_new(1, n, 0), malloc(n * sizeof(double))};
+    gap_eval e = {model, i, scratch ? scratch : pl_gap_new(1, n, 0), malloc(n * sizeof(double))};
     if (!e.scratch || !e.q) {
-        free(e.scratch), free(e.q);
+        if (!scratch)
+            free(e.scratch);
+        free(e.q);
         out->g_t = out->g_tt = NAN;
         fill_nan(out->grad, n), fill_nan(out->grad_t, n);
         if (out->keep_hess)
             fill_nan(out->hess, n * n);
         return;
     }
-    double L = length_scale(model), T = time_scale(model);
+    if (cols) { /* the others are 0: cleared here, as the case may have written them */
+        memset(out->grad, 0, n * sizeof *out->grad);
+        memset(out->grad_t, 0, n * sizeof *out->grad_t);
+        if (out->keep_hess)
+            for (size_t a = 0; a < ncols; a++) /* the case wrote no entry outside these rows */
+                memset(out->hess + cols[a] * n, 0, n * sizeof *out->hess);
+    }
+    double L = fmax(length_scale(model), length), T = time_scale(model);
     double ht = time_step(t, T, 1.0 / 3.0), ht2 = time_step(t, T, 0.25);
     out->g_t = (G(&e, t + ht, q, n, 0, n, 0) - G(&e, t - ht, q, n, 0, n, 0)) / (2.0 * ht);
     out->g_tt = (G(&e, t + ht2, q, n, 0, n, 0) - 2.0 * g0 + G(&e, t - ht2, q, n, 0, n, 0)) / (ht2 * ht2);
-    for (size_t j = 0; j < n; j++) {
+    for (size_t a = 0; a < ncols; a++) {
+        size_t j = cols ? cols[a] : a;
         double h = step1(q[j], L), h2 = step2(q[j], L);
         out->grad[j] = (G(&e, t, q, j, h, n, 0) - G(&e, t, q, j, -h, n, 0)) / (2.0 * h);
         out->grad_t[j] = (G(&e, t + ht2, q, j, h2, n, 0) - G(&e, t + ht2, q, j, -h2, n, 0) -
@@ -159,8 +175,9 @@ void pl_diff_gap(const pl_model *model, size_t i, double t, const double *q, pl_
                          (4.0 * h2 * ht2);
     }
     if (out->keep_hess)
-        for (size_t j = 0; j < n; j++)
-            for (size_t k = j; k < n; k++) {
+        for (size_t a = 0; a < ncols; a++)
+            for (size_t b = a; b < ncols; b++) {
+                size_t j = cols ? cols[a] : a, k = cols ? cols[b] : b;
                 double hj = step2(q[j], L), hk = step2(q[k], L), d;
                 if (j == k)
                     d = (G(&e, t, q, j, hj, n, 0) - 2.0 * g0 + G(&e, t, q, j, -hj, n, 0)) / (hj * hj);
@@ -170,6 +187,35 @@ void pl_diff_gap(const pl_model *model, size_t i, double t, const double *q, pl_
                         (4.0 * hj * hk);
                 out->hess[j * n + k] = out->hess[k * n + j] = d;
             }
-    free(e.scratch);
+    if (!scratch)
+        free(e.scratch);
     free(e.q);
+}
+
+double pl_diff_gap_across(const pl_model *model, size_t i, double t, const double *q, const int *skip,
+                          pl_gap *scratch, double *qbuf, double *step)
+{
+    size_t n = model->n;
+    double L = length_scale(model), *qp = qbuf, *qm = qbuf + n, hmax = 0.0;
+    memcpy(qp, q, n * sizeof *qp);
+    memcpy(qm, q, n * sizeof *qm);
+    for (size_t j = 0, k = 0; j < n; j++) {
+        if (skip[j])
+            continue;
+        /* signs and sizes that vary (1, -2/3, 1/3, -1, ...): no sum of gradient entries cancels */
+        double h = step1(q[j], L) * (double)(3 - (int)(k % 3)) / 3.0 * (k % 2 ? -1.0 : 1.0);
+        qp[j] = q[j] + h;
+        qm[j] = q[j] - h;
+        hmax = fmax(hmax, fabs(h));
+        k++;
+    }
+    const pl_case *c = model->type;
+    double g[2];
+    for (int side = 0; side < 2; side++) { /* only the value is read: the derivatives are left as written */
+        scratch->g = scratch->g_t = scratch->g_tt = 0.0;
+        c->gap(model->par, i, t, side ? qm : qp, scratch, c->user);
+        g[side] = scratch->g;
+    }
+    *step = hmax;
+    return 0.5 * (g[0] - g[1]);
 }

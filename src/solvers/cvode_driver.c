@@ -21,8 +21,11 @@ pl_status pl_cvode_failure(void *cvode, const char *what, int flag, const char *
     double t = NAN;
     if (cvode && CVodeGetCurrentTime(cvode, &t) != CV_SUCCESS)
         t = NAN;
-    pl_status s = pl_fail(err, PL_ERR_SOLVER, "CVODE %s failed with %s at t = %.17g (%s): %s", what,
-                          name ? name : "?", t, context, message && message[0] ? message : "no message");
+    /* out of memory, not a failure of the method (CVLS_MEM_FAIL from the linear solver's set-up calls) */
+    int memory = flag == CV_MEM_FAIL || (flag == CVLS_MEM_FAIL && strncmp(what, "CVodeSetLinearSolver", 20) == 0);
+    pl_status s = pl_fail(err, memory ? PL_ERR_NOMEM : PL_ERR_SOLVER,
+                          "CVODE %s failed with %s at t = %.17g (%s): %s", what, name ? name : "?", t, context,
+                          message && message[0] ? message : "no message");
     free(name);
     return s;
 }
@@ -38,21 +41,47 @@ void pl_cvode_add_counters(void *mem, pl_stats *s)
     if (CVodeGetNumNonlinSolvConvFails(mem, &v) == CV_SUCCESS) s->nonlin_conv_fails += v;
 }
 
+/* SUNDIALS 6 dereferences a failed clone (N_VClone and SUNMatClone set the result's context before
+ * looking at it), and CVODE clones about 20 vectors in its set-up (CVodeInit: the Nordsieck array
+ * and the work vectors; the Newton solver; the linear solver) and the Jacobian at its first step
+ * (its saved copy).  The same blocks (a vector's or matrix's four allocations each) are made here
+ * first and released just before: out of memory is then found here and reported, and the
+ * allocator hands SUNDIALS the blocks this thread has just released (only another thread taking
+ * them in between could still fail it). */
+#define CVODE_CLONES 24
+
+int pl_cvode_clones_fit(size_t size, SUNContext sun)
+{
+    N_Vector v[CVODE_CLONES] = {0};
+    SUNMatrix J = SUNDenseMatrix((sunindextype)size, (sunindextype)size, sun);
+    int made = 0;
+    while (J && made < CVODE_CLONES && (v[made] = N_VNew_Serial((sunindextype)size, sun)) != NULL)
+        made++;
+    while (made-- > 0)
+        N_VDestroy(v[made]);
+    if (!J)
+        return 0;
+    SUNMatDestroy(J);
+    return v[CVODE_CLONES - 1] != NULL;
+}
+
 #define CHECK(call, what) PL_CVODE_CHECK(cv->mem, "set-up", cv->message, call, what)
 
 pl_status pl_cvode_create(pl_cvode *cv, const pl_cvode_spec *s, pl_error *err)
 {
     memset(cv, 0, sizeof *cv);
     if (SUNContext_Create(NULL, &cv->sun) != 0)
-        return pl_fail(err, PL_ERR_SOLVER, "SUNContext_Create failed");
+        return pl_fail(err, PL_ERR_NOMEM, "SUNContext_Create failed (out of memory)");
     cv->y = N_VNew_Serial((sunindextype)s->size, cv->sun);
     cv->ytmp = N_VNew_Serial((sunindextype)s->size, cv->sun);
     if (!cv->y || !cv->ytmp)
         return pl_fail(err, PL_ERR_NOMEM, "N_VNew_Serial failed");
     memcpy(N_VGetArrayPointer(cv->y), s->y0, s->size * sizeof *s->y0);
+    if (!pl_cvode_clones_fit(s->size, cv->sun))
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for CVODE (a system of size %zu)", s->size);
     cv->mem = CVodeCreate(CV_BDF, cv->sun);
     if (!cv->mem)
-        return pl_fail(err, PL_ERR_SOLVER, "CVodeCreate failed");
+        return pl_fail(err, PL_ERR_NOMEM, "CVodeCreate failed (out of memory)");
     CHECK(CVodeSetErrHandlerFn(cv->mem, pl_cvode_keep_message, cv->message), "CVodeSetErrHandlerFn");
     CHECK(CVodeInit(cv->mem, s->rhs, 0.0, cv->y), "CVodeInit");
     CHECK(CVodeSetUserData(cv->mem, s->user), "CVodeSetUserData");

@@ -56,6 +56,10 @@ typedef struct {
 } pl_cvode_spec;
 
 pl_status pl_cvode_create(pl_cvode *cv, const pl_cvode_spec *spec, pl_error *err);
+
+/* Whether the vectors and the Jacobian CVODE clones (unchecked) for a system of this size can be
+ * allocated now: asked before its set-up and its first step (cvode_driver.c). */
+int pl_cvode_clones_fit(size_t size, SUNContext sun);
 void pl_cvode_free(pl_cvode *cv);
 
 /* The solution at t inside the last step (CVODE's dense output), in cv->ytmp; NULL on failure. */

@@ -45,12 +45,24 @@ pl_status pl_loop_restart(pl_event_loop *loop, pl_stepper *next, double t, pl_er
     return loop->stepper->restart(loop->stepper, t, h0, err);
 }
 
+/* Whether the budget has run out, the time to write the rows recorded so far counted. */
+static int budget_spent(const pl_event_loop *loop)
+{
+    return pl_budget_spent_writing(&(pl_budget){loop->max_seconds, loop->started},
+                                   loop->output ? pl_solution_numbers(loop->output) : 0.0);
+}
+
 /* The output samples strictly before t (inside the last step). */
 static pl_status samples_before(pl_event_loop *loop, double t, pl_error *err)
 {
     for (double ts; (ts = pl_loop_sample_time(loop, loop->next_sample)) < t; loop->next_sample++) {
         if (ts <= loop->prev_t)
             continue;
+        /* a long step may hold many samples (3.3 million samples over ten steps once wrote for ten
+         * times the budget): the budget between them too */
+        if (loop->next_sample % 1024 == 0 && budget_spent(loop))
+            return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " at t = %.17g (%s)", loop->max_seconds, ts,
+                           loop->context);
         const double *ys = loop->stepper->dense(loop->stepper, ts);
         if (!ys)
             return pl_fail(err, PL_ERR_SOLVER, "dense output failed at t = %.17g (%s)", ts, loop->context);
@@ -88,7 +100,7 @@ static pl_status run(pl_event_loop *loop, int **found, size_t *cap, pl_error *er
         if (loop->stats->steps + st->steps(st) >= loop->max_steps)
             return pl_fail(err, PL_ERR_SOLVER, "stopped after %ld steps at t = %.17g (%s): raise --max-steps",
                            loop->max_steps, st->t, loop->context);
-        if (loop->max_seconds > 0 && pl_now_seconds() - loop->started > loop->max_seconds)
+        if (budget_spent(loop))
             return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " at t = %.17g (%s)", loop->max_seconds, st->t,
                            loop->context);
         if (loop->hooks.max_step)

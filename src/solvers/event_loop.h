@@ -44,6 +44,8 @@ typedef struct {
     long max_steps;
     double max_seconds; /* wall-clock budget (0: none), from started */
     double started;     /* pl_now_seconds() at the start of the run */
+    const pl_solution *output; /* what the run has recorded: the time to write it counts against the budget
+                                  (NULL: nothing counted) */
     size_t samples;     /* uniform output samples k t_end/samples, k = 1..samples */
     size_t next_sample; /* index of the next one to record */
     double prev_t;      /* the last recorded row */

@@ -85,6 +85,13 @@ pl_status pl_solution_init(pl_solution *sol, const struct pl_solver_type *solver
     return PL_OK;
 }
 
+double pl_solution_numbers(const pl_solution *sol)
+{
+    double n = (double)sol->n, m = (double)sol->m;
+    return (double)sol->traj.nrows * ((double)sol->traj.ncol + 2.0 + 2.0 * n) + (double)sol->nepisodes * (16.0 + n) +
+           (double)sol->nevents * (12.0 + 3.0 * n + m) + 4.0 * m; /* the contact law of each constraint */
+}
+
 void pl_solution_free(pl_solution *sol)
 {
     pl_table_free(&sol->traj);

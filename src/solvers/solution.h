@@ -135,6 +135,11 @@ void pl_solution_free(pl_solution *sol);
 #define PL_RESOLUTION_ULPS 16.0
 double pl_time_resolution(double terms, double t, double gdot);
 
+/* How many numbers the files of sol will hold (pl_write_solution): its rows in trajectory.csv and
+ * trajectory_s.csv, its episodes and events in summary.json; what a time budget counts to keep the
+ * time to write them (PL_WRITE_SECONDS_PER_NUMBER). */
+double pl_solution_numbers(const pl_solution *sol);
+
 /* Append an episode (zeroed but for the constraint, t_in and the NAN end). */
 pl_status pl_solution_add_episode(pl_solution *sol, size_t constraint, double t_in, pl_episode **ep, pl_error *err);
 /* Append an event of kind at t triggered by constraint, its arrays zeroed (pl_event_alloc), to be

@@ -138,8 +138,8 @@ static int in_sustained(const pl_solution *sol, const pl_analysis *a, size_t j, 
 /* The forces that keep every constraint of `set` on its boundary (W lambda = -D, unclamped:
  * negative where a constraint would have to pull), into bil (m, NAN outside the set, and all NAN if W
  * is singular). */
-static void bilateral_forces(const pl_model *model, sliding_work *w, double t, const double *q, const double *v,
-                             const int *set, double *bil)
+static pl_status bilateral_forces(const pl_model *model, sliding_work *w, double t, const double *q,
+                                  const double *v, const int *set, double *bil, pl_error *err)
 {
     pl_contact_set *cs = &w->cs;
     size_t k = pl_model_contact_coupling(model, w->work, t, q, v, set, cs, 0);
@@ -148,10 +148,12 @@ static void bilateral_forces(const pl_model *model, sliding_work *w, double t, c
         bil[j] = NAN;
     for (size_t a = 0; a < k; a++)
         D[a] = -pl_model_free_gap_accel(model, w->work, cs->idx[a], t, q, v);
-    if (pl_solve_small(k, cs->W, D, lambda))
-        return;
-    for (size_t a = 0; a < k; a++)
+    int bad = pl_solve_small(k, cs->W, D, lambda);
+    if (bad < 0)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory solving for the bilateral forces at t = %.17g", t);
+    for (size_t a = 0; !bad && a < k; a++)
         bil[cs->idx[a]] = lambda[a];
+    return PL_OK;
 }
 
 /* Sustained episodes' rows as (episode, F^sm_i, bilateral force of i) values, i the episode's
@@ -203,7 +205,7 @@ static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, c
     for (size_t r = r0; r <= r1 && r0 != SIZE_MAX && s == PL_OK; r++) {
         /* The work's budget covers the analysis done with it: an LCP per row, the analysis's one cost
          * that grows with the constraints (minutes for 100 balls at rest, past a run stopped on time). */
-        if (pl_budget_spent(budget)) {
+        if (pl_budget_spent_writing(budget, pl_solution_numbers(sol))) {
             s = pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " in the analysis (the sliding forces of the sustained "
                         "contacts, at row %zu of %zu)", budget->max_seconds, r - r0, r1 - r0 + 1);
             break;
@@ -228,7 +230,7 @@ static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, c
                 if (!solved) {
                     s = pl_sliding_force(model, w->work, &w->cs, t, q, v, base, w->lambda, fsm_set, err);
                     if (s == PL_OK)
-                        bilateral_forces(model, w, t, q, v, base, bil_set);
+                        s = bilateral_forces(model, w, t, q, v, base, bil_set, err);
                     solved = 1;
                 }
             } else {
@@ -239,7 +241,7 @@ static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, c
                 bil = w->fsm; /* scratch: this episode's own set */
                 s = pl_sliding_force(model, w->work, &w->cs, t, q, v, set, w->lambda, fsm, err);
                 if (s == PL_OK)
-                    bilateral_forces(model, w, t, q, v, set, bil);
+                    s = bilateral_forces(model, w, t, q, v, set, bil, err);
             }
             if (s == PL_OK) {
                 ef[k].fsm[r - ep->row_in] = fsm[i];
@@ -570,8 +572,10 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
     a->info = calloc(ne ? ne : 1, sizeof *a->info);
     a->dv = malloc((ne ? ne : 1) * n * sizeof *a->dv);
     a->impact = calloc((ne > sol->nevents ? ne : sol->nevents) + 1, sizeof *a->impact);
-    if (!a->info || !a->dv || !a->impact)
+    if (!a->info || !a->dv || !a->impact) { /* nothing half made: an analysis has its info whole or none */
+        pl_analysis_free(a);
         return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing %zu episodes", ne);
+    }
 
     for (size_t k = 0; k < ne; k++) {
         const pl_episode *ep = &sol->episodes[k];

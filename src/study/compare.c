@@ -1,5 +1,6 @@
 #include "study/compare.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,17 @@ static void state_gap(const pl_trajectory *a, const pl_trajectory *b, double t, 
         *dq = fmax(*dq, fabs(xa[j] - xb[j]));
         *dv += fabs(xa[n + j] - xb[n + j]);
     }
+}
+
+/* A distance is a number or undefined (NaN); one that overflows is a failure, never written as
+ * infinite (a file's values may reach 1.8e308, and their differences more). */
+static pl_status finite_distance(const char *name, double x, pl_error *err)
+{
+    if (isinf(x))
+        return pl_fail(err, PL_ERR_SOLVER,
+                       "the distance %s to the limit solution exceeds %g: the solution's values are too large to "
+                       "be measured", name, DBL_MAX);
+    return PL_OK;
 }
 
 pl_status pl_distance_in_t(const pl_analysed *a, const pl_analysed *b, double exclude_lo, double exclude_hi,
@@ -114,6 +126,14 @@ pl_status pl_compare_with_limit(const pl_model *model, const pl_analysed *run, c
     }
     if (!match)
         pl_impact_match_free(&local);
+    if (s == PL_OK) {
+        const char *name[] = {"sup_q", "sup_q_outside_zeno", "l1_v", "s_distance_q", "s_distance_v",
+                              "impact_time_error", "impact_velocity_error"};
+        double value[] = {out->sup_q, out->sup_q_outside, out->l1_v, out->s_dist_q, out->s_dist_v,
+                          out->impact_time_error, out->impact_velocity_error};
+        for (size_t k = 0; s == PL_OK && k < sizeof value / sizeof value[0]; k++)
+            s = finite_distance(name[k], value[k], err);
+    }
     return s;
 }
 
@@ -152,5 +172,9 @@ pl_status pl_compare_solution(const pl_model *model, const pl_analysed *sol, con
         out->final_v_error = fmax(out->final_v_error, fabs(xa[n + j] - xb[n + j]));
     }
     free(xa);
-    return PL_OK;
+    const char *name[] = {"capture_error", "lift_off_error", "final_q_error", "final_v_error"};
+    double value[] = {out->capture_error, out->lift_off_error, out->final_q_error, out->final_v_error};
+    for (size_t k = 0; s == PL_OK && k < sizeof value / sizeof value[0]; k++)
+        s = finite_distance(name[k], value[k], err);
+    return s;
 }

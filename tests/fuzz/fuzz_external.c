@@ -28,6 +28,13 @@ static void read_as(const char *path, const char *case_name)
     }
     if (sol.traj.nrows < 2 || !(sol.t_final <= model.type->t_end))
         abort(); /* accepted files have 2 rows or more within [0, t-end] */
+    for (size_t r = 0; r < sol.traj.nrows; r++)
+        for (size_t c = 0; c < sol.traj.ncol; c++)
+            if (!isfinite(pl_table_row(&sol.traj, r)[c]))
+                abort(); /* what is derived from an accepted file (the gaps, Gamma) is finite too */
+    for (size_t k = 0; k < sol.nevents; k++)
+        if (!isfinite(sol.events[k].gdot_before) || !isfinite(sol.events[k].gdot_after))
+            abort();
     pl_analysis a;
     pl_trajectory tr = {0};
     if (pl_analyze(&model, &sol, &a, &err) == PL_OK && pl_trajectory_build(&tr, &model, &sol, &err) == PL_OK) {

@@ -1,5 +1,6 @@
 #include "solvers/limit/impact.h"
 
+#include "core/linalg.h"
 #include "core/rootfind.h"
 
 #include <gsl/gsl_errno.h>
@@ -315,32 +316,25 @@ static double locate(crossing *c, double sb)
  * is reached exactly by removing the remaining normal velocity along their directions w_i, the
  * only directions their forces act in: v+ -= sum_j w_j a_j with W a = z'_settled (W of
  * pl_model_contact_coupling). */
-static void project_settled(pl_impact_work *iw, pl_impact *impact, double *zd)
+static int project_settled(pl_impact_work *iw, pl_impact *impact, double *zd)
 {
     const fast_system *f = &iw->f;
     pl_contact_set *cs = &iw->cs;
     size_t k = pl_model_contact_coupling(f->model, iw->work, f->t, f->q, impact->v_plus, impact->settled, cs, 0);
     size_t *idx = cs->idx;
     const pl_contact *c = cs->c;
-    double *W = cs->W, *rhs = cs->b, *a = cs->a;
-    if (k == 0)
-        return;
+    double *rhs = cs->b, *a = cs->a;
     for (size_t r = 0; r < k; r++)
         rhs[r] = zd[idx[r]];
-    gsl_matrix_view Wv = gsl_matrix_view_array(W, k, k);
-    gsl_vector_view bv = gsl_vector_view_array(rhs, k), av = gsl_vector_view_array(a, k);
-    gsl_permutation *perm = gsl_permutation_alloc(k);
-    int sign;
-    if (perm && gsl_linalg_LU_decomp(&Wv.matrix, perm, &sign) == GSL_SUCCESS &&
-        gsl_linalg_LU_solve(&Wv.matrix, perm, &bv.vector, &av.vector) == GSL_SUCCESS) {
-        for (size_t r = 0; r < k; r++) {
-            for (size_t j = 0; j < f->n; j++)
-                impact->v_plus[j] -= c[r].w[j] * a[r];
-            zd[idx[r]] = 0.0;
-        }
+    int bad = pl_solve_small(k, cs->W, rhs, a);
+    if (bad > 0)
+        return 0; /* singular: nothing to remove along dependent directions */
+    for (size_t r = 0; !bad && r < k; r++) {
+        for (size_t j = 0; j < f->n; j++)
+            impact->v_plus[j] -= c[r].w[j] * a[r];
+        zd[idx[r]] = 0.0;
     }
-    if (perm)
-        gsl_permutation_free(perm);
+    return bad;
 }
 
 void pl_impact_free(pl_impact *impact)
@@ -440,7 +434,7 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
     gsl_odeiv2_driver *driver = gsl_odeiv2_driver_alloc_y_new(&sys, type, h, eps_abs, 1e-12);
     pl_status status = PL_OK;
     if (!stepper || !driver) {
-        status = pl_fail(err, PL_ERR_NOMEM, "cannot allocate the fast-time integrator");
+        status = pl_fail(err, PL_ERR_NOMEM, "out of memory for the fast-time integrator");
         goto done;
     }
     if ((status = record_arc(impact, iw, sigma, Y, err)) != PL_OK)
@@ -524,7 +518,10 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
     gaps_of(fs, sigma, Y, z, zd, 1); /* z_i' at the exit of every constraint (the same for those taking part) */
     for (size_t j = 0; j < n; j++)
         impact->v_plus[j] = (fs->relative ? v_minus[j] : 0.0) + Y[fs->IV + j];
-    project_settled(iw, impact, zd);
+    if (project_settled(iw, impact, zd) < 0) {
+        status = pl_fail(err, PL_ERR_NOMEM, "out of memory ending the impact at t = %.17g", fs->t);
+        goto done;
+    }
     impact->delta_gamma = Y[fs->IG];
     memcpy(impact->impulse, Y + fs->II, m * sizeof *Y);
     memcpy(impact->gdot_plus, zd, m * sizeof *zd);

@@ -364,8 +364,9 @@ static int project_state(solver *s, double t, double *y, const int *set, int pos
     double *b = cs->b, *a = cs->a;
     for (size_t r = 0; r < cs->k; r++)
         b[r] = cs->c[r].gap.g;
-    if (pl_solve_small(cs->k, cs->Wq, b, a)) /* overwrites Wq: gathered again below */
-        return -1;
+    int bad = pl_solve_small(cs->k, cs->Wq, b, a); /* overwrites Wq: gathered again below */
+    if (bad)
+        return bad;
     for (size_t r = 0; r < cs->k; r++)
         for (size_t j = 0; j < s->n; j++)
             y[j] -= cs->c[r].w[j] * a[r];
@@ -374,12 +375,21 @@ static int project_state(solver *s, double t, double *y, const int *set, int pos
     gather(s, t, Q(y), V(y, s), set, cs);
     for (size_t r = 0; r < cs->k; r++)
         b[r] = cs->c[r].gdot;
-    if (pl_solve_small(cs->k, cs->W, b, a))
-        return -1;
+    if ((bad = pl_solve_small(cs->k, cs->W, b, a)) != 0)
+        return bad;
     for (size_t r = 0; r < cs->k; r++)
         for (size_t j = 0; j < s->n; j++)
             y[s->n + j] -= cs->c[r].w[j] * a[r];
     return 0;
+}
+
+/* The failure of project_state (its pl_solve_small code) at t. */
+static pl_status projection_failed(int code, double t, pl_error *err)
+{
+    if (code < 0)
+        return pl_fail(err, PL_ERR_NOMEM, "limit solution: out of memory projecting onto the constraints at t = %.17g",
+                       t);
+    return pl_fail(err, PL_ERR_SOLVER, "limit solution: singular contact coupling at t = %.17g", t);
 }
 
 /* Decide which of the candidate constraints (on their boundary with zero normal velocity) are in
@@ -394,8 +404,9 @@ static pl_status resolve_contacts(solver *s, double t, double *y, const int *can
     int *next = s->next;
     for (size_t i = 0; i < s->m; i++)
         next[i] = candidates[i] && lambda[i] > s->tol_lambda * s->A;
-    if (project_state(s, t, y, next, 0))
-        return pl_fail(err, PL_ERR_SOLVER, "limit solution: singular contact coupling at t = %.17g", t);
+    int bad = project_state(s, t, y, next, 0);
+    if (bad)
+        return projection_failed(bad, t, err);
     for (size_t i = 0; i < s->m; i++) {
         if (next[i] == s->sliding[i])
             continue;
@@ -516,8 +527,9 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
      * up to their tolerances, which can bring a neighbour within its own (a disk just rebounding off
      * another, 8e-13 away, was pushed to G < 0 and crossed without a contact): it takes part too. */
     for (int added = 1; added;) {
-        if (project_state(s, *t, y, part, 1))
-            return pl_fail(err, PL_ERR_SOLVER, "limit solution: singular contact coupling at t = %.17g", *t);
+        int bad = project_state(s, *t, y, part, 1);
+        if (bad)
+            return projection_failed(bad, *t, err);
         added = 0;
         for (size_t i = 0; i < m; i++) {
             if (part[i])
@@ -599,8 +611,9 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
             candidates[i] = i == j || s->sliding[i] ||
                             (fabs(c->gap.g) <= gap_tol(s, &c->gap, *t, Q(y)) && fabs(c->gdot) <= s->tol_v);
         }
-        if (project_state(s, *t, y, candidates, 0)) {
-            st = pl_fail(err, PL_ERR_SOLVER, "limit solution: singular contact coupling at t = %.17g", *t);
+        int bad = project_state(s, *t, y, candidates, 0);
+        if (bad) {
+            st = projection_failed(bad, *t, err);
             goto done;
         }
         pl_zeno_point *z = &s->sol->zeno;
@@ -835,8 +848,9 @@ static pl_status event_hook(void *user, double *t, double *y, const int *rootsfo
             int *set = s->next;
             for (size_t i = 0; i < s->m; i++)
                 set[i] = s->sliding[i] || (long)i == s->missed_constraint;
-            if (project_state(s, *t, y, set, 1))
-                return pl_fail(err, PL_ERR_SOLVER, "limit solution: singular contact coupling at t = %.17g", *t);
+            int bad = project_state(s, *t, y, set, 1);
+            if (bad)
+                return projection_failed(bad, *t, err);
         }
         pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
         for (size_t i = 0; i < s->m; i++) {
@@ -931,7 +945,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
                              .user = &s, .context = "limit solution", .stats = &sol->stats, .t_end = opts->t_end,
                              .max_steps = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS,
                              .max_seconds = opts->max_seconds, .started = pl_budget_start(opts, t0),
-                             .samples = opts->samples, .next_sample = 1};
+                             .output = sol, .samples = opts->samples, .next_sample = 1};
     pl_status st = alloc_solver(&s, e);
     if (st != PL_OK) {
         free_solver(&s);

@@ -1356,6 +1356,13 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
     size_t k = r->loop.next_sample;
     int found = 0;
     while (ta < t) {
+        /* the budget between pieces: a step spanning many samples, each scanned for every constraint,
+         * is work of its own (10^4 constraints once took 7 s past the budget here) */
+        if (pl_budget_spent_writing(&(pl_budget){r->loop.max_seconds, r->loop.started}, pl_solution_numbers(r->sol))) {
+            pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " at t = %.17g (%s), scanning its last step for crossings",
+                    r->loop.max_seconds, ta, r->context);
+            return -1;
+        }
         while (pl_loop_sample_time(&r->loop, k) <= ta)
             k++;
         double tb = fmin(pl_loop_sample_time(&r->loop, k), t), tc = NAN;
@@ -1618,7 +1625,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
                              .user = &r, .context = r.context, .stats = &sol->stats, .t_end = opts->t_end,
                              .max_steps = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS,
                              .max_seconds = opts->max_seconds, .started = pl_budget_start(opts, t0),
-                             .samples = opts->samples, .next_sample = 1};
+                             .output = sol, .samples = opts->samples, .next_sample = 1};
 
     double *y0 = r.y0;
     pl_model_initial_state(model, Q(y0), V(y0, c));

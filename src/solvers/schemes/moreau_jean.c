@@ -101,7 +101,10 @@ static int factor(iteration_matrix *w, size_t n, const double *a_q, const double
     gsl_matrix_view A = gsl_matrix_view_array(w->lu, n, n);
     gsl_permutation p = {n, w->perm};
     int sign;
-    return gsl_linalg_LU_decomp(&A.matrix, &p, &sign) != GSL_SUCCESS || !(fabs(gsl_linalg_LU_det(&A.matrix, sign)) > 0.0);
+    int status = pl_lu_decomp(&A.matrix, &p, &sign);
+    if (status == GSL_ENOMEM)
+        return -1;
+    return status != GSL_SUCCESS || !(fabs(gsl_linalg_LU_det(&A.matrix, sign)) > 0.0);
 }
 
 /* x = W^-1 b (in place). */
@@ -128,7 +131,11 @@ static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_
     pl_scheme_accel(ctx, t0, now->q, now->v, a0, NULL, NULL);
     pl_scheme_accel(ctx, t1, now->q, now->v, a1, a_q, a_v);
     iteration_matrix *W = &w->W;
-    if (factor(W, n, a_q, a_v, h, theta))
+    int bad = factor(W, n, a_q, a_v, h, theta);
+    if (bad < 0)
+        return pl_fail(err, PL_ERR_NOMEM, "step %ld from t = %.17g: out of memory factoring the iteration matrix",
+                       ctx->step, t0);
+    if (bad)
         return pl_fail(err, PL_ERR_SOLVER, "step %ld from t = %.17g: the iteration matrix of the theta-method is "
                        "singular", ctx->step, t0);
     double *dfree = w->dfree, *aqv = w->aqv;

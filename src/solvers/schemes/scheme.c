@@ -459,7 +459,8 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
         next.t = k + 1 == steps ? opts->t_end : (double)(k + 1) * h_used;
         ctx.step = k;
         ctx.t = now.t;
-        if (opts->max_seconds > 0 && pl_now_seconds() - pl_budget_start(opts, t0) > opts->max_seconds) {
+        if (pl_budget_spent_writing(&(pl_budget){opts->max_seconds, pl_budget_start(opts, t0)},
+                                    pl_solution_numbers(sol))) {
             s = pl_fail(e, PL_ERR_SOLVER, PL_BUDGET_STOPPED " at t = %.17g (step %ld)", opts->max_seconds,
                         now.t, k);
             break;
