@@ -622,11 +622,20 @@ static void test_limits(void)
     int rc = run("run bouncing_ball --set e=1 --mu 1e4 --t-end 1e5 --samples 0 --max-seconds 0.2 --out budget");
     double wall = now() - t0;
     char *err = slurp("stderr.txt");
-    CHECK(rc == 3 && err && strstr(err, "stopped after the time budget of 0.2 s (max_seconds) at t = ") && count_lines(err) == 1,
+    /* The files then have the budget again from the start of their writing; on a machine slower than the
+     * solve's estimate of the writing (4 us a number) a file can still be cut: then a second line names
+     * it, it is absent, and the manifest lists the files that are complete. */
+    int cut = err && count_lines(err) == 2 && strstr(err, "writing budget/") && strstr(err, "the file is not written");
+    CHECK(rc == 3 && err && strstr(err, "stopped after the time budget of 0.2 s (max_seconds) at t = ") &&
+              (count_lines(err) == 1 || cut),
           "--max-seconds ends the run as a failure (%d: %s)", rc, err ? err : "");
+    CHECK(wall < 2 * 0.2 + BUDGET_MARGIN, "within the budget, that of the writing and the margin (%.1f s; the whole "
+          "run takes minutes)", wall);
+    CHECK(exists("budget/manifest.json") &&
+              (cut ? !exists(strstr(err, "writing budget/summary.json") ? "budget/summary.json" : "budget/trajectory_s.csv")
+                   : exists("budget/trajectory.csv") && exists("budget/summary.json")),
+          "its results up to there are written, each file complete or absent");
     free(err);
-    CHECK(wall < 0.2 + BUDGET_MARGIN, "within the budget and its margin (%.1f s; the whole run takes minutes)", wall);
-    CHECK(exists("budget/trajectory.csv") && exists("budget/summary.json"), "its results up to there are written");
     rc = run("limit bouncing_ball --set e=1 --t-end 1e5 --max-seconds 0.2 --out budget_limit");
     CHECK(rc == 3, "--max-seconds ends a limit solution too (%d)", rc);
     /* The limit solution of a sweep keeps the sweep's caps (it once ran 17 s past --max-seconds 1). */
