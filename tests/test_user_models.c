@@ -61,11 +61,31 @@ static void test_cases_listing(void)
     free(out);
     CHECK(run_model("run --model %s --set thetaa=-1 --out typo", "pendulum_wall") == 2, "a mistyped parameter");
     char *err = slurp("stderr.txt");
-    CHECK(err && strstr(err, "unknown parameter 'thetaa' for the model pendulum_wall (see 'penlim cases --model ") &&
+    CHECK(err && strstr(err, "unknown parameter 'thetaa' for the model pendulum_wall (its parameters: penlim cases --model ") &&
               count_lines(err) == 1,
           "points at cases --model: %s", err ? err : "");
     free(err);
-    char cmd[2048];
+    /* the command given works as written in a shell, whatever the file's name */
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd %s && cp %s/pendulum_wall.so \"it's a model.so\"", dir, models);
+    CHECK(system(cmd) == 0, "a model file named with a space and a quote");
+    CHECK(run("run --model \"./it's a model.so\" --set thetaa=-1 --out typo") == 2, "a mistyped parameter");
+    err = slurp("stderr.txt");
+    char *given = err ? strstr(err, "(its parameters: ") : NULL;
+    if (given) {
+        given += strlen("(its parameters: ");
+        given[strcspn(given, "\n")] = '\0';
+        given[strlen(given) - 1] = '\0'; /* the closing parenthesis */
+    }
+    if (given && strncmp(given, "penlim ", 7) == 0) { /* "penlim" there: the program under test */
+        snprintf(cmd, sizeof cmd, "cd %s && %s%s > stdout.txt 2> stderr.txt", dir, penlim, given + strlen("penlim"));
+        CHECK(system(cmd) == 0, "the command the message gives runs: %s", given);
+        out = slurp("stdout.txt");
+        CHECK(out && strstr(out, "theta0"), "and lists the model's parameters");
+        free(out);
+    } else
+        CHECK(0, "the message gives a command: %s", err ? err : "");
+    free(err);
     snprintf(cmd, sizeof cmd, "cd %s && PENLIM_MODEL_PATH=%s %s cases cradle > stdout.txt 2> stderr.txt", dir, models,
              penlim);
     CHECK(system(cmd) == 0, "cases CASE finds a model on PENLIM_MODEL_PATH");

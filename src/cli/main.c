@@ -1,6 +1,7 @@
 /* penlim: the command-line program.  Parses options, calls the library, prints summaries.
  * Exit status: 0 success, 1 a file could not be written or read, 2 bad input, 3 a failed run (a solver
  * failure, out of memory, a time budget; results still written). */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gsl/gsl_errno.h>
@@ -339,6 +340,32 @@ static void print_model_origin(const case_options *o, const pl_model *model)
                "V/A)\n", model->type->name);
 }
 
+/* text as one word of a POSIX shell: as it is when it holds only characters no shell treats
+ * specially, else in single quotes (a quote inside as '\''); "" if it does not fit in len. */
+static const char *shell_word(const char *text, char *buf, size_t len)
+{
+    size_t n = 0;
+    int plain = *text != '\0';
+    for (const char *p = text; *p && plain; p++)
+        plain = isalnum((unsigned char)*p) || strchr("_./-+,:@%=", *p);
+    if (plain)
+        return snprintf(buf, len, "%s", text) < (int)len ? buf : "";
+    if (n + 1 < len)
+        buf[n++] = '\'';
+    for (const char *p = text; *p && n + 5 < len; p++) {
+        if (*p == '\'') {
+            memcpy(buf + n, "'\\''", 4);
+            n += 4;
+        } else
+            buf[n++] = *p;
+    }
+    if (n + 2 > len)
+        return "";
+    buf[n++] = '\'';
+    buf[n] = '\0';
+    return buf;
+}
+
 /* Each --set NAME is a parameter of the model; else one line pointing at the command that lists them.
  * Returns -1 to continue, or 2. */
 static int check_setting_names(const case_options *o)
@@ -346,10 +373,11 @@ static int check_setting_names(const case_options *o)
     for (size_t k = 0; k < o->nsettings; k++) {
         if (pl_param_find(o->c->params, o->c->nparams, o->settings[k].name) >= 0)
             continue;
-        char msg[900];
-        snprintf(msg, sizeof msg, "unknown parameter '%s' for %s %s (see 'penlim cases %s%.600s')",
+        char msg[1200], word[700];
+        snprintf(msg, sizeof msg, "unknown parameter '%s' for %s %s (its parameters: penlim cases %s%s)",
                  o->settings[k].name, o->loaded_from[0] ? "the model" : "case", o->c->name,
-                 o->model_file ? "--model " : "", o->model_file ? o->model_file : o->c->name);
+                 o->model_file ? "--model " : "", shell_word(o->model_file ? o->model_file : o->c->name, word,
+                                                            sizeof word));
         return input_error(o->cmd, "%s", msg);
     }
     return -1;
