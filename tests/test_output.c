@@ -15,6 +15,7 @@
 #include "check.h"
 #include "cli_util.h"
 #include "io/outdir.h"
+#include "io/plots.h"
 
 
 static void compare_sweeps(const char *a, const char *b, size_t n);
@@ -746,6 +747,49 @@ static void test_manifest_parse(void)
     }
 }
 
+/* The figure step runs gnuplot in the output directory penlim opened, through its descriptor: the
+ * directory renamed and its path made a link to another one while the command runs, gnuplot (a
+ * stand-in that writes the figures and where it ran) still works in the directory opened, and
+ * nothing is written into the link's target.  gnuplot was started in the directory the path named. */
+static void test_render_in_descriptor(void)
+{
+    CHECK(sh("mkdir -p fig_bin fig_a fig_elsewhere && printf '#!/bin/sh\\npwd -P > where.txt\\n"
+             "echo png > probe.png\\necho pdf > probe.pdf\\n' > fig_bin/gnuplot && chmod +x fig_bin/gnuplot", "", ""),
+          "a stand-in gnuplot");
+    char root[512], bin[512], path_env[4096];
+    snprintf(root, sizeof root, "%s/fig_a", dir);
+    snprintf(bin, sizeof bin, "%s/fig_bin", dir);
+    const char *old_path = getenv("PATH");
+    char *saved = old_path ? strdup(old_path) : NULL;
+    snprintf(path_env, sizeof path_env, "%s:%s", bin, old_path ? old_path : "/usr/bin:/bin");
+    setenv("PATH", path_env, 1);
+    pl_output out;
+    pl_error err;
+    pl_output_init(&out, root, 0644, NULL);
+    CHECK(pl_output_open(&out, &err) == PL_OK, "open %s: %s", root, err.message);
+    CHECK(sh("echo '# the figure' > fig_a/probe.gp && mv fig_a fig_moved && ln -s fig_elsewhere fig_a", "", ""),
+          "the directory moved, a link in its place");
+    pl_status s = pl_plot_render(&out, "probe", NULL, &err);
+    CHECK(s == PL_OK, "rendered in the directory opened (%d: %s)", s, s == PL_OK ? "" : err.message);
+    char *where = slurp("fig_moved/where.txt"), moved[600], real[PATH_MAX] = "";
+    snprintf(moved, sizeof moved, "%s/fig_moved", dir);
+    CHECK(realpath(moved, real) && where && strncmp(where, real, strlen(real)) == 0 && where[strlen(real)] == '\n',
+          "gnuplot ran in the directory opened (%s), not where its path now leads: %s", real, where ? where : "(none)");
+    free(where);
+    CHECK(exists("fig_moved/probe.png") && exists("fig_moved/probe.pdf") && exists("fig_moved/gnuplot.log") &&
+              pl_strings_has(&out.written, "probe.png"),
+          "the figures and the log in the directory opened");
+    CHECK(!exists("fig_elsewhere/where.txt") && !exists("fig_elsewhere/probe.png") &&
+              !exists("fig_elsewhere/gnuplot.log"),
+          "nothing written into the link's target");
+    CHECK(pl_plot_start_log(&out, &err) == PL_OK && !exists("fig_moved/gnuplot.log"),
+          "the log removed through the descriptor");
+    pl_output_free(&out);
+    if (saved)
+        setenv("PATH", saved, 1);
+    free(saved);
+}
+
 int main(int argc, char **argv)
 {
     check_init();
@@ -780,6 +824,7 @@ int main(int argc, char **argv)
     test_manifest_parse();
     test_system_paths();
     test_hash();
+    test_render_in_descriptor();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

@@ -498,11 +498,9 @@ pl_status pl_render_compare_plots(pl_output *out, const pl_compare_entry *e, siz
         any_rows |= e[k].sol->traj.nrows > 0;
     any_cost = dist[0] != '\0';
     const int wanted[NPLOTS] = {any_rows, any_rows, any_cost};
-    char log[PATH_MAX];
-    pl_status s = pl_output_path(out, NULL, "gnuplot.log", log, sizeof log, err);
+    pl_status s = pl_plot_start_log(out, err);
     if (s != PL_OK)
         return s;
-    unlink(log); /* gnuplot appends to it: keep only this rendering's messages */
     if (any_rows || any_cost)
         s = pl_plot_write_script(out, "styles", err);
     for (size_t k = 0; s == PL_OK && k < NPLOTS; k++) {

@@ -50,7 +50,7 @@ typedef struct {
 #define PL_HASH_LEN 17
 
 typedef struct {
-    char root[PATH_MAX];  /* as given: for messages, and for programs that take a path (gnuplot) */
+    char root[PATH_MAX];  /* as given: for messages (and --isolate's solve processes, given a path) */
     int root_fd;          /* the directory, opened once (pl_output_open); -1 before */
     mode_t mode;          /* of new files: 0666 & ~umask, given by the program */
     pl_temp_hooks hooks;

@@ -384,11 +384,9 @@ pl_status pl_plot_dir_write(pl_output *out, const json_t *manifest, const pl_plo
 
 pl_status pl_plot_dir_render(pl_output *out, const pl_plot_plan *plan, const pl_budget *budget, pl_error *err)
 {
-    char log[PATH_MAX];
-    pl_status s = pl_output_path(out, NULL, "gnuplot.log", log, sizeof log, err);
+    pl_status s = pl_plot_start_log(out, err);
     if (s != PL_OK)
         return s;
-    unlink(log); /* gnuplot appends to it: keep only this rendering's messages */
     for (size_t k = 0; s == PL_OK && k < plan->n; k++)
         s = pl_plot_render(out, plan->figures[k], budget, err);
     return s;
