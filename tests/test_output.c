@@ -14,13 +14,18 @@
 
 #include "check.h"
 #include "cli_util.h"
+#include "cases/cases.h"
 #include "io/outdir.h"
 #include "io/plots.h"
+#include "io/report.h"
 
 
 static void compare_sweeps(const char *a, const char *b, size_t n);
 
 static const char *python; /* python3, for editing JSON files in place (tests/CMakeLists.txt finds it) */
+/* tests/faults/io_faults.c built as a shared object, or "none" (under the sanitizers, whose
+ * runtime must come first among the libraries): the tests that preload it are then skipped. */
+static const char *io_faults;
 
 static int sh(const char *fmt, const char *a, const char *b)
 {
@@ -747,6 +752,93 @@ static void test_manifest_parse(void)
     }
 }
 
+/* The content hash of dir/NAME, as pl_hash_fd computes it. */
+static void file_hash(const char *name, char hash[PL_HASH_LEN])
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, O_RDONLY);
+    hash[0] = '\0';
+    if (fd >= 0 && pl_hash_fd(fd, hash, NULL) != PL_OK)
+        hash[0] = '\0';
+    if (fd >= 0)
+        close(fd);
+}
+
+/* A run read back through its directory's descriptor is checked on the bytes read: the recorded
+ * hashes accept it, another hash or a link in place of a file refuses it (a run to compute again). */
+static void test_read_verified(void)
+{
+    CHECK(run("sweep bouncing_ball --mu 1e3,1e4 --t-end 2 --no-plots --no-limit --jobs 1 --out rv --quiet") == 0,
+          "a sweep");
+    pl_model m;
+    pl_error err;
+    CHECK(pl_model_init(&m, pl_case_find("bouncing_ball"), NULL, 0, &err) == PL_OK, "the model");
+    char hs[PL_HASH_LEN], ht[PL_HASH_LEN], other[PL_HASH_LEN], path[512];
+    file_hash("rv/runs/001_mu_1e3/summary.json", hs);
+    file_hash("rv/runs/001_mu_1e3/trajectory.csv", ht);
+    file_hash("rv/runs/002_mu_1e4/trajectory.csv", other);
+    snprintf(path, sizeof path, "%s/rv/runs/001_mu_1e3", dir);
+    int fd = open(path, O_RDONLY | O_DIRECTORY);
+    pl_solution sol;
+    pl_run_hashes right = {hs, ht}, wrong = {hs, other};
+    pl_status s = pl_read_solution_at(fd, path, &m, &pl_solver_penalty, &right, &sol, &err);
+    CHECK(s == PL_OK && sol.traj.nrows > 0, "read with the hashes recorded (%d: %s)", s, s ? err.message : "");
+    pl_solution_free(&sol);
+    s = pl_read_solution_at(fd, path, &m, &pl_solver_penalty, &wrong, &sol, &err);
+    CHECK(s == PL_ERR_INPUT && strstr(err.message, "001_mu_1e3/trajectory.csv: has changed since penlim wrote it") &&
+              sol.traj.nrows == 0,
+          "another hash: refused, nothing kept (%d: %s)", s, err.message);
+    pl_solution_free(&sol);
+    CHECK(sh("cd rv/runs/001_mu_1e3 && mv trajectory.csv t.csv && ln -s t.csv trajectory.csv", "", ""), "a link");
+    s = pl_read_solution_at(fd, path, &m, &pl_solver_penalty, &right, &sol, &err);
+    CHECK(s == PL_ERR_INPUT && strstr(err.message, "trajectory.csv"), "a link is not followed (%d: %s)", s,
+          err.message);
+    pl_solution_free(&sol);
+    if (fd >= 0)
+        close(fd);
+    pl_model_free(&m);
+}
+
+/* A file swapped with another run's between the check of its hash and its reading (here by a
+ * preloaded library, right after penlim first opens it): what is reused is what was verified.
+ * penlim verified a run's files, then opened them again by path to read them: the run at mu = 1e3
+ * was reused with the trajectory of the run at 1e4, and sweep.csv computed from it. */
+static void test_resume_swap_while_reading(void)
+{
+    if (strcmp(io_faults, "none") == 0) {
+        printf("a swap while --resume reads: skipped (sanitizers)\n");
+        return;
+    }
+    const char *sweep = "sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 2 --no-plots --jobs 1";
+    char args[8192], env[2048];
+    snprintf(args, sizeof args, "%s --out sw_ref --quiet", sweep);
+    CHECK(run(args) == 0, "the reference sweep");
+    CHECK(sh("rm -rf sw_race && cp -r sw_ref sw_race", "", ""), "a copy to resume");
+    snprintf(env, sizeof env,
+             "LD_PRELOAD=%s PENLIM_FAULT_SWAP=%s/sw_race/runs/001_mu_1e3/trajectory.csv:%s/sw_race/runs/"
+             "002_mu_1e4/trajectory.csv",
+             io_faults, dir, dir);
+    snprintf(args, sizeof args, "cd %s && %s %s %s --out sw_race --resume > stdout.txt 2> stderr.txt", dir, env,
+             penlim, sweep);
+    int rc = system(args);
+    char *out = slurp("stdout.txt");
+    CHECK(rc == 0 && out && strstr(out, "reused 2 of the 3 runs"),
+          "resumed: the run whose file now holds another's computed again (%d: %s)", rc, out ? out : "");
+    free(out);
+    CHECK(same_sweep_csv("sw_ref/sweep.csv", "sw_race/sweep.csv"), "sweep.csv computed from the files verified");
+    CHECK(same_file("sw_ref/runs/002_mu_1e4/trajectory.csv", "sw_race/runs/002_mu_1e4/trajectory.csv"),
+          "the run computed again written again");
+    /* The file swapped in after the reading is not the one the manifest records: the next --resume
+     * computes that run again, and the directory is the reference's. */
+    snprintf(args, sizeof args, "%s --out sw_race --resume", sweep);
+    CHECK(run(args) == 0, "--resume again");
+    out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "reused 2 of the 3 runs"), "the swapped file found: %s", out ? out : "");
+    free(out);
+    compare_sweeps("sw_ref", "sw_race", 3);
+}
+
 /* The figure step runs gnuplot in the output directory penlim opened, through its descriptor: the
  * directory renamed and its path made a link to another one while the command runs, gnuplot (a
  * stand-in that writes the figures and where it ran) still works in the directory opened, and
@@ -793,11 +885,17 @@ static void test_render_in_descriptor(void)
 int main(int argc, char **argv)
 {
     check_init();
-    if (argc < 3) {
-        fprintf(stderr, "usage: test_output PATH_TO_PENLIM PATH_TO_PYTHON3\n");
+    if (argc < 4) {
+        fprintf(stderr, "usage: test_output PATH_TO_PENLIM PATH_TO_PYTHON3 IO_FAULTS|none\n");
         return 2;
     }
     python = argv[2];
+    static char faults_path[PATH_MAX];
+    if (strcmp(argv[3], "none") != 0 && !realpath(argv[3], faults_path)) {
+        fprintf(stderr, "test_output: %s not found\n", argv[3]);
+        return 2;
+    }
+    io_faults = strcmp(argv[3], "none") == 0 ? "none" : faults_path;
     static char path[PATH_MAX];
     if (!realpath(argv[1], path)) {
         fprintf(stderr, "test_output: %s not found\n", argv[1]);
@@ -817,6 +915,8 @@ int main(int argc, char **argv)
     test_umask();
     test_resume();
     test_resume_verifies();
+    test_read_verified();
+    test_resume_swap_while_reading();
     test_fifo();
     test_signal();
     test_other_signals();

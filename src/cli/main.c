@@ -762,17 +762,24 @@ static int reuse_run(const pl_sweep *sw, size_t k, pl_solution *sol, void *user)
     char sub[128], dir[PATH_MAX];
     pl_error err;
     pl_sweep_run_dir(sw, k, sub, sizeof sub);
-    /* Its files as penlim wrote them (their hashes; regular files, no link followed), before reading
-     * them: a file changed, swapped with another run's or replaced by a FIFO is computed again. */
-    for (size_t j = 0; j < sizeof run_files / sizeof run_files[0]; j++) {
-        char rel[PATH_MAX];
-        snprintf(rel, sizeof rel, "%s/%s", sub, run_files[j]);
-        if (pl_outdir_verify(&io->d->out, &io->d->st, rel, &err) != PL_OK)
-            return 0;
-    }
+    /* Its files as penlim wrote them (their hashes; regular files, no link followed): a file changed,
+     * swapped with another run's or replaced by a FIFO is computed again.  trajectory_s.csv, kept but
+     * not read, is verified here; the two files read are verified on the very bytes read (replaced
+     * between a check and the read, they would be read unverified). */
+    char summary[PATH_MAX], trajectory[PATH_MAX], trajectory_s[PATH_MAX];
+    snprintf(summary, sizeof summary, "%s/summary.json", sub);
+    snprintf(trajectory, sizeof trajectory, "%s/trajectory.csv", sub);
+    snprintf(trajectory_s, sizeof trajectory_s, "%s/trajectory_s.csv", sub);
+    pl_run_hashes want = {pl_outdir_hash(&io->d->st, summary), pl_outdir_hash(&io->d->st, trajectory)};
+    if (!want.summary || !want.trajectory || pl_outdir_verify(&io->d->out, &io->d->st, trajectory_s, &err) != PL_OK)
+        return 0;
+    int fd = pl_output_dir(&io->d->out, sub, 0);
+    if (fd < 0)
+        return 0; /* gone, or a link on the way: computed again */
     pl_status s = pl_output_path(&io->d->out, sub, NULL, dir, sizeof dir, &err);
     if (s == PL_OK)
-        s = pl_read_solution(dir, io->model, sw->solver, sol, &err);
+        s = pl_read_solution_at(fd, dir, io->model, sw->solver, &want, sol, &err);
+    close(fd);
     if (s != PL_OK) {
         pl_solution_free(sol);
         if (s == PL_ERR_IO || s == PL_ERR_NOMEM) /* a read error, reported; not a run to recompute quietly */

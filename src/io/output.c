@@ -115,9 +115,29 @@ pl_status pl_output_add(pl_output *out, const char *rel, pl_error *err)
     return s == PL_OK ? pl_output_add_hashed(out, rel, hash, err) : s;
 }
 
+void pl_hash_begin(pl_hash *h)
+{
+    h->h = 14695981039346656037ULL; /* FNV-1a, 64 bits: the offset basis */
+}
+
+void pl_hash_add(pl_hash *h, const void *bytes, size_t n)
+{
+    const unsigned char *b = bytes;
+    uint64_t x = h->h;
+    for (size_t k = 0; k < n; k++)
+        x = (x ^ b[k]) * 1099511628211ULL; /* the FNV prime */
+    h->h = x;
+}
+
+void pl_hash_text(const pl_hash *h, char hash[PL_HASH_LEN])
+{
+    snprintf(hash, PL_HASH_LEN, "%016llx", (unsigned long long)(uint64_t)h->h);
+}
+
 pl_status pl_hash_fd(int fd, char hash[PL_HASH_LEN], pl_error *err)
 {
-    uint64_t h = 14695981039346656037ULL; /* FNV-1a, 64 bits: offset basis and prime */
+    pl_hash h;
+    pl_hash_begin(&h);
     unsigned char buf[65536];
     off_t at = 0;
     for (;;) {
@@ -128,11 +148,10 @@ pl_status pl_hash_fd(int fd, char hash[PL_HASH_LEN], pl_error *err)
             return pl_fail(err, PL_ERR_IO, "cannot read back what was written: %s", strerror(errno));
         if (got == 0)
             break;
-        for (ssize_t k = 0; k < got; k++)
-            h = (h ^ buf[k]) * 1099511628211ULL;
+        pl_hash_add(&h, buf, (size_t)got);
         at += got;
     }
-    snprintf(hash, PL_HASH_LEN, "%016llx", (unsigned long long)h);
+    pl_hash_text(&h, hash);
     return PL_OK;
 }
 

@@ -78,6 +78,15 @@ pl_status pl_output_add_hashed(pl_output *out, const char *rel, const char *hash
 /* The hash of everything fd reads from its start: PL_ERR_IO with the reason if it cannot be read. */
 pl_status pl_hash_fd(int fd, char hash[PL_HASH_LEN], pl_error *err);
 
+/* The same hash of bytes given piece by piece (what a reader hashes as it reads):
+ * pl_hash_begin, pl_hash_add for each piece in order, pl_hash_text. */
+typedef struct {
+    unsigned long long h;
+} pl_hash;
+void pl_hash_begin(pl_hash *h);
+void pl_hash_add(pl_hash *h, const void *bytes, size_t n);
+void pl_hash_text(const pl_hash *h, char hash[PL_HASH_LEN]);
+
 /* Open ROOT/rel for reading: a regular file reached without following a link (a link, FIFO,
  * device or directory is refused without being opened for reading, so that nothing blocks).
  * Returns the descriptor, or -1 with PL_ERR_IO and the reason. */
