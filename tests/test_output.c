@@ -839,6 +839,48 @@ static void test_resume_swap_while_reading(void)
     compare_sweeps("sw_ref", "sw_race", 3);
 }
 
+/* A file of a directory that cannot be read (EIO, from a preloaded library) is an error: exit 1
+ * with the file and the reason, never taken for a malformed or short file.  The manifest was taken
+ * for a malformed one ("no valid manifest.json", exit 2); plots_config.gp and trajectory.csv were
+ * read with stdio, whose errors were taken for the end of the file. */
+static void test_read_errors_in_directory(void)
+{
+    if (strcmp(io_faults, "none") == 0) {
+        printf("read errors in a directory: skipped (sanitizers)\n");
+        return;
+    }
+    CHECK(run("run bouncing_ball --mu 1e4 --t-end 1 --samples 50 --out eio_run --quiet") == 0, "a run");
+    CHECK(run("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --samples 50 --no-plots --out eio_sweep --quiet") == 0,
+          "a sweep");
+    const struct {
+        const char *file, *args, *message;
+    } cases[] = {
+        {"manifest.json", "plot eio_run", "eio_run/manifest.json: Input/output error"},
+        {"manifest.json", "run bouncing_ball --mu 1e4 --t-end 1 --out eio_run", "eio_run/manifest.json: Input/output error"},
+        {"trajectory.csv", "plot eio_run", "cannot read eio_run/trajectory.csv: Input/output error"},
+        {"plots_config.gp", "plot eio_sweep", "cannot read eio_sweep/plots_config.gp: Input/output error"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd, "cd %s && LD_PRELOAD=%s PENLIM_FAULT_EIO=%s %s %s > stdout.txt 2> stderr.txt", dir,
+                 io_faults, cases[k].file, penlim, cases[k].args);
+        int rc = system(cmd);
+        char *err = slurp("stderr.txt");
+        CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 1 && err && lines(err) == 1 && strstr(err, cases[k].message),
+              "'%s' with %s unreadable: exit 1 naming it and the reason (%d: %s)", cases[k].args, cases[k].file,
+              WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, err ? err : "");
+        free(err);
+    }
+    int rc_run = run("plot eio_run --quiet");
+    char *err = slurp("stderr.txt");
+    CHECK(rc_run == 0, "readable again: drawn (%d: %s)", rc_run, err ? err : "");
+    free(err);
+    rc_run = run("plot eio_sweep --quiet");
+    err = slurp("stderr.txt");
+    CHECK(rc_run == 0, "readable again: drawn (%d: %s)", rc_run, err ? err : "");
+    free(err);
+}
+
 /* The figure step runs gnuplot in the output directory penlim opened, through its descriptor: the
  * directory renamed and its path made a link to another one while the command runs, gnuplot (a
  * stand-in that writes the figures and where it ran) still works in the directory opened, and
@@ -917,6 +959,7 @@ int main(int argc, char **argv)
     test_resume_verifies();
     test_read_verified();
     test_resume_swap_while_reading();
+    test_read_errors_in_directory();
     test_fifo();
     test_signal();
     test_other_signals();

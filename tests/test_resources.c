@@ -370,6 +370,27 @@ static void test_read_errors(void)
     rc = run_with(env, "compare bouncing_ball --mu 1e4 --external long_header.csv --t-end 2 --no-plots --out long");
     CHECK(rc == 3 && contains("stderr.txt", "long_header.csv:1: out of memory reading the line"),
           "a header beyond the memory: exit 3 (%d: %s)", rc, err_text());
+    /* penlim plot of a run whose trajectory.csv has a header of 16 MB, then whose manifest is padded
+     * with 16 MB of spaces (valid JSON), under 8 MB: out of memory, exit 3 naming the file.  The
+     * header was taken as missing ("has no column q1", exit 2), the manifest as malformed (a
+     * directory penlim did not write, exit 2). */
+    CHECK(run("run bouncing_ball --mu 1e4 --t-end 1 --samples 20 --out long_run --quiet") == 0, "a run");
+    snprintf(cmd, sizeof cmd,
+             "cd %s/long_run && { head -n 1 trajectory.csv | tr -d '\\n'; head -c 16000000 /dev/zero | tr '\\0' x;"
+             " printf '\\n'; tail -n +2 trajectory.csv; } > t && mv t trajectory.csv",
+             dir);
+    CHECK(system(cmd) == 0, "a header of 16 MB");
+    rc = run_with(env, "plot long_run");
+    CHECK(rc == 3 && contains("stderr.txt", "out of memory reading long_run/trajectory.csv") &&
+              count_lines(err_text()) == 1,
+          "a header beyond the memory: exit 3 naming the file (%d: %s)", rc, err_text());
+    CHECK(exists("long_run/manifest.json") && !exists("long_run/.penlim.journal"), "the directory left as it was");
+    snprintf(cmd, sizeof cmd, "cd %s/long_run && head -c 16000000 /dev/zero | tr '\\0' ' ' >> manifest.json", dir);
+    CHECK(system(cmd) == 0, "a manifest of 16 MB");
+    rc = run_with(env, "plot long_run");
+    CHECK(rc == 3 && contains("stderr.txt", "out of memory reading long_run/manifest.json") &&
+              count_lines(err_text()) == 1,
+          "a manifest beyond the memory: exit 3 naming it (%d: %s)", rc, err_text());
 }
 
 /* ---- numbers -------------------------------------------------------------------------------------- */

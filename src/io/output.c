@@ -242,14 +242,61 @@ int pl_output_open_file(const pl_output *out, const char *rel, pl_error *err)
     if (fd < 0) {
         pl_fail(err, PL_ERR_IO, "cannot read %s/%s: %s", out->root, rel,
                 saved == ELOOP || saved == ENOTDIR ? "it is or passes through a symbolic link" : strerror(saved));
+        errno = saved;
         return -1;
     }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    int stat_failed = fstat(fd, &st) != 0;
+    if (stat_failed || !S_ISREG(st.st_mode)) {
+        saved = stat_failed ? errno : EINVAL;
         close(fd);
-        pl_fail(err, PL_ERR_IO, "cannot read %s/%s: not a regular file", out->root, rel);
+        pl_fail(err, PL_ERR_IO, "cannot read %s/%s: %s", out->root, rel,
+                saved == EINVAL ? "not a regular file" : strerror(saved));
+        errno = saved;
         return -1;
     }
     return fd;
+}
+
+pl_status pl_read_fd(int fd, const char *what, size_t max, int first_line, char **text, size_t *len,
+                     pl_error *err)
+{
+    size_t cap = 0, used = 0;
+    char *buf = NULL;
+    *text = NULL;
+    *len = 0;
+    for (;;) {
+        if (used == cap) {
+            size_t grow = cap ? 2 * cap : 4096;
+            char *p = grow > cap && grow < (size_t)-1 ? realloc(buf, grow + 1) : NULL; /* + 1: the NUL */
+            if (!p) {
+                free(buf);
+                return pl_fail(err, PL_ERR_NOMEM, "out of memory reading %s", what);
+            }
+            buf = p;
+            cap = grow;
+        }
+        ssize_t got = read(fd, buf + used, cap - used);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            int e = errno;
+            free(buf);
+            return pl_fail(err, e == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "cannot read %s: %s", what, strerror(e));
+        }
+        char *newline = first_line && got > 0 ? memchr(buf + used, '\n', (size_t)got) : NULL;
+        used = newline ? (size_t)(newline - buf) + 1 : used + (size_t)got;
+        if (used > max) {
+            free(buf);
+            return pl_fail(err, PL_ERR_INPUT, "%s: more than %zu bytes%s", what, max,
+                           first_line ? " in its first line" : "");
+        }
+        if (got == 0 || newline)
+            break;
+    }
+    buf[used] = '\0';
+    *text = buf;
+    *len = used;
+    return PL_OK;
 }
 
 pl_status pl_make_dir(const char *path, pl_error *err)

@@ -89,8 +89,17 @@ void pl_hash_text(const pl_hash *h, char hash[PL_HASH_LEN]);
 
 /* Open ROOT/rel for reading: a regular file reached without following a link (a link, FIFO,
  * device or directory is refused without being opened for reading, so that nothing blocks).
- * Returns the descriptor, or -1 with PL_ERR_IO and the reason. */
+ * Returns the descriptor, or -1 with PL_ERR_IO and the reason, errno then saying which: ENOENT
+ * absent, ELOOP or ENOTDIR a link (or a file) at the path or on the way, EINVAL not a regular
+ * file, else what the system said (EACCES, ENOMEM, ...). */
 int pl_output_open_file(const pl_output *out, const char *rel, pl_error *err);
+
+/* Read fd from where it is to its end, or (first_line) to its first newline, into a string (the
+ * caller frees *text; *len bytes, the newline included, then a NUL), what naming the file in
+ * messages.  A read that fails is an error (PL_ERR_IO with the reason), never the end of the file;
+ * PL_ERR_NOMEM for want of memory; PL_ERR_INPUT if there is more than max bytes to read. */
+pl_status pl_read_fd(int fd, const char *what, size_t max, int first_line, char **text, size_t *len,
+                     pl_error *err);
 
 /* The directory holding ROOT/rel, reached without following a link, and rel's last component in
  * name: a descriptor (the caller closes it) or -1 with errno as pl_output_dir's. */

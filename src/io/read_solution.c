@@ -68,8 +68,9 @@ static pl_status open_run_file(reader *r, int dir_fd, const char *dir, const cha
     struct stat st;
     if (f->fd < 0)
         return errno == ENOENT || errno == ELOOP ? bad(r, name) : read_error(r, f->path, errno);
-    if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        int e = S_ISREG(st.st_mode) ? errno : 0;
+    int stat_failed = fstat(f->fd, &st) != 0;
+    if (stat_failed || !S_ISREG(st.st_mode)) {
+        int e = stat_failed ? errno : 0;
         close(f->fd);
         f->fd = -1;
         return e ? read_error(r, f->path, e) : fail(r, PL_ERR_INPUT, f->path, "not a regular file");
