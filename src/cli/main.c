@@ -1668,18 +1668,30 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     s = !fam ? pl_fail(&err, PL_ERR_NOMEM, "out of memory") : has_limit ? assess_families(model, &l, la.impacts, fam, &nfam, &err) : PL_OK;
     for (size_t k = 0; k < l.n; k++)
         entries[k] = l.item[k].e;
-    /* Each solution's files, then the tables, within a budget of their own; stopped, the files written
-     * are complete and the manifest lists them. */
-    pl_error stopped;
+    /* Each solution's files within a budget of their own, as a sweep's runs: a solution whose files
+     * are stopped (or run out of memory) fails, the others go on; then the tables, within theirs:
+     * stopped, the files written are complete and the manifest lists them. */
+    pl_error stopped, limit_files = {PL_OK, ""};
     pl_status write_status = PL_OK;
     if (s == PL_OK) {
-        write_status = s = pl_write_compare(&d.out, model, &limit, &la, entries, l.n, fam, nfam, lopts.max_seconds,
-                                            &stopped);
+        write_status = s = pl_write_compare(&d.out, model, &limit, &la, &limit_files, entries, l.n, fam, nfam,
+                                            lopts.max_seconds, &stopped);
         if (s == PL_ERR_SOLVER)
             s = PL_OK;
         else if (s != PL_OK)
             err = stopped;
     }
+    if (limit_files.status != PL_OK && limit.status == PL_OK) { /* reported as the tables report it */
+        limit.status = limit_files.status;
+        limit.error = limit_files;
+        failures++;
+    }
+    for (size_t k = 0; k < l.n; k++)
+        if (entries[k].files.status != PL_OK && l.item[k].sol.status == PL_OK) {
+            l.item[k].sol.status = entries[k].files.status;
+            l.item[k].sol.error = entries[k].files;
+            failures++;
+        }
     pl_error plot_err;
     /* the figures, like each solution, within --max-seconds of their own start */
     pl_budget figures = {o.max_seconds, pl_now_seconds()};
