@@ -65,14 +65,23 @@ static int plain_word(const char *w, int directory)
 }
 
 /* The manifest's case, solver and (a sweep) refined option, each from a fixed vocabulary: a case
- * built in, or, with "model": {"file": ...}, a model compiled apart, whose name is then valid per
- * pl_case_name_valid (the only names penlim loads a model with); a solver of the registry; one of
- * its options. */
+ * built in, or, with "model": {"file": ...} (or no "model" in a manifest of penlim 0.1, which
+ * recorded none), a model compiled apart, whose name is then valid per pl_case_name_valid (the only
+ * names penlim loads a model with); a solver of the registry; one of its options. */
 typedef struct {
     const char *case_name;
     const pl_solver_type *solver;
     const char *refined; /* NULL but for a sweep */
 } identity;
+
+/* Whether a manifest was written by a penlim older than 0.2, which recorded no "model": its
+ * penlim_version is 0.0.x or 0.1.x. */
+static int before_model_identity(const json_t *manifest)
+{
+    const char *v = json_string_value(json_object_get(manifest, "penlim_version"));
+    unsigned major, minor;
+    return v && sscanf(v, "%u.%u", &major, &minor) == 2 && major == 0 && minor < 2;
+}
 
 static pl_status check_manifest(const pl_output *out, const json_t *manifest, identity *id, pl_error *err)
 {
@@ -80,7 +89,18 @@ static pl_status check_manifest(const pl_output *out, const json_t *manifest, id
     const char *case_name = json_string_value(json_object_get(manifest, "case"));
     const char *solver = json_string_value(json_object_get(manifest, "solver"));
     const char *refined = json_string_value(json_object_get(manifest, "refined"));
-    int compiled_apart = json_is_string(json_object_get(json_object_get(manifest, "model"), "file"));
+    const json_t *model = json_object_get(manifest, "model");
+    /* A model compiled apart by its manifest's identity; without one, a manifest of penlim 0.1 (which
+     * wrote none) names a model by its name alone: a valid name, as penlim loads models with, is what
+     * makes it safe in a figure, not the identity (a file anyone can edit). */
+    int compiled_apart = json_is_string(json_object_get(model, "file")) || (!model && before_model_identity(manifest));
+    if (case_name && pl_case_name_valid(case_name) && !compiled_apart && !model && !pl_builtin_case_find(case_name)) {
+        const char *v = json_string_value(json_object_get(manifest, "penlim_version"));
+        return pl_fail(err, PL_ERR_INPUT, "%s/manifest.json: \"case\" is not a case penlim has ('%s') and there is no "
+                       "\"model\" saying it was loaded from a file (penlim records one since 0.2; this manifest says "
+                       "penlim_version '%.20s'): run the command again with --model FILE to draw its figures",
+                       out->root, case_name, v ? v : "");
+    }
     if (!case_name || !pl_case_name_valid(case_name) || (!compiled_apart && !pl_builtin_case_find(case_name)))
         return pl_fail(err, PL_ERR_INPUT, "%s/manifest.json: \"case\" is not %s ('%.60s')", out->root,
                        compiled_apart ? "a model's name" : "a case penlim has", case_name ? case_name : "");
