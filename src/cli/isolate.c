@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* posix_spawn_file_actions_addfchdir_np: glibc 2.29, musl 1.1.24 */
 #include "cli/isolate.h"
 
 #include <errno.h>
@@ -27,6 +28,9 @@ pl_status pl_isolation_init(pl_isolation *iso, const case_options *o, pl_error *
         return pl_fail(err, PL_ERR_INPUT, "--isolate: cannot find this program (/proc/self/exe: %s); --no-isolate "
                        "runs the solves in this process", len < 0 ? strerror(errno) : "too long");
     iso->exe[len] = '\0';
+    if (o->loaded_from[0] && !realpath(o->loaded_from, iso->model))
+        return pl_fail(err, PL_ERR_INPUT, "--isolate: cannot find the model file again (%s); --no-isolate runs the "
+                       "solves in this process", strerror(errno));
     return PL_OK;
 }
 
@@ -91,7 +95,7 @@ static pl_status build_args(const pl_isolation *iso, const pl_solver_type *solve
     a->argv[a->n++] = (char *)dir;
     if (o->loaded_from[0]) { /* the very file this process loaded */
         arg(a, "--model");
-        a->argv[a->n++] = (char *)o->loaded_from;
+        a->argv[a->n++] = (char *)iso->model;
     } else {
         arg(a, o->c->name);
     }
@@ -122,9 +126,10 @@ static pl_status build_args(const pl_isolation *iso, const pl_solver_type *solve
     return PL_OK;
 }
 
-/* Start the child with stdin from /dev/null (a model reading it would take the terminal's input),
- * stdout and stderr shared, the default disposition and no blocked signals. */
-static int spawn(child_args *a, pid_t *pid, pl_error *err)
+/* Start the child in the directory dir_fd (fchdir: the directory opened, whatever its path names
+ * meanwhile) with stdin from /dev/null (a model reading it would take the terminal's input), stdout
+ * and stderr shared, the default disposition and no blocked signals. */
+static int spawn(child_args *a, int dir_fd, pid_t *pid, pl_error *err)
 {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
@@ -137,6 +142,8 @@ static int spawn(child_args *a, pid_t *pid, pl_error *err)
     int rc = posix_spawn_file_actions_init(&fa);
     if (rc == 0) {
         rc = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        if (rc == 0)
+            rc = posix_spawn_file_actions_addfchdir_np(&fa, dir_fd);
         if (rc == 0 && (rc = posix_spawnattr_init(&attr)) == 0) {
             rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
             if (rc == 0)
@@ -192,8 +199,8 @@ static int same_solve(const pl_solution *sol, const pl_solver_type *solver, cons
 }
 
 pl_status pl_isolated_solve(const pl_isolation *iso, const pl_model *model, const pl_solver_type *solver,
-                            const pl_solve_opts *opts, const char *dir, pl_solution *sol, int *read_back,
-                            pl_error *err)
+                            const pl_solve_opts *opts, const pl_output *out, const char *sub, pl_solution *sol,
+                            int *read_back, pl_error *err)
 {
     pl_error e;
     *read_back = 0;
@@ -204,12 +211,21 @@ pl_status pl_isolated_solve(const pl_isolation *iso, const pl_model *model, cons
         return st;
     }
     memcpy(sol->option, opts->option, solver->noptions * sizeof *opts->option);
-    child_args *a = malloc(sizeof *a);
+    /* The directory made and opened here, no link followed; the child works in it (its "."), and
+     * its files are read back through it. */
+    char dir[PATH_MAX];
+    int dir_fd = -1;
+    if (pl_output_path(out, sub, NULL, dir, sizeof dir, &e) != PL_OK)
+        st = PL_ERR_IO;
+    else if ((dir_fd = pl_output_dir(out, sub, 1)) < 0)
+        st = pl_fail(&e, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "cannot create %s: %s", dir,
+                     errno == ELOOP || errno == ENOTDIR ? "a component is a symbolic link or a file" : strerror(errno));
+    child_args *a = st == PL_OK ? malloc(sizeof *a) : NULL;
     pid_t pid;
     double started = pl_now_seconds();
-    if (!a)
+    if (st == PL_OK && !a)
         st = pl_fail(&e, PL_ERR_NOMEM, "out of memory starting the solve's process");
-    else if ((st = build_args(iso, solver, opts, dir, a, &e)) == PL_OK && spawn(a, &pid, &e) != 0)
+    else if (st == PL_OK && (st = build_args(iso, solver, opts, ".", a, &e)) == PL_OK && spawn(a, dir_fd, &pid, &e) != 0)
         st = PL_ERR_SOLVER;
     free(a);
     int status = 0, stopped = 0;
@@ -232,7 +248,7 @@ pl_status pl_isolated_solve(const pl_isolation *iso, const pl_model *model, cons
     } else if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3)) {
         pl_solution back;
         pl_error re;
-        pl_status rs = pl_read_solution_any(dir, model, solver, &back, &re);
+        pl_status rs = pl_read_solution_any_at(dir_fd, dir, model, solver, &back, &re);
         if (rs != PL_OK || !same_solve(&back, solver, opts)) {
             pl_solution_free(&back);
             st = pl_fail(&e, PL_ERR_SOLVER, "its process ended (exit status %d) without the solution: %s",
@@ -250,6 +266,8 @@ pl_status pl_isolated_solve(const pl_isolation *iso, const pl_model *model, cons
                      WEXITSTATUS(status) == 1 ? "it could not write the solution: its message above" :
                      "an exit() or _exit() of the model?");
     }
+    if (dir_fd >= 0)
+        close(dir_fd);
     if (st != PL_OK && sol->status == PL_OK) {
         sol->status = st;
         sol->error = e;

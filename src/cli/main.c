@@ -731,21 +731,13 @@ static pl_status solve_isolated(const pl_sweep *sw, size_t k, const pl_solver_ty
                                 pl_solution *sol, pl_error *err, void *user)
 {
     sweep_io *io = user;
-    char sub[128], dir[PATH_MAX];
+    char sub[128];
     if (k == PL_SWEEP_LIMIT)
         snprintf(sub, sizeof sub, "limit");
     else
         pl_sweep_run_dir(sw, k, sub, sizeof sub);
-    pl_status s = pl_output_path(&io->d->out, sub, NULL, dir, sizeof dir, err);
-    if (s != PL_OK) {
-        pl_error e = *err;
-        pl_solution_init(sol, solver, io->model, o->t_end, NULL);
-        sol->status = s;
-        sol->error = e;
-        return s;
-    }
     int read_back = 0;
-    s = pl_isolated_solve(io->iso, io->model, solver, o, dir, sol, &read_back, err);
+    pl_status s = pl_isolated_solve(io->iso, io->model, solver, o, &io->d->out, sub, sol, &read_back, err);
     if (k != PL_SWEEP_LIMIT && read_back) /* 1: read back solved, 2: read back failed */
         io->in_place[k] = s == PL_OK ? 1 : 2;
     return s;
@@ -1265,7 +1257,9 @@ static const char compare_usage[] =
     "                    for a model file, --no-isolate to turn it off)\n"
     "  --out DIR         output directory (default out/compare/CASE)\n"
     "  --max-seconds S   the set-up within S of the start, then each solution within S of its own\n"
-    "                    start, with its analysis (as for 'penlim sweep')\n"
+    "                    start, with its analysis, and its files within S of theirs (a solution\n"
+    "                    whose files are stopped fails, the others go on), then the tables within\n"
+    "                    S of theirs (as for 'penlim sweep')\n"
     "  Without solutions: the penalty at mu = 1e4, 1e6, 1e8 and every scheme that applies to the\n"
     "  case at its 3 default h.  Other options as for 'penlim run'.\n";
 
@@ -1550,17 +1544,8 @@ static pl_status solve_in(const pl_isolation *iso, const outdir_session *d, cons
 {
     if (!iso)
         return pl_solve(solver, model, opts, sol, err);
-    char dir[PATH_MAX];
     int read_back;
-    pl_status s = pl_output_path(&d->out, sub, NULL, dir, sizeof dir, err);
-    if (s != PL_OK) {
-        pl_error e = *err;
-        pl_solution_init(sol, solver, model, opts->t_end, NULL);
-        sol->status = s;
-        sol->error = e;
-        return s;
-    }
-    return pl_isolated_solve(iso, model, solver, opts, dir, sol, &read_back, err);
+    return pl_isolated_solve(iso, model, solver, opts, &d->out, sub, sol, &read_back, err);
 }
 
 static int cmd_compare_with(int argc, char **argv, pl_model *model)

@@ -363,6 +363,12 @@ pl_status pl_read_solution_at(int dir_fd, const char *dir, const pl_model *model
     return read_solution(dir_fd, dir, model, solver, 0, expect, sol, err);
 }
 
+pl_status pl_read_solution_any_at(int dir_fd, const char *dir, const pl_model *model, const pl_solver_type *solver,
+                                  pl_solution *sol, pl_error *err)
+{
+    return read_solution(dir_fd, dir, model, solver, 1, NULL, sol, err);
+}
+
 static pl_status read_solution(int dir_fd, const char *dir, const pl_model *model, const pl_solver_type *solver,
                                int any_status, const pl_run_hashes *expect, pl_solution *sol, pl_error *err)
 {

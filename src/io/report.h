@@ -70,4 +70,9 @@ pl_status pl_read_solution_at(int dir_fd, const char *dir, const pl_model *model
                               const struct pl_solver_type *solver, const pl_run_hashes *expect, pl_solution *sol,
                               pl_error *err);
 
+/* pl_read_solution_any of the run in the directory dir_fd, as pl_read_solution_at reads it (no
+ * hash to check): what a solve's process wrote into the directory it was given. */
+pl_status pl_read_solution_any_at(int dir_fd, const char *dir, const pl_model *model,
+                                  const struct pl_solver_type *solver, pl_solution *sol, pl_error *err);
+
 #endif
