@@ -881,6 +881,26 @@ static void test_read_errors_in_directory(void)
     free(err);
 }
 
+/* --isolate's solve process writes into the run directory its command made and opened, given as
+ * descriptor 3, not into the path it is given (for messages): a --out renamed or replaced by a link
+ * meanwhile changes nothing.  The hidden command run as a sweep runs it, with descriptor 3 on
+ * iso_dir and a path that names no directory: it wrote under that path (mkdir -p, by path). */
+static void test_isolated_writes_in_descriptor(void)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkdir -p iso_dir && sh -c 'exec 3<iso_dir && exec %s __solve sweep $PPID penalty iso_path/run "
+             "bouncing_ball --mu 1e4 --t-end 1 --samples 20 --quiet' > stdout.txt 2> stderr.txt",
+             dir, penlim);
+    int rc = system(cmd);
+    char *err = slurp("stderr.txt");
+    CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "the solve's process (%d: %s)", rc, err ? err : "");
+    free(err);
+    CHECK(exists("iso_dir/trajectory.csv") && exists("iso_dir/trajectory_s.csv") && exists("iso_dir/summary.json"),
+          "its files in the directory given as a descriptor");
+    CHECK(!exists("iso_path"), "nothing at the path it was given");
+}
+
 /* The figure step runs gnuplot in the output directory penlim opened, through its descriptor: the
  * directory renamed and its path made a link to another one while the command runs, gnuplot (a
  * stand-in that writes the figures and where it ran) still works in the directory opened, and
@@ -968,6 +988,7 @@ int main(int argc, char **argv)
     test_system_paths();
     test_hash();
     test_render_in_descriptor();
+    test_isolated_writes_in_descriptor();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

@@ -1,4 +1,3 @@
-#define _GNU_SOURCE /* posix_spawn_file_actions_addfchdir_np: glibc 2.29, musl 1.1.24 */
 #include "cli/isolate.h"
 
 #include <errno.h>
@@ -28,9 +27,6 @@ pl_status pl_isolation_init(pl_isolation *iso, const case_options *o, pl_error *
         return pl_fail(err, PL_ERR_INPUT, "--isolate: cannot find this program (/proc/self/exe: %s); --no-isolate "
                        "runs the solves in this process", len < 0 ? strerror(errno) : "too long");
     iso->exe[len] = '\0';
-    if (o->loaded_from[0] && !realpath(o->loaded_from, iso->model))
-        return pl_fail(err, PL_ERR_INPUT, "--isolate: cannot find the model file again (%s); --no-isolate runs the "
-                       "solves in this process", strerror(errno));
     return PL_OK;
 }
 
@@ -95,7 +91,7 @@ static pl_status build_args(const pl_isolation *iso, const pl_solver_type *solve
     a->argv[a->n++] = (char *)dir;
     if (o->loaded_from[0]) { /* the very file this process loaded */
         arg(a, "--model");
-        a->argv[a->n++] = (char *)iso->model;
+        a->argv[a->n++] = (char *)o->loaded_from;
     } else {
         arg(a, o->c->name);
     }
@@ -126,9 +122,10 @@ static pl_status build_args(const pl_isolation *iso, const pl_solver_type *solve
     return PL_OK;
 }
 
-/* Start the child in the directory dir_fd (fchdir: the directory opened, whatever its path names
- * meanwhile) with stdin from /dev/null (a model reading it would take the terminal's input), stdout
- * and stderr shared, the default disposition and no blocked signals. */
+/* Start the child with the directory dir_fd as its PL_ISOLATED_DIR_FD (the directory opened,
+ * whatever its path names meanwhile), stdin from /dev/null (a model reading it would take the
+ * terminal's input), stdout and stderr shared, the default disposition and no blocked signals.  Its
+ * working directory is the command's: a model's relative paths mean what they do without --isolate. */
 static int spawn(child_args *a, int dir_fd, pid_t *pid, pl_error *err)
 {
     posix_spawn_file_actions_t fa;
@@ -142,8 +139,8 @@ static int spawn(child_args *a, int dir_fd, pid_t *pid, pl_error *err)
     int rc = posix_spawn_file_actions_init(&fa);
     if (rc == 0) {
         rc = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        if (rc == 0)
-            rc = posix_spawn_file_actions_addfchdir_np(&fa, dir_fd);
+        if (rc == 0) /* dir_fd is above PL_ISOLATED_DIR_FD: dup2 gives the child a copy it keeps */
+            rc = posix_spawn_file_actions_adddup2(&fa, dir_fd, PL_ISOLATED_DIR_FD);
         if (rc == 0 && (rc = posix_spawnattr_init(&attr)) == 0) {
             rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
             if (rc == 0)
@@ -211,21 +208,24 @@ pl_status pl_isolated_solve(const pl_isolation *iso, const pl_model *model, cons
         return st;
     }
     memcpy(sol->option, opts->option, solver->noptions * sizeof *opts->option);
-    /* The directory made and opened here, no link followed; the child works in it (its "."), and
-     * its files are read back through it. */
+    /* The directory made and opened here, no link followed; the child writes into it through the
+     * descriptor it is given, and its files are read back through it. */
     char dir[PATH_MAX];
-    int dir_fd = -1;
+    int dir_fd = -1, made = -1;
     if (pl_output_path(out, sub, NULL, dir, sizeof dir, &e) != PL_OK)
         st = PL_ERR_IO;
-    else if ((dir_fd = pl_output_dir(out, sub, 1)) < 0)
+    else if ((made = pl_output_dir(out, sub, 1)) < 0 ||
+             (dir_fd = fcntl(made, F_DUPFD_CLOEXEC, PL_ISOLATED_DIR_FD + 1)) < 0)
         st = pl_fail(&e, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "cannot create %s: %s", dir,
                      errno == ELOOP || errno == ENOTDIR ? "a component is a symbolic link or a file" : strerror(errno));
+    if (made >= 0)
+        close(made);
     child_args *a = st == PL_OK ? malloc(sizeof *a) : NULL;
     pid_t pid;
     double started = pl_now_seconds();
     if (st == PL_OK && !a)
         st = pl_fail(&e, PL_ERR_NOMEM, "out of memory starting the solve's process");
-    else if (st == PL_OK && (st = build_args(iso, solver, opts, ".", a, &e)) == PL_OK && spawn(a, dir_fd, &pid, &e) != 0)
+    else if (st == PL_OK && (st = build_args(iso, solver, opts, dir, a, &e)) == PL_OK && spawn(a, dir_fd, &pid, &e) != 0)
         st = PL_ERR_SOLVER;
     free(a);
     int status = 0, stopped = 0;

@@ -2041,9 +2041,15 @@ static int isolated_solve_with(const char *cmd, const pl_solver_type *solver, co
         status = sol.status = analysed;
         sol.error = err;
     }
+    /* The directory the command made and opened, given as PL_ISOLATED_DIR_FD (dir: for messages). */
     pl_output out;
     pl_output_init(&out, dir, file_mode, &temp_hooks);
-    pl_status s = pl_make_dir(dir, &io);
+    struct stat st;
+    pl_status s = fstat(PL_ISOLATED_DIR_FD, &st) == 0 && S_ISDIR(st.st_mode)
+                      ? PL_OK
+                      : pl_fail(&io, PL_ERR_IO, "cannot write %s: not given its directory", dir);
+    if (s == PL_OK)
+        out.root_fd = PL_ISOLATED_DIR_FD;
     pl_budget writing = {opts.max_seconds, pl_now_seconds()}; /* its files', from their start, as a run's */
     if (s == PL_OK)
         s = pl_write_solution(&out, NULL, model, &sol, analysed == PL_OK ? &analysis : NULL, &writing, &io);
