@@ -327,11 +327,10 @@ static json_t *read_summary(reader *r, int dir_fd, const char *dir, const char *
 static pl_status read_solution(int dir_fd, const char *dir, const pl_model *model, const pl_solver_type *solver,
                                int any_status, const pl_run_hashes *expect, pl_solution *sol, pl_error *err);
 
-/* The run in the directory DIR, opened here (following the links of the path as given). */
-static pl_status read_solution_path(const char *dir, const pl_model *model, const pl_solver_type *solver,
-                                    int any_status, pl_solution *sol, pl_error *err)
+pl_status pl_read_solution(const char *dir, const pl_model *model, const pl_solver_type *solver, pl_solution *sol,
+                           pl_error *err)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* the links of the path as given followed */
     if (fd < 0) {
         int e = errno;
         pl_status init = pl_solution_init(sol, solver, model, NAN, err);
@@ -340,21 +339,9 @@ static pl_status read_solution_path(const char *dir, const pl_model *model, cons
         return pl_fail(err, e == ENOMEM ? PL_ERR_NOMEM : e == ENOENT || e == ENOTDIR ? PL_ERR_INPUT : PL_ERR_IO,
                        "%s: cannot read back the run: %s", dir, strerror(e));
     }
-    pl_status s = read_solution(fd, dir, model, solver, any_status, NULL, sol, err);
+    pl_status s = read_solution(fd, dir, model, solver, 0, NULL, sol, err);
     close(fd);
     return s;
-}
-
-pl_status pl_read_solution(const char *dir, const pl_model *model, const pl_solver_type *solver, pl_solution *sol,
-                           pl_error *err)
-{
-    return read_solution_path(dir, model, solver, 0, sol, err);
-}
-
-pl_status pl_read_solution_any(const char *dir, const pl_model *model, const pl_solver_type *solver,
-                               pl_solution *sol, pl_error *err)
-{
-    return read_solution_path(dir, model, solver, 1, sol, err);
 }
 
 pl_status pl_read_solution_at(int dir_fd, const char *dir, const pl_model *model, const pl_solver_type *solver,

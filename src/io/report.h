@@ -49,11 +49,6 @@ pl_status pl_write_solution(pl_output *out, const char *sub, const pl_model *mod
 pl_status pl_read_solution(const char *dir, const pl_model *model, const struct pl_solver_type *solver,
                            pl_solution *sol, pl_error *err);
 
-/* The same for a run with status "ok" or "failed" (a failed one comes back with status PL_ERR_SOLVER
- * and the reason written in its summary, its trajectory up to the failure): a run another process
- * solved (penlim's isolated runs). */
-pl_status pl_read_solution_any(const char *dir, const pl_model *model, const struct pl_solver_type *solver,
-                               pl_solution *sol, pl_error *err);
 
 /* The content hashes a run's files must have (pl_outdir_hash), NULL where none is to be checked. */
 typedef struct {
@@ -70,8 +65,9 @@ pl_status pl_read_solution_at(int dir_fd, const char *dir, const pl_model *model
                               const struct pl_solver_type *solver, const pl_run_hashes *expect, pl_solution *sol,
                               pl_error *err);
 
-/* pl_read_solution_any of the run in the directory dir_fd, as pl_read_solution_at reads it (no
- * hash to check): what a solve's process wrote into the directory it was given. */
+/* The same, without hashes to check, for a run with status "ok" or "failed" (a failed one comes
+ * back with status PL_ERR_SOLVER and the reason written in its summary, its trajectory up to the
+ * failure): a run another process solved into the directory it was given (penlim's isolated runs). */
 pl_status pl_read_solution_any_at(int dir_fd, const char *dir, const pl_model *model,
                                   const struct pl_solver_type *solver, pl_solution *sol, pl_error *err);
 
