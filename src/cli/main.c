@@ -1584,7 +1584,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     }
     pl_compare_entry *entries = calloc(l.n ? l.n : 1, sizeof *entries);
     pl_status s = entries ? PL_OK : pl_fail(&err, PL_ERR_NOMEM, "out of memory");
-    for (size_t k = 0; k < l.n; k++)
+    for (size_t k = 0; entries && k < l.n; k++) /* a failed calloc: s says so */
         entries[k] = l.item[k].e;
     if (s == PL_OK)
         s = pl_compare_files(entries, l.n, !o.no_plots, &d.planned, &err);
