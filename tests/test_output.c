@@ -856,7 +856,8 @@ static void test_read_errors_in_directory(void)
         const char *file, *args, *message;
     } cases[] = {
         {"manifest.json", "plot eio_run", "eio_run/manifest.json: Input/output error"},
-        {"manifest.json", "run bouncing_ball --mu 1e4 --t-end 1 --out eio_run", "eio_run/manifest.json: Input/output error"},
+        {"manifest.json", "run bouncing_ball --mu 1e4 --t-end 1 --out eio_run",
+         "eio_run/manifest.json: Input/output error"},
         {"trajectory.csv", "plot eio_run", "cannot read eio_run/trajectory.csv: Input/output error"},
         {"plots_config.gp", "plot eio_sweep", "cannot read eio_sweep/plots_config.gp: Input/output error"},
     };

@@ -225,7 +225,8 @@ pl_status pl_isolated_solve(const pl_isolation *iso, const pl_model *model, cons
     double started = pl_now_seconds();
     if (st == PL_OK && !a)
         st = pl_fail(&e, PL_ERR_NOMEM, "out of memory starting the solve's process");
-    else if (st == PL_OK && (st = build_args(iso, solver, opts, dir, a, &e)) == PL_OK && spawn(a, dir_fd, &pid, &e) != 0)
+    else if (st == PL_OK && (st = build_args(iso, solver, opts, dir, a, &e)) == PL_OK &&
+             spawn(a, dir_fd, &pid, &e) != 0)
         st = PL_ERR_SOLVER;
     free(a);
     int status = 0, stopped = 0;
