@@ -841,8 +841,9 @@ static void test_resume_swap_while_reading(void)
 
 /* A file of a directory that cannot be read (EIO, from a preloaded library) is an error: exit 1
  * with the file and the reason, never taken for a malformed or short file.  The manifest was taken
- * for a malformed one ("no valid manifest.json", exit 2); plots_config.gp and trajectory.csv were
- * read with stdio, whose errors were taken for the end of the file. */
+ * for a malformed one (a file penlim did not write, exit 2); plots_config.gp and trajectory.csv were
+ * read with stdio, whose errors were taken for the end of the file; a run --resume could not hash
+ * was computed again quietly (exit 0). */
 static void test_read_errors_in_directory(void)
 {
     if (strcmp(io_faults, "none") == 0) {
@@ -860,6 +861,10 @@ static void test_read_errors_in_directory(void)
          "eio_run/manifest.json: Input/output error"},
         {"trajectory.csv", "plot eio_run", "cannot read eio_run/trajectory.csv: Input/output error"},
         {"plots_config.gp", "plot eio_sweep", "cannot read eio_sweep/plots_config.gp: Input/output error"},
+        {"trajectory_s.csv", "sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --samples 50 --no-plots --out eio_sweep --resume",
+         "eio_sweep/runs/001_mu_1e3/trajectory_s.csv: cannot read: Input/output error"},
+        {"summary.json", "sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --samples 50 --no-plots --out eio_sweep --resume",
+         "eio_sweep/runs/001_mu_1e3/summary.json: cannot read: Input/output error"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char cmd[4096];
@@ -872,6 +877,9 @@ static void test_read_errors_in_directory(void)
               WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, err ? err : "");
         free(err);
     }
+    CHECK(run("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --samples 50 --no-plots --out eio_sweep --quiet --resume") ==
+              0,
+          "resumed again, readable");
     int rc_run = run("plot eio_run --quiet");
     char *err = slurp("stderr.txt");
     CHECK(rc_run == 0, "readable again: drawn (%d: %s)", rc_run, err ? err : "");

@@ -763,12 +763,17 @@ static int reuse_run(const pl_sweep *sw, size_t k, pl_solution *sol, void *user)
     snprintf(trajectory, sizeof trajectory, "%s/trajectory.csv", sub);
     snprintf(trajectory_s, sizeof trajectory_s, "%s/trajectory_s.csv", sub);
     pl_run_hashes want = {pl_outdir_hash(&io->d->st, summary), pl_outdir_hash(&io->d->st, trajectory)};
-    if (!want.summary || !want.trajectory || pl_outdir_verify(&io->d->out, &io->d->st, trajectory_s, &err) != PL_OK)
+    if (!want.summary || !want.trajectory)
+        return 0;
+    pl_status s = pl_outdir_verify(&io->d->out, &io->d->st, trajectory_s, &err);
+    if (s == PL_ERR_IO || s == PL_ERR_NOMEM) /* a read error, reported; not a run to recompute quietly */
+        io->read_error[k] = err;
+    if (s != PL_OK)
         return 0;
     int fd = pl_output_dir(&io->d->out, sub, 0);
     if (fd < 0)
         return 0; /* gone, or a link on the way: computed again */
-    pl_status s = pl_output_path(&io->d->out, sub, NULL, dir, sizeof dir, &err);
+    s = pl_output_path(&io->d->out, sub, NULL, dir, sizeof dir, &err);
     if (s == PL_OK)
         s = pl_read_solution_at(fd, dir, io->model, sw->solver, &want, sol, &err);
     close(fd);

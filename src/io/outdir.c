@@ -607,17 +607,22 @@ pl_status pl_outdir_verify(const pl_output *out, const pl_outdir_state *st, cons
 {
     const char *want = pl_outdir_hash(st, rel);
     if (!want)
-        return pl_fail(err, PL_ERR_IO, "%s/%s: no content hash recorded", out->root, rel);
-    int fd = pl_output_open_file(out, rel, err);
+        return pl_fail(err, PL_ERR_INPUT, "%s/%s: no content hash recorded", out->root, rel);
+    pl_error e;
+    int fd = pl_output_open_file(out, rel, &e);
+    if (fd < 0 && (errno == ENOENT || errno == ELOOP || errno == ENOTDIR || errno == EINVAL))
+        return pl_fail(err, PL_ERR_INPUT, "%s", e.message);
     if (fd < 0)
-        return PL_ERR_IO;
+        return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "%s", e.message);
     char got[PL_HASH_LEN];
-    pl_status s = pl_hash_fd(fd, got, err);
+    pl_status s = pl_hash_fd(fd, got, &e);
     close(fd);
-    if (s == PL_OK && strcmp(got, want) != 0)
-        s = pl_fail(err, PL_ERR_IO, "%s/%s has changed since penlim wrote it (content hash %s, recorded %s)", out->root,
-                    rel, got, want);
-    return s;
+    if (s != PL_OK)
+        return pl_fail(err, s, "%s/%s: %s", out->root, rel, e.message);
+    if (strcmp(got, want) != 0)
+        return pl_fail(err, PL_ERR_INPUT, "%s/%s has changed since penlim wrote it (content hash %s, recorded %s)",
+                       out->root, rel, got, want);
+    return PL_OK;
 }
 
 /* ---- writing --------------------------------------------------------------------------------- */

@@ -110,9 +110,12 @@ pl_status pl_output_add(pl_output *out, const char *rel, pl_error *err)
     int fd = pl_output_open_file(out, rel, err);
     if (fd < 0)
         return PL_ERR_IO;
-    pl_status s = pl_hash_fd(fd, hash, err);
+    pl_error e;
+    pl_status s = pl_hash_fd(fd, hash, &e);
     close(fd);
-    return s == PL_OK ? pl_output_add_hashed(out, rel, hash, err) : s;
+    if (s != PL_OK)
+        return pl_fail(err, s, "%s/%s: %s", out->root, rel, e.message);
+    return pl_output_add_hashed(out, rel, hash, err);
 }
 
 void pl_hash_begin(pl_hash *h)
@@ -145,7 +148,7 @@ pl_status pl_hash_fd(int fd, char hash[PL_HASH_LEN], pl_error *err)
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0)
-            return pl_fail(err, PL_ERR_IO, "cannot read back what was written: %s", strerror(errno));
+            return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "cannot read: %s", strerror(errno));
         if (got == 0)
             break;
         pl_hash_add(&h, buf, (size_t)got);

@@ -75,7 +75,8 @@ pl_status pl_output_add(pl_output *out, const char *rel, pl_error *err);
 /* The same with its hash known (hash "" or NULL: not known). */
 pl_status pl_output_add_hashed(pl_output *out, const char *rel, const char *hash, pl_error *err);
 
-/* The hash of everything fd reads from its start: PL_ERR_IO with the reason if it cannot be read. */
+/* The hash of everything fd reads from its start: PL_ERR_IO (PL_ERR_NOMEM) with the reason if it
+ * cannot be read. */
 pl_status pl_hash_fd(int fd, char hash[PL_HASH_LEN], pl_error *err);
 
 /* The same hash of bytes given piece by piece (what a reader hashes as it reads):
