@@ -14,12 +14,18 @@
 
 #include "check.h"
 #include "cli_util.h"
+#include "cases/cases.h"
 #include "io/outdir.h"
+#include "io/plots.h"
+#include "io/report.h"
 
 
 static void compare_sweeps(const char *a, const char *b, size_t n);
 
 static const char *python; /* python3, for editing JSON files in place (tests/CMakeLists.txt finds it) */
+/* tests/faults/io_faults.c built as a shared object, or "none" (under the sanitizers, whose
+ * runtime must come first among the libraries): the tests that preload it are then skipped. */
+static const char *io_faults;
 
 static int sh(const char *fmt, const char *a, const char *b)
 {
@@ -746,14 +752,221 @@ static void test_manifest_parse(void)
     }
 }
 
+/* The content hash of dir/NAME, as pl_hash_fd computes it. */
+static void file_hash(const char *name, char hash[PL_HASH_LEN])
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, O_RDONLY);
+    hash[0] = '\0';
+    if (fd >= 0 && pl_hash_fd(fd, hash, NULL) != PL_OK)
+        hash[0] = '\0';
+    if (fd >= 0)
+        close(fd);
+}
+
+/* A run read back through its directory's descriptor is checked on the bytes read: the recorded
+ * hashes accept it, another hash or a link in place of a file refuses it (a run to compute again). */
+static void test_read_verified(void)
+{
+    CHECK(run("sweep bouncing_ball --mu 1e3,1e4 --t-end 2 --no-plots --no-limit --jobs 1 --out rv --quiet") == 0,
+          "a sweep");
+    pl_model m;
+    pl_error err;
+    CHECK(pl_model_init(&m, pl_case_find("bouncing_ball"), NULL, 0, &err) == PL_OK, "the model");
+    char hs[PL_HASH_LEN], ht[PL_HASH_LEN], other[PL_HASH_LEN], path[512];
+    file_hash("rv/runs/001_mu_1e3/summary.json", hs);
+    file_hash("rv/runs/001_mu_1e3/trajectory.csv", ht);
+    file_hash("rv/runs/002_mu_1e4/trajectory.csv", other);
+    snprintf(path, sizeof path, "%s/rv/runs/001_mu_1e3", dir);
+    int fd = open(path, O_RDONLY | O_DIRECTORY);
+    pl_solution sol;
+    pl_run_hashes right = {hs, ht}, wrong = {hs, other};
+    pl_status s = pl_read_solution_at(fd, path, &m, &pl_solver_penalty, &right, &sol, &err);
+    CHECK(s == PL_OK && sol.traj.nrows > 0, "read with the hashes recorded (%d: %s)", s, s ? err.message : "");
+    pl_solution_free(&sol);
+    s = pl_read_solution_at(fd, path, &m, &pl_solver_penalty, &wrong, &sol, &err);
+    CHECK(s == PL_ERR_INPUT && strstr(err.message, "001_mu_1e3/trajectory.csv: has changed since penlim wrote it") &&
+              sol.traj.nrows == 0,
+          "another hash: refused, nothing kept (%d: %s)", s, err.message);
+    pl_solution_free(&sol);
+    CHECK(sh("cd rv/runs/001_mu_1e3 && mv trajectory.csv t.csv && ln -s t.csv trajectory.csv", "", ""), "a link");
+    s = pl_read_solution_at(fd, path, &m, &pl_solver_penalty, &right, &sol, &err);
+    CHECK(s == PL_ERR_INPUT && strstr(err.message, "trajectory.csv"), "a link is not followed (%d: %s)", s,
+          err.message);
+    pl_solution_free(&sol);
+    if (fd >= 0)
+        close(fd);
+    pl_model_free(&m);
+}
+
+/* A file swapped with another run's between the check of its hash and its reading (here by a
+ * preloaded library, right after penlim first opens it): what is reused is what was verified.
+ * penlim verified a run's files, then opened them again by path to read them: the run at mu = 1e3
+ * was reused with the trajectory of the run at 1e4, and sweep.csv computed from it. */
+static void test_resume_swap_while_reading(void)
+{
+    if (strcmp(io_faults, "none") == 0) {
+        printf("a swap while --resume reads: skipped (sanitizers)\n");
+        return;
+    }
+    const char *sweep = "sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 2 --no-plots --jobs 1";
+    char args[8192], env[2048];
+    snprintf(args, sizeof args, "%s --out sw_ref --quiet", sweep);
+    CHECK(run(args) == 0, "the reference sweep");
+    CHECK(sh("rm -rf sw_race && cp -r sw_ref sw_race", "", ""), "a copy to resume");
+    snprintf(env, sizeof env,
+             "LD_PRELOAD=%s PENLIM_FAULT_SWAP=%s/sw_race/runs/001_mu_1e3/trajectory.csv:%s/sw_race/runs/"
+             "002_mu_1e4/trajectory.csv",
+             io_faults, dir, dir);
+    snprintf(args, sizeof args, "cd %s && %s %s %s --out sw_race --resume > stdout.txt 2> stderr.txt", dir, env,
+             penlim, sweep);
+    int rc = system(args);
+    char *out = slurp("stdout.txt");
+    CHECK(rc == 0 && out && strstr(out, "reused 2 of the 3 runs"),
+          "resumed: the run whose file now holds another's computed again (%d: %s)", rc, out ? out : "");
+    free(out);
+    CHECK(same_sweep_csv("sw_ref/sweep.csv", "sw_race/sweep.csv"), "sweep.csv computed from the files verified");
+    CHECK(same_file("sw_ref/runs/002_mu_1e4/trajectory.csv", "sw_race/runs/002_mu_1e4/trajectory.csv"),
+          "the run computed again written again");
+    /* The file swapped in after the reading is not the one the manifest records: the next --resume
+     * computes that run again, and the directory is the reference's. */
+    snprintf(args, sizeof args, "%s --out sw_race --resume", sweep);
+    CHECK(run(args) == 0, "--resume again");
+    out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "reused 2 of the 3 runs"), "the swapped file found: %s", out ? out : "");
+    free(out);
+    compare_sweeps("sw_ref", "sw_race", 3);
+}
+
+/* A file of a directory that cannot be read (EIO, from a preloaded library) is an error: exit 1
+ * with the file and the reason, never taken for a malformed or short file.  The manifest was taken
+ * for a malformed one (a file penlim did not write, exit 2); plots_config.gp and trajectory.csv were
+ * read with stdio, whose errors were taken for the end of the file; a run --resume could not hash
+ * was computed again quietly (exit 0). */
+static void test_read_errors_in_directory(void)
+{
+    if (strcmp(io_faults, "none") == 0) {
+        printf("read errors in a directory: skipped (sanitizers)\n");
+        return;
+    }
+    CHECK(run("run bouncing_ball --mu 1e4 --t-end 1 --samples 50 --out eio_run --quiet") == 0, "a run");
+    CHECK(run("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --samples 50 --no-plots --out eio_sweep --quiet") == 0,
+          "a sweep");
+    const struct {
+        const char *file, *args, *message;
+    } cases[] = {
+        {"manifest.json", "plot eio_run", "eio_run/manifest.json: Input/output error"},
+        {"manifest.json", "run bouncing_ball --mu 1e4 --t-end 1 --out eio_run",
+         "eio_run/manifest.json: Input/output error"},
+        {"trajectory.csv", "plot eio_run", "cannot read eio_run/trajectory.csv: Input/output error"},
+        {"plots_config.gp", "plot eio_sweep", "cannot read eio_sweep/plots_config.gp: Input/output error"},
+        {"trajectory_s.csv", "sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --samples 50 --no-plots --out eio_sweep --resume",
+         "eio_sweep/runs/001_mu_1e3/trajectory_s.csv: cannot read: Input/output error"},
+        {"summary.json", "sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --samples 50 --no-plots --out eio_sweep --resume",
+         "eio_sweep/runs/001_mu_1e3/summary.json: cannot read: Input/output error"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd, "cd %s && LD_PRELOAD=%s PENLIM_FAULT_EIO=%s %s %s > stdout.txt 2> stderr.txt", dir,
+                 io_faults, cases[k].file, penlim, cases[k].args);
+        int rc = system(cmd);
+        char *err = slurp("stderr.txt");
+        CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 1 && err && lines(err) == 1 && strstr(err, cases[k].message),
+              "'%s' with %s unreadable: exit 1 naming it and the reason (%d: %s)", cases[k].args, cases[k].file,
+              WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, err ? err : "");
+        free(err);
+    }
+    CHECK(run("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --samples 50 --no-plots --out eio_sweep --quiet --resume") ==
+              0,
+          "resumed again, readable");
+    int rc_run = run("plot eio_run --quiet");
+    char *err = slurp("stderr.txt");
+    CHECK(rc_run == 0, "readable again: drawn (%d: %s)", rc_run, err ? err : "");
+    free(err);
+    rc_run = run("plot eio_sweep --quiet");
+    err = slurp("stderr.txt");
+    CHECK(rc_run == 0, "readable again: drawn (%d: %s)", rc_run, err ? err : "");
+    free(err);
+}
+
+/* --isolate's solve process writes into the run directory its command made and opened, given as
+ * descriptor 3, not into the path it is given (for messages): a --out renamed or replaced by a link
+ * meanwhile changes nothing.  The hidden command run as a sweep runs it, with descriptor 3 on
+ * iso_dir and a path that names no directory: it wrote under that path (mkdir -p, by path). */
+static void test_isolated_writes_in_descriptor(void)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkdir -p iso_dir && sh -c 'exec 3<iso_dir && exec %s __solve sweep $PPID penalty iso_path/run "
+             "bouncing_ball --mu 1e4 --t-end 1 --samples 20 --quiet' > stdout.txt 2> stderr.txt",
+             dir, penlim);
+    int rc = system(cmd);
+    char *err = slurp("stderr.txt");
+    CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "the solve's process (%d: %s)", rc, err ? err : "");
+    free(err);
+    CHECK(exists("iso_dir/trajectory.csv") && exists("iso_dir/trajectory_s.csv") && exists("iso_dir/summary.json"),
+          "its files in the directory given as a descriptor");
+    CHECK(!exists("iso_path"), "nothing at the path it was given");
+}
+
+/* The figure step runs gnuplot in the output directory penlim opened, through its descriptor: the
+ * directory renamed and its path made a link to another one while the command runs, gnuplot (a
+ * stand-in that writes the figures and where it ran) still works in the directory opened, and
+ * nothing is written into the link's target.  gnuplot was started in the directory the path named. */
+static void test_render_in_descriptor(void)
+{
+    CHECK(sh("mkdir -p fig_bin fig_a fig_elsewhere && printf '#!/bin/sh\\npwd -P > where.txt\\n"
+             "echo png > probe.png\\necho pdf > probe.pdf\\n' > fig_bin/gnuplot && chmod +x fig_bin/gnuplot", "", ""),
+          "a stand-in gnuplot");
+    char root[512], bin[512], path_env[4096];
+    snprintf(root, sizeof root, "%s/fig_a", dir);
+    snprintf(bin, sizeof bin, "%s/fig_bin", dir);
+    const char *old_path = getenv("PATH");
+    char *saved = old_path ? strdup(old_path) : NULL;
+    snprintf(path_env, sizeof path_env, "%s:%s", bin, old_path ? old_path : "/usr/bin:/bin");
+    setenv("PATH", path_env, 1);
+    pl_output out;
+    pl_error err;
+    pl_output_init(&out, root, 0644, NULL);
+    CHECK(pl_output_open(&out, &err) == PL_OK, "open %s: %s", root, err.message);
+    CHECK(sh("echo '# the figure' > fig_a/probe.gp && mv fig_a fig_moved && ln -s fig_elsewhere fig_a", "", ""),
+          "the directory moved, a link in its place");
+    pl_status s = pl_plot_render(&out, "probe", NULL, &err);
+    CHECK(s == PL_OK, "rendered in the directory opened (%d: %s)", s, s == PL_OK ? "" : err.message);
+    char *where = slurp("fig_moved/where.txt"), moved[600], real[PATH_MAX] = "";
+    snprintf(moved, sizeof moved, "%s/fig_moved", dir);
+    CHECK(realpath(moved, real) && where && strncmp(where, real, strlen(real)) == 0 && where[strlen(real)] == '\n',
+          "gnuplot ran in the directory opened (%s), not where its path now leads: %s", real, where ? where : "(none)");
+    free(where);
+    CHECK(exists("fig_moved/probe.png") && exists("fig_moved/probe.pdf") && exists("fig_moved/gnuplot.log") &&
+              pl_strings_has(&out.written, "probe.png"),
+          "the figures and the log in the directory opened");
+    CHECK(!exists("fig_elsewhere/where.txt") && !exists("fig_elsewhere/probe.png") &&
+              !exists("fig_elsewhere/gnuplot.log"),
+          "nothing written into the link's target");
+    CHECK(pl_plot_start_log(&out, &err) == PL_OK && !exists("fig_moved/gnuplot.log"),
+          "the log removed through the descriptor");
+    pl_output_free(&out);
+    if (saved)
+        setenv("PATH", saved, 1);
+    free(saved);
+}
+
 int main(int argc, char **argv)
 {
     check_init();
-    if (argc < 3) {
-        fprintf(stderr, "usage: test_output PATH_TO_PENLIM PATH_TO_PYTHON3\n");
+    if (argc < 4) {
+        fprintf(stderr, "usage: test_output PATH_TO_PENLIM PATH_TO_PYTHON3 IO_FAULTS|none\n");
         return 2;
     }
     python = argv[2];
+    static char faults_path[PATH_MAX];
+    if (strcmp(argv[3], "none") != 0 && !realpath(argv[3], faults_path)) {
+        fprintf(stderr, "test_output: %s not found\n", argv[3]);
+        return 2;
+    }
+    io_faults = strcmp(argv[3], "none") == 0 ? "none" : faults_path;
     static char path[PATH_MAX];
     if (!realpath(argv[1], path)) {
         fprintf(stderr, "test_output: %s not found\n", argv[1]);
@@ -773,6 +986,9 @@ int main(int argc, char **argv)
     test_umask();
     test_resume();
     test_resume_verifies();
+    test_read_verified();
+    test_resume_swap_while_reading();
+    test_read_errors_in_directory();
     test_fifo();
     test_signal();
     test_other_signals();
@@ -780,6 +996,8 @@ int main(int argc, char **argv)
     test_manifest_parse();
     test_system_paths();
     test_hash();
+    test_render_in_descriptor();
+    test_isolated_writes_in_descriptor();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

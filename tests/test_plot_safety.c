@@ -301,6 +301,35 @@ static void test_model_identity(void)
         }
         free(err);
     }
+    /* No "model": penlim 0.1 recorded none, and its directories of a model compiled apart are drawn
+     * under the model's name (they were refused: "not a case penlim has").  A later version always
+     * records one: refused, saying what is missing and what to do. */
+    const char *versions[] = {"0.1.0", "0.2.0"};
+    for (size_t k = 0; k < 2; k++) {
+        copy_dir("k_run", "k_model");
+        snprintf(path, sizeof path, "%s/k_model/manifest.json", dir);
+        json_t *m = json_load_file(path, 0, NULL);
+        json_object_set_new(m, "case", json_string("my_model"));
+        json_object_set_new(m, "penlim_version", json_string(versions[k]));
+        json_object_del(m, "model");
+        CHECK(m && json_dump_file(m, path, JSON_INDENT(2)) == 0, "manifest edited");
+        json_decref(m);
+        int rc = run("plot k_model --quiet");
+        char *err = slurp("stderr.txt");
+        if (k == 0) {
+            char *config = slurp("k_model/plots_config.gp");
+            CHECK(rc == 0 && config && strstr(config, "case_name = 'my_model'"),
+                  "penlim 0.1's directory of a model drawn under its name (exit %d: %s)", rc, err ? err : "");
+            free(config);
+        } else {
+            CHECK(rc == 2 && err && count_lines(err) == 1 &&
+                      strstr(err, "\"case\" is not a case penlim has ('my_model') and there is no \"model\"") &&
+                      strstr(err, "penlim_version '0.2.0'") && strstr(err, "run the command again with --model FILE"),
+                  "a manifest of 0.2 without \"model\": refused, saying what is missing (exit %d: %s)", rc,
+                  err ? err : "");
+        }
+        free(err);
+    }
 }
 
 /* An external file whose name carries metacharacters: compare draws it (its label made of plain

@@ -370,6 +370,27 @@ static void test_read_errors(void)
     rc = run_with(env, "compare bouncing_ball --mu 1e4 --external long_header.csv --t-end 2 --no-plots --out long");
     CHECK(rc == 3 && contains("stderr.txt", "long_header.csv:1: out of memory reading the line"),
           "a header beyond the memory: exit 3 (%d: %s)", rc, err_text());
+    /* penlim plot of a run whose trajectory.csv has a header of 16 MB, then whose manifest is padded
+     * with 16 MB of spaces (valid JSON), under 8 MB: out of memory, exit 3 naming the file.  The
+     * header was taken as missing ("has no column q1", exit 2), the manifest as malformed (a
+     * directory penlim did not write, exit 2). */
+    CHECK(run("run bouncing_ball --mu 1e4 --t-end 1 --samples 20 --out long_run --quiet") == 0, "a run");
+    snprintf(cmd, sizeof cmd,
+             "cd %s/long_run && { head -n 1 trajectory.csv | tr -d '\\n'; head -c 16000000 /dev/zero | tr '\\0' x;"
+             " printf '\\n'; tail -n +2 trajectory.csv; } > t && mv t trajectory.csv",
+             dir);
+    CHECK(system(cmd) == 0, "a header of 16 MB");
+    rc = run_with(env, "plot long_run");
+    CHECK(rc == 3 && contains("stderr.txt", "out of memory reading long_run/trajectory.csv") &&
+              count_lines(err_text()) == 1,
+          "a header beyond the memory: exit 3 naming the file (%d: %s)", rc, err_text());
+    CHECK(exists("long_run/manifest.json") && !exists("long_run/.penlim.journal"), "the directory left as it was");
+    snprintf(cmd, sizeof cmd, "cd %s/long_run && head -c 16000000 /dev/zero | tr '\\0' ' ' >> manifest.json", dir);
+    CHECK(system(cmd) == 0, "a manifest of 16 MB");
+    rc = run_with(env, "plot long_run");
+    CHECK(rc == 3 && contains("stderr.txt", "out of memory reading long_run/manifest.json") &&
+              count_lines(err_text()) == 1,
+          "a manifest beyond the memory: exit 3 naming it (%d: %s)", rc, err_text());
 }
 
 /* ---- numbers -------------------------------------------------------------------------------------- */
@@ -471,6 +492,73 @@ static void within_budget(const char *args, const char *sub, double budget)
     free(err);
 }
 
+/* compare with one solution whose files its budget stops: that solution fails ("writing its
+ * files"), the others' files and the tables are written, as a sweep's runs.  An external file of a
+ * model with 1000 constraints: read in tenths of a second, its trajectory.csv (two numbers per
+ * constraint and row, 1.8e7 numbers) written in seconds; the other solutions write a few thousand
+ * numbers.  The budget starts at 1.5 s, halved if everything was written in time, doubled if the
+ * set-up (the reading) did not fit, until the external's writing is what it stops.  compare
+ * stopped writing at the first solution whose budget ran out: the solutions after it and the
+ * tables were left out. */
+static void test_compare_budget(void)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/floors_fall.csv", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "the external file");
+    if (!f)
+        return;
+    fputs("t,q1,q2,v1,v2\n", f);
+    for (int i = 0; i < 9000; i++) {
+        double t = 0.4 * i / 9000.0;
+        fprintf(f, "%.17g,0,%.17g,0,%.17g\n", t, 1.0 - 0.5 * 9.81 * t * t, -9.81 * t);
+    }
+    fclose(f);
+    double budget = 1.5;
+    int rc = 0;
+    char *err = NULL;
+    for (int attempt = 0; attempt < 6; attempt++) {
+        char args[2048];
+        snprintf(args, sizeof args,
+                 "compare --model %s/floors.so --no-isolate --set N=1000 --external floors_fall.csv --mu 1e4 "
+                 "--samples 10 --t-end 0.4 --no-plots --out b_compare --force --max-seconds %g",
+                 models, budget);
+        rc = run(args);
+        free(err);
+        err = slurp("stderr.txt");
+        printf("compare with an external file of 1.8e7 numbers to write, --max-seconds %g: exit %d\n", budget, rc);
+        if (rc == 3 && err && strstr(err, "during the set-up"))
+            budget *= 2;
+        else if (rc == 0)
+            budget /= 2;
+        else
+            break;
+    }
+    CHECK(rc == 3 && err && strstr(err, "external file floors_fall.csv failed: writing its files: stopped after the "
+                                        "time budget") && strstr(err, "01_external/trajectory.csv"),
+          "the external's files stopped by their budget: that solution failed (%d: %s)", rc, err ? err : "");
+    free(err);
+    json_t *j = load_json("b_compare/compare.json");
+    const json_t *sols = json_object_get(j, "solutions");
+    const char *ext = json_string_value(json_object_get(json_array_get(sols, 0), "status"));
+    const char *why = json_string_value(json_object_get(json_array_get(sols, 0), "error"));
+    const char *pen = json_string_value(json_object_get(json_array_get(sols, 1), "status"));
+    CHECK(j && ext && strcmp(ext, "failed") == 0 && why && strstr(why, "writing its files") && pen &&
+              strcmp(pen, "ok") == 0,
+          "compare.json written: the external failed, writing its files; the penalized run ok");
+    json_decref(j);
+    CHECK(contains("b_compare/compare.csv", ",failed,solutions/01_external,") &&
+              contains("b_compare/compare.csv", ",ok,solutions/02_penalty_mu_1e4,"),
+          "compare.csv written, with the same statuses");
+    CHECK(exists("b_compare/solutions/02_penalty_mu_1e4/trajectory.csv") &&
+              exists("b_compare/solutions/02_penalty_mu_1e4/summary.json") && exists("b_compare/limit/summary.json") &&
+              !exists("b_compare/solutions/01_external/trajectory.csv"),
+          "the other solutions' files written, not the stopped one's");
+    CHECK(contains("b_compare/compare_config.gp", "dirs = 'solutions/02_penalty_mu_1e4'"),
+          "the figures draw the solutions whose files were written");
+    check_intact("b_compare", "compare with a solution stopped writing");
+}
+
 static void test_budgets(void)
 {
     /* The reproducers, each of which overran --max-seconds 3.5 to 12 times (writing, mostly: 3.3
@@ -488,6 +576,7 @@ static void test_budgets(void)
     /* A sweep: each run, and the limit solution, within the budget from its own start, then its files
      * within it from the start of their writing (runs in parallel): 3 budgets and the margin. */
     within_budget("sweep vibrating_table --t-end 1e5 --mu 1e2,2e2 --max-seconds 1 --no-plots --jobs 2", "b_sweep", 3.0);
+    test_compare_budget();
     /* A solve stopped by its budget keeps the time to write what it found: the files are there. */
     int rc = run("run bouncing_ball --set e=1 --mu 1e4 --t-end 1e5 --samples 0 --max-seconds 0.5 --out b_kept");
     CHECK(rc == 3 && exists("b_kept/trajectory.csv") && exists("b_kept/trajectory_s.csv") &&

@@ -122,9 +122,11 @@ static pl_status build_args(const pl_isolation *iso, const pl_solver_type *solve
     return PL_OK;
 }
 
-/* Start the child with stdin from /dev/null (a model reading it would take the terminal's input),
- * stdout and stderr shared, the default disposition and no blocked signals. */
-static int spawn(child_args *a, pid_t *pid, pl_error *err)
+/* Start the child with the directory dir_fd as its PL_ISOLATED_DIR_FD (the directory opened,
+ * whatever its path names meanwhile), stdin from /dev/null (a model reading it would take the
+ * terminal's input), stdout and stderr shared, the default disposition and no blocked signals.  Its
+ * working directory is the command's: a model's relative paths mean what they do without --isolate. */
+static int spawn(child_args *a, int dir_fd, pid_t *pid, pl_error *err)
 {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
@@ -137,6 +139,8 @@ static int spawn(child_args *a, pid_t *pid, pl_error *err)
     int rc = posix_spawn_file_actions_init(&fa);
     if (rc == 0) {
         rc = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        if (rc == 0) /* dir_fd is above PL_ISOLATED_DIR_FD: dup2 gives the child a copy it keeps */
+            rc = posix_spawn_file_actions_adddup2(&fa, dir_fd, PL_ISOLATED_DIR_FD);
         if (rc == 0 && (rc = posix_spawnattr_init(&attr)) == 0) {
             rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
             if (rc == 0)
@@ -192,8 +196,8 @@ static int same_solve(const pl_solution *sol, const pl_solver_type *solver, cons
 }
 
 pl_status pl_isolated_solve(const pl_isolation *iso, const pl_model *model, const pl_solver_type *solver,
-                            const pl_solve_opts *opts, const char *dir, pl_solution *sol, int *read_back,
-                            pl_error *err)
+                            const pl_solve_opts *opts, const pl_output *out, const char *sub, pl_solution *sol,
+                            int *read_back, pl_error *err)
 {
     pl_error e;
     *read_back = 0;
@@ -204,12 +208,25 @@ pl_status pl_isolated_solve(const pl_isolation *iso, const pl_model *model, cons
         return st;
     }
     memcpy(sol->option, opts->option, solver->noptions * sizeof *opts->option);
-    child_args *a = malloc(sizeof *a);
+    /* The directory made and opened here, no link followed; the child writes into it through the
+     * descriptor it is given, and its files are read back through it. */
+    char dir[PATH_MAX];
+    int dir_fd = -1, made = -1;
+    if (pl_output_path(out, sub, NULL, dir, sizeof dir, &e) != PL_OK)
+        st = PL_ERR_IO;
+    else if ((made = pl_output_dir(out, sub, 1)) < 0 ||
+             (dir_fd = fcntl(made, F_DUPFD_CLOEXEC, PL_ISOLATED_DIR_FD + 1)) < 0)
+        st = pl_fail(&e, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "cannot create %s: %s", dir,
+                     errno == ELOOP || errno == ENOTDIR ? "a component is a symbolic link or a file" : strerror(errno));
+    if (made >= 0)
+        close(made);
+    child_args *a = st == PL_OK ? malloc(sizeof *a) : NULL;
     pid_t pid;
     double started = pl_now_seconds();
-    if (!a)
+    if (st == PL_OK && !a)
         st = pl_fail(&e, PL_ERR_NOMEM, "out of memory starting the solve's process");
-    else if ((st = build_args(iso, solver, opts, dir, a, &e)) == PL_OK && spawn(a, &pid, &e) != 0)
+    else if (st == PL_OK && (st = build_args(iso, solver, opts, dir, a, &e)) == PL_OK &&
+             spawn(a, dir_fd, &pid, &e) != 0)
         st = PL_ERR_SOLVER;
     free(a);
     int status = 0, stopped = 0;
@@ -232,7 +249,7 @@ pl_status pl_isolated_solve(const pl_isolation *iso, const pl_model *model, cons
     } else if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3)) {
         pl_solution back;
         pl_error re;
-        pl_status rs = pl_read_solution_any(dir, model, solver, &back, &re);
+        pl_status rs = pl_read_solution_any_at(dir_fd, dir, model, solver, &back, &re);
         if (rs != PL_OK || !same_solve(&back, solver, opts)) {
             pl_solution_free(&back);
             st = pl_fail(&e, PL_ERR_SOLVER, "its process ended (exit status %d) without the solution: %s",
@@ -250,6 +267,8 @@ pl_status pl_isolated_solve(const pl_isolation *iso, const pl_model *model, cons
                      WEXITSTATUS(status) == 1 ? "it could not write the solution: its message above" :
                      "an exit() or _exit() of the model?");
     }
+    if (dir_fd >= 0)
+        close(dir_fd);
     if (st != PL_OK && sol->status == PL_OK) {
         sol->status = st;
         sol->error = e;

@@ -759,21 +759,13 @@ static pl_status solve_isolated(const pl_sweep *sw, size_t k, const pl_solver_ty
                                 pl_solution *sol, pl_error *err, void *user)
 {
     sweep_io *io = user;
-    char sub[128], dir[PATH_MAX];
+    char sub[128];
     if (k == PL_SWEEP_LIMIT)
         snprintf(sub, sizeof sub, "limit");
     else
         pl_sweep_run_dir(sw, k, sub, sizeof sub);
-    pl_status s = pl_output_path(&io->d->out, sub, NULL, dir, sizeof dir, err);
-    if (s != PL_OK) {
-        pl_error e = *err;
-        pl_solution_init(sol, solver, io->model, o->t_end, NULL);
-        sol->status = s;
-        sol->error = e;
-        return s;
-    }
     int read_back = 0;
-    s = pl_isolated_solve(io->iso, io->model, solver, o, dir, sol, &read_back, err);
+    pl_status s = pl_isolated_solve(io->iso, io->model, solver, o, &io->d->out, sub, sol, &read_back, err);
     if (k != PL_SWEEP_LIMIT && read_back) /* 1: read back solved, 2: read back failed */
         io->in_place[k] = s == PL_OK ? 1 : 2;
     return s;
@@ -790,17 +782,29 @@ static int reuse_run(const pl_sweep *sw, size_t k, pl_solution *sol, void *user)
     char sub[128], dir[PATH_MAX];
     pl_error err;
     pl_sweep_run_dir(sw, k, sub, sizeof sub);
-    /* Its files as penlim wrote them (their hashes; regular files, no link followed), before reading
-     * them: a file changed, swapped with another run's or replaced by a FIFO is computed again. */
-    for (size_t j = 0; j < sizeof run_files / sizeof run_files[0]; j++) {
-        char rel[PATH_MAX];
-        snprintf(rel, sizeof rel, "%s/%s", sub, run_files[j]);
-        if (pl_outdir_verify(&io->d->out, &io->d->st, rel, &err) != PL_OK)
-            return 0;
-    }
-    pl_status s = pl_output_path(&io->d->out, sub, NULL, dir, sizeof dir, &err);
+    /* Its files as penlim wrote them (their hashes; regular files, no link followed): a file changed,
+     * swapped with another run's or replaced by a FIFO is computed again.  trajectory_s.csv, kept but
+     * not read, is verified here; the two files read are verified on the very bytes read (replaced
+     * between a check and the read, they would be read unverified). */
+    char summary[PATH_MAX], trajectory[PATH_MAX], trajectory_s[PATH_MAX];
+    snprintf(summary, sizeof summary, "%s/summary.json", sub);
+    snprintf(trajectory, sizeof trajectory, "%s/trajectory.csv", sub);
+    snprintf(trajectory_s, sizeof trajectory_s, "%s/trajectory_s.csv", sub);
+    pl_run_hashes want = {pl_outdir_hash(&io->d->st, summary), pl_outdir_hash(&io->d->st, trajectory)};
+    if (!want.summary || !want.trajectory)
+        return 0;
+    pl_status s = pl_outdir_verify(&io->d->out, &io->d->st, trajectory_s, &err);
+    if (s == PL_ERR_IO || s == PL_ERR_NOMEM) /* a read error, reported; not a run to recompute quietly */
+        io->read_error[k] = err;
+    if (s != PL_OK)
+        return 0;
+    int fd = pl_output_dir(&io->d->out, sub, 0);
+    if (fd < 0)
+        return 0; /* gone, or a link on the way: computed again */
+    s = pl_output_path(&io->d->out, sub, NULL, dir, sizeof dir, &err);
     if (s == PL_OK)
-        s = pl_read_solution(dir, io->model, sw->solver, sol, &err);
+        s = pl_read_solution_at(fd, dir, io->model, sw->solver, &want, sol, &err);
+    close(fd);
     if (s != PL_OK) {
         pl_solution_free(sol);
         if (s == PL_ERR_IO || s == PL_ERR_NOMEM) /* a read error, reported; not a run to recompute quietly */
@@ -1286,7 +1290,9 @@ static const char compare_usage[] =
     "                    for a model file, --no-isolate to turn it off)\n"
     "  --out DIR         output directory (default out/compare/CASE)\n"
     "  --max-seconds S   the set-up within S of the start, then each solution within S of its own\n"
-    "                    start, with its analysis (as for 'penlim sweep')\n"
+    "                    start, with its analysis, and its files within S of theirs (a solution\n"
+    "                    whose files are stopped fails, the others go on), then the tables within\n"
+    "                    S of theirs (as for 'penlim sweep')\n"
     "  Without solutions: the penalty at mu = 1e4, 1e6, 1e8 and every scheme that applies to the\n"
     "  case at its 3 default h.  Other options as for 'penlim run'.\n";
 
@@ -1571,17 +1577,8 @@ static pl_status solve_in(const pl_isolation *iso, const outdir_session *d, cons
 {
     if (!iso)
         return pl_solve(solver, model, opts, sol, err);
-    char dir[PATH_MAX];
     int read_back;
-    pl_status s = pl_output_path(&d->out, sub, NULL, dir, sizeof dir, err);
-    if (s != PL_OK) {
-        pl_error e = *err;
-        pl_solution_init(sol, solver, model, opts->t_end, NULL);
-        sol->status = s;
-        sol->error = e;
-        return s;
-    }
-    return pl_isolated_solve(iso, model, solver, opts, dir, sol, &read_back, err);
+    return pl_isolated_solve(iso, model, solver, opts, &d->out, sub, sol, &read_back, err);
 }
 
 static int cmd_compare_with(int argc, char **argv, pl_model *model)
@@ -1620,7 +1617,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     }
     pl_compare_entry *entries = calloc(l.n ? l.n : 1, sizeof *entries);
     pl_status s = entries ? PL_OK : pl_fail(&err, PL_ERR_NOMEM, "out of memory");
-    for (size_t k = 0; k < l.n; k++)
+    for (size_t k = 0; entries && k < l.n; k++) /* a failed calloc: s says so */
         entries[k] = l.item[k].e;
     if (s == PL_OK)
         s = pl_compare_files(entries, l.n, !o.no_plots, &d.planned, &err);
@@ -1689,18 +1686,30 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     s = !fam ? pl_fail(&err, PL_ERR_NOMEM, "out of memory") : has_limit ? assess_families(model, &l, la.impacts, fam, &nfam, &err) : PL_OK;
     for (size_t k = 0; k < l.n; k++)
         entries[k] = l.item[k].e;
-    /* Each solution's files, then the tables, within a budget of their own; stopped, the files written
-     * are complete and the manifest lists them. */
-    pl_error stopped;
+    /* Each solution's files within a budget of their own, as a sweep's runs: a solution whose files
+     * are stopped (or run out of memory) fails, the others go on; then the tables, within theirs:
+     * stopped, the files written are complete and the manifest lists them. */
+    pl_error stopped, limit_files = {PL_OK, ""};
     pl_status write_status = PL_OK;
     if (s == PL_OK) {
-        write_status = s = pl_write_compare(&d.out, model, &limit, &la, entries, l.n, fam, nfam, lopts.max_seconds,
-                                            &stopped);
+        write_status = s = pl_write_compare(&d.out, model, &limit, &la, &limit_files, entries, l.n, fam, nfam,
+                                            lopts.max_seconds, &stopped);
         if (s == PL_ERR_SOLVER)
             s = PL_OK;
         else if (s != PL_OK)
             err = stopped;
     }
+    if (limit_files.status != PL_OK && limit.status == PL_OK) { /* reported as the tables report it */
+        limit.status = limit_files.status;
+        limit.error = limit_files;
+        failures++;
+    }
+    for (size_t k = 0; k < l.n; k++)
+        if (entries[k].files.status != PL_OK && l.item[k].sol.status == PL_OK) {
+            l.item[k].sol.status = entries[k].files.status;
+            l.item[k].sol.error = entries[k].files;
+            failures++;
+        }
     pl_error plot_err;
     /* the figures, like each solution, within --max-seconds of their own start */
     pl_budget figures = {o.max_seconds, pl_now_seconds()};
@@ -2065,9 +2074,15 @@ static int isolated_solve_with(const char *cmd, const pl_solver_type *solver, co
         status = sol.status = analysed;
         sol.error = err;
     }
+    /* The directory the command made and opened, given as PL_ISOLATED_DIR_FD (dir: for messages). */
     pl_output out;
     pl_output_init(&out, dir, file_mode, &temp_hooks);
-    pl_status s = pl_make_dir(dir, &io);
+    struct stat st;
+    pl_status s = fstat(PL_ISOLATED_DIR_FD, &st) == 0 && S_ISDIR(st.st_mode)
+                      ? PL_OK
+                      : pl_fail(&io, PL_ERR_IO, "cannot write %s: not given its directory", dir);
+    if (s == PL_OK)
+        out.root_fd = PL_ISOLATED_DIR_FD;
     pl_budget writing = {opts.max_seconds, pl_now_seconds()}; /* its files', from their start, as a run's */
     if (s == PL_OK)
         s = pl_write_solution(&out, NULL, model, &sol, analysed == PL_OK ? &analysis : NULL, &writing, &io);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/number.h"
 #include "io/output.h"
 #include "io/plot_config.h"
@@ -144,6 +145,17 @@ static void row_fields(const pl_compare_entry *e, field *f)
     memcpy(f, all, sizeof all);
 }
 
+/* A solution failed: its solve, or the writing of its files.  Its status and reason. */
+static int entry_failed(const pl_compare_entry *e)
+{
+    return e->sol->status != PL_OK || e->files.status != PL_OK;
+}
+
+static const char *entry_error(const pl_compare_entry *e)
+{
+    return e->sol->status != PL_OK ? e->sol->error.message : e->files.message;
+}
+
 static void csv_number(pl_file *f, double x)
 {
     pl_put_number(f, ",", x); /* the shortest exact form, nan where undefined */
@@ -165,15 +177,16 @@ static void csv_text(FILE *fp, const char *s)
     fputc('"', fp);
 }
 
-static pl_status write_csv(pl_output *out, const pl_solution *limit, const pl_analysis *la, const pl_compare_entry *e,
-                           size_t n, pl_error *err)
+static pl_status write_csv(pl_output *out, const pl_solution *limit, const pl_analysis *la, const pl_error *limit_files,
+                           const pl_compare_entry *e, size_t n, pl_error *err)
 {
     pl_file f;
     pl_status s = pl_file_open(&f, out, NULL, "compare.csv", err);
     if (s != PL_OK)
         return s;
     field fl[NFIELDS];
-    pl_compare_entry lim = {.sol = limit, .param_name = "rtol", .param = pl_solution_option(limit, "rtol")};
+    pl_compare_entry lim = {.sol = limit, .param_name = "rtol", .param = pl_solution_option(limit, "rtol"),
+                            .files = *limit_files};
     snprintf(lim.dir, sizeof lim.dir, "limit");
     row_fields(&lim, fl);
     fputs("solution,family,parameter_name,parameter,status,directory", f.fp);
@@ -202,7 +215,7 @@ static pl_status write_csv(pl_output *out, const pl_solution *limit, const pl_an
             csv_text(f.fp, r->file);
         else
             pl_put_number(&f, "", r->param);
-        fprintf(f.fp, ",%s,%s", r->sol->status == PL_OK ? "ok" : "failed", r->dir);
+        fprintf(f.fp, ",%s,%s", entry_failed(r) ? "failed" : "ok", r->dir);
         for (size_t j = 0; j < NFIELDS; j++)
             csv_number(&f, fl[j].value);
         fputc('\n', f.fp);
@@ -218,9 +231,9 @@ static json_t *entry_json(const pl_compare_entry *e)
     PL_JSON_SET(o, "parameter_name", json_string(e->param_name));
     PL_JSON_SET(o, "parameter", e->file ? json_string(e->file) : pl_json_number(e->param));
     PL_JSON_SET(o, "label", json_string(e->label));
-    PL_JSON_SET(o, "status", json_string(e->sol->status == PL_OK ? "ok" : "failed"));
-    if (e->sol->status != PL_OK)
-        PL_JSON_SET(o, "error", json_string(e->sol->error.message));
+    PL_JSON_SET(o, "status", json_string(entry_failed(e) ? "failed" : "ok"));
+    if (entry_failed(e))
+        PL_JSON_SET(o, "error", json_string(entry_error(e)));
     PL_JSON_SET(o, "directory", json_string(e->dir));
     field fl[NFIELDS];
     row_fields(e, fl);
@@ -272,17 +285,18 @@ static json_t *family_json(const pl_family *f)
 }
 
 static pl_status write_json(pl_output *out, const pl_model *model, const pl_solution *limit, const pl_analysis *la,
-                            const pl_compare_entry *e, size_t n, const pl_family *fam, size_t nfam,
-                            const pl_budget *budget, pl_error *err)
+                            const pl_error *limit_files, const pl_compare_entry *e, size_t n, const pl_family *fam,
+                            size_t nfam, const pl_budget *budget, pl_error *err)
 {
+    const pl_compare_entry lim = {.sol = limit, .files = *limit_files};
     json_t *root = pl_summary_header_json(model, limit->status, limit->error.message);
     json_object_del(root, "status");
     json_object_del(root, "error");
     PL_JSON_SET(root, "t_end", pl_json_number(limit->t_end));
     json_t *l = json_object();
-    PL_JSON_SET(l, "status", json_string(limit->status == PL_OK ? "ok" : "failed"));
-    if (limit->status != PL_OK)
-        PL_JSON_SET(l, "error", json_string(limit->error.message));
+    PL_JSON_SET(l, "status", json_string(entry_failed(&lim) ? "failed" : "ok"));
+    if (entry_failed(&lim))
+        PL_JSON_SET(l, "error", json_string(entry_error(&lim)));
     PL_JSON_SET(l, "directory", json_string("limit"));
     PL_JSON_SET(l, "rtol", pl_json_number(pl_solution_option(limit, "rtol")));
     PL_JSON_SET(l, "capture_time", pl_json_number(la ? la->capture_time : NAN));
@@ -426,6 +440,22 @@ static pl_status write_work_data(pl_output *out, const pl_compare_entry *e, size
     return pl_file_commit(&f, err);
 }
 
+/* Whether DIR/trajectory.csv and DIR/trajectory_s.csv were written. */
+static int trajectories_written(const pl_output *out, const char *dir)
+{
+    char a[PATH_MAX], b[PATH_MAX];
+    snprintf(a, sizeof a, "%s/trajectory.csv", dir);
+    snprintf(b, sizeof b, "%s/trajectory_s.csv", dir);
+    return pl_strings_has(&out->written, a) && pl_strings_has(&out->written, b);
+}
+
+/* Whether a solution is drawn in the trajectory figures: it has rows, and its trajectory files and
+ * the limit solution's (drawn in every panel) were written. */
+static int plotted(const pl_output *out, const pl_compare_entry *e)
+{
+    return e->sol->traj.nrows > 0 && trajectories_written(out, e->dir) && trajectories_written(out, "limit");
+}
+
 static pl_status write_config(pl_output *out, const pl_model *model, const pl_compare_entry *e, size_t n,
                               pl_error *err)
 {
@@ -440,13 +470,13 @@ static pl_status write_config(pl_output *out, const pl_model *model, const pl_co
     int first = 1;
     pl_gp_begin_words(f.fp, "dirs");
     for (size_t k = 0; k < n; k++)
-        if (e[k].sol->traj.nrows > 0)
+        if (plotted(out, &e[k]))
             pl_gp_put_word(f.fp, e[k].dir, &first);
     pl_gp_end_words(f.fp);
     first = 1;
     pl_gp_begin_words(f.fp, "labels");
     for (size_t k = 0; k < n; k++)
-        if (e[k].sol->traj.nrows > 0)
+        if (plotted(out, &e[k]))
             pl_gp_put_word(f.fp, e[k].label, &first);
     pl_gp_end_words(f.fp);
     fputs("# the solver families of the work-precision plot, one style each, and the distances it shows\n", f.fp);
@@ -463,27 +493,41 @@ static pl_status write_config(pl_output *out, const pl_model *model, const pl_co
     return pl_file_commit(&f, err);
 }
 
+/* A solution's files (SUB/trajectory.csv, trajectory_s.csv, summary.json) within a budget of their
+ * own: stopped by it or out of memory, the solution fails (files says why) and PL_OK is returned so
+ * that the others go on; a write error is returned. */
+static pl_status write_solution_files(pl_output *out, const char *sub, const pl_model *model, const pl_solution *sol,
+                                      const pl_analysis *a, double max_seconds, pl_error *files, pl_error *err)
+{
+    pl_error e;
+    pl_budget budget = {max_seconds, pl_now_seconds()};
+    pl_status s = pl_output_make_dir(out, sub, &e);
+    if (s == PL_OK)
+        s = pl_write_solution(out, sub, model, sol, a, &budget, &e);
+    *files = (pl_error){PL_OK, ""};
+    if (s == PL_ERR_SOLVER || s == PL_ERR_NOMEM) {
+        pl_fail(files, s, "writing its files: %.400s", e.message);
+        return PL_OK;
+    }
+    if (s != PL_OK && err)
+        *err = e;
+    return s;
+}
+
 pl_status pl_write_compare(pl_output *out, const pl_model *model, const pl_solution *limit,
-                           const pl_analysis *limit_analysis, const pl_compare_entry *e, size_t n,
+                           const pl_analysis *limit_analysis, pl_error *limit_files, pl_compare_entry *e, size_t n,
                            const pl_family *families, size_t nfamilies, double max_seconds, pl_error *err)
 {
-    pl_budget budget = {max_seconds, pl_now_seconds()}; /* each solution's files from their start */
-    pl_status s = pl_output_make_dir(out, "limit", err);
-    if (s == PL_OK)
-        s = pl_write_solution(out, "limit", model, limit, limit_analysis, &budget, err);
+    pl_status s = write_solution_files(out, "limit", model, limit, limit_analysis, max_seconds, limit_files, err);
     for (size_t k = 0; s == PL_OK && k < n; k++)
-        if ((s = pl_output_make_dir(out, e[k].dir, err)) == PL_OK) {
-            budget.started = pl_now_seconds();
-            s = pl_write_solution(out, e[k].dir, model, e[k].sol, e[k].analysis, &budget, err);
-        }
-    budget.started = pl_now_seconds(); /* the tables: a row per solution */
-    if (s == PL_OK)
-        s = write_csv(out, limit, limit_analysis, e, n, err);
-    if (s == PL_OK)
-        s = write_json(out, model, limit, limit_analysis, e, n, families, nfamilies, &budget, err);
-    if (s == PL_OK)
-        s = write_config(out, model, e, n, err);
-    if (s == PL_OK)
+        s = write_solution_files(out, e[k].dir, model, e[k].sol, e[k].analysis, max_seconds, &e[k].files, err);
+    if (s != PL_OK)
+        return s;
+    pl_budget tables = {max_seconds, pl_now_seconds()}; /* a row per solution */
+    if ((s = write_csv(out, limit, limit_analysis, limit_files, e, n, err)) == PL_OK &&
+        (s = write_json(out, model, limit, limit_analysis, limit_files, e, n, families, nfamilies, &tables, err)) ==
+            PL_OK &&
+        (s = write_config(out, model, e, n, err)) == PL_OK)
         s = write_work_data(out, e, n, err);
     return s;
 }
@@ -495,14 +539,12 @@ pl_status pl_render_compare_plots(pl_output *out, const pl_compare_entry *e, siz
     char dist[256];
     work_distances(e, n, dist, sizeof dist);
     for (size_t k = 0; k < n; k++)
-        any_rows |= e[k].sol->traj.nrows > 0;
+        any_rows |= plotted(out, &e[k]);
     any_cost = dist[0] != '\0';
     const int wanted[NPLOTS] = {any_rows, any_rows, any_cost};
-    char log[PATH_MAX];
-    pl_status s = pl_output_path(out, NULL, "gnuplot.log", log, sizeof log, err);
+    pl_status s = pl_plot_start_log(out, err);
     if (s != PL_OK)
         return s;
-    unlink(log); /* gnuplot appends to it: keep only this rendering's messages */
     if (any_rows || any_cost)
         s = pl_plot_write_script(out, "styles", err);
     for (size_t k = 0; s == PL_OK && k < NPLOTS; k++) {

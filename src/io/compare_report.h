@@ -21,6 +21,7 @@ typedef struct {
     int compared;             /* res holds its distances */
     pl_compare_result res;
     const pl_impact_match *match; /* its impacts against the limit's (when compared) */
+    pl_error files;           /* set by pl_write_compare: PL_OK, or why its files could not all be written */
 } pl_compare_entry;
 
 /* Fill e->dir and e->label for entry k (0-based) from its solver, parameter and file. */
@@ -30,13 +31,17 @@ void pl_compare_entry_name(pl_compare_entry *e, size_t k);
  * drawn. */
 pl_status pl_compare_files(const pl_compare_entry *e, size_t n, int plots, pl_strings *files, pl_error *err);
 
-/* Write limit/ (the limit solution and its analysis), every entry's files, compare.csv,
- * compare.json (with the families: study/family.h) and the plot data and configuration.  Each solution's
- * files, then the tables, within max_seconds (0: no limit) of the start of their writing: when it runs
- * out, the file being written and every file after it are left out (PL_ERR_SOLVER, PL_BUDGET_STOPPED's
- * message). */
+/* Write limit/ (the limit solution and its analysis) and every entry's files, then compare.csv,
+ * compare.json (with the families: study/family.h) and the plot data and configuration.  Each
+ * solution's files are written within max_seconds (0: no limit) of the start of their own writing,
+ * as a sweep's runs: a solution whose files its budget stops, or that runs out of memory writing
+ * them, is failed ("writing its files: ..." in e[k].files, or *limit_files for the limit solution;
+ * the files it wrote before are complete) and the others go on.  The tables, which then show it
+ * failed, are written within max_seconds of the start of theirs: when it runs out, the file being
+ * written and those after it are left out (PL_ERR_SOLVER, PL_BUDGET_STOPPED's message).  A write
+ * error (PL_ERR_IO) stops everything. */
 pl_status pl_write_compare(pl_output *out, const pl_model *model, const pl_solution *limit,
-                           const pl_analysis *limit_analysis, const pl_compare_entry *e, size_t n,
+                           const pl_analysis *limit_analysis, pl_error *limit_files, pl_compare_entry *e, size_t n,
                            const pl_family *families, size_t nfamilies, double max_seconds, pl_error *err);
 
 /* Write and render the plot scripts (gnuplot) within budget (NULL: none); PL_ERR_IO with a message if

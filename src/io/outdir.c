@@ -315,6 +315,8 @@ pl_status pl_manifest_parse(const char *text, size_t len, json_t **manifest, pl_
              json_is_string(json_object_get(r, "status")) && dir && valid_path(dir) &&
              valid_files(json_object_get(r, "files"));
     }
+    if (!m && json_error_code(&je) == json_error_out_of_memory)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory reading a manifest");
     if (!ok) {
         json_decref(m);
         return pl_fail(err, PL_ERR_INPUT, "not a penlim manifest%s%s", m ? "" : ": ", m ? "" : je.text);
@@ -434,28 +436,37 @@ static int is_temporary(const char *name)
     return 1;
 }
 
-/* Read and check a manifest or journal (a regular file, no link followed); absent: *m = NULL and
- * 0; malformed: 1. */
-static int load_manifest(const pl_output *out, const char *name, json_t **m)
+/* Read and check a manifest or journal (a regular file, no link followed): *m, or NULL with *bad
+ * = 0 if absent, 1 if it is not one (a link, a FIFO, too large, malformed: a file penlim did not
+ * write).  A read that fails is an error of its own (PL_ERR_IO with the reason, PL_ERR_NOMEM),
+ * never taken for a malformed file. */
+static pl_status load_manifest(const pl_output *out, const char *name, json_t **m, int *bad, pl_error *err)
 {
     *m = NULL;
-    int fd = openat(out->root_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    *bad = 0;
+    pl_error e;
+    int fd = pl_output_open_file(out, name, &e);
+    if (fd < 0 && errno == ENOENT)
+        return PL_OK;
+    if (fd < 0 && (errno == ELOOP || errno == ENOTDIR || errno == EINVAL))
+        return *bad = 1, PL_OK;
     if (fd < 0)
-        return errno != ENOENT;
-    struct stat st;
-    int bad = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_MANIFEST_BYTES;
-    char *text = bad ? NULL : malloc((size_t)st.st_size + 1);
-    size_t got = 0;
-    while (text && got < (size_t)st.st_size) {
-        ssize_t k = read(fd, text + got, (size_t)st.st_size - got);
-        if (k <= 0)
-            break;
-        got += (size_t)k;
-    }
+        return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "--out: %s", e.message);
+    char where[PATH_MAX + NAME_MAX + 2], *text;
+    size_t len;
+    snprintf(where, sizeof where, "%s/%s", out->root, name);
+    pl_status s = pl_read_fd(fd, where, MAX_MANIFEST_BYTES, 0, &text, &len, &e);
     close(fd);
-    bad = bad || !text || got != (size_t)st.st_size || pl_manifest_parse(text, got, m, NULL) != PL_OK;
+    if (s == PL_ERR_INPUT) /* too large */
+        return *bad = 1, PL_OK;
+    if (s != PL_OK)
+        return pl_fail(err, s, "--out: %s", e.message);
+    s = pl_manifest_parse(text, len, m, &e);
     free(text);
-    return bad;
+    if (s == PL_ERR_NOMEM)
+        return pl_fail(err, s, "--out: out of memory reading %s", where);
+    *bad = s != PL_OK;
+    return PL_OK;
 }
 
 /* Why a listed path cannot be a file penlim wrote, or NULL if it is a regular file or absent. */
@@ -549,9 +560,12 @@ pl_status pl_outdir_scan(const pl_output *out, pl_outdir_state *st, pl_error *er
         return pl_fail(err, PL_ERR_NOMEM, "out of memory");
     if (out->root_fd < 0)
         return PL_OK; /* a new directory: nothing in it */
-    int bad_manifest = load_manifest(out, PL_MANIFEST_NAME, &st->manifest);
-    int bad_journal = load_manifest(out, PL_JOURNAL_NAME, &st->journal);
-    pl_status s = PL_OK;
+    int bad_manifest, bad_journal;
+    pl_status s = load_manifest(out, PL_MANIFEST_NAME, &st->manifest, &bad_manifest, err);
+    if (s == PL_OK)
+        s = load_manifest(out, PL_JOURNAL_NAME, &st->journal, &bad_journal, err);
+    if (s != PL_OK)
+        return s;
     if (bad_manifest)
         s = pl_strings_add(&st->foreign, PL_MANIFEST_NAME, err);
     if (s == PL_OK && bad_journal)
@@ -593,17 +607,22 @@ pl_status pl_outdir_verify(const pl_output *out, const pl_outdir_state *st, cons
 {
     const char *want = pl_outdir_hash(st, rel);
     if (!want)
-        return pl_fail(err, PL_ERR_IO, "%s/%s: no content hash recorded", out->root, rel);
-    int fd = pl_output_open_file(out, rel, err);
+        return pl_fail(err, PL_ERR_INPUT, "%s/%s: no content hash recorded", out->root, rel);
+    pl_error e;
+    int fd = pl_output_open_file(out, rel, &e);
+    if (fd < 0 && (errno == ENOENT || errno == ELOOP || errno == ENOTDIR || errno == EINVAL))
+        return pl_fail(err, PL_ERR_INPUT, "%s", e.message);
     if (fd < 0)
-        return PL_ERR_IO;
+        return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "%s", e.message);
     char got[PL_HASH_LEN];
-    pl_status s = pl_hash_fd(fd, got, err);
+    pl_status s = pl_hash_fd(fd, got, &e);
     close(fd);
-    if (s == PL_OK && strcmp(got, want) != 0)
-        s = pl_fail(err, PL_ERR_IO, "%s/%s has changed since penlim wrote it (content hash %s, recorded %s)", out->root,
-                    rel, got, want);
-    return s;
+    if (s != PL_OK)
+        return pl_fail(err, s, "%s/%s: %s", out->root, rel, e.message);
+    if (strcmp(got, want) != 0)
+        return pl_fail(err, PL_ERR_INPUT, "%s/%s has changed since penlim wrote it (content hash %s, recorded %s)",
+                       out->root, rel, got, want);
+    return PL_OK;
 }
 
 /* ---- writing --------------------------------------------------------------------------------- */

@@ -76,8 +76,9 @@ int pl_outdir_reusable(const pl_outdir_state *st, const json_t *request, const c
 const char *pl_outdir_hash(const pl_outdir_state *st, const char *rel);
 
 /* Whether ROOT/rel is the file penlim wrote: a regular file (reached without following a link,
- * never opened if it is a FIFO or device) whose content has the hash st records.  PL_ERR_IO with
- * the reason if not. */
+ * never opened if it is a FIFO or device) whose content has the hash st records.  PL_ERR_INPUT with
+ * the reason if not (absent, a link, not a regular file, another hash or none recorded); PL_ERR_IO
+ * (PL_ERR_NOMEM) if it cannot be read, never taken for a file that has changed. */
 pl_status pl_outdir_verify(const pl_output *out, const pl_outdir_state *st, const char *rel, pl_error *err);
 
 /* Before writing: create the directory if it is new (and lock it); refuse (PL_ERR_INPUT) a planned

@@ -110,14 +110,37 @@ pl_status pl_output_add(pl_output *out, const char *rel, pl_error *err)
     int fd = pl_output_open_file(out, rel, err);
     if (fd < 0)
         return PL_ERR_IO;
-    pl_status s = pl_hash_fd(fd, hash, err);
+    pl_error e;
+    pl_status s = pl_hash_fd(fd, hash, &e);
     close(fd);
-    return s == PL_OK ? pl_output_add_hashed(out, rel, hash, err) : s;
+    if (s != PL_OK)
+        return pl_fail(err, s, "%s/%s: %s", out->root, rel, e.message);
+    return pl_output_add_hashed(out, rel, hash, err);
+}
+
+void pl_hash_begin(pl_hash *h)
+{
+    h->h = 14695981039346656037ULL; /* FNV-1a, 64 bits: the offset basis */
+}
+
+void pl_hash_add(pl_hash *h, const void *bytes, size_t n)
+{
+    const unsigned char *b = bytes;
+    uint64_t x = h->h;
+    for (size_t k = 0; k < n; k++)
+        x = (x ^ b[k]) * 1099511628211ULL; /* the FNV prime */
+    h->h = x;
+}
+
+void pl_hash_text(const pl_hash *h, char hash[PL_HASH_LEN])
+{
+    snprintf(hash, PL_HASH_LEN, "%016llx", (unsigned long long)(uint64_t)h->h);
 }
 
 pl_status pl_hash_fd(int fd, char hash[PL_HASH_LEN], pl_error *err)
 {
-    uint64_t h = 14695981039346656037ULL; /* FNV-1a, 64 bits: offset basis and prime */
+    pl_hash h;
+    pl_hash_begin(&h);
     unsigned char buf[65536];
     off_t at = 0;
     for (;;) {
@@ -125,14 +148,13 @@ pl_status pl_hash_fd(int fd, char hash[PL_HASH_LEN], pl_error *err)
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0)
-            return pl_fail(err, PL_ERR_IO, "cannot read back what was written: %s", strerror(errno));
+            return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "cannot read: %s", strerror(errno));
         if (got == 0)
             break;
-        for (ssize_t k = 0; k < got; k++)
-            h = (h ^ buf[k]) * 1099511628211ULL;
+        pl_hash_add(&h, buf, (size_t)got);
         at += got;
     }
-    snprintf(hash, PL_HASH_LEN, "%016llx", (unsigned long long)h);
+    pl_hash_text(&h, hash);
     return PL_OK;
 }
 
@@ -223,14 +245,61 @@ int pl_output_open_file(const pl_output *out, const char *rel, pl_error *err)
     if (fd < 0) {
         pl_fail(err, PL_ERR_IO, "cannot read %s/%s: %s", out->root, rel,
                 saved == ELOOP || saved == ENOTDIR ? "it is or passes through a symbolic link" : strerror(saved));
+        errno = saved;
         return -1;
     }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    int stat_failed = fstat(fd, &st) != 0;
+    if (stat_failed || !S_ISREG(st.st_mode)) {
+        saved = stat_failed ? errno : EINVAL;
         close(fd);
-        pl_fail(err, PL_ERR_IO, "cannot read %s/%s: not a regular file", out->root, rel);
+        pl_fail(err, PL_ERR_IO, "cannot read %s/%s: %s", out->root, rel,
+                saved == EINVAL ? "not a regular file" : strerror(saved));
+        errno = saved;
         return -1;
     }
     return fd;
+}
+
+pl_status pl_read_fd(int fd, const char *what, size_t max, int first_line, char **text, size_t *len,
+                     pl_error *err)
+{
+    size_t cap = 0, used = 0;
+    char *buf = NULL;
+    *text = NULL;
+    *len = 0;
+    for (;;) {
+        if (used == cap) {
+            size_t grow = cap ? 2 * cap : 4096;
+            char *p = grow > cap && grow < (size_t)-1 ? realloc(buf, grow + 1) : NULL; /* + 1: the NUL */
+            if (!p) {
+                free(buf);
+                return pl_fail(err, PL_ERR_NOMEM, "out of memory reading %s", what);
+            }
+            buf = p;
+            cap = grow;
+        }
+        ssize_t got = read(fd, buf + used, cap - used);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            int e = errno;
+            free(buf);
+            return pl_fail(err, e == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "cannot read %s: %s", what, strerror(e));
+        }
+        char *newline = first_line && got > 0 ? memchr(buf + used, '\n', (size_t)got) : NULL;
+        used = newline ? (size_t)(newline - buf) + 1 : used + (size_t)got;
+        if (used > max) {
+            free(buf);
+            return pl_fail(err, PL_ERR_INPUT, "%s: more than %zu bytes%s", what, max,
+                           first_line ? " in its first line" : "");
+        }
+        if (got == 0 || newline)
+            break;
+    }
+    buf[used] = '\0';
+    *text = buf;
+    *len = used;
+    return PL_OK;
 }
 
 pl_status pl_make_dir(const char *path, pl_error *err)

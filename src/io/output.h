@@ -50,7 +50,7 @@ typedef struct {
 #define PL_HASH_LEN 17
 
 typedef struct {
-    char root[PATH_MAX];  /* as given: for messages, and for programs that take a path (gnuplot) */
+    char root[PATH_MAX];  /* as given: for messages (and --isolate's solve processes, given a path) */
     int root_fd;          /* the directory, opened once (pl_output_open); -1 before */
     mode_t mode;          /* of new files: 0666 & ~umask, given by the program */
     pl_temp_hooks hooks;
@@ -75,13 +75,32 @@ pl_status pl_output_add(pl_output *out, const char *rel, pl_error *err);
 /* The same with its hash known (hash "" or NULL: not known). */
 pl_status pl_output_add_hashed(pl_output *out, const char *rel, const char *hash, pl_error *err);
 
-/* The hash of everything fd reads from its start: PL_ERR_IO with the reason if it cannot be read. */
+/* The hash of everything fd reads from its start: PL_ERR_IO (PL_ERR_NOMEM) with the reason if it
+ * cannot be read. */
 pl_status pl_hash_fd(int fd, char hash[PL_HASH_LEN], pl_error *err);
+
+/* The same hash of bytes given piece by piece (what a reader hashes as it reads):
+ * pl_hash_begin, pl_hash_add for each piece in order, pl_hash_text. */
+typedef struct {
+    unsigned long long h;
+} pl_hash;
+void pl_hash_begin(pl_hash *h);
+void pl_hash_add(pl_hash *h, const void *bytes, size_t n);
+void pl_hash_text(const pl_hash *h, char hash[PL_HASH_LEN]);
 
 /* Open ROOT/rel for reading: a regular file reached without following a link (a link, FIFO,
  * device or directory is refused without being opened for reading, so that nothing blocks).
- * Returns the descriptor, or -1 with PL_ERR_IO and the reason. */
+ * Returns the descriptor, or -1 with PL_ERR_IO and the reason, errno then saying which: ENOENT
+ * absent, ELOOP or ENOTDIR a link (or a file) at the path or on the way, EINVAL not a regular
+ * file, else what the system said (EACCES, ENOMEM, ...). */
 int pl_output_open_file(const pl_output *out, const char *rel, pl_error *err);
+
+/* Read fd from where it is to its end, or (first_line) to its first newline, into a string (the
+ * caller frees *text; *len bytes, the newline included, then a NUL), what naming the file in
+ * messages.  A read that fails is an error (PL_ERR_IO with the reason), never the end of the file;
+ * PL_ERR_NOMEM for want of memory; PL_ERR_INPUT if there is more than max bytes to read. */
+pl_status pl_read_fd(int fd, const char *what, size_t max, int first_line, char **text, size_t *len,
+                     pl_error *err);
 
 /* The directory holding ROOT/rel, reached without following a link, and rel's last component in
  * name: a descriptor (the caller closes it) or -1 with errno as pl_output_dir's. */

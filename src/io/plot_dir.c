@@ -1,5 +1,6 @@
 #include "io/plot_dir.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,16 +20,33 @@ static int lists(const json_t *manifest, const char *file)
     return 0;
 }
 
-/* A file of the directory (a regular file, no link followed: pl_output_open_file), or NULL. */
-static FILE *open_in(const pl_output *out, const char *name, pl_error *err)
+/* A file the figures need: a regular file of the directory, no link followed
+ * (pl_output_open_file).  None there (absent, a link, a FIFO) is bad input; one that is there but
+ * cannot be opened is an error with its reason.  The descriptor, or -1. */
+static int open_in(const pl_output *out, const char *name, pl_error *err)
 {
-    int fd = pl_output_open_file(out, name, NULL);
-    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-    if (!f && fd >= 0)
-        close(fd);
-    if (!f)
+    pl_error e;
+    int fd = pl_output_open_file(out, name, &e);
+    if (fd < 0 && (errno == ENOENT || errno == ELOOP || errno == ENOTDIR || errno == EINVAL))
         pl_fail(err, PL_ERR_INPUT, "%s lacks %s, which its figures need (a regular file)", out->root, name);
-    return f;
+    else if (fd < 0)
+        pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "%s", e.message);
+    return fd;
+}
+
+/* The text of such a file (first_line: its first line only), at most max bytes: a read that fails
+ * is an error (exit 1), never the end of the file; out of memory is one too (exit 3). */
+static pl_status read_in(const pl_output *out, const char *name, size_t max, int first_line, char **text,
+                         size_t *len, pl_error *err)
+{
+    int fd = open_in(out, name, err);
+    if (fd < 0)
+        return err->status;
+    char where[PATH_MAX + 64];
+    snprintf(where, sizeof where, "%s/%s", out->root, name);
+    pl_status s = pl_read_fd(fd, where, max, first_line, text, len, err);
+    close(fd);
+    return s;
 }
 
 /* ---- what a directory may name: checked before anything is drawn ------------------------------ */
@@ -47,14 +65,23 @@ static int plain_word(const char *w, int directory)
 }
 
 /* The manifest's case, solver and (a sweep) refined option, each from a fixed vocabulary: a case
- * built in, or, with "model": {"file": ...}, a model compiled apart, whose name is then valid per
- * pl_case_name_valid (the only names penlim loads a model with); a solver of the registry; one of
- * its options. */
+ * built in, or, with "model": {"file": ...} (or no "model" in a manifest of penlim 0.1, which
+ * recorded none), a model compiled apart, whose name is then valid per pl_case_name_valid (the only
+ * names penlim loads a model with); a solver of the registry; one of its options. */
 typedef struct {
     const char *case_name;
     const pl_solver_type *solver;
     const char *refined; /* NULL but for a sweep */
 } identity;
+
+/* Whether a manifest was written by a penlim older than 0.2, which recorded no "model": its
+ * penlim_version is 0.0.x or 0.1.x. */
+static int before_model_identity(const json_t *manifest)
+{
+    const char *v = json_string_value(json_object_get(manifest, "penlim_version"));
+    unsigned major, minor;
+    return v && sscanf(v, "%u.%u", &major, &minor) == 2 && major == 0 && minor < 2;
+}
 
 static pl_status check_manifest(const pl_output *out, const json_t *manifest, identity *id, pl_error *err)
 {
@@ -62,7 +89,18 @@ static pl_status check_manifest(const pl_output *out, const json_t *manifest, id
     const char *case_name = json_string_value(json_object_get(manifest, "case"));
     const char *solver = json_string_value(json_object_get(manifest, "solver"));
     const char *refined = json_string_value(json_object_get(manifest, "refined"));
-    int compiled_apart = json_is_string(json_object_get(json_object_get(manifest, "model"), "file"));
+    const json_t *model = json_object_get(manifest, "model");
+    /* A model compiled apart by its manifest's identity; without one, a manifest of penlim 0.1 (which
+     * wrote none) names a model by its name alone: a valid name, as penlim loads models with, is what
+     * makes it safe in a figure, not the identity (a file anyone can edit). */
+    int compiled_apart = json_is_string(json_object_get(model, "file")) || (!model && before_model_identity(manifest));
+    if (case_name && pl_case_name_valid(case_name) && !compiled_apart && !model && !pl_builtin_case_find(case_name)) {
+        const char *v = json_string_value(json_object_get(manifest, "penlim_version"));
+        return pl_fail(err, PL_ERR_INPUT, "%s/manifest.json: \"case\" is not a case penlim has ('%s') and there is no "
+                       "\"model\" saying it was loaded from a file (penlim records one since 0.2; this manifest says "
+                       "penlim_version '%.20s'): run the command again with --model FILE to draw its figures",
+                       out->root, case_name, v ? v : "");
+    }
     if (!case_name || !pl_case_name_valid(case_name) || (!compiled_apart && !pl_builtin_case_find(case_name)))
         return pl_fail(err, PL_ERR_INPUT, "%s/manifest.json: \"case\" is not %s ('%.60s')", out->root,
                        compiled_apart ? "a model's name" : "a case penlim has", case_name ? case_name : "");
@@ -190,19 +228,13 @@ static pl_status read_config(const pl_output *out, const json_t *manifest, const
                              const setting *settings, pl_gp_config *config, pl_error *err)
 {
     memset(config, 0, sizeof *config);
-    FILE *f = open_in(out, name, err);
-    if (!f)
-        return PL_ERR_INPUT;
-    static const size_t cap = 1 << 20; /* a sweep of thousands of runs writes 100 kB */
-    char *text = malloc(cap);
-    size_t got = text ? fread(text, 1, cap, f) : 0;
-    int whole = text && got < cap && !ferror(f);
-    fclose(f);
-    char where[PATH_MAX + 64];
+    char where[PATH_MAX + 64], *text = NULL;
+    size_t got;
     snprintf(where, sizeof where, "%s/%s", out->root, name);
-    pl_status s = !text    ? pl_fail(err, PL_ERR_NOMEM, "out of memory reading %s", where)
-                  : !whole ? pl_fail(err, PL_ERR_INPUT, "%s: cannot be read whole (at most %zu bytes)", where, cap - 1)
-                           : pl_gp_config_parse(text, got, where, config, err);
+    /* a sweep of thousands of runs writes 100 kB */
+    pl_status s = read_in(out, name, (1 << 20) - 1, 0, &text, &got, err);
+    if (s == PL_OK)
+        s = pl_gp_config_parse(text, got, where, config, err);
     free(text);
     for (size_t k = 0; s == PL_OK && k < config->n; k++) {
         const setting *st = settings;
@@ -253,12 +285,30 @@ static pl_status plan_compare(const pl_output *out, pl_plot_plan *plan, pl_error
         plan->figures[plan->n++] = "compare_trajectories_s";
     }
     if (config_words(&plan->values, "distances")) {
-        FILE *d = open_in(out, "compare_work.dat", err);
-        if (!d)
-            return PL_ERR_INPUT;
-        fclose(d);
+        int fd = open_in(out, "compare_work.dat", err);
+        if (fd < 0)
+            return err->status;
+        close(fd);
         plan->figures[plan->n++] = "compare_work";
     }
+    return PL_OK;
+}
+
+/* A run or limit directory: the columns of its trajectory.csv, from its header (read here, before
+ * the directory is changed, so that a read error leaves it as it was). */
+static pl_status plan_run(const pl_output *out, pl_plot_plan *plan, pl_error *err)
+{
+    char *header = NULL; /* the whole first line, however many columns */
+    size_t len;
+    pl_status s = read_in(out, "trajectory.csv", (size_t)-2, 1, &header, &len, err);
+    if (s != PL_OK)
+        return s;
+    plan->impulses = strstr(header, ",impulse1") != NULL;
+    for (char *c = strtok(header, ",\r\n"); c; c = strtok(NULL, ",\r\n"))
+        plan->ndof += c[0] == 'q', plan->ncon += c[0] == 'G';
+    free(header);
+    if (plan->ndof == 0)
+        return pl_fail(err, PL_ERR_INPUT, "%s/trajectory.csv has no column q1", out->root);
     return PL_OK;
 }
 
@@ -281,6 +331,8 @@ pl_status pl_plot_dir_plan(const pl_output *out, const json_t *manifest, pl_plot
     } else if (command && (strcmp(command, "run") == 0 || strcmp(command, "limit") == 0)) {
         if (!lists(manifest, "trajectory.csv"))
             return pl_fail(err, PL_ERR_INPUT, "%s lacks trajectory.csv, which its figures need", out->root);
+        if ((s = plan_run(out, plan, err)) != PL_OK)
+            return s;
         plan->figures[plan->n++] = "run";
         plan->config = "plots_config.gp";
         plan->run_config = 1;
@@ -307,25 +359,10 @@ pl_status pl_plot_dir_files(const pl_plot_plan *plan, pl_strings *files, pl_erro
     return s;
 }
 
-/* plots_config.gp of one solution: its name and the columns of its trajectory.csv. */
-static pl_status write_run_config(pl_output *out, const json_t *manifest, pl_error *err)
+/* plots_config.gp of one solution: its name and the columns of its trajectory.csv (the plan's). */
+static pl_status write_run_config(pl_output *out, const json_t *manifest, const pl_plot_plan *plan, pl_error *err)
 {
-    FILE *in = open_in(out, "trajectory.csv", err);
-    if (!in)
-        return PL_ERR_INPUT;
-    char *header = NULL; /* the whole first line, however many columns */
-    size_t cap = 0;
-    if (getline(&header, &cap, in) < 0) {
-        free(header);
-        header = NULL;
-    }
-    fclose(in);
-    int ndof = 0, ncon = 0, impulses = header && strstr(header, ",impulse1") != NULL;
-    for (char *c = header ? strtok(header, ",\r\n") : NULL; c; c = strtok(NULL, ",\r\n"))
-        ndof += c[0] == 'q', ncon += c[0] == 'G';
-    free(header);
-    if (ndof == 0)
-        return pl_fail(err, PL_ERR_INPUT, "%s/trajectory.csv has no column q1", out->root);
+    pl_status s;
     /* checked by pl_plot_dir_plan: a case and a solver penlim has */
     const char *solver = json_string_value(json_object_get(manifest, "solver"));
     const char *case_name = json_string_value(json_object_get(manifest, "case"));
@@ -341,16 +378,15 @@ static pl_status write_run_config(pl_output *out, const json_t *manifest, pl_err
             snprintf(label, sizeof label, "%s", solver);
     }
     pl_file f;
-    pl_status s = pl_file_open(&f, out, NULL, "plots_config.gp", err);
-    if (s != PL_OK)
+    if ((s = pl_file_open(&f, out, NULL, "plots_config.gp", err)) != PL_OK)
         return s;
     fprintf(f.fp, "# Written by penlim plot: what run.gp reads.\n");
     pl_gp_put_string(f.fp, "case_name", case_name);
     pl_gp_put_string(f.fp, "solution", solver);
     pl_gp_put_string(f.fp, "label", label);
-    pl_gp_put_int(f.fp, "ndof", ndof);
-    pl_gp_put_int(f.fp, "ncon", ncon);
-    pl_gp_put_int(f.fp, "impulses", impulses);
+    pl_gp_put_int(f.fp, "ndof", plan->ndof);
+    pl_gp_put_int(f.fp, "ncon", plan->ncon);
+    pl_gp_put_int(f.fp, "impulses", plan->impulses);
     pl_gp_put_int(f.fp, "is_limit", is_limit);
     return pl_file_commit(&f, err);
 }
@@ -372,7 +408,7 @@ pl_status pl_plot_dir_write(pl_output *out, const json_t *manifest, const pl_plo
 {
     pl_status s = PL_OK;
     if (plan->run_config)
-        s = write_run_config(out, manifest, err);
+        s = write_run_config(out, manifest, plan, err);
     else if (plan->config)
         s = write_config(out, plan, err);
     if (s == PL_OK && plan->n > 0)
@@ -384,11 +420,9 @@ pl_status pl_plot_dir_write(pl_output *out, const json_t *manifest, const pl_plo
 
 pl_status pl_plot_dir_render(pl_output *out, const pl_plot_plan *plan, const pl_budget *budget, pl_error *err)
 {
-    char log[PATH_MAX];
-    pl_status s = pl_output_path(out, NULL, "gnuplot.log", log, sizeof log, err);
+    pl_status s = pl_plot_start_log(out, err);
     if (s != PL_OK)
         return s;
-    unlink(log); /* gnuplot appends to it: keep only this rendering's messages */
     for (size_t k = 0; s == PL_OK && k < plan->n; k++)
         s = pl_plot_render(out, plan->figures[k], budget, err);
     return s;

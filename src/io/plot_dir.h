@@ -23,13 +23,15 @@ typedef struct {
     size_t n;
     const char *config;  /* the configuration the scripts load (written again), or NULL */
     int run_config;      /* config written from the manifest (a single solution) */
+    int ndof, ncon, impulses; /* then: the columns of its trajectory.csv */
     pl_gp_config values; /* else config's settings as read and checked */
 } pl_plot_plan;
 
-/* What to draw in out->root, described by manifest.  PL_ERR_INPUT with a one-line message naming
- * the field or setting if the manifest or configuration holds what penlim would not have written
- * there, or if the directory lacks the data its figures need.  Free a plan made with PL_OK with
- * pl_plot_dir_plan_free. */
+/* What to draw in out->root, described by manifest, reading what it needs of the directory (and
+ * changing nothing).  PL_ERR_INPUT with a one-line message naming the field or setting if the
+ * manifest or configuration holds what penlim would not have written there, or if the directory
+ * lacks the data its figures need; PL_ERR_IO (PL_ERR_NOMEM) with the reason if a file cannot be
+ * read.  Free a plan made with PL_OK with pl_plot_dir_plan_free. */
 pl_status pl_plot_dir_plan(const pl_output *out, const json_t *manifest, pl_plot_plan *plan, pl_error *err);
 void pl_plot_dir_plan_free(pl_plot_plan *plan);
 

@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np: glibc 2.29, musl 1.1.24, macOS 10.15 */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addfchdir_np: glibc 2.29, musl 1.1.24 */
 #include "io/plots.h"
 
 #include <errno.h>
@@ -99,10 +99,13 @@ static int wait_within(pid_t pid, const pl_budget *budget, int *status)
     }
 }
 
-/* Start gnuplot on script in dir, its stdout and stderr appended to the open log.  posix_spawn, not
- * fork: a fork runs the handlers the numerical libraries registered with pthread_atfork (OpenBLAS's
- * retries an allocation without end under a memory limit), posix_spawn runs none. */
-static int spawn_gnuplot(const char *dir, const char *script, int log, pid_t *pid)
+/* Start gnuplot on script in the directory dir_fd, its stdout and stderr appended to the open log.
+ * posix_spawn, not fork: a fork runs the handlers the numerical libraries registered with
+ * pthread_atfork (OpenBLAS's retries an allocation without end under a memory limit), posix_spawn
+ * runs none.  gnuplot starts in the directory the descriptor holds (fchdir), never the one its path
+ * names now: a --out renamed, or replaced by a link, while the command runs cannot send gnuplot, or
+ * the files it writes, anywhere else. */
+static int spawn_gnuplot(int dir_fd, const char *script, int log, pid_t *pid)
 {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
@@ -124,7 +127,7 @@ static int spawn_gnuplot(const char *dir, const char *script, int log, pid_t *pi
     if ((rc = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0)) == 0 &&
         (rc = posix_spawn_file_actions_adddup2(&fa, log, STDOUT_FILENO)) == 0 &&
         (rc = posix_spawn_file_actions_adddup2(&fa, log, STDERR_FILENO)) == 0 &&
-        (rc = posix_spawn_file_actions_addchdir_np(&fa, dir)) == 0 &&
+        (rc = posix_spawn_file_actions_addfchdir_np(&fa, dir_fd)) == 0 &&
         (rc = posix_spawnattr_setsigmask(&attr, &none)) == 0 &&
         (rc = posix_spawnattr_setsigdefault(&attr, &restored)) == 0 &&
         (rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)) == 0)
@@ -134,22 +137,35 @@ static int spawn_gnuplot(const char *dir, const char *script, int log, pid_t *pi
     return rc;
 }
 
+pl_status pl_plot_start_log(pl_output *out, pl_error *err)
+{
+    pl_status s = pl_output_open(out, err);
+    if (s != PL_OK)
+        return s;
+    if (unlinkat(out->root_fd, "gnuplot.log", 0) != 0 && errno != ENOENT)
+        return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "cannot remove %s/gnuplot.log: %s", out->root,
+                       strerror(errno));
+    return PL_OK;
+}
+
 pl_status pl_plot_render(pl_output *out, const char *name, const pl_budget *budget, pl_error *err)
 {
-    const char *dir = out->root;
+    const char *dir = out->root; /* for messages: everything is reached through out->root_fd */
     char script[256], log[PATH_MAX];
     snprintf(script, sizeof script, "%s.gp", name);
     pl_status s = pl_output_path(out, NULL, "gnuplot.log", log, sizeof log, err);
+    if (s == PL_OK)
+        s = pl_output_open(out, err);
     if (s != PL_OK)
         return s;
     if (pl_budget_spent(budget))
         return pl_fail(err, PL_ERR_IO, "the time budget of %g s (max_seconds) ran out before %s", budget->max_seconds,
                        script);
-    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, out->mode);
+    int fd = openat(out->root_fd, "gnuplot.log", O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, out->mode);
     if (fd < 0)
         return pl_fail(err, PL_ERR_IO, "cannot write %s: %s", log, strerror(errno));
     pid_t pid;
-    int rc = spawn_gnuplot(dir, script, fd, &pid);
+    int rc = spawn_gnuplot(out->root_fd, script, fd, &pid);
     close(fd);
     if (rc == ENOENT)
         return pl_fail(err, PL_ERR_IO, "gnuplot is not installed");
@@ -168,12 +184,10 @@ pl_status pl_plot_render(pl_output *out, const char *name, const pl_budget *budg
         return s;
     static const char *const ext[] = {"png", "pdf"};
     for (size_t k = 0; k < 2; k++) {
-        char file[256], path[PATH_MAX];
+        char file[256];
         snprintf(file, sizeof file, "%s.%s", name, ext[k]);
         struct stat st;
-        if ((s = pl_output_path(out, NULL, file, path, sizeof path, err)) != PL_OK)
-            return s;
-        if (stat(path, &st) != 0 || st.st_size == 0)
+        if (fstatat(out->root_fd, file, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
             return pl_fail(err, PL_ERR_IO, "gnuplot wrote no %s in %s (see %s)", file, dir, log);
         if (!pl_strings_has(&out->written, file) && (s = pl_output_add(out, file, err)) != PL_OK)
             return s;

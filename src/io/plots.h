@@ -32,10 +32,15 @@ pl_status pl_plot_common_files(pl_strings *files, pl_error *err);
 /* Write ROOT/NAME.gp.  PL_ERR_INPUT if there is no such script. */
 pl_status pl_plot_write_script(pl_output *out, const char *name, pl_error *err);
 
+/* Remove ROOT/gnuplot.log (never following a link), which gnuplot appends to: the log then holds
+ * this rendering's messages only. */
+pl_status pl_plot_start_log(pl_output *out, pl_error *err);
+
 /* Run gnuplot on ROOT/NAME.gp in ROOT (its messages go to ROOT/gnuplot.log), recording NAME.png,
  * NAME.pdf (the script renders both) and the log as written.  gnuplot is killed when budget (NULL:
  * none) runs out, and not started if it has.  Returns PL_ERR_IO with a message if gnuplot is not
- * installed, fails or is stopped by the budget (NAME.png and NAME.pdf are then not recorded). */
+ * installed, fails or is stopped by the budget (NAME.png and NAME.pdf are then not recorded).  ROOT is
+ * the directory out->root_fd holds (opened if it is not yet), whatever its path names meanwhile. */
 pl_status pl_plot_render(pl_output *out, const char *name, const pl_budget *budget, pl_error *err);
 
 #endif

@@ -1,10 +1,15 @@
 /* Reading back a solution that pl_write_solution wrote: what a resumed sweep needs to reuse a run
- * without solving it again.  The files are untrusted input: every field is checked. */
+ * without solving it again.  The files are untrusted input: every field is checked.  Each file is
+ * opened once, relative to the run's directory (no link followed, a regular file), and hashed as it
+ * is read: what is checked against the content hash the manifest recorded is what was read. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "io/report.h"
 #include "solvers/solver.h"
@@ -40,6 +45,66 @@ static pl_status read_error(reader *r, const char *file, int e)
     char text[128];
     snprintf(text, sizeof text, "cannot read: %s", e ? strerror(e) : "read error");
     return fail(r, e == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, file, text);
+}
+
+/* A file of the run, read once: its bytes hashed as they are read. */
+typedef struct {
+    int fd;
+    char path[PATH_MAX]; /* DIR/NAME, for messages */
+    pl_hash hash;
+    int error;           /* the errno of a read that failed, or 0 */
+} run_file;
+
+/* Open DIR/name relative to the directory dir_fd: absent, a link or not a regular file (a FIFO
+ * would block) is not a run to reuse; another failure is a read error. */
+static pl_status open_run_file(reader *r, int dir_fd, const char *dir, const char *name, run_file *f)
+{
+    f->fd = -1;
+    f->error = 0;
+    pl_hash_begin(&f->hash);
+    if (snprintf(f->path, sizeof f->path, "%s/%s", dir, name) >= (int)sizeof f->path)
+        return bad(r, name);
+    f->fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (f->fd < 0)
+        return errno == ENOENT || errno == ELOOP ? bad(r, name) : read_error(r, f->path, errno);
+    int stat_failed = fstat(f->fd, &st) != 0;
+    if (stat_failed || !S_ISREG(st.st_mode)) {
+        int e = stat_failed ? errno : 0;
+        close(f->fd);
+        f->fd = -1;
+        return e ? read_error(r, f->path, e) : fail(r, PL_ERR_INPUT, f->path, "not a regular file");
+    }
+    return PL_OK;
+}
+
+/* read(2) into buf, hashed; (size_t)-1 on a read error (recorded), 0 at the end. */
+static size_t read_hashed(void *buf, size_t len, void *data)
+{
+    run_file *f = data;
+    for (;;) {
+        ssize_t got = read(f->fd, buf, len);
+        if (got >= 0) {
+            pl_hash_add(&f->hash, buf, (size_t)got);
+            return (size_t)got;
+        }
+        if (errno != EINTR) {
+            f->error = errno;
+            return (size_t)-1;
+        }
+    }
+}
+
+/* The file read whole has the content hash recorded (want; NULL: none to check): else the run is
+ * not the one penlim wrote (changed, or swapped with another's since). */
+static pl_status check_hash(reader *r, const run_file *f, const char *want)
+{
+    char got[PL_HASH_LEN], what[128];
+    pl_hash_text(&f->hash, got);
+    if (r->bad || !want || strcmp(got, want) == 0)
+        return r->bad ? r->status : PL_OK;
+    snprintf(what, sizeof what, "has changed since penlim wrote it (content hash %s, recorded %.16s)", got, want);
+    return fail(r, PL_ERR_INPUT, f->path, what);
 }
 
 /* A number, or null (NAN): what pl_json_number writes. */
@@ -180,14 +245,18 @@ static void read_stats(reader *r, const json_t *o, pl_solution *sol)
     sol->stats.wall_seconds = number(r, o, "wall_seconds");
 }
 
-static pl_status read_trajectory(reader *r, const char *dir, pl_solution *sol)
+static pl_status read_trajectory(reader *r, int dir_fd, const char *dir, const char *want, pl_solution *sol)
 {
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/trajectory.csv", dir) >= (int)sizeof path)
-        return bad(r, "trajectory.csv");
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return errno == ENOENT ? bad(r, "trajectory.csv") : read_error(r, path, errno);
+    run_file tf;
+    if (open_run_file(r, dir_fd, dir, "trajectory.csv", &tf) != PL_OK)
+        return r->status;
+    const char *path = tf.path;
+    FILE *f = fdopen(tf.fd, "r");
+    if (!f) {
+        int e = errno;
+        close(tf.fd);
+        return read_error(r, path, e);
+    }
     size_t ncol = sol->traj.ncol;
     char *header = pl_trajectory_header(sol->n, sol->m, sol->solver->family == PL_FAMILY_SCHEME);
     double *row = malloc(ncol * sizeof *row);
@@ -201,8 +270,11 @@ static pl_status read_trajectory(reader *r, const char *dir, pl_solution *sol)
     size_t cap = 0;
     errno = 0;
     ssize_t len = getline(&line, &cap, f);
+    if (len > 0)
+        pl_hash_add(&tf.hash, line, (size_t)len);
     int ok = len > 0 && line[len - 1] == '\n' && (line[len - 1] = '\0', strcmp(line, header) == 0);
     while (ok && (errno = 0, len = getline(&line, &cap, f)) > 0) {
+        pl_hash_add(&tf.hash, line, (size_t)len);
         ok = line[len - 1] == '\n';
         char *p = line;
         for (size_t c = 0; ok && c < ncol; c++) {
@@ -222,26 +294,70 @@ static pl_status read_trajectory(reader *r, const char *dir, pl_solution *sol)
     fclose(f);
     if (failed)
         return read_error(r, path, saved);
-    return ok ? PL_OK : bad(r, "trajectory.csv");
+    if (!ok)
+        return bad(r, "trajectory.csv");
+    return check_hash(r, &tf, want);
 }
 
-static pl_status read_solution(const char *dir, const pl_model *model, const pl_solver_type *solver, int any_status,
-                               pl_solution *sol, pl_error *err);
+/* summary.json, parsed as it is read (NULL if it could not be: r says why). */
+static json_t *read_summary(reader *r, int dir_fd, const char *dir, const char *want)
+{
+    run_file f;
+    if (open_run_file(r, dir_fd, dir, "summary.json", &f) != PL_OK)
+        return NULL;
+    json_error_t je;
+    json_t *o = json_load_callback(read_hashed, &f, JSON_REJECT_DUPLICATES, &je);
+    unsigned char rest[4096]; /* what the parser left, if anything, belongs to the hash too */
+    for (size_t got = 1; o && got != 0 && !f.error;)
+        got = read_hashed(rest, sizeof rest, &f);
+    close(f.fd);
+    if (f.error)
+        read_error(r, f.path, f.error);
+    else if (!o && json_error_code(&je) == json_error_out_of_memory)
+        read_error(r, f.path, ENOMEM);
+    else if (o)
+        check_hash(r, &f, want);
+    if (r->bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o; /* NULL: not JSON, refused below as not a run */
+}
+
+static pl_status read_solution(int dir_fd, const char *dir, const pl_model *model, const pl_solver_type *solver,
+                               int any_status, const pl_run_hashes *expect, pl_solution *sol, pl_error *err);
 
 pl_status pl_read_solution(const char *dir, const pl_model *model, const pl_solver_type *solver, pl_solution *sol,
                            pl_error *err)
 {
-    return read_solution(dir, model, solver, 0, sol, err);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* the links of the path as given followed */
+    if (fd < 0) {
+        int e = errno;
+        pl_status init = pl_solution_init(sol, solver, model, NAN, err);
+        if (init != PL_OK)
+            return init;
+        return pl_fail(err, e == ENOMEM ? PL_ERR_NOMEM : e == ENOENT || e == ENOTDIR ? PL_ERR_INPUT : PL_ERR_IO,
+                       "%s: cannot read back the run: %s", dir, strerror(e));
+    }
+    pl_status s = read_solution(fd, dir, model, solver, 0, NULL, sol, err);
+    close(fd);
+    return s;
 }
 
-pl_status pl_read_solution_any(const char *dir, const pl_model *model, const pl_solver_type *solver,
-                               pl_solution *sol, pl_error *err)
+pl_status pl_read_solution_at(int dir_fd, const char *dir, const pl_model *model, const pl_solver_type *solver,
+                              const pl_run_hashes *expect, pl_solution *sol, pl_error *err)
 {
-    return read_solution(dir, model, solver, 1, sol, err);
+    return read_solution(dir_fd, dir, model, solver, 0, expect, sol, err);
 }
 
-static pl_status read_solution(const char *dir, const pl_model *model, const pl_solver_type *solver, int any_status,
-                               pl_solution *sol, pl_error *err)
+pl_status pl_read_solution_any_at(int dir_fd, const char *dir, const pl_model *model, const pl_solver_type *solver,
+                                  pl_solution *sol, pl_error *err)
+{
+    return read_solution(dir_fd, dir, model, solver, 1, NULL, sol, err);
+}
+
+static pl_status read_solution(int dir_fd, const char *dir, const pl_model *model, const pl_solver_type *solver,
+                               int any_status, const pl_run_hashes *expect, pl_solution *sol, pl_error *err)
 {
     pl_status init = pl_solution_init(sol, solver, model, NAN, err);
     if (init != PL_OK)
@@ -250,22 +366,20 @@ static pl_status read_solution(const char *dir, const pl_model *model, const pl_
     reader r = {path, err, 0, PL_OK};
     if (snprintf(path, sizeof path, "%s/summary.json", dir) >= (int)sizeof path)
         return bad(&r, "the run");
-    json_error_t je;
-    errno = 0;
-    json_t *o = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!o && json_error_code(&je) == json_error_out_of_memory)
-        read_error(&r, path, ENOMEM);
-    else if (!o && json_error_code(&je) == json_error_cannot_open_file && errno != ENOENT)
-        read_error(&r, path, errno);
+    json_t *o = read_summary(&r, dir_fd, dir, expect ? expect->summary : NULL);
     const char *cs = json_string_value(json_object_get(o, "case"));
     const char *ss = json_string_value(json_object_get(o, "solution"));
     const char *st = json_string_value(json_object_get(o, "status"));
     const char *why = json_string_value(json_object_get(o, "error")); /* a failed run's reason */
     int failed = st && strcmp(st, "failed") == 0 && why && *why;
-    if (!json_is_object(o) || !cs || strcmp(cs, model->type->name) != 0 || !ss || strcmp(ss, solver->name) != 0 ||
-        !st || (strcmp(st, "ok") != 0 && !(any_status && failed))) {
+    if (r.bad || !json_is_object(o) || !cs || strcmp(cs, model->type->name) != 0 || !ss ||
+        strcmp(ss, solver->name) != 0 || !st || (strcmp(st, "ok") != 0 && !(any_status && failed))) {
         json_decref(o);
-        return bad(&r, "a complete run of this case and solver");
+        if (!r.bad)
+            bad(&r, "a complete run of this case and solver");
+        pl_solution_free(sol);
+        pl_solution_init(sol, solver, model, NAN, NULL);
+        return r.status;
     }
     const json_t *params = json_object_get(o, "parameters");
     for (size_t k = 0; k < model->type->nparams; k++) {
@@ -285,7 +399,7 @@ static pl_status read_solution(const char *dir, const pl_model *model, const pl_
     vector(&r, fin, "q", sol->q_final, sol->n);
     vector(&r, fin, "v", sol->v_final, sol->n);
     if (!r.bad)
-        read_trajectory(&r, dir, sol);
+        read_trajectory(&r, dir_fd, dir, expect ? expect->trajectory : NULL, sol);
     if (!r.bad && solver->family != PL_FAMILY_LIMIT)
         read_episodes(&r, json_object_get(o, "episodes"), sol);
     if (!r.bad && solver->family != PL_FAMILY_PENALTY)

@@ -49,10 +49,26 @@ pl_status pl_write_solution(pl_output *out, const char *sub, const pl_model *mod
 pl_status pl_read_solution(const char *dir, const pl_model *model, const struct pl_solver_type *solver,
                            pl_solution *sol, pl_error *err);
 
-/* The same for a run with status "ok" or "failed" (a failed one comes back with status PL_ERR_SOLVER
- * and the reason written in its summary, its trajectory up to the failure): a run another process
- * solved (penlim's isolated runs). */
-pl_status pl_read_solution_any(const char *dir, const pl_model *model, const struct pl_solver_type *solver,
-                               pl_solution *sol, pl_error *err);
+
+/* The content hashes a run's files must have (pl_outdir_hash), NULL where none is to be checked. */
+typedef struct {
+    const char *summary;    /* of summary.json */
+    const char *trajectory; /* of trajectory.csv */
+} pl_run_hashes;
+
+/* pl_read_solution of the run in the directory dir_fd (DIR: its path, for messages), each file
+ * opened once relative to it (no link followed; a link, FIFO or other non-regular file is not a run
+ * to reuse) and hashed as it is read: a file whose bytes read do not have the hash expected is
+ * refused (PL_ERR_INPUT, "has changed since penlim wrote it"), so that what a resumed sweep reuses
+ * is what it verified, even if a file is replaced while it reads. */
+pl_status pl_read_solution_at(int dir_fd, const char *dir, const pl_model *model,
+                              const struct pl_solver_type *solver, const pl_run_hashes *expect, pl_solution *sol,
+                              pl_error *err);
+
+/* The same, without hashes to check, for a run with status "ok" or "failed" (a failed one comes
+ * back with status PL_ERR_SOLVER and the reason written in its summary, its trajectory up to the
+ * failure): a run another process solved into the directory it was given (penlim's isolated runs). */
+pl_status pl_read_solution_any_at(int dir_fd, const char *dir, const pl_model *model,
+                                  const struct pl_solver_type *solver, pl_solution *sol, pl_error *err);
 
 #endif

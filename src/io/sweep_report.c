@@ -483,11 +483,9 @@ pl_status pl_render_sweep_plots(pl_output *out, const pl_model *model, const pl_
         int wanted;
     } plots[] = {{plot_names[0], ok_runs > 0}, {plot_names[1], ok_runs > 0}, {plot_names[2], any_conv},
                  {plot_names[3], any_sliding}, {plot_names[4], any_zeno}};
-    char log[PATH_MAX];
-    pl_status s = pl_output_path(out, NULL, "gnuplot.log", log, sizeof log, err);
+    pl_status s = pl_plot_start_log(out, err);
     if (s != PL_OK)
         return s;
-    unlink(log); /* gnuplot appends to it: keep only this rendering's messages */
     if ((s = pl_plot_write_script(out, "styles", err)) != PL_OK)
         return s;
     for (size_t k = 0; k < sizeof plots / sizeof plots[0]; k++) {

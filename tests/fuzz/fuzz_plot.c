@@ -175,6 +175,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     write_file("compare_work.dat", NULL, 0);
     pl_output out;
     pl_output_init(&out, dir, 0600, NULL);
+    if (pl_output_open(&out, &err) != PL_OK) /* the directory's descriptor, through which its files are read */
+        abort();
     pl_plot_plan plan;
     if (pl_plot_dir_plan(&out, m, &plan, &err) != PL_OK) {
         fuzz_check_message(&err);
