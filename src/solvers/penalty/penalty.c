@@ -97,6 +97,7 @@ typedef struct {
     int *fitted;
     int *lifting;               /* lift_off_handover: 1 while a lift-off of constraint i is the
                                    Runge-Kutta pair's, 2 once its window has passed, 0 otherwise */
+    int *saved_active;          /* m: the modes while resolved_gap_accel changes them */
     double *block;
 } run_ctx;
 
@@ -153,7 +154,8 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
     c->gap_model = calloc(m, sizeof *c->gap_model);
     c->fitted = calloc(m, sizeof *c->fitted);
     c->lifting = calloc(m, sizeof *c->lifting);
-    if (!ok || !c->block || !c->gap_model || !c->fitted || !c->lifting)
+    c->saved_active = calloc(m, sizeof *c->saved_active);
+    if (!ok || !c->block || !c->gap_model || !c->fitted || !c->lifting || !c->saved_active)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
     double *p = c->block;
     c->pen = p, p += m;
@@ -195,6 +197,7 @@ static void free_ctx(run_ctx *c)
     free(c->gap_model);
     free(c->fitted);
     free(c->lifting);
+    free(c->saved_active);
     free(c->block);
 }
 
@@ -559,6 +562,7 @@ typedef struct {
     double *g_switch, *gdot_switch;   /* switch_at */
     int *direction, *flags;           /* switch_at; the int blocks */
     double *g_init, *gdot_init, *f0, *f1, *y1, *w; /* initial_step */
+    double *y_scan;                  /* scan_missed_crossings: the state at a piece's end */
     double *y0;
     double *block;
 } run;
@@ -570,7 +574,7 @@ static pl_status alloc_run(run *r, pl_error *err)
     if (s != PL_OK)
         return s;
     r->flags = calloc(3 * m, sizeof *r->flags);
-    r->block = calloc((16 + FLIGHT_SAMPLES) * m + 5 * N + pl_ncols(n, m), sizeof *r->block);
+    r->block = calloc((16 + FLIGHT_SAMPLES) * m + 6 * N + pl_ncols(n, m), sizeof *r->block);
     if (!r->flags || !r->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
     r->open = r->flags, r->shared = r->open + m, r->direction = r->shared + m;
@@ -594,6 +598,7 @@ static pl_status alloc_run(run *r, pl_error *err)
     r->f1 = p, p += N;
     r->y1 = p, p += N;
     r->w = p, p += N;
+    r->y_scan = p, p += N;
     r->y0 = p, p += N;
     r->row = p;
     memset(r->y0, 0, N * sizeof *r->y0);
@@ -916,6 +921,18 @@ static double gap_noise(const run_ctx *c, size_t i, double t, const double *q)
     return noise_of_gap(c, c->gap_noise, q);
 }
 
+/* The resolution of G_i at (t, q): its round-off (noise_of_gap), or the floor rtol pen_i of its
+ * tolerance (error_weights), whichever is larger.  Below it the integrated G_i is not the penalized
+ * system's: a mass that has settled into the wedge's corner (e = 0, m < 0: the corner's modes
+ * overdamped, G -> 0 with q) carries gaps of 1e-20 and below, far within the tolerance 2e-16 of G at
+ * mu = 1e8, whose sign the integration does not decide (the exact G stays negative there), and whose
+ * terms, q itself, give no round-off to hold them.  A switch whose motion stays within this is none
+ * (resolvable_switch), and a crossing within it is not looked for (find_missed_crossing). */
+static double gap_resolution(const run_ctx *c, size_t i, double t, const double *q)
+{
+    return fmax(gap_noise(c, i, t, q), c->rtol * c->pen[i]);
+}
+
 /* Gddot_i along the penalized field with the current modes: the free part and the contact
  * acceleration's, grad G_i . dF_p/dv ac. */
 static double gap_accel(run_ctx *c, size_t i, double t, const double *y)
@@ -935,32 +952,66 @@ static double gap_accel(run_ctx *c, size_t i, double t, const double *y)
     return D;
 }
 
-/* An entry root of inactive constraint i at (t, y), G_i decreasing at rate gdot: the dip below 0
- * it begins, gdot^2 / (2 Gddot) if the present forces turn it back (Gddot > 0), must exceed the
- * round-off of G_i.  At a tangency (the integrated G dips to -1e-16 where the exact one touches
- * 0) it does not, and the graze exerts no force.  (Exits need no such test: once the spring lets
- * go nothing turns G back, and a round-off dip at a lift-off has the wrong rate's sign.) */
-static int resolvable_entry(run_ctx *c, size_t i, double t, const double *y, double gdot)
+/* Gddot_i with constraint i's force off, and with it the force of every other active constraint j
+ * whose contact is within the resolution of G_j (hypot(G_j, Gdot_j/omega_j) <= gap_resolution): the
+ * acceleration of G_i by what the integration resolves.  (In the wedge's corner, once the mass has
+ * settled, each wall's force is that of a penetration at 1e-20, and the other wall's gap moves with
+ * it.) */
+static double resolved_gap_accel(run_ctx *c, size_t i, double t, const double *y)
 {
+    const pl_gap *gaps = geometry_at(c, t, y);
+    int *active = c->field.active, *saved = c->saved_active;
+    memcpy(saved, active, c->m * sizeof *saved);
+    for (size_t j = 0; j < c->m; j++)
+        if (j == i || (active[j] && hypot(gaps[j].g, c->geometry_gdot[j] / c->omega[j]) <=
+                                        gap_resolution(c, j, t, Q(y))))
+            active[j] = 0;
     double D = gap_accel(c, i, t, y);
-    if (!(D > 0.0))
-        return 1;
-    return gdot * gdot / (2.0 * D) > gap_noise(c, i, t, Q(y));
+    memcpy(active, saved, c->m * sizeof *active);
+    return D;
 }
 
-/* An exit root of active constraint i at level 0 (a lift-off on the pair: exit_level), G_i rising at
- * rate gdot: the motion without its force must carry G_i beyond its round-off (gdot^2 / (2 |Gddot|)
- * if it turns back, Gddot < 0), as for an entry.  Near a tangential lift-off (a table whose
- * acceleration just exceeds g) G_i crossed 0 at round-off level before the limit's lift-off, and
- * the contact ended and began again. */
-static int resolvable_exit(run_ctx *c, size_t i, double t, const double *y, double gdot)
+/* Whether constraint i at (t, y), at or past 0 on the side `side` (+1 for an exit, -1 for an entry),
+ * has crossed as far as the integration resolves: its contact amplitude hypot(G_i, Gdot_i/omega_i),
+ * which error_weights controls, beyond the resolution of G_i, or a resolved acceleration
+ * (resolved_gap_accel) carrying G_i further to that side.  Within the resolution the sign of G_i
+ * and of its rate are not known. */
+static int resolved_crossing(run_ctx *c, size_t i, double t, const double *y, double side)
 {
-    if (c->lifting[i] != 1)
+    const pl_gap *gaps = geometry_at(c, t, y);
+    if (hypot(gaps[i].g, c->geometry_gdot[i] / c->omega[i]) > gap_resolution(c, i, t, Q(y)))
         return 1;
+    double D = resolved_gap_accel(c, i, t, y);
+    return isnan(D) || side * D > 0.0;
+}
+
+/* Whether a switch of constraint i at (t, y), G_i at its root and moving at the rate gdot (< 0 for
+ * an entry, > 0 for an exit), begins a motion the integration resolves, with constraint i's force
+ * off (the mode an entry leaves, the mode an exit enters) and Gddot_i = D:
+ *   - where D turns G_i back, its excursion past 0, gdot^2 / (2 |D|), must exceed the resolution of
+ *     G_i (gap_resolution).  At a tangency the integrated G dips to -1e-16 where the exact one
+ *     touches 0, and the graze exerts no force; near a tangential lift-off (a table whose
+ *     acceleration just exceeds g) G_i crossed 0 at round-off level before the limit's lift-off, and
+ *     the contact ended and began again;
+ *   - from a state within that resolution, hypot(G_i, gdot/omega_i) (the contact amplitude that
+ *     error_weights controls), the rate's sign is not known, and only a resolved acceleration
+ *     (resolved_gap_accel) carries G_i across: a contact that has returned to 0 as far as the
+ *     integration sees, with nothing pulling it apart (an overdamped contact, whose exact gap never
+ *     returns to 0, with no force on the mass), stays; a mass at rest on a constraint within the
+ *     resolution with nothing pressing it on stays off.  The disk's lift-off at mu = 1e10 leaves
+ *     G = 0 at 4e-10, 4e-15 omega_i, below the resolution 2e-14, carried by the normal force's sign
+ *     change, which is resolved.  In the wedge's corner (e = 0, m < 0) gaps at 1e-20 switched both
+ *     walls on and off 9e4 times in 5 s, each wall pushed by the other's unresolved force. */
+static int resolvable_switch(run_ctx *c, size_t i, double t, const double *y, double gdot)
+{
+    int active = c->field.active[i];
     c->field.active[i] = 0;
     double D = gap_accel(c, i, t, y);
-    c->field.active[i] = 1;
-    return !(D < 0.0) || gdot * gdot / (2.0 * -D) > gap_noise(c, i, t, Q(y));
+    c->field.active[i] = active;
+    double resolution = gap_resolution(c, i, t, Q(y));
+    if (gdot * D < 0.0)
+        return gdot * gdot / (2.0 * fabs(D)) > resolution;
+    return resolved_crossing(c, i, t, y, gdot > 0.0 ? 1.0 : -1.0);
 }
 
 /* The stiff phase once every active contact has settled; the Runge-Kutta pair otherwise.  BDF pays
@@ -1269,7 +1320,8 @@ static double exact_extremum(run *r, size_t i, double *te, double ta, double tb)
  * refines the maximum penetration of active constraints.  Checks [ta, tb] inside the last step,
  * given the gap rates at both ends; returns 1 and the crossing (t, i) if one was missed. */
 static int find_missed_crossing(run *r, double ta, const double *g_a, const double *gdot_a, double tb,
-                                const double *g_b, const double *gdot_b, double *t_cross, size_t *which)
+                                const double *y_b, const double *g_b, const double *gdot_b, double *t_cross,
+                                size_t *which)
 {
     run_ctx *c = &r->ctx;
     int found = 0, sampled[FLIGHT_SAMPLES] = {0};
@@ -1280,7 +1332,10 @@ static int find_missed_crossing(run *r, double ta, const double *g_a, const doub
          * that ends at a root ends just past it, the switch still to come). */
         double noise_b = gap_noise(c, i, tb, Q(r->loop.stepper->y)) +
                          fabs(gdot_b[i]) * 100.0 * DBL_EPSILON * fmax(fabs(tb), tb - ta);
+        double side = c->field.active[i] ? 1.0 : -1.0;
         if ((!c->field.active[i] && g_b[i] < -noise_b) || (c->field.active[i] && g_b[i] > noise_b)) {
+            if (!resolved_crossing(c, i, tb, y_b, side))
+                continue; /* within the resolution of G_i, with nothing resolved carrying it on */
             double tc = first_gap_root(r, i, tb, g_b[i]);
             if (!isnan(tc) && (!found || tc < *t_cross)) {
                 found = 1;
@@ -1328,7 +1383,8 @@ static int find_missed_crossing(run *r, double ta, const double *g_a, const doub
             }
             double noise = gap_noise(c, i, te, Q(r->loop.stepper->y)); /* q at the step end: a scale */
             int missed = (!c->field.active[i] && minimum && ge < -noise) || (c->field.active[i] && maximum && ge > noise);
-            if (!missed)
+            const double *y_e = missed ? r->loop.stepper->dense(r->loop.stepper, te) : NULL;
+            if (!missed || (y_e && !resolved_crossing(c, i, te, y_e, side)))
                 continue;
             double tc = first_gap_root(r, i, te, ge);
             if (!isnan(tc) && (!found || tc < *t_cross)) {
@@ -1372,8 +1428,10 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
             pl_fail(err, PL_ERR_SOLVER, "dense output failed at t = %.17g (%s)", tb, r->context);
             return -1;
         }
-        contact_state(c, tb, yb, g, gdot_b, NULL);
-        if (find_missed_crossing(r, ta, g_a, gdot_a, tb, g, gdot_b, &tc, &i) && (!found || tc < *t_cross)) {
+        memcpy(r->y_scan, yb, c->N * sizeof *yb); /* the dense output's buffer is reused */
+        contact_state(c, tb, r->y_scan, g, gdot_b, NULL);
+        if (find_missed_crossing(r, ta, g_a, gdot_a, tb, r->y_scan, g, gdot_b, &tc, &i) &&
+            (!found || tc < *t_cross)) {
             found = 1;
             *t_cross = tc;
             r->missed_constraint = i;
@@ -1484,9 +1542,9 @@ static pl_status switch_at(void *user, double *t, double *y, const int *found, i
             if (!((found[i] < 0 && gdot[i] < 0.0) || (found[i] > 0 && gdot[i] > 0.0)) ||
                 c->field.active[i] == (found[i] < 0))
                 continue;
-            if (found[i] < 0 ? resolvable_entry(c, i, *t, y, gdot[i]) : resolvable_exit(c, i, *t, y, gdot[i]))
+            if (resolvable_switch(c, i, *t, y, gdot[i]))
                 direction[i] = found[i];
-            else if (found[i] > 0)
+            else if (found[i] > 0 && c->lifting[i] == 1)
                 c->lifting[i] = 2; /* the exit at round-off: the hysteresis again (exit_level) */
         }
         for (size_t i = 0; i < c->m; i++)
