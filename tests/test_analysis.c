@@ -127,20 +127,20 @@ static void test_classification(void)
 {
     double omega = 1e4, xi = 0.2, half = M_PI / (omega * sqrt(1 - xi * xi));
     pl_episode ep = {.t_in = 1.0, .t_out = 1.0 + half, .gdot_in = -2.0, .gdot_out = 1.0};
-    CHECK(pl_classify_episode(&ep, 5.0, omega, xi) == PL_IMPACT, "a half-period rebound is an impact");
+    CHECK(pl_classify_episode(&ep, 5.0, omega, xi, 0.0) == PL_IMPACT, "a half-period rebound is an impact");
     ep.t_out = 1.0 + 10 * half;
-    CHECK(pl_classify_episode(&ep, 5.0, omega, xi) == PL_SUSTAINED, "a long contact is sustained");
+    CHECK(pl_classify_episode(&ep, 5.0, omega, xi, 0.0) == PL_SUSTAINED, "a long contact is sustained");
     ep.t_out = NAN;
-    CHECK(pl_classify_episode(&ep, 5.0, omega, xi) == PL_SUSTAINED, "a contact lasting to the end is sustained");
-    CHECK(pl_classify_episode(&ep, 1.0 + half, omega, xi) == PL_UNRESOLVED,
+    CHECK(pl_classify_episode(&ep, 5.0, omega, xi, 0.0) == PL_SUSTAINED, "a contact lasting to the end is sustained");
+    CHECK(pl_classify_episode(&ep, 1.0 + half, omega, xi, 0.0) == PL_UNRESOLVED,
           "a contact cut short by the end of the run is unresolved");
     ep.t_out = 1.0 + half, ep.gdot_in = 0.0;
-    CHECK(pl_classify_episode(&ep, 5.0, omega, xi) == PL_SUSTAINED, "a contact entered tangentially is sustained");
+    CHECK(pl_classify_episode(&ep, 5.0, omega, xi, 0.0) == PL_SUSTAINED, "a contact entered tangentially is sustained");
     /* xi = 1: the gap returns to 0 only asymptotically and the contact ends at round-off, ~37/omega */
     pl_episode od = {.t_in = 1.0, .t_out = 1.0 + 37.0 / omega, .gdot_in = -2.0, .gdot_out = 1e-16};
-    CHECK(pl_classify_episode(&od, 5.0, omega, 1.0) == PL_IMPACT, "a critically damped rebound is an impact");
+    CHECK(pl_classify_episode(&od, 5.0, omega, 1.0, 0.0) == PL_IMPACT, "a critically damped rebound is an impact");
     od.t_out = 1.0 + 0.1;
-    CHECK(pl_classify_episode(&od, 5.0, omega, 1.0) == PL_SUSTAINED, "unless it lasts");
+    CHECK(pl_classify_episode(&od, 5.0, omega, 1.0, 0.0) == PL_SUSTAINED, "unless it lasts");
 }
 
 static void test_mu_list(void)

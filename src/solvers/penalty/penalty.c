@@ -330,7 +330,7 @@ static int jacobian(double t, const double *y, double *J, void *user)
  * gravity, against impact penetrations of 1e-6 at mu = 1e12, moved Delta Gamma by 3e-8.) */
 static double noise_of_gap(const run_ctx *c, const pl_gap *gap, const double *q)
 {
-    return 100.0 * DBL_EPSILON * pl_gap_terms(gap, 0.0, q, c->n);
+    return PL_GAP_NOISE_ULPS * DBL_EPSILON * pl_gap_terms(gap, 0.0, q, c->n);
 }
 
 /* Roots: the gaps G_i, where the contact indicator switches; and the forces lambda_i of the active
@@ -921,16 +921,16 @@ static double gap_noise(const run_ctx *c, size_t i, double t, const double *q)
     return noise_of_gap(c, c->gap_noise, q);
 }
 
-/* The resolution of G_i at (t, q): its round-off (noise_of_gap), or the floor rtol pen_i of its
- * tolerance (error_weights), whichever is larger.  Below it the integrated G_i is not the penalized
- * system's: a mass that has settled into the wedge's corner (e = 0, m < 0: the corner's modes
- * overdamped, G -> 0 with q) carries gaps of 1e-20 and below, far within the tolerance 2e-16 of G at
- * mu = 1e8, whose sign the integration does not decide (the exact G stays negative there), and whose
- * terms, q itself, give no round-off to hold them.  A switch whose motion stays within this is none
- * (resolvable_switch), and a crossing within it is not looked for (find_missed_crossing). */
+/* The resolution of G_i at (t, q) (pl_gap_resolution): its round-off (noise_of_gap), or the floor
+ * rtol pen_i of its tolerance (error_weights), whichever is larger.  Below it the integrated G_i is not
+ * the penalized system's: a mass that has settled into the wedge's corner (e = 0, m < 0: the corner's
+ * modes overdamped, G -> 0 with q) carries gaps of 1e-20 and below, far within the tolerance 2e-16 of
+ * G at mu = 1e8, whose sign the integration does not decide (the exact G stays negative there), and
+ * whose terms, q itself, give no round-off to hold them. */
 static double gap_resolution(const run_ctx *c, size_t i, double t, const double *q)
 {
-    return fmax(gap_noise(c, i, t, q), c->rtol * c->pen[i]);
+    pl_model_gap(c->model, i, t, q, c->gap_noise);
+    return pl_gap_resolution(pl_gap_terms(c->gap_noise, 0.0, q, c->n), c->rtol * c->pen[i]);
 }
 
 /* Gddot_i along the penalized field with the current modes: the free part and the contact
@@ -1308,6 +1308,26 @@ static double exact_extremum(run *r, size_t i, double *te, double ta, double tb)
     return g;
 }
 
+/* The deepest point of the open episode of active constraint i in [ta, tb] of the last step, where G_i
+ * turns (its rate's root on the interpolant, G there from the dense output), into the episode's
+ * maximum penetration: for a contact that begins and ends within one step (a missed exit found at
+ * the step's end, find_missed_crossing), whose rows are its entry and exit alone (the tip of a double
+ * pendulum of m2 = 1e-8, turned by its spring within 6e-6 s, had "max penetration 0"). */
+static void deepest_penetration(run *r, size_t i, double ta, double tb)
+{
+    int open = r->open[i];
+    if (open < 0)
+        return;
+    double te = dense_root(r, i, DENSE_GAP_RATE, ta, tb, 1);
+    dense_fn d = {r, i, DENSE_GAP, 0};
+    double ge = isnan(te) ? NAN : dense_eval(te, &d);
+    pl_episode *ep = &r->sol->episodes[open];
+    if (-ge > ep->max_penetration) {
+        ep->max_penetration = -ge;
+        ep->t_max_penetration = te;
+    }
+}
+
 /* Rootfinding sees only sign changes of G_i between step ends.  A contact that starts and ends
  * within one step (or an exit and re-entry) leaves G_i with the same sign at both ends, but its
  * rate Gdot_i changes sign at the extremum in between.  At such an extremum of an inactive
@@ -1337,6 +1357,8 @@ static int find_missed_crossing(run *r, double ta, const double *g_a, const doub
             if (!resolved_crossing(c, i, tb, y_b, side))
                 continue; /* within the resolution of G_i, with nothing resolved carrying it on */
             double tc = first_gap_root(r, i, tb, g_b[i]);
+            if (c->field.active[i] && !isnan(tc))
+                deepest_penetration(r, i, ta, tc);
             if (!isnan(tc) && (!found || tc < *t_cross)) {
                 found = 1;
                 *t_cross = tc;
@@ -1584,7 +1606,7 @@ static void init_scales(run_ctx *c)
     for (size_t i = 0; i < c->m; i++) {
         double k = model->law[i].k;
         c->omega[i] = sqrt(k * c->mu);
-        c->pen[i] = fmin(A / (k * c->mu), V / c->omega[i]);
+        c->pen[i] = pl_law_rest_penetration(&model->law[i], c->mu, V, A);
         for (int order = 1; order <= 5; order++)
             c->bdf_radius[i][order] = NAN;
     }
