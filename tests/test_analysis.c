@@ -138,7 +138,8 @@ static void test_classification(void)
           "a contact cut short by the end of the run is unresolved");
     ep.t_out = 1.0 + half, ep.gdot_in = 0.0;
     CHECK(pl_classify_episode(&ep, 5.0, omega, xi, 0.0) == PL_SUSTAINED, "a contact entered tangentially is sustained");
-    /* xi = 1: the gap returns to 0 only asymptotically and the contact ends at round-off, ~37/omega */
+    /* xi = 1: the gap returns to 0 only asymptotically, and the contact ends where a resolved force
+     * separates it, ~37/omega at the earliest */
     pl_episode od = {.t_in = 1.0, .t_out = 1.0 + 37.0 / omega, .gdot_in = -2.0, .gdot_out = 1e-16};
     CHECK(pl_classify_episode(&od, 5.0, omega, 1.0, 0.0) == PL_IMPACT, "a critically damped rebound is an impact");
     od.t_out = 1.0 + 0.1;

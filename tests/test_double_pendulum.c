@@ -505,7 +505,7 @@ static void test_strong_gravity_impact(void)
  * reaches the axis at a few hundred per second and its free gap acceleration D2 (7.5e7 at the first)
  * turns it back within some 1e-5 s, dipping gdot^2/(2 D2) past the axis.  They are no impacts the run
  * resolves (the free motion changes the rate by D2 pi/omega, 2.4e5, over a contact) and the analysis
- * counts none; the joint's impact (bar 1, turned by its spring at about 1.4 rad/s) is an impact of
+ * counts none; the joint's impact (bar 1, which its springs turn in seconds) is an impact of
  * the law, restitution 0.5 up to the free motion's change of the joint's rate over a contact, at the
  * limit solution's time within a contact time.  Each tip episode reaches below the axis, and the
  * deepest point of one shorter than 0.3/w2 (bar 2 turning through less than 0.3 rad, D2 nearly

@@ -326,7 +326,7 @@ static int jacobian(double t, const double *y, double *J, void *user)
 /* The round-off of G_i at q: 100 ulps of its terms (pl_gap_terms; grad G . q stands for those that depend on q;
  * a constraint moving with t has its offset in q near contact, as the table).  A dip of an inactive
  * constraint's G_i below 0 smaller than this cannot be told from a tangency and starts no
- * contact.  (A floor at 100 ulps of the length L = V^2/A was too coarse: 2e-12 for the ball without
+ * contact (gap_resolution: this or the floor of G's tolerance).  (A floor at 100 ulps of the length L = V^2/A was too coarse: 2e-12 for the ball without
  * gravity, against impact penetrations of 1e-6 at mu = 1e12, moved Delta Gamma by 3e-8.) */
 static double noise_of_gap(const run_ctx *c, const pl_gap *gap, const double *q)
 {
@@ -1544,8 +1544,8 @@ static pl_status switch_mode(run *r, size_t i, int active, double t, const doubl
 /* The loop's `event` hook.  At a root of G_i, decreasing through 0 starts a contact (-1) and
  * increasing ends it (+1); a sign change whose direction disagrees with the sign of Gdot_i there
  * is round-off at a tangency (after a lift-off G grows like (t - t_off)^3) and is not a switch,
- * nor is an entry whose dip stays within round-off (resolvable_entry).  A root of a force changes
- * no mode.  At a missed crossing, the constraint found there switches. */
+ * nor is one whose motion stays within the resolution of G_i (resolvable_switch).  A root of a force
+ * changes no mode.  At a missed crossing, the constraint found there switches. */
 static pl_status switch_at(void *user, double *t, double *y, const int *found, int *changed, pl_error *err)
 {
     run *r = user;
