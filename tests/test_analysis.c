@@ -159,7 +159,8 @@ static void analyse_touch(const pl_model *m, double mu, double rtol, double t_in
     double row[2][16] = {{t_in, t_in}, {t_out, t_out}};
     for (size_t j = 0; j < 2 * n; j++)
         row[0][2 + j] = x_in[j], row[1][2 + j] = x_out[j];
-    CHECK(nc <= 16 && pl_table_append(&sol.traj, row[0], &err) == PL_OK && pl_table_append(&sol.traj, row[1], &err) == PL_OK,
+    CHECK(nc <= 16 && pl_table_append(&sol.traj, row[0], &err) == PL_OK &&
+              pl_table_append(&sol.traj, row[1], &err) == PL_OK,
           "rows");
     pl_episode *ep;
     CHECK(pl_solution_add_episode(&sol, 0, t_in, &ep, &err) == PL_OK, "episode");

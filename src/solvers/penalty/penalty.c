@@ -325,9 +325,10 @@ static int jacobian(double t, const double *y, double *J, void *user)
 
 /* The round-off of G_i at q: 100 ulps of its terms (pl_gap_terms; grad G . q stands for those that depend on q;
  * a constraint moving with t has its offset in q near contact, as the table).  A dip of an inactive
- * constraint's G_i below 0 smaller than this cannot be told from a tangency and starts no
- * contact (gap_resolution: this or the floor of G's tolerance).  (A floor at 100 ulps of the length L = V^2/A was too coarse: 2e-12 for the ball without
- * gravity, against impact penetrations of 1e-6 at mu = 1e12, moved Delta Gamma by 3e-8.) */
+ * constraint's G_i below 0 smaller than this cannot be told from a tangency and starts no contact
+ * (gap_resolution: this or the floor of G's tolerance).  (A floor at 100 ulps of the length
+ * L = V^2/A was too coarse: 2e-12 for the ball without gravity, against impact penetrations of 1e-6
+ * at mu = 1e12, moved Delta Gamma by 3e-8.) */
 static double noise_of_gap(const run_ctx *c, const pl_gap *gap, const double *q)
 {
     return PL_GAP_NOISE_ULPS * DBL_EPSILON * pl_gap_terms(gap, 0.0, q, c->n);
@@ -999,9 +1000,10 @@ static int resolved_crossing(run_ctx *c, size_t i, double t, const double *y, do
  *     integration sees, with nothing pulling it apart (an overdamped contact, whose exact gap never
  *     returns to 0, with no force on the mass), stays; a mass at rest on a constraint within the
  *     resolution with nothing pressing it on stays off.  The disk's lift-off at mu = 1e10 leaves
- *     G = 0 at 4e-10, 4e-15 omega_i, below the resolution 2e-14, carried by the normal force's sign
- *     change, which is resolved.  In the wedge's corner (e = 0, m < 0) gaps at 1e-20 switched both
- *     walls on and off 9e4 times in 5 s, each wall pushed by the other's unresolved force. */
+ *     G = 0 at the rate 4e-10 (gdot/omega_i = 4e-15, below the resolution 2e-14), carried by the
+ *     normal force's sign change, which is resolved.  In the wedge's corner (e = 0, m < 0) gaps at
+ *     1e-20 switched the walls on and off, each pushed by the other's unresolved force (15 episodes
+ *     at m = -0.7, mu = 1e8; 11456 in 5 s at m = -0.999, mu = 1e6). */
 static int resolvable_switch(run_ctx *c, size_t i, double t, const double *y, double gdot)
 {
     int active = c->field.active[i];
@@ -1335,10 +1337,13 @@ static void deepest_penetration(run *r, size_t i, double ta, double tb)
  * the run restarts from the crossing.  Symmetrically for the maximum of an active constraint.  Both
  * only beyond the round-off of G_i, the hysteresis of the roots: a maximum within round-off above 0
  * is no exit (a disk pressed against a wall by a tiny force from its neighbour rose to G = 7e-16
- * there, was switched off, crossed -noise at once and was switched on again, at one time, forever).
- * Grazing contacts (a minimum with G >= 0) exert no force and need no action.  The same search
- * refines the maximum penetration of active constraints.  Checks [ta, tb] inside the last step,
- * given the gap rates at both ends; returns 1 and the crossing (t, i) if one was missed. */
+ * there, was switched off, crossed -noise at once and was switched on again, at one time, forever),
+ * and none where the constraint has not crossed as far as the run resolves (resolved_crossing: the
+ * test a root's switch passes, resolvable_switch, so that a switch refused there is not taken
+ * here).  Grazing contacts (a minimum with G >= 0) exert no force and need no action.  The same
+ * search refines the maximum penetration of active constraints.  Checks [ta, tb] inside the last
+ * step (y_b the state at tb), given the gap rates at both ends; returns 1 and the crossing (t, i) if
+ * one was missed. */
 static int find_missed_crossing(run *r, double ta, const double *g_a, const double *gdot_a, double tb,
                                 const double *y_b, const double *g_b, const double *gdot_b, double *t_cross,
                                 size_t *which)
