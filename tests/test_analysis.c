@@ -127,20 +127,94 @@ static void test_classification(void)
 {
     double omega = 1e4, xi = 0.2, half = M_PI / (omega * sqrt(1 - xi * xi));
     pl_episode ep = {.t_in = 1.0, .t_out = 1.0 + half, .gdot_in = -2.0, .gdot_out = 1.0};
-    CHECK(pl_classify_episode(&ep, 5.0, omega, xi) == PL_IMPACT, "a half-period rebound is an impact");
+    CHECK(pl_classify_episode(&ep, 5.0, omega, xi, 0.0) == PL_IMPACT, "a half-period rebound is an impact");
+    CHECK(pl_classify_episode(&ep, 5.0, omega, xi, 2.0) == PL_UNRESOLVED,
+          "unresolved when it enters no faster than the rate an impact needs");
     ep.t_out = 1.0 + 10 * half;
-    CHECK(pl_classify_episode(&ep, 5.0, omega, xi) == PL_SUSTAINED, "a long contact is sustained");
+    CHECK(pl_classify_episode(&ep, 5.0, omega, xi, 0.0) == PL_SUSTAINED, "a long contact is sustained");
     ep.t_out = NAN;
-    CHECK(pl_classify_episode(&ep, 5.0, omega, xi) == PL_SUSTAINED, "a contact lasting to the end is sustained");
-    CHECK(pl_classify_episode(&ep, 1.0 + half, omega, xi) == PL_UNRESOLVED,
+    CHECK(pl_classify_episode(&ep, 5.0, omega, xi, 0.0) == PL_SUSTAINED, "a contact lasting to the end is sustained");
+    CHECK(pl_classify_episode(&ep, 1.0 + half, omega, xi, 0.0) == PL_UNRESOLVED,
           "a contact cut short by the end of the run is unresolved");
     ep.t_out = 1.0 + half, ep.gdot_in = 0.0;
-    CHECK(pl_classify_episode(&ep, 5.0, omega, xi) == PL_SUSTAINED, "a contact entered tangentially is sustained");
-    /* xi = 1: the gap returns to 0 only asymptotically and the contact ends at round-off, ~37/omega */
+    CHECK(pl_classify_episode(&ep, 5.0, omega, xi, 0.0) == PL_SUSTAINED, "a contact entered tangentially is sustained");
+    /* xi = 1: the gap returns to 0 only asymptotically, and the contact ends where a resolved force
+     * separates it, ~37/omega at the earliest */
     pl_episode od = {.t_in = 1.0, .t_out = 1.0 + 37.0 / omega, .gdot_in = -2.0, .gdot_out = 1e-16};
-    CHECK(pl_classify_episode(&od, 5.0, omega, 1.0) == PL_IMPACT, "a critically damped rebound is an impact");
+    CHECK(pl_classify_episode(&od, 5.0, omega, 1.0, 0.0) == PL_IMPACT, "a critically damped rebound is an impact");
     od.t_out = 1.0 + 0.1;
-    CHECK(pl_classify_episode(&od, 5.0, omega, 1.0) == PL_SUSTAINED, "unless it lasts");
+    CHECK(pl_classify_episode(&od, 5.0, omega, 1.0, 0.0) == PL_SUSTAINED, "unless it lasts");
+}
+
+/* A one-episode penalized solution of model at (mu, rtol): entry at t_in with the state (q_in, v_in),
+ * exit at t_out with (q_out, v_out), rates gdot_in, gdot_out of constraint 0, analysed into a. */
+static void analyse_touch(const pl_model *m, double mu, double rtol, double t_in, const double *x_in, double t_out,
+                          const double *x_out, double gdot_in, double gdot_out, pl_analysis *a)
+{
+    pl_error err;
+    pl_solution sol;
+    size_t n = m->n, nc = pl_ncols(n, m->m);
+    pl_solution_init(&sol, &pl_solver_penalty, m, t_out + 1.0, &err);
+    sol.option[0] = mu, sol.option[1] = rtol; /* the penalty's options: mu, rtol */
+    double row[2][16] = {{t_in, t_in}, {t_out, t_out}};
+    for (size_t j = 0; j < 2 * n; j++)
+        row[0][2 + j] = x_in[j], row[1][2 + j] = x_out[j];
+    CHECK(nc <= 16 && pl_table_append(&sol.traj, row[0], &err) == PL_OK &&
+              pl_table_append(&sol.traj, row[1], &err) == PL_OK,
+          "rows");
+    pl_episode *ep;
+    CHECK(pl_solution_add_episode(&sol, 0, t_in, &ep, &err) == PL_OK, "episode");
+    ep->t_out = t_out, ep->gdot_in = gdot_in, ep->gdot_out = gdot_out, ep->row_in = 0, ep->row_out = 1;
+    sol.t_final = t_out + 1.0;
+    CHECK(pl_analyze(m, &sol, a, &err) == PL_OK, "analysed: %s", err.message);
+    pl_solution_free(&sol);
+}
+
+/* Episodes that end as an impact would but entered at a rate below what the run resolves as an
+ * impact's (pl_classify_episode's min_rate; docs/methods.md, "Impact or sustained contact"):
+ *   - the wedge (e = 0, m = -0.7, mu = 1e8, rtol = 1e-8) settled in its corner: a wall at q = 4e-17
+ *     entered at -1.9e-18 and left at 4.1e-17 within 9e-4 (a run once reported it an impact of
+ *     restitution 21.5).  The rate resolution is omega rtol pen = 1e4 x 1e-8 x 2e-8 = 2e-12 (pen =
+ *     min(A/(k mu), V/omega) with V = sqrt 2 and A = V^2, the wedge having no force): unresolved, and no
+ *     restitution; entered at -1, the same episode is an impact, with its restitution;
+ *   - the ball (e = 0.9, mu = 1e4): a bounce entered at 0.1 lasts the half-period 0.0314, over which
+ *     gravity changes the rate by 9.81 x 0.0314 = 0.31: unresolved (its restitution, from resolved
+ *     rates, reported); entered at 1, an impact. */
+static void test_unresolved_touches(void)
+{
+    pl_error err;
+    pl_model m;
+    pl_setting ws[] = {{"m", -0.7}, {"e", 0.0}};
+    pl_analysis a;
+    if (pl_model_init(&m, &pl_case_wedge, ws, 2, &err) == PL_OK) {
+        double in[] = {4e-17, 4e-17, -1.9e-18, -1.9e-18}, out[] = {4e-17, 4e-17, 4.1e-17, 4.1e-17};
+        analyse_touch(&m, 1e8, 1e-8, 1.0089, in, 1.0097, out, -1.9e-18, 4.1e-17, &a);
+        CHECK(a.info && a.info[0].kind == PL_UNRESOLVED && isnan(a.info[0].restitution) && a.impacts == 0 &&
+                  a.touches_unresolved == 1 && isnan(a.restitution_first),
+              "wedge: a touch at 1.9e-18 is no impact and has no restitution");
+        pl_analysis_free(&a);
+        in[2] = in[3] = -1.0;
+        analyse_touch(&m, 1e8, 1e-8, 1.0089, in, 1.0097, out, -1.0, 4.1e-17, &a);
+        CHECK(a.info && a.info[0].kind == PL_IMPACT && a.impacts == 1 && a.touches_unresolved == 0 &&
+                  fabs(a.info[0].restitution - 4.1e-17) < 1e-30,
+              "wedge: entered at 1, an impact with its restitution");
+        pl_analysis_free(&a);
+        pl_model_free(&m);
+    }
+    if (pl_model_init(&m, &pl_case_bouncing_ball, NULL, 0, &err) == PL_OK) {
+        double half = M_PI / (100.0 * sqrt(1.0 - m.law[0].xi * m.law[0].xi));
+        double in[] = {0.0, -0.1}, out[] = {0.0, 0.09};
+        analyse_touch(&m, 1e4, 1e-8, 1.0, in, 1.0 + half, out, -0.1, 0.09, &a);
+        CHECK(a.info && a.info[0].kind == PL_UNRESOLVED && fabs(a.info[0].restitution - 0.9) < 1e-15 &&
+                  a.impacts == 0 && a.touches_unresolved == 1,
+              "ball: a bounce at 0.1 against gravity's 0.31 over its contact is no impact");
+        pl_analysis_free(&a);
+        in[1] = -1.0, out[1] = 0.9;
+        analyse_touch(&m, 1e4, 1e-8, 1.0, in, 1.0 + half, out, -1.0, 0.9, &a);
+        CHECK(a.info && a.info[0].kind == PL_IMPACT && a.impacts == 1, "ball: a bounce at 1 is an impact");
+        pl_analysis_free(&a);
+        pl_model_free(&m);
+    }
 }
 
 static void test_mu_list(void)
@@ -426,6 +500,7 @@ int main(void)
     test_fits();
     test_flights();
     test_classification();
+    test_unresolved_touches();
     test_mu_list();
     test_sliding_force();
     test_sliding_force_general();

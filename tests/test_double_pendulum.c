@@ -23,6 +23,7 @@
 #include "cases/cases.h"
 #include "check.h"
 #include "solve.h"
+#include "study/analysis.h"
 
 typedef struct {
     double m1, m2, l1, l2, k1, k2, lam, g;
@@ -499,6 +500,86 @@ static void test_strong_gravity_impact(void)
     pl_model_free(&m);
 }
 
+/* A light bar 2 (m2 = 1e-8): its spring turns it at sqrt(3 k2/(m2 l2^2)) = 2.2e4 rad/s, so at mu = 1e6
+ * (contact time pi/sqrt(k mu) = 3.1e-3) the tip's contacts are the free motion's own turns: the tip
+ * reaches the axis at a few hundred per second and its free gap acceleration D2 (7.5e7 at the first)
+ * turns it back within some 1e-5 s, dipping gdot^2/(2 D2) past the axis.  They are no impacts the run
+ * resolves (the free motion changes the rate by D2 pi/omega, 2.4e5, over a contact) and the analysis
+ * counts none; the joint's impact (bar 1, which its springs turn in seconds) is an impact of
+ * the law, restitution 0.5 up to the free motion's change of the joint's rate over a contact, at the
+ * limit solution's time within a contact time.  Each tip episode reaches below the axis, and the
+ * deepest point of one shorter than 0.3/w2 (bar 2 turning through less than 0.3 rad, D2 nearly
+ * constant) is its free dip gdot^2/(2 D2) within 5% (the contact's own force is 1e-3 of D2 there).
+ * Before:
+ * 438 impacts to t = 5, restitutions 0.999 (the tip), the first of max penetration 0 (a contact
+ * within one step, whose rows are its entry and its exit). */
+static void test_light_tip(void)
+{
+    pl_setting s[] = {{"m2", 1e-8}};
+    pl_model m = {0};
+    if (!init(&m, s, 1))
+        return;
+    bars b = bars_of(&m);
+    pl_solution r, lim;
+    pl_error err;
+    pl_analysis a = {0};
+    double mu = 1e6, omega = sqrt(mu * m.law[1].k), t_end = 0.3;
+    int ok = solve_penalty(&m, mu, 1e-8, t_end, 0, &r, &err) == PL_OK && pl_analyze(&m, &r, &a, &err) == PL_OK;
+    CHECK(ok, "penalty at mu = 1e6: %s", ok ? "" : err.message);
+    int lok = solve_limit(&m, 1e-12, t_end, 0, &lim, &err) == PL_OK;
+    CHECK(lok, "limit: %s", lok ? "" : err.message);
+    const pl_event *joint = NULL;
+    for (size_t k = 0; lok && k < lim.nevents && !joint; k++)
+        if (lim.events[k].kind == PL_EVENT_IMPACT && lim.events[k].participants[0])
+            joint = &lim.events[k];
+    if (ok && joint) {
+        CHECK(a.impacts == 1 && a.impact[0].event.constraint == 0, "one impact, the joint's (%zu impacts)", a.impacts);
+        if (a.impacts >= 1)
+            NEAR(a.impact[0].event.t, joint->t, M_PI / omega, "the joint's impact at the limit's %.9g", joint->t);
+        if (a.impacts >= 1) {
+            /* the joint's restitution, the law's e up to the free motion's change of its rate over a contact */
+            const pl_event *e = &a.impact[0].event;
+            double acc[2];
+            free_accel(&b, e->q, e->v_before, acc);
+            double D1 = b.l1 * cos(e->q[0]) * acc[0] - b.l1 * sin(e->q[0]) * e->v_before[0] * e->v_before[0];
+            NEAR(a.restitution_first, 0.5, fabs(D1) * M_PI / omega / fabs(e->gdot_before),
+                 "the joint's restitution, the law's e");
+        }
+        /* bar 2's own frequency; over a contact shorter than 0.3/w2 its free acceleration is nearly constant */
+        double w2 = sqrt(3.0 * b.k2 / (b.m2 * b.l2 * b.l2));
+        size_t tips = 0, unresolved = 0, deep = 0, brief = 0, dips = 0;
+        for (size_t k = 0; k < r.nepisodes; k++) {
+            const pl_episode *ep = &r.episodes[k];
+            if (ep->constraint != 1 || isnan(ep->t_out))
+                continue;
+            tips++;
+            unresolved += a.info[k].kind == PL_UNRESOLVED;
+            deep += ep->max_penetration > 0.0;
+            if (w2 * (ep->t_out - ep->t_in) >= 0.3)
+                continue;
+            brief++;
+            const double *row = pl_table_row(&r.traj, ep->row_in), *q = row + pl_col_q(2, 2), *v = row + pl_col_v(2, 2);
+            double acc[2];
+            free_accel(&b, q, v, acc);
+            double D = b.l1 * cos(q[0]) * acc[0] + b.l2 * cos(q[1]) * acc[1] - b.l1 * sin(q[0]) * v[0] * v[0] -
+                       b.l2 * sin(q[1]) * v[1] * v[1];
+            double dip = ep->gdot_in * ep->gdot_in / (2.0 * D);
+            dips += D > 0.0 && fabs(ep->max_penetration / dip - 1.0) < 0.05;
+        }
+        CHECK(tips >= 10 && unresolved == tips && a.touches_unresolved == tips,
+              "the tip's %zu contacts are no impacts (%zu unresolved)", tips, unresolved);
+        CHECK(deep == tips && brief >= 1 && dips == brief,
+              "the tip's deepest points: all below the axis (%zu of %zu), the free dips of the brief ones (%zu of %zu)",
+              deep, tips, dips, brief);
+    } else if (ok && lok) {
+        CHECK(0, "the limit has an impact of the joint before t = %g", t_end);
+    }
+    pl_analysis_free(&a);
+    pl_solution_free(&r);
+    pl_solution_free(&lim);
+    pl_model_free(&m);
+}
+
 int main(void)
 {
     check_init();
@@ -508,5 +589,6 @@ int main(void)
     test_lift_off_after_impact();
     test_scales_bound();
     test_strong_gravity_impact();
+    test_light_tip();
     return check_finish("test_double_pendulum");
 }

@@ -341,6 +341,74 @@ static void test_wedge(void)
     }
 }
 
+/* Overdamped corners: the wedge with e = 0 (xi = 1) and m < 0, and the corner case at 100 degrees with
+ * e = 0.  The mass runs into the corner at t = 1 with v- = (-1, -1) (the wedge; the corner case:
+ * (1, 1) against its walls).  The limit's inelastic corner impact leaves v+ = 0: for the wedge M v- =
+ * -(1 + m)(1, 1), impulses (1 + m) >= 0 on both walls; for the corner v- = -(l1 n1 + l2 n2) with
+ * l2 = 1/sin(100 deg), l1 = 1 + cot(100 deg) = 0.82, both >= 0; nothing moves the mass afterwards.
+ * The penalty: the corner's modes are those of the normalized Delassus matrix [[1, c], [c, 1]]
+ * (c = -m; c = n1 . n2 = -cos(100 deg)), and the mode (1, 1) of the wedge has the damping ratio
+ * sqrt(1 - m) > 1: its gap returns to 0 only asymptotically, so both walls stay in contact to the
+ * end (a capture at t = 1, no impact counted, as the ball with e = 0) while the velocities decay to
+ * 0.  Before, once the gaps had decayed to 1e-20 (within the run's resolution of G, rtol times the
+ * penetration scale, 2e-16 at mu = 1e8) the walls switched on and off: 15, 11 and 8 episodes at
+ * m = -0.7, -0.8, -0.95, two "impacts" each of restitutions up to 12 from rates of 1e-18; 11456
+ * episodes in 5 s at m = -0.999, mu = 1e6; the corner's wall 2 "impact" at mu = 1e6 (restitution 13). */
+static void test_overdamped_corner(void)
+{
+    struct {
+        const pl_case *c;
+        pl_setting s[2];
+        double mu;
+    } runs[] = {
+        {&pl_case_wedge, {{"m", -0.7}, {"e", 0.0}}, 1e8},      {&pl_case_wedge, {{"m", -0.8}, {"e", 0.0}}, 1e8},
+        {&pl_case_wedge, {{"m", -0.95}, {"e", 0.0}}, 1e8},     {&pl_case_wedge, {{"m", -0.8}, {"e", 0.0}}, 1e4},
+        {&pl_case_wedge, {{"m", -0.8}, {"e", 0.0}}, 1e10},     {&pl_case_wedge, {{"m", -0.999}, {"e", 0.0}}, 1e6},
+        {&pl_case_corner, {{"angle", 100}, {"e", 0.0}}, 1e4},  {&pl_case_corner, {{"angle", 100}, {"e", 0.0}}, 1e6},
+        {&pl_case_corner, {{"angle", 100}, {"e", 0.0}}, 1e10},
+    };
+    for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
+        pl_model m;
+        pl_solution r;
+        pl_error err;
+        pl_analysis a;
+        const char *name = runs[k].c->name;
+        double par = runs[k].s[0].value, mu = runs[k].mu;
+        if (pl_model_init(&m, runs[k].c, runs[k].s, 2, &err) != PL_OK) {
+            CHECK(0, "%s: %s", name, err.message);
+            continue;
+        }
+        pl_solve_opts o;
+        pl_solve_opts_init(&o, &pl_solver_penalty, &m, NAN);
+        o.samples = 0;
+        o.max_steps = 100000; /* the switching, had it come back, ends here */
+        if (pl_solve_opts_set(&o, &pl_solver_penalty, "mu", mu, &err) != PL_OK ||
+            pl_solve(&pl_solver_penalty, &m, &o, &r, &err) != PL_OK) {
+            CHECK(0, "%s %s = %g, mu = %g: %s", name, runs[k].s[0].name, par, mu, err.message);
+            pl_solution_free(&r);
+            pl_model_free(&m);
+            continue;
+        }
+        int open = r.nepisodes == 2;
+        for (size_t e = 0; open && e < 2; e++)
+            open = fabs(r.episodes[e].t_in - 1.0) <= 1e-15 && isnan(r.episodes[e].t_out);
+        CHECK(open, "%s %s = %g, mu = %g: both walls in contact from t = 1 to the end (%zu episodes)", name,
+              runs[k].s[0].name, par, mu, r.nepisodes);
+        double v = hypot(r.v_final[0], r.v_final[1]), q = hypot(r.q_final[0], r.q_final[1]);
+        CHECK(v <= 1e-12 && q <= 1e-12, "%s %s = %g, mu = %g: at rest in the corner (v %.3g, q %.3g)", name,
+              runs[k].s[0].name, par, mu, v, q);
+        if (pl_analyze(&m, &r, &a, &err) == PL_OK) {
+            CHECK(a.impacts == 0 && a.touches_unresolved == 0 && fabs(a.capture_time - 1.0) <= 1e-15,
+                  "%s %s = %g, mu = %g: no impact, captured at t = 1 (%zu impacts, %zu touches, capture %.17g)", name,
+                  runs[k].s[0].name, par, mu, a.impacts, a.touches_unresolved, a.capture_time);
+            pl_analysis_free(&a);
+        } else
+            CHECK(0, "%s: analysis: %s", name, err.message);
+        pl_solution_free(&r);
+        pl_model_free(&m);
+    }
+}
+
 /* Grazing: rootfinding only sees sign changes of G at step ends. */
 static void test_grazing(void)
 {
@@ -693,6 +761,7 @@ int main(void)
     test_isolated_impact();
     test_vibrating_table();
     test_wedge();
+    test_overdamped_corner();
     test_grazing();
     test_dip_before_another_root();
     test_predicted_lift_off();

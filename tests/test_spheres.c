@@ -35,6 +35,7 @@
 #include "cases/cases.h"
 #include "check.h"
 #include "solve.h"
+#include "study/analysis.h"
 #include "study/sweep.h"
 
 
@@ -221,6 +222,36 @@ static void test_head_on(void)
         }
         pl_model_free(&m);
     }
+}
+
+/* T3 head-on at the default tolerance: the penalized gap G = -2 s e^{-omega s} stays below 0, so the
+ * contact lasts to the end at every mu (a capture at t = 1, no impact: the e = 0 ball's picture), and
+ * the velocities reach the limit's 0.  Before, the contact ended where the integrated G crossed +100
+ * ulps of its terms, its exact value then within the run's resolution of G (1e-11 at mu = 1e4): at
+ * t = 1.294, 1.035, never and 1.0005 for mu = 1e4, 1e6, 1e8, 1e10, an "impact" of restitution 1e-14
+ * at three of them. */
+static void test_head_on_stays(void)
+{
+    pl_model m = {0};
+    if (!init(&m, NULL, 0))
+        return;
+    const double mus[] = {1e4, 1e6, 1e8, 1e10};
+    for (int k = 0; k < 4; k++) {
+        pl_solution r;
+        pl_error err;
+        pl_analysis a;
+        if (solve_penalty(&m, mus[k], 1e-8, 0, 0, &r, &err) == PL_OK && pl_analyze(&m, &r, &a, &err) == PL_OK) {
+            CHECK(r.nepisodes == 1 && isnan(r.episodes[0].t_out) && a.impacts == 0 && a.capture_time == r.episodes[0].t_in,
+                  "mu = %g: the pair in contact from its entry to the end (%zu episodes, %zu impacts)", mus[k],
+                  r.nepisodes, a.impacts);
+            NEAR(r.v_final[0], 0.0, 1e-9, "mu = %g: u1(4)", mus[k]);
+            NEAR(r.v_final[2], 0.0, 1e-9, "mu = %g: u2(4)", mus[k]);
+            pl_analysis_free(&a);
+        } else
+            CHECK(0, "mu = %g: %s", mus[k], err.message);
+        pl_solution_free(&r);
+    }
+    pl_model_free(&m);
 }
 
 /* Growing radii outgrow the box: the time the parameters stop admitting a configuration, against
@@ -703,6 +734,7 @@ int main(void)
     check_init();
     test_model();
     test_head_on();
+    test_head_on_stays();
     test_wall_at_t_end();
     test_outgrown_box();
     test_oblique();

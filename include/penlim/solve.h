@@ -53,7 +53,8 @@ PL_API pl_status pl_solution_event(const pl_solution *sol, size_t k, const char 
                                    size_t *constraint, double *v_before, double *v_after);
 
 /* Contact episodes (penalized runs and schemes): constraint, entry and exit times (exit NAN if
- * still in contact), restitution -Gdot_out/Gdot_in (NAN if not defined). */
+ * still in contact), restitution -Gdot_out/Gdot_in (NAN if not defined; the raw ratio, which
+ * summary.json leaves out where Gdot_in is below the run's rate resolution). */
 PL_API size_t pl_solution_episodes(const pl_solution *sol);
 PL_API pl_status pl_solution_episode(const pl_solution *sol, size_t k, size_t *constraint, double *t_in,
                                      double *t_out, double *restitution);

@@ -512,6 +512,9 @@ static void print_solution_summary(const pl_model *model, const pl_solution *sol
         printf(" (first at t = %.6f, restitution %.5f)", a->first_impact_time, a->restitution_first + 0.0);
     else if (a && a->impacts > 0) /* arrived at zero normal speed: no ratio of speeds */
         printf(" (first at t = %.6f, no restitution: zero approach speed)", a->first_impact_time);
+    if (a && a->touches_unresolved > 0)
+        printf(", %zu contacts not resolved as impacts (the free motion turns the gap within a contact, or "
+               "the entry rate is below the run's resolution)", a->touches_unresolved);
     if (sol->solver->family == PL_FAMILY_PENALTY && sol->nepisodes > 0)
         printf(", first contact: constraint %zu at t = %.6f, max penetration %.3g", sol->episodes[0].constraint + 1,
                sol->episodes[0].t_in, sol->episodes[0].max_penetration);

@@ -79,7 +79,7 @@ json_t *pl_episode_json(const pl_episode *ep, const pl_episode_info *info, size_
     PL_JSON_SET(o, "t_out_resolution", pl_json_number(ep->t_out_resolution));
     PL_JSON_SET(o, "gdot_in", pl_json_number(ep->gdot_in));
     PL_JSON_SET(o, "gdot_out", pl_json_number(ep->gdot_out));
-    PL_JSON_SET(o, "restitution", pl_json_number(pl_episode_restitution(ep)));
+    PL_JSON_SET(o, "restitution", pl_json_number(info ? info->restitution : pl_episode_restitution(ep)));
     PL_JSON_SET(o, "max_penetration", pl_json_number(ep->max_penetration));
     PL_JSON_SET(o, "t_max_penetration", pl_json_number(ep->t_max_penetration));
     PL_JSON_SET(o, "delta_gamma", pl_json_number(ep->gamma_out - ep->gamma_in));
@@ -127,6 +127,7 @@ static json_t *analysis_json(const pl_analysis *a)
     PL_JSON_SET(zeno, "flights_fitted", json_integer((json_int_t)a->fit_flights));
     json_t *o = json_object();
     PL_JSON_SET(o, "impacts", json_integer((json_int_t)a->impacts));
+    PL_JSON_SET(o, "touches_unresolved", json_integer((json_int_t)a->touches_unresolved));
     PL_JSON_SET(o, "first_impact_time", pl_json_number(a->first_impact_time));
     PL_JSON_SET(o, "first_impact_time_resolution", pl_json_number(a->first_impact_time_resolution));
     PL_JSON_SET(o, "restitution_first", pl_json_number(a->restitution_first));

@@ -104,7 +104,7 @@ static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n
             pl_put_number(&f, "", sw->param[k]);
             fprintf(f.fp, ",%zu,%zu,%s", e + 1, ep->constraint + 1, pl_episode_kind_name(in->kind));
             const double head[] = {ep->t_in, ep->t_out, in->duration, ep->gdot_in, ep->gdot_out,
-                                   pl_episode_restitution(ep), in->dv_normal};
+                                   in->restitution, in->dv_normal};
             for (size_t j = 0; j < sizeof head / sizeof *head; j++)
                 pl_put_number(&f, ",", head[j]);
             for (size_t j = 0; j < n; j++)

@@ -31,6 +31,11 @@ double pl_law_contact_time(const pl_law *law, double mu, double V)
     return law->xi < 1.0 ? M_PI / (omega * sqrt(1.0 - law->xi * law->xi)) : M_PI / omega;
 }
 
+double pl_law_rest_penetration(const pl_law *law, double mu, double V, double A)
+{
+    return fmin(A / (law->k * mu), V / sqrt(law->k * mu));
+}
+
 double pl_law_force(const pl_law *law, double mu, double d, double m_eff, double G, double Gdot)
 {
     return -m_eff * law->k * (mu * G + d * Gdot);

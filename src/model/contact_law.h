@@ -28,6 +28,12 @@ double pl_impact_penetration_factor(double xi);
  * (mu k)^(-1/(n+1)) V^((1-n)/(n+1))) gives it at V. */
 double pl_law_contact_time(const pl_law *law, double mu, double V);
 
+/* The penetration scale of a contact at stiffness mu under the model's scales V (speed) and A
+ * (acceleration): the resting penetration A/(k mu), or an impact's V/sqrt(k mu) if smaller.  A penalized
+ * run holds G to rtol times it at best (its error weights), and a contact's oscillation is resolved
+ * to rtol against it. */
+double pl_law_rest_penetration(const pl_law *law, double mu, double V, double A);
+
 /* Damping coefficient c = 2 xi sqrt(mu/k), so that lambda = -m k (mu G + c Gdot). */
 double pl_law_damping(const pl_law *law, double mu);
 /* The scalar force lambda for effective mass m_eff, gap G and gap rate Gdot, with the damping

@@ -19,6 +19,11 @@ double pl_time_resolution(double terms, double t, double gdot)
     return gdot != 0.0 ? PL_RESOLUTION_ULPS * DBL_EPSILON * terms / fabs(gdot) + DBL_EPSILON * fabs(t) : INFINITY;
 }
 
+double pl_gap_resolution(double terms, double floor)
+{
+    return fmax(PL_GAP_NOISE_ULPS * DBL_EPSILON * terms, floor);
+}
+
 const char *pl_event_kind_name(pl_event_kind kind)
 {
     static const char *names[PL_EVENT_KINDS] = {"impact", "slide_start", "lift_off", "zeno"};

@@ -135,6 +135,14 @@ void pl_solution_free(pl_solution *sol);
 #define PL_RESOLUTION_ULPS 16.0
 double pl_time_resolution(double terms, double t, double gdot);
 
+/* The resolution of a gap G whose terms (pl_gap_terms) are `terms`, in a run that holds G to the
+ * absolute tolerance `floor` at best: its round-off, PL_GAP_NOISE_ULPS ulps of the terms, or the floor,
+ * whichever is larger.  A penalized run's floor is rtol times the penetration scale
+ * (pl_law_rest_penetration); below the resolution the sign of G is not the run's to decide
+ * (docs/methods.md, "Resolution of gaps"). */
+#define PL_GAP_NOISE_ULPS 100.0
+double pl_gap_resolution(double terms, double floor);
+
 /* How many numbers the files of sol will hold (pl_write_solution): its rows in trajectory.csv and
  * trajectory_s.csv, its episodes and events in summary.json; what a time budget counts to keep the
  * time to write them (PL_WRITE_SECONDS_PER_NUMBER). */

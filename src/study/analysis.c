@@ -7,6 +7,7 @@
 
 #include "core/clock.h"
 #include "core/linalg.h"
+#include "model/contact_law.h"
 #include "model/sliding.h"
 #include "solvers/solver.h"
 #include "study/fit.h"
@@ -22,16 +23,59 @@ static double decay_rate(double omega, double xi)
     return xi < 1.0 ? xi * omega : omega * (xi - sqrt(xi * xi - 1.0));
 }
 
-pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_final, double omega, double xi)
+static double contact_omega(const pl_model *model, size_t i, double mu)
+{
+    return sqrt(model->law[i].k * mu);
+}
+
+pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_final, double omega, double xi, double min_rate)
 {
     /* An underdamped impact lasts one half-period; an overdamped one ends when its exponential
-     * return to G = 0 reaches round-off, within ~37 decay times. */
+     * return to G = 0 is separated from 0 by the forces the run resolves, within ~37 decay times. */
     double short_contact = xi < 1.0 ? 3.0 * M_PI / (omega * sqrt(1.0 - xi * xi)) : 50.0 / decay_rate(omega, xi);
     if (isnan(ep->t_out))
         return t_final - ep->t_in <= short_contact ? PL_UNRESOLVED : PL_SUSTAINED;
     if (!(ep->gdot_in < 0.0) || !(ep->gdot_out > 0.0))
         return PL_SUSTAINED;
-    return ep->t_out - ep->t_in <= short_contact ? PL_IMPACT : PL_SUSTAINED;
+    if (ep->t_out - ep->t_in > short_contact)
+        return PL_SUSTAINED;
+    return -ep->gdot_in > min_rate ? PL_IMPACT : PL_UNRESOLVED;
+}
+
+/* The rate resolution of a penalized episode of constraint i at its entry state (row_in): omega
+ * times the resolution of G_i there (pl_gap_resolution: the round-off of its terms, or rtol times the
+ * penetration scale pl_law_rest_penetration, the floor of the tolerance the run holds G_i to).  A rate
+ * below it is not the run's: its sign is not resolved, and no ratio of it is reported.  0 if the
+ * episode has no entry row (a run that failed). */
+static double rate_resolution(const pl_model *model, const pl_solution *sol, const pl_episode *ep, double mu,
+                              double rtol, pl_gap *gap)
+{
+    if (ep->row_in >= sol->traj.nrows)
+        return 0.0;
+    size_t n = sol->n, m = sol->m, i = ep->constraint;
+    const double *row = pl_table_row(&sol->traj, ep->row_in), *q = row + pl_col_q(n, m);
+    pl_model_gap(model, i, row[0], q, gap);
+    double floor = rtol * pl_law_rest_penetration(&model->law[i], mu, model->v_scale, model->a_scale);
+    double rate = contact_omega(model, i, mu) * pl_gap_resolution(pl_gap_terms(gap, 0.0, q, n), floor);
+    return isfinite(rate) ? rate : 0.0;
+}
+
+/* The change of the gap rate of a penalized episode of constraint i by the free gap acceleration D
+ * over the contact time (pl_law_contact_time), D the largest over the episode's rows: an entry rate
+ * below it is turned by the free motion as fast as by the contact, which is then not the fast motion
+ * of an impact (paper 004, Theorem 5, freezes the slow forces over it). */
+static double free_rate_change(const pl_model *model, const pl_solution *sol, const pl_episode *ep, double mu,
+                               pl_work *work)
+{
+    size_t n = sol->n, m = sol->m, last = ep->row_out < sol->traj.nrows ? ep->row_out : sol->traj.nrows - 1;
+    double D = 0.0;
+    for (size_t r = ep->row_in; r <= last && sol->traj.nrows > 0; r++) {
+        const double *row = pl_table_row(&sol->traj, r);
+        D = fmax(D, fabs(pl_model_free_gap_accel(model, work, ep->constraint, row[0], row + pl_col_q(n, m),
+                                                 row + pl_col_v(n, m))));
+    }
+    double change = D * pl_law_contact_time(&model->law[ep->constraint], mu, fabs(ep->gdot_in));
+    return isfinite(change) ? change : 0.0;
 }
 
 /* A scheme's episode (steps with an impulse on the constraint) is an impact when it ends within 2
@@ -84,11 +128,6 @@ int pl_fit_flights(const double *flights, size_t n, double t_last_impact, double
     if (*ratio + 3.0 * *ratio_se < 1.0)
         *t_accumulation = t_last_impact + flights[n - 1] * *ratio / (1.0 - *ratio);
     return 0;
-}
-
-static double contact_omega(const pl_model *model, size_t i, double mu)
-{
-    return sqrt(model->law[i].k * mu);
 }
 
 /* The scratch of the sliding forces along a penalized run's sustained episodes. */
@@ -577,14 +616,31 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
         return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing %zu episodes", ne);
     }
 
+    pl_work *work = family == PL_FAMILY_PENALTY && ne ? pl_work_new(model) : NULL;
+    pl_gap *gap = work ? pl_gap_new(1, n, 0) : NULL;
+    if (family == PL_FAMILY_PENALTY && ne && !gap) {
+        pl_work_free(work);
+        pl_analysis_free(a);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing %zu episodes", ne);
+    }
+    double rtol = family == PL_FAMILY_PENALTY ? pl_solution_option(sol, "rtol") : NAN;
     for (size_t k = 0; k < ne; k++) {
         const pl_episode *ep = &sol->episodes[k];
         pl_episode_info *info = &a->info[k];
         size_t i = ep->constraint;
         info->dv = a->dv + k * n;
-        info->kind = family == PL_FAMILY_PENALTY
-                         ? pl_classify_episode(ep, sol->t_final, contact_omega(model, i, mu), model->law[i].xi)
-                         : classify_scheme_episode(sol, ep);
+        double resolved = family == PL_FAMILY_PENALTY ? rate_resolution(model, sol, ep, mu, rtol, gap) : 0.0;
+        if (family == PL_FAMILY_PENALTY) {
+            double omega = contact_omega(model, i, mu), xi = model->law[i].xi;
+            info->kind = pl_classify_episode(ep, sol->t_final, omega, xi, resolved);
+            if (info->kind == PL_IMPACT) /* the free motion's share, for an impact alone (its rows) */
+                info->kind = pl_classify_episode(ep, sol->t_final, omega, xi,
+                                                 fmax(resolved, free_rate_change(model, sol, ep, mu, work)));
+        } else {
+            info->kind = classify_scheme_episode(sol, ep);
+        }
+        info->restitution = family != PL_FAMILY_PENALTY || -ep->gdot_in > resolved ? pl_episode_restitution(ep) : NAN;
+        a->touches_unresolved += info->kind == PL_UNRESOLVED && !isnan(ep->t_out);
         double t_stop = isnan(ep->t_out) ? sol->t_final : ep->t_out;
         info->duration = t_stop - ep->t_in;
         /* A run that failed (out of memory, say) may lack the rows of its last episode. */
@@ -599,11 +655,16 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
         if (family == PL_FAMILY_PENALTY && info->kind == PL_IMPACT && rows) {
             if (a->impacts == 0)
                 a->scaled_penetration_first = info->scaled_penetration;
-            if (episode_impact(sol, ep, &a->impact[a->impacts]))
+            if (episode_impact(sol, ep, &a->impact[a->impacts])) {
+                pl_work_free(work);
+                free(gap);
                 return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing %zu impacts", a->impacts);
+            }
             a->impacts++;
         }
     }
+    pl_work_free(work);
+    free(gap);
     if (family != PL_FAMILY_PENALTY)
         for (size_t k = 0; k < sol->nevents; k++)
             if (sol->events[k].kind == PL_EVENT_IMPACT) {

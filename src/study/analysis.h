@@ -33,6 +33,8 @@ typedef struct {
     double dv_normal;          /* gdot_out - gdot_in: its normal part */
     double scaled_penetration; /* sqrt(mu) * max penetration (penalized runs: O(1) for impacts,
                                   Remark 7) */
+    double restitution;        /* -gdot_out/gdot_in, NAN unless the entry rate exceeds the impact-rate
+                                  floor (penalized runs, pl_classify_episode; the raw ratio otherwise) */
     /* sustained contact of a penalized run */
     double force_error;        /* sup |mu G - F^sm| after the entry transient and away from the
                                   first and last 10% of the contact; NAN if that is empty */
@@ -55,6 +57,8 @@ typedef struct {
     double *dv;            /* nepisodes x n: the storage of info[k].dv */
     pl_impact_record *impact; /* the impacts in time order */
     size_t impacts;
+    size_t touches_unresolved; /* penalized episodes that ended as an impact would but entered below
+                                  the rate it needs (pl_classify_episode): unresolved */
     double first_impact_time, scaled_penetration_first;
     /* The restitution -Gdot_c(after)/Gdot_c(before) of the first impact, on the constraint c that it is
      * labelled with: the limit solution's and a scheme's impact event's constraint (the limit's is the
@@ -90,9 +94,11 @@ typedef struct {
  * lasts at most 3 half-periods pi/(omega sqrt(1 - xi^2)) of the contact oscillation
  * (omega = sqrt(k mu)), or for xi >= 1 at most 50 decay times 1/(omega (xi - sqrt(xi^2 - 1))): a
  * time that shrinks like mu^(-1/2).  Otherwise it is sustained, unless the run ended (at t_final,
- * the end reached: t_end, or where a failure stopped it)
- * before it lasted that long: then it is unresolved. */
-pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_final, double omega, double xi);
+ * the end reached: t_end, or where a failure stopped it) before it lasted that long, or it is an
+ * impact's but for an entry rate abs(gdot_in) <= min_rate, below what the run resolves as an impact
+ * (the analysis takes the free gap acceleration over the contact time, or the gap's rate resolution:
+ * docs/methods.md): then it is unresolved. */
+pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_final, double omega, double xi, double min_rate);
 
 /* Flights f_j (j = 0..n-1) between impacts: least-squares fit of log f_j = a + j log r,
  * giving the contraction ratio r with its standard error, and the accumulation time

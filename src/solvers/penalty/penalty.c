@@ -97,6 +97,7 @@ typedef struct {
     int *fitted;
     int *lifting;               /* lift_off_handover: 1 while a lift-off of constraint i is the
                                    Runge-Kutta pair's, 2 once its window has passed, 0 otherwise */
+    int *saved_active;          /* m: the modes while resolved_gap_accel changes them */
     double *block;
 } run_ctx;
 
@@ -153,7 +154,8 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
     c->gap_model = calloc(m, sizeof *c->gap_model);
     c->fitted = calloc(m, sizeof *c->fitted);
     c->lifting = calloc(m, sizeof *c->lifting);
-    if (!ok || !c->block || !c->gap_model || !c->fitted || !c->lifting)
+    c->saved_active = calloc(m, sizeof *c->saved_active);
+    if (!ok || !c->block || !c->gap_model || !c->fitted || !c->lifting || !c->saved_active)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
     double *p = c->block;
     c->pen = p, p += m;
@@ -195,6 +197,7 @@ static void free_ctx(run_ctx *c)
     free(c->gap_model);
     free(c->fitted);
     free(c->lifting);
+    free(c->saved_active);
     free(c->block);
 }
 
@@ -322,12 +325,13 @@ static int jacobian(double t, const double *y, double *J, void *user)
 
 /* The round-off of G_i at q: 100 ulps of its terms (pl_gap_terms; grad G . q stands for those that depend on q;
  * a constraint moving with t has its offset in q near contact, as the table).  A dip of an inactive
- * constraint's G_i below 0 smaller than this cannot be told from a tangency and starts no
- * contact.  (A floor at 100 ulps of the length L = V^2/A was too coarse: 2e-12 for the ball without
- * gravity, against impact penetrations of 1e-6 at mu = 1e12, moved Delta Gamma by 3e-8.) */
+ * constraint's G_i below 0 smaller than this cannot be told from a tangency and starts no contact
+ * (gap_resolution: this or the floor of G's tolerance).  (A floor at 100 ulps of the length
+ * L = V^2/A was too coarse: 2e-12 for the ball without gravity, against impact penetrations of 1e-6
+ * at mu = 1e12, moved Delta Gamma by 3e-8.) */
 static double noise_of_gap(const run_ctx *c, const pl_gap *gap, const double *q)
 {
-    return 100.0 * DBL_EPSILON * pl_gap_terms(gap, 0.0, q, c->n);
+    return PL_GAP_NOISE_ULPS * DBL_EPSILON * pl_gap_terms(gap, 0.0, q, c->n);
 }
 
 /* Roots: the gaps G_i, where the contact indicator switches; and the forces lambda_i of the active
@@ -559,6 +563,7 @@ typedef struct {
     double *g_switch, *gdot_switch;   /* switch_at */
     int *direction, *flags;           /* switch_at; the int blocks */
     double *g_init, *gdot_init, *f0, *f1, *y1, *w; /* initial_step */
+    double *y_scan;                  /* scan_missed_crossings: the state at a piece's end */
     double *y0;
     double *block;
 } run;
@@ -570,7 +575,7 @@ static pl_status alloc_run(run *r, pl_error *err)
     if (s != PL_OK)
         return s;
     r->flags = calloc(3 * m, sizeof *r->flags);
-    r->block = calloc((16 + FLIGHT_SAMPLES) * m + 5 * N + pl_ncols(n, m), sizeof *r->block);
+    r->block = calloc((16 + FLIGHT_SAMPLES) * m + 6 * N + pl_ncols(n, m), sizeof *r->block);
     if (!r->flags || !r->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
     r->open = r->flags, r->shared = r->open + m, r->direction = r->shared + m;
@@ -594,6 +599,7 @@ static pl_status alloc_run(run *r, pl_error *err)
     r->f1 = p, p += N;
     r->y1 = p, p += N;
     r->w = p, p += N;
+    r->y_scan = p, p += N;
     r->y0 = p, p += N;
     r->row = p;
     memset(r->y0, 0, N * sizeof *r->y0);
@@ -916,6 +922,18 @@ static double gap_noise(const run_ctx *c, size_t i, double t, const double *q)
     return noise_of_gap(c, c->gap_noise, q);
 }
 
+/* The resolution of G_i at (t, q) (pl_gap_resolution): its round-off (noise_of_gap), or the floor
+ * rtol pen_i of its tolerance (error_weights), whichever is larger.  Below it the integrated G_i is not
+ * the penalized system's: a mass that has settled into the wedge's corner (e = 0, m < 0: the corner's
+ * modes overdamped, G -> 0 with q) carries gaps of 1e-20 and below, far within the tolerance 2e-16 of
+ * G at mu = 1e8, whose sign the integration does not decide (the exact G stays negative there), and
+ * whose terms, q itself, give no round-off to hold them. */
+static double gap_resolution(const run_ctx *c, size_t i, double t, const double *q)
+{
+    pl_model_gap(c->model, i, t, q, c->gap_noise);
+    return pl_gap_resolution(pl_gap_terms(c->gap_noise, 0.0, q, c->n), c->rtol * c->pen[i]);
+}
+
 /* Gddot_i along the penalized field with the current modes: the free part and the contact
  * acceleration's, grad G_i . dF_p/dv ac. */
 static double gap_accel(run_ctx *c, size_t i, double t, const double *y)
@@ -935,32 +953,67 @@ static double gap_accel(run_ctx *c, size_t i, double t, const double *y)
     return D;
 }
 
-/* An entry root of inactive constraint i at (t, y), G_i decreasing at rate gdot: the dip below 0
- * it begins, gdot^2 / (2 Gddot) if the present forces turn it back (Gddot > 0), must exceed the
- * round-off of G_i.  At a tangency (the integrated G dips to -1e-16 where the exact one touches
- * 0) it does not, and the graze exerts no force.  (Exits need no such test: once the spring lets
- * go nothing turns G back, and a round-off dip at a lift-off has the wrong rate's sign.) */
-static int resolvable_entry(run_ctx *c, size_t i, double t, const double *y, double gdot)
+/* Gddot_i with constraint i's force off, and with it the force of every other active constraint j
+ * whose contact is within the resolution of G_j (hypot(G_j, Gdot_j/omega_j) <= gap_resolution): the
+ * acceleration of G_i by what the integration resolves.  (In the wedge's corner, once the mass has
+ * settled, each wall's force is that of a penetration at 1e-20, and the other wall's gap moves with
+ * it.) */
+static double resolved_gap_accel(run_ctx *c, size_t i, double t, const double *y)
 {
+    const pl_gap *gaps = geometry_at(c, t, y);
+    int *active = c->field.active, *saved = c->saved_active;
+    memcpy(saved, active, c->m * sizeof *saved);
+    for (size_t j = 0; j < c->m; j++)
+        if (j == i || (active[j] && hypot(gaps[j].g, c->geometry_gdot[j] / c->omega[j]) <=
+                                        gap_resolution(c, j, t, Q(y))))
+            active[j] = 0;
     double D = gap_accel(c, i, t, y);
-    if (!(D > 0.0))
-        return 1;
-    return gdot * gdot / (2.0 * D) > gap_noise(c, i, t, Q(y));
+    memcpy(active, saved, c->m * sizeof *active);
+    return D;
 }
 
-/* An exit root of active constraint i at level 0 (a lift-off on the pair: exit_level), G_i rising at
- * rate gdot: the motion without its force must carry G_i beyond its round-off (gdot^2 / (2 |Gddot|)
- * if it turns back, Gddot < 0), as for an entry.  Near a tangential lift-off (a table whose
- * acceleration just exceeds g) G_i crossed 0 at round-off level before the limit's lift-off, and
- * the contact ended and began again. */
-static int resolvable_exit(run_ctx *c, size_t i, double t, const double *y, double gdot)
+/* Whether constraint i at (t, y), at or past 0 on the side `side` (+1 for an exit, -1 for an entry),
+ * has crossed as far as the integration resolves: its contact amplitude hypot(G_i, Gdot_i/omega_i),
+ * which error_weights controls, beyond the resolution of G_i, or a resolved acceleration
+ * (resolved_gap_accel) carrying G_i further to that side.  Within the resolution the sign of G_i
+ * and of its rate are not known. */
+static int resolved_crossing(run_ctx *c, size_t i, double t, const double *y, double side)
 {
-    if (c->lifting[i] != 1)
+    const pl_gap *gaps = geometry_at(c, t, y);
+    if (hypot(gaps[i].g, c->geometry_gdot[i] / c->omega[i]) > gap_resolution(c, i, t, Q(y)))
         return 1;
+    double D = resolved_gap_accel(c, i, t, y);
+    return isnan(D) || side * D > 0.0;
+}
+
+/* Whether a switch of constraint i at (t, y), G_i at its root and moving at the rate gdot (< 0 for
+ * an entry, > 0 for an exit), begins a motion the integration resolves, with constraint i's force
+ * off (the mode an entry leaves, the mode an exit enters) and Gddot_i = D:
+ *   - where D turns G_i back, its excursion past 0, gdot^2 / (2 |D|), must exceed the resolution of
+ *     G_i (gap_resolution).  At a tangency the integrated G dips to -1e-16 where the exact one
+ *     touches 0, and the graze exerts no force; near a tangential lift-off (a table whose
+ *     acceleration just exceeds g) G_i crossed 0 at round-off level before the limit's lift-off, and
+ *     the contact ended and began again;
+ *   - from a state within that resolution, hypot(G_i, gdot/omega_i) (the contact amplitude that
+ *     error_weights controls), the rate's sign is not known, and only a resolved acceleration
+ *     (resolved_gap_accel) carries G_i across: a contact that has returned to 0 as far as the
+ *     integration sees, with nothing pulling it apart (an overdamped contact, whose exact gap never
+ *     returns to 0, with no force on the mass), stays; a mass at rest on a constraint within the
+ *     resolution with nothing pressing it on stays off.  The disk's lift-off at mu = 1e10 leaves
+ *     G = 0 at the rate 4e-10 (gdot/omega_i = 4e-15, below the resolution 2e-14), carried by the
+ *     normal force's sign change, which is resolved.  In the wedge's corner (e = 0, m < 0) gaps at
+ *     1e-20 switched the walls on and off, each pushed by the other's unresolved force (15 episodes
+ *     at m = -0.7, mu = 1e8; 11456 in 5 s at m = -0.999, mu = 1e6). */
+static int resolvable_switch(run_ctx *c, size_t i, double t, const double *y, double gdot)
+{
+    int active = c->field.active[i];
     c->field.active[i] = 0;
     double D = gap_accel(c, i, t, y);
-    c->field.active[i] = 1;
-    return !(D < 0.0) || gdot * gdot / (2.0 * -D) > gap_noise(c, i, t, Q(y));
+    c->field.active[i] = active;
+    double resolution = gap_resolution(c, i, t, Q(y));
+    if (gdot * D < 0.0)
+        return gdot * gdot / (2.0 * fabs(D)) > resolution;
+    return resolved_crossing(c, i, t, y, gdot > 0.0 ? 1.0 : -1.0);
 }
 
 /* The stiff phase once every active contact has settled; the Runge-Kutta pair otherwise.  BDF pays
@@ -1257,6 +1310,26 @@ static double exact_extremum(run *r, size_t i, double *te, double ta, double tb)
     return g;
 }
 
+/* The deepest point of the open episode of active constraint i in [ta, tb] of the last step, where G_i
+ * turns (its rate's root on the interpolant, G there from the dense output), into the episode's
+ * maximum penetration: for a contact that begins and ends within one step (a missed exit found at
+ * the step's end, find_missed_crossing), whose rows are its entry and exit alone (the tip of a double
+ * pendulum of m2 = 1e-8, turned by its spring within 6e-6 s, had "max penetration 0"). */
+static void deepest_penetration(run *r, size_t i, double ta, double tb)
+{
+    int open = r->open[i];
+    if (open < 0)
+        return;
+    double te = dense_root(r, i, DENSE_GAP_RATE, ta, tb, 1);
+    dense_fn d = {r, i, DENSE_GAP, 0};
+    double ge = isnan(te) ? NAN : dense_eval(te, &d);
+    pl_episode *ep = &r->sol->episodes[open];
+    if (-ge > ep->max_penetration) {
+        ep->max_penetration = -ge;
+        ep->t_max_penetration = te;
+    }
+}
+
 /* Rootfinding sees only sign changes of G_i between step ends.  A contact that starts and ends
  * within one step (or an exit and re-entry) leaves G_i with the same sign at both ends, but its
  * rate Gdot_i changes sign at the extremum in between.  At such an extremum of an inactive
@@ -1264,12 +1337,16 @@ static double exact_extremum(run *r, size_t i, double *te, double ta, double tb)
  * the run restarts from the crossing.  Symmetrically for the maximum of an active constraint.  Both
  * only beyond the round-off of G_i, the hysteresis of the roots: a maximum within round-off above 0
  * is no exit (a disk pressed against a wall by a tiny force from its neighbour rose to G = 7e-16
- * there, was switched off, crossed -noise at once and was switched on again, at one time, forever).
- * Grazing contacts (a minimum with G >= 0) exert no force and need no action.  The same search
- * refines the maximum penetration of active constraints.  Checks [ta, tb] inside the last step,
- * given the gap rates at both ends; returns 1 and the crossing (t, i) if one was missed. */
+ * there, was switched off, crossed -noise at once and was switched on again, at one time, forever),
+ * and none where the constraint has not crossed as far as the run resolves (resolved_crossing: the
+ * test a root's switch passes, resolvable_switch, so that a switch refused there is not taken
+ * here).  Grazing contacts (a minimum with G >= 0) exert no force and need no action.  The same
+ * search refines the maximum penetration of active constraints.  Checks [ta, tb] inside the last
+ * step (y_b the state at tb), given the gap rates at both ends; returns 1 and the crossing (t, i) if
+ * one was missed. */
 static int find_missed_crossing(run *r, double ta, const double *g_a, const double *gdot_a, double tb,
-                                const double *g_b, const double *gdot_b, double *t_cross, size_t *which)
+                                const double *y_b, const double *g_b, const double *gdot_b, double *t_cross,
+                                size_t *which)
 {
     run_ctx *c = &r->ctx;
     int found = 0, sampled[FLIGHT_SAMPLES] = {0};
@@ -1280,8 +1357,13 @@ static int find_missed_crossing(run *r, double ta, const double *g_a, const doub
          * that ends at a root ends just past it, the switch still to come). */
         double noise_b = gap_noise(c, i, tb, Q(r->loop.stepper->y)) +
                          fabs(gdot_b[i]) * 100.0 * DBL_EPSILON * fmax(fabs(tb), tb - ta);
+        double side = c->field.active[i] ? 1.0 : -1.0;
         if ((!c->field.active[i] && g_b[i] < -noise_b) || (c->field.active[i] && g_b[i] > noise_b)) {
+            if (!resolved_crossing(c, i, tb, y_b, side))
+                continue; /* within the resolution of G_i, with nothing resolved carrying it on */
             double tc = first_gap_root(r, i, tb, g_b[i]);
+            if (c->field.active[i] && !isnan(tc))
+                deepest_penetration(r, i, ta, tc);
             if (!isnan(tc) && (!found || tc < *t_cross)) {
                 found = 1;
                 *t_cross = tc;
@@ -1328,7 +1410,8 @@ static int find_missed_crossing(run *r, double ta, const double *g_a, const doub
             }
             double noise = gap_noise(c, i, te, Q(r->loop.stepper->y)); /* q at the step end: a scale */
             int missed = (!c->field.active[i] && minimum && ge < -noise) || (c->field.active[i] && maximum && ge > noise);
-            if (!missed)
+            const double *y_e = missed ? r->loop.stepper->dense(r->loop.stepper, te) : NULL;
+            if (!missed || (y_e && !resolved_crossing(c, i, te, y_e, side)))
                 continue;
             double tc = first_gap_root(r, i, te, ge);
             if (!isnan(tc) && (!found || tc < *t_cross)) {
@@ -1372,8 +1455,10 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
             pl_fail(err, PL_ERR_SOLVER, "dense output failed at t = %.17g (%s)", tb, r->context);
             return -1;
         }
-        contact_state(c, tb, yb, g, gdot_b, NULL);
-        if (find_missed_crossing(r, ta, g_a, gdot_a, tb, g, gdot_b, &tc, &i) && (!found || tc < *t_cross)) {
+        memcpy(r->y_scan, yb, c->N * sizeof *yb); /* the dense output's buffer is reused */
+        contact_state(c, tb, r->y_scan, g, gdot_b, NULL);
+        if (find_missed_crossing(r, ta, g_a, gdot_a, tb, r->y_scan, g, gdot_b, &tc, &i) &&
+            (!found || tc < *t_cross)) {
             found = 1;
             *t_cross = tc;
             r->missed_constraint = i;
@@ -1464,8 +1549,8 @@ static pl_status switch_mode(run *r, size_t i, int active, double t, const doubl
 /* The loop's `event` hook.  At a root of G_i, decreasing through 0 starts a contact (-1) and
  * increasing ends it (+1); a sign change whose direction disagrees with the sign of Gdot_i there
  * is round-off at a tangency (after a lift-off G grows like (t - t_off)^3) and is not a switch,
- * nor is an entry whose dip stays within round-off (resolvable_entry).  A root of a force changes
- * no mode.  At a missed crossing, the constraint found there switches. */
+ * nor is one whose motion stays within the resolution of G_i (resolvable_switch).  A root of a force
+ * changes no mode.  At a missed crossing, the constraint found there switches. */
 static pl_status switch_at(void *user, double *t, double *y, const int *found, int *changed, pl_error *err)
 {
     run *r = user;
@@ -1484,9 +1569,9 @@ static pl_status switch_at(void *user, double *t, double *y, const int *found, i
             if (!((found[i] < 0 && gdot[i] < 0.0) || (found[i] > 0 && gdot[i] > 0.0)) ||
                 c->field.active[i] == (found[i] < 0))
                 continue;
-            if (found[i] < 0 ? resolvable_entry(c, i, *t, y, gdot[i]) : resolvable_exit(c, i, *t, y, gdot[i]))
+            if (resolvable_switch(c, i, *t, y, gdot[i]))
                 direction[i] = found[i];
-            else if (found[i] > 0)
+            else if (found[i] > 0 && c->lifting[i] == 1)
                 c->lifting[i] = 2; /* the exit at round-off: the hysteresis again (exit_level) */
         }
         for (size_t i = 0; i < c->m; i++)
@@ -1526,7 +1611,7 @@ static void init_scales(run_ctx *c)
     for (size_t i = 0; i < c->m; i++) {
         double k = model->law[i].k;
         c->omega[i] = sqrt(k * c->mu);
-        c->pen[i] = fmin(A / (k * c->mu), V / c->omega[i]);
+        c->pen[i] = pl_law_rest_penetration(&model->law[i], c->mu, V, A);
         for (int order = 1; order <= 5; order++)
             c->bdf_radius[i][order] = NAN;
     }
