@@ -697,6 +697,25 @@ static double decay_rate(double omega, double xi)
     return xi < 1.0 ? xi * omega : omega * (xi - sqrt(xi * xi - 1.0));
 }
 
+/* Gddot_i along the penalized field with the current modes: the free part and the contact
+ * acceleration's, grad G_i . dF_p/dv ac. */
+static double gap_accel(run_ctx *c, size_t i, double t, const double *y)
+{
+    size_t n = c->n;
+    pl_forces *f = &c->f_accel;
+    if (evaluate_forces(c, t, Q(y), V(y, c), f))
+        return NAN;
+    double *fp = c->fp_accel, *fp_v = c->fp_v_accel;
+    pl_gap *gap = c->gap_accel;
+    pl_model_velocity_map(c->model, t, Q(y), V(y, c), fp, NULL, fp_v, NULL);
+    pl_model_gap(c->model, i, t, Q(y), gap);
+    double D = pl_model_free_gap_accel(c->model, c->field.work, i, t, Q(y), V(y, c));
+    for (size_t j = 0; j < n; j++)
+        for (size_t k = 0; k < n; k++)
+            D += gap->grad[j] * fp_v[j * n + k] * f->ac[k];
+    return D;
+}
+
 /* ---- lift-off from settled contact ---------------------------------------------------------- */
 
 /* In settled contact BDF's steps are long (h omega >> 1) and it holds G_i only to the error weights'
@@ -822,8 +841,89 @@ static double lift_off_approach(run *r, double t)
     return isfinite(h) ? h : 0.0;
 }
 
+/* A contact oscillation at an exit larger than this many times the error weights' floor of G_i is the
+ * motion's, not the integration's (slow_exit_resolution). */
+#define EXIT_NOISE_FLOORS 100.0
+
+/* D_i, the free gap acceleration of constraint i (gap_accel with its force off; -N for the limit's
+ * normal force N), at row k of the trajectory, and its derivatives d[0..2] = D', D'', D''' there: those
+ * of the cubic through D at row k and at three rows before it (not before first_row), each at least
+ * 1/omega_i before the next.  D is computed from q, v and t alone, so no stiffness amplifies its
+ * round-off.  NAN if the rows do not reach that far back. */
+static double free_accel_trend(run *r, size_t i, size_t first_row, size_t k, double d[3])
+{
+    run_ctx *c = &r->ctx;
+    const pl_table *traj = &r->sol->traj;
+    double omega = c->omega[i], T[4], D[4];
+    int active = c->field.active[i];
+    c->field.active[i] = 0;
+    size_t row = k;
+    int j = 0;
+    for (; j < 4; j++) {
+        const double *y = pl_table_row(traj, row);
+        T[j] = y[0];
+        D[j] = gap_accel(c, i, T[j], y + pl_col_q(c->n, c->m));
+        while (row > first_row && pl_table_row(traj, row)[0] > T[j] - 1.0 / omega)
+            row--;
+        if (j < 3 && !(pl_table_row(traj, row)[0] < T[j]))
+            break;
+    }
+    c->field.active[i] = active;
+    if (j < 4)
+        return NAN;
+    double f01 = (D[0] - D[1]) / (T[0] - T[1]), f12 = (D[1] - D[2]) / (T[1] - T[2]);
+    double f23 = (D[2] - D[3]) / (T[2] - T[3]), f012 = (f01 - f12) / (T[0] - T[2]);
+    double f123 = (f12 - f23) / (T[1] - T[3]), f0123 = (f012 - f123) / (T[0] - T[3]);
+    d[0] = f01 + f012 * (T[0] - T[1]) + f0123 * (T[0] - T[1]) * (T[0] - T[2]);
+    d[1] = 2.0 * f012 + 2.0 * f0123 * ((T[0] - T[1]) + (T[0] - T[2]));
+    d[2] = 6.0 * f0123;
+    return D[0];
+}
+
+/* The resolution of the time t0 at which a sustained contact of constraint i ended, G_i crossing 0 at
+ * the rate gdot in row k of the trajectory (terms: those of G_i there; rows before first_row are the
+ * contact's entry and before), if its slow dynamics ended it; NAN otherwise.
+ *
+ * In sustained contact G_i follows the slow solution of Gddot = D - omega^2 G - 2 xi omega Gdot
+ * (omega^2 = k mu, D the free gap acceleration), G = (D - 2 xi D'/omega + (4 xi^2 - 1) D''/omega^2) /
+ * omega^2 + ..., plus what is left of the contact oscillation, which decays at the rate xi omega.  At
+ * a lift-off D crosses 0, and G leaves 0 at the slow rate r = (D' - 2 xi D''/omega + (4 xi^2 - 1)
+ * D'''/omega^2)/omega^2 ~ N'/(k mu): 4e-10 on the disk of docs/methods.md at mu = 1e10, 2.7e-11 on a
+ * table at 1e12.  A change dG of G there moves the exit by dG/r, not by dG/gdot: an oscillation left
+ * in G (its rate gdot - r, its amplitude abs(gdot - r)/omega) crosses 0 at a rate of its own, and
+ * where it is larger than the slow G the crossing is the oscillation's (8e-8 on that table, an
+ * oscillation of 6.5e-14 that a restart of BDF had left 1.2e-6 s before: the exit came 3.2e-5 s
+ * before the limit's lift-off, which it follows by 3.9e-7 s).  So the resolution is
+ *
+ *     (eps terms + abs(gdot - r)/omega) / r + eps abs(t0):
+ *
+ * an ulp of the terms of G (its round-off over the last decay time of the oscillation, which round-off
+ * keeps exciting) and the oscillation the integration left, over the slow rate (free_accel_trend
+ * gives D's derivatives).  An oscillation larger than EXIT_NOISE_FLOORS times the error weights'
+ * floor of G (what the integration may leave in G: 1000 ulps of its terms, or rtol pen) is the
+ * motion's (a contact that another impact separates, as in a Newton's cradle), and so is an exit
+ * where D does not rise: NAN, the crossing's rate then applies.  Measured against the spread of the
+ * exit under perturbations of the initial state by ulps and against independent integrations:
+ * docs/methods.md, "Resolution of event times". */
+static double slow_exit_resolution(run *r, size_t i, size_t first_row, size_t k, double terms, double t0,
+                                   double gdot)
+{
+    run_ctx *c = &r->ctx;
+    double omega = c->omega[i], xi = c->model->law[i].xi, d[3];
+    if (isnan(free_accel_trend(r, i, first_row, k, d)))
+        return NAN;
+    double rate = (d[0] - 2.0 * xi * d[1] / omega + (4.0 * xi * xi - 1.0) * d[2] / (omega * omega)) / (omega * omega);
+    double oscillation = fabs(gdot - rate) / omega;
+    double floor = fmax(1000.0 * DBL_EPSILON * terms, c->rtol * c->pen[i]);
+    if (!(rate > 0.0) || !(oscillation <= EXIT_NOISE_FLOORS * floor))
+        return NAN;
+    return (DBL_EPSILON * terms + oscillation) / rate + DBL_EPSILON * fabs(t0);
+}
+
 /* Where G_i last crossed 0 before the state of the last recorded row (the switch of constraint i,
- * with the modes before it), and the resolution of that time (pl_time_resolution).  A root switches
+ * with the modes before it), and the resolution of that time: for the exit of a contact that lasted
+ * beyond 3 half-periods, one its slow dynamics ended (slow_exit_resolution), else the round-off of
+ * G_i over its rate at the crossing (pl_time_resolution).  A root switches
  * at the gap's round-off hysteresis, up to 100 ulps of its terms beyond 0 (gap_root), and the rows
  * of the steps between the crossing and the switch have G_i on the far side of 0: at a lift-off G_i
  * leaves 0 at the slow rate N'/omega^2 (the disk: 4e-8 at mu = 1e8, 4e-10 at 1e10), and the switch
@@ -832,8 +932,8 @@ static double lift_off_approach(run *r, double t)
  * end, with the method's accuracy), or on the secant with the row before it if that step leaves the
  * interval between them (a turning G_i); rows before first_row are not looked at, and without a row
  * on the near side of 0 after it the switch's own time is taken.  side: +1 for an exit (G_i rose
- * through 0), -1 for an entry. */
-static double zero_crossing(run *r, size_t i, double side, size_t first_row, double *resolution)
+ * through 0; t_in the contact's entry), -1 for an entry (t_in NAN). */
+static double zero_crossing(run *r, size_t i, double side, size_t first_row, double t_in, double *resolution)
 {
     run_ctx *c = &r->ctx;
     const pl_table *traj = &r->sol->traj;
@@ -858,7 +958,11 @@ static double zero_crossing(run *r, size_t i, double side, size_t first_row, dou
         if (!(t0 >= tb && t0 <= t))
             t0 = t;
     }
-    *resolution = pl_time_resolution(pl_gap_terms(c->gap_dense, t, q, n), t0, rate);
+    double terms = pl_gap_terms(c->gap_dense, t, q, n);
+    int sustained = side > 0.0 && t0 - t_in > 3.0 * M_PI / c->omega[i];
+    *resolution = sustained ? slow_exit_resolution(r, i, first_row, k, terms, t0, gdot) : NAN;
+    if (isnan(*resolution))
+        *resolution = pl_time_resolution(terms, t0, rate);
     return t0;
 }
 
@@ -870,7 +974,8 @@ static pl_status open_episode(run *r, size_t i, double t, const double *y, pl_er
     for (size_t k = r->sol->nepisodes; k-- > 0 && !since;)
         if (r->sol->episodes[k].constraint == i)
             since = r->sol->episodes[k].row_out;
-    double resolution = 0.0, t_in = t > 0.0 && r->sol->traj.nrows > 0 ? zero_crossing(r, i, -1.0, since, &resolution) : t;
+    double resolution = 0.0;
+    double t_in = t > 0.0 && r->sol->traj.nrows > 0 ? zero_crossing(r, i, -1.0, since, NAN, &resolution) : t;
     pl_status s = pl_solution_add_episode(r->sol, i, t_in, &ep, err);
     if (s != PL_OK)
         return s;
@@ -910,7 +1015,7 @@ static void close_episode(run *r, size_t i, double t, const double *y, int ended
     ep->impulse += IMPULSE(y, &r->ctx)[i];
     ep->row_out = r->sol->traj.nrows - 1;
     if (ended) {
-        ep->t_out = zero_crossing(r, i, 1.0, ep->row_in, &ep->t_out_resolution);
+        ep->t_out = zero_crossing(r, i, 1.0, ep->row_in, ep->t_in, &ep->t_out_resolution);
         ep->gdot_out = r->prev_gdot[i];
     }
     r->open[i] = -1;
@@ -932,25 +1037,6 @@ static double gap_resolution(const run_ctx *c, size_t i, double t, const double 
 {
     pl_model_gap(c->model, i, t, q, c->gap_noise);
     return pl_gap_resolution(pl_gap_terms(c->gap_noise, 0.0, q, c->n), c->rtol * c->pen[i]);
-}
-
-/* Gddot_i along the penalized field with the current modes: the free part and the contact
- * acceleration's, grad G_i . dF_p/dv ac. */
-static double gap_accel(run_ctx *c, size_t i, double t, const double *y)
-{
-    size_t n = c->n;
-    pl_forces *f = &c->f_accel;
-    if (evaluate_forces(c, t, Q(y), V(y, c), f))
-        return NAN;
-    double *fp = c->fp_accel, *fp_v = c->fp_v_accel;
-    pl_gap *gap = c->gap_accel;
-    pl_model_velocity_map(c->model, t, Q(y), V(y, c), fp, NULL, fp_v, NULL);
-    pl_model_gap(c->model, i, t, Q(y), gap);
-    double D = pl_model_free_gap_accel(c->model, c->field.work, i, t, Q(y), V(y, c));
-    for (size_t j = 0; j < n; j++)
-        for (size_t k = 0; k < n; k++)
-            D += gap->grad[j] * fp_v[j * n + k] * f->ac[k];
-    return D;
 }
 
 /* Gddot_i with constraint i's force off, and with it the force of every other active constraint j
@@ -1016,6 +1102,41 @@ static int resolvable_switch(run_ctx *c, size_t i, double t, const double *y, do
     return resolved_crossing(c, i, t, y, gdot > 0.0 ? 1.0 : -1.0);
 }
 
+/* Leads (lift_lead) within which the force must be due to turn for a lift-off's window to be renewed
+ * (lift_off_renewal). */
+#define LIFT_RENEW_LEADS 10.0
+
+/* At the end of the window of a lift-off of constraint i on the Runge-Kutta pair (lift_end), with the
+ * force still pushing at t (the last recorded row): the window's new end, if BDF would not resolve
+ * what is left of the contact; NAN otherwise (BDF resumes).  BDF holds G_i to the error weights'
+ * floor of 1000 ulps of its terms at best, and its restart moves G_i by about that: where the
+ * penetration left, -G_i, is within that floor, the contact oscillation BDF leaves is larger than the
+ * slow G_i and crosses 0 before the force turns (a table at mu = 1e12 whose window, opened on a turn
+ * predicted from BDF's pressing() 2.4e-4 s early, ended 3.4e-5 s before the turn: 9.4e-16 left, an
+ * oscillation of 6.5e-14 after BDF's restart, and the exit 3.2e-5 s before the limit's lift-off, which
+ * it follows by 3.9e-7 s).  The pair then keeps the lift-off if the force turns within
+ * LIFT_RENEW_LEADS leads: at the zero of D_i on its tangent (free_accel_trend), where the slow force
+ * turns (in settled contact k (mu G + d Gdot) = D - Gddot ~ D), predicted from q, v and t alone,
+ * which BDF's noise in G does not reach; the window then ends as the first would have. */
+static double lift_off_renewal(run *r, size_t i, double t)
+{
+    run_ctx *c = &r->ctx;
+    const pl_table *traj = &r->sol->traj;
+    size_t k = traj->nrows - 1;
+    if (r->open[i] < 0 || traj->nrows == 0 || pl_table_row(traj, k)[0] != t)
+        return NAN;
+    const double *row = pl_table_row(traj, k);
+    pl_model_gap(c->model, i, t, row + pl_col_q(c->n, c->m), c->gap_noise);
+    double terms = pl_gap_terms(c->gap_noise, t, row + pl_col_q(c->n, c->m), c->n), d[3];
+    if (-c->gap_noise->g > 1000.0 * DBL_EPSILON * terms)
+        return NAN;
+    double D = free_accel_trend(r, i, r->sol->episodes[r->open[i]].row_in, k, d), lead = lift_lead(c, i);
+    double turn = t - D / d[0];
+    if (!(D < 0.0 && d[0] > 0.0 && turn - t <= LIFT_RENEW_LEADS * lead))
+        return NAN;
+    return turn + 2.0 * (2.0 * c->model->law[i].xi / c->omega[i] + lead);
+}
+
 /* The stiff phase once every active contact has settled; the Runge-Kutta pair otherwise.  BDF pays
  * off only where its order can rise above 2: a lightly damped contact (xi below cos 86 deg) whose
  * order-2 steps stay below the order-3 stability threshold (h omega < 1.2 x 1.9) for BDF_HELD steps
@@ -1032,7 +1153,12 @@ static pl_stepper *choose(void *user, double t)
             any = 1;
             if (r->ctx.lifting[i] == 1 && t >= r->lift_end[i]) { /* the window of a lift-off passed */
                 const pl_gap *gaps = geometry_at(&r->ctx, t, r->loop.stepper->y);
-                r->ctx.lifting[i] = pressing(&r->ctx, i, gaps[i].g, r->ctx.geometry_gdot[i]) < 0.0 ? 0 : 2;
+                int pushing = pressing(&r->ctx, i, gaps[i].g, r->ctx.geometry_gdot[i]) < 0.0;
+                double end = pushing ? lift_off_renewal(r, i, t) : NAN;
+                if (isnan(end))
+                    r->ctx.lifting[i] = pushing ? 0 : 2;
+                else
+                    r->lift_end[i] = end;
             }
             settled &= t >= r->settle[i] && r->ctx.lifting[i] != 1;
         }
