@@ -549,6 +549,57 @@ static void test_table_lift_off_large_mu(void)
     }
 }
 
+/* The resolution of the table's lift-off at the largest mu (g = 7.2, A = 0.35, w = 5.5, e = 0.45,
+ * k = 1.6): an ulp of the terms of G (q and A sin(w t)) over the slow rate N'/(k mu) at which G leaves
+ * 0, plus the oscillation the integration left there (penalty.c, slow_exit_resolution).  The delay
+ * 2 xi/W is resolved up to mu = 1e11 (resolution 4.4e-7 against 1.23e-6) and not at 1e12 (an ulp of q,
+ * 2.8e-17, over the rate 2.7e-11: 3.6e-6 against 3.9e-7), and the exit is within its resolution of
+ * the exact one at every mu.  Before, the resolution was 16 ulps over the rate at the crossing: 5.9e-6
+ * at 1e11, and 1.9e-8 at 1e12, where an oscillation of 6.5e-14 that a restart of BDF had left crossed
+ * 0 at 8.2e-8, and the contact ended 3.2e-5 s before the limit's lift-off.  That oscillation came from
+ * BDF's restart at the end of the lift-off's window, opened on a turn BDF had predicted 2.4e-4 s early;
+ * the Runge-Kutta pair now keeps the lift-off (penalty.c, lift_off_renewal), and the exit is within
+ * two ulps of G's terms over the slow rate of the exact one at every mu. */
+static void test_table_lift_off_resolution(void)
+{
+    const double g = 7.2, A = 0.35, w = 5.5, k = 1.6, mus[] = {1e9, 1e10, 1e11, 1e12};
+    pl_setting s[] = {{"g", g}, {"A", A}, {"omega", w}, {"e", 0.45}, {"k", k}};
+    pl_model m;
+    pl_error err;
+    if (pl_model_init(&m, &pl_case_vibrating_table, s, 5, &err) != PL_OK) {
+        CHECK(0, "model: %s", err.message);
+        return;
+    }
+    double aw2 = A * w * w, t_off = asin(g / aw2) / w, xi = m.law[0].xi;
+    for (int j = 0; j < 4; j++) {
+        double W = sqrt(k * mus[j]), lo = t_off, hi = t_off + 20.0 * xi / W + 1e-3;
+        for (int it = 0; it < 200; it++) {
+            double mid = 0.5 * (lo + hi);
+            *(table_penetration(mid, g, aw2, w, W, xi) > 0.0 ? &lo : &hi) = mid;
+        }
+        double delay = lo - t_off;
+        pl_solution r;
+        CHECK(solve_penalty(&m, mus[j], 1e-8, 0.3, 0, &r, &err) == PL_OK, "run: %s", err.message);
+        if (r.nepisodes >= 1 && !isnan(r.episodes[0].t_out)) {
+            double t_out = r.episodes[0].t_out, res = r.episodes[0].t_out_resolution;
+            NEAR(t_out - t_off, delay, fmax(1e-3 * delay, res), "mu = %g: the lift-off's delay (resolution %.3g)",
+                 mus[j], res);
+            CHECK(mus[j] < 1e12 ? res < 0.5 * delay : res > delay,
+                  "mu = %g: the delay %.3g %s its resolution %.3g", mus[j], delay, mus[j] < 1e12 ? "above" : "within",
+                  res);
+            /* an ulp of the terms of G over the slow rate: what round-off alone allows */
+            double round_off = DBL_EPSILON * (fabs(A * w * cos(w * t_out) * t_out) + fabs(A * sin(w * t_out))) * k *
+                               mus[j] / (aw2 * w * cos(w * t_off));
+            NEAR(t_out - t_off, delay, fmax(1e-3 * delay, 2.0 * round_off), "mu = %g: the lift-off's delay, to "
+                 "round-off (%.3g)", mus[j], round_off);
+        } else {
+            CHECK(0, "mu = %g: the first contact ends", mus[j]);
+        }
+        pl_solution_free(&r);
+    }
+    pl_model_free(&m);
+}
+
 /* After the physical transient (about ln(1/rtol)/(xi omega)) the resting contact is settled: mu G
  * equals -g/k to 100 rtol, at every mu, also for e = 0.99 (xi = 0.0032), where BDF once sustained
  * a numerical cycle of the contact oscillation at 1e-5 relative. */
@@ -766,6 +817,7 @@ int main(void)
     test_dip_before_another_root();
     test_predicted_lift_off();
     test_table_lift_off_large_mu();
+    test_table_lift_off_resolution();
     test_rest_settles();
     test_hop_after_lift_off();
     test_bdf_stability();

@@ -102,6 +102,33 @@ static void test_vibrating_table(void)
     pl_model_free(&m);
 }
 
+/* The lift-off's noise floor at the largest mu (g = 7.2, A = 0.35, omega = 5.5, e = 0.45, k = 1.6,
+ * mu = 1e6 ... 1e12): every run's contact ends after the limit's lift-off, 2 xi/sqrt(k mu) late; at
+ * 1e12 that delay (3.9e-7 s) is below the exit's resolution (an ulp of the table's position over the
+ * rate 2.7e-11 at which G leaves 0: 3.6e-6), at the noise floor, and the others give the rate 1/2.
+ * Before, the exit at 1e12 came 3.2e-5 s before the limit's (an oscillation BDF had left), with a
+ * resolution of 1.9e-8, and was fitted, 1e11 (right to 1.2%) left out: a rate of 0.225 +- 0.119. */
+static void test_lift_off_noise_floor(void)
+{
+    double mu[] = {1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12};
+    pl_setting s[] = {{"g", 7.2}, {"A", 0.35}, {"omega", 5.5}, {"e", 0.45}, {"k", 1.6}};
+    pl_model m;
+    pl_sweep sw;
+    sweep(&pl_case_vibrating_table, s, 5, mu, 7, 2, 0.3, &m, &sw);
+    CHECK(sw.failures == 0, "no failures");
+    const pl_sweep_quantity *l = &sw.q[PL_Q_LIFT_OFF_FIRST];
+    for (int k = 0; k < 6; k++)
+        CHECK(l->errors[k] > l->resolution[k], "mu = %g: the contact ends %.3g after the limit's lift-off, beyond its "
+              "resolution %.3g", mu[k], l->errors[k], l->resolution[k]);
+    CHECK(fabs(l->errors[6]) <= l->resolution[6], "mu = 1e12: the error %.3g within the resolution %.3g",
+          l->errors[6], l->resolution[6]);
+    CHECK(l->conv.floored == 1 && l->conv.points == 6 && fabs(l->conv.rate - 0.5) < 0.01,
+          "1e12 at the noise floor, the others fitted (%zu, %zu): rate %.4f +- %.4f", l->conv.floored,
+          l->conv.points, l->conv.rate, l->conv.rate_se);
+    pl_sweep_free(&sw);
+    pl_model_free(&m);
+}
+
 /* The L1 distance of the velocities does not charge a jump to the interval before it: the wedge
  * leaving its corner along q2 = 0, runs recorded at their steps only (long flight steps before the
  * impacts), converges like mu^-1/2 (a defect once: 0.177 at every mu, a flight step times the
@@ -224,6 +251,7 @@ int main(void)
     test_grid_and_numbers();
     test_bouncing_ball();
     test_vibrating_table();
+    test_lift_off_noise_floor();
     test_l1_across_jumps();
     test_jobs_and_failures();
     test_release();
