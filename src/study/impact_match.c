@@ -65,9 +65,12 @@ typedef struct {
     double *fp; /* 2 n: F_p of the solution's and of the limit's state */
 } matcher;
 
+/* Does constraint j take part in impact e: its label, or a participant that carries an impulse?  The
+ * limit solution's fast system holds every active constraint, and contacts at rest elsewhere (a disk
+ * resting against a wall while another disk hits one) carry none: they are not part of the impact. */
 static int takes_part(const pl_event *e, size_t j)
 {
-    return j == e->constraint || (e->participants && e->participants[j]);
+    return j == e->constraint || (e->participants && e->participants[j] && e->impulse[j] != 0.0);
 }
 
 /* The largest spacing of the solution's rows next to t (a jump's rows at one t are one instant). */
