@@ -11,8 +11,9 @@
 #include "study/coupling.h"
 
 /* The window's half-width in units of the time resolution tau, around the time predicted from the
- * pair before (the delay it leaves and its error in the gap rate, below): what the prediction leaves
- * out is second order (measured: 1e-2 tau on the vibrating table at mu = 1e10). */
+ * anchor (the pair before on a coupled constraint, predict below): what the prediction leaves out is
+ * second order (measured: 1e-3 tau on the vibrating table at mu = 1e10, up to 0.8 tau for Moreau-Jean
+ * on a table; a slow impact, 0.2 m/s, 9 tau, within the margin of its correction). */
 #define WINDOW_TAUS 2.0
 /* A limit impact slower than this many |D| tau is below the solution's resolution, D the free gap
  * acceleration there (paper 004, (37)): the smooth forces change the gap rate by D tau over the
