@@ -96,6 +96,31 @@ static void test_fits(void)
     cv = pl_convergence_of(mu, val, 8, 1.0, 0.0, res, e2);
     CHECK(cv.floored == 5 && cv.points == 3 && isnan(cv.rate) && cv.converges < 0 && !cv.at_floor,
           "3 left: rate n/a, nothing said of convergence");
+    /* An error that stays where it is: the penalized cradle's velocities taken while its wave still
+     * ran, 0.4783793585 at every mu to 1e-11, fit a rate of 2e-11 +- 7e-12, positive beyond twice its
+     * error: it does not converge (below PL_RATE_MIN, and it does not fall by 10). */
+    double mu7[7], val7[7], e7[7];
+    for (int k = 0; k < 7; k++) {
+        mu7[k] = pow(10.0, 4 + k);
+        val7[k] = 0.4783793585 * (1.0 - 1e-10 * k + 3e-12 * (k % 2));
+    }
+    cv = pl_convergence_of(mu7, val7, 7, 0.0, 0.0, NULL, e7);
+    CHECK(cv.rate > 0.0 && cv.rate < 1e-9 && cv.rate - 2.0 * cv.rate_se > 0.0,
+          "a constant error fits a tiny rate beyond twice its error (%.3g +- %.3g)", cv.rate, cv.rate_se);
+    CHECK(cv.converges == 0, "a constant error does not converge (%d)", cv.converges);
+    /* The slowest convergence said: a rate just above PL_RATE_MIN, and errors that fall by 10 at a
+     * rate below it (mu^-0.04 over 30 decades). */
+    for (int k = 0; k < 7; k++)
+        val7[k] = 2.0 * pow(mu7[k], -0.06);
+    cv = pl_convergence_of(mu7, val7, 7, 0.0, 0.0, NULL, e7);
+    CHECK(cv.converges == 1 && fabs(cv.rate - 0.06) < 1e-9, "rate 0.06 converges (%.3g, %d)", cv.rate, cv.converges);
+    for (int k = 0; k < 7; k++) {
+        mu7[k] = pow(10.0, 5.0 * k);
+        val7[k] = 2.0 * pow(mu7[k], -0.04);
+    }
+    cv = pl_convergence_of(mu7, val7, 7, 0.0, 0.0, NULL, e7);
+    CHECK(cv.converges == 1 && cv.rate < PL_RATE_MIN, "errors falling by 10 at rate %.3g converge (%d)", cv.rate,
+          cv.converges);
     CHECK(pl_above_floor(2e-3, 1e-3, NAN) && !pl_above_floor(2e-3, 1e-3, 2e-3) && pl_above_floor(-2e-3, 0.0, 1e-3) &&
               !pl_above_floor(0.0, 0.0, NAN) && !pl_above_floor(1e-3, 1e-3, 0.0),
           "pl_above_floor: above both the integration noise and the resolution");

@@ -911,9 +911,10 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
                "the closed form, the limit solution, or the extrapolated limit, in that order of preference):\n");
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         const pl_sweep_quantity *Q = &sw->q[q];
+        char floors[192];
         if (Q->conv.at_floor) {
-            printf("  %-26s equals its limit %.10g at every %s to within its noise floor (integration accuracy, or "
-                   "the resolution of a time)\n", Q->name, Q->conv.limit, p);
+            printf("  %-26s equals its limit %.10g at every %s: %s\n", Q->name, Q->conv.limit, p,
+                   pl_floor_note(&Q->conv, floors, sizeof floors));
             continue;
         }
         if (Q->conv.points == 0)
@@ -948,7 +949,7 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
         else
             printf(" (%s)", pl_reference_name(Q->conv.reference));
         if (Q->conv.floored > 0)
-            printf("; %zu at the noise floor, left out", Q->conv.floored);
+            printf("; %s, left out", pl_floor_note(&Q->conv, floors, sizeof floors));
         printf("\n");
     }
     if (sw->has_limit) {

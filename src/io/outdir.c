@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -297,6 +298,13 @@ static int valid_hashes(const json_t *h)
 pl_status pl_manifest_parse(const char *text, size_t len, json_t **manifest, pl_error *err)
 {
     *manifest = NULL;
+    /* jansson's parser does not survive every failed allocation (under a memory limit json_loadb
+     * crashed inside): the memory it takes, a few times the text's, is asked for first and released
+     * just before it parses, so that running out is found here. */
+    void *room = len < SIZE_MAX / 32 ? malloc(16 * len + 65536) : NULL;
+    if (!room)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory reading a manifest");
+    free(room);
     json_error_t je;
     json_t *m = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     const json_t *version = json_object_get(m, "penlim_manifest");

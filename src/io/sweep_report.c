@@ -159,6 +159,9 @@ static json_t *convergence_json(const pl_sweep *sw, const pl_sweep_quantity *q)
     PL_JSON_SET(o, "noise_floor", pl_json_number(q->conv.floor));
     PL_JSON_SET(o, "resolution", pl_json_array(q->resolution, sw->n));
     PL_JSON_SET(o, "at_noise_floor_count", json_integer((json_int_t)q->conv.floored));
+    char floors[192];
+    const char *floor_note = pl_floor_note(&q->conv, floors, sizeof floors);
+    PL_JSON_SET(o, "noise_floor_note", floor_note ? json_string(floor_note) : json_null());
     PL_JSON_SET(o, "converges", q->conv.converges < 0 ? json_null() : json_boolean(q->conv.converges));
     PL_JSON_SET(o, "limit", pl_json_number(q->conv.limit));
     PL_JSON_SET(o, "limit_error", pl_json_number(q->conv.limit_error));

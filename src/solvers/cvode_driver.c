@@ -41,28 +41,115 @@ void pl_cvode_add_counters(void *mem, pl_stats *s)
     if (CVodeGetNumNonlinSolvConvFails(mem, &v) == CV_SUCCESS) s->nonlin_conv_fails += v;
 }
 
-/* SUNDIALS 6 dereferences a failed clone (N_VClone and SUNMatClone set the result's context before
- * looking at it), and CVODE clones about 20 vectors in its set-up (CVodeInit: the Nordsieck array
- * and the work vectors; the Newton solver; the linear solver) and the Jacobian at its first step
- * (its saved copy).  The same blocks (a vector's or matrix's four allocations each) are made here
- * first and released just before: out of memory is then found here and reported, and the
- * allocator hands SUNDIALS the blocks this thread has just released (only another thread taking
- * them in between could still fail it). */
-#define CVODE_CLONES 24
+/* SUNDIALS 6 dereferences a failed clone: N_VClone and SUNMatClone set the result's context before
+ * looking at it, so that out of memory in one of the vectors CVODE clones in its set-up (CVodeInit: the
+ * Nordsieck array and the work vectors; the Newton solver; the linear solver) or of the Jacobian's
+ * copy it clones at the first step would be a crash inside it.  The state vector and the Jacobian
+ * therefore clone from a reserve made (and checked) in pl_cvode_create: their clone operations hand
+ * out the reserve's vectors and matrix, and what they hand out clones the same way; only past the
+ * reserve (CVODE_RESERVE vectors: CVODE asks for 16 with this set-up) do they allocate.  The reserve
+ * rides in the vectors' content, behind the serial content that SUNDIALS's own operations read. */
+#define CVODE_RESERVE 24
 
-int pl_cvode_clones_fit(size_t size, SUNContext sun)
+struct pl_cvode_reserve {
+    N_Vector v[CVODE_RESERVE];
+    size_t nv;   /* vectors left */
+    SUNMatrix J; /* the Jacobian's copy, or NULL once handed out */
+};
+
+typedef struct {
+    struct _N_VectorContent_Serial serial; /* first: what N_VDestroy_Serial and the operations read */
+    pl_cvode_reserve *reserve;
+} reserved_vector;
+
+typedef struct {
+    struct _SUNMatrixContent_Dense dense; /* first: what SUNMatDestroy_Dense and the operations read */
+    pl_cvode_reserve *reserve;
+} reserved_matrix;
+
+static N_Vector reserved_vector_clone(N_Vector w);
+static SUNMatrix reserved_matrix_clone(SUNMatrix A);
+
+/* A serial vector of length n whose clones come from r. */
+static N_Vector reserved_vector_new(sunindextype n, SUNContext sun, pl_cvode_reserve *r)
 {
-    N_Vector v[CVODE_CLONES] = {0};
-    SUNMatrix J = SUNDenseMatrix((sunindextype)size, (sunindextype)size, sun);
-    int made = 0;
-    while (J && made < CVODE_CLONES && (v[made] = N_VNew_Serial((sunindextype)size, sun)) != NULL)
-        made++;
-    while (made-- > 0)
-        N_VDestroy(v[made]);
-    if (!J)
-        return 0;
-    SUNMatDestroy(J);
-    return v[CVODE_CLONES - 1] != NULL;
+    N_Vector v = N_VNew_Serial(n, sun);
+    reserved_vector *c = v ? malloc(sizeof *c) : NULL;
+    if (!c) {
+        N_VDestroy(v);
+        return NULL;
+    }
+    c->serial = *(N_VectorContent_Serial)v->content;
+    c->reserve = r;
+    free(v->content);
+    v->content = c;
+    v->ops->nvclone = reserved_vector_clone;
+    return v;
+}
+
+static N_Vector reserved_vector_clone(N_Vector w)
+{
+    pl_cvode_reserve *r = ((reserved_vector *)w->content)->reserve;
+    if (r->nv > 0)
+        return r->v[--r->nv];
+    return reserved_vector_new(NV_LENGTH_S(w), w->sunctx, r);
+}
+
+/* A dense n x n matrix whose clone comes from r. */
+static SUNMatrix reserved_matrix_new(sunindextype n, SUNContext sun, pl_cvode_reserve *r)
+{
+    SUNMatrix A = SUNDenseMatrix(n, n, sun);
+    reserved_matrix *c = A ? malloc(sizeof *c) : NULL;
+    if (!c) {
+        if (A)
+            SUNMatDestroy(A);
+        return NULL;
+    }
+    c->dense = *(SUNMatrixContent_Dense)A->content;
+    c->reserve = r;
+    free(A->content);
+    A->content = c;
+    A->ops->clone = reserved_matrix_clone;
+    return A;
+}
+
+static SUNMatrix reserved_matrix_clone(SUNMatrix A)
+{
+    pl_cvode_reserve *r = ((reserved_matrix *)A->content)->reserve;
+    SUNMatrix B = r->J;
+    r->J = NULL;
+    return B ? B : reserved_matrix_new(SM_ROWS_D(A), A->sunctx, r);
+}
+
+/* The reserve for a system of this size, or NULL if out of memory. */
+static pl_cvode_reserve *reserve_new(size_t size, SUNContext sun)
+{
+    pl_cvode_reserve *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->J = reserved_matrix_new((sunindextype)size, sun, r);
+    while (r->J && r->nv < CVODE_RESERVE && (r->v[r->nv] = reserved_vector_new((sunindextype)size, sun, r)))
+        r->nv++;
+    if (r->nv < CVODE_RESERVE) {
+        while (r->nv > 0)
+            N_VDestroy(r->v[--r->nv]);
+        if (r->J)
+            SUNMatDestroy(r->J);
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+static void reserve_free(pl_cvode_reserve *r)
+{
+    if (!r)
+        return;
+    while (r->nv > 0)
+        N_VDestroy(r->v[--r->nv]);
+    if (r->J)
+        SUNMatDestroy(r->J);
+    free(r);
 }
 
 #define CHECK(call, what) PL_CVODE_CHECK(cv->mem, "set-up", cv->message, call, what)
@@ -72,21 +159,27 @@ pl_status pl_cvode_create(pl_cvode *cv, const pl_cvode_spec *s, pl_error *err)
     memset(cv, 0, sizeof *cv);
     if (SUNContext_Create(NULL, &cv->sun) != 0)
         return pl_fail(err, PL_ERR_NOMEM, "SUNContext_Create failed (out of memory)");
-    cv->y = N_VNew_Serial((sunindextype)s->size, cv->sun);
-    cv->ytmp = N_VNew_Serial((sunindextype)s->size, cv->sun);
-    if (!cv->y || !cv->ytmp)
-        return pl_fail(err, PL_ERR_NOMEM, "N_VNew_Serial failed");
-    memcpy(N_VGetArrayPointer(cv->y), s->y0, s->size * sizeof *s->y0);
-    if (!pl_cvode_clones_fit(s->size, cv->sun))
+    cv->reserve = reserve_new(s->size, cv->sun);
+    cv->y = cv->reserve ? reserved_vector_new((sunindextype)s->size, cv->sun, cv->reserve) : NULL;
+    cv->ytmp = cv->y ? N_VNew_Serial((sunindextype)s->size, cv->sun) : NULL;
+    if (!cv->ytmp)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for CVODE (a system of size %zu)", s->size);
+    memcpy(N_VGetArrayPointer(cv->y), s->y0, s->size * sizeof *s->y0);
     cv->mem = CVodeCreate(CV_BDF, cv->sun);
     if (!cv->mem)
         return pl_fail(err, PL_ERR_NOMEM, "CVodeCreate failed (out of memory)");
     CHECK(CVodeSetErrHandlerFn(cv->mem, pl_cvode_keep_message, cv->message), "CVodeSetErrHandlerFn");
-    CHECK(CVodeInit(cv->mem, s->rhs, 0.0, cv->y), "CVodeInit");
+    int flag = CVodeInit(cv->mem, s->rhs, 0.0, cv->y);
+    if (flag == CV_MEM_FAIL) {
+        /* SUNDIALS 6.4 frees the vectors of a CVodeInit that ran out of memory and keeps their addresses,
+         * which CVodeFree would free again: CVODE's block (a few kB) is left, on a path that fails the run. */
+        cv->mem = NULL;
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory in CVODE's set-up (CVodeInit)");
+    }
+    CHECK(flag, "CVodeInit");
     CHECK(CVodeSetUserData(cv->mem, s->user), "CVodeSetUserData");
     CHECK(CVodeWFtolerances(cv->mem, s->weights), "CVodeWFtolerances");
-    cv->J = SUNDenseMatrix((sunindextype)s->size, (sunindextype)s->size, cv->sun);
+    cv->J = reserved_matrix_new((sunindextype)s->size, cv->sun, cv->reserve);
     cv->LS = cv->J ? SUNLinSol_Dense(cv->y, cv->J, cv->sun) : NULL;
     if (!cv->LS)
         return pl_fail(err, PL_ERR_NOMEM, "dense linear solver allocation failed");
@@ -114,6 +207,7 @@ void pl_cvode_free(pl_cvode *cv)
         N_VDestroy(cv->ytmp);
     if (cv->y)
         N_VDestroy(cv->y);
+    reserve_free(cv->reserve);
     if (cv->sun)
         SUNContext_Free(&cv->sun);
 }

@@ -32,10 +32,14 @@ pl_status pl_cvode_failure(void *cvode, const char *what, int flag, const char *
 /* Add CVODE's counters since the last (re)initialization to stats. */
 void pl_cvode_add_counters(void *cvode, pl_stats *stats);
 
+/* What the vectors and the Jacobian CVODE clones are taken from (cvode_driver.c). */
+typedef struct pl_cvode_reserve pl_cvode_reserve;
+
 /* A CVODE BDF integrator (after the SUNDIALS examples: every return value checked, everything freed
  * in reverse order). */
 typedef struct {
     SUNContext sun;
+    pl_cvode_reserve *reserve;
     N_Vector y, ytmp; /* the state, and a work vector of the same size */
     SUNMatrix J;
     SUNLinearSolver LS;
@@ -57,9 +61,6 @@ typedef struct {
 
 pl_status pl_cvode_create(pl_cvode *cv, const pl_cvode_spec *spec, pl_error *err);
 
-/* Whether the vectors and the Jacobian CVODE clones (unchecked) for a system of this size can be
- * allocated now: asked before its set-up and its first step (cvode_driver.c). */
-int pl_cvode_clones_fit(size_t size, SUNContext sun);
 void pl_cvode_free(pl_cvode *cv);
 
 /* The solution at t inside the last step (CVODE's dense output), in cv->ytmp; NULL on failure. */

@@ -18,7 +18,6 @@ typedef struct {
     pl_cvode cv;
     double *J;       /* row-major Jacobian from the solver */
     pl_stats banked; /* counters of internal re-initializations since the last restart */
-    int stepped;     /* CVODE has taken its first step (and cloned its Jacobian) */
 } cvode_stepper;
 
 static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
@@ -103,11 +102,6 @@ static int step(pl_stepper *s, double t_stop, pl_error *err)
     cvode_stepper *c = s->impl;
     if ((c->spec.max_order && limit_order(s, err) != PL_OK) || limit_step(s, err) != PL_OK)
         return -1;
-    if (!c->stepped && !pl_cvode_clones_fit(s->size, c->cv.sun)) {
-        pl_fail(err, PL_ERR_NOMEM, "out of memory for CVODE's first step at t = %.17g (%s)", s->t, c->spec.context);
-        return -1;
-    }
-    c->stepped = 1;
     int flag = CVode(c->cv.mem, t_stop, c->cv.y, &s->t, CV_ONE_STEP);
     if (flag < 0) {
         pl_cvode_failure(c->cv.mem, "CVode", flag, c->spec.context, c->cv.message, err);

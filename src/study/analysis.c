@@ -10,6 +10,7 @@
 #include "model/contact_law.h"
 #include "model/sliding.h"
 #include "solvers/solver.h"
+#include "study/coupling.h"
 #include "study/fit.h"
 
 const char *pl_episode_kind_name(pl_episode_kind kind)
@@ -436,26 +437,135 @@ double pl_analysis_restitution_of(const pl_model *model, const pl_analysis *a, s
     return NAN;
 }
 
-/* A penalized run's first impact (a->impact[0]) measured on its constraint c to the last exit of the
- * impact episodes overlapping it (analysis.h). */
-static double penalized_restitution_first(const pl_model *model, const pl_solution *sol, const pl_analysis *a)
+/* The episodes of a penalized run with an exit, in order of exit (the impact motions below look
+ * up the episodes that end within a time span). */
+static size_t *episodes_by_exit(const pl_solution *sol, size_t *count)
 {
-    const pl_impact_record *first = &a->impact[0], *last = first;
-    double end = first->t_out;
-    for (size_t k = 1; k < a->impacts && a->impact[k].event.t <= end; k++)
-        if (a->impact[k].t_out > end) {
-            end = a->impact[k].t_out;
-            last = &a->impact[k];
+    size_t *order = malloc((sol->nepisodes ? sol->nepisodes : 1) * sizeof *order), k = 0;
+    if (!order)
+        return NULL;
+    for (size_t j = 0; j < sol->nepisodes; j++)
+        if (!isnan(sol->episodes[j].t_out))
+            order[k++] = j;
+    /* insertion sort: the exits are nearly in order already (episodes are in order of entry) */
+    for (size_t a = 1; a < k; a++)
+        for (size_t b = a; b > 0 && sol->episodes[order[b - 1]].t_out > sol->episodes[order[b]].t_out; b--) {
+            size_t x = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = x;
         }
-    if (first->event.gdot_before == 0.0)
-        return NAN;
-    double after = first->event.gdot_after;
-    if (last != first && last->row_out < sol->traj.nrows) {
-        const double *x = pl_table_row(&sol->traj, last->row_out);
-        size_t n = sol->n, m = sol->m;
-        after = gap_rate_at(model, first->event.constraint, x[0], x + pl_col_q(n, m), x + pl_col_v(n, m));
+    *count = k;
+    return order;
+}
+
+/* A penalized impact (episode k) as the fast motion of several constraints (a corner's two walls; a
+ * chain of balls in contact, whose compression wave runs through every contact): its episode and
+ * every episode that overlaps it, transitively, on a constraint coupled with one already in it
+ * (study/coupling.h) and that ends within IMPACT_MOTION_CONTACTS contact times of the latest exit so
+ * far (a contact the impact opens or closes, not a rest that outlasts it).  The motion ends at the
+ * last of their exits, when the fast motion of all of them is over, as the limit's jump (paper 004,
+ * Theorem 5: one fast system for every constraint at the contact).  The record's velocities after
+ * are taken there (docs/methods.md, "An impact of several constraints").  Its constraints are
+ * flagged as participants.  Non-zero if out of memory. */
+#define IMPACT_MOTION_CONTACTS 3.0
+
+static void impact_motion(const pl_model *model, const pl_solution *sol, size_t k, double mu, const size_t *by_exit,
+                          size_t nexit, pl_coupling *coupling, size_t *mark, pl_impact_record *r)
+{
+    size_t n = sol->n, m = sol->m;
+    const pl_episode *first = &sol->episodes[k];
+    const double *x0 = pl_table_row(&sol->traj, first->row_in);
+    double V = fabs(first->gdot_in), end = first->t_out, reach = 0.0;
+    for (size_t i = 0; i < m; i++)
+        reach = fmax(reach, IMPACT_MOTION_CONTACTS * pl_law_contact_time(&model->law[i], mu, V));
+    size_t lo = 0, hi = nexit; /* the first episode ending at or after the impact's entry */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sol->episodes[by_exit[mid]].t_out < first->t_in)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return -after / first->event.gdot_before;
+    size_t last = k;
+    for (int grown = 1; grown;) {
+        grown = 0;
+        for (size_t j = lo; j < nexit && sol->episodes[by_exit[j]].t_out <= end + reach; j++) {
+            size_t o = by_exit[j];
+            const pl_episode *ep = &sol->episodes[o];
+            if (mark[j] == k + 1 || o == k || ep->t_in > end ||
+                ep->t_out > end + IMPACT_MOTION_CONTACTS * pl_law_contact_time(&model->law[ep->constraint], mu, V))
+                continue;
+            int coupled = 0;
+            for (size_t i = 0; i < m && !coupled; i++)
+                if (r->event.participants[i]) {
+                    pl_coupling_set(coupling, i, x0[0], x0 + pl_col_q(n, m), x0 + pl_col_v(n, m));
+                    coupled = pl_coupled(coupling, ep->constraint);
+                }
+            if (!coupled)
+                continue;
+            mark[j] = k + 1;
+            grown = 1;
+            r->event.participants[ep->constraint] = 1;
+            if (ep->t_out > end) {
+                end = ep->t_out;
+                last = o;
+            }
+        }
+    }
+    const pl_episode *ending = &sol->episodes[last];
+    if (last == k || ending->row_out >= sol->traj.nrows)
+        return;
+    const double *x = pl_table_row(&sol->traj, ending->row_out);
+    memcpy(r->event.v_after, x + pl_col_v(n, m), n * sizeof *x);
+    r->event.gdot_after = gap_rate_at(model, first->constraint, x[0], x + pl_col_q(n, m), x + pl_col_v(n, m));
+    r->event.gamma_after = ending->gamma_out;
+    r->t_out = end;
+    r->row_out = ending->row_out;
+}
+
+/* The fast motion of every impact of a penalized run (impact_motion): its records are in the order
+ * of their episodes. */
+static pl_status impact_motions(const pl_model *model, const pl_solution *sol, double mu, pl_analysis *a,
+                                pl_error *err)
+{
+    size_t nexit = 0, *by_exit = episodes_by_exit(sol, &nexit), *mark = calloc(nexit + 1, sizeof *mark);
+    pl_coupling *coupling = pl_coupling_new(model);
+    pl_status s = by_exit && mark && coupling ? PL_OK : pl_fail(err, PL_ERR_NOMEM, "out of memory analysing impacts");
+    for (size_t k = 0, r = 0; s == PL_OK && k < sol->nepisodes && r < a->impacts; k++) {
+        const pl_episode *ep = &sol->episodes[k];
+        if (a->info[k].kind == PL_IMPACT && ep->row_in <= ep->row_out && ep->row_out < sol->traj.nrows)
+            impact_motion(model, sol, k, mu, by_exit, nexit, coupling, mark, &a->impact[r++]);
+    }
+    free(by_exit);
+    free(mark);
+    pl_coupling_free(coupling);
+    return s;
+}
+
+/* A scheme's impact ends with the step of its last impulse, where its velocity after holds (up to
+ * SCHEME_IMPACT_STEPS steps after its time, which may lie a step before the first impulse): that
+ * row's time and index into t_out and row_out.  Rows read back from a file without it: the
+ * impact's own time. */
+static void scheme_impact_end(const pl_solution *sol, pl_impact_record *r)
+{
+    size_t n = sol->n, m = sol->m, rows = sol->traj.nrows, lo = 0, hi = rows;
+    r->t_out = r->event.t;
+    while (lo < hi) { /* the first row at or after the impact's time */
+        size_t mid = lo + (hi - lo) / 2;
+        if (pl_table_row(&sol->traj, mid)[0] < r->event.t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    double t_max = r->event.t + (SCHEME_IMPACT_STEPS + 1) * sol->step_size;
+    for (size_t k = lo; k < rows && pl_table_row(&sol->traj, k)[0] <= t_max; k++) {
+        const double *x = pl_table_row(&sol->traj, k);
+        if (memcmp(x + pl_col_v(n, m), r->event.v_after, n * sizeof *x) == 0) {
+            r->t_out = x[0];
+            r->row_out = k;
+            return;
+        }
+    }
 }
 
 /* The limit solution's capture: its (first) accumulation point, else the start of a sustained
@@ -675,16 +785,21 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
                 a->impacts++;
                 pl_event_copy(&r->event, e, n, m);
                 r->t_out = r->event.t;
+                if (family == PL_FAMILY_SCHEME)
+                    scheme_impact_end(sol, r);
             }
+    if (family == PL_FAMILY_PENALTY) {
+        pl_status s = impact_motions(model, sol, mu, a, err);
+        if (s != PL_OK)
+            return s;
+    }
     qsort(a->impact, a->impacts, sizeof *a->impact, compare_impacts); /* episodes are ordered by entry */
     if (a->impacts > 0) {
         const pl_event *first = &a->impact[0].event;
         a->first_impact_time = first->t;
         a->first_impact_time_resolution = first->t_resolution;
         a->restitution_first_constraint = first->constraint;
-        a->restitution_first = family == PL_FAMILY_PENALTY ? penalized_restitution_first(model, sol, a)
-                               : first->gdot_before != 0.0 ? -first->gdot_after / first->gdot_before
-                                                           : NAN;
+        a->restitution_first = first->gdot_before != 0.0 ? -first->gdot_after / first->gdot_before : NAN;
     }
 
     /* Capture: the limit's accumulation point or final slide; a penalized run's final contact,

@@ -44,11 +44,19 @@ typedef struct {
 
 /* An impact as the analysis sees it: the event (time t = the start of the contact, velocities
  * before and after, normal rates of the triggering constraint; its arrays owned by the analysis,
- * which does not depend on the solution once made) and its end time. */
+ * which does not depend on the solution once made) and its end, where the velocities after hold.
+ * A penalized impact is the fast motion of every contact it takes along (a corner's other wall, the
+ * contacts of a chain of balls a compression wave runs through): its episode and the episodes that
+ * overlap it, transitively, on constraints coupled with it (study/coupling.h) and that end within 3
+ * contact times of the latest exit before them; it ends at the last of their exits, and its
+ * velocities after, and the gap rate after of its constraint, are taken there (docs/methods.md, "An
+ * impact of several constraints"); those constraints are its participants.  A scheme's impact ends
+ * with its last impulse step, whose end holds its velocities after. */
 typedef struct {
     pl_event event;
-    double t_out;  /* end of the contact (a penalized episode's exit; t for the others) */
-    size_t row_out; /* a penalized episode's exit row (0 for the others) */
+    double t_out;   /* the end of the contact (penalized: of the fast motion; a scheme: of its last
+                       impulse step); t for the limit solution and external trajectories */
+    size_t row_out; /* the row at t_out (penalized runs and schemes; 0 for the others) */
 } pl_impact_record;
 
 typedef struct {
@@ -63,9 +71,9 @@ typedef struct {
     /* The restitution -Gdot_c(after)/Gdot_c(before) of the first impact, on the constraint c that it is
      * labelled with: the limit solution's and a scheme's impact event's constraint (the limit's is the
      * one approaching fastest), a penalized run's first impact episode's (the lowest index among
-     * episodes entered at one time).  A penalized impact of several constraints is one episode each,
-     * overlapping (a corner): "after" is then at the last exit of the impact episodes overlapping the
-     * first (transitively), when the fast motion of all of them is over, as in the limit's jump. */
+     * episodes entered at one time).  "After" is the end of the impact (pl_impact_record): for a
+     * penalized impact of several constraints, when the fast motion of all of them is over, as in the
+     * limit's jump. */
     double restitution_first;
     size_t restitution_first_constraint; /* c (SIZE_MAX: no impact) */
     double lift_off_first;      /* end of the first sustained contact that ends */

@@ -28,15 +28,16 @@ typedef enum { SCALE_LENGTH, SCALE_IMPULSE, SCALE_TIME, SCALE_VELOCITY } scale;
 static const struct {
     const char *name;
     scale scale;
+    int event_time; /* the error of an event's time: the tolerance floor PL_NOISE_RTOLS_TIME (fit.h) */
 } distances[PL_FD_COUNT] = {
     [PL_FD_SUP_Q] = {"sup_q", SCALE_LENGTH},
     [PL_FD_SUP_Q_OUTSIDE] = {"sup_q_outside_zeno", SCALE_LENGTH},
     [PL_FD_L1_V] = {"l1_v", SCALE_IMPULSE},
     [PL_FD_S_DISTANCE_Q] = {"s_distance_q", SCALE_LENGTH},
-    [PL_FD_IMPACT_TIME] = {"impact_time_error", SCALE_TIME},
+    [PL_FD_IMPACT_TIME] = {"impact_time_error", SCALE_TIME, 1},
     [PL_FD_IMPACT_VELOCITY] = {"impact_velocity_error", SCALE_VELOCITY},
-    [PL_FD_CAPTURE] = {"capture_error", SCALE_TIME},
-    [PL_FD_LIFT_OFF] = {"lift_off_error", SCALE_TIME},
+    [PL_FD_CAPTURE] = {"capture_error", SCALE_TIME, 1},
+    [PL_FD_LIFT_OFF] = {"lift_off_error", SCALE_TIME, 1},
     [PL_FD_FINAL_Q] = {"final_q_error", SCALE_LENGTH},
     [PL_FD_FINAL_V] = {"final_v_error", SCALE_VELOCITY},
 };
@@ -200,18 +201,20 @@ pl_status pl_family_assess(const pl_model *model, const pl_solver_type *solver, 
     for (size_t k = 0; k < n; k++)
         pl_limit_distance_impacts_over(&members[k].res->d, members[k].match, f->impact_common);
     free(matches);
-    /* Noise floors: 100 rtol times the case's scales, as the sweeps'. */
+    /* Noise floors: PL_NOISE_RTOLS (event times: PL_NOISE_RTOLS_TIME) rtol times the case's scales, as
+     * the sweeps'. */
     const pl_solution *first = n ? members[0].sol->sol : NULL;
     int irtol = first ? pl_solver_option_index(first->solver, "rtol") : -1;
     double rtol = irtol >= 0 ? first->option[irtol] : 1e-13; /* a scheme's noise is round-off */
     double V = model->v_scale, A = model->a_scale, L = V * V / A, T = first ? first->t_end : L / V;
     const double scale[] = {[SCALE_LENGTH] = L, [SCALE_IMPULSE] = V * (isfinite(T) ? T : L / V),
                             [SCALE_TIME] = L / V, [SCALE_VELOCITY] = V};
-    f->noise_floor_q = 100.0 * rtol * L;
+    f->noise_floor_q = PL_NOISE_RTOLS * rtol * L;
     for (int d = 0; d < PL_FD_COUNT; d++) {
         for (size_t k = 0; k < n; k++)
             values[k] = pl_family_distance_value(members[f->order[k]].res, (pl_family_distance)d);
-        f->conv[d] = pl_convergence_of(f->x, values, n, 0.0, 100.0 * rtol * scale[distances[d].scale], NULL, errors);
+        double rtols = distances[d].event_time ? PL_NOISE_RTOLS_TIME : PL_NOISE_RTOLS;
+        f->conv[d] = pl_convergence_of(f->x, values, n, 0.0, rtols * rtol * scale[distances[d].scale], NULL, errors);
         f->conv[d].reference = PL_REF_DISTANCE;
     }
     /* The distances between successive members, and the tail of their series. */

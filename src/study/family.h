@@ -8,9 +8,9 @@
  * members.  The family's own limit is estimated at eps = d_last r/(1 - r) from its finest member (the
  * geometric tail of the successive distances, r = (x_{N-2}/x_{N-1})^p with p their fitted rate, r/(1 -
  * r) = 1 without one).  It converges to the limit solution when e_last <= 3 (eps + floor) and e_k
- * falls (pl_convergence_of: a rate positive beyond twice its error, or a fall by 10), or when every
- * e_k is at the noise floor; to another limit when e_last is farther than that while the d_k fall (or
- * are at the noise floor); otherwise it does not converge.  Each needs PL_FIT_MIN_POINTS values: 4
+ * falls (pl_convergence_of: a rate of at least PL_RATE_MIN positive beyond twice its error, or a fall
+ * by 10), or when every e_k is at the noise floor; to another limit when e_last is farther than that
+ * while the d_k fall (or are at the noise floor); otherwise it does not converge.  Each needs PL_FIT_MIN_POINTS values: 4
  * members, and 5 (4 successive distances) to tell another limit from none. */
 #ifndef PL_FAMILY_H
 #define PL_FAMILY_H

@@ -12,20 +12,35 @@ int pl_fit_meaningful(size_t points, double value, double se)
     return points >= PL_FIT_MIN_POINTS && isfinite(value) && isfinite(se) && se < fabs(value);
 }
 
+const char *pl_floor_note(const pl_convergence *cv, char *buf, size_t len)
+{
+    if (cv->floored == 0)
+        return NULL;
+    char tol[96] = "", res[64] = "";
+    if (cv->floored_tolerance > 0)
+        snprintf(tol, sizeof tol, "%zu within the integration's tolerance (%.3g)", cv->floored_tolerance, cv->floor);
+    if (cv->floored_resolution > 0)
+        snprintf(res, sizeof res, "%zu within %s round-off resolution", cv->floored_resolution,
+                 cv->floored_resolution == 1 ? "its" : "their");
+    snprintf(buf, len, "%s%s%s", tol, *tol && *res ? ", " : "", res);
+    return buf;
+}
+
 const char *pl_convergence_note(const pl_convergence *cv, char *buf, size_t len)
 {
     if (isfinite(cv->rate))
         return NULL;
+    char floors[192];
+    pl_floor_note(cv, floors, sizeof floors);
     if (cv->at_floor)
-        snprintf(buf, len, "every error is at or below the noise floor %.3g", cv->floor);
+        snprintf(buf, len, "every error is at a noise floor: %s", floors);
     else if (cv->points == 0)
         snprintf(buf, len, "no value to fit");
     else if (cv->points < PL_FIT_MIN_POINTS && cv->floored > 0)
-        snprintf(buf, len, "at the noise floor: %zu value%s above it (%zu at or below it, left out), a fit needs %d",
-                 cv->points, cv->points == 1 ? "" : "s", cv->floored, PL_FIT_MIN_POINTS);
+        snprintf(buf, len, "%zu value%s above the noise floors (%s, left out), a fit needs %d", cv->points,
+                 cv->points == 1 ? "" : "s", floors, PL_FIT_MIN_POINTS);
     else if (cv->points < PL_FIT_MIN_POINTS)
-        snprintf(buf, len, "%zu value%s above the noise floor, a fit needs %d", cv->points, cv->points == 1 ? "" : "s",
-                 PL_FIT_MIN_POINTS);
+        snprintf(buf, len, "%zu value%s, a fit needs %d", cv->points, cv->points == 1 ? "" : "s", PL_FIT_MIN_POINTS);
     else
         snprintf(buf, len, "the standard error of the fitted rate is not below it (%zu points)", cv->points);
     return buf;
@@ -132,18 +147,25 @@ pl_convergence pl_convergence_of(const double *mu, const double *values, size_t 
     size_t finite = 0, above = 0;
     for (size_t j = 0; j < n; j++) {
         err[j] = isfinite(cv.limit) ? values[j] - cv.limit : NAN;
-        int fit = isfinite(err[j]) && pl_above_floor(err[j], floor, resolution ? resolution[j] : NAN);
+        double res = resolution ? resolution[j] : NAN;
+        int fit = isfinite(err[j]) && pl_above_floor(err[j], floor, res);
         finite += isfinite(err[j]);
         above += fit;
         fitted[j] = fit ? err[j] : NAN;
+        if (isfinite(err[j]) && !fit) {
+            if (fabs(err[j]) <= res)
+                cv.floored_resolution++;
+            else
+                cv.floored_tolerance++;
+        }
     }
     cv.at_floor = finite > 0 && above == 0;
     cv.floored = finite - above;
     cv.floor = floor;
     cv.points = pl_fit_rate(mu, fitted, n, &cv.rate, &cv.rate_se);
-    /* Converging: a rate positive beyond twice its standard error, or errors that fall by 10 from
-     * the first fitted value to the last (orders that mix, like impact times timed O(h^2) or O(h)
-     * depending on the step, scatter a fit). */
+    /* Converging: a rate of at least PL_RATE_MIN, positive beyond twice its standard error, or errors
+     * that fall by 10 from the first fitted value to the last (orders that mix, like impact times
+     * timed O(h^2) or O(h) depending on the step, scatter a fit). */
     double first = NAN, last = NAN;
     for (size_t j = 0; j < n; j++)
         if (isfinite(fitted[j]) && fitted[j] != 0.0) {
@@ -152,7 +174,9 @@ pl_convergence pl_convergence_of(const double *mu, const double *values, size_t 
             last = fabs(fitted[j]);
         }
     /* With too little data for a rate (it is null), nothing is said either way (json null). */
-    cv.converges = cv.points < PL_FIT_MIN_POINTS ? -1 : cv.rate - 2.0 * cv.rate_se > 0.0 || last < 0.1 * first;
+    cv.converges = cv.points < PL_FIT_MIN_POINTS
+                       ? -1
+                       : (cv.rate >= PL_RATE_MIN && cv.rate - 2.0 * cv.rate_se > 0.0) || last < 0.1 * first;
     size_t half = n / 2;
     pl_fit_rate(mu + half, fitted + half, n - half, &cv.rate_upper, &cv.rate_upper_se);
     free(fitted);

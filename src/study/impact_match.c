@@ -8,10 +8,12 @@
 
 #include "model/contact_law.h"
 #include "solvers/solver.h"
+#include "study/coupling.h"
 
 /* The window's half-width in units of the time resolution tau, around the time predicted from the
- * pair before (the delay it leaves and its error in the gap rate, below): what the prediction leaves
- * out is second order (measured: 1e-2 tau on the vibrating table at mu = 1e10). */
+ * anchor (the pair before on a coupled constraint, predict below): what the prediction leaves out is
+ * second order (measured: 1e-3 tau on the vibrating table at mu = 1e10, up to 0.8 tau for Moreau-Jean
+ * on a table; a slow impact, 0.2 m/s, 9 tau, within the margin of its correction). */
 #define WINDOW_TAUS 2.0
 /* A limit impact slower than this many |D| tau is below the solution's resolution, D the free gap
  * acceleration there (paper 004, (37)): the smooth forces change the gap rate by D tau over the
@@ -29,7 +31,20 @@ const char *pl_match_kind_name(pl_match_kind kind)
 typedef struct {
     double a, b; /* b = t_final while it lasts to the end */
     size_t constraint;
+    const double *q, *v; /* the solution's state at b where it ends (NULL: not known) */
 } interval;
+
+/* What a pair leaves for the predictions after it (docs/methods.md, "Matching impacts"): the limit's
+ * state just after its impact (or lift-off) at t_lim, the solution's after its partner at t_sol (the
+ * end of its contact: the solution's state where its velocities after hold), and the constraints
+ * involved.  A void anchor (a limit impact left unpaired: the limit's motion jumped there, and the
+ * solution's did not or it is not known how) carries only the delay of the anchor before it. */
+typedef struct {
+    int valid;
+    double t_lim, t_sol, delay; /* delay: t_sol - t_lim, or the one before a void anchor */
+    const double *q_lim, *v_lim, *q_sol, *v_sol;
+    size_t first, count; /* its constraints: the matcher's involved[first .. first + count) */
+} anchor;
 
 typedef struct {
     const pl_model *model;
@@ -39,21 +54,24 @@ typedef struct {
     const pl_analysis *la;
     interval *sustained;
     size_t nsustained;
-    /* What the last pair (or lift-off) leaves: after the limit's time last_t (state last_q), the
-     * solution moves as the limit delayed by `delay` (+- `spread` after a lift-off), with the gap rate
-     * of constraint last_c off by `dgdot` (the velocity error `dv` where it was labelled with another
-     * constraint). */
-    double delay, spread, dgdot, dv, last_t;
-    const double *last_q;
-    size_t last_c;
+    anchor *anchors; /* in the limit's time order */
+    size_t nanchors, anchors_cap;
+    size_t *involved; /* the constraints of the anchors */
+    size_t ninvolved, involved_cap;
+    unsigned char *seen; /* m: 0 not yet tested, 1 coupled, 2 not (one search for an anchor) */
     size_t *last; /* m: the solution's impact paired last on each constraint (SIZE_MAX: none) */
     pl_work *work;
     pl_gap *gap;
+    pl_coupling *coupling;
+    double *fp; /* 2 n: F_p of the solution's and of the limit's state */
 } matcher;
 
+/* Does constraint j take part in impact e: its label, or a participant that carries an impulse?  The
+ * limit solution's fast system holds every active constraint, and contacts at rest elsewhere (a disk
+ * resting against a wall while another disk hits one) carry none: they are not part of the impact. */
 static int takes_part(const pl_event *e, size_t j)
 {
-    return j == e->constraint || (e->participants && e->participants[j]);
+    return j == e->constraint || (e->participants && e->participants[j] && e->impulse[j] != 0.0);
 }
 
 /* The largest spacing of the solution's rows next to t (a jump's rows at one t are one instant). */
@@ -105,6 +123,19 @@ static double resolution(const matcher *mt, const pl_event *e, size_t c, double 
     return fmax(tau, 64.0 * DBL_EPSILON * fmax(1.0, fabs(t)));
 }
 
+/* The solution's state at row r of its trajectory: its time, into *q and *v (NULL if it has no such
+ * row: a run read back without it). */
+static double row_state(const pl_solution *sol, size_t r, const double **q, const double **v)
+{
+    *q = *v = NULL;
+    if (r >= sol->traj.nrows)
+        return NAN;
+    const double *x = pl_table_row(&sol->traj, r);
+    *q = x + pl_col_q(sol->n, sol->m);
+    *v = x + pl_col_v(sol->n, sol->m);
+    return x[0];
+}
+
 /* The sustained contacts of the solution: its sustained episodes (penalized runs, schemes), or the
  * slides between its slide_start and lift_off events (external trajectories), and its capture. */
 static pl_status collect_sustained(matcher *mt, pl_error *err)
@@ -119,22 +150,27 @@ static pl_status collect_sustained(matcher *mt, pl_error *err)
         for (size_t e = 0; e < sol->nepisodes && e < mt->a->nepisodes; e++)
             if (mt->a->info[e].kind == PL_SUSTAINED) {
                 const pl_episode *ep = &sol->episodes[e];
-                mt->sustained[k++] = (interval){ep->t_in, isnan(ep->t_out) ? sol->t_final : ep->t_out, ep->constraint};
+                interval *s = &mt->sustained[k++];
+                *s = (interval){ep->t_in, isnan(ep->t_out) ? sol->t_final : ep->t_out, ep->constraint, NULL, NULL};
+                if (!isnan(ep->t_out) && !(row_state(sol, ep->row_out, &s->q, &s->v) >= ep->t_in))
+                    s->q = s->v = NULL;
             }
     for (size_t e = 0; e < sol->nevents; e++) {
         const pl_event *ev = &sol->events[e];
         if (ev->kind != PL_EVENT_SLIDE_START)
             continue;
-        double end = sol->t_final;
+        interval *s = &mt->sustained[k++];
+        *s = (interval){ev->t, sol->t_final, ev->constraint, NULL, NULL};
         for (size_t f = e + 1; f < sol->nevents; f++)
             if (sol->events[f].kind == PL_EVENT_LIFT_OFF && sol->events[f].constraint == ev->constraint) {
-                end = sol->events[f].t;
+                s->b = sol->events[f].t;
+                s->q = sol->events[f].q;
+                s->v = sol->events[f].v_after;
                 break;
             }
-        mt->sustained[k++] = (interval){ev->t, end, ev->constraint};
     }
     if (!isnan(mt->a->capture_time))
-        mt->sustained[k++] = (interval){mt->a->capture_time, sol->t_final, SIZE_MAX};
+        mt->sustained[k++] = (interval){mt->a->capture_time, sol->t_final, SIZE_MAX, NULL, NULL};
     mt->nsustained = k;
     return PL_OK;
 }
@@ -177,65 +213,126 @@ static double outside(double t, double lo, double hi)
     return t < lo ? lo - t : t > hi ? t - hi : 0.0;
 }
 
+/* Record an anchor: its constraints are i (SIZE_MAX: none) and those taking part in limit event e
+ * (NULL: none).  Non-zero if out of memory. */
+static int add_anchor(matcher *mt, const anchor *an, const pl_event *e, size_t i)
+{
+    size_t m = mt->sol->m;
+    if (mt->nanchors == mt->anchors_cap) {
+        size_t cap = 2 * mt->anchors_cap + 8;
+        anchor *p = realloc(mt->anchors, cap * sizeof *p);
+        if (!p)
+            return -1;
+        mt->anchors = p;
+        mt->anchors_cap = cap;
+    }
+    if (mt->ninvolved + m + 1 > mt->involved_cap) {
+        size_t cap = 2 * mt->involved_cap + m + 1;
+        size_t *p = realloc(mt->involved, cap * sizeof *p);
+        if (!p)
+            return -1;
+        mt->involved = p;
+        mt->involved_cap = cap;
+    }
+    anchor *a = &mt->anchors[mt->nanchors++];
+    *a = *an;
+    a->first = mt->ninvolved;
+    if (i != SIZE_MAX)
+        mt->involved[mt->ninvolved++] = i;
+    for (size_t j = 0; e && j < m; j++)
+        if (j != i && takes_part(e, j))
+            mt->involved[mt->ninvolved++] = j;
+    a->count = mt->ninvolved - a->first;
+    return 0;
+}
+
+/* The latest anchor on a constraint coupled with constraint i at (t, q, v) (study/coupling.h):
+ * the impacts of bodies that share no degree of freedom with i's do not move it.  NULL if none: the
+ * solution has moved as the limit along i's degrees of freedom so far. */
+static const anchor *anchor_for(matcher *mt, size_t i, double t, const double *q, const double *v)
+{
+    memset(mt->seen, 0, mt->sol->m);
+    int set = 0;
+    for (size_t k = mt->nanchors; k-- > 0;) {
+        const anchor *a = &mt->anchors[k];
+        for (size_t c = a->first; c < a->first + a->count; c++) {
+            size_t j = mt->involved[c];
+            if (!mt->seen[j]) {
+                if (!set && j != i) {
+                    pl_coupling_set(mt->coupling, i, t, q, v);
+                    set = 1;
+                }
+                mt->seen[j] = j == i || pl_coupled(mt->coupling, j) ? 1 : 2;
+            }
+            if (mt->seen[j] == 1)
+                return a;
+        }
+    }
+    return NULL;
+}
+
 /* A lift-off e of the limit solution: the end of a sustained contact of the solution on its
- * constraint near it resets the delay.  After a slide on a moving obstacle the lift-off is set by the
- * forcing (delay 0), after an autonomous one it keeps the delay: the window spans both, and the delay
- * after it spans 0 and the lift-off's own. */
-static void lift_off(matcher *mt, const pl_event *e)
+ * constraint near it is its partner, and the solution's state there an anchor.  After a slide on a
+ * moving obstacle the lift-off is set by the forcing (delay 0), after an autonomous one it keeps
+ * the delay: the window spans both.  Non-zero if out of memory. */
+static int lift_off(matcher *mt, const pl_event *e)
 {
     size_t c = e->constraint;
-    double t = e->t, w = WINDOW_TAUS * resolution(mt, NULL, c, t, 0.0);
-    double lo = fmin(0.0, mt->delay - mt->spread) - w, hi = fmax(0.0, mt->delay + mt->spread) + w;
-    double best = INFINITY, end = NAN;
+    const anchor *before = anchor_for(mt, c, e->t, e->q, e->v_before);
+    double t = e->t, w = WINDOW_TAUS * resolution(mt, NULL, c, t, 0.0), d = before ? before->delay : 0.0;
+    double lo = fmin(0.0, d) - w, hi = fmax(0.0, d) + w;
+    const interval *end = NULL;
     for (size_t k = 0; k < mt->nsustained; k++) {
         const interval *s = &mt->sustained[k];
         if (s->constraint != c || !(s->b < mt->sol->t_final) || outside(s->b - t, lo, hi) > 0.0)
             continue;
-        if (fabs(s->b - t - mt->delay) < best) {
-            best = fabs(s->b - t - mt->delay);
-            end = s->b;
-        }
+        if (!end || fabs(s->b - t - d) < fabs(end->b - t - d))
+            end = s;
     }
-    if (isnan(end))
-        return;
-    mt->delay = 0.5 * (end - t);
-    mt->spread = 0.5 * fabs(end - t);
-    mt->dgdot = mt->dv = 0.0;
-    mt->last_t = t;
-    mt->last_q = e->q;
-    mt->last_c = c;
+    if (!end)
+        return 0;
+    anchor an = {.valid = end->q != NULL, .t_lim = t, .t_sol = end->b, .delay = end->b - t, .q_lim = e->q,
+                 .v_lim = e->v_after, .q_sol = end->q, .v_sol = end->v};
+    return add_anchor(mt, &an, NULL, c);
 }
 
 /* Where the solution should reach constraint i at limit impact e (gap rate Gdot < 0): *centre, and
- * *margin the size of the correction to the delay and of what is uncertain in it.
+ * *margin the size of the correction to the delay.
  *
- * Since the last pair at t0 the solution moves as the limit delayed by d, with its gap rate off by dg:
- * with a gap G(q, t) = g(q) + h(t) and a time-invariant free motion (a ball over a moving table), to
- * first order G_sol(t) = G_lim(t - d) + Delta, Delta = d (G_t(t) - G_t(t0) - G_tt(t0) (t - t0)) +
- * dg (t - t0): the obstacle's motion over the delay, and the flight's drift.  So the solution reaches
- * the constraint at t_l + d + Delta/|Gdot|.  (Without the first term the table at mu = 1e10 was
- * predicted 1.2e-4 early, 3.7 contact times; with it, 1e-7.)  Only across one flight: after a limit
- * impact left unpaired, the delay alone. */
-static void predict(matcher *mt, const pl_event *e, double *centre, double *margin)
+ * From the anchor of i (anchor_for: the last pair on a constraint coupled with it) the solution
+ * moves, to first order, as the limit delayed by d = t_sol - t_lim, displaced by the difference of
+ * their states there: q_sol(t) = q_lim(t - d) + dq + dFp (t - t_sol), dq = q_sol - q_lim and dFp
+ * the difference of F_p (of the velocities).  So its gap is G_lim(t - d) + Delta, Delta = d G_t +
+ * grad G . (dq + dFp (t_l - t_lim)) at the limit impact (t_l, q_l), and it reaches the constraint
+ * at t_l + d + Delta/|Gdot|.  What the states carry: a penalized contact's duration and its exit
+ * velocity (the delays that accumulate over a sequence of impacts), a scheme's step (its state at
+ * the end of its impulse step), the motion of another constraint's contact (a corner's first wall
+ * moves the mass along the second during its contact time), and the obstacle's motion over the
+ * delay (the table at mu = 1e10: without G_t the second impact was predicted 1.2e-4 early, 3.7
+ * contact times).  Without an anchor: the limit time.  After a void anchor: its delay, no
+ * correction.  *delay: the anchor's delay. */
+static void predict(matcher *mt, const pl_event *e, double *centre, double *margin, double *delay)
 {
-    size_t i = e->constraint;
-    double speed = fabs(e->gdot_before), d = mt->delay;
-    *centre = e->t + d;
-    *margin = mt->spread;
-    if (!mt->last_q || !(speed > 0.0))
+    size_t i = e->constraint, n = mt->sol->n;
+    double speed = fabs(e->gdot_before);
+    const anchor *a = anchor_for(mt, i, e->t, e->q, e->v_before);
+    *delay = a ? a->delay : 0.0;
+    *centre = e->t + *delay;
+    *margin = 0.0;
+    if (!a || !a->valid || !(speed > 0.0))
         return;
+    double *fs = mt->fp, *fl = mt->fp + n, flight = e->t - a->t_lim;
+    pl_model_velocity_map(mt->model, a->t_sol, a->q_sol, a->v_sol, fs, NULL, NULL, NULL);
+    pl_model_velocity_map(mt->model, a->t_lim, a->q_lim, a->v_lim, fl, NULL, NULL, NULL);
     pl_model_gap(mt->model, i, e->t, e->q, mt->gap);
-    double gt = mt->gap->g_t;
-    pl_model_gap(mt->model, i, mt->last_t, mt->last_q, mt->gap);
-    double dt = e->t - mt->last_t, motion = gt - mt->gap->g_t - mt->gap->g_tt * dt;
-    double dg = i == mt->last_c ? mt->dgdot : 0.0, dv = i == mt->last_c ? 0.0 : mt->dv;
-    double shift = (d * motion + dg * dt) / speed;
+    double delta = a->delay * mt->gap->g_t;
+    for (size_t j = 0; j < n; j++)
+        delta += mt->gap->grad[j] * (a->q_sol[j] - a->q_lim[j] + (fs[j] - fl[j]) * flight);
+    double shift = delta / speed;
     if (!isfinite(shift))
-        shift = 0.0;
+        return;
     *centre += shift;
-    *margin += fabs(shift) + mt->spread * fabs(motion) / speed + dv * dt / speed;
-    if (!isfinite(*margin))
-        *margin = INFINITY;
+    *margin = fabs(shift);
 }
 
 /* The largest |D| of the constraints of impact e, D the free gap acceleration before it. */
@@ -276,13 +373,29 @@ static size_t find_partner(const matcher *mt, const pl_event *e, const pl_impact
     return best;
 }
 
-static void match_one(matcher *mt, size_t l, pl_impact_match *out)
+/* The solution's state after its impact R: at the end of its contact (pl_impact_record: a penalized
+ * impact's fast motion, a scheme's last impulse step), from its row there; its time. */
+static double state_after(const matcher *mt, const pl_impact_record *R, const double **q, const double **v)
+{
+    pl_solver_family family = mt->sol->solver->family;
+    if (family == PL_FAMILY_PENALTY || family == PL_FAMILY_SCHEME) {
+        double t = row_state(mt->sol, R->row_out, q, v); /* at t_out (a penalized exit's row: to an ulp) */
+        if (t >= R->event.t)
+            return t;
+    }
+    *q = R->event.q;
+    *v = R->event.v_after;
+    return R->event.t;
+}
+
+/* Limit impact l: its window, and its partner or why it has none.  Non-zero if out of memory. */
+static int match_one(matcher *mt, size_t l, pl_impact_match *out)
 {
     const pl_event *e = &mt->la->impact[l].event;
     pl_impact_pair *p = &out->pair[l];
     double V = fabs(e->gdot_before);
-    double tau = resolution(mt, e, e->constraint, e->t, V), w = WINDOW_TAUS * tau, spread;
-    predict(mt, e, &p->centre, &spread);
+    double tau = resolution(mt, e, e->constraint, e->t, V), w = WINDOW_TAUS * tau, spread, delay;
+    predict(mt, e, &p->centre, &spread, &delay);
     p->tau = tau;
     p->window = w + spread;
     p->partner = SIZE_MAX;
@@ -290,7 +403,7 @@ static void match_one(matcher *mt, size_t l, pl_impact_match *out)
     double t_final = mt->sol->t_final;
     if (p->centre - p->window > t_final) {
         p->kind = PL_MATCH_BEYOND;
-        return;
+        return 0;
     }
     int grazing = V < GRAZING_TAUS * free_gap_accel(mt, e) * tau, crowded = ambiguous(mt, l, 2.0 * p->window);
     size_t best = grazing || crowded ? SIZE_MAX : find_partner(mt, e, p, spread, out);
@@ -307,8 +420,8 @@ static void match_one(matcher *mt, size_t l, pl_impact_match *out)
     if (best == SIZE_MAX) {
         /* The limit's motion bounced here and the solution's did not (or it is not known how): the
          * first-order prediction across this impact is void; the delay stays. */
-        mt->last_q = NULL;
-        return;
+        anchor an = {.valid = 0, .t_lim = e->t, .delay = delay};
+        return add_anchor(mt, &an, e, e->constraint);
     }
     const pl_impact_record *R = &mt->a->impact[best];
     p->kind = PL_MATCH_PAIRED;
@@ -320,14 +433,12 @@ static void match_one(matcher *mt, size_t l, pl_impact_match *out)
         p->velocity_error = fmax(p->velocity_error, fabs(R->event.v_after[j] - e->v_after[j]));
     out->run_kind[best] = PL_RUN_PAIRED;
     mt->last[R->event.constraint] = best;
-    /* the motion after it: from the partner's exit (a penalized contact's duration delays it) */
-    mt->delay = fmax(R->t_out, R->event.t) - e->t;
-    mt->spread = 0.0;
-    mt->last_t = e->t;
-    mt->last_q = e->q;
-    mt->last_c = e->constraint;
-    mt->dgdot = R->event.constraint == e->constraint ? R->event.gdot_after - e->gdot_after : 0.0;
-    mt->dv = R->event.constraint == e->constraint ? 0.0 : p->velocity_error;
+    /* the motion after it: from the end of the partner's contact (a penalized contact's duration
+     * delays it; a scheme's velocities after hold at the end of its impulse step) */
+    anchor an = {.valid = 1, .t_lim = e->t, .q_lim = e->q, .v_lim = e->v_after};
+    an.t_sol = state_after(mt, R, &an.q_sol, &an.v_sol);
+    an.delay = an.t_sol - e->t;
+    return add_anchor(mt, &an, e, R->event.constraint);
 }
 
 /* An impact of the solution without a partner: part of a paired impact of several constraints, in
@@ -345,7 +456,7 @@ static pl_run_impact_kind classify_unpaired(const matcher *mt, const pl_impact_m
         double reach = p->window + WINDOW_TAUS * duration;
         if (p->kind == PL_MATCH_PAIRED) {
             const pl_event *partner = &mt->a->impact[p->partner].event;
-            if (partner->constraint != c && fabs(R->event.t - partner->t) <= p->window)
+            if (partner->constraint != c && (partner->participants[c] || fabs(R->event.t - partner->t) <= p->window))
                 return PL_RUN_COMPANION;
         } else if (p->kind != PL_MATCH_MISSING && fabs(R->event.t - p->centre) <= reach)
             return PL_RUN_EXCLUDED;
@@ -370,25 +481,29 @@ pl_status pl_impact_match_build(const pl_model *model, const pl_solution *sol, c
     out->run_kind = calloc(a->impacts + 1, sizeof *out->run_kind);
     matcher mt = {.model = model, .sol = sol, .a = a, .limit = limit, .la = la};
     mt.last = malloc((sol->m + 1) * sizeof *mt.last);
+    mt.seen = malloc(sol->m + 1);
     mt.work = pl_work_new(model);
     mt.gap = pl_gap_new(1, model->n, 0);
-    if (!out->pair || !out->run_kind || !mt.last || !mt.work || !mt.gap) {
-        free(mt.last);
-        pl_work_free(mt.work);
-        free(mt.gap);
-        return pl_fail(err, PL_ERR_NOMEM, "out of memory matching impacts");
-    }
-    for (size_t r = 0; r < a->impacts; r++)
+    mt.coupling = pl_coupling_new(model);
+    mt.fp = malloc((2 * model->n + 1) * sizeof *mt.fp);
+    pl_status s = PL_OK;
+    if (!out->pair || !out->run_kind || !mt.last || !mt.seen || !mt.work || !mt.gap || !mt.coupling || !mt.fp)
+        s = pl_fail(err, PL_ERR_NOMEM, "out of memory matching impacts");
+    for (size_t r = 0; s == PL_OK && r < a->impacts; r++)
         out->run_kind[r] = PL_RUN_EXTRA;
-    for (size_t j = 0; j < sol->m; j++)
+    for (size_t j = 0; s == PL_OK && j < sol->m; j++)
         mt.last[j] = SIZE_MAX;
-    pl_status s = collect_sustained(&mt, err);
+    if (s == PL_OK)
+        s = collect_sustained(&mt, err);
     /* In time order (the limit's events are): a lift-off before the impacts at or after it. */
     for (size_t l = 0, k = 0; s == PL_OK && l < la->impacts; l++) {
+        int bad = 0;
         for (; k < limit->nevents && limit->events[k].t <= la->impact[l].event.t; k++)
             if (limit->events[k].kind == PL_EVENT_LIFT_OFF)
-                lift_off(&mt, &limit->events[k]);
-        match_one(&mt, l, out);
+                bad |= lift_off(&mt, &limit->events[k]);
+        bad |= match_one(&mt, l, out);
+        if (bad)
+            s = pl_fail(err, PL_ERR_NOMEM, "out of memory matching impacts");
     }
     for (size_t l = 0; s == PL_OK && l < la->impacts; l++)
         out->count[out->pair[l].kind]++;
@@ -398,9 +513,14 @@ pl_status pl_impact_match_build(const pl_model *model, const pl_solution *sol, c
         out->run_count[out->run_kind[r]]++;
     }
     free(mt.sustained);
+    free(mt.anchors);
+    free(mt.involved);
+    free(mt.seen);
     free(mt.last);
     pl_work_free(mt.work);
     free(mt.gap);
+    pl_coupling_free(mt.coupling);
+    free(mt.fp);
     return s;
 }
 

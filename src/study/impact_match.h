@@ -1,14 +1,15 @@
 /* The impacts of a solution (a penalized run, a scheme's, an external trajectory) matched with the
  * limit solution's by time, one to one and in order (docs/methods.md, "Matching impacts").
  *
- * Each limit impact is given a window: centred where the pair before predicts it (the delay the
- * solution has accumulated, the obstacle's motion over that delay and the drift of its gap-rate
- * error over the flight), of half-width 2 tau plus the size of that correction, tau the solution's
- * time resolution there (a penalized run: the contact time of the impact's constraints,
- * pl_law_contact_time, or the run impact's own duration if longer; a scheme: 2 h; an external
- * trajectory: the spacing of its rows around the impact).  It is paired with the nearest unpaired impact of the solution on one of its
- * constraints within the window, later than the impacts already paired on that constraint, unless it
- * is
+ * Each limit impact is given a window: centred where the last pair on a constraint coupled with its
+ * own (study/coupling.h) predicts it, from the solution's state at the end of its partner's contact
+ * against the limit's after its impact (the delay between them, the difference of the two states,
+ * and the obstacle's motion over the delay, to first order), of half-width 2 tau plus the size of
+ * that correction, tau the solution's time resolution there (a penalized run: the contact time of
+ * the impact's constraints, pl_law_contact_time, or the run impact's own duration if longer; a
+ * scheme: 2 h; an external trajectory: the spacing of its rows around the impact).  It is paired
+ * with the nearest unpaired impact of the solution on one of its constraints within the window,
+ * later than the impacts already paired on that constraint, unless it is
  *   absorbed: inside a sustained contact of the solution on one of its constraints (the Zeno tail the
  *             capture replaces: not missing),
  *   grazing:  slower than the solution resolves, 2 |D| tau (D the free gap acceleration there,
@@ -17,9 +18,11 @@
  *             of its window, where the pairing could cross,
  *   beyond:   the solution ends within its window;
  * one with no partner otherwise is missing.  A solution's impact without a partner is extra, unless it
- * is part of a paired impact of several constraints (a corner: a companion), or lies in the window of
+ * is part of a paired impact of several constraints (a corner; one of its participants: a
+ * companion), or lies in the window of
  * a limit impact left out above, or is slower than its own resolution (excluded).  A lift-off of the
- * limit solution paired with the end of a sustained contact of the solution resets the delay. */
+ * limit solution paired with the end of a sustained contact of the solution is a new reference for
+ * the predictions, as a pair is. */
 #ifndef PL_IMPACT_MATCH_H
 #define PL_IMPACT_MATCH_H
 

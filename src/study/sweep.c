@@ -197,20 +197,22 @@ static const struct {
     const char *name, *meaning;
     pl_limit_quantity closed_form; /* PL_LIMIT_COUNT: none */
     noise_scale scale;
+    int event_time; /* an event's time or its error: the tolerance floor PL_NOISE_RTOLS_TIME (fit.h) */
 } quantity_info[PL_SWEEP_NQ] = {
-    [PL_Q_FIRST_IMPACT_TIME] = {"first_impact_time", "time of the first impact", PL_LIMIT_FIRST_IMPACT_TIME},
+    [PL_Q_FIRST_IMPACT_TIME] = {"first_impact_time", "time of the first impact", PL_LIMIT_FIRST_IMPACT_TIME,
+                                SCALE_VALUE, 1},
     [PL_Q_RESTITUTION_FIRST] = {"restitution_first", "restitution -gdot_out/gdot_in of the first impact",
                                 PL_LIMIT_RESTITUTION_FIRST, SCALE_UNIT},
     [PL_Q_SCALED_PENETRATION_FIRST] = {"scaled_penetration_first",
                                        "sqrt(mu) * max penetration of the first impact",
                                        PL_LIMIT_SCALED_PENETRATION_FIRST},
     [PL_Q_CAPTURE_TIME] = {"capture_time", "start of the final sustained contact, T*_mu of eq. (52) (a scheme: its last impact before a rest)",
-                           PL_LIMIT_CAPTURE_TIME},
+                           PL_LIMIT_CAPTURE_TIME, SCALE_VALUE, 1},
     [PL_Q_ACCUMULATION_ESTIMATE] = {"accumulation_estimate",
                                     "accumulation time extrapolated from the flight times between impacts",
                                     PL_LIMIT_CAPTURE_TIME},
     [PL_Q_LIFT_OFF_FIRST] = {"lift_off_first", "end of the first sustained contact that ends",
-                             PL_LIMIT_LIFT_OFF_FIRST},
+                             PL_LIMIT_LIFT_OFF_FIRST, SCALE_VALUE, 1},
     [PL_Q_SLIDING_FORCE_ERROR] = {"sliding_force_error",
                                   "sup |mu G - F^sm| over sustained contacts, after the entry transient", PL_LIMIT_COUNT,
                                   SCALE_FORCE},
@@ -227,7 +229,7 @@ static const struct {
                                PL_LIMIT_COUNT, SCALE_LENGTH},
     [PL_Q_IMPACT_TIME_ERROR] = {"impact_time_error",
                                 "max of |t^mu - t| over the limit impacts paired in every run that pairs any",
-                                PL_LIMIT_COUNT, SCALE_TIME},
+                                PL_LIMIT_COUNT, SCALE_TIME, 1},
     [PL_Q_IMPACT_VELOCITY_ERROR] = {"impact_velocity_error",
                                     "max of |v^mu(t_out) - v(t+)| over the same impacts", PL_LIMIT_COUNT,
                                     SCALE_VELOCITY},
@@ -512,7 +514,8 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
         }
         if (is_distance(q))
             exact = 0.0; /* these are errors themselves */
-        /* Noise floor: 100 rtol times the size of the quantity (the integration noise). */
+        /* The integration's tolerance floor: PL_NOISE_RTOLS (event times: PL_NOISE_RTOLS_TIME) rtol
+         * times the size of the quantity. */
         double V = model->v_scale, A = model->a_scale, L = V * V / A, scale = 0.0;
         switch (quantity_info[q].scale) {
         case SCALE_LENGTH: scale = L; break;
@@ -535,7 +538,8 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
             Q->resolution[k] = sw->runs[k].status == PL_OK
                                    ? analysis_resolution(&sw->analysis[k], (pl_sweep_quantity_id)q) + reference_resolution
                                    : NAN;
-        Q->conv = pl_convergence_of(sw->x, Q->values, n, exact, 100.0 * sw->noise_rtol * scale, Q->resolution,
+        double rtols = quantity_info[q].event_time ? PL_NOISE_RTOLS_TIME : PL_NOISE_RTOLS;
+        Q->conv = pl_convergence_of(sw->x, Q->values, n, exact, rtols * sw->noise_rtol * scale, Q->resolution,
                                     Q->errors);
         if (from_limit)
             Q->conv.reference = PL_REF_LIMIT;
