@@ -116,8 +116,8 @@ static void decide(pl_family *f, const pl_family_member *members)
     snprintf(finest, sizeof finest, "%s = %s", f->refined, value);
     if (n < PL_FIT_MIN_POINTS) {
         f->verdict = PL_VERDICT_NONE;
-        snprintf(f->reason, sizeof f->reason, "%zu refinement%s, a verdict needs %d", n, n == 1 ? "" : "s",
-                 PL_FIT_MIN_POINTS);
+        snprintf(f->reason, sizeof f->reason, "%zu refinement%s, a verdict needs %d (give more %s values, or --work-precision)",
+                 n, n == 1 ? "" : "s", PL_FIT_MIN_POINTS, f->refined);
         return;
     }
     if (ce->at_floor) {
