@@ -702,7 +702,10 @@ static void test_system_paths(void)
                  {"/tmp/study", 0},   {"/var", 1},         {"/var/tmp", 1},      {"/var/tmp/study", 0},
                  {"/var/lib/x", 1},   {"/home", 1},        {"/home/ann", 1},     {"/home/ann/study", 0},
                  {"/root", 1},        {"/root/study", 0},  {"/usrx", 0},         {"/work/out", 0},
-                 {"/etcetera", 0},    {"/opt", 1},         {"/opt/study", 0}};
+                 {"/etcetera", 0},    {"/opt", 1},         {"/opt/study", 0},    {"/var/mail", 1},
+                 {"/var/backups/x", 1}, {"/var/tmpx", 1},  {"/run", 1},          {"/run/lock", 1},
+                 {"/run/lock/subsys", 1}, {"/run/user", 1}, {"/run/user/1000", 1}, {"/run/user/1000/study", 0},
+                 {"/runx", 0}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         CHECK((pl_outdir_system_path(cases[k].path, "/home/ann") != NULL) == cases[k].refused, "%s %s", cases[k].path,
               cases[k].refused ? "refused" : "accepted");

@@ -44,6 +44,16 @@ const char *pl_outdir_system_path(const char *canonical, const char *home)
     for (size_t k = 0; k < sizeof system_trees / sizeof system_trees[0]; k++)
         if (is_under(canonical, system_trees[k]) && !is_under(canonical, "/dev/shm"))
             return strcmp(canonical, system_trees[k]) == 0 ? "a system directory" : "inside a system directory";
+    /* /var and /run hold the system's state (mail, backups, locks, daemons' sockets): only their
+     * scratch trees, /var/tmp and a user's runtime directory /run/user/UID, may hold a study, and the
+     * user's runtime directory itself is shared as /tmp is. */
+    if (is_under(canonical, "/run/user") && strchr(canonical + strlen("/run/user/"), '/') == NULL &&
+        strcmp(canonical, "/run/user") != 0)
+        return "a directory shared by the whole system";
+    if (strcmp(canonical, "/run/user") == 0 ||
+        (is_under(canonical, "/var") && strcmp(canonical, "/var") != 0 && !is_under(canonical, "/var/tmp")) ||
+        (is_under(canonical, "/run") && strcmp(canonical, "/run") != 0 && !is_under(canonical, "/run/user")))
+        return "inside a system directory";
     if (home && home[0] && strcmp(canonical, home) == 0)
         return "the home directory";
     return NULL;
