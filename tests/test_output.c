@@ -240,6 +240,14 @@ static void test_symlinks(void)
     expect_refusal("sweep bouncing_ball --mu 1e3,1e4 --t-end 1 --no-plots --no-limit --out SL --quiet --force",
                    "sweep.csv: it is a symbolic link");
     CHECK(file_has("outside.csv", "mine"), "the file outside is intact");
+    /* a link where plot draws a figure: refused with --force too (it leaves foreign files alone), the
+     * message saying what helps */
+    CHECK(run("run bouncing_ball --mu 1e4 --t-end 0.5 --out PL --quiet") == 0 &&
+              sh("rm -f PL/run.png && ln -s ../outside.csv PL/run.png", "", ""),
+          "a run whose figure is a link");
+    expect_refusal("plot PL", "run.png, a symbolic link); penlim follows no link inside --out: remove it");
+    expect_refusal("plot PL --force", "run.png, where a figure goes, is not a file penlim wrote: remove it to draw");
+    CHECK(file_has("outside.csv", "mine"), "the link's target is intact");
     /* --out itself may be a link (the user's path): followed once, at the start */
     CHECK(sh("mkdir -p real_out && ln -s real_out linked_out", "", ""), "--out as a link");
     CHECK(run("run bouncing_ball --t-end 0.5 --out linked_out --quiet") == 0 && exists("real_out/manifest.json"),

@@ -567,17 +567,29 @@ static int outdir_start(const case_options *o, outdir_session *d)
     if (unlocked)
         fprintf(stderr, "penlim %s: warning: this file system cannot lock %s: another penlim writing it at the same "
                 "time would not be refused\n", o->cmd, o->out);
+    /* a link is never written through nor replaced, --force or not: the user removes it */
+    const char *no_link = "penlim follows no link inside --out: remove it (--force leaves it alone, never writing "
+                          "through it)";
     if (d->st.unsafe.n > 0 && !o->force) {
         char what[1024], out[1024];
-        pl_escape(d->st.unsafe.items[0], what, sizeof what);
+        const char *item = d->st.unsafe.items[0], *why = strrchr(item, ',');
+        pl_escape(item, what, sizeof what);
         pl_escape(o->out, out, sizeof out);
-        fprintf(stderr, "penlim %s: the manifest of %s lists %s: not a file penlim wrote; --force writes there anyway, "
-                "leaving it alone\n", o->cmd, out, what);
+        fprintf(stderr, "penlim %s: the manifest of %s lists %s: not a file penlim wrote; %s\n", o->cmd, out, what,
+                why && strstr(why, "symbolic link") ? no_link : "--force writes there anyway, leaving it alone");
         return 2;
     }
     if (d->st.foreign.n > 0 && !o->force) {
-        fprintf(stderr, "penlim %s: %s holds files penlim did not write (%s%s); --force writes there anyway\n", o->cmd,
-                o->out, d->st.foreign.items[0], d->st.foreign.n > 1 ? " and others" : "");
+        struct stat sb;
+        const char *item = d->st.foreign.items[0];
+        int link = fstatat(d->out.root_fd, item, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode);
+        char what[1024], out[1024];
+        pl_escape(item, what, sizeof what);
+        pl_escape(o->out, out, sizeof out);
+        fprintf(stderr, "penlim %s: %s holds files penlim did not write (%s%s); %s\n", o->cmd, out, what,
+                link ? ", a symbolic link" : d->st.foreign.n > 1 ? " and others" : "",
+                link ? no_link : strcmp(o->cmd, "plot") == 0 ? "--force draws anyway, leaving them alone"
+                                                             : "--force writes there anyway");
         return 2;
     }
     return -1;
@@ -2019,6 +2031,14 @@ static int cmd_plot(int argc, char **argv)
     }
     /* keep every file of the directory but the figures drawn again */
     s = pl_plot_dir_files(&plan, &d.planned, &err);
+    for (size_t k = 0; s == PL_OK && k < d.planned.n; k++)
+        if (pl_strings_has(&d.st.foreign, d.planned.items[k])) { /* plot's --force leaves foreign files alone */
+            char what[1024];
+            pl_escape(d.planned.items[k], what, sizeof what);
+            pl_plot_dir_plan_free(&plan);
+            outdir_end(&d);
+            return input_error("plot", "%s, where a figure goes, is not a file penlim wrote: remove it to draw", what);
+        }
     for (size_t k = 0; s == PL_OK && k < d.st.owned.n; k++)
         if (!pl_strings_has(&d.planned, d.st.owned.items[k]))
             s = pl_strings_add(&d.keep, d.st.owned.items[k], &err);
