@@ -326,6 +326,11 @@ static void test_fifo(void)
     CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 2 && err && strstr(err, "plots_config.gp, which its figures need (a regular file)"),
           "plot --force refuses it, not blocked (status %d: %s)", rc, err ? err : "");
     free(err);
+    /* a socket in place of the manifest: foreign, as a FIFO is (opening it fails with ENXIO) */
+    CHECK(sh("mkdir sock && %s -c 'import socket; socket.socket(socket.AF_UNIX).bind(\"sock/manifest.json\")'", python,
+             ""),
+          "a socket as manifest.json");
+    expect_refusal("run bouncing_ball --t-end 0.5 --out sock --quiet", "holds files penlim did not write (manifest.json)");
 }
 
 static void test_stale_files(void)

@@ -466,7 +466,7 @@ static pl_status load_manifest(const pl_output *out, const char *name, json_t **
     int fd = pl_output_open_file(out, name, &e);
     if (fd < 0 && errno == ENOENT)
         return PL_OK;
-    if (fd < 0 && (errno == ELOOP || errno == ENOTDIR || errno == EINVAL))
+    if (fd < 0 && (errno == ELOOP || errno == ENOTDIR || errno == EINVAL || errno == ENXIO))
         return *bad = 1, PL_OK;
     if (fd < 0)
         return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "--out: %s", e.message);
