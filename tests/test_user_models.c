@@ -391,6 +391,35 @@ static void test_isolation(void)
     CHECK(rc == 3 && err && strstr(err, "penlim run: the model called exit() in a callback: the command did not finish"),
           "run: exit() in a callback is exit status 3 with the reason, not 0 (%d): %s", rc, err ? err : "");
     free(err);
+    /* the set-up runs in the command's own process: a crash there ends the command with the signal
+     * named (exit 3, nothing written); a callback that never returns is ended by the watchdog at
+     * 2 --max-seconds + 2 s, in the set-up of a sweep and anywhere in a run or check-model */
+    rc = run_model("sweep --model %s --mu 1e4,1e6 --out crash_setup --no-plots --quiet", "crash_setup");
+    err = slurp("stderr.txt");
+    CHECK(rc == 3 && err && strstr(err, "penlim sweep: crashed (SIGSEGV, segmentation fault) in this process") &&
+              !exists("crash_setup"),
+          "a crash in the sweep's set-up: exit 3 naming it, nothing written (%d): %s", rc, err ? err : "");
+    free(err);
+    penlim = cmd;
+    rc = run_model("check-model --model %s --max-seconds 0.2", "endless_setup");
+    err = slurp("stderr.txt");
+    CHECK(rc == 3 && err && strstr(err, "penlim check-model: stopped: --max-seconds 0.2 ran out"),
+          "check-model: an endless set-up callback stopped (%d): %s", rc, err ? err : "");
+    free(err);
+    rc = run_model("sweep --model %s --mu 1e4 --max-seconds 0.2 --out endless_setup --no-plots --quiet",
+                   "endless_setup");
+    err = slurp("stderr.txt");
+    CHECK(rc == 3 && err && strstr(err, "penlim sweep: stopped: --max-seconds 0.2 ran out") &&
+              !exists("endless_setup"),
+          "sweep: an endless set-up callback stopped, nothing written (%d): %s", rc, err ? err : "");
+    free(err);
+    rc = run_model("run --model %s --mu 1e4 --max-seconds 0.2 --out endless_run --quiet", "endless");
+    err = slurp("stderr.txt");
+    CHECK(rc == 3 && err && strstr(err, "penlim run: stopped: --max-seconds 0.2 ran out") &&
+              !exists("endless_run/trajectory.csv") && !exists("endless_run/manifest.json"),
+          "run: an endless callback in the solve stopped, nothing written but the journal (%d): %s", rc, err ? err : "");
+    free(err);
+    penlim = plain;
     /* a built-in case isolated on request: the same numbers as in this process */
     CHECK(run("sweep bouncing_ball --mu 1e4,1e6 --out iso --isolate --no-plots --quiet") == 0 &&
               run("sweep bouncing_ball --mu 1e4,1e6 --out here --no-plots --quiet") == 0 &&

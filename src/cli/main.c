@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -149,6 +150,99 @@ static void remove_temporaries_on_signals(void)
             sigaction(sig, &sa, NULL);
 }
 
+/* ---- a model compiled apart that crashes or never returns in this process -----------------------
+ * Its callbacks also run here: in the set-up (validation, scales, the initial state) and, without
+ * --isolate, in the solves.  A crash there (SIGSEGV, ...) ends the command with exit status 3 and a
+ * line naming the signal, its temporaries removed; with --max-seconds S, a watchdog ends it the same
+ * way at 2 S + PL_ISOLATE_GRACE from the command's start if it is still in the set-up (sweep,
+ * compare: their runs are bounded one by one) or still running (run, limit, check-model, bounded as
+ * a whole): by then the budget's own checks, which only a callback that does not return escapes,
+ * would have stopped it.  Messages are composed when armed (a handler may only write). */
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+static char crash_message[sizeof crash_signals / sizeof crash_signals[0]][1024];
+static char watchdog_message[1024];
+
+static void leave_with_message(const char *message)
+{
+    for (int k = 0; k < TEMP_SLOTS; k++)
+        if (temp_used[k])
+            unlinkat(temp_dir[k], temp_name[k], 0);
+    if (write(STDERR_FILENO, message, strlen(message)) < 0) { /* nothing more can be said */
+    }
+    _exit(3);
+}
+
+static void on_model_crash(int sig)
+{
+    for (size_t k = 0; k < sizeof crash_signals / sizeof crash_signals[0]; k++)
+        if (crash_signals[k] == sig)
+            leave_with_message(crash_message[k]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void on_watchdog(int sig)
+{
+    (void)sig;
+    leave_with_message(watchdog_message);
+}
+
+/* The watchdog's deadline, max_seconds from `started` doubled plus the grace; 0 disarms it. */
+static void watchdog_arm(const case_options *o, int on)
+{
+    struct itimerval t;
+    memset(&t, 0, sizeof t);
+    if (on) {
+        double left = 2.0 * o->max_seconds + PL_ISOLATE_GRACE - (pl_now_seconds() - o->started);
+        left = fmax(left, 1e-3);
+        t.it_value.tv_sec = (time_t)left;
+        t.it_value.tv_usec = (suseconds_t)((left - floor(left)) * 1e6);
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_watchdog;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGALRM, &sa, NULL);
+    }
+    setitimer(ITIMER_REAL, &t, NULL);
+}
+
+/* Crash reports for a loaded model, and the watchdog when --max-seconds is given. */
+static void watch_loaded_model(const case_options *o)
+{
+    if (isolated_child || !o->loaded_from[0])
+        return; /* an isolated solve's process: its parent names what ends it */
+    char path[256];
+    pl_escape(o->loaded_from, path, sizeof path);
+    for (size_t k = 0; k < sizeof crash_signals / sizeof crash_signals[0]; k++) {
+        char name[64];
+        snprintf(crash_message[k], sizeof crash_message[k],
+                 "penlim %s: crashed (%s) in this process, which runs callbacks of the model %s: the command did "
+                 "not finish (--isolate runs each solve apart)\n",
+                 o->cmd, pl_signal_name(crash_signals[k], name, sizeof name), path);
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_model_crash;
+        sigemptyset(&sa.sa_mask);
+        sigaction(crash_signals[k], &sa, NULL);
+    }
+    if (o->max_seconds > 0) {
+        snprintf(watchdog_message, sizeof watchdog_message,
+                 "penlim %s: stopped: --max-seconds %g ran out, and %g s after the start a callback of the model %s "
+                 "had still not returned: nothing more was written\n",
+                 o->cmd, o->max_seconds, 2.0 * o->max_seconds + PL_ISOLATE_GRACE, path);
+        watchdog_arm(o, 1);
+    }
+}
+
+/* The set-up of a sweep or compare is over: its runs are bounded one by one (and apart, with --isolate). */
+static void watchdog_setup_done(const case_options *o)
+{
+    if (!isolated_child && o->loaded_from[0] && o->max_seconds > 0) {
+        watchdog_arm(o, 0);
+        remove_temporaries_on_signals(); /* SIGALRM's own handler again */
+    }
+}
+
 /* The mode of new files, 0666 & ~umask, read once at start-up. */
 static mode_t file_mode = 0644;
 
@@ -264,7 +358,10 @@ static int parse_case_options(int argc, char **argv, case_options *o, unsigned c
         fputs(usage, stdout);
         return 0;
     }
-    return load_model(o, model_path);
+    int rc = load_model(o, model_path);
+    if (rc < 0)
+        watch_loaded_model(o);
+    return rc;
 }
 
 /* A model compiled apart: --model FILE, or a CASE that is not built in found on PENLIM_MODEL_PATH.
@@ -1076,6 +1173,7 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
         free(values);
         return rc;
     }
+    watchdog_setup_done(&o);
     outdir_session d;
     if ((rc = outdir_start(&o, &d)) >= 0) {
         free(values);
@@ -1625,6 +1723,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
         cmp_free(&l);
         return rc;
     }
+    watchdog_setup_done(&o);
     outdir_session d;
     if ((rc = outdir_start(&o, &d)) >= 0) {
         cmp_free(&l);

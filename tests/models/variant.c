@@ -6,7 +6,9 @@
  * takes 0.25 s a call.  Models that break the process, for --isolate: VARIANT_CRASH dies of SIGSEGV,
  * VARIANT_ENDLESS never returns, once the ball rises from deeper than 1e-3 in the floor (a penalized
  * run at mu below (V/1e-3)^2 = 2e7, V = sqrt(2 g h0); never the limit solution, whose steps past the
- * floor fall), and VARIANT_EXIT calls exit(0) at its first contact. */
+ * floor fall), and VARIANT_EXIT calls exit(0) at its first contact.  In the set-up, which the
+ * command's own process runs: VARIANT_CRASH_SETUP dies of SIGSEGV in initial_state, and
+ * VARIANT_ENDLESS_SETUP never returns from scales. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <math.h>
 #include <signal.h>
@@ -31,6 +33,9 @@ static void initial_state(const double *p, double *q, double *v, void *user)
     (void)user;
     q[0] = p[H0];
     v[0] = 0.0;
+#ifdef VARIANT_CRASH_SETUP
+    raise(SIGSEGV);
+#endif
 }
 
 static void force(const double *p, double t, const double *q, const double *v, const double *u, double *f,
@@ -84,6 +89,10 @@ static void scales(const double *p, double *velocity, double *accel, void *user)
     (void)user;
     *velocity = sqrt(2.0 * p[G] * p[H0]);
     *accel = p[G];
+#ifdef VARIANT_ENDLESS_SETUP
+    for (volatile unsigned long spin = 0;; spin++) /* never returns */
+        ;
+#endif
 }
 
 #ifdef VARIANT_INDEFINITE_MASS
