@@ -317,6 +317,9 @@ static void test_memory(void)
     memory_scan("limit", "limit wedge --set f1=-10 --set f2=-10 --samples 100", 25, NULL);
     memory_scan("sweep", "sweep bouncing_ball --mu 1e3:1e5:3 --t-end 2 --jobs 2 --no-plots", 30, NULL);
     memory_scan("compare", "compare bouncing_ball --mu 1e4 --external ball.csv --t-end 2 --no-plots", 25, NULL);
+    /* each run solved by a process of its own and read back here: a read back that ran out of memory
+     * was reported as a solution missing ("cannot read back trajectory.csv"), memory not named */
+    memory_scan("isolated", "sweep bouncing_ball --mu 1e3:1e5:3 --t-end 2 --jobs 1 --no-plots --isolate", 25, NULL);
     /* Runs read back (--resume) under a limit: a read that ran out of memory was taken for the end of
      * the file, and the run reused truncated. */
     char prepare[1024];

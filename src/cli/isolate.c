@@ -250,7 +250,11 @@ pl_status pl_isolated_solve(const pl_isolation *iso, const pl_model *model, cons
         pl_solution back;
         pl_error re;
         pl_status rs = pl_read_solution_any_at(dir_fd, dir, model, solver, &back, &re);
-        if (rs != PL_OK || !same_solve(&back, solver, opts)) {
+        if (rs == PL_ERR_NOMEM) {
+            pl_solution_free(&back);
+            st = pl_fail(&e, PL_ERR_NOMEM, "out of memory reading back the solution its process wrote (%s)",
+                         re.message);
+        } else if (rs != PL_OK || !same_solve(&back, solver, opts)) {
             pl_solution_free(&back);
             st = pl_fail(&e, PL_ERR_SOLVER, "its process ended (exit status %d) without the solution: %s",
                          WEXITSTATUS(status), rs != PL_OK ? re.message : "the files are another solve's");

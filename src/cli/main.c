@@ -1225,7 +1225,7 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
     opts.run_done = run_done;
     opts.release_trajectories = 1; /* written by run_done: the memory does not grow with the runs */
     opts.user = &io;
-    pl_sweep sw;
+    pl_sweep sw = {0}; /* freed whatever happens, pl_sweep_run called or not */
     io.run_error = calloc(nvalues ? nvalues : 1, sizeof *io.run_error);
     io.read_error = calloc(nvalues ? nvalues : 1, sizeof *io.read_error);
     s = io.run_error && io.read_error ? pl_sweep_run(model, values, nvalues, &opts, &sw, &err)

@@ -272,7 +272,7 @@ static pl_status read_trajectory(reader *r, int dir_fd, const char *dir, const c
     ssize_t len = getline(&line, &cap, f);
     if (len > 0)
         pl_hash_add(&tf.hash, line, (size_t)len);
-    int ok = len > 0 && line[len - 1] == '\n' && (line[len - 1] = '\0', strcmp(line, header) == 0);
+    int ok = len > 0 && line[len - 1] == '\n' && (line[len - 1] = '\0', strcmp(line, header) == 0), no_memory = 0;
     while (ok && (errno = 0, len = getline(&line, &cap, f)) > 0) {
         pl_hash_add(&tf.hash, line, (size_t)len);
         ok = line[len - 1] == '\n';
@@ -283,8 +283,9 @@ static pl_status read_trajectory(reader *r, int dir_fd, const char *dir, const c
             ok = end != p && *end == (c + 1 < ncol ? ',' : '\n');
             p = end + 1;
         }
-        if (ok)
-            ok = pl_table_append(&sol->traj, row, r->err) == PL_OK;
+        pl_status appended = ok ? pl_table_append(&sol->traj, row, r->err) : PL_OK;
+        if (appended != PL_OK)
+            ok = 0, no_memory = appended == PL_ERR_NOMEM; /* else the --max-output cap: not a run to reuse */
     }
     /* getline's -1: the end of the file, or a read error (out of memory sets no error flag) */
     int failed = len < 0 && (ferror(f) || !feof(f)), saved = errno;
@@ -292,8 +293,8 @@ static pl_status read_trajectory(reader *r, int dir_fd, const char *dir, const c
     free(header);
     free(row);
     fclose(f);
-    if (failed)
-        return read_error(r, path, saved);
+    if (failed || no_memory)
+        return read_error(r, path, no_memory ? ENOMEM : saved);
     if (!ok)
         return bad(r, "trajectory.csv");
     return check_hash(r, &tf, want);

@@ -14,19 +14,51 @@ void pl_cvode_keep_message(int code, const char *module, const char *function, c
     snprintf(user, PL_CVODE_MESSAGE, "%s/%s: %s", module, function, msg);
 }
 
+/* The name of a return flag of `what`: the linear solver interface's (CVLS_*) for its calls, CVODE's
+ * (CV_*) otherwise.  Not CVodeGetReturnFlagName, which writes into an allocation it does not check. */
+static const char *flag_name(const char *what, int flag)
+{
+#define NAMED(f) {f, #f}
+    static const struct {
+        int flag;
+        const char *name;
+    } cv[] = {NAMED(CV_SUCCESS),           NAMED(CV_TSTOP_RETURN),      NAMED(CV_ROOT_RETURN),
+              NAMED(CV_WARNING),           NAMED(CV_TOO_MUCH_WORK),     NAMED(CV_TOO_MUCH_ACC),
+              NAMED(CV_ERR_FAILURE),       NAMED(CV_CONV_FAILURE),      NAMED(CV_LINIT_FAIL),
+              NAMED(CV_LSETUP_FAIL),       NAMED(CV_LSOLVE_FAIL),       NAMED(CV_RHSFUNC_FAIL),
+              NAMED(CV_FIRST_RHSFUNC_ERR), NAMED(CV_REPTD_RHSFUNC_ERR), NAMED(CV_UNREC_RHSFUNC_ERR),
+              NAMED(CV_RTFUNC_FAIL),       NAMED(CV_NLS_INIT_FAIL),     NAMED(CV_NLS_SETUP_FAIL),
+              NAMED(CV_CONSTR_FAIL),       NAMED(CV_NLS_FAIL),          NAMED(CV_MEM_FAIL),
+              NAMED(CV_MEM_NULL),          NAMED(CV_ILL_INPUT),         NAMED(CV_NO_MALLOC),
+              NAMED(CV_BAD_K),             NAMED(CV_BAD_T),             NAMED(CV_BAD_DKY),
+              NAMED(CV_TOO_CLOSE),         NAMED(CV_VECTOROP_ERR),      NAMED(CV_PROJ_MEM_NULL),
+              NAMED(CV_PROJFUNC_FAIL),     NAMED(CV_REPTD_PROJFUNC_ERR), NAMED(CV_CONTEXT_ERR),
+              NAMED(CV_UNRECOGNIZED_ERR)},
+      ls[] = {NAMED(CVLS_SUCCESS),   NAMED(CVLS_MEM_NULL),        NAMED(CVLS_LMEM_NULL),
+              NAMED(CVLS_ILL_INPUT), NAMED(CVLS_MEM_FAIL),        NAMED(CVLS_PMEM_NULL),
+              NAMED(CVLS_JACFUNC_UNRECVR), NAMED(CVLS_JACFUNC_RECVR), NAMED(CVLS_SUNMAT_FAIL),
+              NAMED(CVLS_SUNLS_FAIL)};
+#undef NAMED
+    int linear = strcmp(what, "CVodeSetLinearSolver") == 0 || strcmp(what, "CVodeSetJacFn") == 0;
+    size_t n = linear ? sizeof ls / sizeof ls[0] : sizeof cv / sizeof cv[0];
+    for (size_t k = 0; k < n; k++)
+        if ((linear ? ls[k].flag : cv[k].flag) == flag)
+            return linear ? ls[k].name : cv[k].name;
+    return "an unknown flag";
+}
+
 pl_status pl_cvode_failure(void *cvode, const char *what, int flag, const char *context, const char *message,
                            pl_error *err)
 {
-    char *name = CVodeGetReturnFlagName(flag);
+    const char *name = flag_name(what, flag);
     double t = NAN;
     if (cvode && CVodeGetCurrentTime(cvode, &t) != CV_SUCCESS)
         t = NAN;
     /* out of memory, not a failure of the method (CVLS_MEM_FAIL from the linear solver's set-up calls) */
     int memory = flag == CV_MEM_FAIL || (flag == CVLS_MEM_FAIL && strncmp(what, "CVodeSetLinearSolver", 20) == 0);
     pl_status s = pl_fail(err, memory ? PL_ERR_NOMEM : PL_ERR_SOLVER,
-                          "CVODE %s failed with %s at t = %.17g (%s): %s", what, name ? name : "?", t, context,
+                          "CVODE %s failed with %s (%d) at t = %.17g (%s): %s", what, name, flag, t, context,
                           message && message[0] ? message : "no message");
-    free(name);
     return s;
 }
 
@@ -153,10 +185,18 @@ static void reserve_free(pl_cvode_reserve *r)
 }
 
 #define CHECK(call, what) PL_CVODE_CHECK(cv->mem, "set-up", cv->message, call, what)
+#define SUNCONTEXT_ROOM 16384
 
 pl_status pl_cvode_create(pl_cvode *cv, const pl_cvode_spec *s, pl_error *err)
 {
     memset(cv, 0, sizeof *cv);
+    /* SUNDIALS 6.4's SUNContext_Create writes through an allocation of its logger it does not check:
+     * under memory pressure it is given its room first (a block freed just before, which the
+     * allocator hands out again; it needs well under 1 KB), and not called when there is none. */
+    void *room = malloc(SUNCONTEXT_ROOM);
+    if (!room)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory creating CVODE's context");
+    free(room);
     if (SUNContext_Create(NULL, &cv->sun) != 0)
         return pl_fail(err, PL_ERR_NOMEM, "SUNContext_Create failed (out of memory)");
     cv->reserve = reserve_new(s->size, cv->sun);
