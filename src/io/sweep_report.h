@@ -26,10 +26,9 @@ pl_status pl_write_sweep_run(pl_output *out, const pl_model *model, const pl_swe
                              const pl_budget *budget, pl_error *err);
 
 /* Write the data files of the sweep but the runs' (pl_write_sweep_run): the limit solution (unless
- * read back, sw->limit_reused: its files are kept as they are), the
- * tables, sweep.json and the plots' data, within the time budget (NULL: none): when it runs out,
- * the file being written and those after it are left out (PL_ERR_SOLVER, PL_BUDGET_STOPPED's
- * message). */
+ * read back, sw->limit_reused: its files are kept as they are), the tables, sweep.json and the
+ * plots' data, within the time budget (NULL: none): when it runs out, the file being written and
+ * those after it are left out (PL_ERR_SOLVER, PL_BUDGET_STOPPED's message). */
 pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *sw, const pl_budget *budget,
                          pl_error *err);
 
