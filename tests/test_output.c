@@ -648,6 +648,54 @@ static void test_resume(void)
     free(out);
 }
 
+/* A --resume whose --max-seconds runs out (1e-3 s: reading back and analysing 2 x 20000 rows takes
+ * longer anywhere; a set-up that took longer writes nothing, which the checks accept too) keeps the
+ * complete runs and limit solution of the earlier sweep as they are, listed in its manifest: a second
+ * such --resume does not solve them again (truncated over the complete ones), and one without a
+ * budget reuses them all, as an uninterrupted sweep. */
+static void test_resume_out_of_time(void)
+{
+    const char *sweep = "sweep bouncing_ball --mu 1e3,1e4 --t-end 20 --samples 20000 --no-plots --jobs 2";
+    const char *kept[] = {"runs/001_mu_1e3/trajectory.csv", "runs/001_mu_1e3/summary.json",
+                          "runs/002_mu_1e4/trajectory_s.csv", "limit/trajectory.csv", "limit/trajectory_s.csv",
+                          "limit/summary.json"};
+    enum { NKEPT = sizeof kept / sizeof kept[0] };
+    char args[512], path[256];
+    snprintf(args, sizeof args, "%s --out tfull --quiet", sweep);
+    CHECK(run(args) == 0, "an uninterrupted sweep");
+    snprintf(args, sizeof args, "%s --out tres --quiet", sweep);
+    CHECK(run(args) == 0, "the sweep to resume");
+    ino_t before[NKEPT];
+    for (int j = 0; j < NKEPT; j++) {
+        snprintf(path, sizeof path, "tres/%s", kept[j]);
+        before[j] = inode(path);
+    }
+    for (int pass = 1; pass <= 2; pass++) {
+        snprintf(args, sizeof args, "%s --out tres --resume --max-seconds 1e-3", sweep);
+        int rc = run(args);
+        char *err = slurp("stderr.txt");
+        CHECK(rc == 3 && err && (strstr(err, "time budget of 0.001 s") || strstr(err, "during the set-up")),
+              "resume %d out of time: exit 3 naming the budget (%d: %s)", pass, rc, err ? err : "");
+        free(err);
+        for (int j = 0; j < NKEPT; j++) {
+            snprintf(path, sizeof path, "tres/%s", kept[j]);
+            CHECK(before[j] != 0 && inode(path) == before[j], "resume %d out of time: %s kept as it was", pass, path);
+            CHECK(manifest_lists("tres/manifest.json", kept[j]), "resume %d out of time: the manifest lists %s", pass,
+                  kept[j]);
+        }
+    }
+    snprintf(args, sizeof args, "%s --out tres --resume", sweep);
+    CHECK(run(args) == 0, "--resume without a budget");
+    char *out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "reused 2 of the 2 runs"), "both complete runs reused: %s", out ? out : "");
+    free(out);
+    for (int j = 0; j < NKEPT; j++) {
+        snprintf(path, sizeof path, "tres/%s", kept[j]);
+        CHECK(inode(path) == before[j], "%s still the earlier sweep's", path);
+    }
+    compare_sweeps("tfull", "tres", 2);
+}
+
 /* SIGTERM while a sweep writes a file: the temporary is removed, no manifest; --resume completes it. */
 static void test_signal(void)
 {
@@ -1002,6 +1050,7 @@ int main(int argc, char **argv)
     test_umask();
     test_resume();
     test_resume_verifies();
+    test_resume_out_of_time();
     test_read_verified();
     test_resume_swap_while_reading();
     test_read_errors_in_directory();

@@ -856,6 +856,7 @@ typedef struct {
     outdir_session *d;
     const pl_model *model;
     const int *candidate; /* run k may be read back from the directory */
+    int limit_candidate;  /* and the limit solution */
     const pl_solve_opts *base;
     pl_status status;     /* the first write failure (not out of memory) */
     pl_error err;
@@ -863,6 +864,7 @@ typedef struct {
     const pl_isolation *iso; /* --isolate: each solve in a process of its own, or NULL */
     unsigned char *in_place; /* run k's files were written by its process and read back */
     pl_error *read_error; /* run k could not be read back (--resume): the sweep ends with that error */
+    pl_error limit_read_error; /* the same for the limit solution */
 } sweep_io;
 
 /* --isolate: run k, or the limit solution, solved by a process of its own that writes it into its
@@ -886,14 +888,22 @@ static pl_status solve_isolated(const pl_sweep *sw, size_t k, const pl_solver_ty
 /* The files of a run, in runs/NNN_PARAM_VALUE/ (pl_write_solution). */
 static const char *const run_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
 
-static int reuse_run(const pl_sweep *sw, size_t k, pl_solution *sol, void *user)
+/* Run k, or the limit solution (k = PL_SWEEP_LIMIT), read back from the directory if an earlier
+ * sweep with the same settings (o) wrote it complete. */
+static int reuse_run(const pl_sweep *sw, size_t k, const pl_solve_opts *o, pl_solution *sol, void *user)
 {
     sweep_io *io = user;
-    if (!io->candidate[k])
+    int limit = k == PL_SWEEP_LIMIT;
+    if (!(limit ? io->limit_candidate : io->candidate[k]))
         return 0;
+    const pl_solver_type *solver = limit ? &pl_solver_limit : sw->solver;
+    pl_error *read_error = limit ? &io->limit_read_error : &io->read_error[k];
     char sub[128], dir[PATH_MAX];
     pl_error err;
-    pl_sweep_run_dir(sw, k, sub, sizeof sub);
+    if (limit)
+        snprintf(sub, sizeof sub, "limit");
+    else
+        pl_sweep_run_dir(sw, k, sub, sizeof sub);
     /* Its files as penlim wrote them (their hashes; regular files, no link followed): a file changed,
      * swapped with another run's or replaced by a FIFO is computed again.  trajectory_s.csv, kept but
      * not read, is verified here; the two files read are verified on the very bytes read (replaced
@@ -907,7 +917,7 @@ static int reuse_run(const pl_sweep *sw, size_t k, pl_solution *sol, void *user)
         return 0;
     pl_status s = pl_outdir_verify(&io->d->out, &io->d->st, trajectory_s, &err);
     if (s == PL_ERR_IO || s == PL_ERR_NOMEM) /* a read error, reported; not a run to recompute quietly */
-        io->read_error[k] = err;
+        *read_error = err;
     if (s != PL_OK)
         return 0;
     int fd = pl_output_dir(&io->d->out, sub, 0);
@@ -915,19 +925,18 @@ static int reuse_run(const pl_sweep *sw, size_t k, pl_solution *sol, void *user)
         return 0; /* gone, or a link on the way: computed again */
     s = pl_output_path(&io->d->out, sub, NULL, dir, sizeof dir, &err);
     if (s == PL_OK)
-        s = pl_read_solution_at(fd, dir, io->model, sw->solver, &want, sol, &err);
+        s = pl_read_solution_at(fd, dir, io->model, solver, &want, sol, &err);
     close(fd);
     if (s != PL_OK) {
         pl_solution_free(sol);
         if (s == PL_ERR_IO || s == PL_ERR_NOMEM) /* a read error, reported; not a run to recompute quietly */
-            io->read_error[k] = err;
+            *read_error = err;
         return 0;
     }
     /* the manifest said so; the run's own summary must agree */
-    int same = sol->t_end == io->base->t_end;
-    int refined = pl_solver_option_index(sw->solver, sw->param_name);
-    for (size_t j = 0; j < sw->solver->noptions; j++)
-        same = same && sol->option[j] == ((int)j == refined ? sw->param[k] : io->base->option[j]);
+    int same = sol->t_end == o->t_end;
+    for (size_t j = 0; j < solver->noptions; j++)
+        same = same && sol->option[j] == o->option[j];
     if (!same)
         pl_solution_free(sol);
     return same;
@@ -964,6 +973,14 @@ static void run_done(const pl_sweep *sw, size_t k, void *user)
     }
     if (io->status == PL_OK)
         io->status = pl_outdir_journal_update(&io->d->out, io->d->journal, &io->err);
+}
+
+/* The reason a run read back failed here, saying that its files stay. */
+static void note_kept(pl_error *e)
+{
+    size_t len = strnlen(e->message, sizeof e->message - 1);
+    snprintf(e->message + len, sizeof e->message - len,
+             " (its files, complete, are kept from the earlier sweep: the next --resume reuses them)");
 }
 
 /* A table cell: 6 decimals, or "n/a" where there is no value (no impact, no capture). */
@@ -1202,6 +1219,15 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
             s = pl_manifest_add_run(journal, values[k], "pending", sub, &files, &err);
         pl_strings_free(&files);
     }
+    /* the limit solution of an earlier sweep with these settings, read back as a run is */
+    int limit_candidate = o.resume && !o.no_limit;
+    char limit_files[3][64];
+    for (size_t j = 0; j < 3; j++) {
+        snprintf(limit_files[j], sizeof limit_files[j], "limit/%s", run_files[j]);
+        limit_candidate = limit_candidate && pl_outdir_reusable_file(&d.st, d.manifest, limit_files[j]);
+    }
+    for (size_t j = 0; s == PL_OK && limit_candidate && j < 3; j++)
+        s = pl_strings_add(&d.keep, limit_files[j], &err);
     if (s == PL_OK)
         s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &err);
     if (s != PL_OK) {
@@ -1211,7 +1237,7 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
         outdir_end(&d);
         return exit_code(s);
     }
-    sweep_io io = {.d = &d, .model = model, .candidate = candidate, .base = &opts.base,
+    sweep_io io = {.d = &d, .model = model, .candidate = candidate, .limit_candidate = limit_candidate, .base = &opts.base,
                    .iso = isolate ? &iso : NULL, .in_place = isolate ? calloc(nvalues ? nvalues : 1, 1) : NULL};
     if (isolate && !io.in_place) {
         fprintf(stderr, "penlim sweep: out of memory\n");
@@ -1238,11 +1264,22 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
             sw.runs[k].error = io.run_error[k];
             sw.failures++;
         }
-    for (size_t k = 0; s == PL_OK && io.status == PL_OK && k < sw.n; k++)
-        if (io.read_error[k].status != PL_OK) { /* the run was solved again; the error still ends the sweep */
-            io.status = io.read_error[k].status;
-            io.err = io.read_error[k];
+    /* A run or limit solution read back whose analysis did not finish here (the budget, memory) keeps
+     * its files, complete, and stays "ok" in the manifest: the next --resume reuses it. */
+    for (size_t k = 0; s == PL_OK && k < sw.n; k++)
+        if (sw.reused[k] && sw.runs[k].status != PL_OK)
+            note_kept(&sw.runs[k].error);
+    if (s == PL_OK && sw.limit_reused && !sw.has_limit)
+        note_kept(&sw.limit.error);
+    for (size_t j = 0; s == PL_OK && io.status == PL_OK && sw.limit_reused && j < 3; j++)
+        io.status = pl_output_add_hashed(&d.out, limit_files[j], pl_outdir_hash(&d.st, limit_files[j]), &io.err);
+    for (size_t k = 0; s == PL_OK && io.status == PL_OK && k <= sw.n; k++) {
+        const pl_error *e = k < sw.n ? &io.read_error[k] : &io.limit_read_error;
+        if (e->status != PL_OK) { /* the run was solved again; the error still ends the sweep */
+            io.status = e->status;
+            io.err = *e;
         }
+    }
     free(io.run_error);
     free(io.in_place);
     free(io.read_error);
@@ -1281,8 +1318,8 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
             if (strncmp(d.out.written.items[j], sub, strlen(sub)) == 0 && d.out.written.items[j][strlen(sub)] == '/')
                 s = pl_strings_add(&files, d.out.written.items[j], &err);
         if (s == PL_OK)
-            s = pl_manifest_add_run(d.manifest, sw.param[k], sw.runs[k].status == PL_OK ? "ok" : "failed", sub, &files,
-                                    &err);
+            s = pl_manifest_add_run(d.manifest, sw.param[k], sw.runs[k].status == PL_OK || sw.reused[k] ? "ok" : "failed",
+                                    sub, &files, &err);
         pl_strings_free(&files);
     }
     if (s == PL_OK)
@@ -1316,7 +1353,7 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
                 sw.limit.error.message);
     if (write_status != PL_OK)
         fprintf(stderr, "penlim sweep: %s\n", stopped.message);
-    rc = sw.failures || write_status != PL_OK ? 3 : 0;
+    rc = sw.failures || write_status != PL_OK || (!o.no_limit && !sw.has_limit) ? 3 : 0;
     pl_sweep_free(&sw);
     outdir_end(&d);
     return rc;

@@ -439,6 +439,19 @@ const char *pl_outdir_hash(const pl_outdir_state *st, const char *rel)
     return json_string_value(json_object_get(st->hashes, rel));
 }
 
+/* m, of the same settings as request, records rel's hash, and it is the latest one (st's). */
+static int recorded(const pl_outdir_state *st, const json_t *m, const json_t *request, const char *rel)
+{
+    const char *h = json_string_value(json_object_get(json_object_get(m, "content_hashes"), rel));
+    const char *latest = pl_outdir_hash(st, rel);
+    return m && same_settings(m, request) && h && latest && strcmp(h, latest) == 0;
+}
+
+int pl_outdir_reusable_file(const pl_outdir_state *st, const json_t *request, const char *rel)
+{
+    return recorded(st, st->manifest, request, rel) || recorded(st, st->journal, request, rel);
+}
+
 /* ---- what the directory holds ------------------------------------------------------------------ */
 
 /* ".NAME.XXXXXX", as pl_file_open names its temporaries. */

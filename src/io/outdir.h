@@ -72,6 +72,12 @@ pl_status pl_manifest_add_run(json_t *m, double value, const char *status, const
  * pl_outdir_verify. */
 int pl_outdir_reusable(const pl_outdir_state *st, const json_t *request, const char *dir, double value);
 
+/* Whether the directory holds file rel as a command with the same settings as request wrote it
+ * complete: its hash recorded by the previous manifest, or by the journal of an interrupted
+ * command (a sweep's limit solution, which --resume reads back as it does a run).  It must still
+ * pass pl_outdir_verify. */
+int pl_outdir_reusable_file(const pl_outdir_state *st, const json_t *request, const char *rel);
+
 /* The content hash st records for a listed file, or NULL. */
 const char *pl_outdir_hash(const pl_outdir_state *st, const char *rel);
 

@@ -420,8 +420,10 @@ pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *
         snprintf(header, sizeof header, "%s,constraint,limit_impact,run_impact,t_limit,t_run,time_error,velocity_error,centre,window,"
                  "common",
                  sw->param_name);
-        if ((s = pl_output_make_dir(out, "limit", err)) != PL_OK ||
-            (s = pl_write_solution(out, "limit", model, &sw->limit, &sw->limit_analysis, budget, err)) != PL_OK ||
+        /* a limit solution read back from an earlier sweep keeps its files, as a reused run */
+        if ((!sw->limit_reused &&
+             ((s = pl_output_make_dir(out, "limit", err)) != PL_OK ||
+              (s = pl_write_solution(out, "limit", model, &sw->limit, &sw->limit_analysis, budget, err)) != PL_OK)) ||
             (s = pl_write_csv_within(out, NULL, "impact_errors.csv", header, &sw->impact_errors, NULL,
                                      sw->impact_errors.ncol, budget, err)) != PL_OK)
             return s;

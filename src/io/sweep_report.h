@@ -25,10 +25,10 @@ void pl_sweep_run_dir_name(const char *param_name, size_t k, double value, char 
 pl_status pl_write_sweep_run(pl_output *out, const pl_model *model, const pl_sweep *sw, size_t k,
                              const pl_budget *budget, pl_error *err);
 
-/* Write the data files of the sweep but the runs' (pl_write_sweep_run): the limit solution, the
- * tables, sweep.json and the plots' data, within the time budget (NULL: none): when it runs out,
- * the file being written and those after it are left out (PL_ERR_SOLVER, PL_BUDGET_STOPPED's
- * message). */
+/* Write the data files of the sweep but the runs' (pl_write_sweep_run): the limit solution (unless
+ * read back, sw->limit_reused: its files are kept as they are), the tables, sweep.json and the
+ * plots' data, within the time budget (NULL: none): when it runs out, the file being written and
+ * those after it are left out (PL_ERR_SOLVER, PL_BUDGET_STOPPED's message). */
 pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *sw, const pl_budget *budget,
                          pl_error *err);
 

@@ -121,7 +121,7 @@ static void run_one(pool *p, size_t k)
     pl_solution *sol = &sw->runs[k];
     pl_error err;
     pl_solve_opts_count_from(&o, pl_budget_start(&o, pl_now_seconds())); /* each run's budget, its analysis included */
-    if (p->opts->reuse && p->opts->reuse(sw, k, sol, p->opts->user))
+    if (p->opts->reuse && p->opts->reuse(sw, k, &o, sol, p->opts->user))
         sw->reused[k] = 1;
     else if (p->opts->solve)
         p->opts->solve(sw, k, sw->solver, &o, sol, &err, p->opts->user);
@@ -381,12 +381,22 @@ static void solve_limit(const pl_model *model, const pl_sweep_opts *opts, pl_swe
         lo.option[pl_solver_option_index(&pl_solver_limit, "rtol")] = opts->limit_rtol;
     pl_error lerr;
     pl_solve_opts_count_from(&lo, pl_budget_start(&opts->base, pl_now_seconds())); /* its own budget, its analysis included */
-    pl_status solved = opts->solve ? opts->solve(sw, PL_SWEEP_LIMIT, &pl_solver_limit, &lo, &sw->limit, &lerr, opts->user)
-                                   : pl_solve(&pl_solver_limit, model, &lo, &sw->limit, &lerr);
+    pl_status solved;
+    if (opts->reuse && opts->reuse(sw, PL_SWEEP_LIMIT, &lo, &sw->limit, opts->user)) {
+        sw->limit_reused = 1;
+        solved = PL_OK;
+    } else {
+        solved = opts->solve ? opts->solve(sw, PL_SWEEP_LIMIT, &pl_solver_limit, &lo, &sw->limit, &lerr, opts->user)
+                             : pl_solve(&pl_solver_limit, model, &lo, &sw->limit, &lerr);
+    }
     sw->has_limit = solved == PL_OK &&
                     pl_analyze_within(model, &sw->limit, &(pl_budget){lo.max_seconds, lo.started},
                                       &sw->limit_analysis, &lerr) == PL_OK &&
                     pl_trajectory_build(&sw->limit_traj, model, &sw->limit, &lerr) == PL_OK;
+    if (solved == PL_OK && !sw->has_limit) { /* its analysis failed (the budget, memory): the reason, as a run's */
+        sw->limit.status = lerr.status;
+        sw->limit.error = lerr;
+    }
     if (sw->has_limit && sw->limit.zeno.found) {
         /* Near a Zeno point the runs are captured at T* != t_acc and the impact sequences differ
          * in number; the window is the last 1% of the time to accumulation. */

@@ -56,9 +56,10 @@ typedef struct {
     double limit_rtol;  /* its tolerance (0: 1e-12) */
     /* Called after each run completes, serialized; may be NULL. */
     void (*progress)(size_t done, size_t total, void *user);
-    /* Optional, called from the worker threads: fill sol with run k's solution from an earlier
-     * sweep (sw->param[k] is its value) and return 1, or return 0 to solve it. */
-    int (*reuse)(const struct pl_sweep *sw, size_t k, pl_solution *sol, void *user);
+    /* Optional, called from the worker threads (and once for the limit solution, k =
+     * PL_SWEEP_LIMIT): fill sol with run k's solution from an earlier sweep, solved with the
+     * options o (the refined one set: sw->param[k]), and return 1, or return 0 to solve it. */
+    int (*reuse)(const struct pl_sweep *sw, size_t k, const pl_solve_opts *o, pl_solution *sol, void *user);
     /* Optional, called from the worker threads (and once for the limit solution, k =
      * PL_SWEEP_LIMIT): solve in place of pl_solve, in another process say (the program's
      * --isolate), with the options o (the refined one set); sol is filled as pl_solve fills it,
@@ -92,8 +93,9 @@ typedef struct pl_sweep {
     /* impacts before capture against log10 x: per decade of mu (or of 1/h) */
     double impacts_per_decade, impacts_per_decade_se, impacts_per_decade_predicted;
     size_t failures;
-    /* the limit solution (with_limit) */
-    int has_limit;
+    /* the limit solution (with_limit): computed and analysed (has_limit); read back (opts.reuse),
+     * not solved (limit_reused), whether or not its analysis then finished */
+    int has_limit, limit_reused;
     pl_solution limit;
     pl_analysis limit_analysis;
     pl_trajectory limit_traj;
