@@ -116,7 +116,7 @@ static double exponent(const double *p)
 
 const pl_law_type pl_law_kelvin_voigt = {
     .name = "kelvin_voigt",
-    .summary = "linear spring and dashpot, paper 004's form (4) (the default)",
+    .summary = "linear spring and dashpot, paper 004's form (4)",
     .formula = "lambda = m_eff (mu k delta + 2 xi sqrt(mu k) deltadot)",
     .params = params,
     .nparams = NPAR,

@@ -30,6 +30,14 @@ const pl_law_type *pl_law_type_find(const char *name)
     return NULL;
 }
 
+const pl_law_type *pl_law_type_owning(const char *name)
+{
+    for (size_t k = 0; k < pl_law_type_count(); k++)
+        if (pl_law_param_index(registry[k], name) >= 0)
+            return registry[k];
+    return NULL;
+}
+
 const pl_law_type *pl_law_type_default(void)
 {
     return &pl_law_kelvin_voigt;

@@ -24,8 +24,7 @@
 #include "core/status.h"
 #include "penlim/model.h"
 
-/* Parameters of a law, at most. */
-#define PL_LAW_MAX_PARAMS 4
+/* PL_LAW_MAX_PARAMS, the parameters of a law at most: include/penlim/model.h. */
 
 /* Flags of a law. */
 enum {
@@ -111,6 +110,8 @@ extern const pl_law_type pl_law_hertz;
 size_t pl_law_type_count(void);
 const pl_law_type *pl_law_type_at(size_t index);
 const pl_law_type *pl_law_type_find(const char *name); /* NULL if unknown */
+/* The first law that has a parameter `name`, or NULL. */
+const pl_law_type *pl_law_type_owning(const char *name);
 /* The default law (kelvin_voigt). */
 const pl_law_type *pl_law_type_default(void);
 

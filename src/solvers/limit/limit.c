@@ -982,12 +982,22 @@ static pl_status check(const pl_model *model, const pl_solve_opts *opts, pl_erro
     return pl_model_check_admissible(model, "the limit solution starts from an admissible state", err);
 }
 
+/* The impacts are Kelvin-Voigt's: its restitution, its fast system (impact.c). */
+static pl_status applies(const pl_model *model, pl_error *err)
+{
+    if (model->law_type != &pl_law_kelvin_voigt)
+        return pl_fail(err, PL_ERR_INPUT, "the limit solution computes Kelvin-Voigt's impacts: the contact law %s is "
+                       "not treated yet (use --law kelvin_voigt)", model->law_type->name);
+    return PL_OK;
+}
+
 const pl_solver_type pl_solver_limit = {
     .name = "limit",
     .summary = "the limit (generalized) solution computed directly, event by event (paper 004 (47)-(48))",
     .family = PL_FAMILY_LIMIT,
     .options = options,
     .noptions = sizeof options / sizeof options[0],
+    .applies = applies,
     .check = check,
     .solve = solve,
 };
