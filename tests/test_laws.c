@@ -1,8 +1,10 @@
 /* The contact laws against closed forms and an independent integration of an isolated impact:
  * delta'' = lambda(-delta, -deltadot)/m, from delta = 0 at speed V (GSL's rk8pd, tight tolerances). */
+#include "cases/cases.h"
 #include "check.h"
 #include "laws/law.h"
 #include "model/contact_law.h"
+#include "solve.h"
 
 #include <gsl/gsl_odeiv2.h>
 #include <gsl/gsl_sf_gamma.h>
@@ -225,6 +227,95 @@ static void closed_forms(void)
     }
 }
 
+/* The one episode of constraint i of a penalized run of `c` under `law` with `settings` at mu; NULL with a
+ * failed check if the run fails or has no closed episode. */
+static int penalized_impact(const pl_case *c, const pl_law_type *law, const pl_setting *settings, size_t ns,
+                            double mu, double t_end, size_t i, pl_episode *out)
+{
+    pl_model model;
+    pl_error err = {0};
+    pl_solution sol;
+    if (pl_model_init_law(&model, c, law, settings, ns, &err) != PL_OK) {
+        CHECK(0, "%s under %s: %s", c->name, law->name, err.message);
+        return 0;
+    }
+    pl_status s = solve_penalty(&model, mu, 1e-10, t_end, 0, &sol, &err);
+    int found = 0;
+    CHECK(s == PL_OK, "%s under %s at mu %g: %s", c->name, law->name, mu, err.message);
+    for (size_t k = 0; s == PL_OK && k < sol.nepisodes; k++)
+        if (sol.episodes[k].constraint == i && !found) {
+            *out = sol.episodes[k];
+            found = !isnan(out->t_out);
+        }
+    CHECK(found, "%s under %s at mu %g: an impact of constraint %zu", c->name, law->name, mu, i + 1);
+    pl_solution_free(&sol);
+    pl_model_free(&model);
+    return found;
+}
+
+/* Hertz, an isolated impact without gravity, at several mu: restitution 1, largest penetration
+ * (5 V^2 m/(4 k mu))^(2/5), duration 2 I delta_max/V with I = (2/5) B(2/5, 1/2); on the ball (m = 1) and on
+ * the wedge's first wall, whose effective mass is 1 - m^2 (k physical: the force mu k delta^1.5 does not
+ * scale with it). */
+static void hertz_penalized(void)
+{
+    double I = 0.4 * gsl_sf_beta(0.4, 0.5), V = 1.7, k = 2.3;
+    for (double mu = 1e5; mu <= 1e11; mu *= 1e3) {
+        pl_setting ball[] = {{"g", 0.0}, {"h0", 0.1}, {"v0", -V}, {"k", k}};
+        pl_setting wedge[] = {{"m", 0.5}, {"q1", 0.1}, {"q2", 5.0}, {"v1", -V}, {"v2", 0.0}, {"k", k}};
+        const pl_case *cases[] = {&pl_case_bouncing_ball, &pl_case_wedge};
+        const pl_setting *set[] = {ball, wedge};
+        size_t ns[] = {4, 6};
+        double meff[] = {1.0, 0.75};
+        for (int j = 0; j < 2; j++) {
+            pl_episode ep = {0};
+            if (!penalized_impact(cases[j], &pl_law_hertz, set[j], ns[j], mu, 0.5, 0, &ep))
+                continue;
+            double dmax = pow(5.0 * V * V * meff[j] / (4.0 * k * mu), 0.4), T = 2.0 * I * dmax / V;
+            NEAR(-ep.gdot_out / ep.gdot_in, 1.0, 1e-8, "hertz %s mu %g: restitution", cases[j]->name, mu);
+            NEAR(ep.gdot_in, -V, 1e-12, "hertz %s mu %g: impact speed", cases[j]->name, mu);
+            NEAR(ep.max_penetration, dmax, 1e-7 * dmax, "hertz %s mu %g: largest penetration", cases[j]->name, mu);
+            NEAR(ep.t_out - ep.t_in, T, 1e-7 * T, "hertz %s mu %g: contact duration", cases[j]->name, mu);
+        }
+    }
+}
+
+/* Hunt-Crossley without gravity: the penalized restitution is e(c V) at every mu (the scaled contact
+ * problem is free of mu), for several c V and exponents. */
+static void hunt_crossley_penalized(void)
+{
+    double V = 1.7, cs[] = {0.05, 0.4, 2.0}, ns[] = {1.5, 1.0, 2.5};
+    for (int j = 0; j < 3; j++)
+        for (double mu = 1e4; mu <= 1e10; mu *= 1e3) {
+            pl_setting ball[] = {{"g", 0.0}, {"h0", 0.1}, {"v0", -V}, {"k", 0.7}, {"c", cs[j]}, {"n", ns[j]}};
+            pl_episode ep = {0};
+            if (!penalized_impact(&pl_case_bouncing_ball, &pl_law_hunt_crossley, ball, 6, mu, 1.0, 0, &ep))
+                continue;
+            double p[PL_LAW_MAX_PARAMS] = {0.7, ns[j], cs[j]};
+            NEAR(-ep.gdot_out / ep.gdot_in, pl_law_hunt_crossley.restitution(p, V), 1e-8,
+                 "hunt_crossley c V = %g, n = %g, mu %g: restitution", cs[j] * V, ns[j], mu);
+            double dmax = pl_law_hunt_crossley.impact_penetration(p, mu, 1.0, V);
+            NEAR(ep.max_penetration, dmax, 1e-7 * dmax, "hunt_crossley c V = %g, mu %g: largest penetration",
+                 cs[j] * V, mu);
+        }
+}
+
+/* The clamped law without gravity: restitution exp(-2 xi arccos(xi)/sqrt(1 - xi^2)) (continued past 1). */
+static void clamped_penalized(void)
+{
+    double V = 1.3, xis[] = {0.1, 0.7, 1.8};
+    for (int j = 0; j < 3; j++) {
+        double xi = xis[j], e = xi < 1.0 ? exp(-2.0 * xi * acos(xi) / sqrt(1.0 - xi * xi))
+                                         : exp(-2.0 * xi * acosh(xi) / sqrt(xi * xi - 1.0));
+        for (double mu = 1e4; mu <= 1e10; mu *= 1e6) {
+            pl_setting ball[] = {{"g", 0.0}, {"h0", 0.1}, {"v0", -V}, {"xi", xi}};
+            pl_episode ep = {0};
+            if (penalized_impact(&pl_case_bouncing_ball, &pl_law_kelvin_voigt_clamped, ball, 4, mu, 1.0, 0, &ep))
+                NEAR(-ep.gdot_out / ep.gdot_in, e, 1e-8, "clamped xi = %g mu %g: restitution", xi, mu);
+        }
+    }
+}
+
 int main(void)
 {
     check_init();
@@ -232,5 +323,8 @@ int main(void)
     parameters();
     impacts();
     closed_forms();
+    hertz_penalized();
+    hunt_crossley_penalized();
+    clamped_penalized();
     return check_finish("test_laws");
 }
