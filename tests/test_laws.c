@@ -300,6 +300,68 @@ static void hunt_crossley_penalized(void)
         }
 }
 
+/* Hunt-Crossley's ball under gravity: the first impact's restitution converges to e(c V) at the rate
+ * 1/(n+1) of the law's contact time (gravity acts over a contact of duration ~mu^(-1/(n+1))): the rate
+ * fitted between mu = 1e8 and 1e10 is 0.4 for n = 3/2 and 0.5 for n = 1. */
+static void hunt_crossley_rate(void)
+{
+    double ns[] = {1.5, 1.0}, c = 0.3, g = 9.81, h0 = 0.8, V = sqrt(2.0 * g * h0);
+    for (int j = 0; j < 2; j++) {
+        double err[2], p[PL_LAW_MAX_PARAMS] = {1.0, ns[j], c}, e = pl_law_hunt_crossley.restitution(p, V);
+        for (int a = 0; a < 2; a++) {
+            pl_setting ball[] = {{"g", g}, {"h0", h0}, {"c", c}, {"n", ns[j]}};
+            pl_episode ep = {0};
+            err[a] = NAN;
+            if (penalized_impact(&pl_case_bouncing_ball, &pl_law_hunt_crossley, ball, 4, a ? 1e10 : 1e8, 1.0, 0, &ep))
+                err[a] = fabs(-ep.gdot_out / ep.gdot_in - e);
+        }
+        NEAR(log10(err[0] / err[1]) / 2.0, 1.0 / (ns[j] + 1.0), 0.02, "hunt_crossley n = %g: rate of the restitution",
+             ns[j]);
+        CHECK(pl_law_hunt_crossley.rate(p, PL_LIMIT_RESTITUTION_FIRST) == 1.0 / (ns[j] + 1.0), "the predicted rate");
+    }
+}
+
+/* The limit solution of Hunt-Crossley's ball: impact speeds v_(k+1) = e(c v_k) v_k with e from the
+ * independent integration of an isolated impact (run_impact), and no accumulation point: 1 - e ~ c V as V ->
+ * 0, the flights 2 v_k/g shrink like 1/k and their sum diverges.  Hertz's limit: every impact elastic. */
+static void limits(void)
+{
+    double g = 9.81, c = 0.1;
+    pl_setting set[] = {{"g", g}, {"c", c}};
+    pl_model model;
+    pl_error err = {0};
+    pl_solution sol;
+    CHECK(pl_model_init_law(&model, &pl_case_bouncing_ball, &pl_law_hunt_crossley, set, 2, &err) == PL_OK, "%s",
+          err.message);
+    CHECK(solve_limit(&model, 1e-10, 10.0, 0, &sol, &err) == PL_OK, "hunt_crossley's limit: %s", err.message);
+    size_t impacts = 0;
+    impact im = {.t = &pl_law_hunt_crossley, .m = 1.0, .mu = 1e6};
+    memcpy(im.p, model.law[0].p, sizeof im.p);
+    for (size_t k = 0; k < sol.nevents; k++) {
+        const pl_event *ev = &sol.events[k];
+        if (ev->kind != PL_EVENT_IMPACT)
+            continue;
+        if (impacts++ < 12) {
+            double V = -ev->gdot_before, e, dmax, dur, T = im.t->contact_time(im.p, im.mu, 1.0, V);
+            run_impact(&im, V, T, &e, &dmax, &dur);
+            NEAR(ev->gdot_after, e * V, 1e-8 * V, "hunt_crossley's limit: impact %zu at speed %g", impacts, V);
+        }
+    }
+    /* sum of flights to 10 s: about exp(g c t/2) impacts, 135 here */
+    CHECK(impacts > 100 && impacts < 1000 && sol.nevents == impacts && !sol.zeno.found,
+          "hunt_crossley's limit: %zu impacts and no accumulation point (zeno at %g)", impacts, sol.zeno.t_accumulation);
+    pl_solution_free(&sol);
+    pl_model_free(&model);
+
+    CHECK(pl_model_init_law(&model, &pl_case_bouncing_ball, &pl_law_hertz, NULL, 0, &err) == PL_OK, "%s", err.message);
+    CHECK(solve_limit(&model, 1e-10, 10.0, 0, &sol, &err) == PL_OK, "hertz's limit: %s", err.message);
+    for (size_t k = 0; k < sol.nevents; k++)
+        NEAR(sol.events[k].gdot_after, -sol.events[k].gdot_before, 1e-9, "hertz's limit: impact %zu elastic", k + 1);
+    CHECK(sol.nevents == 11, "hertz's limit: 11 impacts in 10 s (flights of 2 sqrt(2 h0/g))");
+    pl_solution_free(&sol);
+    pl_model_free(&model);
+}
+
 /* The clamped law without gravity: restitution exp(-2 xi arccos(xi)/sqrt(1 - xi^2)) (continued past 1). */
 static void clamped_penalized(void)
 {
@@ -326,5 +388,7 @@ int main(void)
     hertz_penalized();
     hunt_crossley_penalized();
     clamped_penalized();
+    hunt_crossley_rate();
+    limits();
     return check_finish("test_laws");
 }

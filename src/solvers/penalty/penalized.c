@@ -75,14 +75,17 @@ int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const 
     for (size_t j = 0; j < n; j++)
         ac[j] = 0.0;
     pl_contact *k = p->contact;
+    pl_contact_law varying;
     for (size_t i = 0, m = model->m; i < m; i++) {
         lambda[i] = 0.0;
         if (!active[i])
             continue;
         pl_model_contact(model, i, t, q, fp, minv, k);
         /* eq. (4) with A_i = -w_i m_i k_i and B_i = -2 xi_i sqrt(k_i) w_i m_i under Kelvin-Voigt; the
-         * constraint's law in general */
-        double l = pl_law_force(&model->law[i], p->mu, p->damping[i], k->m_eff, k->gap.g, k->gdot, NULL, NULL);
+         * constraint's law in general, at (t, q) if the case's law varies (law_at) */
+        const pl_contact_law *law = pl_model_law_at(model, i, t, q, &varying);
+        double d = law == &model->law[i] ? p->damping[i] : pl_law_prepare(law, p->mu);
+        double l = pl_law_force(law, p->mu, d, k->m_eff, k->gap.g, k->gdot, NULL, NULL);
         lambda[i] = l;
         for (size_t j = 0; j < n; j++)
             ac[j] += w[j] * l;
@@ -112,14 +115,16 @@ int pl_penalized_jacobian(const pl_penalized *c, double t, const double *q, cons
         return -1;
 
     pl_contact *k = c->jac_contact;
+    pl_contact_law varying;
     for (size_t i = 0; i < model->m; i++) {
         if (!c->active[i])
             continue;
         pl_model_contact(model, i, t, q, fp, minv, k);
         const double *grad = k->gap.grad, *H = k->gap.hess, *w = k->w;
-        const pl_contact_law *law = &model->law[i];
+        /* a law that varies with (t, q) is taken as it is here, its own derivatives left out */
+        const pl_contact_law *law = pl_model_law_at(model, i, t, q, &varying);
         int linear = pl_law_is_linear(law), per_mass = (law->type->flags & PL_LAW_PER_UNIT_MASS) != 0;
-        double kk = law->k, me = k->m_eff, ci = c->damping[i];
+        double kk = law->k, me = k->m_eff, ci = law == &model->law[i] ? c->damping[i] : pl_law_prepare(law, c->mu);
         double s = c->mu * k->gap.g + ci * k->gdot;
         double lambda_G = 0.0, lambda_Gdot = 0.0, lambda = -me * kk * s;
         if (!linear)
