@@ -362,6 +362,46 @@ static void limits(void)
     pl_model_free(&model);
 }
 
+/* A law that varies with the motion (law_at, paper 004's form (4) with coefficients of (x, t)): the ball's
+ * floor stiffens to k = 4 and its damping to xi = 0.3 from t = 0.3 on; the impact at t = h0/V = 0.5 takes
+ * them: penalized duration pi/(sqrt(4 mu) sqrt(1 - xi^2)) and restitution exp(-pi xi/sqrt(1 - xi^2)), the
+ * limit's restitution the same (the law frozen at the impact). */
+static void ball_law_at(const double *p, size_t i, double t, const double *q, pl_law *out, void *user)
+{
+    (void)p, (void)i, (void)q, (void)user;
+    if (t >= 0.3) {
+        pl_law_set(out, "k", 4.0);
+        pl_law_set(out, "xi", 0.3);
+    }
+}
+
+static void varying_law(void)
+{
+    pl_case c = pl_case_bouncing_ball;
+    c.law_at = ball_law_at;
+    double V = 0.2, xi = 0.3, e = exp(-M_PI * xi / sqrt(1.0 - xi * xi));
+    pl_setting set[] = {{"g", 0.0}, {"h0", 0.1}, {"v0", -V}, {"e", 1.0}};
+    for (double mu = 1e4; mu <= 1e8; mu *= 1e4) {
+        pl_episode ep = {0};
+        if (!penalized_impact(&c, &pl_law_kelvin_voigt, set, 4, mu, 1.0, 0, &ep))
+            continue;
+        double T = M_PI / (sqrt(4.0 * mu) * sqrt(1.0 - xi * xi));
+        NEAR(ep.t_out - ep.t_in, T, 1e-7 * T, "law_at: contact duration at mu %g", mu);
+        NEAR(-ep.gdot_out / ep.gdot_in, e, 1e-8, "law_at: penalized restitution at mu %g", mu);
+    }
+    pl_model model;
+    pl_error err = {0};
+    pl_solution sol;
+    CHECK(pl_model_init(&model, &c, set, 4, &err) == PL_OK, "%s", err.message);
+    CHECK(model.law[0].k == 1.0 && model.law[0].xi == 0.0, "law_at: the law at t = 0");
+    CHECK(solve_limit(&model, 1e-10, 1.0, 0, &sol, &err) == PL_OK && sol.nevents == 1, "law_at: limit, %s",
+          err.message);
+    if (sol.nevents == 1)
+        NEAR(sol.events[0].gdot_after, e * V, 1e-9, "law_at: the limit's restitution");
+    pl_solution_free(&sol);
+    pl_model_free(&model);
+}
+
 /* The clamped law without gravity: restitution exp(-2 xi arccos(xi)/sqrt(1 - xi^2)) (continued past 1). */
 static void clamped_penalized(void)
 {
@@ -390,5 +430,6 @@ int main(void)
     clamped_penalized();
     hunt_crossley_rate();
     limits();
+    varying_law();
     return check_finish("test_laws");
 }
