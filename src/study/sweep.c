@@ -204,7 +204,7 @@ static const struct {
     [PL_Q_RESTITUTION_FIRST] = {"restitution_first", "restitution -gdot_out/gdot_in of the first impact",
                                 PL_LIMIT_RESTITUTION_FIRST, SCALE_UNIT},
     [PL_Q_SCALED_PENETRATION_FIRST] = {"scaled_penetration_first",
-                                       "sqrt(mu) * max penetration of the first impact",
+                                       "mu^(1/(n+1)) * max penetration of the first impact (sqrt(mu) under Kelvin-Voigt, n = 1)",
                                        PL_LIMIT_SCALED_PENETRATION_FIRST},
     [PL_Q_CAPTURE_TIME] = {"capture_time", "start of the final sustained contact, T*_mu of eq. (52) (a scheme: its last impact before a rest)",
                            PL_LIMIT_CAPTURE_TIME, SCALE_VALUE, 1},
