@@ -6,11 +6,12 @@
 
 #include "model/model.h"
 
-/* The contact-law parameters every built-in case shares: e or xi (one determines the other) and k. */
+/* The case's defaults for the contact law's parameters (PL_PARAM_LAW): Kelvin-Voigt's e or xi (one
+ * determines the other) and k; under another law, k (in that law's units) where it has one. */
 #define PL_LAW_PARAMS(e_default)                                                                   \
-    {"e", (e_default), 0.0, 1.0, 0, "limit restitution of an isolated impact (or set xi)"},      \
-    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio of the contact law (or set e)"}, \
-    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale of the contact law"}
+    {"e", (e_default), 0.0, 1.0, PL_PARAM_LAW, "limit restitution of an isolated impact (or set xi)"},           \
+    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED | PL_PARAM_LAW, "damping ratio of the contact law (or set e)"},  \
+    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_LAW, "stiffness scale of the contact law"}
 
 extern const pl_case pl_case_bouncing_ball;
 extern const pl_case pl_case_corner;

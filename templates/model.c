@@ -29,9 +29,9 @@ static const pl_param_spec params[NPAR] = {
     {"vx0", 1.0, -INFINITY, INFINITY, 0, "initial velocity, x"},
     {"vy0", 0.0, -INFINITY, INFINITY, 0, "initial velocity, y"},
     /* The contact law: every constraint takes e (or xi) and k unless a `law` callback says otherwise. */
-    {"e", 0.8, 0.0, 1.0, 0, "restitution of an isolated impact (or set xi)"},
-    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio of the contact law (or set e)"},
-    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "contact stiffness scale"},
+    {"e", 0.8, 0.0, 1.0, PL_PARAM_LAW, "restitution of an isolated impact (or set xi)"},
+    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED | PL_PARAM_LAW, "damping ratio of the contact law (or set e)"},
+    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_LAW, "contact stiffness scale"},
 };
 
 static void initial_state(const double *p, double *q, double *v, void *user)

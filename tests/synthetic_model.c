@@ -6,9 +6,9 @@
 enum { E, XI, K, NPAR };
 
 static const pl_param_spec params[NPAR] = {
-    {"e", 0.5, 0.0, 1.0, 0, "restitution"},
-    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio"},
-    {"k", 1.7, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale"},
+    {"e", 0.5, 0.0, 1.0, PL_PARAM_LAW, "restitution"},
+    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED | PL_PARAM_LAW, "damping ratio"},
+    {"k", 1.7, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_LAW, "stiffness scale"},
 };
 
 static void initial_state(const double *p, double *q, double *v, void *user)
@@ -166,9 +166,9 @@ static const pl_param_spec push_params[PNPAR] = {
     {"a", 2.0, -INFINITY, INFINITY, 0, "acceleration away from the floor"},
     {"q0", 1.0, -INFINITY, INFINITY, 0, "initial position"},
     {"v0", -2.0, -INFINITY, INFINITY, 0, "initial velocity"},
-    {"e", 0.5, 0.0, 1.0, 0, "restitution"},
-    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio"},
-    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale"},
+    {"e", 0.5, 0.0, 1.0, PL_PARAM_LAW, "restitution"},
+    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED | PL_PARAM_LAW, "damping ratio"},
+    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_LAW, "stiffness scale"},
 };
 
 static void push_initial(const double *p, double *q, double *v, void *user)
@@ -233,9 +233,9 @@ static const pl_param_spec balls_params[BNPAR] = {
     {"g", 9.81, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "gravity"},
     {"h0", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "height of the lowest ball (ball i at h0 (1 + i/N))"},
     {"kappa", 0.0, 0.0, INFINITY, 0, "stiffness of the springs between neighbours"},
-    {"e", 0.9, 0.0, 1.0, 0, "restitution of ball 0 (ball i: e (1 - i/(2N)))"},
-    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio of ball 0 (or set e)"},
-    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale of ball 0 (ball i: k (1 + i/N))"},
+    {"e", 0.9, 0.0, 1.0, PL_PARAM_LAW, "restitution of ball 0 (ball i: e (1 - i/(2N)))"},
+    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED | PL_PARAM_LAW, "damping ratio of ball 0 (or set e)"},
+    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_LAW, "stiffness scale of ball 0 (ball i: k (1 + i/N))"},
 };
 
 static size_t balls_count(const double *p)

@@ -292,7 +292,7 @@ static void test_zeno_sweep(void)
 /* q'' = -w^2 q - c q' far from its constraint (G = q + 10). */
 enum { SP_W, SP_C, SP_E, SP_XI, SP_K, SP_N };
 static const pl_param_spec spring_params[SP_N] = {
-    {"w", 3.0, 0.0, INFINITY, 0, "angular frequency"}, {"c", 0.0, 0.0, INFINITY, 0, "damping"}, PL_LAW_PARAMS(0.0)};
+    {"w", 3.0, 0.0, INFINITY, 0, "angular frequency"}, {"damping", 0.0, 0.0, INFINITY, 0, "damping"}, PL_LAW_PARAMS(0.0)};
 
 static void spring_initial(const double *p, double *q, double *v, void *user)
 {

@@ -14,9 +14,9 @@ static const pl_param_spec params[NPAR] = {
     {"N", 3.0, 2.0, 100.0, 0, "number of balls"},
     {"r", 0.5, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "radius"},
     {"V", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "speed of the first ball"},
-    {"e", 1.0, 0.0, 1.0, 0, "restitution of an isolated impact (or set xi)"},
-    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio of the contact law (or set e)"},
-    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "contact stiffness scale"},
+    {"e", 1.0, 0.0, 1.0, PL_PARAM_LAW, "restitution of an isolated impact (or set xi)"},
+    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED | PL_PARAM_LAW, "damping ratio of the contact law (or set e)"},
+    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_LAW, "contact stiffness scale"},
 };
 
 static size_t balls(const double *p)

@@ -24,9 +24,9 @@ static const pl_param_spec params[NPAR] = {
     {"g", 9.81, 0.0, INFINITY, 0, "gravity"},
     {"d", 0.5, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "distance of the wall from the pivot"},
     {"theta0", -1.0, -3.0, 0.0, 0, "initial angle (rad; released at rest, stretched to equilibrium)"},
-    {"e", 0.8, 0.0, 1.0, 0, "restitution of an isolated impact (or set xi)"},
-    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio of the contact law (or set e)"},
-    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "contact stiffness scale"},
+    {"e", 0.8, 0.0, 1.0, PL_PARAM_LAW, "restitution of an isolated impact (or set xi)"},
+    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED | PL_PARAM_LAW, "damping ratio of the contact law (or set e)"},
+    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_LAW, "contact stiffness scale"},
 };
 
 static void initial_state(const double *p, double *q, double *v, void *user)

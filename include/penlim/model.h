@@ -22,6 +22,7 @@
 #define PENLIM_MODEL_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "penlim/status.h"
 
@@ -29,9 +30,12 @@
 extern "C" {
 #endif
 
-/* The layout of pl_case and pl_gap and the callbacks' signatures; a model built for another
- * version is refused.  2: pl_case.valid_until. */
-#define PL_ABI_VERSION 2u
+/* The layout of pl_case and pl_gap and the callbacks' signatures.  2: pl_case.valid_until.  3: contact
+ * laws other than Kelvin-Voigt: pl_law carries the model's law, pl_case.law_at, PL_PARAM_LAW.  A model
+ * built for version 2 still loads (penlim run --model): its case is read as version 3 without law_at,
+ * its law callback writes the fields k and xi that version 2's pl_law had (docs/library.md).  Other
+ * versions are refused. */
+#define PL_ABI_VERSION 3u
 
 /* The symbol a loadable model exports: `const pl_case *penlim_model(void)`. */
 #define PL_MODEL_SYMBOL "penlim_model"
@@ -48,7 +52,9 @@ extern "C" {
 enum {
     PL_PARAM_MIN_OPEN = 1u,  /* value must be > min rather than >= min */
     PL_PARAM_MAX_OPEN = 2u,  /* value must be < max rather than <= max */
-    PL_PARAM_DERIVED = 4u    /* default is NAN: computed from other parameters unless set */
+    PL_PARAM_DERIVED = 4u,   /* default is NAN: computed from other parameters unless set */
+    PL_PARAM_LAW = 8u        /* not a parameter of the case: its default for the contact law's parameter
+                                of this name (k, e, xi; PL_LAW_PARAMS), set with the law's parameters */
 };
 
 typedef struct {
@@ -65,11 +71,39 @@ typedef struct {
     double value;
 } pl_setting;
 
-/* The visco-elastic contact law of one constraint: lambda = -m_eff k (mu G + 2 xi sqrt(mu/k) Gdot). */
+/* Parameters of a contact law, at most. */
+#define PL_LAW_MAX_PARAMS 4
+
+/* The contact law of one constraint, as the case's law or law_at callback sees it: penlim fills every
+ * field with the model's law and values before the call, and the case changes the values that differ
+ * between its constraints (or with the configuration).  k and xi are the law's parameters of those
+ * names (Kelvin-Voigt's: lambda = -m_eff k (mu G + 2 xi sqrt(mu/k) Gdot), restitution
+ * exp(-pi xi/sqrt(1 - xi^2)); a law without xi ignores it); penlim reads them from these two fields,
+ * the law's other parameters from param (in the order `penlim laws` lists them; pl_law_set).  The
+ * first two fields are ABI 2's pl_law. */
 typedef struct {
-    double k;  /* stiffness scale k_i > 0 */
-    double xi; /* damping ratio xi_i >= 0 (isolated-impact restitution exp(-pi xi/sqrt(1 - xi^2))) */
+    double k;  /* stiffness scale k_i > 0 (Kelvin-Voigt's per unit effective mass; see penlim laws) */
+    double xi; /* Kelvin-Voigt's damping ratio xi_i >= 0 */
+    const char *name;                          /* the law (read-only) */
+    size_t nparams;                            /* read-only */
+    const char *param_name[PL_LAW_MAX_PARAMS]; /* read-only */
+    double param[PL_LAW_MAX_PARAMS];
 } pl_law;
+
+/* Set the law's parameter `name` (k and xi included); 0 if the law has no parameter of that name. */
+static inline int pl_law_set(pl_law *law, const char *name, double value)
+{
+    for (size_t j = 0; j < law->nparams && j < PL_LAW_MAX_PARAMS; j++)
+        if (law->param_name[j] && strcmp(law->param_name[j], name) == 0) {
+            law->param[j] = value;
+            if (strcmp(name, "k") == 0)
+                law->k = value;
+            else if (strcmp(name, "xi") == 0)
+                law->xi = value;
+            return 1;
+        }
+    return 0;
+}
 
 /* Constraint i evaluated at (q, t).  penlim zero-fills g, g_t, g_tt, grad and grad_t (and hess when
  * it reads it) before calling the case, so a case only sets the non-zero entries.  The arrays have
@@ -132,7 +166,8 @@ struct pl_case {
     /* Optional. */
     /* Sizes from the parameters (N bodies, say); without it, ndof and ncon. */
     void (*sizes)(const double *p, size_t *ndof, size_t *ncon, void *user);
-    /* The contact law of constraint i; by default every constraint takes the parameters k and xi. */
+    /* The contact law of constraint i (out holds the model's law and values: change those that differ);
+     * by default every constraint takes the model's.  Called once, when the model is created. */
     void (*law)(const double *p, size_t i, pl_law *out, void *user);
     /* Cross-parameter validation: return 0, or non-zero with a one-line message in msg. */
     int (*check)(const double *p, char *msg, size_t len, void *user);
@@ -157,6 +192,13 @@ struct pl_case {
      * ends in msg (one line): a solve whose t-end lies beyond it is refused before it starts (bad
      * input).  Absent: no limit. */
     double (*valid_until)(const double *p, char *msg, size_t len, void *user);
+
+    /* ABI 3. */
+    /* The law of constraint i at (t, q), in place of `law` (give at most one): the coefficients of paper
+     * 004's form (4), A(x, t) G + mu^(-1/2) B(x, t) Gdot, that depend on the configuration.  Penalized
+     * runs evaluate it with every force; the limit solution freezes it at each impact's configuration.
+     * Its dependence on q is not differentiated (the Newton iteration's Jacobian omits it). */
+    void (*law_at)(const double *p, size_t i, double t, const double *q, pl_law *out, void *user);
 };
 
 /* A case with its parameters fixed and validated; immutable, so that it can be shared by
@@ -168,6 +210,14 @@ typedef struct pl_model pl_model;
  * a symmetric positive definite mass matrix, an admissible initial state.  NULL with err set
  * (PL_ERR_INPUT) if anything is wrong. */
 PL_API pl_model *pl_model_create(const pl_case *c, const pl_setting *settings, size_t nsettings, pl_error *err);
+/* The same under the contact law named `law` (penlim laws; NULL: kelvin_voigt): settings naming one of
+ * its parameters set it, the others set the case's; a case's PL_PARAM_LAW entries are defaults for the
+ * law's parameters of their names. */
+PL_API pl_model *pl_model_create_law(const pl_case *c, const char *law, const pl_setting *settings, size_t nsettings,
+                                     pl_error *err);
+/* The model's contact law's name, and the value of its parameter `name` (NAN if it has none). */
+PL_API const char *pl_model_law(const pl_model *model);
+PL_API double pl_model_law_parameter(const pl_model *model, const char *name);
 PL_API void pl_model_destroy(pl_model *model);
 PL_API const pl_case *pl_model_case(const pl_model *model);
 PL_API size_t pl_model_dof(const pl_model *model);

@@ -25,6 +25,17 @@ PL_API void pl_library_init(void)
 
 PL_API pl_model *pl_model_create(const pl_case *c, const pl_setting *settings, size_t nsettings, pl_error *err)
 {
+    return pl_model_create_law(c, NULL, settings, nsettings, err);
+}
+
+PL_API pl_model *pl_model_create_law(const pl_case *c, const char *law, const pl_setting *settings, size_t nsettings,
+                                     pl_error *err)
+{
+    const pl_law_type *t = law ? pl_law_type_find(law) : pl_law_type_default();
+    if (!t) {
+        pl_fail(err, PL_ERR_INPUT, "unknown contact law '%s' (penlim laws lists them)", law);
+        return NULL;
+    }
     if (!c) {
         pl_fail(err, PL_ERR_INPUT, "no case given");
         return NULL;
@@ -34,11 +45,22 @@ PL_API pl_model *pl_model_create(const pl_case *c, const pl_setting *settings, s
         pl_fail(err, PL_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    if (pl_model_init(m, c, settings, nsettings, err) != PL_OK) {
+    if (pl_model_init_law(m, c, t, settings, nsettings, err) != PL_OK) {
         free(m);
         return NULL;
     }
     return m;
+}
+
+PL_API const char *pl_model_law(const pl_model *model)
+{
+    return model ? model->law_type->name : NULL;
+}
+
+PL_API double pl_model_law_parameter(const pl_model *model, const char *name)
+{
+    int j = model && name ? pl_law_param_index(model->law_type, name) : -1;
+    return j < 0 ? NAN : model->law_par[j];
 }
 
 PL_API void pl_model_destroy(pl_model *model)

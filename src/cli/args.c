@@ -9,7 +9,7 @@
 enum { OPT_MU = 1000, OPT_MODEL, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP,
        OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES, OPT_NO_LIMIT, OPT_SCHEME, OPT_H, OPT_THETA, OPT_GAMMA,
        OPT_MAX_SECONDS, OPT_FORCE, OPT_RESUME, OPT_MAX_OUTPUT, OPT_EXTERNAL, OPT_WORK_PRECISION, OPT_ISOLATE,
-       OPT_NO_ISOLATE };
+       OPT_NO_ISOLATE, OPT_LAW };
 
 /* The options of the commands that solve a case, and which commands take each. */
 static const struct {
@@ -27,6 +27,7 @@ static const struct {
     {"gamma", 1, OPT_GAMMA, CMD_RUN | CMD_SWEEP},
     {"model", 1, OPT_MODEL, CMD_ALL | CMD_CHECK},
     {"set", 1, OPT_SET, CMD_ALL | CMD_CHECK},
+    {"law", 1, OPT_LAW, CMD_ALL | CMD_CHECK},
     {"t-end", 1, OPT_T_END, CMD_ALL},
     {"rtol", 1, OPT_RTOL, CMD_ALL},
     {"out", 1, OPT_OUT, CMD_ALL},
@@ -137,6 +138,10 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
             o->given_text[o->ngiven++] = value;
             break;
         case OPT_SCHEME: o->scheme = value; break;
+        case OPT_LAW:
+            if (!(o->law = pl_law_type_find(value)))
+                return pl_fail(err, PL_ERR_INPUT, "unknown contact law '%s' (penlim laws lists them)", value);
+            break;
         case OPT_MODEL:
             if (!*value)
                 return pl_fail(err, PL_ERR_INPUT, "--model needs a file name");
@@ -342,7 +347,7 @@ pl_status cli_parse_command(int argc, char **argv, cli_command *command, pl_erro
     } names[] = {{"--help", CLI_HELP}, {"-h", CLI_HELP}, {"--version", CLI_VERSION}, {"run", CLI_RUN},
                  {"sweep", CLI_SWEEP}, {"limit", CLI_LIMIT}, {"cases", CLI_CASES},
                  {"plot", CLI_PLOT}, {"compare", CLI_COMPARE}, {"check-model", CLI_CHECK_MODEL},
-                 {"new-model", CLI_NEW_MODEL}};
+                 {"new-model", CLI_NEW_MODEL}, {"laws", CLI_LAWS}};
     if (argc < 2)
         return pl_fail(err, PL_ERR_INPUT, "missing COMMAND (see penlim --help)");
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
@@ -367,6 +372,8 @@ pl_status cli_parse(int argc, char **argv, cli_args *a, pl_error *err)
         return cli_parse_plot(argc - 1, argv + 1, &a->plot, err);
     if (a->command == CLI_NEW_MODEL)
         return cli_parse_new_model(argc - 1, argv + 1, &a->new_model, err);
+    if (a->command == CLI_LAWS) /* its one LAW: the program's */
+        return PL_OK;
     /* The defaults the program's commands start from. */
     static const unsigned bits[] = {[CLI_RUN] = CMD_RUN, [CLI_SWEEP] = CMD_SWEEP, [CLI_LIMIT] = CMD_LIMIT,
                                     [CLI_COMPARE] = CMD_COMPARE, [CLI_CHECK_MODEL] = CMD_CHECK};

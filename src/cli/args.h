@@ -31,6 +31,7 @@ typedef struct {
     const char *cmd;
     unsigned command;                    /* its CMD_ bit */
     const pl_case *c;                    /* NULL until a model file is loaded (the program does) */
+    pl_model_library library;            /* the model file, loaded (c may point into it) */
     const char *case_name;               /* CASE as given, or NULL with --model */
     const char *model_file;              /* --model FILE, or NULL */
     char loaded_from[4096];              /* the file a model was loaded from ("" for a built-in case) */
@@ -39,6 +40,7 @@ typedef struct {
                                             model path (PENLIM_MODEL_PATH), looked up by the program */
     pl_setting settings[MAX_SETTINGS];
     size_t nsettings;
+    const pl_law_type *law;              /* --law NAME, or NULL: the default (kelvin_voigt) */
     const char *scheme;                  /* --scheme NAME, or NULL */
     const char *given_name[MAX_GIVEN];   /* solver options as given (--mu, --h, --rtol, ...) */
     const char *given_text[MAX_GIVEN];
@@ -65,7 +67,7 @@ int cli_option_at(size_t k, const char **name, unsigned *commands);
 /* What argv[1] asks for. */
 typedef enum {
     CLI_HELP, CLI_VERSION, CLI_RUN, CLI_SWEEP, CLI_LIMIT, CLI_CASES, CLI_PLOT, CLI_COMPARE, CLI_CHECK_MODEL,
-    CLI_NEW_MODEL
+    CLI_NEW_MODEL, CLI_LAWS
 } cli_command;
 
 /* The command of argv[1]; --help (-h) and --version take no further arguments. */

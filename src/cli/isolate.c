@@ -56,8 +56,8 @@ const char *pl_signal_name(int sig, char *buf, size_t len)
 /* The child's command line: every setting of the model and option of the solve, numbers in their
  * shortest exact form, so that the child solves exactly what this process would. */
 typedef struct {
-    char *argv[16 + 2 * MAX_SETTINGS + 2 * PL_MAX_PARAMS];
-    char text[16 + 2 * MAX_SETTINGS + 2 * PL_MAX_PARAMS][160];
+    char *argv[18 + 2 * MAX_SETTINGS + 2 * PL_MAX_PARAMS];
+    char text[18 + 2 * MAX_SETTINGS + 2 * PL_MAX_PARAMS][160];
     size_t n;
 } child_args;
 
@@ -94,6 +94,10 @@ static pl_status build_args(const pl_isolation *iso, const pl_solver_type *solve
         a->argv[a->n++] = (char *)o->loaded_from;
     } else {
         arg(a, o->c->name);
+    }
+    if (o->law) {
+        arg(a, "--law");
+        arg(a, o->law->name);
     }
     for (size_t k = 0; k < o->nsettings; k++) {
         char v[PL_NUMBER_LEN], text[160];

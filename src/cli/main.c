@@ -278,7 +278,7 @@ static int failure(const char *cmd, const pl_error *err)
 }
 
 static const char run_usage[] =
-    "usage: penlim run (CASE | --model FILE) [--mu X] [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR]\n"
+    "usage: penlim run (CASE | --model FILE) [--mu X] [--law NAME] [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR]\n"
     "                       [--samples N] [--max-steps N] [--max-seconds S] [--max-output N]\n"
     "                       [--force] [--quiet]\n"
     "       penlim run CASE --scheme NAME [--h H] [--theta TH] [--gamma G] [--set NAME=VALUE ...]\n"
@@ -292,6 +292,8 @@ static const char run_usage[] =
     "                    'penlim new-model'), in place of CASE; a CASE not built in is also looked\n"
     "                    up as CASE.so in the directories of PENLIM_MODEL_PATH\n"
     "  --set NAME=VALUE  set a case parameter (repeatable; 'penlim cases' lists them)\n"
+    "  --law NAME        the contact law (default kelvin_voigt; 'penlim laws' lists them); its\n"
+    "                    parameters are set with --set as the case's (k, e or xi; c, n)\n"
     "  --t-end T         end time (default: the case's)\n"
     "  --rtol R          relative tolerance in [1e-14, 1) (default 1e-8; not for schemes);\n"
     "                    absolute tolerances follow the penetration scales at this mu\n"
@@ -369,12 +371,12 @@ static int parse_case_options(int argc, char **argv, case_options *o, unsigned c
 static int load_model(case_options *o, const char *model_path)
 {
     pl_error err;
-    pl_model_library lib;
+    pl_model_library *lib = &o->library;
     if (o->model_file) {
-        if (pl_model_library_open(&lib, o->model_file, model_path, &err) != PL_OK)
+        if (pl_model_library_open(lib, o->model_file, model_path, &err) != PL_OK)
             return failure(o->cmd, &err);
     } else if (!o->c) {
-        int found = pl_model_library_find(&lib, o->case_name, model_path, &err);
+        int found = pl_model_library_find(lib, o->case_name, model_path, &err);
         if (found < 0)
             return failure(o->cmd, &err);
         if (found == 0)
@@ -384,17 +386,17 @@ static int load_model(case_options *o, const char *model_path)
         return -1;
     }
     /* The name becomes part of the output directory: checked before anything uses it. */
-    if (!pl_case_name_valid(lib.c->name)) {
-        pl_model_library_close(&lib);
+    if (!pl_case_name_valid(lib->c->name)) {
+        pl_model_library_close(lib);
         return input_error(o->cmd, "the model in %s has no valid name (1 to 63 letters, digits, '_', '-')",
                            o->model_file ? o->model_file : o->case_name);
     }
-    o->c = lib.c;
-    snprintf(o->loaded_from, sizeof o->loaded_from, "%s", lib.path);
-    int e = hash_file(lib.path, o->model_hash);
+    o->c = lib->c;
+    snprintf(o->loaded_from, sizeof o->loaded_from, "%s", lib->path);
+    int e = hash_file(lib->path, o->model_hash);
     if (e != 0) { /* it was loaded: a failure to read it again is a read error, not bad input */
         char path[PATH_MAX];
-        pl_escape(lib.path, path, sizeof path);
+        pl_escape(lib->path, path, sizeof path);
         fprintf(stderr, "penlim %s: cannot read the model file %s: %s\n", o->cmd, path, strerror(e));
         return e == ENOMEM ? 3 : 1;
     }
@@ -468,7 +470,9 @@ static const char *shell_word(const char *text, char *buf, size_t len)
 static int check_setting_names(const case_options *o)
 {
     for (size_t k = 0; k < o->nsettings; k++) {
-        if (pl_param_find(o->c->params, o->c->nparams, o->settings[k].name) >= 0)
+        /* a law's parameter: the model says whether it is the chosen law's */
+        if (pl_param_find(o->c->params, o->c->nparams, o->settings[k].name) >= 0 ||
+            pl_law_type_owning(o->settings[k].name))
             continue;
         char msg[1200], word[700];
         snprintf(msg, sizeof msg, "unknown parameter '%s' for %s %s (its parameters: penlim cases %s%s)",
@@ -489,7 +493,7 @@ static int prepare(const case_options *o, const pl_solver_type *solver, const ch
     int rc = check_setting_names(o);
     if (rc >= 0)
         return rc;
-    if (pl_model_init(model, o->c, o->settings, o->nsettings, &err) != PL_OK)
+    if (pl_model_init_law(model, o->c, o->law, o->settings, o->nsettings, &err) != PL_OK)
         return failure(o->cmd, &err);
     if (!o->quiet)
         print_model_origin(o, model);
@@ -810,8 +814,8 @@ static int cmd_run(int argc, char **argv)
 }
 
 static const char sweep_usage[] =
-    "usage: penlim sweep (CASE | --model FILE) [--mu A:B:N | --mu a,b,c] [--set NAME=VALUE ...] [--t-end T]\n"
-    "                         [--rtol R] [--out DIR] [--jobs J] [--samples N] [--max-steps N]\n"
+    "usage: penlim sweep (CASE | --model FILE) [--mu A:B:N | --mu a,b,c] [--law NAME] [--set NAME=VALUE ...]\n"
+    "                         [--t-end T] [--rtol R] [--out DIR] [--jobs J] [--samples N] [--max-steps N]\n"
     "                         [--max-seconds S] [--max-output N] [--no-plots] [--no-limit]\n"
     "                         [--resume] [--isolate | --no-isolate] [--force] [--quiet]\n"
     "       penlim sweep CASE --scheme NAME [--h A:B:N | --h a,b,c] [--theta TH] [--gamma G]\n"
@@ -823,6 +827,7 @@ static const char sweep_usage[] =
     "                    (default 1e2:1e10:9)\n"
     "  --h A:B:N         the time steps of a scheme (default 7 values from 10^-1.2 to 10^-4.2\n"
     "                    times the case's time scale: V/A, or its forcing time)\n"
+    "  --law NAME        the contact law (as for 'penlim run')\n"
     "  --jobs J          runs in parallel (default: the number of cores); results do not depend on it\n"
     "  --no-plots        write the data and the plot scripts' data, but do not run gnuplot\n"
     "  --no-limit        do not compute the limit solution (nor the distances to it)\n"
@@ -1369,7 +1374,7 @@ static int cmd_sweep(int argc, char **argv)
 }
 
 static const char limit_usage[] =
-    "usage: penlim limit (CASE | --model FILE) [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR] [--samples N]\n"
+    "usage: penlim limit (CASE | --model FILE) [--law NAME] [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR] [--samples N]\n"
     "                         [--max-steps N] [--max-seconds S] [--max-output N] [--force] [--quiet]\n"
     "Compute the limit (generalized) solution of CASE directly, event by event: flight, impacts\n"
     "from the infinitesimal dynamics, sustained contact with the sliding-mode force, lift-off, and\n"
@@ -1379,6 +1384,8 @@ static const char limit_usage[] =
     "                    'penlim new-model'), in place of CASE; a CASE not built in is also looked\n"
     "                    up as CASE.so in the directories of PENLIM_MODEL_PATH\n"
     "  --set NAME=VALUE  set a case parameter (repeatable; 'penlim cases' lists them)\n"
+    "  --law NAME        the contact law (default kelvin_voigt; 'penlim laws' lists them); its\n"
+    "                    parameters are set with --set as the case's (k, e or xi; c, n)\n"
     "  --t-end T         end time (default: the case's)\n"
     "  --rtol R          relative tolerance of the smooth phases in [1e-14, 1) (default 1e-12)\n"
     "  --samples N       besides every event and step, record the solution at N uniformly spaced\n"
@@ -1417,7 +1424,7 @@ static int cmd_limit(int argc, char **argv)
 
 static const char compare_usage[] =
     "usage: penlim compare (CASE | --model FILE) [--mu X ...] [--scheme NAME [--h H ...] ...] [--external FILE ...]\n"
-    "                           [--work-precision] [--set NAME=VALUE ...] [--t-end T] [--rtol R]\n"
+    "                           [--work-precision] [--law NAME] [--set NAME=VALUE ...] [--t-end T] [--rtol R]\n"
     "                           [--out DIR] [--no-plots] [--isolate | --no-isolate] [--force] [--quiet]\n"
     "Compute the limit solution of CASE once, then each solution asked for, and measure each against\n"
     "it with the distances of the sweeps (sup |q - q_lim|, L1 of v - v_lim, the distance in s,\n"
@@ -1435,6 +1442,7 @@ static const char compare_usage[] =
     "  --work-precision  refine each family instead: the penalty over the 9 mu of a sweep (1e2 ...\n"
     "                    1e10), each scheme over its 7 default h (those named, or all that apply)\n"
     "  --rtol R          the penalized runs' relative tolerance (default 1e-8)\n"
+    "  --law NAME        the contact law (as for 'penlim run')\n"
     "  --model FILE      a model compiled apart, in place of CASE (as for 'penlim run')\n"
     "  --no-plots        write the data and the plot configuration, but do not run gnuplot\n"
     "  --isolate         each solution in a process of its own (as for 'penlim sweep'; the default\n"
@@ -1994,8 +2002,55 @@ static int cmd_cases(int argc, char **argv)
     return 0;
 }
 
+static const char laws_usage[] =
+    "usage: penlim laws [LAW]\n"
+    "List the contact laws (--law NAME of run, sweep, limit, compare and check-model) with their formula and\n"
+    "parameters (default, valid range, meaning), set with --set NAME=VALUE; with LAW, that law alone.\n"
+    "delta = -G is the penetration; lambda the normal force (positive pushing); m_eff the constraint's\n"
+    "effective mass.  A case's defaults for k, e, xi apply to the law that has them (penlim cases).\n";
+
+static void print_law(const pl_law_type *t)
+{
+    unsigned f = t->flags;
+    printf("%s: %s%s\n  %s\n  %s; %s; %s\n", t->name, t->summary, t == pl_law_type_default() ? " (default)" : "",
+           t->formula,
+           f & PL_LAW_PER_UNIT_MASS ? "parameters per unit effective mass" : "physical units (k: force/length^n)",
+           f & PL_LAW_LINEAR ? "linear in (G, Gdot)" : "nonlinear",
+           f & PL_LAW_NEVER_PULLS ? "never pulls" : "pulls near the exit");
+    for (size_t p = 0; p < t->nparams; p++) {
+        const pl_param_spec *s = &t->params[p];
+        char range[80], def[32];
+        pl_param_range_text(s, range, sizeof range);
+        if (s->flags & PL_PARAM_DERIVED)
+            snprintf(def, sizeof def, "derived");
+        else
+            snprintf(def, sizeof def, "%g", s->value);
+        printf("    %-8s %-10s %-14s %s\n", s->name, def, range, s->description ? s->description : "");
+    }
+}
+
+static int cmd_laws(int argc, char **argv)
+{
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(laws_usage, stdout);
+        return 0;
+    }
+    if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
+        return input_error("laws", "%s", argc > 2 ? "one LAW at most" : "unknown option (see --help)");
+    if (argc == 2) {
+        const pl_law_type *t = pl_law_type_find(argv[1]);
+        if (!t)
+            return input_error("laws", "unknown contact law '%s' (penlim laws lists them)", argv[1]);
+        print_law(t);
+        return 0;
+    }
+    for (size_t k = 0; k < pl_law_type_count(); k++)
+        print_law(pl_law_type_at(k));
+    return 0;
+}
+
 static const char check_model_usage[] =
-    "usage: penlim check-model (CASE | --model FILE) [--set NAME=VALUE ...] [--max-seconds S]\n"
+    "usage: penlim check-model (CASE | --model FILE) [--law NAME] [--set NAME=VALUE ...] [--max-seconds S]\n"
     "Validate a model (a built-in case, or one compiled apart and loaded from FILE): its parameters, sizes,\n"
     "callbacks and values at the initial state, then every derivative it gives (the Jacobians of its\n"
     "force or acceleration, dM/dq, the gradients, time derivatives and Hessians of its gaps) against\n"
@@ -2014,7 +2069,7 @@ static int cmd_check_model(int argc, char **argv)
     pl_model model;
     if ((rc = check_setting_names(&o)) >= 0)
         return rc;
-    if (pl_model_init(&model, o.c, o.settings, o.nsettings, &err) != PL_OK)
+    if (pl_model_init_law(&model, o.c, o.law, o.settings, o.nsettings, &err) != PL_OK)
         return failure(o.cmd, &err);
     printf("penlim check-model %s%s%s: %zu degrees of freedom, %zu constraints; valid at its initial state\n",
            model.type->name, o.loaded_from[0] ? " from " : "", o.loaded_from, model.n, model.m);
@@ -2283,6 +2338,7 @@ static const struct {
     {"limit", cmd_limit, "the limit (generalized) solution, computed directly"},
     {"compare", cmd_compare, "solutions (penalty, schemes, files) measured against the limit solution"},
     {"cases", cmd_cases, "list the built-in cases and their parameters"},
+    {"laws", cmd_laws, "list the contact laws (--law) and their parameters"},
     {"plot", cmd_plot, "(re)draw the figures of a run, limit, sweep or compare directory (PNG and PDF)"},
     {"check-model", cmd_check_model, "validate a model and check its derivatives against difference quotients"},
     {"new-model", cmd_new_model, "write a commented starting file for a model of one's own"},

@@ -1,4 +1,5 @@
 #include "io/outdir.h"
+#include "io/report.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -357,6 +358,8 @@ json_t *pl_manifest_new(const char *command, const pl_model *model, const pl_sol
     PL_JSON_SET(m, "command", json_string(command));
     PL_JSON_SET(m, "case", json_string(model->type->name));
     PL_JSON_SET(m, "parameters", params);
+    PL_JSON_SET(m, "law", json_string(model->law_type->name));
+    PL_JSON_SET(m, "law_parameters", pl_law_parameters_json(model));
     PL_JSON_SET(m, "solver", json_string(solver->name));
     PL_JSON_SET(m, "options", options);
     PL_JSON_SET(m, "t_end", pl_json_number(opts->t_end));
@@ -402,8 +405,8 @@ pl_status pl_manifest_add_run(json_t *m, double value, const char *status, const
 /* The same settings: what a run's results depend on. */
 static int same_settings(const json_t *a, const json_t *b)
 {
-    const char *keys[] = {"command", "case", "model", "parameters", "solver", "options", "t_end", "samples",
-                          "max_steps", "refined"};
+    const char *keys[] = {"command", "case", "model", "parameters", "law", "law_parameters", "solver",
+                          "options", "t_end", "samples", "max_steps", "refined"};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         const json_t *x = json_object_get(a, keys[k]), *y = json_object_get(b, keys[k]);
         if (!x || !y || !json_equal((json_t *)x, (json_t *)y))

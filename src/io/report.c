@@ -52,18 +52,30 @@ json_t *pl_summary_header_json(const pl_model *model, pl_status status, const ch
     if (status != PL_OK)
         PL_JSON_SET(o, "error", json_string(error));
     PL_JSON_SET(o, "parameters", pl_parameters_json(model));
+    PL_JSON_SET(o, "law", json_string(model->law_type->name));
+    PL_JSON_SET(o, "law_parameters", pl_law_parameters_json(model));
     PL_JSON_SET(o, "contact_law", pl_contact_law_json(model));
+    return o;
+}
+
+json_t *pl_law_parameters_json(const pl_model *model)
+{
+    json_t *o = json_object();
+    for (size_t k = 0; k < model->law_type->nparams; k++)
+        PL_JSON_SET(o, model->law_type->params[k].name, pl_json_number(model->law_par[k]));
     return o;
 }
 
 json_t *pl_contact_law_json(const pl_model *model)
 {
     json_t *a = json_array();
-    for (size_t i = 0; i < model->m; i++)
-        PL_JSON_APPEND(a, json_pack("{s:I, s:o, s:o, s:o}", "constraint", (json_int_t)(i + 1),
-                                           "k", pl_json_number(model->law[i].k),
-                                           "xi", pl_json_number(model->law[i].xi),
-                                           "e", pl_json_number(pl_restitution_from_xi(model->law[i].xi))));
+    for (size_t i = 0; i < model->m; i++) {
+        const pl_contact_law *law = &model->law[i];
+        json_t *o = json_pack("{s:I, s:s}", "constraint", (json_int_t)(i + 1), "law", law->type->name);
+        for (size_t k = 0; o && k < law->type->nparams; k++)
+            PL_JSON_SET(o, law->type->params[k].name, pl_json_number(law->p[k]));
+        PL_JSON_APPEND(a, o);
+    }
     return a;
 }
 

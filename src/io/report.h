@@ -18,6 +18,8 @@ char *pl_trajectory_header(size_t n, size_t m, int impulses);
 json_t *pl_parameters_json(const pl_model *model);
 /* What every summary starts with: case, status (and error), parameters, contact law. */
 json_t *pl_summary_header_json(const pl_model *model, pl_status status, const char *error);
+/* The model's contact law's parameters, {name: value}. */
+json_t *pl_law_parameters_json(const pl_model *model);
 json_t *pl_contact_law_json(const pl_model *model);
 /* An episode, with its classification when info is not NULL. */
 json_t *pl_episode_json(const pl_episode *ep, const pl_episode_info *info, size_t n);

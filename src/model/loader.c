@@ -45,9 +45,9 @@ static int symbol_is_function(void *sym)
  * pointers, which is the common case, not always: docs/library.md says what cannot be checked.
  * Reading those entries is the point (they are mapped: in_loaded_object says so first), so
  * AddressSanitizer is told not to count them as overflows of the model's array. */
-__attribute__((no_sanitize_address)) static const char *case_layout_problem(const pl_case *c)
+__attribute__((no_sanitize_address)) static const char *case_layout_problem(const pl_case *c, size_t size)
 {
-    if (!in_loaded_object(c, sizeof *c))
+    if (!in_loaded_object(c, size))
         return "the case it returns is not in the model's static storage (return the address of a static "
                "pl_case, as PL_EXPORT_MODEL does)";
     if (!in_loaded_object(c->name, 1) || !in_loaded_object(c->summary, 1))
@@ -67,7 +67,7 @@ __attribute__((no_sanitize_address)) static const char *case_layout_problem(cons
                                (const void *)c->law, (const void *)c->check, (const void *)c->mass,
                                (const void *)c->mass_dq, (const void *)c->velocity_map, (const void *)c->input,
                                (const void *)c->limit_value, (const void *)c->forcing_time,
-                               (const void *)c->valid_until};
+                               (const void *)c->valid_until, size == sizeof *c ? (const void *)c->law_at : NULL};
     for (size_t k = 0; k < sizeof callbacks / sizeof callbacks[0]; k++)
         if (callbacks[k] && !in_loaded_object(callbacks[k], 1))
             return "one of its callbacks points outside every loaded object";
@@ -92,6 +92,27 @@ static int search(const char *name, const char *search_path, char *out, size_t l
         d += dl + (d[dl] == ':');
     }
     return 0;
+}
+
+/* ABI 2's pl_case: version 3's up to law_at. */
+#define ABI2_CASE_SIZE offsetof(pl_case, law_at)
+
+/* An ABI 2 case's table with k, e and xi flagged as the law's defaults (PL_PARAM_LAW), and c at the copy. */
+static void point_at_adapted(pl_model_library *lib)
+{
+    if (lib->abi_version != 2u)
+        return;
+    const pl_case *orig = lib->c == &lib->adapted ? NULL : lib->c;
+    if (orig) {
+        for (size_t k = 0; k < orig->nparams && k < PL_MAX_PARAMS; k++) {
+            lib->adapted_params[k] = orig->params[k];
+            const char *nm = orig->params[k].name;
+            if (strcmp(nm, "k") == 0 || strcmp(nm, "e") == 0 || strcmp(nm, "xi") == 0)
+                lib->adapted_params[k].flags |= PL_PARAM_LAW;
+        }
+    }
+    lib->adapted.params = lib->adapted.nparams ? lib->adapted_params : NULL;
+    lib->c = &lib->adapted;
 }
 
 static pl_status load(pl_model_library *lib, const char *file, pl_error *err)
@@ -128,19 +149,26 @@ static pl_status load(pl_model_library *lib, const char *file, pl_error *err)
         return pl_fail(err, PL_ERR_INPUT, "model %s: %s returned a pointer outside the model's storage", file,
                        PL_MODEL_SYMBOL);
     }
-    if (c->abi_version != PL_ABI_VERSION) {
-        unsigned v = c->abi_version;
+    unsigned v = c->abi_version;
+    if (v != PL_ABI_VERSION && v != 2u) {
         dlclose(h);
-        return pl_fail(err, PL_ERR_INPUT, "model %s was built for penlim ABI version %u, this penlim has %u: "
-                       "rebuild it against this penlim's headers", file, v, (unsigned)PL_ABI_VERSION);
+        return pl_fail(err, PL_ERR_INPUT, "model %s was built for penlim ABI version %u, this penlim has %u (and "
+                       "reads 2): rebuild it against this penlim's headers", file, v, (unsigned)PL_ABI_VERSION);
     }
-    const char *problem = case_layout_problem(c);
+    const char *problem = case_layout_problem(c, v == 2u ? ABI2_CASE_SIZE : sizeof *c);
     if (problem) {
         dlclose(h);
         return pl_fail(err, PL_ERR_INPUT, "model %s: %s", file, problem);
     }
     lib->handle = h;
     lib->c = c;
+    lib->abi_version = v;
+    if (v == 2u) {
+        memcpy(&lib->adapted, c, ABI2_CASE_SIZE);
+        lib->adapted.abi_version = PL_ABI_VERSION;
+        lib->adapted.law_at = NULL;
+    }
+    point_at_adapted(lib);
     snprintf(lib->path, sizeof lib->path, "%s", file);
     return PL_OK;
 }
@@ -179,6 +207,8 @@ int pl_model_library_find(pl_model_library *lib, const char *name, const char *s
     if (load(&tmp, file, err) != PL_OK)
         return -1;
     *lib = tmp;
+    if (lib->abi_version == 2u) /* into lib's own copy */
+        lib->c = &lib->adapted, point_at_adapted(lib);
     return 1;
 }
 

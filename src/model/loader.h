@@ -6,10 +6,17 @@
 
 #include "model/model.h"
 
+/* A model built for ABI version 2 is read through an adapter: its case (the prefix of version 3's pl_case
+ * before law_at, with the same pl_law fields k and xi first) copied into `adapted`, its parameters k, e
+ * and xi flagged PL_PARAM_LAW in a copy of its table.  c then points at the copy (into this struct: a
+ * pl_model_library is not to be moved once loaded). */
 typedef struct {
     void *handle;        /* from dlopen; NULL when nothing is loaded */
     const pl_case *c;    /* the loaded case, valid until pl_model_library_close */
     char path[4096];     /* the file it was loaded from */
+    unsigned abi_version; /* the version the model was built for */
+    pl_case adapted;
+    pl_param_spec adapted_params[PL_MAX_PARAMS];
 } pl_model_library;
 
 /* Load the model at `path` (a file name: with a '/', or else looked up in each directory of

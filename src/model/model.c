@@ -201,27 +201,20 @@ static pl_status check_case_shape(const pl_case *c, pl_error *err)
     if (!c->accel == !c->force)
         return pl_fail(err, PL_ERR_INPUT, "case %s: give its dynamics by exactly one of accel (F_v) and force "
                        "(f of M v' = f), not %s", c->name, c->accel ? "both" : "neither");
-    if (!c->law && (pl_param_find(c->params, c->nparams, "k") < 0 || pl_param_find(c->params, c->nparams, "xi") < 0))
-        return pl_fail(err, PL_ERR_INPUT, "case %s: no contact law (neither a law callback nor k and xi)", c->name);
+    if (c->law && c->law_at)
+        return pl_fail(err, PL_ERR_INPUT, "case %s: give its contact law by at most one of law and law_at", c->name);
+    for (size_t k = 0; k < c->nparams; k++) {
+        const pl_law_type *owner = pl_law_type_owning(c->params[k].name);
+        if (owner && !(c->params[k].flags & PL_PARAM_LAW))
+            return pl_fail(err, PL_ERR_INPUT, "case %s: its parameter '%s' has the name of a parameter of the contact "
+                           "law %s: rename it (or flag it PL_PARAM_LAW if it is the law's default)", c->name,
+                           c->params[k].name, owner->name);
+        if (!owner && (c->params[k].flags & PL_PARAM_LAW))
+            return pl_fail(err, PL_ERR_INPUT, "case %s: its parameter '%s' is flagged PL_PARAM_LAW but no contact law "
+                           "has a parameter of that name (penlim laws)", c->name, c->params[k].name);
+    }
     if (c->ninput > 0 && !c->input)
         return pl_fail(err, PL_ERR_INPUT, "case %s: declares inputs but no input function", c->name);
-    return PL_OK;
-}
-
-/* The restitution e and damping ratio xi describe the same law: set one, derive the other. */
-static pl_status resolve_restitution(pl_model *model, pl_error *err)
-{
-    const pl_case *c = model->type;
-    int ie = pl_param_find(c->params, c->nparams, "e");
-    int ix = pl_param_find(c->params, c->nparams, "xi");
-    if (ie < 0 || ix < 0)
-        return PL_OK;
-    if (model->par_set[ie] && model->par_set[ix])
-        return pl_fail(err, PL_ERR_INPUT, "set either e or xi, not both (they describe the same damping)");
-    if (model->par_set[ix])
-        model->par[ie] = pl_restitution_from_xi(model->par[ix]);
-    else
-        model->par[ix] = pl_xi_from_restitution(model->par[ie]);
     return PL_OK;
 }
 
@@ -266,16 +259,64 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
 pl_status pl_model_init(pl_model *model, const pl_case *c, const pl_setting *settings,
                         size_t nsettings, pl_error *err)
 {
+    return pl_model_init_law(model, c, NULL, settings, nsettings, err);
+}
+
+pl_status pl_model_init_law(pl_model *model, const pl_case *c, const pl_law_type *law, const pl_setting *settings,
+                            size_t nsettings, pl_error *err)
+{
+    memset(model, 0, sizeof *model);
+    model->law_type = law ? law : pl_law_type_default();
     pl_status s = init_model(model, c, settings, nsettings, err);
     if (s != PL_OK)
         pl_model_free(model); /* nothing held on failure */
     return s;
 }
 
+/* The law's parameters: its defaults, the case's (PL_PARAM_LAW), the settings naming them; then their
+ * values into the case's slots of the same names.  The settings of the case's own parameters are left
+ * to the caller (flagged in `law_setting`, nsettings). */
+static pl_status fix_law_parameters(pl_model *model, const pl_setting *settings, size_t nsettings,
+                                    unsigned char *law_setting, pl_error *err)
+{
+    const pl_case *c = model->type;
+    const pl_law_type *t = model->law_type;
+    pl_setting defaults[PL_MAX_PARAMS], given[PL_LAW_MAX_PARAMS];
+    size_t nd = 0, ng = 0;
+    for (size_t k = 0; k < c->nparams; k++)
+        if ((c->params[k].flags & PL_PARAM_LAW) && !isnan(c->params[k].value)) {
+            snprintf(defaults[nd].name, sizeof defaults[nd].name, "%s", c->params[k].name);
+            defaults[nd++].value = c->params[k].value;
+        }
+    for (size_t k = 0; k < nsettings; k++) {
+        law_setting[k] = pl_law_param_index(t, settings[k].name) >= 0;
+        if (!law_setting[k])
+            continue;
+        if (ng == PL_LAW_MAX_PARAMS) /* one of them twice */
+            return pl_fail(err, PL_ERR_INPUT, "parameter %s is set twice", settings[k].name);
+        given[ng++] = settings[k];
+    }
+    pl_status s = pl_law_fill(t, defaults, nd, given, ng, model->law_par, model->law_set, err);
+    if (s != PL_OK && err) { /* the value may be the case's default: say whose law and case */
+        char msg[sizeof err->message];
+        snprintf(msg, sizeof msg, "%s", err->message);
+        return pl_fail(err, s, "case %s under the contact law %s: %s", c->name, t->name, msg);
+    }
+    if (s != PL_OK)
+        return s;
+    for (size_t k = 0; k < c->nparams; k++) {
+        int j = pl_law_param_index(t, c->params[k].name);
+        if (j >= 0 && (c->params[k].flags & PL_PARAM_LAW)) {
+            model->par[k] = model->law_par[j];
+            model->par_set[k] = model->law_set[j];
+        }
+    }
+    return PL_OK;
+}
+
 static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting *settings, size_t nsettings,
                             pl_error *err)
 {
-    memset(model, 0, sizeof *model);
     pl_status s = check_case_shape(c, err);
     if (s != PL_OK)
         return s;
@@ -284,25 +325,39 @@ static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting 
         model->par[k] = c->params[k].value;
     if (nsettings > 0 && !settings)
         return pl_fail(err, PL_ERR_INPUT, "case %s: %zu settings but no array of them", c->name, nsettings);
-    for (size_t k = 0; k < nsettings; k++) {
+    for (size_t k = 0; k < nsettings; k++)
         if (!memchr(settings[k].name, '\0', sizeof settings[k].name))
             return pl_fail(err, PL_ERR_INPUT, "case %s: setting %zu has no name (not NUL-terminated)", c->name, k + 1);
-        int idx = pl_param_find(c->params, c->nparams, settings[k].name);
-        if (idx < 0)
-            return pl_fail(err, PL_ERR_INPUT, "unknown parameter '%s' for case %s",
-                           settings[k].name, c->name);
-        if (model->par_set[idx]) /* the last would silently win */
-            return pl_fail(err, PL_ERR_INPUT, "parameter %s is set twice", settings[k].name);
-        model->par[idx] = settings[k].value;
-        model->par_set[idx] = 1;
-    }
-    for (size_t k = 0; k < c->nparams; k++) {
-        if ((c->params[k].flags & PL_PARAM_DERIVED) && !model->par_set[k])
+    unsigned char *law_setting = calloc(nsettings ? nsettings : 1, 1);
+    if (!law_setting)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < nsettings && s == PL_OK; k++) {
+        const char *name = settings[k].name;
+        int idx = pl_param_find(c->params, c->nparams, name);
+        if (pl_law_param_index(model->law_type, name) >= 0)
             continue;
-        if ((s = pl_param_check(&c->params[k], model->par[k], err)) != PL_OK)
-            return s;
+        const pl_law_type *owner = pl_law_type_owning(name);
+        if (owner)
+            s = pl_fail(err, PL_ERR_INPUT, "parameter %s belongs to the contact law %s, not to %s (its parameters: "
+                        "penlim laws)", name, owner->name, model->law_type->name);
+        else if (idx < 0)
+            s = pl_fail(err, PL_ERR_INPUT, "unknown parameter '%s' for case %s", name, c->name);
+        else if (model->par_set[idx]) /* the last would silently win */
+            s = pl_fail(err, PL_ERR_INPUT, "parameter %s is set twice", name);
+        else {
+            model->par[idx] = settings[k].value;
+            model->par_set[idx] = 1;
+        }
     }
-    if ((s = resolve_restitution(model, err)) != PL_OK)
+    for (size_t k = 0; k < c->nparams && s == PL_OK; k++) {
+        if (((c->params[k].flags & PL_PARAM_DERIVED) && !model->par_set[k]) || (c->params[k].flags & PL_PARAM_LAW))
+            continue;
+        s = pl_param_check(&c->params[k], model->par[k], err);
+    }
+    if (s == PL_OK)
+        s = fix_law_parameters(model, settings, nsettings, law_setting, err);
+    free(law_setting);
+    if (s != PL_OK)
         return s;
     char msg[256] = "";
     if (c->check && c->check(model->par, msg, sizeof msg, c->user)) {
@@ -403,20 +458,134 @@ done:
     return s;
 }
 
+/* The model's law as a case's law callback sees it. */
+static void law_view(const pl_model *model, pl_law *out)
+{
+    const pl_law_type *t = model->law_type;
+    int ik = pl_law_param_index(t, "k"), ix = pl_law_param_index(t, "xi");
+    memset(out, 0, sizeof *out);
+    out->name = t->name;
+    out->nparams = t->nparams;
+    for (size_t j = 0; j < t->nparams; j++) {
+        out->param_name[j] = t->params[j].name;
+        out->param[j] = model->law_par[j];
+    }
+    out->k = ik >= 0 ? model->law_par[ik] : NAN;
+    out->xi = ix >= 0 ? model->law_par[ix] : NAN;
+}
+
+/* Constraint i's law from what the case's callback left in v: k and xi from their fields, the others from
+ * param; Kelvin-Voigt's e follows from xi (the law's resolve).  Returns 0, or 1 if a value is out of
+ * range. */
+static int law_from_view(const pl_model *model, const pl_law *v, pl_contact_law *law)
+{
+    const pl_law_type *t = model->law_type;
+    int ik = pl_law_param_index(t, "k"), ix = pl_law_param_index(t, "xi");
+    unsigned char set[PL_LAW_MAX_PARAMS] = {0};
+    law->type = t;
+    for (size_t j = 0; j < t->nparams; j++)
+        law->p[j] = v->param[j];
+    if (ik >= 0)
+        law->p[ik] = v->k;
+    if (ix >= 0)
+        law->p[ix] = v->xi, set[ix] = 1;
+    for (size_t j = 0; j < t->nparams; j++) {
+        pl_error ignored;
+        if (ix >= 0 && strcmp(t->params[j].name, "e") == 0)
+            continue; /* follows from xi */
+        if (pl_param_check(&t->params[j], law->p[j], &ignored) != PL_OK)
+            return 1;
+    }
+    if (t->resolve) {
+        pl_error ignored;
+        if (t->resolve(law->p, set, &ignored) != PL_OK)
+            return 1;
+    }
+    law->k = (t->flags & PL_LAW_PER_UNIT_MASS) && ik >= 0 ? law->p[ik] : NAN;
+    law->xi = ix >= 0 ? law->p[ix] : NAN; /* other laws: set from their restitution by finish_laws */
+    law->m_ref = 1.0;
+    return 0;
+}
+
+/* The law of each constraint: the case's law callback (law_at at (0, q0)), or the model's for every one. */
+static pl_status set_laws(pl_model *model, const double *q0, pl_error *err)
+{
+    const pl_case *c = model->type;
+    for (size_t i = 0; i < model->m; i++) {
+        pl_law v;
+        law_view(model, &v);
+        if (c->law)
+            c->law(model->par, i, &v, c->user);
+        else if (c->law_at)
+            c->law_at(model->par, i, 0.0, q0, &v, c->user);
+        if (law_from_view(model, &v, &model->law[i]))
+            return pl_fail(err, PL_ERR_INPUT, "case %s: constraint %zu has a contact law parameter out of range (%s)",
+                           c->name, i + 1, model->law_type == &pl_law_kelvin_voigt ? "k <= 0 or xi < 0" :
+                           "penlim laws lists the ranges");
+    }
+    return PL_OK;
+}
+
+const pl_contact_law *pl_model_law_at(const pl_model *model, size_t i, double t, const double *q,
+                                      pl_contact_law *scratch)
+{
+    const pl_case *c = model->type;
+    if (!c->law_at)
+        return &model->law[i];
+    pl_law v;
+    law_view(model, &v);
+    c->law_at(model->par, i, t, q, &v, c->user);
+    if (law_from_view(model, &v, scratch))
+        for (size_t j = 0; j < PL_LAW_MAX_PARAMS; j++)
+            scratch->p[j] = NAN; /* out of range: the force is NAN, and the run stops on it */
+    scratch->m_ref = model->law[i].m_ref;
+    if (!(model->law_type->flags & PL_LAW_LINEAR))
+        scratch->xi = model->law[i].xi;
+    return scratch;
+}
+
+/* What a law not per unit effective mass and a nonlinear one need besides their parameters: the
+ * effective mass at the initial configuration (their scales' m_eff), and the damping ratio of the linear
+ * law with their restitution at the model's speed V (what the engine's estimates of settling and of
+ * BDF's stability read). */
+static pl_status finish_laws(pl_model *model, const double *q0, const double *v0, pl_error *err)
+{
+    const pl_law_type *t = model->law_type;
+    if (t->flags & PL_LAW_LINEAR)
+        return PL_OK;
+    size_t n = model->n;
+    pl_work *w = pl_work_new(model);
+    pl_contact *k = pl_contact_new(1, n, 0);
+    double *fp = malloc(n * sizeof *fp);
+    pl_status s = PL_OK;
+    if (!w || !k || !fp) {
+        s = pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory", model->type->name);
+    } else {
+        double V = model->v_scale > 0 ? model->v_scale : 1.0;
+        pl_model_velocity_map(model, 0.0, q0, v0, fp, NULL, NULL, NULL);
+        for (size_t i = 0; i < model->m; i++) {
+            pl_contact_law *law = &model->law[i];
+            pl_model_contact_at(model, w, i, 0.0, q0, fp, k);
+            law->m_ref = (t->flags & PL_LAW_PER_UNIT_MASS) || !(k->m_eff > 0 && isfinite(k->m_eff)) ? 1.0 : k->m_eff;
+            double e = t->restitution ? t->restitution(law->p, V) : NAN;
+            if (pl_law_param_index(t, "xi") < 0)
+                law->xi = isfinite(e) ? pl_xi_from_restitution(e) : 0.0;
+        }
+    }
+    pl_work_free(w);
+    free(k);
+    free(fp);
+    return s;
+}
+
 /* The laws, M^{-1} if constant, the scales, from the initial state (q0, v0: scratch of n each). */
 static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error *err)
 {
     const pl_case *c = model->type;
-    int ik = pl_param_find(c->params, c->nparams, "k"), ix = pl_param_find(c->params, c->nparams, "xi");
-    for (size_t i = 0; i < model->m; i++) {
-        if (c->law)
-            c->law(model->par, i, &model->law[i], c->user);
-        else /* the same law, from the parameters k and xi, for every constraint */
-            model->law[i] = (pl_law){.k = model->par[ik], .xi = model->par[ix]};
-        if (!(model->law[i].k > 0) || !(model->law[i].xi >= 0))
-            return pl_fail(err, PL_ERR_INPUT, "case %s: constraint %zu has k <= 0 or xi < 0", c->name, i + 1);
-    }
     c->initial_state(model->par, q0, v0, c->user);
+    pl_status s = set_laws(model, q0, err);
+    if (s != PL_OK)
+        return s;
     model->mass_constant = 0; /* factor through the general path first */
     if (c->mass) {
         size_t nn = model->n * model->n;
@@ -441,6 +610,8 @@ static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error 
         model->minv = NULL;
     }
     c->scales(model->par, &model->v_scale, &model->a_scale, c->user);
+    if ((s = finish_laws(model, q0, v0, err)) != PL_OK)
+        return s;
     if (model->v_scale < 0 || model->a_scale < 0)
         return pl_fail(err, PL_ERR_INPUT, "case %s: its scales must be >= 0 (V = %g, A = %g)", c->name,
                        model->v_scale, model->a_scale);
@@ -467,8 +638,12 @@ static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error 
     return PL_OK;
 }
 
+/* A case's closed forms are Kelvin-Voigt's (its restitution e, its penetration factor): under another law
+ * only the time of the first impact, which no law changes, is kept. */
 double pl_model_limit_value(const pl_model *model, pl_limit_quantity what)
 {
+    if (model->law_type != &pl_law_kelvin_voigt && what != PL_LIMIT_FIRST_IMPACT_TIME)
+        return NAN;
     return model->type->limit_value ? model->type->limit_value(model->par, what, model->type->user) : NAN;
 }
 

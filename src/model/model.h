@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 
+#include "laws/law.h"
 #include "model/contact_law.h"
 #include "core/params.h"
 #include "core/status.h"
@@ -47,7 +48,10 @@ struct pl_model {
     size_t n, m;
     double par[PL_MAX_PARAMS];
     unsigned char par_set[PL_MAX_PARAMS]; /* 1 when given explicitly */
-    pl_law *law;                          /* m: the contact law of each constraint */
+    const pl_law_type *law_type;          /* the contact law */
+    double law_par[PL_LAW_MAX_PARAMS];    /* its parameters (the case's law callback may vary them) */
+    unsigned char law_set[PL_LAW_MAX_PARAMS]; /* 1 when given explicitly */
+    pl_contact_law *law;                  /* m: the contact law of each constraint (at the initial state) */
     int mass_constant;
     double *minv;                         /* n x n: M^{-1} when mass_constant, else NULL */
     double v_scale, a_scale;              /* contact velocity and acceleration scales */
@@ -102,6 +106,18 @@ int pl_case_name_valid(const char *name);
  * pl_model_free (on failure it holds no memory). */
 pl_status pl_model_init(pl_model *model, const pl_case *c, const pl_setting *settings,
                         size_t nsettings, pl_error *err);
+/* The same under contact law `law` (NULL: the default, kelvin_voigt): a setting naming one of its
+ * parameters sets it; the case's PL_PARAM_LAW entries are defaults for the law's parameters of their
+ * names, and their slots in the case's parameters receive the law's values (what the case's callbacks
+ * read).  Refused (PL_ERR_INPUT, one line): a setting of a law parameter the law does not have, a law
+ * parameter out of its range, a case parameter (not PL_PARAM_LAW) named like a law's parameter. */
+pl_status pl_model_init_law(pl_model *model, const pl_case *c, const pl_law_type *law, const pl_setting *settings,
+                            size_t nsettings, pl_error *err);
+
+/* Constraint i's law at (t, q): the case's law_at if it gives one (into *scratch), else the law fixed
+ * when the model was created. */
+const pl_contact_law *pl_model_law_at(const pl_model *model, size_t i, double t, const double *q,
+                                      pl_contact_law *scratch);
 
 /* Release what pl_model_init allocated (the model is then empty; freeing it again is harmless). */
 void pl_model_free(pl_model *model);

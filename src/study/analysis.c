@@ -24,9 +24,29 @@ static double decay_rate(double omega, double xi)
     return xi < 1.0 ? xi * omega : omega * (xi - sqrt(xi * xi - 1.0));
 }
 
+/* Constraint i's contact frequency: sqrt(k mu) under a linear law; under a nonlinear one, that of its
+ * fast system at the model's speed V, or pi over its contact time at the speed V given. */
 static double contact_omega(const pl_model *model, size_t i, double mu)
 {
-    return sqrt(model->law[i].k * mu);
+    const pl_contact_law *law = &model->law[i];
+    return pl_law_is_linear(law) ? sqrt(law->k * mu) : pl_law_frequency(law, mu, model->v_scale);
+}
+
+static double contact_omega_at(const pl_model *model, size_t i, double mu, double V)
+{
+    const pl_contact_law *law = &model->law[i];
+    if (pl_law_is_linear(law) || !(V > 0.0))
+        return contact_omega(model, i, mu);
+    return M_PI / pl_law_contact_time(law, mu, V);
+}
+
+/* mu^(1/(n+1)) times a penetration: the limit of an impact's under a law homogeneous of degree n. */
+static double scaled_penetration(const pl_model *model, size_t i, double mu, double penetration)
+{
+    const pl_contact_law *law = &model->law[i];
+    if (pl_law_is_linear(law))
+        return sqrt(mu) * penetration;
+    return pow(mu, 1.0 / (law->type->exponent(law->p) + 1.0)) * penetration;
 }
 
 pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_final, double omega, double xi, double min_rate)
@@ -741,7 +761,8 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
         info->dv = a->dv + k * n;
         double resolved = family == PL_FAMILY_PENALTY ? rate_resolution(model, sol, ep, mu, rtol, gap) : 0.0;
         if (family == PL_FAMILY_PENALTY) {
-            double omega = contact_omega(model, i, mu), xi = model->law[i].xi;
+            /* a nonlinear law's impacts last longer the slower they are: its time scale at this one's speed */
+            double omega = contact_omega_at(model, i, mu, fabs(ep->gdot_in)), xi = model->law[i].xi;
             info->kind = pl_classify_episode(ep, sol->t_final, omega, xi, resolved);
             if (info->kind == PL_IMPACT) /* the free motion's share, for an impact alone (its rows) */
                 info->kind = pl_classify_episode(ep, sol->t_final, omega, xi,
@@ -760,7 +781,7 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
                                      pl_table_row(&sol->traj, ep->row_in)[pl_col_v(n, m) + j]
                                : NAN;
         info->dv_normal = ep->gdot_out - ep->gdot_in;
-        info->scaled_penetration = family == PL_FAMILY_PENALTY ? sqrt(mu) * ep->max_penetration : NAN;
+        info->scaled_penetration = family == PL_FAMILY_PENALTY ? scaled_penetration(model, i, mu, ep->max_penetration) : NAN;
         info->force_error = info->force_scale = info->lift_off_predicted = NAN;
         if (family == PL_FAMILY_PENALTY && info->kind == PL_IMPACT && rows) {
             if (a->impacts == 0)

@@ -31,8 +31,8 @@ typedef struct {
     double duration;           /* t_out - t_in, or to the end of the run */
     double *dv;                /* n: v(t_out) - v(t_in), the velocity jump of an impact (owned by the analysis) */
     double dv_normal;          /* gdot_out - gdot_in: its normal part */
-    double scaled_penetration; /* sqrt(mu) * max penetration (penalized runs: O(1) for impacts,
-                                  Remark 7) */
+    double scaled_penetration; /* sqrt(mu) * max penetration (mu^(1/(n+1)) under a law of degree n)
+                                  (penalized runs: O(1) for impacts, Remark 7) */
     double restitution;        /* -gdot_out/gdot_in, NAN unless the entry rate exceeds the impact-rate
                                   floor (penalized runs, pl_classify_episode; the raw ratio otherwise) */
     /* sustained contact of a penalized run */

@@ -204,7 +204,7 @@ static const struct {
     [PL_Q_RESTITUTION_FIRST] = {"restitution_first", "restitution -gdot_out/gdot_in of the first impact",
                                 PL_LIMIT_RESTITUTION_FIRST, SCALE_UNIT},
     [PL_Q_SCALED_PENETRATION_FIRST] = {"scaled_penetration_first",
-                                       "sqrt(mu) * max penetration of the first impact",
+                                       "mu^(1/(n+1)) * max penetration of the first impact (sqrt(mu) under Kelvin-Voigt, n = 1)",
                                        PL_LIMIT_SCALED_PENETRATION_FIRST},
     [PL_Q_CAPTURE_TIME] = {"capture_time", "start of the final sustained contact, T*_mu of eq. (52) (a scheme: its last impact before a rest)",
                            PL_LIMIT_CAPTURE_TIME, SCALE_VALUE, 1},
@@ -334,8 +334,11 @@ static void impacts_per_decade(const pl_model *model, pl_sweep *sw)
     /* Paper 004 section 7: a penalized run is captured once the impact speed falls below
      * C/sqrt(mu), so the number of rebounds grows like ln(sqrt(mu))/ln(1/e): ln(sqrt(10))/ln(1/e)
      * per decade of mu.  A scheme stops resolving rebounds once the impact speed is O(h A): like
-     * ln(1/h)/ln(1/e), ln(10)/ln(1/e) per decade of 1/h. */
-    double e = pl_restitution_from_xi(model->law[0].xi);
+     * ln(1/h)/ln(1/e), ln(10)/ln(1/e) per decade of 1/h.  (A law of another degree is captured at
+     * another speed; one whose restitution depends on the speed has no such count: not predicted.) */
+    const pl_contact_law *law = &model->law[0];
+    double e = law->type->restitution && law->type->exponent(law->p) == 1.0
+                   ? law->type->restitution(law->p, model->v_scale) : NAN;
     double per_decade = sw->solver->family == PL_FAMILY_PENALTY ? log(sqrt(10.0)) : log(10.0);
     sw->impacts_per_decade_predicted = (model->m == 1 && e > 0 && e < 1) ? per_decade / log(1.0 / e) : NAN;
 }

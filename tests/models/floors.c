@@ -11,9 +11,9 @@ enum { G, H0, E, XI, K, N, L, TILT, WRONG, NPAR };
 static const pl_param_spec params[NPAR] = {
     {"g", 9.81, 0.0, INFINITY, 0, "gravity"},
     {"h0", 1.0, 0.0, INFINITY, 0, "initial height"},
-    {"e", 0.5, 0.0, 1.0, 0, "restitution"},
-    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio"},
-    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale"},
+    {"e", 0.5, 0.0, 1.0, PL_PARAM_LAW, "restitution"},
+    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED | PL_PARAM_LAW, "damping ratio"},
+    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_LAW, "stiffness scale"},
     {"N", 10000.0, 1.0, 1e6, 0, "number of floors (a whole number)"},
     {"L", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "spacing of the floors"},
     {"tilt", 0.0, -1.0, 1.0, 0, "slope of every floor in x"},

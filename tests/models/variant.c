@@ -8,7 +8,9 @@
  * run at mu below (V/1e-3)^2 = 2e7, V = sqrt(2 g h0); never the limit solution, whose steps past the
  * floor fall), and VARIANT_EXIT calls exit(0) at its first contact.  In the set-up, which the
  * command's own process runs: VARIANT_CRASH_SETUP dies of SIGSEGV in initial_state, and
- * VARIANT_ENDLESS_SETUP never returns from scales. */
+ * VARIANT_ENDLESS_SETUP never returns from scales.  VARIANT_ABI2 is the ball built against ABI
+ * version 2's header (tests/models/abi2, which has no PL_PARAM_LAW) with a law callback that doubles
+ * k: a model of the previous version, which penlim reads through its adapter. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <math.h>
 #include <signal.h>
@@ -18,14 +20,18 @@
 
 #include <penlim/model.h>
 
+#ifdef VARIANT_ABI2
+#define PL_PARAM_LAW 0u
+#endif
+
 enum { G, H0, E, XI, K, NPAR };
 
 static const pl_param_spec params[NPAR] = {
     {"g", 9.81, 0.0, INFINITY, 0, "gravity"},
     {"h0", 1.0, 0.0, INFINITY, 0, "initial height"},
-    {"e", 0.5, 0.0, 1.0, 0, "restitution"},
-    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio"},
-    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale"},
+    {"e", 0.5, 0.0, 1.0, PL_PARAM_LAW, "restitution"},
+    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED | PL_PARAM_LAW, "damping ratio"},
+    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_LAW, "stiffness scale"},
 };
 
 static void initial_state(const double *p, double *q, double *v, void *user)
@@ -144,6 +150,15 @@ static double valid_until(const double *p, char *msg, size_t len, void *user)
 }
 #endif
 
+#ifdef VARIANT_ABI2
+static void law(const double *p, size_t i, pl_law *out, void *user)
+{
+    (void)i, (void)user;
+    out->k = 2.0 * p[K];
+    out->xi = p[XI];
+}
+#endif
+
 static const pl_case variant = {
 #ifdef VARIANT_BAD_ABI
     .abi_version = PL_ABI_VERSION + 1,
@@ -178,6 +193,9 @@ static const pl_case variant = {
 #endif
 #if defined VARIANT_HORIZON || defined VARIANT_SLOW_CHECK || defined VARIANT_NAN_HORIZON
     .valid_until = valid_until,
+#endif
+#ifdef VARIANT_ABI2
+    .law = law,
 #endif
 };
 

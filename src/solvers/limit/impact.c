@@ -39,6 +39,8 @@ typedef struct {
     int *active;         /* m: I{z_i <= 0}, switched at the roots of z_i */
     double *grad, *w;    /* m x n: row i of constraint i */
     double *gt, *zd0, *m_eff; /* m: G_t, z_i' at v-, the effective masses */
+    pl_contact_law *law;      /* m: each constraint's law at the impact's (t, q) (law_at frozen there) */
+    double *pre;              /* m: its prepared coefficient at mu = 1 */
     double *fp0, *yv;    /* n, n: F_p(q, v-), y_v */
     double *fp_gaps;     /* n: gaps */
     double *z_rhs, *zd_rhs, *force_rhs;          /* m, m, n: fast_rhs */
@@ -70,8 +72,9 @@ pl_impact_work *pl_impact_work_new(const pl_model *model)
     w->work = pl_work_new(model);
     w->contact = pl_contact_new(1, n, 0);
     w->ints = calloc(3 * m, sizeof *w->ints);
-    w->block = calloc(3 * m * n + 13 * m + 3 * n * n + 12 * n + 3 * N + 2, sizeof *w->block);
-    if (!w->work || !w->contact || !w->ints || !w->block || pl_contact_set_init(&w->cs, model, NULL) != PL_OK) {
+    f->law = calloc(m, sizeof *f->law);
+    w->block = calloc(3 * m * n + 14 * m + 3 * n * n + 12 * n + 3 * N + 2, sizeof *w->block);
+    if (!w->work || !w->contact || !w->ints || !f->law || !w->block || pl_contact_set_init(&w->cs, model, NULL) != PL_OK) {
         pl_impact_work_free(w);
         return NULL;
     }
@@ -82,6 +85,7 @@ pl_impact_work *pl_impact_work_new(const pl_model *model)
     f->zd0 = p, p += m;
     f->gt = p, p += m;
     f->m_eff = p, p += m;
+    f->pre = p, p += m;
     f->z_rhs = p, p += m;
     f->zd_rhs = p, p += m;
     f->z_jac = p, p += m;
@@ -123,6 +127,7 @@ void pl_impact_work_free(pl_impact_work *w)
     pl_contact_set_free(&w->cs);
     free(w->contact);
     free(w->ints);
+    free(w->f.law);
     free(w->block);
     free(w);
 }
@@ -186,10 +191,10 @@ static int fast_rhs(double sigma, const double *Y, double *dY, void *params)
         double lambda = 0.0;
         dY[f->IZ + i] = f->part[i] ? zd[i] : 0.0;
         if (f->part[i] && f->active[i]) {
-            const pl_law *law = &f->model->law[i];
             /* eq. (18) for the law (4): A z + B z' with A = -w m k, B = -2 xi sqrt(k) w m, i.e. the
-             * law's force at mu = 1 on the scaled gap z and its rate z' */
-            lambda = pl_law_force(law, 1.0, pl_law_damping(law, 1.0), f->m_eff[i], z[i], zd[i]);
+             * law's force at mu = 1 on the scaled gap z and its rate z'; the same for a law homogeneous
+             * in delta, whose scaled contact problem is free of mu too */
+            lambda = pl_law_force(&f->law[i], 1.0, f->pre[i], f->m_eff[i], z[i], zd[i], NULL, NULL);
             for (size_t j = 0; j < n; j++)
                 force[j] += f->w[i * n + j] * lambda;
         }
@@ -233,17 +238,19 @@ static int fast_jacobian(double sigma, const double *Y, double *J, double *dfdt,
         }
         if (!f->active[i])
             continue;
-        const pl_law *law = &f->model->law[i];
+        const pl_contact_law *law = &f->law[i];
         double mk = f->m_eff[i] * law->k, ci = 2.0 * law->xi / sqrt(law->k);
-        double lambda = -mk * (z[i] + ci * zd[i]);
-        J[(f->II + i) * N + f->IZ + i] = -mk;
+        double lambda = -mk * (z[i] + ci * zd[i]), l_z = -mk, l_zd = -mk * ci;
+        if (!pl_law_is_linear(law)) /* the law's partials (the effective mass is fixed here) */
+            lambda = pl_law_force(law, 1.0, f->pre[i], f->m_eff[i], z[i], zd[i], &l_z, &l_zd);
+        J[(f->II + i) * N + f->IZ + i] = l_z;
         for (size_t j = 0; j < n; j++)
-            J[(f->II + i) * N + f->IV + j] = -mk * ci * dl[j];
+            J[(f->II + i) * N + f->IV + j] = pl_law_is_linear(law) ? -mk * ci * dl[j] : l_zd * dl[j];
         for (size_t j = 0; j < n; j++) {
             force[j] += w[j] * lambda;
-            dF[j * (m + n) + i] += w[j] * -mk;
+            dF[j * (m + n) + i] += w[j] * l_z;
             for (size_t col = 0; col < n; col++)
-                dF[j * (m + n) + m + col] += w[j] * -mk * ci * dl[col];
+                dF[j * (m + n) + m + col] += pl_law_is_linear(law) ? w[j] * -mk * ci * dl[col] : w[j] * l_zd * dl[col];
         }
     }
     double norm = 0.0;
@@ -382,8 +389,9 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
         fs->zd0[i] = contact->gdot; /* G_t + grad G . F_p(q, v-) */
         fs->gt[i] = contact->gap.g_t;
         fs->m_eff[i] = contact->m_eff;
-        if (part[i])
-            kmax = fmax(kmax, model->law[i].k);
+        pl_contact_law varying;
+        fs->law[i] = *pl_model_law_at(model, i, t, q, &varying);
+        fs->pre[i] = pl_law_prepare(&fs->law[i], 1.0);
     }
     double *Y = iw->Y, *Ya = iw->Ya;
     double *z = iw->z, *zd = iw->zd, sigma = 0.0, scale = 0.0, speed = 0.0;
@@ -414,11 +422,17 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
     /* Time scales in fast time: the contact oscillation 1/sqrt(k), and the slowest decay, which
      * for xi >> 1 is 1/(sqrt(k) (xi - sqrt(xi^2 - 1))) ~ 2 xi/sqrt(k).  Overdamped contacts
      * (xi > 3) are stiff, with a stiffness ratio ~4 xi^2: an implicit stepper (GSL msbdf, with
-     * the analytic Jacobian) takes them; the explicit rk8pd the others. */
+     * the analytic Jacobian) takes them; the explicit rk8pd the others.  A nonlinear law's
+     * frequency is its fast system's at the speed scale, sqrt(k) that of a linear one (mu = 1). */
+    for (size_t i = 0; i < m; i++)
+        if (part[i])
+            kmax = fmax(kmax, pl_law_is_linear(&fs->law[i]) ? fs->law[i].k
+                                                            : pow(pl_law_frequency(&fs->law[i], 1.0, scale), 2.0));
     double omega = sqrt(kmax > 0 ? kmax : 1.0), slowest = 1.0 / omega, xi_max = 0.0;
     for (size_t i = 0; i < m; i++)
         if (part[i]) {
-            double xi = model->law[i].xi, wi = sqrt(model->law[i].k);
+            const pl_contact_law *law = &fs->law[i];
+            double xi = law->xi, wi = pl_law_is_linear(law) ? sqrt(law->k) : pl_law_frequency(law, 1.0, scale);
             xi_max = fmax(xi_max, xi);
             slowest = fmax(slowest, 1.0 / (xi <= 1.0 ? wi : wi * (xi - sqrt(xi * xi - 1.0))));
         }

@@ -481,7 +481,10 @@ static void fit_gap_models(run_ctx *c, double t, const double *y)
     for (size_t i = 0; i < c->m; i++) {
         g[i] = gaps[i].g;
         gdot[i] = c->geometry_gdot[i];
-        double w = !c->field.active[i] ? 0.0 : c->single_active == i ? c->omega[i] : NAN;
+        /* the linear oscillator's roots are aimed at under a linear law only */
+        double w = !c->field.active[i]                                                   ? 0.0
+                   : c->single_active == i && pl_law_is_linear(&c->model->law[i]) ? c->omega[i]
+                                                                                      : NAN;
         c->fitted[i] = history && !isnan(w) &&
                        pl_gap_model_fit(&c->gap_model[i], w, c->model->law[i].xi, c->aim_t[0], c->aim_g[0][i],
                                         c->aim_gdot[0][i], t, g[i], gdot[i]);
@@ -740,10 +743,25 @@ static double gap_accel(run_ctx *c, size_t i, double t, const double *y)
  * bounded by the fast mode (2 xi omega), ~50 xi^2 steps a lift-off. */
 #define LIFT_XI_MAX 2.0
 
-/* mu G_i + d_i Gdot_i: lambda_i = -m_i k_i times this (contact_law.h), < 0 while the force pushes. */
+/* mu G_i + d_i Gdot_i: lambda_i = -m_i k_i times this (contact_law.h), < 0 while the force pushes.  Under a
+ * nonlinear law, -lambda_i at unit effective mass, of the same sign (a law that never pulls reaches 0 at
+ * the exit, and not beyond). */
 static double pressing(const run_ctx *c, size_t i, double g, double gdot)
 {
+    const pl_contact_law *law = &c->model->law[i];
+    if (!pl_law_is_linear(law))
+        return -pl_law_force(law, c->mu, c->field.damping[i], 1.0, g, gdot, NULL, NULL);
     return c->mu * g + c->field.damping[i] * gdot;
+}
+
+/* Three contact times of constraint i: three half-periods 3 pi/omega_i under a linear law; under a
+ * nonlinear law three durations of its isolated impact at the model's speed V (pl_law_contact_time). */
+static double three_contacts(const run_ctx *c, size_t i)
+{
+    const pl_contact_law *law = &c->model->law[i];
+    if (!pl_law_is_linear(law))
+        return 3.0 * pl_law_contact_time(law, c->mu, c->model->v_scale);
+    return 3.0 * M_PI / c->omega[i];
 }
 
 /* The lead of a handover: 3 half-periods, and the decay of BDF's gap error, up to the error weights'
@@ -752,7 +770,7 @@ static double pressing(const run_ctx *c, size_t i, double g, double gdot)
 static double lift_lead(const run_ctx *c, size_t i)
 {
     double omega = c->omega[i];
-    return fmax(3.0 * M_PI / omega, log(1000.0) / decay_rate(omega, c->model->law[i].xi));
+    return fmax(three_contacts(c, i), log(1000.0) / decay_rate(omega, c->model->law[i].xi));
 }
 
 typedef struct {
@@ -910,6 +928,8 @@ static double slow_exit_resolution(run *r, size_t i, size_t first_row, size_t k,
 {
     run_ctx *c = &r->ctx;
     double omega = c->omega[i], xi = c->model->law[i].xi, d[3];
+    if (!pl_law_is_linear(&c->model->law[i])) /* the slow solution below is the linear law's */
+        return NAN;
     if (isnan(free_accel_trend(r, i, first_row, k, d)))
         return NAN;
     double rate = (d[0] - 2.0 * xi * d[1] / omega + (4.0 * xi * xi - 1.0) * d[2] / (omega * omega)) / (omega * omega);
@@ -959,7 +979,7 @@ static double zero_crossing(run *r, size_t i, double side, size_t first_row, dou
             t0 = t;
     }
     double terms = pl_gap_terms(c->gap_dense, t, q, n);
-    int sustained = side > 0.0 && t0 - t_in > 3.0 * M_PI / c->omega[i];
+    int sustained = side > 0.0 && t0 - t_in > three_contacts(c, i);
     *resolution = sustained ? slow_exit_resolution(r, i, first_row, k, terms, t0, gdot) : NAN;
     if (isnan(*resolution))
         *resolution = pl_time_resolution(terms, t0, rate);
@@ -1004,7 +1024,7 @@ static pl_status open_episode(run *r, size_t i, double t, const double *y, pl_er
      * slow decay on the Runge-Kutta pair cost steps growing like xi^2 (3e6 at xi = 1e3). */
     if (xi > 1.0)
         decay = 0.0;
-    r->settle[i] = t + fmax(3.0 * M_PI / omega, decay);
+    r->settle[i] = t + fmax(three_contacts(c, i), decay);
     return PL_OK;
 }
 
@@ -1631,11 +1651,17 @@ static void start_force_root(run_ctx *c, size_t i, double t, const double *y)
     }
     pl_contact *k = c->field.contact; /* free between evaluations of the field */
     pl_model_contact(c->model, i, t, Q(y), f->fp, f->minv, k);
-    const pl_law *law = &c->model->law[i];
+    const pl_contact_law *law = &c->model->law[i];
     double dG = fmax(c->rtol * c->pen[i],
                      1000.0 * DBL_EPSILON * pl_norm(k->gap.grad, c->n) * (pl_norm(Q(y), c->n) + c->floor_q));
     c->force_side[i] = f->lambda[i] < 0.0 ? -1.0 : 1.0;
-    c->force_noise[i] = 2.0 * k->m_eff * law->k * c->mu * dG * (1.0 + 2.0 * law->xi);
+    if (pl_law_is_linear(law)) {
+        c->force_noise[i] = 2.0 * k->m_eff * law->k * c->mu * dG * (1.0 + 2.0 * law->xi);
+    } else { /* the same: lambda's change over dG in G and omega dG in Gdot, from the law's partials */
+        double lG = 0.0, lGd = 0.0;
+        pl_law_force(law, c->mu, c->field.damping[i], k->m_eff, k->gap.g, k->gdot, &lG, &lGd);
+        c->force_noise[i] = 2.0 * dG * (fabs(lG) + fabs(lGd) * c->omega[i]);
+    }
 }
 
 /* Switch constraint i to active/inactive at the current row and keep the episodes in step. */
@@ -1735,9 +1761,10 @@ static void init_scales(run_ctx *c)
     c->floor_q = V * V / A;
     c->floor_v = V;
     for (size_t i = 0; i < c->m; i++) {
-        double k = model->law[i].k;
-        c->omega[i] = sqrt(k * c->mu);
-        c->pen[i] = pl_law_rest_penetration(&model->law[i], c->mu, V, A);
+        const pl_contact_law *law = &model->law[i];
+        /* a nonlinear law's frequency is its fast system's at the impact speed V */
+        c->omega[i] = pl_law_is_linear(law) ? sqrt(law->k * c->mu) : pl_law_frequency(law, c->mu, V);
+        c->pen[i] = pl_law_rest_penetration(law, c->mu, V, A);
         for (int order = 1; order <= 5; order++)
             c->bdf_radius[i][order] = NAN;
     }
@@ -1870,8 +1897,15 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
 static double largest_resolvable_mu(const pl_model *model, double t_end)
 {
     double tau = RESOLVE_TIME_ULPS * DBL_EPSILON * fmax(fabs(t_end), DBL_MIN), mu = INFINITY;
-    for (size_t i = 0; i < model->m; i++)
-        mu = fmin(mu, 1.0 / (model->law[i].k * tau * tau));
+    for (size_t i = 0; i < model->m; i++) {
+        const pl_contact_law *law = &model->law[i];
+        if (pl_law_is_linear(law)) {
+            mu = fmin(mu, 1.0 / (law->k * tau * tau));
+        } else { /* frequency ~ mu^(1/(n+1)) at the speed V */
+            double n = law->type->exponent(law->p), f1 = pl_law_frequency(law, 1.0, model->v_scale);
+            mu = fmin(mu, pow(1.0 / (tau * f1), n + 1.0));
+        }
+    }
     return mu;
 }
 

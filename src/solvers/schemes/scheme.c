@@ -142,6 +142,9 @@ pl_status pl_scheme_applies(const pl_model *model, pl_error *err)
     if (model->type->velocity_map)
         return pl_fail(err, PL_ERR_INPUT, "case %s has q' = F_p(q, v, t) != v: the time-stepping schemes need q' = v",
                        model->type->name);
+    if (model->law_type != &pl_law_kelvin_voigt) /* their impact law is Kelvin-Voigt's restitution e(xi) */
+        return pl_fail(err, PL_ERR_INPUT, "the time-stepping schemes take Kelvin-Voigt's restitution: the contact law "
+                       "%s is not theirs (use --law kelvin_voigt)", model->law_type->name);
     return PL_OK;
 }
 
