@@ -148,8 +148,9 @@ double pl_hunt_crossley_cv_from_restitution(double e)
         return NAN;
     if (e == 1.0)
         return 0.0;
-    /* e(cV) decreases from 1 to 0, and y < 1 in (H) gives e < 1/x = 2/(3 cV): the root is below 2/(3e). */
-    return pl_brent(hunt_crossley_residual, &e, 0.0, 2.0 / (3.0 * e), 0);
+    /* e(cV) decreases from 1 to 0, and y < 1 in (H) gives e < 1/x = 2/(3 cV): the root is below
+     * 2/(3e), and e(1/e) < 2e/3 < e brackets it with room for round-off. */
+    return pl_brent(hunt_crossley_residual, &e, 0.0, 1.0 / e, 0);
 }
 
 double pl_power_law_max_penetration(double n, double k_over_m, double V)
