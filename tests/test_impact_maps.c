@@ -2,13 +2,16 @@
  * an isolated impact's fast system (GSL's rk8pd, relative 1e-13, the exit located by Brent's method
  * on re-integrations from the last step), in physical units (stiffness per unit mass k, impact
  * speed V): Kelvin-Voigt, clamped Kelvin-Voigt, Hunt-Crossley (for several n and k: its
- * independence of them), power laws (Hertz); the inverses; the Hunt-Crossley bouncing ball. */
+ * independence of them), power laws (Hertz); the inverses; the Hunt-Crossley bouncing ball; the
+ * literature's relations between e and c (src/laws/approximations.h) against their derivation. */
 #include <float.h>
 #include <gsl/gsl_odeiv2.h>
 #include <math.h>
+#include <string.h>
 
 #include "check.h"
 #include "core/rootfind.h"
+#include "laws/approximations.h"
 #include "laws/restitution.h"
 #include "model/contact_law.h"
 
@@ -316,6 +319,48 @@ static void bouncing_ball(void)
            K, drift, T);
 }
 
+/* Each literature relation: c V(e) and e(c V) inverse to each other, cv_max at e = 0, and its order
+ * of agreement with the exact map as c V -> 0, derived by hand from the published chi(e) and from
+ * e = 1 - a + a^2 - (11/10) a^3 (a = c V): the slope -de/da at 0 is 1 for chi ~ (3/2)(1 - e), 3/4 for
+ * Gonthier's chi ~ 2(1 - e), 15/16 for Flores's chi ~ (8/5)(1 - e); Hunt and Crossley's e = 1 - a is
+ * off by a^2, Hu and Guo's 1/(1 + a) by a^3/10 (1/e = 1 + a + a^3/10 + ...). */
+static void approximations(void)
+{
+    size_t count = pl_impact_approximation_count();
+    CHECK(count >= 5 && pl_impact_approximation_at(count) == NULL, "approximations: %zu of them", count);
+    for (size_t i = 0; i < count; i++) {
+        const pl_impact_approximation *a = pl_impact_approximation_at(i);
+        for (double e = 0.01; e <= 1.0; e += 0.01) {
+            double cv = a->cv_from_restitution(e);
+            NEAR(a->restitution(cv), e, 1e-13, "%s: e(cV(e)) at e %g", a->name, e);
+        }
+        CHECK(a->cv_from_restitution(0.0) == a->cv_max, "%s: cV of e = 0 is %g", a->name, a->cv_max);
+        CHECK(a->restitution(0.0) == 1.0 && isnan(a->restitution(-0.1)) && isnan(a->cv_from_restitution(1.1)),
+              "%s at the ends of its range", a->name);
+        if (isfinite(a->cv_max))
+            CHECK(isnan(a->restitution(a->cv_max * 1.001)), "%s undefined beyond cV %g", a->name, a->cv_max);
+        double slope = (1.0 - a->restitution(1e-7)) / 1e-7, expected = 1.0;
+        if (strcmp(a->name, "gonthier_2004") == 0)
+            expected = 0.75;
+        else if (strcmp(a->name, "flores_2011") == 0)
+            expected = 15.0 / 16.0;
+        NEAR(slope, expected, 1e-6, "%s: slope at cV = 0", a->name);
+        double at, err = pl_impact_approximation_max_error(a, 0.01, 2.0, &at);
+        printf("  %-26s max |e_approx - e| over cV in [0.01, 2]: %.4f at cV = %.4f\n", a->name, err, at);
+    }
+    const pl_impact_approximation *hc = pl_impact_approximation_at(0), *hg = NULL;
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(pl_impact_approximation_at(i)->name, "hu_guo_2015") == 0)
+            hg = pl_impact_approximation_at(i);
+    CHECK(strcmp(hc->name, "hunt_crossley_1975") == 0 && hg, "the Hunt-Crossley and Hu-Guo relations are listed");
+    for (double cv = 1e-4; cv < 2e-2 && hg; cv *= 2.0) {
+        NEAR((pl_restitution_hunt_crossley(cv) - hc->restitution(cv)) / (cv * cv), 1.0, 2.0 * cv,
+             "Hunt-Crossley 1975 off by (cV)^2 at cV %g", cv);
+        NEAR((hg->restitution(cv) - pl_restitution_hunt_crossley(cv)) / (cv * cv * cv), 0.1, 3.0 * cv + 1e-6,
+             "Hu-Guo off by (cV)^3/10 at cV %g", cv);
+    }
+}
+
 int main(void)
 {
     check_init();
@@ -324,6 +369,7 @@ int main(void)
     hunt_crossley();
     power_laws();
     bouncing_ball();
+    approximations();
     printf("largest relative errors against the integration: Kelvin-Voigt %.2g, clamped %.2g, Hunt-Crossley %.2g, "
            "power-law penetration %.2g, duration %.2g\n",
            worst_kv, worst_clamped, worst_hc, worst_pen, worst_dur);
