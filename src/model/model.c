@@ -403,19 +403,36 @@ done:
     return s;
 }
 
-/* The laws, M^{-1} if constant, the scales, from the initial state (q0, v0: scratch of n each). */
-static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error *err)
+/* The law of each constraint: the case's law callback, or the parameters k and xi for every one. */
+static pl_status set_laws(pl_model *model, pl_error *err)
 {
     const pl_case *c = model->type;
     int ik = pl_param_find(c->params, c->nparams, "k"), ix = pl_param_find(c->params, c->nparams, "xi");
     for (size_t i = 0; i < model->m; i++) {
+        pl_law kv;
         if (c->law)
-            c->law(model->par, i, &model->law[i], c->user);
-        else /* the same law, from the parameters k and xi, for every constraint */
-            model->law[i] = (pl_law){.k = model->par[ik], .xi = model->par[ix]};
-        if (!(model->law[i].k > 0) || !(model->law[i].xi >= 0))
+            c->law(model->par, i, &kv, c->user);
+        else
+            kv = (pl_law){.k = model->par[ik], .xi = model->par[ix]};
+        if (!(kv.k > 0) || !(kv.xi >= 0))
             return pl_fail(err, PL_ERR_INPUT, "case %s: constraint %zu has k <= 0 or xi < 0", c->name, i + 1);
+        pl_contact_law *law = &model->law[i];
+        law->type = &pl_law_kelvin_voigt;
+        law->p[0] = pl_restitution_from_xi(kv.xi);
+        law->p[1] = law->xi = kv.xi;
+        law->p[2] = law->k = kv.k;
+        law->m_ref = 1.0;
     }
+    return PL_OK;
+}
+
+/* The laws, M^{-1} if constant, the scales, from the initial state (q0, v0: scratch of n each). */
+static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error *err)
+{
+    const pl_case *c = model->type;
+    pl_status s = set_laws(model, err);
+    if (s != PL_OK)
+        return s;
     c->initial_state(model->par, q0, v0, c->user);
     model->mass_constant = 0; /* factor through the general path first */
     if (c->mass) {

@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 
+#include "laws/law.h"
 #include "model/contact_law.h"
 #include "core/params.h"
 #include "core/status.h"
@@ -47,7 +48,7 @@ struct pl_model {
     size_t n, m;
     double par[PL_MAX_PARAMS];
     unsigned char par_set[PL_MAX_PARAMS]; /* 1 when given explicitly */
-    pl_law *law;                          /* m: the contact law of each constraint */
+    pl_contact_law *law;                  /* m: the contact law of each constraint */
     int mass_constant;
     double *minv;                         /* n x n: M^{-1} when mass_constant, else NULL */
     double v_scale, a_scale;              /* contact velocity and acceleration scales */

@@ -186,10 +186,10 @@ static int fast_rhs(double sigma, const double *Y, double *dY, void *params)
         double lambda = 0.0;
         dY[f->IZ + i] = f->part[i] ? zd[i] : 0.0;
         if (f->part[i] && f->active[i]) {
-            const pl_law *law = &f->model->law[i];
+            const pl_contact_law *law = &f->model->law[i];
             /* eq. (18) for the law (4): A z + B z' with A = -w m k, B = -2 xi sqrt(k) w m, i.e. the
              * law's force at mu = 1 on the scaled gap z and its rate z' */
-            lambda = pl_law_force(law, 1.0, pl_law_damping(law, 1.0), f->m_eff[i], z[i], zd[i]);
+            lambda = pl_law_force(law, 1.0, pl_law_prepare(law, 1.0), f->m_eff[i], z[i], zd[i], NULL, NULL);
             for (size_t j = 0; j < n; j++)
                 force[j] += f->w[i * n + j] * lambda;
         }
@@ -233,7 +233,7 @@ static int fast_jacobian(double sigma, const double *Y, double *J, double *dfdt,
         }
         if (!f->active[i])
             continue;
-        const pl_law *law = &f->model->law[i];
+        const pl_contact_law *law = &f->model->law[i];
         double mk = f->m_eff[i] * law->k, ci = 2.0 * law->xi / sqrt(law->k);
         double lambda = -mk * (z[i] + ci * zd[i]);
         J[(f->II + i) * N + f->IZ + i] = -mk;

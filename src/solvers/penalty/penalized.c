@@ -23,7 +23,7 @@ pl_status pl_penalized_init(pl_penalized *p, const pl_model *model, double mu, p
     if (!p->damping || !p->active || !p->work || !p->contact || !p->jac_contact || !p->jac)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for the penalized system (%zu dofs, %zu constraints)", n, m);
     for (size_t i = 0; i < m; i++)
-        p->damping[i] = pl_law_damping(&model->law[i], mu);
+        p->damping[i] = pl_law_prepare(&model->law[i], mu);
     return PL_OK;
 }
 
@@ -80,8 +80,9 @@ int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const 
         if (!active[i])
             continue;
         pl_model_contact(model, i, t, q, fp, minv, k);
-        /* eq. (4) with A_i = -w_i m_i k_i and B_i = -2 xi_i sqrt(k_i) w_i m_i */
-        double l = pl_law_force(&model->law[i], p->mu, p->damping[i], k->m_eff, k->gap.g, k->gdot);
+        /* eq. (4) with A_i = -w_i m_i k_i and B_i = -2 xi_i sqrt(k_i) w_i m_i under Kelvin-Voigt; the
+         * constraint's law in general */
+        double l = pl_law_force(&model->law[i], p->mu, p->damping[i], k->m_eff, k->gap.g, k->gdot, NULL, NULL);
         lambda[i] = l;
         for (size_t j = 0; j < n; j++)
             ac[j] += w[j] * l;
@@ -89,10 +90,12 @@ int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const 
     return 0;
 }
 
-/* Analytic Jacobian.  With s_i = mu G_i + c_i Gdot_i and lambda_i = -m_i k_i s_i:
+/* Analytic Jacobian.  Under Kelvin-Voigt, with s_i = mu G_i + c_i Gdot_i and lambda_i = -m_i k_i s_i:
  *   dGdot/dq = H F_p + (dF_p/dq)' grad + grad_t,   dGdot/dv = (dF_p/dv)' grad
  *   dm/dq_k  = -m^2 (2 H[:,k].w - w' dM_k w),      dw/dq_k = M^{-1} (H[:,k] - dM_k w)
  *   d(w lambda) = w dlambda + lambda dw.
+ * Under another law, dlambda = lambda_G dG + lambda_Gdot dGdot (+ lambda/m dm for a law per unit
+ * effective mass), its partials from the law.
  * dM/dq_k is evaluated where it is used, per active constraint (n x n of scratch, not n^3). */
 int pl_penalized_jacobian(const pl_penalized *c, double t, const double *q, const double *v, double *J)
 {
@@ -114,9 +117,13 @@ int pl_penalized_jacobian(const pl_penalized *c, double t, const double *q, cons
             continue;
         pl_model_contact(model, i, t, q, fp, minv, k);
         const double *grad = k->gap.grad, *H = k->gap.hess, *w = k->w;
-        double kk = model->law[i].k, me = k->m_eff, ci = c->damping[i];
+        const pl_contact_law *law = &model->law[i];
+        int linear = pl_law_is_linear(law), per_mass = (law->type->flags & PL_LAW_PER_UNIT_MASS) != 0;
+        double kk = law->k, me = k->m_eff, ci = c->damping[i];
         double s = c->mu * k->gap.g + ci * k->gdot;
-        double lambda = -me * kk * s;
+        double lambda_G = 0.0, lambda_Gdot = 0.0, lambda = -me * kk * s;
+        if (!linear)
+            lambda = pl_law_force(law, c->mu, ci, me, k->gap.g, k->gdot, &lambda_G, &lambda_Gdot);
         for (size_t col = 0; col < n; col++) {
             double dgd_q = k->gap.grad_t[col], dgd_v = 0.0, Hw = 0.0, wdMw = 0.0;
             memset(dMw, 0, n * sizeof *dMw);
@@ -134,8 +141,13 @@ int pl_penalized_jacobian(const pl_penalized *c, double t, const double *q, cons
                     wdMw += w[j] * dMw[j];
             }
             double dm = -me * me * (2.0 * Hw - wdMw);
-            dlam_q[col] = -kk * (dm * s + me * (c->mu * grad[col] + ci * dgd_q));
-            dlam_v[col] = -kk * me * ci * dgd_v;
+            if (linear) {
+                dlam_q[col] = -kk * (dm * s + me * (c->mu * grad[col] + ci * dgd_q));
+                dlam_v[col] = -kk * me * ci * dgd_v;
+            } else {
+                dlam_q[col] = (per_mass ? lambda / me * dm : 0.0) + lambda_G * grad[col] + lambda_Gdot * dgd_q;
+                dlam_v[col] = lambda_Gdot * dgd_v;
+            }
             for (size_t j = 0; j < n; j++) {
                 double dw = 0.0;
                 for (size_t l = 0; l < n; l++)

@@ -1631,11 +1631,17 @@ static void start_force_root(run_ctx *c, size_t i, double t, const double *y)
     }
     pl_contact *k = c->field.contact; /* free between evaluations of the field */
     pl_model_contact(c->model, i, t, Q(y), f->fp, f->minv, k);
-    const pl_law *law = &c->model->law[i];
+    const pl_contact_law *law = &c->model->law[i];
     double dG = fmax(c->rtol * c->pen[i],
                      1000.0 * DBL_EPSILON * pl_norm(k->gap.grad, c->n) * (pl_norm(Q(y), c->n) + c->floor_q));
     c->force_side[i] = f->lambda[i] < 0.0 ? -1.0 : 1.0;
-    c->force_noise[i] = 2.0 * k->m_eff * law->k * c->mu * dG * (1.0 + 2.0 * law->xi);
+    if (pl_law_is_linear(law)) {
+        c->force_noise[i] = 2.0 * k->m_eff * law->k * c->mu * dG * (1.0 + 2.0 * law->xi);
+    } else { /* the same: lambda's change over dG in G and omega dG in Gdot, from the law's partials */
+        double lG = 0.0, lGd = 0.0;
+        pl_law_force(law, c->mu, c->field.damping[i], k->m_eff, k->gap.g, k->gdot, &lG, &lGd);
+        c->force_noise[i] = 2.0 * dG * (fabs(lG) + fabs(lGd) * c->omega[i]);
+    }
 }
 
 /* Switch constraint i to active/inactive at the current row and keep the episodes in step. */

@@ -1,0 +1,167 @@
+/* Kelvin-Voigt that never pulls, per unit effective mass:
+ *
+ *   lambda = max(0, m_eff (mu k delta + 2 xi sqrt(mu k) deltadot))
+ *
+ * The force vanishes where omega delta + 2 xi deltadot = 0 (omega = sqrt(k mu)), before delta = 0;
+ * the body then leaves freely.  With delta = (V/omega_d) e^(-xi omega t) sin(omega_d t) the force ends at
+ * omega_d t = pi - 2 arcsin(xi) (tan(omega_d t) = -tan(2 arcsin xi)), where deltadot = -V e^(-xi omega t):
+ * the limit restitution is
+ *
+ *   e = exp(-2 xi arccos(xi)/sqrt(1 - xi^2))   (arccosh(xi)/sqrt(xi^2 - 1) for xi > 1, exp(-2) at 1),
+ *
+ * the square of Kelvin-Voigt's penetration factor, larger than exp(-pi xi/sqrt(1 - xi^2)) and positive
+ * for every finite xi (1/(4 xi^2) as xi grows): e = 0 has no xi under this law. */
+#include "laws/law.h"
+#include "model/contact_law.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+#include <math.h>
+
+enum { E, XI, K, NPAR };
+
+static const pl_param_spec params[NPAR] = {
+    {"e", 0.9, 0.0, 1.0, PL_PARAM_MIN_OPEN,
+     "limit restitution of an isolated impact (or set xi); > 0 for every finite xi under this law"},
+    {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio of the contact law (or set e)"},
+    {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale of the contact law, per unit effective mass"},
+};
+
+/* xi arccos(xi)/sqrt(1 - xi^2) continued to xi >= 1: -ln of Kelvin-Voigt's penetration factor. */
+static double half_log_decrement(double xi)
+{
+    return -log(pl_impact_penetration_factor(xi));
+}
+
+static double clamped_restitution(double xi)
+{
+    double f = pl_impact_penetration_factor(xi);
+    return f * f;
+}
+
+static double root_function(double xi, void *target)
+{
+    return half_log_decrement(xi) - *(const double *)target;
+}
+
+/* The xi of restitution e in (0, 1], or NAN where there is none (e <= 0, or so small that xi overflows). */
+static double clamped_xi(double e)
+{
+    if (!(e > 0.0) || e > 1.0)
+        return NAN;
+    if (e == 1.0)
+        return 0.0;
+    double target = -0.5 * log(e), hi = 1.0;
+    while (half_log_decrement(hi) < target)
+        if ((hi *= 2.0) > 1e300)
+            return NAN;
+    gsl_function F = {root_function, &target};
+    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    if (!s)
+        return NAN;
+    double xi = NAN;
+    if (gsl_root_fsolver_set(s, &F, 0.0, hi) == GSL_SUCCESS)
+        for (int it = 0; it < 200; it++) {
+            if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS)
+                break;
+            double lo = gsl_root_fsolver_x_lower(s), up = gsl_root_fsolver_x_upper(s);
+            xi = gsl_root_fsolver_root(s);
+            if (gsl_root_test_interval(lo, up, 0.0, 4.0 * 2.2e-16) == GSL_SUCCESS)
+                break;
+        }
+    gsl_root_fsolver_free(s);
+    return xi;
+}
+
+static pl_status resolve(double *p, const unsigned char *set, pl_error *err)
+{
+    if (set[E] && set[XI])
+        return pl_fail(err, PL_ERR_INPUT, "set either e or xi, not both (they describe the same damping)");
+    if (set[XI]) {
+        p[E] = clamped_restitution(p[XI]);
+        return PL_OK;
+    }
+    p[XI] = clamped_xi(p[E]);
+    if (!isfinite(p[XI]))
+        return pl_fail(err, PL_ERR_INPUT, "kelvin_voigt_clamped: e = %g has no damping ratio (the law's restitution "
+                       "is > 0 for every finite xi): set e in (0, 1] or xi", p[E]);
+    return PL_OK;
+}
+
+static double prepare(const double *p, double mu)
+{
+    return 2.0 * p[XI] * sqrt(mu / p[K]);
+}
+
+static double force(const double *p, double mu, double d, double m_eff, double G, double Gdot, double *dG,
+                    double *dGdot)
+{
+    double lambda = -m_eff * p[K] * (mu * G + d * Gdot);
+    int pushes = lambda > 0.0;
+    if (dG)
+        *dG = pushes ? -m_eff * p[K] * mu : 0.0;
+    if (dGdot)
+        *dGdot = pushes ? -m_eff * p[K] * d : 0.0;
+    return pushes ? lambda : 0.0;
+}
+
+static double frequency(const double *p, double mu, double m_eff, double V)
+{
+    (void)m_eff, (void)V;
+    return sqrt(p[K] * mu);
+}
+
+/* While the force acts: omega_d t = 2 arccos(xi), i.e. t = 2 half_log_decrement(xi)/(xi omega). */
+static double contact_time(const double *p, double mu, double m_eff, double V)
+{
+    double omega = frequency(p, mu, m_eff, V), xi = p[XI];
+    return xi > 0.0 ? 2.0 * half_log_decrement(xi) / (xi * omega) : M_PI / omega;
+}
+
+static double impact_penetration(const double *p, double mu, double m_eff, double V)
+{
+    return V / frequency(p, mu, m_eff, V) * pl_impact_penetration_factor(p[XI]);
+}
+
+static double rest_penetration(const double *p, double mu, double m_eff, double A)
+{
+    (void)m_eff;
+    return A / (p[K] * mu);
+}
+
+static double restitution(const double *p, double V)
+{
+    (void)V;
+    return clamped_restitution(p[XI]);
+}
+
+static double rate(const double *p, pl_limit_quantity what)
+{
+    (void)p;
+    return pl_law_homogeneous_rate(1.0, what);
+}
+
+static double exponent(const double *p)
+{
+    (void)p;
+    return 1.0;
+}
+
+const pl_law_type pl_law_kelvin_voigt_clamped = {
+    .name = "kelvin_voigt_clamped",
+    .summary = "Kelvin-Voigt that never pulls: the contact ends where its force vanishes",
+    .formula = "lambda = max(0, m_eff (mu k delta + 2 xi sqrt(mu k) deltadot))",
+    .params = params,
+    .nparams = NPAR,
+    .flags = PL_LAW_NEVER_PULLS | PL_LAW_PER_UNIT_MASS,
+    .exponent = exponent,
+    .resolve = resolve,
+    .prepare = prepare,
+    .force = force,
+    .frequency = frequency,
+    .contact_time = contact_time,
+    .impact_penetration = impact_penetration,
+    .rest_penetration = rest_penetration,
+    .restitution = restitution,
+    .rate = rate,
+};
