@@ -86,7 +86,7 @@ static void test_table(void)
     }
     free(csv);
     char *out = slurp("stdout.txt");
-    CHECK(out && strstr(out, "hunt_crossley (c=2)") && strstr(out, "0.48774126") && strstr(out, "wrote il:"),
+    CHECK(out && strstr(out, "hunt_crossley (k=1 n=1.5 c=2)") && strstr(out, "0.48774126") && strstr(out, "wrote il:"),
           "the table is printed: %s", out ? out : "(none)");
     free(out);
     CHECK(manifest_lists("il", "impact_law.csv") && manifest_lists("il", "impact_law_config.gp") &&
@@ -97,6 +97,24 @@ static void test_table(void)
               strstr(m, "\"c\": 2.0"),
           "the manifest records the command, law and c");
     free(m);
+    /* the other laws: e at every speed, no relations (Kelvin-Voigt's closed forms written out here) */
+    const char *laws[] = {"kelvin_voigt --set xi=0.5", "kelvin_voigt_clamped --set xi=0.5", "hertz --set k=7"};
+    const double e_law[] = {exp(-M_PI * 0.5 / sqrt(0.75)), exp(-2.0 * 0.5 * acos(0.5) / sqrt(0.75)), 1.0};
+    for (int j = 0; j < 3; j++) {
+        char args[256];
+        snprintf(args, sizeof args, "impact-law --law %s --v 0.1,3 --out il_%d --no-plots --quiet", laws[j], j);
+        rc = run(args);
+        snprintf(args, sizeof args, "il_%d/impact_law.csv", j);
+        csv = slurp(args);
+        CHECK(rc == 0 && csv && strncmp(csv, "v,e\n", 4) == 0 && count_lines(csv) == 3, "impact-law --law %s: v, e",
+              laws[j]);
+        for (int k = 0; k < 2 && csv; k++) {
+            double x[2];
+            CHECK(csv_row(csv, k + 1, x, 2) == 2, "%s: row %d", laws[j], k + 1);
+            NEAR(x[1], e_law[j], 1e-15, "impact-law --law %s: e at v = %g", laws[j], x[0]);
+        }
+        free(csv);
+    }
     /* log-spaced A:B:N, the ends exact */
     rc = run("impact-law --v 0.001:1000:7 --out il --no-plots --quiet");
     csv = slurp("il/impact_law.csv");
@@ -114,7 +132,9 @@ static void test_table(void)
 
 static void test_bad_input(void)
 {
-    expect_input_error("impact-law --set c=-1 --out bad", "c: must be >= 0");
+    expect_input_error("impact-law --set c=-1 --out bad", "c = -1 is out of range");
+    expect_input_error("impact-law --law hertz --set c=1 --out bad", "has no parameter 'c'");
+    expect_input_error("impact-law --law kelvin_voigt_clamped --set e=0 --out bad", "e = 0 is out of range");
     expect_input_error("impact-law --set zeta=1 --out bad", "zeta");
     expect_input_error("impact-law --set c=1 --set c=2 --out bad", "given twice");
     expect_input_error("impact-law --law no_such_law --out bad", "unknown law 'no_such_law'");

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "core/rootfind.h"
 #include "laws/approximations.h"
+#include "laws/law.h"
 #include "laws/restitution.h"
 #include "model/contact_law.h"
 
@@ -361,6 +362,39 @@ static void approximations(void)
     }
 }
 
+/* The registry's laws (src/laws/law.h) give the same limit restitution as these maps: two
+ * implementations of one formula, kept in agreement (to a few ulps). */
+static void registry_agrees(void)
+{
+    const pl_law_type *hc = pl_law_type_find("hunt_crossley"), *cl = pl_law_type_find("kelvin_voigt_clamped");
+    const pl_law_type *kv = pl_law_type_find("kelvin_voigt"), *hz = pl_law_type_find("hertz");
+    CHECK(hc && cl && kv && hz, "the registry has the four laws");
+    if (!(hc && cl && kv && hz))
+        return;
+    double p[PL_LAW_MAX_PARAMS];
+    pl_error err;
+    for (double cv = 1e-9; cv < 1e3; cv *= 1.37) {
+        pl_setting set[] = {{"c", 0.37}, {"n", 2.5}};
+        CHECK(pl_law_fill(hc, NULL, 0, set, 2, p, NULL, &err) == PL_OK, "hunt_crossley filled");
+        double V = cv / 0.37, a = hc->restitution(p, V), b = pl_restitution_hunt_crossley(cv);
+        CHECK(fabs(a - b) <= 1e-15 * b, "registry's Hunt-Crossley %.17g, map %.17g at cV %g", a, b, cv);
+    }
+    for (double xi = 0.001; xi < 1e3; xi *= 1.41) {
+        pl_setting set[] = {{"xi", xi}};
+        CHECK(pl_law_fill(cl, NULL, 0, set, 1, p, NULL, &err) == PL_OK, "kelvin_voigt_clamped filled at xi %g", xi);
+        double a = cl->restitution(p, 1.0), b = pl_restitution_kelvin_voigt_clamped(xi);
+        /* exp(-L) carries L's rounding: a few ulps times L */
+        CHECK(fabs(a - b) <= 4.0 * DBL_EPSILON * (1.0 - log(b)) * b, "registry's clamped %.17g, map %.17g at xi %g", a,
+              b, xi);
+        if (xi < 0.999) {
+            CHECK(pl_law_fill(kv, NULL, 0, set, 1, p, NULL, &err) == PL_OK, "kelvin_voigt filled at xi %g", xi);
+            CHECK(kv->restitution(p, 1.0) == pl_restitution_kelvin_voigt(xi), "registry's Kelvin-Voigt at xi %g", xi);
+        }
+    }
+    CHECK(pl_law_fill(hz, NULL, 0, NULL, 0, p, NULL, &err) == PL_OK && hz->restitution(p, 2.0) == 1.0,
+          "registry's Hertz is elastic");
+}
+
 int main(void)
 {
     check_init();
@@ -370,6 +404,7 @@ int main(void)
     power_laws();
     bouncing_ball();
     approximations();
+    registry_agrees();
     printf("largest relative errors against the integration: Kelvin-Voigt %.2g, clamped %.2g, Hunt-Crossley %.2g, "
            "power-law penetration %.2g, duration %.2g\n",
            worst_kv, worst_clamped, worst_hc, worst_pen, worst_dur);

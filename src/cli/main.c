@@ -38,7 +38,7 @@
 #include "study/fit.h"
 #include "study/sweep.h"
 #include "laws/approximations.h"
-#include "laws/restitution.h"
+#include "laws/law.h"
 
 /* ---- temporaries removed when killed ------------------------------------------------------------
  * The one global state of the program: the temporary files being written (each a name in an open
@@ -2129,8 +2129,9 @@ static const char impact_law_usage[] =
     "1990, Gonthier et al. 2004, Zhiying-Qishao 2006, Flores et al. 2011, Hu-Guo 2015) with their\n"
     "errors.  Writes DIR/impact_law.csv and the figure impact_law.png, .pdf (formats:\n"
     "docs/formats.md; the laws and relations: docs/laws.md).\n"
-    "  --law NAME        the contact law (default hunt_crossley)\n"
-    "  --set NAME=VALUE  a parameter of the law (hunt_crossley: c >= 0 in 1/velocity, default 0.5)\n"
+    "  --law NAME        the contact law: hunt_crossley (default), kelvin_voigt, kelvin_voigt_clamped, hertz\n"
+    "  --set NAME=VALUE  a parameter of the law (hunt_crossley: c >= 0 in 1/velocity; its k and n\n"
+    "                    do not change the limit restitution)\n"
     "  --v A:B:N         N impact speeds evenly spaced in log V from A to B (0 < A < B, 2 <= N <= 1e5)\n"
     "  --v a,b,c         the impact speeds listed (positive, increasing); default 0.01:10:61\n"
     "  --out DIR         output directory (default out/impact-law/LAW)\n"
@@ -2139,36 +2140,48 @@ static const char impact_law_usage[] =
     "  --force           write into DIR even if it holds files penlim did not write\n"
     "  --quiet           print nothing on success\n";
 
-/* The law's parameters as impact-law resolves them. */
+/* The law named by the options, with its parameters filled and checked (pl_law_fill): -1 to go on, or
+ * an exit status.  The command's default law is hunt_crossley, the one whose limit depends on the
+ * speed (the registry's default, kelvin_voigt, has the same e at every V). */
 typedef struct {
-    double c;
+    const pl_law_type *type;
+    double p[PL_LAW_MAX_PARAMS];
 } impact_law_params;
 
-static double hunt_crossley_restitution_at(double V, const void *p)
+static double registry_restitution_at(double V, const void *params)
 {
-    return pl_restitution_hunt_crossley(((const impact_law_params *)p)->c * V);
+    const impact_law_params *par = params;
+    return par->type->restitution(par->p, V);
 }
 
-/* The law named by the options, its parameters set and checked: -1 to go on, or an exit status. */
 static int impact_law_resolve(const impact_law_options *io, pl_impact_law *law, impact_law_params *par,
                               char *settings, size_t len)
 {
+    pl_error err;
     const char *name = io->law ? io->law : "hunt_crossley";
-    if (strcmp(name, "hunt_crossley") != 0)
-        return input_error("impact-law", "unknown law '%s' (laws: hunt_crossley)", name);
-    par->c = 0.5;
-    for (size_t k = 0; k < io->nsettings; k++) {
-        const pl_setting *st = &io->settings[k];
-        if (strcmp(st->name, "c") != 0)
-            return input_error("impact-law", "--set %s: not a parameter of hunt_crossley (its parameter: c)", st->name);
-        char v[PL_NUMBER_LEN];
-        if (!(st->value >= 0.0))
-            return input_error("impact-law", "--set c: must be >= 0 (got %s)", num(st->value, v));
-        par->c = st->value;
+    par->type = pl_law_type_find(name);
+    if (!par->type) {
+        char names[256] = "";
+        for (size_t k = 0; k < pl_law_type_count(); k++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
+                     pl_law_type_at(k)->name);
+        char fmt[400];
+        snprintf(fmt, sizeof fmt, "unknown law '%%s' (laws: %s)", names);
+        return input_error("impact-law", fmt, name);
     }
-    char v[PL_NUMBER_LEN];
-    snprintf(settings, len, "c=%s", num(par->c, v));
-    *law = (pl_impact_law){name, settings, hunt_crossley_restitution_at, par, par->c};
+    if (pl_law_fill(par->type, NULL, 0, io->settings, io->nsettings, par->p, NULL, &err) != PL_OK)
+        return failure("impact-law", &err);
+    if (!par->type->restitution || isnan(par->type->restitution(par->p, 1.0)))
+        return input_error("impact-law", "the law %s has no closed-form limit restitution", par->type->name);
+    size_t used = 0;
+    settings[0] = '\0';
+    for (size_t k = 0; k < par->type->nparams && used < len; k++) {
+        char v[PL_NUMBER_LEN];
+        used += (size_t)snprintf(settings + used, len - used, "%s%s=%s", k ? " " : "", par->type->params[k].name,
+                                 num(par->p[k], v));
+    }
+    int c = strcmp(par->type->name, "hunt_crossley") == 0 ? pl_law_param_index(par->type, "c") : -1;
+    *law = (pl_impact_law){par->type->name, settings, registry_restitution_at, par, c >= 0 ? par->p[c] : NAN};
     return -1;
 }
 
@@ -2259,7 +2272,8 @@ static int cmd_impact_law(int argc, char **argv)
         return rc;
     }
     json_t *params = json_object();
-    PL_JSON_SET(params, "c", pl_json_number(par.c));
+    for (size_t k = 0; k < par.type->nparams; k++)
+        PL_JSON_SET(params, par.type->params[k].name, pl_json_number(par.p[k]));
     d.manifest = json_object();
     PL_JSON_SET(d.manifest, "penlim_manifest", json_integer(1));
     PL_JSON_SET(d.manifest, "penlim_version", json_string(PENLIM_VERSION));
