@@ -9,6 +9,7 @@
 #include "io/impact_law_report.h"
 #include "io/plot_config.h"
 #include "io/plots.h"
+#include "laws/law.h"
 #include "model/model.h"
 #include "solvers/solver.h"
 
@@ -322,13 +323,13 @@ static pl_status plan_run(const pl_output *out, pl_plot_plan *plan, pl_error *er
     return PL_OK;
 }
 
-/* An impact-law directory: its law a plain word (the only names penlim's laws have), the data listed. */
+/* An impact-law directory: its law one penlim has, the data listed. */
 static pl_status plan_impact_law(const pl_output *out, const json_t *manifest, pl_plot_plan *plan, pl_error *err)
 {
     identity id = {0};
     id.law = json_string_value(json_object_get(manifest, "law"));
-    if (!id.law || !plain_word(id.law, 0))
-        return pl_fail(err, PL_ERR_INPUT, "%s/manifest.json: \"law\" is not a law's name ('%.60s')", out->root,
+    if (!id.law || !pl_law_type_find(id.law))
+        return pl_fail(err, PL_ERR_INPUT, "%s/manifest.json: \"law\" is not a law penlim has ('%.60s')", out->root,
                        id.law ? id.law : "");
     if (!lists(manifest, "impact_law.csv"))
         return pl_fail(err, PL_ERR_INPUT, "%s lacks impact_law.csv, which its figure needs", out->root);
