@@ -339,6 +339,72 @@ pl_status cli_parse_new_model(int argc, char **argv, new_model_options *n, pl_er
     return PL_OK;
 }
 
+pl_status cli_parse_impact_law(int argc, char **argv, impact_law_options *o, pl_error *err)
+{
+    memset(o, 0, sizeof *o);
+    static const char *const valued[] = {"--law", "--set", "--v", "--out", "--max-seconds"};
+    for (int k = 1; k < argc; k++) {
+        const char *arg = argv[k];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            if (argc != 2)
+                return pl_fail(err, PL_ERR_INPUT, "%s takes no other arguments", arg);
+            o->help = 1;
+            return PL_OK;
+        }
+        if (strcmp(arg, "--no-plots") == 0) {
+            o->no_plots = 1;
+            continue;
+        }
+        if (strcmp(arg, "--force") == 0) {
+            o->force = 1;
+            continue;
+        }
+        if (strcmp(arg, "--quiet") == 0) {
+            o->quiet = 1;
+            continue;
+        }
+        size_t j = 0, nvalued = sizeof valued / sizeof valued[0];
+        size_t len = strcspn(arg, "=");
+        while (j < nvalued && (strlen(valued[j]) != len || strncmp(valued[j], arg, len) != 0))
+            j++;
+        if (j == nvalued)
+            return pl_fail(err, PL_ERR_INPUT, arg[0] == '-' ? "unknown option '%s' (see --help)"
+                                                             : "unexpected argument '%s' (see --help)", arg);
+        const char *value;
+        if (arg[len] == '=')
+            value = arg + len + 1;
+        else if (k + 1 < argc)
+            value = argv[++k];
+        else
+            return pl_fail(err, PL_ERR_INPUT, "option %s needs a value", valued[j]);
+        if (j == 1) {
+            if (o->nsettings == MAX_SETTINGS)
+                return pl_fail(err, PL_ERR_INPUT, "too many --set (limit %d)", MAX_SETTINGS);
+            if (pl_setting_parse(value, &o->settings[o->nsettings], err) != PL_OK)
+                return PL_ERR_INPUT;
+            for (size_t i = 0; i < o->nsettings; i++)
+                if (strcmp(o->settings[i].name, o->settings[o->nsettings].name) == 0)
+                    return pl_fail(err, PL_ERR_INPUT, "--set %s given twice", o->settings[i].name);
+            o->nsettings++;
+            continue;
+        }
+        const char **slot = j == 0 ? &o->law : j == 2 ? &o->speeds : j == 3 ? &o->out : NULL;
+        if (slot ? *slot != NULL : o->max_seconds > 0)
+            return pl_fail(err, PL_ERR_INPUT, "option %s given twice", valued[j]);
+        if (!*value)
+            return pl_fail(err, PL_ERR_INPUT, "option %s needs a value", valued[j]);
+        if (slot) {
+            *slot = value;
+        } else {
+            if (pl_parse_double(value, &o->max_seconds, err, "--max-seconds") != PL_OK)
+                return PL_ERR_INPUT;
+            if (!(o->max_seconds > 0))
+                return pl_fail(err, PL_ERR_INPUT, "--max-seconds must be > 0 (got %s)", value);
+        }
+    }
+    return PL_OK;
+}
+
 pl_status cli_parse_command(int argc, char **argv, cli_command *command, pl_error *err)
 {
     static const struct {
@@ -347,7 +413,7 @@ pl_status cli_parse_command(int argc, char **argv, cli_command *command, pl_erro
     } names[] = {{"--help", CLI_HELP}, {"-h", CLI_HELP}, {"--version", CLI_VERSION}, {"run", CLI_RUN},
                  {"sweep", CLI_SWEEP}, {"limit", CLI_LIMIT}, {"cases", CLI_CASES},
                  {"plot", CLI_PLOT}, {"compare", CLI_COMPARE}, {"check-model", CLI_CHECK_MODEL},
-                 {"new-model", CLI_NEW_MODEL}, {"laws", CLI_LAWS}};
+                 {"new-model", CLI_NEW_MODEL}, {"laws", CLI_LAWS}, {"impact-law", CLI_IMPACT_LAW}};
     if (argc < 2)
         return pl_fail(err, PL_ERR_INPUT, "missing COMMAND (see penlim --help)");
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
@@ -374,6 +440,8 @@ pl_status cli_parse(int argc, char **argv, cli_args *a, pl_error *err)
         return cli_parse_new_model(argc - 1, argv + 1, &a->new_model, err);
     if (a->command == CLI_LAWS) /* its one LAW: the program's */
         return PL_OK;
+    if (a->command == CLI_IMPACT_LAW)
+        return cli_parse_impact_law(argc - 1, argv + 1, &a->impact_law, err);
     /* The defaults the program's commands start from. */
     static const unsigned bits[] = {[CLI_RUN] = CMD_RUN, [CLI_SWEEP] = CMD_SWEEP, [CLI_LIMIT] = CMD_LIMIT,
                                     [CLI_COMPARE] = CMD_COMPARE, [CLI_CHECK_MODEL] = CMD_CHECK};

@@ -67,7 +67,7 @@ int cli_option_at(size_t k, const char **name, unsigned *commands);
 /* What argv[1] asks for. */
 typedef enum {
     CLI_HELP, CLI_VERSION, CLI_RUN, CLI_SWEEP, CLI_LIMIT, CLI_CASES, CLI_PLOT, CLI_COMPARE, CLI_CHECK_MODEL,
-    CLI_NEW_MODEL, CLI_LAWS
+    CLI_NEW_MODEL, CLI_LAWS, CLI_IMPACT_LAW
 } cli_command;
 
 /* The command of argv[1]; --help (-h) and --version take no further arguments. */
@@ -108,6 +108,22 @@ typedef struct {
 
 pl_status cli_parse_new_model(int argc, char **argv, new_model_options *n, pl_error *err);
 
+/* The arguments of 'impact-law': [--law NAME] [--set NAME=VALUE ...] [--v SPEEDS] [--out DIR]
+ * [--no-plots] [--max-seconds S] [--force] [--quiet], or --help (-h) alone.  Each option at most
+ * once (--set once per NAME); the values are checked by the program (the law's parameters, the
+ * speeds). */
+typedef struct {
+    const char *law;    /* NULL: the default law */
+    pl_setting settings[MAX_SETTINGS];
+    size_t nsettings;
+    const char *speeds; /* --v as given, or NULL */
+    const char *out;    /* NULL: out/impact-law/LAW */
+    double max_seconds; /* 0: no budget */
+    int no_plots, force, quiet, help;
+} impact_law_options;
+
+pl_status cli_parse_impact_law(int argc, char **argv, impact_law_options *o, pl_error *err);
+
 /* The whole command line, as the program parses it. */
 typedef struct {
     cli_command command;
@@ -115,6 +131,7 @@ typedef struct {
     plot_options plot;
     new_model_options new_model;
     cases_options cases;
+    impact_law_options impact_law;
 } cli_args;
 
 pl_status cli_parse(int argc, char **argv, cli_args *a, pl_error *err);

@@ -6,8 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io/impact_law_report.h"
 #include "io/plot_config.h"
 #include "io/plots.h"
+#include "laws/law.h"
 #include "model/model.h"
 #include "solvers/solver.h"
 
@@ -72,6 +74,7 @@ typedef struct {
     const char *case_name;
     const pl_solver_type *solver;
     const char *refined; /* NULL but for a sweep */
+    const char *law;     /* impact-law's law, else NULL */
 } identity;
 
 /* Whether a manifest was written by a penlim older than 0.2, which recorded no "model": its
@@ -129,7 +132,9 @@ typedef enum {
     SOLUTION_DIRS, /* directories whose trajectory.csv the manifest lists */
     WORDS,         /* plain words (labels, distances) */
     FAMILIES,      /* solver names, or "external" */
-    LIMIT_DIR      /* "" or "limit" */
+    LIMIT_DIR,     /* "" or "limit" */
+    LAW_NAME,      /* the manifest's law */
+    APPROXIMATIONS /* names of laws/approximations.h */
 } setting_kind;
 
 typedef struct {
@@ -146,6 +151,9 @@ static const setting sweep_settings[] = {
 static const setting compare_settings[] = {
     {"case_name", CASE_NAME}, {"ndof", COUNT},        {"ncon", COUNT},      {"dirs", SOLUTION_DIRS},
     {"labels", WORDS},        {"families", FAMILIES}, {"distances", WORDS}, {NULL, COUNT}};
+
+static const setting impact_law_settings[] = {
+    {"law", LAW_NAME}, {"settings", WORDS}, {"approximations", APPROXIMATIONS}, {"nv", COUNT}, {NULL, COUNT}};
 
 static int lists_run_dir(const json_t *manifest, const char *dir)
 {
@@ -168,6 +176,7 @@ static int word_fits(setting_kind kind, const char *w, const json_t *manifest)
         return plain_word(w, 1) && snprintf(file, sizeof file, "%s/trajectory.csv", w) < (int)sizeof file &&
                lists(manifest, file);
     case FAMILIES: return strcmp(w, "external") == 0 || pl_solver_find(w) != NULL;
+    case APPROXIMATIONS: return pl_impact_law_approximation_known(w);
     default: return plain_word(w, 0);
     }
 }
@@ -178,6 +187,7 @@ static const char *word_rule(setting_kind kind)
     case RUN_DIRS: return "not a run directory the manifest lists";
     case SOLUTION_DIRS: return "not a solution directory the manifest lists";
     case FAMILIES: return "not a solver's name";
+    case APPROXIMATIONS: return "not a relation penlim has";
     default: return "not a word of letters, digits and ._+=:-";
     }
 }
@@ -199,6 +209,7 @@ static pl_status check_setting(const pl_gp_entry *e, setting_kind kind, const id
     case CASE_NAME: want = id->case_name; break;
     case SOLVER_NAME: want = id->solver->name; break;
     case REFINED_NAME: want = id->refined ? id->refined : ""; break;
+    case LAW_NAME: want = id->law ? id->law : ""; break;
     case LIMIT_DIR:
         if (e->text[0] && strcmp(e->text, "limit") != 0)
             return pl_fail(err, PL_ERR_INPUT, "%s: %s must be 'limit' or '' ('%.60s')", where, e->name, e->text);
@@ -312,14 +323,37 @@ static pl_status plan_run(const pl_output *out, pl_plot_plan *plan, pl_error *er
     return PL_OK;
 }
 
+/* An impact-law directory: its law one penlim has, the data listed. */
+static pl_status plan_impact_law(const pl_output *out, const json_t *manifest, pl_plot_plan *plan, pl_error *err)
+{
+    identity id = {0};
+    id.law = json_string_value(json_object_get(manifest, "law"));
+    if (!id.law || !pl_law_type_find(id.law))
+        return pl_fail(err, PL_ERR_INPUT, "%s/manifest.json: \"law\" is not a law penlim has ('%.60s')", out->root,
+                       id.law ? id.law : "");
+    if (!lists(manifest, "impact_law.csv"))
+        return pl_fail(err, PL_ERR_INPUT, "%s lacks impact_law.csv, which its figure needs", out->root);
+    plan->config = "impact_law_config.gp";
+    pl_status s = read_config(out, manifest, &id, plan->config, impact_law_settings, &plan->values, err);
+    if (s == PL_OK)
+        plan->figures[plan->n++] = "impact_law";
+    return s;
+}
+
 pl_status pl_plot_dir_plan(const pl_output *out, const json_t *manifest, pl_plot_plan *plan, pl_error *err)
 {
     memset(plan, 0, sizeof *plan);
-    identity id;
+    const char *command = json_string_value(json_object_get(manifest, "command"));
+    if (command && strcmp(command, "impact-law") == 0) {
+        pl_status s = plan_impact_law(out, manifest, plan, err);
+        if (s != PL_OK)
+            pl_plot_dir_plan_free(plan);
+        return s;
+    }
+    identity id = {0};
     pl_status s = check_manifest(out, manifest, &id, err);
     if (s != PL_OK)
         return s;
-    const char *command = json_string_value(json_object_get(manifest, "command"));
     if (command && strcmp(command, "sweep") == 0) {
         plan->config = "plots_config.gp";
         if ((s = read_config(out, manifest, &id, plan->config, sweep_settings, &plan->values, err)) == PL_OK)

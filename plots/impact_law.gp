@@ -1,0 +1,41 @@
+# The limit impact map of a contact law for one contact (penlim impact-law): its restitution e
+# against the impact speed V (log scale), and for Hunt-Crossley the literature's closed-form
+# relations between e and c drawn against it, with their errors e_approx - e in a second panel.
+# Data: impact_law.csv (v, e, one column per relation, then err_ per relation);
+# impact_law_config.gp names the law, its settings and the relations.
+load 'impact_law_config.gp'
+load 'styles.gp'
+set datafile separator ','
+set datafile columnheaders
+na = words(approximations)
+nkey = na + 1
+klen = key_len(approximations)
+W = 1300
+kc = key_cols(nkey, klen, W)
+kr = key_rows(nkey, kc)
+key_px = kr * row_h + 24
+npanels = na > 0 ? 2 : 1
+H = int(70 + npanels * 360 + key_px + 50)
+print sprintf('impact_law: key entries: %d', nkey)
+do for [fmt in formats] {
+    eval term_cmd(fmt, 'impact_law', W, H)
+    set multiplot layout npanels,1 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
+        title sprintf('%s (%s): limit restitution of an isolated impact', law, settings)
+    eval key_cmd(kr, key_px, H)
+    set logscale x
+    set autoscale xfix
+    set format x '%g'
+    set xlabel 'impact speed V'
+    set ylabel 'restitution e'
+    set yrange [0:1.05]
+    plot 'impact_law.csv' using 1:2 with lines @limit_style title 'exact (limit of the law)', \
+         for [j=1:na] '' using 1:(column(2 + j)) with lines lt j title word(approximations, j)
+    unset key
+    if (na > 0) {
+        set yrange [*:*]
+        set ylabel 'e_approx - e'
+        plot 0 with lines lc rgb 'gray' notitle, \
+             for [j=1:na] 'impact_law.csv' using 1:(column(2 + na + j)) with lines lt j notitle
+    }
+    unset multiplot
+}
