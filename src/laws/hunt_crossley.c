@@ -7,8 +7,8 @@
  * the penetration (no jump at first contact) and never pulls.  Its limit restitution depends on c V alone
  * and not on n (substitute u = delta^(n+1)/(n+1) in the energy balance). */
 #include "laws/law.h"
+#include "laws/restitution.h"
 
-#include <gsl/gsl_sf_lambert.h>
 #include <math.h>
 
 enum { K, N, C, NPAR };
@@ -62,43 +62,11 @@ static double rest_penetration(const double *p, double mu, double m_eff, double 
     return pl_homogeneous_rest_penetration(kappa(p, mu, m_eff), p[N], A);
 }
 
-/* x - ln(1 + x), by its series sum_(k >= 2) (-x)^k/k where the difference loses digits. */
-static double work_of(double x)
-{
-    if (fabs(x) >= 0.5)
-        return x - log1p(x);
-    double sum = 0.0, term = -x; /* (-x)^1 */
-    for (int k = 2; k < 80; k++) {
-        term *= -x;
-        sum += term / k;
-        if (fabs(term) < 1e-17 * fabs(sum))
-            break;
-    }
-    return sum;
-}
-
-/* The same balance back from v = 0 to the exit speed v_out, y = a v_out: -y - ln(1 - y) = x - ln(1 + x),
- * so 1 - y = -W0(-(1 + x) e^(-(1 + x))) and e = y/x.  Near x = 0 the argument is near -1/e, W0's branch
- * point, where the rounding of the argument alone costs digits (1e-12 at x = 1e-2): two Newton steps
- * on the balance itself, f(y) = work_of(-y) - work_of(x), f'(y) = y/(1 - y), restore them from W0's value,
- * or, for x < 1e-2, from the series y = q - q^2/3 + 11 q^3/72 - 43 q^4/540 + 769 q^5/17280 in
- * q = sqrt(2 (1 - (1 + x) e^(-x))) (the series of W about -1/e). */
+/* The restitution depends on c V alone: laws/restitution.c derives it (Lambert's W) and evaluates it
+ * without cancellation for small c V. */
 static double restitution(const double *p, double V)
 {
-    double x = 1.5 * p[C] * V, y;
-    if (!(x > 0.0))
-        return 1.0;
-    if (x < 1e-2) {
-        double tail = x * x * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x / 120.0))); /* e^x - 1 - x */
-        double q = sqrt(2.0 * exp(-x) * tail);
-        y = q * (1.0 + q * (-1.0 / 3.0 + q * (11.0 / 72.0 + q * (-43.0 / 540.0 + q * 769.0 / 17280.0))));
-    } else {
-        y = 1.0 + gsl_sf_lambert_W0(-(1.0 + x) * exp(-(1.0 + x)));
-    }
-    double target = work_of(x);
-    for (int it = 0; it < 2 && y > 0.0 && y < 1.0; it++)
-        y -= (work_of(-y) - target) * (1.0 - y) / y;
-    return y / x;
+    return pl_restitution_hunt_crossley(p[C] * V);
 }
 
 /* Impact quantities converge at 1/(n+1) (the contact time's rate); the capture time of a bouncing

@@ -12,10 +12,9 @@
  * the square of Kelvin-Voigt's penetration factor, larger than exp(-pi xi/sqrt(1 - xi^2)) and positive
  * for every finite xi (1/(4 xi^2) as xi grows): e = 0 has no xi under this law. */
 #include "laws/law.h"
+#include "laws/restitution.h"
 #include "model/contact_law.h"
 
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_roots.h>
 #include <math.h>
 
 enum { E, XI, K, NPAR };
@@ -27,61 +26,15 @@ static const pl_param_spec params[NPAR] = {
     {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale of the contact law, per unit effective mass"},
 };
 
-/* xi arccos(xi)/sqrt(1 - xi^2) continued to xi >= 1: -ln of Kelvin-Voigt's penetration factor. */
-static double half_log_decrement(double xi)
-{
-    return -log(pl_impact_penetration_factor(xi));
-}
-
-static double clamped_restitution(double xi)
-{
-    double f = pl_impact_penetration_factor(xi);
-    return f * f;
-}
-
-static double root_function(double xi, void *target)
-{
-    return half_log_decrement(xi) - *(const double *)target;
-}
-
-/* The xi of restitution e in (0, 1], or NAN where there is none (e <= 0, or so small that xi overflows). */
-static double clamped_xi(double e)
-{
-    if (!(e > 0.0) || e > 1.0)
-        return NAN;
-    if (e == 1.0)
-        return 0.0;
-    double target = -0.5 * log(e), hi = 1.0;
-    while (half_log_decrement(hi) < target)
-        if ((hi *= 2.0) > 1e300)
-            return NAN;
-    gsl_function F = {root_function, &target};
-    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    if (!s)
-        return NAN;
-    double xi = NAN;
-    if (gsl_root_fsolver_set(s, &F, 0.0, hi) == GSL_SUCCESS)
-        for (int it = 0; it < 200; it++) {
-            if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS)
-                break;
-            double lo = gsl_root_fsolver_x_lower(s), up = gsl_root_fsolver_x_upper(s);
-            xi = gsl_root_fsolver_root(s);
-            if (gsl_root_test_interval(lo, up, 0.0, 4.0 * 2.2e-16) == GSL_SUCCESS)
-                break;
-        }
-    gsl_root_fsolver_free(s);
-    return xi;
-}
-
 static pl_status resolve(double *p, const unsigned char *set, pl_error *err)
 {
     if (set[E] && set[XI])
         return pl_fail(err, PL_ERR_INPUT, "set either e or xi, not both (they describe the same damping)");
     if (set[XI]) {
-        p[E] = clamped_restitution(p[XI]);
+        p[E] = pl_restitution_kelvin_voigt_clamped(p[XI]);
         return PL_OK;
     }
-    p[XI] = clamped_xi(p[E]);
+    p[XI] = pl_xi_kelvin_voigt_clamped(p[E]);
     if (!isfinite(p[XI]))
         return pl_fail(err, PL_ERR_INPUT, "kelvin_voigt_clamped: e = %g has no damping ratio (the law's restitution "
                        "is > 0 for every finite xi): set e in (0, 1] or xi", p[E]);
@@ -111,11 +64,12 @@ static double frequency(const double *p, double mu, double m_eff, double V)
     return sqrt(p[K] * mu);
 }
 
-/* While the force acts: omega_d t = 2 arccos(xi), i.e. t = 2 half_log_decrement(xi)/(xi omega). */
+/* While the force acts: omega_d t = 2 arccos(xi), i.e. t = 2 arccos(xi)/(omega sqrt(1 - xi^2)) =
+ * -2 ln(f)/(xi omega), f = xi's penetration factor exp(-xi arccos(xi)/sqrt(1 - xi^2)) (continued past 1). */
 static double contact_time(const double *p, double mu, double m_eff, double V)
 {
     double omega = frequency(p, mu, m_eff, V), xi = p[XI];
-    return xi > 0.0 ? 2.0 * half_log_decrement(xi) / (xi * omega) : M_PI / omega;
+    return xi > 0.0 ? -2.0 * log(pl_impact_penetration_factor(xi)) / (xi * omega) : M_PI / omega;
 }
 
 static double impact_penetration(const double *p, double mu, double m_eff, double V)
@@ -132,7 +86,7 @@ static double rest_penetration(const double *p, double mu, double m_eff, double 
 static double restitution(const double *p, double V)
 {
     (void)V;
-    return clamped_restitution(p[XI]);
+    return pl_restitution_kelvin_voigt_clamped(p[XI]);
 }
 
 static double rate(const double *p, pl_limit_quantity what)

@@ -1,7 +1,7 @@
 /* The table of contact laws, one line each, and what every law shares: filling its parameters. */
 #include "laws/law.h"
+#include "laws/restitution.h"
 
-#include <gsl/gsl_sf_gamma.h>
 #include <math.h>
 #include <string.h>
 
@@ -101,12 +101,12 @@ double pl_homogeneous_frequency(double kappa, double n, double V)
 
 double pl_homogeneous_penetration(double kappa, double n, double V)
 {
-    return pow((n + 1.0) * V * V / (2.0 * kappa), 1.0 / (n + 1.0));
+    return V == 0.0 ? 0.0 : pl_power_law_max_penetration(n, kappa, V); /* no impact: no penetration */
 }
 
 double pl_homogeneous_contact_time(double kappa, double n, double V)
 {
-    return 2.0 * pl_homogeneous_penetration(kappa, n, V) / V * gsl_sf_beta(1.0 / (n + 1.0), 0.5) / (n + 1.0);
+    return pl_power_law_contact_duration(n, kappa, V);
 }
 
 double pl_homogeneous_rest_penetration(double kappa, double n, double A)

@@ -1,4 +1,5 @@
 #include "laws/restitution.h"
+#include "model/contact_law.h"
 
 #include <float.h>
 #include <math.h>
@@ -10,11 +11,7 @@
 
 double pl_restitution_kelvin_voigt(double xi)
 {
-    if (xi < 0.0)
-        return NAN;
-    if (xi >= 1.0)
-        return 0.0;
-    return exp(-M_PI * xi / sqrt(1.0 - xi * xi));
+    return xi < 0.0 ? NAN : pl_restitution_from_xi(xi); /* the law's own (laws/kelvin_voigt.c) */
 }
 
 /* -log of the clamped law's restitution.  Scaled by sqrt(k), delta = e^{-xi t} sin(s t)/s with
