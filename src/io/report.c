@@ -1,5 +1,6 @@
 #include "io/report.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,9 +302,14 @@ pl_status pl_write_solution(pl_output *out, const char *sub, const pl_model *mod
     pl_status s = pl_write_trajectories(out, sub, sol, budget, err);
     if (s != PL_OK)
         return s;
-    if (pl_budget_spent(budget)) /* the summary's tree is built whole before a byte of it is written */
-        return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " before writing %s/summary.json: the file is not "
-                       "written", budget->max_seconds, sub ? sub : ".");
+    if (pl_budget_spent(budget)) { /* the summary's tree is built whole before a byte of it is written */
+        char path[PATH_MAX];
+        pl_error e;
+        if (pl_output_path(out, sub, "summary.json", path, sizeof path, &e) != PL_OK)
+            snprintf(path, sizeof path, "summary.json");
+        return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " before writing %s: the file is not written",
+                       budget->max_seconds, path);
+    }
     return pl_write_json_within(out, sub, "summary.json", pl_solution_summary_json(model, sol, analysis), budget,
                                 err);
 }
