@@ -193,6 +193,16 @@ static void test_ball(void)
     CHECK(t2 && t3 && strcmp(t2, t3) == 0, "the ABI 2 model's trajectory is its twin's");
     free(t2), free(t3);
     CHECK(run_model("check-model --model %s", "abi2") == 0, "check-model passes the ABI 2 model");
+    /* an ABI 2 model could not know the laws' parameter names: its own parameter c is its own under a
+     * law without one, and refused, with the reason, under Hunt-Crossley, whose damping is c */
+    CHECK(run_model("run --model %s --mu 1e6 --set c=0.7 --out abi2_c --quiet", "abi2_own_c") == 0,
+          "an ABI 2 model with a parameter named c runs, c set as its own");
+    int rc_c = run_model("run --model %s --mu 1e6 --law hunt_crossley --out abi2_hc --quiet", "abi2_own_c");
+    char *err_c = slurp("stderr.txt");
+    CHECK(rc_c == 2 && err_c && strstr(err_c, "its parameter 'c' has the name of a parameter of the contact law "
+                                              "hunt_crossley") && !exists("abi2_hc"),
+          "and refused under hunt_crossley (%d): %s", rc_c, err_c ? err_c : "");
+    free(err_c);
     /* run()'s shell inherits the environment; a directory that does not exist is skipped */
     char search[4200];
     snprintf(search, sizeof search, "/nonexistent:%s", models);

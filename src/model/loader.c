@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "laws/law.h"
+
 static int is_file(const char *path)
 {
     struct stat st;
@@ -97,7 +99,8 @@ static int search(const char *name, const char *search_path, char *out, size_t l
 /* ABI 2's pl_case: version 3's up to law_at. */
 #define ABI2_CASE_SIZE offsetof(pl_case, law_at)
 
-/* An ABI 2 case's table with k, e and xi flagged as the law's defaults (PL_PARAM_LAW), and c at the copy. */
+/* An ABI 2 case's table with k, e and xi flagged as the law's defaults (PL_PARAM_LAW), its other
+ * parameters named like a law's flagged as its own (PL_PARAM_MODEL_OWN), and c at the copy. */
 static void point_at_adapted(pl_model_library *lib)
 {
     if (lib->abi_version != 2u)
@@ -109,6 +112,8 @@ static void point_at_adapted(pl_model_library *lib)
             const char *nm = orig->params[k].name;
             if (strcmp(nm, "k") == 0 || strcmp(nm, "e") == 0 || strcmp(nm, "xi") == 0)
                 lib->adapted_params[k].flags |= PL_PARAM_LAW;
+            else if (pl_law_type_owning(nm))
+                lib->adapted_params[k].flags |= PL_PARAM_MODEL_OWN;
         }
     }
     lib->adapted.params = lib->adapted.nparams ? lib->adapted_params : NULL;

@@ -205,7 +205,7 @@ static pl_status check_case_shape(const pl_case *c, pl_error *err)
         return pl_fail(err, PL_ERR_INPUT, "case %s: give its contact law by at most one of law and law_at", c->name);
     for (size_t k = 0; k < c->nparams; k++) {
         const pl_law_type *owner = pl_law_type_owning(c->params[k].name);
-        if (owner && !(c->params[k].flags & PL_PARAM_LAW))
+        if (owner && !(c->params[k].flags & (PL_PARAM_LAW | PL_PARAM_MODEL_OWN)))
             return pl_fail(err, PL_ERR_INPUT, "case %s: its parameter '%s' has the name of a parameter of the contact "
                            "law %s: rename it (or flag it PL_PARAM_LAW if it is the law's default)", c->name,
                            c->params[k].name, owner->name);
@@ -321,8 +321,13 @@ static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting 
     if (s != PL_OK)
         return s;
     model->type = c;
-    for (size_t k = 0; k < c->nparams; k++)
+    for (size_t k = 0; k < c->nparams; k++) {
         model->par[k] = c->params[k].value;
+        if ((c->params[k].flags & PL_PARAM_MODEL_OWN) && pl_law_param_index(model->law_type, c->params[k].name) >= 0)
+            return pl_fail(err, PL_ERR_INPUT, "case %s (built for ABI version 2): its parameter '%s' has the name of a "
+                           "parameter of the contact law %s: rebuild it with the parameter renamed to use that law",
+                           c->name, c->params[k].name, model->law_type->name);
+    }
     if (nsettings > 0 && !settings)
         return pl_fail(err, PL_ERR_INPUT, "case %s: %zu settings but no array of them", c->name, nsettings);
     for (size_t k = 0; k < nsettings; k++)
@@ -337,7 +342,7 @@ static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting 
         if (pl_law_param_index(model->law_type, name) >= 0)
             continue;
         const pl_law_type *owner = pl_law_type_owning(name);
-        if (owner)
+        if (owner && !(idx >= 0 && (c->params[idx].flags & PL_PARAM_MODEL_OWN)))
             s = pl_fail(err, PL_ERR_INPUT, "parameter %s belongs to the contact law %s, not to %s (its parameters: "
                         "penlim laws)", name, owner->name, model->law_type->name);
         else if (idx < 0)

@@ -201,4 +201,9 @@ double pl_model_free_gap_accel(const pl_model *model, pl_work *work, size_t i, d
 int pl_model_initially_active(const pl_model *model, pl_work *work, size_t i, double t, const double *q,
                               const double *v);
 
+/* Internal flag of a parameter (beside PL_PARAM_*): a parameter of a model built for ABI version 2, which
+ * could not know the contact laws' parameter names, named like a parameter of some law (n, c): the
+ * model's own, refused only under a law that has a parameter of that name (src/model/loader.c). */
+#define PL_PARAM_MODEL_OWN 0x40000000u
+
 #endif

@@ -10,7 +10,8 @@
  * command's own process runs: VARIANT_CRASH_SETUP dies of SIGSEGV in initial_state, and
  * VARIANT_ENDLESS_SETUP never returns from scales.  VARIANT_ABI2 is the ball built against ABI
  * version 2's header (tests/models/abi2, which has no PL_PARAM_LAW) with a law callback that doubles
- * k: a model of the previous version, which penlim reads through its adapter. */
+ * k: a model of the previous version, which penlim reads through its adapter; VARIANT_ABI2_OWN_C adds a
+ * parameter of its own named c, as Hunt-Crossley's damping is. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <math.h>
 #include <signal.h>
@@ -24,7 +25,11 @@
 #define PL_PARAM_LAW 0u
 #endif
 
+#ifdef VARIANT_ABI2_OWN_C
+enum { G, H0, E, XI, K, OWN_C, NPAR };
+#else
 enum { G, H0, E, XI, K, NPAR };
+#endif
 
 static const pl_param_spec params[NPAR] = {
     {"g", 9.81, 0.0, INFINITY, 0, "gravity"},
@@ -32,6 +37,9 @@ static const pl_param_spec params[NPAR] = {
     {"e", 0.5, 0.0, 1.0, PL_PARAM_LAW, "restitution"},
     {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED | PL_PARAM_LAW, "damping ratio"},
     {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_LAW, "stiffness scale"},
+#ifdef VARIANT_ABI2_OWN_C
+    {"c", 0.5, 0.0, INFINITY, 0, "the model's own (unused), named like Hunt-Crossley's damping"},
+#endif
 };
 
 static void initial_state(const double *p, double *q, double *v, void *user)
