@@ -5,6 +5,7 @@
 #include "laws/law.h"
 #include "model/contact_law.h"
 #include "solve.h"
+#include "study/analysis.h"
 
 #include <gsl/gsl_odeiv2.h>
 #include <gsl/gsl_sf_gamma.h>
@@ -321,6 +322,27 @@ static void hunt_crossley_rate(void)
     }
 }
 
+/* A resting contact under Hunt-Crossley (the ball started on the floor, c large enough that its
+ * oscillation dies out): its sliding force is the contact force itself, m g = 9.81 here, the penalized
+ * force held to it (k is physical: mu G has no limit, the penetration scaling as mu^(-1/n)). */
+static void hunt_crossley_sliding(void)
+{
+    pl_setting ball[] = {{"h0", 0.0}, {"c", 40.0}, {"k", 3.0}};
+    pl_model model;
+    pl_error err = {0};
+    pl_solution sol;
+    pl_analysis a;
+    CHECK(pl_model_init_law(&model, &pl_case_bouncing_ball, &pl_law_hunt_crossley, ball, 3, &err) == PL_OK, "%s",
+          err.message);
+    CHECK(solve_penalty(&model, 1e6, 1e-10, 2.0, 0, &sol, &err) == PL_OK, "resting ball: %s", err.message);
+    CHECK(pl_analyze(&model, &sol, &a, &err) == PL_OK, "its analysis: %s", err.message);
+    NEAR(a.sliding_force_scale, 9.81, 1e-9, "hunt_crossley at rest: the limit's contact force m g");
+    CHECK(a.sliding_force_error < 1e-3 * 9.81, "the penalized force held to it: %g", a.sliding_force_error);
+    pl_analysis_free(&a);
+    pl_solution_free(&sol);
+    pl_model_free(&model);
+}
+
 /* The limit solution of Hunt-Crossley's ball: impact speeds v_(k+1) = e(c v_k) v_k with e from the
  * independent integration of an isolated impact (run_impact), and no accumulation point: 1 - e ~ c V as V ->
  * 0, the flights 2 v_k/g shrink like 1/k and their sum diverges.  Hertz's limit: every impact elastic. */
@@ -429,6 +451,7 @@ int main(void)
     hunt_crossley_penalized();
     clamped_penalized();
     hunt_crossley_rate();
+    hunt_crossley_sliding();
     limits();
     varying_law();
     return check_finish("test_laws");

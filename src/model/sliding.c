@@ -1,5 +1,7 @@
 #include "model/sliding.h"
 
+#include <math.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +26,8 @@ pl_status pl_sliding_force(const pl_model *model, pl_work *work, pl_contact_set 
     for (size_t a = 0; a < k; a++) {
         size_t i = cs->idx[a];
         lambda[i] = z[a];
-        fsm[i] = -z[a] / (cs->c[a].m_eff * model->law[i].k);
+        /* Kelvin-Voigt's per-unit-mass k: the limit of mu G; a law without one: the force itself */
+        fsm[i] = isfinite(model->law[i].k) ? -z[a] / (cs->c[a].m_eff * model->law[i].k) : z[a];
     }
     return PL_OK;
 }

@@ -7,7 +7,9 @@
  *     lambda >= 0,   D + W lambda >= 0,   lambda . (D + W lambda) = 0
  *
  * (core/lcp.h), and mu G_i -> F^sm_i = -lambda_i / (m_i k_i).  For one constraint this
- * is F^sm = -D/A-tilde with A-tilde = -k (Theorem 6) while D < 0, and 0 (lift-off) once D >= 0. */
+ * is F^sm = -D/A-tilde with A-tilde = -k (Theorem 6) while D < 0, and 0 (lift-off) once D >= 0.
+ * Under a law whose k is not per unit effective mass (Hertz, Hunt-Crossley: mu G has no limit, the
+ * penetration scaling as mu^(-1/n)), F^sm_i is the limit of the contact force itself, lambda_i. */
 #ifndef PL_SLIDING_H
 #define PL_SLIDING_H
 

@@ -338,7 +338,8 @@ static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, 
     for (size_t r = ep->row_in; r <= ep->row_out && r < sol->traj.nrows; r++) {
         const double *x = pl_table_row(&sol->traj, r);
         double t = x[0], fsm = ef->fsm[r - ep->row_in];
-        double muG = mu * x[pl_col_g(n, m) + i];
+        /* what F^sm is the limit of (model/sliding.h): mu G, or the contact force where k is physical */
+        double muG = isfinite(model->law[i].k) ? mu * x[pl_col_g(n, m) + i] : x[pl_col_force(n, m) + i];
         double row[5] = {t, (double)(i + 1), muG, fsm, (double)(k + 1)};
         pl_status s = pl_table_append(&a->sliding, row, err);
         if (s != PL_OK)
