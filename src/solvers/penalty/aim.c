@@ -37,10 +37,10 @@ static void fit_gap_models(run_ctx *c, double t, const double *y)
  * the gap models: an entry (G_i = -noise, inactive) or an exit (G_i = +noise) of the one active
  * constraint, or its force's sign change (the force root of roots) before an exit in the step.
  * (A sign change alone is not aimed at: the step would go on through it, and a step more costs
- * about what its location saves.)  The force root keeps its hysteresis force_noise: set by the
- * round-off of q, it moves the root by 1e-4 of a step in small impacts, and an aimed step that ended
- * short of it let the next one span the root, the exit and the force's return past the exit, which
- * lost the kink (the ball's last bounces at mu = 1e10).  The uncertainty: four times the model's
+ * about what its location saves.)  The aim keeps the force root's hysteresis force_noise: set by the
+ * round-off of q, it moves the root by up to 1e-4 of a step in small impacts, and a step aimed short
+ * of it would let the next one span the root, the exit and the force's return past the exit, and
+ * lose the kink (the ball's last bounces at mu = 1e10).  The uncertainty: four times the model's
  * relative error over the prediction's span. */
 double pen_aim(double t, const double *y, double h, int *k, double *uncertainty, void *user)
 {

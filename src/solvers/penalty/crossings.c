@@ -82,8 +82,8 @@ static double departure_point(run *r, size_t i, double ta, double te, double g_t
  * before its extremum, so the sign change is looked for piece by piece on the dense output, then
  * refined by Brent.  A step that began on the constraint (within round-off of G_i = 0: a switch
  * just happened there) first left it to the other side, and the search starts from that departure
- * (next to the start G_i is round-off, whose noise a root solver would find); a departure within
- * round-off was none, and the crossing is the start. */
+ * (next to the start G_i is round-off, whose noise a root solver would find); without a departure
+ * beyond round-off the crossing is the start. */
 static double first_gap_root(run *r, size_t i, double te, double g_te)
 {
     dense_fn d = {r, i, DENSE_GAP, 0};
@@ -110,7 +110,7 @@ static double first_gap_root(run *r, size_t i, double te, double g_te)
 
 /* Gdot_i at the interior sample j of a flight step (time s), on the cheap interpolant, as
  * dense_eval: the state there is interpolated once for every constraint (sampled[j] = 1 once it
- * is), not once per constraint (with 114 constraints the interpolations were most of a run). */
+ * is), not once per constraint (with 114 constraints those interpolations would be most of a run). */
 static double sampled_gap_rate(run *r, int *sampled, int j, double s, size_t i)
 {
     run_ctx *c = &r->ctx;
@@ -212,7 +212,7 @@ static double exact_extremum(run *r, size_t i, double *te, double ta, double tb)
  * turns (its rate's root on the interpolant, G there from the dense output), into the episode's
  * maximum penetration: for a contact that begins and ends within one step (a missed exit found at
  * the step's end, find_missed_crossing), whose rows are its entry and exit alone (the tip of a double
- * pendulum of m2 = 1e-8, turned by its spring within 6e-6 s, had "max penetration 0"). */
+ * pendulum of m2 = 1e-8, turned by its spring within 6e-6 s): the rows alone would give it none. */
 static void deepest_penetration(run *r, size_t i, double ta, double tb)
 {
     int open = r->open[i];
@@ -234,8 +234,8 @@ static void deepest_penetration(run *r, size_t i, double ta, double tb)
  * constraint (a minimum of G) we evaluate G on the dense output: G < 0 means a missed entry, and
  * the run restarts from the crossing.  Symmetrically for the maximum of an active constraint.  Both
  * only beyond the round-off of G_i, the hysteresis of the roots: a maximum within round-off above 0
- * is no exit (a disk pressed against a wall by a tiny force from its neighbour rose to G = 7e-16
- * there, was switched off, crossed -noise at once and was switched on again, at one time, forever),
+ * is no exit (a disk pressed against a wall by a tiny force from its neighbour rises to G = 7e-16
+ * there and would be switched off, cross -noise at once and be switched on again, at one time, forever),
  * and none where the constraint has not crossed as far as the run resolves (resolved_crossing: the
  * test a root's switch passes, resolvable_switch, so that a switch refused there is not taken
  * here).  Grazing contacts (a minimum with G >= 0) exert no force and need no action.  The same
@@ -273,9 +273,9 @@ static int find_missed_crossing(run *r, double ta, const double *g_a, const doub
          * long flight step (a table moving under a free mass: G = q - A sin(omega t) oscillates while
          * q is a parabola; the distance of two disks, not polynomial in t), which the ends alone
          * would not show: its Gdot_i is sampled at FLIGHT_SAMPLES points on the interpolant (exact
-         * for a parabola).  (The extrema of the cubic of G and Gdot at the ends instead are right
-         * only for a gap affine in q and fixed in time, and a long step put two disks' closest
-         * approach 13 time units off: they passed through each other.) */
+         * for a parabola).  The extrema of the cubic of G and Gdot at the ends are right only for a
+         * gap affine in q and fixed in time: a long step can put two disks' closest approach 13 time
+         * units off, and they pass through each other. */
         int pieces = c->field.active[i] ? 1 : FLIGHT_SAMPLES;
         double s0 = ta, gd0 = gdot_a[i];
         for (int j = 1; j <= pieces && tb > ta; j++) {
@@ -338,7 +338,7 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
     int found = 0;
     while (ta < t) {
         /* the budget between pieces: a step spanning many samples, each scanned for every constraint,
-         * is work of its own (10^4 constraints once took 7 s past the budget here) */
+         * is work of its own (7 s with 10^4 constraints) */
         if (pl_budget_spent_writing(&(pl_budget){r->loop.max_seconds, r->loop.started}, pl_solution_numbers(r->sol))) {
             pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " at t = %.17g (%s), scanning its last step for crossings",
                     r->loop.max_seconds, ta, r->context);
@@ -370,8 +370,8 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
 
 /* The loop's `missed` hook: a crossing missed in the last step (scan_missed_crossings), or the
  * handover of a lift-off to the Runge-Kutta pair (lift_off_handover), whichever comes first (the
- * handover at a tie: BDF's exit, located on its dense output from a gap within round-off of 0, came
- * 6e-5 s before the limit's lift-off on the disk at mu = 1e10, and the pair finds the crossing
+ * handover at a tie: BDF's exit, located on its dense output from a gap within round-off of 0, can
+ * come 6e-5 s before the limit's lift-off, on the disk at mu = 1e10, and the pair finds the crossing
  * again). */
 int pen_missed(void *user, double t, const double *y, int at_root, double *t_cross, pl_error *err)
 {

@@ -73,12 +73,12 @@ pl_status pen_record_sample(void *user, double t, const double *y, pl_error *err
 /* Where G_i last crossed 0 before the state of the last recorded row (the switch of constraint i,
  * with the modes before it), and the resolution of that time: for the exit of a contact that lasted
  * beyond 3 half-periods, one its slow dynamics ended (slow_exit_resolution), else the round-off of
- * G_i over its rate at the crossing (pl_time_resolution).  A root switches
- * at the gap's round-off hysteresis, up to 100 ulps of its terms beyond 0 (gap_root), and the rows
- * of the steps between the crossing and the switch have G_i on the far side of 0: at a lift-off G_i
- * leaves 0 at the slow rate N'/omega^2 (the disk: 4e-8 at mu = 1e8, 4e-10 at 1e10), and the switch
- * came 9e-7 s, then 9e-5 s, after the crossing, against the delay 2 xi/omega (1.2e-4, 1.2e-5 s) a
- * lift-off converges by.  The crossing is one Newton step back from the first of those rows (a step
+ * G_i over its rate at the crossing (pl_time_resolution).  A root switches at the gap's round-off
+ * hysteresis, up to 100 ulps of its terms beyond 0 (gap_root), and the rows of the steps between
+ * the crossing and the switch have G_i on the far side of 0: at a lift-off G_i leaves 0 at the slow
+ * rate N'/omega^2 (the disk: 4e-8 at mu = 1e8, 4e-10 at 1e10), and the switch comes 9e-7 s, then
+ * 9e-5 s, after the crossing, against the delay 2 xi/omega (1.2e-4, 1.2e-5 s) a lift-off converges
+ * by: the switch's time is not the exit's.  The crossing is one Newton step back from the first of those rows (a step
  * end, with the method's accuracy), or on the secant with the row before it if that step leaves the
  * interval between them (a turning G_i); rows before first_row are not looked at, and without a row
  * on the near side of 0 after it the switch's own time is taken.  side: +1 for an exit (G_i rose
@@ -150,8 +150,8 @@ pl_status pen_open_episode(run *r, size_t i, double t, const double *y, pl_error
     double a0 = hypot(r->prev_g[i], r->prev_gdot[i] / omega) + c->pen[i];
     double decay = log(fmax(1.0, a0 / (c->rtol * c->pen[i]))) / decay_rate(omega, xi);
     /* An overdamped contact does not oscillate: its fast mode (rate ~2 xi omega) is stiff from the
-     * start and its slow one (omega / (2 xi)) smooth, which is BDF's case at once.  Waiting for the
-     * slow decay on the Runge-Kutta pair cost steps growing like xi^2 (3e6 at xi = 1e3). */
+     * start and its slow one (omega / (2 xi)) smooth, which is BDF's case at once; waiting for the
+     * slow decay on the Runge-Kutta pair would cost steps growing like xi^2 (3e6 at xi = 1e3). */
     if (xi > 1.0)
         decay = 0.0;
     r->settle[i] = t + fmax(pen_three_contacts(c, i), decay);

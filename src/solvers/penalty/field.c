@@ -87,9 +87,9 @@ int pen_jacobian(double t, const double *y, double *J, void *user)
 /* The round-off of G_i at q: 100 ulps of its terms (pl_gap_terms; grad G . q stands for those that depend on q;
  * a constraint moving with t has its offset in q near contact, as the table).  A dip of an inactive
  * constraint's G_i below 0 smaller than this cannot be told from a tangency and starts no contact
- * (gap_resolution: this or the floor of G's tolerance).  (A floor at 100 ulps of the length
- * L = V^2/A was too coarse: 2e-12 for the ball without gravity, against impact penetrations of 1e-6
- * at mu = 1e12, moved Delta Gamma by 3e-8.) */
+ * (gap_resolution: this or the floor of G's tolerance).  The terms, not a length scale of the case:
+ * 100 ulps of L = V^2/A (2e-12 for the ball without gravity) is not small against an impact's
+ * penetration at large mu (1e-6 at mu = 1e12) and would move Delta Gamma by 3e-8. */
 double pen_noise_of_gap(const run_ctx *c, const pl_gap *gap, const double *q)
 {
     return PL_GAP_NOISE_ULPS * DBL_EPSILON * pl_gap_terms(gap, 0.0, q, c->n);

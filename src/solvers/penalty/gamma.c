@@ -10,8 +10,8 @@
 /* The sign with which |sum w_i lambda_i| enters dP/dt (see GAMMA).  With one active constraint
  * the rate is the smooth 1 + rate_side_i |w_i| lambda_i, the same in every stage of a step; an |.|
  * taken at every stage would put the kink into the stage values near the root (a Runge-Kutta stage
- * is only low-order accurate, so a stage may land on the far side), which cost Delta Gamma of an
- * impact 1e-6 at rtol 1e-8.  With several active constraints the sum vanishes only where all forces
+ * is only low-order accurate, so a stage may land on the far side), an error of 1e-6 in Delta Gamma
+ * of an impact at rtol 1e-8.  With several active constraints the sum vanishes only where all forces
  * do, and |.| is smooth. */
 double pen_gamma_rate_sign(const run_ctx *c, const pl_forces *f)
 {

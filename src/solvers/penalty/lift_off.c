@@ -13,8 +13,8 @@
  * slow solution p = N/omega^2 - 2 xi N'/omega^3 + ... (N the limit's normal force, whose sign change
  * is the limit's lift-off, paper 004 Theorem 6) leaves the lag 2 xi |N'|/omega^3 when the force
  * turns, 4.5e-12 on the disk at mu = 1e8 (13 such floors), and reaches 0 2 xi/omega later.  BDF
- * timed that exit 15% of the delay late on the disk at mu = 1e8 (its restart at the force's sign
- * change, at order 1, moved G by 5e-13) and 12% on the vibrating table at 1e9.  So a lift-off of a
+ * would time that exit 15% of the delay late on the disk at mu = 1e8 (its restart at the force's
+ * sign change, at order 1, moves G by 5e-13) and 12% on the vibrating table at 1e9.  So a lift-off of a
  * contact that is not overdamped goes to the Runge-Kutta pair, which resolves the contact
  * oscillation and holds G_i and Gdot_i to their tolerances (error_weights outside the settled
  * phase), from a lead (lift_lead) before the force turns, so that BDF's error decays first:
@@ -52,8 +52,8 @@ double pen_three_contacts(const run_ctx *c, size_t i)
 }
 
 /* The lead of a handover: 3 half-periods, and the decay of BDF's gap error, up to the error weights'
- * floor of 1000 ulps, to an ulp.  (Decaying it by rtol instead, ln(1e8), timed the lift-offs of the
- * disk and the table no better at mu = 1e6 ... 1e10 and cost the table 40% more at 1e7.) */
+ * floor of 1000 ulps, to an ulp.  A decay by rtol, ln(1e8), times the lift-offs of the disk and the
+ * table no better at mu = 1e6 ... 1e10 and costs the table 40% more at 1e7. */
 static double lift_lead(const run_ctx *c, size_t i)
 {
     double omega = c->omega[i];
@@ -130,9 +130,9 @@ int pen_lift_off_handover(run *r, double t, const double *y, int at_root, double
 
 /* The longest BDF step from t: to 1.5 leads before the predicted turn of a pressing force (see
  * above), so that a step ends there and hands the lift-off over with its lead; 0 if none is near.
- * (A step that ends within 2 leads hands over: aimed at one lead, BDF crept on in steps of 1e-7 s
- * towards a turn that the secant predicted ever later, a table near its critical amplitude, and
- * moved G by 1.5e-13.) */
+ * A step that ends within 2 leads hands over, not only one aimed at a lead: where the secant
+ * predicts the turn ever later (a table near its critical amplitude) BDF would creep towards it in
+ * steps of 1e-7 s and move G by 1.5e-13. */
 double pen_lift_off_approach(run *r, double t)
 {
     run_ctx *c = &r->ctx;
@@ -196,9 +196,9 @@ static double free_accel_trend(run *r, size_t i, size_t first_row, size_t k, dou
  * D'''/omega^2)/omega^2 ~ N'/(k mu): 4e-10 on the disk of docs/methods.md at mu = 1e10, 2.7e-11 on a
  * table at 1e12.  A change dG of G there moves the exit by dG/r, not by dG/gdot: an oscillation left
  * in G (its rate gdot - r, its amplitude abs(gdot - r)/omega) crosses 0 at a rate of its own, and
- * where it is larger than the slow G the crossing is the oscillation's (8e-8 on that table, an
- * oscillation of 6.5e-14 that a restart of BDF had left 1.2e-6 s before: the exit came 3.2e-5 s
- * before the limit's lift-off, which it follows by 3.9e-7 s).  So the resolution is
+ * where it is larger than the slow G the crossing is the oscillation's (on that table, a rate of
+ * 8e-8 from an oscillation of 6.5e-14 that a restart of BDF leaves puts the exit 3.2e-5 s before the
+ * limit's lift-off, which the penalized exit follows by 3.9e-7 s).  So the resolution is
  *
  *     (eps terms + abs(gdot - r)/omega) / r + eps abs(t0):
  *
@@ -236,10 +236,10 @@ double pen_slow_exit_resolution(run *r, size_t i, size_t first_row, size_t k, do
  * what is left of the contact; NAN otherwise (BDF resumes).  BDF holds G_i to the error weights'
  * floor of 1000 ulps of its terms at best, and its restart moves G_i by about that: where the
  * penetration left, -G_i, is within that floor, the contact oscillation BDF leaves is larger than the
- * slow G_i and crosses 0 before the force turns (a table at mu = 1e12 whose window, opened on a turn
- * predicted from BDF's pressing() 2.4e-4 s early, ended 3.4e-5 s before the turn: 9.4e-16 left, an
- * oscillation of 6.5e-14 after BDF's restart, and the exit 3.2e-5 s before the limit's lift-off, which
- * it follows by 3.9e-7 s).  The pair then keeps the lift-off if the force turns within
+ * slow G_i and crosses 0 before the force turns (a table at mu = 1e12 whose window opens on a turn
+ * predicted from BDF's pressing() 2.4e-4 s early ends 3.4e-5 s before the turn, 9.4e-16 left: BDF's
+ * restart would leave an oscillation of 6.5e-14 and an exit 3.2e-5 s before the limit's lift-off,
+ * which the penalized exit follows by 3.9e-7 s).  The pair then keeps the lift-off if the force turns within
  * LIFT_RENEW_LEADS leads: at the zero of D_i on its tangent (free_accel_trend), where the slow force
  * turns (in settled contact k (mu G + d Gdot) = D - Gddot ~ D), predicted from q, v and t alone,
  * which BDF's noise in G does not reach; the window then ends as the first would have. */

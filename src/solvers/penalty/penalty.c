@@ -216,8 +216,8 @@ static double initial_step(void *user, pl_stepper *s, double t)
             return 4.0 * pow(c->rtol, 1.0 / 9.0) / omega;
         /* Just off a constraint and turned back towards it (a hop that rises beyond round-off):
          * the first step ends no later than the top of the hop, so that the landing is a sign
-         * change for the root finder.  (A hop within round-off is left to the missed-crossing
-         * scan: bounding the step by it gave steps of 1e-12 s after a lift-off at D ~ 0.) */
+         * change for the root finder.  A hop within round-off is left to the missed-crossing scan:
+         * bounding the step by it would give steps of 1e-12 s after a lift-off at D ~ 0. */
         double h = INFINITY, *g = r->g_init, *gdot = r->gdot_init;
         pen_contact_state(c, t, s->y, g, gdot, NULL);
         for (size_t i = 0; i < c->m; i++) {

@@ -1,11 +1,13 @@
-/* The root functions of the steppers (roots, root): the gaps G_i, where the contact indicator switches; and the forces lambda_i of the active
- * constraints, where they change sign (a kink of |sum w_i lambda_i|).  A force's root has a
+/* The root functions of the steppers (roots, root): the gaps G_i, where the contact indicator
+ * switches, and the forces lambda_i of the active constraints, where they change sign (a kink of
+ * |sum w_i lambda_i|, gamma.c).  A force's root has a
  * hysteresis of its round-off: it is where lambda_i passes -force_side_i times force_noise_i, so
  * that a force at round-off level (a lift-off on a moving table) does not give a root per step.
  * The gaps have the same hysteresis of their own round-off: a contact starts where G_i passes
  * -noise and ends where it passes +noise.  Along a near-tangential motion (a lift-off where the
- * table's acceleration just exceeds g) G_i changes sign at round-off level every step, which cost
- * a restart per step of 1e-12 s; the switches move by noise/|Gdot_i| (1e-15 s for an impact).
+ * table's acceleration just exceeds g) G_i changes sign at round-off level every step, and without
+ * the hysteresis every step would restart the run (steps of 1e-12 s); with it the switches move by
+ * noise/|Gdot_i| (1e-15 s for an impact).
  * gap_root and force_root (given the forces f) are one function each. */
 #include <float.h>
 #include <math.h>
@@ -15,8 +17,8 @@
 
 /* The level at which an active constraint's root ends its contact: the hysteresis +noise, but 0
  * during a lift-off handed to the Runge-Kutta pair (lift_off_handover).  G_i leaves 0 there at the
- * slow rate N'/omega^2 and the hysteresis held the contact on longer than the lift-off's delay
- * itself (9e-5 s against 1.2e-5 s on the disk at mu = 1e10, in steps of 1e-7 s); the free motion
+ * slow rate N'/omega^2, and the hysteresis would hold the contact on longer than the lift-off's
+ * delay itself (9e-5 s against 1.2e-5 s on the disk at mu = 1e10); the free motion
  * then turns G_i away from 0 (its acceleration -N > 0 once the limit's normal force N has changed
  * sign), and no crossing back follows. */
 double pen_exit_level(const run_ctx *c, size_t i, double noise)
@@ -72,9 +74,8 @@ int pen_roots(double t, const double *y, double *g, void *user)
 /* The force root of constraint i from its entry on (see roots): its side, the sign of lambda_i
  * there, and the noise of lambda_i in the integrated solution.  G_i is held to its tolerance, at
  * least 1000 ulps of q (error_weights; q may grow to the length scale L during the contact), and
- * Gdot_i to omega_i times that: lambda_i = -m k (mu G +
- * d Gdot), d = 2 xi sqrt(mu/k), then varies by m k mu dG (1 + 2 xi) about its value; twice that is
- * taken. */
+ * Gdot_i to omega_i times that: lambda_i = -m k (mu G + d Gdot), d = 2 xi sqrt(mu/k), then varies by
+ * m k mu dG (1 + 2 xi) about its value; twice that is taken. */
 void pen_start_force_root(run_ctx *c, size_t i, double t, const double *y)
 {
     pl_forces *f = &c->f_start;

@@ -58,8 +58,8 @@ int pen_resolved_crossing(run_ctx *c, size_t i, double t, const double *y, doubl
  *   - where D turns G_i back, its excursion past 0, gdot^2 / (2 |D|), must exceed the resolution of
  *     G_i (gap_resolution).  At a tangency the integrated G dips to -1e-16 where the exact one
  *     touches 0, and the graze exerts no force; near a tangential lift-off (a table whose
- *     acceleration just exceeds g) G_i crossed 0 at round-off level before the limit's lift-off, and
- *     the contact ended and began again;
+ *     acceleration just exceeds g) G_i crosses 0 at round-off level before the limit's lift-off, and
+ *     the contact would end and begin again;
  *   - from a state within that resolution, hypot(G_i, gdot/omega_i) (the contact amplitude that
  *     error_weights controls), the rate's sign is not known, and only a resolved acceleration
  *     (resolved_gap_accel) carries G_i across: a contact that has returned to 0 as far as the
@@ -68,8 +68,8 @@ int pen_resolved_crossing(run_ctx *c, size_t i, double t, const double *y, doubl
  *     resolution with nothing pressing it on stays off.  The disk's lift-off at mu = 1e10 leaves
  *     G = 0 at the rate 4e-10 (gdot/omega_i = 4e-15, below the resolution 2e-14), carried by the
  *     normal force's sign change, which is resolved.  In the wedge's corner (e = 0, m < 0) gaps at
- *     1e-20 switched the walls on and off, each pushed by the other's unresolved force (15 episodes
- *     at m = -0.7, mu = 1e8; 11456 in 5 s at m = -0.999, mu = 1e6). */
+ *     1e-20 would switch the walls on and off, each pushed by the other's unresolved force (15
+ *     episodes at m = -0.7, mu = 1e8; 11456 in 5 s at m = -0.999, mu = 1e6). */
 static int resolvable_switch(run_ctx *c, size_t i, double t, const double *y, double gdot)
 {
     int active = c->field.active[i];

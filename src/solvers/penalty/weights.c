@@ -33,8 +33,8 @@ int pen_error_weights(double t, const double *y, double *w, void *user)
         double amplitude = hypot(gap->g, c->geometry_gdot[i] / c->omega[i]);
         double tol_g = c->rtol * (amplitude + c->pen[i]);
         /* A lift-off (lift_off_handover) is timed by G_i to its round-off, which holding Gdot_i to
-         * omega times that does (tighter, down to the floor of 1000 ulps of v below, cost the disk's
-         * lift-off at mu = 1e10 300 steps more and timed it no better) */
+         * omega times that does; a tighter Gdot_i, down to the floor of 1000 ulps of v below, costs
+         * the disk's lift-off at mu = 1e10 300 steps more and times it no better */
         double tol_gd = c->omega[i] * (c->lifting[i] == 1 ? fmax(tol_g, DBL_EPSILON * pl_gap_terms(gap, t, Q(y), n)) : tol_g);
         pl_tighten_for_gap(tol, n, gap->grad, tol_g, c->settled_phase ? INFINITY : tol_gd);
     }
@@ -46,8 +46,8 @@ int pen_error_weights(double t, const double *y, double *w, void *user)
         w[j] = 1.0 / fmax(tol[j], 1000.0 * DBL_EPSILON * fabs(y[j]));
     /* Gamma and the impulses are quadratures: they do not act on the motion, so their accuracy is
      * that of the motion and the method's order, and they are left out of the error test (weight
-     * 0, as CVODES does for quadratures without error control).  Controlling them only rejected
-     * steps at the kinks of their integrands, which are roots anyway. */
+     * 0, as CVODES does for quadratures without error control).  Controlling them would only
+     * reject steps at the kinks of their integrands, which are roots anyway. */
     for (size_t j = 2 * n; j < c->N; j++)
         w[j] = 0.0;
     return 0;
