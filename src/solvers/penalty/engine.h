@@ -74,7 +74,8 @@ typedef struct {
     int *lifting;               /* lift_off_handover: 1 while a lift-off of constraint i is the
                                    Runge-Kutta pair's, 2 once its window has passed, 0 otherwise */
     int *saved_active;          /* m: the modes while resolved_gap_accel changes them */
-    double *block;
+    double *block;              /* the arrays above, carved (alloc_ctx) */
+    int *int_block;
 } run_ctx;
 
 /* The state is y = (q[n], v[n], P, I[m]): the impulses I_i = integral of lambda_i and P, the
@@ -111,13 +112,14 @@ typedef struct {
     /* scratch (m or N each, once per run) */
     double *row;                     /* a trajectory row */
     double *g_scan, *g_a, *gdot_a, *gdot_b; /* scan_missed_crossings */
-    double *gdot_samples;             /* find_missed_crossing: m x (FLIGHT_SAMPLES - 1) */
+    double *gdot_samples;             /* find_missed_crossing: m at j m for each interior sample j */
     double *g_switch, *gdot_switch;   /* switch_at */
-    int *direction, *flags;           /* switch_at; the int blocks */
+    int *direction;                   /* switch_at */
     double *g_init, *gdot_init, *f0, *f1, *y1, *w; /* initial_step */
     double *y_scan;                  /* scan_missed_crossings: the state at a piece's end */
     double *y0;
-    double *block;
+    double *block;                   /* the arrays above, carved (alloc_run) */
+    int *int_block;
 } run;
 
 static inline int evaluate_forces(const run_ctx *c, double t, const double *q, const double *v, pl_forces *f)

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/carve.h"
 #include "core/clock.h"
 #include "solvers/bdf_stability.h"
 #include "solvers/penalty/engine.h"
@@ -59,36 +60,22 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
     for (size_t k = 0; k < sizeof gaps / sizeof *gaps; k++)
         ok &= (*gaps[k] = pl_gap_new(1, n, 0)) != NULL;
     ok &= (c->geometry = pl_gap_new(m, n, 0)) != NULL;
-    c->block = calloc(17 * m + 9 * n + n * n, sizeof *c->block);
+    double *bdf_radius;
+    pl_part parts[] = {{&c->pen, m},           {&c->omega, m},          {&c->force_side, m},
+                       {&c->rate_side, m},     {&c->kink_t, m},         {&c->force_noise, m},
+                       {&bdf_radius, 6 * m},   {&c->tol, 2 * n},        {&c->fp_geometry, n},
+                       {&c->fp_accel, n},      {&c->fp_v_accel, n * n}, {&c->fp_dense, n},
+                       {&c->rhs_y, 2 * n},     {&c->geometry_y, 2 * n}, {&c->geometry_gdot, m},
+                       {&c->aim_g[0], m},      {&c->aim_gdot[0], m},    {&c->aim_g[1], m},
+                       {&c->aim_gdot[1], m}};
+    pl_int_part int_parts[] = {{&c->fitted, m}, {&c->lifting, m}, {&c->saved_active, m}};
+    c->block = pl_carve(parts, PL_NPARTS(parts));
+    c->int_block = pl_carve_int(int_parts, PL_NPARTS(int_parts));
     c->gap_model = calloc(m, sizeof *c->gap_model);
-    c->fitted = calloc(m, sizeof *c->fitted);
-    c->lifting = calloc(m, sizeof *c->lifting);
-    c->saved_active = calloc(m, sizeof *c->saved_active);
-    if (!ok || !c->block || !c->gap_model || !c->fitted || !c->lifting || !c->saved_active)
+    if (!ok || !c->block || !c->int_block || !c->gap_model)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
-    double *p = c->block;
-    c->pen = p, p += m;
-    c->omega = p, p += m;
-    c->force_side = p, p += m;
-    c->rate_side = p, p += m;
-    c->kink_t = p, p += m;
-    c->force_noise = p, p += m;
-    c->bdf_radius = (double (*)[6])p, p += 6 * m;
-    c->tol = p, p += 2 * n;
-    c->fp_geometry = p, p += n;
-    c->fp_accel = p, p += n;
-    c->fp_dense = p, p += n;
-    c->rhs_y = p, p += 2 * n;
-    c->rhs_t = NAN;
-    c->geometry_y = p, p += 2 * n;
-    c->geometry_gdot = p, p += m;
-    c->geometry_t = NAN;
-    for (int k = 0; k < 2; k++) {
-        c->aim_g[k] = p, p += m;
-        c->aim_gdot[k] = p, p += m;
-        c->aim_t[k] = NAN;
-    }
-    c->fp_v_accel = p;
+    c->bdf_radius = (double (*)[6])bdf_radius;
+    c->rhs_t = c->geometry_t = c->aim_t[0] = c->aim_t[1] = NAN;
     return PL_OK;
 }
 
@@ -104,9 +91,7 @@ static void free_ctx(run_ctx *c)
     free(c->gap_accel);
     free(c->gap_dense);
     free(c->gap_model);
-    free(c->fitted);
-    free(c->lifting);
-    free(c->saved_active);
+    free(c->int_block);
     free(c->block);
 }
 
@@ -116,42 +101,26 @@ static pl_status alloc_run(run *r, pl_error *err)
     pl_status s = alloc_ctx(&r->ctx, err);
     if (s != PL_OK)
         return s;
-    r->flags = calloc(3 * m, sizeof *r->flags);
-    r->block = calloc((16 + FLIGHT_SAMPLES) * m + 6 * N + pl_ncols(n, m), sizeof *r->block);
-    if (!r->flags || !r->block)
+    pl_part parts[] = {{&r->settle, m},    {&r->lift_end, m},  {&r->press, 2 * m},
+                       {&r->press_t, 2 * m}, {&r->prev_g, m},    {&r->prev_gdot, m},
+                       {&r->g_scan, m},      {&r->g_a, m},       {&r->gdot_a, m},
+                       {&r->gdot_b, m},      {&r->gdot_samples, FLIGHT_SAMPLES * m},
+                       {&r->g_switch, m},    {&r->gdot_switch, m}, {&r->g_init, m},
+                       {&r->gdot_init, m},   {&r->f0, N},        {&r->f1, N},
+                       {&r->y1, N},          {&r->w, N},         {&r->y_scan, N},
+                       {&r->y0, N},          {&r->row, pl_ncols(n, m)}};
+    pl_int_part int_parts[] = {{&r->open, m}, {&r->shared, m}, {&r->direction, m}};
+    r->block = pl_carve(parts, PL_NPARTS(parts));
+    r->int_block = pl_carve_int(int_parts, PL_NPARTS(int_parts));
+    if (!r->block || !r->int_block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
-    r->open = r->flags, r->shared = r->open + m, r->direction = r->shared + m;
-    double *p = r->block;
-    r->settle = p, p += m;
-    r->lift_end = p, p += m;
-    r->press = p, p += 2 * m;
-    r->press_t = p, p += 2 * m;
-    r->prev_g = p, p += m;
-    r->prev_gdot = p, p += m;
-    r->g_scan = p, p += m;
-    r->g_a = p, p += m;
-    r->gdot_a = p, p += m;
-    r->gdot_b = p, p += m;
-    r->gdot_samples = p, p += FLIGHT_SAMPLES * m;
-    r->g_switch = p, p += m;
-    r->gdot_switch = p, p += m;
-    r->g_init = p, p += m;
-    r->gdot_init = p, p += m;
-    r->f0 = p, p += N;
-    r->f1 = p, p += N;
-    r->y1 = p, p += N;
-    r->w = p, p += N;
-    r->y_scan = p, p += N;
-    r->y0 = p, p += N;
-    r->row = p;
-    memset(r->y0, 0, N * sizeof *r->y0);
     return PL_OK;
 }
 
 static void free_run(run *r)
 {
     free_ctx(&r->ctx);
-    free(r->flags);
+    free(r->int_block);
     free(r->block);
 }
 
