@@ -972,6 +972,7 @@ const pl_solver_type pl_solver_limit = {
     .name = "limit",
     .summary = "the limit (generalized) solution computed directly, event by event (paper 004 (47)-(48))",
     .family = PL_FAMILY_LIMIT,
+    .capabilities = PL_SOLVER_EVENTS | PL_SOLVER_ZENO | PL_SOLVER_DENSE,
     .options = options,
     .noptions = sizeof options / sizeof options[0],
     .check = check,

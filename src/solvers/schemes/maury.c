@@ -105,6 +105,7 @@ const pl_solver_type pl_solver_maury = {
     .name = "maury",
     .summary = "Bernicot-Lefebvre/Maury velocity projection onto the local convex approximation K_h, inelastic",
     .family = PL_FAMILY_SCHEME,
+    .capabilities = PL_SCHEME_CAPABILITIES,
     .options = options,
     .noptions = sizeof options / sizeof options[0],
     .refine = "h",

@@ -215,6 +215,7 @@ const pl_solver_type pl_solver_moreau_jean = {
     .name = "moreau_jean",
     .summary = "Moreau-Jean time stepping: theta-method on velocities, Newton's impact law, an LCP per step",
     .family = PL_FAMILY_SCHEME,
+    .capabilities = PL_SCHEME_CAPABILITIES,
     .options = options,
     .noptions = sizeof options / sizeof options[0],
     .refine = "h",

@@ -155,6 +155,7 @@ const pl_solver_type pl_solver_paoli = {
     .name = "paoli",
     .summary = "Paoli's scheme (ARMA 2010): central differences projected onto K in the kinetic metric, inelastic",
     .family = PL_FAMILY_SCHEME,
+    .capabilities = PL_SCHEME_CAPABILITIES,
     .options = options,
     .noptions = sizeof options / sizeof options[0],
     .refine = "h",
