@@ -55,7 +55,7 @@ typedef struct {
     unsigned rhs_modes;         /* with these modes, */
     double *rhs_y;              /* at this (q, v) (2n) */
     long bdf_held;              /* consecutive BDF steps held at order 2 for stability */
-    int bdf_futile;             /* BDF given up for the present contact set (see choose) */
+    int bdf_futile;             /* BDF given up for the present contact set (see choose, penalty.c) */
     /* scratch */
     pl_forces f_rhs, f_roots, f_state, f_start, f_accel;
     pl_gap *gap_roots, *gap_noise, *gap_accel, *gap_dense;
