@@ -351,7 +351,7 @@ static double polar_lift_off(const params *p, double mu)
  * (2 xi/omega up to 1.2e-3 of it), to 2e-3 of itself or within its resolution.  (BDF once timed it
  * 15% late at 1e8 and 264% at 1e10.)  The resolution is an ulp of the terms of G (R) over the slow
  * rate N'/omega^2 at which G leaves 0, plus the oscillation the integration left there over that rate
- * (penalty.c, slow_exit_resolution): at least the first, at most twice it from 1e8 on, where the
+ * (src/solvers/penalty/lift_off.c, slow_exit_resolution): at least the first, at most twice it from 1e8 on, where the
  * oscillation has decayed, and below a fifth of the delay at every mu, which the run resolves (16
  * ulps over the rate at the crossing, as before, was 1.2 times the delay at 1e10, which the sweep
  * then left out as noise).  And it is what round-off does: perturbing R and v0 by up to 40 ulps

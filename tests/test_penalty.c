@@ -551,14 +551,14 @@ static void test_table_lift_off_large_mu(void)
 
 /* The resolution of the table's lift-off at the largest mu (g = 7.2, A = 0.35, w = 5.5, e = 0.45,
  * k = 1.6): an ulp of the terms of G (q and A sin(w t)) over the slow rate N'/(k mu) at which G leaves
- * 0, plus the oscillation the integration left there (penalty.c, slow_exit_resolution).  The delay
+ * 0, plus the oscillation the integration left there (src/solvers/penalty/lift_off.c, slow_exit_resolution).  The delay
  * 2 xi/W is resolved up to mu = 1e11 (resolution 4.4e-7 against 1.23e-6) and not at 1e12 (an ulp of q,
  * 2.8e-17, over the rate 2.7e-11: 3.6e-6 against 3.9e-7), and the exit is within its resolution of
  * the exact one at every mu.  Before, the resolution was 16 ulps over the rate at the crossing: 5.9e-6
  * at 1e11, and 1.9e-8 at 1e12, where an oscillation of 6.5e-14 that a restart of BDF had left crossed
  * 0 at 8.2e-8, and the contact ended 3.2e-5 s before the limit's lift-off.  That oscillation came from
  * BDF's restart at the end of the lift-off's window, opened on a turn BDF had predicted 2.4e-4 s early;
- * the Runge-Kutta pair now keeps the lift-off (penalty.c, lift_off_renewal), and the exit is within
+ * the Runge-Kutta pair now keeps the lift-off (src/solvers/penalty/lift_off.c, lift_off_renewal), and the exit is within
  * two ulps of G's terms over the slow rate of the exact one at every mu. */
 static void test_table_lift_off_resolution(void)
 {

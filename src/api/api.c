@@ -407,7 +407,7 @@ PL_API pl_status pl_compare_to_limit(const pl_model *model, const pl_solution *s
     pl_compare_result res;
     if (st == PL_OK) {
         pl_analysed run = {sol, &a[0], &tr[0]}, ref = {limit, &a[1], &tr[1]};
-        int s_comparable = sol->solver->family == PL_FAMILY_PENALTY;
+        int s_comparable = pl_solver_can(sol->solver, PL_SOLVER_GAMMA);
         st = pl_compare_solution(model, &run, &ref, s_comparable, &res, NULL, err);
     }
     for (int k = 0; k < 2; k++) {

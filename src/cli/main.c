@@ -504,8 +504,9 @@ static int prepare(const case_options *o, const pl_solver_type *solver, const ch
     opts->max_steps = o->max_steps;
     opts->max_seconds = o->max_seconds;
     opts->max_output = o->max_output;
-    if (o->samples_given && solver->family == PL_FAMILY_SCHEME)
-        return input_error(o->cmd, "--samples does not apply to the %s scheme: it records every step", solver->name);
+    if (o->samples_given && !pl_solver_can(solver, PL_SOLVER_DENSE))
+        return input_error(o->cmd, "--samples does not apply to %s: it records every step (no dense output)",
+                           solver->name);
     if (o->samples_given)
         opts->samples = (size_t)o->samples;
     for (size_t k = 0; k < o->ngiven; k++) /* which solver an option belongs to, before its value */
@@ -607,7 +608,7 @@ static void print_solution_summary(const pl_model *model, const pl_solution *sol
     printf("penlim %s %s (%s): %s, t in [0, %s]\n", sol->solver->family == PL_FAMILY_LIMIT ? "limit" : "run",
            model->type->name, sol->solver->name, opts, num(sol->t_end, v));
     printf("  status: %s\n", sol->status == PL_OK ? "ok" : sol->error.message);
-    if (sol->solver->family != PL_FAMILY_LIMIT)
+    if (pl_solver_can(sol->solver, PL_SOLVER_EPISODES))
         printf("  contact episodes: %zu, ", sol->nepisodes);
     else
         printf("  ");
@@ -1830,7 +1831,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
         if (st == PL_OK)
             st = pl_trajectory_build(&it->traj, model, &it->sol, &err);
         pl_analysed run = {&it->sol, &it->analysis, &it->traj}, ref = {&limit, &la, &lt};
-        int s_comparable = it->solver->family == PL_FAMILY_PENALTY || it->has_gamma;
+        int s_comparable = pl_solver_can(it->solver, PL_SOLVER_GAMMA) || it->has_gamma;
         if (st == PL_OK && it->sol.status == PL_OK && has_limit) {
             st = pl_compare_solution(model, &run, &ref, s_comparable, &it->e.res, &it->match, &err);
             it->e.compared = st == PL_OK;

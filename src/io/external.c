@@ -18,6 +18,7 @@ const pl_solver_type pl_solver_external = {
     .name = "external",
     .summary = "a trajectory read from a CSV file",
     .family = PL_FAMILY_EXTERNAL,
+    .capabilities = PL_SOLVER_EPISODES | PL_SOLVER_EVENTS,
 };
 
 /* The columns the reader uses: their positions in a line (0-based), -1 when absent. */

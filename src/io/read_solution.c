@@ -258,7 +258,7 @@ static pl_status read_trajectory(reader *r, int dir_fd, const char *dir, const c
         return read_error(r, path, e);
     }
     size_t ncol = sol->traj.ncol;
-    char *header = pl_trajectory_header(sol->n, sol->m, sol->solver->family == PL_FAMILY_SCHEME);
+    char *header = pl_trajectory_header(sol->n, sol->m, pl_solver_can(sol->solver, PL_SOLVER_STEP_IMPULSES));
     double *row = malloc(ncol * sizeof *row);
     if (!header || !row) {
         free(header);
@@ -391,7 +391,7 @@ static pl_status read_solution(int dir_fd, const char *dir, const pl_model *mode
     sol->t_end = number(&r, o, "t_end");
     for (size_t k = 0; k < solver->noptions; k++)
         sol->option[k] = number(&r, o, solver->options[k].name);
-    if (solver->family == PL_FAMILY_SCHEME)
+    if (pl_solver_can(solver, PL_SOLVER_FIXED_STEP))
         sol->step_size = number(&r, o, "h_used");
     read_stats(&r, json_object_get(o, "stats"), sol);
     const json_t *fin = json_object_get(o, "final");
@@ -401,12 +401,12 @@ static pl_status read_solution(int dir_fd, const char *dir, const pl_model *mode
     vector(&r, fin, "v", sol->v_final, sol->n);
     if (!r.bad)
         read_trajectory(&r, dir_fd, dir, expect ? expect->trajectory : NULL, sol);
-    if (!r.bad && solver->family != PL_FAMILY_LIMIT)
+    if (!r.bad && pl_solver_can(solver, PL_SOLVER_EPISODES))
         read_episodes(&r, json_object_get(o, "episodes"), sol);
-    if (!r.bad && solver->family != PL_FAMILY_PENALTY)
+    if (!r.bad && pl_solver_can(solver, PL_SOLVER_EVENTS))
         read_events(&r, json_object_get(o, "events"), sol);
     const json_t *z = json_object_get(o, "zeno");
-    if (!r.bad && solver->family == PL_FAMILY_LIMIT && json_is_object(z)) {
+    if (!r.bad && pl_solver_can(solver, PL_SOLVER_ZENO) && json_is_object(z)) {
         sol->zeno.found = 1;
         sol->zeno.t_accumulation = number(&r, z, "t_accumulation");
         sol->zeno.constraint = (size_t)integer(&r, z, "constraint", 1, (long)sol->m) - 1;

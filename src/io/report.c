@@ -221,17 +221,17 @@ json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, 
     PL_JSON_SET(o, "family", json_string(pl_solver_family_name(s->family)));
     for (size_t k = 0; k < s->noptions; k++)
         PL_JSON_SET(o, s->options[k].name, pl_json_number(sol->option[k]));
-    if (s->family == PL_FAMILY_SCHEME) /* h itself when it divides t_end */
+    if (pl_solver_can(s, PL_SOLVER_FIXED_STEP)) /* h itself when it divides t_end */
         PL_JSON_SET(o, "h_used", pl_json_number(sol->step_size));
     PL_JSON_SET(o, "t_end", pl_json_number(sol->t_end));
     PL_JSON_SET(o, "stats", stats_json(sol));
-    if (s->family != PL_FAMILY_LIMIT) {
+    if (pl_solver_can(s, PL_SOLVER_EPISODES)) {
         json_t *eps = json_array();
         for (size_t k = 0; k < sol->nepisodes; k++)
             PL_JSON_APPEND(eps, pl_episode_json(&sol->episodes[k], analysis ? &analysis->info[k] : NULL, sol->n));
         PL_JSON_SET(o, "episodes", eps);
     }
-    if (s->family != PL_FAMILY_PENALTY) {
+    if (pl_solver_can(s, PL_SOLVER_EVENTS)) {
         size_t counts[PL_EVENT_KINDS] = {0};
         json_t *events = json_array();
         for (size_t k = 0; k < sol->nevents; k++) {
@@ -244,7 +244,7 @@ json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, 
         PL_JSON_SET(o, "event_counts", c);
         PL_JSON_SET(o, "events", events);
     }
-    if (s->family == PL_FAMILY_LIMIT) {
+    if (pl_solver_can(s, PL_SOLVER_ZENO)) {
         const pl_zeno_point *zp = &sol->zeno;
         json_t *z = json_null();
         if (zp->found) {
@@ -273,7 +273,7 @@ pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_soluti
 {
     size_t n = sol->n, m = sol->m;
     const pl_table *traj = &sol->traj;
-    char *header = pl_trajectory_header(n, m, sol->solver->family == PL_FAMILY_SCHEME);
+    char *header = pl_trajectory_header(n, m, pl_solver_can(sol->solver, PL_SOLVER_STEP_IMPULSES));
     size_t *cols = malloc((2 + 2 * n) * sizeof *cols);
     if (!header || !cols) {
         free(header);

@@ -22,6 +22,20 @@ typedef enum { PL_FAMILY_PENALTY, PL_FAMILY_LIMIT, PL_FAMILY_SCHEME, PL_FAMILY_E
 /* "penalty", "limit", "scheme" or "external" */
 const char *pl_solver_family_name(pl_solver_family family);
 
+/* What a solver's solutions hold and what it takes (pl_solver_type.capabilities, a set of these):
+ * asked instead of its family wherever a solver of a new family could answer differently.  The
+ * family names what the solver is; these say what it does. */
+typedef enum {
+    PL_SOLVER_EPISODES = 1u << 0,      /* records contact episodes (pl_solution.episodes) */
+    PL_SOLVER_EVENTS = 1u << 1,        /* records events: impacts, slides, lift-offs (pl_solution.events) */
+    PL_SOLVER_ZENO = 1u << 2,          /* locates a Zeno accumulation point (pl_solution.zeno) */
+    PL_SOLVER_GAMMA = 1u << 3,         /* its Gamma is the time transform of paper 004, eq. (5): its
+                                          trajectory compares with the limit's along s */
+    PL_SOLVER_DENSE = 1u << 4,         /* has dense output: records samples between steps (takes samples) */
+    PL_SOLVER_FIXED_STEP = 1u << 5,    /* steps with one step size (pl_solution.step_size, "h_used") */
+    PL_SOLVER_STEP_IMPULSES = 1u << 6, /* its trajectory's rows carry the impulses of each step */
+} pl_solver_capability;
+
 /* The cap on a trajectory's values (rows x columns, 160 MB of doubles) when
  * pl_solve_opts.max_output is 0. */
 #define PL_DEFAULT_MAX_OUTPUT 2e7
@@ -50,6 +64,7 @@ typedef struct pl_solver_type {
     const char *name;
     const char *summary;
     pl_solver_family family;
+    unsigned capabilities; /* pl_solver_capability flags */
     const pl_param_spec *options; /* a PL_PARAM_DERIVED default is computed by default_option */
     size_t noptions;
     /* The option a sweep refines ("mu" or "h"; NULL for none) and whether refining makes it
@@ -75,6 +90,12 @@ extern const pl_solver_type pl_solver_moreau_jean;
 extern const pl_solver_type pl_solver_paoli;
 extern const pl_solver_type pl_solver_maury;
 extern const pl_solver_type pl_solver_external; /* io/external.c; not in the registry */
+
+/* Whether solver s has every capability in caps (pl_solver_capability flags). */
+static inline int pl_solver_can(const pl_solver_type *s, unsigned caps)
+{
+    return (s->capabilities & caps) == caps;
+}
 
 size_t pl_solver_count(void);
 const pl_solver_type *pl_solver_at(size_t index);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/carve.h"
 #include "core/linalg.h"
 #include "core/rootfind.h"
 #include "solvers/stepper.h"
@@ -50,6 +51,8 @@ typedef struct {
     double *g_start; /* the root functions at the step's start (g0 is overwritten at its end) */
     int *found, *crosses;
     int *taken; /* the approximate roots the kink hook took over in this step */
+    double *block; /* the arrays above, carved (pl_stepper_rk_new) */
+    int *int_block;
     int rhs_status; /* the last failure of the solver's right-hand side */
     /* f0 = f(t0, y0) and f1 = f(t, y), the derivatives at the ends of the last step, once computed:
      * f1 is the first stage of the next step (rk8pd's k1, given to GSL as dydt_in) and f0 that of
@@ -725,10 +728,8 @@ static void destroy(pl_stepper *s)
         gsl_odeiv2_step_free(r->step);
     if (r->hop)
         gsl_odeiv2_step_free(r->hop);
-    free(r->y);
-    free(r->found);
-    free(r->crosses);
-    free(r->taken);
+    free(r->block);
+    free(r->int_block);
     free(r);
 }
 
@@ -746,18 +747,17 @@ pl_status pl_stepper_rk_new(pl_stepper **out, const pl_stepper_spec *spec, pl_er
                            .restart = restart, .steps = steps, .add_counters = add_counters, .free = destroy,
                            .impl = r};
     *out = &r->base;
-    r->y = malloc((10 * N + 7 * nr + 1) * sizeof *r->y);
-    r->found = calloc(nr + 1, sizeof *r->found);
-    r->crosses = calloc(nr + 1, sizeof *r->crosses);
-    r->taken = calloc(nr + 1, sizeof *r->taken);
+    pl_part parts[] = {{&r->y, N},      {&r->y0, N},    {&r->ytry, N},     {&r->yerr, N},     {&r->ydense, N},
+                       {&r->w, N},      {&r->f0, N},    {&r->f1, N},       {&r->g0, nr},      {&r->g1, nr},
+                       {&r->groot, nr}, {&r->gdep, nr}, {&r->estimate, nr}, {&r->when, nr},   {&r->g_start, nr},
+                       {&r->y_exact, N}, {&r->f_exact, N}};
+    pl_int_part int_parts[] = {{&r->found, nr + 1}, {&r->crosses, nr + 1}, {&r->taken, nr + 1}};
+    r->block = pl_carve(parts, PL_NPARTS(parts));
+    r->int_block = pl_carve_int(int_parts, PL_NPARTS(int_parts));
     r->step = gsl_odeiv2_step_alloc(gsl_odeiv2_step_rk8pd, N);
     r->hop = gsl_odeiv2_step_alloc(gsl_odeiv2_step_rkf45, N);
-    if (!r->y || !r->found || !r->crosses || !r->taken || !r->step || !r->hop)
+    if (!r->block || !r->int_block || !r->step || !r->hop)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a Runge-Kutta stepper of size %zu", N);
-    r->y0 = r->y + N, r->ytry = r->y0 + N, r->yerr = r->ytry + N, r->ydense = r->yerr + N;
-    r->w = r->ydense + N, r->f0 = r->w + N, r->f1 = r->f0 + N, r->g0 = r->f1 + N, r->g1 = r->g0 + nr;
-    r->groot = r->g1 + nr, r->gdep = r->groot + nr, r->estimate = r->gdep + nr, r->when = r->estimate + nr;
-    r->g_start = r->when + nr, r->y_exact = r->g_start + nr, r->f_exact = r->y_exact + N;
     r->sys = (gsl_odeiv2_system){.function = gsl_rhs, .jacobian = NULL, .dimension = N, .params = r};
     memcpy(r->y, spec->y0, N * sizeof *r->y);
     r->base.y = r->y;

@@ -1,5 +1,6 @@
 #include "solvers/limit/impact.h"
 
+#include "core/carve.h"
 #include "core/linalg.h"
 #include "core/rootfind.h"
 
@@ -71,46 +72,22 @@ pl_impact_work *pl_impact_work_new(const pl_model *model)
     fast_system *f = &w->f;
     w->work = pl_work_new(model);
     w->contact = pl_contact_new(1, n, 0);
-    w->ints = calloc(3 * m, sizeof *w->ints);
+    pl_int_part int_parts[] = {{&f->part, m}, {&f->active, m}, {&w->settled, m}};
+    pl_part parts[] = {{&f->grad, m * n},     {&f->w, m * n},      {&f->zd0, m},        {&f->gt, m},
+                       {&f->m_eff, m},        {&f->pre, m},        {&f->z_rhs, m},      {&f->zd_rhs, m},
+                       {&f->z_jac, m},        {&f->zd_jac, m},     {&f->z_at, m},       {&f->zd_at, m},
+                       {&w->z, m},            {&w->zd, m},         {&w->gdot_plus, m},  {&w->impulse, m},
+                       {&f->fp_v_jac, n * n}, {&w->minv, n * n},   {&f->dF, n * (m + n)}, {&f->fp_gaps, n},
+                       {&f->fp0, n},          {&f->yv, n},         {&f->force_rhs, n},  {&f->fp_jac, n},
+                       {&f->force_jac, n},    {&f->dl, n},         {&w->v_plus, n},     {&w->Y, N},
+                       {&w->Ya, N},           {&w->Yc, N},         {&w->row, 2 + n}};
+    w->ints = pl_carve_int(int_parts, PL_NPARTS(int_parts));
     f->law = calloc(m, sizeof *f->law);
-    w->block = calloc(3 * m * n + 14 * m + 3 * n * n + 12 * n + 3 * N + 2, sizeof *w->block);
+    w->block = pl_carve(parts, PL_NPARTS(parts));
     if (!w->work || !w->contact || !w->ints || !f->law || !w->block || pl_contact_set_init(&w->cs, model, NULL) != PL_OK) {
         pl_impact_work_free(w);
         return NULL;
     }
-    f->part = w->ints, f->active = f->part + m, w->settled = f->active + m;
-    double *p = w->block;
-    f->grad = p, p += m * n;
-    f->w = p, p += m * n;
-    f->zd0 = p, p += m;
-    f->gt = p, p += m;
-    f->m_eff = p, p += m;
-    f->pre = p, p += m;
-    f->z_rhs = p, p += m;
-    f->zd_rhs = p, p += m;
-    f->z_jac = p, p += m;
-    f->zd_jac = p, p += m;
-    f->z_at = p, p += m;
-    f->zd_at = p, p += m;
-    w->z = p, p += m;
-    w->zd = p, p += m;
-    w->gdot_plus = p, p += m;
-    w->impulse = p, p += m;
-    f->fp_v_jac = p, p += n * n;
-    w->minv = p, p += n * n;
-    f->dF = p, p += n * (m + n);
-    f->fp_gaps = p, p += n;
-    f->fp0 = p, p += n;
-    f->yv = p, p += n;
-    f->force_rhs = p, p += n;
-    f->fp_jac = p, p += n;
-    f->force_jac = p, p += n;
-    f->dl = p, p += n;
-    w->v_plus = p, p += n;
-    w->Y = p, p += N;
-    w->Ya = p, p += N;
-    w->Yc = p, p += N;
-    w->row = p;
     return w;
 }
 

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/carve.h"
 #include "core/clock.h"
 #include "core/linalg.h"
 #include "core/rootfind.h"
@@ -50,6 +51,7 @@ typedef struct {
     double rtol;
     size_t n, m, N; /* N = 2n + 1: q, v, Gamma */
     int *sliding;
+    int *int_block; /* the int arrays, carved (alloc_solver) */
     double V, A, L;    /* velocity, acceleration and length scales of the case */
     double alpha;      /* constraint stabilization gain A/V */
     double tol_g, tol_v, tol_lambda;
@@ -92,47 +94,21 @@ static pl_status alloc_solver(solver *s, pl_error *err)
     s->c_missed = pl_contact_new(1, n, 0);
     s->g_rebound = pl_gap_new(1, n, 0);
     s->g_accel = pl_gap_new(1, n, 0);
-    s->sliding = calloc(9 * m, sizeof *s->sliding);
-    s->block = calloc(10 * n + n * n + 6 * m + 7 * N + 2 * ncol, sizeof *s->block);
+    pl_int_part int_parts[] = {{&s->sliding, m},       {&s->next, m},          {&s->part, m},
+                               {&s->cand_impact, m},   {&s->cand_contacts, m}, {&s->cand_event, m},
+                               {&s->touching_event, m}, {&s->lifted, m},       {&s->touching_start, m}};
+    pl_part parts[] = {{&s->fp_geo, n},       {&s->fp_dense, n},       {&s->fp_missed, n},     {&s->a_rhs, n},
+                       {&s->ac_rhs, n},       {&s->ac_roots, n},       {&s->ac_row, n},        {&s->ac_accel, n},
+                       {&s->fp_accel, n},     {&s->fp_v_accel, n * n}, {&s->lambda_accel, m},  {&s->prev_gdot, m},
+                       {&s->lambda_rhs, m},   {&s->lambda_roots, m},   {&s->lambda_resolve, m}, {&s->fsm_resolve, m},
+                       {&s->tol, N},          {&s->x0, N},             {&s->x1, N},            {&s->before, N},
+                       {&s->y_acc, N},        {&s->y_before, N},       {&s->y0, N},            {&s->row, ncol},
+                       {&s->arc_row, ncol}};
+    s->int_block = pl_carve_int(int_parts, PL_NPARTS(int_parts));
+    s->block = pl_carve(parts, PL_NPARTS(parts));
     if (!s->work || !s->impact_work || !s->c_geo || !s->c_dense || !s->c_missed || !s->g_rebound || !s->g_accel ||
-        !s->sliding || !s->block)
+        !s->int_block || !s->block)
         return pl_fail(err, PL_ERR_NOMEM, "limit solution: out of memory (%zu dofs, %zu constraints)", n, m);
-    int *ip = s->sliding + m;
-    s->next = ip, ip += m;
-    s->part = ip, ip += m;
-    s->cand_impact = ip, ip += m;
-    s->cand_contacts = ip, ip += m;
-    s->cand_event = ip, ip += m;
-    s->touching_event = ip, ip += m;
-    s->lifted = ip, ip += m;
-    s->touching_start = ip;
-    double *p = s->block;
-    s->fp_geo = p, p += n;
-    s->fp_dense = p, p += n;
-    s->fp_missed = p, p += n;
-    s->a_rhs = p, p += n;
-    s->ac_rhs = p, p += n;
-    s->ac_roots = p, p += n;
-    s->ac_row = p, p += n;
-    s->ac_accel = p, p += n;
-    s->fp_accel = p, p += n;
-    s->fp_v_accel = p, p += n * n;
-    s->lambda_accel = p, p += m;
-    s->prev_gdot = p, p += m;
-    s->lambda_rhs = p, p += m;
-    s->lambda_roots = p, p += m;
-    s->lambda_resolve = p, p += m;
-    s->fsm_resolve = p, p += m;
-    s->tol = p, p += N;
-    s->x0 = p, p += N;
-    s->x1 = p, p += N;
-    s->before = p, p += N;
-    s->y_acc = p, p += N;
-    s->y_before = p, p += N;
-    s->y0 = p, p += N;
-    s->row = p, p += ncol;
-    s->arc_row = p;
-    memset(s->y0, 0, N * sizeof *s->y0);
     return PL_OK;
 }
 
@@ -148,7 +124,7 @@ static void free_solver(solver *s)
     free(s->c_missed);
     free(s->g_rebound);
     free(s->g_accel);
-    free(s->sliding);
+    free(s->int_block);
     free(s->block);
 }
 
@@ -996,6 +972,7 @@ const pl_solver_type pl_solver_limit = {
     .name = "limit",
     .summary = "the limit (generalized) solution computed directly, event by event (paper 004 (47)-(48))",
     .family = PL_FAMILY_LIMIT,
+    .capabilities = PL_SOLVER_EVENTS | PL_SOLVER_ZENO | PL_SOLVER_DENSE,
     .options = options,
     .noptions = sizeof options / sizeof options[0],
     .check = check,

@@ -3,10 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The Jacobian's scratch: fp_q, fp_v, a_q, a_v, minv, ac_q, ac_v, dM (n x n each), fp, a, dlam_q,
- * dlam_v, dMw (n each). */
-#define JAC_MATRICES 8
-#define JAC_VECTORS 5
+#include "core/carve.h"
 
 pl_status pl_penalized_init(pl_penalized *p, const pl_model *model, double mu, pl_error *err)
 {
@@ -19,8 +16,12 @@ pl_status pl_penalized_init(pl_penalized *p, const pl_model *model, double mu, p
     p->work = pl_work_new(model);
     p->contact = pl_contact_new(1, n, 0);
     p->jac_contact = pl_contact_new(1, n, 1);
-    p->jac = calloc(JAC_MATRICES * n * n + JAC_VECTORS * n, sizeof *p->jac);
-    if (!p->damping || !p->active || !p->work || !p->contact || !p->jac_contact || !p->jac)
+    size_t nn = n * n;
+    pl_part parts[] = {{&p->fp_q, nn}, {&p->fp_v, nn},  {&p->a_q, nn},    {&p->a_v, nn},    {&p->minv, nn},
+                       {&p->ac_q, nn}, {&p->ac_v, nn},  {&p->dM, nn},     {&p->fp, n},      {&p->a, n},
+                       {&p->dlam_q, n}, {&p->dlam_v, n}, {&p->dMw, n}};
+    p->block = pl_carve(parts, PL_NPARTS(parts));
+    if (!p->damping || !p->active || !p->work || !p->contact || !p->jac_contact || !p->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for the penalized system (%zu dofs, %zu constraints)", n, m);
     for (size_t i = 0; i < m; i++)
         p->damping[i] = pl_law_prepare(&model->law[i], mu);
@@ -34,7 +35,7 @@ void pl_penalized_free(pl_penalized *p)
     pl_work_free(p->work);
     free(p->contact);
     free(p->jac_contact);
-    free(p->jac);
+    free(p->block);
     memset(p, 0, sizeof *p);
 }
 
@@ -42,19 +43,16 @@ pl_status pl_forces_init(pl_forces *f, const pl_model *model, pl_error *err)
 {
     size_t n = model->n, m = model->m;
     memset(f, 0, sizeof *f);
-    f->fp = calloc(3 * n + m + n * n, sizeof *f->fp);
-    if (!f->fp)
+    pl_part parts[] = {{&f->fp, n}, {&f->a, n}, {&f->ac, n}, {&f->lambda, m}, {&f->minv, n * n}};
+    f->block = pl_carve(parts, PL_NPARTS(parts));
+    if (!f->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for the forces of %zu dofs", n);
-    f->a = f->fp + n;
-    f->ac = f->a + n;
-    f->lambda = f->ac + n;
-    f->minv = f->lambda + m;
     return PL_OK;
 }
 
 void pl_forces_free(pl_forces *f)
 {
-    free(f->fp);
+    free(f->block);
     memset(f, 0, sizeof *f);
 }
 
@@ -104,10 +102,11 @@ int pl_penalized_jacobian(const pl_penalized *c, double t, const double *q, cons
 {
     const pl_model *model = c->model;
     size_t n = model->n, N = 2 * n, nn = n * n;
-    double *fp_q = c->jac, *fp_v = fp_q + nn, *a_q = fp_v + nn, *a_v = a_q + nn, *minv = a_v + nn;
-    double *ac_q = minv + nn, *ac_v = ac_q + nn, *dM = ac_v + nn;
-    double *fp = dM + nn, *a = fp + n, *dlam_q = a + n, *dlam_v = dlam_q + n, *dMw = dlam_v + n;
-    memset(ac_q, 0, 2 * nn * sizeof *ac_q);
+    double *fp_q = c->fp_q, *fp_v = c->fp_v, *a_q = c->a_q, *a_v = c->a_v, *minv = c->minv;
+    double *ac_q = c->ac_q, *ac_v = c->ac_v, *dM = c->dM;
+    double *fp = c->fp, *a = c->a, *dlam_q = c->dlam_q, *dlam_v = c->dlam_v, *dMw = c->dMw;
+    memset(ac_q, 0, nn * sizeof *ac_q);
+    memset(ac_v, 0, nn * sizeof *ac_v);
 
     pl_model_velocity_map(model, t, q, v, fp, fp_q, fp_v, NULL);
     pl_model_accel(model, c->work, t, q, v, a, a_q, a_v);

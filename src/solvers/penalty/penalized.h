@@ -15,7 +15,11 @@ typedef struct {
     pl_work *work;   /* the model's scratch (pl_model_accel and friends), free for the run's own calls */
     pl_contact *contact;     /* scratch of the forces */
     pl_contact *jac_contact; /* of the Jacobian, which reads the Hessians */
-    double *jac;         /* scratch of the Jacobian */
+    /* scratch of the Jacobian: n x n each, */
+    double *fp_q, *fp_v, *a_q, *a_v, *minv, *ac_q, *ac_v, *dM;
+    /* n each */
+    double *fp, *a, *dlam_q, *dlam_v, *dMw;
+    double *block; /* the scratch, carved (pl_penalized_init) */
 } pl_penalized;
 
 /* Forces at one state (pl_forces_init). */
@@ -25,6 +29,7 @@ typedef struct {
     double *ac;     /* n: contact acceleration sum_i w_i lambda_i, eq. (4) */
     double *lambda; /* m: normal force of each constraint (0 if inactive) */
     double *minv;   /* n x n */
+    double *block;  /* the arrays above, carved (pl_forces_init) */
 } pl_forces;
 
 /* All modes inactive.  PL_ERR_NOMEM if out of memory; p is freeable whatever the status. */

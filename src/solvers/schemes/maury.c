@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/carve.h"
 #include "core/linalg.h"
 #include "solvers/schemes/scheme.h"
 
@@ -38,17 +39,9 @@ typedef struct {
 
 static double *alloc_work(maury_work *w, size_t n, size_t m)
 {
-    double *p = calloc(3 * n + n * n + 2 * m + m * n, sizeof *p), *block = p;
-    if (!p)
-        return NULL;
-    w->a = p, p += n;
-    w->u = p, p += n;
-    w->HtP = p, p += n;
-    w->minv = p, p += n * n;
-    w->G = p, p += m;
-    w->b = p, p += m;
-    w->H = p;
-    return block;
+    pl_part parts[] = {{&w->a, n}, {&w->u, n}, {&w->HtP, n}, {&w->minv, n * n},
+                       {&w->G, m}, {&w->b, m}, {&w->H, m * n}};
+    return pl_carve(parts, PL_NPARTS(parts));
 }
 
 static pl_status step(pl_scheme_ctx *ctx, const pl_scheme_point *now, pl_scheme_point *next, pl_error *err)
@@ -112,6 +105,7 @@ const pl_solver_type pl_solver_maury = {
     .name = "maury",
     .summary = "Bernicot-Lefebvre/Maury velocity projection onto the local convex approximation K_h, inelastic",
     .family = PL_FAMILY_SCHEME,
+    .capabilities = PL_SCHEME_CAPABILITIES,
     .options = options,
     .noptions = sizeof options / sizeof options[0],
     .refine = "h",

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/carve.h"
 #include "core/linalg.h"
 #include "solvers/schemes/scheme.h"
 
@@ -58,24 +59,16 @@ typedef struct {
 static int alloc_work(mj_work *w, size_t n, size_t m)
 {
     memset(w, 0, sizeof *w);
-    w->block = calloc(7 * n + 5 * n * n + 6 * m + 2 * m * n + m * m, sizeof *w->block);
+    pl_part parts[] = {{&w->a0, n},       {&w->a1, n},    {&w->dfree, n},  {&w->aqv, n},   {&w->vfree, n},
+                       {&w->col, n},      {&w->HtP, n},   {&w->W.lu, n * n}, {&w->a_q, n * n}, {&w->a_v, n * n},
+                       {&w->minv, n * n}, {&w->B, n * n}, {&w->G, m},      {&w->Gt0, m},   {&w->G1, m},
+                       {&w->Gt1, m},      {&w->b, m},     {&w->P, m},      {&w->H, m * n}, {&w->Hk, m * n},
+                       {&w->A, m * m}};
+    w->block = pl_carve(parts, PL_NPARTS(parts));
     w->W.perm = calloc(n, sizeof *w->W.perm);
     w->idx = calloc(m, sizeof *w->idx);
     if (!w->block || !w->W.perm || !w->idx)
         return -1;
-    double *p = w->block;
-    double **vec[] = {&w->a0, &w->a1, &w->dfree, &w->aqv, &w->vfree, &w->col, &w->HtP};
-    for (size_t k = 0; k < sizeof vec / sizeof *vec; k++)
-        *vec[k] = p, p += n;
-    double **mat[] = {&w->W.lu, &w->a_q, &w->a_v, &w->minv, &w->B};
-    for (size_t k = 0; k < sizeof mat / sizeof *mat; k++)
-        *mat[k] = p, p += n * n;
-    double **con[] = {&w->G, &w->Gt0, &w->G1, &w->Gt1, &w->b, &w->P};
-    for (size_t k = 0; k < sizeof con / sizeof *con; k++)
-        *con[k] = p, p += m;
-    w->H = p, p += m * n;
-    w->Hk = p, p += m * n;
-    w->A = p;
     return 0;
 }
 
@@ -222,6 +215,7 @@ const pl_solver_type pl_solver_moreau_jean = {
     .name = "moreau_jean",
     .summary = "Moreau-Jean time stepping: theta-method on velocities, Newton's impact law, an LCP per step",
     .family = PL_FAMILY_SCHEME,
+    .capabilities = PL_SCHEME_CAPABILITIES,
     .options = options,
     .noptions = sizeof options / sizeof options[0],
     .refine = "h",

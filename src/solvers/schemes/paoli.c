@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/carve.h"
 #include "core/linalg.h"
 #include "solvers/schemes/scheme.h"
 
@@ -45,19 +46,9 @@ typedef struct {
 
 static double *alloc_state(paoli_state *st, size_t n, size_t m)
 {
-    double *p = calloc(5 * n + n * n + 2 * m + m * n, sizeof *p), *block = p;
-    if (!p)
-        return NULL;
-    st->u_prev = p, p += n;
-    st->W = p, p += n;
-    st->a = p, p += n;
-    st->HtL = p, p += n;
-    st->next = p, p += n;
-    st->minv = p, p += n * n;
-    st->G = p, p += m;
-    st->lambda = p, p += m;
-    st->H = p;
-    return block;
+    pl_part parts[] = {{&st->u_prev, n}, {&st->W, n},    {&st->a, n},      {&st->HtL, n},   {&st->next, n},
+                       {&st->minv, n * n}, {&st->G, m}, {&st->lambda, m}, {&st->H, m * n}};
+    return pl_carve(parts, PL_NPARTS(parts));
 }
 
 /* Z = Proj(W) onto K(t) in the metric M (minv = M^-1); lambda (per constraint) are the
@@ -164,6 +155,7 @@ const pl_solver_type pl_solver_paoli = {
     .name = "paoli",
     .summary = "Paoli's scheme (ARMA 2010): central differences projected onto K in the kinetic metric, inelastic",
     .family = PL_FAMILY_SCHEME,
+    .capabilities = PL_SCHEME_CAPABILITIES,
     .options = options,
     .noptions = sizeof options / sizeof options[0],
     .refine = "h",

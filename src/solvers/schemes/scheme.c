@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/carve.h"
 #include "core/clock.h"
 #include "core/lcp.h"
 #include "core/linalg.h"
@@ -217,14 +218,11 @@ static pl_status alloc_recorder(recorder *r, pl_error *err)
     r->pushed = calloc(m, sizeof *r->pushed);
     r->work = pl_work_new(r->model);
     r->contact = pl_contact_new(1, n, 0);
-    r->block = calloc(2 * m + n * n + n + pl_ncols(n, m), sizeof *r->block);
+    pl_part parts[] = {{&r->gdot, m}, {&r->gdot_next, m}, {&r->minv, n * n}, {&r->q_impact, n},
+                       {&r->row, pl_ncols(n, m)}};
+    r->block = pl_carve(parts, PL_NPARTS(parts));
     if (!r->open || !r->pushed || !r->work || !r->contact || !r->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a scheme's run (%zu dofs, %zu constraints)", n, m);
-    r->gdot = r->block;
-    r->gdot_next = r->gdot + m;
-    r->minv = r->gdot_next + m;
-    r->q_impact = r->minv + n * n;
-    r->row = r->q_impact + n;
     return PL_OK;
 }
 
@@ -245,6 +243,15 @@ static void normal_rates(recorder *r, double t, const double *q, const double *v
         pl_model_contact(model, i, t, q, v, r->minv, r->contact);
         gdot[i] = r->contact->gdot;
     }
+}
+
+/* An iterate zeroed before its step (pl_scheme_point). */
+static void clear_point(pl_scheme_point *p, size_t n, size_t m)
+{
+    double *arrays[] = {p->q, p->v, p->dv_impulse, p->q_free};
+    for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++)
+        memset(arrays[k], 0, n * sizeof *arrays[k]);
+    memset(p->impulse, 0, m * sizeof *p->impulse);
 }
 
 static pl_status record_row(recorder *r, const pl_scheme_point *p, pl_error *err)
@@ -422,34 +429,23 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
     long steps = pl_scheme_steps(opts->t_end, h);
     double h_used = opts->t_end / (double)steps;
     sol->step_size = h_used;
-    size_t n = model->n, m = model->m, point = 4 * n + m;
+    size_t n = model->n, m = model->m;
     recorder r = {.model = model, .sol = sol, .n = n, .m = m, .last_impact = -2};
     pl_scheme_ctx ctx = {.model = model, .opts = opts, .h = h_used, .n = n, .m = m, .stats = &sol->stats,
                          .state = state};
-    pl_scheme_point now, next;
-    /* the iterates' arrays, one block each: q, v, dv_impulse, q_free (n), impulse (m) */
-    double *arrays = calloc(2 * point, sizeof *arrays);
+    pl_scheme_point now = {0}, next = {0};
+    /* the iterates' arrays and the helpers' scratch, one block */
+    pl_part parts[] = {{&now.q, n},      {&now.v, n},      {&now.dv_impulse, n},  {&now.q_free, n},  {&now.impulse, m},
+                       {&next.q, n},     {&next.v, n},     {&next.dv_impulse, n}, {&next.q_free, n}, {&next.impulse, m},
+                       {&ctx.bht, n * m}, {&ctx.ws_A, m * m}, {&ctx.ws_b, m},     {&ctx.ws_P, m},    {&ctx.ws_u, n}};
+    double *arrays = pl_carve(parts, PL_NPARTS(parts));
     ctx.work = pl_work_new(model);
     ctx.gap = pl_gap_new(1, n, 0);
-    ctx.bht = calloc(n * m + m * m + 3 * m + n, sizeof *ctx.bht);
     ctx.ws_idx = calloc(m, sizeof *ctx.ws_idx);
     ctx.ws_in = calloc(m, sizeof *ctx.ws_in);
-    if (ctx.bht) {
-        ctx.ws_A = ctx.bht + n * m;
-        ctx.ws_b = ctx.ws_A + m * m;
-        ctx.ws_P = ctx.ws_b + m;
-        ctx.ws_u = ctx.ws_P + m;
-    }
     pl_status s = alloc_recorder(&r, e);
-    if (s == PL_OK && (!arrays || !ctx.work || !ctx.gap || !ctx.bht || !ctx.ws_idx || !ctx.ws_in))
+    if (s == PL_OK && (!arrays || !ctx.work || !ctx.gap || !ctx.ws_idx || !ctx.ws_in))
         s = pl_fail(e, PL_ERR_NOMEM, "out of memory for a scheme's run (%zu dofs, %zu constraints)", n, m);
-    pl_scheme_point *points[] = {&now, &next};
-    for (size_t k = 0; s == PL_OK && k < 2; k++) {
-        double *p = arrays + k * point;
-        memset(p, 0, point * sizeof *p);
-        *points[k] = (pl_scheme_point){.q = p, .v = p + n, .dv_impulse = p + 2 * n, .q_free = p + 3 * n,
-                                       .impulse = p + 4 * n};
-    }
     for (size_t i = 0; s == PL_OK && i < r.m; i++)
         r.open[i] = -1;
     if (s == PL_OK) {
@@ -458,7 +454,7 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
         s = record_row(&r, &now, e);
     }
     for (long k = 0; s == PL_OK && k < steps; k++) {
-        memset(next.q, 0, point * sizeof *next.q); /* the whole iterate, as its arrays are one block */
+        clear_point(&next, n, m);
         next.t = k + 1 == steps ? opts->t_end : (double)(k + 1) * h_used;
         ctx.step = k;
         ctx.t = now.t;
@@ -490,7 +486,6 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
     free(arrays);
     pl_work_free(ctx.work);
     free(ctx.gap);
-    free(ctx.bht);
     free(ctx.ws_idx);
     free(ctx.ws_in);
     free_recorder(&r);

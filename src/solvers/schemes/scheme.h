@@ -26,6 +26,10 @@
 
 #include "solvers/solver.h"
 
+/* What every scheme run by pl_scheme_run records: episodes and events, one step size, the impulses of
+ * each step; no dense output. */
+#define PL_SCHEME_CAPABILITIES (PL_SOLVER_EPISODES | PL_SOLVER_EVENTS | PL_SOLVER_FIXED_STEP | PL_SOLVER_STEP_IMPULSES)
+
 /* An iterate (its arrays owned by pl_scheme_run; zeroed before each step). */
 typedef struct {
     double t;

@@ -1,0 +1,54 @@
+/* The error weights of both steppers (the weights hook): tolerances that follow the scales of the
+ * problem at this mu, per component of the motion and per constraint's gap and rate. */
+#include <float.h>
+#include <math.h>
+
+#include "solvers/penalty/engine.h"
+
+/* Error weights that follow the scales of the problem at this mu:
+ * - away from contacts, q and v are controlled relative to their size, with floors at the
+ *   free-motion scales L = V^2/A and V;
+ * - near constraint i, the gap and its rate are controlled relative to the contact amplitude
+ *   a_i = hypot(G_i, Gdot_i/omega_i), omega_i = sqrt(k_i mu), with a floor at the resting
+ *   penetration scale pen_i: tol(G_i) = rtol (a_i + pen_i), tol(Gdot_i) = omega_i tol(G_i).
+ *   In an impact a_i ~ V/omega_i ~ mu^(-1/2); at rest a_i ~ pen_i ~ A/(k_i mu).  Both are thus
+ *   resolved to rtol at every mu, even where q itself is O(1) (a moving table).
+ * - in settled contact (steps h >> 1/omega under BDF) the gap rate is not tightened: the
+ *   control of G over a step bounds its error by tol(G)/h, and with it the error of the viscous
+ *   force mu c Gdot_i to rtol F (2 xi / (omega h)) << rtol F.  Holding Gdot_i to omega tol(G)
+ *   instead would hold the slow velocity, O(V), to an absolute error ~ rtol A/omega, and the
+ *   steps would shrink with mu. */
+int pen_error_weights(double t, const double *y, double *w, void *user)
+{
+    run_ctx *c = user;
+    size_t n = c->n;
+    double *tol = c->tol;
+    for (size_t j = 0; j < n; j++) {
+        tol[j] = c->rtol * (fabs(y[j]) + c->floor_q);
+        tol[n + j] = c->rtol * (fabs(y[n + j]) + c->floor_v);
+    }
+    const pl_gap *gaps = pen_geometry_at(c, t, y);
+    for (size_t i = 0; i < c->m; i++) {
+        const pl_gap *gap = &gaps[i];
+        double amplitude = hypot(gap->g, c->geometry_gdot[i] / c->omega[i]);
+        double tol_g = c->rtol * (amplitude + c->pen[i]);
+        /* A lift-off (lift_off_handover) is timed by G_i to its round-off, which holding Gdot_i to
+         * omega times that does; a tighter Gdot_i, down to the floor of 1000 ulps of v below, costs
+         * the disk's lift-off at mu = 1e10 300 steps more and times it no better */
+        double tol_gd = c->omega[i] * (c->lifting[i] == 1 ? fmax(tol_g, DBL_EPSILON * pl_gap_terms(gap, t, Q(y), n)) : tol_g);
+        pl_tighten_for_gap(tol, n, gap->grad, tol_g, c->settled_phase ? INFINITY : tol_gd);
+    }
+    /* Nothing much finer than the round-off of a component can be resolved: the tolerance is
+     * floored at 1000 ulps.  A resting penetration A/(k mu) under a table moving with O(1)
+     * amplitude is then resolved to rtol while it is above ~2e-11 |q| (mu up to ~1e9 for the
+     * vibrating table; at mu = 1e10 to about 1e-5 relative). */
+    for (size_t j = 0; j < 2 * n; j++)
+        w[j] = 1.0 / fmax(tol[j], 1000.0 * DBL_EPSILON * fabs(y[j]));
+    /* Gamma and the impulses are quadratures: they do not act on the motion, so their accuracy is
+     * that of the motion and the method's order, and they are left out of the error test (weight
+     * 0, as CVODES does for quadratures without error control).  Controlling them would only
+     * reject steps at the kinks of their integrands, which are roots anyway. */
+    for (size_t j = 2 * n; j < c->N; j++)
+        w[j] = 0.0;
+    return 0;
+}
