@@ -629,6 +629,13 @@ static void print_solution_summary(const pl_model *model, const pl_solution *sol
                sol->zeno.constraint + 1, sol->zeno.t_accumulation, sol->zeno.impacts_resolved, sol->zeno.ratio,
                sol->zeno.t_accumulation > sol->t_end ? "past t-end: the run ends at t-end in the state they reach"
                                                       : "then continue");
+    if (sol->solver->family == PL_FAMILY_LIMIT && !pl_laws_bounces_accumulate(model->law, model->m))
+        printf("\n  no Zeno point: the law's impacts never accumulate (elastic, or 1 - e ~ c V)");
+    if (sol->tail.found)
+        printf("\n  bounces of constraint %zu from t = %.12g summed in closed form to t-end (c v = %.3g, the "
+               "impacts never accumulate): %.6g impacts skipped, the last at t = %.12g (+- %.2g), rebound speed "
+               "%.6g", sol->tail.constraint + 1, sol->tail.t_start, sol->tail.x_start, sol->tail.impacts,
+               sol->tail.t_last, sol->tail.time_error, sol->tail.speed_last);
     printf("\n  final: t = %s, ", num(sol->t_final, v));
     print_vector("q", sol->q_final, sol->n);
     printf(", ");
