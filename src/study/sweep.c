@@ -383,6 +383,36 @@ static double lag_rate(const pl_model *model, const pl_sweep *sw, double t)
     return r;
 }
 
+/* Whether the obstacle of every constraint struck in the limit solution is fixed (G_t, G_tt, grad G_t zero at
+ * its impacts): what a law's exactness of the restitution rests on (energy kept over the contact). */
+static int obstacles_fixed(const pl_model *model, const pl_sweep *sw)
+{
+    pl_gap *g = pl_gap_new(1, model->n, 0);
+    int fixed = g != NULL;
+    for (size_t l = 0; fixed && l < sw->limit_analysis.impacts; l++) {
+        const pl_event *e = &sw->limit_analysis.impact[l].event;
+        for (size_t i = 0; fixed && i < model->m; i++) {
+            if (!e->participants[i] && i != e->constraint)
+                continue;
+            pl_model_gap(model, i, e->t, e->q, g);
+            fixed = g->g_t == 0.0 && g->g_tt == 0.0;
+            for (size_t k = 0; fixed && k < model->n; k++)
+                fixed = g->grad_t[k] == 0.0;
+        }
+    }
+    free(g);
+    return fixed;
+}
+
+/* A law's rate for an impact's own outcome: where it claims exactness (energy kept), only against a fixed
+ * obstacle; against a moving one the regular forces of the moving frame act over the contact time. */
+static double outcome_rate(const pl_model *model, const pl_sweep *sw, pl_rate_quantity what)
+{
+    double r = law_rate(model, what);
+    return r == PL_RATE_EXACT && !(sw->has_limit && obstacles_fixed(model, sw)) ? law_rate(model, PL_RATE_PENETRATION)
+                                                                                 : r;
+}
+
 /* The rate the law predicts for quantity q of this sweep (docs/laws.md, "Convergence rates"): what sets its
  * error depends on the events of the limit solution before it (lag_rate).  An impact's time and the
  * velocity after it are taken over the impacts every run is measured on (impact_common). */
@@ -394,10 +424,16 @@ static double predicted_rate(const pl_model *model, const pl_sweep *sw, pl_sweep
     switch (q) {
     case PL_Q_FIRST_IMPACT_TIME:
         return sw->has_limit && la->impacts > 0 ? lag_rate(model, sw, la->impact[0].event.t) : NAN;
-    case PL_Q_RESTITUTION_FIRST: return law_rate(model, PL_RATE_RESTITUTION);
+    case PL_Q_RESTITUTION_FIRST: return outcome_rate(model, sw, PL_RATE_RESTITUTION);
     case PL_Q_SCALED_PENETRATION_FIRST: return law_rate(model, PL_RATE_PENETRATION);
     case PL_Q_CAPTURE_TIME: return law_rate(model, PL_RATE_CAPTURE);
     case PL_Q_LIFT_OFF_FIRST: {
+        /* A resting contact that a limit impact takes part in and ends (Newton's cradle: the wave through
+         * the resting balls; the limit has no lift-off there, or one at the impact's time) ends with that
+         * impact's fast motion: it lags by a contact time. */
+        for (size_t l = 0; sw->has_limit && l < la->impacts; l++)
+            if (isnan(la->lift_off_first) || la->impact[l].event.t == la->lift_off_first)
+                return law_rate(model, PL_RATE_IMPACT_TIME);
         double r = law_rate(model, PL_RATE_LIFT_OFF);
         if (sw->has_limit && la->impacts > 0 && la->impact[0].event.t < la->lift_off_first)
             r = fmin(r, law_rate(model, PL_RATE_IMPACT_TIME));
@@ -411,7 +447,7 @@ static double predicted_rate(const pl_model *model, const pl_sweep *sw, pl_sweep
         /* The velocity after an impact lags with its time only where the regular forces vary along the way:
          * under a uniform field (the ball) it carries the impacts' own errors and a lift-off's. */
         int velocity = q == PL_Q_IMPACT_VELOCITY_ERROR;
-        double r = velocity ? law_rate(model, PL_RATE_IMPACT_VELOCITY) : PL_RATE_EXACT;
+        double r = velocity ? outcome_rate(model, sw, PL_RATE_IMPACT_VELOCITY) : PL_RATE_EXACT;
         for (size_t l = 0; l < la->impacts; l++) {
             if (!sw->impact_common[l])
                 continue;
@@ -631,10 +667,15 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
             Q->values[k] = quantity_value(sw, (pl_sweep_quantity_id)q, k);
         Q->predicted_rate = predicted_rate(model, sw, (pl_sweep_quantity_id)q);
         Q->no_limit = NULL;
-        if (q == PL_Q_ACCUMULATION_ESTIMATE && !accumulate && sw->solver->family == PL_FAMILY_PENALTY)
+        int fitted = 0, captured = 0; /* runs with flights to fit, with a capture */
+        for (size_t k = 0; k < n; k++) {
+            fitted |= sw->runs[k].status == PL_OK && sw->analysis[k].fit_flights >= 3;
+            captured |= q == PL_Q_CAPTURE_TIME && isfinite(Q->values[k]);
+        }
+        if (q == PL_Q_ACCUMULATION_ESTIMATE && !accumulate && fitted && sw->solver->family == PL_FAMILY_PENALTY)
             Q->no_limit = "the law's impacts never accumulate (elastic, or 1 - e ~ c V: flights sum like a harmonic "
                           "series): no Zeno point to extrapolate";
-        else if (q == PL_Q_CAPTURE_TIME && Q->predicted_rate == 0.0)
+        else if (q == PL_Q_CAPTURE_TIME && Q->predicted_rate == 0.0 && captured)
             Q->no_limit = "the limit's impacts never accumulate: the penalized capture time grows like ln mu";
         if (Q->no_limit) {
             /* nothing to fit a rate to, nor a limit to extrapolate */
