@@ -431,9 +431,13 @@ static double predicted_rate(const pl_model *model, const pl_sweep *sw, pl_sweep
         /* A resting contact that a limit impact takes part in and ends (Newton's cradle: the wave through
          * the resting balls; the limit has no lift-off there, or one at the impact's time) ends with that
          * impact's fast motion: it lags by a contact time. */
-        for (size_t l = 0; sw->has_limit && l < la->impacts; l++)
-            if (isnan(la->lift_off_first) || la->impact[l].event.t == la->lift_off_first)
+        for (size_t l = 0; sw->has_limit && l < la->impacts; l++) {
+            size_t parts = 0;
+            for (size_t i = 0; i < model->m; i++)
+                parts += la->impact[l].event.participants[i] != 0;
+            if (parts > 1 && (isnan(la->lift_off_first) || la->impact[l].event.t == la->lift_off_first))
                 return law_rate(model, PL_RATE_IMPACT_TIME);
+        }
         double r = law_rate(model, PL_RATE_LIFT_OFF);
         if (sw->has_limit && la->impacts > 0 && la->impact[0].event.t < la->lift_off_first)
             r = fmin(r, law_rate(model, PL_RATE_IMPACT_TIME));
