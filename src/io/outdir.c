@@ -48,8 +48,8 @@ const char *pl_outdir_system_path(const char *canonical, const char *home)
     /* /var and /run hold the system's state (mail, backups, locks, daemons' sockets): only their
      * scratch trees, /var/tmp and a user's runtime directory /run/user/UID, may hold a study, and the
      * user's runtime directory itself is shared as /tmp is. */
-    if (is_under(canonical, "/run/user") && strchr(canonical + strlen("/run/user/"), '/') == NULL &&
-        strcmp(canonical, "/run/user") != 0)
+    if (is_under(canonical, "/run/user") && strcmp(canonical, "/run/user") != 0 &&
+        strchr(canonical + strlen("/run/user/"), '/') == NULL)
         return "a directory shared by the whole system";
     if (strcmp(canonical, "/run/user") == 0 ||
         (is_under(canonical, "/var") && strcmp(canonical, "/var") != 0 && !is_under(canonical, "/var/tmp")) ||
