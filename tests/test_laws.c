@@ -318,7 +318,7 @@ static void hunt_crossley_rate(void)
         }
         NEAR(log10(err[0] / err[1]) / 2.0, 1.0 / (ns[j] + 1.0), 0.02, "hunt_crossley n = %g: rate of the restitution",
              ns[j]);
-        CHECK(pl_law_hunt_crossley.rate(p, PL_LIMIT_RESTITUTION_FIRST) == 1.0 / (ns[j] + 1.0), "the predicted rate");
+        CHECK(pl_law_hunt_crossley.rate(p, PL_RATE_RESTITUTION) == 1.0 / (ns[j] + 1.0), "the predicted rate");
     }
 }
 

@@ -30,10 +30,14 @@
 #include <string.h>
 
 #include "cases/cases.h"
+#include "laws/law.h"
 #include "check.h"
 #include "cli_util.h"
 #include "solve.h"
 #include "study/sweep.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_odeiv2.h>
 
 enum { NMAX = 16 };
 
@@ -702,6 +706,77 @@ static void test_cli(void)
     }
 }
 
+/* ---- the Hertz chain ------------------------------------------------------------------------------ */
+
+/* Under Hertz (physical units: the force mu k delta^(3/2) between neighbours, whatever their masses) the
+ * unit balls obey x_j'' = F_(j-1) - F_j, F_j = mu k max(0, x_j - x_(j+1))^(3/2) (x_j from ball j's position
+ * at t = 1), from x = 0, x' = (V, 0, ..., 0).  With x = L X, t - 1 = T S, L = V T, T = (mu k)^(-2/5)
+ * V^(-1/5) it is X'' = -X^(3/2)-differences, free of mu, k and V: the outgoing velocities are the same at
+ * every mu, and are the limit.  Integrated here with GSL's rk8pd (tolerances 1e-13) to S = 60, long after
+ * the last contact (every gap open and opening by S = 12). */
+static int hertz_chain_rhs(double t, const double *y, double *dy, void *params)
+{
+    (void)t;
+    size_t n = *(const size_t *)params;
+    for (size_t j = 0; j < n; j++)
+        dy[j] = y[n + j], dy[n + j] = 0.0;
+    for (size_t j = 0; j + 1 < n; j++) {
+        double delta = fmax(0.0, y[j] - y[j + 1]), F = delta * sqrt(delta);
+        dy[n + j] -= F;
+        dy[n + j + 1] += F;
+    }
+    return GSL_SUCCESS;
+}
+
+static void hertz_chain(size_t n, double *v)
+{
+    double y[2 * NMAX] = {0}, S = 0.0;
+    y[n] = 1.0;
+    gsl_odeiv2_system sys = {hertz_chain_rhs, NULL, 2 * n, &n};
+    gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1e-3, 1e-13, 1e-13);
+    CHECK(d && gsl_odeiv2_driver_apply(d, &S, 60.0, y) == GSL_SUCCESS, "the Hertz chain's integration");
+    gsl_odeiv2_driver_free(d);
+    for (size_t j = 0; j < n; j++)
+        v[j] = y[n + j];
+    for (size_t j = 0; j + 1 < n; j++)
+        CHECK(y[j + 1] > y[j] && v[j + 1] >= v[j], "the Hertz chain has separated: gap %zu", j);
+}
+
+/* Newton's cradle (N = 3, e = 1) under Hertz: the penalty (mu = 1e6, 1e9; k = 1, 4) and the limit solution
+ * give the Hertz chain's velocities, which differ from Kelvin-Voigt's chain (-0.1303, 0.1502, 0.9800) and
+ * from Moreau's law (-1/3, 2/3, 2/3); momentum and energy are kept by all three. */
+static void test_hertz(void)
+{
+    double ref[NMAX], kv_ref[3] = {-0.1303, 0.1502, 0.9800};
+    hertz_chain(3, ref);
+    double p = 0.0, ke = 0.0, diff_kv = 0.0, diff_moreau = 0.0;
+    for (size_t j = 0; j < 3; j++) {
+        p += ref[j];
+        ke += 0.5 * ref[j] * ref[j];
+        diff_kv = fmax(diff_kv, fabs(ref[j] - kv_ref[j]));
+        diff_moreau = fmax(diff_moreau, fabs(ref[j] - moreau(3, 1.0, j)));
+    }
+    NEAR(p, 1.0, 1e-12, "the Hertz chain's momentum");
+    NEAR(ke, 0.5, 1e-11, "the Hertz chain's kinetic energy");
+    CHECK(diff_kv > 0.05 && diff_moreau > 0.3, "Hertz's outcome differs from Kelvin-Voigt's (%g) and Moreau's (%g)",
+          diff_kv, diff_moreau);
+    for (int run = 0; run < 5; run++) {
+        double k = run < 4 && run % 2 ? 4.0 : 1.0, mu = run < 2 ? 1e6 : 1e9;
+        pl_setting set[] = {{"N", 3.0}, {"k", k}};
+        pl_model m;
+        pl_solution r;
+        pl_error err;
+        CHECK(pl_model_init_law(&m, &pl_case_newtons_cradle, &pl_law_hertz, set, 2, &err) == PL_OK, "%s", err.message);
+        pl_status st = run < 4 ? solve_penalty(&m, mu, 1e-10, 0.0, 0, &r, &err) : solve_limit(&m, 1e-12, 0.0, 0, &r, &err);
+        CHECK(st == PL_OK, "hertz cradle %s: %s", run < 4 ? "penalty" : "limit", err.message);
+        for (size_t j = 0; st == PL_OK && j < 3; j++)
+            NEAR(r.v_final[j], ref[j], 1e-8, "hertz cradle %s mu = %g k = %g: v_%zu against the chain",
+                 run < 4 ? "penalty" : "limit", run < 4 ? mu : INFINITY, k, j);
+        pl_solution_free(&r);
+        pl_model_free(&m);
+    }
+}
+
 int main(int argc, char **argv)
 {
     check_init();
@@ -713,6 +788,7 @@ int main(int argc, char **argv)
     test_schemes();
     test_t_end();
     test_sweep();
+    test_hertz();
     if (argc > 1) {
         penlim = argv[1];
         snprintf(dir, sizeof dir, "/tmp/penlim-cradle-XXXXXX");

@@ -630,6 +630,13 @@ static void print_solution_summary(const pl_model *model, const pl_solution *sol
                sol->zeno.constraint + 1, sol->zeno.t_accumulation, sol->zeno.impacts_resolved, sol->zeno.ratio,
                sol->zeno.t_accumulation > sol->t_end ? "past t-end: the run ends at t-end in the state they reach"
                                                       : "then continue");
+    if (sol->solver->family == PL_FAMILY_LIMIT && !pl_laws_bounces_accumulate(model->law, model->m))
+        printf("\n  no Zeno point: the law's impacts never accumulate (elastic, or 1 - e ~ c V)");
+    if (sol->tail.found)
+        printf("\n  bounces of constraint %zu from t = %.12g summed in closed form to t-end (c v = %.3g, the "
+               "impacts never accumulate): %.6g impacts skipped, the last at t = %.12g (+- %.2g), rebound speed "
+               "%.6g", sol->tail.constraint + 1, sol->tail.t_start, sol->tail.x_start, sol->tail.impacts,
+               sol->tail.t_last, sol->tail.time_error, sol->tail.speed_last);
     printf("\n  final: t = %s, ", num(sol->t_final, v));
     print_vector("q", sol->q_final, sol->n);
     printf(", ");
@@ -1046,10 +1053,25 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
                "the closed form, the limit solution, or the extrapolated limit, in that order of preference):\n");
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         const pl_sweep_quantity *Q = &sw->q[q];
-        char floors[192];
+        char floors[192], predicted[40] = "";
+        if (Q->predicted_rate == PL_RATE_EXACT)
+            snprintf(predicted, sizeof predicted, "; predicted exact");
+        else if (isfinite(Q->predicted_rate))
+            snprintf(predicted, sizeof predicted, "; predicted %.3f", Q->predicted_rate);
+        if (Q->no_limit) {
+            printf("  %-26s no limit: %s", Q->name, Q->no_limit);
+            if (q == PL_Q_CAPTURE_TIME && isfinite(sw->capture_per_decade)) {
+                printf(" (%.3f +- %.3f per decade of %s", sw->capture_per_decade, sw->capture_per_decade_se, p);
+                if (isfinite(sw->capture_per_decade_predicted))
+                    printf(", predicted %.3f", sw->capture_per_decade_predicted);
+                printf(")");
+            }
+            printf("\n");
+            continue;
+        }
         if (Q->conv.at_floor) {
-            printf("  %-26s equals its limit %.10g at every %s: %s\n", Q->name, Q->conv.limit, p,
-                   pl_floor_note(&Q->conv, floors, sizeof floors));
+            printf("  %-26s equals its limit %.10g at every %s: %s%s\n", Q->name, Q->conv.limit, p,
+                   pl_floor_note(&Q->conv, floors, sizeof floors), predicted);
             continue;
         }
         if (Q->conv.points == 0)
@@ -1063,9 +1085,9 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
             printf("  %-26s does not converge to %.10g (%s)", Q->name, Q->conv.limit,
                    pl_reference_name(Q->conv.reference));
             if (isfinite(Q->conv.rate))
-                printf(": fitted rate %.3f +- %.3f\n", Q->conv.rate, Q->conv.rate_se);
+                printf(": fitted rate %.3f +- %.3f%s\n", Q->conv.rate, Q->conv.rate_se, predicted);
             else
-                printf(": rate n/a (its error would exceed it)\n");
+                printf(": rate n/a (its error would exceed it)%s\n", predicted);
             continue;
         }
         if (isfinite(Q->conv.rate))
@@ -1085,7 +1107,7 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
             printf(" (%s)", pl_reference_name(Q->conv.reference));
         if (Q->conv.floored > 0)
             printf("; %s, left out", pl_floor_note(&Q->conv, floors, sizeof floors));
-        printf("\n");
+        printf("%s\n", predicted);
     }
     if (sw->has_limit) {
         size_t pairing = 0;

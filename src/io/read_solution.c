@@ -416,6 +416,18 @@ static pl_status read_solution(int dir_fd, const char *dir, const pl_model *mode
         vector(&r, state, "q", sol->zeno.q, sol->n);
         vector(&r, state, "v", sol->zeno.v, sol->n);
     }
+    const json_t *bt = json_object_get(o, "bounce_tail");
+    if (!r.bad && solver->family == PL_FAMILY_LIMIT && json_is_object(bt)) {
+        sol->tail.found = 1;
+        sol->tail.constraint = (size_t)integer(&r, bt, "constraint", 1, (long)sol->m) - 1;
+        sol->tail.t_start = number(&r, bt, "t_start");
+        sol->tail.x_start = number(&r, bt, "x_start");
+        sol->tail.impacts = number(&r, bt, "impacts");
+        sol->tail.t_last = number(&r, bt, "t_last");
+        sol->tail.speed_last = number(&r, bt, "speed_last");
+        sol->tail.time_error = number(&r, bt, "time_error");
+        sol->tail.speed_error = number(&r, bt, "speed_error");
+    }
     if (!r.bad && failed) /* the message as written: one line, escaped already */
         pl_fail(&sol->error, PL_ERR_SOLVER, "%s", why);
     json_decref(o);

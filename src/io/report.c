@@ -1,4 +1,5 @@
 #include "io/report.h"
+#include "laws/law.h"
 
 #include <limits.h>
 #include <math.h>
@@ -257,6 +258,25 @@ json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, 
                                                       pl_json_array(zp->v, sol->n)));
         }
         PL_JSON_SET(o, "zeno", z);
+        const pl_bounce_tail *bt = &sol->tail;
+        json_t *tail = json_null();
+        if (bt->found) {
+            tail = json_object();
+            PL_JSON_SET(tail, "constraint", json_integer((json_int_t)bt->constraint + 1));
+            PL_JSON_SET(tail, "t_start", pl_json_number(bt->t_start));
+            PL_JSON_SET(tail, "x_start", pl_json_number(bt->x_start));
+            PL_JSON_SET(tail, "impacts", pl_json_number(bt->impacts));
+            PL_JSON_SET(tail, "t_last", pl_json_number(bt->t_last));
+            PL_JSON_SET(tail, "speed_last", pl_json_number(bt->speed_last));
+            PL_JSON_SET(tail, "time_error", pl_json_number(bt->time_error));
+            PL_JSON_SET(tail, "speed_error", pl_json_number(bt->speed_error));
+        }
+        PL_JSON_SET(o, "bounce_tail", tail);
+        PL_JSON_SET(o, "zeno_note",
+                    pl_laws_bounces_accumulate(model->law, model->m)
+                        ? json_null()
+                        : json_string("the law's impacts never accumulate (elastic, or 1 - e ~ c V: the flights sum "
+                                      "like a harmonic series): no Zeno point exists, none is extrapolated"));
     }
     if (analysis)
         PL_JSON_SET(o, "analysis", analysis_json(analysis));

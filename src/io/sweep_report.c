@@ -166,6 +166,9 @@ static json_t *convergence_json(const pl_sweep *sw, const pl_sweep_quantity *q)
     PL_JSON_SET(o, "limit", pl_json_number(q->conv.limit));
     PL_JSON_SET(o, "limit_error", pl_json_number(q->conv.limit_error));
     PL_JSON_SET(o, "reference", json_string(pl_reference_name(q->conv.reference)));
+    PL_JSON_SET(o, "predicted_rate", isfinite(q->predicted_rate) ? pl_json_number(q->predicted_rate) : json_null());
+    PL_JSON_SET(o, "predicted_exact", json_boolean(q->predicted_rate == PL_RATE_EXACT));
+    PL_JSON_SET(o, "no_limit", q->no_limit ? json_string(q->no_limit) : json_null());
     return o;
 }
 
@@ -228,11 +231,15 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
     json_t *before = json_array();
     for (size_t k = 0; k < sw->n; k++)
         PL_JSON_APPEND(before, json_integer((json_int_t)sw->analysis[k].impacts_before_capture));
-    PL_JSON_SET(o, "zeno", json_pack("{s:o, s:o, s:o, s:o}", "impacts_before_capture", before,
+    PL_JSON_SET(o, "zeno", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "impacts_before_capture", before,
                                              "impacts_per_decade", pl_json_number(sw->impacts_per_decade),
                                              "impacts_per_decade_se", pl_json_number(sw->impacts_per_decade_se),
                                              "impacts_per_decade_predicted",
-                                             pl_json_number(sw->impacts_per_decade_predicted)));
+                                             pl_json_number(sw->impacts_per_decade_predicted),
+                                             "capture_per_decade", pl_json_number(sw->capture_per_decade),
+                                             "capture_per_decade_se", pl_json_number(sw->capture_per_decade_se),
+                                             "capture_per_decade_predicted",
+                                             pl_json_number(sw->capture_per_decade_predicted)));
     json_t *lim = json_object();
     PL_JSON_SET(lim, "computed", json_boolean(sw->has_limit));
     if (sw->limit.status != PL_OK)

@@ -54,10 +54,22 @@ static double restitution(const double *p, double V)
     return 1.0;
 }
 
-static double rate(const double *p, pl_limit_quantity what)
+/* Elastic: during a contact under forces that conserve energy about a fixed obstacle (gravity on the
+ * bouncing ball), the gap rate leaves as it came, so the restitution and the velocity after the impact
+ * are exact at every mu; their times still lag by the contact time. */
+static double rate(const double *p, pl_rate_quantity what)
 {
     (void)p;
+    if (what == PL_RATE_RESTITUTION || what == PL_RATE_IMPACT_VELOCITY)
+        return PL_RATE_EXACT;
     return pl_law_homogeneous_rate(EXPONENT, what);
+}
+
+/* Elastic: no impact loses speed, nothing accumulates. */
+static int bounces_accumulate(const double *p)
+{
+    (void)p;
+    return 0;
 }
 
 static double exponent(const double *p)
@@ -81,4 +93,5 @@ const pl_law_type pl_law_hertz = {
     .rest_penetration = rest_penetration,
     .restitution = restitution,
     .rate = rate,
+    .bounces_accumulate = bounces_accumulate,
 };

@@ -69,11 +69,22 @@ static double restitution(const double *p, double V)
     return pl_restitution_hunt_crossley(p[C] * V);
 }
 
-/* Impact quantities converge at 1/(n+1) (the contact time's rate); the capture time of a bouncing
- * contact grows like ln mu (1 - e ~ c V: the impacts never accumulate in the limit): it does not converge. */
-static double rate(const double *p, pl_limit_quantity what)
+/* Impact quantities converge at 1/(n+1) (the contact time's rate), a lift-off at 1/(3n-1) (the damping
+ * is of relative order c deltadot there, negligible); the capture time of a bouncing contact grows like
+ * ln(mu)/(n A c) under a gap acceleration A (docs/laws.md): it does not converge.  mu G is not this law's
+ * force: its sliding comparison is not derived. */
+static double rate(const double *p, pl_rate_quantity what)
 {
-    return what == PL_LIMIT_CAPTURE_TIME ? 0.0 : pl_law_homogeneous_rate(p[N], what);
+    if (what == PL_RATE_CAPTURE)
+        return p[C] > 0.0 ? 0.0 : NAN;
+    return pl_law_homogeneous_rate(p[N], what);
+}
+
+/* 1 - e ~ c V as V -> 0: v_k ~ 1/(c k), flights like 1/k, never accumulating; c = 0 is elastic. */
+static int bounces_accumulate(const double *p)
+{
+    (void)p;
+    return 0;
 }
 
 static double exponent(const double *p)
@@ -96,4 +107,5 @@ const pl_law_type pl_law_hunt_crossley = {
     .rest_penetration = rest_penetration,
     .restitution = restitution,
     .rate = rate,
+    .bounces_accumulate = bounces_accumulate,
 };

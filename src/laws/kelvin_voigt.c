@@ -102,10 +102,17 @@ static double restitution(const double *p, double V)
     return pl_restitution_from_xi(p[XI]);
 }
 
-static double rate(const double *p, pl_limit_quantity what)
+static double rate(const double *p, pl_rate_quantity what)
 {
     (void)p;
-    return pl_law_homogeneous_rate(1.0, what);
+    /* mu G - F^sm in a sustained contact is the damping 2 xi sqrt(mu k) deltadot, deltadot = O(1/mu) */
+    return what == PL_RATE_SLIDING_FORCE ? 0.5 : pl_law_homogeneous_rate(1.0, what);
+}
+
+/* A constant restitution below 1: the flights shrink geometrically (paper 004, section 7). */
+static int bounces_accumulate(const double *p)
+{
+    return p[XI] > 0.0;
 }
 
 static double exponent(const double *p)
@@ -131,4 +138,5 @@ const pl_law_type pl_law_kelvin_voigt = {
     .rest_penetration = rest_penetration,
     .restitution = restitution,
     .rate = rate,
+    .bounces_accumulate = bounces_accumulate,
 };

@@ -89,10 +89,17 @@ static double restitution(const double *p, double V)
     return pl_restitution_kelvin_voigt_clamped(p[XI]);
 }
 
-static double rate(const double *p, pl_limit_quantity what)
+static double rate(const double *p, pl_rate_quantity what)
 {
     (void)p;
-    return pl_law_homogeneous_rate(1.0, what);
+    /* in a sustained contact the force pushes: the clamp is idle and the law is Kelvin-Voigt's */
+    return what == PL_RATE_SLIDING_FORCE ? 0.5 : pl_law_homogeneous_rate(1.0, what);
+}
+
+/* A constant restitution below 1 for every xi > 0 (docs/laws.md). */
+static int bounces_accumulate(const double *p)
+{
+    return p[XI] > 0.0;
 }
 
 static double exponent(const double *p)
@@ -118,4 +125,5 @@ const pl_law_type pl_law_kelvin_voigt_clamped = {
     .rest_penetration = rest_penetration,
     .restitution = restitution,
     .rate = rate,
+    .bounces_accumulate = bounces_accumulate,
 };

@@ -80,15 +80,26 @@ pl_status pl_law_fill(const pl_law_type *t, const pl_setting *defaults, size_t n
     return t->resolve ? t->resolve(p, given, err) : PL_OK;
 }
 
-double pl_law_homogeneous_rate(double n, pl_limit_quantity what)
+int pl_laws_bounces_accumulate(const pl_contact_law *laws, size_t m)
+{
+    for (size_t i = 0; i < m; i++)
+        if (!laws[i].type->bounces_accumulate || laws[i].type->bounces_accumulate(laws[i].p))
+            return 1;
+    return 0;
+}
+
+double pl_law_homogeneous_rate(double n, pl_rate_quantity what)
 {
     switch (what) {
-    case PL_LIMIT_FIRST_IMPACT_TIME:
-    case PL_LIMIT_RESTITUTION_FIRST:
-    case PL_LIMIT_SCALED_PENETRATION_FIRST:
+    case PL_RATE_IMPACT_TIME:
+    case PL_RATE_IMPACT_VELOCITY:
+    case PL_RATE_RESTITUTION:
+    case PL_RATE_PENETRATION:
         return 1.0 / (n + 1.0);
-    case PL_LIMIT_LIFT_OFF_FIRST:
+    case PL_RATE_LIFT_OFF:
         return 1.0 / (3.0 * n - 1.0);
+    case PL_RATE_AFTER_LIFT_OFF:
+        return 2.0 / (3.0 * n - 1.0);
     default:
         return NAN;
     }

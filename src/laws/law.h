@@ -26,6 +26,24 @@
 
 /* PL_LAW_MAX_PARAMS, the parameters of a law at most: include/penlim/model.h. */
 
+/* What a law predicts a convergence rate for: the error mechanisms of a penalized run (docs/laws.md,
+ * "Convergence rates", derives each). */
+typedef enum {
+    PL_RATE_IMPACT_TIME,     /* time of an impact that follows others: each earlier contact delays it */
+    PL_RATE_IMPACT_VELOCITY, /* velocity after an impact, regular forces acting during the contact */
+    PL_RATE_RESTITUTION,     /* restitution of an impact, regular forces acting during the contact */
+    PL_RATE_PENETRATION,     /* mu^(1/(n+1)) times an impact's largest penetration */
+    PL_RATE_LIFT_OFF,        /* time of a lift-off from a sustained contact */
+    PL_RATE_AFTER_LIFT_OFF,  /* the state after a lift-off (the body leaves tangentially: a landing's time) */
+    PL_RATE_SLIDING_FORCE,   /* mu G against the sliding-mode force F^sm in a sustained contact */
+    PL_RATE_CAPTURE,         /* start of the final sustained contact of a bouncing contact */
+    PL_RATE_NQ
+} pl_rate_quantity;
+
+/* pl_law_type.rate's answer for a quantity the law makes exact at every mu (Hertz's restitution where the
+ * regular forces conserve energy during the contact). */
+#define PL_RATE_EXACT INFINITY
+
 /* Flags of a law. */
 enum {
     PL_LAW_LINEAR = 1u,        /* lambda is linear in (G, Gdot) at fixed mu: step aiming at the roots of
@@ -67,9 +85,13 @@ typedef struct pl_law_type {
     /* Limit (mu -> infinity) restitution of an isolated impact at speed V, or NAN where no closed
      * form is known. */
     double (*restitution)(const double *p, double V);
-    /* The rate r that the law predicts for a sweep quantity's convergence, |error| ~ mu^(-r); NAN when
-     * not derived, 0 when the quantity does not converge (it is then not a limit). */
-    double (*rate)(const double *p, pl_limit_quantity what);
+    /* The rate r that the law predicts for a quantity's convergence, |error| ~ mu^(-r); PL_RATE_EXACT
+     * when it is exact at every mu, 0 when it does not converge (it has no limit), NAN when not derived. */
+    double (*rate)(const double *p, pl_rate_quantity what);
+    /* 1 if the impacts of a contact pressed by a constant force accumulate at a finite time in the limit
+     * (a Zeno point: a constant restitution below 1), 0 if they never do (elastic; Hunt-Crossley, whose
+     * 1 - e ~ c V makes the flights sum like a harmonic series). */
+    int (*bounces_accumulate)(const double *p);
 } pl_law_type;
 
 /* The law of one constraint: its type, its parameters, and the damping ratio xi of Kelvin-Voigt (for
@@ -126,9 +148,14 @@ int pl_law_param_index(const pl_law_type *t, const char *name);
 pl_status pl_law_fill(const pl_law_type *t, const pl_setting *defaults, size_t ndefaults, const pl_setting *settings,
                       size_t nsettings, double *p, unsigned char *set, pl_error *err);
 
-/* The predicted rate of law t for a sweep quantity of homogeneous laws: 1/(n+1) for impact times,
- * restitution and scaled penetration, 1/(3n-1) for a lift-off (docs/library.md). */
-double pl_law_homogeneous_rate(double n, pl_limit_quantity what);
+/* Whether the impacts of some constraint may accumulate (pl_law_type.bounces_accumulate) under the laws of
+ * its m constraints: a law that does not say is taken to. */
+int pl_laws_bounces_accumulate(const pl_contact_law *laws, size_t m);
+
+/* The rates of a law homogeneous of degree n in delta (docs/laws.md derives them): 1/(n+1) for what an
+ * impact's contact time sets (impact times and velocities, restitution, scaled penetration), 1/(3n-1)
+ * for a lift-off's time, 2/(3n-1) for the state after it; NAN for the others (a law's own file answers those it derives). */
+double pl_law_homogeneous_rate(double n, pl_rate_quantity what);
 
 /* A homogeneous law's scales, kappa = mu k/m_eff the stiffness per unit mass of a force mu k delta^n:
  * the frequency 1/T of its fast system, T = kappa^(-1/(n+1)) V^((1-n)/(n+1)); an elastic impact's largest

@@ -37,6 +37,24 @@ double pl_restitution_hunt_crossley(double cV);
 /* Its inverse: the c V >= 0 whose Hunt-Crossley restitution is e, for e in (0, 1]; NAN outside. */
 double pl_hunt_crossley_cv_from_restitution(double e);
 
+/* The bounces of a Hunt-Crossley contact that rebounds at speed u0 > 0 under a constant gap acceleration -A
+ * (A > 0, the ball under gravity), in the limit: impact k + 1 follows a flight of 2 u_k/A and sends the body
+ * back at u_(k+1) = e(c u_k) u_k.  With w = 1/u, 1/e = 1 + x + x^3/10 - x^4/10 + ... (x = c u) gives
+ * w_(k+1) = w_k + c + c^3/(10 w_k^2) + O(c^4/w_k^3), summed in closed form with the polygamma functions
+ * (docs/laws.md, "The tail of the bounces"):
+ *   w_k = c (a + k) + (c/10) (psi1(a) - psi1(a + k)),  a = 1/x0, x0 = c u0,
+ *   t_k = (2/(c A)) [psi(a + k) - psi(a) - (psi1(a) (psi1(a) - psi1(a + k)) - (psi2(a + k) - psi2(a))/2)/10].
+ * For the span tmax from the rebound: the number of impacts in (0, tmax] (a whole number below 2^53, the
+ * nearest double above), the time t_last of the last one (0 if none), the speed u_last after it (u0 if none),
+ * the sum of the flights' speeds u_0 + ... + u_(K-1) (A t_last/2), and bounds on the errors of t_last and of
+ * u_last/u: (2/(c A)) x0^3 and x0^3/10 (the terms left out; measured against iterating the map: at most
+ * 0.05 of them).  Returns 0, or -1 for arguments out of range or x0 > 0.01 (where the expansion is not
+ * accurate to the solution's tolerances). */
+typedef struct {
+    double impacts, t_last, u_last, speed_sum, time_error, speed_error;
+} pl_bounces;
+int pl_hunt_crossley_bounces(double c, double A, double u0, double tmax, pl_bounces *out);
+
 /* Power law lambda = k_over_m delta^n (elastic; n > 0, k_over_m > 0 the stiffness per unit
  * effective mass, V > 0): e = 1, largest penetration ((n + 1) V^2/(2 k_over_m))^(1/(n+1)), contact
  * duration 2 I_n delta_max/V with I_n = integral_0^1 (1 - x^(n+1))^(-1/2) dx = B(1/(n+1), 1/2)/(n+1).

@@ -94,6 +94,20 @@ typedef struct {
     double *q, *v; /* n each */
 } pl_zeno_point;
 
+/* The tail of a bouncing sequence that never accumulates (Hunt-Crossley), summed in closed form by the limit
+ * solution from t_start to t-end (docs/laws.md, "The tail of the bounces"). */
+typedef struct {
+    int found;
+    size_t constraint;
+    double t_start;      /* the impact after which it was summed */
+    double x_start;      /* c u0 there: the expansion's small parameter */
+    double impacts;      /* impacts summed, not resolved one by one (a whole number up to 2^53) */
+    double t_last;       /* the last of them */
+    double speed_last;   /* the rebound gap rate after it */
+    double time_error;   /* bounds: of t_last, and of the speeds relative to themselves */
+    double speed_error;
+} pl_bounce_tail;
+
 struct pl_solver_type;
 
 typedef struct pl_solution pl_solution; /* also in include/penlim/solve.h, opaque */
@@ -110,6 +124,7 @@ struct pl_solution {
     pl_event *events;
     size_t nevents, events_cap;
     pl_zeno_point zeno;
+    pl_bounce_tail tail;
     pl_stats stats;
     double step_size; /* the step a scheme took (t_end over its number of steps); NAN otherwise */
     double t_final, gamma_final;

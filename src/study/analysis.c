@@ -392,6 +392,10 @@ static void zeno_sequence(const pl_model *model, const pl_solution *sol, pl_anal
     }
     a->fit_flights = nf;
     pl_fit_flights(flights, nf, t_last, &a->contraction_ratio, &a->contraction_ratio_se, &a->accumulation_time);
+    /* Under a law whose impacts never accumulate (elastic; Hunt-Crossley, 1 - e ~ c V) the flights do not
+     * shrink geometrically: a ratio fitted to them extrapolates a Zeno point that does not exist. */
+    if (!pl_laws_bounces_accumulate(model->law, model->m))
+        a->accumulation_time = NAN;
     free(flights);
 }
 

@@ -343,6 +343,157 @@ static void impacts_per_decade(const pl_model *model, pl_sweep *sw)
     sw->impacts_per_decade_predicted = (model->m == 1 && e > 0 && e < 1) ? per_decade / log(1.0 / e) : NAN;
 }
 
+/* The slowest rate the laws of the model's constraints predict for a mechanism: PL_RATE_EXACT only if every
+ * law makes it exact, NAN if one has not derived it. */
+static double law_rate(const pl_model *model, pl_rate_quantity what)
+{
+    double r = PL_RATE_EXACT;
+    for (size_t i = 0; i < model->m; i++) {
+        const pl_contact_law *law = &model->law[i];
+        double ri = law->type->rate ? law->type->rate(law->p, what) : NAN;
+        if (isnan(ri))
+            return NAN;
+        r = fmin(r, ri);
+    }
+    return r;
+}
+
+/* The limit solution's events of a kind before time t. */
+static size_t limit_events_before(const pl_sweep *sw, pl_event_kind kind, double t)
+{
+    size_t count = 0;
+    for (size_t k = 0; sw->has_limit && k < sw->limit.nevents && sw->limit.events[k].t < t; k++)
+        count += sw->limit.events[k].kind == kind;
+    return count;
+}
+
+/* The slowest rate of what delays an event of the limit solution at time t: the contact times of earlier
+ * impacts, the state after an earlier lift-off; exact if nothing came before it (a first contact reached in
+ * flight: no force acts before it); NAN inside a sustained contact, whose lag is not derived here. */
+static double lag_rate(const pl_model *model, const pl_sweep *sw, double t)
+{
+    size_t lifts = limit_events_before(sw, PL_EVENT_LIFT_OFF, t);
+    if (limit_events_before(sw, PL_EVENT_SLIDE_START, t) > lifts)
+        return NAN;
+    double r = PL_RATE_EXACT;
+    if (limit_events_before(sw, PL_EVENT_IMPACT, t) > 0)
+        r = fmin(r, law_rate(model, PL_RATE_IMPACT_TIME));
+    if (lifts > 0)
+        r = fmin(r, law_rate(model, PL_RATE_AFTER_LIFT_OFF));
+    return r;
+}
+
+/* Whether the obstacle of every constraint struck in the limit solution is fixed (G_t, G_tt, grad G_t zero at
+ * its impacts): what a law's exactness of the restitution rests on (energy kept over the contact). */
+static int obstacles_fixed(const pl_model *model, const pl_sweep *sw)
+{
+    pl_gap *g = pl_gap_new(1, model->n, 0);
+    int fixed = g != NULL;
+    for (size_t l = 0; fixed && l < sw->limit_analysis.impacts; l++) {
+        const pl_event *e = &sw->limit_analysis.impact[l].event;
+        for (size_t i = 0; fixed && i < model->m; i++) {
+            if (!e->participants[i] && i != e->constraint)
+                continue;
+            pl_model_gap(model, i, e->t, e->q, g);
+            fixed = g->g_t == 0.0 && g->g_tt == 0.0;
+            for (size_t k = 0; fixed && k < model->n; k++)
+                fixed = g->grad_t[k] == 0.0;
+        }
+    }
+    free(g);
+    return fixed;
+}
+
+/* A law's rate for an impact's own outcome: where it claims exactness (energy kept), only against a fixed
+ * obstacle; against a moving one the regular forces of the moving frame act over the contact time. */
+static double outcome_rate(const pl_model *model, const pl_sweep *sw, pl_rate_quantity what)
+{
+    double r = law_rate(model, what);
+    return r == PL_RATE_EXACT && !(sw->has_limit && obstacles_fixed(model, sw)) ? law_rate(model, PL_RATE_PENETRATION)
+                                                                                 : r;
+}
+
+/* The rate the law predicts for quantity q of this sweep (docs/laws.md, "Convergence rates"): what sets its
+ * error depends on the events of the limit solution before it (lag_rate).  An impact's time and the
+ * velocity after it are taken over the impacts every run is measured on (impact_common). */
+static double predicted_rate(const pl_model *model, const pl_sweep *sw, pl_sweep_quantity_id q)
+{
+    if (sw->solver->family != PL_FAMILY_PENALTY)
+        return NAN;
+    const pl_analysis *la = &sw->limit_analysis;
+    switch (q) {
+    case PL_Q_FIRST_IMPACT_TIME:
+        return sw->has_limit && la->impacts > 0 ? lag_rate(model, sw, la->impact[0].event.t) : NAN;
+    case PL_Q_RESTITUTION_FIRST: return outcome_rate(model, sw, PL_RATE_RESTITUTION);
+    case PL_Q_SCALED_PENETRATION_FIRST: return law_rate(model, PL_RATE_PENETRATION);
+    case PL_Q_CAPTURE_TIME: return law_rate(model, PL_RATE_CAPTURE);
+    case PL_Q_LIFT_OFF_FIRST: {
+        /* A resting contact that a limit impact takes part in and ends (Newton's cradle: the wave through
+         * the resting balls; the limit has no lift-off there, or one at the impact's time) ends with that
+         * impact's fast motion: it lags by a contact time. */
+        for (size_t l = 0; sw->has_limit && l < la->impacts; l++) {
+            size_t parts = 0;
+            for (size_t i = 0; i < model->m; i++)
+                parts += la->impact[l].event.participants[i] != 0;
+            if (parts > 1 && (isnan(la->lift_off_first) || la->impact[l].event.t == la->lift_off_first))
+                return law_rate(model, PL_RATE_IMPACT_TIME);
+        }
+        double r = law_rate(model, PL_RATE_LIFT_OFF);
+        if (sw->has_limit && la->impacts > 0 && la->impact[0].event.t < la->lift_off_first)
+            r = fmin(r, law_rate(model, PL_RATE_IMPACT_TIME));
+        return r;
+    }
+    case PL_Q_SLIDING_FORCE_ERROR: return law_rate(model, PL_RATE_SLIDING_FORCE);
+    case PL_Q_IMPACT_TIME_ERROR:
+    case PL_Q_IMPACT_VELOCITY_ERROR: {
+        if (!sw->has_limit || sw->impact_common_size == 0)
+            return NAN;
+        /* The velocity after an impact lags with its time only where the regular forces vary along the way:
+         * under a uniform field (the ball) it carries the impacts' own errors and a lift-off's. */
+        int velocity = q == PL_Q_IMPACT_VELOCITY_ERROR;
+        double r = velocity ? outcome_rate(model, sw, PL_RATE_IMPACT_VELOCITY) : PL_RATE_EXACT;
+        for (size_t l = 0; l < la->impacts; l++) {
+            if (!sw->impact_common[l])
+                continue;
+            double t = la->impact[l].event.t, lag = lag_rate(model, sw, t);
+            if (isnan(lag))
+                return NAN;
+            if (velocity)
+                lag = limit_events_before(sw, PL_EVENT_LIFT_OFF, t) ? law_rate(model, PL_RATE_AFTER_LIFT_OFF) : PL_RATE_EXACT;
+            r = fmin(r, lag);
+        }
+        return r;
+    }
+    default: return NAN; /* the distances: the slowest of the case's events, not derived */
+    }
+}
+
+/* A capture time without a limit grows like ln mu: its slope against log10 mu, and the slope predicted for
+ * one constraint under Hunt-Crossley, ln(10)/(n A c) (docs/laws.md, A the gap acceleration of the case). */
+static void capture_growth(const pl_model *model, pl_sweep *sw)
+{
+    sw->capture_per_decade = sw->capture_per_decade_se = sw->capture_per_decade_predicted = NAN;
+    const pl_sweep_quantity *Q = &sw->q[PL_Q_CAPTURE_TIME];
+    double *x = malloc(2 * (sw->n > 0 ? sw->n : 1) * sizeof *x), *y = x ? x + sw->n : NULL, intercept;
+    size_t k = 0;
+    if (!x)
+        return;
+    for (size_t j = 0; j < sw->n; j++)
+        if (isfinite(Q->values[j])) {
+            x[k] = log10(sw->x[j]);
+            y[k++] = Q->values[j];
+        }
+    if (k < PL_FIT_MIN_POINTS ||
+        pl_fit_line(x, y, k, &sw->capture_per_decade, &sw->capture_per_decade_se, &intercept) != 0 ||
+        !pl_fit_meaningful(k, sw->capture_per_decade, sw->capture_per_decade_se))
+        sw->capture_per_decade = sw->capture_per_decade_se = NAN;
+    free(x);
+    const pl_contact_law *law = &model->law[0];
+    int c = pl_law_param_index(law->type, "c");
+    if (model->m == 1 && law->type == &pl_law_hunt_crossley && c >= 0 && law->p[c] > 0.0 && model->a_scale > 0.0)
+        sw->capture_per_decade_predicted = log(10.0) / (law->type->exponent(law->p) * model->a_scale * law->p[c]);
+}
+
 static pl_status allocate(pl_sweep *sw, size_t n, pl_error *err)
 {
     memset(sw, 0, sizeof *sw);
@@ -513,10 +664,35 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
     free(p.finished);
     if (sw->has_limit && (s = match_across_runs(sw, err)) != PL_OK)
         return s;
+    int accumulate = pl_laws_bounces_accumulate(model->law, model->m);
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         pl_sweep_quantity *Q = &sw->q[q];
         for (size_t k = 0; k < n; k++)
             Q->values[k] = quantity_value(sw, (pl_sweep_quantity_id)q, k);
+        Q->predicted_rate = predicted_rate(model, sw, (pl_sweep_quantity_id)q);
+        Q->no_limit = NULL;
+        int fitted = 0, captured = 0; /* runs with flights to fit, with a capture */
+        for (size_t k = 0; k < n; k++) {
+            fitted |= sw->runs[k].status == PL_OK && sw->analysis[k].fit_flights >= 3;
+            captured |= q == PL_Q_CAPTURE_TIME && isfinite(Q->values[k]);
+        }
+        if (q == PL_Q_ACCUMULATION_ESTIMATE && !accumulate && fitted && sw->solver->family == PL_FAMILY_PENALTY)
+            Q->no_limit = "the law's impacts never accumulate (elastic, or 1 - e ~ c V: flights sum like a harmonic "
+                          "series): no Zeno point to extrapolate";
+        else if (q == PL_Q_CAPTURE_TIME && Q->predicted_rate == 0.0 && captured)
+            Q->no_limit = "the limit's impacts never accumulate: the penalized capture time grows like ln mu";
+        if (Q->no_limit) {
+            /* nothing to fit a rate to, nor a limit to extrapolate */
+            memset(&Q->conv, 0, sizeof Q->conv);
+            Q->conv.rate = Q->conv.rate_se = Q->conv.rate_upper = Q->conv.rate_upper_se = NAN;
+            Q->conv.limit = Q->conv.limit_error = Q->conv.floor = NAN;
+            for (size_t k = 0; k < n; k++) {
+                Q->errors[k] = Q->resolution[k] = NAN;
+                if (q == PL_Q_ACCUMULATION_ESTIMATE)
+                    Q->values[k] = NAN;
+            }
+            continue;
+        }
         /* The reference: the case's closed form, else the limit solution, else extrapolation. */
         double exact = quantity_info[q].closed_form == PL_LIMIT_COUNT ? NAN
                                                                        : pl_model_limit_value(model, quantity_info[q].closed_form);
@@ -560,6 +736,7 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
             Q->conv.reference = PL_REF_DISTANCE;
     }
     impacts_per_decade(model, sw);
+    capture_growth(model, sw);
     return PL_OK;
 }
 

@@ -41,6 +41,11 @@ typedef struct {
      * reference); NAN where unknown.  An error within it is at the noise floor (pl_above_floor). */
     double *resolution;
     pl_convergence conv;
+    /* The rate the run's contact law predicts for it (docs/laws.md, "Convergence rates"): PL_RATE_EXACT
+     * (laws/law.h) when the law makes it exact at every mu, 0 when it has no limit, NAN when not derived. */
+    double predicted_rate;
+    /* Why it has no mu -> infinity limit under the run's law (no fit, no extrapolated limit), or NULL. */
+    const char *no_limit;
 } pl_sweep_quantity;
 
 struct pl_sweep;
@@ -92,6 +97,9 @@ typedef struct pl_sweep {
     pl_sweep_quantity q[PL_SWEEP_NQ];
     /* impacts before capture against log10 x: per decade of mu (or of 1/h) */
     double impacts_per_decade, impacts_per_decade_se, impacts_per_decade_predicted;
+    /* a capture time without a limit (Hunt-Crossley): its growth per decade of mu, fitted and predicted
+     * (ln(10)/(n A c) for one constraint under gap acceleration A: docs/laws.md); NAN otherwise */
+    double capture_per_decade, capture_per_decade_se, capture_per_decade_predicted;
     size_t failures;
     /* the limit solution (with_limit): computed and analysed (has_limit); read back (opts.reuse),
      * not solved (limit_reused), whether or not its analysis then finished */

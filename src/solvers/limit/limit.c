@@ -27,6 +27,7 @@
 #include "core/clock.h"
 #include "core/linalg.h"
 #include "core/rootfind.h"
+#include "laws/restitution.h"
 #include "model/sliding.h"
 #include "solvers/event_loop.h"
 #include "solvers/limit/impact.h"
@@ -62,6 +63,8 @@ typedef struct {
     pl_impact_work *impact_work;
     pl_contact_set cs_forces, cs_project, cs_sliding; /* sliding_forces, project_state, resolve_contacts */
     pl_contact *c_geo, *c_dense, *c_missed; /* gap and rate: most functions, dense_gap, missed_contact */
+    pl_contact *c_tail;                     /* bounce_tail */
+    double *a_tail, *a_tail_later;          /* bounce_tail: n each */
     pl_gap *g_rebound, *g_accel;            /* unresolvable_rebound, gap_accel */
     double *lambda_accel, *ac_accel, *fp_accel, *fp_v_accel; /* gap_accel: m, n, n, n x n */
     double *fp_geo, *fp_dense, *fp_missed;  /* n */
@@ -92,6 +95,7 @@ static pl_status alloc_solver(solver *s, pl_error *err)
     s->c_geo = pl_contact_new(1, n, 0);
     s->c_dense = pl_contact_new(1, n, 0);
     s->c_missed = pl_contact_new(1, n, 0);
+    s->c_tail = pl_contact_new(1, n, 0);
     s->g_rebound = pl_gap_new(1, n, 0);
     s->g_accel = pl_gap_new(1, n, 0);
     pl_int_part int_parts[] = {{&s->sliding, m},       {&s->next, m},          {&s->part, m},
@@ -99,14 +103,16 @@ static pl_status alloc_solver(solver *s, pl_error *err)
                                {&s->touching_event, m}, {&s->lifted, m},       {&s->touching_start, m}};
     pl_part parts[] = {{&s->fp_geo, n},       {&s->fp_dense, n},       {&s->fp_missed, n},     {&s->a_rhs, n},
                        {&s->ac_rhs, n},       {&s->ac_roots, n},       {&s->ac_row, n},        {&s->ac_accel, n},
-                       {&s->fp_accel, n},     {&s->fp_v_accel, n * n}, {&s->lambda_accel, m},  {&s->prev_gdot, m},
+                       {&s->fp_accel, n},     {&s->a_tail, n},         {&s->a_tail_later, n},
+                       {&s->fp_v_accel, n * n}, {&s->lambda_accel, m},  {&s->prev_gdot, m},
                        {&s->lambda_rhs, m},   {&s->lambda_roots, m},   {&s->lambda_resolve, m}, {&s->fsm_resolve, m},
                        {&s->tol, N},          {&s->x0, N},             {&s->x1, N},            {&s->before, N},
                        {&s->y_acc, N},        {&s->y_before, N},       {&s->y0, N},            {&s->row, ncol},
                        {&s->arc_row, ncol}};
     s->int_block = pl_carve_int(int_parts, PL_NPARTS(int_parts));
     s->block = pl_carve(parts, PL_NPARTS(parts));
-    if (!s->work || !s->impact_work || !s->c_geo || !s->c_dense || !s->c_missed || !s->g_rebound || !s->g_accel ||
+    if (!s->work || !s->impact_work || !s->c_geo || !s->c_dense || !s->c_missed || !s->c_tail || !s->g_rebound ||
+        !s->g_accel ||
         !s->int_block || !s->block)
         return pl_fail(err, PL_ERR_NOMEM, "limit solution: out of memory (%zu dofs, %zu constraints)", n, m);
     return PL_OK;
@@ -120,6 +126,7 @@ static void free_solver(solver *s)
     pl_work_free(s->work);
     pl_impact_work_free(s->impact_work);
     free(s->c_geo);
+    free(s->c_tail);
     free(s->c_dense);
     free(s->c_missed);
     free(s->g_rebound);
@@ -500,6 +507,88 @@ static int unresolvable_rebound(solver *s, double t, const double *y, size_t i, 
     return D < 0.0 && (hop <= fmax(s->tol_g, 8.0 * gap_roundoff(s, g, t, Q(y))) || 2.0 * gdot / -D < 1e4 * DBL_EPSILON * fmax(1.0, fabs(t)));
 }
 
+/* ---- the tail of bounces that never accumulate --------------------------------------------------- */
+
+/* Under Hunt-Crossley the impacts of a contact pressed by a constant force never accumulate (1 - e ~ c V:
+ * v_k ~ 1/(c k), flights like 1/k; docs/laws.md): the ball with c = 1 s/m has about 2e20 impacts on [0, 10],
+ * which no event loop resolves.  After an impact of j that sent the bodies back at gap rate u0, once
+ * x0 = c u0 is small enough that the closed form's time error (2/(c |D|)) x0^3 is below rtol L/V, the
+ * bounces to t-end are summed (pl_hunt_crossley_bounces) when nothing else can happen before it: j alone
+ * in contact, a fixed obstacle (G_t, G_tt, grad G_t zero), F_p = v, a motion along w_j only, a free
+ * acceleration along w_j that does not depend on t or on the velocity's sign, every other gap clear of
+ * the hops.  The state at t-end is then the last flight's, Gamma adds every impact's variation; the
+ * trajectory between the two rows is the interpolant of hops no higher than u0^2/(2 |D|).  Returns 1 if
+ * it summed the tail, y then holding the state at t-end (from y0 at t0, after the impact e), else 0. */
+static int bounce_tail(solver *s, double t0, const double *y0, size_t j, const pl_event *e, double *y)
+{
+    memcpy(y, y0, s->N * sizeof *y);
+    double *t = &t0;
+    const pl_model *model = s->model;
+    const pl_contact_law *law = &model->law[j];
+    int ic = pl_law_param_index(law->type, "c");
+    if (law->type != &pl_law_hunt_crossley || ic < 0 || !(law->p[ic] > 0.0) || model->type->law_at)
+        return 0;
+    for (size_t i = 0; i < s->m; i++)
+        if (s->sliding[i])
+            return 0;
+    size_t n = s->n;
+    double c = law->p[ic], t_end = s->loop.t_end, *fp = s->fp_geo, *q = Q(y), *v = V(y, s);
+    pl_contact *ct = s->c_tail;
+    pl_model_velocity_map(model, *t, q, v, fp, NULL, NULL, NULL);
+    for (size_t k = 0; k < n; k++)
+        if (fabs(fp[k] - v[k]) > 4.0 * DBL_EPSILON * fabs(v[k]))
+            return 0;
+    pl_model_contact_at(model, s->work, j, *t, q, fp, ct);
+    double u0 = ct->gdot, theta = fmin(0.01, cbrt(0.5 * s->rtol * c * s->A * s->L / s->V));
+    if (!(u0 > 0.0) || !(c * u0 <= theta) || ct->gap.g_t != 0.0 || ct->gap.g_tt != 0.0)
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        if (ct->gap.grad_t[k] != 0.0 || fabs(v[k] - u0 * ct->m_eff * ct->w[k]) > s->tol_v)
+            return 0;
+    /* the free acceleration: along w_j, the same at t-end and with the velocity reversed */
+    double *a = s->a_tail, *later = s->a_tail_later, D = 0.0;
+    pl_model_accel(model, s->work, *t, q, v, a, NULL, NULL);
+    for (size_t k = 0; k < n; k++)
+        D += ct->gap.grad[k] * a[k];
+    for (size_t k = 0; k < n; k++)
+        fp[k] = -v[k];
+    pl_model_accel(model, s->work, t_end, q, fp, later, NULL, NULL);
+    for (size_t k = 0; k < n; k++)
+        if (!(fabs(later[k] - a[k]) <= 1e-12 * s->A) || !(fabs(a[k] - D * ct->m_eff * ct->w[k]) <= 1e-12 * s->A))
+            return 0;
+    double hop = u0 * u0 / (-2.0 * D);
+    if (!(D < 0.0))
+        return 0;
+    pl_gap *g = s->g_rebound;
+    for (size_t i = 0; i < s->m; i++) {
+        if (i == j)
+            continue;
+        pl_model_gap(model, i, *t, q, g);
+        if (!(g->g > hop + gap_tol(s, g, *t, q)))
+            return 0;
+    }
+    pl_bounces b;
+    if (pl_hunt_crossley_bounces(c, -D, u0, t_end - *t, &b) != 0 || !(b.impacts >= 1.0))
+        return 0;
+    /* Gamma grows by the impacts' variations, each |w| m_eff (u_in + u_out), proportional to the resolved
+     * impact's own (u_in = u_out at the turning points of the flights). */
+    double per_speed = (e->gamma_after - e->gamma_before) / (u0 - e->gdot_before);
+    /* the last flight, at most 2 u_last/|D| long (t_last is known to the resolution of t only) */
+    double tau = fmin(t_end - *t - b.t_last, -2.0 * b.u_last / D), gap = fmax(0.0, b.u_last * tau + 0.5 * D * tau * tau);
+    double gdot = b.u_last + D * tau;
+    GAMMA(y, s) += (t_end - *t) + per_speed * (2.0 * b.speed_sum - u0 + b.u_last);
+    for (size_t k = 0; k < n; k++) {
+        q[k] += gap * ct->m_eff * ct->w[k];
+        v[k] = gdot * ct->m_eff * ct->w[k];
+    }
+    pl_bounce_tail *tail = &s->sol->tail;
+    if (!tail->found)
+        *tail = (pl_bounce_tail){.found = 1, .constraint = j, .t_start = *t, .x_start = c * u0, .impacts = b.impacts,
+                                 .t_last = *t + b.t_last, .speed_last = b.u_last, .time_error = b.time_error,
+                                 .speed_error = b.speed_error};
+    return 1;
+}
+
 static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err)
 {
     size_t n = s->n, m = s->m;
@@ -570,6 +659,16 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
         goto done;
     }
     int *candidates = s->cand_impact;
+    if (!zeno && bounce_tail(s, *t, y, j, e, y_acc)) {
+        /* the row after the impact, then the state at t-end */
+        if ((st = pl_loop_record(&s->loop, *t, y, err)) != PL_OK)
+            goto done;
+        memcpy(y, y_acc, s->N * sizeof *y);
+        *t = s->loop.t_end;
+        memset(candidates, 0, m * sizeof *candidates);
+        st = resolve_contacts(s, *t, y, candidates, err);
+        goto done;
+    }
     if (zeno) {
         /* Continue from the accumulation point (Theorem 7(b)), on the boundary of j.  One past t-end
          * ends the run at t-end in the state it reaches, Gamma without the time past t-end: its
