@@ -427,7 +427,7 @@ static void test_isolation(void)
     rc = run_model("sweep --model %s --mu 1e4 --max-seconds 0.2 --out endless_setup --no-plots --quiet",
                    "endless_setup");
     err = slurp("stderr.txt");
-    CHECK(rc == 3 && err && strstr(err, "penlim sweep: stopped: --max-seconds 0.2 ran out") &&
+    CHECK(rc == 3 && err && strstr(err, "penlim sweep: --max-seconds 0.2 ran out during the set-up") &&
               !exists("endless_setup"),
           "sweep: an endless set-up callback stopped, nothing written (%d): %s", rc, err ? err : "");
     free(err);

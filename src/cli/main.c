@@ -229,10 +229,17 @@ static void watch_loaded_model(const case_options *o)
         sigaction(crash_signals[k], &sa, NULL);
     }
     if (o->max_seconds > 0) {
-        snprintf(watchdog_message, sizeof watchdog_message,
-                 "penlim %s: stopped: --max-seconds %g ran out, and %g s after the start a callback of the model %s "
-                 "had still not returned: nothing more was written\n",
-                 o->cmd, o->max_seconds, 2.0 * o->max_seconds + PL_ISOLATE_GRACE, path);
+        int setup_only = strcmp(o->cmd, "sweep") == 0 || strcmp(o->cmd, "compare") == 0;
+        if (setup_only)
+            snprintf(watchdog_message, sizeof watchdog_message,
+                     "penlim %s: --max-seconds %g ran out during the set-up, which had still not finished %g s after "
+                     "the start (a callback of the model %s that does not return?): nothing was run or written\n",
+                     o->cmd, o->max_seconds, 2.0 * o->max_seconds + PL_ISOLATE_GRACE, path);
+        else
+            snprintf(watchdog_message, sizeof watchdog_message,
+                     "penlim %s: stopped: --max-seconds %g ran out, and %g s after the start the command had still not "
+                     "finished (a callback of the model %s that does not return?): nothing more was written\n",
+                     o->cmd, o->max_seconds, 2.0 * o->max_seconds + PL_ISOLATE_GRACE, path);
         watchdog_arm(o, 1);
     }
 }
