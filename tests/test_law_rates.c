@@ -86,6 +86,43 @@ static void lift_off(void)
     pl_model_free(&m);
 }
 
+/* The sliding force under Hunt-Crossley (n = 3/2, c = 10 s/m, k = 1, unit mass): the mass rests on the
+ * table A = 0.5, omega = 4 (A omega^2 = 8 < g: it never lifts off) under the load a(t) = g - A omega^2
+ * sin(omega t), the limit's sliding force m a(t).  The penalized contact force is lambda = m (a + delta'')
+ * exactly, and once the entry's oscillation has died (at the rate (3/4) c a, whatever mu) the penetration
+ * follows the load quasi-statically, delta = (m a/(mu k))^(1/n) (1 + O(c deltadot)): the sweep's sup
+ * |lambda - m a| over its window [0.6, 5.4] (t-end 6) is m (m/(mu k))^(1/n) sup |(a^(1/n))''| to
+ * relative O(mu^(-1/n)).  rtol 1e-12: at the default 1e-8 the penetration's round-off (|q| ~ A) swamps
+ * the lag from mu = 1e9 on (at 1e-12 from 1e10 on). */
+static double load_curvature(double t, double g, double A, double w, double p)
+{
+    double s = sin(w * t), a = g - A * w * w * s, a1 = -A * w * w * w * cos(w * t), a2 = A * w * w * w * w * s;
+    return p * (p - 1.0) * pow(a, p - 2.0) * a1 * a1 + p * pow(a, p - 1.0) * a2; /* (a^p)'' */
+}
+
+static void hunt_crossley_sliding(void)
+{
+    enum { NMU = 9 };
+    double mu[NMU]; /* 1e5 ... 1e9, half decades */
+    size_t nmu = NMU;
+    for (size_t k = 0; k < nmu; k++)
+        mu[k] = pow(10.0, 5.0 + 0.5 * (double)k);
+    double g = 9.81, A = 0.5, w = 4.0, n = 1.5, C = 0.0;
+    for (int j = 0; j <= 480000; j++) /* sup over the window, sampled at 1e-5 (the sup is smooth) */
+        C = fmax(C, fabs(load_curvature(0.6 + 1e-5 * j, g, A, w, 1.0 / n)));
+    pl_setting set[] = {{"c", 10.0}, {"A", A}, {"omega", w}};
+    pl_model m;
+    pl_sweep sw;
+    sweep(&pl_case_vibrating_table, &pl_law_hunt_crossley, set, 3, mu, nmu, 6.0, 1e-12, &m, &sw);
+    rate_near(&sw, PL_Q_SLIDING_FORCE_ERROR, 1.0 / n);
+    const double *err = sw.q[PL_Q_SLIDING_FORCE_ERROR].values;
+    for (size_t k = 2; k < nmu; k++)
+        NEAR(err[k] / (C * pow(mu[k], -1.0 / n)), 1.0, 0.02, "mu %g: the force lags by m delta'' (%.4e)", mu[k],
+             err[k]);
+    pl_sweep_free(&sw);
+    pl_model_free(&m);
+}
+
 /* Hunt-Crossley's ball (c = 0.1 s/m, g = 9.81): the limit never accumulates, so the capture time has no
  * limit; a penalized run is captured once its impact speed falls to v* ~ mu^(-1/(2n)), after ~1/(c v*)
  * impacts whose flights sum to (2/(g c)) ln(k): it grows by ln(10)/(n g c) = 1.565 s per decade of mu. */
@@ -212,6 +249,7 @@ int main(void)
     check_init();
     hertz_ball();
     lift_off();
+    hunt_crossley_sliding();
     hunt_crossley_capture();
     hunt_crossley_tail();
     return check_finish("test_law_rates");

@@ -71,12 +71,16 @@ static double restitution(const double *p, double V)
 
 /* Impact quantities converge at 1/(n+1) (the contact time's rate), a lift-off at 1/(3n-1) (the damping
  * is of relative order c deltadot there, negligible); the capture time of a bouncing contact grows like
- * ln(mu)/(n A c) under a gap acceleration A (docs/laws.md): it does not converge.  mu G is not this law's
- * force: its sliding comparison is not derived. */
+ * ln(mu)/(n A c) under a gap acceleration A (docs/laws.md): it does not converge.  In a sustained contact
+ * under a varying load the contact force differs from the sliding force by m delta'', delta ~ (m A/(mu
+ * k))^(1/n): 1/n, once the entry's oscillation has died, which it does only if c > 0 (at the rate
+ * (3/4) c A). */
 static double rate(const double *p, pl_rate_quantity what)
 {
     if (what == PL_RATE_CAPTURE)
         return p[C] > 0.0 ? 0.0 : NAN;
+    if (what == PL_RATE_SLIDING_FORCE)
+        return p[C] > 0.0 ? 1.0 / p[N] : NAN;
     return pl_law_homogeneous_rate(p[N], what);
 }
 

@@ -35,7 +35,7 @@ typedef enum {
     PL_RATE_PENETRATION,     /* mu^(1/(n+1)) times an impact's largest penetration */
     PL_RATE_LIFT_OFF,        /* time of a lift-off from a sustained contact */
     PL_RATE_AFTER_LIFT_OFF,  /* the state after a lift-off (the body leaves tangentially: a landing's time) */
-    PL_RATE_SLIDING_FORCE,   /* mu G against the sliding-mode force F^sm in a sustained contact */
+    PL_RATE_SLIDING_FORCE,   /* contact force (mu G per unit mass) against F^sm in a sustained contact */
     PL_RATE_CAPTURE,         /* start of the final sustained contact of a bouncing contact */
     PL_RATE_NQ
 } pl_rate_quantity;
