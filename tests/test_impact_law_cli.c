@@ -133,7 +133,7 @@ static void test_table(void)
 static void test_bad_input(void)
 {
     expect_input_error("impact-law --set c=-1 --out bad", "c = -1 is out of range");
-    expect_input_error("impact-law --law hertz --set c=1 --out bad", "has no parameter 'c'");
+    expect_input_error("impact-law --law hertz --set c=1 --out bad", "parameter c belongs to the contact law hunt_crossley, not to hertz");
     expect_input_error("impact-law --law kelvin_voigt_clamped --set e=0 --out bad", "e = 0 is out of range");
     expect_input_error("impact-law --set zeta=1 --out bad", "zeta");
     expect_input_error("impact-law --set c=1 --set c=2 --out bad", "given twice");

@@ -120,8 +120,10 @@ static void parameters(void)
     fails(&pl_law_kelvin_voigt, NULL, 0, both, 2, "either e or xi");
     fails(&pl_law_kelvin_voigt, NULL, 0, twice, 2, "set twice");
     pl_setting c = {"c", 0.25}, cneg = {"c", -0.1}, n05 = {"n", 0.5}, e0 = {"e", 0.0}, k0 = {"k", 0.0};
-    fails(&pl_law_kelvin_voigt, NULL, 0, &c, 1, "has no parameter 'c'");
-    fails(&pl_law_hertz, NULL, 0, &xi, 1, "has no parameter 'xi'");
+    fails(&pl_law_kelvin_voigt, NULL, 0, &c, 1, "parameter c belongs to the contact law hunt_crossley, not to kelvin_voigt");
+    fails(&pl_law_hertz, NULL, 0, &xi, 1, "parameter xi belongs to the contact law kelvin_voigt, not to hertz");
+    pl_setting zz = {"zz", 1.0};
+    fails(&pl_law_hertz, NULL, 0, &zz, 1, "the contact law hertz has no parameter 'zz'");
     fails(&pl_law_hunt_crossley, NULL, 0, &cneg, 1, "out of range");
     fails(&pl_law_hunt_crossley, NULL, 0, &n05, 1, "out of range");
     fails(&pl_law_hertz, NULL, 0, &k0, 1, "out of range");

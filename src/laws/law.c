@@ -61,6 +61,10 @@ pl_status pl_law_fill(const pl_law_type *t, const pl_setting *defaults, size_t n
     }
     for (size_t k = 0; k < nsettings; k++) {
         int idx = pl_law_param_index(t, settings[k].name);
+        const pl_law_type *owner = idx < 0 ? pl_law_type_owning(settings[k].name) : NULL;
+        if (owner) /* the words of a case's command (model.c) */
+            return pl_fail(err, PL_ERR_INPUT, "parameter %s belongs to the contact law %s, not to %s (its parameters: "
+                           "penlim laws)", settings[k].name, owner->name, t->name);
         if (idx < 0)
             return pl_fail(err, PL_ERR_INPUT, "the contact law %s has no parameter '%s'", t->name, settings[k].name);
         if (given[idx])
