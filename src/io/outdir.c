@@ -347,9 +347,7 @@ pl_status pl_manifest_parse(const char *text, size_t len, json_t **manifest, pl_
 json_t *pl_manifest_new(const char *command, const pl_model *model, const pl_solver_type *solver,
                         const pl_solve_opts *opts, const char *refined)
 {
-    json_t *m = json_object(), *params = json_object(), *options = json_object();
-    for (size_t k = 0; k < model->type->nparams; k++)
-        PL_JSON_SET(params, model->type->params[k].name, pl_json_number(model->par[k]));
+    json_t *m = json_object(), *params = pl_parameters_json(model), *options = json_object();
     for (size_t k = 0; k < solver->noptions; k++)
         if (!refined || strcmp(solver->options[k].name, refined) != 0)
             PL_JSON_SET(options, solver->options[k].name, pl_json_number(opts->option[k]));

@@ -384,6 +384,8 @@ static pl_status read_solution(int dir_fd, const char *dir, const pl_model *mode
     }
     const json_t *params = json_object_get(o, "parameters");
     for (size_t k = 0; k < model->type->nparams; k++) {
+        if (!pl_model_parameter_applies(model, k))
+            continue;
         double x = number(&r, params, model->type->params[k].name);
         if (x != model->par[k] && !(isnan(x) && isnan(model->par[k]))) /* a derived one left unset: null */
             bad(&r, "the parameters");

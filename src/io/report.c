@@ -42,7 +42,8 @@ json_t *pl_parameters_json(const pl_model *model)
 {
     json_t *o = json_object();
     for (size_t k = 0; k < model->type->nparams; k++)
-        PL_JSON_SET(o, model->type->params[k].name, pl_json_number(model->par[k]));
+        if (pl_model_parameter_applies(model, k))
+            PL_JSON_SET(o, model->type->params[k].name, pl_json_number(model->par[k]));
     return o;
 }
 

@@ -989,3 +989,9 @@ int pl_model_initially_active(const pl_model *model, pl_work *work, size_t i, do
         return c->gdot < 0;
     return pl_model_free_gap_accel(model, work, i, t, q, v) <= 0;
 }
+
+int pl_model_parameter_applies(const pl_model *model, size_t k)
+{
+    const pl_param_spec *spec = &model->type->params[k];
+    return !(spec->flags & PL_PARAM_LAW) || pl_law_param_index(model->law_type, spec->name) >= 0;
+}

@@ -206,4 +206,8 @@ int pl_model_initially_active(const pl_model *model, pl_work *work, size_t i, do
  * model's own, refused only under a law that has a parameter of that name (src/model/loader.c). */
 #define PL_PARAM_MODEL_OWN 0x40000000u
 
+/* Whether parameter k of the model's case applies: every parameter of the case, and of its defaults for
+ * the law's parameters (PL_PARAM_LAW) those the model's law has (Hertz has no e). */
+int pl_model_parameter_applies(const pl_model *model, size_t k);
+
 #endif
