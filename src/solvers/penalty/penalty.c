@@ -103,13 +103,15 @@ static pl_status alloc_run(run *r, pl_error *err)
         return s;
     pl_part parts[] = {{&r->settle, m},    {&r->lift_end, m},  {&r->press, 2 * m},
                        {&r->press_t, 2 * m}, {&r->prev_g, m},    {&r->prev_gdot, m},
+                       {&r->entry_step, m},
                        {&r->g_scan, m},      {&r->g_a, m},       {&r->gdot_a, m},
                        {&r->gdot_b, m},      {&r->gdot_samples, FLIGHT_SAMPLES * m},
                        {&r->g_switch, m},    {&r->gdot_switch, m}, {&r->g_init, m},
                        {&r->gdot_init, m},   {&r->f0, N},        {&r->f1, N},
                        {&r->y1, N},          {&r->w, N},         {&r->y_scan, N},
                        {&r->y0, N},          {&r->row, pl_ncols(n, m)}};
-    pl_int_part int_parts[] = {{&r->open, m}, {&r->shared, m}, {&r->direction, m}};
+    pl_int_part int_parts[] = {{&r->open, m}, {&r->shared, m}, {&r->direction, m},
+                               {&r->entry_episode, m}};
     r->block = pl_carve(parts, PL_NPARTS(parts));
     r->int_block = pl_carve_int(int_parts, PL_NPARTS(int_parts));
     if (!r->block || !r->int_block)
@@ -161,7 +163,10 @@ static pl_stepper *choose(void *user, double t)
 static double max_step(void *user, double t)
 {
     run *r = user;
-    return r->loop.stepper == r->bdf ? pen_lift_off_approach(r, t) : pl_model_max_step(r->ctx.model, t);
+    if (r->loop.stepper == r->bdf)
+        return pen_lift_off_approach(r, t);
+    double model = pl_model_max_step(r->ctx.model, t), exit = pen_exit_bound(r, t);
+    return model > 0.0 && (exit == 0.0 || model < exit) ? model : exit;
 }
 
 /* First step after a (re)start.
@@ -341,7 +346,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     pl_model_initial_state(model, Q(y0), V(y0, c));
     for (size_t i = 0; i < c->m; i++) {
         c->field.active[i] = pl_model_initially_active(model, c->field.work, i, 0.0, Q(y0), V(y0, c));
-        r.open[i] = -1;
+        r.open[i] = r.entry_episode[i] = -1;
     }
     r.handover = c->m;
     pen_modes_changed(c);
