@@ -167,6 +167,7 @@ double pen_exit_bound(run *r, double t)
             return 0.0;
         r->entry_episode[i] = r->open[i];
         r->entry_step[i] = t - ep->t_in;
+        r->entry_time[i] = pl_law_contact_time(&c->model->law[i], c->mu, fabs(ep->gdot_in));
     }
     pl_contact *ct = c->field.contact;
     pl_model_contact_at(c->model, c->field.work, i, t, Q(y), c->fp_geometry, ct);
@@ -177,5 +178,24 @@ double pen_exit_bound(run *r, double t)
     double d = fast_exit(&f, g, gdot, level, 2.0 * T), h1 = r->entry_step[i];
     if (!(d > 1e-3 * h1))
         return 0.0; /* no exit predicted, or one closer than the margin below */
-    return d <= 1.5 * h1 ? d + 1e-3 * h1 : d - h1;
+    return d <= 1.25 * 0.8 * h1 ? d + 1e-3 * h1 : d - 0.8 * h1;
+}
+
+/* The first step into a contact under a nonlinear law (initial_step, penalty.c), 0 if there is no
+ * better guess than the pair's: the first step of the constraint's last contact (pen_exit_bound), scaled
+ * by the law's contact time at the two entry speeds.  The local error of that step falls like h^(n+1)
+ * (see pen_exit_bound), and a guess from the oscillator's frequency is rejected about 7 times at the
+ * bouncing ball's Hertz impacts before it shrinks to the one accepted. */
+double pen_entry_step(run *r, double t)
+{
+    run_ctx *c = &r->ctx;
+    size_t i = c->single_active;
+    if (i >= c->m || pl_law_is_linear(&c->model->law[i]) || r->open[i] < 0 || r->entry_episode[i] < 0 ||
+        r->entry_episode[i] == r->open[i])
+        return 0.0;
+    const pl_episode *ep = &r->sol->episodes[r->open[i]];
+    double T = pl_law_contact_time(&c->model->law[i], c->mu, fabs(ep->gdot_in)), T0 = r->entry_time[i];
+    if (!(t - ep->t_in <= 1e-6 * T))
+        return 0.0; /* a restart within the contact (pen_exit_bound's test of an entry) */
+    return T > 0.0 && T0 > 0.0 && isfinite(T / T0) ? r->entry_step[i] * (T / T0) : 0.0;
 }

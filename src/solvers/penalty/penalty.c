@@ -103,7 +103,7 @@ static pl_status alloc_run(run *r, pl_error *err)
         return s;
     pl_part parts[] = {{&r->settle, m},    {&r->lift_end, m},  {&r->press, 2 * m},
                        {&r->press_t, 2 * m}, {&r->prev_g, m},    {&r->prev_gdot, m},
-                       {&r->entry_step, m},
+                       {&r->entry_step, m},  {&r->entry_time, m},
                        {&r->g_scan, m},      {&r->g_a, m},       {&r->gdot_a, m},
                        {&r->gdot_b, m},      {&r->gdot_samples, FLIGHT_SAMPLES * m},
                        {&r->g_switch, m},    {&r->gdot_switch, m}, {&r->g_init, m},
@@ -172,7 +172,8 @@ static double max_step(void *user, double t)
 /* First step after a (re)start.
  * - Runge-Kutta in contact: the step that resolves the contact oscillation, whose local error
  *   grows like (h omega)^9: h = 4 rtol^(1/9) / omega (accepted steps measure 5 rtol^(1/9) /
- *   omega).  In flight the pair estimates its own (Hairer's rule), its growth after that first
+ *   omega); at the entry of a nonlinear law's contact, the last contact's first step scaled to this
+ *   one (pen_entry_step).  In flight the pair estimates its own (Hairer's rule), its growth after that first
  *   step unbounded as in CVODE.
  * - BDF: CVODE's own heuristic caps it so that no component changes by more than 10% of its
  *   size, which gives h ~ 1e-14 where the gap is 0.  We use the order-1 error estimate alone:
@@ -186,6 +187,9 @@ static double initial_step(void *user, pl_stepper *s, double t)
         if (c->field.active[i])
             omega = fmax(omega, c->omega[i]);
     if (s == r->rk) {
+        double entry = omega > 0.0 ? pen_entry_step(r, t) : 0.0;
+        if (entry > 0.0)
+            return entry;
         if (omega > 0.0)
             return 4.0 * pow(c->rtol, 1.0 / 9.0) / omega;
         /* Just off a constraint and turned back towards it (a hop that rises beyond round-off):
