@@ -107,6 +107,9 @@ typedef struct {
     double *press, *press_t;    /* pressing() at the last two step ends (2 m each, the later second) */
     size_t handover;            /* the constraint whose lift-off `missed` handed over (m: none) */
     double *prev_g, *prev_gdot; /* at the last recorded row */
+    double *entry_step;         /* pen_exit_bound: the first step of the contact of constraint i, */
+    double *entry_time;         /* the law's contact time at its entry speed, */
+    int *entry_episode;         /* in this episode (-1: none yet) */
     size_t missed_constraint;   /* the constraint of the crossing `missed` reported */
     char context[64];           /* "mu = ..." for messages */
     /* scratch (m or N each, once per run) */
@@ -161,6 +164,9 @@ int pen_error_weights(double t, const double *y, double *w, void *user);
 
 /* aim.c */
 double pen_aim(double t, const double *y, double h, int *k, double *uncertainty, void *user);
+double pen_entry_step(run *r, double t);
+double pen_error_order(void *user);
+double pen_exit_bound(run *r, double t);
 
 /* lift_off.c */
 double pen_lift_off_approach(run *r, double t);

@@ -103,13 +103,15 @@ static pl_status alloc_run(run *r, pl_error *err)
         return s;
     pl_part parts[] = {{&r->settle, m},    {&r->lift_end, m},  {&r->press, 2 * m},
                        {&r->press_t, 2 * m}, {&r->prev_g, m},    {&r->prev_gdot, m},
+                       {&r->entry_step, m},  {&r->entry_time, m},
                        {&r->g_scan, m},      {&r->g_a, m},       {&r->gdot_a, m},
                        {&r->gdot_b, m},      {&r->gdot_samples, FLIGHT_SAMPLES * m},
                        {&r->g_switch, m},    {&r->gdot_switch, m}, {&r->g_init, m},
                        {&r->gdot_init, m},   {&r->f0, N},        {&r->f1, N},
                        {&r->y1, N},          {&r->w, N},         {&r->y_scan, N},
                        {&r->y0, N},          {&r->row, pl_ncols(n, m)}};
-    pl_int_part int_parts[] = {{&r->open, m}, {&r->shared, m}, {&r->direction, m}};
+    pl_int_part int_parts[] = {{&r->open, m}, {&r->shared, m}, {&r->direction, m},
+                               {&r->entry_episode, m}};
     r->block = pl_carve(parts, PL_NPARTS(parts));
     r->int_block = pl_carve_int(int_parts, PL_NPARTS(int_parts));
     if (!r->block || !r->int_block)
@@ -161,13 +163,17 @@ static pl_stepper *choose(void *user, double t)
 static double max_step(void *user, double t)
 {
     run *r = user;
-    return r->loop.stepper == r->bdf ? pen_lift_off_approach(r, t) : pl_model_max_step(r->ctx.model, t);
+    if (r->loop.stepper == r->bdf)
+        return pen_lift_off_approach(r, t);
+    double model = pl_model_max_step(r->ctx.model, t), exit = pen_exit_bound(r, t);
+    return model > 0.0 && (exit == 0.0 || model < exit) ? model : exit;
 }
 
 /* First step after a (re)start.
  * - Runge-Kutta in contact: the step that resolves the contact oscillation, whose local error
  *   grows like (h omega)^9: h = 4 rtol^(1/9) / omega (accepted steps measure 5 rtol^(1/9) /
- *   omega).  In flight the pair estimates its own (Hairer's rule), its growth after that first
+ *   omega); at the entry of a nonlinear law's contact, the last contact's first step scaled to this
+ *   one (pen_entry_step).  In flight the pair estimates its own (Hairer's rule), its growth after that first
  *   step unbounded as in CVODE.
  * - BDF: CVODE's own heuristic caps it so that no component changes by more than 10% of its
  *   size, which gives h ~ 1e-14 where the gap is 0.  We use the order-1 error estimate alone:
@@ -181,6 +187,9 @@ static double initial_step(void *user, pl_stepper *s, double t)
         if (c->field.active[i])
             omega = fmax(omega, c->omega[i]);
     if (s == r->rk) {
+        double entry = omega > 0.0 ? pen_entry_step(r, t) : 0.0;
+        if (entry > 0.0)
+            return entry;
         if (omega > 0.0)
             return 4.0 * pow(c->rtol, 1.0 / 9.0) / omega;
         /* Just off a constraint and turned back towards it (a hop that rises beyond round-off):
@@ -272,7 +281,8 @@ static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
     run_ctx *c = &r->ctx;
     pl_stepper_spec spec = {.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = pen_rhs,
                             .weights = pen_error_weights, .jacobian = pen_jacobian, .roots = pen_roots,
-                            .root = pen_root, .kink = pen_kink, .aim = pen_aim, .nroots = (int)(2 * c->m),
+                            .root = pen_root, .kink = pen_kink, .aim = pen_aim, .error_order = pen_error_order,
+                            .nroots = (int)(2 * c->m),
                             .napprox = (int)c->m, .root_ulps = 4.0, .max_order = bdf_max_order, .user = c,
                             .context = r->context};
     pl_status s = pl_stepper_rk_new(&r->rk, &spec, err);
@@ -341,7 +351,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     pl_model_initial_state(model, Q(y0), V(y0, c));
     for (size_t i = 0; i < c->m; i++) {
         c->field.active[i] = pl_model_initially_active(model, c->field.work, i, 0.0, Q(y0), V(y0, c));
-        r.open[i] = -1;
+        r.open[i] = r.entry_episode[i] = -1;
     }
     r.handover = c->m;
     pen_modes_changed(c);
