@@ -43,10 +43,6 @@ typedef struct {
        into *uncertainty.  The Runge-Kutta stepper then ends the step just past it, so that the
        root is located from the state at the step's end (see stepper_rk.c, "Aiming"). */
     double (*aim)(double t, const double *y, double h, int *k, double *uncertainty, void *user);
-    /* Optional, for the Runge-Kutta stepper: the order in h of the local error its step-size control
-       assumes (0: the method's own), asked after every attempted step.  A solver whose right-hand side
-       is not smooth near the steps (a force delta^n at delta = 0) says so with a lower one. */
-    double (*error_order)(void *user);
     double root_ulps; /* precise roots to this many ulps of t (0: 100, as CVODE) */
     void *user;
     const char *context; /* for failure messages, e.g. "mu = 1e+08" */

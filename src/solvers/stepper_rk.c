@@ -595,8 +595,7 @@ static int step(pl_stepper *s, double t_stop, pl_error *err)
         }
         double e = wrms(r, r->yerr);
         double growth = r->steps == 0 ? MAX_GROWTH_FIRST : MAX_GROWTH;
-        double order = r->spec.error_order ? r->spec.error_order(r->spec.user) : 0.0;
-        double factor = e > 0.0 ? SAFETY * pow(e, -1.0 / (order > 0.0 ? order : ORDER + 1)) : growth;
+        double factor = e > 0.0 ? SAFETY * pow(e, -1.0 / (ORDER + 1)) : growth;
         if (!(e <= 1.0)) {
             r->fails++;
             r->h = h * fmax(MIN_SHRINK, fmin(factor, 1.0));

@@ -90,18 +90,18 @@ typedef struct {
     double mu, pre, m_eff, D;
 } fast_system;
 
-static double fast_force(const fast_system *f, const double y[2])
-{
-    return pl_law_force(f->law, f->mu, f->pre, f->m_eff, y[0], y[1], NULL, NULL);
-}
-
 static int fast_rhs(double s, const double y[], double dydt[], void *params)
 {
     (void)s;
     const fast_system *f = params;
     dydt[0] = y[1];
-    dydt[1] = f->D + fast_force(f, y) / f->m_eff;
+    dydt[1] = f->D + pl_law_force(f->law, f->mu, f->pre, f->m_eff, y[0], y[1], NULL, NULL) / f->m_eff;
     return isfinite(dydt[1]) ? GSL_SUCCESS : GSL_EBADFUNC;
+}
+
+static double fast_force(const fast_system *f, const double y[2])
+{
+    return pl_law_force(f->law, f->mu, f->pre, f->m_eff, y[0], y[1], NULL, NULL);
 }
 
 /* The time from the state (g, gdot) at which the contact's force stops pushing on its fast system:
@@ -139,18 +139,16 @@ static double fast_exit(fast_system *f, double g, double gdot, double level, dou
 }
 
 /* The loop's max_step hook on the Runge-Kutta pair in contact under a nonlinear law (0: no bound).
- * Its force is not smooth where it stops pushing (delta^n at delta = 0, n not an integer; a clamped
- * force's kink): next to an entry or an exit the pair's local error falls like h^(n+1) rather than
- * h^9, and a step across the exit fails its error test by factors of 1e3 (10 rejections per Hertz
- * impact on the ball at mu = 1e8, each shrinking the steps after it).  The exit is predicted on the
- * contact's fast system (fast_exit); a step ends no later than LAST_STEP h1 before it, h1 the entry's
- * first step (the step that touches the kink at the entry was accepted at h1, and the exit's last
- * step mirrors it), and within 1.25 LAST_STEP h1 of the exit the step ends 1e-3 h1 past it (the
- * root is then located in the step; the margin covers the prediction's error, so that a late
- * prediction does not leave a sliver of contact to a step of its own).  A prediction off by a
- * little costs a short step, never accuracy: the error test judges every step as before.  LAST_STEP
- * is the best of 1, 0.8 and 0.6 on bench_laws.  Linear laws aim at the exit (pen_aim) instead. */
-#define LAST_STEP 0.8
+ * Its force is not smooth at delta = 0 (delta^n, n not an integer; a clamped force's kink): next to
+ * an entry or an exit the pair's local error falls like h^(n+1) rather than h^9, and a step that
+ * crosses the exit fails its error test by factors of 1e3 (bench_laws: 10 rejections per Hertz impact
+ * at the exit, each shrinking the next step).  The exit is predicted on the contact's fast system
+ * (fast_exit), and the step ends no later than the entry's first step h1 before it (the step that
+ * touches the kink at the entry was accepted at h1; the exit's mirrors it), or, within 1.5 h1 of the
+ * exit, 1e-3 h1 past it (the root is then located in the step; the margin covers the prediction's
+ * error, so that a late prediction does not leave a sliver of contact to a step of its own).  A prediction off by a little costs a
+ * short step, never accuracy: the error test judges every step as before.  Linear laws aim at the
+ * exit (pen_aim) instead. */
 double pen_exit_bound(run *r, double t)
 {
     run_ctx *c = &r->ctx;
@@ -180,7 +178,7 @@ double pen_exit_bound(run *r, double t)
     double d = fast_exit(&f, g, gdot, level, 2.0 * T), h1 = r->entry_step[i];
     if (!(d > 1e-3 * h1))
         return 0.0; /* no exit predicted, or one closer than the margin below */
-    return d <= 1.25 * LAST_STEP * h1 ? d + 1e-3 * h1 : d - LAST_STEP * h1;
+    return d <= 1.25 * 0.8 * h1 ? d + 1e-3 * h1 : d - 0.8 * h1;
 }
 
 /* The first step into a contact under a nonlinear law (initial_step, penalty.c), 0 if there is no
@@ -200,18 +198,4 @@ double pen_entry_step(run *r, double t)
     if (!(t - ep->t_in <= 1e-6 * T))
         return 0.0; /* a restart within the contact (pen_exit_bound's test of an entry) */
     return T > 0.0 && T0 > 0.0 && isfinite(T / T0) ? r->entry_step[i] * (T / T0) : 0.0;
-}
-
-/* The Runge-Kutta stepper's error_order hook (stepper.h): in a single contact under a nonlinear law,
- * NONSMOOTH_ERROR_ORDER instead of the pair's 9.  Next to the force's non-smooth point (pen_exit_bound)
- * the local error falls like h^(n+1), away from it like h^9; with 9 the steps after a Hertz entry grow
- * by 1.3 to 2.2 times while their errors stay at 3e-4 to 3e-2 of the tolerance.  6 is the measured
- * best of 4.5, 5, 6, 7 and 9 on bench_laws (Hertz 17 -> 16 steps per impact, Hunt-Crossley 17 -> 16;
- * docs/verification.md): the error test still judges every step. */
-#define NONSMOOTH_ERROR_ORDER 6.0
-double pen_error_order(void *user)
-{
-    const run_ctx *c = user;
-    size_t i = c->single_active;
-    return i < c->m && !pl_law_is_linear(&c->model->law[i]) ? NONSMOOTH_ERROR_ORDER : 0.0;
 }

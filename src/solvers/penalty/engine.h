@@ -165,7 +165,6 @@ int pen_error_weights(double t, const double *y, double *w, void *user);
 /* aim.c */
 double pen_aim(double t, const double *y, double h, int *k, double *uncertainty, void *user);
 double pen_entry_step(run *r, double t);
-double pen_error_order(void *user);
 double pen_exit_bound(run *r, double t);
 
 /* lift_off.c */
