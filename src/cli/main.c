@@ -627,7 +627,7 @@ static void print_solution_summary(const pl_model *model, const pl_solution *sol
     if (a && a->touches_unresolved > 0)
         printf(", %zu contacts not resolved as impacts (the free motion turns the gap within a contact, or "
                "the entry rate is below the run's resolution)", a->touches_unresolved);
-    if (sol->solver->family == PL_FAMILY_PENALTY && sol->nepisodes > 0)
+    if (pl_solver_compliant(sol->solver) && sol->nepisodes > 0)
         printf(", first contact: constraint %zu at t = %.6f, max penetration %.3g", sol->episodes[0].constraint + 1,
                sol->episodes[0].t_in, sol->episodes[0].max_penetration);
     if (a && !isnan(a->capture_time))
@@ -637,7 +637,7 @@ static void print_solution_summary(const pl_model *model, const pl_solution *sol
                sol->zeno.constraint + 1, sol->zeno.t_accumulation, sol->zeno.impacts_resolved, sol->zeno.ratio,
                sol->zeno.t_accumulation > sol->t_end ? "past t-end: the run ends at t-end in the state they reach"
                                                       : "then continue");
-    if (sol->solver->family == PL_FAMILY_LIMIT && !pl_laws_bounces_accumulate(model->law, model->m))
+    if (pl_solver_can(sol->solver, PL_SOLVER_ZENO) && !pl_laws_bounces_accumulate(model->law, model->m))
         printf("\n  no Zeno point: the law's impacts never accumulate (elastic, or 1 - e ~ c V)");
     if (sol->tail.found)
         printf("\n  bounces of constraint %zu from t = %.12g summed in closed form to t-end (c v = %.3g, the "
@@ -1052,12 +1052,10 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
                                                                : "then sustained contact");
     else if (!sw->has_limit && sw->limit.status != PL_OK)
         printf("limit solution: failed: %s\n", sw->limit.error.message);
-    if (sw->solver->family == PL_FAMILY_PENALTY)
-        printf("convergence (error ~ mu^-rate, fitted on all mu and on the upper half of them; errors against\n"
-               "the closed form, the limit solution, or the extrapolated limit, in that order of preference):\n");
-    else
-        printf("convergence (error ~ h^rate, fitted on all h and on the smaller half of them; errors against\n"
-               "the closed form, the limit solution, or the extrapolated limit, in that order of preference):\n");
+    int up = sw->solver->refine_sign > 0; /* refining makes the option larger (mu) or smaller (h) */
+    printf("convergence (error ~ %s^%srate, fitted on all %s and on the %s half of them; errors against\n"
+           "the closed form, the limit solution, or the extrapolated limit, in that order of preference):\n",
+           sw->param_name, up ? "-" : "", sw->param_name, up ? "upper" : "smaller");
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         const pl_sweep_quantity *Q = &sw->q[q];
         char floors[192], predicted[40] = "";
@@ -1157,7 +1155,7 @@ static double default_h(const pl_model *model, double t_end, double k)
 static pl_status default_grid(const pl_solver_type *solver, const pl_model *model, double t_end, double **values,
                               size_t *n, pl_error *err)
 {
-    if (solver->family == PL_FAMILY_PENALTY)
+    if (pl_solver_compliant(solver))
         return pl_parse_grid("1e2:1e10:9", "--mu", values, n, err);
     double *v = malloc(7 * sizeof *v);
     if (!v)

@@ -419,7 +419,7 @@ static pl_status read_solution(int dir_fd, const char *dir, const pl_model *mode
         vector(&r, state, "v", sol->zeno.v, sol->n);
     }
     const json_t *bt = json_object_get(o, "bounce_tail");
-    if (!r.bad && solver->family == PL_FAMILY_LIMIT && json_is_object(bt)) {
+    if (!r.bad && pl_solver_can(solver, PL_SOLVER_ZENO) && json_is_object(bt)) {
         sol->tail.found = 1;
         sol->tail.constraint = (size_t)integer(&r, bt, "constraint", 1, (long)sol->m) - 1;
         sol->tail.t_start = number(&r, bt, "t_start");

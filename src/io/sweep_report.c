@@ -47,7 +47,7 @@ static pl_status write_sweep_csv(pl_output *out, const pl_sweep *sw, pl_error *e
                   "lift_off_first,sliding_force_error,s_distance_q,s_distance_v,limit_sup_q,limit_sup_q_outside_zeno,"
                   "limit_l1_v,limit_s_distance,impact_time_error,impact_velocity_error,impacts_matched,impacts_missing,"
                   "impacts_absorbed,impacts_excluded,impacts_extra,steps,rhs_evals,wall_seconds");
-    fprintf(f.fp, sw->solver->family == PL_FAMILY_SCHEME ? ",h_used\n" : "\n");
+    fprintf(f.fp, pl_solver_can(sw->solver, PL_SOLVER_FIXED_STEP) ? ",h_used\n" : "\n");
     for (size_t k = 0; k < sw->n; k++) {
         const pl_solution *r = &sw->runs[k];
         const pl_analysis *a = &sw->analysis[k];
@@ -72,7 +72,7 @@ static pl_status write_sweep_csv(pl_output *out, const pl_sweep *sw, pl_error *e
         for (size_t j = 0; j < sizeof counts / sizeof *counts; j++)
             pl_put_number(&f, ",", measured ? (double)counts[j] : NAN);
         fprintf(f.fp, ",%ld,%ld,%.6g", r->stats.steps, r->stats.rhs_evals, r->stats.wall_seconds);
-        if (sw->solver->family == PL_FAMILY_SCHEME)
+        if (pl_solver_can(sw->solver, PL_SOLVER_FIXED_STEP))
             pl_put_number(&f, ",", r->step_size);
         fputc('\n', f.fp);
     }
@@ -172,8 +172,24 @@ static json_t *convergence_json(const pl_sweep *sw, const pl_sweep_quantity *q)
     return o;
 }
 
+/* What a rate means, in the refined option p: error ~ p^-rate when refining makes p larger (mu),
+ * p^rate when smaller (h). */
+static const char *convergence_note(const pl_sweep *sw, char *buf, size_t len)
+{
+    const char *p = sw->param_name;
+    int up = sw->solver->refine_sign > 0;
+    snprintf(buf, len,
+             "rate: %sthe least-squares slope of log|error| against log %s (error ~ %s^%srate), with its standard "
+             "error, over all %s and over the %s half of the %s values; errors are taken against the closed form "
+             "when the case knows it, else against the limit solution, else against the limit extrapolated from "
+             "the sweep",
+             up ? "minus " : "", p, p, up ? "-" : "", p, up ? "upper" : "smaller", p);
+    return buf;
+}
+
 static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
 {
+    char note[512];
     json_t *o = json_object();
     PL_JSON_SET(o, "case", json_string(model->type->name));
     PL_JSON_SET(o, "parameters", pl_parameters_json(model));
@@ -187,7 +203,7 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
     PL_JSON_SET(o, "t_end", pl_json_number(sw->t_end));
     PL_JSON_SET(o, "refined", json_string(sw->param_name));
     PL_JSON_SET(o, sw->param_name, pl_json_array(sw->param, sw->n));
-    if (sw->solver->family == PL_FAMILY_SCHEME) {
+    if (pl_solver_can(sw->solver, PL_SOLVER_FIXED_STEP)) {
         json_t *used = json_array();
         for (size_t k = 0; k < sw->n; k++)
             PL_JSON_APPEND(used, pl_json_number(sw->runs[k].step_size));
@@ -216,18 +232,7 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
     for (int q = 0; q < PL_SWEEP_NQ; q++)
         PL_JSON_SET(conv, sw->q[q].name, convergence_json(sw, &sw->q[q]));
     PL_JSON_SET(o, "convergence", conv);
-    PL_JSON_SET(o, "convergence_note",
-                        json_string(sw->solver->family == PL_FAMILY_PENALTY
-                                        ? "rate: minus the least-squares slope of log|error| against log mu (error "
-                                          "~ mu^-rate), with its standard error, over all mu and over the upper half "
-                                          "of the mu values; errors are taken against the closed form when the case "
-                                          "knows it, else against the limit solution, else against the limit "
-                                          "extrapolated from the sweep"
-                                        : "rate: the least-squares slope of log|error| against log h (error ~ "
-                                          "h^rate), with its standard error, over all h and over the smaller half "
-                                          "of the h values; errors are taken against the closed form when the case "
-                                          "knows it, else against the limit solution, else against the limit "
-                                          "extrapolated from the sweep"));
+    PL_JSON_SET(o, "convergence_note", json_string(convergence_note(sw, note, sizeof note)));
     json_t *before = json_array();
     for (size_t k = 0; k < sw->n; k++)
         PL_JSON_APPEND(before, json_integer((json_int_t)sw->analysis[k].impacts_before_capture));

@@ -11,6 +11,8 @@
 #ifndef PL_SOLVER_H
 #define PL_SOLVER_H
 
+#include <string.h>
+
 #include "core/params.h"
 #include "model/model.h"
 #include "solvers/solution.h"
@@ -28,7 +30,8 @@ const char *pl_solver_family_name(pl_solver_family family);
 typedef enum {
     PL_SOLVER_EPISODES = 1u << 0,      /* records contact episodes (pl_solution.episodes) */
     PL_SOLVER_EVENTS = 1u << 1,        /* records events: impacts, slides, lift-offs (pl_solution.events) */
-    PL_SOLVER_ZENO = 1u << 2,          /* locates a Zeno accumulation point (pl_solution.zeno) */
+    PL_SOLVER_ZENO = 1u << 2,          /* locates a Zeno accumulation point (pl_solution.zeno), or the
+                                          tail of bounces that never accumulate (pl_solution.tail) */
     PL_SOLVER_GAMMA = 1u << 3,         /* its Gamma is the time transform of paper 004, eq. (5): its
                                           trajectory compares with the limit's along s */
     PL_SOLVER_DENSE = 1u << 4,         /* has dense output: records samples between steps (takes samples) */
@@ -95,6 +98,15 @@ extern const pl_solver_type pl_solver_external; /* io/external.c; not in the reg
 static inline int pl_solver_can(const pl_solver_type *s, unsigned caps)
 {
     return (s->capabilities & caps) == caps;
+}
+
+/* Whether s's contacts are compliant, of stiffness the option it refines, "mu" (paper 004, eq. (4)):
+ * a contact penetrates and lasts the law's contact time at mu, its episodes are its impacts and
+ * slides, and its errors fall as powers of mu.  Read from the refined option rather than a
+ * capability flag: it is what makes a solver compliant. */
+static inline int pl_solver_compliant(const pl_solver_type *s)
+{
+    return s->refine && strcmp(s->refine, "mu") == 0;
 }
 
 size_t pl_solver_count(void);

@@ -371,17 +371,17 @@ static void zeno_sequence(const pl_model *model, const pl_solution *sol, pl_anal
     size_t nf = 0;
     double t_last = NAN;
     const pl_impact_record *prev = NULL;
-    pl_solver_family family = sol->solver->family;
+    const pl_solver_type *solver = sol->solver;
     double mu = pl_solution_option(sol, "mu"), h = pl_solution_option(sol, "h");
     for (size_t k = 0; k < a->impacts; k++) {
         const pl_impact_record *im = &a->impact[k];
         if (!isnan(a->capture_time) && im->event.t >= a->capture_time)
             break;
-        /* Penalized runs: 10 A/omega, below which gravity acts significantly during a contact;
-         * schemes: 10 A h, below which a flight lasts less than 20 steps. */
-        double v_min = family == PL_FAMILY_PENALTY ? 10.0 * model->a_scale / contact_omega(model, im->event.constraint, mu)
-                       : family == PL_FAMILY_SCHEME ? 10.0 * model->a_scale * h
-                                                    : 0.0;
+        /* Compliant contacts: 10 A/omega, below which gravity acts significantly during a contact;
+         * fixed steps: 10 A h, below which a flight lasts less than 20 steps. */
+        double v_min = pl_solver_compliant(solver) ? 10.0 * model->a_scale / contact_omega(model, im->event.constraint, mu)
+                       : pl_solver_can(solver, PL_SOLVER_FIXED_STEP) ? 10.0 * model->a_scale * h
+                                                                     : 0.0;
         if (-im->event.gdot_before < v_min)
             break;
         if (prev) {
@@ -648,7 +648,7 @@ static int rest_capture(const pl_model *model, const pl_solution *sol, pl_analys
     if (rows == 0 || m == 0)
         return 0;
     const pl_event *last = a->impacts > 0 ? &a->impact[a->impacts - 1].event : NULL;
-    double span = sol->solver->family == PL_FAMILY_SCHEME ? SCHEME_IMPACT_STEPS * sol->step_size : 0.0;
+    double span = pl_solver_can(sol->solver, PL_SOLVER_FIXED_STEP) ? SCHEME_IMPACT_STEPS * sol->step_size : 0.0;
     double t_skip = last ? last->t + span : -INFINITY; /* the rows tested are later than this */
     double A = model->a_scale;
     rest_run *run = malloc(m * sizeof *run);
@@ -740,7 +740,9 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
 {
     init_analysis(a);
     size_t n = sol->n, m = sol->m, ne = sol->nepisodes;
-    pl_solver_family family = sol->solver->family;
+    /* A compliant solver's episodes are timed and classified by its law at mu; impacts are the
+     * events of a solver that records them, else the episodes classified as impacts. */
+    int compliant = pl_solver_compliant(sol->solver), events = pl_solver_can(sol->solver, PL_SOLVER_EVENTS);
     double mu = pl_solution_option(sol, "mu");
     a->nepisodes = ne;
     a->info = calloc(ne ? ne : 1, sizeof *a->info);
@@ -751,21 +753,21 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
         return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing %zu episodes", ne);
     }
 
-    pl_work *work = family == PL_FAMILY_PENALTY && ne ? pl_work_new(model) : NULL;
+    pl_work *work = compliant && ne ? pl_work_new(model) : NULL;
     pl_gap *gap = work ? pl_gap_new(1, n, 0) : NULL;
-    if (family == PL_FAMILY_PENALTY && ne && !gap) {
+    if (compliant && ne && !gap) {
         pl_work_free(work);
         pl_analysis_free(a);
         return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing %zu episodes", ne);
     }
-    double rtol = family == PL_FAMILY_PENALTY ? pl_solution_option(sol, "rtol") : NAN;
+    double rtol = compliant ? pl_solution_option(sol, "rtol") : NAN;
     for (size_t k = 0; k < ne; k++) {
         const pl_episode *ep = &sol->episodes[k];
         pl_episode_info *info = &a->info[k];
         size_t i = ep->constraint;
         info->dv = a->dv + k * n;
-        double resolved = family == PL_FAMILY_PENALTY ? rate_resolution(model, sol, ep, mu, rtol, gap) : 0.0;
-        if (family == PL_FAMILY_PENALTY) {
+        double resolved = compliant ? rate_resolution(model, sol, ep, mu, rtol, gap) : 0.0;
+        if (compliant) {
             /* a nonlinear law's impacts last longer the slower they are: its time scale at this one's speed */
             double omega = contact_omega_at(model, i, mu, fabs(ep->gdot_in)), xi = model->law[i].xi;
             info->kind = pl_classify_episode(ep, sol->t_final, omega, xi, resolved);
@@ -775,7 +777,7 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
         } else {
             info->kind = classify_scheme_episode(sol, ep);
         }
-        info->restitution = family != PL_FAMILY_PENALTY || -ep->gdot_in > resolved ? pl_episode_restitution(ep) : NAN;
+        info->restitution = !compliant || -ep->gdot_in > resolved ? pl_episode_restitution(ep) : NAN;
         a->touches_unresolved += info->kind == PL_UNRESOLVED && !isnan(ep->t_out);
         double t_stop = isnan(ep->t_out) ? sol->t_final : ep->t_out;
         info->duration = t_stop - ep->t_in;
@@ -786,9 +788,9 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
                                      pl_table_row(&sol->traj, ep->row_in)[pl_col_v(n, m) + j]
                                : NAN;
         info->dv_normal = ep->gdot_out - ep->gdot_in;
-        info->scaled_penetration = family == PL_FAMILY_PENALTY ? scaled_penetration(model, i, mu, ep->max_penetration) : NAN;
+        info->scaled_penetration = compliant ? scaled_penetration(model, i, mu, ep->max_penetration) : NAN;
         info->force_error = info->force_scale = info->lift_off_predicted = NAN;
-        if (family == PL_FAMILY_PENALTY && info->kind == PL_IMPACT && rows) {
+        if (!events && info->kind == PL_IMPACT && rows) {
             if (a->impacts == 0)
                 a->scaled_penetration_first = info->scaled_penetration;
             if (episode_impact(sol, ep, &a->impact[a->impacts])) {
@@ -801,7 +803,7 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
     }
     pl_work_free(work);
     free(gap);
-    if (family != PL_FAMILY_PENALTY)
+    if (events)
         for (size_t k = 0; k < sol->nevents; k++)
             if (sol->events[k].kind == PL_EVENT_IMPACT) {
                 pl_impact_record *r = &a->impact[a->impacts];
@@ -811,10 +813,10 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
                 a->impacts++;
                 pl_event_copy(&r->event, e, n, m);
                 r->t_out = r->event.t;
-                if (family == PL_FAMILY_SCHEME)
+                if (pl_solver_can(sol->solver, PL_SOLVER_FIXED_STEP))
                     scheme_impact_end(sol, r);
             }
-    if (family == PL_FAMILY_PENALTY) {
+    if (compliant) {
         pl_status s = impact_motions(model, sol, mu, a, err);
         if (s != PL_OK)
             return s;
@@ -828,12 +830,13 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
         a->restitution_first = first->gdot_before != 0.0 ? -first->gdot_after / first->gdot_before : NAN;
     }
 
-    /* Capture: the limit's accumulation point or final slide; a penalized run's final contact,
-     * sustained to the end; an external's or a scheme's last impact before a rest at its
-     * resolution (the impact's round-off resolution when it is an impact, none for a row). */
-    if (family == PL_FAMILY_LIMIT) {
+    /* Capture: the accumulation point or final slide of a solver that locates Zeno points (the
+     * limit); a compliant run's final contact, sustained to the end; otherwise (an external, a
+     * scheme) the last impact before a rest at its resolution (the impact's round-off resolution
+     * when it is an impact, none for a row). */
+    if (pl_solver_can(sol->solver, PL_SOLVER_ZENO)) {
         a->capture_time = limit_capture(sol, &a->capture_time_resolution);
-    } else if (family == PL_FAMILY_PENALTY) {
+    } else if (compliant) {
         if (ne > 0 && a->info[ne - 1].kind == PL_SUSTAINED && isnan(sol->episodes[ne - 1].t_out)) {
             a->capture_time = sol->episodes[ne - 1].t_in;
             a->capture_time_resolution = sol->episodes[ne - 1].t_in_resolution;
@@ -845,11 +848,11 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
         for (size_t k = 0; k < a->impacts; k++)
             a->impacts_before_capture += a->impact[k].event.t < a->capture_time;
 
-    /* Sustained contacts: the sliding force of penalized runs, lift-offs. */
+    /* Sustained contacts: the sliding force of compliant runs, lift-offs. */
     int sustained = 0;
     for (size_t k = 0; k < ne; k++)
         sustained |= a->info[k].kind == PL_SUSTAINED;
-    if (family == PL_FAMILY_PENALTY && sustained) {
+    if (compliant && sustained) {
         sliding_work w;
         episode_forces *ef = calloc(ne, sizeof *ef);
         pl_status s = ef ? sliding_work_init(&w, model, err)
@@ -881,7 +884,7 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
             a->lift_off_predicted_first = info->lift_off_predicted;
         }
     }
-    if (family == PL_FAMILY_LIMIT || family == PL_FAMILY_EXTERNAL)
+    if (events) /* the events' first lift-off when no sustained episode ended */
         for (size_t k = 0; k < sol->nevents && isnan(a->lift_off_first); k++)
             if (sol->events[k].kind == PL_EVENT_LIFT_OFF) {
                 a->lift_off_first = sol->events[k].t;

@@ -69,7 +69,7 @@ static double refinement(const pl_solution *sol, double *param)
 {
     const pl_solver_type *s = sol->solver;
     *param = s->refine ? pl_solution_option(sol, s->refine) : NAN;
-    if (s->family == PL_FAMILY_SCHEME && sol->step_size > 0.0)
+    if (pl_solver_can(s, PL_SOLVER_FIXED_STEP) && sol->step_size > 0.0)
         return 1.0 / sol->step_size;
     return s->refine_sign > 0 ? *param : 1.0 / *param;
 }

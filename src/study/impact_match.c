@@ -105,20 +105,15 @@ static double resolution(const matcher *mt, const pl_event *e, size_t c, double 
 {
     const pl_solution *sol = mt->sol;
     double tau = 0.0;
-    switch (sol->solver->family) {
-    case PL_FAMILY_PENALTY: {
+    if (pl_solver_compliant(sol->solver)) { /* the law's contact time at mu */
         double mu = pl_solution_option(sol, "mu");
         for (size_t j = 0; j < sol->m; j++)
             if (e ? takes_part(e, j) : j == c)
                 tau = fmax(tau, pl_law_contact_time(&mt->model->law[j], mu, V));
-        break;
-    }
-    case PL_FAMILY_SCHEME: /* an impact may be timed a step before its first impulse, and last 2 */
-        tau = 2.0 * sol->step_size;
-        break;
-    default:
+    } else if (pl_solver_can(sol->solver, PL_SOLVER_FIXED_STEP)) {
+        tau = 2.0 * sol->step_size; /* an impact may be timed a step before its first impulse, and last 2 */
+    } else {
         tau = row_spacing(&sol->traj, t);
-        break;
     }
     return fmax(tau, 64.0 * DBL_EPSILON * fmax(1.0, fabs(t)));
 }
@@ -377,8 +372,8 @@ static size_t find_partner(const matcher *mt, const pl_event *e, const pl_impact
  * impact's fast motion, a scheme's last impulse step), from its row there; its time. */
 static double state_after(const matcher *mt, const pl_impact_record *R, const double **q, const double **v)
 {
-    pl_solver_family family = mt->sol->solver->family;
-    if (family == PL_FAMILY_PENALTY || family == PL_FAMILY_SCHEME) {
+    const pl_solver_type *s = mt->sol->solver;
+    if (pl_solver_compliant(s) || pl_solver_can(s, PL_SOLVER_FIXED_STEP)) {
         double t = row_state(mt->sol, R->row_out, q, v); /* at t_out (a penalized exit's row: to an ulp) */
         if (t >= R->event.t)
             return t;

@@ -296,9 +296,10 @@ static double quantity_value(const pl_sweep *sw, pl_sweep_quantity_id id, size_t
         return analysis_value(&sw->analysis[k], id);
     if (!sw->has_limit)
         return NAN;
-    /* A scheme's discrete Gamma advances by |Delta v| at an impact, the limit's by the total
-     * variation of the fast solution (larger): their s-representations differ by that, whatever h. */
-    if (id == PL_Q_LIMIT_S_DISTANCE && sw->solver->family == PL_FAMILY_SCHEME)
+    /* Only a Gamma of paper 004, eq. (5) compares with the limit's along s: a scheme's discrete Gamma
+     * advances by |Delta v| at an impact, the limit's by the total variation of the fast solution
+     * (larger), and their s-representations differ by that, whatever h. */
+    if (id == PL_Q_LIMIT_S_DISTANCE && !pl_solver_can(sw->solver, PL_SOLVER_GAMMA))
         return NAN;
     const pl_limit_distance *d = &sw->dist[k];
     switch (id) {
@@ -339,7 +340,7 @@ static void impacts_per_decade(const pl_model *model, pl_sweep *sw)
     const pl_contact_law *law = &model->law[0];
     double e = law->type->restitution && law->type->exponent(law->p) == 1.0
                    ? law->type->restitution(law->p, model->v_scale) : NAN;
-    double per_decade = sw->solver->family == PL_FAMILY_PENALTY ? log(sqrt(10.0)) : log(10.0);
+    double per_decade = pl_solver_compliant(sw->solver) ? log(sqrt(10.0)) : log(10.0);
     sw->impacts_per_decade_predicted = (model->m == 1 && e > 0 && e < 1) ? per_decade / log(1.0 / e) : NAN;
 }
 
@@ -418,7 +419,7 @@ static double outcome_rate(const pl_model *model, const pl_sweep *sw, pl_rate_qu
  * velocity after it are taken over the impacts every run is measured on (impact_common). */
 static double predicted_rate(const pl_model *model, const pl_sweep *sw, pl_sweep_quantity_id q)
 {
-    if (sw->solver->family != PL_FAMILY_PENALTY)
+    if (!pl_solver_compliant(sw->solver)) /* the law predicts rates in mu */
         return NAN;
     const pl_analysis *la = &sw->limit_analysis;
     switch (q) {
@@ -655,9 +656,9 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
     free(threads);
     pthread_mutex_destroy(&p.lock);
 
-    /* A scheme takes equal steps ending at t_end: slightly shorter than h when h does not divide it. */
+    /* A fixed step ends at t_end: slightly shorter than h when h does not divide it. */
     for (size_t k = 0; k < n; k++)
-        if (solver->family == PL_FAMILY_SCHEME && sw->runs[k].step_size > 0.0)
+        if (pl_solver_can(solver, PL_SOLVER_FIXED_STEP) && sw->runs[k].step_size > 0.0)
             sw->x[k] = 1.0 / sw->runs[k].step_size;
     for (size_t k = 0; k < n; k++)
         sw->failures += sw->runs[k].status != PL_OK;
@@ -676,7 +677,7 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
             fitted |= sw->runs[k].status == PL_OK && sw->analysis[k].fit_flights >= 3;
             captured |= q == PL_Q_CAPTURE_TIME && isfinite(Q->values[k]);
         }
-        if (q == PL_Q_ACCUMULATION_ESTIMATE && !accumulate && fitted && sw->solver->family == PL_FAMILY_PENALTY)
+        if (q == PL_Q_ACCUMULATION_ESTIMATE && !accumulate && fitted && pl_solver_compliant(sw->solver))
             Q->no_limit = "the law's impacts never accumulate (elastic, or 1 - e ~ c V: flights sum like a harmonic "
                           "series): no Zeno point to extrapolate";
         else if (q == PL_Q_CAPTURE_TIME && Q->predicted_rate == 0.0 && captured)

@@ -10,7 +10,7 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
 {
     const pl_table *traj = &sol->traj;
     memset(tr, 0, sizeof *tr);
-    tr->linear = sol->solver && sol->solver->family == PL_FAMILY_SCHEME;
+    tr->linear = sol->solver && pl_solver_can(sol->solver, PL_SOLVER_STEP_IMPULSES);
     tr->linear_v = sol->solver && sol->solver->family == PL_FAMILY_EXTERNAL;
     size_t n = model->n, m = model->m, rows = traj->nrows;
     tr->n = n;
