@@ -37,6 +37,9 @@ typedef enum {
     PL_SOLVER_DENSE = 1u << 4,         /* has dense output: records samples between steps (takes samples) */
     PL_SOLVER_FIXED_STEP = 1u << 5,    /* steps with one step size (pl_solution.step_size, "h_used") */
     PL_SOLVER_STEP_IMPULSES = 1u << 6, /* its trajectory's rows carry the impulses of each step */
+    PL_SOLVER_COMPLIANT = 1u << 7,     /* compliant contacts of stiffness mu (paper 004, eq. (4)): a contact
+                                          penetrates and lasts the law's contact time at mu, its episodes
+                                          are its impacts and slides, its errors fall as powers of mu */
 } pl_solver_capability;
 
 /* The cap on a trajectory's values (rows x columns, 160 MB of doubles) when
@@ -100,13 +103,10 @@ static inline int pl_solver_can(const pl_solver_type *s, unsigned caps)
     return (s->capabilities & caps) == caps;
 }
 
-/* Whether s's contacts are compliant, of stiffness the option it refines, "mu" (paper 004, eq. (4)):
- * a contact penetrates and lasts the law's contact time at mu, its episodes are its impacts and
- * slides, and its errors fall as powers of mu.  Read from the refined option rather than a
- * capability flag: it is what makes a solver compliant. */
+/* Whether s's contacts are compliant (PL_SOLVER_COMPLIANT). */
 static inline int pl_solver_compliant(const pl_solver_type *s)
 {
-    return s->refine && strcmp(s->refine, "mu") == 0;
+    return pl_solver_can(s, PL_SOLVER_COMPLIANT);
 }
 
 size_t pl_solver_count(void);

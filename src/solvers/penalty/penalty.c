@@ -411,7 +411,7 @@ const pl_solver_type pl_solver_penalty = {
     .summary = "the penalized system for one stiffness mu (Runge-Kutta rk8pd through flights and impacts, "
                "CVODE BDF in settled contact)",
     .family = PL_FAMILY_PENALTY,
-    .capabilities = PL_SOLVER_EPISODES | PL_SOLVER_GAMMA | PL_SOLVER_DENSE,
+    .capabilities = PL_SOLVER_EPISODES | PL_SOLVER_GAMMA | PL_SOLVER_DENSE | PL_SOLVER_COMPLIANT,
     .options = options,
     .noptions = sizeof options / sizeof options[0],
     .refine = "mu",
