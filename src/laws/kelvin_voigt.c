@@ -57,7 +57,7 @@ static pl_status resolve(double *p, const unsigned char *set, pl_error *err)
     return PL_OK;
 }
 
-static double prepare(const double *p, double mu)
+double pl_kelvin_voigt_prepare(const double *p, double mu)
 {
     return 2.0 * p[XI] * sqrt(mu / p[K]);
 }
@@ -72,7 +72,7 @@ static double force(const double *p, double mu, double d, double m_eff, double G
     return -m_eff * p[K] * (mu * G + d * Gdot);
 }
 
-static double frequency(const double *p, double mu, double m_eff, double V)
+double pl_kelvin_voigt_frequency(const double *p, double mu, double m_eff, double V)
 {
     (void)m_eff, (void)V; /* per unit mass; the linear law's oscillation does not depend on the speed */
     return sqrt(p[K] * mu);
@@ -81,16 +81,16 @@ static double frequency(const double *p, double mu, double m_eff, double V)
 /* For xi >= 1, where the gap returns to 0 only asymptotically, pi/omega: the scale of the penetration. */
 static double contact_time(const double *p, double mu, double m_eff, double V)
 {
-    double omega = frequency(p, mu, m_eff, V), xi = p[XI];
+    double omega = pl_kelvin_voigt_frequency(p, mu, m_eff, V), xi = p[XI];
     return xi < 1.0 ? M_PI / (omega * sqrt(1.0 - xi * xi)) : M_PI / omega;
 }
 
-static double impact_penetration(const double *p, double mu, double m_eff, double V)
+double pl_kelvin_voigt_impact_penetration(const double *p, double mu, double m_eff, double V)
 {
-    return V / frequency(p, mu, m_eff, V) * pl_impact_penetration_factor(p[XI]);
+    return V / pl_kelvin_voigt_frequency(p, mu, m_eff, V) * pl_impact_penetration_factor(p[XI]);
 }
 
-static double rest_penetration(const double *p, double mu, double m_eff, double A)
+double pl_kelvin_voigt_rest_penetration(const double *p, double mu, double m_eff, double A)
 {
     (void)m_eff;
     return A / (p[K] * mu);
@@ -130,12 +130,12 @@ const pl_law_type pl_law_kelvin_voigt = {
     .flags = PL_LAW_LINEAR | PL_LAW_PER_UNIT_MASS,
     .exponent = exponent,
     .resolve = resolve,
-    .prepare = prepare,
+    .prepare = pl_kelvin_voigt_prepare,
     .force = force,
-    .frequency = frequency,
+    .frequency = pl_kelvin_voigt_frequency,
     .contact_time = contact_time,
-    .impact_penetration = impact_penetration,
-    .rest_penetration = rest_penetration,
+    .impact_penetration = pl_kelvin_voigt_impact_penetration,
+    .rest_penetration = pl_kelvin_voigt_rest_penetration,
     .restitution = restitution,
     .rate = rate,
     .bounces_accumulate = bounces_accumulate,

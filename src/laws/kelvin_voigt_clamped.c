@@ -41,11 +41,6 @@ static pl_status resolve(double *p, const unsigned char *set, pl_error *err)
     return PL_OK;
 }
 
-static double prepare(const double *p, double mu)
-{
-    return 2.0 * p[XI] * sqrt(mu / p[K]);
-}
-
 static double force(const double *p, double mu, double d, double m_eff, double G, double Gdot, double *dG,
                     double *dGdot)
 {
@@ -58,29 +53,12 @@ static double force(const double *p, double mu, double d, double m_eff, double G
     return pushes ? lambda : 0.0;
 }
 
-static double frequency(const double *p, double mu, double m_eff, double V)
-{
-    (void)m_eff, (void)V;
-    return sqrt(p[K] * mu);
-}
-
 /* While the force acts: omega_d t = 2 arccos(xi), i.e. t = 2 arccos(xi)/(omega sqrt(1 - xi^2)) =
  * -2 ln(f)/(xi omega), f = xi's penetration factor exp(-xi arccos(xi)/sqrt(1 - xi^2)) (continued past 1). */
 static double contact_time(const double *p, double mu, double m_eff, double V)
 {
-    double omega = frequency(p, mu, m_eff, V), xi = p[XI];
+    double omega = pl_kelvin_voigt_frequency(p, mu, m_eff, V), xi = p[XI];
     return xi > 0.0 ? -2.0 * log(pl_impact_penetration_factor(xi)) / (xi * omega) : M_PI / omega;
-}
-
-static double impact_penetration(const double *p, double mu, double m_eff, double V)
-{
-    return V / frequency(p, mu, m_eff, V) * pl_impact_penetration_factor(p[XI]);
-}
-
-static double rest_penetration(const double *p, double mu, double m_eff, double A)
-{
-    (void)m_eff;
-    return A / (p[K] * mu);
 }
 
 static double restitution(const double *p, double V)
@@ -117,12 +95,12 @@ const pl_law_type pl_law_kelvin_voigt_clamped = {
     .flags = PL_LAW_NEVER_PULLS | PL_LAW_PER_UNIT_MASS,
     .exponent = exponent,
     .resolve = resolve,
-    .prepare = prepare,
+    .prepare = pl_kelvin_voigt_prepare,
     .force = force,
-    .frequency = frequency,
+    .frequency = pl_kelvin_voigt_frequency,
     .contact_time = contact_time,
-    .impact_penetration = impact_penetration,
-    .rest_penetration = rest_penetration,
+    .impact_penetration = pl_kelvin_voigt_impact_penetration,
+    .rest_penetration = pl_kelvin_voigt_rest_penetration,
     .restitution = restitution,
     .rate = rate,
     .bounces_accumulate = bounces_accumulate,

@@ -124,6 +124,13 @@ static inline int pl_law_is_linear(const pl_contact_law *law)
     return (law->type->flags & PL_LAW_LINEAR) != 0;
 }
 
+/* Kelvin-Voigt's scales, which the clamped law shares (both with the parameters e, xi, k in that
+ * order): the damping coefficient 2 xi sqrt(mu/k), sqrt(k mu), an impact's penetration, the resting one. */
+double pl_kelvin_voigt_prepare(const double *p, double mu);
+double pl_kelvin_voigt_frequency(const double *p, double mu, double m_eff, double V);
+double pl_kelvin_voigt_impact_penetration(const double *p, double mu, double m_eff, double V);
+double pl_kelvin_voigt_rest_penetration(const double *p, double mu, double m_eff, double A);
+
 extern const pl_law_type pl_law_kelvin_voigt;
 extern const pl_law_type pl_law_kelvin_voigt_clamped;
 extern const pl_law_type pl_law_hunt_crossley;
