@@ -96,15 +96,30 @@ static void temp_released(int dir_fd, const char *name, void *user)
         }
 }
 
+/* Async-signal-safe: the directory stays open while its temporary exists. */
+static void remove_temporaries(void)
+{
+    for (int k = 0; k < TEMP_SLOTS; k++)
+        if (temp_used[k])
+            unlinkat(temp_dir[k], temp_name[k], 0);
+}
+
+/* The temporaries removed, message written, exit status 3: how a handler ends the command. */
+static void leave_with_message(const char *message)
+{
+    remove_temporaries();
+    if (write(STDERR_FILENO, message, strlen(message)) < 0) { /* nothing more can be said */
+    }
+    _exit(3);
+}
+
 static void on_fatal_signal(int sig)
 {
     atomic_store(&temp_dying, 1);
     struct timespec ms = {0, 1000000};
     for (int wait = 0; wait < 2000 && atomic_load(&temp_creating) > 0; wait++)
         nanosleep(&ms, NULL); /* a creation under way: a few microseconds */
-    for (int k = 0; k < TEMP_SLOTS; k++)
-        if (temp_used[k])
-            unlinkat(temp_dir[k], temp_name[k], 0); /* the directory stays open while its temporary exists */
+    remove_temporaries();
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -123,14 +138,11 @@ static void exit_guard(void)
 {
     if (program_done)
         return;
-    for (int k = 0; k < TEMP_SLOTS; k++)
-        if (temp_used[k])
-            unlinkat(temp_dir[k], temp_name[k], 0);
-    if (isolated_child)
+    if (isolated_child) {
+        remove_temporaries();
         _exit(PL_EXIT_MODEL_EXIT);
-    if (write(STDERR_FILENO, exit_message, strlen(exit_message)) < 0) { /* nothing more can be said */
     }
-    _exit(3);
+    leave_with_message(exit_message);
 }
 
 /* The signals that end the program from outside it (a user, a terminal, a resource limit, another
@@ -164,16 +176,6 @@ static void remove_temporaries_on_signals(void)
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 static char crash_message[sizeof crash_signals / sizeof crash_signals[0]][1024];
 static char watchdog_message[1024];
-
-static void leave_with_message(const char *message)
-{
-    for (int k = 0; k < TEMP_SLOTS; k++)
-        if (temp_used[k])
-            unlinkat(temp_dir[k], temp_name[k], 0);
-    if (write(STDERR_FILENO, message, strlen(message)) < 0) { /* nothing more can be said */
-    }
-    _exit(3);
-}
 
 static void on_model_crash(int sig)
 {
