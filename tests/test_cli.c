@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "cli_util.h"
+#include "manifest_util.h"
 #include "cli/args.h"
 
 
@@ -795,21 +796,6 @@ static long file_size(const char *name)
     struct stat st;
     snprintf(path, sizeof path, "%s/%s", dir, name);
     return stat(path, &st) == 0 ? (long)st.st_size : -1;
-}
-
-static int manifest_lists(const char *sub, const char *file)
-{
-    char name[512];
-    snprintf(name, sizeof name, "%s/manifest.json", sub);
-    char *text = slurp(name);
-    json_t *m = text ? json_loads(text, 0, NULL) : NULL;
-    free(text);
-    int found = 0;
-    json_t *files = json_object_get(m, "files");
-    for (size_t k = 0; k < json_array_size(files); k++)
-        found |= strcmp(json_string_value(json_array_get(files, k)), file) == 0;
-    json_decref(m);
-    return found;
 }
 
 /* The legend check: render SUB/NAME.gp to SVG (the scripts' formats='svg') and count the key
