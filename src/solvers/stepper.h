@@ -43,6 +43,12 @@ typedef struct {
        into *uncertainty.  The Runge-Kutta stepper then ends the step just past it, so that the
        root is located from the state at the step's end (see stepper_rk.c, "Aiming"). */
     double (*aim)(double t, const double *y, double h, int *k, double *uncertainty, void *user);
+    /* Optional: the order q < 9 of a singularity of the solution near t, which behaves like
+       |t - t_s|^q there (a Hertz contact's entry and exit: q = n + 2), else NAN; the singular point
+       at or before t into *behind and the next one predicted after t into *ahead (NAN: none).  The
+       Runge-Kutta stepper's control then expects a step's local error to fall as the steps move
+       away from the point behind (stepper_rk.c, "Singular points"). */
+    double (*singular)(double t, double *behind, double *ahead, void *user);
     double root_ulps; /* precise roots to this many ulps of t (0: 100, as CVODE) */
     void *user;
     const char *context; /* for failure messages, e.g. "mu = 1e+08" */

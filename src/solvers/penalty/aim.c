@@ -153,6 +153,7 @@ double pen_exit_bound(run *r, double t)
 {
     run_ctx *c = &r->ctx;
     size_t i = c->single_active;
+    c->singular_order = NAN;
     if (i >= c->m || pl_law_is_linear(&c->model->law[i]) || c->lifting[i] || r->open[i] < 0)
         return 0.0;
     const pl_episode *ep = &r->sol->episodes[r->open[i]];
@@ -176,6 +177,12 @@ double pen_exit_bound(run *r, double t)
     if (!(f.m_eff > 0.0) || !isfinite(f.D) || !(T > 0.0))
         return 0.0;
     double d = fast_exit(&f, g, gdot, level, 2.0 * T), h1 = r->entry_step[i];
+    double n = c->model->law[i].type->exponent(c->model->law[i].p);
+    if (n != floor(n)) {
+        c->singular_order = n + 2.0;
+        c->singular_behind = ep->t_in;
+        c->singular_ahead = t + d;
+    }
     if (!(d > 1e-3 * h1))
         return 0.0; /* no exit predicted, or one closer than the margin below */
     return d <= 1.25 * 0.8 * h1 ? d + 1e-3 * h1 : d - 0.8 * h1;
@@ -198,4 +205,16 @@ double pen_entry_step(run *r, double t)
     if (!(t - ep->t_in <= 1e-6 * T))
         return 0.0; /* a restart within the contact (pen_exit_bound's test of an entry) */
     return T > 0.0 && T0 > 0.0 && isfinite(T / T0) ? r->entry_step[i] * (T / T0) : 0.0;
+}
+
+/* The stepper's singular hook (stepper.h): next to the entry and the exit of a contact under a law
+ * delta^n, n not an integer, the penetration behaves like |t - t_s|^(n + 2) (delta'' ~ delta^n), as
+ * pen_exit_bound found it before this step. */
+double pen_singular(double t, double *behind, double *ahead, void *user)
+{
+    (void)t;
+    run_ctx *c = user;
+    *behind = c->singular_behind;
+    *ahead = c->singular_ahead;
+    return c->singular_order;
 }

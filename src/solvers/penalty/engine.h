@@ -71,6 +71,9 @@ typedef struct {
     unsigned aim_modes[2];
     pl_gap_model *gap_model;
     int *fitted;
+    /* pen_singular: the singular points of the one active contact under a law delta^n, n not an
+       integer (its entry and predicted exit, pen_exit_bound), and the order n + 2 (NAN: none) */
+    double singular_behind, singular_ahead, singular_order;
     int *lifting;               /* lift_off_handover: 1 while a lift-off of constraint i is the
                                    Runge-Kutta pair's, 2 once its window has passed, 0 otherwise */
     int *saved_active;          /* m: the modes while resolved_gap_accel changes them */
@@ -166,6 +169,7 @@ int pen_error_weights(double t, const double *y, double *w, void *user);
 double pen_aim(double t, const double *y, double h, int *k, double *uncertainty, void *user);
 double pen_entry_step(run *r, double t);
 double pen_exit_bound(run *r, double t);
+double pen_singular(double t, double *behind, double *ahead, void *user);
 
 /* lift_off.c */
 double pen_lift_off_approach(run *r, double t);

@@ -49,6 +49,7 @@ static const pl_param_spec options[] = {
 static pl_status alloc_ctx(run_ctx *c, pl_error *err)
 {
     size_t n = c->n, m = c->m;
+    c->singular_behind = c->singular_ahead = c->singular_order = NAN;
     pl_status s = pl_penalized_init(&c->field, c->model, c->mu, err);
     pl_forces *forces[] = {&c->f_rhs, &c->f_roots, &c->f_state, &c->f_start, &c->f_accel};
     for (size_t k = 0; s == PL_OK && k < sizeof forces / sizeof *forces; k++)
@@ -281,7 +282,7 @@ static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
     run_ctx *c = &r->ctx;
     pl_stepper_spec spec = {.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = pen_rhs,
                             .weights = pen_error_weights, .jacobian = pen_jacobian, .roots = pen_roots,
-                            .root = pen_root, .kink = pen_kink, .aim = pen_aim, .nroots = (int)(2 * c->m),
+                            .root = pen_root, .kink = pen_kink, .aim = pen_aim, .singular = pen_singular, .nroots = (int)(2 * c->m),
                             .napprox = (int)c->m, .root_ulps = 4.0, .max_order = bdf_max_order, .user = c,
                             .context = r->context};
     pl_status s = pl_stepper_rk_new(&r->rk, &spec, err);
