@@ -337,6 +337,42 @@ static pl_status record_arc(pl_impact *impact, pl_impact_work *iw, double sigma,
     return pl_table_append(&impact->arc, row, err);
 }
 
+/* One constraint i taking part, separating at the exit, under a law with a restitution map (closed
+ * form, laws/restitution.c) and F_p = v: its exit rate is e(V) V exactly, V its approach speed,
+ * rather than the fast system's to that integration's tolerance (which drifted by 5e-8 of the speed
+ * over the 7700 resolved Hunt-Crossley bounces of the ball on [0, 3]).  The fast solution's impulse
+ * is corrected along w_i: Delta P = (e V - z_i'(s*))/(grad G_i . w_i), and Delta Gamma by |w_i| Delta P
+ * (exact for a law that never pulls, as the force keeps its sign; a first-order correction of the
+ * fast system's error under Kelvin-Voigt).  Paper 004's impact of a single constraint is that law's
+ * restitution (Theorem 5 with the fast system of one contact). */
+static void exit_from_restitution_map(const fast_system *fs, const int *part, pl_impact *impact)
+{
+    size_t n = fs->n, m = fs->m, i = m, count = 0;
+    for (size_t k = 0; k < m; k++)
+        if (part[k])
+            i = k, count++;
+    if (count != 1 || impact->settled[i] || !fs->identity || !fs->law[i].type->restitution)
+        return;
+    double V = -fs->zd0[i], e = fs->law[i].type->restitution(fs->law[i].p, V);
+    const double *w = fs->w + i * n, *grad = fs->grad + i * n;
+    double a = 0.0, norm = 0.0;
+    for (size_t j = 0; j < n; j++)
+        a += grad[j] * w[j], norm += w[j] * w[j];
+    if (!(V > 0.0) || !(e >= 0.0 && e <= 1.0) || !(a > 0.0) || !(impact->gdot_plus[i] > 0.0))
+        return;
+    double dP = (e * V - impact->gdot_plus[i]) / a;
+    for (size_t j = 0; j < n; j++)
+        impact->v_plus[j] += w[j] * dP;
+    for (size_t k = 0; k < m; k++) {
+        const double *gk = fs->grad + k * n;
+        for (size_t j = 0; j < n; j++)
+            impact->gdot_plus[k] += gk[j] * w[j] * dP;
+    }
+    impact->gdot_plus[i] = e * V;
+    impact->impulse[i] += dP;
+    impact->delta_gamma += sqrt(norm) * dP;
+}
+
 pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, const double *q, const double *v_minus,
                           const int *part, pl_impact *impact, pl_error *err)
 {
@@ -517,6 +553,7 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
     memcpy(impact->impulse, Y + fs->II, m * sizeof *Y);
     memcpy(impact->gdot_plus, zd, m * sizeof *zd);
     impact->s_exit = sigma;
+    exit_from_restitution_map(fs, part, impact);
 done:
     if (driver)
         gsl_odeiv2_driver_free(driver);
