@@ -5,6 +5,7 @@
 #include <gsl/gsl_odeiv2.h>
 #include <math.h>
 
+#include "core/rootfind.h"
 #include "solvers/penalty/engine.h"
 
 /* Each constraint's gap model (gap_model.h) fitted over the step that ended at (t, y): from the gaps
@@ -84,7 +85,8 @@ double pen_aim(double t, const double *y, double h, int *k, double *uncertainty,
 
 /* ---- the exit of a contact under a nonlinear law ------------------------------------------- */
 
-/* The contact's fast system G'' = D + lambda(G, G')/m_eff, D and m_eff frozen at the step's start. */
+/* The contact's fast system G'' = D + lambda(G, G')/m_eff, D (the free gap acceleration, without the
+ * contact's own force) and m_eff frozen at the step's start. */
 typedef struct {
     const pl_contact_law *law;
     double mu, pre, m_eff, D;
@@ -104,12 +106,53 @@ static double fast_force(const fast_system *f, const double y[2])
     return pl_law_force(f->law, f->mu, f->pre, f->m_eff, y[0], y[1], NULL, NULL);
 }
 
+/* The exit's function on the fast system at time s, re-integrated from (s0, y0): G - level, or the
+ * force (a clamped law's kink), whichever `kink` says. */
+typedef struct {
+    gsl_odeiv2_system *sys;
+    double s0, y0[2], level, tol;
+    int kink;
+} exit_search;
+
+static double exit_function(double s, void *params)
+{
+    exit_search *x = params;
+    double y[2] = {x->y0[0], x->y0[1]}, t = x->s0;
+    gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(x->sys, gsl_odeiv2_step_rk8pd, 0.1 * (s - x->s0), x->tol, 1e-12);
+    int ok = d && (s == t || gsl_odeiv2_driver_apply(d, &t, s, y) == GSL_SUCCESS);
+    gsl_odeiv2_driver_free(d);
+    if (!ok)
+        return NAN;
+    return x->kink ? fast_force(x->sys->params, y) : y[0] - x->level;
+}
+
+/* A clamped force is 0 past its kink, not of the opposite sign: bisection on its sign, from the
+ * bracket (x->s0, s1] to a width of tol; the point just past the kink. */
+static double kink_by_bisection(exit_search *x, double s1, double tol)
+{
+    double a = x->s0, b = s1;
+    while (b - a > tol) {
+        double c = 0.5 * (a + b), f = exit_function(c, x);
+        if (isnan(f))
+            return NAN;
+        if (f > 0.0)
+            a = c;
+        else
+            b = c;
+        if (c == a && c == b)
+            break;
+    }
+    return b;
+}
+
 /* The time from the state (g, gdot) at which the contact's force stops pushing on its fast system:
  * G rises to `level` (the exit), or lambda falls to 0 before it (a clamped law's kink); NAN if
  * neither happens within `horizon` (or the integration fails).  GSL's rkf45 to 1e-10 of the state's
- * scales; the crossing is interpolated linearly within the last internal step, which the
- * non-smoothness there keeps short. */
-static double fast_exit(fast_system *f, double g, double gdot, double level, double horizon)
+ * scales brackets it; the crossing is then located by re-integrating from the bracket's start (rk8pd;
+ * Illinois, or bisection for a kink, to 1e-9 of the horizon): interpolated linearly within the
+ * bracket, a clamped law's kink fell up to 1.2e-8 s late at mu = 1e10 (4e-4 of the contact), and a
+ * step bounded past it crossed the kink by that much, failing its error test by factors of 1e3. */
+static double fast_exit(fast_system *f, double g, double gdot, double level, double horizon, int *kink)
 {
     gsl_odeiv2_system sys = {fast_rhs, NULL, 2, f};
     double y[2] = {g, gdot}, s = 0.0, hs = 1e-3 * horizon, found = NAN;
@@ -119,16 +162,18 @@ static double fast_exit(fast_system *f, double g, double gdot, double level, dou
     gsl_odeiv2_evolve *evolve = gsl_odeiv2_evolve_alloc(2);
     if (step && control && evolve && g < level && force > 0.0)
         for (int it = 0; it < 10000 && s < horizon; it++) {
-            double s0 = s, g0 = y[0], force0 = force;
+            exit_search x = {&sys, s, {y[0], y[1]}, level, 1e-12 * scale, 0};
             if (gsl_odeiv2_evolve_apply(evolve, control, step, &sys, &s, horizon, &hs, y) != GSL_SUCCESS)
                 break;
-            force = fast_force(f, y);
-            if (y[0] >= level) {
-                found = s0 + (s - s0) * (level - g0) / (y[0] - g0);
-                break;
-            }
-            if (!(force > 0.0)) {
-                found = s0 + (s - s0) * force0 / (force0 - force);
+            double f0 = NAN, f1 = NAN;
+            if (y[0] >= level)
+                f0 = x.y0[0] - level, f1 = y[0] - level;
+            else if (!((force = fast_force(f, y)) > 0.0))
+                x.kink = 1, f0 = fast_force(f, x.y0), f1 = force;
+            if (!isnan(f0)) {
+                found = x.kink ? kink_by_bisection(&x, s, 1e-9 * horizon)
+                               : pl_illinois(exit_function, &x, x.s0, f0, s, f1, 1e-9 * horizon);
+                *kink = x.kink;
                 break;
             }
         }
@@ -146,9 +191,12 @@ static double fast_exit(fast_system *f, double g, double gdot, double level, dou
  * (fast_exit), and the step ends no later than the entry's first step h1 before it (the step that
  * touches the kink at the entry was accepted at h1; the exit's mirrors it), or, within 1.5 h1 of the
  * exit, 1e-3 h1 past it (the root is then located in the step; the margin covers the prediction's
- * error, so that a late prediction does not leave a sliver of contact to a step of its own).  A prediction off by a little costs a
- * short step, never accuracy: the error test judges every step as before.  Linear laws aim at the
- * exit (pen_aim) instead. */
+ * error, so that a late prediction does not leave a sliver of contact to a step of its own).  A
+ * clamped force's kink, 1e-7 h1 past it: there the acceleration's derivative jumps, and the velocity's
+ * error grows like the square of the overshoot (at 1e-3 h1 past the kink the step failed its error
+ * test by 300 at mu = 1e10, and the steps approached the kink halving, one rejection each).  A
+ * prediction off by a little costs a short step, never accuracy: the error test judges every step as
+ * before.  Linear laws aim at the exit (pen_aim) instead. */
 double pen_exit_bound(run *r, double t)
 {
     run_ctx *c = &r->ctx;
@@ -172,20 +220,26 @@ double pen_exit_bound(run *r, double t)
     }
     pl_contact *ct = c->field.contact;
     pl_model_contact_at(c->model, c->field.work, i, t, Q(y), c->fp_geometry, ct);
-    fast_system f = {&c->model->law[i], c->mu, c->field.damping[i], ct->m_eff, pen_gap_accel(c, i, t, y)};
+    fast_system f = {&c->model->law[i], c->mu, c->field.damping[i], ct->m_eff, pl_model_free_gap_accel(c->model, c->field.work, i, t, Q(y), V(y, c))};
     double level = pen_exit_level(c, i, pen_noise_of_gap(c, &c->geometry[i], Q(y)));
     if (!(f.m_eff > 0.0) || !isfinite(f.D) || !(T > 0.0))
         return 0.0;
-    double d = fast_exit(&f, g, gdot, level, 2.0 * T), h1 = r->entry_step[i];
+    int kink = 0;
+    double d = fast_exit(&f, g, gdot, level, 2.0 * T, &kink), h1 = r->entry_step[i];
     double n = c->model->law[i].type->exponent(c->model->law[i].p);
-    if (n != floor(n)) {
+    double V_in = fabs(ep->gdot_in), T_in = pl_law_contact_time(&c->model->law[i], c->mu, V_in);
+    /* The singular point's error model (stepper_rk.c) holds for a real impact only: n not within 0.1
+     * of an integer (the singular term's coefficient vanishes with n - 1, n - 2, ...), an exit
+     * predicted, and the regular forces negligible over the contact (|D| T < 0.3 V: a grazing entry's
+     * penetration grows like (t - t_in)^(2n + 2), not (t - t_in)^(n + 2)). */
+    if (fabs(n - round(n)) >= 0.1 && isfinite(d) && fabs(f.D) * T_in <= 0.3 * V_in) {
         c->singular_order = n + 2.0;
         c->singular_behind = ep->t_in;
         c->singular_ahead = t + d;
     }
     if (!(d > 1e-3 * h1))
         return 0.0; /* no exit predicted, or one closer than the margin below */
-    return d <= 1.25 * 0.8 * h1 ? d + 1e-3 * h1 : d - 0.8 * h1;
+    return d <= 1.25 * 0.8 * h1 ? d + (kink ? 1e-7 : 1e-3) * h1 : d - 0.8 * h1;
 }
 
 /* The first step into a contact under a nonlinear law (initial_step, penalty.c), 0 if there is no
@@ -207,9 +261,9 @@ double pen_entry_step(run *r, double t)
     return T > 0.0 && T0 > 0.0 && isfinite(T / T0) ? r->entry_step[i] * (T / T0) : 0.0;
 }
 
-/* The stepper's singular hook (stepper.h): next to the entry and the exit of a contact under a law
+/* The stepper's singular hook (stepper.h): next to the entry and the exit of an impact under a law
  * delta^n, n not an integer, the penetration behaves like |t - t_s|^(n + 2) (delta'' ~ delta^n), as
- * pen_exit_bound found it before this step. */
+ * pen_exit_bound found it before this step (NAN where its conditions do not hold). */
 double pen_singular(double t, double *behind, double *ahead, void *user)
 {
     (void)t;
