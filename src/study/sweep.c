@@ -431,7 +431,7 @@ static double outcome_rate(const pl_model *model, const pl_sweep *sw, pl_rate_qu
 /* The law's rate for the sliding force's error, a lag of the penetration behind a varying load once the
  * entry transient has settled (docs/laws.md, "Sustained contact"): not predicted, with *note saying why,
  * where no run compares a sustained contact (none outlasts its transient, or its law never settles), or
- * where every compared contact's load is constant (the error is then round-off). */
+ * where every compared contact's load is constant (the settled error is then round-off). */
 static double sliding_force_rate(const pl_model *model, const pl_sweep *sw, const char **note)
 {
     double r = law_rate(model, PL_RATE_SLIDING_FORCE);
@@ -447,8 +447,8 @@ static double sliding_force_rate(const pl_model *model, const pl_sweep *sw, cons
         *note = "no run compares a sustained contact: none outlasts its entry transient, which decays at the law's "
                 "settling rate under the load A (never under an elastic law)";
     else if (!varies)
-        *note = "the sliding force is constant over every compared contact: no lag behind the load, the error is "
-                "round-off";
+        *note = "the sliding force is constant over every compared contact: no lag behind a varying load, the "
+                "mechanism the law's rate is derived for";
     return *note ? NAN : r;
 }
 
