@@ -47,7 +47,8 @@ pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_final, double
 {
     /* An underdamped impact lasts one half-period; an overdamped one ends when its exponential
      * return to G = 0 is separated from 0 by the forces the run resolves, within ~37 decay times. */
-    double short_contact = xi < 1.0 ? 3.0 * M_PI / (omega * sqrt(1.0 - xi * xi)) : 50.0 / pl_oscillator_decay_rate(omega, xi);
+    double short_contact = xi < 1.0 ? 3.0 * M_PI / (omega * sqrt(1.0 - xi * xi))
+                                    : 50.0 / pl_oscillator_decay_rate(omega, xi);
     if (isnan(ep->t_out))
         return t_final - ep->t_in <= short_contact ? PL_UNRESOLVED : PL_SUSTAINED;
     if (!(ep->gdot_in < 0.0) || !(ep->gdot_out > 0.0))
