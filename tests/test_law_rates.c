@@ -169,6 +169,28 @@ static void hunt_crossley_constant_load(void)
     pl_model_free(&m);
 }
 
+/* Hertz's ball started on the floor: elastic, its resting oscillation never decays, so no run compares its
+ * sustained contact (no window, no error) and the sweep says why it predicts no sliding rate. */
+static void hertz_resting(void)
+{
+    double mu[] = {1e4, 1e5, 1e6, 1e7};
+    pl_setting set[] = {{"h0", 0.0}};
+    pl_model m;
+    pl_sweep sw;
+    sweep(&pl_case_bouncing_ball, &pl_law_hertz, set, 1, mu, 4, 2.0, 0.0, &m, &sw);
+    const pl_sweep_quantity *f = &sw.q[PL_Q_SLIDING_FORCE_ERROR];
+    for (size_t k = 0; k < 4; k++) {
+        const pl_solution *r = &sw.runs[k];
+        CHECK(r->nepisodes >= 1 && sw.analysis[k].info[r->nepisodes - 1].kind == PL_SUSTAINED,
+              "mu %g: a sustained contact", mu[k]);
+        CHECK(isnan(f->values[k]) && isnan(sw.analysis[k].info[r->nepisodes - 1].window_start),
+              "mu %g: no window, no sliding force error (%g)", mu[k], f->values[k]);
+    }
+    CHECK(isnan(f->predicted_rate) && f->predicted_note != NULL, "no sliding rate predicted, and why");
+    pl_sweep_free(&sw);
+    pl_model_free(&m);
+}
+
 /* Hunt-Crossley's ball (c = 0.1 s/m, g = 9.81): the limit never accumulates, so the capture time has no
  * limit; a penalized run is captured once its impact speed falls to v* ~ mu^(-1/(2n)), after ~1/(c v*)
  * impacts whose flights sum to (2/(g c)) ln(k): it grows by ln(10)/(n g c) = 1.565 s per decade of mu. */
@@ -307,6 +329,7 @@ int main(void)
     lift_off();
     hunt_crossley_sliding();
     hunt_crossley_constant_load();
+    hertz_resting();
     hunt_crossley_capture();
     hunt_crossley_tail();
     return check_finish("test_law_rates");

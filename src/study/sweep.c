@@ -441,21 +441,19 @@ static double sliding_force_rate(const pl_model *model, const pl_sweep *sw, cons
             compared |= isfinite(sw->analysis[k].sliding_force_error);
             varies |= sw->analysis[k].sliding_load_varies;
         }
-    if (isnan(r))
-        return r;
     if (!compared)
         *note = "no run compares a sustained contact: none outlasts its entry transient, which decays at the law's "
                 "settling rate under the load A (never under an elastic law)";
     else if (!varies)
         *note = "the sliding force is constant over every compared contact: no lag behind a varying load, the "
                 "mechanism the law's rate is derived for";
-    return *note ? NAN : r;
+    return *note ? NAN : r; /* NAN too where the law derives none (a varying load under Hertz: never compared) */
 }
 
 /* The rate the law predicts for quantity q of this sweep (docs/laws.md, "Convergence rates"): what sets its
  * error depends on the events of the limit solution before it (lag_rate).  An impact's time and the
- * velocity after it are taken over the impacts every run is measured on (impact_common).  *note: why a
- * rate the law derives does not apply to this sweep, or left NULL. */
+ * velocity after it are taken over the impacts every run is measured on (impact_common).  *note: why no
+ * rate is predicted for what this sweep measured, or left NULL. */
 static double predicted_rate(const pl_model *model, const pl_sweep *sw, pl_sweep_quantity_id q, const char **note)
 {
     if (!pl_solver_compliant(sw->solver)) /* the law predicts rates in mu */
