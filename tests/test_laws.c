@@ -345,6 +345,80 @@ static void hunt_crossley_sliding(void)
     pl_model_free(&model);
 }
 
+/* The largest |lambda - lambda^sm| of the sliding table's rows of episode k in [t0, t1]. */
+static double sliding_sup(const pl_analysis *a, size_t k, double t0, double t1)
+{
+    double sup = 0.0;
+    for (size_t r = 0; r < a->sliding.nrows; r++) {
+        const double *row = pl_table_row(&a->sliding, r);
+        if (row[4] == (double)(k + 1) && row[0] >= t0 && row[0] <= t1)
+            sup = fmax(sup, fabs(row[2] - row[3]));
+    }
+    return sup;
+}
+
+/* A resting contact's oscillation under Hunt-Crossley decays at (3/4) c A whatever mu: linearized about
+ * the resting penetration delta0 = (m A/(mu k))^(1/n), x'' + (3/2) c A x' + (n A/delta0) x = 0.  The ball
+ * started on the floor (A = g = 9.81, unit mass, n = 3/2, k = 1, c = 1 s/m, mu = 1e6: delta0 = 4.6e-4,
+ * frequency 179 rad/s, underdamped) settles at 7.36/s, and its entry transient, of force up to omega V
+ * against m A (omega = kappa^(2/5) V^(1/5) the impact frequency at the model's speed V), is below e^-20 A
+ * after (20 + ln(omega V/A))/((3/4) c A) = 3.3 s: a third of the 10 s contact, where the 10% of the
+ * contact would start the window at 1 s (as Kelvin-Voigt's xi omega, with the xi of Hunt-Crossley's
+ * restitution at V, did: 0.2 s).  The decay is measured on the sliding table, independently of the
+ * window: the sup of |lambda - m g| over [1, 1.5] against [2, 2.5] falls by exp(-(3/4) c A). */
+static void hunt_crossley_settling(void)
+{
+    double c = 1.0, g = 9.81, n = 1.5, mu = 1e6, t_end = 10.0;
+    pl_setting ball[] = {{"h0", 0.0}, {"c", c}};
+    pl_model model;
+    pl_error err = {0};
+    pl_solution sol;
+    pl_analysis a;
+    CHECK(pl_model_init_law(&model, &pl_case_bouncing_ball, &pl_law_hunt_crossley, ball, 2, &err) == PL_OK, "%s",
+          err.message);
+    CHECK(solve_penalty(&model, mu, 1e-10, t_end, 0, &sol, &err) == PL_OK, "resting ball: %s", err.message);
+    CHECK(pl_analyze(&model, &sol, &a, &err) == PL_OK, "its analysis: %s", err.message);
+    CHECK(sol.nepisodes == 1 && a.info[0].kind == PL_SUSTAINED && isnan(sol.episodes[0].t_out),
+          "one sustained contact to the end (%zu episodes)", sol.nepisodes);
+    double V = model.v_scale, rate = 0.75 * c * g;
+    double omega = pow(mu, 1.0 / (n + 1.0)) * pow(V, (n - 1.0) / (n + 1.0));
+    double transient = (20.0 + log(omega * V / g)) / rate, t_in = sol.episodes[0].t_in;
+    CHECK(transient > 0.1 * (t_end - t_in), "the transient (%g s) outlasts 10%% of the contact", transient);
+    NEAR(a.info[0].window_start, t_in + transient, 1e-12, "the window starts after the transient");
+    NEAR(a.info[0].window_end, t_end - 0.1 * (t_end - t_in), 1e-12, "and ends at 90%% of the contact");
+    double early = sliding_sup(&a, 0, 1.0, 1.5), late = sliding_sup(&a, 0, 2.0, 2.5);
+    NEAR(log(early / late), rate, 0.03 * rate, "the oscillation decays at (3/4) c A (%.4g, %.4g)", early, late);
+    NEAR(a.sliding_force_scale, g, 1e-9, "the limit's contact force m g");
+    CHECK(a.sliding_force_error < 1e-6 * g, "held to it after the transient: %g", a.sliding_force_error);
+    CHECK(!a.sliding_load_varies && !a.info[0].load_varies, "under a constant load");
+    pl_analysis_free(&a);
+    pl_solution_free(&sol);
+    pl_model_free(&model);
+}
+
+/* Hertz is elastic: a resting contact's oscillation never decays, so no window is compared and no sliding
+ * force error reported (the ball started on the floor: its energy m g delta0-scale oscillation stays). */
+static void hertz_resting(void)
+{
+    pl_setting ball[] = {{"h0", 0.0}};
+    pl_model model;
+    pl_error err = {0};
+    pl_solution sol;
+    pl_analysis a;
+    CHECK(pl_model_init_law(&model, &pl_case_bouncing_ball, &pl_law_hertz, ball, 1, &err) == PL_OK, "%s",
+          err.message);
+    CHECK(pl_law_settling_rate(&model.law[0], 1e6, model.a_scale) == 0.0, "Hertz never settles");
+    CHECK(solve_penalty(&model, 1e6, 1e-10, 2.0, 0, &sol, &err) == PL_OK, "resting ball: %s", err.message);
+    CHECK(pl_analyze(&model, &sol, &a, &err) == PL_OK, "its analysis: %s", err.message);
+    CHECK(sol.nepisodes >= 1 && a.info[sol.nepisodes - 1].kind == PL_SUSTAINED, "a sustained contact");
+    CHECK(isnan(a.sliding_force_error) && isnan(a.info[sol.nepisodes - 1].force_error) &&
+              isnan(a.info[sol.nepisodes - 1].window_start),
+          "no window, no sliding force error (%g)", a.sliding_force_error);
+    pl_analysis_free(&a);
+    pl_solution_free(&sol);
+    pl_model_free(&model);
+}
+
 /* The limit solution of Hunt-Crossley's ball: impact speeds v_(k+1) = e(c v_k) v_k with e from the
  * independent integration of an isolated impact (run_impact), and no accumulation point: 1 - e ~ c V as V ->
  * 0, the flights 2 v_k/g shrink like 1/k and their sum diverges.  Hertz's limit: every impact elastic. */
@@ -454,6 +528,8 @@ int main(void)
     clamped_penalized();
     hunt_crossley_rate();
     hunt_crossley_sliding();
+    hunt_crossley_settling();
+    hertz_resting();
     limits();
     varying_law();
     return check_finish("test_laws");

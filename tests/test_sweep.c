@@ -57,6 +57,10 @@ static void test_bouncing_ball(void)
     CHECK(first < 4, "the resting force is measured from mu = %g on", mu[first]);
     for (size_t k = first; k < 7; k++)
         CHECK(fe[k] < 1e-6 * g, "at rest mu G = F^sm = -g/k to 1e-6 g (mu = %g: %g)", mu[k], fe[k]);
+    /* Under that constant load mu G - F^sm has no lag to converge at 1/2: round-off, not predicted. */
+    const pl_sweep_quantity *fq = &sw.q[PL_Q_SLIDING_FORCE_ERROR];
+    CHECK(isnan(fq->predicted_rate) && fq->predicted_note != NULL, "a constant load: no rate predicted (%g)",
+          fq->predicted_rate);
     /* The accumulation time estimated from the flights alone converges too. */
     CHECK_NEAR(sw.q[PL_Q_ACCUMULATION_ESTIMATE].values[6], t_acc, 2e-3, "accumulation from the flights");
     /* Uniform convergence in s: successive runs get closer. */
@@ -94,6 +98,7 @@ static void test_vibrating_table(void)
           f->values[2], f->values[4]);
     CHECK(f->conv.rate > 0.4 && f->conv.rate < 0.6, "like mu^-1/2, the quasi-static lag (%.3f +- %.3f)",
           f->conv.rate, f->conv.rate_se);
+    CHECK(f->predicted_rate == 0.5 && f->predicted_note == NULL, "the varying load: 1/2 predicted");
     /* Landing and the next impacts converge to the limit solution's. */
     const pl_sweep_quantity *ti = &sw.q[PL_Q_IMPACT_TIME_ERROR];
     CHECK(ti->values[4] < 1e-4 && ti->values[4] < 0.01 * ti->values[0], "impact times converge (%g -> %g)",

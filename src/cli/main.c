@@ -1060,11 +1060,13 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
            sw->param_name, up ? "-" : "", sw->param_name, up ? "upper" : "smaller");
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
         const pl_sweep_quantity *Q = &sw->q[q];
-        char floors[192], predicted[40] = "";
+        char floors[192], predicted[256] = "";
         if (Q->predicted_rate == PL_RATE_EXACT)
             snprintf(predicted, sizeof predicted, "; predicted exact");
         else if (isfinite(Q->predicted_rate))
             snprintf(predicted, sizeof predicted, "; predicted %.3f", Q->predicted_rate);
+        else if (Q->predicted_note)
+            snprintf(predicted, sizeof predicted, "; not predicted: %s", Q->predicted_note);
         if (Q->no_limit) {
             printf("  %-26s no limit: %s", Q->name, Q->no_limit);
             if (q == PL_Q_CAPTURE_TIME && isfinite(sw->capture_per_decade)) {
@@ -1085,7 +1087,8 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
             continue;
         if (Q->conv.points < PL_FIT_MIN_POINTS) {
             char note[160];
-            printf("  %-26s rate n/a: %s\n", Q->name, pl_sweep_rate_note(sw, Q, note, sizeof note));
+            printf("  %-26s rate n/a: %s%s\n", Q->name, pl_sweep_rate_note(sw, Q, note, sizeof note),
+                   Q->predicted_note ? predicted : "");
             continue;
         }
         if (!Q->conv.converges) {

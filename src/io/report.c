@@ -114,6 +114,10 @@ json_t *pl_episode_json(const pl_episode *ep, const pl_episode_info *info, size_
     if (info->kind == PL_SUSTAINED) {
         PL_JSON_SET(o, "sliding_force_error", pl_json_number(info->force_error));
         PL_JSON_SET(o, "sliding_force_scale", pl_json_number(info->force_scale));
+        double window[2] = {info->window_start, info->window_end};
+        PL_JSON_SET(o, "sliding_window", isnan(window[0]) ? json_null() : pl_json_array(window, 2));
+        PL_JSON_SET(o, "sliding_load_varies", isnan(info->window_start) ? json_null()
+                                              : json_boolean(info->load_varies));
         PL_JSON_SET(o, "lift_off", pl_json_number(ep->t_out));
         PL_JSON_SET(o, "lift_off_predicted", pl_json_number(info->lift_off_predicted));
     }

@@ -168,6 +168,7 @@ static json_t *convergence_json(const pl_sweep *sw, const pl_sweep_quantity *q)
     PL_JSON_SET(o, "reference", json_string(pl_reference_name(q->conv.reference)));
     PL_JSON_SET(o, "predicted_rate", isfinite(q->predicted_rate) ? pl_json_number(q->predicted_rate) : json_null());
     PL_JSON_SET(o, "predicted_exact", json_boolean(q->predicted_rate == PL_RATE_EXACT));
+    PL_JSON_SET(o, "predicted_note", q->predicted_note ? json_string(q->predicted_note) : json_null());
     PL_JSON_SET(o, "no_limit", q->no_limit ? json_string(q->no_limit) : json_null());
     return o;
 }

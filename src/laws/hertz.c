@@ -48,6 +48,13 @@ static double rest_penetration(const double *p, double mu, double m_eff, double 
     return pl_homogeneous_rest_penetration(mu * p[K] / m_eff, EXPONENT, A);
 }
 
+/* Elastic: a resting contact's oscillation keeps its energy and never decays. */
+static double settling_rate(const double *p, double mu, double m_eff, double A)
+{
+    (void)p, (void)mu, (void)m_eff, (void)A;
+    return 0.0;
+}
+
 static double restitution(const double *p, double V)
 {
     (void)p, (void)V;
@@ -91,6 +98,7 @@ const pl_law_type pl_law_hertz = {
     .contact_time = contact_time,
     .impact_penetration = impact_penetration,
     .rest_penetration = rest_penetration,
+    .settling_rate = settling_rate,
     .restitution = restitution,
     .rate = rate,
     .bounces_accumulate = bounces_accumulate,

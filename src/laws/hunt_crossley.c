@@ -62,6 +62,18 @@ static double rest_penetration(const double *p, double mu, double m_eff, double 
     return pl_homogeneous_rest_penetration(kappa(p, mu, m_eff), p[N], A);
 }
 
+/* Resting under the acceleration A, mu k delta0^n = m A.  With delta = delta0 + x, to first order in x,
+ * m x'' = -n mu k delta0^(n-1) x - (3/2) c mu k delta0^n x': x'' + (3/2) c A x' + (n A/delta0) x = 0, an
+ * oscillator of frequency sqrt(n A/delta0) ~ mu^(1/(2n)) whose damping (3/2) c A does not depend on mu:
+ * it decays at (3/4) c A once underdamped (docs/laws.md, "Sustained contact").  No load: no rest. */
+static double settling_rate(const double *p, double mu, double m_eff, double A)
+{
+    if (!(A > 0.0))
+        return 0.0;
+    double omega = sqrt(p[N] * A / rest_penetration(p, mu, m_eff, A)), damping = 1.5 * p[C] * A;
+    return pl_oscillator_decay_rate(omega, 0.5 * damping / omega);
+}
+
 /* The restitution depends on c V alone: laws/restitution.c derives it (Lambert's W) and evaluates it
  * without cancellation for small c V. */
 static double restitution(const double *p, double V)
@@ -109,6 +121,7 @@ const pl_law_type pl_law_hunt_crossley = {
     .contact_time = contact_time,
     .impact_penetration = impact_penetration,
     .rest_penetration = rest_penetration,
+    .settling_rate = settling_rate,
     .restitution = restitution,
     .rate = rate,
     .bounces_accumulate = bounces_accumulate,

@@ -96,6 +96,14 @@ double pl_kelvin_voigt_rest_penetration(const double *p, double mu, double m_eff
     return A / (p[K] * mu);
 }
 
+/* About the resting penetration the law is the same linear oscillator, of frequency sqrt(k mu) and
+ * damping ratio xi, whatever the load. */
+double pl_kelvin_voigt_settling_rate(const double *p, double mu, double m_eff, double A)
+{
+    (void)A;
+    return pl_oscillator_decay_rate(pl_kelvin_voigt_frequency(p, mu, m_eff, 0.0), p[XI]);
+}
+
 static double restitution(const double *p, double V)
 {
     (void)V;
@@ -136,6 +144,7 @@ const pl_law_type pl_law_kelvin_voigt = {
     .contact_time = contact_time,
     .impact_penetration = pl_kelvin_voigt_impact_penetration,
     .rest_penetration = pl_kelvin_voigt_rest_penetration,
+    .settling_rate = pl_kelvin_voigt_settling_rate,
     .restitution = restitution,
     .rate = rate,
     .bounces_accumulate = bounces_accumulate,

@@ -101,6 +101,7 @@ const pl_law_type pl_law_kelvin_voigt_clamped = {
     .contact_time = contact_time,
     .impact_penetration = pl_kelvin_voigt_impact_penetration,
     .rest_penetration = pl_kelvin_voigt_rest_penetration,
+    .settling_rate = pl_kelvin_voigt_settling_rate,
     .restitution = restitution,
     .rate = rate,
     .bounces_accumulate = bounces_accumulate,

@@ -144,6 +144,16 @@ double pl_law_rest_penetration(const pl_contact_law *law, double mu, double V, d
     return fmin(law->type->rest_penetration(law->p, mu, law->m_ref, A), V / pl_law_frequency(law, mu, V));
 }
 
+double pl_law_settling_rate(const pl_contact_law *law, double mu, double A)
+{
+    return law->type->settling_rate ? law->type->settling_rate(law->p, mu, law->m_ref, A) : 0.0;
+}
+
+double pl_oscillator_decay_rate(double omega, double xi)
+{
+    return xi < 1.0 ? xi * omega : omega * (xi - sqrt(xi * xi - 1.0));
+}
+
 double pl_law_prepare(const pl_contact_law *law, double mu)
 {
     return law->type->prepare ? law->type->prepare(law->p, mu) : 0.0;

@@ -82,6 +82,10 @@ typedef struct pl_law_type {
     double (*impact_penetration)(const double *p, double mu, double m_eff, double V);
     /* Resting penetration under a constant acceleration A into the obstacle. */
     double (*rest_penetration)(const double *p, double mu, double m_eff, double A);
+    /* The rate at which the oscillation of a contact resting under a constant acceleration A into the
+     * obstacle decays, linearized about its resting penetration (docs/laws.md, "Sustained contact"): what
+     * ends the entry transient of a sustained contact.  0 if it never decays (an elastic law). */
+    double (*settling_rate)(const double *p, double mu, double m_eff, double A);
     /* Limit (mu -> infinity) restitution of an isolated impact at speed V, or NAN where no closed
      * form is known. */
     double (*restitution)(const double *p, double V);
@@ -111,6 +115,12 @@ typedef struct {
 double pl_law_frequency(const pl_contact_law *law, double mu, double V);
 double pl_law_contact_time(const pl_contact_law *law, double mu, double V);
 double pl_law_rest_penetration(const pl_contact_law *law, double mu, double V, double A);
+/* The decay rate of constraint `law`'s resting oscillation under the acceleration A (pl_law_type.settling_rate,
+ * its m_ref for the effective mass); 0 for a law that does not give one. */
+double pl_law_settling_rate(const pl_contact_law *law, double mu, double A);
+/* The decay rate of a linear oscillator x'' + 2 xi omega x' + omega^2 x = 0: xi omega, or its slower mode
+ * omega (xi - sqrt(xi^2 - 1)) overdamped. */
+double pl_oscillator_decay_rate(double omega, double xi);
 /* Kelvin-Voigt's damping 2 xi sqrt(mu/k), or the law's prepared coefficient (pl_law_type.prepare). */
 double pl_law_prepare(const pl_contact_law *law, double mu);
 /* lambda and its partials (may be NULL), pre = pl_law_prepare(law, mu). */
@@ -125,11 +135,13 @@ static inline int pl_law_is_linear(const pl_contact_law *law)
 }
 
 /* Kelvin-Voigt's scales, which the clamped law shares (both with the parameters e, xi, k in that
- * order): the damping coefficient 2 xi sqrt(mu/k), sqrt(k mu), an impact's penetration, the resting one. */
+ * order): the damping coefficient 2 xi sqrt(mu/k), sqrt(k mu), an impact's penetration, the resting one,
+ * the decay rate of the resting oscillation (the clamp is idle while the contact pushes). */
 double pl_kelvin_voigt_prepare(const double *p, double mu);
 double pl_kelvin_voigt_frequency(const double *p, double mu, double m_eff, double V);
 double pl_kelvin_voigt_impact_penetration(const double *p, double mu, double m_eff, double V);
 double pl_kelvin_voigt_rest_penetration(const double *p, double mu, double m_eff, double A);
+double pl_kelvin_voigt_settling_rate(const double *p, double mu, double m_eff, double A);
 
 extern const pl_law_type pl_law_kelvin_voigt;
 extern const pl_law_type pl_law_kelvin_voigt_clamped;

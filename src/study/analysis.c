@@ -18,12 +18,6 @@ const char *pl_episode_kind_name(pl_episode_kind kind)
     return kind == PL_IMPACT ? "impact" : kind == PL_SUSTAINED ? "sustained" : "unresolved";
 }
 
-/* Decay rate of the contact oscillation: xi omega, or omega (xi - sqrt(xi^2 - 1)) overdamped. */
-static double decay_rate(double omega, double xi)
-{
-    return xi < 1.0 ? xi * omega : omega * (xi - sqrt(xi * xi - 1.0));
-}
-
 /* Constraint i's contact frequency: sqrt(k mu) under a linear law; under a nonlinear one, that of its
  * fast system at the model's speed V, or pi over its contact time at the speed V given. */
 static double contact_omega(const pl_model *model, size_t i, double mu)
@@ -53,7 +47,8 @@ pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_final, double
 {
     /* An underdamped impact lasts one half-period; an overdamped one ends when its exponential
      * return to G = 0 is separated from 0 by the forces the run resolves, within ~37 decay times. */
-    double short_contact = xi < 1.0 ? 3.0 * M_PI / (omega * sqrt(1.0 - xi * xi)) : 50.0 / decay_rate(omega, xi);
+    double short_contact = xi < 1.0 ? 3.0 * M_PI / (omega * sqrt(1.0 - xi * xi))
+                                    : 50.0 / pl_oscillator_decay_rate(omega, xi);
     if (isnan(ep->t_out))
         return t_final - ep->t_in <= short_contact ? PL_UNRESOLVED : PL_SUSTAINED;
     if (!(ep->gdot_in < 0.0) || !(ep->gdot_out > 0.0))
@@ -315,9 +310,13 @@ static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, c
     return s;
 }
 
+/* The relative range of F^sm over a comparison window above which its load varies (sqrt(DBL_EPSILON)). */
+#define SLIDING_LOAD_RTOL 1.4901161193847656e-08
+
 /* mu G against F^sm along a sustained episode of a penalized run (every row), the sup error over
- * its window (NAN if the window is empty: the contact is too short for its transient to decay),
- * and the first time F^sm reaches zero; the forces at its rows from sliding_forces. */
+ * its window (NAN if the window is empty: the contact is too short for its transient to decay, or its
+ * law never settles), whether F^sm varies over the window, and the first time F^sm reaches zero; the
+ * forces at its rows from sliding_forces. */
 static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, double mu, size_t k, pl_analysis *a,
                                  const episode_forces *ef, pl_error *err)
 {
@@ -326,12 +325,17 @@ static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, 
     size_t n = sol->n, m = sol->m, i = ep->constraint;
     double t_stop = isnan(ep->t_out) ? sol->t_final : ep->t_out;
     /* The entry transient of the contact oscillation, of force up to ~omega V (an impact) against
-     * the sliding force ~A, decays at the rate delta: after (20 + ln(omega V/A))/delta it is below
-     * e^-20 A.  The window also leaves out the first and last 10% of the contact (Props 6-7:
-     * convergence away from its ends). */
-    double omega = contact_omega(model, i, mu), delta = decay_rate(omega, model->law[i].xi);
-    double transient = (20.0 + log(fmax(1.0, omega * model->v_scale / model->a_scale))) / delta;
+     * the sliding force ~A, decays at the law's settling rate about the resting penetration under the
+     * model's load A (Kelvin-Voigt's xi omega, Hunt-Crossley's (3/4) c A, Hertz's 0: docs/laws.md,
+     * "Sustained contact"): after (20 + ln(omega V/A))/rate it is below e^-20 A.  The window also
+     * leaves out the first and last 10% of the contact (Props 6-7: convergence away from its ends). */
+    double omega = contact_omega(model, i, mu), settle = pl_law_settling_rate(&model->law[i], mu, model->a_scale);
+    double transient = settle > 0.0 ? (20.0 + log(fmax(1.0, omega * model->v_scale / model->a_scale))) / settle
+                                    : INFINITY;
     double lo = ep->t_in + fmax(0.1 * (t_stop - ep->t_in), transient), hi = t_stop - 0.1 * (t_stop - ep->t_in);
+    double fsm_min = INFINITY, fsm_max = -INFINITY;
+    info->window_start = lo < hi ? lo : NAN;
+    info->window_end = lo < hi ? hi : NAN;
     double prev_t = NAN, prev_f = NAN;
     info->force_error = info->force_scale = lo < hi ? 0.0 : NAN;
     info->lift_off_predicted = NAN;
@@ -347,6 +351,8 @@ static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, 
         if (t >= lo && t <= hi) {
             info->force_error = fmax(info->force_error, fabs(muG - fsm));
             info->force_scale = fmax(info->force_scale, fabs(fsm));
+            fsm_min = fmin(fsm_min, fsm);
+            fsm_max = fmax(fsm_max, fsm);
         }
         /* Lift-off predicted where the force of the bilateral contact changes sign (D/A-tilde for one
          * constraint): interpolated linearly between rows.  F^sm itself is the LCP's, clamped at 0
@@ -357,6 +363,12 @@ static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, 
         prev_t = t;
         prev_f = f;
     }
+    /* The error is a lag of the penetration behind a varying load (docs/laws.md, "Sustained contact");
+     * under a constant one it is round-off.  F^sm, the complementarity problem's solution at each row's
+     * state, varies by round-off where the load is constant: a range beyond sqrt(eps) of its size is the
+     * load's. */
+    info->load_varies = fsm_max - fsm_min > SLIDING_LOAD_RTOL * info->force_scale;
+    a->sliding_load_varies |= info->load_varies;
     return PL_OK;
 }
 
@@ -790,6 +802,8 @@ pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const
         info->dv_normal = ep->gdot_out - ep->gdot_in;
         info->scaled_penetration = compliant ? scaled_penetration(model, i, mu, ep->max_penetration) : NAN;
         info->force_error = info->force_scale = info->lift_off_predicted = NAN;
+        info->window_start = info->window_end = NAN;
+        info->load_varies = 0;
         if (!events && info->kind == PL_IMPACT && rows) {
             if (a->impacts == 0)
                 a->scaled_penetration_first = info->scaled_penetration;

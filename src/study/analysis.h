@@ -39,6 +39,9 @@ typedef struct {
     double force_error;        /* sup |mu G - F^sm| after the entry transient and away from the
                                   first and last 10% of the contact; NAN if that is empty */
     double force_scale;        /* sup |F^sm| there */
+    double window_start, window_end; /* that window: from the later of 10% of the contact and the end of
+                                        its entry transient (pl_law_settling_rate) to 90%; NAN if empty */
+    int load_varies;           /* F^sm varies over the window beyond round-off (a lag to measure) */
     double lift_off_predicted; /* first time F^sm reaches 0 (D/A-tilde changes sign), or NAN */
 } pl_episode_info;
 
@@ -83,6 +86,7 @@ typedef struct {
     double lift_off_predicted_first;
     double sliding_force_error; /* max of force_error over sustained contacts (NAN if none) */
     double sliding_force_scale;
+    int sliding_load_varies; /* some sustained contact's F^sm varies over its window (pl_episode_info) */
     /* Zeno */
     /* Capture: a penalized run's start of the final sustained contact, lasting to the end (T*_mu);
      * the limit solution's accumulation time (or final slide start); an external trajectory's or a

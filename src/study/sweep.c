@@ -428,10 +428,33 @@ static double outcome_rate(const pl_model *model, const pl_sweep *sw, pl_rate_qu
                                                                                  : r;
 }
 
+/* The law's rate for the sliding force's error, a lag of the penetration behind a varying load once the
+ * entry transient has settled (docs/laws.md, "Sustained contact"): not predicted, with *note saying why,
+ * where no run compares a sustained contact (none outlasts its transient, or its law never settles), or
+ * where every compared contact's load is constant (the settled error is then round-off). */
+static double sliding_force_rate(const pl_model *model, const pl_sweep *sw, const char **note)
+{
+    double r = law_rate(model, PL_RATE_SLIDING_FORCE);
+    int compared = 0, varies = 0;
+    for (size_t k = 0; k < sw->n; k++)
+        if (sw->runs[k].status == PL_OK) {
+            compared |= isfinite(sw->analysis[k].sliding_force_error);
+            varies |= sw->analysis[k].sliding_load_varies;
+        }
+    if (!compared)
+        *note = "no run compares a sustained contact: none outlasts its entry transient, which decays at the law's "
+                "settling rate under the load A (never under an elastic law)";
+    else if (!varies)
+        *note = "the sliding force is constant over every compared contact: no lag behind a varying load, the "
+                "mechanism the law's rate is derived for";
+    return *note ? NAN : r; /* NAN too where the law derives none (a varying load under Hertz: never compared) */
+}
+
 /* The rate the law predicts for quantity q of this sweep (docs/laws.md, "Convergence rates"): what sets its
  * error depends on the events of the limit solution before it (lag_rate).  An impact's time and the
- * velocity after it are taken over the impacts every run is measured on (impact_common). */
-static double predicted_rate(const pl_model *model, const pl_sweep *sw, pl_sweep_quantity_id q)
+ * velocity after it are taken over the impacts every run is measured on (impact_common).  *note: why no
+ * rate is predicted for what this sweep measured, or left NULL. */
+static double predicted_rate(const pl_model *model, const pl_sweep *sw, pl_sweep_quantity_id q, const char **note)
 {
     if (!pl_solver_compliant(sw->solver)) /* the law predicts rates in mu */
         return NAN;
@@ -458,7 +481,7 @@ static double predicted_rate(const pl_model *model, const pl_sweep *sw, pl_sweep
             r = fmin(r, law_rate(model, PL_RATE_IMPACT_TIME));
         return r;
     }
-    case PL_Q_SLIDING_FORCE_ERROR: return law_rate(model, PL_RATE_SLIDING_FORCE);
+    case PL_Q_SLIDING_FORCE_ERROR: return sliding_force_rate(model, sw, note);
     case PL_Q_IMPACT_TIME_ERROR:
     case PL_Q_IMPACT_VELOCITY_ERROR: {
         if (!sw->has_limit || sw->impact_common_size == 0)
@@ -684,7 +707,8 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
         pl_sweep_quantity *Q = &sw->q[q];
         for (size_t k = 0; k < n; k++)
             Q->values[k] = quantity_value(sw, (pl_sweep_quantity_id)q, k);
-        Q->predicted_rate = predicted_rate(model, sw, (pl_sweep_quantity_id)q);
+        Q->predicted_note = NULL;
+        Q->predicted_rate = predicted_rate(model, sw, (pl_sweep_quantity_id)q, &Q->predicted_note);
         Q->no_limit = NULL;
         int fitted = 0, captured = 0; /* runs with flights to fit, with a capture */
         for (size_t k = 0; k < n; k++) {

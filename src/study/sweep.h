@@ -44,6 +44,10 @@ typedef struct {
     /* The rate the run's contact law predicts for it (docs/laws.md, "Convergence rates"): PL_RATE_EXACT
      * (laws/law.h) when the law makes it exact at every mu, 0 when it has no limit, NAN when not derived. */
     double predicted_rate;
+    /* Why no rate is predicted for what this sweep measured (predicted_rate is then NAN): the sliding
+     * force where no contact is compared (none outlasts its transient; never under Hertz) or no compared
+     * contact's load varies; NULL otherwise. */
+    const char *predicted_note;
     /* Why it has no mu -> infinity limit under the run's law (no fit, no extrapolated limit), or NULL. */
     const char *no_limit;
 } pl_sweep_quantity;
