@@ -13,15 +13,19 @@
  * same, constraint by constraint, and four errors are measured: entry and exit times (exits that
  * leave faster than 1e-6 V: a slower exit's time is ill-conditioned), exit gap rates, final
  * positions, final velocities.  penlim at its default rtol 1e-8 sets the target: its four errors,
- * each floored at twice the reference's uncertainty and 1e-14 of its scale.
+ * each floored at twice the reference's uncertainty and at 1e-12 of its scale (t_end; V; the
+ * largest of |q| and the penetration V/omega; V): errors below the reference's own tolerance cannot
+ * be measured against it.
  *
- * Tuning.  Each peer's two tolerances are scanned on a decade grid: rtol 1e-3 ... 1e-13, and the
+ * Tuning.  Each peer's two tolerances are scanned on a decade grid: rtol 1e-2 ... 1e-13, and the
  * absolute tolerance atol x scale per component (the penetration V/omega for positions, V for
- * velocities) with atol 1e1 ... 1e-15; for each rtol, atol from loose to tight until a setting
- * qualifies (every episode of the reference, the four errors at or below the target); the scan of
- * rtol ends two decades after the first that qualifies.  The cheapest qualifying setting (the
- * fastest of three runs) is kept.  A run costing more than 50 times penlim's wall time (before any
- * setting qualified) or twice the best so far is stopped.
+ * velocities) with atol 1e2 ... 1e-15 (--quick: every other decade); for each rtol, atol from loose
+ * to tight until a setting qualifies (every episode of the reference, the four errors at or below
+ * the target); the scan of rtol ends two decades after the first that qualifies.  The cheapest
+ * qualifying setting (the fastest of three runs) is kept.  A run costing more than 100 times penlim's
+ * wall time (before any setting qualified) or twice the best so far is stopped; in the tables
+ * "n.r." (not reached) gives the closest complete run's largest error over the target, and '*'
+ * that some runs were stopped so.
  *
  * Timing.  penlim and the tuned peers then run in interleaved rounds (penlim, peer 1, ..., penlim,
  * ...); the ratio is the peer's fastest wall time over penlim's fastest (below 1: the peer is
@@ -48,6 +52,7 @@
 #define MAX_MU 8
 #define REF_RTOL 1e-12
 #define PENLIM_RTOL 1e-8
+#define BUDGET 100.0 /* a tuning run costing more than BUDGET x penlim's wall time is stopped */
 
 /* ---- options -------------------------------------------------------------------------------------- */
 
@@ -309,6 +314,7 @@ typedef struct {
     accuracy acc;
     double best;  /* fastest wall of the chosen setting */
     long runs;    /* settings tried */
+    long over;    /* of them, stopped over budget */
     /* no qualifying setting: the closest complete run */
     int have_miss;
     double miss_rtol, miss_atol, miss_ratio;
@@ -322,23 +328,24 @@ static void tune(peer_id id, peer_system *s, const problem *pb, double penlim_wa
     memset(tu, 0, sizeof *tu);
     const int step = quick ? 2 : 1;
     int first_rtol = -1;
-    for (int kr = 3; kr <= 13; kr += step) {
+    for (int kr = 2; kr <= 13; kr += step) {
         if (first_rtol >= 0 && kr > first_rtol + 2)
             break;
         double rtol = pow(10.0, -kr);
-        for (int ka = -1; ka <= 15; ka += step) {
+        int seen_complete = 0;
+        for (int ka = -2; ka <= 15; ka += step) {
             double atol = pow(10.0, -ka);
-            double budget = tu->tuned ? 2.0 * tu->best : fmax(50.0 * penlim_wall, 0.02);
+            double budget = tu->tuned ? 2.0 * tu->best : fmax(BUDGET * penlim_wall, 0.02);
             peer_run r;
             peer_solve(id, s, pb->t_end, rtol, atol, peer_now() + budget, &r);
             tu->runs++;
             accuracy a = measure(pb, &r);
-            int ok = reaches(pb, &a);
+            int ok = reaches(pb, &a), over = !r.ok && s->expired;
+            tu->over += over;
             if (verbose)
                 fprintf(stderr, "    %-7s rtol %.0e atol %.0e: %s %zu/%zu t %.2e v %.2e q %.2e w %.2e steps %ld rhs %ld %.4f s %s\n",
                         peer_name(id), rtol, atol, ok ? "ok" : "--", a.found, a.expected, a.e[E_T], a.e[E_V], a.e[E_Q],
                         a.e[E_W], r.steps, r.rhs, r.wall, r.ok ? "" : r.why);
-            int over = !r.ok && s->expired;
             if (ok) {
                 double w = r.wall;
                 for (int rep = 0; rep < 2; rep++) {
@@ -357,23 +364,26 @@ static void tune(peer_id id, peer_system *s, const problem *pb, double penlim_wa
                     first_rtol = kr;
                 break; /* tighter atol costs more */
             }
-            if (!tu->tuned && a.complete) {
+            if (a.complete) {
+                seen_complete = 1;
                 double worst = 0.0;
                 for (int k = 0; k < NERR; k++)
                     worst = fmax(worst, a.e[k] / pb->target[k]);
-                if (!tu->have_miss || worst < tu->miss_ratio)
+                if (!tu->tuned && (!tu->have_miss || worst < tu->miss_ratio))
                     tu->have_miss = 1, tu->miss_rtol = rtol, tu->miss_atol = atol, tu->miss_ratio = worst;
             }
             peer_run_free(&r);
-            if (over)
-                break; /* tighter costs more */
+            /* Past the loose settings whose spurious contacts cost more than a good run, a tighter
+             * atol only costs more: a run over budget there ends the row. */
+            if (over && seen_complete)
+                break;
         }
     }
 }
 
 /* ---- one case at one mu ------------------------------------------------------------------------------ */
 
-typedef enum { CELL_EMPTY, CELL_REFUSED, CELL_NO_REFERENCE, CELL_DONE } cell_kind;
+typedef enum { CELL_EMPTY, CELL_REFUSED, CELL_FAILED, CELL_NO_REFERENCE, CELL_DONE } cell_kind;
 
 typedef struct {
     cell_kind kind;
@@ -427,8 +437,8 @@ static void bench_cell(const pl_model *model, double mu, const options *o, cell 
         goto done;
     }
     if (st != PENLIM_OK || penlim_solve(model, mu, 10.0 * REF_RTOL, pb.t_end, &ref2) != PENLIM_OK) {
-        c->kind = CELL_NO_REFERENCE;
-        snprintf(c->note, sizeof c->note, "reference failed: %s", pb.ref.why[0] ? pb.ref.why : ref2.why);
+        c->kind = CELL_FAILED;
+        snprintf(c->note, sizeof c->note, "penlim at rtol 1e-12 or 1e-11 fails: %s", pb.ref.why[0] ? pb.ref.why : ref2.why);
         if (st == PENLIM_OK)
             peer_run_free(&ref2);
         goto done;
@@ -445,7 +455,7 @@ static void bench_cell(const pl_model *model, double mu, const options *o, cell 
     peer_run pen;
     st = penlim_solve(model, mu, PENLIM_RTOL, pb.t_end, &pen);
     if (st != PENLIM_OK) {
-        c->kind = st == PENLIM_REFUSED ? CELL_REFUSED : CELL_NO_REFERENCE;
+        c->kind = st == PENLIM_REFUSED ? CELL_REFUSED : CELL_FAILED;
         snprintf(c->note, sizeof c->note, "penlim at rtol 1e-8: %s", pen.why);
         peer_run_free(&pen);
         goto done;
@@ -539,14 +549,16 @@ static void print_tables(const char *label, const char *form, const options *o, 
             const tuning *t = &c->tu[id];
             if (c->kind == CELL_REFUSED)
                 printf(" penlim refuses |");
+            else if (c->kind == CELL_FAILED)
+                printf(" penlim fails |");
             else if (c->kind != CELL_DONE)
                 printf(" no target |");
             else if (t->tuned)
                 printf(" %.2f (%.2f) |", t->wall_min / c->pen_min, t->wall_med / c->pen_med);
             else if (t->have_miss)
-                printf(" not reached (%.1fx) |", t->miss_ratio);
+                printf(" n.r. (%.2g)%s |", t->miss_ratio, t->over ? " *" : "");
             else
-                printf(" not reached |");
+                printf(" n.r.%s |", t->over ? " *" : "");
         }
         printf("\n");
     }
