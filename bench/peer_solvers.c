@@ -140,6 +140,7 @@ static int gsl_j(double t, const double y[], double *dfdy, double dfdt[], void *
 typedef struct {
     gsl_odeiv2_driver *d;
     gsl_odeiv2_system sys;
+    double hmax;
     double *ya, *yb, *ym; /* N: bracket ends, trial */
 } gsl_peer;
 
@@ -148,6 +149,7 @@ typedef struct {
 static int gsl_step(gsl_peer *P, double *t, double t1, double *h, double *y)
 {
     for (int k = 0; k < 60; k++) {
+        *h = fmin(*h, P->hmax);
         int st = gsl_odeiv2_evolve_apply(P->d->e, P->d->c, P->d->s, &P->sys, t, t1, h, y);
         if (st != GSL_FAILURE)
             return st;
@@ -220,7 +222,7 @@ static int gsl_locate(gsl_peer *P, loop *L, double ta, double *tb_io, const unsi
 static void run_gsl(const gsl_odeiv2_step_type *T, peer_system *s, double t_end, double rtol, double atol, peer_run *r)
 {
     loop L;
-    gsl_peer P = {NULL, {gsl_f, gsl_j, s->N, s}, NULL, NULL, NULL};
+    gsl_peer P = {NULL, {gsl_f, gsl_j, s->N, s}, s->hmax, NULL, NULL, NULL};
     unsigned char *mask = calloc(s->m + 1, 1);
     double *block = calloc(3 * s->N, sizeof *block);
     const double *y_end = NULL;
@@ -348,6 +350,15 @@ static int sun_switch(loop *L, const int *found, double t, const double *y, int 
     return changed;
 }
 
+/* The direction of the crossing that matters for each constraint's mode: rising for an active
+ * contact (its exit), falling for an inactive one (its entry). */
+static int *root_directions(const peer_system *s, int *dir)
+{
+    for (size_t i = 0; i < s->m; i++)
+        dir[i] = s->active[i] ? 1 : -1;
+    return dir;
+}
+
 #define SUN_TRY(call, what)                                                                                     \
     do {                                                                                                        \
         int flag_ = (call);                                                                                     \
@@ -369,7 +380,7 @@ static void run_cvode(peer_system *s, double t_end, double rtol, double atol, pe
     SUNMatrix J = NULL;
     SUNLinearSolver LS = NULL;
     void *mem = NULL;
-    int *found = calloc(s->m + 1, sizeof *found);
+    int *found = calloc(2 * s->m + 1, sizeof *found); /* the roots found, then the directions */
     const double *y_end = NULL;
     if (loop_init(&L, s, r) || !found) {
         snprintf(r->why, sizeof r->why, "out of memory");
@@ -397,8 +408,11 @@ static void run_cvode(peer_system *s, double t_end, double rtol, double atol, pe
         SUN_TRY(CVodeSetJacFn(mem, cv_jac), "CVodeSetJacFn");
     SUN_TRY(CVodeRootInit(mem, (int)s->m, sun_roots), "CVodeRootInit");
     SUN_TRY(CVodeSetNoInactiveRootWarn(mem), "CVodeSetNoInactiveRootWarn");
+    SUN_TRY(CVodeSetRootDirection(mem, root_directions(s, found + s->m)), "CVodeSetRootDirection");
     SUN_TRY(CVodeSetMaxNumSteps(mem, 100000000L), "CVodeSetMaxNumSteps");
     SUN_TRY(CVodeSetStopTime(mem, t_end), "CVodeSetStopTime");
+    if (isfinite(s->hmax))
+        SUN_TRY(CVodeSetMaxStep(mem, s->hmax), "CVodeSetMaxStep");
     while (t < t_end) {
         int flag = CVode(mem, t_end, yv, &t, CV_NORMAL);
         SUN_TRY(flag, "CVode");
@@ -410,12 +424,12 @@ static void run_cvode(peer_system *s, double t_end, double rtol, double atol, pe
             snprintf(r->why, sizeof r->why, "out of memory");
             goto done;
         }
-        if (!changed)
-            continue;
+        /* a restart at every root, a declined one too, with the directions of the new modes */
         long nst = 0;
         SUN_TRY(CVodeGetNumSteps(mem, &nst), "CVodeGetNumSteps");
         r->steps += nst;
         SUN_TRY(CVodeReInit(mem, t, yv), "CVodeReInit");
+        SUN_TRY(CVodeSetRootDirection(mem, root_directions(s, found + s->m)), "CVodeSetRootDirection");
     }
     r->ok = 1;
 done:
@@ -448,7 +462,7 @@ static void run_arkode(peer_system *s, double t_end, double rtol, double atol, p
     SUNContext ctx = NULL;
     N_Vector yv = NULL, abstol = NULL;
     void *mem = NULL;
-    int *found = calloc(s->m + 1, sizeof *found);
+    int *found = calloc(2 * s->m + 1, sizeof *found); /* the roots found, then the directions */
     const double *y_end = NULL;
     if (loop_init(&L, s, r) || !found) {
         snprintf(r->why, sizeof r->why, "out of memory");
@@ -471,8 +485,11 @@ static void run_arkode(peer_system *s, double t_end, double rtol, double atol, p
     SUN_TRY(ERKStepSetUserData(mem, s), "ERKStepSetUserData");
     SUN_TRY(ERKStepSetMaxNumSteps(mem, 100000000L), "ERKStepSetMaxNumSteps");
     SUN_TRY(ERKStepSetStopTime(mem, t_end), "ERKStepSetStopTime");
+    if (isfinite(s->hmax))
+        SUN_TRY(ERKStepSetMaxStep(mem, s->hmax), "ERKStepSetMaxStep");
     SUN_TRY(ERKStepRootInit(mem, (int)s->m, sun_roots), "ERKStepRootInit");
     SUN_TRY(ERKStepSetNoInactiveRootWarn(mem), "ERKStepSetNoInactiveRootWarn");
+    SUN_TRY(ERKStepSetRootDirection(mem, root_directions(s, found + s->m)), "ERKStepSetRootDirection");
     for (size_t i = 0; i < s->m; i++)
         if (s->active[i])
             SUN_TRY(ERKStepSetInitStep(mem, 0.05 / s->omega), "ERKStepSetInitStep");
@@ -487,12 +504,12 @@ static void run_arkode(peer_system *s, double t_end, double rtol, double atol, p
             snprintf(r->why, sizeof r->why, "out of memory");
             goto done;
         }
-        if (!changed)
-            continue;
+        /* a restart at every root, as CVODE's */
         double hlast = 0.0;
         SUN_TRY(ERKStepGetLastStep(mem, &hlast), "ERKStepGetLastStep");
         SUN_TRY(ERKStepSetInitStep(mem, entered ? fmin(hlast, 0.05 / s->omega) : hlast), "ERKStepSetInitStep");
         SUN_TRY(ERKStepReset(mem, t, yv), "ERKStepReset");
+        SUN_TRY(ERKStepSetRootDirection(mem, root_directions(s, found + s->m)), "ERKStepSetRootDirection");
     }
     r->ok = 1;
 done:

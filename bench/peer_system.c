@@ -51,6 +51,10 @@ static int system_common(peer_system *s, const pl_model *model, double mu, const
     double V = 0.0, A = 0.0;
     c->scales(p, &V, &A, c->user);
     s->v_scale = V > 0.0 ? V : 1.0;
+    /* a user who knows the shortest pulse of the forcing (flat between pulses, where an error
+     * estimate sees nothing) steps no longer than it */
+    double ft = c->forcing_time ? c->forcing_time(p, 0.0, c->user) : 0.0;
+    s->hmax = ft > 0.0 ? ft : INFINITY;
     c->initial_state(p, s->y0, s->y0 + n, c->user);
     return 0;
 }

@@ -25,6 +25,7 @@ struct peer_system {
     double mu;
     double omega;     /* the fastest contact frequency sqrt(k_i mu): a starting step after an entry */
     double v_scale;   /* the case's characteristic velocity V */
+    double hmax;      /* the largest step: the case's forcing_time at t = 0 (INFINITY without one) */
     double *scale;    /* N: the absolute tolerance's scale per component (penetration V/omega for q, V for v) */
     double *y0;       /* N: the initial state */
     int *active;      /* m: contact modes */
