@@ -108,7 +108,7 @@ static int parse_case(const char *arg, case_spec *c)
         snprintf(c->set[c->nset].name, sizeof c->set[c->nset].name, "%s", key);
         c->set[c->nset++].value = v;
         size_t l = strlen(c->label);
-        snprintf(c->label + l, sizeof c->label - l, "%s %s = %g", c->nset == 1 ? "," : ",", key, v);
+        snprintf(c->label + l, sizeof c->label - l, ", %s = %g", key, v);
         p = strchr(p, ',');
     }
     return 0;
@@ -599,7 +599,7 @@ static void print_tables(const char *label, const char *form, const options *o, 
         }
         printf("\n");
     }
-    printf("\nSteps / right-hand-side evaluations (Jacobians for the implicit peers, by hand or by differences):\n\n"
+    printf("\nSteps / right-hand-side evaluations (those of difference-quotient Jacobians included):\n\n"
            "| method |");
     for (size_t k = 0; k < o->nmu; k++)
         printf(" mu = %.0e |", o->mu[k]);
@@ -620,7 +620,7 @@ static void print_tables(const char *label, const char *form, const options *o, 
         for (size_t k = 0; k < o->nmu; k++) {
             const tuning *t = &cells[k].tu[id];
             if (t->tuned)
-                printf(" %ld / %ld%s |", t->run.steps, t->run.rhs, t->run.jac ? "" : "");
+                printf(" %ld / %ld |", t->run.steps, t->run.rhs);
             else
                 printf(" - |");
         }
