@@ -8,13 +8,15 @@
  *     restarted (after an entry with a step of at most 0.05/omega: a user who knows the contact
  *     frequency);
  *   cvode: CVODE BDF, dense direct solver (the system's Jacobian, or CVODE's difference quotients
- *     for the model-API form), rootfinding on the gaps in the direction that switches each mode (rising for an active contact, falling for an inactive one), CVodeReInit at every root;
+ *     for the model-API form), rootfinding on the gaps in the direction that switches each mode
+ *     (rising for an active contact, falling for an inactive one), CVodeReInit at every root;
  *   arkode: ARKODE ERKStep with its highest-order built-in table (Fehlberg 13-stage 8(7): SUNDIALS
- *     6.4.1 has no Verner 8(7)), rootfinding on the gaps, ERKStepReset at every root.
+ *     6.4.1 has no Verner 8(7)), rootfinding as CVODE's, ERKStepReset at every root.
  * A contact starts where G_i < 0 while Gdot_i < -1e-9 V (a gap drifting back at round-off speed after
  * an e = 0 contact decayed is not re-entered) and ends where G_i > 0.  Tolerances: a relative one and
  * an absolute one per component, atol times the system's scale (the penetration V/omega for
- * positions, V for velocities). */
+ * positions, V for velocities).  No peer steps longer than the system's hmax (the case's
+ * forcing_time). */
 #ifndef PEER_SOLVERS_H
 #define PEER_SOLVERS_H
 
