@@ -85,6 +85,21 @@ static void hertz_not_reversible(void)
     pl_model_free(&m);
 }
 
+/* Hertz's restitution is exact also where the contact is self-similar in mu: the wedge (constant mass
+ * matrix, affine fixed walls, no force) has two degrees of freedom, and each impact's outcome is the
+ * limit's at every mu (predicted 2/5 when only one degree of freedom counted as exact). */
+static void hertz_self_similar(void)
+{
+    double mu[] = {1e4, 1e6, 1e8};
+    pl_model m;
+    pl_sweep sw;
+    sweep(&pl_case_wedge, &pl_law_hertz, NULL, 0, mu, 3, 3.0, 0.0, &m, &sw);
+    exact(&sw, PL_Q_RESTITUTION_FIRST);
+    exact(&sw, PL_Q_IMPACT_VELOCITY_ERROR);
+    pl_sweep_free(&sw);
+    pl_model_free(&m);
+}
+
 /* A lift-off under Hunt-Crossley (n = 3/2, c = 10 s/m): the table A = 1, omega = 3.2 lifts the mass off
  * at asin(g/(A omega^2))/omega = 0.39999 s, after a contact long enough for the landing's chatter to die
  * (its energy decays at the rate ~ c g whatever mu).  Near the lift-off the load falls linearly and the
@@ -326,6 +341,7 @@ int main(void)
     check_init();
     hertz_ball();
     hertz_not_reversible();
+    hertz_self_similar();
     lift_off();
     hunt_crossley_sliding();
     hunt_crossley_constant_load();
