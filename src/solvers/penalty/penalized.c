@@ -43,7 +43,7 @@ pl_status pl_forces_init(pl_forces *f, const pl_model *model, pl_error *err)
 {
     size_t n = model->n, m = model->m;
     memset(f, 0, sizeof *f);
-    pl_part parts[] = {{&f->fp, n}, {&f->a, n}, {&f->ac, n}, {&f->lambda, m}, {&f->minv, n * n}};
+    pl_part parts[] = {{&f->fp, n}, {&f->a, n}, {&f->ac, n}, {&f->lambda, m}, {&f->minv_store, n * n}};
     f->block = pl_carve(parts, PL_NPARTS(parts));
     if (!f->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for the forces of %zu dofs", n);
@@ -61,8 +61,7 @@ int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const 
     const pl_model *model = p->model;
     size_t n = model->n;
     pl_model_velocity_map(model, t, q, v, f->fp, NULL, NULL, NULL);
-    pl_model_accel(model, p->work, t, q, v, f->a, NULL, NULL);
-    if (pl_model_mass(model, q, NULL, f->minv))
+    if (pl_model_accel_minv(model, p->work, t, q, v, f->a, f->minv_store, &f->minv))
         return -1;
     /* The arrays do not overlap (restrict): without it the compiler guards its loops with run-time
      * overlap tests, which cost more than the loops themselves at a few dofs (this runs in every

@@ -28,7 +28,8 @@ typedef struct {
     double *a;      /* n: smooth acceleration F_v */
     double *ac;     /* n: contact acceleration sum_i w_i lambda_i, eq. (4) */
     double *lambda; /* m: normal force of each constraint (0 if inactive) */
-    double *minv;   /* n x n */
+    const double *minv; /* n x n: M^{-1}, the model's own when M is constant (pl_model_accel_minv), */
+    double *minv_store; /* else held here */
     double *block;  /* the arrays above, carved (pl_forces_init) */
 } pl_forces;
 
