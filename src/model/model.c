@@ -683,16 +683,19 @@ void pl_model_velocity_map(const pl_model *model, double t, const double *q, con
         model->type->velocity_map(model->par, t, q, v, fp, fp_q, fp_v, fp_t, model->type->user);
         return;
     }
-    memcpy(fp, v, n * sizeof *fp);
+    /* loops, not memcpy: this runs in every right-hand side, at a few dofs */
+    for (size_t j = 0; j < n; j++)
+        fp[j] = v[j];
     if (fp_q)
-        memset(fp_q, 0, n * n * sizeof *fp_q);
-    if (fp_v) {
-        memset(fp_v, 0, n * n * sizeof *fp_v);
+        for (size_t j = 0; j < n * n; j++)
+            fp_q[j] = 0.0;
+    if (fp_v)
         for (size_t j = 0; j < n; j++)
-            fp_v[j * n + j] = 1.0;
-    }
+            for (size_t l = 0; l < n; l++)
+                fp_v[j * n + l] = j == l ? 1.0 : 0.0;
     if (fp_t)
-        memset(fp_t, 0, n * sizeof *fp_t);
+        for (size_t j = 0; j < n; j++)
+            fp_t[j] = 0.0;
 }
 
 /* y = minv x for the constant mass matrix; y and x are n-vectors with strides sy, sx (in place

@@ -138,8 +138,8 @@ void pen_contact_state(run_ctx *c, double t, const double *y, double *g, double 
 double pen_gap_accel(run_ctx *c, size_t i, double t, const double *y)
 {
     size_t n = c->n;
-    pl_forces *f = &c->f_accel;
-    if (evaluate_forces(c, t, Q(y), V(y, c), f))
+    const pl_forces *f = pen_forces_at(c, t, y, &c->f_accel); /* a step's end: its last right-hand side's */
+    if (!f)
         return NAN;
     double *fp = c->fp_accel, *fp_v = c->fp_v_accel;
     pl_gap *gap = c->gap_accel;

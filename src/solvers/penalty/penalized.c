@@ -80,7 +80,7 @@ int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const 
         pl_model_contact(model, i, t, q, fp, minv, k);
         /* eq. (4) with A_i = -w_i m_i k_i and B_i = -2 xi_i sqrt(k_i) w_i m_i under Kelvin-Voigt; the
          * constraint's law in general, at (t, q) if the case's law varies (law_at) */
-        const pl_contact_law *law = pl_model_law_at(model, i, t, q, &varying);
+        const pl_contact_law *law = model->type->law_at ? pl_model_law_at(model, i, t, q, &varying) : &model->law[i];
         double d = law == &model->law[i] ? p->damping[i] : pl_law_prepare(law, p->mu);
         double l = pl_law_force(law, p->mu, d, k->m_eff, k->gap.g, k->gdot, NULL, NULL);
         lambda[i] = l;
