@@ -54,6 +54,12 @@ typedef struct {
     double rhs_t;               /* the state of the last right-hand side, whose forces f_rhs holds: */
     unsigned rhs_modes;         /* with these modes, */
     double *rhs_y;              /* at this (q, v) (2n) */
+    const pl_forces *held;      /* the last forces pen_forces_at evaluated (NULL: none), at */
+    double held_t;              /* this time, */
+    unsigned held_modes;        /* these modes, */
+    double *held_y;             /* this (q, v) (2n) */
+    int trial;                  /* > 0 while the modes are changed for a trial evaluation without
+                                   counting as a change (pen_trial_begin): nothing held is used */
     long bdf_held;              /* consecutive BDF steps held at order 2 for stability */
     int bdf_futile;             /* BDF given up for the present contact set (see choose, penalty.c) */
     /* scratch */
@@ -140,6 +146,8 @@ static inline double decay_rate(double omega, double xi)
 }
 
 /* field.c */
+void pen_trial_begin(run_ctx *c);
+void pen_trial_end(run_ctx *c);
 void pen_contact_state(run_ctx *c, double t, const double *y, double *g, double *gdot, double *lambda);
 const pl_forces *pen_forces_at(run_ctx *c, double t, const double *y, pl_forces *scratch);
 double pen_gap_accel(run_ctx *c, size_t i, double t, const double *y);

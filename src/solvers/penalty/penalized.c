@@ -56,6 +56,24 @@ void pl_forces_free(pl_forces *f)
     memset(f, 0, sizeof *f);
 }
 
+void pl_forces_copy(pl_forces *dst, const pl_forces *src, const pl_model *model)
+{
+    size_t n = model->n, m = model->m;
+    for (size_t j = 0; j < n; j++) {
+        dst->fp[j] = src->fp[j];
+        dst->a[j] = src->a[j];
+        dst->ac[j] = src->ac[j];
+    }
+    for (size_t i = 0; i < m; i++)
+        dst->lambda[i] = src->lambda[i];
+    dst->minv = src->minv;
+    if (src->minv == src->minv_store) { /* M(q) varies: its inverse at this q */
+        for (size_t j = 0; j < n * n; j++)
+            dst->minv_store[j] = src->minv_store[j];
+        dst->minv = dst->minv_store;
+    }
+}
+
 int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const double *v, pl_forces *f)
 {
     const pl_model *model = p->model;

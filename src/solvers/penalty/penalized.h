@@ -41,6 +41,9 @@ void pl_penalized_free(pl_penalized *p);
 pl_status pl_forces_init(pl_forces *f, const pl_model *model, pl_error *err);
 void pl_forces_free(pl_forces *f);
 
+/* dst = src (forces of one model). */
+void pl_forces_copy(pl_forces *dst, const pl_forces *src, const pl_model *model);
+
 /* Returns non-zero if M(q) is not positive definite. */
 int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const double *v, pl_forces *f);
 

@@ -66,7 +66,7 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
                        {&c->rate_side, m},     {&c->kink_t, m},         {&c->force_noise, m},
                        {&bdf_radius, 6 * m},   {&c->tol, 2 * n},        {&c->fp_geometry, n},
                        {&c->fp_accel, n},      {&c->fp_v_accel, n * n}, {&c->fp_dense, n},
-                       {&c->rhs_y, 2 * n},     {&c->geometry_y, 2 * n}, {&c->geometry_gdot, m},
+                       {&c->rhs_y, 2 * n},     {&c->held_y, 2 * n},     {&c->geometry_y, 2 * n}, {&c->geometry_gdot, m},
                        {&c->aim_g[0], m},      {&c->aim_gdot[0], m},    {&c->aim_g[1], m},
                        {&c->aim_gdot[1], m}};
     pl_int_part int_parts[] = {{&c->fitted, m}, {&c->lifting, m}, {&c->saved_active, m}};
