@@ -375,6 +375,11 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
 int pen_missed(void *user, double t, const double *y, int at_root, double *t_cross, pl_error *err)
 {
     run *r = user;
+    if (r->bdf_error.status != PL_OK) { /* the BDF stepper could not be made (bdf_stepper, penalty.c) */
+        if (err)
+            *err = r->bdf_error;
+        return -1;
+    }
     int found = scan_missed_crossings(user, t, y, at_root, t_cross, err);
     double t_hand = NAN;
     r->handover = r->ctx.m;

@@ -108,7 +108,9 @@ typedef struct {
     run_ctx ctx;
     pl_solution *sol;
     pl_event_loop loop;
-    pl_stepper *rk, *bdf;       /* non-stiff and stiff phases */
+    pl_stepper *rk, *bdf;       /* non-stiff and stiff phases (bdf: NULL until the first settled contact) */
+    pl_stepper_spec spec;       /* what both steppers are made from (setup_steppers) */
+    pl_error bdf_error;         /* BDF's creation failed (status not PL_OK): the next missed hook reports it */
     int *open;                  /* index of the open episode of constraint i, or -1 */
     int *shared;                /* another constraint was active during the open episode of i */
     double *settle;             /* time from which the contact of constraint i counts as settled */
