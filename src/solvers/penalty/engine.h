@@ -54,7 +54,8 @@ typedef struct {
     double rhs_t;               /* the state of the last right-hand side, whose forces f_rhs holds: */
     unsigned rhs_modes;         /* with these modes, */
     double *rhs_y;              /* at this (q, v) (2n) */
-    const pl_forces *held;      /* the last forces pen_forces_at evaluated (NULL: none), at */
+    const pl_forces *held;      /* the last forces pen_forces_at evaluated (NULL: none; f_roots, f_state
+                                   or f_accel, which only pen_forces_at writes), at */
     double held_t;              /* this time, */
     unsigned held_modes;        /* these modes, */
     double *held_y;             /* this (q, v) (2n) */
