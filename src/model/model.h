@@ -151,6 +151,13 @@ void pl_model_velocity_map(const pl_model *model, double t, const double *q, con
 void pl_model_accel(const pl_model *model, pl_work *work, double t, const double *q, const double *v, double *a,
                     double *a_q, double *a_v);
 
+/* F_v as pl_model_accel (without Jacobians) and M(q)^{-1}, what a right-hand side with contacts
+ * needs, from one factorization of M(q) where M varies (the two apart factor it twice): *minv is the
+ * model's own inverse when M is constant, else minv_store (n x n) filled.  Non-zero if M(q) is not
+ * positive definite. */
+int pl_model_accel_minv(const pl_model *model, pl_work *work, double t, const double *q, const double *v, double *a,
+                        double *minv_store, const double **minv);
+
 void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl_gap *out);
 
 /* The size of the terms a gap is computed from at (t, q): sum_j |dG/dq_j q_j| + |G_t t| + |G|.

@@ -8,6 +8,9 @@
 #include "core/linalg.h"
 
 #define MAX_REPEATS 100
+/* The most states pl_loop_sample_state keeps (of doubles: 8 MB); samples beyond are re-integrated
+ * for the record as they were for the hook. */
+#define SAMPLE_CACHE_DOUBLES ((size_t)1 << 20)
 
 
 void pl_tighten_for_gap(double *tol, size_t n, const double *grad, double tol_g, double tol_gd)
@@ -24,6 +27,34 @@ void pl_tighten_for_gap(double *tol, size_t n, const double *grad, double tol_g,
 double pl_loop_sample_time(const pl_event_loop *loop, size_t k)
 {
     return k <= loop->samples && loop->samples > 0 ? loop->t_end * (double)k / (double)loop->samples : INFINITY;
+}
+
+const double *pl_loop_sample_state(pl_event_loop *loop, size_t k)
+{
+    pl_stepper *st = loop->stepper;
+    size_t N = st->size;
+    if (loop->sample_count > 0 && k >= loop->sample_first && k - loop->sample_first < loop->sample_count)
+        return loop->sample_y + (k - loop->sample_first) * N;
+    const double *y = st->dense(st, pl_loop_sample_time(loop, k));
+    if (!y)
+        return NULL;
+    if (loop->sample_count == 0 || k != loop->sample_first + loop->sample_count) {
+        loop->sample_first = k; /* the samples kept are consecutive */
+        loop->sample_count = 0;
+    }
+    if (loop->sample_count == loop->sample_cap) {
+        size_t cap = loop->sample_cap ? 2 * loop->sample_cap : 16;
+        if (cap * N > SAMPLE_CACHE_DOUBLES)
+            return y; /* not kept: the record re-integrates it */
+        double *grown = realloc(loop->sample_y, cap * N * sizeof *grown);
+        if (!grown)
+            return y;
+        loop->sample_y = grown;
+        loop->sample_cap = cap;
+    }
+    double *kept = loop->sample_y + loop->sample_count++ * N;
+    memcpy(kept, y, N * sizeof *kept);
+    return kept;
 }
 
 pl_status pl_loop_record(pl_event_loop *loop, double t, const double *y, pl_error *err)
@@ -63,7 +94,7 @@ static pl_status samples_before(pl_event_loop *loop, double t, pl_error *err)
         if (loop->next_sample % 1024 == 0 && budget_spent(loop))
             return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " at t = %.17g (%s)", loop->max_seconds, ts,
                            loop->context);
-        const double *ys = loop->stepper->dense(loop->stepper, ts);
+        const double *ys = pl_loop_sample_state(loop, loop->next_sample);
         if (!ys)
             return pl_fail(err, PL_ERR_SOLVER, "dense output failed at t = %.17g (%s)", ts, loop->context);
         pl_status s = pl_loop_record(loop, ts, ys, err);
@@ -81,6 +112,9 @@ pl_status pl_loop_run(pl_event_loop *loop, pl_error *err)
     size_t cap = 0;
     pl_status s = run(loop, &found, &cap, err);
     free(found);
+    free(loop->sample_y);
+    loop->sample_y = NULL;
+    loop->sample_first = loop->sample_count = loop->sample_cap = 0;
     return s;
 }
 
@@ -105,6 +139,7 @@ static pl_status run(pl_event_loop *loop, int **found, size_t *cap, pl_error *er
                            loop->context);
         if (loop->hooks.max_step)
             st->max_step = loop->hooks.max_step(loop->user, st->t);
+        loop->sample_count = 0; /* the states kept were the last step's */
         int at_root = st->step(st, loop->t_end, err);
         if (at_root < 0)
             return err ? err->status : PL_ERR_SOLVER;
@@ -116,7 +151,9 @@ static pl_status run(pl_event_loop *loop, int **found, size_t *cap, pl_error *er
         if (missed < 0)
             return err ? err->status : PL_ERR_SOLVER;
         if (missed) {
-            /* the step ends at the crossing (cut): its state, interpolant and kinks up to there */
+            /* the step ends at the crossing (cut): its state, interpolant and kinks up to there; the
+             * samples before it are re-integrated in the shortened step */
+            loop->sample_count = 0;
             at_root = st->cut(st, tc, err);
             if (at_root < 0)
                 return err ? err->status : PL_ERR_SOLVER;

@@ -49,10 +49,21 @@ typedef struct {
     size_t samples;     /* uniform output samples k t_end/samples, k = 1..samples */
     size_t next_sample; /* index of the next one to record */
     double prev_t;      /* the last recorded row */
+    /* The states at the output samples first .. first + count - 1 inside the last step, from the
+     * stepper's dense output (pl_loop_sample_state; count 0 after each step and cut): owned by
+     * pl_loop_run, which frees them. */
+    double *sample_y;
+    size_t sample_first, sample_count, sample_cap;
 } pl_event_loop;
 
 /* Time of output sample k (INFINITY past the last). */
 double pl_loop_sample_time(const pl_event_loop *loop, size_t k);
+
+/* The state at output sample k inside the last step (the stepper's dense output there), or NULL if
+ * the dense output failed; valid until the next call.  Kept for the record of the step's samples: a
+ * missed hook that inspects the step at its samples and the record then re-integrate each sample
+ * once, not twice (the Runge-Kutta stepper's dense output is a full step). */
+const double *pl_loop_sample_state(pl_event_loop *loop, size_t k);
 
 /* Record a row through the hook and remember its time. */
 pl_status pl_loop_record(pl_event_loop *loop, double t, const double *y, pl_error *err);

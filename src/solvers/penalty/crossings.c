@@ -330,7 +330,6 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
 {
     run *r = user;
     run_ctx *c = &r->ctx;
-    pl_stepper *s = r->loop.stepper;
     double ta = r->loop.prev_t, *g_a = r->g_a, *gdot_a = r->gdot_a, *gdot_b = r->gdot_b, *g = r->g_scan;
     memcpy(g_a, r->prev_g, c->m * sizeof *g_a);
     memcpy(gdot_a, r->prev_gdot, c->m * sizeof *gdot_a);
@@ -348,7 +347,7 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
             k++;
         double tb = fmin(pl_loop_sample_time(&r->loop, k), t), tc = NAN;
         size_t i = 0;
-        const double *yb = tb < t ? s->dense(s, tb) : y;
+        const double *yb = tb < t ? pl_loop_sample_state(&r->loop, k) : y;
         if (!yb) {
             pl_fail(err, PL_ERR_SOLVER, "dense output failed at t = %.17g (%s)", tb, r->context);
             return -1;
@@ -376,6 +375,11 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
 int pen_missed(void *user, double t, const double *y, int at_root, double *t_cross, pl_error *err)
 {
     run *r = user;
+    if (r->bdf_error.status != PL_OK) { /* the BDF stepper could not be made (bdf_stepper, penalty.c) */
+        if (err)
+            *err = r->bdf_error;
+        return -1;
+    }
     int found = scan_missed_crossings(user, t, y, at_root, t_cross, err);
     double t_hand = NAN;
     r->handover = r->ctx.m;

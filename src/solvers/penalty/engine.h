@@ -55,6 +55,13 @@ typedef struct {
     double rhs_t;               /* the state of the last right-hand side, whose forces f_rhs holds: */
     unsigned rhs_modes;         /* with these modes, */
     double *rhs_y;              /* at this (q, v) (2n) */
+    const pl_forces *held;      /* the last forces pen_forces_at evaluated (NULL: none; f_roots, f_state
+                                   or f_accel, which only pen_forces_at writes), at */
+    double held_t;              /* this time, */
+    unsigned held_modes;        /* these modes, */
+    double *held_y;             /* this (q, v) (2n) */
+    int trial;                  /* > 0 while the modes are changed for a trial evaluation without
+                                   counting as a change (pen_trial_begin): nothing held is used */
     long bdf_held;              /* consecutive BDF steps held at order 2 for stability */
     int bdf_futile;             /* BDF given up for the present contact set (see choose, penalty.c) */
     /* scratch */
@@ -103,7 +110,9 @@ typedef struct {
     run_ctx ctx;
     pl_solution *sol;
     pl_event_loop loop;
-    pl_stepper *rk, *bdf;       /* non-stiff and stiff phases */
+    pl_stepper *rk, *bdf;       /* non-stiff and stiff phases (bdf: NULL until the first settled contact) */
+    pl_stepper_spec spec;       /* what both steppers are made from (setup_steppers) */
+    pl_error bdf_error;         /* BDF's creation failed (status not PL_OK): the next missed hook reports it */
     int *open;                  /* index of the open episode of constraint i, or -1 */
     int *shared;                /* another constraint was active during the open episode of i */
     double *settle;             /* time from which the contact of constraint i counts as settled */
@@ -144,6 +153,8 @@ static inline double decay_rate(double omega, double xi)
 }
 
 /* field.c */
+void pen_trial_begin(run_ctx *c);
+void pen_trial_end(run_ctx *c);
 void pen_contact_state(run_ctx *c, double t, const double *y, double *g, double *gdot, double *lambda);
 const pl_forces *pen_forces_at(run_ctx *c, double t, const double *y, pl_forces *scratch);
 double pen_gap_accel(run_ctx *c, size_t i, double t, const double *y);

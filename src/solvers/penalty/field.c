@@ -9,20 +9,57 @@
 
 #include "solvers/penalty/engine.h"
 
-/* The forces at the state y into scratch, or those of the last right-hand side if it was at y: the
- * Runge-Kutta stepper evaluates the right-hand side at a step's end (the next step's first stage)
- * before the roots and the record there need the same forces.  NULL if M(q) is not positive
- * definite. */
+/* Whether (t, y) with the current modes is the state (t_held, y_held) with modes_held. */
+static int same_state(const run_ctx *c, double t, const double *y, double t_held, unsigned modes_held,
+                      const double *y_held)
+{
+    if (c->trial || t != t_held || modes_held != c->modes)
+        return 0;
+    size_t j = 0, n2 = 2 * c->n;
+    while (j < n2 && y_held[j] == y[j])
+        j++;
+    return j == n2;
+}
+
+/* The forces at the state y into scratch, or those of the last right-hand side if it was at y (the
+ * Runge-Kutta stepper evaluates the right-hand side at a step's end, the next step's first stage,
+ * before the roots and the record there need the same forces), or a copy of the last forces this
+ * function evaluated if they were at y (the scan of a BDF step for missed crossings takes Gddot at
+ * its end, whose forces the record then needs).  NULL if M(q) is not positive definite. */
 const pl_forces *pen_forces_at(run_ctx *c, double t, const double *y, pl_forces *scratch)
 {
-    if (c->rhs_t == t && c->rhs_modes == c->modes) {
-        size_t j = 0, n2 = 2 * c->n;
-        while (j < n2 && c->rhs_y[j] == y[j])
-            j++;
-        if (j == n2)
-            return &c->f_rhs;
+    if (same_state(c, t, y, c->rhs_t, c->rhs_modes, c->rhs_y))
+        return &c->f_rhs;
+    if (c->held && same_state(c, t, y, c->held_t, c->held_modes, c->held_y)) {
+        if (c->held != scratch)
+            pl_forces_copy(scratch, c->held, c->model);
+        return scratch;
     }
-    return evaluate_forces(c, t, Q(y), V(y, c), scratch) ? NULL : scratch;
+    if (c->held == scratch)
+        c->held = NULL;
+    if (evaluate_forces(c, t, Q(y), V(y, c), scratch))
+        return NULL;
+    if (!c->trial) {
+        c->held = scratch;
+        c->held_t = t;
+        c->held_modes = c->modes;
+        for (size_t j = 0; j < 2 * c->n; j++)
+            c->held_y[j] = y[j];
+    }
+    return scratch;
+}
+
+/* A trial evaluation with modes that are not the run's (a constraint's force off, to see what moves
+ * its gap without it) lies between these two: no forces held at the run's modes stand for it, and
+ * none of it are held. */
+void pen_trial_begin(run_ctx *c)
+{
+    c->trial++;
+}
+
+void pen_trial_end(run_ctx *c)
+{
+    c->trial--;
 }
 
 /* (Plain loops throughout: at a few dofs the calls of memcpy and friends cost more than the
@@ -138,8 +175,8 @@ void pen_contact_state(run_ctx *c, double t, const double *y, double *g, double 
 double pen_gap_accel(run_ctx *c, size_t i, double t, const double *y)
 {
     size_t n = c->n;
-    pl_forces *f = &c->f_accel;
-    if (evaluate_forces(c, t, Q(y), V(y, c), f))
+    const pl_forces *f = pen_forces_at(c, t, y, &c->f_accel); /* a step's end: its last right-hand side's */
+    if (!f)
         return NAN;
     double *fp = c->fp_accel, *fp_v = c->fp_v_accel;
     pl_gap *gap = c->gap_accel;

@@ -162,6 +162,7 @@ static double free_accel_trend(run *r, size_t i, size_t first_row, size_t k, dou
     double omega = c->omega[i], T[4], D[4];
     int active = c->field.active[i];
     c->field.active[i] = 0;
+    pen_trial_begin(c);
     size_t row = k;
     int j = 0;
     for (; j < 4; j++) {
@@ -173,6 +174,7 @@ static double free_accel_trend(run *r, size_t i, size_t first_row, size_t k, dou
         if (j < 3 && !(pl_table_row(traj, row)[0] < T[j]))
             break;
     }
+    pen_trial_end(c);
     c->field.active[i] = active;
     if (j < 4)
         return NAN;

@@ -43,7 +43,7 @@ pl_status pl_forces_init(pl_forces *f, const pl_model *model, pl_error *err)
 {
     size_t n = model->n, m = model->m;
     memset(f, 0, sizeof *f);
-    pl_part parts[] = {{&f->fp, n}, {&f->a, n}, {&f->ac, n}, {&f->lambda, m}, {&f->minv, n * n}};
+    pl_part parts[] = {{&f->fp, n}, {&f->a, n}, {&f->ac, n}, {&f->lambda, m}, {&f->minv_store, n * n}};
     f->block = pl_carve(parts, PL_NPARTS(parts));
     if (!f->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for the forces of %zu dofs", n);
@@ -56,13 +56,30 @@ void pl_forces_free(pl_forces *f)
     memset(f, 0, sizeof *f);
 }
 
+void pl_forces_copy(pl_forces *dst, const pl_forces *src, const pl_model *model)
+{
+    size_t n = model->n, m = model->m;
+    for (size_t j = 0; j < n; j++) {
+        dst->fp[j] = src->fp[j];
+        dst->a[j] = src->a[j];
+        dst->ac[j] = src->ac[j];
+    }
+    for (size_t i = 0; i < m; i++)
+        dst->lambda[i] = src->lambda[i];
+    dst->minv = src->minv;
+    if (src->minv == src->minv_store) { /* M(q) varies: its inverse at this q */
+        for (size_t j = 0; j < n * n; j++)
+            dst->minv_store[j] = src->minv_store[j];
+        dst->minv = dst->minv_store;
+    }
+}
+
 int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const double *v, pl_forces *f)
 {
     const pl_model *model = p->model;
     size_t n = model->n;
     pl_model_velocity_map(model, t, q, v, f->fp, NULL, NULL, NULL);
-    pl_model_accel(model, p->work, t, q, v, f->a, NULL, NULL);
-    if (pl_model_mass(model, q, NULL, f->minv))
+    if (pl_model_accel_minv(model, p->work, t, q, v, f->a, f->minv_store, &f->minv))
         return -1;
     /* The arrays do not overlap (restrict): without it the compiler guards its loops with run-time
      * overlap tests, which cost more than the loops themselves at a few dofs (this runs in every
@@ -81,7 +98,7 @@ int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const 
         pl_model_contact(model, i, t, q, fp, minv, k);
         /* eq. (4) with A_i = -w_i m_i k_i and B_i = -2 xi_i sqrt(k_i) w_i m_i under Kelvin-Voigt; the
          * constraint's law in general, at (t, q) if the case's law varies (law_at) */
-        const pl_contact_law *law = pl_model_law_at(model, i, t, q, &varying);
+        const pl_contact_law *law = model->type->law_at ? pl_model_law_at(model, i, t, q, &varying) : &model->law[i];
         double d = law == &model->law[i] ? p->damping[i] : pl_law_prepare(law, p->mu);
         double l = pl_law_force(law, p->mu, d, k->m_eff, k->gap.g, k->gdot, NULL, NULL);
         lambda[i] = l;

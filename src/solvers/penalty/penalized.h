@@ -28,7 +28,8 @@ typedef struct {
     double *a;      /* n: smooth acceleration F_v */
     double *ac;     /* n: contact acceleration sum_i w_i lambda_i, eq. (4) */
     double *lambda; /* m: normal force of each constraint (0 if inactive) */
-    double *minv;   /* n x n */
+    const double *minv; /* n x n: M^{-1}, the model's own when M is constant (pl_model_accel_minv), */
+    double *minv_store; /* else held here */
     double *block;  /* the arrays above, carved (pl_forces_init) */
 } pl_forces;
 
@@ -39,6 +40,9 @@ void pl_penalized_free(pl_penalized *p);
 /* Storage for the forces of model; PL_ERR_NOMEM if out of memory (f is freeable either way). */
 pl_status pl_forces_init(pl_forces *f, const pl_model *model, pl_error *err);
 void pl_forces_free(pl_forces *f);
+
+/* dst = src (forces of one model). */
+void pl_forces_copy(pl_forces *dst, const pl_forces *src, const pl_model *model);
 
 /* Returns non-zero if M(q) is not positive definite. */
 int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const double *v, pl_forces *f);

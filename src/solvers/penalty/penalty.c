@@ -67,7 +67,7 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
                        {&c->rate_side, m},     {&c->kink_t, m},         {&c->force_noise, m},
                        {&bdf_radius, 6 * m},   {&c->tol, 2 * n},        {&c->fp_geometry, n},
                        {&c->fp_accel, n},      {&c->fp_v_accel, n * n}, {&c->fp_dense, n},
-                       {&c->rhs_y, 2 * n},     {&c->geometry_y, 2 * n}, {&c->geometry_gdot, m},
+                       {&c->rhs_y, 2 * n},     {&c->held_y, 2 * n},     {&c->geometry_y, 2 * n}, {&c->geometry_gdot, m},
                        {&c->aim_g[0], m},      {&c->aim_gdot[0], m},    {&c->aim_g[1], m},
                        {&c->aim_gdot[1], m}};
     pl_int_part int_parts[] = {{&c->fitted, m}, {&c->lifting, m}, {&c->saved_active, m}};
@@ -128,6 +128,20 @@ static void free_run(run *r)
     free(r->block);
 }
 
+/* The BDF stepper, made at the first settled contact: a run that has none (the wedge's and the
+ * corner's impacts) does not pay CVODE's set-up and release (13% of the wedge's solve at mu = 1e6).
+ * Should that fail (out of memory), the pair goes on for the step the loop is taking, and the missed
+ * hook after it stops the run with the reason (pen_missed). */
+static pl_stepper *bdf_stepper(run *r)
+{
+    if (!r->bdf && r->bdf_error.status == PL_OK &&
+        pl_stepper_cvode_new(&r->bdf, &r->spec, &r->bdf_error) != PL_OK) {
+        pl_stepper_free(r->bdf);
+        r->bdf = NULL;
+    }
+    return r->bdf ? r->bdf : r->rk;
+}
+
 /* The stiff phase once every active contact has settled; the Runge-Kutta pair otherwise.  BDF pays
  * off only where its order can rise above 2: a lightly damped contact (xi below cos 86 deg) whose
  * order-2 steps stay below the order-3 stability threshold (h omega < 1.2 x 1.9) for BDF_HELD steps
@@ -156,7 +170,7 @@ static pl_stepper *choose(void *user, double t)
     if (r->ctx.bdf_held >= BDF_HELD)
         r->ctx.bdf_futile = 1;
     r->ctx.settled_phase = any && settled; /* the error weights of settled contact, either stepper */
-    return r->ctx.settled_phase && !r->ctx.bdf_futile ? r->bdf : r->rk;
+    return r->ctx.settled_phase && !r->ctx.bdf_futile ? bdf_stepper(r) : r->rk;
 }
 
 /* The loop's max_step hook: on the Runge-Kutta pair (flights and impacts) the case's forcing time
@@ -291,14 +305,12 @@ static int bdf_max_order(double h, void *user)
 static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
 {
     run_ctx *c = &r->ctx;
-    pl_stepper_spec spec = {.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = pen_rhs,
+    r->spec = (pl_stepper_spec){.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = pen_rhs,
                             .weights = pen_error_weights, .jacobian = pen_jacobian, .roots = pen_roots,
                             .root = pen_root, .kink = pen_kink, .aim = pen_aim, .singular = pen_singular, .nroots = (int)(2 * c->m),
                             .napprox = (int)c->m, .root_ulps = 4.0, .max_order = bdf_max_order, .user = c,
                             .context = r->context};
-    pl_status s = pl_stepper_rk_new(&r->rk, &spec, err);
-    if (s == PL_OK)
-        s = pl_stepper_cvode_new(&r->bdf, &spec, err);
+    pl_status s = pl_stepper_rk_new(&r->rk, &r->spec, err);
     if (s != PL_OK)
         return s;
     /* BDF's order is limited to where the contact modes are stable (bdf_max_order), so CVODE's

@@ -33,7 +33,9 @@ static double resolved_gap_accel(run_ctx *c, size_t i, double t, const double *y
         if (j == i || (active[j] && hypot(gaps[j].g, c->geometry_gdot[j] / c->omega[j]) <=
                                         pen_gap_resolution(c, j, t, Q(y))))
             active[j] = 0;
+    pen_trial_begin(c);
     double D = pen_gap_accel(c, i, t, y);
+    pen_trial_end(c);
     memcpy(active, saved, c->m * sizeof *active);
     return D;
 }
@@ -74,7 +76,9 @@ static int resolvable_switch(run_ctx *c, size_t i, double t, const double *y, do
 {
     int active = c->field.active[i];
     c->field.active[i] = 0;
+    pen_trial_begin(c);
     double D = pen_gap_accel(c, i, t, y);
+    pen_trial_end(c);
     c->field.active[i] = active;
     double resolution = pen_gap_resolution(c, i, t, Q(y));
     if (gdot * D < 0.0)
