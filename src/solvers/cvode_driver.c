@@ -207,7 +207,7 @@ pl_status pl_cvode_create(pl_cvode *cv, const pl_cvode_spec *s, pl_error *err)
     memcpy(N_VGetArrayPointer(cv->y), s->y0, s->size * sizeof *s->y0);
     cv->mem = CVodeCreate(CV_BDF, cv->sun);
     if (!cv->mem)
-        return pl_fail(err, PL_ERR_NOMEM, "CVodeCreate failed (out of memory)");
+        return pl_fail(err, PL_ERR_NOMEM, "CVodeCreate failed (out of memory) making the BDF stepper");
     CHECK(CVodeSetErrHandlerFn(cv->mem, pl_cvode_keep_message, cv->message), "CVodeSetErrHandlerFn");
     int flag = CVodeInit(cv->mem, s->rhs, 0.0, cv->y);
     if (flag == CV_MEM_FAIL) {
