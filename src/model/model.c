@@ -115,13 +115,15 @@ pl_status pl_contact_set_init(pl_contact_set *cs, const pl_model *model, pl_erro
     cs->idx = calloc(m, sizeof *cs->idx);
     cs->c = pl_contact_new(m, n, 0);
     cs->W = calloc(2 * m * m + 2 * m, sizeof *cs->W);
-    if (!cs->idx || !cs->c || !cs->W) {
+    cs->nz = calloc(m * n + m + 1, sizeof *cs->nz);
+    if (!cs->idx || !cs->c || !cs->W || !cs->nz) {
         pl_contact_set_free(cs);
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for the couplings of %zu constraints", m);
     }
     cs->Wq = cs->W + m * m;
     cs->b = cs->Wq + m * m;
     cs->a = cs->b + m;
+    cs->nz_start = cs->nz + m * n;
     return PL_OK;
 }
 
@@ -130,6 +132,7 @@ void pl_contact_set_free(pl_contact_set *cs)
     free(cs->idx);
     free(cs->c);
     free(cs->W);
+    free(cs->nz);
     memset(cs, 0, sizeof *cs);
 }
 
@@ -956,9 +959,10 @@ size_t pl_model_contact_coupling(const pl_model *model, pl_work *work, double t,
 {
     size_t n = model->n, k = 0, *idx = cs->idx;
     pl_contact *c = cs->c;
+    int identity = model->type->velocity_map == NULL;
     double *minv = work->k_minv, *fp = work->k_fp, *fp_v = work->k_fp_v, *W, *Wq;
     pl_model_mass(model, q, NULL, minv);
-    pl_model_velocity_map(model, t, q, v, fp, NULL, fp_v, NULL);
+    pl_model_velocity_map(model, t, q, v, fp, NULL, identity ? NULL : fp_v, NULL);
     for (size_t i = 0; i < model->m; i++)
         if (set[i]) {
             pl_model_contact(model, i, t, q, fp, minv, &c[k]);
@@ -967,16 +971,32 @@ size_t pl_model_contact_coupling(const pl_model *model, pl_work *work, double t,
     cs->k = k;
     W = cs->W;
     Wq = want_wq ? cs->Wq : NULL;
+    /* The products grad_a . x over the non-zero entries of grad_a, in the order of the dense sum (the
+     * zeros add nothing): a constraint between two of many bodies touches a few coordinates, and the
+     * dense products, k^2 n, dominated the analysis of 100 balls (with dF_p/dv = I, fw = w_b exactly). */
+    size_t *nz = cs->nz, *nz_start = cs->nz_start, count = 0;
+    for (size_t a = 0; a < k; a++) {
+        nz_start[a] = count;
+        for (size_t j = 0; j < n; j++)
+            if (c[a].gap.grad[j] != 0.0)
+                nz[count++] = j;
+    }
+    nz_start[k] = count;
     for (size_t b = 0; b < k; b++) {
-        double *fw = work->k_fw; /* (dF_p/dv) w_b: how q' responds to a velocity change along w_b */
-        for (size_t j = 0; j < n; j++) {
-            fw[j] = 0.0;
-            for (size_t l = 0; l < n; l++)
-                fw[j] += fp_v[j * n + l] * c[b].w[l];
+        const double *fw = c[b].w; /* (dF_p/dv) w_b: how q' responds to a velocity change along w_b */
+        if (!identity) {
+            double *prod = work->k_fw;
+            for (size_t j = 0; j < n; j++) {
+                prod[j] = 0.0;
+                for (size_t l = 0; l < n; l++)
+                    prod[j] += fp_v[j * n + l] * c[b].w[l];
+            }
+            fw = prod;
         }
         for (size_t a = 0; a < k; a++) {
             double x = 0.0, y = 0.0;
-            for (size_t j = 0; j < n; j++) {
+            for (size_t e = nz_start[a]; e < nz_start[a + 1]; e++) {
+                size_t j = nz[e];
                 x += c[a].gap.grad[j] * fw[j];
                 y += c[a].gap.grad[j] * c[b].w[j];
             }
@@ -988,25 +1008,53 @@ size_t pl_model_contact_coupling(const pl_model *model, pl_work *work, double t,
     return k;
 }
 
-double pl_model_free_gap_accel(const pl_model *model, pl_work *work, size_t i, double t, const double *q,
-                               const double *v)
+/* D_i from the velocity map and the free acceleration a at (t, q, v), computed once for several
+ * constraints (pl_model_free_gap_accels); fp_q, fp_v, fp_t NULL for the identity map (dF_p/dv = I, the
+ * rest 0: qdd = a exactly, and the Hessian's rows and columns at zero velocity add nothing). */
+static double free_gap_accel_at(const pl_model *model, size_t i, double t, const double *q, const double *fp,
+                                const double *fp_q, const double *fp_v, const double *fp_t, const double *a, pl_gap *g)
 {
     size_t n = model->n;
-    double *fp = work->d_fp, *fp_q = work->d_fp_q, *fp_v = work->d_fp_v, *fp_t = work->d_fp_t, *a = work->d_a;
-    pl_gap *g = work->d_gap;
-    pl_model_velocity_map(model, t, q, v, fp, fp_q, fp_v, fp_t);
-    pl_model_accel(model, work, t, q, v, a, NULL, NULL);
     pl_model_gap(model, i, t, q, g);
     /* D = F_p' H F_p + 2 grad_t . F_p + G_tt + grad . (dF_p/dq F_p + dF_p/dv F_v + dF_p/dt) */
     double D = g->g_tt;
     for (size_t j = 0; j < n; j++) {
-        double Hf = 0.0, qdd = fp_t[j];
-        for (size_t k = 0; k < n; k++) {
-            Hf += g->hess[j * n + k] * fp[k];
-            qdd += fp_q[j * n + k] * fp[k] + fp_v[j * n + k] * a[k];
+        double Hf = 0.0, qdd;
+        if (fp_v) {
+            qdd = fp_t[j];
+            for (size_t k = 0; k < n; k++) {
+                Hf += g->hess[j * n + k] * fp[k];
+                qdd += fp_q[j * n + k] * fp[k] + fp_v[j * n + k] * a[k];
+            }
+        } else {
+            qdd = a[j];
+            if (fp[j] != 0.0)
+                for (size_t k = 0; k < n; k++)
+                    if (fp[k] != 0.0)
+                        Hf += g->hess[j * n + k] * fp[k];
         }
         D += fp[j] * Hf + 2.0 * g->grad_t[j] * fp[j] + g->grad[j] * qdd;
     }
+    return D;
+}
+
+void pl_model_free_gap_accels(const pl_model *model, pl_work *work, double t, const double *q, const double *v,
+                              const size_t *idx, size_t k, double *D)
+{
+    int identity = model->type->velocity_map == NULL;
+    double *fp = work->d_fp, *fp_q = work->d_fp_q, *fp_v = work->d_fp_v, *fp_t = work->d_fp_t, *a = work->d_a;
+    pl_model_velocity_map(model, t, q, v, fp, identity ? NULL : fp_q, identity ? NULL : fp_v, identity ? NULL : fp_t);
+    pl_model_accel(model, work, t, q, v, a, NULL, NULL);
+    for (size_t c = 0; c < k; c++)
+        D[c] = free_gap_accel_at(model, idx[c], t, q, fp, identity ? NULL : fp_q, identity ? NULL : fp_v,
+                                 identity ? NULL : fp_t, a, work->d_gap);
+}
+
+double pl_model_free_gap_accel(const pl_model *model, pl_work *work, size_t i, double t, const double *q,
+                               const double *v)
+{
+    double D;
+    pl_model_free_gap_accels(model, work, t, q, v, &i, 1, &D);
     return D;
 }
 

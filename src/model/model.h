@@ -88,6 +88,7 @@ typedef struct {
     pl_contact *c;
     double *W, *Wq;
     double *b, *a;
+    size_t *nz, *nz_start; /* the non-zero entries of each grad G (m n), where each one's start (m + 1) */
 } pl_contact_set;
 
 /* PL_ERR_NOMEM (with a message) if out of memory; cs is freeable either way. */
@@ -202,6 +203,10 @@ size_t pl_model_contact_coupling(const pl_model *model, pl_work *work, double t,
 /* Free gap acceleration D_i = d2G_i/dt2 along the smooth flow (no contact force), paper 004 (37). */
 double pl_model_free_gap_accel(const pl_model *model, pl_work *work, size_t i, double t, const double *q,
                                const double *v);
+/* The same for the k constraints idx[0..k-1] at one state, into D[0..k-1]: the velocity map and the free
+ * acceleration are computed once. */
+void pl_model_free_gap_accels(const pl_model *model, pl_work *work, double t, const double *q, const double *v,
+                              const size_t *idx, size_t k, double *D);
 
 /* Initial activity of constraint i: penetrating, or on the boundary and not leaving
  * (Gdot < 0, or Gdot = 0 and D <= 0). */

@@ -16,10 +16,9 @@ pl_status pl_sliding_force(const pl_model *model, pl_work *work, pl_contact_set 
     double *D = cs->b, *z = cs->a;
     for (size_t i = 0; i < model->m; i++)
         lambda[i] = fsm[i] = 0.0;
-    for (size_t a = 0; a < k; a++) {
-        D[a] = pl_model_free_gap_accel(model, work, cs->idx[a], t, q, v);
+    pl_model_free_gap_accels(model, work, t, q, v, cs->idx, k, D);
+    for (size_t a = 0; a < k; a++)
         z[a] = 0.0;
-    }
     pl_status st = pl_lcp_solve(k, cs->W, D, z, NULL, err);
     if (st != PL_OK)
         return st;

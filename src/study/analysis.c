@@ -201,8 +201,9 @@ static pl_status bilateral_forces(const pl_model *model, sliding_work *w, double
     double *D = cs->b, *lambda = cs->a;
     for (size_t j = 0; j < model->m; j++)
         bil[j] = NAN;
+    pl_model_free_gap_accels(model, w->work, t, q, v, cs->idx, k, D);
     for (size_t a = 0; a < k; a++)
-        D[a] = -pl_model_free_gap_accel(model, w->work, cs->idx[a], t, q, v);
+        D[a] = -D[a];
     int bad = pl_solve_small(k, cs->W, D, lambda);
     if (bad < 0)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory solving for the bilateral forces at t = %.17g", t);

@@ -149,10 +149,10 @@ static int sliding_forces(solver *s, double t, const double *q, const double *v,
     pl_contact_set *cs = &s->cs_forces;
     gather(s, t, q, v, s->sliding, cs);
     double *b = cs->b, *a = cs->a;
+    pl_model_free_gap_accels(s->model, s->work, t, q, v, cs->idx, cs->k, b);
     for (size_t r = 0; r < cs->k; r++) {
         const pl_contact *c = &cs->c[r];
-        double D = pl_model_free_gap_accel(s->model, s->work, cs->idx[r], t, q, v);
-        b[r] = -(D + 2.0 * s->alpha * c->gdot + s->alpha * s->alpha * c->gap.g);
+        b[r] = -(b[r] + 2.0 * s->alpha * c->gdot + s->alpha * s->alpha * c->gap.g);
         a[r] = 0.0;
     }
     int bad = pl_solve_small(cs->k, cs->W, b, a);
