@@ -542,17 +542,23 @@ done:
 
 /* ---- the tables ----------------------------------------------------------------------------------------- */
 
-static void print_tables(const char *label, const char *form, const options *o, cell *cells)
+/* A table's heading: its first column's title, then one column per mu. */
+static void print_heading(const char *first, const options *o)
 {
-    printf("\n### %s (peers' right-hand side: %s)\n\n", label, form ? form : "-");
-    printf("Wall time peer / penlim (fastest of %d interleaved rounds; medians' ratio in parentheses):\n\n", o->rounds);
-    printf("| peer |");
+    printf("| %s |", first);
     for (size_t k = 0; k < o->nmu; k++)
         printf(" mu = %.0e |", o->mu[k]);
     printf("\n|---|");
     for (size_t k = 0; k < o->nmu; k++)
         printf("---|");
     printf("\n");
+}
+
+static void print_tables(const char *label, const char *form, const options *o, cell *cells)
+{
+    printf("\n### %s (peers' right-hand side: %s)\n\n", label, form ? form : "-");
+    printf("Wall time peer / penlim (fastest of %d interleaved rounds; medians' ratio in parentheses):\n\n", o->rounds);
+    print_heading("peer", o);
     for (int id = 0; id < PEER_COUNT; id++) {
         if (!o->use[id])
             continue;
@@ -577,13 +583,8 @@ static void print_tables(const char *label, const char *form, const options *o, 
         }
         printf("\n");
     }
-    printf("\nTuned tolerances (rtol / atol, atol in units of the penetration V/omega and of V):\n\n| peer |");
-    for (size_t k = 0; k < o->nmu; k++)
-        printf(" mu = %.0e |", o->mu[k]);
-    printf("\n|---|");
-    for (size_t k = 0; k < o->nmu; k++)
-        printf("---|");
-    printf("\n");
+    printf("\nTuned tolerances (rtol / atol, atol in units of the penetration V/omega and of V):\n\n");
+    print_heading("peer", o);
     for (int id = 0; id < PEER_COUNT; id++) {
         if (!o->use[id])
             continue;
@@ -599,14 +600,9 @@ static void print_tables(const char *label, const char *form, const options *o, 
         }
         printf("\n");
     }
-    printf("\nSteps / right-hand-side evaluations (those of difference-quotient Jacobians included):\n\n"
-           "| method |");
-    for (size_t k = 0; k < o->nmu; k++)
-        printf(" mu = %.0e |", o->mu[k]);
-    printf("\n|---|");
-    for (size_t k = 0; k < o->nmu; k++)
-        printf("---|");
-    printf("\n| penlim |");
+    printf("\nSteps / right-hand-side evaluations (those of difference-quotient Jacobians included):\n\n");
+    print_heading("method", o);
+    printf("| penlim |");
     for (size_t k = 0; k < o->nmu; k++)
         if (cells[k].kind == CELL_DONE)
             printf(" %ld / %ld |", cells[k].pen_steps, cells[k].pen_rhs);
