@@ -123,9 +123,6 @@ typedef struct {
     double *entry_step;         /* pen_exit_bound: the first step of the contact of constraint i, */
     double *entry_time;         /* the law's contact time at its entry speed, */
     int *entry_episode;         /* in this episode (-1: none yet) */
-    int exit_episode;           /* pen_exit_bound: the free gap acceleration exit_D of constraint */
-    size_t exit_constraint;     /* exit_constraint at exit_t, in this episode (-1: none yet) */
-    double exit_t, exit_D;
     size_t missed_constraint;   /* the constraint of the crossing `missed` reported */
     char context[64];           /* "mu = ..." for messages */
     /* scratch (m or N each, once per run) */

@@ -377,7 +377,6 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
         r.open[i] = r.entry_episode[i] = -1;
     }
     r.handover = c->m;
-    r.exit_episode = -1;
     pen_modes_changed(c);
 
     s = setup_steppers(&r, y0, e);
