@@ -110,20 +110,22 @@ static double restitution(const double *p, double V)
     return pl_restitution_from_xi(p[XI]);
 }
 
-static double rate(const double *p, pl_rate_quantity what)
+/* mu G - F^sm in a sustained contact is the damping 2 xi sqrt(mu k) deltadot, deltadot = O(1/mu) (the
+ * clamped law's too: there its force pushes and the clamp is idle). */
+double pl_kelvin_voigt_rate(const double *p, pl_rate_quantity what)
 {
     (void)p;
-    /* mu G - F^sm in a sustained contact is the damping 2 xi sqrt(mu k) deltadot, deltadot = O(1/mu) */
     return what == PL_RATE_SLIDING_FORCE ? 0.5 : pl_law_homogeneous_rate(1.0, what);
 }
 
-/* A constant restitution below 1: the flights shrink geometrically (paper 004, section 7). */
-static int bounces_accumulate(const double *p)
+/* A constant restitution below 1 for every xi > 0 (clamped or not): the flights shrink geometrically
+ * (paper 004, section 7). */
+int pl_kelvin_voigt_bounces_accumulate(const double *p)
 {
     return p[XI] > 0.0;
 }
 
-static double exponent(const double *p)
+double pl_kelvin_voigt_exponent(const double *p)
 {
     (void)p;
     return 1.0;
@@ -136,7 +138,7 @@ const pl_law_type pl_law_kelvin_voigt = {
     .params = params,
     .nparams = NPAR,
     .flags = PL_LAW_LINEAR | PL_LAW_PER_UNIT_MASS,
-    .exponent = exponent,
+    .exponent = pl_kelvin_voigt_exponent,
     .resolve = resolve,
     .prepare = pl_kelvin_voigt_prepare,
     .force = force,
@@ -146,6 +148,6 @@ const pl_law_type pl_law_kelvin_voigt = {
     .rest_penetration = pl_kelvin_voigt_rest_penetration,
     .settling_rate = pl_kelvin_voigt_settling_rate,
     .restitution = restitution,
-    .rate = rate,
-    .bounces_accumulate = bounces_accumulate,
+    .rate = pl_kelvin_voigt_rate,
+    .bounces_accumulate = pl_kelvin_voigt_bounces_accumulate,
 };

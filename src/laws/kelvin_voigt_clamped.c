@@ -67,25 +67,6 @@ static double restitution(const double *p, double V)
     return pl_restitution_kelvin_voigt_clamped(p[XI]);
 }
 
-static double rate(const double *p, pl_rate_quantity what)
-{
-    (void)p;
-    /* in a sustained contact the force pushes: the clamp is idle and the law is Kelvin-Voigt's */
-    return what == PL_RATE_SLIDING_FORCE ? 0.5 : pl_law_homogeneous_rate(1.0, what);
-}
-
-/* A constant restitution below 1 for every xi > 0 (docs/laws.md). */
-static int bounces_accumulate(const double *p)
-{
-    return p[XI] > 0.0;
-}
-
-static double exponent(const double *p)
-{
-    (void)p;
-    return 1.0;
-}
-
 const pl_law_type pl_law_kelvin_voigt_clamped = {
     .name = "kelvin_voigt_clamped",
     .summary = "Kelvin-Voigt that never pulls: the contact ends where its force vanishes",
@@ -93,7 +74,7 @@ const pl_law_type pl_law_kelvin_voigt_clamped = {
     .params = params,
     .nparams = NPAR,
     .flags = PL_LAW_NEVER_PULLS | PL_LAW_PER_UNIT_MASS,
-    .exponent = exponent,
+    .exponent = pl_kelvin_voigt_exponent,
     .resolve = resolve,
     .prepare = pl_kelvin_voigt_prepare,
     .force = force,
@@ -103,6 +84,6 @@ const pl_law_type pl_law_kelvin_voigt_clamped = {
     .rest_penetration = pl_kelvin_voigt_rest_penetration,
     .settling_rate = pl_kelvin_voigt_settling_rate,
     .restitution = restitution,
-    .rate = rate,
-    .bounces_accumulate = bounces_accumulate,
+    .rate = pl_kelvin_voigt_rate,
+    .bounces_accumulate = pl_kelvin_voigt_bounces_accumulate,
 };

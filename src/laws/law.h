@@ -136,12 +136,16 @@ static inline int pl_law_is_linear(const pl_contact_law *law)
 
 /* Kelvin-Voigt's scales, which the clamped law shares (both with the parameters e, xi, k in that
  * order): the damping coefficient 2 xi sqrt(mu/k), sqrt(k mu), an impact's penetration, the resting one,
- * the decay rate of the resting oscillation (the clamp is idle while the contact pushes). */
+ * the decay rate of the resting oscillation (the clamp is idle while the contact pushes), the rates, the
+ * accumulation of bounces and the exponent 1. */
 double pl_kelvin_voigt_prepare(const double *p, double mu);
 double pl_kelvin_voigt_frequency(const double *p, double mu, double m_eff, double V);
 double pl_kelvin_voigt_impact_penetration(const double *p, double mu, double m_eff, double V);
 double pl_kelvin_voigt_rest_penetration(const double *p, double mu, double m_eff, double A);
 double pl_kelvin_voigt_settling_rate(const double *p, double mu, double m_eff, double A);
+double pl_kelvin_voigt_rate(const double *p, pl_rate_quantity what);
+int pl_kelvin_voigt_bounces_accumulate(const double *p);
+double pl_kelvin_voigt_exponent(const double *p);
 
 extern const pl_law_type pl_law_kelvin_voigt;
 extern const pl_law_type pl_law_kelvin_voigt_clamped;
