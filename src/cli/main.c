@@ -292,10 +292,10 @@ static int failure(const char *cmd, const pl_error *err)
 static const char run_usage[] =
     "usage: penlim run (CASE | --model FILE) [--mu X] [--law NAME] [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR]\n"
     "                       [--samples N] [--max-steps N] [--max-seconds S] [--max-output N]\n"
-    "                       [--force] [--quiet]\n"
+    "                       [--contacts dense|sparse] [--force] [--quiet]\n"
     "       penlim run CASE --scheme NAME [--h H] [--theta TH] [--gamma G] [--set NAME=VALUE ...]\n"
     "                       [--t-end T] [--out DIR] [--max-steps N] [--max-seconds S]\n"
-    "                       [--max-output N] [--force] [--quiet]\n"
+    "                       [--max-output N] [--contacts dense|sparse] [--force] [--quiet]\n"
     "Integrate the penalized system of CASE for one stiffness mu (Runge-Kutta through impacts,\n"
     "CVODE BDF in settled contact), or run a time-stepping scheme, and write DIR/trajectory.csv,\n"
     "DIR/trajectory_s.csv, DIR/summary.json and DIR/manifest.json (formats: docs/formats.md).\n"
@@ -317,6 +317,9 @@ static const char run_usage[] =
     "                    that reaches it stops with an error, the results up to there written\n"
     "  --max-output N    cap on the values (rows x columns) of a trajectory (default 2e7): a\n"
     "                    larger --samples is refused, a run that reaches it stops with an error\n"
+    "  --contacts MODE   how G and the forces are stored and written: dense (columns G1..Gm and\n"
+    "                    lambda1..lambdam of trajectory.csv) or sparse (contacts.csv: the\n"
+    "                    constraints in contact at each row); default dense up to 100 constraints\n"
     "  --samples N       besides every internal step, record the solution at N uniformly spaced\n"
     "                    times (CVODE's dense output; default 1000, 0 for steps only); schemes\n"
     "                    record every step and take no --samples\n"
@@ -513,6 +516,7 @@ static int prepare(const case_options *o, const pl_solver_type *solver, const ch
     opts->max_steps = o->max_steps;
     opts->max_seconds = o->max_seconds;
     opts->max_output = o->max_output;
+    opts->contacts = o->contacts;
     if (o->samples_given && !pl_solver_can(solver, PL_SOLVER_DENSE))
         return input_error(o->cmd, "--samples does not apply to %s: it records every step (no dense output)",
                            solver->name);
@@ -836,7 +840,8 @@ static int cmd_run(int argc, char **argv)
 static const char sweep_usage[] =
     "usage: penlim sweep (CASE | --model FILE) [--mu A:B:N | --mu a,b,c] [--law NAME] [--set NAME=VALUE ...]\n"
     "                         [--t-end T] [--rtol R] [--out DIR] [--jobs J] [--samples N] [--max-steps N]\n"
-    "                         [--max-seconds S] [--max-output N] [--no-plots] [--no-limit]\n"
+    "                         [--max-seconds S] [--max-output N] [--contacts dense|sparse]\n"
+    "                         [--no-plots] [--no-limit]\n"
     "                         [--resume] [--isolate | --no-isolate] [--force] [--quiet]\n"
     "       penlim sweep CASE --scheme NAME [--h A:B:N | --h a,b,c] [--theta TH] [--gamma G]\n"
     "                         [other options as above but --rtol and --samples]\n"
@@ -863,7 +868,7 @@ static const char sweep_usage[] =
     "                    (*.png with their *.gp and *.dat), runs/NNN_PARAM_VALUE/, limit/, manifest.json\n"
     "  --max-seconds S   the set-up within S of the start, then each run and the limit solution\n"
     "                    within S of its own start, with its analysis (default: none)\n"
-    "  --model, --set, --t-end, --rtol, --samples, --max-steps, --max-output, --force,\n"
+    "  --model, --set, --t-end, --rtol, --samples, --max-steps, --max-output, --contacts, --force,\n"
     "  --theta, --gamma: as for 'penlim run', per run\n";
 
 /* The progress line, on stderr when it is a terminal. */
@@ -1411,7 +1416,8 @@ static int cmd_sweep(int argc, char **argv)
 
 static const char limit_usage[] =
     "usage: penlim limit (CASE | --model FILE) [--law NAME] [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR] [--samples N]\n"
-    "                         [--max-steps N] [--max-seconds S] [--max-output N] [--force] [--quiet]\n"
+    "                         [--max-steps N] [--max-seconds S] [--max-output N] [--contacts dense|sparse]\n"
+    "                         [--force] [--quiet]\n"
     "Compute the limit (generalized) solution of CASE directly, event by event: flight, impacts\n"
     "from the infinitesimal dynamics, sustained contact with the sliding-mode force, lift-off, and\n"
     "Zeno accumulation continued past the accumulation point.  Writes DIR/trajectory.csv,\n"
@@ -1432,6 +1438,9 @@ static const char limit_usage[] =
     "                    that reaches it stops with an error, the results up to there written\n"
     "  --max-output N    cap on the values (rows x columns) of a trajectory (default 2e7): a\n"
     "                    larger --samples is refused, a run that reaches it stops with an error\n"
+    "  --contacts MODE   how G and the forces are stored and written: dense (columns G1..Gm and\n"
+    "                    lambda1..lambdam of trajectory.csv) or sparse (contacts.csv: the\n"
+    "                    constraints in contact at each row); default dense up to 100 constraints\n"
     "  --out DIR         output directory (default out/limit/CASE)\n"
     "  --force           write into DIR even if it holds files penlim did not write\n"
     "  --quiet           print nothing on success\n";
@@ -1488,6 +1497,7 @@ static const char compare_usage[] =
     "                    start, with its analysis, and its files within S of theirs (a solution\n"
     "                    whose files are stopped fails, the others go on), then the tables within\n"
     "                    S of theirs (as for 'penlim sweep')\n"
+    "  --contacts MODE   dense or sparse storage of G and the forces (as for 'penlim run')\n"
     "  Without solutions: the penalty at mu = 1e4, 1e6, 1e8 and every scheme that applies to the\n"
     "  case at its 3 default h.  Other options as for 'penlim run'.\n";
 
@@ -1551,6 +1561,7 @@ static int cmp_add_solve(cmp_list *l, const case_options *o, const pl_model *mod
         opts.max_steps = penalty->max_steps;
         opts.max_seconds = penalty->max_seconds;
         opts.max_output = penalty->max_output;
+        opts.contacts = penalty->contacts;
     }
     int idx = pl_solver_option_index(solver, name);
     opts.option[idx] = value;
@@ -1790,6 +1801,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     lopts.max_steps = penalty.max_steps;
     lopts.max_seconds = penalty.max_seconds;
     lopts.max_output = penalty.max_output;
+    lopts.contacts = penalty.contacts;
     pl_error err;
     if (pl_solve_check(&pl_solver_limit, model, &lopts, &err) != PL_OK)
         return failure(o.cmd, &err);

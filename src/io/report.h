@@ -14,6 +14,8 @@
 /* "t,gamma,q1..qn,v1..vn,G1..Gm,lambda1..lambdam" (impulse1..impulsem for a scheme), allocated (free
  * it); NULL if out of memory. */
 char *pl_trajectory_header(size_t n, size_t m, int impulses);
+/* The header of contacts.csv (sparse contacts: docs/formats.md, "Contacts"), malloc'd. */
+char *pl_contacts_header(int impulses);
 
 json_t *pl_parameters_json(const pl_model *model);
 /* What every summary starts with: case, status (and error), parameters, contact law. */

@@ -613,6 +613,7 @@ static void solve_limit(const pl_model *model, const pl_sweep_opts *opts, pl_swe
     lo.max_steps = opts->base.max_steps; /* the caps of every run of the sweep */
     lo.max_seconds = opts->base.max_seconds;
     lo.max_output = opts->base.max_output;
+    lo.contacts = opts->base.contacts;
     if (opts->limit_rtol > 0)
         lo.option[pl_solver_option_index(&pl_solver_limit, "rtol")] = opts->limit_rtol;
     pl_error lerr;

@@ -62,7 +62,8 @@ static int write_file(const char *path, const uint8_t *data, size_t size)
 static void check_accepted(const pl_solution *sol)
 {
     size_t rows = sol->traj.nrows;
-    if (sol->status != PL_OK || sol->traj.ncol != pl_ncols(sol->n, sol->m))
+    size_t ncol = sol->contacts == PL_CONTACTS_DENSE ? pl_ncols(sol->n, sol->m) : 2 + 2 * sol->n;
+    if (sol->status != PL_OK || sol->traj.ncol != ncol)
         abort();
     for (size_t k = 0; k < sol->nepisodes; k++) {
         const pl_episode *ep = &sol->episodes[k];
