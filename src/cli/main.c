@@ -742,9 +742,9 @@ static int solve_and_write(const case_options *o, const pl_solver_type *solver, 
         return rc;
     }
     pl_error err, io;
-    const char *files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
+    const char *files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json", "contacts.csv"};
     pl_status s = PL_OK;
-    for (size_t k = 0; s == PL_OK && k < 3; k++)
+    for (size_t k = 0; s == PL_OK && k < 4; k++)
         s = pl_strings_add(&d.planned, files[k], &io);
     d.manifest = pl_manifest_new(o->cmd, model, solver, opts, NULL);
     d.manifest = with_model_identity(d.manifest, o, model);
@@ -915,8 +915,10 @@ static pl_status solve_isolated(const pl_sweep *sw, size_t k, const pl_solver_ty
     return s;
 }
 
-/* The files of a run, in runs/NNN_PARAM_VALUE/ (pl_write_solution). */
-static const char *const run_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
+/* The files of a run, in runs/NNN_PARAM_VALUE/ (pl_write_solution): the first 3 always, contacts.csv
+ * with sparse contacts. */
+static const char *const run_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json", "contacts.csv"};
+#define RUN_FILES_ALWAYS 3
 
 /* Run k, or the limit solution (k = PL_SWEEP_LIMIT), read back from the directory if an earlier
  * sweep with the same settings (o) wrote it complete. */
@@ -938,11 +940,13 @@ static int reuse_run(const pl_sweep *sw, size_t k, const pl_solve_opts *o, pl_so
      * swapped with another run's or replaced by a FIFO is computed again.  trajectory_s.csv, kept but
      * not read, is verified here; the two files read are verified on the very bytes read (replaced
      * between a check and the read, they would be read unverified). */
-    char summary[PATH_MAX], trajectory[PATH_MAX], trajectory_s[PATH_MAX];
+    char summary[PATH_MAX], trajectory[PATH_MAX], trajectory_s[PATH_MAX], contacts[PATH_MAX];
     snprintf(summary, sizeof summary, "%s/summary.json", sub);
     snprintf(trajectory, sizeof trajectory, "%s/trajectory.csv", sub);
     snprintf(trajectory_s, sizeof trajectory_s, "%s/trajectory_s.csv", sub);
-    pl_run_hashes want = {pl_outdir_hash(&io->d->st, summary), pl_outdir_hash(&io->d->st, trajectory)};
+    snprintf(contacts, sizeof contacts, "%s/contacts.csv", sub);
+    pl_run_hashes want = {pl_outdir_hash(&io->d->st, summary), pl_outdir_hash(&io->d->st, trajectory),
+                          pl_outdir_hash(&io->d->st, contacts)};
     if (!want.summary || !want.trajectory)
         return 0;
     pl_status s = pl_outdir_verify(&io->d->out, &io->d->st, trajectory_s, &err);
@@ -997,6 +1001,8 @@ static void run_done(const pl_sweep *sw, size_t k, void *user)
         /* a reused run's files with the hashes they were verified against; an isolated solve's, as written */
         for (size_t j = 0; io->status == PL_OK && j < sizeof run_files / sizeof run_files[0]; j++) {
             snprintf(rel, sizeof rel, "%s/%s", sub, run_files[j]);
+            if (j >= RUN_FILES_ALWAYS && sw->runs[k].contacts != PL_CONTACTS_SPARSE)
+                continue;
             io->status = sw->reused[k] ? pl_output_add_hashed(&io->d->out, rel, pl_outdir_hash(&io->d->st, rel), &io->err)
                                        : pl_output_add(&io->d->out, rel, &io->err);
         }
@@ -1267,12 +1273,15 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
     }
     /* the limit solution of an earlier sweep with these settings, read back as a run is */
     int limit_candidate = o.resume && !o.no_limit;
-    char limit_files[3][64];
-    for (size_t j = 0; j < 3; j++) {
+    char limit_files[4][64];
+    size_t nlimit_files = RUN_FILES_ALWAYS;
+    for (size_t j = 0; j < 4; j++)
         snprintf(limit_files[j], sizeof limit_files[j], "limit/%s", run_files[j]);
+    if (pl_outdir_hash(&d.st, limit_files[RUN_FILES_ALWAYS])) /* sparse contacts: contacts.csv too */
+        nlimit_files++;
+    for (size_t j = 0; j < nlimit_files; j++)
         limit_candidate = limit_candidate && pl_outdir_reusable_file(&d.st, d.manifest, limit_files[j]);
-    }
-    for (size_t j = 0; s == PL_OK && limit_candidate && j < 3; j++)
+    for (size_t j = 0; s == PL_OK && limit_candidate && j < nlimit_files; j++)
         s = pl_strings_add(&d.keep, limit_files[j], &err);
     if (s == PL_OK)
         s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &err);
@@ -1317,7 +1326,7 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
             note_kept(&sw.runs[k].error);
     if (s == PL_OK && sw.limit_reused && !sw.has_limit)
         note_kept(&sw.limit.error);
-    for (size_t j = 0; s == PL_OK && io.status == PL_OK && sw.limit_reused && j < 3; j++)
+    for (size_t j = 0; s == PL_OK && io.status == PL_OK && sw.limit_reused && j < nlimit_files; j++)
         io.status = pl_output_add_hashed(&d.out, limit_files[j], pl_outdir_hash(&d.st, limit_files[j]), &io.err);
     for (size_t k = 0; s == PL_OK && io.status == PL_OK && k <= sw.n; k++) {
         const pl_error *e = k < sw.n ? &io.read_error[k] : &io.limit_read_error;
@@ -1630,7 +1639,7 @@ static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve
             it->e.param_name = "file";
             it->e.param = NAN;
             it->e.file = sp->text;
-            pl_status s = pl_read_external(sp->text, model, penalty->t_end, &it->sol, &it->has_gamma, &err);
+            pl_status s = pl_read_external(sp->text, model, penalty->t_end, penalty->contacts, &it->sol, &it->has_gamma, &err);
             if (s == PL_ERR_INPUT)
                 return failure(o->cmd, &err);
             if (s != PL_OK) { /* a read error (exit 1) or out of memory (exit 3): not the file's content */

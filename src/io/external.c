@@ -405,14 +405,14 @@ static FILE *open_regular(const char *path, pl_error *err)
     return f;
 }
 
-pl_status pl_read_external(const char *path, const pl_model *model, double t_end, pl_solution *sol, int *has_gamma,
-                           pl_error *err)
+pl_status pl_read_external(const char *path, const pl_model *model, double t_end, pl_contacts_mode contacts,
+                           pl_solution *sol, int *has_gamma, pl_error *err)
 {
     *has_gamma = 0;
     pl_status s = pl_solution_init(sol, &pl_solver_external, model, t_end, err);
     if (s != PL_OK)
         return s;
-    pl_solution_set_contacts(sol, PL_CONTACTS_AUTO); /* the gaps derived from the rows: as a run would store them */
+    pl_solution_set_contacts(sol, contacts); /* the gaps derived from the rows, stored as a run's */
     size_t n = model->n, m = model->m;
     reader r = {.path = path, .err = err};
     columns c = {.q = malloc(2 * n * sizeof *c.q)};

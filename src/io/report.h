@@ -58,6 +58,7 @@ pl_status pl_read_solution(const char *dir, const pl_model *model, const struct 
 typedef struct {
     const char *summary;    /* of summary.json */
     const char *trajectory; /* of trajectory.csv */
+    const char *contacts;   /* of contacts.csv (a run with sparse contacts; else unused) */
 } pl_run_hashes;
 
 /* pl_read_solution of the run in the directory dir_fd (DIR: its path, for messages), each file

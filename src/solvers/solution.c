@@ -99,7 +99,7 @@ double pl_solution_numbers(const pl_solution *sol)
            (double)sol->nevents * (12.0 + 3.0 * n + m) + 4.0 * m; /* the contact law of each constraint */
 }
 
-void pl_solution_free(pl_solution *sol)
+void pl_solution_free_rows(pl_solution *sol)
 {
     pl_table_free(&sol->traj);
     free(sol->entries);
@@ -107,6 +107,11 @@ void pl_solution_free(pl_solution *sol)
     sol->entries = NULL;
     sol->row_first = NULL;
     sol->nentries = sol->entries_cap = sol->row_first_cap = 0;
+}
+
+void pl_solution_free(pl_solution *sol)
+{
+    pl_solution_free_rows(sol);
     for (size_t k = 0; k < sol->nevents; k++)
         pl_event_free(&sol->events[k]);
     free(sol->episodes);
@@ -223,6 +228,38 @@ pl_status pl_solution_append_row(pl_solution *sol, const double *row, pl_error *
     for (size_t i = 0; s == PL_OK && i < m; i++)
         s = pl_solution_record_contact(sol, i, row[pl_col_g(n, m) + i], row[pl_col_force(n, m) + i], err);
     return s;
+}
+
+pl_status pl_solution_set_contact_list(pl_solution *sol, const size_t *row, const pl_contact_entry *e, size_t count,
+                                       pl_error *err)
+{
+    size_t rows = sol->traj.nrows;
+    for (size_t k = 0; k < count; k++)
+        if (row[k] >= rows || e[k].constraint >= sol->m ||
+            (k > 0 && (row[k] < row[k - 1] || (row[k] == row[k - 1] && e[k].constraint <= e[k - 1].constraint))))
+            return pl_fail(err, PL_ERR_INPUT, "contact %zu (row %zu, constraint %zu) out of order or range", k + 1,
+                           row[k] + 1, e[k].constraint + 1);
+    pl_contact_entry *entries = malloc((count ? count : 1) * sizeof *entries);
+    size_t *first = malloc((rows + 1) * sizeof *first);
+    if (!entries || !first) {
+        free(entries);
+        free(first);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory storing %zu contacts", count);
+    }
+    memcpy(entries, e, count * sizeof *e);
+    for (size_t r = 0, k = 0; r <= rows; r++) {
+        while (k < count && row[k] < r)
+            k++;
+        first[r] = k;
+    }
+    free(sol->entries);
+    free(sol->row_first);
+    sol->entries = entries;
+    sol->entries_cap = count ? count : 1;
+    sol->nentries = count;
+    sol->row_first = first;
+    sol->row_first_cap = rows + 1;
+    return PL_OK;
 }
 
 size_t pl_solution_row_contacts(const pl_solution *sol, size_t r, const pl_contact_entry **first)

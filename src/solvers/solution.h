@@ -180,6 +180,8 @@ struct pl_solution {
 pl_status pl_solution_init(pl_solution *sol, const struct pl_solver_type *solver, const pl_model *model, double t_end,
                            pl_error *err);
 void pl_solution_free(pl_solution *sol);
+/* Release the trajectory's rows and contacts alone (the rest is kept: a sweep's run once measured). */
+void pl_solution_free_rows(pl_solution *sol);
 
 /* The resolution of an event time t at which the gap G_i (its terms: pl_gap_terms) crosses a level
  * at the rate gdot: how far the round-off of G_i and of the state moves it,
@@ -221,6 +223,12 @@ pl_status pl_solution_append_state(pl_solution *sol, const double *row, pl_error
  * sparse ones keep them if the constraint is in contact (pl_contact_in).  Sparse: the constraints
  * of a row are recorded in increasing order (PL_ERR_SOLVER otherwise). */
 pl_status pl_solution_record_contact(pl_solution *sol, size_t i, double g, double force, pl_error *err);
+
+/* The sparse contacts of a solution whose rows are all recorded (contacts.csv read back): count
+ * entries, entry k at row row[k]; rows non-decreasing and, within a row, constraints increasing
+ * (PL_ERR_INPUT otherwise). */
+pl_status pl_solution_set_contact_list(pl_solution *sol, const size_t *row, const pl_contact_entry *e, size_t count,
+                                       pl_error *err);
 
 /* The contacts stored at row r (sparse: those in contact; dense: none, *first NULL): their count. */
 size_t pl_solution_row_contacts(const pl_solution *sol, size_t r, const pl_contact_entry **first);

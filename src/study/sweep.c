@@ -160,7 +160,7 @@ static void after_run(pool *p, size_t k)
     for (size_t r = k > 0 ? k - 1 : 0; r <= k + 1 && r < n; r++)
         if (p->finished[r] && (r == 0 || p->finished[r - 1]) && (r + 1 == n || p->finished[r + 1])) {
             pl_trajectory_free(&sw->traj[r]);
-            pl_table_free(&sw->runs[r].traj);
+            pl_solution_free_rows(&sw->runs[r]);
         }
 }
 
