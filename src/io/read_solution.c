@@ -302,22 +302,22 @@ static pl_status read_trajectory(reader *r, int dir_fd, const char *dir, const c
     return check_hash(r, &tf, want);
 }
 
-/* A whole number in [1, max] at *p followed by `end`: it, or 0. */
-static size_t index_field(char **p, size_t max, char end)
+/* A whole number in [lo, hi] at *p followed by `end`: into *x; 0 if there is none. */
+static int index_field(char **p, size_t lo, size_t hi, char end, size_t *x)
 {
     char *s = *p;
-    size_t x = 0;
+    *x = 0;
     if (*s < '0' || *s > '9')
         return 0;
     for (; *s >= '0' && *s <= '9'; s++) {
-        if (x > (max - (size_t)(*s - '0')) / 10)
-            return 0; /* beyond max */
-        x = 10 * x + (size_t)(*s - '0');
+        if (*x > (hi - (size_t)(*s - '0')) / 10)
+            return 0; /* beyond hi */
+        *x = 10 * *x + (size_t)(*s - '0');
     }
-    if (*s != end)
+    if (*s != end || *x < lo)
         return 0;
     *p = s + 1;
-    return x;
+    return 1;
 }
 
 /* A number at *p followed by `end` (strtod's syntax): into *x; 0 if there is none. */
@@ -337,15 +337,14 @@ static const char *contact_line(char *line, const pl_solution *sol, size_t *row,
 {
     char *p = line;
     double t;
-    size_t r = index_field(&p, sol->traj.nrows, ',');
-    if (!r)
-        return "a row that is not one of trajectory.csv's (1 ...)";
+    size_t r, i;
+    if (sol->traj.nrows == 0 || !index_field(&p, 0, sol->traj.nrows - 1, ',', &r))
+        return "a row that is not one of trajectory.csv's (0 the first)";
     if (!number_field(&p, &t, ','))
         return "no time t";
-    if (t != pl_table_row(&sol->traj, r - 1)[0])
+    if (t != pl_table_row(&sol->traj, r)[0])
         return "a time t that is not its row's in trajectory.csv";
-    size_t i = index_field(&p, sol->m, ',');
-    if (!i)
+    if (!index_field(&p, 1, sol->m, ',', &i))
         return "a constraint outside 1 ... m";
     if (!number_field(&p, &e->g, ',') || !number_field(&p, &e->force, '\n'))
         return "no G or no force (5 fields)";
@@ -353,7 +352,7 @@ static const char *contact_line(char *line, const pl_solution *sol, size_t *row,
         return "a G or force that is not a finite number";
     if (!pl_contact_in(e->g, e->force))
         return "G > 0 with force 0: not a contact";
-    *row = r - 1;
+    *row = r;
     e->constraint = i - 1;
     return NULL;
 }

@@ -304,7 +304,8 @@ char *pl_contacts_header(int impulses)
     return copy ? strcpy(copy, header) : NULL;
 }
 
-/* contacts.csv of a solution with sparse contacts: one line per (row, constraint in contact). */
+/* contacts.csv of a solution with sparse contacts: one line per (row, constraint in contact); rows
+ * counted from 0 as the episodes' row_in and row_out are. */
 static pl_status write_contacts(pl_output *out, const char *sub, const pl_solution *sol, const pl_budget *budget,
                                 pl_error *err)
 {
@@ -325,7 +326,7 @@ static pl_status write_contacts(pl_output *out, const char *sub, const pl_soluti
         size_t count = pl_solution_row_contacts(sol, r, &e);
         double t = pl_table_row(&sol->traj, r)[0];
         for (size_t k = 0; k < count; k++) {
-            fprintf(f.fp, "%zu", r + 1);
+            fprintf(f.fp, "%zu", r);
             pl_put_number(&f, ",", t);
             fprintf(f.fp, ",%zu", e[k].constraint + 1);
             pl_put_number(&f, ",", e[k].g);
