@@ -594,10 +594,12 @@ static void print_written(const char *dir, const pl_strings *written)
             sep = ", ";
         }
     printf("%smanifest.json", sep);
-    size_t runs = 0, limit = 0;
+    size_t runs = 0, limit = 0, contacts = 0;
     const char *last_run = NULL;
     for (size_t k = 0; k < written->n; k++) {
         const char *f = written->items[k];
+        size_t len_f = strlen(f);
+        contacts += strncmp(f, "runs/", 5) == 0 && len_f > 13 && strcmp(f + len_f - 13, "/contacts.csv") == 0;
         if (strncmp(f, "runs/", 5) == 0) {
             size_t len = (size_t)(strchr(f + 5, '/') ? strchr(f + 5, '/') - f : (long)strlen(f));
             if (!last_run || strncmp(last_run, f, len) != 0 || last_run[len] != '/')
@@ -607,7 +609,8 @@ static void print_written(const char *dir, const pl_strings *written)
             limit++;
     }
     if (runs)
-        printf("; runs/ (%zu run%s: trajectory.csv, trajectory_s.csv, summary.json)", runs, runs > 1 ? "s" : "");
+        printf("; runs/ (%zu run%s: trajectory.csv, trajectory_s.csv, summary.json%s)", runs, runs > 1 ? "s" : "",
+               contacts ? ", contacts.csv" : "");
     if (limit)
         printf("; limit/ (%zu files, the limit solution)", limit);
     printf("\n");
