@@ -33,7 +33,7 @@ do for [fmt in formats] {
             set ylabel ylab(p)
             plot 'trajectory.csv' using 1:col(p) with lines @style title label
         } else {
-            set ylabel (p % 2 == 1 ? 'G' : force).' of the constraints in contact (model units)'
+            set ylabel (p % 2 == 1 ? 'G' : force).' in contact (model units)'
             plot 'contacts.csv' using 2:(p % 2 == 1 ? column(4) : column(5)) with points pt 7 ps 0.3 title label
         }
         unset key
