@@ -6,6 +6,7 @@
  * process: the ratios dense / sparse of the fastest of each, and the bytes written.  The numbers
  * written and the contacts stored are counts; the walls are only compared within the run. */
 #include <dirent.h>
+#include <gsl/gsl_errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@ static double bytes_in(const char *path) /* path: at most 1024 bytes */
 
 int main(int argc, char **argv)
 {
+    gsl_set_error_handler_off();
     double N = argc > 1 ? atof(argv[1]) : 48.0;
     pl_model m;
     pl_error err;
