@@ -1,13 +1,16 @@
 # One solution (a run, a scheme or the limit solution): every position q_j, velocity v_j,
-# constraint G_i and contact force lambda_i (impulse_i for a scheme) against t.
-# Data: trajectory.csv (t,gamma,q1..qn,v1..vn,G1..Gm,lambda1..lambdam); plots_config.gp names it.
+# constraint G_i and contact force lambda_i (impulse_i for a scheme) against t; with sparse
+# contacts, G and the force of every constraint in contact, all in one panel each, as points.
+# Data: trajectory.csv (t,gamma,q1..qn,v1..vn[,G1..Gm,lambda1..lambdam]) and, with sparse
+# contacts, contacts.csv (row,t,constraint,G,lambda); plots_config.gp describes them.
 load 'plots_config.gp'
 load 'styles.gp'
 set datafile separator ','
 set datafile columnheaders
 nkey = 1
-npanels = 2*ndof + 2*ncon
-prows = ndof + ncon
+if (!exists('contacts')) contacts = 0
+npanels = 2*ndof + 2*ncon + 2*contacts
+prows = ndof + ncon + contacts
 W = 1300
 key_px = row_h + 24
 H = int(70 + prows * 260 + key_px + 50)
@@ -26,8 +29,13 @@ do for [fmt in formats] {
     set xlabel 't (model units)'
     eval key_cmd(1, key_px, H)
     do for [p=1:npanels] {
-        set ylabel ylab(p)
-        plot 'trajectory.csv' using 1:col(p) with lines @style title label
+        if (p <= 2*ndof + 2*ncon) {
+            set ylabel ylab(p)
+            plot 'trajectory.csv' using 1:col(p) with lines @style title label
+        } else {
+            set ylabel (p % 2 == 1 ? 'G' : force).' in contact (model units)'
+            plot 'contacts.csv' using 2:(p % 2 == 1 ? column(4) : column(5)) with points pt 7 ps 0.3 title label
+        }
         unset key
     }
     unset multiplot

@@ -29,7 +29,7 @@ static int analyse_file(const event_ball *b, event_ball_info *info, pl_model *m,
         CHECK(0, "model: %s", err.message);
         return -1;
     }
-    pl_status st = pl_read_external(path, m, b->t_end, sol, &has_gamma, &err);
+    pl_status st = pl_read_external(path, m, b->t_end, PL_CONTACTS_AUTO, sol, &has_gamma, &err);
     CHECK(st == PL_OK, "read: %s", err.message);
     if (st == PL_OK) {
         st = pl_analyze(m, sol, a, &err);

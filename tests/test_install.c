@@ -58,8 +58,8 @@ int main(int argc, char **argv)
           "the shared library exports the public API (pl_) alone");
 
     /* the examples, with find_package(penlim) */
-    const char *examples[] = {"pendulum_wall", "cradle", "sweep_program"};
-    for (size_t k = 0; k < 3; k++) {
+    const char *examples[] = {"pendulum_wall", "cradle", "sweep_program", "contacts_program"};
+    for (size_t k = 0; k < 4; k++) {
         snprintf(cmd, sizeof cmd,
                  "%s -S prefix/share/penlim/examples/%s -B ex/%s -DCMAKE_PREFIX_PATH=%s "
                  "-DCMAKE_C_FLAGS='-Wall -Wextra -Werror %s' -DCMAKE_EXE_LINKER_FLAGS='%s' && %s --build ex/%s",
@@ -82,6 +82,11 @@ int main(int argc, char **argv)
     CHECK(json_array_size(v) == 4, "the cradle has 4 balls");
     CHECK_NEAR(p, 1.0, 1e-9, "the cradle keeps its momentum V");
     json_decref(j);
+    CHECK(sh("./ex/contacts_program/box_contacts") == 0, "the contacts program runs");
+    text = slurp("stdout.txt");
+    CHECK(text && strstr(text, "sparse contacts, ") && strstr(text, " of 50 columns") && strstr(text, "at most "),
+          "the box of 12 disks: sparse by default, rows of t, gamma, q and v alone (2 + 2 x 24 columns): %s", text ? text : "");
+    free(text);
     CHECK(sh("./ex/sweep_program/sweep_restitution") == 0, "the library program runs");
     text = slurp("stdout.txt");
     double rate = NAN;

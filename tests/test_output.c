@@ -845,7 +845,7 @@ static void test_read_verified(void)
     snprintf(path, sizeof path, "%s/rv/runs/001_mu_1e3", dir);
     int fd = open(path, O_RDONLY | O_DIRECTORY);
     pl_solution sol;
-    pl_run_hashes right = {hs, ht}, wrong = {hs, other};
+    pl_run_hashes right = {hs, ht, NULL}, wrong = {hs, other, NULL};
     pl_status s = pl_read_solution_at(fd, path, &m, &pl_solver_penalty, &right, &sol, &err);
     CHECK(s == PL_OK && sol.traj.nrows > 0, "read with the hashes recorded (%d: %s)", s, s ? err.message : "");
     pl_solution_free(&sol);

@@ -497,8 +497,8 @@ static void within_budget(const char *args, const char *sub, double budget)
 
 /* compare with one solution whose files its budget stops: that solution fails ("writing its
  * files"), the others' files and the tables are written, as a sweep's runs.  An external file of a
- * model with 1000 constraints: read in tenths of a second, its trajectory.csv (two numbers per
- * constraint and row, 1.8e7 numbers) written in seconds; the other solutions write a few thousand
+ * model with 1000 constraints, stored dense (--contacts dense): read in tenths of a second, its
+ * trajectory.csv (two numbers per constraint and row, 1.8e7 numbers) written in seconds; the other solutions write a few thousand
  * numbers.  The budget starts at 1.5 s, halved if everything was written in time, doubled if the
  * set-up (the reading) did not fit, until the external's writing is what it stops.  compare
  * stopped writing at the first solution whose budget ran out: the solutions after it and the
@@ -524,7 +524,7 @@ static void test_compare_budget(void)
         char args[2048];
         snprintf(args, sizeof args,
                  "compare --model %s/floors.so --no-isolate --set N=1000 --external floors_fall.csv --mu 1e4 "
-                 "--samples 10 --t-end 0.4 --no-plots --out b_compare --force --max-seconds %g",
+                 "--samples 10 --t-end 0.4 --no-plots --out b_compare --force --contacts dense --max-seconds %g",
                  models, budget);
         rc = run(args);
         free(err);

@@ -158,8 +158,9 @@ static void test_schemes(size_t N)
     }
 }
 
-/* 120 balls by Moreau-Jean written (trajectory.csv's header: 482 columns) and read back exactly.
- * At h = 1e-2 several balls land in one step (one event of them all), ball 120 among them. */
+/* 120 balls by Moreau-Jean stored dense (120 constraints would be sparse by default) written
+ * (trajectory.csv's header: 482 columns) and read back exactly.  At h = 1e-2 several balls land in
+ * one step (one event of them all), ball 120 among them. */
 static void test_write_read(void)
 {
     size_t N = 120;
@@ -172,8 +173,12 @@ static void test_write_read(void)
     char dir[] = "/tmp/penlim_test_sizes_XXXXXX";
     int ok = mkdtemp(dir) != NULL;
     CHECK(ok, "temporary directory");
-    ok = ok && solve_scheme(&pl_solver_moreau_jean, &m, 1e-2, 1.0, &r, &err) == PL_OK &&
-         pl_analyze(&m, &r, &a, &err) == PL_OK;
+    pl_solve_opts o;
+    pl_solve_opts_init(&o, &pl_solver_moreau_jean, &m, 1.0);
+    o.samples = 0;
+    o.contacts = PL_CONTACTS_DENSE;
+    o.option[pl_solver_option_index(&pl_solver_moreau_jean, "h")] = 1e-2;
+    ok = ok && pl_solve(&pl_solver_moreau_jean, &m, &o, &r, &err) == PL_OK && pl_analyze(&m, &r, &a, &err) == PL_OK;
     CHECK(ok, "moreau_jean, 120 balls: %s", err.message);
     if (!ok) {
         pl_model_free(&m);

@@ -51,14 +51,15 @@ static int init(pl_model *m, const pl_setting *s, size_t ns)
 }
 
 /* min over rows and constraints of G (the trajectory's own columns), and where. */
+/* The least G stored (either storage: sparse contacts hold every G <= 0). */
 static double min_gap(const pl_solution *r, double *t_at, size_t *which)
 {
-    double worst = INFINITY;
+    double worst = INFINITY, g;
     for (size_t row = 0; row < r->traj.nrows; row++) {
         const double *y = pl_table_row(&r->traj, row);
         for (size_t i = 0; i < r->m; i++)
-            if (y[pl_col_g(r->n, r->m) + i] < worst) {
-                worst = y[pl_col_g(r->n, r->m) + i];
+            if (pl_solution_contact_at(r, row, i, &g, NULL) && g < worst) {
+                worst = g;
                 if (t_at)
                     *t_at = y[0];
                 if (which)

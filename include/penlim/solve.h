@@ -13,6 +13,9 @@
  *                analysis with it (default none); the solution does not keep it: a later
  *                pl_compare_to_limit is not bounded
  *   max_output   cap on the values of the trajectory (default 2e7)
+ *   sparse_contacts  1: store only the constraints in contact at each row; 0: G and the force of
+ *                every constraint in every row (default: 0 up to 100 constraints, 1 above; 0 is
+ *                refused where one row's G and forces would take more than 1 MiB)
  */
 #ifndef PENLIM_SOLVE_H
 #define PENLIM_SOLVE_H
@@ -37,11 +40,20 @@ PL_API pl_status pl_solve_model(const pl_model *model, const char *solver, const
                                 size_t noptions, pl_solution **out, pl_error *err);
 PL_API void pl_solution_destroy(pl_solution *sol);
 
-/* The trajectory: rows of the columns t, gamma, q1..qn, v1..vn, G1..Gm, force1..forcem (gamma the
- * time transform Gamma^mu, force_i the normal force of constraint i, or a scheme's impulse). */
+/* The trajectory: rows of the columns t, gamma, q1..qn, v1..vn, then, with dense contacts, G1..Gm,
+ * force1..forcem (gamma the time transform Gamma^mu, force_i the normal force of constraint i, or a
+ * scheme's impulse).  With sparse contacts a row ends at vn: pl_solution_contacts reads them. */
 PL_API size_t pl_solution_rows(const pl_solution *sol);
 PL_API size_t pl_solution_columns(const pl_solution *sol);
 PL_API const double *pl_solution_row(const pl_solution *sol, size_t row); /* NULL past the last */
+/* 1 if the solution stores its contacts sparse (only the constraints in contact at each row), 0 if
+ * dense (the G and force columns of every row). */
+PL_API int pl_solution_sparse_contacts(const pl_solution *sol);
+/* The constraints in contact at a row (G_i <= 0, or a non-zero force), in either storage, in
+ * increasing order: returns how many there are, and puts the first `cap` of them (index 0-based, G,
+ * force) into constraint, g and force (each may be NULL).  0 past the last row. */
+PL_API size_t pl_solution_contacts(const pl_solution *sol, size_t row, size_t cap, size_t *constraint, double *g,
+                                   double *force);
 /* The final time and state (q then v: 2n values, into qv). */
 PL_API double pl_solution_final(const pl_solution *sol, double *qv);
 

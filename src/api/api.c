@@ -138,6 +138,10 @@ static pl_status set_options(pl_solve_opts *o, const pl_solver_type *s, const pl
             if (!(x > 0))
                 return pl_fail(err, PL_ERR_INPUT, "max_seconds must be > 0 (got %g)", x);
             o->max_seconds = x;
+        } else if (strcmp(name, "sparse_contacts") == 0) {
+            if (!(x == 0 || x == 1))
+                return pl_fail(err, PL_ERR_INPUT, "sparse_contacts must be 0 or 1 (got %g)", x);
+            o->contacts = x == 1 ? PL_CONTACTS_SPARSE : PL_CONTACTS_DENSE;
         } else if (strcmp(name, "max_output") == 0) {
             if (!(x >= 1))
                 return pl_fail(err, PL_ERR_INPUT, "max_output must be >= 1 (got %g)", x);
@@ -210,6 +214,39 @@ PL_API size_t pl_solution_columns(const pl_solution *sol)
 PL_API const double *pl_solution_row(const pl_solution *sol, size_t row)
 {
     return sol && row < sol->traj.nrows ? pl_table_row(&sol->traj, row) : NULL;
+}
+
+PL_API int pl_solution_sparse_contacts(const pl_solution *sol)
+{
+    return sol && sol->contacts == PL_CONTACTS_SPARSE;
+}
+
+PL_API size_t pl_solution_contacts(const pl_solution *sol, size_t row, size_t cap, size_t *constraint, double *g,
+                                   double *force)
+{
+    if (!sol || row >= sol->traj.nrows)
+        return 0;
+    const pl_contact_entry *e;
+    size_t stored = pl_solution_row_contacts(sol, row, &e), count = 0;
+    for (size_t k = 0; k < (e ? stored : sol->m); k++) { /* sparse: the row's list; dense: every column */
+        pl_contact_entry c = {k, NAN, 0.0};
+        if (e)
+            c = e[k];
+        else
+            pl_solution_contact_at(sol, row, k, &c.g, &c.force);
+        if (!pl_contact_in(c.g, c.force))
+            continue;
+        if (count < cap) {
+            if (constraint)
+                constraint[count] = c.constraint;
+            if (g)
+                g[count] = c.g;
+            if (force)
+                force[count] = c.force;
+        }
+        count++;
+    }
+    return count;
 }
 
 PL_API double pl_solution_final(const pl_solution *sol, double *qv)

@@ -9,7 +9,7 @@
 enum { OPT_MU = 1000, OPT_MODEL, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP,
        OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES, OPT_NO_LIMIT, OPT_SCHEME, OPT_H, OPT_THETA, OPT_GAMMA,
        OPT_MAX_SECONDS, OPT_FORCE, OPT_RESUME, OPT_MAX_OUTPUT, OPT_EXTERNAL, OPT_WORK_PRECISION, OPT_ISOLATE,
-       OPT_NO_ISOLATE, OPT_LAW };
+       OPT_NO_ISOLATE, OPT_LAW, OPT_CONTACTS };
 
 /* The options of the commands that solve a case, and which commands take each. */
 static const struct {
@@ -35,6 +35,7 @@ static const struct {
     {"max-seconds", 1, OPT_MAX_SECONDS, CMD_ALL | CMD_CHECK},
     {"max-output", 1, OPT_MAX_OUTPUT, CMD_ALL},
     {"samples", 1, OPT_SAMPLES, CMD_ALL},
+    {"contacts", 1, OPT_CONTACTS, CMD_ALL},
     {"jobs", 1, OPT_JOBS, CMD_SWEEP},
     {"no-plots", 0, OPT_NO_PLOTS, CMD_SWEEP | CMD_COMPARE},
     {"no-limit", 0, OPT_NO_LIMIT, CMD_SWEEP},
@@ -177,6 +178,14 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
             s = pl_parse_double(value, &o->max_output, err, "--max-output");
             if (s == PL_OK && !(o->max_output >= 1))
                 s = pl_fail(err, PL_ERR_INPUT, "--max-output must be >= 1 (got %s)", value);
+            break;
+        case OPT_CONTACTS:
+            if (strcmp(value, "dense") == 0)
+                o->contacts = PL_CONTACTS_DENSE;
+            else if (strcmp(value, "sparse") == 0)
+                o->contacts = PL_CONTACTS_SPARSE;
+            else
+                s = pl_fail(err, PL_ERR_INPUT, "--contacts must be dense or sparse (got %.64s)", value);
             break;
         case OPT_MAX_SECONDS:
             s = pl_parse_double(value, &o->max_seconds, err, "--max-seconds");

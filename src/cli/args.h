@@ -9,6 +9,7 @@
 #include "model/loader.h"
 #include "core/params.h"
 #include "core/status.h"
+#include "solvers/solution.h"
 
 #define MAX_SETTINGS 64
 #define MAX_GIVEN 16
@@ -46,6 +47,7 @@ typedef struct {
     const char *given_text[MAX_GIVEN];
     size_t ngiven;
     double t_end, max_seconds, max_output;
+    pl_contacts_mode contacts;           /* --contacts dense|sparse, or AUTO */
     long max_steps, jobs, samples;
     int samples_given;
     const char *out;

@@ -119,6 +119,10 @@ static pl_status build_args(const pl_isolation *iso, const pl_solver_type *solve
         arg_number(a, "--max-seconds", opts->max_seconds);
     if (opts->max_output > 0)
         arg_number(a, "--max-output", opts->max_output);
+    if (opts->contacts != PL_CONTACTS_AUTO) {
+        arg(a, "--contacts");
+        arg(a, pl_contacts_name(opts->contacts));
+    }
     arg(a, "--quiet");
     a->argv[a->n] = NULL;
     if (a->n >= sizeof a->argv / sizeof a->argv[0])

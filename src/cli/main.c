@@ -292,10 +292,10 @@ static int failure(const char *cmd, const pl_error *err)
 static const char run_usage[] =
     "usage: penlim run (CASE | --model FILE) [--mu X] [--law NAME] [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR]\n"
     "                       [--samples N] [--max-steps N] [--max-seconds S] [--max-output N]\n"
-    "                       [--force] [--quiet]\n"
+    "                       [--contacts dense|sparse] [--force] [--quiet]\n"
     "       penlim run CASE --scheme NAME [--h H] [--theta TH] [--gamma G] [--set NAME=VALUE ...]\n"
     "                       [--t-end T] [--out DIR] [--max-steps N] [--max-seconds S]\n"
-    "                       [--max-output N] [--force] [--quiet]\n"
+    "                       [--max-output N] [--contacts dense|sparse] [--force] [--quiet]\n"
     "Integrate the penalized system of CASE for one stiffness mu (Runge-Kutta through impacts,\n"
     "CVODE BDF in settled contact), or run a time-stepping scheme, and write DIR/trajectory.csv,\n"
     "DIR/trajectory_s.csv, DIR/summary.json and DIR/manifest.json (formats: docs/formats.md).\n"
@@ -317,6 +317,9 @@ static const char run_usage[] =
     "                    that reaches it stops with an error, the results up to there written\n"
     "  --max-output N    cap on the values (rows x columns) of a trajectory (default 2e7): a\n"
     "                    larger --samples is refused, a run that reaches it stops with an error\n"
+    "  --contacts MODE   how G and the forces are stored and written: dense (columns G1..Gm and\n"
+    "                    lambda1..lambdam of trajectory.csv) or sparse (contacts.csv: the\n"
+    "                    constraints in contact at each row); default dense up to 100 constraints\n"
     "  --samples N       besides every internal step, record the solution at N uniformly spaced\n"
     "                    times (CVODE's dense output; default 1000, 0 for steps only); schemes\n"
     "                    record every step and take no --samples\n"
@@ -513,6 +516,7 @@ static int prepare(const case_options *o, const pl_solver_type *solver, const ch
     opts->max_steps = o->max_steps;
     opts->max_seconds = o->max_seconds;
     opts->max_output = o->max_output;
+    opts->contacts = o->contacts;
     if (o->samples_given && !pl_solver_can(solver, PL_SOLVER_DENSE))
         return input_error(o->cmd, "--samples does not apply to %s: it records every step (no dense output)",
                            solver->name);
@@ -590,10 +594,12 @@ static void print_written(const char *dir, const pl_strings *written)
             sep = ", ";
         }
     printf("%smanifest.json", sep);
-    size_t runs = 0, limit = 0;
+    size_t runs = 0, limit = 0, contacts = 0;
     const char *last_run = NULL;
     for (size_t k = 0; k < written->n; k++) {
         const char *f = written->items[k];
+        size_t len_f = strlen(f);
+        contacts += strncmp(f, "runs/", 5) == 0 && len_f > 13 && strcmp(f + len_f - 13, "/contacts.csv") == 0;
         if (strncmp(f, "runs/", 5) == 0) {
             size_t len = (size_t)(strchr(f + 5, '/') ? strchr(f + 5, '/') - f : (long)strlen(f));
             if (!last_run || strncmp(last_run, f, len) != 0 || last_run[len] != '/')
@@ -603,7 +609,8 @@ static void print_written(const char *dir, const pl_strings *written)
             limit++;
     }
     if (runs)
-        printf("; runs/ (%zu run%s: trajectory.csv, trajectory_s.csv, summary.json)", runs, runs > 1 ? "s" : "");
+        printf("; runs/ (%zu run%s: trajectory.csv, trajectory_s.csv, summary.json%s)", runs, runs > 1 ? "s" : "",
+               contacts ? ", contacts.csv" : "");
     if (limit)
         printf("; limit/ (%zu files, the limit solution)", limit);
     printf("\n");
@@ -738,9 +745,9 @@ static int solve_and_write(const case_options *o, const pl_solver_type *solver, 
         return rc;
     }
     pl_error err, io;
-    const char *files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
+    const char *files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json", "contacts.csv"};
     pl_status s = PL_OK;
-    for (size_t k = 0; s == PL_OK && k < 3; k++)
+    for (size_t k = 0; s == PL_OK && k < 4; k++)
         s = pl_strings_add(&d.planned, files[k], &io);
     d.manifest = pl_manifest_new(o->cmd, model, solver, opts, NULL);
     d.manifest = with_model_identity(d.manifest, o, model);
@@ -836,7 +843,8 @@ static int cmd_run(int argc, char **argv)
 static const char sweep_usage[] =
     "usage: penlim sweep (CASE | --model FILE) [--mu A:B:N | --mu a,b,c] [--law NAME] [--set NAME=VALUE ...]\n"
     "                         [--t-end T] [--rtol R] [--out DIR] [--jobs J] [--samples N] [--max-steps N]\n"
-    "                         [--max-seconds S] [--max-output N] [--no-plots] [--no-limit]\n"
+    "                         [--max-seconds S] [--max-output N] [--contacts dense|sparse]\n"
+    "                         [--no-plots] [--no-limit]\n"
     "                         [--resume] [--isolate | --no-isolate] [--force] [--quiet]\n"
     "       penlim sweep CASE --scheme NAME [--h A:B:N | --h a,b,c] [--theta TH] [--gamma G]\n"
     "                         [other options as above but --rtol and --samples]\n"
@@ -863,7 +871,7 @@ static const char sweep_usage[] =
     "                    (*.png with their *.gp and *.dat), runs/NNN_PARAM_VALUE/, limit/, manifest.json\n"
     "  --max-seconds S   the set-up within S of the start, then each run and the limit solution\n"
     "                    within S of its own start, with its analysis (default: none)\n"
-    "  --model, --set, --t-end, --rtol, --samples, --max-steps, --max-output, --force,\n"
+    "  --model, --set, --t-end, --rtol, --samples, --max-steps, --max-output, --contacts, --force,\n"
     "  --theta, --gamma: as for 'penlim run', per run\n";
 
 /* The progress line, on stderr when it is a terminal. */
@@ -910,8 +918,10 @@ static pl_status solve_isolated(const pl_sweep *sw, size_t k, const pl_solver_ty
     return s;
 }
 
-/* The files of a run, in runs/NNN_PARAM_VALUE/ (pl_write_solution). */
-static const char *const run_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
+/* The files of a run, in runs/NNN_PARAM_VALUE/ (pl_write_solution): the first 3 always, contacts.csv
+ * with sparse contacts. */
+static const char *const run_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json", "contacts.csv"};
+#define RUN_FILES_ALWAYS 3
 
 /* Run k, or the limit solution (k = PL_SWEEP_LIMIT), read back from the directory if an earlier
  * sweep with the same settings (o) wrote it complete. */
@@ -933,11 +943,13 @@ static int reuse_run(const pl_sweep *sw, size_t k, const pl_solve_opts *o, pl_so
      * swapped with another run's or replaced by a FIFO is computed again.  trajectory_s.csv, kept but
      * not read, is verified here; the two files read are verified on the very bytes read (replaced
      * between a check and the read, they would be read unverified). */
-    char summary[PATH_MAX], trajectory[PATH_MAX], trajectory_s[PATH_MAX];
+    char summary[PATH_MAX], trajectory[PATH_MAX], trajectory_s[PATH_MAX], contacts[PATH_MAX];
     snprintf(summary, sizeof summary, "%s/summary.json", sub);
     snprintf(trajectory, sizeof trajectory, "%s/trajectory.csv", sub);
     snprintf(trajectory_s, sizeof trajectory_s, "%s/trajectory_s.csv", sub);
-    pl_run_hashes want = {pl_outdir_hash(&io->d->st, summary), pl_outdir_hash(&io->d->st, trajectory)};
+    snprintf(contacts, sizeof contacts, "%s/contacts.csv", sub);
+    pl_run_hashes want = {pl_outdir_hash(&io->d->st, summary), pl_outdir_hash(&io->d->st, trajectory),
+                          pl_outdir_hash(&io->d->st, contacts)};
     if (!want.summary || !want.trajectory)
         return 0;
     pl_status s = pl_outdir_verify(&io->d->out, &io->d->st, trajectory_s, &err);
@@ -992,6 +1004,8 @@ static void run_done(const pl_sweep *sw, size_t k, void *user)
         /* a reused run's files with the hashes they were verified against; an isolated solve's, as written */
         for (size_t j = 0; io->status == PL_OK && j < sizeof run_files / sizeof run_files[0]; j++) {
             snprintf(rel, sizeof rel, "%s/%s", sub, run_files[j]);
+            if (j >= RUN_FILES_ALWAYS && sw->runs[k].contacts != PL_CONTACTS_SPARSE)
+                continue;
             io->status = sw->reused[k] ? pl_output_add_hashed(&io->d->out, rel, pl_outdir_hash(&io->d->st, rel), &io->err)
                                        : pl_output_add(&io->d->out, rel, &io->err);
         }
@@ -1262,12 +1276,15 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
     }
     /* the limit solution of an earlier sweep with these settings, read back as a run is */
     int limit_candidate = o.resume && !o.no_limit;
-    char limit_files[3][64];
-    for (size_t j = 0; j < 3; j++) {
+    char limit_files[4][64];
+    size_t nlimit_files = RUN_FILES_ALWAYS;
+    for (size_t j = 0; j < 4; j++)
         snprintf(limit_files[j], sizeof limit_files[j], "limit/%s", run_files[j]);
+    if (pl_outdir_hash(&d.st, limit_files[RUN_FILES_ALWAYS])) /* sparse contacts: contacts.csv too */
+        nlimit_files++;
+    for (size_t j = 0; j < nlimit_files; j++)
         limit_candidate = limit_candidate && pl_outdir_reusable_file(&d.st, d.manifest, limit_files[j]);
-    }
-    for (size_t j = 0; s == PL_OK && limit_candidate && j < 3; j++)
+    for (size_t j = 0; s == PL_OK && limit_candidate && j < nlimit_files; j++)
         s = pl_strings_add(&d.keep, limit_files[j], &err);
     if (s == PL_OK)
         s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &err);
@@ -1312,7 +1329,7 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
             note_kept(&sw.runs[k].error);
     if (s == PL_OK && sw.limit_reused && !sw.has_limit)
         note_kept(&sw.limit.error);
-    for (size_t j = 0; s == PL_OK && io.status == PL_OK && sw.limit_reused && j < 3; j++)
+    for (size_t j = 0; s == PL_OK && io.status == PL_OK && sw.limit_reused && j < nlimit_files; j++)
         io.status = pl_output_add_hashed(&d.out, limit_files[j], pl_outdir_hash(&d.st, limit_files[j]), &io.err);
     for (size_t k = 0; s == PL_OK && io.status == PL_OK && k <= sw.n; k++) {
         const pl_error *e = k < sw.n ? &io.read_error[k] : &io.limit_read_error;
@@ -1411,7 +1428,8 @@ static int cmd_sweep(int argc, char **argv)
 
 static const char limit_usage[] =
     "usage: penlim limit (CASE | --model FILE) [--law NAME] [--set NAME=VALUE ...] [--t-end T] [--rtol R] [--out DIR] [--samples N]\n"
-    "                         [--max-steps N] [--max-seconds S] [--max-output N] [--force] [--quiet]\n"
+    "                         [--max-steps N] [--max-seconds S] [--max-output N] [--contacts dense|sparse]\n"
+    "                         [--force] [--quiet]\n"
     "Compute the limit (generalized) solution of CASE directly, event by event: flight, impacts\n"
     "from the infinitesimal dynamics, sustained contact with the sliding-mode force, lift-off, and\n"
     "Zeno accumulation continued past the accumulation point.  Writes DIR/trajectory.csv,\n"
@@ -1432,6 +1450,9 @@ static const char limit_usage[] =
     "                    that reaches it stops with an error, the results up to there written\n"
     "  --max-output N    cap on the values (rows x columns) of a trajectory (default 2e7): a\n"
     "                    larger --samples is refused, a run that reaches it stops with an error\n"
+    "  --contacts MODE   how G and the forces are stored and written: dense (columns G1..Gm and\n"
+    "                    lambda1..lambdam of trajectory.csv) or sparse (contacts.csv: the\n"
+    "                    constraints in contact at each row); default dense up to 100 constraints\n"
     "  --out DIR         output directory (default out/limit/CASE)\n"
     "  --force           write into DIR even if it holds files penlim did not write\n"
     "  --quiet           print nothing on success\n";
@@ -1488,6 +1509,7 @@ static const char compare_usage[] =
     "                    start, with its analysis, and its files within S of theirs (a solution\n"
     "                    whose files are stopped fails, the others go on), then the tables within\n"
     "                    S of theirs (as for 'penlim sweep')\n"
+    "  --contacts MODE   dense or sparse storage of G and the forces (as for 'penlim run')\n"
     "  Without solutions: the penalty at mu = 1e4, 1e6, 1e8 and every scheme that applies to the\n"
     "  case at its 3 default h.  Other options as for 'penlim run'.\n";
 
@@ -1551,6 +1573,7 @@ static int cmp_add_solve(cmp_list *l, const case_options *o, const pl_model *mod
         opts.max_steps = penalty->max_steps;
         opts.max_seconds = penalty->max_seconds;
         opts.max_output = penalty->max_output;
+        opts.contacts = penalty->contacts;
     }
     int idx = pl_solver_option_index(solver, name);
     opts.option[idx] = value;
@@ -1619,7 +1642,7 @@ static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve
             it->e.param_name = "file";
             it->e.param = NAN;
             it->e.file = sp->text;
-            pl_status s = pl_read_external(sp->text, model, penalty->t_end, &it->sol, &it->has_gamma, &err);
+            pl_status s = pl_read_external(sp->text, model, penalty->t_end, penalty->contacts, &it->sol, &it->has_gamma, &err);
             if (s == PL_ERR_INPUT)
                 return failure(o->cmd, &err);
             if (s != PL_OK) { /* a read error (exit 1) or out of memory (exit 3): not the file's content */
@@ -1790,6 +1813,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     lopts.max_steps = penalty.max_steps;
     lopts.max_seconds = penalty.max_seconds;
     lopts.max_output = penalty.max_output;
+    lopts.contacts = penalty.contacts;
     pl_error err;
     if (pl_solve_check(&pl_solver_limit, model, &lopts, &err) != PL_OK)
         return failure(o.cmd, &err);

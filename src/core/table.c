@@ -14,6 +14,11 @@ void pl_table_init(pl_table *t, size_t ncol)
 
 pl_status pl_table_append(pl_table *t, const double *row, pl_error *err)
 {
+    return pl_table_append_part(t, row, t->ncol, err);
+}
+
+pl_status pl_table_append_part(pl_table *t, const double *row, size_t count, pl_error *err)
+{
     if (t->max_values > 0 && (double)(t->nrows + 1) * (double)t->ncol > t->max_values)
         return pl_fail(err, PL_ERR_SOLVER, "the output reached %zu rows of %zu values, the cap (--max-output %g)",
                        t->nrows, t->ncol, t->max_values);
@@ -25,7 +30,9 @@ pl_status pl_table_append(pl_table *t, const double *row, pl_error *err)
         t->data = d;
         t->cap = cap;
     }
-    memcpy(t->data + t->nrows * t->ncol, row, t->ncol * sizeof *row);
+    double *dst = t->data + t->nrows * t->ncol;
+    memcpy(dst, row, count * sizeof *row);
+    memset(dst + count, 0, (t->ncol - count) * sizeof *row);
     t->nrows++;
     return PL_OK;
 }

@@ -17,6 +17,8 @@ typedef struct {
 
 void pl_table_init(pl_table *t, size_t ncol);
 pl_status pl_table_append(pl_table *t, const double *row, pl_error *err);
+/* Append a row of which the first count (<= ncol) values are given, the others 0. */
+pl_status pl_table_append_part(pl_table *t, const double *row, size_t count, pl_error *err);
 void pl_table_free(pl_table *t);
 
 static inline double *pl_table_row(const pl_table *t, size_t r)

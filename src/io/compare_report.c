@@ -48,16 +48,16 @@ static const char *const plot_names[] = {"compare_trajectories", "compare_trajec
 
 pl_status pl_compare_files(const pl_compare_entry *e, size_t n, int plots, pl_strings *files, pl_error *err)
 {
-    static const char *const run_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
+    static const char *const run_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json", "contacts.csv"};
     static const char *const top[] = {"compare.csv", "compare.json", "compare_config.gp", "compare_work.dat"};
     char path[PATH_MAX];
     pl_status s = PL_OK;
-    for (size_t j = 0; s == PL_OK && j < 3; j++) {
+    for (size_t j = 0; s == PL_OK && j < 4; j++) {
         snprintf(path, sizeof path, "limit/%s", run_files[j]);
         s = pl_strings_add(files, path, err);
     }
     for (size_t k = 0; k < n; k++)
-        for (size_t j = 0; s == PL_OK && j < 3; j++) {
+        for (size_t j = 0; s == PL_OK && j < 4; j++) {
             snprintf(path, sizeof path, "%s/%s", e[k].dir, run_files[j]);
             s = pl_strings_add(files, path, err);
         }
@@ -465,8 +465,12 @@ static pl_status write_config(pl_output *out, const pl_model *model, const pl_co
         return s;
     fprintf(f.fp, "# Written by penlim compare: what the plot scripts of this directory read.\n");
     pl_gp_put_string(f.fp, "case_name", model->type->name);
+    /* a panel per constraint from the G columns, where every solution has them (dense contacts) */
+    int dense = 1;
+    for (size_t k = 0; k < n; k++)
+        dense &= e[k].sol->contacts == PL_CONTACTS_DENSE;
     pl_gp_put_int(f.fp, "ndof", (long)model->n);
-    pl_gp_put_int(f.fp, "ncon", (long)model->m);
+    pl_gp_put_int(f.fp, "ncon", dense ? (long)model->m : 0);
     int first = 1;
     pl_gp_begin_words(f.fp, "dirs");
     for (size_t k = 0; k < n; k++)

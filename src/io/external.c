@@ -303,7 +303,7 @@ static pl_status read_rows(reader *r, FILE *f, const pl_model *model, double t_e
                            size_t header_fields, pl_solution *sol, size_t *line_no)
 {
     size_t n = model->n, m = model->m, ncol = pl_ncols(n, m);
-    size_t max_rows = (size_t)(PL_DEFAULT_MAX_OUTPUT / (double)ncol);
+    size_t max_rows = (size_t)(PL_DEFAULT_MAX_OUTPUT / (double)sol->traj.ncol);
     char *line = NULL;
     size_t cap = 0;
     double *row = malloc(ncol * sizeof *row), prev_t = 0, prev_s = 0;
@@ -370,7 +370,7 @@ static pl_status read_rows(reader *r, FILE *f, const pl_model *model, double t_e
             break;
         prev_t = t;
         prev_s = row[1];
-        s = pl_table_append(&sol->traj, row, r->err);
+        s = pl_solution_append_row(sol, row, r->err);
         if (s != PL_OK)
             s = pl_fail(r->err, PL_ERR_NOMEM, "%s:%zu: out of memory", r->path, *line_no);
     }
@@ -405,13 +405,14 @@ static FILE *open_regular(const char *path, pl_error *err)
     return f;
 }
 
-pl_status pl_read_external(const char *path, const pl_model *model, double t_end, pl_solution *sol, int *has_gamma,
-                           pl_error *err)
+pl_status pl_read_external(const char *path, const pl_model *model, double t_end, pl_contacts_mode contacts,
+                           pl_solution *sol, int *has_gamma, pl_error *err)
 {
     *has_gamma = 0;
     pl_status s = pl_solution_init(sol, &pl_solver_external, model, t_end, err);
     if (s != PL_OK)
         return s;
+    pl_solution_set_contacts(sol, contacts); /* the gaps derived from the rows, stored as a run's */
     size_t n = model->n, m = model->m;
     reader r = {.path = path, .err = err};
     columns c = {.q = malloc(2 * n * sizeof *c.q)};

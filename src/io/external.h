@@ -24,15 +24,16 @@
 #include "model/model.h"
 #include "solvers/solution.h"
 
-/* Read and check FILE for model on [0, t_end] into sol (initialised here; free it with
- * pl_solution_free whatever the status).  *has_gamma tells whether the file had a gamma column.
+/* Read and check FILE for model on [0, t_end] into sol (initialised here, its G stored as
+ * `contacts` asks, AUTO by the count of constraints; free it with pl_solution_free whatever the
+ * status).  *has_gamma tells whether the file had a gamma column.
  * Bad content gives PL_ERR_INPUT with one line "FILE:LINE:COLUMN: problem" (LINE and COLUMN
  * 1-based; the column is the field's position in its line), and so does a file that cannot be
  * opened or is not a regular file ("FILE: reason"); a read error gives PL_ERR_IO and a line that
  * memory could not hold PL_ERR_NOMEM ("FILE:LINE: reason"), never taken for the end of the file.
  * Values derived from the rows must be finite too (the gaps, the gap rates at impacts, the time
  * transform): a file whose numbers overflow them is bad input.  Never crashes on any content. */
-pl_status pl_read_external(const char *path, const pl_model *model, double t_end, pl_solution *sol, int *has_gamma,
-                           pl_error *err);
+pl_status pl_read_external(const char *path, const pl_model *model, double t_end, pl_contacts_mode contacts,
+                           pl_solution *sol, int *has_gamma, pl_error *err);
 
 #endif

@@ -367,6 +367,7 @@ pl_status pl_plot_dir_plan(const pl_output *out, const json_t *manifest, pl_plot
             return pl_fail(err, PL_ERR_INPUT, "%s lacks trajectory.csv, which its figures need", out->root);
         if ((s = plan_run(out, plan, err)) != PL_OK)
             return s;
+        plan->contacts = lists(manifest, "contacts.csv");
         plan->figures[plan->n++] = "run";
         plan->config = "plots_config.gp";
         plan->run_config = 1;
@@ -421,6 +422,7 @@ static pl_status write_run_config(pl_output *out, const json_t *manifest, const 
     pl_gp_put_int(f.fp, "ndof", plan->ndof);
     pl_gp_put_int(f.fp, "ncon", plan->ncon);
     pl_gp_put_int(f.fp, "impulses", plan->impulses);
+    pl_gp_put_int(f.fp, "contacts", plan->contacts);
     pl_gp_put_int(f.fp, "is_limit", is_limit);
     return pl_file_commit(&f, err);
 }

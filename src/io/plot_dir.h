@@ -24,6 +24,7 @@ typedef struct {
     const char *config;  /* the configuration the scripts load (written again), or NULL */
     int run_config;      /* config written from the manifest (a single solution) */
     int ndof, ncon, impulses; /* then: the columns of its trajectory.csv */
+    int contacts;        /* and its contacts.csv (sparse contacts), listed in its manifest */
     pl_gp_config values; /* else config's settings as read and checked */
 } pl_plot_plan;
 

@@ -257,8 +257,8 @@ static pl_status read_trajectory(reader *r, int dir_fd, const char *dir, const c
         close(tf.fd);
         return read_error(r, path, e);
     }
-    size_t ncol = sol->traj.ncol;
-    char *header = pl_trajectory_header(sol->n, sol->m, pl_solver_can(sol->solver, PL_SOLVER_STEP_IMPULSES));
+    size_t ncol = sol->traj.ncol, m_cols = sol->contacts == PL_CONTACTS_DENSE ? sol->m : 0;
+    char *header = pl_trajectory_header(sol->n, m_cols, pl_solver_can(sol->solver, PL_SOLVER_STEP_IMPULSES));
     double *row = malloc(ncol * sizeof *row);
     if (!header || !row) {
         free(header);
@@ -283,7 +283,9 @@ static pl_status read_trajectory(reader *r, int dir_fd, const char *dir, const c
             ok = end != p && *end == (c + 1 < ncol ? ',' : '\n');
             p = end + 1;
         }
-        pl_status appended = ok ? pl_table_append(&sol->traj, row, r->err) : PL_OK;
+        pl_status appended = ok ? pl_solution_append_state(sol, row, r->err) : PL_OK;
+        if (appended == PL_OK && ok && m_cols) /* dense: the G and force columns as read */
+            memcpy(pl_table_row(&sol->traj, sol->traj.nrows - 1), row, ncol * sizeof *row);
         if (appended != PL_OK)
             ok = 0, no_memory = appended == PL_ERR_NOMEM; /* else the --max-output cap: not a run to reuse */
     }
@@ -298,6 +300,126 @@ static pl_status read_trajectory(reader *r, int dir_fd, const char *dir, const c
     if (!ok)
         return bad(r, "trajectory.csv");
     return check_hash(r, &tf, want);
+}
+
+/* A whole number in [lo, hi] at *p followed by `end`: into *x; 0 if there is none. */
+static int index_field(char **p, size_t lo, size_t hi, char end, size_t *x)
+{
+    char *s = *p;
+    *x = 0;
+    if (*s < '0' || *s > '9')
+        return 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (*x > (hi - (size_t)(*s - '0')) / 10)
+            return 0; /* beyond hi */
+        *x = 10 * *x + (size_t)(*s - '0');
+    }
+    if (*s != end || *x < lo)
+        return 0;
+    *p = s + 1;
+    return 1;
+}
+
+/* A number at *p followed by `end` (strtod's syntax): into *x; 0 if there is none. */
+static int number_field(char **p, double *x, char end)
+{
+    char *e;
+    *x = strtod(*p, &e);
+    if (e == *p || *e != end)
+        return 0;
+    *p = e + 1;
+    return 1;
+}
+
+/* One line of contacts.csv against the trajectory read: its row (0-based), constraint and values,
+ * or the problem (a static text). */
+static const char *contact_line(char *line, const pl_solution *sol, size_t *row, pl_contact_entry *e)
+{
+    char *p = line;
+    double t;
+    size_t r, i;
+    if (sol->traj.nrows == 0 || !index_field(&p, 0, sol->traj.nrows - 1, ',', &r))
+        return "a row that is not one of trajectory.csv's (0 the first)";
+    if (!number_field(&p, &t, ','))
+        return "no time t";
+    if (t != pl_table_row(&sol->traj, r)[0])
+        return "a time t that is not its row's in trajectory.csv";
+    if (!index_field(&p, 1, sol->m, ',', &i))
+        return "a constraint outside 1 ... m";
+    if (!number_field(&p, &e->g, ',') || !number_field(&p, &e->force, '\n'))
+        return "no G or no force (5 fields)";
+    if (!isfinite(e->g) || !isfinite(e->force))
+        return "a G or force that is not a finite number";
+    if (!pl_contact_in(e->g, e->force))
+        return "G > 0 with force 0: not a contact";
+    *row = r;
+    e->constraint = i - 1;
+    return NULL;
+}
+
+/* contacts.csv of a solution with sparse contacts, its trajectory read: every line checked
+ * (contact_line; rows non-decreasing and constraints increasing within a row). */
+static pl_status read_contacts(reader *r, int dir_fd, const char *dir, const char *want, pl_solution *sol)
+{
+    run_file cf;
+    if (open_run_file(r, dir_fd, dir, "contacts.csv", &cf) != PL_OK)
+        return r->status;
+    const char *path = cf.path;
+    FILE *f = fdopen(cf.fd, "r");
+    if (!f) {
+        int e = errno;
+        close(cf.fd);
+        return read_error(r, path, e);
+    }
+    char *header = pl_contacts_header(pl_solver_can(sol->solver, PL_SOLVER_STEP_IMPULSES)), *line = NULL;
+    size_t cap = 0, count = 0, list_cap = 0, line_no = 1, *rows = NULL;
+    pl_contact_entry *list = NULL;
+    const char *problem = NULL;
+    int no_memory = !header;
+    errno = 0;
+    ssize_t len = no_memory ? -1 : getline(&line, &cap, f);
+    if (len > 0)
+        pl_hash_add(&cf.hash, line, (size_t)len);
+    if (!no_memory && !(len > 0 && line[len - 1] == '\n' && (line[len - 1] = '\0', strcmp(line, header) == 0)))
+        problem = "not its header (row,t,constraint,G,lambda or impulse)";
+    while (!problem && !no_memory && (errno = 0, len = getline(&line, &cap, f)) > 0) {
+        pl_hash_add(&cf.hash, line, (size_t)len);
+        line_no++;
+        if (count == list_cap) {
+            list_cap = list_cap ? 2 * list_cap : 256;
+            pl_contact_entry *l = realloc(list, list_cap * sizeof *l);
+            size_t *rs = l ? realloc(rows, list_cap * sizeof *rs) : NULL;
+            if (l)
+                list = l;
+            if (rs)
+                rows = rs;
+            if (!l || !rs) {
+                no_memory = 1;
+                break;
+            }
+        }
+        if ((problem = contact_line(line, sol, &rows[count], &list[count])) == NULL && count > 0 &&
+            (rows[count] < rows[count - 1] ||
+             (rows[count] == rows[count - 1] && list[count].constraint <= list[count - 1].constraint)))
+            problem = "out of order (rows increasing, and constraints within a row)";
+        count++;
+    }
+    int failed = len < 0 && (ferror(f) || !feof(f)), saved = errno;
+    free(line);
+    free(header);
+    fclose(f);
+    pl_status s = PL_OK;
+    if (failed || no_memory)
+        s = read_error(r, path, no_memory ? ENOMEM : saved);
+    else if (problem) {
+        char what[160];
+        snprintf(what, sizeof what, "line %zu: %s", line_no, problem);
+        s = fail(r, PL_ERR_INPUT, path, what);
+    } else if ((s = pl_solution_set_contact_list(sol, rows, list, count, r->err)) != PL_OK)
+        s = s == PL_ERR_NOMEM ? read_error(r, path, ENOMEM) : fail(r, PL_ERR_INPUT, path, "contacts out of order");
+    free(rows);
+    free(list);
+    return s != PL_OK ? s : check_hash(r, &cf, want);
 }
 
 /* summary.json, parsed as it is read (NULL if it could not be: r says why). */
@@ -401,8 +523,16 @@ static pl_status read_solution(int dir_fd, const char *dir, const pl_model *mode
     sol->gamma_final = number(&r, fin, "gamma");
     vector(&r, fin, "q", sol->q_final, sol->n);
     vector(&r, fin, "v", sol->v_final, sol->n);
+    const char *contacts = json_string_value(json_object_get(o, "contacts")); /* absent: dense (older files) */
+    if (json_object_get(o, "contacts") && (!contacts || (strcmp(contacts, "dense") && strcmp(contacts, "sparse"))))
+        bad(&r, "contacts (dense or sparse)");
+    pl_solution_set_contacts(sol, contacts && strcmp(contacts, "sparse") == 0 ? PL_CONTACTS_SPARSE : PL_CONTACTS_DENSE);
     if (!r.bad)
         read_trajectory(&r, dir_fd, dir, expect ? expect->trajectory : NULL, sol);
+    if (!r.bad && sol->contacts == PL_CONTACTS_SPARSE && expect && !expect->contacts)
+        bad(&r, "contacts.csv (no content hash recorded)");
+    if (!r.bad && sol->contacts == PL_CONTACTS_SPARSE)
+        read_contacts(&r, dir_fd, dir, expect ? expect->contacts : NULL, sol);
     if (!r.bad && pl_solver_can(solver, PL_SOLVER_EPISODES))
         read_episodes(&r, json_object_get(o, "episodes"), sol);
     if (!r.bad && pl_solver_can(solver, PL_SOLVER_EVENTS))

@@ -230,6 +230,7 @@ json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, 
     if (pl_solver_can(s, PL_SOLVER_FIXED_STEP)) /* h itself when it divides t_end */
         PL_JSON_SET(o, "h_used", pl_json_number(sol->step_size));
     PL_JSON_SET(o, "t_end", pl_json_number(sol->t_end));
+    PL_JSON_SET(o, "contacts", json_string(pl_contacts_name(sol->contacts)));
     PL_JSON_SET(o, "stats", stats_json(sol));
     if (pl_solver_can(s, PL_SOLVER_EPISODES)) {
         json_t *eps = json_array();
@@ -293,12 +294,60 @@ json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, 
     return o;
 }
 
+/* The budget is read every CONTACTS_CHECK_LINES lines of contacts.csv. */
+#define CONTACTS_CHECK_LINES 1024
+
+char *pl_contacts_header(int impulses)
+{
+    const char *header = impulses ? "row,t,constraint,G,impulse" : "row,t,constraint,G,lambda";
+    char *copy = malloc(strlen(header) + 1);
+    return copy ? strcpy(copy, header) : NULL;
+}
+
+/* contacts.csv of a solution with sparse contacts: one line per (row, constraint in contact); rows
+ * counted from 0 as the episodes' row_in and row_out are. */
+static pl_status write_contacts(pl_output *out, const char *sub, const pl_solution *sol, const pl_budget *budget,
+                                pl_error *err)
+{
+    char *header = pl_contacts_header(pl_solver_can(sol->solver, PL_SOLVER_STEP_IMPULSES));
+    if (!header)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory writing contacts");
+    pl_file f;
+    pl_status s = pl_file_open(&f, out, sub, "contacts.csv", err);
+    if (s != PL_OK) {
+        free(header);
+        return s;
+    }
+    fprintf(f.fp, "%s\n", header);
+    free(header);
+    size_t lines = 0;
+    for (size_t r = 0; r < sol->traj.nrows; r++) {
+        const pl_contact_entry *e;
+        size_t count = pl_solution_row_contacts(sol, r, &e);
+        double t = pl_table_row(&sol->traj, r)[0];
+        for (size_t k = 0; k < count; k++) {
+            fprintf(f.fp, "%zu", r);
+            pl_put_number(&f, ",", t);
+            fprintf(f.fp, ",%zu", e[k].constraint + 1);
+            pl_put_number(&f, ",", e[k].g);
+            pl_put_number(&f, ",", e[k].force);
+            fputc('\n', f.fp);
+            if (++lines % CONTACTS_CHECK_LINES == 0 && pl_budget_spent(budget)) {
+                pl_file_abort(&f);
+                return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " writing %s (%zu of its %zu contacts written): "
+                               "the file is not written", budget->max_seconds, f.path, lines, sol->nentries);
+            }
+        }
+    }
+    return pl_file_commit(&f, err);
+}
+
 pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_solution *sol, const pl_budget *budget,
                                 pl_error *err)
 {
-    size_t n = sol->n, m = sol->m;
+    size_t n = sol->n, m = sol->m, m_cols = sol->contacts == PL_CONTACTS_DENSE ? m : 0;
     const pl_table *traj = &sol->traj;
-    char *header = pl_trajectory_header(n, m, pl_solver_can(sol->solver, PL_SOLVER_STEP_IMPULSES));
+    char *header = pl_trajectory_header(n, m_cols, pl_solver_can(sol->solver, PL_SOLVER_STEP_IMPULSES));
     size_t *cols = malloc((2 + 2 * n) * sizeof *cols);
     if (!header || !cols) {
         free(header);
@@ -318,6 +367,8 @@ pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_soluti
     }
     free(header);
     free(cols);
+    if (s == PL_OK && sol->contacts == PL_CONTACTS_SPARSE)
+        s = write_contacts(out, sub, sol, budget, err);
     return s;
 }
 

@@ -14,6 +14,8 @@
 /* "t,gamma,q1..qn,v1..vn,G1..Gm,lambda1..lambdam" (impulse1..impulsem for a scheme), allocated (free
  * it); NULL if out of memory. */
 char *pl_trajectory_header(size_t n, size_t m, int impulses);
+/* The header of contacts.csv (sparse contacts: docs/formats.md, "Contacts"), malloc'd. */
+char *pl_contacts_header(int impulses);
 
 json_t *pl_parameters_json(const pl_model *model);
 /* What every summary starts with: case, status (and error), parameters, contact law. */
@@ -56,6 +58,7 @@ pl_status pl_read_solution(const char *dir, const pl_model *model, const struct 
 typedef struct {
     const char *summary;    /* of summary.json */
     const char *trajectory; /* of trajectory.csv */
+    const char *contacts;   /* of contacts.csv (a run with sparse contacts; else unused) */
 } pl_run_hashes;
 
 /* pl_read_solution of the run in the directory dir_fd (DIR: its path, for messages), each file

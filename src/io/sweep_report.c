@@ -379,8 +379,12 @@ static pl_status write_plot_config(pl_output *out, const pl_model *model, const 
         return s;
     fprintf(f.fp, "# Written by penlim sweep: what the plot scripts of this directory read.\n");
     pl_gp_put_string(f.fp, "case_name", model->type->name);
+    /* a panel per constraint from the G columns, where every solution has them (dense contacts) */
+    int dense = !sw->has_limit || sw->limit.contacts == PL_CONTACTS_DENSE;
+    for (size_t k = 0; k < sw->n; k++)
+        dense &= sw->runs[k].status != PL_OK || sw->runs[k].contacts == PL_CONTACTS_DENSE;
     pl_gp_put_int(f.fp, "ndof", (long)model->n);
-    pl_gp_put_int(f.fp, "ncon", (long)model->m);
+    pl_gp_put_int(f.fp, "ncon", dense ? (long)model->m : 0);
     pl_gp_put_string(f.fp, "solution", sw->solver->name);
     pl_gp_put_string(f.fp, "param", sw->param_name);
     int first = 1;
@@ -457,19 +461,20 @@ static const char *const plot_names[] = {"trajectories", "trajectories_s", "conv
 pl_status pl_sweep_files(const char *param_name, const double *values, size_t n, int with_limit, int plots,
                          pl_strings *files, pl_error *err)
 {
-    static const char *const solution_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
+    static const char *const solution_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json",
+                                                 "contacts.csv"};
     static const char *const data_files[] = {"sweep.csv", "episodes.csv", "convergence.dat", "sliding.dat",
                                              "zeno.dat", "capture.dat", "plots_config.gp", "sweep.json"};
     char path[PATH_MAX], sub[128];
     pl_status s = PL_OK;
     for (size_t k = 0; s == PL_OK && k < n; k++) {
         pl_sweep_run_dir_name(param_name, k, values[k], sub, sizeof sub);
-        for (size_t j = 0; s == PL_OK && j < 3; j++) {
+        for (size_t j = 0; s == PL_OK && j < 4; j++) {
             snprintf(path, sizeof path, "%s/%s", sub, solution_files[j]);
             s = pl_strings_add(files, path, err);
         }
     }
-    for (size_t j = 0; s == PL_OK && with_limit && j < 3; j++) {
+    for (size_t j = 0; s == PL_OK && with_limit && j < 4; j++) {
         snprintf(path, sizeof path, "limit/%s", solution_files[j]);
         s = pl_strings_add(files, path, err);
     }

@@ -78,6 +78,7 @@ pl_status pl_solution_init(pl_solution *sol, const struct pl_solver_type *solver
     sol->zeno.t_accumulation = sol->zeno.ratio = NAN;
     sol->t_final = sol->gamma_final = sol->step_size = NAN;
     pl_table_init(&sol->traj, pl_ncols(model->n, model->m));
+    sol->contacts = PL_CONTACTS_DENSE;
     if (model->n == 0)
         return PL_OK;
     double *x = calloc(4 * model->n, sizeof *x);
@@ -93,13 +94,24 @@ pl_status pl_solution_init(pl_solution *sol, const struct pl_solver_type *solver
 double pl_solution_numbers(const pl_solution *sol)
 {
     double n = (double)sol->n, m = (double)sol->m;
-    return (double)sol->traj.nrows * ((double)sol->traj.ncol + 2.0 + 2.0 * n) + (double)sol->nepisodes * (16.0 + n) +
+    return (double)sol->traj.nrows * ((double)sol->traj.ncol + 2.0 + 2.0 * n) + 5.0 * (double)sol->nentries +
+           (double)sol->nepisodes * (16.0 + n) +
            (double)sol->nevents * (12.0 + 3.0 * n + m) + 4.0 * m; /* the contact law of each constraint */
+}
+
+void pl_solution_free_rows(pl_solution *sol)
+{
+    pl_table_free(&sol->traj);
+    free(sol->entries);
+    free(sol->row_first);
+    sol->entries = NULL;
+    sol->row_first = NULL;
+    sol->nentries = sol->entries_cap = sol->row_first_cap = 0;
 }
 
 void pl_solution_free(pl_solution *sol)
 {
-    pl_table_free(&sol->traj);
+    pl_solution_free_rows(sol);
     for (size_t k = 0; k < sol->nevents; k++)
         pl_event_free(&sol->events[k]);
     free(sol->episodes);
@@ -111,7 +123,6 @@ void pl_solution_free(pl_solution *sol)
     sol->nepisodes = sol->episodes_cap = sol->nevents = sol->events_cap = 0;
 }
 
-/* Grow an array of `size`-byte items to hold one more. */
 static int reserve(void **items, size_t count, size_t *cap, size_t size)
 {
     if (count < *cap)
@@ -123,6 +134,191 @@ static int reserve(void **items, size_t count, size_t *cap, size_t size)
     *items = p;
     *cap = next;
     return 0;
+}
+
+const char *pl_contacts_name(pl_contacts_mode mode)
+{
+    return mode == PL_CONTACTS_DENSE ? "dense" : mode == PL_CONTACTS_SPARSE ? "sparse" : "auto";
+}
+
+pl_contacts_mode pl_contacts_resolve(pl_contacts_mode requested, size_t m)
+{
+    if (requested != PL_CONTACTS_AUTO)
+        return requested;
+    return m <= PL_CONTACTS_DENSE_MAX_M ? PL_CONTACTS_DENSE : PL_CONTACTS_SPARSE;
+}
+
+pl_status pl_contacts_check(pl_contacts_mode requested, size_t m, pl_error *err)
+{
+    double bytes = 2.0 * (double)m * sizeof(double);
+    if (requested == PL_CONTACTS_DENSE && bytes > PL_CONTACTS_DENSE_MAX_ROW_BYTES)
+        return pl_fail(err, PL_ERR_INPUT,
+                       "--contacts dense: %zu constraints take %.3g MB of G and force columns in every trajectory row "
+                       "(%.3g GB for 1000 rows), beyond the %.3g MB a dense row may take: use --contacts sparse",
+                       m, bytes / 1e6, 1000.0 * bytes / 1e9, PL_CONTACTS_DENSE_MAX_ROW_BYTES / 1e6);
+    return PL_OK;
+}
+
+void pl_solution_set_contacts(pl_solution *sol, pl_contacts_mode mode)
+{
+    sol->contacts = pl_contacts_resolve(mode, sol->m);
+    sol->traj.ncol = sol->contacts == PL_CONTACTS_SPARSE ? 2 + 2 * sol->n : pl_ncols(sol->n, sol->m);
+}
+
+/* Grow an array of `size`-byte items to hold `count` + 1 of them. */
+static int reserve(void **items, size_t count, size_t *cap, size_t size);
+
+pl_status pl_solution_append_state(pl_solution *sol, const double *row, pl_error *err)
+{
+    size_t n = sol->n, m = sol->m, rows = sol->traj.nrows;
+    if (sol->contacts == PL_CONTACTS_SPARSE) {
+        if (reserve((void **)&sol->row_first, rows + 1, &sol->row_first_cap, sizeof *sol->row_first))
+            return pl_fail(err, PL_ERR_NOMEM, "out of memory storing %zu rows", rows);
+        pl_status s = pl_table_append_part(&sol->traj, row, 2 + 2 * n, err);
+        if (s != PL_OK)
+            return s;
+        sol->row_first[rows] = sol->row_first[rows + 1] = sol->nentries; /* row_first[0] = 0 from the start */
+        return PL_OK;
+    }
+    pl_status s = pl_table_append_part(&sol->traj, row, 2 + 2 * n, err);
+    if (s != PL_OK)
+        return s;
+    double *last = pl_table_row(&sol->traj, rows);
+    for (size_t i = 0; i < m; i++) /* the forces are 0 already */
+        last[pl_col_g(n, m) + i] = NAN;
+    return PL_OK;
+}
+
+pl_status pl_solution_record_contact(pl_solution *sol, size_t i, double g, double force, pl_error *err)
+{
+    size_t n = sol->n, m = sol->m, rows = sol->traj.nrows;
+    if (rows == 0 || i >= m)
+        return pl_fail(err, PL_ERR_SOLVER, "constraint %zu recorded without a row or beyond the %zu constraints",
+                       i + 1, m);
+    if (sol->contacts == PL_CONTACTS_DENSE) {
+        double *last = pl_table_row(&sol->traj, rows - 1);
+        last[pl_col_g(n, m) + i] = g;
+        last[pl_col_force(n, m) + i] = force;
+        return PL_OK;
+    }
+    if (!pl_contact_in(g, force))
+        return PL_OK;
+    if (sol->nentries > sol->row_first[rows - 1] && sol->entries[sol->nentries - 1].constraint >= i)
+        return pl_fail(err, PL_ERR_SOLVER, "constraint %zu recorded after constraint %zu in the same row", i + 1,
+                       sol->entries[sol->nentries - 1].constraint + 1);
+    /* the cap on the output counts an entry as the 3 numbers it holds besides its row */
+    double values = (double)rows * (double)sol->traj.ncol + 3.0 * (double)(sol->nentries + 1);
+    if (sol->traj.max_values > 0 && values > sol->traj.max_values)
+        return pl_fail(err, PL_ERR_SOLVER,
+                       "the output reached %zu rows and %zu contacts (%.3g values), the cap (--max-output %g)", rows,
+                       sol->nentries, values, sol->traj.max_values);
+    if (reserve((void **)&sol->entries, sol->nentries, &sol->entries_cap, sizeof *sol->entries))
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory storing %zu contacts", sol->nentries);
+    sol->entries[sol->nentries++] = (pl_contact_entry){i, g, force};
+    sol->row_first[rows] = sol->nentries;
+    return PL_OK;
+}
+
+pl_status pl_solution_append_row(pl_solution *sol, const double *row, pl_error *err)
+{
+    if (sol->contacts == PL_CONTACTS_DENSE) /* the whole row as it is */
+        return pl_table_append(&sol->traj, row, err);
+    size_t n = sol->n, m = sol->m;
+    pl_status s = pl_solution_append_state(sol, row, err);
+    for (size_t i = 0; s == PL_OK && i < m; i++)
+        s = pl_solution_record_contact(sol, i, row[pl_col_g(n, m) + i], row[pl_col_force(n, m) + i], err);
+    return s;
+}
+
+pl_status pl_solution_set_contact_list(pl_solution *sol, const size_t *row, const pl_contact_entry *e, size_t count,
+                                       pl_error *err)
+{
+    size_t rows = sol->traj.nrows;
+    for (size_t k = 0; k < count; k++)
+        if (row[k] >= rows || e[k].constraint >= sol->m ||
+            (k > 0 && (row[k] < row[k - 1] || (row[k] == row[k - 1] && e[k].constraint <= e[k - 1].constraint))))
+            return pl_fail(err, PL_ERR_INPUT, "contact %zu (row %zu, constraint %zu) out of order or range", k + 1,
+                           row[k] + 1, e[k].constraint + 1);
+    pl_contact_entry *entries = malloc((count ? count : 1) * sizeof *entries);
+    size_t *first = malloc((rows + 1) * sizeof *first);
+    if (!entries || !first) {
+        free(entries);
+        free(first);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory storing %zu contacts", count);
+    }
+    memcpy(entries, e, count * sizeof *e);
+    for (size_t r = 0, k = 0; r <= rows; r++) {
+        while (k < count && row[k] < r)
+            k++;
+        first[r] = k;
+    }
+    free(sol->entries);
+    free(sol->row_first);
+    sol->entries = entries;
+    sol->entries_cap = count ? count : 1;
+    sol->nentries = count;
+    sol->row_first = first;
+    sol->row_first_cap = rows + 1;
+    return PL_OK;
+}
+
+size_t pl_solution_row_contacts(const pl_solution *sol, size_t r, const pl_contact_entry **first)
+{
+    if (sol->contacts != PL_CONTACTS_SPARSE || r >= sol->traj.nrows) {
+        *first = NULL;
+        return 0;
+    }
+    *first = sol->entries + sol->row_first[r];
+    return sol->row_first[r + 1] - sol->row_first[r];
+}
+
+int pl_solution_contact_at(const pl_solution *sol, size_t r, size_t i, double *g, double *force)
+{
+    double gi = NAN, fi = 0.0;
+    int found = 0;
+    if (sol->contacts == PL_CONTACTS_DENSE) {
+        const double *row = pl_table_row(&sol->traj, r);
+        gi = row[pl_col_g(sol->n, sol->m) + i];
+        fi = row[pl_col_force(sol->n, sol->m) + i];
+        found = 1;
+    } else {
+        const pl_contact_entry *e;
+        size_t lo = 0, hi = pl_solution_row_contacts(sol, r, &e);
+        while (lo < hi) { /* a row's constraints are in increasing order */
+            size_t mid = lo + (hi - lo) / 2;
+            if (e[mid].constraint < i)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (e && lo < sol->row_first[r + 1] - sol->row_first[r] && e[lo].constraint == i) {
+            gi = e[lo].g;
+            fi = e[lo].force;
+            found = 1;
+        }
+    }
+    if (g)
+        *g = gi;
+    if (force)
+        *force = fi;
+    return found;
+}
+
+double pl_solution_force_at(const pl_solution *sol, size_t r, size_t i)
+{
+    double f;
+    pl_solution_contact_at(sol, r, i, NULL, &f);
+    return f;
+}
+
+double pl_solution_gap_at(const pl_solution *sol, const pl_model *model, size_t r, size_t i, pl_gap *scratch)
+{
+    double g;
+    if (pl_solution_contact_at(sol, r, i, &g, NULL))
+        return g;
+    const double *row = pl_table_row(&sol->traj, r);
+    pl_model_gap(model, i, row[0], row + pl_col_q(sol->n, sol->m), scratch);
+    return scratch->g;
 }
 
 pl_status pl_solution_add_episode(pl_solution *sol, size_t constraint, double t_in, pl_episode **ep, pl_error *err)

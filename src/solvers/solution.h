@@ -3,7 +3,14 @@
  *
  * A solution is a trajectory table with the columns
  *
- *     t, gamma, q1..qn, v1..vn, G1..Gm, force1..forcem
+ *     t, gamma, q1..qn, v1..vn, G1..Gm, force1..forcem     (dense contacts)
+ *     t, gamma, q1..qn, v1..vn                             (sparse contacts)
+ *
+ * and, with sparse contacts, a list per row of (constraint, G, force) for the constraints in
+ * contact there (pl_contact_in: G <= 0 or a non-zero force; docs/formats.md, "Contacts").  Either
+ * way the solvers record a row through pl_solution_append_row (or pl_solution_append_state and
+ * pl_solution_record_contact), and consumers read G and the forces through pl_solution_gap_at,
+ * pl_solution_force_at and pl_solution_row_contacts, never through the columns.
  *
  * where gamma is the time transform Gamma (paper 004, eq. (5); for a scheme its discrete analogue,
  * t plus the accumulated norm of the contact impulses' velocity changes) and force_i is the normal
@@ -23,6 +30,37 @@ static inline size_t pl_col_v(size_t n, size_t m) { (void)m; return 2 + n; }
 static inline size_t pl_col_g(size_t n, size_t m) { (void)m; return 2 + 2 * n; }
 static inline size_t pl_col_force(size_t n, size_t m) { return 2 + 2 * n + m; }
 static inline size_t pl_ncols(size_t n, size_t m) { return 2 + 2 * n + 2 * m; }
+
+/* How a solution stores the G and force of its constraints.  AUTO: dense up to
+ * PL_CONTACTS_DENSE_MAX_M constraints, sparse above (a row of the spheres box of 12 disks carries
+ * 114 constraints of which a handful touch; writing 2m numbers a row was 12% of the wall at 48
+ * disks).  Dense is refused where the G and force columns of one row alone would take more than
+ * PL_CONTACTS_DENSE_MAX_ROW_BYTES (pl_contacts_check). */
+typedef enum { PL_CONTACTS_AUTO, PL_CONTACTS_DENSE, PL_CONTACTS_SPARSE } pl_contacts_mode;
+#define PL_CONTACTS_DENSE_MAX_M 100
+#define PL_CONTACTS_DENSE_MAX_ROW_BYTES (1024.0 * 1024.0)
+
+/* "dense", "sparse" ("auto" for AUTO) */
+const char *pl_contacts_name(pl_contacts_mode mode);
+/* The mode a run of m constraints uses when `requested` is asked for (AUTO resolved). */
+pl_contacts_mode pl_contacts_resolve(pl_contacts_mode requested, size_t m);
+/* PL_ERR_INPUT (naming the memory per row) if `requested` is dense for an m beyond its cap. */
+pl_status pl_contacts_check(pl_contacts_mode requested, size_t m, pl_error *err);
+
+/* One constraint in contact at one row (sparse contacts). */
+typedef struct {
+    size_t constraint; /* 0-based */
+    double g, force;
+} pl_contact_entry;
+
+/* Whether a constraint with gap g and force `force` is in contact, what the sparse list keeps: G <=
+ * 0, or a non-zero force (the limit's sliding forces, a scheme's impulses, a damped penalty force
+ * as G leaves 0), or either not a number (never taken for "no contact").  A constraint not in the
+ * list has force 0 exactly and G > 0, which pl_solution_gap_at recomputes from the row's state. */
+static inline int pl_contact_in(double g, double force)
+{
+    return !(g > 0.0 && force == 0.0);
+}
 
 /* Work counters; a solver fills those that apply to it. */
 typedef struct {
@@ -119,6 +157,11 @@ struct pl_solution {
     double t_end;
     double option[PL_MAX_PARAMS]; /* the solver's options, in the order of solver->options */
     pl_table traj;
+    pl_contacts_mode contacts;  /* DENSE or SPARSE (pl_solution_set_contacts) */
+    pl_contact_entry *entries;  /* sparse: the contacts of row r are entries[row_first[r] .. row_first[r + 1]) */
+    size_t nentries, entries_cap;
+    size_t *row_first;          /* sparse: nrows + 1 offsets */
+    size_t row_first_cap;
     pl_episode *episodes;
     size_t nepisodes, episodes_cap;
     pl_event *events;
@@ -137,6 +180,8 @@ struct pl_solution {
 pl_status pl_solution_init(pl_solution *sol, const struct pl_solver_type *solver, const pl_model *model, double t_end,
                            pl_error *err);
 void pl_solution_free(pl_solution *sol);
+/* Release the trajectory's rows and contacts alone (the rest is kept: a sweep's run once measured). */
+void pl_solution_free_rows(pl_solution *sol);
 
 /* The resolution of an event time t at which the gap G_i (its terms: pl_gap_terms) crosses a level
  * at the rate gdot: how far the round-off of G_i and of the state moves it,
@@ -162,6 +207,39 @@ double pl_gap_resolution(double terms, double floor);
  * trajectory_s.csv, its episodes and events in summary.json; what a time budget counts to keep the
  * time to write them (PL_WRITE_SECONDS_PER_NUMBER). */
 double pl_solution_numbers(const pl_solution *sol);
+
+/* The storage of sol's contacts (an empty solution's: before its first row); pl_solution_init
+ * makes it dense. */
+void pl_solution_set_contacts(pl_solution *sol, pl_contacts_mode mode);
+
+/* Append a trajectory row given in the dense layout (pl_ncols values: t, gamma, q, v, G, force):
+ * with dense contacts the whole row, with sparse ones its state and its constraints in contact
+ * (pl_contact_in).  What every solver records a row through. */
+pl_status pl_solution_append_row(pl_solution *sol, const double *row, pl_error *err);
+/* Append the state t, gamma, q, v (the first 2 + 2n values of row) with no contact recorded yet
+ * (dense: G NAN, force 0); then pl_solution_record_contact for each constraint evaluated. */
+pl_status pl_solution_append_state(pl_solution *sol, const double *row, pl_error *err);
+/* Record G and the force of constraint i at the last row: dense contacts store them in its columns,
+ * sparse ones keep them if the constraint is in contact (pl_contact_in).  Sparse: the constraints
+ * of a row are recorded in increasing order (PL_ERR_SOLVER otherwise). */
+pl_status pl_solution_record_contact(pl_solution *sol, size_t i, double g, double force, pl_error *err);
+
+/* The sparse contacts of a solution whose rows are all recorded (contacts.csv read back): count
+ * entries, entry k at row row[k]; rows non-decreasing and, within a row, constraints increasing
+ * (PL_ERR_INPUT otherwise). */
+pl_status pl_solution_set_contact_list(pl_solution *sol, const size_t *row, const pl_contact_entry *e, size_t count,
+                                       pl_error *err);
+
+/* The contacts stored at row r (sparse: those in contact; dense: none, *first NULL): their count. */
+size_t pl_solution_row_contacts(const pl_solution *sol, size_t r, const pl_contact_entry **first);
+/* G_i and force_i at row r if stored (dense: always; sparse: in contact there): 1; else 0 with *g
+ * NAN (it is positive) and *force 0.  Either pointer may be NULL. */
+int pl_solution_contact_at(const pl_solution *sol, size_t r, size_t i, double *g, double *force);
+/* force_i at row r, in either storage (0 where the sparse list has no entry). */
+double pl_solution_force_at(const pl_solution *sol, size_t r, size_t i);
+/* G_i at row r: stored, or recomputed from the row's t and q by the model (into scratch, a gap of
+ * the model's n), which is what the solver computed it from. */
+double pl_solution_gap_at(const pl_solution *sol, const pl_model *model, size_t r, size_t i, pl_gap *scratch);
 
 /* Append an episode (zeroed but for the constraint, t_in and the NAN end). */
 pl_status pl_solution_add_episode(pl_solution *sol, size_t constraint, double t_in, pl_episode **ep, pl_error *err);

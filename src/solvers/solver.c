@@ -80,13 +80,17 @@ pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const p
         return pl_fail(err, PL_ERR_INPUT, "max-seconds must be a finite number >= 0 (got %g)", o->max_seconds);
     if (!(o->max_output >= 0 && o->max_output < INFINITY))
         return pl_fail(err, PL_ERR_INPUT, "max-output must be a finite number >= 0 (got %g)", o->max_output);
+    if ((st = pl_contacts_check(o->contacts, model->m, err)) != PL_OK)
+        return st;
     double cap = o->max_output > 0 ? o->max_output : PL_DEFAULT_MAX_OUTPUT;
-    double values = (double)(o->samples + 1) * (double)pl_ncols(model->n, model->m);
+    size_t ncols = pl_contacts_resolve(o->contacts, model->m) == PL_CONTACTS_DENSE ? pl_ncols(model->n, model->m)
+                                                                                 : 2 + 2 * model->n;
+    double values = (double)(o->samples + 1) * (double)ncols;
     if (values > cap)
         return pl_fail(err, PL_ERR_INPUT,
                        "--samples %zu asks for %.3g values (rows x %zu columns), beyond the output cap of %.3g: "
                        "raise it with --max-output",
-                       o->samples, values, pl_ncols(model->n, model->m), cap);
+                       o->samples, values, ncols, cap);
     for (size_t k = 0; k < s->noptions; k++)
         if ((st = pl_param_check(&s->options[k], o->option[k], err)) != PL_OK)
             return st;
@@ -98,6 +102,7 @@ pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solv
 {
     pl_status st = pl_solution_init(sol, s, model, o->t_end, err);
     memcpy(sol->option, o->option, s->noptions * sizeof *o->option);
+    pl_solution_set_contacts(sol, o->contacts);
     if (st == PL_OK)
         st = pl_solve_check(s, model, o, err);
     if (st != PL_OK) {

@@ -63,6 +63,7 @@ typedef struct {
     double started;     /* the time (pl_now_seconds) max_seconds counts from when started_given: a
                            command's start, so that its set-up counts too */
     double max_output;  /* cap on the values (rows x columns) of the trajectory; 0 selects 2e7 */
+    pl_contacts_mode contacts; /* storage of G and the forces (solution.h); AUTO by the count of constraints */
     double option[PL_MAX_PARAMS];
 } pl_solve_opts;
 

@@ -323,7 +323,7 @@ static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, 
 {
     const pl_episode *ep = &sol->episodes[k];
     pl_episode_info *info = &a->info[k];
-    size_t n = sol->n, m = sol->m, i = ep->constraint;
+    size_t n = sol->n, i = ep->constraint;
     double t_stop = isnan(ep->t_out) ? sol->t_final : ep->t_out;
     /* The entry transient of the contact oscillation, of force up to ~omega V (an impact) against
      * the sliding force ~A, decays at the law's settling rate about the resting penetration under the
@@ -338,17 +338,27 @@ static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, 
     info->window_start = lo < hi ? lo : NAN;
     info->window_end = lo < hi ? hi : NAN;
     double prev_t = NAN, prev_f = NAN;
+    pl_gap *scratch = NULL; /* G_i recomputed where the sparse contacts do not hold it */
     info->force_error = info->force_scale = lo < hi ? 0.0 : NAN;
     info->lift_off_predicted = NAN;
     for (size_t r = ep->row_in; r <= ep->row_out && r < sol->traj.nrows; r++) {
         const double *x = pl_table_row(&sol->traj, r);
         double t = x[0], fsm = ef->fsm[r - ep->row_in];
         /* what F^sm is the limit of (model/sliding.h): mu G, or the contact force where k is physical */
-        double muG = isfinite(model->law[i].k) ? mu * x[pl_col_g(n, m) + i] : x[pl_col_force(n, m) + i];
+        double g, force;
+        pl_solution_contact_at(sol, r, i, &g, &force);
+        if (isnan(g) && isfinite(model->law[i].k)) { /* sparse, out of contact at this row of the episode */
+            if (!scratch && !(scratch = pl_gap_new(1, n, 0)))
+                return pl_fail(err, PL_ERR_NOMEM, "out of memory comparing sliding forces");
+            g = pl_solution_gap_at(sol, model, r, i, scratch);
+        }
+        double muG = isfinite(model->law[i].k) ? mu * g : force;
         double row[5] = {t, (double)(i + 1), muG, fsm, (double)(k + 1)};
         pl_status s = pl_table_append(&a->sliding, row, err);
-        if (s != PL_OK)
+        if (s != PL_OK) {
+            free(scratch);
             return s;
+        }
         if (t >= lo && t <= hi) {
             info->force_error = fmax(info->force_error, fabs(muG - fsm));
             info->force_scale = fmax(info->force_scale, fabs(fsm));
@@ -370,6 +380,7 @@ static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, 
      * load's. */
     info->load_varies = fsm_max - fsm_min > SLIDING_LOAD_RTOL * info->force_scale;
     a->sliding_load_varies |= info->load_varies;
+    free(scratch);
     return PL_OK;
 }
 

@@ -160,7 +160,7 @@ static void after_run(pool *p, size_t k)
     for (size_t r = k > 0 ? k - 1 : 0; r <= k + 1 && r < n; r++)
         if (p->finished[r] && (r == 0 || p->finished[r - 1]) && (r + 1 == n || p->finished[r + 1])) {
             pl_trajectory_free(&sw->traj[r]);
-            pl_table_free(&sw->runs[r].traj);
+            pl_solution_free_rows(&sw->runs[r]);
         }
 }
 
@@ -613,6 +613,7 @@ static void solve_limit(const pl_model *model, const pl_sweep_opts *opts, pl_swe
     lo.max_steps = opts->base.max_steps; /* the caps of every run of the sweep */
     lo.max_seconds = opts->base.max_seconds;
     lo.max_output = opts->base.max_output;
+    lo.contacts = opts->base.contacts;
     if (opts->limit_rtol > 0)
         lo.option[pl_solver_option_index(&pl_solver_limit, "rtol")] = opts->limit_rtol;
     pl_error lerr;

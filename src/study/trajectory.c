@@ -42,7 +42,6 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
             continue;
         }
         const double *q = row + pl_col_q(n, m), *v = row + pl_col_v(n, m);
-        const double *lambda = row + pl_col_force(n, m);
         memset(ac, 0, n * sizeof *ac);
         pl_model_velocity_map(model, t, q, v, fp, NULL, NULL, NULL);
         if (tr->linear_v) { /* no forces in the file: only dq/dt is known */
@@ -56,12 +55,16 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
         }
         pl_model_accel(model, work, t, q, v, a, NULL, NULL);
         pl_model_mass(model, q, NULL, minv);
-        for (size_t i = 0; i < m; i++) {
-            if (lambda[i] == 0.0)
+        const pl_contact_entry *e;
+        size_t count = pl_solution_row_contacts(sol, r, &e);
+        for (size_t k = 0; k < (e ? count : m); k++) { /* sparse: the row's contacts; dense: every column */
+            size_t i = e ? e[k].constraint : k;
+            double lambda = e ? e[k].force : pl_solution_force_at(sol, r, i);
+            if (lambda == 0.0)
                 continue;
             pl_model_contact(model, i, t, q, fp, minv, c);
             for (size_t j = 0; j < n; j++)
-                ac[j] += c->w[j] * lambda[i];
+                ac[j] += c->w[j] * lambda;
         }
         double norm = 0.0;
         for (size_t j = 0; j < n; j++)

@@ -19,7 +19,7 @@ static void read_as(const char *path, const char *case_name)
         abort();
     pl_solution sol;
     int has_gamma;
-    pl_status s = pl_read_external(path, &model, model.type->t_end, &sol, &has_gamma, &err);
+    pl_status s = pl_read_external(path, &model, model.type->t_end, PL_CONTACTS_AUTO, &sol, &has_gamma, &err);
     if (s != PL_OK) {
         fuzz_check_message(&err);
         pl_solution_free(&sol);

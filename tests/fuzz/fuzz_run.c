@@ -1,5 +1,6 @@
 /* Fuzz target: reading back a run of a sweep (pl_read_solution, for sweep --resume).  The input,
- * split on its first NUL byte, is the run's summary.json and trajectory.csv; it is read as a run
+ * split on its first two NUL bytes, is the run's summary.json, trajectory.csv and contacts.csv (a
+ * run with sparse contacts; without a second NUL there is none); it is read as a run
  * of bouncing_ball (default parameters) by the penalty solver, the limit solution and Moreau-Jean,
  * and what is accepted goes on as a reused run does: analysis and trajectory.  Bad files must be
  * refused with a one-line message and an empty solution, never a crash or a leak. */
@@ -17,12 +18,13 @@
 #include "study/analysis.h"
 #include "study/trajectory.h"
 
-static char dir[256], summary[300], trajectory[300];
+static char dir[256], summary[300], trajectory[300], contacts[300];
 
 static void remove_dir(void)
 {
     unlink(summary);
     unlink(trajectory);
+    unlink(contacts);
     rmdir(dir);
 }
 
@@ -40,6 +42,7 @@ static int make_dir(void)
     }
     snprintf(summary, sizeof summary, "%s/summary.json", dir);
     snprintf(trajectory, sizeof trajectory, "%s/trajectory.csv", dir);
+    snprintf(contacts, sizeof contacts, "%s/contacts.csv", dir);
     atexit(remove_dir);
     return 1;
 }
@@ -62,8 +65,17 @@ static int write_file(const char *path, const uint8_t *data, size_t size)
 static void check_accepted(const pl_solution *sol)
 {
     size_t rows = sol->traj.nrows;
-    if (sol->status != PL_OK || sol->traj.ncol != pl_ncols(sol->n, sol->m))
+    size_t ncol = sol->contacts == PL_CONTACTS_DENSE ? pl_ncols(sol->n, sol->m) : 2 + 2 * sol->n;
+    if (sol->status != PL_OK || sol->traj.ncol != ncol)
         abort();
+    for (size_t r = 0; r < rows; r++) { /* sparse: each row's contacts in range, in contact, increasing */
+        const pl_contact_entry *e;
+        size_t count = pl_solution_row_contacts(sol, r, &e);
+        for (size_t k = 0; k < count; k++)
+            if (e[k].constraint >= sol->m || !pl_contact_in(e[k].g, e[k].force) ||
+                (k > 0 && e[k].constraint <= e[k - 1].constraint))
+                abort();
+    }
     for (size_t k = 0; k < sol->nepisodes; k++) {
         const pl_episode *ep = &sol->episodes[k];
         if (ep->constraint >= sol->m || ep->row_in >= rows || ep->row_out >= rows)
@@ -99,8 +111,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     const uint8_t *nul = memchr(data, 0, size);
     size_t first = nul ? (size_t)(nul - data) : size;
-    if (!write_file(summary, data, first) ||
-        !write_file(trajectory, data + first + (nul != NULL), size - first - (nul != NULL)))
+    const uint8_t *rest = data + first + (nul != NULL), *end = data + size;
+    const uint8_t *nul2 = memchr(rest, 0, (size_t)(end - rest));
+    size_t second = nul2 ? (size_t)(nul2 - rest) : (size_t)(end - rest);
+    if (!write_file(summary, data, first) || !write_file(trajectory, rest, second))
+        return 0;
+    if (nul2 ? !write_file(contacts, nul2 + 1, (size_t)(end - nul2 - 1)) : (unlink(contacts), 0))
         return 0;
     const pl_solver_type *solvers[] = {&pl_solver_penalty, &pl_solver_limit, &pl_solver_moreau_jean};
     for (size_t j = 0; j < sizeof solvers / sizeof solvers[0]; j++) {
@@ -108,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pl_error err;
         if (pl_read_solution(dir, &model, solvers[j], &sol, &err) != PL_OK) {
             fuzz_check_message(&err);
-            if (sol.traj.nrows || sol.nepisodes || sol.nevents)
+            if (sol.traj.nrows || sol.nentries || sol.nepisodes || sol.nevents)
                 abort(); /* a refused run leaves nothing behind */
             pl_solution_free(&sol);
             continue;

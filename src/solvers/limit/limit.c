@@ -269,7 +269,7 @@ static pl_status record_row(void *user, double t, const double *y, pl_error *err
         s->prev_gdot[i] = c->gdot;
     }
     sliding_forces(s, t, Q(y), V(y, s), row + pl_col_force(n, m), ac);
-    return pl_table_append(&s->sol->traj, row, err);
+    return pl_solution_append_row(s->sol, row, err);
 }
 
 /* The resolution of the time of event e (pl_time_resolution): an impact's from the round-off of the
@@ -289,15 +289,15 @@ static double event_resolution(const solver *s, const pl_event *e, const pl_gap 
                 return sol->events[k].t_resolution;
         return DBL_EPSILON * fabs(e->t);
     case PL_EVENT_LIFT_OFF: {
-        size_t col = pl_col_force(s->n, s->m) + e->constraint, k = sol->traj.nrows;
+        size_t i = e->constraint, k = sol->traj.nrows;
         while (k > 0 && pl_table_row(&sol->traj, k - 1)[0] >= e->t)
             k--;
         if (k == 0)
             return NAN;
         const double *before = pl_table_row(&sol->traj, k - 1);
-        double rate = before[col] / (e->t - before[0]), largest = 0.0;
-        for (; k > 0 && pl_table_row(&sol->traj, k - 1)[col] != 0.0; k--)
-            largest = fmax(largest, fabs(pl_table_row(&sol->traj, k - 1)[col]));
+        double rate = pl_solution_force_at(sol, k - 1, i) / (e->t - before[0]), largest = 0.0;
+        for (; k > 0 && pl_solution_force_at(sol, k - 1, i) != 0.0; k--)
+            largest = fmax(largest, fabs(pl_solution_force_at(sol, k - 1, i)));
         return pl_time_resolution(largest, e->t, rate);
     }
     default: return NAN;
@@ -637,7 +637,7 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
             pl_model_gap(s->model, i, *t, Q(y), g);
             row[pl_col_g(n, m) + i] = g->g;
         }
-        if ((st = pl_table_append(&s->sol->traj, row, err)) != PL_OK)
+        if ((st = pl_solution_append_row(s->sol, row, err)) != PL_OK)
             goto done;
     }
     memcpy(V(y, s), im.v_plus, n * sizeof *y);

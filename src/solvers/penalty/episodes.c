@@ -66,7 +66,7 @@ pl_status pen_record_sample(void *user, double t, const double *y, pl_error *err
             r->sol->episodes[e].t_max_penetration = t;
         }
     }
-    pl_status s = pl_table_append(&r->sol->traj, row, err);
+    pl_status s = pl_solution_append_row(r->sol, row, err);
     return s == PL_OK ? check_resolved(r, t, y, gaps, err) : s;
 }
 
@@ -87,19 +87,21 @@ static double zero_crossing(run *r, size_t i, double side, size_t first_row, dou
 {
     run_ctx *c = &r->ctx;
     const pl_table *traj = &r->sol->traj;
-    size_t n = c->n, m = c->m, col = pl_col_g(n, m) + i, last = traj->nrows - 1, k = last;
-    while (k > first_row && side * pl_table_row(traj, k - 1)[col] >= 0.0)
+    const pl_solution *sol = r->sol;
+    size_t n = c->n, m = c->m, last = traj->nrows - 1, k = last;
+    while (k > first_row && side * pl_solution_gap_at(sol, c->model, k - 1, i, c->gap_noise) >= 0.0)
         k--;
     if (k == first_row) /* G_i never on the near side since first_row (a dip within round-off) */
         k = last;
     const double *row = pl_table_row(traj, k);
-    double t = row[0], g = row[col], *fp = c->fp_dense;
+    double t = row[0], g = pl_solution_gap_at(sol, c->model, k, i, c->gap_noise), *fp = c->fp_dense;
     const double *q = row + pl_col_q(n, m), *v = row + pl_col_v(n, m);
     pl_model_velocity_map(c->model, t, q, v, fp, NULL, NULL, NULL);
     double gdot = pl_model_gap_rate(c->model, i, t, q, fp, c->gap_dense), t0 = t, rate = gdot;
     const double *before = k > first_row ? pl_table_row(traj, k - 1) : NULL;
-    if (before && side * before[col] < 0.0 && g != 0.0) {
-        double tb = before[0], gb = before[col];
+    double gb = before ? pl_solution_gap_at(sol, c->model, k - 1, i, c->gap_noise) : NAN;
+    if (before && side * gb < 0.0 && g != 0.0) {
+        double tb = before[0];
         t0 = t - g / gdot;
         if (!(t0 >= tb && t0 <= t) && gb != g) {
             rate = (g - gb) / (t - tb);

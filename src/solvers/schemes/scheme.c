@@ -275,7 +275,7 @@ static pl_status record_row(recorder *r, const pl_scheme_point *p, pl_error *err
             r->sol->episodes[e].t_max_penetration = p->t;
         }
     }
-    return pl_table_append(&r->sol->traj, row, err);
+    return pl_solution_append_row(r->sol, row, err);
 }
 
 /* The time an impact of constraint i, found in the step from `now` to `next` (the last row), begins:
@@ -286,13 +286,16 @@ static pl_status record_row(recorder *r, const pl_scheme_point *p, pl_error *err
 static void contact_time(const recorder *r, size_t i, const pl_scheme_point *now, const pl_scheme_point *next,
                          double gdot_now, double *t, double *q)
 {
-    size_t n = r->n, m = r->m, last = r->sol->traj.nrows - 1, gi = pl_col_g(n, m) + i;
-    const double *before = last >= 2 ? pl_table_row(&r->sol->traj, last - 2) : NULL;
-    const double *at = pl_table_row(&r->sol->traj, last - 1);
-    double a = at[gi], h = next->t - now->t, u;
+    const pl_solution *sol = r->sol;
+    size_t n = r->n, m = r->m, last = sol->traj.nrows - 1;
+    pl_gap *scratch = &r->contact->gap;
+    const double *before = last >= 2 ? pl_table_row(&sol->traj, last - 2) : NULL;
+    const double *at = pl_table_row(&sol->traj, last - 1);
+    double a = pl_solution_gap_at(sol, r->model, last - 1, i, scratch), h = next->t - now->t, u;
+    double gb = before ? pl_solution_gap_at(sol, r->model, last - 2, i, scratch) : NAN;
     const double *q0 = now->q, *q1 = next->q_free;
-    if (before && before[gi] > 0.0 && a <= 0.0) {
-        u = before[gi] / (before[gi] - a);
+    if (before && gb > 0.0 && a <= 0.0) {
+        u = gb / (gb - a);
         *t = before[0] + u * (at[0] - before[0]);
         q0 = before + pl_col_q(n, m), q1 = now->q;
     } else {
@@ -345,7 +348,7 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
             ep->t_in_resolution = DBL_EPSILON * fabs(now->t); /* a step's time */
             ep->gamma_in = gamma_before;
             ep->row_in = last - 1; /* the state before the first impulse */
-            ep->max_penetration = fmax(0.0, -pl_table_row(&r->sol->traj, last)[pl_col_g(n, m) + i]);
+            ep->max_penetration = fmax(0.0, -pl_solution_gap_at(r->sol, model, last, i, &c->gap));
             ep->t_max_penetration = next->t;
             r->open[i] = (int)r->sol->nepisodes - 1;
         }
