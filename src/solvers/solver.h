@@ -63,6 +63,8 @@ typedef struct {
     double started;     /* the time (pl_now_seconds) max_seconds counts from when started_given: a
                            command's start, so that its set-up counts too */
     double max_output;  /* cap on the values (rows x columns) of the trajectory; 0 selects 2e7 */
+    size_t sparse_from; /* BDF's linear algebra (pl_stepper_spec.sparse_from): sparse (KLU) from this
+                           system size on; 0: the default (PL_SPARSE_FROM); for benchmarks and tests */
     double option[PL_MAX_PARAMS];
 } pl_solve_opts;
 
