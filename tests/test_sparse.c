@@ -1,6 +1,7 @@
 /* BDF's sparse linear algebra (stepper.h, csc.h): the conversion of a dense Jacobian to compressed
  * sparse columns; the CVODE stepper with KLU on a linear system whose Jacobian changes its pattern
- * at t = 0.3 (solution in closed form; KLU orders each pattern once); a singular Newton matrix,
+ * at t = 0.3 (solution in closed form; KLU orders each pattern once), the Jacobian given dense or
+ * as compressed columns, on both paths; a singular Newton matrix,
  * reported as KLU's; and penalized runs that take the KLU path against the dense one. */
 #include <math.h>
 #include <stdint.h>
@@ -96,6 +97,14 @@ static int linear_jacobian(double t, const double *y, double *J, void *user)
     return 0;
 }
 
+/* The same Jacobian given as compressed sparse columns (pl_stepper_spec.jacobian_csc). */
+static int linear_jacobian_csc(double t, const double *y, pl_csc *J, void *user)
+{
+    double d[9];
+    linear_jacobian(t, y, d, user);
+    return J->size == 3 && pl_csc_from_dense(J, d) == 0 ? 0 : -1;
+}
+
 static void linear_exact(double t, double *y)
 {
     double e = exp(-SWITCH), y0 = e, y1 = e * e, y2 = e * e * e, s = t - SWITCH;
@@ -104,13 +113,15 @@ static void linear_exact(double t, double *y)
     y[2] = y2 * exp(-3.0 * s);
 }
 
-static void test_changing_pattern(size_t sparse_from)
+/* On the sparse path (sparse_from 1) or the dense one (SIZE_MAX), the Jacobian given dense or as
+ * compressed columns (csc). */
+static void test_changing_pattern(size_t sparse_from, int csc)
 {
     static const double y0[3] = {1.0, 1.0, 1.0};
     linear p = {0, 0, 0};
     pl_stepper_spec spec = {.size = 3, .y0 = y0, .t_end = 2.0, .rhs = linear_rhs, .weights = linear_weights,
-                            .jacobian = linear_jacobian, .sparse_from = sparse_from, .user = &p,
-                            .context = "a linear test"};
+                            .jacobian = csc ? NULL : linear_jacobian, .jacobian_csc = csc ? linear_jacobian_csc : NULL,
+                            .sparse_from = sparse_from, .user = &p, .context = "a linear test"};
     pl_stepper *s = NULL;
     pl_error err;
     pl_stats stats;
@@ -127,7 +138,7 @@ static void test_changing_pattern(size_t sparse_from)
     double exact[3];
     linear_exact(s->t, exact);
     for (int j = 0; j < 3; j++)
-        NEAR(s->y[j], exact[j], 1e-7 * fabs(exact[j]), "y%d(%g), sparse_from %zu", j, s->t, sparse_from);
+        NEAR(s->y[j], exact[j], 1e-7 * fabs(exact[j]), "y%d(%g), sparse_from %zu, csc %d", j, s->t, sparse_from, csc);
     s->add_counters(s, &stats);
     int sparse = sparse_from == 1;
     CHECK(stats.jac_evals == p.calls && p.calls > 2 && stats.lin_setups >= p.calls, "%ld Jacobians, %ld setups",
@@ -245,8 +256,10 @@ int main(void)
 {
     check_init();
     test_conversion();
-    test_changing_pattern(1);
-    test_changing_pattern(SIZE_MAX);
+    for (int csc = 0; csc < 2; csc++) {
+        test_changing_pattern(1, csc);
+        test_changing_pattern(SIZE_MAX, csc);
+    }
     test_singular();
     compare_paths(&pl_case_vibrating_table, NULL, 0, 1e9, "table, mu = 1e9");
     const pl_setting box[] = {{"config", 3.0}, {"N", 6.0}};

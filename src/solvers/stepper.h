@@ -17,7 +17,7 @@
 #include "solvers/solution.h"
 
 /* The size of system from which BDF factorizes its Newton matrix I - gamma J with KLU (sparse)
- * instead of LAPACK-style dense LU: below it the dense factorization is as fast (measured in
+ * instead of SUNDIALS's dense LU: below it the dense one is as fast or faster (measured in
  * bench/bench_sparse.c; docs/methods.md, "Sparse linear algebra"). */
 #define PL_SPARSE_FROM 16
 

@@ -224,9 +224,10 @@ pl_status pl_stepper_cvode_new(pl_stepper **out, const pl_stepper_spec *spec, pl
     *out = &c->base;
     size_t N = spec->size, from = spec->sparse_from ? spec->sparse_from : PL_SPARSE_FROM;
     int analytic = spec->jacobian || spec->jacobian_csc, sparse = analytic && N >= from;
-    if (spec->jacobian && N > SIZE_MAX / sizeof *c->J / N)
+    int dense_array = spec->jacobian && !(sparse && spec->jacobian_csc);
+    if (dense_array && N > SIZE_MAX / sizeof *c->J / N)
         return pl_fail(err, PL_ERR_NOMEM, "a Jacobian of size %zu does not fit in memory", N);
-    if (spec->jacobian && !(c->J = malloc(N * N * sizeof *c->J)))
+    if (dense_array && !(c->J = malloc(N * N * sizeof *c->J)))
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a Jacobian of size %zu", N);
     if ((sparse || spec->jacobian_csc) && pl_csc_init(&c->csc, N, N) != 0)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a sparse Jacobian of size %zu", N);
