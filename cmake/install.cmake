@@ -34,7 +34,7 @@ install(FILES ${CMAKE_BINARY_DIR}/penlimConfig.cmake ${CMAKE_BINARY_DIR}/penlimC
         DESTINATION ${PENLIM_CMAKE_DIR})
 
 # pkg-config: the shared library by default; --static adds the dependencies libpenlim.a needs.
-set(PENLIM_PC_LIBS_PRIVATE "-lsundials_cvode -lsundials_nvecserial -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lsiconos_numerics -lpthread -lm -l${CMAKE_DL_LIBS}")
+set(PENLIM_PC_LIBS_PRIVATE "-lsundials_cvode -lsundials_nvecserial -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lsundials_sunmatrixsparse -lsundials_sunlinsolklu -lklu -lsiconos_numerics -lpthread -lm -l${CMAKE_DL_LIBS}")
 list(JOIN PENLIM_PC_LIBS_PRIVATE " " PENLIM_PC_LIBS_PRIVATE)
 # relocatable: the prefix relative to where the .pc file lies (lib/pkgconfig, or lib/<multiarch>/pkgconfig)
 file(RELATIVE_PATH PENLIM_PC_TO_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
 
 void pl_cvode_keep_message(int code, const char *module, const char *function, char *msg, void *user)
 {
@@ -68,6 +70,7 @@ void pl_cvode_add_counters(void *mem, pl_stats *s)
     if (CVodeGetNumSteps(mem, &v) == CV_SUCCESS) s->steps += v;
     if (CVodeGetNumRhsEvals(mem, &v) == CV_SUCCESS) s->rhs_evals += v;
     if (CVodeGetNumJacEvals(mem, &v) == CV_SUCCESS) s->jac_evals += v;
+    if (CVodeGetNumLinSolvSetups(mem, &v) == CV_SUCCESS) s->lin_setups += v;
     if (CVodeGetNumGEvals(mem, &v) == CV_SUCCESS) s->root_evals += v;
     if (CVodeGetNumErrTestFails(mem, &v) == CV_SUCCESS) s->error_test_fails += v;
     if (CVodeGetNumNonlinSolvConvFails(mem, &v) == CV_SUCCESS) s->nonlin_conv_fails += v;
@@ -99,6 +102,11 @@ typedef struct {
     pl_cvode_reserve *reserve;
 } reserved_matrix;
 
+typedef struct {
+    struct _SUNMatrixContent_Sparse sparse; /* first, as the dense one's */
+    pl_cvode_reserve *reserve;
+} reserved_sparse;
+
 static N_Vector reserved_vector_clone(N_Vector w);
 static SUNMatrix reserved_matrix_clone(SUNMatrix A);
 
@@ -127,18 +135,28 @@ static N_Vector reserved_vector_clone(N_Vector w)
     return reserved_vector_new(NV_LENGTH_S(w), w->sunctx, r);
 }
 
-/* A dense n x n matrix whose clone comes from r. */
-static SUNMatrix reserved_matrix_new(sunindextype n, SUNContext sun, pl_cvode_reserve *r)
+/* An n x n matrix whose clone comes from r: dense, or sparse (CSC) with room for nnz entries. */
+static SUNMatrix reserved_matrix_new(sunindextype n, int sparse, sunindextype nnz, SUNContext sun,
+                                     pl_cvode_reserve *r)
 {
-    SUNMatrix A = SUNDenseMatrix(n, n, sun);
-    reserved_matrix *c = A ? malloc(sizeof *c) : NULL;
+    SUNMatrix A = sparse ? SUNSparseMatrix(n, n, nnz, CSC_MAT, sun) : SUNDenseMatrix(n, n, sun);
+    void *c = A ? malloc(sparse ? sizeof(reserved_sparse) : sizeof(reserved_matrix)) : NULL;
     if (!c) {
         if (A)
             SUNMatDestroy(A);
         return NULL;
     }
-    c->dense = *(SUNMatrixContent_Dense)A->content;
-    c->reserve = r;
+    if (sparse) {
+        reserved_sparse *rs = c;
+        rs->sparse = *(SUNMatrixContent_Sparse)A->content;
+        rs->sparse.rowvals = &rs->sparse.indexvals; /* CSC: views of the content's own fields */
+        rs->sparse.colptrs = &rs->sparse.indexptrs;
+        rs->reserve = r;
+    } else {
+        reserved_matrix *rd = c;
+        rd->dense = *(SUNMatrixContent_Dense)A->content;
+        rd->reserve = r;
+    }
     free(A->content);
     A->content = c;
     A->ops->clone = reserved_matrix_clone;
@@ -147,19 +165,23 @@ static SUNMatrix reserved_matrix_new(sunindextype n, SUNContext sun, pl_cvode_re
 
 static SUNMatrix reserved_matrix_clone(SUNMatrix A)
 {
-    pl_cvode_reserve *r = ((reserved_matrix *)A->content)->reserve;
+    int sparse = SUNMatGetID(A) == SUNMATRIX_SPARSE;
+    pl_cvode_reserve *r = sparse ? ((reserved_sparse *)A->content)->reserve : ((reserved_matrix *)A->content)->reserve;
     SUNMatrix B = r->J;
     r->J = NULL;
-    return B ? B : reserved_matrix_new(SM_ROWS_D(A), A->sunctx, r);
+    if (B)
+        return B;
+    return sparse ? reserved_matrix_new(SM_ROWS_S(A), 1, SM_NNZ_S(A), A->sunctx, r)
+                  : reserved_matrix_new(SM_ROWS_D(A), 0, 0, A->sunctx, r);
 }
 
-/* The reserve for a system of this size, or NULL if out of memory. */
-static pl_cvode_reserve *reserve_new(size_t size, SUNContext sun)
+/* The reserve for a system of this size (its Jacobian dense or sparse), or NULL if out of memory. */
+static pl_cvode_reserve *reserve_new(size_t size, int sparse, SUNContext sun)
 {
     pl_cvode_reserve *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
-    r->J = reserved_matrix_new((sunindextype)size, sun, r);
+    r->J = reserved_matrix_new((sunindextype)size, sparse, (sunindextype)size, sun, r);
     while (r->J && r->nv < CVODE_RESERVE && (r->v[r->nv] = reserved_vector_new((sunindextype)size, sun, r)))
         r->nv++;
     if (r->nv < CVODE_RESERVE) {
@@ -184,6 +206,108 @@ static void reserve_free(pl_cvode_reserve *r)
     free(r);
 }
 
+/* KLU's factorization of I - gamma J (SUNLinSolSetup_KLU), with a singular matrix a recoverable
+ * failure as it is for the dense solver (CVODE then retries with a smaller step, hence gamma),
+ * where SUNDIALS's KLU interface makes one found at a first factorization fatal.  After a failure
+ * KLU starts again from a new analysis: a failed factorization leaves its numeric factors unusable
+ * for the next refactorization.  The reason is kept for the failure report. */
+static int klu_setup(SUNLinearSolver S, SUNMatrix A)
+{
+    sun_klu_common *common = SUNLinSol_KLUGetCommon(S);
+    pl_cvode *cv = common->user_data;
+    cv->analyses += ((SUNLinearSolverContent_KLU)S->content)->first_factorize != 0;
+    int flag = SUNLinSolSetup_KLU(S, A);
+    if (flag == SUNLS_SUCCESS)
+        return flag;
+    cv->klu_status = (long)common->status;
+    cv->klu_column = (long)common->singular_col;
+    if (SUNLinSol_KLUReInit(S, A, 0, SUNKLU_REINIT_PARTIAL) != SUNLS_SUCCESS)
+        return SUNLS_PACKAGE_FAIL_UNREC;
+    return common->status == KLU_SINGULAR ? SUNLS_PACKAGE_FAIL_REC : SUNLS_PACKAGE_FAIL_UNREC;
+}
+
+/* CVODE initializes its linear solver at every (re)start, which makes SUNDIALS's KLU order the
+ * matrix anew (SUNLinSolInitialize_KLU); the ordering depends on the pattern alone, which
+ * pl_cvode_set_sparse watches: it is kept while the pattern is. */
+static int klu_initialize(SUNLinearSolver S)
+{
+    ((SUNLinearSolverContent_KLU)S->content)->last_flag = SUNLS_SUCCESS;
+    return SUNLS_SUCCESS;
+}
+
+/* Room for nnz entries in the sparse matrix A, its entries kept (SUNSparseMatrix_Reallocate does
+ * not check its allocations). */
+static int sparse_reserve(SUNMatrix A, sunindextype nnz)
+{
+    if (SM_NNZ_S(A) >= nnz)
+        return 0;
+    sunindextype *rows = realloc(SM_INDEXVALS_S(A), (size_t)nnz * sizeof *rows);
+    if (!rows)
+        return -1;
+    SM_INDEXVALS_S(A) = rows;
+    sunrealtype *data = realloc(SM_DATA_S(A), (size_t)nnz * sizeof *data);
+    if (!data)
+        return -1;
+    SM_DATA_S(A) = data;
+    SM_NNZ_S(A) = nnz;
+    return 0;
+}
+
+_Static_assert(sizeof(sunindextype) == sizeof(int64_t), "pl_csc's indices are SUNDIALS's (csc.h)");
+
+int pl_cvode_set_sparse(pl_cvode *cv, SUNMatrix J, const pl_csc *a)
+{
+    sunindextype nnz = (sunindextype)pl_csc_nnz(a);
+    /* CVODE copies J into its saved copy without checking that copy's allocation: both grow here */
+    if (sparse_reserve(J, nnz) != 0 || (cv->saved && sparse_reserve(cv->saved, nnz) != 0)) {
+        cv->nomem = 1;
+        return -1;
+    }
+    memcpy(SM_INDEXPTRS_S(J), a->colptr, (a->size + 1) * sizeof *a->colptr);
+    memcpy(SM_INDEXVALS_S(J), a->rowind, (size_t)nnz * sizeof *a->rowind);
+    memcpy(SM_DATA_S(J), a->values, (size_t)nnz * sizeof *a->values);
+    if (pl_csc_same_pattern(a, &cv->analysed))
+        return 0;
+    if (pl_csc_copy_pattern(&cv->analysed, a) != 0) {
+        cv->nomem = 1;
+        return -1;
+    }
+    /* partial: the matrix keeps its storage; the factors are freed and the next setup analyses */
+    return SUNLinSol_KLUReInit(cv->LS, J, nnz, SUNKLU_REINIT_PARTIAL) == SUNLS_SUCCESS ? 0 : -1;
+}
+
+static const char *klu_status_name(long status)
+{
+    switch (status) {
+    case KLU_SINGULAR: return "KLU_SINGULAR: the matrix I - gamma J is singular";
+    case KLU_OUT_OF_MEMORY: return "KLU_OUT_OF_MEMORY";
+    case KLU_INVALID: return "KLU_INVALID: an invalid matrix";
+    case KLU_TOO_LARGE: return "KLU_TOO_LARGE: an integer overflow";
+    default: return "an unknown status";
+    }
+}
+
+pl_status pl_cvode_step_failure(pl_cvode *cv, int flag, const char *context, pl_error *err)
+{
+    pl_status s = pl_cvode_failure(cv->mem, "CVode", flag, context, cv->message, err);
+    long lin = 0;
+    if (!cv->sparse || !err)
+        return s;
+    char first[sizeof err->message];
+    memcpy(first, err->message, sizeof first);
+    if (cv->nomem)
+        return pl_fail(err, PL_ERR_NOMEM, "%s; out of memory for the sparse Jacobian", first);
+    if (cv->klu_status == KLU_OK || CVodeGetLastLinFlag(cv->mem, &lin) != CV_SUCCESS ||
+        (lin != SUNLS_PACKAGE_FAIL_REC && lin != SUNLS_PACKAGE_FAIL_UNREC))
+        return s;
+    if (cv->klu_status == KLU_SINGULAR)
+        return pl_fail(err, s, "%s; KLU's last factorization failed with %s (zero pivot in column %ld)", first,
+                       klu_status_name(cv->klu_status), cv->klu_column);
+    return pl_fail(err, cv->klu_status == KLU_OUT_OF_MEMORY ? PL_ERR_NOMEM : s,
+                   "%s; KLU's last factorization failed with %s (%ld)", first, klu_status_name(cv->klu_status),
+                   cv->klu_status);
+}
+
 #define CHECK(call, what) PL_CVODE_CHECK(cv->mem, "set-up", cv->message, call, what)
 #define SUNCONTEXT_ROOM 16384
 
@@ -199,7 +323,8 @@ pl_status pl_cvode_create(pl_cvode *cv, const pl_cvode_spec *s, pl_error *err)
     free(room);
     if (SUNContext_Create(NULL, &cv->sun) != 0)
         return pl_fail(err, PL_ERR_NOMEM, "SUNContext_Create failed (out of memory)");
-    cv->reserve = reserve_new(s->size, cv->sun);
+    cv->reserve = reserve_new(s->size, s->sparse, cv->sun);
+    cv->saved = cv->reserve ? cv->reserve->J : NULL;
     cv->y = cv->reserve ? reserved_vector_new((sunindextype)s->size, cv->sun, cv->reserve) : NULL;
     cv->ytmp = cv->y ? N_VNew_Serial((sunindextype)s->size, cv->sun) : NULL;
     if (!cv->ytmp)
@@ -219,10 +344,22 @@ pl_status pl_cvode_create(pl_cvode *cv, const pl_cvode_spec *s, pl_error *err)
     CHECK(flag, "CVodeInit");
     CHECK(CVodeSetUserData(cv->mem, s->user), "CVodeSetUserData");
     CHECK(CVodeWFtolerances(cv->mem, s->weights), "CVodeWFtolerances");
-    cv->J = reserved_matrix_new((sunindextype)s->size, cv->sun, cv->reserve);
-    cv->LS = cv->J ? SUNLinSol_Dense(cv->y, cv->J, cv->sun) : NULL;
-    if (!cv->LS)
-        return pl_fail(err, PL_ERR_NOMEM, "dense linear solver allocation failed");
+    /* the sparse matrices start with room for the diagonal; pl_cvode_set_sparse grows them */
+    cv->sparse = s->sparse;
+    cv->J = reserved_matrix_new((sunindextype)s->size, s->sparse, (sunindextype)s->size, cv->sun, cv->reserve);
+    if (s->sparse) {
+        if (pl_csc_init(&cv->analysed, s->size, s->size) != 0 || !cv->J ||
+            !(cv->LS = SUNLinSol_KLU(cv->y, cv->J, cv->sun)))
+            return pl_fail(err, PL_ERR_NOMEM, "sparse linear solver (KLU) allocation failed");
+        /* KLU's user_data serves its user ordering only, which is not used (SUNDIALS's default, AMD) */
+        SUNLinSol_KLUGetCommon(cv->LS)->user_data = cv;
+        cv->LS->ops->setup = klu_setup;
+        cv->LS->ops->initialize = klu_initialize;
+    } else {
+        cv->LS = cv->J ? SUNLinSol_Dense(cv->y, cv->J, cv->sun) : NULL;
+        if (!cv->LS)
+            return pl_fail(err, PL_ERR_NOMEM, "dense linear solver allocation failed");
+    }
     CHECK(CVodeSetLinearSolver(cv->mem, cv->LS, cv->J), "CVodeSetLinearSolver");
     if (s->jacobian)
         CHECK(CVodeSetJacFn(cv->mem, s->jacobian), "CVodeSetJacFn");
@@ -248,6 +385,7 @@ void pl_cvode_free(pl_cvode *cv)
     if (cv->y)
         N_VDestroy(cv->y);
     reserve_free(cv->reserve);
+    pl_csc_free(&cv->analysed);
     if (cv->sun)
         SUNContext_Free(&cv->sun);
 }

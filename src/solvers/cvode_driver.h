@@ -1,5 +1,5 @@
-/* CVODE as penlim uses it: the set-up (BDF, dense direct solver, error-weight function,
- * rootfinding), capture of CVODE's messages (the library never prints), failure reports and
+/* CVODE as penlim uses it: the set-up (BDF, a dense direct solver or the sparse one, KLU, error-weight
+ * function, rootfinding), capture of CVODE's messages (the library never prints), failure reports and
  * counters.  Behind the CVODE stepper (stepper.h). */
 #ifndef PL_CVODE_DRIVER_H
 #define PL_CVODE_DRIVER_H
@@ -10,6 +10,7 @@
 #include <sundials/sundials_context.h>
 
 #include "core/status.h"
+#include "solvers/csc.h"
 #include "solvers/solution.h"
 
 /* CVODE error handler (CVodeSetErrHandlerFn): user must point to a char[PL_CVODE_MESSAGE]. */
@@ -45,6 +46,14 @@ typedef struct {
     SUNLinearSolver LS;
     void *mem;
     char message[PL_CVODE_MESSAGE]; /* CVODE's last error message */
+    /* The sparse solver (KLU) only: */
+    int sparse;
+    SUNMatrix saved;  /* CVODE's copy of the Jacobian (cloned from J), grown with it */
+    pl_csc analysed;  /* the pattern of the Jacobian KLU last analysed (values unused) */
+    long analyses;    /* KLU's symbolic analyses (orderings) */
+    int nomem;        /* the Jacobian's storage could not grow */
+    long klu_status;  /* KLU's status at its last failure (KLU_OK: none) */
+    long klu_column;  /* the column where it found the matrix singular */
 } pl_cvode;
 
 typedef struct {
@@ -56,12 +65,22 @@ typedef struct {
     CVLsJacFn jacobian; /* NULL: CVODE's difference quotients */
     CVRootFn roots;
     int nroots;
+    int sparse; /* 1: the Jacobian in a SUNSparseMatrix (CSC) and KLU; 0: dense */
     void *user;
 } pl_cvode_spec;
 
 pl_status pl_cvode_create(pl_cvode *cv, const pl_cvode_spec *spec, pl_error *err);
 
 void pl_cvode_free(pl_cvode *cv);
+
+/* The sparse Jacobian J (CVODE's matrix, in a Jacobian function) = a.  When a's pattern differs
+ * from the one KLU last analysed, KLU analyses it again at its next factorization (its ordering
+ * is kept while the pattern is).  0, or -1 if out of memory (cv->nomem set). */
+int pl_cvode_set_sparse(pl_cvode *cv, SUNMatrix J, const pl_csc *a);
+
+/* A failure report of CVode's flag (pl_cvode_failure), with KLU's reason if it failed (a singular
+ * matrix, out of memory). */
+pl_status pl_cvode_step_failure(pl_cvode *cv, int flag, const char *context, pl_error *err);
 
 /* The solution at t inside the last step (CVODE's dense output), in cv->ytmp; NULL on failure. */
 const double *pl_cvode_dense(pl_cvode *cv, double t);

@@ -66,6 +66,8 @@ static inline int pl_contact_in(double g, double force)
 typedef struct {
     long steps, rhs_evals, jac_evals, root_evals, error_test_fails, nonlin_conv_fails;
     long restarts;            /* CVodeReInit calls: one per contact switch */
+    long lin_setups, sparse_analyses; /* BDF's factorizations of I - gamma J, and of them the ones
+                                         that ordered a new sparsity pattern (KLU) */
     long recovered_crossings; /* contact entries/exits between two step ends that rootfinding
                                  cannot see (G dips through 0 and back) and that were recovered */
     long fast_steps;          /* steps of the fast systems of impacts (limit solution) */

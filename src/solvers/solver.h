@@ -64,6 +64,8 @@ typedef struct {
                            command's start, so that its set-up counts too */
     double max_output;  /* cap on the values (rows x columns) of the trajectory; 0 selects 2e7 */
     pl_contacts_mode contacts; /* storage of G and the forces (solution.h); AUTO by the count of constraints */
+    size_t sparse_from; /* BDF's linear algebra (pl_stepper_spec.sparse_from): sparse (KLU) from this
+                           system size on; 0: the default (PL_SPARSE_FROM); for benchmarks and tests */
     double option[PL_MAX_PARAMS];
 } pl_solve_opts;
 

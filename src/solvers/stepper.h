@@ -2,7 +2,8 @@
  * time with error weights given by the solver, finds the roots of the solver's root functions, gives
  * the solution inside its last step, and restarts at a mode change.  Two kinds:
  *
- *   - CVODE BDF with a dense direct solver (stepper_cvode.c): for stiff phases;
+ *   - CVODE BDF with a direct solver, dense or sparse (KLU) by the system's size (stepper_cvode.c):
+ *     for stiff phases;
  *   - an explicit Runge-Kutta pair, GSL's rk8pd (stepper_rk.c): for phases where the dynamics must
  *     be resolved anyway (flights, impacts).  Its roots are located, and its dense output computed,
  *     by re-integrating the last step over a shorter interval, so both have the method's accuracy. */
@@ -12,7 +13,13 @@
 #include <stddef.h>
 
 #include "core/status.h"
+#include "solvers/csc.h"
 #include "solvers/solution.h"
+
+/* The size of system from which BDF factorizes its Newton matrix I - gamma J with KLU (sparse)
+ * instead of SUNDIALS's dense LU: below it the dense one is as fast or faster (measured in
+ * bench/bench_sparse.c; docs/methods.md, "Sparse linear algebra"). */
+#define PL_SPARSE_FROM 16
 
 /* What a solver gives a stepper.  Callbacks return 0 on success, > 0 for a recoverable failure (the
  * stepper retries with a smaller step), < 0 for a fatal one. */
@@ -24,6 +31,17 @@ typedef struct {
     int (*weights)(double t, const double *y, double *w, void *user); /* w_j = 1/tolerance_j */
     int (*jacobian)(double t, const double *y, double *J, void *user); /* size x size, row-major; NULL:
                                                                             difference quotients (BDF) */
+    /* Optional: the Jacobian straight into compressed sparse columns, for BDF's sparse solver, which
+       otherwise converts the dense one (pl_csc_from_dense, skipping its exact zeros).  The hook
+       fills J (size x size) as pl_csc_from_dense does, growing it with pl_csc_reserve, every
+       diagonal entry stored (zero or not); it may store the pattern anew each time: the stepper
+       compares it with the last one and has KLU order a pattern only when it changed.  A solver
+       whose Jacobian is sparse by construction (a contact couples the few coordinates of its two
+       bodies) sets this and leaves the dense array out; the dense path then scatters J. */
+    int (*jacobian_csc)(double t, const double *y, pl_csc *J, void *user);
+    /* BDF's linear algebra: sparse (KLU) for systems of at least this size, dense below (0:
+       PL_SPARSE_FROM; SIZE_MAX: dense always; 1: sparse always).  Sparse needs a Jacobian hook. */
+    size_t sparse_from;
     int (*roots)(double t, const double *y, double *g, void *user);
     /* Optional: root function k alone into *g (a search for one root needs no other). */
     int (*root)(double t, const double *y, int k, double *g, void *user);

@@ -1,6 +1,7 @@
-/* The CVODE stepper: BDF with Newton iterations and a dense direct linear solver (after the SUNDIALS
- * examples: every return value checked, everything freed in reverse order), the solver's error
- * weights (CVodeWFtolerances), rootfinding, and CVODE's own dense output. */
+/* The CVODE stepper: BDF with Newton iterations and a direct linear solver, dense or sparse (KLU) by
+ * the system's size (after the SUNDIALS examples: every return value checked, everything freed in
+ * reverse order), the solver's error weights (CVodeWFtolerances), rootfinding, and CVODE's own
+ * dense output. */
 #include <math.h>
 #include <nvector/nvector_serial.h>
 #include <stdio.h>
@@ -16,7 +17,8 @@ typedef struct {
     pl_stepper base;
     pl_stepper_spec spec;
     pl_cvode cv;
-    double *J;       /* row-major Jacobian from the solver */
+    double *J;       /* row-major Jacobian from the solver (if it gives one) */
+    pl_csc csc;      /* the sparse path's Jacobian */
     pl_stats banked; /* counters of internal re-initializations since the last restart */
 } cvode_stepper;
 
@@ -39,8 +41,17 @@ static int jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *u
                     N_Vector t3)
 {
     (void)fy, (void)t1, (void)t2, (void)t3;
-    const cvode_stepper *c = user;
+    cvode_stepper *c = user;
     size_t N = c->spec.size;
+    if (!c->spec.jacobian) { /* the solver's sparse Jacobian, scattered */
+        int flag = c->spec.jacobian_csc(t, N_VGetArrayPointer(y), &c->csc, c->spec.user);
+        if (flag)
+            return flag;
+        for (size_t col = 0; col < N; col++)
+            for (int64_t p = c->csc.colptr[col]; p < c->csc.colptr[col + 1]; p++)
+                SM_ELEMENT_D(J, c->csc.rowind[p], col) = c->csc.values[p];
+        return 0;
+    }
     int flag = c->spec.jacobian(t, N_VGetArrayPointer(y), c->J, c->spec.user);
     if (flag)
         return flag;
@@ -48,6 +59,23 @@ static int jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *u
         for (size_t col = 0; col < N; col++)
             SM_ELEMENT_D(J, r, col) = c->J[r * N + col];
     return 0;
+}
+
+/* The sparse path: the solver's Jacobian in CSC, given as such or converted at this one place. */
+static int jacobian_sparse(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
+                           N_Vector t2, N_Vector t3)
+{
+    (void)fy, (void)t1, (void)t2, (void)t3;
+    cvode_stepper *c = user;
+    int flag = c->spec.jacobian_csc ? c->spec.jacobian_csc(t, N_VGetArrayPointer(y), &c->csc, c->spec.user)
+                                    : c->spec.jacobian(t, N_VGetArrayPointer(y), c->J, c->spec.user);
+    if (flag)
+        return flag;
+    if (!c->spec.jacobian_csc && pl_csc_from_dense(&c->csc, c->J) != 0) {
+        c->cv.nomem = 1;
+        return -1;
+    }
+    return pl_cvode_set_sparse(&c->cv, J, &c->csc);
 }
 
 static int roots(sunrealtype t, N_Vector y, sunrealtype *g, void *user)
@@ -104,7 +132,7 @@ static int step(pl_stepper *s, double t_stop, pl_error *err)
         return -1;
     int flag = CVode(c->cv.mem, t_stop, c->cv.y, &s->t, CV_ONE_STEP);
     if (flag < 0) {
-        pl_cvode_failure(c->cv.mem, "CVode", flag, c->spec.context, c->cv.message, err);
+        pl_cvode_step_failure(&c->cv, flag, c->spec.context, err);
         return -1;
     }
     return flag == CV_ROOT_RETURN;
@@ -163,6 +191,9 @@ static void add_counters(pl_stepper *s, pl_stats *stats)
     stats->steps += c->banked.steps;
     stats->rhs_evals += c->banked.rhs_evals;
     stats->jac_evals += c->banked.jac_evals;
+    stats->lin_setups += c->banked.lin_setups;
+    stats->sparse_analyses += c->cv.analyses;
+    c->cv.analyses = 0;
     stats->root_evals += c->banked.root_evals;
     stats->error_test_fails += c->banked.error_test_fails;
     stats->nonlin_conv_fails += c->banked.nonlin_conv_fails;
@@ -174,6 +205,7 @@ static void destroy(pl_stepper *s)
     cvode_stepper *c = s->impl;
     pl_cvode_free(&c->cv);
     free(c->J);
+    pl_csc_free(&c->csc);
     free(c);
 }
 
@@ -190,11 +222,18 @@ pl_status pl_stepper_cvode_new(pl_stepper **out, const pl_stepper_spec *spec, pl
                            .restart = restart, .steps = steps, .add_counters = add_counters, .free = destroy,
                            .impl = c};
     *out = &c->base;
-    if (spec->jacobian && !(c->J = malloc(spec->size * spec->size * sizeof *c->J)))
-        return pl_fail(err, PL_ERR_NOMEM, "out of memory for a Jacobian of size %zu", spec->size);
-    pl_cvode_spec cs = {.size = spec->size, .y0 = spec->y0, .t_end = spec->t_end, .rhs = rhs, .weights = weights,
-                        .jacobian = spec->jacobian ? jacobian : NULL, .roots = roots, .nroots = spec->nroots,
-                        .user = c};
+    size_t N = spec->size, from = spec->sparse_from ? spec->sparse_from : PL_SPARSE_FROM;
+    int analytic = spec->jacobian || spec->jacobian_csc, sparse = analytic && N >= from;
+    int dense_array = spec->jacobian && !(sparse && spec->jacobian_csc);
+    if (dense_array && N > SIZE_MAX / sizeof *c->J / N)
+        return pl_fail(err, PL_ERR_NOMEM, "a Jacobian of size %zu does not fit in memory", N);
+    if (dense_array && !(c->J = malloc(N * N * sizeof *c->J)))
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for a Jacobian of size %zu", N);
+    if ((sparse || spec->jacobian_csc) && pl_csc_init(&c->csc, N, N) != 0)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for a sparse Jacobian of size %zu", N);
+    pl_cvode_spec cs = {.size = N, .y0 = spec->y0, .t_end = spec->t_end, .rhs = rhs, .weights = weights,
+                        .jacobian = sparse ? jacobian_sparse : analytic ? jacobian : NULL, .roots = roots,
+                        .nroots = spec->nroots, .sparse = sparse, .user = c};
     pl_status st = pl_cvode_create(&c->cv, &cs, err);
     c->base.y = c->cv.y ? N_VGetArrayPointer(c->cv.y) : NULL;
     return st;

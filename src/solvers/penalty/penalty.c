@@ -380,6 +380,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     pen_modes_changed(c);
 
     s = setup_steppers(&r, y0, e);
+    r.spec.sparse_from = opts->sparse_from; /* for the BDF stepper, made from r.spec at the first settled contact */
     if (s == PL_OK)
         s = integrate(&r, e);
     if (r.loop.stepper)
