@@ -63,6 +63,10 @@ typedef struct {
     int trial;                  /* > 0 while the modes are changed for a trial evaluation without
                                    counting as a change (pen_trial_begin): nothing held is used */
     long bdf_held;              /* consecutive BDF steps held at order 2 for stability */
+    double *jac_normal;         /* m x n: the unit normal grad G_i/|grad G_i| where BDF's Jacobian was
+                                   last asked afresh (bdf_fresh_jacobian; NAN: never), */
+    double *step_normal;        /* m x n: the unit normal at the last BDF step's start, */
+    double *step_normal_t;      /* m: at this time (NAN: none) */
     int bdf_futile;             /* BDF given up for the present contact set (see choose, penalty.c) */
     /* scratch */
     pl_forces f_rhs, f_roots, f_state, f_start, f_accel;

@@ -69,7 +69,8 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
                        {&c->fp_accel, n},      {&c->fp_v_accel, n * n}, {&c->fp_dense, n},
                        {&c->rhs_y, 2 * n},     {&c->held_y, 2 * n},     {&c->geometry_y, 2 * n}, {&c->geometry_gdot, m},
                        {&c->aim_g[0], m},      {&c->aim_gdot[0], m},    {&c->aim_g[1], m},
-                       {&c->aim_gdot[1], m}};
+                       {&c->aim_gdot[1], m},   {&c->jac_normal, m * n}, {&c->step_normal, m * n},
+                       {&c->step_normal_t, m}};
     pl_int_part int_parts[] = {{&c->fitted, m}, {&c->lifting, m}, {&c->saved_active, m}};
     c->block = pl_carve(parts, PL_NPARTS(parts));
     c->int_block = pl_carve_int(int_parts, PL_NPARTS(int_parts));
@@ -78,6 +79,10 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
     c->bdf_radius = (double (*)[6])bdf_radius;
     c->rhs_t = c->geometry_t = c->aim_t[0] = c->aim_t[1] = NAN;
+    for (size_t i = 0; i < m; i++) {
+        c->jac_normal[i * n] = NAN;
+        c->step_normal_t[i] = NAN;
+    }
     return PL_OK;
 }
 
@@ -302,13 +307,65 @@ static int bdf_max_order(double h, void *user)
     return 2;
 }
 
+/* Newton's iteration of a BDF step solves (I - gamma J) d = -r with the Jacobian J of an earlier
+ * state.  Where the stiff direction of a contact turns (a sliding contact on a curved constraint
+ * whose normal is not a coordinate: the Cartesian cup's and the disk's normal turns at the speed
+ * over the radius), an old J is off by k mu times the angle theta turned since, and the iteration
+ * contracts by about (gamma omega)^2 theta along the tangent, gamma ~ h: it diverges once
+ * (h omega)^2 theta ~ 1, a convergence failure at every step at mu = 1e10 (each re-evaluating J and
+ * holding the step), and below that its iterates converge slowly.  A fresh Jacobian is therefore
+ * asked for the step when h omega (h omega + 2 xi) times the angle the normal will have turned since the
+ * last fresh one, by the step's end (the turn since, plus that of the last step scaled to h), exceeds
+ * FRESH_JACOBIAN; a normal that does not turn (a flat constraint, the polar cup's) keeps CVODE's own
+ * reuse.  The normal at the step's start stands for the Jacobian's state (CVODE evaluates it at the
+ * predicted end), which overstates the turn by one step at most. */
+#define FRESH_JACOBIAN 0.1
+static int bdf_fresh_jacobian(double t, const double *y, double h, void *user)
+{
+    run_ctx *c = user;
+    size_t n = c->n;
+    const pl_gap *gaps = pen_geometry_at(c, t, y);
+    int fresh = 0;
+    for (size_t i = 0; i < c->m; i++) {
+        double *jac = c->jac_normal + i * n, *last = c->step_normal + i * n, norm = 0.0;
+        if (!c->field.active[i]) {
+            jac[0] = NAN;
+            c->step_normal_t[i] = NAN;
+            continue;
+        }
+        for (size_t j = 0; j < n; j++)
+            norm += gaps[i].grad[j] * gaps[i].grad[j];
+        norm = sqrt(norm);
+        double since = 0.0, last_step = 0.0;
+        for (size_t j = 0; j < n; j++) {
+            double normal = norm > 0.0 ? gaps[i].grad[j] / norm : 0.0;
+            since += (normal - jac[j]) * (normal - jac[j]);
+            last_step += (normal - last[j]) * (normal - last[j]);
+            last[j] = normal;
+        }
+        double dt = t - c->step_normal_t[i], turn = sqrt(since);
+        if (dt > 0.0)
+            turn += sqrt(last_step) * h / dt;
+        c->step_normal_t[i] = t;
+        double hw = h * c->bdf_omega[i]; /* the settled contact's mode (init_scales) */
+        if (!(hw * (hw + 2.0 * c->bdf_xi[i]) * turn <= FRESH_JACOBIAN)) /* NAN: no fresh one yet */
+            fresh = 1;
+    }
+    if (fresh)
+        for (size_t i = 0; i < c->m; i++)
+            if (c->field.active[i])
+                memcpy(c->jac_normal + i * n, c->step_normal + i * n, n * sizeof *c->jac_normal);
+    return fresh;
+}
+
 static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
 {
     run_ctx *c = &r->ctx;
     r->spec = (pl_stepper_spec){.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = pen_rhs,
                             .weights = pen_error_weights, .jacobian = pen_jacobian, .roots = pen_roots,
                             .root = pen_root, .kink = pen_kink, .aim = pen_aim, .singular = pen_singular, .nroots = (int)(2 * c->m),
-                            .napprox = (int)c->m, .root_ulps = 4.0, .max_order = bdf_max_order, .user = c,
+                            .napprox = (int)c->m, .root_ulps = 4.0, .max_order = bdf_max_order,
+                            .fresh_jacobian = bdf_fresh_jacobian, .user = c,
                             .context = r->context};
     pl_status s = pl_stepper_rk_new(&r->rk, &r->spec, err);
     if (s != PL_OK)
