@@ -68,7 +68,7 @@ static double contact_steps_per_second(const pl_case *c, double mu)
  * slide (Cartesian: the normal turns with the mass) and of the disk's (to its lift-off) at mu = 1e6 and 1e10,
  * pinned, and the larger over the smaller within 1.5.  Before the gap rate's floor (weights.c) and the fresh
  * Jacobians of a turning normal (bdf_fresh_jacobian, penalty.c) the cup took 2.0 times as many at 1e10 as
- * at 1e6 (734 Runge-Kutta steps of its entry transient set by the force's round-off, then a convergence
+ * at 1e6 (771 Runge-Kutta steps of its entry transient set by the force's round-off, then a convergence
  * failure of BDF's Newton iteration at every step), the disk 2.1 times. */
 static void check_sliding(void)
 {

@@ -43,8 +43,8 @@ int pen_error_weights(double t, const double *y, double *w, void *user)
          * The per-component floor of v below is no bound for Gdot_i in a sliding contact, where |v|
          * is the tangential speed O(V): the force's round-off (k mu times an ulp of G_i's terms)
          * moves v by more than 1000 ulps in any step longer than ~1000/(k mu), and the steps of the
-         * entry transient were set by round-off (the Cartesian cup at mu = 1e10: 734 steps of ~2e-7
-         * s, 22 now).  Only where the contact holds a penetration beyond G_i's floor (pressed by a
+         * entry transient were set by round-off (the Cartesian cup at mu = 1e10: 771 steps of ~2e-7
+         * s, 25 now).  Only where the contact holds a penetration beyond G_i's floor (pressed by a
          * load, or in an impact): a contact relaxing to G_i = 0 with nothing pressing it may open
          * at round-off (the unclamped law's critically damped gap never returns to 0 exactly), and
          * the error of Gdot_i it leaves then persists in flight, where a spring would damp it.
