@@ -27,6 +27,7 @@
 
 #include "core/carve.h"
 #include "core/clock.h"
+#include "core/linalg.h"
 #include "solvers/bdf_stability.h"
 #include "solvers/penalty/engine.h"
 
@@ -56,7 +57,7 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
         s = pl_forces_init(forces[k], c->model, err);
     if (s != PL_OK)
         return s;
-    pl_gap **gaps[] = {&c->gap_roots, &c->gap_noise, &c->gap_accel, &c->gap_dense};
+    pl_gap **gaps[] = {&c->gap_roots, &c->gap_noise, &c->gap_accel, &c->gap_dense, &c->gap_turn};
     int ok = 1;
     for (size_t k = 0; k < sizeof gaps / sizeof *gaps; k++)
         ok &= (*gaps[k] = pl_gap_new(1, n, 0)) != NULL;
@@ -69,8 +70,7 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
                        {&c->fp_accel, n},      {&c->fp_v_accel, n * n}, {&c->fp_dense, n},
                        {&c->rhs_y, 2 * n},     {&c->held_y, 2 * n},     {&c->geometry_y, 2 * n}, {&c->geometry_gdot, m},
                        {&c->aim_g[0], m},      {&c->aim_gdot[0], m},    {&c->aim_g[1], m},
-                       {&c->aim_gdot[1], m},   {&c->jac_normal, m * n}, {&c->step_normal, m * n},
-                       {&c->step_normal_t, m}};
+                       {&c->aim_gdot[1], m},   {&c->jac_q, n},          {&c->step_q, n}};
     pl_int_part int_parts[] = {{&c->fitted, m}, {&c->lifting, m}, {&c->saved_active, m}};
     c->block = pl_carve(parts, PL_NPARTS(parts));
     c->int_block = pl_carve_int(int_parts, PL_NPARTS(int_parts));
@@ -78,11 +78,7 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
     if (!ok || !c->block || !c->int_block || !c->gap_model)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
     c->bdf_radius = (double (*)[6])bdf_radius;
-    c->rhs_t = c->geometry_t = c->aim_t[0] = c->aim_t[1] = NAN;
-    for (size_t i = 0; i < m; i++) {
-        c->jac_normal[i * n] = NAN;
-        c->step_normal_t[i] = NAN;
-    }
+    c->rhs_t = c->geometry_t = c->aim_t[0] = c->aim_t[1] = c->jac_t = c->step_t = NAN;
     return PL_OK;
 }
 
@@ -97,6 +93,7 @@ static void free_ctx(run_ctx *c)
     free(c->gap_noise);
     free(c->gap_accel);
     free(c->gap_dense);
+    free(c->gap_turn);
     free(c->gap_model);
     free(c->int_block);
     free(c->block);
@@ -314,47 +311,50 @@ static int bdf_max_order(double h, void *user)
  * contracts by about (gamma omega)^2 theta along the tangent, gamma ~ h: it diverges once
  * (h omega)^2 theta ~ 1, a convergence failure at every step at mu = 1e10 (each re-evaluating J and
  * holding the step), and below that its iterates converge slowly.  A fresh Jacobian is therefore
- * asked for the step when h omega (h omega + 2 xi) times the angle the normal will have turned since the
- * last fresh one, by the step's end (the turn since, plus that of the last step scaled to h), exceeds
- * FRESH_JACOBIAN; a normal that does not turn (a flat constraint, the polar cup's) keeps CVODE's own
- * reuse.  The normal at the step's start stands for the Jacobian's state (CVODE evaluates it at the
- * predicted end), which overstates the turn by one step at most. */
+ * asked for the step when h omega (h omega + 2 xi) times the angle the normal will have turned since
+ * the last fresh one, by the step's end (the turn since, plus that of the last step scaled to h),
+ * exceeds FRESH_JACOBIAN; a normal that does not turn (a flat constraint, the polar cup's) keeps
+ * CVODE's own reuse.  The normal at the step's start stands for the Jacobian's state (CVODE
+ * evaluates it at the predicted end), which overstates the turn by one step at most.  The normals
+ * there and at the last step's start are those of the gaps at the positions kept (n each, not a
+ * normal per constraint). */
 #define FRESH_JACOBIAN 0.1
+
+/* The angle between the normals of constraint i at (t, q) (grad, norm) and at (ta, qa). */
+static double turn_since(run_ctx *c, size_t i, const double *grad, double norm, double ta, const double *qa)
+{
+    pl_model_gap(c->model, i, ta, qa, c->gap_turn);
+    double norm_a = pl_norm(c->gap_turn->grad, c->n), d2 = 0.0;
+    if (!(norm > 0.0 && norm_a > 0.0))
+        return 0.0;
+    for (size_t j = 0; j < c->n; j++) {
+        double d = grad[j] / norm - c->gap_turn->grad[j] / norm_a;
+        d2 += d * d;
+    }
+    return sqrt(d2); /* the chord: the angle, to O(angle^3) */
+}
+
 static int bdf_fresh_jacobian(double t, const double *y, double h, void *user)
 {
     run_ctx *c = user;
     size_t n = c->n;
     const pl_gap *gaps = pen_geometry_at(c, t, y);
-    int fresh = 0;
-    for (size_t i = 0; i < c->m; i++) {
-        double *jac = c->jac_normal + i * n, *last = c->step_normal + i * n, norm = 0.0;
-        if (!c->field.active[i]) {
-            jac[0] = NAN;
-            c->step_normal_t[i] = NAN;
+    int fresh = isnan(c->jac_t);
+    for (size_t i = 0; i < c->m && !fresh; i++) {
+        if (!c->field.active[i])
             continue;
-        }
-        for (size_t j = 0; j < n; j++)
-            norm += gaps[i].grad[j] * gaps[i].grad[j];
-        norm = sqrt(norm);
-        double since = 0.0, last_step = 0.0;
-        for (size_t j = 0; j < n; j++) {
-            double normal = norm > 0.0 ? gaps[i].grad[j] / norm : 0.0;
-            since += (normal - jac[j]) * (normal - jac[j]);
-            last_step += (normal - last[j]) * (normal - last[j]);
-            last[j] = normal;
-        }
-        double dt = t - c->step_normal_t[i], turn = sqrt(since);
-        if (dt > 0.0)
-            turn += sqrt(last_step) * h / dt;
-        c->step_normal_t[i] = t;
+        double norm = pl_norm(gaps[i].grad, n), turn = turn_since(c, i, gaps[i].grad, norm, c->jac_t, c->jac_q);
+        if (t > c->step_t) /* the last step's turn, scaled to h */
+            turn += turn_since(c, i, gaps[i].grad, norm, c->step_t, c->step_q) * h / (t - c->step_t);
         double hw = h * c->bdf_omega[i]; /* the settled contact's mode (init_scales) */
-        if (!(hw * (hw + 2.0 * c->bdf_xi[i]) * turn <= FRESH_JACOBIAN)) /* NAN: no fresh one yet */
-            fresh = 1;
+        fresh = !(hw * (hw + 2.0 * c->bdf_xi[i]) * turn <= FRESH_JACOBIAN);
     }
-    if (fresh)
-        for (size_t i = 0; i < c->m; i++)
-            if (c->field.active[i])
-                memcpy(c->jac_normal + i * n, c->step_normal + i * n, n * sizeof *c->jac_normal);
+    c->step_t = t;
+    memcpy(c->step_q, Q(y), n * sizeof *c->step_q);
+    if (fresh) {
+        c->jac_t = t;
+        memcpy(c->jac_q, Q(y), n * sizeof *c->jac_q);
+    }
     return fresh;
 }
 
