@@ -2,7 +2,8 @@
  * (e = 0.9, t in [0, 10]) for mu = 1e4, 1e6, ..., 1e12 at rtol = 1e-8.  Prints steps and
  * right-hand-side evaluations per contact episode, split into impacts (contact plus the flight
  * that follows it) and the final resting contact, and wall time as a ratio to mu = 1e4; then the
- * steps of the final rest for e = 0 ... 0.99 against mu. */
+ * steps of the final rest for e = 0 ... 0.99 against mu; then the phases of the sustained contacts of the
+ * cup and the disk against mu (sustained_contacts; `bench_cost RTOL sustained` runs that section alone). */
 #include <gsl/gsl_errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -101,10 +102,93 @@ static void cost_per_evaluation(double rtol)
     }
 }
 
+/* The cost of a sustained contact against stiffness: the Cartesian cup (impact at t = 0.8, then sliding to
+ * t = 3), the polar cup, and the disk (sliding from t = 0, lift-off near 0.527, flight to 1), at mu = 1e6 ...
+ * 1e12, rtol as given.  Each run is split into phases: before the contact, its entry transient (to the time
+ * the engine's switch rule takes it as settled: t_in + max(3 pi/omega, ln(a0/(rtol pen))/(xi omega)),
+ * docs/methods.md), the settled contact (to its exit, or t-end), and after it.  Steps per phase are the
+ * run's own step rows; right-hand sides and Jacobians per phase are differences of runs stopped at the
+ * phases' ends (the same steps up to there but for the last).  Steps per second of contact (entry
+ * transient included) and their largest over smallest across mu (target: within 1.5). */
+static void sustained_contacts(double rtol)
+{
+    const struct {
+        const char *name;
+        const pl_case *c;
+        pl_setting set;
+    } runs[] = {{"cup", &pl_case_cup, {"polar", 0.0}}, {"cup polar=1", &pl_case_cup, {"polar", 1.0}},
+                {"disk", &pl_case_disk, {"v0", 1.0}}};
+    printf("\nsustained contacts, rtol = %g: steps / right-hand sides / Jacobians per phase\n", rtol);
+    printf("%-12s %6s %17s %17s %17s %17s %10s %10s\n", "case", "mu", "before", "transient", "settled", "after",
+           "contact s", "steps/s");
+    for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
+        pl_model model;
+        pl_error err;
+        if (pl_model_init(&model, runs[k].c, &runs[k].set, 1, &err) != PL_OK) {
+            printf("%-12s model: %s\n", runs[k].name, err.message);
+            continue;
+        }
+        double lo = INFINITY, hi = 0.0;
+        for (int e = 6; e <= 12; e += 2) {
+            double mu = pow(10.0, e);
+            pl_solution r;
+            if (solve_penalty(&model, mu, rtol, 0.0, 0, &r, &err) != PL_OK || r.nepisodes != 1) {
+                printf("%-12s %6.0e %s\n", runs[k].name, mu, r.status != PL_OK ? err.message : "not one contact");
+                pl_solution_free(&r);
+                continue;
+            }
+            const pl_episode *ep = &r.episodes[0];
+            const pl_contact_law *law = &model.law[0];
+            double omega = sqrt(law->k * mu), xi = law->xi, V = model.v_scale, A = model.a_scale;
+            double pen = fmin(A / (law->k * mu), V / omega), a0 = fabs(ep->gdot_in) / omega + pen;
+            double decay = xi > 1.0 ? 0.0 : log(fmax(1.0, a0 / (rtol * pen))) / (xi < 1.0 ? xi * omega : omega);
+            double t_end = r.t_end, t_out = isnan(ep->t_out) ? t_end : ep->t_out;
+            double bounds[5] = {0.0, ep->t_in, fmin(ep->t_in + fmax(3.0 * M_PI / omega, decay), t_out), t_out, t_end};
+            /* steps: rows whose time ends a step inside each phase */
+            size_t steps[4] = {0};
+            for (size_t row = 1; row < r.traj.nrows; row++) {
+                double t1 = pl_table_row(&r.traj, row)[0];
+                if (!(t1 > pl_table_row(&r.traj, row - 1)[0]))
+                    continue;
+                int p = 0;
+                while (p < 3 && t1 > bounds[p + 1])
+                    p++;
+                steps[p]++;
+            }
+            long rhs[5] = {0}, jac[5] = {0};
+            rhs[4] = r.stats.rhs_evals, jac[4] = r.stats.jac_evals;
+            for (int p = 1; p < 4; p++) {
+                pl_solution part;
+                if (bounds[p] > 0.0 && bounds[p] < t_end &&
+                    solve_penalty(&model, mu, rtol, bounds[p], 0, &part, &err) == PL_OK)
+                    rhs[p] = part.stats.rhs_evals, jac[p] = part.stats.jac_evals;
+                else
+                    rhs[p] = p == 3 ? rhs[4] : rhs[p - 1], jac[p] = p == 3 ? jac[4] : jac[p - 1];
+                pl_solution_free(&part);
+            }
+            double contact = t_out - ep->t_in, rate = (double)(steps[1] + steps[2]) / contact;
+            lo = fmin(lo, rate);
+            hi = fmax(hi, rate);
+            printf("%-12s %6.0e", runs[k].name, mu);
+            for (int p = 0; p < 4; p++)
+                printf(" %5zu/%5ld/%4ld", steps[p], rhs[p + 1] - rhs[p], jac[p + 1] - jac[p]);
+            printf(" %10.4g %10.1f\n", contact, rate);
+            pl_solution_free(&r);
+        }
+        printf("%-12s steps per second of contact, largest over smallest: %.2f (target <= 1.5)\n", runs[k].name,
+               hi / lo);
+        pl_model_free(&model);
+    }
+}
+
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
     double rtol = argc > 1 ? atof(argv[1]) : 1e-8;
+    if (argc > 2 && strcmp(argv[2], "sustained") == 0) { /* that section alone */
+        sustained_contacts(rtol);
+        return 0;
+    }
     pl_model model;
     pl_error err;
     if (pl_model_init(&model, &pl_case_bouncing_ball, NULL, 0, &err) != PL_OK) {
@@ -151,6 +235,7 @@ int main(int argc, char **argv)
     printf("per-episode steps, mu = 1e12 over mu = 1e4: %.2f (target <= 1.5)\n", per_episode_last / per_episode0);
     pl_model_free(&model);
     rest_after_capture(rtol);
+    sustained_contacts(rtol);
     cost_per_evaluation(rtol);
     return 0;
 }

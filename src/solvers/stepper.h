@@ -49,6 +49,10 @@ typedef struct {
     /* Optional, for a multistep stepper: the highest order to use for a step of size h (0: its
        own maximum), asked before every step.  NULL: no limit. */
     int (*max_order)(double h, void *user);
+    /* Optional, for a stepper that solves its steps by Newton's method: 1 if the step of size h from
+       (t, y) needs a Jacobian evaluated afresh (its stiff directions turn faster than the iteration
+       tolerates an old one), asked before every step; 0 leaves the reuse to the solver.  NULL: 0. */
+    int (*fresh_jacobian)(double t, const double *y, double h, void *user);
     int napprox; /* the last napprox root functions only split steps (a kink of the right-hand side):
                     a stepper may locate them to its interpolant's accuracy instead of round-off */
     /* Optional: the solver takes over approximate root k crossed inside a step at t (y: the state

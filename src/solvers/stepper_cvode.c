@@ -19,6 +19,7 @@ typedef struct {
     pl_cvode cv;
     double *J;       /* row-major Jacobian from the solver (if it gives one) */
     pl_csc csc;      /* the sparse path's Jacobian */
+    int fresh;       /* the Jacobian is evaluated at every step (fresh_jacobian) */
     pl_stats banked; /* counters of internal re-initializations since the last restart */
 } cvode_stepper;
 
@@ -125,10 +126,30 @@ static pl_status limit_step(pl_stepper *s, pl_error *err)
     return PL_OK;
 }
 
+/* A Jacobian evaluated afresh for the next step where the spec asks (fresh_jacobian): CVODE's setup
+ * of the linear solver and its evaluation of the Jacobian at every step (frequencies 1), else
+ * CVODE's own reuse (frequencies 0: its defaults, a setup every 20 steps and a Jacobian every 51 or
+ * when Newton's iteration fails).  Set only when the answer changes. */
+static pl_status refresh_jacobian(pl_stepper *s, pl_error *err)
+{
+    cvode_stepper *c = s->impl;
+    double h = 0.0;
+    if (CVodeGetCurrentStep(c->cv.mem, &h) != CV_SUCCESS)
+        return pl_fail(err, PL_ERR_SOLVER, "CVODE's step unavailable at t = %.17g (%s)", s->t, c->spec.context);
+    int fresh = c->spec.fresh_jacobian(s->t, s->y, h, c->spec.user) != 0;
+    if (fresh != c->fresh) {
+        CHECK(CVodeSetLSetupFrequency(c->cv.mem, fresh), "CVodeSetLSetupFrequency");
+        CHECK(CVodeSetJacEvalFrequency(c->cv.mem, fresh), "CVodeSetJacEvalFrequency");
+        c->fresh = fresh;
+    }
+    return PL_OK;
+}
+
 static int step(pl_stepper *s, double t_stop, pl_error *err)
 {
     cvode_stepper *c = s->impl;
-    if ((c->spec.max_order && limit_order(s, err) != PL_OK) || limit_step(s, err) != PL_OK)
+    if ((c->spec.max_order && limit_order(s, err) != PL_OK) || limit_step(s, err) != PL_OK ||
+        (c->spec.fresh_jacobian && refresh_jacobian(s, err) != PL_OK))
         return -1;
     int flag = CVode(c->cv.mem, t_stop, c->cv.y, &s->t, CV_ONE_STEP);
     if (flag < 0) {

@@ -63,10 +63,13 @@ typedef struct {
     int trial;                  /* > 0 while the modes are changed for a trial evaluation without
                                    counting as a change (pen_trial_begin): nothing held is used */
     long bdf_held;              /* consecutive BDF steps held at order 2 for stability */
+    double jac_t, *jac_q;       /* bdf_fresh_jacobian: where BDF's Jacobian was last asked afresh
+                                   (n; jac_t NAN: never), */
+    double step_t, *step_q;     /* and the last BDF step's start (n; step_t NAN: none) */
     int bdf_futile;             /* BDF given up for the present contact set (see choose, penalty.c) */
     /* scratch */
     pl_forces f_rhs, f_roots, f_state, f_start, f_accel;
-    pl_gap *gap_roots, *gap_noise, *gap_accel, *gap_dense;
+    pl_gap *gap_roots, *gap_noise, *gap_accel, *gap_dense, *gap_turn;
     double *tol, *fp_geometry, *fp_accel, *fp_v_accel, *fp_dense;
     /* The gaps at the state (geometry_t, geometry_y): G_i, grad G_i ... (geometry, m) and Gdot_i
      * (geometry_gdot, m).  A step's end is scanned, recorded, and starts the next step's error

@@ -27,6 +27,7 @@
 
 #include "core/carve.h"
 #include "core/clock.h"
+#include "core/linalg.h"
 #include "solvers/bdf_stability.h"
 #include "solvers/penalty/engine.h"
 
@@ -56,7 +57,7 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
         s = pl_forces_init(forces[k], c->model, err);
     if (s != PL_OK)
         return s;
-    pl_gap **gaps[] = {&c->gap_roots, &c->gap_noise, &c->gap_accel, &c->gap_dense};
+    pl_gap **gaps[] = {&c->gap_roots, &c->gap_noise, &c->gap_accel, &c->gap_dense, &c->gap_turn};
     int ok = 1;
     for (size_t k = 0; k < sizeof gaps / sizeof *gaps; k++)
         ok &= (*gaps[k] = pl_gap_new(1, n, 0)) != NULL;
@@ -69,7 +70,7 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
                        {&c->fp_accel, n},      {&c->fp_v_accel, n * n}, {&c->fp_dense, n},
                        {&c->rhs_y, 2 * n},     {&c->held_y, 2 * n},     {&c->geometry_y, 2 * n}, {&c->geometry_gdot, m},
                        {&c->aim_g[0], m},      {&c->aim_gdot[0], m},    {&c->aim_g[1], m},
-                       {&c->aim_gdot[1], m}};
+                       {&c->aim_gdot[1], m},   {&c->jac_q, n},          {&c->step_q, n}};
     pl_int_part int_parts[] = {{&c->fitted, m}, {&c->lifting, m}, {&c->saved_active, m}};
     c->block = pl_carve(parts, PL_NPARTS(parts));
     c->int_block = pl_carve_int(int_parts, PL_NPARTS(int_parts));
@@ -77,7 +78,7 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
     if (!ok || !c->block || !c->int_block || !c->gap_model)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a penalized run (%zu dofs, %zu constraints)", n, m);
     c->bdf_radius = (double (*)[6])bdf_radius;
-    c->rhs_t = c->geometry_t = c->aim_t[0] = c->aim_t[1] = NAN;
+    c->rhs_t = c->geometry_t = c->aim_t[0] = c->aim_t[1] = c->jac_t = c->step_t = NAN;
     return PL_OK;
 }
 
@@ -92,6 +93,7 @@ static void free_ctx(run_ctx *c)
     free(c->gap_noise);
     free(c->gap_accel);
     free(c->gap_dense);
+    free(c->gap_turn);
     free(c->gap_model);
     free(c->int_block);
     free(c->block);
@@ -302,13 +304,68 @@ static int bdf_max_order(double h, void *user)
     return 2;
 }
 
+/* Newton's iteration of a BDF step solves (I - gamma J) d = -r with the Jacobian J of an earlier
+ * state.  Where the stiff direction of a contact turns (a sliding contact on a curved constraint
+ * whose normal is not a coordinate: the Cartesian cup's and the disk's normal turns at the speed
+ * over the radius), an old J is off by k mu times the angle theta turned since, and the iteration
+ * contracts by about (gamma omega)^2 theta along the tangent, gamma ~ h: it diverges once
+ * (h omega)^2 theta ~ 1, a convergence failure at every step at mu = 1e10 (each re-evaluating J and
+ * holding the step), and below that its iterates converge slowly.  A fresh Jacobian is therefore
+ * asked for the step when h omega (h omega + 2 xi) times the angle the normal will have turned since
+ * the last fresh one, by the step's end (the turn since, plus that of the last step scaled to h),
+ * exceeds FRESH_JACOBIAN; a normal that does not turn (a flat constraint, the polar cup's) keeps
+ * CVODE's own reuse.  The normal at the step's start stands for the Jacobian's state (CVODE
+ * evaluates it at the predicted end), which overstates the turn by one step at most.  The normals
+ * there and at the last step's start are those of the gaps at the positions kept (n each, not a
+ * normal per constraint). */
+#define FRESH_JACOBIAN 0.1
+
+/* The angle between the normals of constraint i at (t, q) (grad, norm) and at (ta, qa). */
+static double turn_since(run_ctx *c, size_t i, const double *grad, double norm, double ta, const double *qa)
+{
+    pl_model_gap(c->model, i, ta, qa, c->gap_turn);
+    double norm_a = pl_norm(c->gap_turn->grad, c->n), d2 = 0.0;
+    if (!(norm > 0.0 && norm_a > 0.0))
+        return 0.0;
+    for (size_t j = 0; j < c->n; j++) {
+        double d = grad[j] / norm - c->gap_turn->grad[j] / norm_a;
+        d2 += d * d;
+    }
+    return sqrt(d2); /* the chord: the angle, to O(angle^3) */
+}
+
+static int bdf_fresh_jacobian(double t, const double *y, double h, void *user)
+{
+    run_ctx *c = user;
+    size_t n = c->n;
+    const pl_gap *gaps = pen_geometry_at(c, t, y);
+    int fresh = isnan(c->jac_t);
+    for (size_t i = 0; i < c->m && !fresh; i++) {
+        if (!c->field.active[i])
+            continue;
+        double norm = pl_norm(gaps[i].grad, n), turn = turn_since(c, i, gaps[i].grad, norm, c->jac_t, c->jac_q);
+        if (t > c->step_t) /* the last step's turn, scaled to h */
+            turn += turn_since(c, i, gaps[i].grad, norm, c->step_t, c->step_q) * h / (t - c->step_t);
+        double hw = h * c->bdf_omega[i]; /* the settled contact's mode (init_scales) */
+        fresh = !(hw * (hw + 2.0 * c->bdf_xi[i]) * turn <= FRESH_JACOBIAN);
+    }
+    c->step_t = t;
+    memcpy(c->step_q, Q(y), n * sizeof *c->step_q);
+    if (fresh) {
+        c->jac_t = t;
+        memcpy(c->jac_q, Q(y), n * sizeof *c->jac_q);
+    }
+    return fresh;
+}
+
 static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
 {
     run_ctx *c = &r->ctx;
     r->spec = (pl_stepper_spec){.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = pen_rhs,
                             .weights = pen_error_weights, .jacobian = pen_jacobian, .roots = pen_roots,
                             .root = pen_root, .kink = pen_kink, .aim = pen_aim, .singular = pen_singular, .nroots = (int)(2 * c->m),
-                            .napprox = (int)c->m, .root_ulps = 4.0, .max_order = bdf_max_order, .user = c,
+                            .napprox = (int)c->m, .root_ulps = 4.0, .max_order = bdf_max_order,
+                            .fresh_jacobian = bdf_fresh_jacobian, .user = c,
                             .context = r->context};
     pl_status s = pl_stepper_rk_new(&r->rk, &r->spec, err);
     if (s != PL_OK)
