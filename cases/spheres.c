@@ -211,10 +211,27 @@ static void mass(const double *p, const double *q, double *M, void *user)
         M[2 * a * n + 2 * a] = M[(2 * a + 1) * n + 2 * a + 1] = mass_of(p, a);
 }
 
+/* The coordinates constraint i depends on: both disks' of a pair, one of a wall's disk. */
+static size_t support(const double *p, size_t i, size_t *dofs, void *user)
+{
+    (void)user;
+    size_t N = disks(p), P = pairs(N);
+    if (i < P) {
+        size_t a, b;
+        pair_of(N, i, &a, &b);
+        dofs[0] = 2 * a, dofs[1] = 2 * a + 1, dofs[2] = 2 * b, dofs[3] = 2 * b + 1;
+        return 4;
+    }
+    size_t a = (i - P) / 4, w = (i - P) % 4;
+    dofs[0] = 2 * a + w / 2;
+    return 1;
+}
+
+/* On the support (x_a, y_a, x_b, y_b) of a pair, (q_j) of a wall. */
 static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out, void *user)
 {
     (void)user;
-    size_t N = disks(p), n = 2 * N, P = pairs(N);
+    size_t N = disks(p), P = pairs(N);
     double rd = rdot(p);
     if (i < P) {
         size_t a, b;
@@ -223,14 +240,14 @@ static void gap(const double *p, size_t i, double t, const double *q, pl_gap *ou
         double e[2] = {dx / d, dy / d};
         out->g = d - radius0(p, a) - radius0(p, b) - 2.0 * rd * t;
         out->g_t = -2.0 * rd;
-        out->grad[2 * a] = -e[0], out->grad[2 * a + 1] = -e[1];
-        out->grad[2 * b] = e[0], out->grad[2 * b + 1] = e[1];
+        out->grad[0] = -e[0], out->grad[1] = -e[1];
+        out->grad[2] = e[0], out->grad[3] = e[1];
         if (out->keep_hess) /* (I - e e^T)/d on the diagonal blocks, its opposite off them */
             for (int j = 0; j < 2; j++)
                 for (int k = 0; k < 2; k++) {
                     double h = ((j == k) - e[j] * e[k]) / d;
-                    out->hess[(2 * a + j) * n + 2 * a + k] = out->hess[(2 * b + j) * n + 2 * b + k] = h;
-                    out->hess[(2 * a + j) * n + 2 * b + k] = out->hess[(2 * b + j) * n + 2 * a + k] = -h;
+                    out->hess[j * 4 + k] = out->hess[(2 + j) * 4 + 2 + k] = h;
+                    out->hess[j * 4 + 2 + k] = out->hess[(2 + j) * 4 + k] = -h;
                 }
         return;
     }
@@ -238,7 +255,7 @@ static void gap(const double *p, size_t i, double t, const double *q, pl_gap *ou
     double sign = w % 2 ? -1.0 : 1.0, wall = w == 1 ? width(p) : w == 3 ? height(p) : 0.0;
     out->g = wall + sign * q[j] - radius0(p, a) - rd * t;
     out->g_t = -rd;
-    out->grad[j] = sign;
+    out->grad[0] = sign;
 }
 
 /* Every gap positive at the start (a disk touching another or a wall would start on the boundary,
@@ -261,14 +278,16 @@ static int check(const double *p, char *msg, size_t len, void *user)
     }
     size_t n = 2 * (size_t)N, m = pairs((size_t)N) + 4 * (size_t)N;
     double *q = calloc(2 * n, sizeof *q);
-    pl_gap *g = pl_gap_new(1, n, 0);
+    pl_gap *g = pl_gap_new(1, 4, 0);
+    size_t dofs[4];
     int bad = !q || !g;
     if (bad)
         snprintf(msg, len, "out of memory checking the layout of %g disks", N);
     else
         initial_state(p, q, q + n, user);
     for (size_t i = 0; !bad && i < m; i++) {
-        memset(g->grad, 0, n * sizeof *g->grad);
+        g->support = dofs;
+        g->nsupport = support(p, i, dofs, user);
         gap(p, i, 0.0, q, g, user);
         if (!(g->g > 0.0)) {
             bad = 1;
@@ -454,4 +473,5 @@ const pl_case pl_case_spheres = {
     .mass = mass,
     .limit_value = limit_value,
     .valid_until = valid_until,
+    .support = support,
 };

@@ -36,7 +36,7 @@ int pen_error_weights(double t, const double *y, double *w, void *user)
          * omega times that does; a tighter Gdot_i, down to the floor of 1000 ulps of v below, costs
          * the disk's lift-off at mu = 1e10 300 steps more and times it no better */
         double tol_gd = c->omega[i] * (c->lifting[i] == 1 ? fmax(tol_g, DBL_EPSILON * pl_gap_terms(gap, t, Q(y), n)) : tol_g);
-        pl_tighten_for_gap(tol, n, gap->grad, tol_g, c->settled_phase ? INFINITY : tol_gd);
+        pl_tighten_for_gap(tol, n, gap, tol_g, c->settled_phase ? INFINITY : tol_gd);
     }
     /* Nothing much finer than the round-off of a component can be resolved: the tolerance is
      * floored at 1000 ulps.  A resting penetration A/(k mu) under a table moving with O(1)
