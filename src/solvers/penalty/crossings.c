@@ -30,12 +30,12 @@ static double dense_eval(double t, void *p)
         return NAN;
     pl_gap *gap = c->gap_dense;
     if (d->what == DENSE_GAP) {
-        pl_model_gap(c->model, d->i, t, Q(y), gap);
+        pl_model_gap_sparse(c->model, d->i, t, Q(y), gap);
         return gap->g;
     }
     double *fp = c->fp_dense;
     pl_model_velocity_map(c->model, t, Q(y), V(y, c), fp, NULL, NULL, NULL);
-    return pl_model_gap_rate(c->model, d->i, t, Q(y), fp, gap);
+    return pl_model_gap_rate_sparse(c->model, d->i, t, Q(y), fp, gap);
 }
 
 /* Root of a quantity of constraint i in [a, b] on the dense output (or its cheap interpolant);
@@ -125,7 +125,7 @@ static double sampled_gap_rate(run *r, int *sampled, int j, double s, size_t i)
             double *fp = c->fp_dense;
             pl_model_velocity_map(c->model, s, Q(y), V(y, c), fp, NULL, NULL, NULL);
             for (size_t k = 0; k < c->m; k++)
-                gd[k] = pl_model_gap_rate(c->model, k, s, Q(y), fp, c->gap_dense);
+                gd[k] = pl_model_gap_rate_sparse(c->model, k, s, Q(y), fp, c->gap_dense);
         }
     }
     return gd[i];
@@ -199,7 +199,7 @@ static double exact_extremum(run *r, size_t i, double *te, double ta, double tb)
         return NAN;
     double *fp = c->fp_dense;
     pl_model_velocity_map(c->model, *te, Q(y), V(y, c), fp, NULL, NULL, NULL);
-    double gdot = pl_model_gap_rate(c->model, i, *te, Q(y), fp, c->gap_dense), g = c->gap_dense->g;
+    double gdot = pl_model_gap_rate_sparse(c->model, i, *te, Q(y), fp, c->gap_dense), g = c->gap_dense->g;
     double gddot = pen_gap_accel(c, i, *te, y), d = -gdot / gddot;
     if (*te + d >= ta && *te + d <= tb) {
         *te += d;

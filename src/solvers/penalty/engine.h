@@ -66,13 +66,14 @@ typedef struct {
     int bdf_futile;             /* BDF given up for the present contact set (see choose, penalty.c) */
     /* scratch */
     pl_forces f_rhs, f_roots, f_state, f_start, f_accel;
-    pl_gap *gap_roots, *gap_noise, *gap_accel, *gap_dense;
+    pl_gap *gap_roots, *gap_noise, *gap_accel; /* compressed to a support (pl_gap_new_sparse) */
+    pl_gap *gap_dense;                         /* n wide: compressed or dense */
     double *tol, *fp_geometry, *fp_accel, *fp_v_accel, *fp_dense;
     /* The gaps at the state (geometry_t, geometry_y): G_i, grad G_i ... (geometry, m) and Gdot_i
      * (geometry_gdot, m).  A step's end is scanned, recorded, and starts the next step's error
      * weights: geometry_at evaluates them once for the three. */
     double geometry_t, *geometry_y, *geometry_gdot;
-    pl_gap *geometry;
+    pl_gap *geometry; /* compressed to the supports */
     /* Aiming (aim): the gaps and their rates at the last two step starts (t, modes), and each
      * constraint's model fitted between them (gap_model.h; fitted: 1 if so). */
     double aim_t[2], *aim_g[2], *aim_gdot[2];

@@ -96,7 +96,7 @@ static double zero_crossing(run *r, size_t i, double side, size_t first_row, dou
     double t = row[0], g = row[col], *fp = c->fp_dense;
     const double *q = row + pl_col_q(n, m), *v = row + pl_col_v(n, m);
     pl_model_velocity_map(c->model, t, q, v, fp, NULL, NULL, NULL);
-    double gdot = pl_model_gap_rate(c->model, i, t, q, fp, c->gap_dense), t0 = t, rate = gdot;
+    double gdot = pl_model_gap_rate_sparse(c->model, i, t, q, fp, c->gap_dense), t0 = t, rate = gdot;
     const double *before = k > first_row ? pl_table_row(traj, k - 1) : NULL;
     if (before && side * before[col] < 0.0 && g != 0.0) {
         double tb = before[0], gb = before[col];

@@ -56,11 +56,12 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
         s = pl_forces_init(forces[k], c->model, err);
     if (s != PL_OK)
         return s;
-    pl_gap **gaps[] = {&c->gap_roots, &c->gap_noise, &c->gap_accel, &c->gap_dense};
-    int ok = 1;
+    /* compressed to the supports (pl_model_gap_sparse) but gap_dense, which may hold either */
+    pl_gap **gaps[] = {&c->gap_roots, &c->gap_noise, &c->gap_accel};
+    int ok = (c->gap_dense = pl_gap_new(1, n, 0)) != NULL;
     for (size_t k = 0; k < sizeof gaps / sizeof *gaps; k++)
-        ok &= (*gaps[k] = pl_gap_new(1, n, 0)) != NULL;
-    ok &= (c->geometry = pl_gap_new(m, n, 0)) != NULL;
+        ok &= (*gaps[k] = pl_gap_new_sparse(1, c->model, 0)) != NULL;
+    ok &= (c->geometry = pl_gap_new_sparse(m, c->model, 0)) != NULL;
     double *bdf_radius;
     pl_part parts[] = {{&c->pen, m},           {&c->omega, m},          {&c->bdf_omega, m},
                        {&c->bdf_xi, m},        {&c->force_side, m},

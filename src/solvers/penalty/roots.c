@@ -29,7 +29,7 @@ double pen_exit_level(const run_ctx *c, size_t i, double noise)
 static double gap_root(run_ctx *c, size_t i, double t, const double *q)
 {
     pl_gap *gap = c->gap_roots;
-    pl_model_gap(c->model, i, t, q, gap);
+    pl_model_gap_sparse(c->model, i, t, q, gap);
     double noise = pen_noise_of_gap(c, gap, q);
     return c->field.active[i] ? gap->g - pen_exit_level(c, i, noise) : gap->g + noise;
 }
