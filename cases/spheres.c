@@ -35,6 +35,7 @@
  * m1 = 2, e = 0.5 sends disk 2 to the right wall at t = 4).  Disks that grow until they no longer fit
  * make a t-end beyond that time bad input (valid_until). */
 #include <float.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,6 +259,62 @@ static void gap(const double *p, size_t i, double t, const double *q, pl_gap *ou
     out->grad[0] = sign;
 }
 
+/* Neighbour search: the pairs closer than r_a(t) + r_b(t) + margin by a cell list of cells at least
+ * 2 max r(t) + margin wide (a pair that near lies in neighbouring cells), and the walls closer than
+ * margin: O(N) per call.  Out of memory: every constraint (correct, only slower). */
+static size_t candidates(const double *p, double t, const double *q, double margin, size_t *out, void *user)
+{
+    (void)user;
+    size_t N = disks(p), P = pairs(N), count = 0;
+    double rd = rdot(p), W = width(p), H = height(p), rmax = 0.0;
+    for (size_t a = 0; a < N; a++)
+        rmax = fmax(rmax, radius0(p, a) + rd * t);
+    double cell = 2.0 * rmax + margin;
+    size_t nx = (size_t)fmin(fmax(floor(W / cell), 1.0), (double)N), ny = (size_t)fmin(fmax(floor(H / cell), 1.0), (double)N);
+    size_t *head = malloc((nx * ny + 2 * N) * sizeof *head), *next = head ? head + nx * ny : NULL, *at = next ? next + N : NULL;
+    if (!head) {
+        for (size_t i = 0; i < P + 4 * N; i++)
+            out[i] = i;
+        return P + 4 * N;
+    }
+    for (size_t k = 0; k < nx * ny; k++)
+        head[k] = SIZE_MAX;
+    for (size_t a = N; a-- > 0;) { /* cells of at least `cell` (the grid clamps what lies outside the box) */
+        double fx = floor(q[2 * a] / W * (double)nx), fy = floor(q[2 * a + 1] / H * (double)ny);
+        size_t cx = (size_t)fmin(fmax(fx, 0.0), (double)(nx - 1)), cy = (size_t)fmin(fmax(fy, 0.0), (double)(ny - 1));
+        at[a] = cy * nx + cx;
+        next[a] = head[at[a]];
+        head[at[a]] = a;
+    }
+    for (size_t a = 0; a < N; a++) {
+        size_t cx = at[a] % nx, cy = at[a] / nx;
+        double ra = radius0(p, a) + rd * t;
+        for (size_t y = cy > 0 ? cy - 1 : 0; y <= cy + 1 && y < ny; y++)
+            for (size_t x = cx > 0 ? cx - 1 : 0; x <= cx + 1 && x < nx; x++)
+                for (size_t b = head[y * nx + x]; b != SIZE_MAX; b = next[b]) {
+                    if (b <= a)
+                        continue;
+                    double d = hypot(q[2 * b] - q[2 * a], q[2 * b + 1] - q[2 * a + 1]);
+                    if (d - ra - radius0(p, b) - rd * t < margin)
+                        out[count++] = a * (2 * N - a - 1) / 2 + b - a - 1;
+                }
+        double wall[4] = {q[2 * a], W - q[2 * a], q[2 * a + 1], H - q[2 * a + 1]};
+        for (size_t w = 0; w < 4; w++)
+            if (wall[w] - ra < margin)
+                out[count++] = P + 4 * a + w;
+    }
+    free(head);
+    return count;
+}
+
+/* |d|q_a - q_b|| <= |dq_a| + |dq_b| <= 2 sqrt(2) max_j |dq_j| (a wall's gap: 1), |G_t| <= 2 rdot. */
+static void gap_bounds(const double *p, double *lipschitz, double *rate, void *user)
+{
+    (void)user;
+    *lipschitz = 2.0 * M_SQRT2;
+    *rate = 2.0 * rdot(p);
+}
+
 /* Every gap positive at the start (a disk touching another or a wall would start on the boundary,
  * allowed by the paper only with an admissible velocity; the layouts never need it). */
 static int check(const double *p, char *msg, size_t len, void *user)
@@ -474,4 +531,6 @@ const pl_case pl_case_spheres = {
     .limit_value = limit_value,
     .valid_until = valid_until,
     .support = support,
+    .candidates = candidates,
+    .gap_bounds = gap_bounds,
 };

@@ -50,8 +50,11 @@ static double trajectory_difference(const pl_solution *a, const pl_solution *b)
 /* The case under settings s against its dense twin, penalized at mu. */
 static void against_twin(const pl_case *c, const pl_setting *s, size_t ns, double mu, double t_end, const char *what)
 {
-    pl_case twin = *c;
+    pl_case twin = *c, sparse_case = *c;
     twin_info info = {c, 0};
+    sparse_case.candidates = NULL, sparse_case.gap_bounds = NULL; /* supports alone (see test_neighbours) */
+    c = &sparse_case;
+    twin.candidates = NULL, twin.gap_bounds = NULL;
     twin.support = NULL;
     twin.gap = dense_gap;
     twin.user = &info;
@@ -88,6 +91,76 @@ static void test_twins(void)
     against_twin(&pl_case_newtons_cradle, cradle, 1, 1e8, 0.0, "cradle");
 }
 
+/* The case's run with its neighbour search against the same without it (every constraint evaluated at
+ * every step): the same episodes (constraint, entry and exit times to 1e-9 of the run), the same final
+ * state to 1e-7 relative (the error weights differ: the far gaps no longer tighten them, rtol 1e-8). */
+static void against_all(const pl_setting *s, size_t ns, double mu, double t_end, const char *what, size_t *steps,
+                        long *gap_evals)
+{
+    pl_case all = pl_case_spheres;
+    all.candidates = NULL, all.gap_bounds = NULL;
+    pl_model a, b;
+    pl_error err;
+    CHECK(pl_model_init(&a, &pl_case_spheres, s, ns, &err) == PL_OK, "%s: %s", what, err.message);
+    CHECK(pl_model_init(&b, &all, s, ns, &err) == PL_OK, "%s: %s", what, err.message);
+    pl_solution x, y;
+    CHECK(solve_penalty(&a, mu, 1e-8, t_end, 0, &x, &err) == PL_OK, "%s: %s", what, err.message);
+    CHECK(solve_penalty(&b, mu, 1e-8, t_end, 0, &y, &err) == PL_OK, "%s without the list: %s", what, err.message);
+    CHECK(x.stats.neighbour_rebuilds > 0 && y.stats.neighbour_rebuilds == 0, "%s: %ld rebuilds of the list", what,
+          x.stats.neighbour_rebuilds);
+    int same = x.nepisodes == y.nepisodes && x.nepisodes > 0;
+    double T = x.t_end, dt = 0.0, dq = 0.0;
+    for (size_t e = 0; same && e < x.nepisodes; e++) {
+        const pl_episode *p = &x.episodes[e], *q = &y.episodes[e];
+        same = p->constraint == q->constraint;
+        dt = fmax(dt, fmax(fabs(p->t_in - q->t_in), isnan(p->t_out) && isnan(q->t_out) ? 0.0 : fabs(p->t_out - q->t_out)));
+    }
+    CHECK(same && dt <= 1e-9 * T, "%s: the same %zu episodes (without the list %zu), times to %.3g", what,
+          x.nepisodes, y.nepisodes, dt);
+    for (size_t j = 0; j < x.n; j++)
+        dq = fmax(dq, fabs(x.q_final[j] - y.q_final[j]) / (1.0 + fabs(y.q_final[j])));
+    CHECK(dq <= 1e-7, "%s: the same final state to %.3g", what, dq);
+    if (steps)
+        *steps = (size_t)x.stats.steps;
+    if (gap_evals)
+        *gap_evals = x.stats.gap_evals;
+    pl_solution_free(&x), pl_solution_free(&y);
+    pl_model_free(&a), pl_model_free(&b);
+}
+
+static void test_neighbours(void)
+{
+    /* the head-on pair: 2 apart at the start, beyond the margin (V^2/A = 1): the pair enters the list on
+     * the way, and collides */
+    pl_setting head_on[] = {{"config", 1}};
+    against_all(head_on, 1, 1e6, 2.0, "head-on pair", NULL, NULL);
+    /* the growing pair (T5): at rest, G_t = -0.2 brings them into contact at t = 2.5 */
+    pl_setting grow[] = {{"config", 2}};
+    against_all(grow, 1, 1e6, 4.0, "growing pair", NULL, NULL);
+    /* a box of 16 disks on two rows under gravity: collisions between disks far apart at the start */
+    pl_setting box[] = {{"config", 3}, {"N", 16}, {"cols", 8}, {"g", 9.81}};
+    against_all(box, 4, 1e6, 1.0, "box of 16", NULL, NULL);
+}
+
+/* Work counted: the gaps a run of the box of 100 disks evaluates per step (its 5350 constraints with
+ * every one evaluated several times per step without the list) stay within a small multiple of N. */
+static void test_work(void)
+{
+    pl_setting box[] = {{"config", 3}, {"N", 100}};
+    pl_model a;
+    pl_error err;
+    CHECK(pl_model_init(&a, &pl_case_spheres, box, 2, &err) == PL_OK, "box of 100: %s", err.message);
+    pl_solution x;
+    CHECK(solve_penalty(&a, 1e6, 1e-8, 0.2, 0, &x, &err) == PL_OK, "box of 100: %s", err.message);
+    double per_step = (double)x.stats.gap_evals / (double)x.stats.steps;
+    CHECK(x.stats.steps > 10 && per_step <= 20.0 * 100, "box of 100: %.0f gap evaluations per step (%ld steps), "
+          "at most 20 N", per_step, x.stats.steps);
+    printf("box of 100: %ld steps, %.0f gap evaluations per step, %ld rebuilds\n", x.stats.steps, per_step,
+           x.stats.neighbour_rebuilds);
+    pl_solution_free(&x);
+    pl_model_free(&a);
+}
+
 /* A support the model refuses, by a case given in-process (the loaded models' refusals:
  * test_user_models). */
 static size_t bad_support(const double *p, size_t i, size_t *dofs, void *user)
@@ -112,6 +185,8 @@ static void test_refused(void)
 int main(void)
 {
     test_twins();
+    test_neighbours();
+    test_work();
     test_refused();
     return check_finish("test_supports");
 }

@@ -218,6 +218,18 @@ struct pl_case {
      * a constraint between two of many bodies costs penlim work in proportion to its support, not
      * to n.  Absent: every constraint depends on every coordinate (arrays of n). */
     size_t (*support)(const double *p, size_t i, size_t *dofs, void *user);
+    /* Neighbour search (give both, with support): a penalized run evaluates only the constraints that
+     * can come near contact, and proves that it leaves out none that could.
+     * candidates: every constraint that can have G_i(q, t) < margin (it may list more), written into
+     * out (room for every constraint; in any order, each once), their number returned.  A cell list
+     * or a sweep in one coordinate makes it O(N) for N bodies.
+     * gap_bounds: L and B such that, for every constraint, |G_i(q', t) - G_i(q, t)| <= L max_j |q'_j -
+     * q_j| and |dG_i/dt| <= B (finite, L > 0, B >= 0).  A constraint left out of the list at (t0, q0)
+     * has G_i >= margin there, hence G_i > 0 while L max|q - q0| + B (t - t0) < margin: the run
+     * rebuilds the list before that bound reaches margin/2 and redoes a step that takes it beyond
+     * margin (docs/methods.md, Neighbour search). */
+    size_t (*candidates)(const double *p, double t, const double *q, double margin, size_t *out, void *user);
+    void (*gap_bounds)(const double *p, double *lipschitz, double *rate, void *user);
 };
 
 /* A case with its parameters fixed and validated; immutable, so that it can be shared by

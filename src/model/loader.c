@@ -71,7 +71,9 @@ __attribute__((no_sanitize_address)) static const char *case_layout_problem(cons
                                (const void *)c->limit_value, (const void *)c->forcing_time,
                                (const void *)c->valid_until,
                                size > offsetof(pl_case, law_at) ? (const void *)c->law_at : NULL,
-                               size > offsetof(pl_case, support) ? (const void *)c->support : NULL};
+                               size > offsetof(pl_case, support) ? (const void *)c->support : NULL,
+                               size > offsetof(pl_case, support) ? (const void *)c->candidates : NULL,
+                               size > offsetof(pl_case, support) ? (const void *)c->gap_bounds : NULL};
     for (size_t k = 0; k < sizeof callbacks / sizeof callbacks[0]; k++)
         if (callbacks[k] && !in_loaded_object(callbacks[k], 1))
             return "one of its callbacks points outside every loaded object";

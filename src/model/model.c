@@ -284,6 +284,10 @@ static pl_status fix_supports(pl_model *model, pl_error *err)
     const pl_case *c = model->type;
     size_t n = model->n, m = model->m;
     model->gap_width = n;
+    model->gap_lipschitz = model->gap_rate = NAN;
+    if (!c->support && (c->candidates || c->gap_bounds))
+        return pl_fail(err, PL_ERR_INPUT, "case %s: neighbour search (candidates, gap_bounds) needs supports",
+                       c->name);
     if (!c->support)
         return PL_OK;
     if (c->derivatives == PL_DERIVATIVES_NONE)
@@ -321,6 +325,17 @@ static pl_status fix_supports(pl_model *model, pl_error *err)
     }
     model->support_start[m] = used;
     model->gap_width = width;
+    if (!c->candidates != !c->gap_bounds)
+        return pl_fail(err, PL_ERR_INPUT, "case %s: give both candidates and gap_bounds (neighbour search), or "
+                       "neither", c->name);
+    if (c->candidates) {
+        double L = NAN, B = NAN;
+        c->gap_bounds(model->par, &L, &B, c->user);
+        if (!(L > 0.0 && isfinite(L) && B >= 0.0 && isfinite(B)))
+            return pl_fail(err, PL_ERR_INPUT, "case %s: its gap_bounds must be finite, L > 0 and B >= 0 (got L = %g, "
+                           "B = %g)", c->name, L, B);
+        model->gap_lipschitz = L, model->gap_rate = B;
+    }
     return PL_OK;
 }
 

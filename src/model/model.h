@@ -58,6 +58,7 @@ struct pl_model {
     size_t *support;                      /* the case's supports, concatenated (NULL: it gives none) */
     size_t *support_start;                /* m + 1: where constraint i's support starts in `support` */
     size_t gap_width;                     /* entries of a gap's arrays: the longest support, or n */
+    double gap_lipschitz, gap_rate;       /* the case's gap_bounds L, B (NAN without neighbour search) */
     double v_scale, a_scale;              /* contact velocity and acceleration scales */
 };
 

@@ -86,6 +86,12 @@ typedef struct {
     int *lifting;               /* lift_off_handover: 1 while a lift-off of constraint i is the
                                    Runge-Kutta pair's, 2 once its window has passed, 0 otherwise */
     int *saved_active;          /* m: the modes while resolved_gap_accel changes them */
+    /* Neighbour search (neighbours.c): near[i] = 1 if constraint i is in the list built at (near_t,
+     * near_q) with margin near_margin; near NULL: every constraint is evaluated. */
+    unsigned char *near;
+    size_t *near_list;
+    double near_t, near_margin, *near_q;
+    long gap_evals, neighbour_rebuilds; /* pl_stats */
     double *block;              /* the arrays above, carved (alloc_ctx) */
     int *int_block;
 } run_ctx;
@@ -150,10 +156,26 @@ static inline double decay_rate(double omega, double xi)
     return xi < 1.0 ? xi * omega : omega * (xi - sqrt(xi * xi - 1.0));
 }
 
+/* Whether constraint i is evaluated (in the neighbour list, or no list). */
+static inline int pen_is_near(const run_ctx *c, size_t i)
+{
+    return !c->near || c->near[i];
+}
+
+/* neighbours.c */
+pl_status pen_neighbours_init(run_ctx *c, pl_error *err);
+void pen_neighbours_free(run_ctx *c);
+double pen_neighbours_drift(const run_ctx *c, double t, const double *q);
+void pen_neighbours_rebuild(run_ctx *c, double t, const double *q);
+int pen_neighbours_due(const run_ctx *c, double t, const double *q);
+double pen_neighbours_redo(run *r, double t, const double *y);
+double pen_neighbours_max_step(const run_ctx *c, double t, const double *y);
+
 /* field.c */
 void pen_trial_begin(run_ctx *c);
 void pen_trial_end(run_ctx *c);
 void pen_contact_state(run_ctx *c, double t, const double *y, double *g, double *gdot, double *lambda);
+void pen_far_gaps(run_ctx *c, double t, const double *y, double *g, double *gdot);
 const pl_forces *pen_forces_at(run_ctx *c, double t, const double *y, pl_forces *scratch);
 double pen_gap_accel(run_ctx *c, size_t i, double t, const double *y);
 double pen_gap_noise(const run_ctx *c, size_t i, double t, const double *q);

@@ -24,6 +24,8 @@ static pl_status check_resolved(run *r, double t, const double *y, const pl_gap 
     for (size_t i = 0; i < c->m; i++) {
         const pl_gap *gap = &gaps[i];
         double g = r->prev_g[i], gdot = r->prev_gdot[i];
+        if (!pen_is_near(c, i) && isfinite(g) && isfinite(gdot))
+            continue; /* positive (neighbours.c) */
         /* a NaN gap compares false with 0: it would never start a contact */
         if (!isfinite(g) || !isfinite(gdot))
             return pl_fail(err, PL_ERR_SOLVER, "constraint %zu is not finite at t = %.17g (G = %g, Gdot = %g): the "
@@ -57,6 +59,7 @@ pl_status pen_record_sample(void *user, double t, const double *y, pl_error *err
     row[1] = pen_gamma_at(c, t, y);
     memcpy(row + 2, y, 2 * n * sizeof *row);
     pen_contact_state(c, t, y, row + pl_col_g(n, m), r->prev_gdot, row + pl_col_force(n, m));
+    pen_far_gaps(c, t, y, row + pl_col_g(n, m), r->prev_gdot);
     const pl_gap *gaps = c->geometry;
     memcpy(r->prev_g, row + pl_col_g(n, m), m * sizeof *row);
     for (size_t i = 0; i < m; i++) {

@@ -143,16 +143,42 @@ const pl_gap *pen_geometry_at(run_ctx *c, double t, const double *y)
         return c->geometry;
     c->geometry_t = NAN;
     pl_model_velocity_map(c->model, t, Q(y), V(y, c), c->fp_geometry, NULL, NULL, NULL);
-    for (size_t i = 0; i < c->m; i++)
-        c->geometry_gdot[i] = pl_model_gap_rate_sparse(c->model, i, t, Q(y), c->fp_geometry, &c->geometry[i]);
+    if (c->near) { /* the list's (those left out hold G = inf: pen_neighbours_rebuild) */
+        for (size_t i = 0; i < c->m; i++)
+            if (c->near[i]) {
+                c->geometry_gdot[i] = pl_model_gap_rate_sparse(c->model, i, t, Q(y), c->fp_geometry, &c->geometry[i]);
+                c->gap_evals++;
+            }
+    } else {
+        for (size_t i = 0; i < c->m; i++)
+            c->geometry_gdot[i] = pl_model_gap_rate_sparse(c->model, i, t, Q(y), c->fp_geometry, &c->geometry[i]);
+        c->gap_evals += (long)c->m;
+    }
     c->geometry_t = t;
     memcpy(c->geometry_y, y, n2 * sizeof *y);
     return c->geometry;
 }
 
-/* Gap and gap rate of every constraint at a state, and (if lambda is not NULL) the force, which
- * uses the current modes; each gap's geometry is in c->geometry after the call.  The geometry alone
- * needs neither the mass matrix nor the forces. */
+/* The gaps and rates at (t, y) of the constraints left out of the neighbour list, into g and gdot
+ * (entries of the others untouched): what the trajectory's record of every gap needs, and nothing of
+ * the run's own.  The one place that evaluates them. */
+void pen_far_gaps(run_ctx *c, double t, const double *y, double *g, double *gdot)
+{
+    if (!c->near)
+        return;
+    double *fp = c->fp_dense;
+    pl_model_velocity_map(c->model, t, Q(y), V(y, c), fp, NULL, NULL, NULL);
+    for (size_t i = 0; i < c->m; i++)
+        if (!c->near[i]) {
+            gdot[i] = pl_model_gap_rate_sparse(c->model, i, t, Q(y), fp, c->gap_dense);
+            g[i] = c->gap_dense->g;
+        }
+}
+
+/* Gap and gap rate of every constraint at a state (those left out of the neighbour list: G = inf,
+ * Gdot = 0; pen_far_gaps), and (if lambda is not NULL) the force, which uses the current modes; each
+ * gap's geometry is in c->geometry after the call.  The geometry alone needs neither the mass matrix
+ * nor the forces. */
 void pen_contact_state(run_ctx *c, double t, const double *y, double *g, double *gdot, double *lambda)
 {
     const pl_gap *gaps = pen_geometry_at(c, t, y);

@@ -51,6 +51,8 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
     size_t n = c->n, m = c->m;
     c->singular_behind = c->singular_ahead = c->singular_order = NAN;
     pl_status s = pl_penalized_init(&c->field, c->model, c->mu, err);
+    if (s == PL_OK)
+        s = pen_neighbours_init(c, err);
     pl_forces *forces[] = {&c->f_rhs, &c->f_roots, &c->f_state, &c->f_start, &c->f_accel};
     for (size_t k = 0; s == PL_OK && k < sizeof forces / sizeof *forces; k++)
         s = pl_forces_init(forces[k], c->model, err);
@@ -85,6 +87,7 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
 static void free_ctx(run_ctx *c)
 {
     pl_penalized_free(&c->field);
+    pen_neighbours_free(c);
     pl_forces *forces[] = {&c->f_rhs, &c->f_roots, &c->f_state, &c->f_start, &c->f_accel};
     for (size_t k = 0; k < sizeof forces / sizeof *forces; k++)
         pl_forces_free(forces[k]);
@@ -174,16 +177,21 @@ static pl_stepper *choose(void *user, double t)
     return r->ctx.settled_phase && !r->ctx.bdf_futile ? bdf_stepper(r) : r->rk;
 }
 
+static double shorter(double a, double b) /* of two bounds, 0 none */
+{
+    return a > 0.0 && (b == 0.0 || a < b) ? a : b;
+}
+
 /* The loop's max_step hook: on the Runge-Kutta pair (flights and impacts) the case's forcing time
  * scale (pl_model_max_step; usually none); settled contacts (BDF) keep their long steps, but for the
- * approach of a lift-off (lift_off_approach). */
+ * approach of a lift-off (lift_off_approach); both within the neighbour list's reach. */
 static double max_step(void *user, double t)
 {
     run *r = user;
+    double near = pen_neighbours_max_step(&r->ctx, t, r->loop.stepper->y);
     if (r->loop.stepper == r->bdf)
-        return pen_lift_off_approach(r, t);
-    double model = pl_model_max_step(r->ctx.model, t), exit = pen_exit_bound(r, t);
-    return model > 0.0 && (exit == 0.0 || model < exit) ? model : exit;
+        return shorter(pen_lift_off_approach(r, t), near);
+    return shorter(shorter(pl_model_max_step(r->ctx.model, t), pen_exit_bound(r, t)), near);
 }
 
 /* First step after a (re)start.
@@ -216,6 +224,8 @@ static double initial_step(void *user, pl_stepper *s, double t)
         double h = INFINITY, *g = r->g_init, *gdot = r->gdot_init;
         pen_contact_state(c, t, s->y, g, gdot, NULL);
         for (size_t i = 0; i < c->m; i++) {
+            if (!pen_is_near(c, i))
+                continue;
             /* on the constraint: within round-off, or within the gap's change over the time
              * tolerance of the root the run was restarted at */
             double noise = pen_gap_noise(c, i, t, Q(s->y));
@@ -326,6 +336,7 @@ static pl_status integrate(run *r, pl_error *err)
     const double *y = r->loop.stepper->y;
     pl_status s;
     pen_contact_state(c, 0.0, y, r->prev_g, r->prev_gdot, NULL);
+    pen_far_gaps(c, 0.0, y, r->prev_g, r->prev_gdot);
     for (size_t i = 0; i < c->m; i++)
         if (c->field.active[i]) {
             pen_start_force_root(c, i, 0.0, y);
@@ -379,12 +390,15 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     }
     r.handover = c->m;
     pen_modes_changed(c);
+    pen_neighbours_rebuild(c, 0.0, Q(y0));
 
     s = setup_steppers(&r, y0, e);
     if (s == PL_OK)
         s = integrate(&r, e);
     if (r.loop.stepper)
         r.loop.stepper->add_counters(r.loop.stepper, &sol->stats);
+    sol->stats.gap_evals = c->gap_evals;
+    sol->stats.neighbour_rebuilds = c->neighbour_rebuilds;
 
     /* Whatever happened, report the state reached and close the open episodes there. */
     pl_solution_finish(sol, s, e, t0);

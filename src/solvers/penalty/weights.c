@@ -29,6 +29,8 @@ int pen_error_weights(double t, const double *y, double *w, void *user)
     }
     const pl_gap *gaps = pen_geometry_at(c, t, y);
     for (size_t i = 0; i < c->m; i++) {
+        if (!pen_is_near(c, i))
+            continue;
         const pl_gap *gap = &gaps[i];
         double amplitude = hypot(gap->g, c->geometry_gdot[i] / c->omega[i]);
         double tol_g = c->rtol * (amplitude + c->pen[i]);
