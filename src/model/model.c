@@ -496,7 +496,7 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
         return pl_fail(err, PL_ERR_INPUT, "case %s: the initial state is not finite", c->name);
     double *buf = malloc((3 * nn + n) * sizeof *buf);
     pl_work *w = pl_work_new(model);
-    pl_gap *g = pl_gap_new(1, n, 1);
+    pl_gap *g = pl_gap_new_sparse(1, model, 1);
     pl_status s = PL_OK;
     if (!buf || !w || !g) {
         s = pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory", c->name);
@@ -536,9 +536,10 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
         goto done;
     }
     for (size_t i = 0; i < model->m; i++) {
-        pl_model_gap(model, i, 0.0, q0, g);
-        if (!isfinite(g->g) || !isfinite(g->g_t) || !isfinite(g->g_tt) || !all_finite(g->grad, n) ||
-            !all_finite(g->grad_t, n) || !all_finite(g->hess, nn)) {
+        pl_model_gap_sparse(model, i, 0.0, q0, g); /* its support's entries (all n without one) */
+        size_t ns = g->nsupport;
+        if (!isfinite(g->g) || !isfinite(g->g_t) || !isfinite(g->g_tt) || !all_finite(g->grad, ns) ||
+            !all_finite(g->grad_t, ns) || !all_finite(g->hess, ns * ns)) {
             s = pl_fail(err, PL_ERR_INPUT, "case %s: constraint %zu at the initial state is not finite (NaN or inf)",
                         c->name, i + 1);
             goto done;
@@ -1039,14 +1040,14 @@ pl_status pl_model_check_admissible(const pl_model *model, const char *why, pl_e
 {
     double L = model->v_scale * model->v_scale / model->a_scale;
     double *q = calloc(2 * model->n, sizeof *q);
-    pl_gap *g = pl_gap_new(1, model->n, 0);
+    pl_gap *g = pl_gap_new_sparse(1, model, 0);
     pl_status s = PL_OK;
     if (!q || !g)
         s = pl_fail(err, PL_ERR_NOMEM, "out of memory checking the initial state");
     else
         pl_model_initial_state(model, q, q + model->n);
     for (size_t i = 0; s == PL_OK && i < model->m; i++) {
-        pl_model_gap(model, i, 0.0, q, g);
+        pl_model_gap_sparse(model, i, 0.0, q, g);
         if (g->g < -1e-12 * L)
             s = pl_fail(err, PL_ERR_INPUT, "the initial state violates constraint %zu (G = %g < 0): %s", i + 1, g->g,
                         why);

@@ -16,8 +16,8 @@
  * ncon, or, if the case gives `sizes`, computed from its parameters (N balls over N floors: n = m = N).
  * Nothing in penlim has a fixed maximum on them: the model allocates what it needs (a law per
  * constraint, M^{-1} n x n) and owns it until pl_model_free; every solver sizes its work arrays from
- * n and m once per run.  pl_model_init only rejects absurd sizes (PL_SIZE_LIMIT_DOF, _CON): dense
- * linear algebra is meant for up to a few hundred of each.  Evaluations that need scratch space
+ * n and m once per run.  pl_model_init only rejects absurd sizes (PL_SIZE_LIMIT_DOF, _CON): the
+ * dense n x n arrays bound n by memory; constraints with supports cost in proportion to them.  Evaluations that need scratch space
  * take a pl_work (one per run, or per thread), so that the model itself is never written. */
 #ifndef PL_MODEL_H
 #define PL_MODEL_H
@@ -35,9 +35,11 @@
 #define PL_MAX_PARAMS 32
 #define PL_MAX_INPUTS 8
 
-/* Sizes a model refuses as absurd (not limits of the code: M^{-1} alone takes 8 n^2 bytes). */
-#define PL_SIZE_LIMIT_DOF 10000
-#define PL_SIZE_LIMIT_CON 1000000
+/* Sizes a model refuses as absurd, stated as memory: a model holds M^{-1} (8 n^2 bytes: 3.2 GB at
+ * 20000) and a penalized run some twenty n x n scratch arrays besides (docs/development.md); a
+ * constraint takes some 300 bytes of a run's arrays (3 GB at 1e7). */
+#define PL_SIZE_LIMIT_DOF 20000
+#define PL_SIZE_LIMIT_CON 10000000
 
 /* pl_gap, pl_limit_quantity and pl_case (the callbacks a case gives): include/penlim/model.h, the
  * public definition of a model. */
