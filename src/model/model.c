@@ -1097,6 +1097,10 @@ double pl_model_gap_rate_sparse(const pl_model *model, size_t i, double t, const
 void pl_model_contact_at(const pl_model *model, pl_work *work, size_t i, double t, const double *q, const double *fp,
                          pl_contact *c)
 {
+    if (model->mass_constant) { /* its own inverse, not a copy (n^2 per call) */
+        pl_model_contact(model, i, t, q, fp, model->minv, c);
+        return;
+    }
     pl_model_mass(model, q, NULL, work->c_minv);
     pl_model_contact(model, i, t, q, fp, work->c_minv, c);
 }
