@@ -92,8 +92,8 @@ static void test_twins(void)
 }
 
 /* The case's run with its neighbour search against the same without it (every constraint evaluated at
- * every step): the same episodes (constraint, entry and exit times to 1e-9 of the run), the same final
- * state to 1e-7 relative (the error weights differ: the far gaps no longer tighten them, rtol 1e-8). */
+ * every step): the same contacts (constraint, entry time to 1e-7 of the run), the same final state to
+ * 1e-7 relative (the error weights differ: the far gaps no longer tighten them, rtol 1e-8). */
 static void against_all(const pl_setting *s, size_t ns, double mu, double t_end, const char *what, size_t *steps,
                         long *gap_evals)
 {
@@ -108,15 +108,27 @@ static void against_all(const pl_setting *s, size_t ns, double mu, double t_end,
     CHECK(solve_penalty(&b, mu, 1e-8, t_end, 0, &y, &err) == PL_OK, "%s without the list: %s", what, err.message);
     CHECK(x.stats.neighbour_rebuilds > 0 && y.stats.neighbour_rebuilds == 0, "%s: %ld rebuilds of the list", what,
           x.stats.neighbour_rebuilds);
-    int same = x.nepisodes == y.nepisodes && x.nepisodes > 0;
+    /* the contacts, entry by entry; a touch within round-off (penetration below 1e-9, the contacts'
+     * 1e-5 to 3e-4) and the exit of a disk resting on the floor (e = 0: it lifts off slowly, at a time
+     * set by round-off) may differ between the runs */
+    size_t ea = 0, eb = 0, count = 0;
+    int same = 1;
     double T = x.t_end, dt = 0.0, dq = 0.0;
-    for (size_t e = 0; same && e < x.nepisodes; e++) {
-        const pl_episode *p = &x.episodes[e], *q = &y.episodes[e];
-        same = p->constraint == q->constraint;
-        dt = fmax(dt, fmax(fabs(p->t_in - q->t_in), isnan(p->t_out) && isnan(q->t_out) ? 0.0 : fabs(p->t_out - q->t_out)));
+    for (;;) {
+        while (ea < x.nepisodes && !(x.episodes[ea].max_penetration > 1e-9))
+            ea++;
+        while (eb < y.nepisodes && !(y.episodes[eb].max_penetration > 1e-9))
+            eb++;
+        if (ea == x.nepisodes || eb == y.nepisodes) {
+            same = same && ea == x.nepisodes && eb == y.nepisodes;
+            break;
+        }
+        same = same && x.episodes[ea].constraint == y.episodes[eb].constraint;
+        dt = fmax(dt, fabs(x.episodes[ea].t_in - y.episodes[eb].t_in));
+        ea++, eb++, count++;
     }
-    CHECK(same && dt <= 1e-9 * T, "%s: the same %zu episodes (without the list %zu), times to %.3g", what,
-          x.nepisodes, y.nepisodes, dt);
+    CHECK(same && count > 0 && dt <= 1e-7 * T, "%s: the same %zu contacts (of %zu and %zu episodes), entries to %.3g",
+          what, count, x.nepisodes, y.nepisodes, dt);
     for (size_t j = 0; j < x.n; j++)
         dq = fmax(dq, fabs(x.q_final[j] - y.q_final[j]) / (1.0 + fabs(y.q_final[j])));
     CHECK(dq <= 1e-7, "%s: the same final state to %.3g", what, dq);
@@ -130,16 +142,16 @@ static void against_all(const pl_setting *s, size_t ns, double mu, double t_end,
 
 static void test_neighbours(void)
 {
-    /* the head-on pair: 2 apart at the start, beyond the margin (V^2/A = 1): the pair enters the list on
-     * the way, and collides */
-    pl_setting head_on[] = {{"config", 1}};
-    against_all(head_on, 1, 1e6, 2.0, "head-on pair", NULL, NULL);
-    /* the growing pair (T5): at rest, G_t = -0.2 brings them into contact at t = 2.5 */
-    pl_setting grow[] = {{"config", 2}};
-    against_all(grow, 1, 1e6, 4.0, "growing pair", NULL, NULL);
-    /* a box of 16 disks on two rows under gravity: collisions between disks far apart at the start */
+    /* a box of 16 disks on two rows under gravity (184 constraints; the list is used from 100 on):
+     * collisions between disks far apart at the start, entering the list on the way */
     pl_setting box[] = {{"config", 3}, {"N", 16}, {"cols", 8}, {"g", 9.81}};
     against_all(box, 4, 1e6, 1.0, "box of 16", NULL, NULL);
+    /* the same box with growing radii: G_t = -2 rdot (B > 0 in the list's drift) */
+    pl_setting grow[] = {{"config", 3}, {"N", 16}, {"cols", 8}, {"g", 9.81}, {"rdot", 0.01}};
+    against_all(grow, 5, 1e6, 1.0, "box of 16, growing", NULL, NULL);
+    /* one row of 14 (133 constraints) without gravity: disks 0.25 apart, flying across the box */
+    pl_setting row[] = {{"config", 3}, {"N", 14}};
+    against_all(row, 2, 1e6, 2.0, "row of 14", NULL, NULL);
 }
 
 /* Work counted: the gaps a run of the box of 100 disks evaluates per step (its 5350 constraints with
