@@ -7,6 +7,7 @@
  *   field.c      the state's right-hand side and Jacobian, forces and gaps at a state
  *   gamma.c      Gamma^mu's quadrature (paper 004, eq. (5))
  *   roots.c      the root functions of the contact switches and their hysteresis
+ *   neighbours.c the neighbour list: which constraints are evaluated, and its proof
  *   weights.c    the error weights
  *   aim.c        step aiming on the gap models (gap_model.c)
  *   lift_off.c   lift-off from settled contact: handover to the Runge-Kutta pair, exit resolution
