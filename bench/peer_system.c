@@ -372,11 +372,15 @@ static double api_gap(peer_system *s, api *a, size_t i, double t, const double *
     size_t n = s->n;
     memset(a->grad, 0, n * sizeof *a->grad);
     memset(a->grad_t, 0, n * sizeof *a->grad_t);
-    a->gap = (pl_gap){0.0, 0.0, 0.0, a->grad, a->grad_t, a->hess, 0};
+    size_t dofs[4 * PL_MAX_SUPPORT], count = n; /* a case's support compresses the arrays (ABI 4) */
+    const size_t *support = NULL;
+    if (a->c->support)
+        count = a->c->support(a->p, i, dofs, a->c->user), support = dofs;
+    a->gap = (pl_gap){0.0, 0.0, 0.0, a->grad, a->grad_t, a->hess, 0, support, count};
     a->c->gap(a->p, i, t, q, &a->gap, a->c->user);
     double r = a->gap.g_t;
-    for (size_t j = 0; j < n; j++)
-        r += a->grad[j] * fp[j];
+    for (size_t e = 0; e < count; e++)
+        r += a->grad[e] * fp[support ? support[e] : e];
     *gdot = r;
     return a->gap.g;
 }

@@ -35,6 +35,7 @@
  * m1 = 2, e = 0.5 sends disk 2 to the right wall at t = 4).  Disks that grow until they no longer fit
  * make a t-end beyond that time bad input (valid_until). */
 #include <float.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,9 @@ enum { HEAD_ON = 1, GROWING = 2, BOX = 3 };
 
 static const pl_param_spec params[NPAR] = {
     {"config", 1.0, 1.0, 3.0, 0, "layout: 1 head-on pair (T3), 2 growing pair (T5), 3 box of N disks"},
-    {"N", NAN, 1.0, 100.0, PL_PARAM_DERIVED, "number of disks (config 3, at most 100: N(N - 1)/2 + 4N constraints; default 12; the pairs have 2)"},
+    {"N", NAN, 1.0, 2000.0, PL_PARAM_DERIVED, "number of disks (config 3, at most 2000: N(N - 1)/2 + 4N constraints; "
+     "default 12; the pairs have 2); memory limits it: a trajectory row holds every gap and force, and a BDF "
+     "phase a dense Newton matrix of (5N + 1 + N(N - 1)/2)^2 doubles (250 MB at N = 100, 3.7 GB at 200)"},
     {"cols", NAN, 1.0, 1000.0, PL_PARAM_DERIVED, "config 3: disks per row (default N: one row)"},
     {"r", NAN, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_DERIVED,
      "radius at t = 0 (default 0.5, 0.25, 0.08 for config 1, 2, 3)"},
@@ -211,10 +214,27 @@ static void mass(const double *p, const double *q, double *M, void *user)
         M[2 * a * n + 2 * a] = M[(2 * a + 1) * n + 2 * a + 1] = mass_of(p, a);
 }
 
+/* The coordinates constraint i depends on: both disks' of a pair, one of a wall's disk. */
+static size_t support(const double *p, size_t i, size_t *dofs, void *user)
+{
+    (void)user;
+    size_t N = disks(p), P = pairs(N);
+    if (i < P) {
+        size_t a, b;
+        pair_of(N, i, &a, &b);
+        dofs[0] = 2 * a, dofs[1] = 2 * a + 1, dofs[2] = 2 * b, dofs[3] = 2 * b + 1;
+        return 4;
+    }
+    size_t a = (i - P) / 4, w = (i - P) % 4;
+    dofs[0] = 2 * a + w / 2;
+    return 1;
+}
+
+/* On the support (x_a, y_a, x_b, y_b) of a pair, (q_j) of a wall. */
 static void gap(const double *p, size_t i, double t, const double *q, pl_gap *out, void *user)
 {
     (void)user;
-    size_t N = disks(p), n = 2 * N, P = pairs(N);
+    size_t N = disks(p), P = pairs(N);
     double rd = rdot(p);
     if (i < P) {
         size_t a, b;
@@ -223,14 +243,14 @@ static void gap(const double *p, size_t i, double t, const double *q, pl_gap *ou
         double e[2] = {dx / d, dy / d};
         out->g = d - radius0(p, a) - radius0(p, b) - 2.0 * rd * t;
         out->g_t = -2.0 * rd;
-        out->grad[2 * a] = -e[0], out->grad[2 * a + 1] = -e[1];
-        out->grad[2 * b] = e[0], out->grad[2 * b + 1] = e[1];
+        out->grad[0] = -e[0], out->grad[1] = -e[1];
+        out->grad[2] = e[0], out->grad[3] = e[1];
         if (out->keep_hess) /* (I - e e^T)/d on the diagonal blocks, its opposite off them */
             for (int j = 0; j < 2; j++)
                 for (int k = 0; k < 2; k++) {
                     double h = ((j == k) - e[j] * e[k]) / d;
-                    out->hess[(2 * a + j) * n + 2 * a + k] = out->hess[(2 * b + j) * n + 2 * b + k] = h;
-                    out->hess[(2 * a + j) * n + 2 * b + k] = out->hess[(2 * b + j) * n + 2 * a + k] = -h;
+                    out->hess[j * 4 + k] = out->hess[(2 + j) * 4 + 2 + k] = h;
+                    out->hess[j * 4 + 2 + k] = out->hess[(2 + j) * 4 + k] = -h;
                 }
         return;
     }
@@ -238,7 +258,63 @@ static void gap(const double *p, size_t i, double t, const double *q, pl_gap *ou
     double sign = w % 2 ? -1.0 : 1.0, wall = w == 1 ? width(p) : w == 3 ? height(p) : 0.0;
     out->g = wall + sign * q[j] - radius0(p, a) - rd * t;
     out->g_t = -rd;
-    out->grad[j] = sign;
+    out->grad[0] = sign;
+}
+
+/* Neighbour search: the pairs closer than r_a(t) + r_b(t) + margin by a cell list of cells at least
+ * 2 max r(t) + margin wide (a pair that near lies in neighbouring cells), and the walls closer than
+ * margin: O(N) per call.  Out of memory: every constraint (correct, only slower). */
+static size_t candidates(const double *p, double t, const double *q, double margin, size_t *out, void *user)
+{
+    (void)user;
+    size_t N = disks(p), P = pairs(N), count = 0;
+    double rd = rdot(p), W = width(p), H = height(p), rmax = 0.0;
+    for (size_t a = 0; a < N; a++)
+        rmax = fmax(rmax, radius0(p, a) + rd * t);
+    double cell = 2.0 * rmax + margin;
+    size_t nx = (size_t)fmin(fmax(floor(W / cell), 1.0), (double)N), ny = (size_t)fmin(fmax(floor(H / cell), 1.0), (double)N);
+    size_t *head = malloc((nx * ny + 2 * N) * sizeof *head), *next = head ? head + nx * ny : NULL, *at = next ? next + N : NULL;
+    if (!head) {
+        for (size_t i = 0; i < P + 4 * N; i++)
+            out[i] = i;
+        return P + 4 * N;
+    }
+    for (size_t k = 0; k < nx * ny; k++)
+        head[k] = SIZE_MAX;
+    for (size_t a = N; a-- > 0;) { /* cells of at least `cell` (the grid clamps what lies outside the box) */
+        double fx = floor(q[2 * a] / W * (double)nx), fy = floor(q[2 * a + 1] / H * (double)ny);
+        size_t cx = (size_t)fmin(fmax(fx, 0.0), (double)(nx - 1)), cy = (size_t)fmin(fmax(fy, 0.0), (double)(ny - 1));
+        at[a] = cy * nx + cx;
+        next[a] = head[at[a]];
+        head[at[a]] = a;
+    }
+    for (size_t a = 0; a < N; a++) {
+        size_t cx = at[a] % nx, cy = at[a] / nx;
+        double ra = radius0(p, a) + rd * t;
+        for (size_t y = cy > 0 ? cy - 1 : 0; y <= cy + 1 && y < ny; y++)
+            for (size_t x = cx > 0 ? cx - 1 : 0; x <= cx + 1 && x < nx; x++)
+                for (size_t b = head[y * nx + x]; b != SIZE_MAX; b = next[b]) {
+                    if (b <= a)
+                        continue;
+                    double d = hypot(q[2 * b] - q[2 * a], q[2 * b + 1] - q[2 * a + 1]);
+                    if (d - ra - radius0(p, b) - rd * t < margin)
+                        out[count++] = a * (2 * N - a - 1) / 2 + b - a - 1;
+                }
+        double wall[4] = {q[2 * a], W - q[2 * a], q[2 * a + 1], H - q[2 * a + 1]};
+        for (size_t w = 0; w < 4; w++)
+            if (wall[w] - ra < margin)
+                out[count++] = P + 4 * a + w;
+    }
+    free(head);
+    return count;
+}
+
+/* |d|q_a - q_b|| <= |dq_a| + |dq_b| <= 2 sqrt(2) max_j |dq_j| (a wall's gap: 1), |G_t| <= 2 rdot. */
+static void gap_bounds(const double *p, double *lipschitz, double *rate, void *user)
+{
+    (void)user;
+    *lipschitz = 2.0 * M_SQRT2;
+    *rate = 2.0 * rdot(p);
 }
 
 /* Every gap positive at the start (a disk touching another or a wall would start on the boundary,
@@ -261,14 +337,16 @@ static int check(const double *p, char *msg, size_t len, void *user)
     }
     size_t n = 2 * (size_t)N, m = pairs((size_t)N) + 4 * (size_t)N;
     double *q = calloc(2 * n, sizeof *q);
-    pl_gap *g = pl_gap_new(1, n, 0);
+    pl_gap *g = pl_gap_new(1, 4, 0);
+    size_t dofs[4];
     int bad = !q || !g;
     if (bad)
         snprintf(msg, len, "out of memory checking the layout of %g disks", N);
     else
         initial_state(p, q, q + n, user);
     for (size_t i = 0; !bad && i < m; i++) {
-        memset(g->grad, 0, n * sizeof *g->grad);
+        g->support = dofs;
+        g->nsupport = support(p, i, dofs, user);
         gap(p, i, 0.0, q, g, user);
         if (!(g->g > 0.0)) {
             bad = 1;
@@ -454,4 +532,7 @@ const pl_case pl_case_spheres = {
     .mass = mass,
     .limit_value = limit_value,
     .valid_until = valid_until,
+    .support = support,
+    .candidates = candidates,
+    .gap_bounds = gap_bounds,
 };

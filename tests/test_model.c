@@ -95,14 +95,14 @@ static void test_model_sizes(void)
     pl_error err;
     pl_model m;
     const pl_case *balls = &pl_test_case_balls;
-    pl_setting zero[] = {{"N", 0.0}}, huge[] = {{"N", 20000.0}}, half[] = {{"N", 2.5}};
+    pl_setting zero[] = {{"N", 0.0}}, huge[] = {{"N", 40000.0}}, half[] = {{"N", 2.5}};
     CHECK(pl_model_init(&m, balls, zero, 1, &err) == PL_ERR_INPUT && strstr(err.message, "N = 0") &&
               strstr(err.message, "0 degrees of freedom") && !strchr(err.message, '\n'),
           "N = 0 refused naming it: %s", err.message);
     CHECK(m.law == NULL && m.minv == NULL, "nothing held after a refusal");
-    CHECK(pl_model_init(&m, balls, huge, 1, &err) == PL_ERR_INPUT && strstr(err.message, "N = 20000") &&
-              strstr(err.message, "20000 degrees of freedom"),
-          "N = 20000 refused as absurd: %s", err.message);
+    CHECK(pl_model_init(&m, balls, huge, 1, &err) == PL_ERR_INPUT && strstr(err.message, "N = 40000") &&
+              strstr(err.message, "40000 degrees of freedom"),
+          "N = 40000 refused as absurd: %s", err.message);
     CHECK(pl_model_init(&m, balls, half, 1, &err) == PL_ERR_INPUT && strstr(err.message, "N = 2.5"),
           "N = 2.5 refused: %s", err.message);
     pl_model_free(&m);

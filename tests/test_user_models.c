@@ -106,7 +106,7 @@ static void test_refusals(void)
     static const struct {
         const char *model, *why;
     } bad[] = {
-        {"bad_abi", "ABI version 4, this penlim has 3"},
+        {"bad_abi", "ABI version 5, this penlim has 4"},
         {"horizon", "horizon: the floor is out of reach after t = 0.5; t-end = 1 lies beyond: lower it to 0.5"},
         {"missing_gap", "the required callback gap is missing"},
         {"nan_force", "force value at the initial state is not finite"},
@@ -193,6 +193,23 @@ static void test_ball(void)
     CHECK(t2 && t3 && strcmp(t2, t3) == 0, "the ABI 2 model's trajectory is its twin's");
     free(t2), free(t3);
     CHECK(run_model("check-model --model %s", "abi2") == 0, "check-model passes the ABI 2 model");
+    /* one built for ABI version 3 (no supports) loads and runs as its twin of this version, to the byte */
+    CHECK(run_model("run --model %s --mu 1e6 --out v3 --quiet", "abi3") == 0, "an ABI 3 model runs");
+    CHECK(run_model("run --model %s --mu 1e6 --out v4 --quiet", "ok") == 0, "its ABI 4 twin runs");
+    t2 = slurp("v3/trajectory.csv"), t3 = slurp("v4/trajectory.csv");
+    CHECK(t2 && t3 && strcmp(t2, t3) == 0, "the ABI 3 model's trajectory is its twin's");
+    free(t2), free(t3);
+    /* supports penlim refuses: bad input, one line naming the constraint, nothing written */
+    const char *bad_support[] = {"support_order", "support_range", "support_long"};
+    const char *why[] = {"is not strictly ascending", "names coordinate 1, beyond the 1", "has 17 coordinates"};
+    for (int k = 0; k < 3; k++) {
+        int rc = run_model("run --model %s --mu 1e6 --out badsup --quiet", bad_support[k]);
+        char *e = slurp("stderr.txt");
+        CHECK(rc == 2 && e && strstr(e, "the support of constraint 1") && strstr(e, why[k]) &&
+                  strchr(e, '\n') == e + strlen(e) - 1 && !exists("badsup"),
+              "%s: refused on one line (%d): %s", bad_support[k], rc, e ? e : "");
+        free(e);
+    }
     /* an ABI 2 model could not know the laws' parameter names: its own parameter c is its own under a
      * law without one, and refused, with the reason, under Hunt-Crossley, whose damping is c */
     CHECK(run_model("run --model %s --mu 1e6 --set c=0.7 --out abi2_c --quiet", "abi2_own_c") == 0,

@@ -31,11 +31,15 @@ extern "C" {
 #endif
 
 /* The layout of pl_case and pl_gap and the callbacks' signatures.  2: pl_case.valid_until.  3: contact
- * laws other than Kelvin-Voigt: pl_law carries the model's law, pl_case.law_at, PL_PARAM_LAW.  A model
- * built for version 2 still loads (penlim run --model): its case is read as version 3 without law_at,
- * its law callback writes the fields k and xi that version 2's pl_law had (docs/library.md).  Other
- * versions are refused. */
-#define PL_ABI_VERSION 3u
+ * laws other than Kelvin-Voigt: pl_law carries the model's law, pl_case.law_at, PL_PARAM_LAW.  4: a
+ * constraint's support (pl_case.support, pl_gap.support and nsupport).  A model built for version 3
+ * still loads (penlim run --model): its case is read as version 4 without support; one built for
+ * version 2 likewise without law_at, its law callback writing the fields k and xi that version 2's
+ * pl_law had (docs/library.md).  Other versions are refused. */
+#define PL_ABI_VERSION 4u
+
+/* The most coordinates a constraint's support may have (pl_case.support). */
+#define PL_MAX_SUPPORT 16
 
 /* The symbol a loadable model exports: `const pl_case *penlim_model(void)`. */
 #define PL_MODEL_SYMBOL "penlim_model"
@@ -107,7 +111,9 @@ static inline int pl_law_set(pl_law *law, const char *name, double value)
 
 /* Constraint i evaluated at (q, t).  penlim zero-fills g, g_t, g_tt, grad and grad_t (and hess when
  * it reads it) before calling the case, so a case only sets the non-zero entries.  The arrays have
- * n entries (hess n x n, row-major). */
+ * n entries (hess n x n, row-major) when the case gives no support; when it does (pl_case.support),
+ * they have nsupport entries (hess nsupport x nsupport), entry e being the derivative in coordinate
+ * support[e]. */
 typedef struct {
     double g;       /* G_i(q, t); >= 0 admissible */
     double g_t;     /* dG/dt */
@@ -116,6 +122,10 @@ typedef struct {
     double *grad_t; /* d2G/dq dt */
     double *hess;   /* d2G/dq2; always writable */
     int keep_hess;  /* set by penlim: 0 when it will not read hess (a case may then skip it) */
+    /* ABI 4, set by penlim (read-only): the coordinates the arrays' entries are in (the case's
+     * support of constraint i, ascending), or NULL with nsupport = n when the case gives none. */
+    const size_t *support;
+    size_t nsupport;
 } pl_gap;
 
 /* Sweep quantities whose mu -> infinity value a case may know in closed form. */
@@ -199,6 +209,27 @@ struct pl_case {
      * runs evaluate it with every force; the limit solution freezes it at each impact's configuration.
      * Its dependence on q is not differentiated (the Newton iteration's Jacobian omits it). */
     void (*law_at)(const double *p, size_t i, double t, const double *q, pl_law *out, void *user);
+
+    /* ABI 4. */
+    /* The support of constraint i: the coordinates G_i depends on, into dofs, ascending, at most
+     * PL_MAX_SUPPORT of them (their number returned, >= 1).  It must not depend on q or t: penlim asks
+     * once, when the model is created, and refuses a support that is not ascending, out of range or
+     * too long.  With it, gap's arrays hold the derivatives in these coordinates only (pl_gap), and
+     * a constraint between two of many bodies costs penlim work in proportion to its support, not
+     * to n.  Absent: every constraint depends on every coordinate (arrays of n). */
+    size_t (*support)(const double *p, size_t i, size_t *dofs, void *user);
+    /* Neighbour search (give both, with support): a penalized run evaluates only the constraints that
+     * can come near contact, and proves that it leaves out none that could.
+     * candidates: every constraint that can have G_i(q, t) < margin (it may list more), written into
+     * out (room for every constraint; in any order, each once), their number returned.  A cell list
+     * or a sweep in one coordinate makes it O(N) for N bodies.
+     * gap_bounds: L and B such that, for every constraint, |G_i(q', t) - G_i(q, t)| <= L max_j |q'_j -
+     * q_j| and |dG_i/dt| <= B (finite, L > 0, B >= 0).  A constraint left out of the list at (t0, q0)
+     * has G_i >= margin there, hence G_i > 0 while L max|q - q0| + B (t - t0) < margin: the run
+     * rebuilds the list before that bound reaches margin/2 and redoes a step that takes it beyond
+     * margin (docs/methods.md, Neighbour search). */
+    size_t (*candidates)(const double *p, double t, const double *q, double margin, size_t *out, void *user);
+    void (*gap_bounds)(const double *p, double *lipschitz, double *rate, void *user);
 };
 
 /* A case with its parameters fixed and validated; immutable, so that it can be shared by

@@ -106,7 +106,10 @@ static int check_gap(const pl_model *model, report *r, check_work *w, size_t i, 
     pl_gap *ga = w->ga, *gd = w->gd;
     memset(ga->grad, 0, n * sizeof(double)), memset(ga->grad_t, 0, n * sizeof(double));
     ga->g = ga->g_t = ga->g_tt = 0.0;
-    c->gap(model->par, i, t, q, ga, c->user);
+    if (model->support) /* compressed by the case, spread to n here */
+        pl_model_gap(model, i, t, q, ga);
+    else
+        c->gap(model->par, i, t, q, ga, c->user);
     size_t k = 0;
     for (size_t j = 0; j < n; j++) {
         int in = ga->grad[j] != 0.0 || ga->grad_t[j] != 0.0;

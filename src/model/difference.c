@@ -128,6 +128,7 @@ static double G(gap_eval *e, double t, const double *q, size_t j, double dj, siz
     g->g = g->g_t = g->g_tt = 0.0;
     memset(g->grad, 0, n * sizeof *g->grad);
     memset(g->grad_t, 0, n * sizeof *g->grad_t);
+    g->support = pl_model_support(m, e->i, &g->nsupport); /* only the value is read */
     m->type->gap(m->par, e->i, t, e->q, g, m->type->user);
     return g->g;
 }
@@ -141,20 +142,18 @@ void pl_diff_gap_on(const pl_model *model, size_t i, double t, const double *q, 
                     double length, pl_gap *scratch, pl_gap *out)
 {
     size_t n = model->n;
-    const pl_case *c = model->type;
-    c->gap(model->par, i, t, q, out, c->user); /* the value; derivatives it wrote are replaced */
-    double g0 = out->g;
     gap_eval e = {model, i, scratch ? scratch : pl_gap_new(1, n, 0), malloc(n * sizeof(double))};
     if (!e.scratch || !e.q) {
         if (!scratch)
             free(e.scratch);
         free(e.q);
-        out->g_t = out->g_tt = NAN;
+        out->g = out->g_t = out->g_tt = NAN;
         fill_nan(out->grad, n), fill_nan(out->grad_t, n);
         if (out->keep_hess)
             fill_nan(out->hess, n * n);
         return;
     }
+    double g0 = out->g = G(&e, t, q, n, 0, n, 0); /* the value (the derivatives are all written below) */
     if (cols) { /* the others are 0: cleared here, as the case may have written them */
         memset(out->grad, 0, n * sizeof *out->grad);
         memset(out->grad_t, 0, n * sizeof *out->grad_t);
@@ -211,6 +210,7 @@ double pl_diff_gap_across(const pl_model *model, size_t i, double t, const doubl
     }
     const pl_case *c = model->type;
     double g[2];
+    scratch->support = pl_model_support(model, i, &scratch->nsupport);
     for (int side = 0; side < 2; side++) { /* only the value is read: the derivatives are left as written */
         scratch->g = scratch->g_t = scratch->g_tt = 0.0;
         c->gap(model->par, i, t, side ? qm : qp, scratch, c->user);

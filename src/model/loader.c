@@ -69,7 +69,11 @@ __attribute__((no_sanitize_address)) static const char *case_layout_problem(cons
                                (const void *)c->law, (const void *)c->check, (const void *)c->mass,
                                (const void *)c->mass_dq, (const void *)c->velocity_map, (const void *)c->input,
                                (const void *)c->limit_value, (const void *)c->forcing_time,
-                               (const void *)c->valid_until, size == sizeof *c ? (const void *)c->law_at : NULL};
+                               (const void *)c->valid_until,
+                               size > offsetof(pl_case, law_at) ? (const void *)c->law_at : NULL,
+                               size > offsetof(pl_case, support) ? (const void *)c->support : NULL,
+                               size > offsetof(pl_case, support) ? (const void *)c->candidates : NULL,
+                               size > offsetof(pl_case, support) ? (const void *)c->gap_bounds : NULL};
     for (size_t k = 0; k < sizeof callbacks / sizeof callbacks[0]; k++)
         if (callbacks[k] && !in_loaded_object(callbacks[k], 1))
             return "one of its callbacks points outside every loaded object";
@@ -96,13 +100,16 @@ static int search(const char *name, const char *search_path, char *out, size_t l
     return 0;
 }
 
-/* ABI 2's pl_case: version 3's up to law_at. */
+/* ABI 2's pl_case: version 4's up to law_at; ABI 3's: up to support. */
 #define ABI2_CASE_SIZE offsetof(pl_case, law_at)
+#define ABI3_CASE_SIZE offsetof(pl_case, support)
 
 /* An ABI 2 case's table with k, e and xi flagged as the law's defaults (PL_PARAM_LAW), its other
  * parameters named like a law's flagged as its own (PL_PARAM_MODEL_OWN), and c at the copy. */
 static void point_at_adapted(pl_model_library *lib)
 {
+    if (lib->abi_version == 3u)
+        lib->c = &lib->adapted;
     if (lib->abi_version != 2u)
         return;
     const pl_case *orig = lib->c == &lib->adapted ? NULL : lib->c;
@@ -155,12 +162,13 @@ static pl_status load(pl_model_library *lib, const char *file, pl_error *err)
                        PL_MODEL_SYMBOL);
     }
     unsigned v = c->abi_version;
-    if (v != PL_ABI_VERSION && v != 2u) {
+    if (v != PL_ABI_VERSION && v != 2u && v != 3u) {
         dlclose(h);
         return pl_fail(err, PL_ERR_INPUT, "model %s was built for penlim ABI version %u, this penlim has %u (and "
-                       "reads 2): rebuild it against this penlim's headers", file, v, (unsigned)PL_ABI_VERSION);
+                       "reads 2 and 3): rebuild it against this penlim's headers", file, v, (unsigned)PL_ABI_VERSION);
     }
-    const char *problem = case_layout_problem(c, v == 2u ? ABI2_CASE_SIZE : sizeof *c);
+    size_t size = v == 2u ? ABI2_CASE_SIZE : v == 3u ? ABI3_CASE_SIZE : sizeof *c;
+    const char *problem = case_layout_problem(c, size);
     if (problem) {
         dlclose(h);
         return pl_fail(err, PL_ERR_INPUT, "model %s: %s", file, problem);
@@ -168,10 +176,10 @@ static pl_status load(pl_model_library *lib, const char *file, pl_error *err)
     lib->handle = h;
     lib->c = c;
     lib->abi_version = v;
-    if (v == 2u) {
-        memcpy(&lib->adapted, c, ABI2_CASE_SIZE);
+    if (v != PL_ABI_VERSION) { /* read as this version, without what later versions added */
+        memset(&lib->adapted, 0, sizeof lib->adapted);
+        memcpy(&lib->adapted, c, size);
         lib->adapted.abi_version = PL_ABI_VERSION;
-        lib->adapted.law_at = NULL;
     }
     point_at_adapted(lib);
     snprintf(lib->path, sizeof lib->path, "%s", file);
@@ -212,7 +220,7 @@ int pl_model_library_find(pl_model_library *lib, const char *name, const char *s
     if (load(&tmp, file, err) != PL_OK)
         return -1;
     *lib = tmp;
-    if (lib->abi_version == 2u) /* into lib's own copy */
+    if (lib->abi_version != PL_ABI_VERSION) /* into lib's own copy */
         lib->c = &lib->adapted, point_at_adapted(lib);
     return 1;
 }

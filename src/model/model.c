@@ -5,6 +5,7 @@
 #include <gsl/gsl_linalg.h>
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,20 +93,37 @@ pl_gap *pl_gap_new(size_t count, size_t n, int keep_hess)
     return g;
 }
 
-pl_contact *pl_contact_new(size_t count, size_t n, int keep_hess)
+/* count contacts with gap arrays of `width` entries (Hessians width x width) and w of nw. */
+static pl_contact *contact_new(size_t count, size_t width, size_t nw, int keep_hess)
 {
     double *p = NULL;
     count = count ? count : 1;
-    size_t hessians = keep_hess ? count : 1;
-    pl_contact *c = new_items(count, sizeof *c, count * 3 * n + hessians * n * n, &p);
+    size_t hessians = keep_hess ? count : 1, each = 2 * width + nw;
+    pl_contact *c = new_items(count, sizeof *c, count * each + hessians * width * width, &p);
     for (size_t k = 0; c && k < count; k++) {
-        c[k].gap.grad = p + 3 * n * k;
-        c[k].gap.grad_t = c[k].gap.grad + n;
-        c[k].w = c[k].gap.grad_t + n;
-        c[k].gap.hess = p + count * 3 * n + (keep_hess ? k : 0) * n * n;
+        c[k].gap.grad = p + each * k;
+        c[k].gap.grad_t = c[k].gap.grad + width;
+        c[k].w = c[k].gap.grad_t + width;
+        c[k].nw = nw;
+        c[k].gap.hess = p + count * each + (keep_hess ? k : 0) * width * width;
         c[k].gap.keep_hess = keep_hess != 0;
     }
     return c;
+}
+
+pl_contact *pl_contact_new(size_t count, size_t n, int keep_hess)
+{
+    return contact_new(count, n, n, keep_hess);
+}
+
+pl_gap *pl_gap_new_sparse(size_t count, const pl_model *model, int keep_hess)
+{
+    return pl_gap_new(count, model->gap_width, keep_hess);
+}
+
+pl_contact *pl_contact_new_sparse(size_t count, const pl_model *model, int keep_hess)
+{
+    return contact_new(count, model->gap_width, model->minv_diag ? model->gap_width : model->n, keep_hess);
 }
 
 pl_status pl_contact_set_init(pl_contact_set *cs, const pl_model *model, pl_error *err)
@@ -250,8 +268,75 @@ void pl_model_free(pl_model *model)
 {
     free(model->law);
     free(model->minv);
+    free(model->minv_diag);
+    free(model->support);
+    free(model->support_start);
     model->law = NULL;
-    model->minv = NULL;
+    model->minv = model->minv_diag = NULL;
+    model->support = model->support_start = NULL;
+}
+
+/* The case's supports (pl_case.support), asked once and checked: each ascending, in range, 1 to
+ * PL_MAX_SUPPORT long; the gap width follows.  A case with supports gives analytic derivatives (the
+ * difference quotients of difference.c are taken along every coordinate). */
+static pl_status fix_supports(pl_model *model, pl_error *err)
+{
+    const pl_case *c = model->type;
+    size_t n = model->n, m = model->m;
+    model->gap_width = n;
+    model->gap_lipschitz = model->gap_rate = NAN;
+    if (!c->support && (c->candidates || c->gap_bounds))
+        return pl_fail(err, PL_ERR_INPUT, "case %s: neighbour search (candidates, gap_bounds) needs supports",
+                       c->name);
+    if (!c->support)
+        return PL_OK;
+    if (c->derivatives == PL_DERIVATIVES_NONE)
+        return pl_fail(err, PL_ERR_INPUT, "case %s: a case that gives supports gives analytic derivatives "
+                       "(PL_DERIVATIVES_ANALYTIC)", c->name);
+    model->support_start = malloc((m + 1) * sizeof *model->support_start);
+    size_t cap = m < SIZE_MAX / 4 ? 4 * m : m, used = 0, width = 0;
+    model->support = malloc(cap * sizeof *model->support);
+    if (!model->support_start || !model->support)
+        return pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory for the supports of %zu constraints", c->name, m);
+    for (size_t i = 0; i < m; i++) {
+        size_t dofs[4 * PL_MAX_SUPPORT], count = c->support(model->par, i, dofs, c->user); /* room to refuse */
+        if (count < 1 || count > PL_MAX_SUPPORT)
+            return pl_fail(err, PL_ERR_INPUT, "case %s: the support of constraint %zu has %zu coordinates (1 to %d)",
+                           c->name, i + 1, count, PL_MAX_SUPPORT);
+        for (size_t e = 0; e < count; e++) {
+            if (dofs[e] >= n)
+                return pl_fail(err, PL_ERR_INPUT, "case %s: the support of constraint %zu names coordinate %zu, "
+                               "beyond the %zu of the model (they count from 0)", c->name, i + 1, dofs[e], n);
+            if (e > 0 && dofs[e] <= dofs[e - 1])
+                return pl_fail(err, PL_ERR_INPUT, "case %s: the support of constraint %zu is not strictly ascending "
+                               "(%zu after %zu)", c->name, i + 1, dofs[e], dofs[e - 1]);
+        }
+        if (used + count > cap) {
+            size_t *grown = realloc(model->support, 2 * (used + count) * sizeof *grown);
+            if (!grown)
+                return pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory for the supports of %zu constraints",
+                               c->name, m);
+            model->support = grown, cap = 2 * (used + count);
+        }
+        model->support_start[i] = used;
+        memcpy(model->support + used, dofs, count * sizeof *dofs);
+        used += count;
+        width = count > width ? count : width;
+    }
+    model->support_start[m] = used;
+    model->gap_width = width;
+    if (!c->candidates != !c->gap_bounds)
+        return pl_fail(err, PL_ERR_INPUT, "case %s: give both candidates and gap_bounds (neighbour search), or "
+                       "neither", c->name);
+    if (c->candidates) {
+        double L = NAN, B = NAN;
+        c->gap_bounds(model->par, &L, &B, c->user);
+        if (!(L > 0.0 && isfinite(L) && B >= 0.0 && isfinite(B)))
+            return pl_fail(err, PL_ERR_INPUT, "case %s: its gap_bounds must be finite, L > 0 and B >= 0 (got L = %g, "
+                           "B = %g)", c->name, L, B);
+        model->gap_lipschitz = L, model->gap_rate = B;
+    }
+    return PL_OK;
 }
 
 static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting *settings, size_t nsettings,
@@ -372,7 +457,7 @@ static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting 
         msg[sizeof msg - 1] = '\0'; /* a model's message without its NUL */
         return pl_fail(err, PL_ERR_INPUT, "case %s: %s", c->name, msg[0] ? msg : "its check refused the parameters");
     }
-    if ((s = resolve_sizes(model, err)) != PL_OK)
+    if ((s = resolve_sizes(model, err)) != PL_OK || (s = fix_supports(model, err)) != PL_OK)
         return s;
     size_t n = model->n;
     model->law = calloc(model->m, sizeof *model->law);
@@ -411,7 +496,7 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
         return pl_fail(err, PL_ERR_INPUT, "case %s: the initial state is not finite", c->name);
     double *buf = malloc((3 * nn + n) * sizeof *buf);
     pl_work *w = pl_work_new(model);
-    pl_gap *g = pl_gap_new(1, n, 1);
+    pl_gap *g = pl_gap_new_sparse(1, model, 1);
     pl_status s = PL_OK;
     if (!buf || !w || !g) {
         s = pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory", c->name);
@@ -451,9 +536,10 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
         goto done;
     }
     for (size_t i = 0; i < model->m; i++) {
-        pl_model_gap(model, i, 0.0, q0, g);
-        if (!isfinite(g->g) || !isfinite(g->g_t) || !isfinite(g->g_tt) || !all_finite(g->grad, n) ||
-            !all_finite(g->grad_t, n) || !all_finite(g->hess, nn)) {
+        pl_model_gap_sparse(model, i, 0.0, q0, g); /* its support's entries (all n without one) */
+        size_t ns = g->nsupport;
+        if (!isfinite(g->g) || !isfinite(g->g_t) || !isfinite(g->g_tt) || !all_finite(g->grad, ns) ||
+            !all_finite(g->grad_t, ns) || !all_finite(g->hess, ns * ns)) {
             s = pl_fail(err, PL_ERR_INPUT, "case %s: constraint %zu at the initial state is not finite (NaN or inf)",
                         c->name, i + 1);
             goto done;
@@ -586,6 +672,23 @@ static pl_status finish_laws(pl_model *model, const double *q0, const double *v0
     return s;
 }
 
+/* The diagonal of the constant M^{-1} when it has no other non-zero entry: a product with it is then
+ * O(n), and w = M^{-1} grad G has grad G's support. */
+static pl_status find_diagonal(pl_model *model, pl_error *err)
+{
+    size_t n = model->n;
+    for (size_t j = 0; j < n; j++)
+        for (size_t l = 0; l < n; l++)
+            if (j != l && model->minv[j * n + l] != 0.0)
+                return PL_OK;
+    model->minv_diag = malloc(n * sizeof *model->minv_diag);
+    if (!model->minv_diag)
+        return pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory", model->type->name);
+    for (size_t j = 0; j < n; j++)
+        model->minv_diag[j] = model->minv[j * n + j];
+    return PL_OK;
+}
+
 /* The laws, M^{-1} if constant, the scales, from the initial state (q0, v0: scratch of n each). */
 static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error *err)
 {
@@ -613,6 +716,8 @@ static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error 
     /* constant M: keep its inverse (a case without derivatives may have M(q): differenced) */
     if (c->mass_dq == NULL && !(c->mass && c->derivatives == PL_DERIVATIVES_NONE)) {
         model->mass_constant = 1;
+        if ((s = find_diagonal(model, err)) != PL_OK)
+            return s;
     } else {
         free(model->minv);
         model->minv = NULL;
@@ -706,6 +811,11 @@ void pl_model_velocity_map(const pl_model *model, double t, const double *q, con
 static void apply_minv(const pl_model *model, double *tmp, const double *x, size_t sx, double *y, size_t sy)
 {
     size_t n = model->n;
+    if (model->minv_diag) {
+        for (size_t j = 0; j < n; j++)
+            y[j * sy] = model->minv_diag[j] * x[j * sx];
+        return;
+    }
     for (size_t j = 0; j < n; j++) {
         double s = 0.0;
         for (size_t l = 0; l < n; l++)
@@ -818,20 +928,60 @@ int pl_model_accel_minv(const pl_model *model, pl_work *work, double t, const do
     return accel_from_force(model, work, t, q, v, case_input(model, t, u), a, NULL, NULL, minv_store);
 }
 
-void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl_gap *out)
+void pl_model_gap_sparse(const pl_model *model, size_t i, double t, const double *q, pl_gap *out)
 {
-    size_t n = model->n;
+    size_t ns;
+    const size_t *support = pl_model_support(model, i, &ns);
     double *restrict grad = out->grad, *restrict grad_t = out->grad_t, *restrict hess = out->hess;
     out->g = out->g_t = out->g_tt = 0.0;
-    for (size_t j = 0; j < n; j++)
+    out->support = support;
+    out->nsupport = ns;
+    for (size_t j = 0; j < ns; j++)
         grad[j] = grad_t[j] = 0.0;
     if (out->keep_hess)
-        for (size_t j = 0; j < n * n; j++)
+        for (size_t j = 0; j < ns * ns; j++)
             hess[j] = 0.0;
     if (model->type->derivatives == PL_DERIVATIVES_NONE)
         pl_diff_gap(model, i, t, q, out);
     else
         model->type->gap(model->par, i, t, q, out, model->type->user);
+}
+
+/* The compressed arrays of gap (its storage of n entries, n x n, zero beyond the compressed ones)
+ * spread in place to the coordinates of its support: entry e moves to support[e] >= e, the last
+ * first, so that none is overwritten before it moves. */
+static void expand_gap(pl_gap *gap, size_t n)
+{
+    size_t ns = gap->nsupport;
+    const size_t *sup = gap->support;
+    for (size_t e = ns; e-- > 0;) {
+        double x = gap->grad[e], y = gap->grad_t[e];
+        gap->grad[e] = gap->grad_t[e] = 0.0;
+        gap->grad[sup[e]] = x, gap->grad_t[sup[e]] = y;
+    }
+    if (gap->keep_hess)
+        for (size_t e = ns * ns; e-- > 0;) {
+            double x = gap->hess[e];
+            gap->hess[e] = 0.0;
+            gap->hess[sup[e / ns] * n + sup[e % ns]] = x;
+        }
+    gap->support = NULL;
+    gap->nsupport = n;
+}
+
+void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl_gap *out)
+{
+    size_t n = model->n;
+    if (model->support) { /* zero beyond the compressed entries, which expand_gap moves there */
+        for (size_t j = 0; j < n; j++)
+            out->grad[j] = out->grad_t[j] = 0.0;
+        if (out->keep_hess)
+            for (size_t j = 0; j < n * n; j++)
+                out->hess[j] = 0.0;
+    }
+    pl_model_gap_sparse(model, i, t, q, out);
+    if (model->support)
+        expand_gap(out, n);
 }
 
 void pl_model_mass_dq(const pl_model *model, const double *q, size_t k, double *dM)
@@ -890,14 +1040,14 @@ pl_status pl_model_check_admissible(const pl_model *model, const char *why, pl_e
 {
     double L = model->v_scale * model->v_scale / model->a_scale;
     double *q = calloc(2 * model->n, sizeof *q);
-    pl_gap *g = pl_gap_new(1, model->n, 0);
+    pl_gap *g = pl_gap_new_sparse(1, model, 0);
     pl_status s = PL_OK;
     if (!q || !g)
         s = pl_fail(err, PL_ERR_NOMEM, "out of memory checking the initial state");
     else
         pl_model_initial_state(model, q, q + model->n);
     for (size_t i = 0; s == PL_OK && i < model->m; i++) {
-        pl_model_gap(model, i, 0.0, q, g);
+        pl_model_gap_sparse(model, i, 0.0, q, g);
         if (g->g < -1e-12 * L)
             s = pl_fail(err, PL_ERR_INPUT, "the initial state violates constraint %zu (G = %g < 0): %s", i + 1, g->g,
                         why);
@@ -910,24 +1060,47 @@ pl_status pl_model_check_admissible(const pl_model *model, const char *why, pl_e
 double pl_gap_terms(const pl_gap *gap, double t, const double *q, size_t n)
 {
     double s = fabs(gap->g_t * t) + fabs(gap->g);
-    for (size_t j = 0; j < n; j++)
-        s += fabs(gap->grad[j] * q[j]);
+    size_t count = gap->support ? gap->nsupport : n;
+    for (size_t e = 0; e < count; e++)
+        s += fabs(gap->grad[e] * q[pl_gap_dof(gap, e)]);
     return s;
+}
+
+/* Gdot = G_t + grad G . fp over the gap's entries (all n when it is dense). */
+static double rate_of(const pl_gap *gap, const double *fp, size_t n)
+{
+    double gdot = gap->g_t;
+    if (!gap->support) {
+        for (size_t j = 0; j < n; j++)
+            gdot += gap->grad[j] * fp[j];
+        return gdot;
+    }
+    for (size_t e = 0; e < gap->nsupport; e++)
+        gdot += gap->grad[e] * fp[gap->support[e]];
+    return gdot;
 }
 
 double pl_model_gap_rate(const pl_model *model, size_t i, double t, const double *q, const double *fp,
                          pl_gap *gap)
 {
     pl_model_gap(model, i, t, q, gap);
-    double gdot = gap->g_t;
-    for (size_t j = 0; j < model->n; j++)
-        gdot += gap->grad[j] * fp[j];
-    return gdot;
+    return rate_of(gap, fp, model->n);
+}
+
+double pl_model_gap_rate_sparse(const pl_model *model, size_t i, double t, const double *q, const double *fp,
+                                pl_gap *gap)
+{
+    pl_model_gap_sparse(model, i, t, q, gap);
+    return rate_of(gap, fp, model->n);
 }
 
 void pl_model_contact_at(const pl_model *model, pl_work *work, size_t i, double t, const double *q, const double *fp,
                          pl_contact *c)
 {
+    if (model->mass_constant) { /* its own inverse, not a copy (n^2 per call) */
+        pl_model_contact(model, i, t, q, fp, model->minv, c);
+        return;
+    }
     pl_model_mass(model, q, NULL, work->c_minv);
     pl_model_contact(model, i, t, q, fp, work->c_minv, c);
 }
@@ -951,6 +1124,41 @@ void pl_model_contact(const pl_model *model, size_t i, double t, const double *q
                 w[j] += minv[j * n + k] * grad[k];
     for (size_t j = 0; j < n; j++)
         gw += grad[j] * w[j];
+    c->m_eff = 1.0 / gw;
+    c->w_support = NULL;
+    c->nw = n;
+}
+
+void pl_model_contact_sparse(const pl_model *model, size_t i, double t, const double *q, const double *fp,
+                             const double *minv, pl_contact *c)
+{
+    if (!model->support) {
+        pl_model_contact(model, i, t, q, fp, minv, c);
+        return;
+    }
+    size_t n = model->n;
+    c->gdot = pl_model_gap_rate_sparse(model, i, t, q, fp, &c->gap);
+    const pl_gap *g = &c->gap;
+    size_t ns = g->nsupport;
+    double gw = 0.0;
+    if (model->minv_diag) { /* w on the support */
+        for (size_t e = 0; e < ns; e++) {
+            c->w[e] = model->minv_diag[g->support[e]] * g->grad[e];
+            gw += g->grad[e] * c->w[e];
+        }
+        c->w_support = g->support;
+        c->nw = ns;
+    } else { /* w = sum_e M^{-1}[:, support[e]] grad_e: dense */
+        for (size_t j = 0; j < n; j++)
+            c->w[j] = 0.0;
+        for (size_t e = 0; e < ns; e++)
+            for (size_t j = 0; j < n; j++)
+                c->w[j] += minv[j * n + g->support[e]] * g->grad[e];
+        for (size_t e = 0; e < ns; e++)
+            gw += g->grad[e] * c->w[g->support[e]];
+        c->w_support = NULL;
+        c->nw = n;
+    }
     c->m_eff = 1.0 / gw;
 }
 
@@ -1015,6 +1223,20 @@ static double free_gap_accel_at(const pl_model *model, size_t i, double t, const
                                 const double *fp_q, const double *fp_v, const double *fp_t, const double *a, pl_gap *g)
 {
     size_t n = model->n;
+    if (!fp_v && model->support) { /* over the support: g's storage is n wide, its Hessian n x n */
+        pl_model_gap_sparse(model, i, t, q, g);
+        size_t ns = g->nsupport;
+        const size_t *sup = g->support;
+        double D = g->g_tt;
+        for (size_t e = 0; e < ns; e++) {
+            size_t j = sup[e];
+            double Hf = 0.0;
+            for (size_t k = 0; k < ns; k++)
+                Hf += g->hess[e * ns + k] * fp[sup[k]];
+            D += fp[j] * Hf + 2.0 * g->grad_t[e] * fp[j] + g->grad[e] * a[j];
+        }
+        return D;
+    }
     pl_model_gap(model, i, t, q, g);
     /* D = F_p' H F_p + 2 grad_t . F_p + G_tt + grad . (dF_p/dq F_p + dF_p/dv F_v + dF_p/dt) */
     double D = g->g_tt;

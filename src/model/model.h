@@ -16,8 +16,8 @@
  * ncon, or, if the case gives `sizes`, computed from its parameters (N balls over N floors: n = m = N).
  * Nothing in penlim has a fixed maximum on them: the model allocates what it needs (a law per
  * constraint, M^{-1} n x n) and owns it until pl_model_free; every solver sizes its work arrays from
- * n and m once per run.  pl_model_init only rejects absurd sizes (PL_SIZE_LIMIT_DOF, _CON): dense
- * linear algebra is meant for up to a few hundred of each.  Evaluations that need scratch space
+ * n and m once per run.  pl_model_init only rejects absurd sizes (PL_SIZE_LIMIT_DOF, _CON): the
+ * dense n x n arrays bound n by memory; constraints with supports cost in proportion to them.  Evaluations that need scratch space
  * take a pl_work (one per run, or per thread), so that the model itself is never written. */
 #ifndef PL_MODEL_H
 #define PL_MODEL_H
@@ -35,9 +35,11 @@
 #define PL_MAX_PARAMS 32
 #define PL_MAX_INPUTS 8
 
-/* Sizes a model refuses as absurd (not limits of the code: M^{-1} alone takes 8 n^2 bytes). */
-#define PL_SIZE_LIMIT_DOF 10000
-#define PL_SIZE_LIMIT_CON 1000000
+/* Sizes a model refuses as absurd, stated as memory: a model holds M^{-1} (8 n^2 bytes: 3.2 GB at
+ * 20000) and a penalized run some twenty n x n scratch arrays besides (docs/development.md); a
+ * constraint takes some 300 bytes of a run's arrays (3 GB at 1e7). */
+#define PL_SIZE_LIMIT_DOF 20000
+#define PL_SIZE_LIMIT_CON 10000000
 
 /* pl_gap, pl_limit_quantity and pl_case (the callbacks a case gives): include/penlim/model.h, the
  * public definition of a model. */
@@ -54,6 +56,11 @@ struct pl_model {
     pl_contact_law *law;                  /* m: the contact law of each constraint (at the initial state) */
     int mass_constant;
     double *minv;                         /* n x n: M^{-1} when mass_constant, else NULL */
+    double *minv_diag;                    /* n: its diagonal when M is constant and diagonal, else NULL */
+    size_t *support;                      /* the case's supports, concatenated (NULL: it gives none) */
+    size_t *support_start;                /* m + 1: where constraint i's support starts in `support` */
+    size_t gap_width;                     /* entries of a gap's arrays: the longest support, or n */
+    double gap_lipschitz, gap_rate;       /* the case's gap_bounds L, B (NAN without neighbour search) */
     double v_scale, a_scale;              /* contact velocity and acceleration scales */
 };
 
@@ -61,7 +68,9 @@ struct pl_model {
 typedef struct {
     pl_gap gap;
     double gdot;  /* Gdot = grad G . F_p + G_t */
-    double *w;    /* n: w = M^{-1} grad G */
+    double *w;    /* n: w = M^{-1} grad G; on its support (pl_model_contact_sparse) */
+    const size_t *w_support; /* the coordinates of w's entries (NULL: all n) */
+    size_t nw;    /* its entries */
     double m_eff; /* 1 / (grad G . w) */
 } pl_contact;
 
@@ -70,6 +79,34 @@ typedef struct {
  * kept (pl_gap); without, they share one n x n scratch for the case's writes. */
 pl_gap *pl_gap_new(size_t count, size_t n, int keep_hess);
 pl_contact *pl_contact_new(size_t count, size_t n, int keep_hess);
+/* The same for the compressed evaluations (pl_model_gap_sparse, pl_model_contact_sparse): arrays of the
+ * model's gap width (pl_model_gap_width), w of n or, where M is constant and diagonal, of the gap width. */
+pl_gap *pl_gap_new_sparse(size_t count, const pl_model *model, int keep_hess);
+pl_contact *pl_contact_new_sparse(size_t count, const pl_model *model, int keep_hess);
+
+/* The entries of a gap's arrays in the compressed evaluations: the longest support, or n without
+ * supports. */
+static inline size_t pl_model_gap_width(const pl_model *model)
+{
+    return model->gap_width;
+}
+
+/* Constraint i's support and its length (*count); NULL with *count = n when the case gives none. */
+static inline const size_t *pl_model_support(const pl_model *model, size_t i, size_t *count)
+{
+    if (!model->support) {
+        *count = model->n;
+        return NULL;
+    }
+    *count = model->support_start[i + 1] - model->support_start[i];
+    return model->support + model->support_start[i];
+}
+
+/* Coordinate of entry e of a gap's arrays. */
+static inline size_t pl_gap_dof(const pl_gap *gap, size_t e)
+{
+    return gap->support ? gap->support[e] : e;
+}
 
 /* Scratch space of the model's evaluations (pl_model_accel, pl_model_contact_at,
  * pl_model_contact_coupling, pl_model_free_gap_accel, pl_model_initially_active), sized from one
@@ -159,9 +196,24 @@ void pl_model_accel(const pl_model *model, pl_work *work, double t, const double
 int pl_model_accel_minv(const pl_model *model, pl_work *work, double t, const double *q, const double *v, double *a,
                         double *minv_store, const double **minv);
 
+/* Gap i with arrays of n entries (n x n), whatever the case's support: out's storage must have them
+ * (pl_gap_new(count, n, ...)).  For a case with supports, the compressed evaluation expanded: the one
+ * path by which consumers that are not worth making sparse (the limit solution, the schemes, the
+ * analysis, the checks) see every gap dense.  out->support is NULL after it. */
 void pl_model_gap(const pl_model *model, size_t i, double t, const double *q, pl_gap *out);
+/* Gap i compressed to its support (out->support, out->nsupport; the same as pl_model_gap for a case
+ * without supports): O(s) work, O(s^2) with the Hessian, and only that much of out written. */
+void pl_model_gap_sparse(const pl_model *model, size_t i, double t, const double *q, pl_gap *out);
+/* Gap i's rate with the gap compressed: pl_model_gap_rate over the support. */
+double pl_model_gap_rate_sparse(const pl_model *model, size_t i, double t, const double *q, const double *fp,
+                                pl_gap *gap);
+/* pl_model_contact over the support: w on the gap's support where M is constant and diagonal, else
+ * dense (n); c from pl_contact_new_sparse. */
+void pl_model_contact_sparse(const pl_model *model, size_t i, double t, const double *q, const double *fp,
+                             const double *minv, pl_contact *c);
 
-/* The size of the terms a gap is computed from at (t, q): sum_j |dG/dq_j q_j| + |G_t t| + |G|.
+/* The size of the terms a gap (dense or compressed) is computed from at (t, q):
+ * sum_j |dG/dq_j q_j| + |G_t t| + |G|.
  * Its round-off is eps times this (a coordinate G does not depend on adds nothing, however large). */
 double pl_gap_terms(const pl_gap *gap, double t, const double *q, size_t n);
 

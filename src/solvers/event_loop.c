@@ -13,10 +13,12 @@
 #define SAMPLE_CACHE_DOUBLES ((size_t)1 << 20)
 
 
-void pl_tighten_for_gap(double *tol, size_t n, const double *grad, double tol_g, double tol_gd)
+void pl_tighten_for_gap(double *tol, size_t n, const pl_gap *gap, double tol_g, double tol_gd)
 {
-    for (size_t j = 0; j < n; j++) {
-        double gj = fabs(grad[j]);
+    size_t count = gap->support ? gap->nsupport : n;
+    for (size_t e = 0; e < count; e++) {
+        size_t j = pl_gap_dof(gap, e);
+        double gj = fabs(gap->grad[e]);
         if (gj > 0.0) {
             tol[j] = fmin(tol[j], tol_g / gj);
             tol[n + j] = fmin(tol[n + j], tol_gd / gj);

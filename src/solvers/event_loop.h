@@ -15,6 +15,7 @@
 #ifndef PL_EVENT_LOOP_H
 #define PL_EVENT_LOOP_H
 
+#include "model/model.h"
 #include "solvers/stepper.h"
 
 typedef struct {
@@ -75,8 +76,8 @@ pl_status pl_loop_restart(pl_event_loop *loop, pl_stepper *next, double t, pl_er
 /* Run the loop from the active stepper's current state to t_end. */
 pl_status pl_loop_run(pl_event_loop *loop, pl_error *err);
 
-/* Tighten the tolerances tol[0..n) of positions and tol[n..2n) of velocities so that a gap with
- * gradient grad is controlled to tol_g and its rate to tol_gd. */
-void pl_tighten_for_gap(double *tol, size_t n, const double *grad, double tol_g, double tol_gd);
+/* Tighten the tolerances tol[0..n) of positions and tol[n..2n) of velocities so that the gap (dense
+ * or compressed to its support) is controlled to tol_g and its rate to tol_gd. */
+void pl_tighten_for_gap(double *tol, size_t n, const pl_gap *gap, double tol_g, double tol_gd);
 
 #endif

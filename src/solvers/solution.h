@@ -72,6 +72,9 @@ typedef struct {
                                  cannot see (G dips through 0 and back) and that were recovered */
     long fast_steps;          /* steps of the fast systems of impacts (limit solution) */
     long lcp_solves, lcp_iterations; /* complementarity problems (Siconos) and their pivots */
+    long gap_evals;           /* gaps a penalized run evaluated for its steps, events and weights (the
+                                 trajectory's record of every gap aside; not in summary.json) */
+    long neighbour_rebuilds;  /* rebuilds of its neighbour list (neighbours.c) */
     double wall_seconds;
 } pl_stats;
 

@@ -10,7 +10,8 @@
  * command's own process runs: VARIANT_CRASH_SETUP dies of SIGSEGV in initial_state, and
  * VARIANT_ENDLESS_SETUP never returns from scales.  VARIANT_ABI2 is the ball built against ABI
  * version 2's header (tests/models/abi2, which has no PL_PARAM_LAW) with a law callback that doubles
- * k: a model of the previous version, which penlim reads through its adapter; VARIANT_ABI2_OWN_C adds a
+ * k: a model of an earlier version, which penlim reads through its adapter (VARIANT_OK built against
+ * tests/models/abi3, version 3's header, likewise); VARIANT_ABI2_OWN_C adds a
  * parameter of its own named c, as Hunt-Crossley's damping is. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <math.h>
@@ -158,6 +159,25 @@ static double valid_until(const double *p, char *msg, size_t len, void *user)
 }
 #endif
 
+#if defined VARIANT_SUPPORT_ORDER || defined VARIANT_SUPPORT_RANGE || defined VARIANT_SUPPORT_LONG
+/* Supports penlim refuses (ABI 4): not ascending, beyond the one coordinate, longer than PL_MAX_SUPPORT. */
+static size_t support(const double *p, size_t i, size_t *dofs, void *user)
+{
+    (void)p, (void)i, (void)user;
+#if defined VARIANT_SUPPORT_ORDER
+    dofs[0] = dofs[1] = 0;
+    return 2;
+#elif defined VARIANT_SUPPORT_RANGE
+    dofs[0] = 1;
+    return 1;
+#else
+    for (size_t e = 0; e <= PL_MAX_SUPPORT; e++)
+        dofs[e] = e;
+    return PL_MAX_SUPPORT + 1;
+#endif
+}
+#endif
+
 #ifdef VARIANT_ABI2
 static void law(const double *p, size_t i, pl_law *out, void *user)
 {
@@ -204,6 +224,9 @@ static const pl_case variant = {
 #endif
 #ifdef VARIANT_ABI2
     .law = law,
+#endif
+#if defined VARIANT_SUPPORT_ORDER || defined VARIANT_SUPPORT_RANGE || defined VARIANT_SUPPORT_LONG
+    .support = support,
 #endif
 };
 

@@ -230,7 +230,7 @@ static int error_weights(double t, const double *y, double *w, void *user)
         double g = fabs(c->gap.g), gd = fabs(c->gdot);
         double tol_g = rtol * (g + gd * gd / (2.0 * s->A) + s->tol_g);
         double tol_gd = rtol * (gd + sqrt(2.0 * s->A * g) + s->tol_v);
-        pl_tighten_for_gap(tol, s->n, c->gap.grad, tol_g, tol_gd);
+        pl_tighten_for_gap(tol, s->n, &c->gap, tol_g, tol_gd);
     }
     for (size_t j = 0; j < s->N; j++)
         w[j] = 1.0 / fmax(tol[j], 100.0 * DBL_EPSILON * fabs(y[j]));

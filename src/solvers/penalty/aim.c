@@ -22,6 +22,11 @@ static void fit_gap_models(run_ctx *c, double t, const double *y)
     const pl_gap *gaps = pen_geometry_at(c, t, y);
     int history = c->aim_modes[0] == c->modes && c->aim_t[0] < t;
     for (size_t i = 0; i < c->m; i++) {
+        if (!pen_is_near(c, i)) { /* no history for its first fit once it is near again */
+            c->fitted[i] = 0;
+            g[i] = gdot[i] = NAN;
+            continue;
+        }
         g[i] = gaps[i].g;
         gdot[i] = c->geometry_gdot[i];
         /* the linear oscillator's roots are aimed at under a linear law only */

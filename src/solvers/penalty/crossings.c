@@ -30,12 +30,12 @@ static double dense_eval(double t, void *p)
         return NAN;
     pl_gap *gap = c->gap_dense;
     if (d->what == DENSE_GAP) {
-        pl_model_gap(c->model, d->i, t, Q(y), gap);
+        pl_model_gap_sparse(c->model, d->i, t, Q(y), gap);
         return gap->g;
     }
     double *fp = c->fp_dense;
     pl_model_velocity_map(c->model, t, Q(y), V(y, c), fp, NULL, NULL, NULL);
-    return pl_model_gap_rate(c->model, d->i, t, Q(y), fp, gap);
+    return pl_model_gap_rate_sparse(c->model, d->i, t, Q(y), fp, gap);
 }
 
 /* Root of a quantity of constraint i in [a, b] on the dense output (or its cheap interpolant);
@@ -125,7 +125,10 @@ static double sampled_gap_rate(run *r, int *sampled, int j, double s, size_t i)
             double *fp = c->fp_dense;
             pl_model_velocity_map(c->model, s, Q(y), V(y, c), fp, NULL, NULL, NULL);
             for (size_t k = 0; k < c->m; k++)
-                gd[k] = pl_model_gap_rate(c->model, k, s, Q(y), fp, c->gap_dense);
+                if (pen_is_near(c, k)) {
+                    gd[k] = pl_model_gap_rate_sparse(c->model, k, s, Q(y), fp, c->gap_dense);
+                    c->gap_evals++;
+                }
         }
     }
     return gd[i];
@@ -199,7 +202,7 @@ static double exact_extremum(run *r, size_t i, double *te, double ta, double tb)
         return NAN;
     double *fp = c->fp_dense;
     pl_model_velocity_map(c->model, *te, Q(y), V(y, c), fp, NULL, NULL, NULL);
-    double gdot = pl_model_gap_rate(c->model, i, *te, Q(y), fp, c->gap_dense), g = c->gap_dense->g;
+    double gdot = pl_model_gap_rate_sparse(c->model, i, *te, Q(y), fp, c->gap_dense), g = c->gap_dense->g;
     double gddot = pen_gap_accel(c, i, *te, y), d = -gdot / gddot;
     if (*te + d >= ta && *te + d <= tb) {
         *te += d;
@@ -249,6 +252,8 @@ static int find_missed_crossing(run *r, double ta, const double *g_a, const doub
     run_ctx *c = &r->ctx;
     int found = 0, sampled[FLIGHT_SAMPLES] = {0};
     for (size_t i = 0; i < c->m; i++) {
+        if (!pen_is_near(c, i))
+            continue; /* positive through the step (neighbours.c) */
         /* The mode disagrees with the sign of G at the end: the crossing left no sign change for
          * the root finder (the step began on the constraint, where a switch had just happened).
          * Beyond round-off, and beyond the gap's change over the time tolerance of a root (a step
@@ -381,6 +386,14 @@ int pen_missed(void *user, double t, const double *y, int at_root, double *t_cro
         return -1;
     }
     int found = scan_missed_crossings(user, t, y, at_root, t_cross, err);
+    /* a step beyond the neighbour list's reach: cut where it still holds, the list rebuilt there
+     * (pen_switch_at, missed_constraint m) */
+    double t_redo = found >= 0 ? pen_neighbours_redo(r, t, y) : NAN;
+    if (!isnan(t_redo) && (!found || t_redo < *t_cross)) {
+        found = 1;
+        *t_cross = t_redo;
+        r->missed_constraint = r->ctx.m;
+    }
     double t_hand = NAN;
     r->handover = r->ctx.m;
     if (found >= 0 && pen_lift_off_handover(r, t, y, at_root, &t_hand) && (!found || t_hand <= *t_cross)) {
@@ -388,5 +401,7 @@ int pen_missed(void *user, double t, const double *y, int at_root, double *t_cro
         return 1;
     }
     r->handover = r->ctx.m;
+    if (!found && pen_neighbours_due(&r->ctx, t, Q(y)))
+        pen_neighbours_rebuild(&r->ctx, t, Q(y));
     return found;
 }

@@ -7,6 +7,7 @@
  *   field.c      the state's right-hand side and Jacobian, forces and gaps at a state
  *   gamma.c      Gamma^mu's quadrature (paper 004, eq. (5))
  *   roots.c      the root functions of the contact switches and their hysteresis
+ *   neighbours.c the neighbour list: which constraints are evaluated, and its proof
  *   weights.c    the error weights
  *   aim.c        step aiming on the gap models (gap_model.c)
  *   lift_off.c   lift-off from settled contact: handover to the Runge-Kutta pair, exit resolution
@@ -69,13 +70,14 @@ typedef struct {
     int bdf_futile;             /* BDF given up for the present contact set (see choose, penalty.c) */
     /* scratch */
     pl_forces f_rhs, f_roots, f_state, f_start, f_accel;
-    pl_gap *gap_roots, *gap_noise, *gap_accel, *gap_dense, *gap_turn;
+    pl_gap *gap_roots, *gap_noise, *gap_accel, *gap_turn; /* compressed to a support (pl_gap_new_sparse) */
+    pl_gap *gap_dense;                                    /* n wide: compressed or dense */
     double *tol, *fp_geometry, *fp_accel, *fp_v_accel, *fp_dense;
     /* The gaps at the state (geometry_t, geometry_y): G_i, grad G_i ... (geometry, m) and Gdot_i
      * (geometry_gdot, m).  A step's end is scanned, recorded, and starts the next step's error
      * weights: geometry_at evaluates them once for the three. */
     double geometry_t, *geometry_y, *geometry_gdot;
-    pl_gap *geometry;
+    pl_gap *geometry; /* compressed to the supports */
     /* Aiming (aim): the gaps and their rates at the last two step starts (t, modes), and each
      * constraint's model fitted between them (gap_model.h; fitted: 1 if so). */
     double aim_t[2], *aim_g[2], *aim_gdot[2];
@@ -88,6 +90,12 @@ typedef struct {
     int *lifting;               /* lift_off_handover: 1 while a lift-off of constraint i is the
                                    Runge-Kutta pair's, 2 once its window has passed, 0 otherwise */
     int *saved_active;          /* m: the modes while resolved_gap_accel changes them */
+    /* Neighbour search (neighbours.c): near[i] = 1 if constraint i is in the list built at (near_t,
+     * near_q) with margin near_margin; near NULL: every constraint is evaluated. */
+    unsigned char *near;
+    size_t *near_list;
+    double near_t, near_margin, *near_q;
+    long gap_evals, neighbour_rebuilds; /* pl_stats */
     double *block;              /* the arrays above, carved (alloc_ctx) */
     int *int_block;
 } run_ctx;
@@ -152,10 +160,26 @@ static inline double decay_rate(double omega, double xi)
     return xi < 1.0 ? xi * omega : omega * (xi - sqrt(xi * xi - 1.0));
 }
 
+/* Whether constraint i is evaluated (in the neighbour list, or no list). */
+static inline int pen_is_near(const run_ctx *c, size_t i)
+{
+    return !c->near || c->near[i];
+}
+
+/* neighbours.c */
+pl_status pen_neighbours_init(run_ctx *c, pl_error *err);
+void pen_neighbours_free(run_ctx *c);
+double pen_neighbours_drift(const run_ctx *c, double t, const double *q);
+void pen_neighbours_rebuild(run_ctx *c, double t, const double *q);
+int pen_neighbours_due(const run_ctx *c, double t, const double *q);
+double pen_neighbours_redo(run *r, double t, const double *y);
+double pen_neighbours_max_step(const run_ctx *c, double t, const double *y);
+
 /* field.c */
 void pen_trial_begin(run_ctx *c);
 void pen_trial_end(run_ctx *c);
 void pen_contact_state(run_ctx *c, double t, const double *y, double *g, double *gdot, double *lambda);
+void pen_far_gaps(run_ctx *c, double t, const double *y, double *g, double *gdot);
 const pl_forces *pen_forces_at(run_ctx *c, double t, const double *y, pl_forces *scratch);
 double pen_gap_accel(run_ctx *c, size_t i, double t, const double *y);
 double pen_gap_noise(const run_ctx *c, size_t i, double t, const double *q);

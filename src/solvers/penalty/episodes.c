@@ -24,6 +24,8 @@ static pl_status check_resolved(run *r, double t, const double *y, const pl_gap 
     for (size_t i = 0; i < c->m; i++) {
         const pl_gap *gap = &gaps[i];
         double g = r->prev_g[i], gdot = r->prev_gdot[i];
+        if (!pen_is_near(c, i) && isfinite(g) && isfinite(gdot))
+            continue; /* positive (neighbours.c) */
         /* a NaN gap compares false with 0: it would never start a contact */
         if (!isfinite(g) || !isfinite(gdot))
             return pl_fail(err, PL_ERR_SOLVER, "constraint %zu is not finite at t = %.17g (G = %g, Gdot = %g): the "
@@ -57,6 +59,7 @@ pl_status pen_record_sample(void *user, double t, const double *y, pl_error *err
     row[1] = pen_gamma_at(c, t, y);
     memcpy(row + 2, y, 2 * n * sizeof *row);
     pen_contact_state(c, t, y, row + pl_col_g(n, m), r->prev_gdot, row + pl_col_force(n, m));
+    pen_far_gaps(c, t, y, row + pl_col_g(n, m), r->prev_gdot);
     const pl_gap *gaps = c->geometry;
     memcpy(r->prev_g, row + pl_col_g(n, m), m * sizeof *row);
     for (size_t i = 0; i < m; i++) {
@@ -97,7 +100,7 @@ static double zero_crossing(run *r, size_t i, double side, size_t first_row, dou
     double t = row[0], g = pl_solution_gap_at(sol, c->model, k, i, c->gap_noise), *fp = c->fp_dense;
     const double *q = row + pl_col_q(n, m), *v = row + pl_col_v(n, m);
     pl_model_velocity_map(c->model, t, q, v, fp, NULL, NULL, NULL);
-    double gdot = pl_model_gap_rate(c->model, i, t, q, fp, c->gap_dense), t0 = t, rate = gdot;
+    double gdot = pl_model_gap_rate_sparse(c->model, i, t, q, fp, c->gap_dense), t0 = t, rate = gdot;
     const double *before = k > first_row ? pl_table_row(traj, k - 1) : NULL;
     double gb = before ? pl_solution_gap_at(sol, c->model, k - 1, i, c->gap_noise) : NAN;
     if (before && side * gb < 0.0 && g != 0.0) {

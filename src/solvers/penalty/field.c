@@ -143,16 +143,42 @@ const pl_gap *pen_geometry_at(run_ctx *c, double t, const double *y)
         return c->geometry;
     c->geometry_t = NAN;
     pl_model_velocity_map(c->model, t, Q(y), V(y, c), c->fp_geometry, NULL, NULL, NULL);
-    for (size_t i = 0; i < c->m; i++)
-        c->geometry_gdot[i] = pl_model_gap_rate(c->model, i, t, Q(y), c->fp_geometry, &c->geometry[i]);
+    if (c->near) { /* the list's (those left out hold G = inf: pen_neighbours_rebuild) */
+        for (size_t i = 0; i < c->m; i++)
+            if (c->near[i]) {
+                c->geometry_gdot[i] = pl_model_gap_rate_sparse(c->model, i, t, Q(y), c->fp_geometry, &c->geometry[i]);
+                c->gap_evals++;
+            }
+    } else {
+        for (size_t i = 0; i < c->m; i++)
+            c->geometry_gdot[i] = pl_model_gap_rate_sparse(c->model, i, t, Q(y), c->fp_geometry, &c->geometry[i]);
+        c->gap_evals += (long)c->m;
+    }
     c->geometry_t = t;
     memcpy(c->geometry_y, y, n2 * sizeof *y);
     return c->geometry;
 }
 
-/* Gap and gap rate of every constraint at a state, and (if lambda is not NULL) the force, which
- * uses the current modes; each gap's geometry is in c->geometry after the call.  The geometry alone
- * needs neither the mass matrix nor the forces. */
+/* The gaps and rates at (t, y) of the constraints left out of the neighbour list, into g and gdot
+ * (entries of the others untouched): what the trajectory's record of every gap needs, and nothing of
+ * the run's own.  The one place that evaluates them. */
+void pen_far_gaps(run_ctx *c, double t, const double *y, double *g, double *gdot)
+{
+    if (!c->near)
+        return;
+    double *fp = c->fp_dense;
+    pl_model_velocity_map(c->model, t, Q(y), V(y, c), fp, NULL, NULL, NULL);
+    for (size_t i = 0; i < c->m; i++)
+        if (!c->near[i]) {
+            gdot[i] = pl_model_gap_rate_sparse(c->model, i, t, Q(y), fp, c->gap_dense);
+            g[i] = c->gap_dense->g;
+        }
+}
+
+/* Gap and gap rate of every constraint at a state (those left out of the neighbour list: G = inf,
+ * Gdot = 0; pen_far_gaps), and (if lambda is not NULL) the force, which uses the current modes; each
+ * gap's geometry is in c->geometry after the call.  The geometry alone needs neither the mass matrix
+ * nor the forces. */
 void pen_contact_state(run_ctx *c, double t, const double *y, double *g, double *gdot, double *lambda)
 {
     const pl_gap *gaps = pen_geometry_at(c, t, y);
@@ -180,19 +206,27 @@ double pen_gap_accel(run_ctx *c, size_t i, double t, const double *y)
         return NAN;
     double *fp = c->fp_accel, *fp_v = c->fp_v_accel;
     pl_gap *gap = c->gap_accel;
-    pl_model_velocity_map(c->model, t, Q(y), V(y, c), fp, NULL, fp_v, NULL);
-    pl_model_gap(c->model, i, t, Q(y), gap);
-    double D = pl_model_free_gap_accel(c->model, c->field.work, i, t, Q(y), V(y, c));
-    for (size_t j = 0; j < n; j++)
+    const pl_model *model = c->model;
+    double D = pl_model_free_gap_accel(model, c->field.work, i, t, Q(y), V(y, c));
+    pl_model_gap_sparse(model, i, t, Q(y), gap);
+    if (gap->support && !model->type->velocity_map) { /* dF_p/dv = I: grad G_i . ac over its support */
+        for (size_t e = 0; e < gap->nsupport; e++)
+            D += gap->grad[e] * f->ac[gap->support[e]];
+        return D;
+    }
+    pl_model_velocity_map(model, t, Q(y), V(y, c), fp, NULL, fp_v, NULL);
+    for (size_t e = 0; e < gap->nsupport; e++) {
+        size_t j = pl_gap_dof(gap, e);
         for (size_t k = 0; k < n; k++)
-            D += gap->grad[j] * fp_v[j * n + k] * f->ac[k];
+            D += gap->grad[e] * fp_v[j * n + k] * f->ac[k];
+    }
     return D;
 }
 
 /* The round-off of G_i at (t, q) (noise_of_gap). */
 double pen_gap_noise(const run_ctx *c, size_t i, double t, const double *q)
 {
-    pl_model_gap(c->model, i, t, q, c->gap_noise);
+    pl_model_gap_sparse(c->model, i, t, q, c->gap_noise);
     return pen_noise_of_gap(c, c->gap_noise, q);
 }
 
@@ -204,6 +238,6 @@ double pen_gap_noise(const run_ctx *c, size_t i, double t, const double *q)
  * whose terms, q itself, give no round-off to hold them. */
 double pen_gap_resolution(const run_ctx *c, size_t i, double t, const double *q)
 {
-    pl_model_gap(c->model, i, t, q, c->gap_noise);
+    pl_model_gap_sparse(c->model, i, t, q, c->gap_noise);
     return pl_gap_resolution(pl_gap_terms(c->gap_noise, 0.0, q, c->n), c->rtol * c->pen[i]);
 }

@@ -74,7 +74,7 @@ static double pressing_eval(double t, void *p)
     if (!y)
         return NAN;
     pl_model_velocity_map(c->model, t, Q(y), V(y, c), c->fp_dense, NULL, NULL, NULL);
-    double gdot = pl_model_gap_rate(c->model, f->i, t, Q(y), c->fp_dense, c->gap_dense);
+    double gdot = pl_model_gap_rate_sparse(c->model, f->i, t, Q(y), c->fp_dense, c->gap_dense);
     return pen_pressing(c, f->i, c->gap_dense->g, gdot);
 }
 
@@ -253,7 +253,7 @@ double pen_lift_off_renewal(run *r, size_t i, double t)
     if (r->open[i] < 0 || traj->nrows == 0 || pl_table_row(traj, k)[0] != t)
         return NAN;
     const double *row = pl_table_row(traj, k);
-    pl_model_gap(c->model, i, t, row + pl_col_q(c->n, c->m), c->gap_noise);
+    pl_model_gap_sparse(c->model, i, t, row + pl_col_q(c->n, c->m), c->gap_noise);
     double terms = pl_gap_terms(c->gap_noise, t, row + pl_col_q(c->n, c->m), c->n), d[3];
     if (-c->gap_noise->g > 1000.0 * DBL_EPSILON * terms)
         return NAN;

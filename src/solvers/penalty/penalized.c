@@ -15,13 +15,17 @@ pl_status pl_penalized_init(pl_penalized *p, const pl_model *model, double mu, p
     p->active = calloc(m, sizeof *p->active);
     p->work = pl_work_new(model);
     p->contact = pl_contact_new(1, n, 0);
+    p->force_contact = pl_contact_new_sparse(1, model, 0);
     p->jac_contact = pl_contact_new(1, n, 1);
+    p->jac_sparse = pl_contact_new_sparse(1, model, 1);
+    p->sparse_jacobian = model->support && model->minv_diag && !model->type->velocity_map;
     size_t nn = n * n;
     pl_part parts[] = {{&p->fp_q, nn}, {&p->fp_v, nn},  {&p->a_q, nn},    {&p->a_v, nn},    {&p->minv, nn},
                        {&p->ac_q, nn}, {&p->ac_v, nn},  {&p->dM, nn},     {&p->fp, n},      {&p->a, n},
                        {&p->dlam_q, n}, {&p->dlam_v, n}, {&p->dMw, n}};
     p->block = pl_carve(parts, PL_NPARTS(parts));
-    if (!p->damping || !p->active || !p->work || !p->contact || !p->jac_contact || !p->block)
+    if (!p->damping || !p->active || !p->work || !p->contact || !p->force_contact || !p->jac_contact ||
+        !p->jac_sparse || !p->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for the penalized system (%zu dofs, %zu constraints)", n, m);
     for (size_t i = 0; i < m; i++)
         p->damping[i] = pl_law_prepare(&model->law[i], mu);
@@ -34,7 +38,9 @@ void pl_penalized_free(pl_penalized *p)
     free(p->active);
     pl_work_free(p->work);
     free(p->contact);
+    free(p->force_contact);
     free(p->jac_contact);
+    free(p->jac_sparse);
     free(p->block);
     memset(p, 0, sizeof *p);
 }
@@ -85,25 +91,29 @@ int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const 
      * overlap tests, which cost more than the loops themselves at a few dofs (this runs in every
      * right-hand side). */
     double *restrict ac = f->ac, *restrict lambda = f->lambda;
-    const double *restrict fp = f->fp, *restrict minv = f->minv, *restrict w = p->contact->w;
+    const double *restrict fp = f->fp, *restrict minv = f->minv, *restrict w = p->force_contact->w;
     const int *restrict active = p->active;
     for (size_t j = 0; j < n; j++)
         ac[j] = 0.0;
-    pl_contact *k = p->contact;
+    pl_contact *k = p->force_contact;
     pl_contact_law varying;
     for (size_t i = 0, m = model->m; i < m; i++) {
         lambda[i] = 0.0;
         if (!active[i])
             continue;
-        pl_model_contact(model, i, t, q, fp, minv, k);
+        pl_model_contact_sparse(model, i, t, q, fp, minv, k);
         /* eq. (4) with A_i = -w_i m_i k_i and B_i = -2 xi_i sqrt(k_i) w_i m_i under Kelvin-Voigt; the
          * constraint's law in general, at (t, q) if the case's law varies (law_at) */
         const pl_contact_law *law = model->type->law_at ? pl_model_law_at(model, i, t, q, &varying) : &model->law[i];
         double d = law == &model->law[i] ? p->damping[i] : pl_law_prepare(law, p->mu);
         double l = pl_law_force(law, p->mu, d, k->m_eff, k->gap.g, k->gdot, NULL, NULL);
         lambda[i] = l;
-        for (size_t j = 0; j < n; j++)
-            ac[j] += w[j] * l;
+        if (k->w_support)
+            for (size_t e = 0; e < k->nw; e++)
+                ac[k->w_support[e]] += w[e] * l;
+        else
+            for (size_t j = 0; j < n; j++)
+                ac[j] += w[j] * l;
     }
     return 0;
 }
@@ -115,6 +125,52 @@ int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const 
  * Under another law, dlambda = lambda_G dG + lambda_Gdot dGdot (+ lambda/m dm for a law per unit
  * effective mass), its partials from the law.
  * dM/dq_k is evaluated where it is used, per active constraint (n x n of scratch, not n^3). */
+/* The contact part of the Jacobian (pl_penalized_jacobian) of active constraint i over its support s:
+ * with M constant and diagonal and F_p = v, w = M^{-1} grad G and H have the support's entries only,
+ * dF_p/dq = 0, dF_p/dv = I, dM = 0, so ac_q and ac_v change in the s x s block of the support's rows
+ * and columns alone: O(s^2), not O(n^3). */
+static void sparse_contact_jacobian(const pl_penalized *c, size_t i, double t, const double *q, const double *fp,
+                                    const double *minv, double *ac_q, double *ac_v)
+{
+    const pl_model *model = c->model;
+    size_t n = model->n;
+    pl_contact *k = c->jac_sparse;
+    pl_model_contact_sparse(model, i, t, q, fp, minv, k);
+    const pl_gap *g = &k->gap;
+    size_t ns = g->nsupport;
+    const size_t *sup = g->support;
+    const double *grad = g->grad, *H = g->hess, *w = k->w, *d = model->minv_diag;
+    pl_contact_law varying;
+    const pl_contact_law *law = pl_model_law_at(model, i, t, q, &varying);
+    int linear = pl_law_is_linear(law), per_mass = (law->type->flags & PL_LAW_PER_UNIT_MASS) != 0;
+    double kk = law->k, me = k->m_eff, ci = law == &model->law[i] ? c->damping[i] : pl_law_prepare(law, c->mu);
+    double s = c->mu * g->g + ci * k->gdot;
+    double lambda_G = 0.0, lambda_Gdot = 0.0, lambda = -me * kk * s;
+    if (!linear)
+        lambda = pl_law_force(law, c->mu, ci, me, g->g, k->gdot, &lambda_G, &lambda_Gdot);
+    for (size_t col = 0; col < ns; col++) {
+        double dgd_q = g->grad_t[col], dgd_v = grad[col], Hw = 0.0, dlam_q, dlam_v;
+        for (size_t e = 0; e < ns; e++) {
+            dgd_q += H[col * ns + e] * fp[sup[e]];
+            Hw += H[e * ns + col] * w[e];
+        }
+        double dm = -me * me * 2.0 * Hw;
+        if (linear) {
+            dlam_q = -kk * (dm * s + me * (c->mu * grad[col] + ci * dgd_q));
+            dlam_v = -kk * me * ci * dgd_v;
+        } else {
+            dlam_q = (per_mass ? lambda / me * dm : 0.0) + lambda_G * grad[col] + lambda_Gdot * dgd_q;
+            dlam_v = lambda_Gdot * dgd_v;
+        }
+        size_t jc = sup[col];
+        for (size_t e = 0; e < ns; e++) {
+            size_t j = sup[e];
+            ac_q[j * n + jc] += w[e] * dlam_q + lambda * d[j] * H[e * ns + col];
+            ac_v[j * n + jc] += w[e] * dlam_v;
+        }
+    }
+}
+
 int pl_penalized_jacobian(const pl_penalized *c, double t, const double *q, const double *v, double *J)
 {
     const pl_model *model = c->model;
@@ -135,6 +191,10 @@ int pl_penalized_jacobian(const pl_penalized *c, double t, const double *q, cons
     for (size_t i = 0; i < model->m; i++) {
         if (!c->active[i])
             continue;
+        if (c->sparse_jacobian) {
+            sparse_contact_jacobian(c, i, t, q, fp, minv, ac_q, ac_v);
+            continue;
+        }
         pl_model_contact(model, i, t, q, fp, minv, k);
         const double *grad = k->gap.grad, *H = k->gap.hess, *w = k->w;
         /* a law that varies with (t, q) is taken as it is here, its own derivatives left out */

@@ -13,8 +13,11 @@ typedef struct {
     double *damping; /* m: c_i = 2 xi_i sqrt(mu/k_i) */
     int *active;     /* m: the contact indicator I{G_i <= 0} */
     pl_work *work;   /* the model's scratch (pl_model_accel and friends), free for the run's own calls */
-    pl_contact *contact;     /* scratch of the forces */
+    pl_contact *contact;     /* scratch (dense), free between evaluations of the field */
+    pl_contact *force_contact; /* scratch of the forces, compressed (pl_contact_new_sparse) */
     pl_contact *jac_contact; /* of the Jacobian, which reads the Hessians */
+    pl_contact *jac_sparse;  /* the same compressed, where the Jacobian's contact part is (sparse_jacobian) */
+    int sparse_jacobian;     /* supports, M constant and diagonal, F_p = v: O(s^2) per active contact */
     /* scratch of the Jacobian: n x n each, */
     double *fp_q, *fp_v, *a_q, *a_v, *minv, *ac_q, *ac_v, *dM;
     /* n each */

@@ -52,16 +52,19 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
     size_t n = c->n, m = c->m;
     c->singular_behind = c->singular_ahead = c->singular_order = NAN;
     pl_status s = pl_penalized_init(&c->field, c->model, c->mu, err);
+    if (s == PL_OK)
+        s = pen_neighbours_init(c, err);
     pl_forces *forces[] = {&c->f_rhs, &c->f_roots, &c->f_state, &c->f_start, &c->f_accel};
     for (size_t k = 0; s == PL_OK && k < sizeof forces / sizeof *forces; k++)
         s = pl_forces_init(forces[k], c->model, err);
     if (s != PL_OK)
         return s;
-    pl_gap **gaps[] = {&c->gap_roots, &c->gap_noise, &c->gap_accel, &c->gap_dense, &c->gap_turn};
-    int ok = 1;
+    /* compressed to the supports (pl_model_gap_sparse) but gap_dense, which may hold either */
+    pl_gap **gaps[] = {&c->gap_roots, &c->gap_noise, &c->gap_accel, &c->gap_turn};
+    int ok = (c->gap_dense = pl_gap_new(1, n, 0)) != NULL;
     for (size_t k = 0; k < sizeof gaps / sizeof *gaps; k++)
-        ok &= (*gaps[k] = pl_gap_new(1, n, 0)) != NULL;
-    ok &= (c->geometry = pl_gap_new(m, n, 0)) != NULL;
+        ok &= (*gaps[k] = pl_gap_new_sparse(1, c->model, 0)) != NULL;
+    ok &= (c->geometry = pl_gap_new_sparse(m, c->model, 0)) != NULL;
     double *bdf_radius;
     pl_part parts[] = {{&c->pen, m},           {&c->omega, m},          {&c->bdf_omega, m},
                        {&c->bdf_xi, m},        {&c->force_side, m},
@@ -85,6 +88,7 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
 static void free_ctx(run_ctx *c)
 {
     pl_penalized_free(&c->field);
+    pen_neighbours_free(c);
     pl_forces *forces[] = {&c->f_rhs, &c->f_roots, &c->f_state, &c->f_start, &c->f_accel};
     for (size_t k = 0; k < sizeof forces / sizeof *forces; k++)
         pl_forces_free(forces[k]);
@@ -175,16 +179,21 @@ static pl_stepper *choose(void *user, double t)
     return r->ctx.settled_phase && !r->ctx.bdf_futile ? bdf_stepper(r) : r->rk;
 }
 
+static double shorter(double a, double b) /* of two bounds, 0 none */
+{
+    return a > 0.0 && (b == 0.0 || a < b) ? a : b;
+}
+
 /* The loop's max_step hook: on the Runge-Kutta pair (flights and impacts) the case's forcing time
  * scale (pl_model_max_step; usually none); settled contacts (BDF) keep their long steps, but for the
- * approach of a lift-off (lift_off_approach). */
+ * approach of a lift-off (lift_off_approach); both within the neighbour list's reach. */
 static double max_step(void *user, double t)
 {
     run *r = user;
+    double near = pen_neighbours_max_step(&r->ctx, t, r->loop.stepper->y);
     if (r->loop.stepper == r->bdf)
-        return pen_lift_off_approach(r, t);
-    double model = pl_model_max_step(r->ctx.model, t), exit = pen_exit_bound(r, t);
-    return model > 0.0 && (exit == 0.0 || model < exit) ? model : exit;
+        return shorter(pen_lift_off_approach(r, t), near);
+    return shorter(shorter(pl_model_max_step(r->ctx.model, t), pen_exit_bound(r, t)), near);
 }
 
 /* First step after a (re)start.
@@ -217,6 +226,8 @@ static double initial_step(void *user, pl_stepper *s, double t)
         double h = INFINITY, *g = r->g_init, *gdot = r->gdot_init;
         pen_contact_state(c, t, s->y, g, gdot, NULL);
         for (size_t i = 0; i < c->m; i++) {
+            if (!pen_is_near(c, i))
+                continue;
             /* on the constraint: within round-off, or within the gap's change over the time
              * tolerance of the root the run was restarted at */
             double noise = pen_gap_noise(c, i, t, Q(s->y));
@@ -320,15 +331,16 @@ static int bdf_max_order(double h, void *user)
  * normal per constraint). */
 #define FRESH_JACOBIAN 0.1
 
-/* The angle between the normals of constraint i at (t, q) (grad, norm) and at (ta, qa). */
-static double turn_since(run_ctx *c, size_t i, const double *grad, double norm, double ta, const double *qa)
+/* The angle between the normals of constraint i at its geometry `now` and at (ta, qa), over its support. */
+static double turn_since(run_ctx *c, size_t i, const pl_gap *now, double ta, const double *qa)
 {
-    pl_model_gap(c->model, i, ta, qa, c->gap_turn);
-    double norm_a = pl_norm(c->gap_turn->grad, c->n), d2 = 0.0;
+    pl_model_gap_sparse(c->model, i, ta, qa, c->gap_turn);
+    size_t count = now->support ? now->nsupport : c->n;
+    double norm = pl_norm(now->grad, count), norm_a = pl_norm(c->gap_turn->grad, count), d2 = 0.0;
     if (!(norm > 0.0 && norm_a > 0.0))
         return 0.0;
-    for (size_t j = 0; j < c->n; j++) {
-        double d = grad[j] / norm - c->gap_turn->grad[j] / norm_a;
+    for (size_t e = 0; e < count; e++) {
+        double d = now->grad[e] / norm - c->gap_turn->grad[e] / norm_a;
         d2 += d * d;
     }
     return sqrt(d2); /* the chord: the angle, to O(angle^3) */
@@ -343,9 +355,9 @@ static int bdf_fresh_jacobian(double t, const double *y, double h, void *user)
     for (size_t i = 0; i < c->m && !fresh; i++) {
         if (!c->field.active[i])
             continue;
-        double norm = pl_norm(gaps[i].grad, n), turn = turn_since(c, i, gaps[i].grad, norm, c->jac_t, c->jac_q);
+        double turn = turn_since(c, i, &gaps[i], c->jac_t, c->jac_q);
         if (t > c->step_t) /* the last step's turn, scaled to h */
-            turn += turn_since(c, i, gaps[i].grad, norm, c->step_t, c->step_q) * h / (t - c->step_t);
+            turn += turn_since(c, i, &gaps[i], c->step_t, c->step_q) * h / (t - c->step_t);
         double hw = h * c->bdf_omega[i]; /* the settled contact's mode (init_scales) */
         fresh = !(hw * (hw + 2.0 * c->bdf_xi[i]) * turn <= FRESH_JACOBIAN);
     }
@@ -382,6 +394,7 @@ static pl_status integrate(run *r, pl_error *err)
     const double *y = r->loop.stepper->y;
     pl_status s;
     pen_contact_state(c, 0.0, y, r->prev_g, r->prev_gdot, NULL);
+    pen_far_gaps(c, 0.0, y, r->prev_g, r->prev_gdot);
     for (size_t i = 0; i < c->m; i++)
         if (c->field.active[i]) {
             pen_start_force_root(c, i, 0.0, y);
@@ -435,6 +448,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     }
     r.handover = c->m;
     pen_modes_changed(c);
+    pen_neighbours_rebuild(c, 0.0, Q(y0));
 
     s = setup_steppers(&r, y0, e);
     r.spec.sparse_from = opts->sparse_from; /* for the BDF stepper, made from r.spec at the first settled contact */
@@ -442,6 +456,8 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
         s = integrate(&r, e);
     if (r.loop.stepper)
         r.loop.stepper->add_counters(r.loop.stepper, &sol->stats);
+    sol->stats.gap_evals = c->gap_evals;
+    sol->stats.neighbour_rebuilds = c->neighbour_rebuilds;
 
     /* Whatever happened, report the state reached and close the open episodes there. */
     pl_solution_finish(sol, s, e, t0);

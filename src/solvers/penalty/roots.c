@@ -29,7 +29,8 @@ double pen_exit_level(const run_ctx *c, size_t i, double noise)
 static double gap_root(run_ctx *c, size_t i, double t, const double *q)
 {
     pl_gap *gap = c->gap_roots;
-    pl_model_gap(c->model, i, t, q, gap);
+    pl_model_gap_sparse(c->model, i, t, q, gap);
+    c->gap_evals++;
     double noise = pen_noise_of_gap(c, gap, q);
     return c->field.active[i] ? gap->g - pen_exit_level(c, i, noise) : gap->g + noise;
 }
@@ -45,7 +46,7 @@ int pen_root(double t, const double *y, int k, double *g, void *user)
     run_ctx *c = user;
     size_t m = c->m, i = (size_t)k % m;
     if ((size_t)k < m) {
-        *g = gap_root(c, i, t, Q(y));
+        *g = pen_is_near(c, i) ? gap_root(c, i, t, Q(y)) : c->near_margin;
         return 0;
     }
     const pl_forces *f = c->field.active[i] ? pen_forces_at(c, t, y, &c->f_roots) : NULL;
@@ -60,7 +61,8 @@ int pen_roots(double t, const double *y, double *g, void *user)
     run_ctx *c = user;
     int any = 0;
     for (size_t i = 0; i < c->m; i++) {
-        g[i] = gap_root(c, i, t, Q(y));
+        /* left out of the neighbour list: positive until the list is rebuilt (neighbours.c) */
+        g[i] = pen_is_near(c, i) ? gap_root(c, i, t, Q(y)) : c->near_margin;
         any |= c->field.active[i];
     }
     const pl_forces *f = any ? pen_forces_at(c, t, y, &c->f_roots) : NULL;

@@ -141,10 +141,10 @@ pl_status pen_switch_at(void *user, double *t, double *y, const int *found, int 
     } else if (r->handover < c->m) { /* a lift-off handed to the Runge-Kutta pair (choose) */
         r->ctx.lifting[r->handover] = 1;
         r->handover = c->m;
-    } else {
+    } else if (r->missed_constraint < c->m) {
         size_t i = r->missed_constraint;
         direction[i] = c->field.active[i] ? 1 : -1;
-    }
+    } /* else a cut for the neighbour list, rebuilt below */
     *changed = 0;
     for (size_t i = 0; i < c->m; i++) {
         if (!direction[i])
@@ -155,5 +155,7 @@ pl_status pen_switch_at(void *user, double *t, double *y, const int *found, int 
             return s;
     }
     pen_restart_gamma(c, *t, y);
+    if (pen_neighbours_due(c, *t, Q(y)))
+        pen_neighbours_rebuild(c, *t, Q(y));
     return PL_OK;
 }

@@ -34,6 +34,8 @@ int pen_error_weights(double t, const double *y, double *w, void *user)
     }
     const pl_gap *gaps = pen_geometry_at(c, t, y);
     for (size_t i = 0; i < c->m; i++) {
+        if (!pen_is_near(c, i))
+            continue;
         const pl_gap *gap = &gaps[i];
         double amplitude = hypot(gap->g, c->geometry_gdot[i] / c->omega[i]);
         double tol_g = c->rtol * (amplitude + c->pen[i]);
@@ -54,7 +56,7 @@ int pen_error_weights(double t, const double *y, double *w, void *user)
         double terms = pl_gap_terms(gap, t, Q(y), n), floor_g = FLOOR_ULPS * DBL_EPSILON * terms;
         double floor_gd = c->lifting[i] == 1 ? DBL_EPSILON * terms : -gap->g > floor_g ? floor_g : 0.0;
         double tol_gd = c->omega[i] * fmax(tol_g, floor_gd);
-        pl_tighten_for_gap(tol, n, gap->grad, tol_g, c->settled_phase ? INFINITY : tol_gd);
+        pl_tighten_for_gap(tol, n, gap, tol_g, c->settled_phase ? INFINITY : tol_gd);
     }
     /* Nothing much finer than the round-off of a component can be resolved: the tolerance is
      * floored at FLOOR_ULPS ulps.  A resting penetration A/(k mu) under a table moving with O(1)
