@@ -317,7 +317,7 @@ double pl_solution_gap_at(const pl_solution *sol, const pl_model *model, size_t 
     if (pl_solution_contact_at(sol, r, i, &g, NULL))
         return g;
     const double *row = pl_table_row(&sol->traj, r);
-    pl_model_gap(model, i, row[0], row + pl_col_q(sol->n, sol->m), scratch);
+    pl_model_gap_sparse(model, i, row[0], row + pl_col_q(sol->n, sol->m), scratch); /* G alone: the support will do */
     return scratch->g;
 }
 

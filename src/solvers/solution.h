@@ -242,8 +242,9 @@ size_t pl_solution_row_contacts(const pl_solution *sol, size_t r, const pl_conta
 int pl_solution_contact_at(const pl_solution *sol, size_t r, size_t i, double *g, double *force);
 /* force_i at row r, in either storage (0 where the sparse list has no entry). */
 double pl_solution_force_at(const pl_solution *sol, size_t r, size_t i);
-/* G_i at row r: stored, or recomputed from the row's t and q by the model (into scratch, a gap of
- * the model's n), which is what the solver computed it from. */
+/* G_i at row r: stored, or recomputed from the row's t and q by the model (into scratch: a gap of the
+ * model's n, or one compressed to the supports, pl_gap_new_sparse), which is what the solver computed
+ * it from. */
 double pl_solution_gap_at(const pl_solution *sol, const pl_model *model, size_t r, size_t i, pl_gap *scratch);
 
 /* Append an episode (zeroed but for the constraint, t_in and the NAN end). */
