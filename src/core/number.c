@@ -1,72 +1,117 @@
-/* strfromd (ISO/IEC TS 18661-1, in glibc since 2.25), where the C library declares it */
-#define __STDC_WANT_IEC_60559_BFP_EXT__ 1
 #include "core/number.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* 1e+05 -> 1e5, 2.5e-07 -> 2.5e-7: the same number, fewer characters. */
-static void tidy_exponent(char *s)
+#include "core/shortest.h"
+
+/* The text "%.{precision}g" prints for digits * 10^exp10 (n digits, no trailing zero, precision >= n,
+ * so that %g's rounding leaves them as they are), with the exponent as tidy as the number allows
+ * (1e5, 2.5e-7, not 1e+05, 2.5e-07).  %g's rule (C11 7.21.6.1): with X the exponent of the first
+ * digit, exponential notation when X < -4 or X >= precision, else fixed; trailing zeros and a
+ * trailing point removed.  Returns the length (at most 24). */
+static int layout(char *out, bool negative, uint64_t digits, int n, int exp10, int precision)
 {
-    char *e = strchr(s, 'e');
-    if (!e)
-        return;
-    char *p = e + 1, *w = e + 1;
-    if (*p == '+')
-        p++;
-    else if (*p == '-')
-        *w++ = *p++;
-    while (*p == '0' && p[1])
-        p++;
-    memmove(w, p, strlen(p) + 1);
+    char d[20];
+    for (int k = n - 1; k >= 0; k--, digits /= 10)
+        d[k] = (char)('0' + digits % 10);
+    const int x = exp10 + n - 1;
+    char *w = out;
+    if (negative)
+        *w++ = '-';
+    if (x < -4 || x >= precision) {
+        *w++ = d[0];
+        if (n > 1) {
+            *w++ = '.';
+            memcpy(w, d + 1, (size_t)n - 1);
+            w += n - 1;
+        }
+        *w++ = 'e';
+        int e = x;
+        if (e < 0) {
+            *w++ = '-';
+            e = -e;
+        }
+        if (e >= 100)
+            *w++ = (char)('0' + e / 100);
+        if (e >= 10)
+            *w++ = (char)('0' + e / 10 % 10);
+        *w++ = (char)('0' + e % 10);
+    } else if (x >= 0) { /* ddd[.ddd], or digits then zeros */
+        if (n <= x + 1) {
+            memcpy(w, d, (size_t)n);
+            w += n;
+            memset(w, '0', (size_t)(x + 1 - n));
+            w += x + 1 - n;
+        } else {
+            memcpy(w, d, (size_t)x + 1);
+            w += x + 1;
+            *w++ = '.';
+            memcpy(w, d + x + 1, (size_t)(n - x - 1));
+            w += n - x - 1;
+        }
+    } else { /* 0.000ddd */
+        *w++ = '0';
+        *w++ = '.';
+        memset(w, '0', (size_t)(-x - 1));
+        w += -x - 1;
+        memcpy(w, d, (size_t)n);
+        w += n;
+    }
+    *w = '\0';
+    return (int)(w - out);
 }
 
-/* x as "%.{digits}g" (1 <= digits <= 17): by strfromd where the C library has it, the same
- * characters without printf's parsing of its format, in half the time (a run's trajectories, written
- * this way number by number, were 90% of the instructions of `penlim run bouncing_ball`). */
-static void print_g(char *buf, size_t len, int digits, double x)
+/* out into buf as snprintf would (cut to len - 1 characters). */
+static char *copy_out(const char *out, int length, char *buf, size_t len)
 {
-#ifdef __STDC_IEC_60559_BFP__
-    static const char *const formats[] = {"%.0g",  "%.1g",  "%.2g",  "%.3g",  "%.4g",  "%.5g",
-                                          "%.6g",  "%.7g",  "%.8g",  "%.9g",  "%.10g", "%.11g",
-                                          "%.12g", "%.13g", "%.14g", "%.15g", "%.16g", "%.17g"};
-    strfromd(buf, len, formats[digits], x);
-#else
-    snprintf(buf, len, "%.*g", digits, x);
-#endif
-}
-
-static char *format_from(double x, char *buf, size_t len, int first)
-{
-    if (!isfinite(x)) {
-        snprintf(buf, len, "%s", isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+    if (len == 0)
         return buf;
-    }
-    for (int p = first; p <= 17; p++) {
-        print_g(buf, len, p, x);
-        if (p == 17 || strtod(buf, NULL) == x)
-            break;
-    }
-    tidy_exponent(buf);
+    size_t k = (size_t)length < len ? (size_t)length : len - 1;
+    memcpy(buf, out, k);
+    buf[k] = '\0';
     return buf;
 }
 
+/* x's text at the precision `precision(n)` of its shortest digits (n of them): "%.{p}g" as below. */
+static int format_text(double x, char *out, bool fewest)
+{
+    if (!isfinite(x))
+        return sprintf(out, "%s", isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+    if (x == 0)
+        return sprintf(out, "%s", signbit(x) ? "-0" : "0");
+    uint64_t digits;
+    int exp10;
+    const int n = pl_shortest(x, &digits, &exp10);
+    const bool negative = signbit(x) != 0;
+    const int plain = layout(out, negative, digits, n, exp10, n > 15 ? n : 15);
+    if (!fewest)
+        return plain;
+    char tight[PL_NUMBER_LEN];
+    const int length = layout(tight, negative, digits, n, exp10, n);
+    if (length <= plain) /* the plain form only when it is shorter (10, 1500, not 1e1, 1.5e3) */
+        memcpy(out, tight, (size_t)length + 1);
+    return length <= plain ? length : plain;
+}
+
+/* The shortest digits (pl_shortest) in the layout of "%.{p}g" with p = max(15, their number): the
+ * text of the first of %.15g, %.16g, %.17g that reads back, but for the doubles where that is not
+ * the shortest (docs/formats.md): subnormals, and powers of 2 whose nearest 16-digit decimal lies
+ * in the lower half of the interval that reads back, which is half as wide as the upper. */
 char *pl_format_double(double x, char *buf, size_t len)
 {
-    return format_from(x, buf, len, 15);
+    char out[PL_NUMBER_LEN];
+    return copy_out(out, format_text(x, out, false), buf, len);
 }
 
 char *pl_format_short(double x, char *buf, size_t len)
 {
-    /* the fewest digits (1e2, 1e8), unless the plain form is shorter (10, 1500, not 1e1, 1.5e3) */
-    char plain[PL_NUMBER_LEN];
-    format_from(x, plain, sizeof plain, 15);
-    format_from(x, buf, len, 1);
-    if (strlen(plain) < strlen(buf))
-        snprintf(buf, len, "%s", plain);
-    return buf;
+    char out[PL_NUMBER_LEN];
+    return copy_out(out, format_text(x, out, true), buf, len);
 }
 
 char *pl_format_down(double x, int digits, char *buf, size_t len)
@@ -88,20 +133,13 @@ int pl_decimal_shift(double x, int d, double *out)
 {
     if (!isfinite(x))
         return 0;
-    /* shortest digits of x in e-notation, then the exponent moved by d: one rounding, in strtod */
-    char digits[PL_NUMBER_LEN];
-    for (int p = 0; p <= 16; p++) {
-        snprintf(digits, sizeof digits, "%.*e", p, x);
-        if (strtod(digits, NULL) == x)
-            break;
-    }
-    char *e = strchr(digits, 'e');
-    if (!e)
-        return 0;
-    long exp10 = strtol(e + 1, NULL, 10) + d;
-    *e = '\0';
+    /* x's shortest digits with their exponent moved by d: one rounding, in strtod */
+    uint64_t digits = 0;
+    int exp10 = 0;
+    if (x != 0)
+        pl_shortest(x, &digits, &exp10);
     char text[2 * PL_NUMBER_LEN];
-    snprintf(text, sizeof text, "%se%ld", digits, exp10);
+    snprintf(text, sizeof text, "%s%" PRIu64 "e%ld", signbit(x) ? "-" : "", digits, (long)exp10 + d);
     double y = strtod(text, NULL);
     if (!isfinite(y) || (y == 0) != (x == 0))
         return 0;
