@@ -6,8 +6,8 @@
  *                                pl_format_short and pl_decimal_shift on every 64th; the differences
  *                                counted by class (docs/formats.md)
  *   bench_number --files F...    every number of the CSV/JSON files F compared (numbers from runs)
- *   bench_number --only new|ref N   N doubles formatted by one of them, nothing else: for callgrind's
- *                                instructions per number
+ *   bench_number --only new|ref|none N   N doubles formatted by one of them (none: only drawn),
+ *                                nothing else: for callgrind's instructions per number
  */
 #include "number_reference.h"
 
@@ -138,20 +138,24 @@ int main(int argc, char **argv)
         return report();
     }
     if (argc >= 4 && strcmp(argv[1], "--only") == 0) {
-        int reference = strcmp(argv[2], "ref") == 0;
+        int reference = strcmp(argv[2], "ref") == 0, none = strcmp(argv[2], "none") == 0;
         long n = (long)strtod(argv[3], NULL);
         uint64_t state = 7;
         size_t sink = 0;
         char buf[32];
         for (long k = 0; k < n; k++) {
             double x = ref_sample(&state, k);
+            if (none) {
+                sink += x > 0;
+                continue;
+            }
             sink += strlen(reference ? ref_format_double(x, buf, sizeof buf) : pl_format_double(x, buf, sizeof buf));
         }
         printf("%zu characters\n", sink);
         return 0;
     }
     if (argc > 1) {
-        fprintf(stderr, "usage: bench_number [--check N | --files FILE... | --only new|ref N]\n");
+        fprintf(stderr, "usage: bench_number [--check N | --files FILE... | --only new|ref|none N]\n");
         return 2;
     }
     wall();

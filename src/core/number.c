@@ -9,27 +9,53 @@
 
 #include "core/shortest.h"
 
+/* Room for the longest text (24 characters and the NUL) and for the fixed-size copies below, which
+ * may write past the text's end. */
+#define TEXT_ROOM 64
+
+/* The n decimal digits of v (n <= 24): eight at a time in 64 bits, then two at a time in 32. */
+static void write_digits(char *d, uint64_t v, int n)
+{
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
+    int k = n;
+    while (k > 8) {
+        uint32_t chunk = (uint32_t)(v % 100000000u);
+        v /= 100000000u;
+        for (int j = 0; j < 4; j++) {
+            k -= 2;
+            memcpy(d + k, pairs + 2 * (chunk % 100), 2);
+            chunk /= 100;
+        }
+    }
+    uint32_t rest = (uint32_t)v;
+    for (; k >= 2; rest /= 100) {
+        k -= 2;
+        memcpy(d + k, pairs + 2 * (rest % 100), 2);
+    }
+    if (k == 1)
+        d[0] = (char)('0' + rest);
+}
+
 /* The text "%.{precision}g" prints for digits * 10^exp10 (n digits, no trailing zero, precision >= n,
  * so that %g's rounding leaves them as they are), with the exponent as tidy as the number allows
  * (1e5, 2.5e-7, not 1e+05, 2.5e-07).  %g's rule (C11 7.21.6.1): with X the exponent of the first
  * digit, exponential notation when X < -4 or X >= precision, else fixed; trailing zeros and a
- * trailing point removed.  Returns the length (at most 24). */
+ * trailing point removed.  out has TEXT_ROOM characters.  Returns the length (at most 24). */
 static int layout(char *out, bool negative, uint64_t digits, int n, int exp10, int precision)
 {
-    char d[20];
-    for (int k = n - 1; k >= 0; k--, digits /= 10)
-        d[k] = (char)('0' + digits % 10);
+    char d[40] = {0}; /* the copies below read up to 32 characters */
+    write_digits(d, digits, n);
     const int x = exp10 + n - 1;
     char *w = out;
-    if (negative)
-        *w++ = '-';
-    if (x < -4 || x >= precision) {
-        *w++ = d[0];
-        if (n > 1) {
-            *w++ = '.';
-            memcpy(w, d + 1, (size_t)n - 1);
-            w += n - 1;
-        }
+    *w = '-';
+    w += negative;
+    if (x < -4 || x >= precision) { /* d.ddde-x */
+        w[0] = d[0];
+        w[1] = '.';
+        memcpy(w + 2, d + 1, 16);
+        w += n > 1 ? n + 1 : 1;
         *w++ = 'e';
         int e = x;
         if (e < 0) {
@@ -41,25 +67,19 @@ static int layout(char *out, bool negative, uint64_t digits, int n, int exp10, i
         if (e >= 10)
             *w++ = (char)('0' + e / 10 % 10);
         *w++ = (char)('0' + e % 10);
-    } else if (x >= 0) { /* ddd[.ddd], or digits then zeros */
-        if (n <= x + 1) {
-            memcpy(w, d, (size_t)n);
-            w += n;
-            memset(w, '0', (size_t)(x + 1 - n));
-            w += x + 1 - n;
-        } else {
-            memcpy(w, d, (size_t)x + 1);
-            w += x + 1;
-            *w++ = '.';
-            memcpy(w, d + x + 1, (size_t)(n - x - 1));
-            w += n - x - 1;
-        }
-    } else { /* 0.000ddd */
-        *w++ = '0';
-        *w++ = '.';
-        memset(w, '0', (size_t)(-x - 1));
-        w += -x - 1;
-        memcpy(w, d, (size_t)n);
+    } else if (x >= n - 1) { /* ddd000: x < precision <= 17 */
+        memcpy(w, d, 17);
+        memset(w + n, '0', 16);
+        w += x + 1;
+    } else if (x >= 0) { /* ddd.ddd */
+        memcpy(w, d, 17);
+        w[x + 1] = '.';
+        memcpy(w + x + 2, d + x + 1, 16);
+        w += n + 1;
+    } else { /* 0.000ddd: x >= -4 */
+        memcpy(w, "0.000", 5);
+        w += 1 - x;
+        memcpy(w, d, 17);
         w += n;
     }
     *w = '\0';
@@ -91,7 +111,7 @@ static int format_text(double x, char *out, bool fewest)
     const int plain = layout(out, negative, digits, n, exp10, n > 15 ? n : 15);
     if (!fewest)
         return plain;
-    char tight[PL_NUMBER_LEN];
+    char tight[TEXT_ROOM];
     const int length = layout(tight, negative, digits, n, exp10, n);
     if (length <= plain) /* the plain form only when it is shorter (10, 1500, not 1e1, 1.5e3) */
         memcpy(out, tight, (size_t)length + 1);
@@ -104,13 +124,13 @@ static int format_text(double x, char *out, bool fewest)
  * in the lower half of the interval that reads back, which is half as wide as the upper. */
 char *pl_format_double(double x, char *buf, size_t len)
 {
-    char out[PL_NUMBER_LEN];
+    char out[TEXT_ROOM];
     return copy_out(out, format_text(x, out, false), buf, len);
 }
 
 char *pl_format_short(double x, char *buf, size_t len)
 {
-    char out[PL_NUMBER_LEN];
+    char out[TEXT_ROOM];
     return copy_out(out, format_text(x, out, true), buf, len);
 }
 

@@ -190,9 +190,9 @@ int pl_shortest(double x, uint64_t *digits, int *exp10)
         output /= 10;
         e10++;
     }
-    int n = 1;
-    for (uint64_t p = 10; n < 20 && output >= p; p *= 10)
-        n++;
+    int n = 17; /* output < 10^17 */
+    for (uint64_t p = UINT64_C(10000000000000000); n > 1 && output < p; p /= 10)
+        n--;
     *digits = output;
     *exp10 = e10;
     return n;
