@@ -97,13 +97,16 @@ static char *copy_out(const char *out, int length, char *buf, size_t len)
     return buf;
 }
 
-/* x's text at the precision `precision(n)` of its shortest digits (n of them): "%.{p}g" as below. */
+/* x's shortest digits (n of them) laid out as "%.{max(15, n)}g" prints them or, `fewest`, as
+ * "%.{n}g" unless that is longer.  Returns the length. */
 static int format_text(double x, char *out, bool fewest)
 {
-    if (!isfinite(x))
-        return sprintf(out, "%s", isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
-    if (x == 0)
-        return sprintf(out, "%s", signbit(x) ? "-0" : "0");
+    if (!isfinite(x) || x == 0) {
+        const char *word = isnan(x) ? "nan" : x > 0 ? "inf" : x < 0 ? "-inf" : signbit(x) ? "-0" : "0";
+        const size_t length = strlen(word);
+        memcpy(out, word, length + 1);
+        return (int)length;
+    }
     uint64_t digits;
     int exp10;
     const int n = pl_shortest(x, &digits, &exp10);
@@ -119,9 +122,10 @@ static int format_text(double x, char *out, bool fewest)
 }
 
 /* The shortest digits (pl_shortest) in the layout of "%.{p}g" with p = max(15, their number): the
- * text of the first of %.15g, %.16g, %.17g that reads back, but for the doubles where that is not
- * the shortest (docs/formats.md): subnormals, and powers of 2 whose nearest 16-digit decimal lies
- * in the lower half of the interval that reads back, which is half as wide as the upper. */
+ * text of the first of %.15g, %.16g, %.17g that reads back, but where that is not the shortest
+ * (docs/formats.md): subnormals, whose 15 digits are more than they need, and powers of 2 whose
+ * nearest 16-digit decimal lies below them, outside the half of the interval that reads back below
+ * them (half as wide as the half above, where another 16-digit decimal lies). */
 char *pl_format_double(double x, char *buf, size_t len)
 {
     char out[TEXT_ROOM];
