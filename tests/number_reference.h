@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* 1e+05 -> 1e5, 2.5e-07 -> 2.5e-7 */
-static void ref_tidy_exponent(char *s)
+static inline void ref_tidy_exponent(char *s)
 {
     char *e = strchr(s, 'e');
     if (!e)
@@ -26,7 +26,7 @@ static void ref_tidy_exponent(char *s)
     memmove(w, p, strlen(p) + 1);
 }
 
-static void ref_print_g(char *buf, size_t len, int digits, double x)
+static inline void ref_print_g(char *buf, size_t len, int digits, double x)
 {
 #ifdef __STDC_IEC_60559_BFP__
     static const char *const formats[] = {"%.0g",  "%.1g",  "%.2g",  "%.3g",  "%.4g",  "%.5g",
@@ -39,7 +39,7 @@ static void ref_print_g(char *buf, size_t len, int digits, double x)
 }
 
 /* The first of "%.{first}g" ... "%.17g" that strtod reads back as x, exponent tidied. */
-static char *ref_format_from(double x, char *buf, size_t len, int first)
+static inline char *ref_format_from(double x, char *buf, size_t len, int first)
 {
     if (!isfinite(x)) {
         snprintf(buf, len, "%s", isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
@@ -54,12 +54,12 @@ static char *ref_format_from(double x, char *buf, size_t len, int first)
     return buf;
 }
 
-static char *ref_format_double(double x, char *buf, size_t len)
+static inline char *ref_format_double(double x, char *buf, size_t len)
 {
     return ref_format_from(x, buf, len, 15);
 }
 
-static char *ref_format_short(double x, char *buf, size_t len)
+static inline char *ref_format_short(double x, char *buf, size_t len)
 {
     char plain[32];
     ref_format_from(x, plain, sizeof plain, 15);
@@ -69,7 +69,7 @@ static char *ref_format_short(double x, char *buf, size_t len)
     return buf;
 }
 
-static int ref_decimal_shift(double x, int d, double *out)
+static inline int ref_decimal_shift(double x, int d, double *out)
 {
     if (!isfinite(x))
         return 0;
@@ -110,7 +110,7 @@ enum ref_class {
 };
 
 /* Significant digits of a number's text ("0.00120" -> 2, "1.5e7" -> 2, "100" -> 1). */
-static int ref_digits(const char *s)
+static inline int ref_digits(const char *s)
 {
     char d[40];
     int n = 0;
@@ -125,12 +125,12 @@ static int ref_digits(const char *s)
     return n > a ? n - a : 1;
 }
 
-static int ref_same_double(double a, double b)
+static inline int ref_same_double(double a, double b)
 {
     return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
 }
 
-static enum ref_class ref_classify(double x, const char *got, const char *want)
+static inline enum ref_class ref_classify(double x, const char *got, const char *want)
 {
     if (strcmp(got, want) == 0)
         return REF_SAME;
@@ -148,7 +148,7 @@ static enum ref_class ref_classify(double x, const char *got, const char *want)
 /* pl_format_double, and with `all` pl_format_short and pl_decimal_shift (by 10^d), of x against the
  * reference (the latter two cost it up to 17 tries): counts[0..2][class]; on REF_WRONG the texts go
  * to `why`.  Returns 0 when any is REF_WRONG. */
-static int ref_compare(double x, int d, int all, long counts[3][REF_CLASSES], char *why, size_t why_len)
+static inline int ref_compare(double x, int d, int all, long counts[3][REF_CLASSES], char *why, size_t why_len)
 {
     char got[32], want[32];
     int ok = 1;
@@ -187,7 +187,7 @@ static int ref_compare(double x, int d, int all, long counts[3][REF_CLASSES], ch
 }
 
 /* splitmix64 (S. Vigna): the test's bit patterns, the same on every machine */
-static uint64_t ref_next(uint64_t *state)
+static inline uint64_t ref_next(uint64_t *state)
 {
     uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
     z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
@@ -198,7 +198,7 @@ static uint64_t ref_next(uint64_t *state)
 /* The k-th double of the mix the comparison draws from: random bit patterns (every exponent,
  * subnormals, NaNs), small integers, decimals as users write them (digits * 10^e), their sums and
  * quotients as a run computes them, and powers of 2 of every exponent. */
-static double ref_sample(uint64_t *state, long k)
+static inline double ref_sample(uint64_t *state, long k)
 {
     uint64_t r = ref_next(state);
     double x;

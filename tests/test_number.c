@@ -57,6 +57,13 @@ int main(int argc, char **argv)
     check_digits(1e-323, 1, -323);  /* 2^-1073 = 9.88e-324: (7.41, 12.35)e-324 holds 1e-323 */
     check_digits(9007199254740993.0, 9007199254740992, 0); /* 2^53 + 1 rounds to 2^53: 16 digits */
     check_digits(-2.5, 25, -1);                             /* the sign is ignored */
+    {
+        uint64_t d = 7;
+        int e = 7;
+        CHECK(pl_shortest(-0.0, &d, &e) == 1 && d == 0 && e == 0, "pl_shortest(-0): 1 digit, 0");
+        CHECK(pl_shortest(NAN, &d, &e) == 0 && pl_shortest(-INFINITY, &d, &e) == 0 && d == 0,
+              "pl_shortest(nan, -inf): no digit");
+    }
     /* 2^-44 = 5.684341886080801486968994140625e-14: the upper neighbour is 2^-96 above, the lower
      * 2^-97 below, so the decimals that read back lie in (x - 2^-98, x + 2^-97) = (x - 3.2e-30,
      * x + 6.3e-30). 16 digits: 5.684341886080801e-14 is 4.9e-30 below (outside), 5.684341886080802e-14

@@ -1,16 +1,20 @@
 /* Ryu (U. Adams, "Ryu: fast float-to-string conversion", PLDI 2018) for doubles.
  *
  * A double x = m2 * 2^e2 is read back by strtod from every decimal of the interval around it that
- * ends halfway to its neighbours (section 2.2): with mv = 4 m2, the interval is (mm, mp) * 2^(e2-2),
- * mp = mv + 2, mm = mv - 2, or mm = mv - 1 at a power of 2 whose lower neighbour is half as far;
- * the ends themselves belong to it when m2 is even (ties to even).  The shortest decimal in it is
- * found from vm, vr, vp: the three scaled by 10^-e10 and truncated to integers, e10 chosen so that
- * they have at most 17-18 digits (section 3.2).  Removing trailing digits while vm and vp still
- * differ (section 3.3) leaves the fewest digits; vr, rounded by the digits it lost, is the one
- * nearest x.  The scaling by 2^e2 / 10^e10 is one product by a 125-bit power of 5 from
- * shortest_table.h and a shift; section 3.4 proves it exact (the floor of the real product) for
- * every double.  Whether the truncations dropped only zeros decides the ties and the ends; it is
- * known from the powers of 5 (e2 >= 0) or of 2 (e2 < 0) that divide mm, mv, mp. */
+ * ends halfway to its neighbours: with mv = 4 m2, the interval is (mm, mp) * 2^(e2-2), mp = mv + 2,
+ * mm = mv - 2, or mm = mv - 1 at a power of 2 whose lower neighbour is half as far; the ends
+ * themselves belong to it when m2 is even (ties to even).  The shortest decimal in it is found from
+ * vm, vr, vp: the three scaled by 10^-e10 and truncated to integers, e10 chosen so that they have
+ * at most 17-18 digits.  Removing trailing digits while vm and vp still differ leaves the fewest
+ * digits; vr, rounded by the digits it lost, is the one nearest x.  The scaling by 2^e2 / 10^e10 is
+ * one product by a 125-bit power of 5 from shortest_table.h and a shift, which the paper proves
+ * exact (the floor of the real product) for every double.  Whether the truncations dropped only
+ * zeros decides the ties and the ends; it is known from the powers of 5 (e2 >= 0) or of 2 (e2 < 0)
+ * that divide mm, mv, mp.
+ *
+ * Beyond the paper: every flag of exactness is computed wherever it can be true (q <= 23 for e2 >= 0,
+ * as 5^24 exceeds mp), not only where the paper's bounds need it.  The digits are checked against
+ * strtod and the %.17g they replaced on 10^8 doubles (docs/verification.md, Writing numbers). */
 #include "core/shortest.h"
 
 #include <stdbool.h>
@@ -42,13 +46,14 @@ static inline int log10_pow5(int e)
  * m * mul[0] cannot carry into the bits kept. */
 static inline uint64_t mul_shift(uint64_t m, const uint64_t mul[2], int shift)
 {
-#ifdef __SIZEOF_INT128__
+#if defined(__SIZEOF_INT128__) && !defined(PL_SHORTEST_PORTABLE)
     __extension__ typedef unsigned __int128 u128;
     u128 low = (u128)m * mul[0];
     u128 high = (u128)m * mul[1] + (low >> 64);
     return (uint64_t)(high >> (shift - 64));
 #else
-    /* 64 x 64 -> 128 from 32-bit halves */
+    /* 64 x 64 -> 128 from 32-bit halves, where the compiler has no 128-bit integers (tested by
+     * tests/test_shortest_portable.c against the other) */
     uint64_t lo_hi, hi_hi, hi_lo;
     {
         uint64_t a = m, b = mul[0];
@@ -93,6 +98,11 @@ int pl_shortest(double x, uint64_t *digits, int *exp10)
     memcpy(&bits, &x, sizeof bits);
     const uint64_t fraction = bits & ((UINT64_C(1) << MANTISSA_BITS) - 1);
     const int biased = (int)((bits >> MANTISSA_BITS) & 0x7ff);
+    if (biased == 0x7ff || (fraction == 0 && biased == 0)) { /* inf, nan; zero */
+        *digits = 0;
+        *exp10 = 0;
+        return biased == 0;
+    }
     uint64_t m2;
     int e2;
     if (biased == 0) { /* subnormal */
