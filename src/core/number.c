@@ -1,72 +1,141 @@
-/* strfromd (ISO/IEC TS 18661-1, in glibc since 2.25), where the C library declares it */
-#define __STDC_WANT_IEC_60559_BFP_EXT__ 1
 #include "core/number.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* 1e+05 -> 1e5, 2.5e-07 -> 2.5e-7: the same number, fewer characters. */
-static void tidy_exponent(char *s)
+#include "core/shortest.h"
+
+/* Room for the longest text (24 characters and the NUL) and for the fixed-size copies below, which
+ * may write past the text's end. */
+#define TEXT_ROOM 64
+
+/* The n decimal digits of v (n <= 24): eight at a time in 64 bits, then two at a time in 32. */
+static void write_digits(char *d, uint64_t v, int n)
 {
-    char *e = strchr(s, 'e');
-    if (!e)
-        return;
-    char *p = e + 1, *w = e + 1;
-    if (*p == '+')
-        p++;
-    else if (*p == '-')
-        *w++ = *p++;
-    while (*p == '0' && p[1])
-        p++;
-    memmove(w, p, strlen(p) + 1);
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
+    int k = n;
+    while (k > 8) {
+        uint32_t chunk = (uint32_t)(v % 100000000u);
+        v /= 100000000u;
+        for (int j = 0; j < 4; j++) {
+            k -= 2;
+            memcpy(d + k, pairs + 2 * (chunk % 100), 2);
+            chunk /= 100;
+        }
+    }
+    uint32_t rest = (uint32_t)v;
+    for (; k >= 2; rest /= 100) {
+        k -= 2;
+        memcpy(d + k, pairs + 2 * (rest % 100), 2);
+    }
+    if (k == 1)
+        d[0] = (char)('0' + rest);
 }
 
-/* x as "%.{digits}g" (1 <= digits <= 17): by strfromd where the C library has it, the same
- * characters without printf's parsing of its format, in half the time (a run's trajectories, written
- * this way number by number, were 90% of the instructions of `penlim run bouncing_ball`). */
-static void print_g(char *buf, size_t len, int digits, double x)
+/* The text "%.{precision}g" prints for digits * 10^exp10 (n digits, no trailing zero, precision >= n,
+ * so that %g's rounding leaves them as they are), with the exponent as tidy as the number allows
+ * (1e5, 2.5e-7, not 1e+05, 2.5e-07).  %g's rule (C11 7.21.6.1): with X the exponent of the first
+ * digit, exponential notation when X < -4 or X >= precision, else fixed; trailing zeros and a
+ * trailing point removed.  out has TEXT_ROOM characters.  Returns the length (at most 24). */
+static int layout(char *out, bool negative, uint64_t digits, int n, int exp10, int precision)
 {
-#ifdef __STDC_IEC_60559_BFP__
-    static const char *const formats[] = {"%.0g",  "%.1g",  "%.2g",  "%.3g",  "%.4g",  "%.5g",
-                                          "%.6g",  "%.7g",  "%.8g",  "%.9g",  "%.10g", "%.11g",
-                                          "%.12g", "%.13g", "%.14g", "%.15g", "%.16g", "%.17g"};
-    strfromd(buf, len, formats[digits], x);
-#else
-    snprintf(buf, len, "%.*g", digits, x);
-#endif
+    char d[40] = {0}; /* the copies below read up to 32 characters */
+    write_digits(d, digits, n);
+    const int x = exp10 + n - 1;
+    char *w = out;
+    *w = '-';
+    w += negative;
+    if (x < -4 || x >= precision) { /* d.ddde-x */
+        w[0] = d[0];
+        w[1] = '.';
+        memcpy(w + 2, d + 1, 16);
+        w += n > 1 ? n + 1 : 1;
+        *w++ = 'e';
+        int e = x;
+        if (e < 0) {
+            *w++ = '-';
+            e = -e;
+        }
+        if (e >= 100)
+            *w++ = (char)('0' + e / 100);
+        if (e >= 10)
+            *w++ = (char)('0' + e / 10 % 10);
+        *w++ = (char)('0' + e % 10);
+    } else if (x >= n - 1) { /* ddd000: x < precision <= 17 */
+        memcpy(w, d, 17);
+        memset(w + n, '0', 16);
+        w += x + 1;
+    } else if (x >= 0) { /* ddd.ddd */
+        memcpy(w, d, 17);
+        w[x + 1] = '.';
+        memcpy(w + x + 2, d + x + 1, 16);
+        w += n + 1;
+    } else { /* 0.000ddd: x >= -4 */
+        memcpy(w, "0.000", 5);
+        w += 1 - x;
+        memcpy(w, d, 17);
+        w += n;
+    }
+    *w = '\0';
+    return (int)(w - out);
 }
 
-static char *format_from(double x, char *buf, size_t len, int first)
+/* out into buf as snprintf would (cut to len - 1 characters). */
+static char *copy_out(const char *out, int length, char *buf, size_t len)
 {
-    if (!isfinite(x)) {
-        snprintf(buf, len, "%s", isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+    if (len == 0)
         return buf;
-    }
-    for (int p = first; p <= 17; p++) {
-        print_g(buf, len, p, x);
-        if (p == 17 || strtod(buf, NULL) == x)
-            break;
-    }
-    tidy_exponent(buf);
+    size_t k = (size_t)length < len ? (size_t)length : len - 1;
+    memcpy(buf, out, k);
+    buf[k] = '\0';
     return buf;
 }
 
+/* x's shortest digits (n of them) laid out as "%.{max(15, n)}g" prints them or, `fewest`, as
+ * "%.{n}g" unless that is longer.  Returns the length. */
+static int format_text(double x, char *out, bool fewest)
+{
+    if (!isfinite(x) || x == 0) {
+        const char *word = isnan(x) ? "nan" : x > 0 ? "inf" : x < 0 ? "-inf" : signbit(x) ? "-0" : "0";
+        const size_t length = strlen(word);
+        memcpy(out, word, length + 1);
+        return (int)length;
+    }
+    uint64_t digits;
+    int exp10;
+    const int n = pl_shortest(x, &digits, &exp10);
+    const bool negative = signbit(x) != 0;
+    const int plain = layout(out, negative, digits, n, exp10, n > 15 ? n : 15);
+    if (!fewest)
+        return plain;
+    char tight[TEXT_ROOM];
+    const int length = layout(tight, negative, digits, n, exp10, n);
+    if (length <= plain) /* the plain form only when it is shorter (10, 1500, not 1e1, 1.5e3) */
+        memcpy(out, tight, (size_t)length + 1);
+    return length <= plain ? length : plain;
+}
+
+/* The shortest digits (pl_shortest) in the layout of "%.{p}g" with p = max(15, their number): the
+ * text of the first of %.15g, %.16g, %.17g that reads back, but where that is not the shortest
+ * (docs/formats.md): subnormals, whose 15 digits are more than they need, and powers of 2 whose
+ * nearest 16-digit decimal lies below them, outside the half of the interval that reads back below
+ * them (half as wide as the half above, where another 16-digit decimal lies). */
 char *pl_format_double(double x, char *buf, size_t len)
 {
-    return format_from(x, buf, len, 15);
+    char out[TEXT_ROOM];
+    return copy_out(out, format_text(x, out, false), buf, len);
 }
 
 char *pl_format_short(double x, char *buf, size_t len)
 {
-    /* the fewest digits (1e2, 1e8), unless the plain form is shorter (10, 1500, not 1e1, 1.5e3) */
-    char plain[PL_NUMBER_LEN];
-    format_from(x, plain, sizeof plain, 15);
-    format_from(x, buf, len, 1);
-    if (strlen(plain) < strlen(buf))
-        snprintf(buf, len, "%s", plain);
-    return buf;
+    char out[TEXT_ROOM];
+    return copy_out(out, format_text(x, out, true), buf, len);
 }
 
 char *pl_format_down(double x, int digits, char *buf, size_t len)
@@ -88,20 +157,13 @@ int pl_decimal_shift(double x, int d, double *out)
 {
     if (!isfinite(x))
         return 0;
-    /* shortest digits of x in e-notation, then the exponent moved by d: one rounding, in strtod */
-    char digits[PL_NUMBER_LEN];
-    for (int p = 0; p <= 16; p++) {
-        snprintf(digits, sizeof digits, "%.*e", p, x);
-        if (strtod(digits, NULL) == x)
-            break;
-    }
-    char *e = strchr(digits, 'e');
-    if (!e)
-        return 0;
-    long exp10 = strtol(e + 1, NULL, 10) + d;
-    *e = '\0';
+    /* x's shortest digits with their exponent moved by d: one rounding, in strtod */
+    uint64_t digits = 0;
+    int exp10 = 0;
+    if (x != 0)
+        pl_shortest(x, &digits, &exp10);
     char text[2 * PL_NUMBER_LEN];
-    snprintf(text, sizeof text, "%se%ld", digits, exp10);
+    snprintf(text, sizeof text, "%s%" PRIu64 "e%ld", signbit(x) ? "-" : "", digits, (long)exp10 + d);
     double y = strtod(text, NULL);
     if (!isfinite(y) || (y == 0) != (x == 0))
         return 0;

@@ -8,12 +8,15 @@
 /* Longest text pl_format_double writes, with its NUL ("-1.2345678901234567e-308"). */
 #define PL_NUMBER_LEN 32
 
-/* The shortest of %.15g, %.16g, %.17g that strtod reads back as x, with the exponent written
- * without '+' and leading zeros (1e-05 -> 1e-5); "nan", "inf", "-inf" otherwise. Returns buf. */
+/* The fewest significant digits that strtod reads back as x (core/shortest.h), as "%.{p}g" prints
+ * them with p = max(15, their number), the exponent written without '+' and leading zeros (1e-5,
+ * not 1e-05); "nan", "inf", "-inf" otherwise.  The same text as the first of %.15g, %.16g, %.17g
+ * that reads back, but shorter on subnormals and on a few powers of 2 (docs/formats.md).  Cut to
+ * len - 1 characters as snprintf would.  Returns buf. */
 char *pl_format_double(double x, char *buf, size_t len);
 
-/* The same with as few significant digits as read back exactly (1e8, not 100000000): for names
- * and messages. Slower (up to 17 tries); pl_format_double is the one for bulk data. */
+/* The same digits as "%.{n}g" prints them, n their number (1e8, not 100000000), or as
+ * pl_format_double when that is shorter (10, 1500, not 1e1, 1.5e3): for names and messages. */
 char *pl_format_short(double x, char *buf, size_t len);
 
 /* The decimal of at most `digits` (1 to 17) significant digits nearest below a positive x, in the
