@@ -24,6 +24,9 @@ void pl_csc_free(pl_csc *a);
 /* Room for at least nnz entries (the stored ones kept); 0, or -1 if out of memory (a unchanged). */
 int pl_csc_reserve(pl_csc *a, size_t nnz);
 
+/* What a Jacobian hook filling a pl_csc returns when pl_csc_reserve fails (pl_stepper_spec.jacobian_csc). */
+#define PL_CSC_NOMEM (-2)
+
 static inline size_t pl_csc_nnz(const pl_csc *a) { return (size_t)a->colptr[a->size]; }
 
 /* a = the row-major size x size matrix d, without its exact zeros but with every diagonal entry

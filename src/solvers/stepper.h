@@ -37,7 +37,9 @@ typedef struct {
        diagonal entry stored (zero or not); it may store the pattern anew each time: the stepper
        compares it with the last one and has KLU order a pattern only when it changed.  A solver
        whose Jacobian is sparse by construction (a contact couples the few coordinates of its two
-       bodies) sets this and leaves the dense array out; the dense path then scatters J. */
+       bodies) sets this and leaves the dense array out; the dense path then scatters J.  Returns 0,
+       PL_CSC_NOMEM if J could not grow (reported as out of memory), other non-zero values as the
+       dense hook's. */
     int (*jacobian_csc)(double t, const double *y, pl_csc *J, void *user);
     /* BDF's linear algebra: sparse (KLU) for systems of at least this size, dense below (0:
        PL_SPARSE_FROM; SIZE_MAX: dense always; 1: sparse always).  Sparse needs a Jacobian hook. */

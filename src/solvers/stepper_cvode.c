@@ -46,8 +46,10 @@ static int jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *u
     size_t N = c->spec.size;
     if (!c->spec.jacobian) { /* the solver's sparse Jacobian, scattered */
         int flag = c->spec.jacobian_csc(t, N_VGetArrayPointer(y), &c->csc, c->spec.user);
+        if (flag == PL_CSC_NOMEM)
+            c->cv.nomem = 1;
         if (flag)
-            return flag;
+            return flag == PL_CSC_NOMEM ? -1 : flag;
         for (size_t col = 0; col < N; col++)
             for (int64_t p = c->csc.colptr[col]; p < c->csc.colptr[col + 1]; p++)
                 SM_ELEMENT_D(J, c->csc.rowind[p], col) = c->csc.values[p];
@@ -70,8 +72,10 @@ static int jacobian_sparse(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, 
     cvode_stepper *c = user;
     int flag = c->spec.jacobian_csc ? c->spec.jacobian_csc(t, N_VGetArrayPointer(y), &c->csc, c->spec.user)
                                     : c->spec.jacobian(t, N_VGetArrayPointer(y), c->J, c->spec.user);
+    if (flag == PL_CSC_NOMEM)
+        c->cv.nomem = 1;
     if (flag)
-        return flag;
+        return flag == PL_CSC_NOMEM ? -1 : flag;
     if (!c->spec.jacobian_csc && pl_csc_from_dense(&c->csc, c->J) != 0) {
         c->cv.nomem = 1;
         return -1;

@@ -64,6 +64,7 @@ typedef struct {
     int trial;                  /* > 0 while the modes are changed for a trial evaluation without
                                    counting as a change (pen_trial_begin): nothing held is used */
     long bdf_held;              /* consecutive BDF steps held at order 2 for stability */
+    double *jac_block;          /* 2n x 2n: the (q, v) block of the Jacobian (pen_jacobian_csc) */
     double jac_t, *jac_q;       /* bdf_fresh_jacobian: where BDF's Jacobian was last asked afresh
                                    (n; jac_t NAN: never), */
     double step_t, *step_q;     /* and the last BDF step's start (n; step_t NAN: none) */
@@ -186,6 +187,7 @@ double pen_gap_noise(const run_ctx *c, size_t i, double t, const double *q);
 double pen_gap_resolution(const run_ctx *c, size_t i, double t, const double *q);
 const pl_gap *pen_geometry_at(run_ctx *c, double t, const double *y);
 int pen_jacobian(double t, const double *y, double *J, void *user);
+int pen_jacobian_csc(double t, const double *y, pl_csc *J, void *user);
 double pen_noise_of_gap(const run_ctx *c, const pl_gap *gap, const double *q);
 int pen_rhs(double t, const double *y, double *yd, void *user);
 

@@ -121,6 +121,43 @@ int pen_jacobian(double t, const double *y, double *J, void *user)
     return 0;
 }
 
+/* The same for BDF's sparse solver, straight into compressed columns: the (q, v) block without its
+ * exact zeros, and the diagonal of Gamma's and the impulses' rows (zero, stored: pl_csc_from_dense's
+ * layout, so that the matrix is the one the dense Jacobian converts to).  Its cost is that of the
+ * block, 4 n^2, not of the N^2 dense state (N = 2n + 1 + m: a box of 64 disks has 2272 constraints
+ * for 128 dofs). */
+int pen_jacobian_csc(double t, const double *y, pl_csc *J, void *user)
+{
+    const run_ctx *c = user;
+    size_t n2 = 2 * c->n, N = c->N;
+    const double *B = c->jac_block;
+    if (pl_penalized_jacobian(&c->field, t, Q(y), V(y, c), c->jac_block))
+        return -1;
+    int64_t *p = J->colptr, nnz = 0;
+    for (size_t j = 0; j < n2; j++) {
+        p[j] = nnz;
+        for (size_t r = 0; r < n2; r++)
+            nnz += B[r * n2 + j] != 0.0 || r == j;
+    }
+    if (pl_csc_reserve(J, (size_t)nnz + (N - n2)) != 0)
+        return PL_CSC_NOMEM;
+    for (size_t j = 0; j < n2; j++) {
+        int64_t k = p[j];
+        for (size_t r = 0; r < n2; r++)
+            if (B[r * n2 + j] != 0.0 || r == j) {
+                J->rowind[k] = (int64_t)r;
+                J->values[k++] = B[r * n2 + j];
+            }
+    }
+    for (size_t j = n2; j < N; j++) {
+        p[j] = nnz;
+        J->rowind[nnz] = (int64_t)j;
+        J->values[nnz++] = 0.0;
+    }
+    p[N] = nnz;
+    return 0;
+}
+
 /* The round-off of G_i at q: 100 ulps of its terms (pl_gap_terms; grad G . q stands for those that depend on q;
  * a constraint moving with t has its offset in q near contact, as the table).  A dip of an inactive
  * constraint's G_i below 0 smaller than this cannot be told from a tangency and starts no contact

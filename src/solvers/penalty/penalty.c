@@ -73,7 +73,8 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
                        {&c->fp_accel, n},      {&c->fp_v_accel, n * n}, {&c->fp_dense, n},
                        {&c->rhs_y, 2 * n},     {&c->held_y, 2 * n},     {&c->geometry_y, 2 * n}, {&c->geometry_gdot, m},
                        {&c->aim_g[0], m},      {&c->aim_gdot[0], m},    {&c->aim_g[1], m},
-                       {&c->aim_gdot[1], m},   {&c->jac_q, n},          {&c->step_q, n}};
+                       {&c->aim_gdot[1], m},   {&c->jac_q, n},          {&c->step_q, n},
+                       {&c->jac_block, 4 * n * n}};
     pl_int_part int_parts[] = {{&c->fitted, m}, {&c->lifting, m}, {&c->saved_active, m}};
     c->block = pl_carve(parts, PL_NPARTS(parts));
     c->int_block = pl_carve_int(int_parts, PL_NPARTS(int_parts));
@@ -374,7 +375,7 @@ static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
 {
     run_ctx *c = &r->ctx;
     r->spec = (pl_stepper_spec){.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = pen_rhs,
-                            .weights = pen_error_weights, .jacobian = pen_jacobian, .roots = pen_roots,
+                            .weights = pen_error_weights, .jacobian = pen_jacobian, .jacobian_csc = pen_jacobian_csc, .roots = pen_roots,
                             .root = pen_root, .kink = pen_kink, .aim = pen_aim, .singular = pen_singular, .nroots = (int)(2 * c->m),
                             .napprox = (int)c->m, .root_ulps = 4.0, .max_order = bdf_max_order,
                             .fresh_jacobian = bdf_fresh_jacobian, .user = c,
