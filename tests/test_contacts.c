@@ -289,6 +289,55 @@ static void test_read_back(void)
     pl_model_free(&m);
 }
 
+/* Row and constraint numbers beyond a bound below 9 (a trajectory of at most 9 rows, m < 9): the
+ * ball by Moreau-Jean at h = 0.2 (5 rows, m = 1), its contacts.csv read back with a constraint 7,
+ * then a row of 14 digits, each refused naming its field; in a sweep resumed, the run with such a
+ * row is computed again (not read outside its trajectory). */
+static void test_small_bounds(void)
+{
+    pl_model m;
+    pl_error err;
+    CHECK(pl_model_init(&m, pl_case_find("bouncing_ball"), NULL, 0, &err) == PL_OK, "the ball");
+    const char *sweep = "sweep bouncing_ball --scheme moreau_jean --h 0.1,0.2 --t-end 0.8 --contacts sparse --no-plots "
+                        "--no-limit --jobs 1";
+    char args[512], path[1024];
+    snprintf(args, sizeof args, "%s --out sb --quiet", sweep);
+    CHECK(run(args) == 0, "a sweep of the ball by Moreau-Jean, sparse");
+    char *traj = slurp("sb/runs/001_h_0.2/trajectory.csv"), *good = slurp("sb/runs/001_h_0.2/contacts.csv");
+    char *first = good ? strchr(good, '\n') : NULL;
+    size_t row = 0, c = 0;
+    double t = NAN, g = NAN, f = NAN;
+    CHECK(count_lines(traj) == 6 && first && sscanf(first + 1, "%zu,%lf,%zu,%lf,%lf", &row, &t, &c, &g, &f) == 5,
+          "h = 0.2: 5 rows, a contact");
+    snprintf(path, sizeof path, "%s/sb/runs/001_h_0.2", dir);
+    static const char *const what[] = {"constraint outside", "row"};
+    for (size_t k = 0; first && k < 2; k++) {
+        char line[256];
+        if (k == 0)
+            snprintf(line, sizeof line, "%zu,%.17g,7,%.17g,%.17g\n", row, t, g, f);
+        else
+            snprintf(line, sizeof line, "99999999999999,%.17g,%zu,%.17g,%.17g\n", t, c, g, f);
+        char head[256];
+        snprintf(head, sizeof head, "%.*s", (int)(first - good + 1), good);
+        write_file("sb/runs/001_h_0.2/contacts.csv", head, line);
+        pl_solution back;
+        pl_status s = pl_read_solution(path, &m, &pl_solver_moreau_jean, &back, &err);
+        CHECK(s == PL_ERR_INPUT && strstr(err.message, "contacts.csv") && strstr(err.message, what[k]) &&
+                  !strchr(err.message, '\n'),
+              "contacts.csv with %.40s refused naming '%s' (%d: %s)", line, what[k], s, s ? err.message : "accepted");
+        pl_solution_free(&back);
+    }
+    snprintf(args, sizeof args, "%s --out sb --resume", sweep);
+    int rc = run(args);
+    char *out = slurp("stdout.txt");
+    CHECK(rc == 0 && out && strstr(out, "reused 1 of the 2 runs"), "--resume: the spoilt run computed again (%d: %s)",
+          rc, out ? out : "");
+    free(out);
+    free(traj);
+    free(good);
+    pl_model_free(&m);
+}
+
 /* A sweep of sparse runs (in processes of their own, read back), resumed: the runs reused with
  * their contacts.csv verified against the manifest's hashes; a run whose contacts.csv changed is
  * computed again, and the sweep's results are the same. */
@@ -346,6 +395,7 @@ int main(int argc, char **argv)
     test_gap_recomputed();
     test_default_and_cap();
     test_read_back();
+    test_small_bounds();
     test_sweep_resume();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
