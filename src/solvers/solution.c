@@ -268,8 +268,9 @@ size_t pl_solution_row_contacts(const pl_solution *sol, size_t r, const pl_conta
         *first = NULL;
         return 0;
     }
-    *first = sol->entries + sol->row_first[r];
-    return sol->row_first[r + 1] - sol->row_first[r];
+    size_t count = sol->row_first[r + 1] - sol->row_first[r];
+    *first = count ? sol->entries + sol->row_first[r] : NULL; /* entries NULL until a first contact */
+    return count;
 }
 
 int pl_solution_contact_at(const pl_solution *sol, size_t r, size_t i, double *g, double *force)

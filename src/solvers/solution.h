@@ -235,7 +235,8 @@ pl_status pl_solution_record_contact(pl_solution *sol, size_t i, double g, doubl
 pl_status pl_solution_set_contact_list(pl_solution *sol, const size_t *row, const pl_contact_entry *e, size_t count,
                                        pl_error *err);
 
-/* The contacts stored at row r (sparse: those in contact; dense: none, *first NULL): their count. */
+/* The contacts stored at row r (sparse: those in contact; dense: none; *first NULL where there are
+ * none): their count. */
 size_t pl_solution_row_contacts(const pl_solution *sol, size_t r, const pl_contact_entry **first);
 /* G_i and force_i at row r if stored (dense: always; sparse: in contact there): 1; else 0 with *g
  * NAN (it is positive) and *force 0.  Either pointer may be NULL. */
