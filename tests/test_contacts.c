@@ -143,6 +143,58 @@ static void test_gap_recomputed(void)
     pl_model_free(&m);
 }
 
+/* 6 disks at mu = 1e4 to t = 1, sparse, 100 samples, under a cap of max_output values (0: the
+ * default). */
+static pl_status solve_capped(const pl_model *m, double max_output, pl_solution *sol, pl_error *err)
+{
+    pl_solve_opts o;
+    pl_solve_opts_init(&o, &pl_solver_penalty, m, 1.0);
+    o.contacts = PL_CONTACTS_SPARSE;
+    o.max_output = max_output;
+    o.samples = 100;
+    pl_status s = pl_solve_opts_set(&o, &pl_solver_penalty, "mu", 1e4, err);
+    if (s != PL_OK) {
+        pl_solution_init(sol, &pl_solver_penalty, m, o.t_end, NULL);
+        return s;
+    }
+    return pl_solve(&pl_solver_penalty, m, &o, sol, err);
+}
+
+/* The cap on the output (--max-output) reached within a row's contacts: the row goes whole, as a
+ * dense row does, state and contacts (a cap that holds a row's state and its first contact but not
+ * its second): the capped run's rows are the uncapped run's, each with all its contacts. */
+static void test_cap_whole_rows(void)
+{
+    pl_model m;
+    pl_error err;
+    pl_setting set[] = {{"config", 3.0}, {"N", 6.0}};
+    CHECK(pl_model_init(&m, pl_case_find("spheres"), set, 2, &err) == PL_OK, "6 disks");
+    pl_solution full, capped;
+    pl_status su = solve_capped(&m, 0.0, &full, &err);
+    CHECK(su == PL_OK, "uncapped: %s", su ? err.message : "");
+    size_t row = 0, ncol = full.traj.ncol;
+    for (size_t r = full.traj.nrows / 2; r < full.traj.nrows && !row; r++)
+        if (full.row_first[r + 1] - full.row_first[r] >= 2)
+            row = r; /* a row of two contacts or more */
+    CHECK(row > 0, "a row with two contacts past the middle");
+    pl_status s = solve_capped(&m, (double)((row + 1) * ncol + 3 * (full.row_first[row] + 1)), &capped, &err);
+    CHECK(s == PL_ERR_SOLVER && strstr(err.message, "--max-output"), "capped at row %zu's second contact: %s", row,
+          s ? err.message : "not stopped");
+    size_t rows = capped.traj.nrows, differ = 0;
+    for (size_t r = 0; r < rows && r < full.traj.nrows; r++) {
+        const pl_contact_entry *a, *b;
+        size_t na = pl_solution_row_contacts(&full, r, &a), nb = pl_solution_row_contacts(&capped, r, &b);
+        differ += na != nb || (na > 0 && memcmp(a, b, na * sizeof *a) != 0) ||
+                  memcmp(pl_table_row(&full.traj, r), pl_table_row(&capped.traj, r), ncol * sizeof(double)) != 0;
+    }
+    CHECK(rows == row && capped.nentries == full.row_first[row] && differ == 0,
+          "the capped run ends before row %zu (%zu rows, %zu contacts of %zu), %zu rows differ from the uncapped run's",
+          row, rows, capped.nentries, full.row_first[row], differ);
+    pl_solution_free(&full);
+    pl_solution_free(&capped);
+    pl_model_free(&m);
+}
+
 /* The default switches from dense to sparse between 100 and 101 constraints (N balls, each on its
  * floor: m = N); a dense request beyond 1 MiB of G and forces per row is refused before any solve,
  * naming the memory; sparse is not. */
@@ -393,6 +445,7 @@ int main(int argc, char **argv)
         return 2;
     test_same_run_both_ways();
     test_gap_recomputed();
+    test_cap_whole_rows();
     test_default_and_cap();
     test_read_back();
     test_small_bounds();
