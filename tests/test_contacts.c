@@ -303,7 +303,7 @@ static void test_read_back(void)
     char header[64];
     snprintf(header, sizeof header, "%.*s", first ? (int)(first - good + 1) : 0, good ? good : "");
     static const char *const what[] = {"header", "constraint outside", "constraint outside", "constraint outside",
-                                       "5 fields", "finite", "finite", "row", "time t", "not a contact", "out of order"};
+                                       "5 fields", "row", "time t", "not a contact", "out of order"};
     for (size_t k = 0; rest && last && k < sizeof what / sizeof what[0]; k++) {
         char line[256], *head = malloc(strlen(header) + (size_t)(rest - first) + strlen(last) + 256);
         const char *body = rest + 1;
@@ -313,11 +313,9 @@ static void test_read_back(void)
         case 2: snprintf(line, sizeof line, "%zu,%.17g,115,%.17g,%.17g\n", row, t, g, f); break;
         case 3: snprintf(line, sizeof line, "%zu,%.17g,%zux,%.17g,%.17g\n", row, t, c, g, f); break;
         case 4: snprintf(line, sizeof line, "%zu,%.17g,%zu,%.17g,%.17g,0\n", row, t, c, g, f); break;
-        case 5: snprintf(line, sizeof line, "%zu,%.17g,%zu,nan,%.17g\n", row, t, c, f); break;
-        case 6: snprintf(line, sizeof line, "%zu,%.17g,%zu,%.17g,inf\n", row, t, c, g); break;
-        case 7: snprintf(line, sizeof line, "999999,%.17g,%zu,%.17g,%.17g\n", t, c, g, f); break;
-        case 8: snprintf(line, sizeof line, "%zu,%.17g,%zu,%.17g,%.17g\n", row, 1.5 * t, c, g, f); break;
-        case 9: snprintf(line, sizeof line, "%zu,%.17g,%zu,1e-3,0\n", row, t, c); break;
+        case 5: snprintf(line, sizeof line, "999999,%.17g,%zu,%.17g,%.17g\n", t, c, g, f); break;
+        case 6: snprintf(line, sizeof line, "%zu,%.17g,%zu,%.17g,%.17g\n", row, 1.5 * t, c, g, f); break;
+        case 7: snprintf(line, sizeof line, "%zu,%.17g,%zu,1e-3,0\n", row, t, c); break;
         default: snprintf(line, sizeof line, "%s", last), body = first + 1; break; /* the last line first */
         }
         if (head) {
@@ -337,6 +335,24 @@ static void test_read_back(void)
     s = pl_read_solution(path, &m, &pl_solver_penalty, &back, &err);
     CHECK(s == PL_OK, "the file restored reads again (%s): the spoils were what was refused", s ? err.message : "");
     pl_solution_free(&back);
+    /* what the writer writes of a value that is not a number (a failed run's last row), read as such */
+    for (int k = 0; rest && k < 2; k++) {
+        char line[256];
+        snprintf(line, sizeof line, k == 0 ? "%zu,%.17g,%zu,nan,%.17g\n" : "%zu,%.17g,%zu,1e-3,inf\n", row, t, c, f);
+        char *head = malloc(strlen(header) + strlen(line) + 1);
+        if (head) {
+            sprintf(head, "%s%s", header, line);
+            write_file("rs/contacts.csv", head, rest + 1);
+        }
+        free(head);
+        double gb = 0.0, fb = 0.0;
+        s = pl_read_solution(path, &m, &pl_solver_penalty, &back, &err);
+        CHECK(s == PL_OK && pl_solution_contact_at(&back, row, c - 1, &gb, &fb) &&
+                  (k == 0 ? isnan(gb) && fb == f : gb == 1e-3 && fb == INFINITY),
+              "a line with %s read back as written (%s)", k == 0 ? "G nan" : "force inf", s ? err.message : "");
+        pl_solution_free(&back);
+    }
+    write_file("rs/contacts.csv", good ? good : "", NULL);
     free(good);
     pl_model_free(&m);
 }
@@ -388,6 +404,56 @@ static void test_small_bounds(void)
     free(traj);
     free(good);
     pl_model_free(&m);
+}
+
+/* A run that fails on a gap that turns NaN (models/nan_later.so), swept in a process of its own and
+ * read back: sparse as dense, the failure's reason and the rows up to it kept (contacts.csv's last
+ * line holds the nan the dense G column holds), and --resume treats both alike. */
+static void test_nan_isolated(void)
+{
+    char args[1024], *first[2] = {NULL, NULL};
+    static const char *const mode[] = {"dense", "sparse"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof args,
+                 "sweep --model %s/nan_later.so --mu 1e4 --contacts %s --isolate --no-plots --no-limit --out nan_%s",
+                 models, mode[k], mode[k]);
+        int rc = run(args);
+        char *e = slurp("stderr.txt"), name[64];
+        snprintf(name, sizeof name, "nan_%s/runs/001_mu_1e4/trajectory.csv", mode[k]);
+        char *traj = slurp(name);
+        snprintf(name, sizeof name, "nan_%s/runs/001_mu_1e4/contacts.csv", mode[k]);
+        char *contacts = slurp(name);
+        CHECK(rc == 3 && e && strstr(e, "constraint 1 is not finite") && !strstr(e, "without the solution"),
+              "%s: the run fails naming the gap, not a file read back (%d: %s)", mode[k], rc, e ? e : "");
+        CHECK(traj && count_lines(traj) > 100 && (k == 0 ? !contacts : contacts && strstr(contacts, ",1,nan,")),
+              "%s: its %d rows kept%s", mode[k], traj ? count_lines(traj) - 1 : 0, k ? ", the last contact's G nan" : "");
+        first[k] = traj;
+        free(contacts);
+        free(e);
+        snprintf(args + strlen(args), sizeof args - strlen(args), " --resume");
+        rc = run(args);
+        char *out = slurp("stdout.txt");
+        e = slurp("stderr.txt");
+        CHECK(rc == 3 && out && !strstr(out, "reused") && e && strstr(e, "constraint 1 is not finite"),
+              "%s --resume: the failed run computed again, as dense (%d: %s)", mode[k], rc, e ? e : "");
+        free(out);
+        free(e);
+    }
+    /* the same rows: sparse's trajectory.csv is dense's up to vn (2 + 2n = 4 columns here) */
+    size_t differ = 0, rows = 0;
+    for (char *a = first[0], *b = first[1]; a && b && *a && *b; rows++) {
+        char *a_end = strchr(a, '\n'), *b_end = strchr(b, '\n'), *cut = a;
+        for (int col = 0; cut && col < 4; col++)
+            cut = strchr(cut + 1, ',');
+        if (!a_end || !b_end)
+            break;
+        if (rows > 0)
+            differ += !cut || cut - a != b_end - b || strncmp(a, b, (size_t)(b_end - b)) != 0;
+        a = a_end + 1, b = b_end + 1;
+    }
+    CHECK(rows > 100 && differ == 0, "dense and sparse: the same %zu rows of t, gamma, q, v (%zu differ)", rows, differ);
+    free(first[0]);
+    free(first[1]);
 }
 
 /* A sweep of sparse runs (in processes of their own, read back), resumed: the runs reused with
@@ -449,6 +515,7 @@ int main(int argc, char **argv)
     test_default_and_cap();
     test_read_back();
     test_small_bounds();
+    test_nan_isolated();
     test_sweep_resume();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -349,8 +349,6 @@ static const char *contact_line(char *line, const pl_solution *sol, size_t *row,
         return "a constraint outside 1 ... m";
     if (!number_field(&p, &e->g, ',') || !number_field(&p, &e->force, '\n'))
         return "no G or no force (5 fields)";
-    if (!isfinite(e->g) || !isfinite(e->force))
-        return "a G or force that is not a finite number";
     if (!pl_contact_in(e->g, e->force))
         return "G > 0 with force 0: not a contact";
     *row = r;
