@@ -1,6 +1,7 @@
 # One solution (a run, a scheme or the limit solution): every position q_j, velocity v_j,
 # constraint G_i and contact force lambda_i (impulse_i for a scheme) against t; with sparse
-# contacts, G and the force of every constraint in contact, all in one panel each, as points.
+# contacts, G and the force of every constraint in contact, all in one panel each, as points
+# (empty panels saying so where the run has no contact).
 # Data: trajectory.csv (t,gamma,q1..qn,v1..vn[,G1..Gm,lambda1..lambdam]) and, with sparse
 # contacts, contacts.csv (row,t,constraint,G,lambda); plots_config.gp describes them.
 load 'plots_config.gp'
@@ -9,6 +10,7 @@ set datafile separator ','
 set datafile columnheaders
 nkey = 1
 if (!exists('contacts')) contacts = 0
+if (!exists('contact_points')) contact_points = contacts
 npanels = 2*ndof + 2*ncon + 2*contacts
 prows = ndof + ncon + contacts
 W = 1300
@@ -34,7 +36,18 @@ do for [fmt in formats] {
             plot 'trajectory.csv' using 1:col(p) with lines @style title label
         } else {
             set ylabel (p % 2 == 1 ? 'G' : force).' in contact (model units)'
-            plot 'contacts.csv' using 2:(p % 2 == 1 ? column(4) : column(5)) with points pt 7 ps 0.3 title label
+            if (contact_points) {
+                plot 'contacts.csv' using 2:(p % 2 == 1 ? column(4) : column(5)) with points pt 7 ps 0.3 title label
+            } else {
+                # no contact in the run: the panel empty, on the other panels' t axis
+                set label 1 'no contacts' at graph 0.5, 0.5 center
+                set yrange [-1:1]
+                unset ytics
+                plot 'trajectory.csv' using 1:(0) with lines lt nodraw notitle
+                unset label 1
+                set autoscale y
+                set ytics
+            }
         }
         unset key
     }

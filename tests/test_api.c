@@ -81,6 +81,41 @@ static void test_solutions(void)
     pl_model_destroy(m);
 }
 
+/* pl_solution_contacts in either storage: the ball stopped at t = 0.2, before it reaches the floor
+ * (h0 = 1 at g = 9.81: t = 0.45), reports no contact at any row, also sparse where no contact was
+ * ever stored; run to t = 1 (through its first impact), the two storages report the same contacts
+ * at every row, and some. */
+static void test_contacts(void)
+{
+    pl_error err;
+    pl_model *m = ball();
+    for (double t_end = 0.2; t_end <= 1.0; t_end += 0.8) {
+        pl_solution *sol[2] = {NULL, NULL};
+        for (int sparse = 0; sparse <= 1; sparse++) {
+            pl_setting options[] = {{"mu", 1e4}, {"t_end", t_end}, {"sparse_contacts", sparse}};
+            CHECK(pl_solve_model(m, "penalty", options, 3, &sol[sparse], &err) == PL_OK &&
+                      pl_solution_sparse_contacts(sol[sparse]) == sparse,
+                  "the ball to t = %g, %s: %s", t_end, sparse ? "sparse" : "dense", sol[sparse] ? "" : err.message);
+        }
+        size_t rows = pl_solution_rows(sol[0]), differ = 0, in_contact = 0;
+        CHECK(rows > 10 && rows == pl_solution_rows(sol[1]), "the same rows (%zu)", rows);
+        for (size_t r = 0; r < rows; r++) {
+            size_t c[2][2] = {{7, 7}, {7, 7}}, count[2];
+            double g[2][2] = {{7, 7}, {7, 7}}, f[2][2] = {{7, 7}, {7, 7}};
+            for (int k = 0; k < 2; k++)
+                count[k] = pl_solution_contacts(sol[k], r, 2, c[k], g[k], f[k]);
+            in_contact += count[0];
+            differ += count[0] != count[1] || count[0] > 1 ||
+                      (count[0] == 1 && (c[0][0] != 0 || c[1][0] != 0 || g[0][0] != g[1][0] || f[0][0] != f[1][0]));
+        }
+        CHECK(differ == 0 && (t_end < 0.45 ? in_contact == 0 : in_contact > 0),
+              "to t = %g: %zu rows in contact, %zu rows where dense and sparse differ", t_end, in_contact, differ);
+        pl_solution_destroy(sol[0]);
+        pl_solution_destroy(sol[1]);
+    }
+    pl_model_destroy(m);
+}
+
 static void test_sweeps(void)
 {
     pl_error err;
@@ -145,6 +180,7 @@ int main(void)
     pl_library_init();
     test_models();
     test_solutions();
+    test_contacts();
     test_sweeps();
     test_many_values();
     return check_finish("test_api");

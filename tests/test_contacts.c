@@ -143,6 +143,58 @@ static void test_gap_recomputed(void)
     pl_model_free(&m);
 }
 
+/* 6 disks at mu = 1e4 to t = 1, sparse, 100 samples, under a cap of max_output values (0: the
+ * default). */
+static pl_status solve_capped(const pl_model *m, double max_output, pl_solution *sol, pl_error *err)
+{
+    pl_solve_opts o;
+    pl_solve_opts_init(&o, &pl_solver_penalty, m, 1.0);
+    o.contacts = PL_CONTACTS_SPARSE;
+    o.max_output = max_output;
+    o.samples = 100;
+    pl_status s = pl_solve_opts_set(&o, &pl_solver_penalty, "mu", 1e4, err);
+    if (s != PL_OK) {
+        pl_solution_init(sol, &pl_solver_penalty, m, o.t_end, NULL);
+        return s;
+    }
+    return pl_solve(&pl_solver_penalty, m, &o, sol, err);
+}
+
+/* The cap on the output (--max-output) reached within a row's contacts: the row goes whole, as a
+ * dense row does, state and contacts (a cap that holds a row's state and its first contact but not
+ * its second): the capped run's rows are the uncapped run's, each with all its contacts. */
+static void test_cap_whole_rows(void)
+{
+    pl_model m;
+    pl_error err;
+    pl_setting set[] = {{"config", 3.0}, {"N", 6.0}};
+    CHECK(pl_model_init(&m, pl_case_find("spheres"), set, 2, &err) == PL_OK, "6 disks");
+    pl_solution full, capped;
+    pl_status su = solve_capped(&m, 0.0, &full, &err);
+    CHECK(su == PL_OK, "uncapped: %s", su ? err.message : "");
+    size_t row = 0, ncol = full.traj.ncol;
+    for (size_t r = full.traj.nrows / 2; r < full.traj.nrows && !row; r++)
+        if (full.row_first[r + 1] - full.row_first[r] >= 2)
+            row = r; /* a row of two contacts or more */
+    CHECK(row > 0, "a row with two contacts past the middle");
+    pl_status s = solve_capped(&m, (double)((row + 1) * ncol + 3 * (full.row_first[row] + 1)), &capped, &err);
+    CHECK(s == PL_ERR_SOLVER && strstr(err.message, "--max-output"), "capped at row %zu's second contact: %s", row,
+          s ? err.message : "not stopped");
+    size_t rows = capped.traj.nrows, differ = 0;
+    for (size_t r = 0; r < rows && r < full.traj.nrows; r++) {
+        const pl_contact_entry *a, *b;
+        size_t na = pl_solution_row_contacts(&full, r, &a), nb = pl_solution_row_contacts(&capped, r, &b);
+        differ += na != nb || (na > 0 && memcmp(a, b, na * sizeof *a) != 0) ||
+                  memcmp(pl_table_row(&full.traj, r), pl_table_row(&capped.traj, r), ncol * sizeof(double)) != 0;
+    }
+    CHECK(rows == row && capped.nentries == full.row_first[row] && differ == 0,
+          "the capped run ends before row %zu (%zu rows, %zu contacts of %zu), %zu rows differ from the uncapped run's",
+          row, rows, capped.nentries, full.row_first[row], differ);
+    pl_solution_free(&full);
+    pl_solution_free(&capped);
+    pl_model_free(&m);
+}
+
 /* The default switches from dense to sparse between 100 and 101 constraints (N balls, each on its
  * floor: m = N); a dense request beyond 1 MiB of G and forces per row is refused before any solve,
  * naming the memory; sparse is not. */
@@ -251,7 +303,7 @@ static void test_read_back(void)
     char header[64];
     snprintf(header, sizeof header, "%.*s", first ? (int)(first - good + 1) : 0, good ? good : "");
     static const char *const what[] = {"header", "constraint outside", "constraint outside", "constraint outside",
-                                       "5 fields", "finite", "finite", "row", "time t", "not a contact", "out of order"};
+                                       "5 fields", "row", "time t", "not a contact", "out of order"};
     for (size_t k = 0; rest && last && k < sizeof what / sizeof what[0]; k++) {
         char line[256], *head = malloc(strlen(header) + (size_t)(rest - first) + strlen(last) + 256);
         const char *body = rest + 1;
@@ -261,11 +313,9 @@ static void test_read_back(void)
         case 2: snprintf(line, sizeof line, "%zu,%.17g,115,%.17g,%.17g\n", row, t, g, f); break;
         case 3: snprintf(line, sizeof line, "%zu,%.17g,%zux,%.17g,%.17g\n", row, t, c, g, f); break;
         case 4: snprintf(line, sizeof line, "%zu,%.17g,%zu,%.17g,%.17g,0\n", row, t, c, g, f); break;
-        case 5: snprintf(line, sizeof line, "%zu,%.17g,%zu,nan,%.17g\n", row, t, c, f); break;
-        case 6: snprintf(line, sizeof line, "%zu,%.17g,%zu,%.17g,inf\n", row, t, c, g); break;
-        case 7: snprintf(line, sizeof line, "999999,%.17g,%zu,%.17g,%.17g\n", t, c, g, f); break;
-        case 8: snprintf(line, sizeof line, "%zu,%.17g,%zu,%.17g,%.17g\n", row, 1.5 * t, c, g, f); break;
-        case 9: snprintf(line, sizeof line, "%zu,%.17g,%zu,1e-3,0\n", row, t, c); break;
+        case 5: snprintf(line, sizeof line, "999999,%.17g,%zu,%.17g,%.17g\n", t, c, g, f); break;
+        case 6: snprintf(line, sizeof line, "%zu,%.17g,%zu,%.17g,%.17g\n", row, 1.5 * t, c, g, f); break;
+        case 7: snprintf(line, sizeof line, "%zu,%.17g,%zu,1e-3,0\n", row, t, c); break;
         default: snprintf(line, sizeof line, "%s", last), body = first + 1; break; /* the last line first */
         }
         if (head) {
@@ -285,8 +335,125 @@ static void test_read_back(void)
     s = pl_read_solution(path, &m, &pl_solver_penalty, &back, &err);
     CHECK(s == PL_OK, "the file restored reads again (%s): the spoils were what was refused", s ? err.message : "");
     pl_solution_free(&back);
+    /* what the writer writes of a value that is not a number (a failed run's last row), read as such */
+    for (int k = 0; rest && k < 2; k++) {
+        char line[256];
+        snprintf(line, sizeof line, k == 0 ? "%zu,%.17g,%zu,nan,%.17g\n" : "%zu,%.17g,%zu,1e-3,inf\n", row, t, c, f);
+        char *head = malloc(strlen(header) + strlen(line) + 1);
+        if (head) {
+            sprintf(head, "%s%s", header, line);
+            write_file("rs/contacts.csv", head, rest + 1);
+        }
+        free(head);
+        double gb = 0.0, fb = 0.0;
+        s = pl_read_solution(path, &m, &pl_solver_penalty, &back, &err);
+        CHECK(s == PL_OK && pl_solution_contact_at(&back, row, c - 1, &gb, &fb) &&
+                  (k == 0 ? isnan(gb) && fb == f : gb == 1e-3 && fb == INFINITY),
+              "a line with %s read back as written (%s)", k == 0 ? "G nan" : "force inf", s ? err.message : "");
+        pl_solution_free(&back);
+    }
+    write_file("rs/contacts.csv", good ? good : "", NULL);
     free(good);
     pl_model_free(&m);
+}
+
+/* Row and constraint numbers beyond a bound below 9 (a trajectory of at most 9 rows, m < 9): the
+ * ball by Moreau-Jean at h = 0.2 (5 rows, m = 1), its contacts.csv read back with a constraint 7,
+ * then a row of 14 digits, each refused naming its field; in a sweep resumed, the run with such a
+ * row is computed again (not read outside its trajectory). */
+static void test_small_bounds(void)
+{
+    pl_model m;
+    pl_error err;
+    CHECK(pl_model_init(&m, pl_case_find("bouncing_ball"), NULL, 0, &err) == PL_OK, "the ball");
+    const char *sweep = "sweep bouncing_ball --scheme moreau_jean --h 0.1,0.2 --t-end 0.8 --contacts sparse --no-plots "
+                        "--no-limit --jobs 1";
+    char args[512], path[1024];
+    snprintf(args, sizeof args, "%s --out sb --quiet", sweep);
+    CHECK(run(args) == 0, "a sweep of the ball by Moreau-Jean, sparse");
+    char *traj = slurp("sb/runs/001_h_0.2/trajectory.csv"), *good = slurp("sb/runs/001_h_0.2/contacts.csv");
+    char *first = good ? strchr(good, '\n') : NULL;
+    size_t row = 0, c = 0;
+    double t = NAN, g = NAN, f = NAN;
+    CHECK(count_lines(traj) == 6 && first && sscanf(first + 1, "%zu,%lf,%zu,%lf,%lf", &row, &t, &c, &g, &f) == 5,
+          "h = 0.2: 5 rows, a contact");
+    snprintf(path, sizeof path, "%s/sb/runs/001_h_0.2", dir);
+    static const char *const what[] = {"constraint outside", "row"};
+    for (size_t k = 0; first && k < 2; k++) {
+        char line[256];
+        if (k == 0)
+            snprintf(line, sizeof line, "%zu,%.17g,7,%.17g,%.17g\n", row, t, g, f);
+        else
+            snprintf(line, sizeof line, "99999999999999,%.17g,%zu,%.17g,%.17g\n", t, c, g, f);
+        char head[256];
+        snprintf(head, sizeof head, "%.*s", (int)(first - good + 1), good);
+        write_file("sb/runs/001_h_0.2/contacts.csv", head, line);
+        pl_solution back;
+        pl_status s = pl_read_solution(path, &m, &pl_solver_moreau_jean, &back, &err);
+        CHECK(s == PL_ERR_INPUT && strstr(err.message, "contacts.csv") && strstr(err.message, what[k]) &&
+                  !strchr(err.message, '\n'),
+              "contacts.csv with %.40s refused naming '%s' (%d: %s)", line, what[k], s, s ? err.message : "accepted");
+        pl_solution_free(&back);
+    }
+    snprintf(args, sizeof args, "%s --out sb --resume", sweep);
+    int rc = run(args);
+    char *out = slurp("stdout.txt");
+    CHECK(rc == 0 && out && strstr(out, "reused 1 of the 2 runs"), "--resume: the spoilt run computed again (%d: %s)",
+          rc, out ? out : "");
+    free(out);
+    free(traj);
+    free(good);
+    pl_model_free(&m);
+}
+
+/* A run that fails on a gap that turns NaN (models/nan_later.so), swept in a process of its own and
+ * read back: sparse as dense, the failure's reason and the rows up to it kept (contacts.csv's last
+ * line holds the nan the dense G column holds), and --resume treats both alike. */
+static void test_nan_isolated(void)
+{
+    char args[1024], *first[2] = {NULL, NULL};
+    static const char *const mode[] = {"dense", "sparse"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof args,
+                 "sweep --model %s/nan_later.so --mu 1e4 --contacts %s --isolate --no-plots --no-limit --out nan_%s",
+                 models, mode[k], mode[k]);
+        int rc = run(args);
+        char *e = slurp("stderr.txt"), name[64];
+        snprintf(name, sizeof name, "nan_%s/runs/001_mu_1e4/trajectory.csv", mode[k]);
+        char *traj = slurp(name);
+        snprintf(name, sizeof name, "nan_%s/runs/001_mu_1e4/contacts.csv", mode[k]);
+        char *contacts = slurp(name);
+        CHECK(rc == 3 && e && strstr(e, "constraint 1 is not finite") && !strstr(e, "without the solution"),
+              "%s: the run fails naming the gap, not a file read back (%d: %s)", mode[k], rc, e ? e : "");
+        CHECK(traj && count_lines(traj) > 100 && (k == 0 ? !contacts : contacts && strstr(contacts, ",1,nan,")),
+              "%s: its %d rows kept%s", mode[k], traj ? count_lines(traj) - 1 : 0, k ? ", the last contact's G nan" : "");
+        first[k] = traj;
+        free(contacts);
+        free(e);
+        snprintf(args + strlen(args), sizeof args - strlen(args), " --resume");
+        rc = run(args);
+        char *out = slurp("stdout.txt");
+        e = slurp("stderr.txt");
+        CHECK(rc == 3 && out && !strstr(out, "reused") && e && strstr(e, "constraint 1 is not finite"),
+              "%s --resume: the failed run computed again, as dense (%d: %s)", mode[k], rc, e ? e : "");
+        free(out);
+        free(e);
+    }
+    /* the same rows: sparse's trajectory.csv is dense's up to vn (2 + 2n = 4 columns here) */
+    size_t differ = 0, rows = 0;
+    for (char *a = first[0], *b = first[1]; a && b && *a && *b; rows++) {
+        char *a_end = strchr(a, '\n'), *b_end = strchr(b, '\n'), *cut = a;
+        for (int col = 0; cut && col < 4; col++)
+            cut = strchr(cut + 1, ',');
+        if (!a_end || !b_end)
+            break;
+        if (rows > 0)
+            differ += !cut || cut - a != b_end - b || strncmp(a, b, (size_t)(b_end - b)) != 0;
+        a = a_end + 1, b = b_end + 1;
+    }
+    CHECK(rows > 100 && differ == 0, "dense and sparse: the same %zu rows of t, gamma, q, v (%zu differ)", rows, differ);
+    free(first[0]);
+    free(first[1]);
 }
 
 /* A sweep of sparse runs (in processes of their own, read back), resumed: the runs reused with
@@ -344,8 +511,11 @@ int main(int argc, char **argv)
         return 2;
     test_same_run_both_ways();
     test_gap_recomputed();
+    test_cap_whole_rows();
     test_default_and_cap();
     test_read_back();
+    test_small_bounds();
+    test_nan_isolated();
     test_sweep_resume();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -4,7 +4,8 @@
  * exit 2 and one line, or draws with what gnuplot loads checked to be data (gnuplot_safe.h), and
  * never runs the command planted (a file PLANTED).  Then the figure step's bounds: gnuplot killed
  * when --max-seconds runs out (a stand-in gnuplot that never ends), and started without fork
- * handlers under a memory limit (it spun for ever in OpenBLAS's handler). */
+ * handlers under a memory limit (it spun for ever in OpenBLAS's handler); a sparse run without a
+ * contact drawn, and a failing gnuplot's log kept where the warning says. */
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
@@ -460,6 +461,46 @@ static void test_figures_within_budget(void)
     CHECK(rc == 2, "plot --max-seconds 0 is refused (exit %d)", rc);
 }
 
+/* A sparse run that never touched (contacts.csv its header alone) is drawn, its contact panels
+ * empty, as one that touched is; a gnuplot that fails leaves the log the warning names, listed. */
+static void test_figures_sparse_and_log(void)
+{
+    for (int k = 0; k < 2; k++) {
+        char args[256], name[64];
+        snprintf(args, sizeof args, "run bouncing_ball --mu 1e4 --t-end %s --contacts sparse --out sparse_%d --quiet",
+                 k == 0 ? "0.2" : "1", k);
+        CHECK(run(args) == 0, "%s", args);
+        snprintf(name, sizeof name, "sparse_%d/contacts.csv", k);
+        char *contacts = slurp(name);
+        CHECK(contacts && (count_lines(contacts) == 1) == (k == 0), "t-end %s: %d contacts", k == 0 ? "0.2" : "1",
+              contacts ? count_lines(contacts) - 1 : -1);
+        free(contacts);
+        snprintf(args, sizeof args, "plot sparse_%d", k);
+        int rc = run(args);
+        char *err = slurp("stderr.txt");
+        snprintf(name, sizeof name, "sparse_%d", k);
+        CHECK(rc == 0 && err && !*err && manifest_lists(name, "run.png") && manifest_lists(name, "run.pdf"),
+              "'penlim %s': the figure drawn, no warning (%d: %s)", args, rc, err ? err : "");
+        free(err);
+    }
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/failbin && printf '#!/bin/sh\necho stand-in gnuplot failing >&2\nexit 1\n' > "
+             "%s/failbin/gnuplot && chmod +x %s/failbin/gnuplot && cd %s && PATH=%s/failbin:$PATH %s plot sparse_1 "
+             "> stdout.txt 2> stderr.txt",
+             dir, dir, dir, dir, dir, penlim);
+    int rc = system(cmd);
+    char *err = slurp("stderr.txt"), *log = slurp("sparse_1/gnuplot.log");
+    CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 0 && err && strstr(err, "warning: plots skipped: gnuplot failed") &&
+              strstr(err, "sparse_1/gnuplot.log"),
+          "a gnuplot that fails: a warning naming gnuplot.log (%s)", err ? err : "");
+    CHECK(log && strstr(log, "stand-in gnuplot failing") && manifest_lists("sparse_1", "gnuplot.log") &&
+              !manifest_lists("sparse_1", "run.png"),
+          "the log it names is there, listed, with gnuplot's message (%s)", log ? log : "absent");
+    free(err);
+    free(log);
+}
+
 /* Under a memory limit the figures end: drawn, or a warning (gnuplot's fork for the figures ran
  * OpenBLAS's fork handler, which retried an allocation for ever).  120 s is a hang detector. */
 static void test_figures_under_memory_limit(void)
@@ -505,6 +546,7 @@ int main(int argc, char **argv)
     test_hostile_directories();
     test_model_identity();
     test_figures_within_budget();
+    test_figures_sparse_and_log();
     test_figures_under_memory_limit();
     if (chdir("/") != 0)
         return 2;

@@ -1,7 +1,8 @@
 /* BDF's sparse linear algebra (stepper.h, csc.h): the conversion of a dense Jacobian to compressed
  * sparse columns; the CVODE stepper with KLU on a linear system whose Jacobian changes its pattern
- * at t = 0.3 (solution in closed form; KLU orders each pattern once), the Jacobian given dense or
- * as compressed columns, on both paths; a singular Newton matrix,
+ * at t = 0.3, by an entry more or by an entry moving to another row of its column (solution in
+ * closed form; KLU orders each pattern once), the Jacobian given dense or as compressed columns,
+ * on both paths; a singular Newton matrix,
  * reported as KLU's; and penalized runs that take the KLU path against the dense one. */
 #include <math.h>
 #include <stdint.h>
@@ -57,20 +58,32 @@ static void test_conversion(void)
     pl_csc_free(&d);
 }
 
-/* y' = A(t) y: A = diag(-1, -2, -3), and from t = 0.3 on also A[0][2] = 1/2 (the pattern changes
- * there).  With s = t - 0.3 past it, y2 = y2(0.3) e^{-3 s}, y1 = y1(0.3) e^{-2 s},
- * y0 = e^{-s} (y0(0.3) + y2(0.3) (1 - e^{-2 s}) / 4). */
+/* y' = A(t) y, A = diag(-1, -2, -3) with a coupling 1/2 whose place changes at t = 0.3 (the pattern
+ * changes there).  Added: A[0][2] = 1/2 from t = 0.3 on (an entry more; with s = t - 0.3 past it,
+ * y2 = y2(0.3) e^{-3 s}, y1 = y1(0.3) e^{-2 s}, y0 = e^{-s} (y0(0.3) + y2(0.3) (1 - e^{-2 s}) / 4)).
+ * Moved: A[0][2] = 1/2 before, A[1][2] = 1/2 from then on (every column keeps its count, a row
+ * changes: y0(0.3) = e^{-0.3} (1 + (1 - e^{-0.6}) / 4), then y0 = y0(0.3) e^{-s}, y2 as above,
+ * y1 = e^{-2 s} (y1(0.3) + y2(0.3) (1 - e^{-s}) / 2)). */
 typedef struct {
-    int calls, changes, coupled;
+    int moved; /* 0: added, 1: moved */
+    int calls, changes, after;
 } linear;
 
 #define SWITCH 0.3
 
+/* The row of the coupling 1/2 in column 2 at t, or -1 for none. */
+static int coupling_row(const linear *p, double t)
+{
+    if (t < SWITCH)
+        return p->moved ? 0 : -1;
+    return p->moved ? 1 : 0;
+}
+
 static int linear_rhs(double t, const double *y, double *yd, void *user)
 {
-    (void)user;
-    yd[0] = -y[0] + (t >= SWITCH ? 0.5 * y[2] : 0.0);
-    yd[1] = -2.0 * y[1];
+    int row = coupling_row(user, t);
+    yd[0] = -y[0] + (row == 0 ? 0.5 * y[2] : 0.0);
+    yd[1] = -2.0 * y[1] + (row == 1 ? 0.5 * y[2] : 0.0);
     yd[2] = -3.0 * y[2];
     return 0;
 }
@@ -87,13 +100,14 @@ static int linear_jacobian(double t, const double *y, double *J, void *user)
 {
     (void)y;
     linear *p = user;
-    int coupled = t >= SWITCH;
-    p->changes += p->calls == 0 || coupled != p->coupled;
-    p->coupled = coupled;
+    int after = t >= SWITCH, row = coupling_row(p, t);
+    p->changes += p->calls == 0 || after != p->after;
+    p->after = after;
     p->calls++;
     memset(J, 0, 9 * sizeof *J);
     J[0] = -1.0, J[4] = -2.0, J[8] = -3.0;
-    J[2] = coupled ? 0.5 : 0.0;
+    if (row >= 0)
+        J[3 * row + 2] = 0.5;
     return 0;
 }
 
@@ -105,20 +119,21 @@ static int linear_jacobian_csc(double t, const double *y, pl_csc *J, void *user)
     return J->size == 3 && pl_csc_from_dense(J, d) == 0 ? 0 : -1;
 }
 
-static void linear_exact(double t, double *y)
+static void linear_exact(const linear *p, double t, double *y)
 {
-    double e = exp(-SWITCH), y0 = e, y1 = e * e, y2 = e * e * e, s = t - SWITCH;
-    y[0] = exp(-s) * (y0 + y2 * (1.0 - exp(-2.0 * s)) / 4.0);
-    y[1] = y1 * exp(-2.0 * s);
+    double e = exp(-SWITCH), s = t - SWITCH, y0 = p->moved ? e * (1.0 + (1.0 - e * e) / 4.0) : e, y1 = e * e,
+           y2 = e * e * e;
+    y[0] = exp(-s) * (y0 + (p->moved ? 0.0 : y2 * (1.0 - exp(-2.0 * s)) / 4.0));
+    y[1] = exp(-2.0 * s) * (y1 + (p->moved ? y2 * (1.0 - exp(-s)) / 2.0 : 0.0));
     y[2] = y2 * exp(-3.0 * s);
 }
 
 /* On the sparse path (sparse_from 1) or the dense one (SIZE_MAX), the Jacobian given dense or as
- * compressed columns (csc). */
-static void test_changing_pattern(size_t sparse_from, int csc)
+ * compressed columns (csc), the coupling added or moved. */
+static void test_changing_pattern(size_t sparse_from, int csc, int moved)
 {
     static const double y0[3] = {1.0, 1.0, 1.0};
-    linear p = {0, 0, 0};
+    linear p = {moved, 0, 0, 0};
     pl_stepper_spec spec = {.size = 3, .y0 = y0, .t_end = 2.0, .rhs = linear_rhs, .weights = linear_weights,
                             .jacobian = csc ? NULL : linear_jacobian, .jacobian_csc = csc ? linear_jacobian_csc : NULL,
                             .sparse_from = sparse_from, .user = &p, .context = "a linear test"};
@@ -136,17 +151,18 @@ static void test_changing_pattern(size_t sparse_from, int csc)
         flag = s->step(s, spec.t_end, &err);
     CHECK(flag >= 0, "integration: %s", err.message);
     double exact[3];
-    linear_exact(s->t, exact);
+    linear_exact(&p, s->t, exact);
     for (int j = 0; j < 3; j++)
-        NEAR(s->y[j], exact[j], 1e-7 * fabs(exact[j]), "y%d(%g), sparse_from %zu, csc %d", j, s->t, sparse_from, csc);
+        NEAR(s->y[j], exact[j], 1e-7 * fabs(exact[j]), "y%d(%g), sparse_from %zu, csc %d, moved %d", j, s->t,
+             sparse_from, csc, moved);
     s->add_counters(s, &stats);
     int sparse = sparse_from == 1;
     CHECK(stats.jac_evals == p.calls && p.calls > 2 && stats.lin_setups >= p.calls, "%ld Jacobians, %ld setups",
           stats.jac_evals, stats.lin_setups);
     /* KLU orders a pattern once, and again only when it changed (once here) */
     CHECK(stats.sparse_analyses == (sparse ? p.changes : 0) && (!sparse || p.changes == 2),
-          "%ld orderings for %d patterns (%d Jacobians), sparse %d", stats.sparse_analyses, p.changes, p.calls,
-          sparse);
+          "%ld orderings for %d patterns (%d Jacobians), sparse %d, moved %d", stats.sparse_analyses, p.changes,
+          p.calls, sparse, moved);
     pl_stepper_free(s);
 }
 
@@ -256,10 +272,11 @@ int main(void)
 {
     check_init();
     test_conversion();
-    for (int csc = 0; csc < 2; csc++) {
-        test_changing_pattern(1, csc);
-        test_changing_pattern(SIZE_MAX, csc);
-    }
+    for (int moved = 0; moved < 2; moved++)
+        for (int csc = 0; csc < 2; csc++) {
+            test_changing_pattern(1, csc, moved);
+            test_changing_pattern(SIZE_MAX, csc, moved);
+        }
     test_singular();
     compare_paths(&pl_case_vibrating_table, NULL, 0, 1e9, "table, mu = 1e9");
     const pl_setting box[] = {{"config", 3.0}, {"N", 6.0}};

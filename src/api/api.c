@@ -228,9 +228,10 @@ PL_API size_t pl_solution_contacts(const pl_solution *sol, size_t row, size_t ca
         return 0;
     const pl_contact_entry *e;
     size_t stored = pl_solution_row_contacts(sol, row, &e), count = 0;
-    for (size_t k = 0; k < (e ? stored : sol->m); k++) { /* sparse: the row's list; dense: every column */
+    int sparse = sol->contacts == PL_CONTACTS_SPARSE;
+    for (size_t k = 0; k < (sparse ? stored : sol->m); k++) { /* sparse: the row's list; dense: every column */
         pl_contact_entry c = {k, NAN, 0.0};
-        if (e)
+        if (sparse)
             c = e[k];
         else
             pl_solution_contact_at(sol, row, k, &c.g, &c.force);

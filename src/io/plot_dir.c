@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/impact_law_report.h"
@@ -323,6 +324,25 @@ static pl_status plan_run(const pl_output *out, pl_plot_plan *plan, pl_error *er
     return PL_OK;
 }
 
+/* Whether contacts.csv holds a contact, a line after its header (a run that never touched has none:
+ * run.gp then draws its panels empty, gnuplot scaling no axis on no points). */
+static pl_status plan_contacts(const pl_output *out, pl_plot_plan *plan, pl_error *err)
+{
+    int fd = open_in(out, "contacts.csv", err);
+    if (fd < 0)
+        return err->status;
+    char where[PATH_MAX + 64], *header = NULL;
+    snprintf(where, sizeof where, "%s/contacts.csv", out->root);
+    struct stat st;
+    size_t len = 0;
+    pl_status s = fstat(fd, &st) == 0 ? pl_read_fd(fd, where, 4096, 1, &header, &len, err)
+                                      : pl_fail(err, PL_ERR_IO, "cannot read %s: %s", where, strerror(errno));
+    close(fd);
+    free(header);
+    plan->contact_points = s == PL_OK && st.st_size > (off_t)len;
+    return s;
+}
+
 /* An impact-law directory: its law one penlim has, the data listed. */
 static pl_status plan_impact_law(const pl_output *out, const json_t *manifest, pl_plot_plan *plan, pl_error *err)
 {
@@ -368,6 +388,8 @@ pl_status pl_plot_dir_plan(const pl_output *out, const json_t *manifest, pl_plot
         if ((s = plan_run(out, plan, err)) != PL_OK)
             return s;
         plan->contacts = lists(manifest, "contacts.csv");
+        if (plan->contacts && (s = plan_contacts(out, plan, err)) != PL_OK)
+            return s;
         plan->figures[plan->n++] = "run";
         plan->config = "plots_config.gp";
         plan->run_config = 1;
@@ -423,6 +445,7 @@ static pl_status write_run_config(pl_output *out, const json_t *manifest, const 
     pl_gp_put_int(f.fp, "ncon", plan->ncon);
     pl_gp_put_int(f.fp, "impulses", plan->impulses);
     pl_gp_put_int(f.fp, "contacts", plan->contacts);
+    pl_gp_put_int(f.fp, "contact_points", plan->contact_points);
     pl_gp_put_int(f.fp, "is_limit", is_limit);
     return pl_file_commit(&f, err);
 }

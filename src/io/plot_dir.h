@@ -25,6 +25,7 @@ typedef struct {
     int run_config;      /* config written from the manifest (a single solution) */
     int ndof, ncon, impulses; /* then: the columns of its trajectory.csv */
     int contacts;        /* and its contacts.csv (sparse contacts), listed in its manifest */
+    int contact_points;  /* which holds a contact (a line after its header) */
     pl_gp_config values; /* else config's settings as read and checked */
 } pl_plot_plan;
 

@@ -178,10 +178,10 @@ pl_status pl_plot_render(pl_output *out, const char *name, const pl_budget *budg
         return pl_fail(err, PL_ERR_IO, "gnuplot did not finish on %s/%s", dir, script);
     if (WEXITSTATUS(status) == 127)
         return pl_fail(err, PL_ERR_IO, "gnuplot is not installed");
+    if ((s = pl_output_add(out, "gnuplot.log", err)) != PL_OK) /* kept, failed or not: the messages name it */
+        return s;
     if (WEXITSTATUS(status) != 0)
         return pl_fail(err, PL_ERR_IO, "gnuplot failed on %s/%s (see %s)", dir, script, log);
-    if ((s = pl_output_add(out, "gnuplot.log", err)) != PL_OK)
-        return s;
     static const char *const ext[] = {"png", "pdf"};
     for (size_t k = 0; k < 2; k++) {
         char file[256];

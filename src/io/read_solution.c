@@ -310,9 +310,10 @@ static int index_field(char **p, size_t lo, size_t hi, char end, size_t *x)
     if (*s < '0' || *s > '9')
         return 0;
     for (; *s >= '0' && *s <= '9'; s++) {
-        if (*x > (hi - (size_t)(*s - '0')) / 10)
-            return 0; /* beyond hi */
-        *x = 10 * *x + (size_t)(*s - '0');
+        size_t d = (size_t)(*s - '0');
+        if (d > hi || *x > (hi - d) / 10)
+            return 0; /* beyond hi (hi - d taken only where it cannot wrap) */
+        *x = 10 * *x + d;
     }
     if (*s != end || *x < lo)
         return 0;
@@ -348,8 +349,6 @@ static const char *contact_line(char *line, const pl_solution *sol, size_t *row,
         return "a constraint outside 1 ... m";
     if (!number_field(&p, &e->g, ',') || !number_field(&p, &e->force, '\n'))
         return "no G or no force (5 fields)";
-    if (!isfinite(e->g) || !isfinite(e->force))
-        return "a G or force that is not a finite number";
     if (!pl_contact_in(e->g, e->force))
         return "G > 0 with force 0: not a contact";
     *row = r;

@@ -210,8 +210,8 @@ pl_status pl_solution_record_contact(pl_solution *sol, size_t i, double g, doubl
     double values = (double)rows * (double)sol->traj.ncol + 3.0 * (double)(sol->nentries + 1);
     if (sol->traj.max_values > 0 && values > sol->traj.max_values)
         return pl_fail(err, PL_ERR_SOLVER,
-                       "the output reached %zu rows and %zu contacts (%.3g values), the cap (--max-output %g)", rows,
-                       sol->nentries, values, sol->traj.max_values);
+                       "the output reached %zu rows and %zu contacts (%.3g values), the cap (--max-output %g)", rows - 1,
+                       sol->row_first[rows - 1], values, sol->traj.max_values); /* the rows before this one */
     if (reserve((void **)&sol->entries, sol->nentries, &sol->entries_cap, sizeof *sol->entries))
         return pl_fail(err, PL_ERR_NOMEM, "out of memory storing %zu contacts", sol->nentries);
     sol->entries[sol->nentries++] = (pl_contact_entry){i, g, force};
@@ -223,10 +223,14 @@ pl_status pl_solution_append_row(pl_solution *sol, const double *row, pl_error *
 {
     if (sol->contacts == PL_CONTACTS_DENSE) /* the whole row as it is */
         return pl_table_append(&sol->traj, row, err);
-    size_t n = sol->n, m = sol->m;
+    size_t n = sol->n, m = sol->m, rows = sol->traj.nrows;
     pl_status s = pl_solution_append_state(sol, row, err);
     for (size_t i = 0; s == PL_OK && i < m; i++)
         s = pl_solution_record_contact(sol, i, row[pl_col_g(n, m) + i], row[pl_col_force(n, m) + i], err);
+    if (s != PL_OK && sol->traj.nrows > rows) { /* the row goes whole, as a dense one */
+        sol->traj.nrows = rows;
+        sol->nentries = sol->row_first[rows];
+    }
     return s;
 }
 
@@ -268,8 +272,9 @@ size_t pl_solution_row_contacts(const pl_solution *sol, size_t r, const pl_conta
         *first = NULL;
         return 0;
     }
-    *first = sol->entries + sol->row_first[r];
-    return sol->row_first[r + 1] - sol->row_first[r];
+    size_t count = sol->row_first[r + 1] - sol->row_first[r];
+    *first = count ? sol->entries + sol->row_first[r] : NULL; /* entries NULL until a first contact */
+    return count;
 }
 
 int pl_solution_contact_at(const pl_solution *sol, size_t r, size_t i, double *g, double *force)

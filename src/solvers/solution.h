@@ -219,7 +219,8 @@ void pl_solution_set_contacts(pl_solution *sol, pl_contacts_mode mode);
 
 /* Append a trajectory row given in the dense layout (pl_ncols values: t, gamma, q, v, G, force):
  * with dense contacts the whole row, with sparse ones its state and its constraints in contact
- * (pl_contact_in).  What every solver records a row through. */
+ * (pl_contact_in).  What every solver records a row through.  All or nothing: a row that fails
+ * (the cap on the output, memory) leaves no state and no contacts behind. */
 pl_status pl_solution_append_row(pl_solution *sol, const double *row, pl_error *err);
 /* Append the state t, gamma, q, v (the first 2 + 2n values of row) with no contact recorded yet
  * (dense: G NAN, force 0); then pl_solution_record_contact for each constraint evaluated. */
@@ -235,7 +236,8 @@ pl_status pl_solution_record_contact(pl_solution *sol, size_t i, double g, doubl
 pl_status pl_solution_set_contact_list(pl_solution *sol, const size_t *row, const pl_contact_entry *e, size_t count,
                                        pl_error *err);
 
-/* The contacts stored at row r (sparse: those in contact; dense: none, *first NULL): their count. */
+/* The contacts stored at row r (sparse: those in contact; dense: none; *first NULL where there are
+ * none): their count. */
 size_t pl_solution_row_contacts(const pl_solution *sol, size_t r, const pl_contact_entry **first);
 /* G_i and force_i at row r if stored (dense: always; sparse: in contact there): 1; else 0 with *g
  * NAN (it is positive) and *force 0.  Either pointer may be NULL. */

@@ -57,9 +57,10 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
         pl_model_mass(model, q, NULL, minv);
         const pl_contact_entry *e;
         size_t count = pl_solution_row_contacts(sol, r, &e);
-        for (size_t k = 0; k < (e ? count : m); k++) { /* sparse: the row's contacts; dense: every column */
-            size_t i = e ? e[k].constraint : k;
-            double lambda = e ? e[k].force : pl_solution_force_at(sol, r, i);
+        int sparse = sol->contacts == PL_CONTACTS_SPARSE;
+        for (size_t k = 0; k < (sparse ? count : m); k++) { /* sparse: the row's contacts; dense: every column */
+            size_t i = sparse ? e[k].constraint : k;
+            double lambda = sparse ? e[k].force : pl_solution_force_at(sol, r, i);
             if (lambda == 0.0)
                 continue;
             pl_model_contact(model, i, t, q, fp, minv, c);
