@@ -20,8 +20,8 @@ struct pl_work {
     double *k_minv, *k_fp, *k_fp_v, *k_fw;  /* contact_coupling */
     double *d_fp, *d_fp_q, *d_fp_v, *d_fp_t, *d_a; /* free_gap_accel */
     pl_gap *d_gap;
-    double *i_fp;                           /* initially_active (M^{-1} through contact's c_minv) */
-    pl_contact *i_contact;
+    double *i_fp;                           /* initial_activity */
+    pl_gap *i_gap;
     double *block;
 };
 
@@ -34,8 +34,8 @@ pl_work *pl_work_new(const pl_model *model)
     w->n = n;
     w->block = calloc(8 * nn + 7 * n, sizeof *w->block);
     w->d_gap = pl_gap_new(1, n, 1); /* D reads the Hessian */
-    w->i_contact = pl_contact_new(1, n, 0);
-    if (!w->block || !w->d_gap || !w->i_contact) {
+    w->i_gap = pl_gap_new_sparse(1, model, 0);
+    if (!w->block || !w->d_gap || !w->i_gap) {
         pl_work_free(w);
         return NULL;
     }
@@ -64,7 +64,7 @@ void pl_work_free(pl_work *w)
         return;
     free(w->block);
     free(w->d_gap);
-    free(w->i_contact);
+    free(w->i_gap);
     free(w);
 }
 
@@ -649,17 +649,21 @@ static pl_status finish_laws(pl_model *model, const double *q0, const double *v0
         return PL_OK;
     size_t n = model->n;
     pl_work *w = pl_work_new(model);
-    pl_contact *k = pl_contact_new(1, n, 0);
+    pl_contact *k = pl_contact_new_sparse(1, model, 0);
     double *fp = malloc(n * sizeof *fp);
     pl_status s = PL_OK;
     if (!w || !k || !fp) {
         s = pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory", model->type->name);
     } else {
         double V = model->v_scale > 0 ? model->v_scale : 1.0;
+        /* M^{-1}(q0) and the velocity map once, each contact over its support: O(m) for many bodies */
+        const double *minv = model->mass_constant ? model->minv : w->c_minv;
+        if (!model->mass_constant)
+            pl_model_mass(model, q0, NULL, w->c_minv);
         pl_model_velocity_map(model, 0.0, q0, v0, fp, NULL, NULL, NULL);
         for (size_t i = 0; i < model->m; i++) {
             pl_contact_law *law = &model->law[i];
-            pl_model_contact_at(model, w, i, 0.0, q0, fp, k);
+            pl_model_contact_sparse(model, i, 0.0, q0, fp, minv, k);
             law->m_ref = (t->flags & PL_LAW_PER_UNIT_MASS) || !(k->m_eff > 0 && isfinite(k->m_eff)) ? 1.0 : k->m_eff;
             double e = t->restitution ? t->restitution(law->p, V) : NAN;
             if (pl_law_param_index(t, "xi") < 0)
@@ -1280,20 +1284,21 @@ double pl_model_free_gap_accel(const pl_model *model, pl_work *work, size_t i, d
     return D;
 }
 
-int pl_model_initially_active(const pl_model *model, pl_work *work, size_t i, double t, const double *q,
-                              const double *v)
+void pl_model_initial_activity(const pl_model *model, pl_work *work, double t, const double *q, const double *v,
+                               int *active)
 {
     double *fp = work->i_fp;
-    pl_contact *c = work->i_contact;
-    pl_model_velocity_map(model, t, q, v, fp, NULL, NULL, NULL);
-    pl_model_contact_at(model, work, i, t, q, fp, c);
-    if (c->gap.g < 0)
-        return 1;
-    if (c->gap.g > 0)
-        return 0;
-    if (c->gdot != 0)
-        return c->gdot < 0;
-    return pl_model_free_gap_accel(model, work, i, t, q, v) <= 0;
+    pl_gap *g = work->i_gap;
+    pl_model_velocity_map(model, t, q, v, fp, NULL, NULL, NULL); /* once: m x O(n) was the set-up of many bodies */
+    for (size_t i = 0; i < model->m; i++) {
+        double gdot = pl_model_gap_rate_sparse(model, i, t, q, fp, g); /* over the support */
+        if (g->g != 0)
+            active[i] = g->g < 0;
+        else if (gdot != 0)
+            active[i] = gdot < 0;
+        else
+            active[i] = pl_model_free_gap_accel(model, work, i, t, q, v) <= 0;
+    }
 }
 
 int pl_model_parameter_applies(const pl_model *model, size_t k)

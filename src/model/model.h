@@ -260,10 +260,10 @@ double pl_model_free_gap_accel(const pl_model *model, pl_work *work, size_t i, d
 void pl_model_free_gap_accels(const pl_model *model, pl_work *work, double t, const double *q, const double *v,
                               const size_t *idx, size_t k, double *D);
 
-/* Initial activity of constraint i: penetrating, or on the boundary and not leaving
- * (Gdot < 0, or Gdot = 0 and D <= 0). */
-int pl_model_initially_active(const pl_model *model, pl_work *work, size_t i, double t, const double *q,
-                              const double *v);
+/* Initial activity of every constraint into active[0..m-1]: penetrating, or on the boundary and not
+ * leaving (Gdot < 0, or Gdot = 0 and D <= 0); the velocity map once, each gap over its support. */
+void pl_model_initial_activity(const pl_model *model, pl_work *work, double t, const double *q, const double *v,
+                               int *active);
 
 /* Internal flag of a parameter (beside PL_PARAM_*): a parameter of a model built for ABI version 2, which
  * could not know the contact laws' parameter names, named like a parameter of some law (n, c): the
