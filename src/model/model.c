@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The scratch of the model's evaluations: each function has slots of its own, so that one that
  * calls another (free_gap_accel calls accel) never overwrites what its caller still uses. */
@@ -239,6 +240,27 @@ static pl_status check_case_shape(const pl_case *c, pl_error *err)
     return PL_OK;
 }
 
+double pl_model_run_bytes(size_t n, size_t m)
+{
+    return 188.0 * (double)n * (double)n + 300.0 * (double)m;
+}
+
+double pl_physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
+}
+
+pl_status pl_model_check_memory(const char *name, size_t n, size_t m, double physical, pl_error *err)
+{
+    double need = pl_model_run_bytes(n, m);
+    if (physical > 0 && need > physical)
+        return pl_fail(err, PL_ERR_INPUT, "case %s: %zu degrees of freedom and %zu constraints need about %.3g bytes of "
+                       "dense arrays, more than this machine's %.3g bytes of physical memory", name, n, m, need,
+                       physical);
+    return PL_OK;
+}
+
 /* n and m from the parameters (or the case's fields); a one-line refusal naming the parameter
  * values when they are 0 or absurd. */
 static pl_status resolve_sizes(pl_model *model, pl_error *err)
@@ -250,7 +272,7 @@ static pl_status resolve_sizes(pl_model *model, pl_error *err)
     if (n >= 1 && n <= PL_SIZE_LIMIT_DOF && m >= 1 && m <= PL_SIZE_LIMIT_CON) {
         model->n = n;
         model->m = m;
-        return PL_OK;
+        return pl_model_check_memory(c->name, n, m, pl_physical_memory(), err);
     }
     char values[320] = "";
     size_t used = 0;
