@@ -505,6 +505,36 @@ static int all_finite(const double *x, size_t len)
     return 1;
 }
 
+/* The case's candidates at (0, q0) with the run's margin V^2/A, as flags (*listed, m): each index in
+ * range, at most m of them.  Checked once against every gap by check_evaluations (O(m)), so that a
+ * list that leaves out a near constraint is refused rather than trusted (the run never evaluates what
+ * it leaves out). */
+static pl_status list_candidates(const pl_model *model, const double *q0, unsigned char **listed, pl_error *err)
+{
+    const pl_case *c = model->type;
+    size_t m = model->m, *out = malloc(m * sizeof *out);
+    *listed = calloc(m, 1);
+    if (!out || !*listed) {
+        free(out);
+        return pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory", c->name);
+    }
+    double margin = model->v_scale * model->v_scale / model->a_scale;
+    size_t count = c->candidates(model->par, 0.0, q0, margin, out, c->user);
+    pl_status s = PL_OK;
+    if (count > m)
+        s = pl_fail(err, PL_ERR_INPUT, "case %s: its candidates returned %zu constraints, more than its %zu", c->name,
+                    count, m);
+    for (size_t e = 0; s == PL_OK && e < count; e++) {
+        if (out[e] >= m)
+            s = pl_fail(err, PL_ERR_INPUT, "case %s: its candidates list constraint index %zu, beyond its %zu (they "
+                        "count from 0)", c->name, out[e], m);
+        else
+            (*listed)[out[e]] = 1;
+    }
+    free(out);
+    return s;
+}
+
 /* The case's functions at the initial state (t = 0): finite values and derivatives, a symmetric M
  * (positive definiteness is checked by finish_model), non-negative scales.  What a model compiled
  * apart most often gets wrong, reported before any solver sees it. */
@@ -519,6 +549,7 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
     double *buf = malloc((3 * nn + n) * sizeof *buf);
     pl_work *w = pl_work_new(model);
     pl_gap *g = pl_gap_new_sparse(1, model, 1);
+    unsigned char *listed = NULL;
     pl_status s = PL_OK;
     if (!buf || !w || !g) {
         s = pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory", c->name);
@@ -557,6 +588,9 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
                     c->accel ? "acceleration" : "force", all_finite(a, n) ? "Jacobian" : "value");
         goto done;
     }
+    if (c->candidates && (s = list_candidates(model, q0, &listed, err)) != PL_OK)
+        goto done;
+    double margin = model->v_scale * model->v_scale / model->a_scale; /* the run's (neighbours.c) */
     for (size_t i = 0; i < model->m; i++) {
         pl_model_gap_sparse(model, i, 0.0, q0, g); /* its support's entries (all n without one) */
         size_t ns = g->nsupport;
@@ -566,8 +600,14 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
                         c->name, i + 1);
             goto done;
         }
+        if (listed && g->g < margin && !listed[i]) {
+            s = pl_fail(err, PL_ERR_INPUT, "case %s: its candidates at the initial state leave out constraint %zu, "
+                        "whose G = %g is below the margin %g", c->name, i + 1, g->g, margin);
+            goto done;
+        }
     }
 done:
+    free(listed);
     free(buf);
     pl_work_free(w);
     free(g);
