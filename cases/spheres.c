@@ -273,7 +273,12 @@ static size_t candidates(const double *p, double t, const double *q, double marg
     for (size_t a = 0; a < N; a++)
         rmax = fmax(rmax, radius0(p, a) + rd * t);
     double cell = 2.0 * rmax + margin;
-    size_t nx = (size_t)fmin(fmax(floor(W / cell), 1.0), (double)N), ny = (size_t)fmin(fmax(floor(H / cell), 1.0), (double)N);
+    double cols = fmax(floor(W / cell), 1.0), rows = fmax(floor(H / cell), 1.0);
+    if (cols * rows > (double)N) { /* at most N cells (a wide box of few disks): fewer, wider cells lose no pair */
+        double shrink = sqrt((double)N / (cols * rows));
+        cols = fmax(floor(cols * shrink), 1.0), rows = fmax(floor(rows * shrink), 1.0);
+    }
+    size_t nx = (size_t)cols, ny = (size_t)rows;
     size_t *head = malloc((nx * ny + 2 * N) * sizeof *head), *next = head ? head + nx * ny : NULL, *at = next ? next + N : NULL;
     if (!head) {
         for (size_t i = 0; i < P + 4 * N; i++)
