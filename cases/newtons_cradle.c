@@ -29,7 +29,8 @@ enum { NB, R, VEL, E, XI, K, NPAR };
 
 static const pl_param_spec params[NPAR] = {
     {"N", 3.0, 2.0, 10000.0, 0, "number of balls (a whole number, 2 to 10000): N dofs, N - 1 gaps; memory limits "
-     "it (a penalized run holds about 180 N^2 bytes of dense n x n arrays: 1.8 GB at N = 1000)"},
+     "it (a penalized run holds about 188 N^2 bytes of dense n x n arrays: 0.19 GB at N = 1000, 19 GB at 10000; a "
+     "size beyond the machine's physical memory is refused)"},
     {"r", 0.125, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "radius of every ball"},
     {"V", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "velocity of ball 0, which starts at distance V from ball 1"},
     PL_LAW_PARAMS(1.0),

@@ -50,8 +50,9 @@ enum { HEAD_ON = 1, GROWING = 2, BOX = 3 };
 static const pl_param_spec params[NPAR] = {
     {"config", 1.0, 1.0, 3.0, 0, "layout: 1 head-on pair (T3), 2 growing pair (T5), 3 box of N disks"},
     {"N", NAN, 1.0, 2000.0, PL_PARAM_DERIVED, "number of disks (config 3, at most 2000: N(N - 1)/2 + 4N constraints; "
-     "default 12; the pairs have 2); memory limits it: a trajectory row holds every gap and force, and a BDF "
-     "phase a dense Newton matrix of (5N + 1 + N(N - 1)/2)^2 doubles (250 MB at N = 100, 3.7 GB at 200)"},
+     "default 12; the pairs have 2); memory and time limit it: its n x n scratch (188 n^2 bytes, n = 2N: 3 GB at N = 2000) and "
+     "some 300 bytes per constraint; BDF's Newton matrix is sparse (KLU), not dense (N = 100 to t = 2, with a BDF "
+     "phase: 51 MB)"},
     {"cols", NAN, 1.0, 1000.0, PL_PARAM_DERIVED, "config 3: disks per row (default N: one row)"},
     {"r", NAN, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_DERIVED,
      "radius at t = 0 (default 0.5, 0.25, 0.08 for config 1, 2, 3)"},
@@ -272,7 +273,12 @@ static size_t candidates(const double *p, double t, const double *q, double marg
     for (size_t a = 0; a < N; a++)
         rmax = fmax(rmax, radius0(p, a) + rd * t);
     double cell = 2.0 * rmax + margin;
-    size_t nx = (size_t)fmin(fmax(floor(W / cell), 1.0), (double)N), ny = (size_t)fmin(fmax(floor(H / cell), 1.0), (double)N);
+    double cols = fmax(floor(W / cell), 1.0), rows = fmax(floor(H / cell), 1.0);
+    if (cols * rows > (double)N) { /* at most N cells (a wide box of few disks): fewer, wider cells lose no pair */
+        double shrink = sqrt((double)N / (cols * rows));
+        cols = fmax(floor(cols * shrink), 1.0), rows = fmax(floor(rows * shrink), 1.0);
+    }
+    size_t nx = (size_t)cols, ny = (size_t)rows;
     size_t *head = malloc((nx * ny + 2 * N) * sizeof *head), *next = head ? head + nx * ny : NULL, *at = next ? next + N : NULL;
     if (!head) {
         for (size_t i = 0; i < P + 4 * N; i++)

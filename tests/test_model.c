@@ -106,6 +106,16 @@ static void test_model_sizes(void)
     CHECK(pl_model_init(&m, balls, half, 1, &err) == PL_ERR_INPUT && strstr(err.message, "N = 2.5"),
           "N = 2.5 refused: %s", err.message);
     pl_model_free(&m);
+    /* memory: the rule at a machine of 1 GB, nothing allocated to decide (the cradle at N = 10000 would need
+     * 188e8 bytes); at this machine's memory a size that fits by far is accepted */
+    CHECK(pl_model_run_bytes(10000, 9999) == 188e8 + 300.0 * 9999, "run bytes %g", pl_model_run_bytes(10000, 9999));
+    CHECK(pl_model_check_memory("cradle", 10000, 9999, 1e9, &err) == PL_ERR_INPUT &&
+              strstr(err.message, "1.88e+10 bytes") && strstr(err.message, "1e+09 bytes") && !strchr(err.message, '\n'),
+          "N = 10000 refused at 1 GB naming the bytes: %s", err.message);
+    CHECK(pl_model_check_memory("cradle", 1000, 999, 1e9, &err) == PL_OK, "N = 1000 (0.19 GB) fits in 1 GB");
+    CHECK(pl_model_check_memory("cradle", 10000, 9999, 0.0, &err) == PL_OK, "unknown memory: no check");
+    CHECK(pl_physical_memory() == 0.0 || pl_model_check_memory("balls", 40, 40, pl_physical_memory(), &err) == PL_OK,
+          "40 balls fit: %s", err.message);
     const size_t sizes[] = {1, 3, 20, 40};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         size_t N = sizes[k];

@@ -730,6 +730,49 @@ static void test_default_sweep(void)
     pl_model_free(&m);
 }
 
+/* The candidates in a box far wider than its disks (40 x 40, r = 0.1: 30000 cells of the pair's width,
+ * capped at N): every constraint with G < margin is listed, each once, at states scattered over the box
+ * and with the disks bunched into one corner. */
+static void test_candidates_wide_box(void)
+{
+    pl_model m = {0};
+    pl_setting s[] = {{"config", 3}, {"N", 7}, {"W", 40}, {"H", 40}, {"r", 0.1}};
+    if (!init(&m, s, 5))
+        return;
+    size_t n = m.n, M = m.m, *out = malloc(M * sizeof *out);
+    double *q = malloc(2 * n * sizeof *q);
+    pl_gap *g = pl_gap_new_sparse(1, &m, 0);
+    unsigned char *seen = calloc(M, 1);
+    if (!out || !q || !g || !seen)
+        abort();
+    unsigned long lcg = 12345;
+    for (int trial = 0; trial < 40; trial++) {
+        double span = trial % 2 ? 40.0 : 1.0, margin = trial % 3 ? 0.05 : 0.7; /* scattered, or in a corner */
+        for (size_t j = 0; j < n; j++) {
+            lcg = lcg * 6364136223846793005UL + 1442695040888963407UL;
+            q[j] = 0.1 + (span - 0.2) * (double)(lcg >> 11) / 9007199254740992.0;
+        }
+        size_t count = m.type->candidates(m.par, 0.0, q, margin, out, m.type->user), near = 0;
+        CHECK(count <= M, "trial %d: %zu candidates of %zu", trial, count, M);
+        memset(seen, 0, M);
+        for (size_t e = 0; e < count && e < M; e++) {
+            CHECK(out[e] < M && !seen[out[e]], "trial %d: entry %zu (%zu) in range, once", trial, e, out[e]);
+            if (out[e] < M)
+                seen[out[e]] = 1;
+        }
+        for (size_t i = 0; i < M; i++) {
+            pl_model_gap_sparse(&m, i, 0.0, q, g);
+            near += g->g < margin;
+            CHECK(!(g->g < margin) || seen[i], "trial %d: constraint %zu (G = %g < %g) listed", trial, i + 1, g->g,
+                  margin);
+        }
+        if (trial == 0)
+            CHECK(near > 7, "the corner's disks are near each other (%zu constraints near)", near);
+    }
+    free(out), free(q), free(g), free(seen);
+    pl_model_free(&m);
+}
+
 int main(void)
 {
     check_init();
@@ -744,5 +787,6 @@ int main(void)
     test_feasibility();
     test_box();
     test_default_sweep();
+    test_candidates_wide_box();
     return check_finish("test_spheres");
 }

@@ -210,6 +210,14 @@ static void test_ball(void)
               "%s: refused on one line (%d): %s", bad_support[k], rc, e ? e : "");
         free(e);
     }
+    /* candidates that leave out a constraint below the margin at t = 0: refused on one line naming it */
+    int rc_miss = run_model("run --model %s --mu 1e6 --out miss --quiet", "candidates_miss");
+    char *err_miss = slurp("stderr.txt");
+    CHECK(rc_miss == 2 && err_miss && strstr(err_miss, "its candidates at the initial state leave out constraint 1") &&
+              strstr(err_miss, "G = 1 is below the margin 2") && strchr(err_miss, '\n') == err_miss + strlen(err_miss) - 1 &&
+              !exists("miss"),
+          "candidates_miss refused on one line (%d): %s", rc_miss, err_miss ? err_miss : "");
+    free(err_miss);
     /* an ABI 2 model could not know the laws' parameter names: its own parameter c is its own under a
      * law without one, and refused, with the reason, under Hunt-Crossley, whose damping is c */
     CHECK(run_model("run --model %s --mu 1e6 --set c=0.7 --out abi2_c --quiet", "abi2_own_c") == 0,

@@ -222,7 +222,9 @@ struct pl_case {
      * can come near contact, and proves that it leaves out none that could.
      * candidates: every constraint that can have G_i(q, t) < margin (it may list more), written into
      * out (room for every constraint; in any order, each once), their number returned.  A cell list
-     * or a sweep in one coordinate makes it O(N) for N bodies.
+     * or a sweep in one coordinate makes it O(N) for N bodies.  penlim checks it once, when the model
+     * is created, against every gap at (0, q0) with the run's margin V^2/A, and refuses a model whose
+     * list leaves one out (or names an index >= m).
      * gap_bounds: L and B such that, for every constraint, |G_i(q', t) - G_i(q, t)| <= L max_j |q'_j -
      * q_j| and |dG_i/dt| <= B (finite, L > 0, B >= 0).  A constraint left out of the list at (t0, q0)
      * has G_i >= margin there, hence G_i > 0 while L max|q - q0| + B (t - t0) < margin: the run

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The scratch of the model's evaluations: each function has slots of its own, so that one that
  * calls another (free_gap_accel calls accel) never overwrites what its caller still uses. */
@@ -20,8 +21,8 @@ struct pl_work {
     double *k_minv, *k_fp, *k_fp_v, *k_fw;  /* contact_coupling */
     double *d_fp, *d_fp_q, *d_fp_v, *d_fp_t, *d_a; /* free_gap_accel */
     pl_gap *d_gap;
-    double *i_fp;                           /* initially_active (M^{-1} through contact's c_minv) */
-    pl_contact *i_contact;
+    double *i_fp;                           /* initial_activity */
+    pl_gap *i_gap;
     double *block;
 };
 
@@ -34,8 +35,8 @@ pl_work *pl_work_new(const pl_model *model)
     w->n = n;
     w->block = calloc(8 * nn + 7 * n, sizeof *w->block);
     w->d_gap = pl_gap_new(1, n, 1); /* D reads the Hessian */
-    w->i_contact = pl_contact_new(1, n, 0);
-    if (!w->block || !w->d_gap || !w->i_contact) {
+    w->i_gap = pl_gap_new_sparse(1, model, 0);
+    if (!w->block || !w->d_gap || !w->i_gap) {
         pl_work_free(w);
         return NULL;
     }
@@ -64,7 +65,7 @@ void pl_work_free(pl_work *w)
         return;
     free(w->block);
     free(w->d_gap);
-    free(w->i_contact);
+    free(w->i_gap);
     free(w);
 }
 
@@ -239,6 +240,27 @@ static pl_status check_case_shape(const pl_case *c, pl_error *err)
     return PL_OK;
 }
 
+double pl_model_run_bytes(size_t n, size_t m)
+{
+    return 188.0 * (double)n * (double)n + 300.0 * (double)m;
+}
+
+double pl_physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
+}
+
+pl_status pl_model_check_memory(const char *name, size_t n, size_t m, double physical, pl_error *err)
+{
+    double need = pl_model_run_bytes(n, m);
+    if (physical > 0 && need > physical)
+        return pl_fail(err, PL_ERR_INPUT, "case %s: %zu degrees of freedom and %zu constraints need about %.3g bytes of "
+                       "dense arrays, more than this machine's %.3g bytes of physical memory", name, n, m, need,
+                       physical);
+    return PL_OK;
+}
+
 /* n and m from the parameters (or the case's fields); a one-line refusal naming the parameter
  * values when they are 0 or absurd. */
 static pl_status resolve_sizes(pl_model *model, pl_error *err)
@@ -250,7 +272,7 @@ static pl_status resolve_sizes(pl_model *model, pl_error *err)
     if (n >= 1 && n <= PL_SIZE_LIMIT_DOF && m >= 1 && m <= PL_SIZE_LIMIT_CON) {
         model->n = n;
         model->m = m;
-        return PL_OK;
+        return pl_model_check_memory(c->name, n, m, pl_physical_memory(), err);
     }
     char values[320] = "";
     size_t used = 0;
@@ -483,6 +505,36 @@ static int all_finite(const double *x, size_t len)
     return 1;
 }
 
+/* The case's candidates at (0, q0) with the run's margin V^2/A, as flags (*listed, m): each index in
+ * range, at most m of them.  Checked once against every gap by check_evaluations (O(m)), so that a
+ * list that leaves out a near constraint is refused rather than trusted (the run never evaluates what
+ * it leaves out). */
+static pl_status list_candidates(const pl_model *model, const double *q0, unsigned char **listed, pl_error *err)
+{
+    const pl_case *c = model->type;
+    size_t m = model->m, *out = malloc(m * sizeof *out);
+    *listed = calloc(m, 1);
+    if (!out || !*listed) {
+        free(out);
+        return pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory", c->name);
+    }
+    double margin = model->v_scale * model->v_scale / model->a_scale;
+    size_t count = c->candidates(model->par, 0.0, q0, margin, out, c->user);
+    pl_status s = PL_OK;
+    if (count > m)
+        s = pl_fail(err, PL_ERR_INPUT, "case %s: its candidates returned %zu constraints, more than its %zu", c->name,
+                    count, m);
+    for (size_t e = 0; s == PL_OK && e < count; e++) {
+        if (out[e] >= m)
+            s = pl_fail(err, PL_ERR_INPUT, "case %s: its candidates list constraint index %zu, beyond its %zu (they "
+                        "count from 0)", c->name, out[e], m);
+        else
+            (*listed)[out[e]] = 1;
+    }
+    free(out);
+    return s;
+}
+
 /* The case's functions at the initial state (t = 0): finite values and derivatives, a symmetric M
  * (positive definiteness is checked by finish_model), non-negative scales.  What a model compiled
  * apart most often gets wrong, reported before any solver sees it. */
@@ -497,6 +549,7 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
     double *buf = malloc((3 * nn + n) * sizeof *buf);
     pl_work *w = pl_work_new(model);
     pl_gap *g = pl_gap_new_sparse(1, model, 1);
+    unsigned char *listed = NULL;
     pl_status s = PL_OK;
     if (!buf || !w || !g) {
         s = pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory", c->name);
@@ -535,6 +588,9 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
                     c->accel ? "acceleration" : "force", all_finite(a, n) ? "Jacobian" : "value");
         goto done;
     }
+    if (c->candidates && (s = list_candidates(model, q0, &listed, err)) != PL_OK)
+        goto done;
+    double margin = model->v_scale * model->v_scale / model->a_scale; /* the run's (neighbours.c) */
     for (size_t i = 0; i < model->m; i++) {
         pl_model_gap_sparse(model, i, 0.0, q0, g); /* its support's entries (all n without one) */
         size_t ns = g->nsupport;
@@ -544,8 +600,14 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
                         c->name, i + 1);
             goto done;
         }
+        if (listed && g->g < margin && !listed[i]) {
+            s = pl_fail(err, PL_ERR_INPUT, "case %s: its candidates at the initial state leave out constraint %zu, "
+                        "whose G = %g is below the margin %g", c->name, i + 1, g->g, margin);
+            goto done;
+        }
     }
 done:
+    free(listed);
     free(buf);
     pl_work_free(w);
     free(g);
@@ -649,17 +711,21 @@ static pl_status finish_laws(pl_model *model, const double *q0, const double *v0
         return PL_OK;
     size_t n = model->n;
     pl_work *w = pl_work_new(model);
-    pl_contact *k = pl_contact_new(1, n, 0);
+    pl_contact *k = pl_contact_new_sparse(1, model, 0);
     double *fp = malloc(n * sizeof *fp);
     pl_status s = PL_OK;
     if (!w || !k || !fp) {
         s = pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory", model->type->name);
     } else {
         double V = model->v_scale > 0 ? model->v_scale : 1.0;
+        /* M^{-1}(q0) and the velocity map once, each contact over its support: O(m) for many bodies */
+        const double *minv = model->mass_constant ? model->minv : w->c_minv;
+        if (!model->mass_constant)
+            pl_model_mass(model, q0, NULL, w->c_minv);
         pl_model_velocity_map(model, 0.0, q0, v0, fp, NULL, NULL, NULL);
         for (size_t i = 0; i < model->m; i++) {
             pl_contact_law *law = &model->law[i];
-            pl_model_contact_at(model, w, i, 0.0, q0, fp, k);
+            pl_model_contact_sparse(model, i, 0.0, q0, fp, minv, k);
             law->m_ref = (t->flags & PL_LAW_PER_UNIT_MASS) || !(k->m_eff > 0 && isfinite(k->m_eff)) ? 1.0 : k->m_eff;
             double e = t->restitution ? t->restitution(law->p, V) : NAN;
             if (pl_law_param_index(t, "xi") < 0)
@@ -1025,6 +1091,19 @@ int pl_model_mass(const pl_model *model, const double *q, double *M, double *min
     }
     if (Mm != minv)
         memcpy(minv, Mm, n * n * sizeof *minv);
+    int diagonal = 1; /* many bodies: M diagonal, inverted entry by entry, not by an n^3 Cholesky (75 s at n = 4000) */
+    for (size_t j = 0; j < n && diagonal; j++)
+        for (size_t l = 0; l < n && diagonal; l++)
+            diagonal = j == l || minv[j * n + l] == 0.0;
+    if (diagonal) {
+        for (size_t j = 0; j < n; j++) {
+            if (!(minv[j * n + j] > 0.0))
+                return 1;
+            double r = 1.0 / sqrt(minv[j * n + j]); /* as the Cholesky factor's inverse, L^-T L^-1, rounds */
+            minv[j * n + j] = r * r;
+        }
+        return 0;
+    }
     gsl_matrix_view A = gsl_matrix_view_array(minv, n, n);
     if (gsl_linalg_cholesky_decomp1(&A.matrix) != GSL_SUCCESS)
         return 1;
@@ -1280,20 +1359,21 @@ double pl_model_free_gap_accel(const pl_model *model, pl_work *work, size_t i, d
     return D;
 }
 
-int pl_model_initially_active(const pl_model *model, pl_work *work, size_t i, double t, const double *q,
-                              const double *v)
+void pl_model_initial_activity(const pl_model *model, pl_work *work, double t, const double *q, const double *v,
+                               int *active)
 {
     double *fp = work->i_fp;
-    pl_contact *c = work->i_contact;
-    pl_model_velocity_map(model, t, q, v, fp, NULL, NULL, NULL);
-    pl_model_contact_at(model, work, i, t, q, fp, c);
-    if (c->gap.g < 0)
-        return 1;
-    if (c->gap.g > 0)
-        return 0;
-    if (c->gdot != 0)
-        return c->gdot < 0;
-    return pl_model_free_gap_accel(model, work, i, t, q, v) <= 0;
+    pl_gap *g = work->i_gap;
+    pl_model_velocity_map(model, t, q, v, fp, NULL, NULL, NULL); /* once: m x O(n) was the set-up of many bodies */
+    for (size_t i = 0; i < model->m; i++) {
+        double gdot = pl_model_gap_rate_sparse(model, i, t, q, fp, g); /* over the support */
+        if (g->g != 0)
+            active[i] = g->g < 0;
+        else if (gdot != 0)
+            active[i] = gdot < 0;
+        else
+            active[i] = pl_model_free_gap_accel(model, work, i, t, q, v) <= 0;
+    }
 }
 
 int pl_model_parameter_applies(const pl_model *model, size_t k)

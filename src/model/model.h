@@ -41,6 +41,17 @@
 #define PL_SIZE_LIMIT_DOF 20000
 #define PL_SIZE_LIMIT_CON 10000000
 
+/* Bytes a model and a penalized run hold in arrays sized by n and m, the rule a model's creation checks
+ * before anything is allocated: M^{-1} (8 n^2) and some twenty-two n x n scratch arrays of the run
+ * (pl_work's eight, the stepper's and the analysis'; 164 MB measured at n = 1000, the cradle), and some
+ * 300 bytes per constraint.  BDF's dense Newton matrix on the dense path is not counted: KLU's path
+ * (from a state of PL_SPARSE_FROM on, docs/methods.md) holds none. */
+double pl_model_run_bytes(size_t n, size_t m);
+/* The machine's physical memory in bytes (sysconf), 0 when unknown. */
+double pl_physical_memory(void);
+/* PL_ERR_INPUT, one line naming the bytes, when pl_model_run_bytes(n, m) exceeds physical (0: no check). */
+pl_status pl_model_check_memory(const char *name, size_t n, size_t m, double physical, pl_error *err);
+
 /* pl_gap, pl_limit_quantity and pl_case (the callbacks a case gives): include/penlim/model.h, the
  * public definition of a model. */
 
@@ -260,10 +271,10 @@ double pl_model_free_gap_accel(const pl_model *model, pl_work *work, size_t i, d
 void pl_model_free_gap_accels(const pl_model *model, pl_work *work, double t, const double *q, const double *v,
                               const size_t *idx, size_t k, double *D);
 
-/* Initial activity of constraint i: penetrating, or on the boundary and not leaving
- * (Gdot < 0, or Gdot = 0 and D <= 0). */
-int pl_model_initially_active(const pl_model *model, pl_work *work, size_t i, double t, const double *q,
-                              const double *v);
+/* Initial activity of every constraint into active[0..m-1]: penetrating, or on the boundary and not
+ * leaving (Gdot < 0, or Gdot = 0 and D <= 0); the velocity map once, each gap over its support. */
+void pl_model_initial_activity(const pl_model *model, pl_work *work, double t, const double *q, const double *v,
+                               int *active);
 
 /* Internal flag of a parameter (beside PL_PARAM_*): a parameter of a model built for ABI version 2, which
  * could not know the contact laws' parameter names, named like a parameter of some law (n, c): the

@@ -159,6 +159,29 @@ static double valid_until(const double *p, char *msg, size_t len, void *user)
 }
 #endif
 
+#ifdef VARIANT_CANDIDATES_MISS
+/* Neighbour search whose candidates leave out the floor at the start (G = h0 below the margin V^2/A =
+ * 2 h0): penlim refuses the model rather than trust the list. */
+static size_t support_one(const double *p, size_t i, size_t *dofs, void *user)
+{
+    (void)p, (void)i, (void)user;
+    dofs[0] = 0;
+    return 1;
+}
+
+static size_t candidates(const double *p, double t, const double *q, double margin, size_t *out, void *user)
+{
+    (void)p, (void)t, (void)q, (void)margin, (void)out, (void)user;
+    return 0;
+}
+
+static void gap_bounds(const double *p, double *lipschitz, double *rate, void *user)
+{
+    (void)p, (void)user;
+    *lipschitz = 1.0, *rate = 0.0;
+}
+#endif
+
 #if defined VARIANT_SUPPORT_ORDER || defined VARIANT_SUPPORT_RANGE || defined VARIANT_SUPPORT_LONG
 /* Supports penlim refuses (ABI 4): not ascending, beyond the one coordinate, longer than PL_MAX_SUPPORT. */
 static size_t support(const double *p, size_t i, size_t *dofs, void *user)
@@ -227,6 +250,11 @@ static const pl_case variant = {
 #endif
 #if defined VARIANT_SUPPORT_ORDER || defined VARIANT_SUPPORT_RANGE || defined VARIANT_SUPPORT_LONG
     .support = support,
+#endif
+#ifdef VARIANT_CANDIDATES_MISS
+    .support = support_one,
+    .candidates = candidates,
+    .gap_bounds = gap_bounds,
 #endif
 };
 

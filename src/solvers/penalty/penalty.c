@@ -443,8 +443,8 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
 
     double *y0 = r.y0;
     pl_model_initial_state(model, Q(y0), V(y0, c));
+    pl_model_initial_activity(model, c->field.work, 0.0, Q(y0), V(y0, c), c->field.active);
     for (size_t i = 0; i < c->m; i++) {
-        c->field.active[i] = pl_model_initially_active(model, c->field.work, i, 0.0, Q(y0), V(y0, c));
         r.open[i] = r.entry_episode[i] = -1;
     }
     r.handover = c->m;
