@@ -23,19 +23,6 @@
  *   force mu c Gdot_i to rtol F (2 xi / (omega h)) << rtol F.  Holding Gdot_i to omega tol(G)
  *   instead would hold the slow velocity, O(V), to an absolute error ~ rtol A/omega, and the
  *   steps would shrink with mu. */
-/* Whether a load presses constraint i's contact beyond its floor: penetrating by more than floor_g, and
- * its free gap acceleration D_i (paper 004, eq. (37)) holding a static penetration -D_i/omega_i^2
- * beyond it.  Depth alone is no load: in an impact with nothing pressing (disks in a box, g = 0) the
- * gap relaxes to its exit, and a gap rate held only to the floor there left errors of omega_i floor_g
- * in the exit velocities at every rtol (a head-on pair at e = 0, mu = 1e10: 2e-8). */
-static int loaded(run_ctx *c, size_t i, double t, const double *y, double g, double floor_g)
-{
-    if (!(-g > floor_g))
-        return 0;
-    double D = pl_model_free_gap_accel(c->model, c->field.work, i, t, Q(y), V(y, c));
-    return -D > c->omega[i] * c->omega[i] * floor_g;
-}
-
 int pen_error_weights(double t, const double *y, double *w, void *user)
 {
     run_ctx *c = user;
@@ -59,15 +46,15 @@ int pen_error_weights(double t, const double *y, double *w, void *user)
          * is the tangential speed O(V): the force's round-off (k mu times an ulp of G_i's terms)
          * moves v by more than 1000 ulps in any step longer than ~1000/(k mu), and the steps of the
          * entry transient were set by round-off (the Cartesian cup at mu = 1e10: 771 steps of ~2e-7
-         * s, 25 now).  Only where a load holds the contact beyond G_i's floor (loaded): a contact
-         * relaxing to G_i = 0 with nothing pressing it, or leaving an impact without load, may open
+         * s, 25 now).  Only where the contact holds a penetration beyond G_i's floor (pressed by a
+         * load, or in an impact): a contact relaxing to G_i = 0 with nothing pressing it may open
          * at round-off (the unclamped law's critically damped gap never returns to 0 exactly), and
          * the error of Gdot_i it leaves then persists in flight, where a spring would damp it.
          * A lift-off (lift_off_handover) is timed by G_i to its round-off, which holding Gdot_i to
          * omega times an ulp of its terms does; a tighter Gdot_i, down to the floor of 1000 ulps of
          * v below, costs the disk's lift-off at mu = 1e10 300 steps more and times it no better */
         double terms = pl_gap_terms(gap, t, Q(y), n), floor_g = FLOOR_ULPS * DBL_EPSILON * terms;
-        double floor_gd = c->lifting[i] == 1 ? DBL_EPSILON * terms : loaded(c, i, t, y, gap->g, floor_g) ? floor_g : 0.0;
+        double floor_gd = c->lifting[i] == 1 ? DBL_EPSILON * terms : -gap->g > floor_g ? floor_g : 0.0;
         double tol_gd = c->omega[i] * fmax(tol_g, floor_gd);
         pl_tighten_for_gap(tol, n, gap, tol_g, c->settled_phase ? INFINITY : tol_gd);
     }
