@@ -773,12 +773,43 @@ static void test_candidates_wide_box(void)
     pl_model_free(&m);
 }
 
+/* An offset head-on pair (b = 0.3) at e = 0 under the unclamped law, mu = 1e10: its exit is slow
+ * (Gdot_out 3.4e-6 against an entry at 2), what a loosened gap rate in the contact would bias.  The
+ * reference integrates the relative motion d = q2 - q1 itself (m_eff = 1/2, d'' = (w^2 delta + 2 w
+ * deltadot) d/|d| inside, w = 1e5) by classic RK4 with steps 1e-8 and 2.5e-9 (disk 1's exit velocity
+ * agrees to 3.4e-11 between them): v1 = (0.0900257779644, -0.2861736523595), free after the exit.
+ * penlim resolves it to the gap rate's floor at any rtol (docs/methods.md, "Sustained contacts"): omega
+ * times 1000 ulps of G's terms (|q| about 4: 8.9e-13), 8.9e-8 in Gdot, half of it in each disk's
+ * velocity: 5e-8 (measured 2e-10 to 2e-8 with and without samples, rtol 1e-8 to 1e-12). */
+static void test_head_on_offset_inelastic(void)
+{
+    pl_setting s[] = {{"config", 1}, {"e", 0.0}, {"b", 0.3}};
+    pl_model m = {0};
+    if (!init(&m, s, 3))
+        return;
+    const double rtols[] = {1e-8, 1e-10, 1e-12};
+    for (int k = 0; k < 3; k++) {
+        pl_solution r;
+        pl_error err;
+        if (solve_penalty(&m, 1e10, rtols[k], 0, 0, &r, &err) == PL_OK) {
+            const double *v = r.v_final;
+            NEAR(v[0], 0.0900257779644, 5e-8, "offset pair, e = 0, mu = 1e10, rtol %g: disk 1's exit v_x", rtols[k]);
+            NEAR(v[1], -0.2861736523595, 5e-8, "offset pair, e = 0, mu = 1e10, rtol %g: disk 1's exit v_y", rtols[k]);
+        } else {
+            CHECK(0, "offset pair at rtol %g: %s", rtols[k], err.message);
+        }
+        pl_solution_free(&r);
+    }
+    pl_model_free(&m);
+}
+
 int main(void)
 {
     check_init();
     test_model();
     test_head_on();
     test_head_on_stays();
+    test_head_on_offset_inelastic();
     test_wall_at_t_end();
     test_outgrown_box();
     test_oblique();
