@@ -1,0 +1,525 @@
+/* penlim compare: the limit solution once, then each solution asked for measured against it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/common.h"
+#include "cli/isolate.h"
+#include "core/clock.h"
+#include "io/compare_report.h"
+#include "io/external.h"
+#include "io/report.h"
+#include "study/analysis.h"
+#include "study/compare.h"
+#include "study/family.h"
+
+static const char compare_usage[] =
+    "usage: penlim compare (CASE | --model FILE) [--mu X ...] [--scheme NAME [--h H ...] ...] [--external FILE ...]\n"
+    "                           [--work-precision] [--law NAME] [--set NAME=VALUE ...] [--t-end T] [--rtol R]\n"
+    "                           [--out DIR] [--no-plots] [--isolate | --no-isolate] [--force] [--quiet]\n"
+    "Compute the limit solution of CASE once, then each solution asked for, and measure each against\n"
+    "it with the distances of the sweeps (sup |q - q_lim|, L1 of v - v_lim, the distance in s,\n"
+    "impacts matched by time, capture and lift-off times, the final state) with its cost, and\n"
+    "for each solver given 4 or more mu or h whether it converges to the limit solution, to\n"
+    "another limit, or not at all.  Writes DIR/compare.csv, DIR/compare.json, every solution's\n"
+    "trajectories and the plots (formats: docs/formats.md).\n"
+    "  --mu X            a penalized run at stiffness X (repeatable)\n"
+    "  --scheme NAME     a time-stepping scheme (repeatable); the --h values that follow it, up to\n"
+    "  --h H             the next --scheme, are its time steps (default: 3 values, 10^-1.2, 10^-2.2\n"
+    "                    and 10^-3.2 times the case's time scale (V/A, or its forcing time), each\n"
+    "                    at most t-end/10^(1+k))\n"
+    "  --external FILE   a trajectory computed elsewhere: CSV with columns t, q1..qn, v1..vn (others\n"
+    "                    ignored), t non-decreasing, a jump as two rows at one t (repeatable)\n"
+    "  --work-precision  refine each family instead: the penalty over the 9 mu of a sweep (1e2 ...\n"
+    "                    1e10), each scheme over its 7 default h (those named, or all that apply)\n"
+    "  --rtol R          the penalized runs' relative tolerance (default 1e-8)\n"
+    "  --law NAME        the contact law (as for 'penlim run')\n"
+    "  --model FILE      a model compiled apart, in place of CASE (as for 'penlim run')\n"
+    "  --no-plots        write the data and the plot configuration, but do not run gnuplot\n"
+    "  --isolate         each solution in a process of its own (as for 'penlim sweep'; the default\n"
+    "                    for a model file, --no-isolate to turn it off)\n"
+    "  --out DIR         output directory (default out/compare/CASE)\n"
+    "  --max-seconds S   the set-up within S of the start, then each solution within S of its own\n"
+    "                    start, with its analysis, and its files within S of theirs (a solution\n"
+    "                    whose files are stopped fails, the others go on), then the tables within\n"
+    "                    S of theirs (as for 'penlim sweep')\n"
+    "  --contacts MODE   dense or sparse storage of G and the forces (as for 'penlim run')\n"
+    "  Without solutions: the penalty at mu = 1e4, 1e6, 1e8 and every scheme that applies to the\n"
+    "  case at its 3 default h.  Other options as for 'penlim run'.\n";
+
+/* One solution of compare and everything measured of it. */
+typedef struct {
+    pl_compare_entry e;
+    const pl_solver_type *solver;
+    pl_solve_opts opts;
+    pl_solution sol;
+    pl_analysis analysis;
+    pl_trajectory traj;
+    pl_impact_match match; /* its impacts against the limit's */
+    int has_gamma, analysed, built;
+} cmp_item;
+
+typedef struct {
+    cmp_item *item;
+    size_t n, cap;
+} cmp_list;
+
+static cmp_item *cmp_add(cmp_list *l)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        cmp_item *p = realloc(l->item, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        l->item = p;
+        l->cap = cap;
+    }
+    cmp_item *it = &l->item[l->n++];
+    memset(it, 0, sizeof *it);
+    pl_solution_init(&it->sol, &pl_solver_external, &(pl_model){.n = 0}, NAN, NULL); /* replaced when solved:
+                                                                                     nothing to allocate */
+    return it;
+}
+
+static void cmp_free(cmp_list *l)
+{
+    for (size_t k = 0; k < l->n; k++) {
+        pl_solution_free(&l->item[k].sol);
+        if (l->item[k].analysed)
+            pl_analysis_free(&l->item[k].analysis);
+        pl_trajectory_free(&l->item[k].traj);
+        pl_impact_match_free(&l->item[k].match);
+    }
+    free(l->item);
+}
+
+/* Add a penalized run (mu) or a scheme's run (h): checked as a run is; returns -1 or an exit status. */
+static int cmp_add_solve(cmp_list *l, const case_options *o, const pl_model *model, const pl_solve_opts *penalty,
+                         const pl_solver_type *solver, double value, int quiet_skip)
+{
+    pl_solve_opts opts;
+    pl_error err;
+    const char *name = solver->refine;
+    if (solver == &pl_solver_penalty)
+        opts = *penalty;
+    else {
+        pl_solve_opts_init(&opts, solver, model, penalty->t_end);
+        opts.max_steps = penalty->max_steps;
+        opts.max_seconds = penalty->max_seconds;
+        opts.max_output = penalty->max_output;
+        opts.contacts = penalty->contacts;
+    }
+    int idx = pl_solver_option_index(solver, name);
+    opts.option[idx] = value;
+    if (pl_param_check(&solver->options[idx], value, &err) != PL_OK || pl_solve_check(solver, model, &opts, &err) != PL_OK) {
+        if (quiet_skip)
+            return -1; /* a default value outside the range of this case and t-end */
+        return failure(o->cmd, &err);
+    }
+    cmp_item *it = cmp_add(l);
+    if (!it)
+        return failure(o->cmd, &(pl_error){PL_ERR_NOMEM, "out of memory planning the solutions"});
+    it->solver = solver;
+    it->opts = opts;
+    it->e.param_name = name;
+    it->e.param = value;
+    return -1;
+}
+
+static const pl_solver_type *scheme_named(const char *name)
+{
+    const pl_solver_type *s = pl_solver_find(name);
+    return s && s->family == PL_FAMILY_SCHEME ? s : NULL;
+}
+
+/* The solutions asked for (or the default set), every external file read and checked: all bad input
+ * is found here, before anything is computed or written.  Returns -1 or an exit status. */
+static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve_opts *penalty, cmp_list *l)
+{
+    pl_error err;
+    int rc = -1;
+    int any_mu = 0, any_scheme = 0;
+    for (size_t k = 0; k < o->nspec; k++) {
+        any_mu |= o->spec[k].kind == SPEC_MU;
+        any_scheme |= o->spec[k].kind == SPEC_SCHEME;
+    }
+    for (size_t k = 0; rc < 0 && k < o->nspec; k++) {
+        const solution_spec *sp = &o->spec[k];
+        double value;
+        if (sp->kind == SPEC_MU && !o->work_precision) {
+            if (pl_parse_double(sp->text, &value, &err, "--mu") != PL_OK)
+                return failure(o->cmd, &err);
+            rc = cmp_add_solve(l, o, model, penalty, &pl_solver_penalty, value, 0);
+        } else if (sp->kind == SPEC_SCHEME) {
+            const pl_solver_type *s = scheme_named(sp->text);
+            if (!s)
+                return input_error(o->cmd, "unknown scheme '%s' (schemes: moreau_jean, paoli, maury)", sp->text);
+            if (s->applies && s->applies(model, &err) != PL_OK)
+                return failure(o->cmd, &err);
+            size_t given = 0;
+            for (size_t j = k + 1; j < o->nspec && o->spec[j].kind == SPEC_H; j++, given++) {
+                if (o->work_precision)
+                    return input_error(o->cmd, "--h %s: --work-precision takes each scheme's 7 default h", o->spec[j].text);
+                if (pl_parse_double(o->spec[j].text, &value, &err, "--h") != PL_OK)
+                    return failure(o->cmd, &err);
+                if ((rc = cmp_add_solve(l, o, model, penalty, s, value, 0)) >= 0)
+                    return rc;
+            }
+            for (int j = 0; rc < 0 && given == 0 && j < (o->work_precision ? 7 : 3); j++)
+                rc = cmp_add_solve(l, o, model, penalty, s, default_h(model, penalty->t_end, o->work_precision ? 0.5 * j : j), 1);
+        } else if (sp->kind == SPEC_EXTERNAL) {
+            cmp_item *it = cmp_add(l);
+            if (!it)
+                return failure(o->cmd, &(pl_error){PL_ERR_NOMEM, "out of memory planning the solutions"});
+            pl_solution_free(&it->sol);
+            it->solver = &pl_solver_external;
+            it->e.param_name = "file";
+            it->e.param = NAN;
+            it->e.file = sp->text;
+            pl_status s = pl_read_external(sp->text, model, penalty->t_end, penalty->contacts, &it->sol, &it->has_gamma, &err);
+            if (s == PL_ERR_INPUT)
+                return failure(o->cmd, &err);
+            if (s != PL_OK) { /* a read error (exit 1) or out of memory (exit 3): not the file's content */
+                fprintf(stderr, "penlim %s: %s\n", o->cmd, err.message);
+                return exit_code(s);
+            }
+        }
+    }
+    if (rc >= 0)
+        return rc;
+    /* The penalty's values: the sweep's grid when refining, the three defaults without solutions. */
+    if (o->work_precision && (any_mu || !any_scheme))
+        for (int j = 0; rc < 0 && j < 9; j++)
+            rc = cmp_add_solve(l, o, model, penalty, &pl_solver_penalty, pow(10.0, 2 + j), 1);
+    if (!o->work_precision && o->nspec == 0)
+        for (int j = 0; rc < 0 && j < 3; j++)
+            rc = cmp_add_solve(l, o, model, penalty, &pl_solver_penalty, pow(10.0, 4 + 2 * j), 1);
+    if (o->nspec == 0 || (o->work_precision && !any_scheme && !any_mu))
+        for (size_t k = 0; rc < 0 && k < pl_solver_count(); k++) {
+            const pl_solver_type *s = pl_solver_at(k);
+            if (s->family != PL_FAMILY_SCHEME || (s->applies && s->applies(model, &err) != PL_OK))
+                continue;
+            for (int j = 0; rc < 0 && j < (o->work_precision ? 7 : 3); j++)
+                rc = cmp_add_solve(l, o, model, penalty, s, default_h(model, penalty->t_end, o->work_precision ? 0.5 * j : j), 1);
+        }
+    for (size_t k = 0; k < l->n; k++) {
+        l->item[k].sol.solver = l->item[k].solver; /* named before it is solved */
+        l->item[k].e.sol = &l->item[k].sol;
+        pl_compare_entry_name(&l->item[k].e, k);
+    }
+    return rc;
+}
+
+/* The families of compare: the solutions of each solver (but external files) measured against the
+ * limit solution, in the order of the registry; each member's impact errors are then taken over its
+ * family's common impact set.  *nf families in fam (room for every solver). */
+static pl_status assess_families(const pl_model *model, cmp_list *l, size_t nlimit_impacts, pl_family *fam, size_t *nf,
+                                 pl_error *err)
+{
+    *nf = 0;
+    pl_analysed *sols = malloc((l->n ? l->n : 1) * sizeof *sols);
+    pl_family_member *members = malloc((l->n ? l->n : 1) * sizeof *members);
+    pl_status s = sols && members ? PL_OK : pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    for (size_t j = 0; j < pl_solver_count() && s == PL_OK; j++) {
+        const pl_solver_type *solver = pl_solver_at(j);
+        size_t n = 0, given = 0;
+        for (size_t k = 0; k < l->n; k++) {
+            cmp_item *it = &l->item[k];
+            if (it->solver != solver || solver->family == PL_FAMILY_EXTERNAL)
+                continue;
+            given++;
+            if (it->sol.status != PL_OK || !it->e.compared)
+                continue;
+            sols[n] = (pl_analysed){&it->sol, &it->analysis, &it->traj};
+            members[n] = (pl_family_member){&sols[n], &it->e.res, &it->match};
+            n++;
+        }
+        if (given > 0)
+            s = pl_family_assess(model, solver, members, n, nlimit_impacts, &fam[(*nf)++], err);
+    }
+    free(sols);
+    free(members);
+    return s;
+}
+
+/* The parameter cell of a compare table row: "mu = 1e4", "h = 0.001", or the file name escaped. */
+static void compare_param_text(const cmp_item *it, char *buf, size_t len)
+{
+    if (it->solver == &pl_solver_external) {
+        const char *base = strrchr(it->e.file, '/');
+        pl_escape(base && base[1] ? base + 1 : it->e.file, buf, len); /* a name may hold a line break */
+    } else {
+        char v[PL_NUMBER_LEN];
+        num(it->e.param, v);
+        if (strlen(v) > 16) { /* a computed default h (17 digits): 4 digits; the files have every digit */
+            char r[PL_NUMBER_LEN];
+            snprintf(r, sizeof r, "%.4g", it->e.param);
+            num(strtod(r, NULL), v);
+        }
+        snprintf(buf, len, "%s = %s", it->e.param_name, v);
+    }
+}
+
+static void print_compare_table(const pl_model *model, const pl_solution *limit, const cmp_list *l,
+                                const pl_family *fam, size_t nfam, const char *dir)
+{
+    char v[PL_NUMBER_LEN], esc[1024];
+    printf("penlim compare %s: %zu solutions against the limit solution, t in [0, %s]\n", model->type->name, l->n,
+           num(limit->t_end, v));
+    if (limit->status != PL_OK)
+        printf("limit solution: failed: %s\n", limit->error.message);
+    else
+        printf("limit solution: %ld steps, %ld rhs evaluations, %.3f s%s\n", limit->stats.steps, limit->stats.rhs_evals,
+               limit->stats.wall_seconds, limit->zeno.found ? ", a Zeno point" : "");
+    int width = 10; /* the parameter column: as wide as its longest cell */
+    for (size_t k = 0; k < l->n; k++) {
+        char param[96];
+        compare_param_text(&l->item[k], param, sizeof param);
+        if ((int)strlen(param) > width)
+            width = (int)strlen(param);
+    }
+    printf("%-12s %-*s %-6s %9s %9s %9s %9s %9s %9s %9s %8s %9s %8s %7s %7s %8s %8s %5s\n", "solution", width,
+           "parameter", "status", "sup_q", "l1_v", "s_dist_q", "impact_t", "impact_v", "capture", "final_q", "steps",
+           "rhs_evals", "wall_s", "matched", "missing", "absorbed", "excluded", "extra");
+    for (size_t k = 0; k < l->n; k++) {
+        const cmp_item *it = &l->item[k];
+        const pl_compare_result *r = &it->e.res;
+        int c = it->e.compared, ext = it->solver == &pl_solver_external;
+        char param[96];
+        compare_param_text(it, param, sizeof param);
+        printf("%-12s %-*s %-6s", it->solver->name, width, param, it->sol.status == PL_OK ? "ok" : "failed");
+        double x[] = {c ? r->d.sup_q : NAN, c ? r->d.l1_v : NAN, c ? r->d.s_dist_q : NAN,
+                      c ? r->d.impact_time_error : NAN, c ? r->d.impact_velocity_error : NAN,
+                      c ? r->capture_error : NAN, c ? r->final_q_error : NAN};
+        for (size_t j = 0; j < sizeof x / sizeof x[0]; j++) {
+            if (isnan(x[j]))
+                printf(" %9s", "n/a"); /* undefined: the text rule of docs/formats.md */
+            else
+                printf(" %9.2e", x[j]);
+        }
+        if (ext)
+            printf(" %8s %9s %8s", "n/a", "n/a", "n/a");
+        else
+            printf(" %8ld %9ld %8.3f", it->sol.stats.steps, it->sol.stats.rhs_evals, it->sol.stats.wall_seconds);
+        if (c)
+            printf(" %7zu %7zu %8zu %8zu %5zu\n", r->d.impacts_matched, r->d.impacts_missing, r->d.impacts_absorbed,
+                   r->d.impacts_excluded, r->d.impacts_extra);
+        else
+            printf(" %7s %7s %8s %8s %5s\n", "n/a", "n/a", "n/a", "n/a", "n/a");
+    }
+    printf("(distances to the limit solution: sup_q max |q - q_lim|, l1_v integral of |v - v_lim|, s_dist_q\n"
+           " in s (n/a for schemes and files without gamma), impact_t/impact_v the largest errors of the impacts\n"
+           " paired in every solution of its family that pairs any, capture |T* - T*_lim|, final_q\n"
+           " |q(T) - q_lim(T)|; the limit's impacts matched, missing, absorbed by a sustained contact, excluded\n"
+           " (ambiguous, grazing, at the end), and the solution's extra impacts; all columns in compare.csv)\n");
+    for (size_t j = 0; j < nfam; j++) {
+        const pl_family *f = &fam[j];
+        const char *verdict = pl_family_verdict_name(f->verdict);
+        printf("%s (%zu %s): %s: %s\n", f->solver->name, f->n, f->refined, verdict ? verdict : "no verdict", f->reason);
+    }
+    pl_escape(dir, esc, sizeof esc);
+    printf("wrote %s: compare.csv, compare.json, limit/, solutions/\n", esc);
+}
+
+/* A solve of compare, here or (iso not NULL) in a process of its own that writes it into the
+ * directory sub of the output (pl_write_compare writes it again there with the rest). */
+static pl_status solve_in(const pl_isolation *iso, const outdir_session *d, const char *sub,
+                          const pl_solver_type *solver, const pl_model *model, const pl_solve_opts *opts,
+                          pl_solution *sol, pl_error *err)
+{
+    if (!iso)
+        return pl_solve(solver, model, opts, sol, err);
+    int read_back;
+    return pl_isolated_solve(iso, model, solver, opts, &d->out, sub, sol, &read_back, err);
+}
+
+static int cmd_compare_with(int argc, char **argv, pl_model *model)
+{
+    case_options o = {.cmd = "compare", .t_end = NAN};
+    int rc = parse_case_options(argc, argv, &o, CMD_COMPARE, compare_usage);
+    if (rc >= 0)
+        return rc;
+    pl_solve_opts penalty, lopts;
+    if ((rc = prepare(&o, &pl_solver_penalty, NULL, model, &penalty)) >= 0)
+        return rc;
+    pl_solve_opts_init(&lopts, &pl_solver_limit, model, penalty.t_end);
+    lopts.samples = penalty.samples;
+    lopts.max_steps = penalty.max_steps;
+    lopts.max_seconds = penalty.max_seconds;
+    lopts.max_output = penalty.max_output;
+    lopts.contacts = penalty.contacts;
+    pl_error err;
+    if (pl_solve_check(&pl_solver_limit, model, &lopts, &err) != PL_OK)
+        return failure(o.cmd, &err);
+    /* --isolate, on by default for a model compiled apart: each solve in a process of its own. */
+    pl_isolation iso;
+    int isolate = o.isolate || (!o.no_isolate && o.loaded_from[0]);
+    if (isolate && pl_isolation_init(&iso, &o, &err) != PL_OK)
+        return failure(o.cmd, &err);
+    cmp_list l = {0};
+    /* The set-up within the budget; then each solution has its own, as for run. */
+    if ((rc = cmp_plan(&o, model, &penalty, &l)) >= 0 || (rc = setup_within_budget(&o)) >= 0) {
+        cmp_free(&l);
+        return rc;
+    }
+    watchdog_setup_done(&o);
+    outdir_session d;
+    if ((rc = outdir_start(&o, &d)) >= 0) {
+        cmp_free(&l);
+        outdir_end(&d);
+        return rc;
+    }
+    pl_compare_entry *entries = calloc(l.n ? l.n : 1, sizeof *entries);
+    pl_status s = entries ? PL_OK : pl_fail(&err, PL_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; entries && k < l.n; k++) /* a failed calloc: s says so */
+        entries[k] = l.item[k].e;
+    if (s == PL_OK)
+        s = pl_compare_files(entries, l.n, !o.no_plots, &d.planned, &err);
+    d.manifest = pl_manifest_new("compare", model, &pl_solver_limit, &lopts, NULL);
+    d.manifest = with_model_identity(d.manifest, &o, model);
+    json_t *journal = json_deep_copy(d.manifest);
+    if (s == PL_OK)
+        s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &err);
+    json_decref(journal);
+    if (s != PL_OK) {
+        fprintf(stderr, "penlim compare: %s\n", err.message);
+        free(entries);
+        cmp_free(&l);
+        outdir_end(&d);
+        return exit_code(s);
+    }
+    /* The limit solution once, then each solution measured against it. */
+    pl_solution limit;
+    pl_analysis la;
+    pl_trajectory lt = {0};
+    pl_solve_opts_count_from(&lopts, pl_now_seconds()); /* each solution's budget from its start, its analysis included */
+    solve_in(isolate ? &iso : NULL, &d, "limit", &pl_solver_limit, model, &lopts, &limit, &err);
+    pl_status ls = pl_analyze_within(model, &limit, &(pl_budget){lopts.max_seconds, lopts.started}, &la,
+                                     &err); /* also what a failed one found */
+    if (ls == PL_OK && limit.status == PL_OK)
+        ls = pl_trajectory_build(&lt, model, &limit, &err);
+    int has_limit = limit.status == PL_OK && ls == PL_OK;
+    if (limit.status == PL_OK && ls != PL_OK) {
+        limit.status = ls;
+        limit.error = err;
+    }
+    size_t failures = limit.status != PL_OK;
+    for (size_t k = 0; k < l.n; k++) {
+        cmp_item *it = &l.item[k];
+        pl_solve_opts_count_from(&it->opts, pl_now_seconds()); /* as for the limit solution; a file read has no budget */
+        if (it->solver != &pl_solver_external) {
+            pl_solution_free(&it->sol);
+            if (solve_in(isolate ? &iso : NULL, &d, it->e.dir, it->solver, model, &it->opts, &it->sol, &err) ==
+                    PL_ERR_INPUT && it->sol.status == PL_OK) {
+                it->sol.status = PL_ERR_INPUT;
+                it->sol.error = err;
+            }
+        }
+        pl_budget budget = {it->solver != &pl_solver_external ? it->opts.max_seconds : 0.0, it->opts.started};
+        pl_status st = pl_analyze_within(model, &it->sol, &budget, &it->analysis, &err);
+        it->analysed = 1;
+        if (st == PL_OK)
+            st = pl_trajectory_build(&it->traj, model, &it->sol, &err);
+        pl_analysed run = {&it->sol, &it->analysis, &it->traj}, ref = {&limit, &la, &lt};
+        int s_comparable = pl_solver_can(it->solver, PL_SOLVER_GAMMA) || it->has_gamma;
+        if (st == PL_OK && it->sol.status == PL_OK && has_limit) {
+            st = pl_compare_solution(model, &run, &ref, s_comparable, &it->e.res, &it->match, &err);
+            it->e.compared = st == PL_OK;
+        }
+        if (st != PL_OK && it->sol.status == PL_OK) {
+            it->sol.status = st;
+            it->sol.error = err;
+        }
+        failures += it->sol.status != PL_OK;
+        it->e.sol = &it->sol;
+        it->e.analysis = &it->analysis;
+        it->e.match = &it->match;
+    }
+    pl_family *fam = calloc(pl_solver_count() + 1, sizeof *fam);
+    size_t nfam = 0;
+    s = !fam ? pl_fail(&err, PL_ERR_NOMEM, "out of memory") : has_limit ? assess_families(model, &l, la.impacts, fam, &nfam, &err) : PL_OK;
+    for (size_t k = 0; k < l.n; k++)
+        entries[k] = l.item[k].e;
+    /* Each solution's files within a budget of their own, as a sweep's runs: a solution whose files
+     * are stopped (or run out of memory) fails, the others go on; then the tables, within theirs:
+     * stopped, the files written are complete and the manifest lists them. */
+    pl_error stopped, limit_files = {PL_OK, ""};
+    pl_status write_status = PL_OK;
+    if (s == PL_OK) {
+        write_status = s = pl_write_compare(&d.out, model, &limit, &la, &limit_files, entries, l.n, fam, nfam,
+                                            lopts.max_seconds, &stopped);
+        if (s == PL_ERR_SOLVER)
+            s = PL_OK;
+        else if (s != PL_OK)
+            err = stopped;
+    }
+    if (limit_files.status != PL_OK && limit.status == PL_OK) { /* reported as the tables report it */
+        limit.status = limit_files.status;
+        limit.error = limit_files;
+        failures++;
+    }
+    for (size_t k = 0; k < l.n; k++)
+        if (entries[k].files.status != PL_OK && l.item[k].sol.status == PL_OK) {
+            l.item[k].sol.status = entries[k].files.status;
+            l.item[k].sol.error = entries[k].files;
+            failures++;
+        }
+    pl_error plot_err;
+    /* the figures, like each solution, within --max-seconds of their own start */
+    pl_budget figures = {o.max_seconds, pl_now_seconds()};
+    pl_status plots = s != PL_OK || write_status != PL_OK || o.no_plots
+                          ? PL_OK
+                          : pl_render_compare_plots(&d.out, entries, l.n, &figures, &plot_err);
+    if (s == PL_OK)
+        s = pl_outdir_finish(&d.out, &d.st, &d.planned, d.manifest, &err);
+    if (s != PL_OK)
+        fprintf(stderr, "penlim compare: %s\n", err.message);
+    else {
+        if (plots != PL_OK) {
+            char out[1024];
+            pl_escape(o.out, out, sizeof out);
+            fprintf(stderr, "penlim compare: warning: plots skipped: %s (the data and scripts are in %s)\n",
+                    plot_err.message, out);
+        }
+        if (!o.quiet) {
+            print_compare_table(model, &limit, &l, fam, nfam, o.out);
+            if (!o.no_plots && plots == PL_OK) {
+                char out[1024];
+                pl_escape(o.out, out, sizeof out);
+                printf("plots: %s/compare_*.png (re-render with gnuplot NAME.gp in that directory)\n", out);
+            }
+        }
+        if (limit.status != PL_OK)
+            fprintf(stderr, "penlim compare: the limit solution failed: %s\n", limit.error.message);
+        for (size_t k = 0; k < l.n; k++)
+            if (l.item[k].sol.status != PL_OK) {
+                char param[96];
+                compare_param_text(&l.item[k], param, sizeof param);
+                fprintf(stderr, "penlim compare: %s %s %s failed: %s\n", l.item[k].solver->name,
+                        l.item[k].solver == &pl_solver_external ? "file" : "at", param, l.item[k].sol.error.message);
+            }
+    }
+    if (s == PL_OK && write_status != PL_OK)
+        fprintf(stderr, "penlim compare: %s\n", stopped.message);
+    rc = s != PL_OK ? exit_code(s) : failures || write_status != PL_OK ? 3 : 0;
+    for (size_t j = 0; j < nfam; j++)
+        pl_family_free(&fam[j]);
+    free(fam);
+    free(entries);
+    pl_solution_free(&limit);
+    pl_analysis_free(&la);
+    pl_trajectory_free(&lt);
+    cmp_free(&l);
+    outdir_end(&d);
+    return rc;
+}
+
+/* The command with its model, released whatever happens (pl_model_free of an empty model does nothing). */
+int cmd_compare(int argc, char **argv)
+{
+    pl_model model = {0};
+    int rc = cmd_compare_with(argc, argv, &model);
+    pl_model_free(&model);
+    return rc;
+}
