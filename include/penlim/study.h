@@ -47,6 +47,60 @@ PL_API pl_status pl_compare_to_limit(const pl_model *model, const pl_solution *s
                                      double *sup_q, double *l1_v, double *impact_time_error,
                                      double *impact_velocity_error, pl_error *err);
 
+/* ---- parameter studies -------------------------------------------------------------------------
+ * Runs over the product (or, zip, the pairing) of several axes, each measured as a sweep's run
+ * against the limit solution of its own case and law parameters (computed once per distinct set),
+ * with the rates along the refined axis (mu, or h of a scheme) fitted per point of the others
+ * (docs/methods.md, "Studies"; the files: docs/formats.md, "Studies"). */
+typedef struct pl_study pl_study;
+
+/* Progress of a phase: runs done and failed of total, limit solutions done of theirs, the seconds
+ * since the phase began and an estimate of those left from the predicted costs of what is left
+ * (NAN before anything is done). */
+typedef struct {
+    const char *phase; /* "runs" (runs and limit solutions), "analysis" */
+    size_t done, failed, total;
+    size_t limits_done, limits_total;
+    double elapsed, remaining;
+} pl_study_progress;
+
+typedef struct {
+    const char *law;    /* the contact law (NULL: the default) */
+    const char *solver; /* "penalty" (NULL) or a scheme */
+    const pl_setting *settings; /* case and law parameters of every run */
+    size_t nsettings;
+    /* the solver's options of every run, and t_end, samples, max_steps, max_seconds (each task's,
+     * from its own start), max_output, sparse_contacts, as for pl_solve_model */
+    const pl_setting *options;
+    size_t noptions;
+    const char *const *grids; /* the axes, "NAME=VALUES": NAME a parameter of the case or law, mu, h,
+                                 rtol or t-end; VALUES a,b,c or A:B:N (geometric for mu, h, rtol) or
+                                 lin:A:B:N */
+    size_t ngrids;
+    int zip;  /* pair the axes (equal lengths) instead of their product */
+    int jobs; /* threads (0: one) */
+    /* Optional, serialized: called as tasks and points complete. */
+    void (*progress)(const pl_study_progress *p, void *user);
+    /* Optional: nonzero stops the study at the next task (pl_study_run then returns PL_ERR_SOLVER,
+     * "cancelled"). */
+    int (*cancel)(void *user);
+    void *user;
+} pl_study_options;
+
+/* Parse and check the axes and plan the study (nothing is solved): PL_ERR_INPUT with one line naming
+ * the problem for a bad axis or value, or more than 1e6 runs.  Free with pl_study_destroy. */
+PL_API pl_status pl_study_create(const pl_case *c, const pl_study_options *options, pl_study **out, pl_error *err);
+/* The runs, and (may be NULL) its points and distinct limit solutions. */
+PL_API size_t pl_study_size(const pl_study *st, size_t *points, size_t *limits);
+/* Solve every task and write its files into dir (created if missing; it should be new: the program
+ * `penlim study` adds the manifest, --resume and locks), then analyse each point and write
+ * study.csv and study.json.  A failed run is recorded in its row, the others go on. */
+PL_API pl_status pl_study_run(pl_study *st, const char *dir, pl_error *err);
+/* After pl_study_run: run k's status (its reason in err) and, by name (as pl_sweep_quantity_get's,
+ * or a column of study.csv: "restitution_first", "steps", ...), one of its values (may be NULL). */
+PL_API pl_status pl_study_value_get(const pl_study *st, size_t run, const char *name, double *value, pl_error *err);
+PL_API void pl_study_destroy(pl_study *st);
+
 #ifdef __cplusplus
 }
 #endif

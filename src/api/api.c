@@ -1,6 +1,7 @@
 /* The public API of include/penlim/: handles over the internal modules, options by name. */
 #include <gsl/gsl_errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,8 @@
 #include "cases/cases.h"
 #include "solvers/solver.h"
 #include "study/compare.h"
+#include "io/study_report.h"
+#include "study/study.h"
 #include "study/sweep.h"
 
 PL_API const char *pl_version(void)
@@ -463,4 +466,126 @@ PL_API pl_status pl_compare_to_limit(const pl_model *model, const pl_solution *s
     if (impact_velocity_error)
         *impact_velocity_error = res.d.impact_velocity_error;
     return PL_OK;
+}
+
+/* ---- studies ---- */
+
+PL_API pl_status pl_study_create(const pl_case *c, const pl_study_options *options, pl_study **out, pl_error *err)
+{
+    if (!out)
+        return pl_fail(err, PL_ERR_INPUT, "pl_study_create: no place for the study (out is NULL)");
+    *out = NULL;
+    if (!c || !options)
+        return pl_fail(err, PL_ERR_INPUT, "pl_study_create: no case or no options");
+    if ((options->nsettings && !options->settings) || (options->noptions && !options->options) ||
+        (options->ngrids && !options->grids))
+        return pl_fail(err, PL_ERR_INPUT, "pl_study_create: settings, options or grids missing");
+    if (options->jobs < 0 || options->jobs > 1024)
+        return pl_fail(err, PL_ERR_INPUT, "jobs must be in [0, 1024] (got %d)", options->jobs);
+    const pl_solver_type *s = find_solver(options->solver ? options->solver : "penalty", err);
+    const pl_law_type *law = options->law ? pl_law_type_find(options->law) : pl_law_type_default();
+    if (!s)
+        return PL_ERR_INPUT;
+    if (!law)
+        return pl_fail(err, PL_ERR_INPUT, "unknown contact law '%s' (penlim laws lists them)", options->law);
+    /* the caps by name, as pl_solve_model takes them; the solver's own options kept by name */
+    pl_solve_opts caps;
+    memset(&caps, 0, sizeof caps);
+    caps.t_end = NAN;
+    caps.samples = SIZE_MAX;
+    pl_setting *set = malloc((options->nsettings + 1) * sizeof *set);
+    pl_setting *opt = malloc((options->noptions + 1) * sizeof *opt);
+    pl_study *st = calloc(1, sizeof *st);
+    if (!set || !opt || !st) {
+        free(set), free(opt), free(st);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    }
+    if (options->nsettings)
+        memcpy(set, options->settings, options->nsettings * sizeof *set);
+    size_t nopt = 0;
+    pl_status r = PL_OK;
+    for (size_t k = 0; k < options->noptions && r == PL_OK; k++) {
+        if (pl_solver_option_index(s, options->options[k].name) >= 0)
+            opt[nopt++] = options->options[k];
+        else
+            r = set_options(&caps, s, &options->options[k], 1, NULL, err);
+    }
+    pl_study_spec sp = {.c = c, .law = law, .solver = s, .settings = set, .nsettings = options->nsettings,
+                        .options = opt, .noptions = nopt, .grids = options->grids, .ngrids = options->ngrids,
+                        .zip = options->zip != 0, .t_end = caps.t_end, .samples = caps.samples,
+                        .max_steps = caps.max_steps, .max_seconds = caps.max_seconds, .max_output = caps.max_output,
+                        .contacts = caps.contacts, .jobs = options->jobs > 0 ? options->jobs : 1,
+                        .progress = options->progress, .cancel = options->cancel, .user = options->user};
+    if (r == PL_OK)
+        r = pl_study_plan(&sp, st, err);
+    st->owned_settings = set;
+    st->owned_options = opt;
+    if (r != PL_OK) {
+        pl_study_destroy(st);
+        return r;
+    }
+    *out = st;
+    return PL_OK;
+}
+
+PL_API size_t pl_study_size(const pl_study *st, size_t *points, size_t *limits)
+{
+    if (points)
+        *points = st ? st->npoints : 0;
+    if (limits)
+        *limits = st ? st->nlimits : 0;
+    return st ? st->nruns : 0;
+}
+
+PL_API pl_status pl_study_run(pl_study *st, const char *dir, pl_error *err)
+{
+    if (!st || !dir)
+        return pl_fail(err, PL_ERR_INPUT, "pl_study_run: no study or no directory");
+    if (st->assembled)
+        return pl_fail(err, PL_ERR_INPUT, "pl_study_run: the study has run already");
+    pl_output out;
+    pl_output_init(&out, dir, 0644, NULL);
+    pl_status s = pl_make_dir(dir, err);
+    if (s == PL_OK)
+        s = pl_study_phase1(st, &out, NULL, err);
+    if (s == PL_OK)
+        s = pl_study_assemble(st, &out, err);
+    if (s == PL_OK)
+        s = pl_write_study(&out, st, err);
+    pl_output_free(&out);
+    return s;
+}
+
+PL_API pl_status pl_study_value_get(const pl_study *st, size_t run, const char *name, double *value, pl_error *err)
+{
+    if (!st || !st->assembled)
+        return pl_fail(err, PL_ERR_INPUT, "pl_study_value_get: the study has not run");
+    if (run >= st->nruns)
+        return pl_fail(err, PL_ERR_INPUT, "run %zu of a study of %zu", run, st->nruns);
+    static const char header[] = PL_SWEEP_ROW_HEADER;
+    const char *p = header;
+    size_t len = name ? strlen(name) : 0, col = 0;
+    while (name && p) {
+        if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+            break;
+        p = strchr(p, ',');
+        p = p ? p + 1 : NULL;
+        col++;
+    }
+    const pl_study_run_result *res = &st->run[run];
+    if (value)
+        *value = p ? res->row[col] : NAN;
+    if (!p && name)
+        return pl_fail(err, PL_ERR_INPUT, "unknown quantity '%s' (the columns of study.csv)", name);
+    if (res->status != PL_OK)
+        return pl_fail(err, res->status, "%s", res->error ? res->error : "failed");
+    return PL_OK;
+}
+
+PL_API void pl_study_destroy(pl_study *st)
+{
+    if (!st)
+        return;
+    pl_study_free(st);
+    free(st);
 }

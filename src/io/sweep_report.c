@@ -35,43 +35,59 @@ const char *pl_reference_name(pl_reference r)
     }
 }
 
+void pl_sweep_row(const pl_sweep *sw, size_t k, double row[PL_SWEEP_ROW])
+{
+    const pl_solution *r = &sw->runs[k];
+    const pl_analysis *a = &sw->analysis[k];
+    size_t j = 0;
+    row[j++] = (double)r->nepisodes;
+    row[j++] = (double)a->impacts;
+    row[j++] = (double)a->impacts_before_capture;
+    const int ids[] = {PL_Q_FIRST_IMPACT_TIME, PL_Q_CAPTURE_TIME, PL_Q_ACCUMULATION_ESTIMATE};
+    for (int i = 0; i < 3; i++)
+        row[j++] = sw->q[ids[i]].values[k];
+    row[j++] = r->status == PL_OK ? a->contraction_ratio : NAN;
+    const int more[] = {PL_Q_RESTITUTION_FIRST, PL_Q_SCALED_PENETRATION_FIRST, PL_Q_LIFT_OFF_FIRST,
+                        PL_Q_SLIDING_FORCE_ERROR, PL_Q_S_DISTANCE};
+    for (int i = 0; i < 5; i++)
+        row[j++] = sw->q[more[i]].values[k];
+    row[j++] = sw->s_dist_v[k];
+    for (int q = PL_Q_LIMIT_SUP_Q; q <= PL_Q_IMPACT_VELOCITY_ERROR; q++)
+        row[j++] = sw->q[q].values[k];
+    const pl_limit_distance *d = &sw->dist[k];
+    int measured = sw->has_limit && r->status == PL_OK; /* counts, or nan */
+    const size_t counts[] = {d->impacts_matched, d->impacts_missing, d->impacts_absorbed, d->impacts_excluded,
+                             d->impacts_extra};
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+        row[j++] = measured ? (double)counts[i] : NAN;
+    row[j++] = (double)r->stats.steps;
+    row[j++] = (double)r->stats.rhs_evals;
+    row[j++] = r->stats.wall_seconds;
+}
+
+void pl_put_sweep_row(pl_file *f, const double row[PL_SWEEP_ROW])
+{
+    fprintf(f->fp, ",%.0f,%.0f,%.0f", row[0], row[1], row[2]);
+    for (size_t j = 3; j < PL_SWEEP_ROW - 3; j++)
+        pl_put_number(f, ",", row[j]);
+    fprintf(f->fp, ",%.0f,%.0f,%.6g", row[PL_SWEEP_ROW - 3], row[PL_SWEEP_ROW - 2], row[PL_SWEEP_ROW - 1]);
+}
+
 static pl_status write_sweep_csv(pl_output *out, const pl_sweep *sw, pl_error *err)
 {
     pl_file f;
     pl_status s = pl_file_open(&f, out, NULL, "sweep.csv", err);
     if (s != PL_OK)
         return s;
-    fprintf(f.fp, "%s,status,episodes,", sw->param_name);
-    fprintf(f.fp, "impacts,impacts_before_capture,first_impact_time,capture_time,"
-                  "accumulation_estimate,contraction_ratio,restitution_first,scaled_penetration_first,"
-                  "lift_off_first,sliding_force_error,s_distance_q,s_distance_v,limit_sup_q,limit_sup_q_outside_zeno,"
-                  "limit_l1_v,limit_s_distance,impact_time_error,impact_velocity_error,impacts_matched,impacts_missing,"
-                  "impacts_absorbed,impacts_excluded,impacts_extra,steps,rhs_evals,wall_seconds");
+    fprintf(f.fp, "%s,status," PL_SWEEP_ROW_HEADER, sw->param_name);
     fprintf(f.fp, pl_solver_can(sw->solver, PL_SOLVER_FIXED_STEP) ? ",h_used\n" : "\n");
     for (size_t k = 0; k < sw->n; k++) {
         const pl_solution *r = &sw->runs[k];
-        const pl_analysis *a = &sw->analysis[k];
+        double row[PL_SWEEP_ROW];
+        pl_sweep_row(sw, k, row);
         pl_put_number(&f, "", sw->param[k]);
-        fprintf(f.fp, ",%s,%zu,%zu,%zu", r->status == PL_OK ? "ok" : "failed", r->nepisodes,
-                a->impacts, a->impacts_before_capture);
-        const int ids[] = {PL_Q_FIRST_IMPACT_TIME, PL_Q_CAPTURE_TIME, PL_Q_ACCUMULATION_ESTIMATE};
-        for (int j = 0; j < 3; j++)
-            pl_put_number(&f, ",", sw->q[ids[j]].values[k]);
-        pl_put_number(&f, ",", r->status == PL_OK ? a->contraction_ratio : NAN);
-        const int more[] = {PL_Q_RESTITUTION_FIRST, PL_Q_SCALED_PENETRATION_FIRST, PL_Q_LIFT_OFF_FIRST,
-                            PL_Q_SLIDING_FORCE_ERROR, PL_Q_S_DISTANCE};
-        for (int j = 0; j < 5; j++)
-            pl_put_number(&f, ",", sw->q[more[j]].values[k]);
-        pl_put_number(&f, ",", sw->s_dist_v[k]);
-        for (int q = PL_Q_LIMIT_SUP_Q; q <= PL_Q_IMPACT_VELOCITY_ERROR; q++)
-            pl_put_number(&f, ",", sw->q[q].values[k]);
-        const pl_limit_distance *d = &sw->dist[k];
-        int measured = sw->has_limit && r->status == PL_OK; /* counts, or nan */
-        const size_t counts[] = {d->impacts_matched, d->impacts_missing, d->impacts_absorbed, d->impacts_excluded,
-                                 d->impacts_extra};
-        for (size_t j = 0; j < sizeof counts / sizeof *counts; j++)
-            pl_put_number(&f, ",", measured ? (double)counts[j] : NAN);
-        fprintf(f.fp, ",%ld,%ld,%.6g", r->stats.steps, r->stats.rhs_evals, r->stats.wall_seconds);
+        fprintf(f.fp, ",%s", r->status == PL_OK ? "ok" : "failed");
+        pl_put_sweep_row(&f, row);
         if (pl_solver_can(sw->solver, PL_SOLVER_FIXED_STEP))
             pl_put_number(&f, ",", r->step_size);
         fputc('\n', f.fp);

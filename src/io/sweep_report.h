@@ -7,6 +7,20 @@
 #include "io/output.h"
 #include "study/sweep.h"
 
+/* The columns of sweep.csv after the refined value and the status (also study.csv's), and their values
+ * for run k: counts, quantities, the distances to the limit and the matching's counts, steps,
+ * rhs_evals, wall_seconds. */
+#define PL_SWEEP_ROW 27
+#define PL_SWEEP_ROW_HEADER                                                                                        \
+    "episodes,impacts,impacts_before_capture,first_impact_time,capture_time,accumulation_estimate,"               \
+    "contraction_ratio,restitution_first,scaled_penetration_first,lift_off_first,sliding_force_error,"            \
+    "s_distance_q,s_distance_v,limit_sup_q,limit_sup_q_outside_zeno,limit_l1_v,limit_s_distance,"                 \
+    "impact_time_error,impact_velocity_error,impacts_matched,impacts_missing,impacts_absorbed,impacts_excluded,"  \
+    "impacts_extra,steps,rhs_evals,wall_seconds"
+void pl_sweep_row(const pl_sweep *sw, size_t k, double row[PL_SWEEP_ROW]);
+/* The row as sweep.csv prints it, each value after a comma (counts as integers, wall_seconds %.6g). */
+void pl_put_sweep_row(pl_file *f, const double row[PL_SWEEP_ROW]);
+
 /* "closed form", "limit solution", "extrapolated" or "none" */
 const char *pl_reference_name(pl_reference r);
 

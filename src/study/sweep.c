@@ -14,7 +14,7 @@
  * points as given, and when b/a is a whole power of ten 10^D, every point whose exponent j D/(k-1)
  * is whole is a's decimal digits shifted (1e2:1e10:9 gives 1e3, not 1000.0000000000007). The
  * others are a 10^(j log10(b/a)/(k-1)), within an ulp or two. */
-static void grid_points(double a, double b, long k, double *v)
+void pl_grid_geometric(double a, double b, long k, double *v)
 {
     v[0] = a;
     if (k == 1)
@@ -63,7 +63,7 @@ pl_status pl_parse_grid(const char *text, const char *what, double **values, siz
         v = malloc((size_t)k * sizeof *v);
         if (!v)
             return pl_fail(err, PL_ERR_NOMEM, "out of memory");
-        grid_points(a, b, k, v);
+        pl_grid_geometric(a, b, k, v);
         count = (size_t)k;
     } else {
         size_t cap = 1;
@@ -605,17 +605,22 @@ static pl_status allocate(pl_sweep *sw, size_t n, pl_error *err)
 }
 
 /* The limit solution, once: the reference every run is measured against. */
+void pl_sweep_limit_opts(const pl_model *model, const pl_sweep_opts *opts, pl_solve_opts *lo)
+{
+    pl_solve_opts_init(lo, &pl_solver_limit, model, opts->base.t_end);
+    lo->samples = opts->base.samples;
+    lo->max_steps = opts->base.max_steps; /* the caps of every run of the sweep */
+    lo->max_seconds = opts->base.max_seconds;
+    lo->max_output = opts->base.max_output;
+    lo->contacts = opts->base.contacts;
+    if (opts->limit_rtol > 0)
+        lo->option[pl_solver_option_index(&pl_solver_limit, "rtol")] = opts->limit_rtol;
+}
+
 static void solve_limit(const pl_model *model, const pl_sweep_opts *opts, pl_sweep *sw)
 {
     pl_solve_opts lo;
-    pl_solve_opts_init(&lo, &pl_solver_limit, model, opts->base.t_end);
-    lo.samples = opts->base.samples;
-    lo.max_steps = opts->base.max_steps; /* the caps of every run of the sweep */
-    lo.max_seconds = opts->base.max_seconds;
-    lo.max_output = opts->base.max_output;
-    lo.contacts = opts->base.contacts;
-    if (opts->limit_rtol > 0)
-        lo.option[pl_solver_option_index(&pl_solver_limit, "rtol")] = opts->limit_rtol;
+    pl_sweep_limit_opts(model, opts, &lo);
     pl_error lerr;
     pl_solve_opts_count_from(&lo, pl_budget_start(&opts->base, pl_now_seconds())); /* its own budget, its analysis included */
     pl_status solved;

@@ -131,6 +131,13 @@ typedef struct pl_sweep {
  * sorted increasing (caller frees *values). */
 pl_status pl_parse_grid(const char *text, const char *what, double **values, size_t *n, pl_error *err);
 
+/* k values (k >= 1) geometrically spaced from a to b (> 0), exact where the user meant exact numbers
+ * (1e2:1e10:9 gives 1e3, not 1000.0000000000007): the points of "A:B:N". */
+void pl_grid_geometric(double a, double b, long k, double *v);
+
+/* The options of the limit solution a sweep with opts solves (and reads back with opts.reuse). */
+void pl_sweep_limit_opts(const pl_model *model, const pl_sweep_opts *opts, pl_solve_opts *lo);
+
 /* Sort values into the order of refinement of the solver's refined option (mu increasing, h
  * decreasing): the order of the runs of a sweep. */
 void pl_sweep_order(const pl_solver_type *solver, double *values, size_t n);

@@ -1,0 +1,14 @@
+/* The files of a study (formats in docs/formats.md, "Studies"): study.csv, one row per run in
+ * run-index order, and study.json (axes, points with their rates, limits, runs, cost).  Nothing
+ * about how the study was executed (processes, shards, jobs) is in them: their bytes are the same
+ * whoever computed the runs, but for the measured times (fields named wall or seconds). */
+#ifndef PL_STUDY_REPORT_H
+#define PL_STUDY_REPORT_H
+
+#include "io/output.h"
+#include "study/study.h"
+
+/* study.csv and study.json of an assembled study (pl_study_assemble). */
+pl_status pl_write_study(pl_output *out, const pl_study *st, pl_error *err);
+
+#endif
