@@ -9,7 +9,7 @@
 enum { OPT_MU = 1000, OPT_MODEL, OPT_SET, OPT_T_END, OPT_RTOL, OPT_OUT, OPT_MAX_STEPS, OPT_QUIET, OPT_HELP,
        OPT_JOBS, OPT_NO_PLOTS, OPT_SAMPLES, OPT_NO_LIMIT, OPT_SCHEME, OPT_H, OPT_THETA, OPT_GAMMA,
        OPT_MAX_SECONDS, OPT_FORCE, OPT_RESUME, OPT_MAX_OUTPUT, OPT_EXTERNAL, OPT_WORK_PRECISION, OPT_ISOLATE,
-       OPT_NO_ISOLATE, OPT_LAW, OPT_CONTACTS };
+       OPT_NO_ISOLATE, OPT_LAW, OPT_CONTACTS, OPT_GRID, OPT_ZIP, OPT_MAP, OPT_MAP_AXES, OPT_SHARD };
 
 /* The options of the commands that solve a case, and which commands take each. */
 static const struct {
@@ -18,33 +18,38 @@ static const struct {
     int id;
     unsigned commands;
 } option_table[] = {
-    {"mu", 1, OPT_MU, CMD_RUN | CMD_SWEEP | CMD_COMPARE},
-    {"scheme", 1, OPT_SCHEME, CMD_RUN | CMD_SWEEP | CMD_COMPARE},
-    {"h", 1, OPT_H, CMD_RUN | CMD_SWEEP | CMD_COMPARE},
+    {"mu", 1, OPT_MU, CMD_RUN | CMD_SWEEP | CMD_COMPARE | CMD_STUDY},
+    {"scheme", 1, OPT_SCHEME, CMD_RUN | CMD_SWEEP | CMD_COMPARE | CMD_STUDY},
+    {"h", 1, OPT_H, CMD_RUN | CMD_SWEEP | CMD_COMPARE | CMD_STUDY},
     {"external", 1, OPT_EXTERNAL, CMD_COMPARE},
     {"work-precision", 0, OPT_WORK_PRECISION, CMD_COMPARE},
-    {"theta", 1, OPT_THETA, CMD_RUN | CMD_SWEEP},
-    {"gamma", 1, OPT_GAMMA, CMD_RUN | CMD_SWEEP},
-    {"model", 1, OPT_MODEL, CMD_ALL | CMD_CHECK},
-    {"set", 1, OPT_SET, CMD_ALL | CMD_CHECK},
-    {"law", 1, OPT_LAW, CMD_ALL | CMD_CHECK},
-    {"t-end", 1, OPT_T_END, CMD_ALL},
-    {"rtol", 1, OPT_RTOL, CMD_ALL},
-    {"out", 1, OPT_OUT, CMD_ALL},
-    {"max-steps", 1, OPT_MAX_STEPS, CMD_ALL},
-    {"max-seconds", 1, OPT_MAX_SECONDS, CMD_ALL | CMD_CHECK},
-    {"max-output", 1, OPT_MAX_OUTPUT, CMD_ALL},
-    {"samples", 1, OPT_SAMPLES, CMD_ALL},
-    {"contacts", 1, OPT_CONTACTS, CMD_ALL},
-    {"jobs", 1, OPT_JOBS, CMD_SWEEP},
-    {"no-plots", 0, OPT_NO_PLOTS, CMD_SWEEP | CMD_COMPARE},
+    {"theta", 1, OPT_THETA, CMD_RUN | CMD_SWEEP | CMD_STUDY},
+    {"gamma", 1, OPT_GAMMA, CMD_RUN | CMD_SWEEP | CMD_STUDY},
+    {"model", 1, OPT_MODEL, CMD_ALL | CMD_CHECK | CMD_STUDY},
+    {"set", 1, OPT_SET, CMD_ALL | CMD_CHECK | CMD_STUDY},
+    {"law", 1, OPT_LAW, CMD_ALL | CMD_CHECK | CMD_STUDY},
+    {"t-end", 1, OPT_T_END, CMD_ALL | CMD_STUDY},
+    {"rtol", 1, OPT_RTOL, CMD_ALL | CMD_STUDY},
+    {"out", 1, OPT_OUT, CMD_ALL | CMD_STUDY},
+    {"max-steps", 1, OPT_MAX_STEPS, CMD_ALL | CMD_STUDY},
+    {"max-seconds", 1, OPT_MAX_SECONDS, CMD_ALL | CMD_CHECK | CMD_STUDY},
+    {"max-output", 1, OPT_MAX_OUTPUT, CMD_ALL | CMD_STUDY},
+    {"samples", 1, OPT_SAMPLES, CMD_ALL | CMD_STUDY},
+    {"contacts", 1, OPT_CONTACTS, CMD_ALL | CMD_STUDY},
+    {"jobs", 1, OPT_JOBS, CMD_SWEEP | CMD_STUDY},
+    {"no-plots", 0, OPT_NO_PLOTS, CMD_SWEEP | CMD_COMPARE | CMD_STUDY},
     {"no-limit", 0, OPT_NO_LIMIT, CMD_SWEEP},
-    {"force", 0, OPT_FORCE, CMD_ALL},
-    {"resume", 0, OPT_RESUME, CMD_SWEEP},
+    {"force", 0, OPT_FORCE, CMD_ALL | CMD_STUDY},
+    {"resume", 0, OPT_RESUME, CMD_SWEEP | CMD_STUDY},
     {"isolate", 0, OPT_ISOLATE, CMD_SWEEP | CMD_COMPARE},
     {"no-isolate", 0, OPT_NO_ISOLATE, CMD_SWEEP | CMD_COMPARE},
-    {"quiet", 0, OPT_QUIET, CMD_ALL},
-    {"help", 0, OPT_HELP, CMD_ALL | CMD_CHECK},
+    {"quiet", 0, OPT_QUIET, CMD_ALL | CMD_STUDY},
+    {"grid", 1, OPT_GRID, CMD_STUDY},
+    {"zip", 0, OPT_ZIP, CMD_STUDY},
+    {"map", 1, OPT_MAP, CMD_STUDY},
+    {"map-axes", 1, OPT_MAP_AXES, CMD_STUDY},
+    {"shard", 1, OPT_SHARD, CMD_STUDY},
+    {"help", 0, OPT_HELP, CMD_ALL | CMD_CHECK | CMD_STUDY},
 };
 #define NOPTIONS (sizeof option_table / sizeof option_table[0])
 
@@ -123,7 +128,7 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
             continue;
         }
         /* A second value would silently replace the first; a repeated flag changes nothing. */
-        if (option_table[j].has_value && option_table[j].id != OPT_SET && seen[j])
+        if (option_table[j].has_value && option_table[j].id != OPT_SET && option_table[j].id != OPT_GRID && seen[j])
             return pl_fail(err, PL_ERR_INPUT, "option --%s given twice", option_table[j].name);
         seen[j]++;
         pl_status s = PL_OK;
@@ -198,6 +203,26 @@ pl_status cli_parse_case_options(int argc, char **argv, unsigned command, case_o
             o->out = value;
             break;
         case OPT_QUIET: o->quiet = 1; break;
+        case OPT_GRID:
+            if (o->ngrids == MAX_GRIDS)
+                return pl_fail(err, PL_ERR_INPUT, "too many --grid axes (limit %d)", MAX_GRIDS);
+            o->grid[o->ngrids++] = value;
+            break;
+        case OPT_ZIP: o->zip = 1; break;
+        case OPT_MAP: o->map = value; break;
+        case OPT_MAP_AXES: o->map_axes = value; break;
+        case OPT_SHARD: {
+            char *slash = strchr(value, '/'), first[32];
+            if (!slash || (size_t)(slash - value) >= sizeof first)
+                return pl_fail(err, PL_ERR_INPUT, "--shard must be I/N (got '%.64s')", value);
+            snprintf(first, sizeof first, "%.*s", (int)(slash - value), value);
+            s = pl_parse_long(first, &o->shard, err, "--shard I");
+            if (s == PL_OK)
+                s = pl_parse_long(slash + 1, &o->nshards, err, "--shard N");
+            if (s == PL_OK && (o->nshards < 1 || o->nshards > 100000 || o->shard < 1 || o->shard > o->nshards))
+                return pl_fail(err, PL_ERR_INPUT, "--shard %.64s: I must be in 1..N, N in 1..100000", value);
+            break;
+        }
         case OPT_SET:
             if (o->nsettings == MAX_SETTINGS)
                 return pl_fail(err, PL_ERR_INPUT, "too many --set options (limit %d)", MAX_SETTINGS);
@@ -247,6 +272,57 @@ void cli_default_out(case_options *o)
     else
         snprintf(o->out_default, sizeof o->out_default, "out/%s/%s", o->cmd, o->c->name);
     o->out = o->out_default;
+}
+
+pl_status cli_parse_merge(int argc, char **argv, merge_options *m, pl_error *err)
+{
+    memset(m, 0, sizeof *m);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    m->jobs = cores > 0 ? cores : 1;
+    int jobs_seen = 0;
+    for (int k = 1; k < argc; k++) {
+        const char *arg = argv[k];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            if (argc != 2)
+                return pl_fail(err, PL_ERR_INPUT, "%s takes no other arguments", arg);
+            m->help = 1;
+            return PL_OK;
+        }
+        if (strcmp(arg, "--out") == 0 || strcmp(arg, "--jobs") == 0) {
+            if (k + 1 >= argc || !*argv[k + 1])
+                return pl_fail(err, PL_ERR_INPUT, "option %s needs a value", arg);
+            if (arg[2] == 'o') {
+                if (m->out)
+                    return pl_fail(err, PL_ERR_INPUT, "option --out given twice");
+                m->out = argv[++k];
+            } else {
+                if (jobs_seen++)
+                    return pl_fail(err, PL_ERR_INPUT, "option --jobs given twice");
+                pl_status s = pl_parse_long(argv[++k], &m->jobs, err, "--jobs");
+                if (s != PL_OK)
+                    return s;
+                if (m->jobs < 1 || m->jobs > 1024)
+                    return pl_fail(err, PL_ERR_INPUT, "--jobs must be in [1, 1024] (got %s)", argv[k]);
+            }
+        } else if (strcmp(arg, "--no-plots") == 0)
+            m->no_plots = 1;
+        else if (strcmp(arg, "--force") == 0)
+            m->force = 1;
+        else if (strcmp(arg, "--quiet") == 0)
+            m->quiet = 1;
+        else if (arg[0] == '-' && arg[1] != '\0')
+            return pl_fail(err, PL_ERR_INPUT, "unknown option '%.64s' (see --help)", arg);
+        else {
+            if (m->ndirs == MAX_MERGE)
+                return pl_fail(err, PL_ERR_INPUT, "too many directories (limit %d)", MAX_MERGE);
+            m->dirs[m->ndirs++] = arg;
+        }
+    }
+    if (m->ndirs == 0)
+        return pl_fail(err, PL_ERR_INPUT, "missing the shards' directories DIR...");
+    if (!m->out)
+        return pl_fail(err, PL_ERR_INPUT, "missing --out DIR (where the merged study is written)");
+    return PL_OK;
 }
 
 pl_status cli_parse_cases(int argc, char **argv, cases_options *c, pl_error *err)
@@ -422,7 +498,8 @@ pl_status cli_parse_command(int argc, char **argv, cli_command *command, pl_erro
     } names[] = {{"--help", CLI_HELP}, {"-h", CLI_HELP}, {"--version", CLI_VERSION}, {"run", CLI_RUN},
                  {"sweep", CLI_SWEEP}, {"limit", CLI_LIMIT}, {"cases", CLI_CASES},
                  {"plot", CLI_PLOT}, {"compare", CLI_COMPARE}, {"check-model", CLI_CHECK_MODEL},
-                 {"new-model", CLI_NEW_MODEL}, {"laws", CLI_LAWS}, {"impact-law", CLI_IMPACT_LAW}};
+                 {"new-model", CLI_NEW_MODEL}, {"laws", CLI_LAWS}, {"impact-law", CLI_IMPACT_LAW},
+                 {"study", CLI_STUDY}, {"merge", CLI_MERGE}};
     if (argc < 2)
         return pl_fail(err, PL_ERR_INPUT, "missing COMMAND (see penlim --help)");
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
@@ -451,12 +528,15 @@ pl_status cli_parse(int argc, char **argv, cli_args *a, pl_error *err)
         return PL_OK;
     if (a->command == CLI_IMPACT_LAW)
         return cli_parse_impact_law(argc - 1, argv + 1, &a->impact_law, err);
+    if (a->command == CLI_MERGE)
+        return cli_parse_merge(argc - 1, argv + 1, &a->merge, err);
     /* The defaults the program's commands start from. */
     static const unsigned bits[] = {[CLI_RUN] = CMD_RUN, [CLI_SWEEP] = CMD_SWEEP, [CLI_LIMIT] = CMD_LIMIT,
-                                    [CLI_COMPARE] = CMD_COMPARE, [CLI_CHECK_MODEL] = CMD_CHECK};
+                                    [CLI_COMPARE] = CMD_COMPARE, [CLI_CHECK_MODEL] = CMD_CHECK,
+                                    [CLI_STUDY] = CMD_STUDY};
     a->options.cmd = argv[1];
     a->options.t_end = NAN;
-    if (a->command == CLI_SWEEP) {
+    if (a->command == CLI_SWEEP || a->command == CLI_STUDY) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         a->options.jobs = cores > 0 ? cores : 1;
     }

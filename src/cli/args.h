@@ -13,9 +13,10 @@
 
 #define MAX_SETTINGS 64
 #define MAX_GIVEN 16
+#define MAX_GRIDS 32
 
 /* The commands, as bits: which commands take an option. */
-enum { CMD_RUN = 1, CMD_SWEEP = 2, CMD_LIMIT = 4, CMD_COMPARE = 8, CMD_ALL = 15, CMD_CHECK = 16 };
+enum { CMD_RUN = 1, CMD_SWEEP = 2, CMD_LIMIT = 4, CMD_COMPARE = 8, CMD_ALL = 15, CMD_CHECK = 16, CMD_STUDY = 32 };
 
 #define MAX_SOLUTIONS 64
 
@@ -60,6 +61,11 @@ typedef struct {
     int work_precision;                  /* compare --work-precision */
     double started;                      /* set by the program: when the command began (pl_now_seconds),
                                             where --max-seconds counts from */
+    const char *grid[MAX_GRIDS];         /* study: --grid NAME=VALUES, in order */
+    size_t ngrids;
+    int zip;                             /* study --zip */
+    const char *map, *map_axes;          /* study --map QUANTITY, --map-axes A,B */
+    long shard, nshards;                 /* study --shard I/N (I in 1..N); 0: not given */
 } case_options;
 
 /* Option k of the commands that solve a case (its name without "--", and the CMD_ bits of the
@@ -69,7 +75,7 @@ int cli_option_at(size_t k, const char **name, unsigned *commands);
 /* What argv[1] asks for. */
 typedef enum {
     CLI_HELP, CLI_VERSION, CLI_RUN, CLI_SWEEP, CLI_LIMIT, CLI_CASES, CLI_PLOT, CLI_COMPARE, CLI_CHECK_MODEL,
-    CLI_NEW_MODEL, CLI_LAWS, CLI_IMPACT_LAW
+    CLI_NEW_MODEL, CLI_LAWS, CLI_IMPACT_LAW, CLI_STUDY, CLI_MERGE
 } cli_command;
 
 /* The command of argv[1]; --help (-h) and --version take no further arguments. */
@@ -110,6 +116,19 @@ typedef struct {
 
 pl_status cli_parse_new_model(int argc, char **argv, new_model_options *n, pl_error *err);
 
+/* The arguments of 'merge': DIR... --out DIR [--jobs J] [--no-plots] [--force] [--quiet], or
+ * --help (-h) alone. */
+#define MAX_MERGE 4096
+typedef struct {
+    const char *dirs[MAX_MERGE];
+    size_t ndirs;
+    const char *out;
+    long jobs;
+    int no_plots, force, quiet, help;
+} merge_options;
+
+pl_status cli_parse_merge(int argc, char **argv, merge_options *m, pl_error *err);
+
 /* The arguments of 'impact-law': [--law NAME] [--set NAME=VALUE ...] [--v SPEEDS] [--out DIR]
  * [--no-plots] [--max-seconds S] [--force] [--quiet], or --help (-h) alone.  Each option at most
  * once (--set once per NAME); the values are checked by the program (the law's parameters, the
@@ -134,6 +153,7 @@ typedef struct {
     new_model_options new_model;
     cases_options cases;
     impact_law_options impact_law;
+    merge_options merge;
 } cli_args;
 
 pl_status cli_parse(int argc, char **argv, cli_args *a, pl_error *err);
