@@ -29,6 +29,8 @@ int cmd_check_model(int argc, char **argv);
 int cmd_new_model(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_impact_law(int argc, char **argv);
+int cmd_study(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 /* argv: __solve CMD PARENT_PID SOLVER DIR (CASE | --model FILE) [options] (cli/isolate.h) */
 int cmd_isolated_solve(int argc, char **argv);
 

@@ -18,6 +18,8 @@ static const struct {
     {"run", cmd_run, "integrate the penalized system for one mu, or run a time-stepping scheme"},
     {"sweep", cmd_sweep, "runs for an increasing mu (or decreasing h): limits, rates, plots"},
     {"limit", cmd_limit, "the limit (generalized) solution, computed directly"},
+    {"study", cmd_study, "runs over several parameters at once (a grid): rates per point, maps"},
+    {"merge", cmd_merge, "merge the shards of a study (study --shard I/N) into one study directory"},
     {"compare", cmd_compare, "solutions (penalty, schemes, files) measured against the limit solution"},
     {"cases", cmd_cases, "list the built-in cases and their parameters"},
     {"laws", cmd_laws, "list the contact laws (--law) and their parameters"},

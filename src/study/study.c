@@ -17,10 +17,10 @@
 
 /* ---- axes ------------------------------------------------------------------------------------ */
 
-/* "a,b,c", "A:B:N" (geometric for mu, h, rtol; linear otherwise) or "lin:A:B:N"; finite, distinct
- * values, at most PL_STUDY_MAX_RUNS of them. */
-static pl_status parse_values(const char *text, const char *name, int geometric, double **values, size_t *n,
-                              pl_error *err)
+/* "a,b,c", "A:B:N" (geometric for mu, h, rtol; linear otherwise) or "lin:A:B:N"; finite values, at
+ * most PL_STUDY_MAX_RUNS of them, distinct unless repeats (--zip pairs them: a value may recur). */
+static pl_status parse_values(const char *text, const char *name, int geometric, int repeats, double **values,
+                              size_t *n, pl_error *err)
 {
     *values = NULL;
     *n = 0;
@@ -103,7 +103,7 @@ static pl_status parse_values(const char *text, const char *name, int geometric,
     }
     memcpy(sorted, v, count * sizeof *v);
     qsort(sorted, count, sizeof *sorted, pl_compare_doubles);
-    for (size_t j = 1; j < count; j++)
+    for (size_t j = 1; !repeats && j < count; j++)
         if (sorted[j] == sorted[j - 1]) {
             double repeated = sorted[j];
             free(sorted);
@@ -338,7 +338,7 @@ pl_status pl_study_plan(const pl_study_spec *spec, pl_study *st, pl_error *err)
         if (ax->kind == PL_AXIS_T_END && isfinite(spec->t_end))
             return pl_fail(err, PL_ERR_INPUT, "t-end is both an option (--t-end) and an axis (--grid)");
         int geometric = ax->kind == PL_AXIS_MU || ax->kind == PL_AXIS_H || ax->kind == PL_AXIS_RTOL;
-        if ((s = parse_values(eq + 1, ax->name, geometric, &ax->values, &ax->n, err)) != PL_OK)
+        if ((s = parse_values(eq + 1, ax->name, geometric, spec->zip, &ax->values, &ax->n, err)) != PL_OK)
             return s;
         if (ax->kind == PL_AXIS_MU || ax->kind == PL_AXIS_H)
             st->refined = (int)a;

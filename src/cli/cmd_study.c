@@ -1,0 +1,859 @@
+/* penlim study and penlim merge: parameter studies over several axes (src/study/study.h), in one
+ * process (--jobs threads), as shards of a batch job array (--shard I/N, then merge), resumed after a
+ * kill (--resume).  The output directory is a sweep's: locked, the journal written as each task's
+ * files are, manifest.json at the end (docs/formats.md, "Studies"). */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/common.h"
+#include "core/clock.h"
+#include "io/report.h"
+#include "io/study_report.h"
+#include "study/study.h"
+
+static const char study_usage[] =
+    "usage: penlim study (CASE | --model FILE) --grid NAME=VALUES [--grid NAME=VALUES ...] [--zip]\n"
+    "                    [--scheme NAME] [--law NAME] [--set NAME=VALUE ...] [--map QUANTITY]\n"
+    "                    [--map-axes A,B] [--jobs J] [--resume] [--shard I/N] [--out DIR] [--no-plots]\n"
+    "                    [--quiet] [--max-seconds S] [--t-end T] [--rtol R] [--mu MU] [--h H]\n"
+    "                    [--theta TH] [--gamma G] [--samples N] [--max-steps N] [--max-output N]\n"
+    "                    [--contacts dense|sparse] [--force]\n"
+    "Runs over the product of several axes (or, --zip, their pairing), each measured as a sweep's run\n"
+    "against the limit solution of its own case and law parameters (computed once per distinct set);\n"
+    "where mu (or h, with --scheme) is an axis, the rates along it are fitted per point of the others.\n"
+    "  --grid NAME=VALUES an axis, in the order given (the first varies slowest): NAME a parameter of\n"
+    "                    the case or of the law, mu, h, rtol or t-end; VALUES a,b,c, A:B:N (geometric\n"
+    "                    for mu, h and rtol, linear for the others) or lin:A:B:N\n"
+    "  --zip             pair the axes (of equal lengths) instead of taking their product\n"
+    "  --map QUANTITY    the quantity of the map over two axes (default restitution_first)\n"
+    "  --map-axes A,B    the map's axes (default the first two with more than one value)\n"
+    "  --jobs J          runs in parallel (default: the number of cores); results do not depend on it\n"
+    "  --resume          reuse the runs and limit solutions of DIR that an earlier study with the same\n"
+    "                    settings completed (its manifest or, if interrupted, its journal)\n"
+    "  --shard I/N       run only the tasks dealt to shard I of N (costs balanced), into DIR; then\n"
+    "                    'penlim merge DIR1 ... DIRN --out DIR' (a batch system's job array)\n"
+    "  --out DIR         output directory (default out/study/CASE): study.csv, study.json, the\n"
+    "                    figures, runs/NNNNN/, limits/NNN/, manifest.json\n"
+    "  --max-seconds S   the set-up within S of the start, then each run and limit solution within S\n"
+    "                    of its own start, with its analysis (default: none)\n"
+    "  --quiet           no progress and no summary\n"
+    "  --mu, --h, --rtol, --theta, --gamma: the solver's options of every run (not an axis)\n"
+    "  --model, --set, --law, --t-end, --samples, --max-steps, --max-output, --contacts, --force,\n"
+    "  --no-plots: as for 'penlim sweep'\n";
+
+static const char merge_usage[] =
+    "usage: penlim merge DIR... --out DIR [--jobs J] [--no-plots] [--force] [--quiet]\n"
+    "Merge the shards of one study ('penlim study --shard I/N', each complete, each once) into one\n"
+    "study directory: the shards' run files copied (their content hashes verified), then the\n"
+    "analysis, study.csv, study.json and the figures, the same data as the study run in one process.\n";
+
+/* The files of a task's directory: the first 3 always, contacts.csv with sparse contacts. */
+static const char *const task_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json", "contacts.csv"};
+#define TASK_FILES_ALWAYS 3
+
+/* ---- progress ------------------------------------------------------------------------------- */
+
+/* On a terminal a live line; otherwise a line per 10% of the runs, and one at least every 10 s
+ * (a ticker thread repeats the latest state when no task has completed for that long). */
+typedef struct {
+    const char *cmd;
+    int live, quiet;
+    pthread_mutex_t lock;
+    pl_study_progress last;
+    int have;
+    double last_print, last_report;
+    int last_decile;
+    atomic_int stop;
+    pthread_t ticker;
+    int ticking;
+} progress_state;
+
+static void print_progress(progress_state *ps, const pl_study_progress *p, double now)
+{
+    double remaining = p->remaining - (now - ps->last_report);
+    char left[64] = "";
+    if (isfinite(p->remaining))
+        snprintf(left, sizeof left, ", about %.0f s left", fmax(remaining, 0.0));
+    char limits[64] = "";
+    if (p->limits_total > 0)
+        snprintf(limits, sizeof limits, ", limit solutions %zu/%zu", p->limits_done, p->limits_total);
+    double elapsed = p->elapsed + (now - ps->last_report);
+    const char *unit = strcmp(p->phase, "figures") == 0 ? "" : strncmp(p->phase, "copying", 7) == 0 ? " shards" : " runs";
+    char failed[32] = "";
+    if (*unit == ' ' && unit[1] == 'r')
+        snprintf(failed, sizeof failed, ", %zu failed", p->failed);
+    fprintf(stderr, "%spenlim %s: %s: %zu/%zu%s done%s%s, %.1f s%s%s", ps->live ? "\r\033[K" : "", ps->cmd, p->phase,
+            p->done, p->total, unit, failed, limits, elapsed, left, ps->live ? "" : "\n");
+    fflush(stderr);
+    ps->last_print = now;
+}
+
+static void on_progress(const pl_study_progress *p, void *user)
+{
+    progress_state *ps = user;
+    double now = pl_now_seconds();
+    pthread_mutex_lock(&ps->lock);
+    int new_phase = !ps->have || strcmp(ps->last.phase, p->phase) != 0;
+    ps->last = *p;
+    ps->have = 1;
+    ps->last_report = now;
+    size_t all = p->total + p->limits_total, done = p->done + p->limits_done;
+    int decile = all > 0 ? (int)(10 * done / all) : 10;
+    if (new_phase)
+        ps->last_decile = -1;
+    if (ps->live || decile > ps->last_decile || now - ps->last_print >= 10.0) {
+        print_progress(ps, p, now);
+        ps->last_decile = decile;
+    }
+    pthread_mutex_unlock(&ps->lock);
+}
+
+static void *ticker(void *arg)
+{
+    progress_state *ps = arg;
+    while (!atomic_load(&ps->stop)) {
+        nanosleep(&(struct timespec){0, 200000000}, NULL);
+        double now = pl_now_seconds();
+        pthread_mutex_lock(&ps->lock);
+        if (ps->have && now - ps->last_print >= (ps->live ? 1.0 : 10.0))
+            print_progress(ps, &ps->last, now);
+        pthread_mutex_unlock(&ps->lock);
+    }
+    return NULL;
+}
+
+static void progress_start(progress_state *ps, const char *cmd, int quiet)
+{
+    memset(ps, 0, sizeof *ps);
+    ps->cmd = cmd;
+    ps->quiet = quiet;
+    ps->live = isatty(STDERR_FILENO);
+    ps->last_print = pl_now_seconds();
+    pthread_mutex_init(&ps->lock, NULL);
+    ps->ticking = !quiet && pthread_create(&ps->ticker, NULL, ticker, ps) == 0;
+}
+
+/* A phase outside the library (the figures): a line for it. */
+static void progress_phase(progress_state *ps, const char *phase, size_t done, size_t total)
+{
+    if (ps->quiet)
+        return;
+    pl_study_progress p = {.phase = phase, .done = done, .total = total, .remaining = NAN};
+    on_progress(&p, ps);
+}
+
+static void progress_end(progress_state *ps)
+{
+    atomic_store(&ps->stop, 1);
+    if (ps->ticking)
+        pthread_join(ps->ticker, NULL);
+    if (ps->live && ps->have && !ps->quiet)
+        fputc('\n', stderr);
+    pthread_mutex_destroy(&ps->lock);
+}
+
+/* ---- the study's identity ------------------------------------------------------------------- */
+
+static json_t *settings_json(const pl_setting *s, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t k = 0; k < n; k++) {
+        json_t *o = json_object();
+        PL_JSON_SET(o, "name", json_string(s[k].name));
+        PL_JSON_SET(o, "value", pl_json_number(s[k].value));
+        PL_JSON_APPEND(a, o);
+    }
+    return a;
+}
+
+/* What makes two studies the same (and the shards of one): the spec as given, everything its runs
+ * depend on.  How it is executed (jobs, shards, processes) is not part of it. */
+static json_t *study_identity(const pl_study_spec *sp)
+{
+    json_t *o = json_object(), *grids = json_array();
+    for (size_t k = 0; k < sp->ngrids; k++)
+        PL_JSON_APPEND(grids, json_string(sp->grids[k]));
+    PL_JSON_SET(o, "grids", grids);
+    PL_JSON_SET(o, "zip", json_boolean(sp->zip));
+    PL_JSON_SET(o, "case", json_string(sp->c->name));
+    PL_JSON_SET(o, "law", json_string(sp->law ? sp->law->name : pl_law_type_default()->name));
+    PL_JSON_SET(o, "solver", json_string(sp->solver->name));
+    PL_JSON_SET(o, "settings", settings_json(sp->settings, sp->nsettings));
+    PL_JSON_SET(o, "options", settings_json(sp->options, sp->noptions));
+    PL_JSON_SET(o, "t_end", pl_json_number(sp->t_end));
+    PL_JSON_SET(o, "samples", sp->samples == SIZE_MAX ? json_null() : json_integer((json_int_t)sp->samples));
+    PL_JSON_SET(o, "max_steps", json_integer(sp->max_steps));
+    PL_JSON_SET(o, "max_seconds", pl_json_number(sp->max_seconds));
+    PL_JSON_SET(o, "max_output", pl_json_number(sp->max_output));
+    PL_JSON_SET(o, "contacts", json_integer(sp->contacts));
+    return o;
+}
+
+/* A study's spec from its identity (merge), into storage the caller keeps: NULL-terminated strings
+ * of the identity itself; settings and options into set and opt (MAX_SETTINGS, MAX_GIVEN). */
+typedef struct {
+    pl_study_spec spec;
+    const char *grids[MAX_GRIDS];
+    pl_setting set[MAX_SETTINGS], opt[MAX_GIVEN];
+} spec_storage;
+
+static int number_or_nan(const json_t *j, double *x)
+{
+    if (json_is_null(j)) {
+        *x = NAN;
+        return 1;
+    }
+    if (!json_is_number(j))
+        return 0;
+    *x = json_number_value(j);
+    return 1;
+}
+
+static int settings_from(const json_t *a, pl_setting *s, size_t cap, size_t *n)
+{
+    if (!json_is_array(a) || json_array_size(a) > cap)
+        return 0;
+    for (*n = 0; *n < json_array_size(a); (*n)++) {
+        const json_t *o = json_array_get(a, *n);
+        const char *name = json_string_value(json_object_get(o, "name"));
+        if (!name || strlen(name) >= sizeof s[*n].name || !number_or_nan(json_object_get(o, "value"), &s[*n].value))
+            return 0;
+        snprintf(s[*n].name, sizeof s[*n].name, "%s", name);
+    }
+    return 1;
+}
+
+static int spec_from_identity(const json_t *id, const pl_case *c, spec_storage *ss)
+{
+    memset(ss, 0, sizeof *ss);
+    pl_study_spec *sp = &ss->spec;
+    const json_t *grids = json_object_get(id, "grids");
+    const char *law = json_string_value(json_object_get(id, "law"));
+    const char *solver = json_string_value(json_object_get(id, "solver"));
+    if (!json_is_array(grids) || json_array_size(grids) > MAX_GRIDS || !law || !solver)
+        return 0;
+    for (size_t k = 0; k < json_array_size(grids); k++)
+        if (!(ss->grids[k] = json_string_value(json_array_get(grids, k))))
+            return 0;
+    sp->c = c;
+    sp->grids = ss->grids;
+    sp->ngrids = json_array_size(grids);
+    sp->zip = json_is_true(json_object_get(id, "zip"));
+    sp->law = pl_law_type_find(law);
+    sp->solver = pl_solver_find(solver);
+    const json_t *samples = json_object_get(id, "samples");
+    sp->samples = json_is_null(samples) ? SIZE_MAX : (size_t)json_integer_value(samples);
+    sp->max_steps = (long)json_integer_value(json_object_get(id, "max_steps"));
+    sp->contacts = (pl_contacts_mode)json_integer_value(json_object_get(id, "contacts"));
+    double max_seconds, max_output;
+    int ok = sp->law && sp->solver && settings_from(json_object_get(id, "settings"), ss->set, MAX_SETTINGS, &sp->nsettings) &&
+             settings_from(json_object_get(id, "options"), ss->opt, MAX_GIVEN, &sp->noptions) &&
+             number_or_nan(json_object_get(id, "t_end"), &sp->t_end) &&
+             number_or_nan(json_object_get(id, "max_seconds"), &max_seconds) &&
+             number_or_nan(json_object_get(id, "max_output"), &max_output);
+    sp->max_seconds = isnan(max_seconds) ? 0 : max_seconds;
+    sp->max_output = isnan(max_output) ? 0 : max_output;
+    sp->settings = ss->set;
+    sp->options = ss->opt;
+    sp->jobs = 1;
+    return ok;
+}
+
+/* ---- writing a study ------------------------------------------------------------------------ */
+
+typedef struct {
+    outdir_session *d;
+    const pl_study *st;
+    progress_state *ps;
+    pl_status status; /* the first failure to write the journal */
+    pl_error err;
+    size_t failed_tasks;
+} study_io;
+
+/* A task's files are in the output: the journal records them, so that a killed study's --resume
+ * reuses them (a dead writer loses only the tasks in flight). */
+static void task_done(size_t task, int failed, void *user)
+{
+    study_io *io = user;
+    (void)task;
+    io->failed_tasks += failed != 0;
+    if (io->status == PL_OK)
+        io->status = pl_outdir_journal_update(&io->d->out, io->d->journal, &io->err);
+}
+
+static void study_progress(const pl_study_progress *p, void *user)
+{
+    study_io *io = user;
+    on_progress(p, io->ps);
+}
+
+/* The files task `task` writes, relative to the study directory. */
+static pl_status plan_task_files(const pl_study *st, size_t task, pl_strings *planned, pl_error *err)
+{
+    char sub[64], rel[96];
+    pl_study_task_dir(st, task, sub, sizeof sub);
+    pl_status s = PL_OK;
+    for (size_t j = 0; s == PL_OK && j < sizeof task_files / sizeof *task_files; j++) {
+        snprintf(rel, sizeof rel, "%s/%s", sub, task_files[j]);
+        s = pl_strings_add(planned, rel, err);
+    }
+    return s;
+}
+
+/* Whether the output already holds task's files as an earlier run of this study wrote them (resume):
+ * recorded with their hashes by a manifest or journal of the same identity, and still those bytes. */
+static int same_study(const json_t *m, const json_t *request)
+{
+    return json_equal(json_object_get(m, "study"), json_object_get(request, "study")) &&
+           json_equal(json_object_get(m, "model"), json_object_get(request, "model"));
+}
+
+static int task_reusable(const outdir_session *d, const pl_study *st, size_t task, pl_strings *keep, pl_error *err)
+{
+    /* whichever of the manifest and the journal the directory holds is of this very study */
+    const json_t *m = d->st.manifest, *j = d->st.journal;
+    if ((!m && !j) || (m && !same_study(m, d->manifest)) || (j && !same_study(j, d->manifest)))
+        return 0;
+    char sub[64], rel[96];
+    pl_study_task_dir(st, task, sub, sizeof sub);
+    size_t n = TASK_FILES_ALWAYS;
+    snprintf(rel, sizeof rel, "%s/%s", sub, task_files[TASK_FILES_ALWAYS]);
+    if (pl_outdir_hash(&d->st, rel)) /* sparse contacts */
+        n++;
+    for (size_t k = 0; k < n; k++) {
+        snprintf(rel, sizeof rel, "%s/%s", sub, task_files[k]);
+        pl_error e;
+        if (!pl_outdir_hash(&d->st, rel) || pl_outdir_verify(&d->out, &d->st, rel, &e) != PL_OK)
+            return 0;
+    }
+    for (size_t k = 0; k < n; k++) {
+        snprintf(rel, sizeof rel, "%s/%s", sub, task_files[k]);
+        if (pl_strings_add(keep, rel, err) != PL_OK)
+            return -1;
+    }
+    return 1;
+}
+
+/* The kept files of the reused tasks, recorded in the output with the hashes they were verified
+ * against: phase 2 reads them against these. */
+static pl_status record_kept(outdir_session *d, pl_error *err)
+{
+    pl_status s = PL_OK;
+    for (size_t k = 0; s == PL_OK && k < d->keep.n; k++)
+        s = pl_output_add_hashed(&d->out, d->keep.items[k], pl_outdir_hash(&d->st, d->keep.items[k]), err);
+    return s;
+}
+
+/* The figures of the study: drawn from study.csv and study.json by src/io/study_plots (helper
+ * figures' part), called here once it exists: pl_render_study_plots(&d->out, st, map, map_axes,
+ * budget, err).  Until then no figure is drawn. */
+static pl_status render_figures(outdir_session *d, const pl_study *st, const case_options *o, pl_error *err)
+{
+    (void)d, (void)st, (void)o, (void)err;
+    return PL_OK; /* STUDY_PLOTS_CALL_SITE: pl_render_study_plots goes here */
+}
+
+/* Phase 2 and the study's own files, after phase 1 (or the merge's copies) filled d->out. */
+static int finish_study(const char *cmd, outdir_session *d, pl_study *st, const case_options *o, progress_state *ps,
+                        int plots)
+{
+    pl_error err;
+    pl_status s = pl_study_assemble(st, &d->out, &err);
+    if (s == PL_OK)
+        s = pl_write_study(&d->out, st, &err);
+    pl_error plot_err;
+    pl_status figures = PL_OK;
+    if (s == PL_OK && plots) {
+        progress_phase(ps, "figures", 0, 1);
+        figures = render_figures(d, st, o, &plot_err);
+        progress_phase(ps, "figures", 1, 1);
+    }
+    if (s == PL_OK)
+        s = pl_outdir_finish(&d->out, &d->st, &d->planned, d->manifest, &err);
+    progress_end(ps);
+    if (s != PL_OK) {
+        fprintf(stderr, "penlim %s: %s\n", cmd, err.message);
+        return exit_code(s);
+    }
+    if (figures != PL_OK)
+        fprintf(stderr, "penlim %s: warning: figures skipped: %s\n", cmd, plot_err.message);
+    size_t failed = 0, limits_failed = 0;
+    for (size_t r = 0; r < st->nruns; r++)
+        failed += st->run[r].status != PL_OK;
+    for (size_t l = 0; l < st->nlimits; l++)
+        limits_failed += st->limit_status[l] != PL_OK;
+    if (!o->quiet) {
+        printf("study %s: %zu runs over %zu points (%zu failed), %zu limit solutions (%zu failed)\n", st->spec.c->name,
+               st->nruns, st->npoints, failed, st->nlimits, limits_failed);
+        print_written(d->out.root, &d->out.written);
+    }
+    for (size_t r = 0, shown = 0; r < st->nruns && shown < 5; r++)
+        if (st->run[r].status != PL_OK) {
+            fprintf(stderr, "penlim %s: run %zu failed: %s\n", cmd, r, st->run[r].error ? st->run[r].error : "");
+            if (++shown == 5 && failed > 5)
+                fprintf(stderr, "penlim %s: ... %zu runs failed in all (study.json lists each)\n", cmd, failed);
+        }
+    return failed || limits_failed ? 3 : 0;
+}
+
+/* The manifest of a study directory: the command's, with the study's identity, and for a shard its
+ * index, count and tasks. */
+static json_t *study_manifest(const pl_model *model, const pl_solver_type *solver, const pl_solve_opts *base,
+                              const case_options *o, const json_t *identity)
+{
+    json_t *m = pl_manifest_new("study", model, solver, base, NULL);
+    m = with_model_identity(m, o, model);
+    PL_JSON_SET(m, "study", json_deep_copy(identity));
+    return m;
+}
+
+static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st)
+{
+    case_options o = {.cmd = "study", .t_end = NAN};
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o.jobs = cores > 0 ? cores : 1;
+    int rc = parse_case_options(argc, argv, &o, CMD_STUDY, study_usage);
+    const pl_solver_type *solver;
+    if (rc >= 0 || (rc = choose_solver(&o, &pl_solver_penalty, &solver)) >= 0)
+        return rc;
+    pl_solve_opts base;
+    if ((rc = prepare(&o, solver, NULL, model, &base)) >= 0)
+        return rc;
+    /* the solver's options given, fixed for every run */
+    pl_setting options[MAX_GIVEN];
+    size_t noptions = 0;
+    pl_error err;
+    for (size_t k = 0; k < o.ngiven; k++) {
+        snprintf(options[noptions].name, sizeof options[noptions].name, "%s", o.given_name[k]);
+        if (pl_parse_double(o.given_text[k], &options[noptions++].value, &err, o.given_name[k]) != PL_OK)
+            return failure("study", &err);
+    }
+    pl_study_spec spec = {.c = o.c, .law = o.law, .solver = solver, .settings = o.settings,
+                          .nsettings = o.nsettings, .options = options, .noptions = noptions,
+                          .grids = o.grid, .ngrids = o.ngrids, .zip = o.zip, .t_end = o.t_end,
+                          .samples = o.samples_given ? (size_t)o.samples : SIZE_MAX, .max_steps = o.max_steps,
+                          .max_seconds = o.max_seconds, .max_output = o.max_output, .contacts = o.contacts,
+                          .jobs = (int)o.jobs};
+    if (pl_study_plan(&spec, st, &err) != PL_OK)
+        return failure("study", &err);
+    /* the map's quantity and axes, checked before anything runs */
+    if (o.map && strcmp(o.map, "final_t") != 0 && strncmp(o.map, "final_q", 7) != 0 && strncmp(o.map, "final_v", 7) != 0) {
+        const char *h = PL_SWEEP_ROW_HEADER, *p = strstr(h, o.map);
+        size_t len = strlen(o.map);
+        if (!*o.map || !p || (p != h && p[-1] != ',') || (p[len] != ',' && p[len] != '\0'))
+            return input_error("study", "--map %s: not a quantity of study.csv (restitution_first, capture_time, ...)",
+                               o.map);
+    }
+    if (o.map_axes) {
+        const char *comma = strchr(o.map_axes, ',');
+        int found = 0;
+        for (size_t a = 0; comma && a < st->naxes; a++) {
+            size_t len = strlen(st->axes[a].name);
+            found += (strncmp(o.map_axes, st->axes[a].name, len) == 0 && o.map_axes + len == comma) ||
+                     strcmp(comma + 1, st->axes[a].name) == 0;
+        }
+        if (found != 2)
+            return input_error("study", "--map-axes %s: expected A,B, two axes of the study given by --grid", o.map_axes);
+    }
+    if ((rc = setup_within_budget(&o)) >= 0)
+        return rc;
+    watchdog_setup_done(&o);
+    /* the tasks of this process: all, or those dealt to its shard */
+    unsigned char *skip = calloc(st->ntasks, 1);
+    size_t *shard = o.nshards > 0 ? malloc(st->ntasks * sizeof *shard) : NULL;
+    if (!skip || (o.nshards > 0 && !shard)) {
+        free(skip), free(shard);
+        fprintf(stderr, "penlim study: out of memory\n");
+        return 3;
+    }
+    if (o.nshards > 0 && pl_study_deal(st, (size_t)o.nshards, shard, &err) != PL_OK) {
+        free(skip), free(shard);
+        return failure("study", &err);
+    }
+    for (size_t t = 0; shard && t < st->ntasks; t++)
+        skip[t] = shard[t] != (size_t)(o.shard - 1) ? 2 : 0;
+    outdir_session d;
+    if ((rc = outdir_start(&o, &d)) >= 0) {
+        free(skip), free(shard);
+        outdir_end(&d);
+        return rc;
+    }
+    json_t *identity = study_identity(&spec);
+    d.manifest = study_manifest(model, solver, &base, &o, identity);
+    if (o.nshards > 0 && d.manifest) {
+        json_t *sh = json_object(), *tasks = json_array();
+        PL_JSON_SET(sh, "index", json_integer(o.shard));
+        PL_JSON_SET(sh, "count", json_integer(o.nshards));
+        PL_JSON_SET(sh, "tasks_in_study", json_integer((json_int_t)st->ntasks));
+        for (size_t t = 0; t < st->ntasks; t++)
+            if (!skip[t])
+                PL_JSON_APPEND(tasks, json_integer((json_int_t)t));
+        PL_JSON_SET(sh, "tasks", tasks);
+        PL_JSON_SET(d.manifest, "shard", sh);
+    }
+    pl_status s = d.manifest && identity ? PL_OK : pl_fail(&err, PL_ERR_NOMEM, "out of memory");
+    for (size_t t = 0; s == PL_OK && t < st->ntasks; t++) {
+        if (skip[t])
+            continue;
+        s = plan_task_files(st, t, &d.planned, &err);
+        int reuse = s == PL_OK && o.resume ? task_reusable(&d, st, t, &d.keep, &err) : 0;
+        if (reuse < 0)
+            s = PL_ERR_NOMEM;
+        else if (reuse)
+            skip[t] = 1;
+    }
+    if (s == PL_OK && o.nshards == 0)
+        s = pl_strings_add(&d.planned, "study.csv", &err);
+    if (s == PL_OK && o.nshards == 0)
+        s = pl_strings_add(&d.planned, "study.json", &err);
+    if (s == PL_OK && !(d.journal = json_deep_copy(d.manifest)))
+        s = pl_fail(&err, PL_ERR_NOMEM, "out of memory");
+    if (s == PL_OK)
+        s = pl_outdir_begin(&d.out, &d.st, d.journal, &d.planned, &d.keep, &err);
+    if (s == PL_OK)
+        s = record_kept(&d, &err);
+    json_decref(identity);
+    if (s != PL_OK) {
+        fprintf(stderr, "penlim study: %s\n", err.message);
+        free(skip), free(shard);
+        outdir_end(&d);
+        return exit_code(s);
+    }
+    size_t reused = 0, mine = 0;
+    for (size_t t = 0; t < st->ntasks; t++) {
+        reused += skip[t] == 1;
+        mine += skip[t] != 2;
+    }
+    if (o.resume && !o.quiet)
+        fprintf(stderr, "penlim study: --resume: %zu of %zu tasks (runs and limit solutions) reused\n", reused, mine);
+    progress_state ps;
+    progress_start(&ps, "study", o.quiet);
+    study_io io = {.d = &d, .st = st, .ps = &ps, .status = PL_OK};
+    st->spec.task_done = task_done;
+    st->spec.progress = o.quiet ? NULL : study_progress;
+    st->spec.user = &io;
+    s = pl_study_phase1(st, &d.out, skip, &err);
+    free(skip);
+    free(shard);
+    if (s == PL_OK && io.status != PL_OK) {
+        s = io.status;
+        err = io.err;
+    }
+    if (s != PL_OK) {
+        progress_end(&ps);
+        fprintf(stderr, "penlim study: %s\n", err.message);
+        outdir_end(&d);
+        return exit_code(s);
+    }
+    if (o.nshards > 0) { /* a shard: its runs and limit solutions, the manifest; merge does the rest */
+        s = pl_outdir_finish(&d.out, &d.st, &d.planned, d.manifest, &err);
+        progress_end(&ps);
+        if (s != PL_OK) {
+            fprintf(stderr, "penlim study: %s\n", err.message);
+            outdir_end(&d);
+            return exit_code(s);
+        }
+        if (!o.quiet) {
+            printf("study %s: shard %ld of %ld: %zu tasks (%zu failed)\n", o.c->name, o.shard, o.nshards,
+                   d.out.written.n / TASK_FILES_ALWAYS, io.failed_tasks);
+            print_written(d.out.root, &d.out.written);
+        }
+        outdir_end(&d);
+        return io.failed_tasks ? 3 : 0;
+    }
+    rc = finish_study("study", &d, st, &o, &ps, !o.no_plots);
+    outdir_end(&d);
+    return rc;
+}
+
+int cmd_study(int argc, char **argv)
+{
+    pl_model model = {0};
+    pl_study st = {0};
+    int rc = cmd_study_with(argc, argv, &model, &st);
+    pl_study_free(&st);
+    pl_model_free(&model);
+    return rc;
+}
+
+/* ---- merge ---------------------------------------------------------------------------------- */
+
+typedef struct {
+    const char *dir;
+    pl_output out;
+    json_t *manifest;
+    long index;
+} shard_dir;
+
+/* DIR's manifest.json, a complete shard's: its manifest parsed, or an exit status (2: not one). */
+static int read_shard(shard_dir *sh, pl_error *err)
+{
+    char dir[1024];
+    pl_escape(sh->dir, dir, sizeof dir);
+    pl_output_init(&sh->out, sh->dir, 0, NULL);
+    if (pl_output_open(&sh->out, err) != PL_OK)
+        return input_error("merge", "%s: not a directory penlim can read", dir);
+    int fd = pl_output_open_file(&sh->out, PL_MANIFEST_NAME, err);
+    if (fd < 0)
+        return input_error("merge", "%s is not a complete shard of a study (no manifest.json: unfinished, or not "
+                           "penlim's)", dir);
+    char *text = NULL;
+    size_t len = 0;
+    pl_status s = pl_read_fd(fd, "manifest.json", (size_t)1 << 30, 0, &text, &len, err);
+    close(fd);
+    if (s == PL_OK)
+        s = pl_manifest_parse(text, len, &sh->manifest, err);
+    free(text);
+    if (s == PL_ERR_INPUT)
+        return input_error("merge", "%s: its manifest.json is not penlim's", dir);
+    if (s != PL_OK)
+        return failure("merge", err);
+    const char *cmd = json_string_value(json_object_get(sh->manifest, "command"));
+    const json_t *shard = json_object_get(sh->manifest, "shard");
+    if (!cmd || strcmp(cmd, "study") != 0 || !json_is_object(json_object_get(sh->manifest, "study")))
+        return input_error("merge", "%s is not a study's directory", dir);
+    if (!json_is_object(shard))
+        return input_error("merge", "%s is a whole study, not a shard (study --shard I/N): nothing to merge", dir);
+    sh->index = (long)json_integer_value(json_object_get(shard, "index"));
+    return -1;
+}
+
+/* Copy the file rel of a shard into the merged directory, verifying its bytes against the hash the
+ * shard's manifest records (a file changed since is refused). */
+static pl_status copy_file(shard_dir *sh, outdir_session *d, const char *rel, const char *hash, pl_error *err)
+{
+    int fd = pl_output_open_file(&sh->out, rel, err);
+    if (fd < 0)
+        return errno == ENOENT || errno == ELOOP || errno == ENOTDIR || errno == EINVAL
+                   ? pl_fail(err, PL_ERR_INPUT, "%s/%s is missing or not a regular file", sh->dir, rel)
+                   : PL_ERR_IO;
+    char sub[PATH_MAX];
+    const char *slash = strrchr(rel, '/');
+    snprintf(sub, sizeof sub, "%.*s", slash ? (int)(slash - rel) : 0, rel);
+    pl_file f;
+    pl_status s = pl_file_open(&f, &d->out, slash ? sub : NULL, slash ? slash + 1 : rel, err);
+    pl_hash h;
+    pl_hash_begin(&h);
+    char buf[65536];
+    while (s == PL_OK) {
+        ssize_t got = read(fd, buf, sizeof buf);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            s = pl_fail(err, PL_ERR_IO, "reading %s/%s: %s", sh->dir, rel, strerror(errno));
+        else if (got == 0)
+            break;
+        else {
+            pl_hash_add(&h, buf, (size_t)got);
+            if (fwrite(buf, 1, (size_t)got, f.fp) != (size_t)got)
+                s = pl_fail(err, PL_ERR_IO, "writing %s: %s", f.path, strerror(errno));
+        }
+    }
+    close(fd);
+    char got_hash[PL_HASH_LEN];
+    pl_hash_text(&h, got_hash);
+    if (s == PL_OK && strcmp(got_hash, hash) != 0)
+        s = pl_fail(err, PL_ERR_INPUT, "%s/%s has changed since penlim wrote it", sh->dir, rel);
+    if (s == PL_OK)
+        return pl_file_commit(&f, err);
+    if (f.fp)
+        pl_file_abort(&f);
+    return s;
+}
+
+static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, case_options *o)
+{
+    merge_options m;
+    pl_error err;
+    if (cli_parse_merge(argc, argv, &m, &err) != PL_OK)
+        return failure("merge", &err);
+    if (m.help) {
+        fputs(merge_usage, stdout);
+        return 0;
+    }
+    int rc;
+    for (size_t k = 0; k < m.ndirs; k++) {
+        sh[k].dir = m.dirs[k];
+        if ((rc = read_shard(&sh[k], &err)) >= 0)
+            return rc;
+    }
+    /* one study, its shards each once, all of them */
+    const json_t *first = sh[0].manifest;
+    long count = (long)json_integer_value(json_object_get(json_object_get(first, "shard"), "count"));
+    char a[512], b[512], msg[1200];
+    for (size_t k = 0; k < m.ndirs; k++) {
+        const json_t *mk = sh[k].manifest;
+        long ck = (long)json_integer_value(json_object_get(json_object_get(mk, "shard"), "count"));
+        pl_escape(sh[k].dir, a, sizeof a);
+        pl_escape(sh[0].dir, b, sizeof b);
+        const char *keys[] = {"study", "model", "case", "parameters", "law", "law_parameters", "solver", "options",
+                              "t_end", "samples", "max_steps", "contacts"};
+        int same = ck == count;
+        for (size_t j = 0; j < sizeof keys / sizeof *keys; j++)
+            same = same && json_equal(json_object_get(mk, keys[j]), json_object_get(first, keys[j]));
+        if (!same) {
+            snprintf(msg, sizeof msg, "%s and %s are not shards of one study (their settings or shard counts differ)",
+                     b, a);
+            return input_error("merge", "%s", msg);
+        }
+        if (sh[k].index < 1 || sh[k].index > count) {
+            snprintf(msg, sizeof msg, "%s: shard %ld of %ld is out of range", a, sh[k].index, count);
+            return input_error("merge", "%s", msg);
+        }
+        for (size_t j = 0; j < k; j++)
+            if (sh[j].index == sh[k].index) {
+                pl_escape(sh[j].dir, b, sizeof b);
+                snprintf(msg, sizeof msg, "%s and %s are both shard %ld of %ld", b, a, sh[k].index, count);
+                return input_error("merge", "%s", msg);
+            }
+    }
+    if ((long)m.ndirs != count) {
+        snprintf(msg, sizeof msg, "the study has %ld shards, %zu given: each must be merged once", count, m.ndirs);
+        return input_error("merge", "%s", msg);
+    }
+    /* the study again, from its identity: the case (or the model file, unchanged), the spec */
+    const json_t *model = json_object_get(first, "model");
+    const char *file = json_string_value(json_object_get(model, "file"));
+    const char *case_name = json_string_value(json_object_get(first, "case"));
+    o->cmd = "merge";
+    o->out = m.out;
+    o->force = m.force;
+    o->quiet = m.quiet;
+    o->jobs = m.jobs;
+    if (file) {
+        o->model_file = file;
+        if ((rc = load_model(o, NULL)) >= 0)
+            return rc;
+        const char *want = json_string_value(json_object_get(model, "content_hash"));
+        if (!want || strcmp(want, o->model_hash) != 0)
+            return input_error("merge", "the model file %s has changed since the shards were run", file);
+    } else if (!case_name || !(o->c = pl_case_find(case_name)))
+        return input_error("merge", "the shards' case '%s' is not built in", case_name ? case_name : "");
+    o->out = m.out;
+    spec_storage ss;
+    if (!spec_from_identity(json_object_get(first, "study"), o->c, &ss))
+        return input_error("merge", "%s: its study settings are not penlim's", sh[0].dir);
+    ss.spec.jobs = (int)m.jobs;
+    if (pl_study_plan(&ss.spec, st, &err) != PL_OK)
+        return failure("merge", &err);
+    size_t *dealt = malloc(st->ntasks * sizeof *dealt);
+    if (!dealt || pl_study_deal(st, (size_t)count, dealt, &err) != PL_OK) {
+        free(dealt);
+        fprintf(stderr, "penlim merge: out of memory\n");
+        return 3;
+    }
+    /* each shard holds the tasks dealt to it, complete (every file listed with its hash) */
+    for (size_t k = 0; k < m.ndirs; k++) {
+        const json_t *tasks = json_object_get(json_object_get(sh[k].manifest, "shard"), "tasks");
+        const json_t *hashes = json_object_get(sh[k].manifest, "content_hashes");
+        size_t mine = 0, listed = json_array_size(tasks);
+        int ok = json_is_array(tasks) && json_is_object(hashes);
+        for (size_t t = 0; ok && t < st->ntasks; t++)
+            if (dealt[t] == (size_t)(sh[k].index - 1)) {
+                ok = mine < listed && json_integer_value(json_array_get(tasks, mine)) == (json_int_t)t;
+                mine++;
+                char sub[64], rel[96];
+                pl_study_task_dir(st, t, sub, sizeof sub);
+                for (size_t j = 0; ok && j < TASK_FILES_ALWAYS; j++) {
+                    snprintf(rel, sizeof rel, "%s/%s", sub, task_files[j]);
+                    if (!json_is_string(json_object_get(hashes, rel))) {
+                        pl_escape(sh[k].dir, a, sizeof a);
+                        snprintf(msg, sizeof msg, "%s is incomplete: %s is missing", a, rel);
+                        free(dealt);
+                        return input_error("merge", "%s", msg);
+                    }
+                }
+            }
+        if (!ok || mine != listed) {
+            pl_escape(sh[k].dir, a, sizeof a);
+            snprintf(msg, sizeof msg, "%s does not hold the tasks of shard %ld of %ld of this study", a, sh[k].index,
+                     count);
+            free(dealt);
+            return input_error("merge", "%s", msg);
+        }
+    }
+    free(dealt);
+    /* --out is none of the shards (its files would be replaced while read) */
+    char out_real[PATH_MAX], dir_real[PATH_MAX];
+    if (realpath(m.out, out_real))
+        for (size_t k = 0; k < m.ndirs; k++)
+            if (realpath(sh[k].dir, dir_real) && strcmp(out_real, dir_real) == 0)
+                return input_error("merge", "--out %s is one of the shards: merge into a directory of its own", m.out);
+    outdir_session d;
+    if ((rc = outdir_start(o, &d)) >= 0) {
+        outdir_end(&d);
+        return rc;
+    }
+    /* the manifest of the study run whole, and where its runs came from */
+    d.manifest = json_deep_copy(first);
+    json_t *from = json_array();
+    for (size_t k = 0; k < m.ndirs; k++)
+        PL_JSON_APPEND(from, json_string(sh[k].dir));
+    pl_status s = PL_OK;
+    if (!d.manifest || json_object_del(d.manifest, "shard") != 0 || json_object_set_new(d.manifest, "merged_from", from))
+        s = pl_fail(&err, PL_ERR_NOMEM, "out of memory");
+    json_object_del(d.manifest, "content_hashes");
+    for (size_t t = 0; s == PL_OK && t < st->ntasks; t++)
+        s = plan_task_files(st, t, &d.planned, &err);
+    if (s == PL_OK)
+        s = pl_strings_add(&d.planned, "study.csv", &err);
+    if (s == PL_OK)
+        s = pl_strings_add(&d.planned, "study.json", &err);
+    if (s == PL_OK && !(d.journal = json_deep_copy(d.manifest)))
+        s = pl_fail(&err, PL_ERR_NOMEM, "out of memory");
+    if (s == PL_OK)
+        s = pl_outdir_begin(&d.out, &d.st, d.journal, &d.planned, &d.keep, &err);
+    progress_state ps;
+    progress_start(&ps, "merge", o->quiet);
+    for (size_t k = 0; s == PL_OK && k < m.ndirs; k++) {
+        const json_t *hashes = json_object_get(sh[k].manifest, "content_hashes");
+        const char *rel;
+        json_t *h;
+        json_object_foreach((json_t *)hashes, rel, h) {
+            if ((strncmp(rel, "runs/", 5) == 0 || strncmp(rel, "limits/", 7) == 0) && s == PL_OK)
+                s = copy_file(&sh[k], &d, rel, json_string_value(h), &err);
+        }
+        if (s == PL_OK)
+            s = pl_outdir_journal_update(&d.out, d.journal, &err);
+        progress_phase(&ps, "copying the shards", k + 1, m.ndirs);
+    }
+    if (s != PL_OK) {
+        progress_end(&ps);
+        fprintf(stderr, "penlim merge: %s\n", err.message);
+        outdir_end(&d);
+        return exit_code(s);
+    }
+    study_io io = {.d = &d, .st = st, .ps = &ps, .status = PL_OK};
+    st->spec.progress = o->quiet ? NULL : study_progress;
+    st->spec.user = &io;
+    rc = finish_study("merge", &d, st, o, &ps, !m.no_plots);
+    outdir_end(&d);
+    return rc;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    shard_dir *sh = calloc(MAX_MERGE, sizeof *sh);
+    case_options *o = calloc(1, sizeof *o);
+    pl_study st = {0};
+    int rc = sh && o ? cmd_merge_with(argc, argv, sh, &st, o) : 3;
+    if (!sh || !o)
+        fprintf(stderr, "penlim merge: out of memory\n");
+    for (size_t k = 0; sh && k < MAX_MERGE; k++) {
+        json_decref(sh[k].manifest);
+        if (sh[k].dir)
+            pl_output_free(&sh[k].out);
+    }
+    pl_study_free(&st);
+    free(sh);
+    free(o);
+    return rc;
+}

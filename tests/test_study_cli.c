@@ -1,0 +1,415 @@
+/* penlim study and merge end to end: a small grid with 1 and 2 jobs and as 3 shards merged gives
+ * the same data (study.csv and study.json but for the measured times, and every run's files); a study
+ * killed during its runs and resumed gives them too; every bad input is refused (exit 2, one line,
+ * nothing written); study.csv agrees with `penlim sweep` run by hand at a point; and the corner at
+ * 135 degrees gives the rigid outcomes outside the closed-form thresholds of s = eps sqrt(k mu)
+ * (docs/cases.md, derived again below). */
+#include <dirent.h>
+#include <jansson.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cli_util.h"
+
+/* ---- reading the files back ---- */
+
+typedef struct {
+    char **cell; /* rows x cols, row 0 the header */
+    size_t rows, cols;
+    char *text;
+} csv;
+
+static int csv_load(const char *name, csv *c)
+{
+    memset(c, 0, sizeof *c);
+    if (!(c->text = slurp(name)))
+        return 0;
+    size_t lines = (size_t)count_lines(c->text), commas = 0;
+    for (const char *p = c->text; *p && *p != '\n'; p++)
+        commas += *p == ',';
+    c->cols = commas + 1;
+    c->cell = calloc((lines + 1) * c->cols, sizeof *c->cell);
+    char *p = c->text;
+    for (size_t r = 0; r < lines && *p; r++, c->rows++)
+        for (size_t k = 0; k < c->cols; k++) {
+            c->cell[r * c->cols + k] = p;
+            p += strcspn(p, ",\n");
+            int end = *p == '\n';
+            if (*p)
+                *p++ = '\0';
+            if (end)
+                break;
+        }
+    return 1;
+}
+
+static int csv_col(const csv *c, const char *name)
+{
+    for (size_t k = 0; k < c->cols; k++)
+        if (c->cell[k] && strcmp(c->cell[k], name) == 0)
+            return (int)k;
+    return -1;
+}
+
+static const char *csv_at(const csv *c, size_t row, const char *name)
+{
+    int k = csv_col(c, name);
+    return k >= 0 && row < c->rows && c->cell[row * c->cols + (size_t)k] ? c->cell[row * c->cols + (size_t)k] : "";
+}
+
+static void csv_free(csv *c)
+{
+    free(c->cell);
+    free(c->text);
+}
+
+/* The JSON without the members whose names say wall or seconds (measured times). */
+static void strip_times(json_t *j)
+{
+    if (json_is_array(j))
+        for (size_t k = 0; k < json_array_size(j); k++)
+            strip_times(json_array_get(j, k));
+    if (!json_is_object(j))
+        return;
+    const char *key;
+    json_t *v;
+    void *tmp;
+    json_object_foreach_safe(j, tmp, key, v) {
+        if (strstr(key, "wall") || strstr(key, "seconds"))
+            json_object_del(j, key);
+        else
+            strip_times(v);
+    }
+}
+
+/* dir/NAME's JSON, its times stripped. */
+static json_t *json_file(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    json_t *j = json_load_file(path, 0, NULL);
+    strip_times(j);
+    return j;
+}
+
+/* study.csv of two directories equal but for the wall_seconds column. */
+static int same_csv(const char *a, const char *b)
+{
+    csv x, y;
+    char pa[512], pb[512];
+    snprintf(pa, sizeof pa, "%s/study.csv", a);
+    snprintf(pb, sizeof pb, "%s/study.csv", b);
+    int ok = csv_load(pa, &x) & csv_load(pb, &y);
+    ok = ok && x.rows == y.rows && x.cols == y.cols && x.rows > 1;
+    int wall = ok ? csv_col(&x, "wall_seconds") : -1;
+    for (size_t k = 0; ok && k < x.rows * x.cols; k++)
+        if ((int)(k % x.cols) != wall && strcmp(x.cell[k] ? x.cell[k] : "", y.cell[k] ? y.cell[k] : "") != 0) {
+            fprintf(stderr, "  %s vs %s: row %zu column %zu: %s vs %s\n", pa, pb, k / x.cols, k % x.cols, x.cell[k],
+                    y.cell[k]);
+            ok = 0;
+        }
+    csv_free(&x);
+    csv_free(&y);
+    return ok;
+}
+
+static int same_json(const char *a, const char *b)
+{
+    json_t *x = json_file(a), *y = json_file(b);
+    int ok = x && y && json_equal(x, y);
+    json_decref(x);
+    json_decref(y);
+    return ok;
+}
+
+static int same_bytes(const char *a, const char *b)
+{
+    char *x = slurp(a), *y = slurp(b);
+    int ok = x && y && strcmp(x, y) == 0;
+    free(x);
+    free(y);
+    return ok;
+}
+
+/* Two study directories (in dir) hold the same data: study.csv, study.json, and every run's and limit
+ * solution's files (times apart). */
+static int same_study(const char *a, const char *b)
+{
+    char pa[512], pb[512];
+    int ok = same_csv(a, b);
+    snprintf(pa, sizeof pa, "%s/study.json", a);
+    snprintf(pb, sizeof pb, "%s/study.json", b);
+    ok = ok && same_json(pa, pb);
+    CHECK(ok, "%s and %s: study.csv and study.json", a, b);
+    snprintf(pa, sizeof pa, "%s/manifest.json", a);
+    json_t *m = json_file(pa);
+    json_t *files = json_object_get(m, "files");
+    size_t compared = 0;
+    for (size_t k = 0; k < json_array_size(files); k++) {
+        const char *f = json_string_value(json_array_get(files, k));
+        if (strncmp(f, "runs/", 5) != 0 && strncmp(f, "limits/", 7) != 0)
+            continue;
+        snprintf(pa, sizeof pa, "%s/%s", a, f);
+        snprintf(pb, sizeof pb, "%s/%s", b, f);
+        int same = strstr(f, ".json") ? same_json(pa, pb) : same_bytes(pa, pb);
+        CHECK(same, "%s: %s as in %s", b, f, a);
+        ok = ok && same;
+        compared++;
+    }
+    CHECK(compared > 0, "%s lists its runs' files", a);
+    json_decref(m);
+    return ok;
+}
+
+/* stderr is one line beginning "penlim CMD: " and containing what. */
+static void one_line(const char *cmd, const char *what)
+{
+    char *e = slurp("stderr.txt"), prefix[64];
+    snprintf(prefix, sizeof prefix, "penlim %s: ", cmd);
+    CHECK(e && count_lines(e) == 1 && strncmp(e, prefix, strlen(prefix)) == 0 && strstr(e, what),
+          "one line naming '%s': %s", what, e ? e : "(none)");
+    free(e);
+}
+
+/* ---- the tests ---- */
+
+static const char grid[] = "corner --grid eps=-0.3,0.25 --grid mu=1e4:1e6:3 --set angle=135";
+
+static void test_same_data(void)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "study %s --jobs 1 --out one --quiet", grid);
+    CHECK(run(cmd) == 0, "study with 1 job");
+    snprintf(cmd, sizeof cmd, "study %s --jobs 2 --out two --quiet", grid);
+    CHECK(run(cmd) == 0, "study with 2 jobs");
+    for (int i = 1; i <= 3; i++) {
+        snprintf(cmd, sizeof cmd, "study %s --jobs 1 --shard %d/3 --out shard%d --quiet", grid, i, i);
+        CHECK(run(cmd) == 0, "shard %d of 3", i);
+        char csv_name[32];
+        snprintf(csv_name, sizeof csv_name, "shard%d/study.csv", i);
+        CHECK(!exists(csv_name), "a shard writes no study.csv");
+    }
+    CHECK(run("merge shard3 shard1 shard2 --out merged --jobs 2 --quiet") == 0, "merge of the 3 shards");
+    CHECK(same_study("one", "two"), "1 and 2 jobs: the same data");
+    CHECK(same_study("one", "merged"), "1 job and 3 shards merged: the same data");
+    char a[300];
+    /* the shards split the tasks between them: each holds some, none all */
+    for (int i = 1; i <= 3; i++) {
+        snprintf(a, sizeof a, "shard%d/manifest.json", i);
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", dir, a);
+        json_t *m = json_load_file(path, 0, NULL);
+        size_t n = json_array_size(json_object_get(json_object_get(m, "shard"), "tasks"));
+        CHECK(n >= 1 && n < 8, "shard %d holds %zu of the 8 tasks", i, n);
+        json_decref(m);
+    }
+    /* a merged study is complete: resuming it recomputes nothing */
+    snprintf(cmd, sizeof cmd, "study %s --jobs 1 --out merged --resume", grid);
+    CHECK(run(cmd) == 0, "resume of the merged study");
+    char *e = slurp("stderr.txt");
+    CHECK(e && strstr(e, "8 of 8 tasks"), "every task reused: %s", e ? e : "");
+    free(e);
+}
+
+/* The study's row of a point as `penlim sweep` at that point gives it, column by column. */
+static void test_against_sweep(void)
+{
+    CHECK(run("sweep corner --set angle=135 --set eps=0.25 --mu 1e4:1e6:3 --out sweep --no-plots --quiet --jobs 1") == 0,
+          "sweep by hand");
+    csv s, w;
+    CHECK(csv_load("one/study.csv", &s) && csv_load("sweep/sweep.csv", &w), "both tables");
+    size_t compared = 0;
+    for (size_t r = 1; r < s.rows; r++) {
+        if (strcmp(csv_at(&s, r, "eps"), "0.25") != 0)
+            continue;
+        for (size_t k = 1; k < w.rows; k++) {
+            if (strcmp(csv_at(&w, k, "mu"), csv_at(&s, r, "mu")) != 0)
+                continue;
+            for (size_t c = 1; c < w.cols; c++) {
+                const char *name = w.cell[c];
+                if (strcmp(name, "wall_seconds") == 0)
+                    continue;
+                CHECK(strcmp(csv_at(&s, r, name), csv_at(&w, k, name)) == 0, "mu %s, %s: study %s, sweep %s",
+                      csv_at(&w, k, "mu"), name, csv_at(&s, r, name), csv_at(&w, k, name));
+                compared++;
+            }
+        }
+    }
+    CHECK(compared == 3 * 27, "every column of the 3 runs compared (%zu)", compared);
+    csv_free(&s);
+    csv_free(&w);
+}
+
+static int count_summaries(const char *study)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s/runs", dir, study);
+    DIR *d = opendir(path);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char f[512];
+        snprintf(f, sizeof f, "%.64s/runs/%.200s/summary.json", study, e->d_name);
+        n += e->d_name[0] != '.' && exists(f);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Killed (SIGKILL) once some runs are written, then resumed: the same data as the study run whole. */
+static void test_kill_resume(void)
+{
+    const char *args = "study bouncing_ball --t-end 100 --grid mu=1e5,1e7,1e9 --grid e=lin:0.9:0.95:6 --jobs 1";
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s --out whole --quiet", args);
+    CHECK(run(cmd) == 0, "the study whole");
+    char path[512];
+    snprintf(path, sizeof path, "%s/killed", dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        CHECK(chdir(dir) == 0, "chdir");
+        execl(penlim, penlim, "study", "bouncing_ball", "--t-end", "100", "--grid", "mu=1e5,1e7,1e9", "--grid",
+              "e=lin:0.9:0.95:6", "--jobs", "1", "--quiet", "--out", "killed", (char *)NULL);
+        _exit(127);
+    }
+    int seen = 0, finished = 0;
+    for (int k = 0; k < 20000 && (seen = count_summaries("killed")) < 4; k++) {
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            finished = 1;
+            break;
+        }
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    if (!finished) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+    CHECK(finished || !exists("killed/manifest.json"), "killed before its manifest (%d runs written)", seen);
+    if (finished)
+        printf("test_study_cli: note: the study finished before it could be killed\n");
+    snprintf(cmd, sizeof cmd, "%s --out killed --resume", args);
+    CHECK(run(cmd) == 0, "resumed");
+    char *e = slurp("stderr.txt");
+    int reused = -1;
+    const char *r = e ? strstr(e, "--resume: ") : NULL;
+    if (r)
+        reused = atoi(r + 10);
+    CHECK(reused >= (seen > 0 ? 1 : 0), "the resume reused what the killed study completed (%d)", reused);
+    free(e);
+    CHECK(same_study("whole", "killed"), "killed and resumed: the same data as the study whole");
+}
+
+static void bad(const char *args, const char *cmd, const char *what)
+{
+    char line[1024];
+    snprintf(line, sizeof line, "%s --out bad", args);
+    CHECK(run(line) == 2, "%s: exit 2", args);
+    one_line(cmd, what);
+    CHECK(!exists("bad"), "%s: nothing written", args);
+}
+
+static void test_bad_input(void)
+{
+    bad("study corner --grid nosuch=1,2", "study", "nosuch");
+    bad("study corner --grid eps=0.1 --grid eps=0.2", "study", "given twice");
+    bad("study corner --grid mu=1e4,1e6 --mu 1e5", "study", "both an option");
+    bad("study corner --grid eps=", "study", "no values");
+    bad("study corner --grid eps=0.1,nan", "study", "not a finite number");
+    bad("study corner --grid eps=0.1,inf", "study", "not a finite number");
+    bad("study corner --grid eps=lin:-0.5:0.5:1001 --grid mu=1e4:1e8:1000", "study", "more than 1000000");
+    bad("study corner --grid eps=0.1,2", "study", "eps = 2");
+    bad("study corner --grid h=0.1,0.01", "study", "--scheme");
+    bad("study corner --grid eps=0.1,0.2 --grid angle=90,100,110 --zip", "study", "--zip");
+    bad("study corner", "study", "no --grid");
+    bad("study corner --grid eps=0.1,0.2 --shard 4/3", "study", "--shard");
+    bad("study corner --grid eps=0.1,0.2 --shard 0/3", "study", "--shard");
+    bad("study corner --grid eps=0.1,0.2 --shard 1", "study", "--shard");
+    bad("study corner --grid eps=0.1,0.2 --map nosuch", "study", "--map");
+    bad("study corner --grid eps=0.1,0.2 --grid mu=1e4,1e5 --map-axes eps,angle", "study", "--map-axes");
+    /* merge: only the shards of one study, each once, all of them */
+    CHECK(run("merge shard1 shard2 shard3") == 2, "merge without --out");
+    one_line("merge", "missing --out");
+    bad("merge one two", "merge", "not a shard");
+    bad("merge shard1 shard2", "merge", "3 shards, 2 given");
+    bad("merge shard1 shard1 shard2", "merge", "both shard 1");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "study %s --grid t-end=1.5 --shard 3/3 --out other3 --quiet", grid);
+    CHECK(run(cmd) == 0, "a shard of another study");
+    bad("merge shard1 shard2 other3", "merge", "not shards of one study");
+    bad("merge shard1 shard2 nosuchdir", "merge", "nosuchdir");
+}
+
+/* Derived from the case's definition (docs/cases.md): unit mass from (-1 + eps, -1) at velocity (1, 1),
+ * G1 = -y, G2 = -(x + y)/sqrt(2) at 135 degrees, k = k2 = 1.  In X = sqrt(mu) q, S = sqrt(mu)(t - 1),
+ * s = eps sqrt(mu): for s <= -pi, wall 1 holds the mass over S in [0, pi] at X = (s + S, sin S),
+ * so x + y = (s + S + sin S)/sqrt(mu) <= (s + pi)/sqrt(mu) <= 0 (S + sin S increases to pi) and wall 2
+ * is never touched: v = (1, -1) exactly.  For s >= 2, wall 2 is reached first (at S = -s/2); alone, it
+ * reverses the normal velocity sqrt(2) over half a period, its scaled penetration u = sqrt(2) sin(S')
+ * along (1, 1)/sqrt(2) while x - y stays s, so y = (sqrt(2) u - s)/2 <= (2 - s)/2 <= 0: wall 1 is never
+ * touched, v = (-1, -1).  Between, both walls act and the outcome is neither.  Each s at
+ * two stiffnesses (--zip pairs eps with mu): the outcome depends on s alone. */
+static void test_corner_thresholds(void)
+{
+    const double s[] = {-4.0, -3.3, -3.0, 1.5, 2.1, 3.0};
+    const double mu[] = {1e6, 1e8};
+    char eps_list[1024] = "", mu_list[256] = "";
+    for (int m = 0; m < 2; m++)
+        for (int k = 0; k < 6; k++) {
+            char v[64];
+            snprintf(v, sizeof v, "%s%.17g", *eps_list ? "," : "", s[k] / sqrt(mu[m]));
+            strcat(eps_list, v);
+            snprintf(v, sizeof v, "%s%g", *mu_list ? "," : "", mu[m]); /* --zip: values may recur */
+            strcat(mu_list, v);
+        }
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "study corner --set angle=135 --grid eps=%s --grid mu=%s --zip --out corner --quiet "
+             "--rtol 1e-10", eps_list, mu_list);
+    CHECK(run(cmd) == 0, "the corner's study");
+    csv c;
+    CHECK(csv_load("corner/study.csv", &c) && c.rows == 13, "12 runs");
+    for (size_t r = 1; r < c.rows; r++) {
+        int k = (int)((r - 1) % 6);
+        double v1 = atof(csv_at(&c, r, "final_v1")), v2 = atof(csv_at(&c, r, "final_v2"));
+        double eps = atof(csv_at(&c, r, "eps")), m = atof(csv_at(&c, r, "mu"));
+        NEAR(eps * sqrt(m), s[k], 1e-8, "s of run %zu", r - 1);
+        if (s[k] <= -M_PI) {
+            NEAR(v1, 1.0, 1e-6, "s = %g (mu %g): v1 on the rigid wall-1 branch", s[k], m);
+            NEAR(v2, -1.0, 1e-6, "s = %g (mu %g): v2 on the rigid wall-1 branch", s[k], m);
+        } else if (s[k] >= 2.0) {
+            NEAR(v1, -1.0, 1e-6, "s = %g (mu %g): v1 on the rigid wall-2 branch", s[k], m);
+            NEAR(v2, -1.0, 1e-6, "s = %g (mu %g): v2 on the rigid wall-2 branch", s[k], m);
+        } else
+            CHECK(fabs(v1 - 1) + fabs(v2 + 1) > 1e-2 && fabs(v1 + 1) + fabs(v2 + 1) > 1e-2,
+                  "s = %g (mu %g): between the thresholds, neither rigid branch (%g, %g)", s[k], m, v1, v2);
+        /* the same s at the other stiffness: the same outcome */
+        size_t twin = r <= 6 ? r + 6 : r - 6;
+        NEAR(v1, atof(csv_at(&c, twin, "final_v1")), 1e-6, "s = %g: v1 at mu = 1e6 and 1e8", s[k]);
+        NEAR(v2, atof(csv_at(&c, twin, "final_v2")), 1e-6, "s = %g: v2 at mu = 1e6 and 1e8", s[k]);
+    }
+    csv_free(&c);
+}
+
+int main(int argc, char **argv)
+{
+    check_init();
+    if (argc < 2)
+        return 2;
+    penlim = argv[1];
+    snprintf(dir, sizeof dir, "/tmp/penlim_study_cli_XXXXXX");
+    if (!mkdtemp(dir))
+        return 2;
+    test_same_data();
+    test_against_sweep();
+    test_bad_input();
+    test_kill_resume();
+    test_corner_thresholds();
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (check_failures == 0 && system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return check_finish("test_study_cli");
+}
