@@ -55,6 +55,8 @@ static void test_bad_input(void)
     refused(pen, (const char *[]){"eps=0.5,2"}, 1, 0, "eps = 2");          /* out of (-1, 1) */
     refused(pen, (const char *[]){"angle=90,200"}, 1, 0, "angle = 200");
     refused(pen, (const char *[]){"h=0.1,0.01"}, 1, 0, "--scheme");       /* h without a scheme */
+    /* admissible one by one, not together: the start (-0.5, -1) lies outside a 60 degree corner */
+    refused(pen, (const char *[]){"eps=0,0.5", "angle=135,60"}, 2, 0, "eps = 0.5, angle = 60");
     refused(mj, (const char *[]){"mu=1e4,1e6"}, 1, 0, "mu");              /* mu of a scheme */
     refused(pen, (const char *[]){"=1,2"}, 1, 0, "NAME=VALUES");
     refused(pen, (const char *[]){"mu=-1:10:3"}, 1, 0, "geometric");

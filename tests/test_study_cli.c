@@ -323,6 +323,9 @@ static void test_bad_input(void)
     bad("study corner --grid eps=lin:-0.5:0.5:1001 --grid mu=1e4:1e8:1000", "study", "more than 1000000");
     bad("study corner --grid eps=0.1,2", "study", "eps = 2");
     bad("study corner --grid h=0.1,0.01", "study", "--scheme");
+    /* each value admissible with the others' first, not together: (eps, angle) = (0.5, 60) starts
+     * outside the corner (G2 = 0.366 - 0.866 eps < 0) */
+    bad("study corner --grid eps=0,0.5 --grid angle=135,60", "study", "eps = 0.5, angle = 60");
     bad("study corner --grid eps=0.1,0.2 --grid angle=90,100,110 --zip", "study", "--zip");
     bad("study corner", "study", "no --grid");
     bad("study corner --grid eps=0.1,0.2 --shard 4/3", "study", "--shard");

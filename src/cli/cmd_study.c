@@ -175,7 +175,8 @@ static json_t *settings_json(const pl_setting *s, size_t n)
 }
 
 /* What makes two studies the same (and the shards of one): the spec as given, everything its runs
- * depend on.  How it is executed (jobs, shards, processes) is not part of it. */
+ * depend on.  How it is executed (jobs, shards, processes) is not part of it, nor --max-seconds: a
+ * run it stopped is failed, and a --resume computes the failed runs again. */
 static json_t *study_identity(const pl_study_spec *sp)
 {
     json_t *o = json_object(), *grids = json_array();
@@ -191,7 +192,6 @@ static json_t *study_identity(const pl_study_spec *sp)
     PL_JSON_SET(o, "t_end", pl_json_number(sp->t_end));
     PL_JSON_SET(o, "samples", sp->samples == SIZE_MAX ? json_null() : json_integer((json_int_t)sp->samples));
     PL_JSON_SET(o, "max_steps", json_integer(sp->max_steps));
-    PL_JSON_SET(o, "max_seconds", pl_json_number(sp->max_seconds));
     PL_JSON_SET(o, "max_output", pl_json_number(sp->max_output));
     PL_JSON_SET(o, "contacts", json_integer(sp->contacts));
     return o;
@@ -253,13 +253,11 @@ static int spec_from_identity(const json_t *id, const pl_case *c, spec_storage *
     sp->samples = json_is_null(samples) ? SIZE_MAX : (size_t)json_integer_value(samples);
     sp->max_steps = (long)json_integer_value(json_object_get(id, "max_steps"));
     sp->contacts = (pl_contacts_mode)json_integer_value(json_object_get(id, "contacts"));
-    double max_seconds, max_output;
+    double max_output = 0;
     int ok = sp->law && sp->solver && settings_from(json_object_get(id, "settings"), ss->set, MAX_SETTINGS, &sp->nsettings) &&
              settings_from(json_object_get(id, "options"), ss->opt, MAX_GIVEN, &sp->noptions) &&
              number_or_nan(json_object_get(id, "t_end"), &sp->t_end) &&
-             number_or_nan(json_object_get(id, "max_seconds"), &max_seconds) &&
              number_or_nan(json_object_get(id, "max_output"), &max_output);
-    sp->max_seconds = isnan(max_seconds) ? 0 : max_seconds;
     sp->max_output = isnan(max_output) ? 0 : max_output;
     sp->settings = ss->set;
     sp->options = ss->opt;
@@ -334,6 +332,22 @@ static int task_reusable(const outdir_session *d, const pl_study *st, size_t tas
         if (!pl_outdir_hash(&d->st, rel) || pl_outdir_verify(&d->out, &d->st, rel, &e) != PL_OK)
             return 0;
     }
+    /* a failed run (stopped by --max-seconds, say) is computed again */
+    snprintf(rel, sizeof rel, "%s/summary.json", sub);
+    pl_error e;
+    int fd = pl_output_open_file(&d->out, rel, &e);
+    char *text = NULL;
+    size_t len = 0;
+    int ok = fd >= 0 && pl_read_fd(fd, rel, (size_t)1 << 30, 0, &text, &len, &e) == PL_OK;
+    if (fd >= 0)
+        close(fd);
+    json_t *summary = ok ? json_loadb(text, len, 0, NULL) : NULL;
+    const char *status = json_string_value(json_object_get(summary, "status"));
+    ok = status && strcmp(status, "ok") == 0;
+    json_decref(summary);
+    free(text);
+    if (!ok)
+        return 0;
     for (size_t k = 0; k < n; k++) {
         snprintf(rel, sizeof rel, "%s/%s", sub, task_files[k]);
         if (pl_strings_add(keep, rel, err) != PL_OK)

@@ -444,6 +444,35 @@ pl_status pl_study_plan(const pl_study_spec *spec, pl_study *st, pl_error *err)
         if (st->limit_run[st->run_limit[r]] == SIZE_MAX)
             st->limit_run[st->run_limit[r]] = r;
     }
+    /* Each distinct model (a limit key: the case and law axes, and t-end) checked as a run checks it,
+     * its limit solution's checks included: a combination of values the case refuses is bad input
+     * found here, before anything runs, not a failure after. */
+    for (size_t l = 0; l < st->nlimits && s == PL_OK; l++) {
+        pl_model m = {0};
+        pl_solve_opts o, lo;
+        pl_error e;
+        size_t r = st->limit_run[l];
+        s = run_model(st, r, 0, 0, &m, &e);
+        if (s == PL_OK && (s = run_opts(st, &m, r, 0, 0, &o, &e)) == PL_OK &&
+            (s = pl_solve_check(st->solver, &m, &o, &e)) == PL_OK) {
+            pl_sweep_opts so = {.solver = st->solver, .base = o};
+            pl_sweep_limit_opts(&m, &so, &lo);
+            s = pl_solve_check(&pl_solver_limit, &m, &lo, &e);
+        }
+        if (s != PL_OK) {
+            char at[512] = "";
+            for (size_t a = 0; a < st->naxes; a++)
+                if (is_limit_axis(st->axes[a].kind) && strlen(at) < sizeof at - 100)
+                    snprintf(at + strlen(at), sizeof at - strlen(at), "%s%s = %.17g", *at ? ", " : "",
+                             st->axes[a].name, pl_study_value(st, a, r));
+            pl_fail(err, s, "--grid at %s: %.700s", at, e.message);
+        }
+        pl_model_free(&m);
+    }
+    if (s != PL_OK) {
+        free(tmp);
+        return s;
+    }
     /* the tasks and their predicted costs */
     pl_model m = {0};
     for (size_t t = 0; t < st->ntasks && s == PL_OK; t++) {
