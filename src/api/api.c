@@ -562,20 +562,11 @@ PL_API pl_status pl_study_value_get(const pl_study *st, size_t run, const char *
         return pl_fail(err, PL_ERR_INPUT, "pl_study_value_get: the study has not run");
     if (run >= st->nruns)
         return pl_fail(err, PL_ERR_INPUT, "run %zu of a study of %zu", run, st->nruns);
-    static const char header[] = PL_SWEEP_ROW_HEADER;
-    const char *p = header;
-    size_t len = name ? strlen(name) : 0, col = 0;
-    while (name && p) {
-        if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0'))
-            break;
-        p = strchr(p, ',');
-        p = p ? p + 1 : NULL;
-        col++;
-    }
+    int col = name ? pl_sweep_row_column(name) : -1;
     const pl_study_run_result *res = &st->run[run];
     if (value)
-        *value = p ? res->row[col] : NAN;
-    if (!p && name)
+        *value = col >= 0 ? res->row[col] : NAN;
+    if (col < 0 && name)
         return pl_fail(err, PL_ERR_INPUT, "unknown quantity '%s' (the columns of study.csv)", name);
     if (res->status != PL_OK)
         return pl_fail(err, res->status, "%s", res->error ? res->error : "failed");

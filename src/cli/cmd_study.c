@@ -459,13 +459,9 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st)
     if (pl_study_plan(&spec, st, &err) != PL_OK)
         return failure("study", &err);
     /* the map's quantity and axes, checked before anything runs */
-    if (o.map && strcmp(o.map, "final_t") != 0 && strncmp(o.map, "final_q", 7) != 0 && strncmp(o.map, "final_v", 7) != 0) {
-        const char *h = PL_SWEEP_ROW_HEADER, *p = strstr(h, o.map);
-        size_t len = strlen(o.map);
-        if (!*o.map || !p || (p != h && p[-1] != ',') || (p[len] != ',' && p[len] != '\0'))
-            return input_error("study", "--map %s: not a quantity of study.csv (restitution_first, capture_time, ...)",
-                               o.map);
-    }
+    if (o.map && strcmp(o.map, "final_t") != 0 && strncmp(o.map, "final_q", 7) != 0 && strncmp(o.map, "final_v", 7) != 0 &&
+        pl_sweep_row_column(o.map) < 0)
+        return input_error("study", "--map %s: not a quantity of study.csv (restitution_first, capture_time, ...)", o.map);
     if (o.map_axes) {
         const char *comma = strchr(o.map_axes, ',');
         int found = 0;
@@ -576,8 +572,8 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st)
             return exit_code(s);
         }
         if (!o.quiet) {
-            printf("study %s: shard %ld of %ld: %zu tasks (%zu failed)\n", o.c->name, o.shard, o.nshards,
-                   d.out.written.n / TASK_FILES_ALWAYS, io.failed_tasks);
+            printf("study %s: shard %ld of %ld: %zu of the study's %zu tasks (%zu failed)\n", o.c->name, o.shard,
+                   o.nshards, mine, st->ntasks, io.failed_tasks);
             print_written(d.out.root, &d.out.written);
         }
         outdir_end(&d);

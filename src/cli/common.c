@@ -287,8 +287,8 @@ void print_written(const char *dir, const pl_strings *written)
             sep = ", ";
         }
     printf("%smanifest.json", sep);
-    size_t runs = 0, limit = 0, contacts = 0;
-    const char *last_run = NULL;
+    size_t runs = 0, limit = 0, contacts = 0, limits = 0;
+    const char *last_run = NULL, *last_limit = NULL;
     for (size_t k = 0; k < written->n; k++) {
         const char *f = written->items[k];
         size_t len_f = strlen(f);
@@ -300,12 +300,20 @@ void print_written(const char *dir, const pl_strings *written)
             last_run = f;
         } else if (strncmp(f, "limit/", 6) == 0)
             limit++;
+        else if (strncmp(f, "limits/", 7) == 0) { /* a study's, one directory per limit solution */
+            size_t len = (size_t)(strchr(f + 7, '/') ? strchr(f + 7, '/') - f : (long)strlen(f));
+            if (!last_limit || strncmp(last_limit, f, len) != 0 || last_limit[len] != '/')
+                limits++;
+            last_limit = f;
+        }
     }
     if (runs)
         printf("; runs/ (%zu run%s: trajectory.csv, trajectory_s.csv, summary.json%s)", runs, runs > 1 ? "s" : "",
                contacts ? ", contacts.csv" : "");
     if (limit)
         printf("; limit/ (%zu files, the limit solution)", limit);
+    if (limits)
+        printf("; limits/ (%zu limit solution%s)", limits, limits > 1 ? "s" : "");
     printf("\n");
 }
 

@@ -65,6 +65,20 @@ void pl_sweep_row(const pl_sweep *sw, size_t k, double row[PL_SWEEP_ROW])
     row[j++] = r->stats.wall_seconds;
 }
 
+int pl_sweep_row_column(const char *name)
+{
+    static const char header[] = PL_SWEEP_ROW_HEADER;
+    size_t len = strlen(name);
+    int col = 0;
+    for (const char *p = header; p; col++) {
+        if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+            return col;
+        p = strchr(p, ',');
+        p = p ? p + 1 : NULL;
+    }
+    return -1;
+}
+
 void pl_put_sweep_row(pl_file *f, const double row[PL_SWEEP_ROW])
 {
     fprintf(f->fp, ",%.0f,%.0f,%.0f", row[0], row[1], row[2]);

@@ -18,6 +18,8 @@
     "impact_time_error,impact_velocity_error,impacts_matched,impacts_missing,impacts_absorbed,impacts_excluded,"  \
     "impacts_extra,steps,rhs_evals,wall_seconds"
 void pl_sweep_row(const pl_sweep *sw, size_t k, double row[PL_SWEEP_ROW]);
+/* The index of the column `name` in PL_SWEEP_ROW_HEADER, or -1. */
+int pl_sweep_row_column(const char *name);
 /* The row as sweep.csv prints it, each value after a comma (counts as integers, wall_seconds %.6g). */
 void pl_put_sweep_row(pl_file *f, const double row[PL_SWEEP_ROW]);
 

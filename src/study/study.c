@@ -726,6 +726,11 @@ pl_status pl_study_phase1(const pl_study *st, pl_output *out, const unsigned cha
         if (!done || !done[t]) {
             p.cost_total += st->tasks[t].cost;
             todo++;
+        } else if (done[t] == 2) { /* another process's: outside this one's counts */
+            if (st->tasks[t].is_limit)
+                p.prog.limits_total--;
+            else
+                p.prog.total--;
         } else if (st->tasks[t].is_limit)
             p.prog.limits_done++;
         else

@@ -145,8 +145,10 @@ pl_status pl_study_write_task(const pl_study *st, size_t task, const pl_study_so
                               pl_error *err);
 void pl_study_solved_free(pl_study_solved *s);
 
-/* Phase 1 in this process: the tasks not yet done (done[task] == 0; done may be NULL), costliest
- * first, over spec.jobs threads, each written into out as it completes (task_done told). */
+/* Phase 1 in this process: the tasks not yet done (done[task] == 0; done may be NULL: all),
+ * costliest first, over spec.jobs threads, each written into out as it completes (task_done told).
+ * done[task] == 1: done already (reused), counted as done in the progress; 2: another process's
+ * (a shard's), left out of the counts. */
 pl_status pl_study_phase1(const pl_study *st, pl_output *out, const unsigned char *done, pl_error *err);
 
 /* Phase 2: every point's sweep over the runs and limit solution read back from out (each file with
