@@ -344,6 +344,13 @@ static void test_bad_input(void)
     CHECK(run(cmd) == 0, "a shard of another study");
     bad("merge shard1 shard2 other3", "merge", "not shards of one study");
     bad("merge shard1 shard2 nosuchdir", "merge", "nosuchdir");
+    /* a shard's file changed since it was written: refused as it is copied */
+    snprintf(cmd, sizeof cmd, "cd %s && cp -r shard1 shard1x && for f in shard1x/runs/*/trajectory.csv; do "
+             "echo 1 >> $f; break; done", dir);
+    CHECK(system(cmd) == 0, "a shard altered");
+    CHECK(run("merge shard1x shard2 shard3 --out altered --quiet") == 2, "merge of an altered shard: exit 2");
+    one_line("merge", "has changed since penlim wrote it");
+    CHECK(!exists("altered/manifest.json"), "no manifest: the merge is not complete");
 }
 
 /* Derived from the case's definition (docs/cases.md): unit mass from (-1 + eps, -1) at velocity (1, 1),

@@ -679,7 +679,7 @@ static pl_status copy_file(shard_dir *sh, outdir_session *d, const char *rel, co
     return s;
 }
 
-static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, case_options *o)
+static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, case_options *o, size_t **dealt_out)
 {
     merge_options m;
     pl_error err;
@@ -754,9 +754,8 @@ static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, ca
     ss.spec.jobs = (int)m.jobs;
     if (pl_study_plan(&ss.spec, st, &err) != PL_OK)
         return failure("merge", &err);
-    size_t *dealt = malloc(st->ntasks * sizeof *dealt);
+    size_t *dealt = *dealt_out = malloc(st->ntasks * sizeof *dealt);
     if (!dealt || pl_study_deal(st, (size_t)count, dealt, &err) != PL_OK) {
-        free(dealt);
         fprintf(stderr, "penlim merge: out of memory\n");
         return 3;
     }
@@ -777,7 +776,6 @@ static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, ca
                     if (!json_is_string(json_object_get(hashes, rel))) {
                         pl_escape(sh[k].dir, a, sizeof a);
                         snprintf(msg, sizeof msg, "%s is incomplete: %s is missing", a, rel);
-                        free(dealt);
                         return input_error("merge", "%s", msg);
                     }
                 }
@@ -786,11 +784,9 @@ static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, ca
             pl_escape(sh[k].dir, a, sizeof a);
             snprintf(msg, sizeof msg, "%s does not hold the tasks of shard %ld of %ld of this study", a, sh[k].index,
                      count);
-            free(dealt);
             return input_error("merge", "%s", msg);
         }
     }
-    free(dealt);
     /* --out is none of the shards (its files would be replaced while read) */
     char out_real[PATH_MAX], dir_real[PATH_MAX];
     if (realpath(m.out, out_real))
@@ -823,13 +819,21 @@ static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, ca
         s = pl_outdir_begin(&d.out, &d.st, d.journal, &d.planned, &d.keep, &err);
     progress_state ps;
     progress_start(&ps, "merge", o->quiet);
+    /* the files of each shard's tasks, by the names the plan gives them (never a path read from the
+     * shard's manifest: a directory from elsewhere is data, not a say in where files are written) */
     for (size_t k = 0; s == PL_OK && k < m.ndirs; k++) {
         const json_t *hashes = json_object_get(sh[k].manifest, "content_hashes");
-        const char *rel;
-        json_t *h;
-        json_object_foreach((json_t *)hashes, rel, h) {
-            if ((strncmp(rel, "runs/", 5) == 0 || strncmp(rel, "limits/", 7) == 0) && s == PL_OK)
-                s = copy_file(&sh[k], &d, rel, json_string_value(h), &err);
+        for (size_t t = 0; s == PL_OK && t < st->ntasks; t++) {
+            if (dealt[t] != (size_t)(sh[k].index - 1))
+                continue;
+            char sub[64], rel[96];
+            pl_study_task_dir(st, t, sub, sizeof sub);
+            for (size_t j = 0; s == PL_OK && j < sizeof task_files / sizeof *task_files; j++) {
+                snprintf(rel, sizeof rel, "%s/%s", sub, task_files[j]);
+                const char *h = json_string_value(json_object_get(hashes, rel));
+                if (h)
+                    s = copy_file(&sh[k], &d, rel, h, &err);
+            }
         }
         if (s == PL_OK)
             s = pl_outdir_journal_update(&d.out, d.journal, &err);
@@ -854,7 +858,9 @@ int cmd_merge(int argc, char **argv)
     shard_dir *sh = calloc(MAX_MERGE, sizeof *sh);
     case_options *o = calloc(1, sizeof *o);
     pl_study st = {0};
-    int rc = sh && o ? cmd_merge_with(argc, argv, sh, &st, o) : 3;
+    size_t *dealt = NULL; /* the shard of each task */
+    int rc = sh && o ? cmd_merge_with(argc, argv, sh, &st, o, &dealt) : 3;
+    free(dealt);
     if (!sh || !o)
         fprintf(stderr, "penlim merge: out of memory\n");
     for (size_t k = 0; sh && k < MAX_MERGE; k++) {
