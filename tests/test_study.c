@@ -241,6 +241,36 @@ static void test_public_api(void)
     CHECK(system(cmd) == 0, "clean up");
 }
 
+/* Phase 2 reads the runs back, never solving them: a run file changed after phase 1 wrote it makes
+ * that run failed (its bytes no longer have the hash recorded), the others stay as they were. */
+static void test_phase2_reads_back(void)
+{
+    char dir[] = "/tmp/penlim_test_study_read_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "temporary directory");
+    pl_study_spec sp;
+    pl_study st;
+    pl_error err;
+    const char *g[] = {"mu=1e4,1e5,1e6"};
+    spec_init(&sp, &pl_case_corner, &pl_solver_penalty, g, 1);
+    CHECK(pl_study_plan(&sp, &st, &err) == PL_OK, "plan: %s", err.message);
+    pl_output out;
+    pl_output_init(&out, dir, 0644, NULL);
+    CHECK(pl_study_phase1(&st, &out, NULL, &err) == PL_OK, "phase 1: %s", err.message);
+    char path[256];
+    snprintf(path, sizeof path, "%s/runs/00001/trajectory.csv", dir);
+    FILE *f = fopen(path, "a");
+    CHECK(f && fputs("0\n", f) >= 0 && fclose(f) == 0, "run 1's trajectory changed");
+    CHECK(pl_study_assemble(&st, &out, &err) == PL_OK, "phase 2: %s", err.message);
+    CHECK(st.run[0].status == PL_OK && st.run[2].status == PL_OK, "runs 0 and 2 read back");
+    CHECK(st.run[1].status != PL_OK && st.run[1].error && strstr(st.run[1].error, "runs/00001"),
+          "run 1 failed, not solved again: %s", st.run[1].error ? st.run[1].error : "(ok)");
+    pl_output_free(&out);
+    pl_study_free(&st);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0, "clean up");
+}
+
 int main(void)
 {
     check_init();
@@ -250,5 +280,6 @@ int main(void)
     test_matches_sweeps(1);
     test_matches_sweeps(2);
     test_public_api();
+    test_phase2_reads_back();
     return check_finish("test_study");
 }
