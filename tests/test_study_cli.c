@@ -403,6 +403,23 @@ static void test_corner_thresholds(void)
     csv_free(&c);
 }
 
+/* An axis that changes the degrees of freedom: the final state's columns are those of the largest
+ * model, nan past a smaller one's.  Two equal balls, elastic (e = 1): the velocities exchange, v =
+ * (0, V), momentum and energy being conserved by the undamped spring (a closed form). */
+static void test_dof_axis(void)
+{
+    CHECK(run("study newtons_cradle --grid N=2,4 --set e=1 --grid mu=1e8 --out cradle --quiet") == 0, "the cradle");
+    csv c;
+    CHECK(csv_load("cradle/study.csv", &c) && c.rows == 3, "2 runs");
+    CHECK(csv_col(&c, "final_v4") >= 0 && csv_col(&c, "final_v5") < 0, "final_v1..final_v4: N up to 4");
+    NEAR(atof(csv_at(&c, 1, "final_v1")), 0.0, 1e-6, "N = 2: the first ball stops");
+    NEAR(atof(csv_at(&c, 1, "final_v2")), 1.0, 1e-6, "N = 2: the second leaves at V");
+    CHECK(strcmp(csv_at(&c, 1, "final_v3"), "nan") == 0 && strcmp(csv_at(&c, 1, "final_q4"), "nan") == 0,
+          "N = 2: nan past its 2 balls");
+    CHECK(strcmp(csv_at(&c, 2, "final_v4"), "nan") != 0, "N = 4: its 4 balls");
+    csv_free(&c);
+}
+
 int main(int argc, char **argv)
 {
     check_init();
@@ -417,6 +434,7 @@ int main(int argc, char **argv)
     test_bad_input();
     test_kill_resume();
     test_corner_thresholds();
+    test_dof_axis();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (check_failures == 0 && system(cmd) != 0)

@@ -266,16 +266,14 @@ static double task_cost(const pl_study *st, int is_limit, size_t r, const pl_sol
     return c;
 }
 
-static int by_cost(const void *a, const void *b, void *tasks)
+/* Task i before task j: costlier first, then by index. */
+static int before(const pl_study_task *t, size_t i, size_t j)
 {
-    const pl_study_task *t = tasks;
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    if (t[i].cost != t[j].cost)
-        return t[i].cost > t[j].cost ? -1 : 1;
-    return i < j ? -1 : i > j;
+    return t[i].cost != t[j].cost ? t[i].cost > t[j].cost : i < j;
 }
 
-/* qsort_r is not C11: an insertion of the merge sort's kind, stable and O(n log n). */
+/* The task indices idx sorted by `before`: a merge sort (qsort's comparison could not see the costs
+ * without global state, and qsort_r is not C11). */
 static void sort_by_cost(size_t *idx, size_t n, const pl_study_task *tasks, size_t *tmp)
 {
     if (n < 2)
@@ -285,7 +283,7 @@ static void sort_by_cost(size_t *idx, size_t n, const pl_study_task *tasks, size
     sort_by_cost(idx + h, n - h, tasks, tmp);
     size_t i = 0, j = h, k = 0;
     while (i < h && j < n)
-        tmp[k++] = by_cost(&idx[j], &idx[i], (void *)tasks) < 0 ? idx[j++] : idx[i++];
+        tmp[k++] = before(tasks, idx[j], idx[i]) ? idx[j++] : idx[i++];
     while (i < h)
         tmp[k++] = idx[i++];
     while (j < n)
@@ -459,6 +457,8 @@ pl_status pl_study_plan(const pl_study_spec *spec, pl_study *st, pl_error *err)
             pl_sweep_limit_opts(&m, &so, &lo);
             s = pl_solve_check(&pl_solver_limit, &m, &lo, &e);
         }
+        if (s == PL_OK && m.n > st->max_dof) /* the columns of the final state in study.csv */
+            st->max_dof = m.n;
         if (s != PL_OK) {
             char at[512] = "";
             for (size_t a = 0; a < st->naxes; a++)
