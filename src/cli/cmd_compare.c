@@ -13,6 +13,7 @@
 #include "study/analysis.h"
 #include "study/compare.h"
 #include "study/family.h"
+#include "study/sweep.h"
 
 static const char compare_usage[] =
     "usage: penlim compare (CASE | --model FILE) [--mu X ...] [--scheme NAME [--h H ...] ...] [--external FILE ...]\n"
@@ -167,7 +168,7 @@ static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve
                     return rc;
             }
             for (int j = 0; rc < 0 && given == 0 && j < (o->work_precision ? 7 : 3); j++)
-                rc = cmp_add_solve(l, o, model, penalty, s, default_h(model, penalty->t_end, o->work_precision ? 0.5 * j : j), 1);
+                rc = cmp_add_solve(l, o, model, penalty, s, pl_default_h(model, penalty->t_end, o->work_precision ? 0.5 * j : j), 1);
         } else if (sp->kind == SPEC_EXTERNAL) {
             cmp_item *it = cmp_add(l);
             if (!it)
@@ -201,7 +202,7 @@ static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve
             if (s->family != PL_FAMILY_SCHEME || (s->applies && s->applies(model, &err) != PL_OK))
                 continue;
             for (int j = 0; rc < 0 && j < (o->work_precision ? 7 : 3); j++)
-                rc = cmp_add_solve(l, o, model, penalty, s, default_h(model, penalty->t_end, o->work_precision ? 0.5 * j : j), 1);
+                rc = cmp_add_solve(l, o, model, penalty, s, pl_default_h(model, penalty->t_end, o->work_precision ? 0.5 * j : j), 1);
         }
     for (size_t k = 0; k < l->n; k++) {
         l->item[k].sol.solver = l->item[k].solver; /* named before it is solved */

@@ -608,14 +608,7 @@ static pl_status allocate(pl_sweep *sw, size_t n, pl_error *err)
 static void solve_limit(const pl_model *model, const pl_sweep_opts *opts, pl_sweep *sw)
 {
     pl_solve_opts lo;
-    pl_solve_opts_init(&lo, &pl_solver_limit, model, opts->base.t_end);
-    lo.samples = opts->base.samples;
-    lo.max_steps = opts->base.max_steps; /* the caps of every run of the sweep */
-    lo.max_seconds = opts->base.max_seconds;
-    lo.max_output = opts->base.max_output;
-    lo.contacts = opts->base.contacts;
-    if (opts->limit_rtol > 0)
-        lo.option[pl_solver_option_index(&pl_solver_limit, "rtol")] = opts->limit_rtol;
+    pl_sweep_limit_opts(model, opts, &lo);
     pl_error lerr;
     pl_solve_opts_count_from(&lo, pl_budget_start(&opts->base, pl_now_seconds())); /* its own budget, its analysis included */
     pl_status solved;
@@ -674,6 +667,61 @@ static pl_status match_across_runs(pl_sweep *sw, pl_error *err)
                               (double)sw->impact_common[l]};
             s = pl_table_append(&sw->impact_errors, row, err);
         }
+    }
+    return s;
+}
+
+double pl_default_h(const pl_model *model, double t_end, double k)
+{
+    double T = pl_model_time_scale(model); /* V/A, or the case's forcing time */
+    return fmin(pow(10.0, -1.2 - k) * T, t_end / pow(10.0, 1.0 + k));
+}
+
+pl_status pl_sweep_default_grid(const pl_solver_type *solver, const pl_model *model, double t_end, double **values,
+                                size_t *n, pl_error *err)
+{
+    if (pl_solver_compliant(solver))
+        return pl_parse_grid("1e2:1e10:9", "--mu", values, n, err);
+    double *v = malloc(7 * sizeof *v);
+    if (!v)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < 7; k++)
+        v[k] = pl_default_h(model, t_end, 0.5 * (6 - k));
+    *values = v;
+    *n = 7;
+    return PL_OK;
+}
+
+void pl_sweep_limit_opts(const pl_model *model, const pl_sweep_opts *opts, pl_solve_opts *lo)
+{
+    pl_solve_opts_init(lo, &pl_solver_limit, model, opts->base.t_end);
+    lo->samples = opts->base.samples;
+    lo->max_steps = opts->base.max_steps; /* the caps of every run of the sweep */
+    lo->max_seconds = opts->base.max_seconds;
+    lo->max_output = opts->base.max_output;
+    lo->contacts = opts->base.contacts;
+    if (opts->limit_rtol > 0)
+        lo->option[pl_solver_option_index(&pl_solver_limit, "rtol")] = opts->limit_rtol;
+}
+
+pl_status pl_sweep_check(const pl_model *model, const double *values, size_t n, const pl_sweep_opts *opts,
+                         int *limit_refused, pl_error *err)
+{
+    const pl_solver_type *solver = opts->solver;
+    int refined = pl_solver_option_index(solver, solver->refine);
+    pl_status s = PL_OK;
+    *limit_refused = 0;
+    for (size_t k = 0; s == PL_OK && k < n; k++) {
+        pl_solve_opts one = opts->base;
+        one.option[refined] = values[k];
+        if ((s = pl_param_check(&solver->options[refined], values[k], err)) == PL_OK)
+            s = pl_solve_check(solver, model, &one, err);
+    }
+    /* A sweep whose reference cannot be computed is refused before it runs, not reported after. */
+    if (s == PL_OK && opts->with_limit) {
+        pl_solve_opts lo;
+        pl_sweep_limit_opts(model, opts, &lo);
+        *limit_refused = (s = pl_solve_check(&pl_solver_limit, model, &lo, err)) != PL_OK;
     }
     return s;
 }
