@@ -395,39 +395,37 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     pl_analysis la;
     pl_trajectory lt = {0};
     pl_solve_opts_count_from(&lopts, pl_now_seconds()); /* each solution's budget from its start, its analysis included */
-    solve_in(isolate ? &iso : NULL, &d, "limit", &pl_solver_limit, model, &lopts, &limit, &err);
-    pl_status ls = pl_analyze_within(model, &limit, &(pl_budget){lopts.max_seconds, lopts.started}, &la,
-                                     &err); /* also what a failed one found */
-    if (ls == PL_OK && limit.status == PL_OK)
-        ls = pl_trajectory_build(&lt, model, &limit, &err);
-    int has_limit = limit.status == PL_OK && ls == PL_OK;
+    if (solve_in(isolate ? &iso : NULL, &d, "limit", &pl_solver_limit, model, &lopts, &limit, &err) != PL_OK &&
+        limit.status == PL_OK) {
+        limit.status = err.status;
+        limit.error = err;
+    }
+    int compared;
+    pl_status ls = pl_measure_solution(model, &limit, &(pl_budget){lopts.max_seconds, lopts.started}, NULL, 0, &la,
+                                       &lt, NULL, NULL, &compared, &err);
     if (limit.status == PL_OK && ls != PL_OK) {
         limit.status = ls;
         limit.error = err;
     }
+    int has_limit = limit.status == PL_OK;
+    pl_analysed ref = {&limit, &la, &lt};
     size_t failures = limit.status != PL_OK;
     for (size_t k = 0; k < l.n; k++) {
         cmp_item *it = &l.item[k];
         pl_solve_opts_count_from(&it->opts, pl_now_seconds()); /* as for the limit solution; a file read has no budget */
         if (it->solver != &pl_solver_external) {
             pl_solution_free(&it->sol);
-            if (solve_in(isolate ? &iso : NULL, &d, it->e.dir, it->solver, model, &it->opts, &it->sol, &err) ==
-                    PL_ERR_INPUT && it->sol.status == PL_OK) {
-                it->sol.status = PL_ERR_INPUT;
+            if (solve_in(isolate ? &iso : NULL, &d, it->e.dir, it->solver, model, &it->opts, &it->sol, &err) !=
+                    PL_OK && it->sol.status == PL_OK) {
+                it->sol.status = err.status;
                 it->sol.error = err;
             }
         }
         pl_budget budget = {it->solver != &pl_solver_external ? it->opts.max_seconds : 0.0, it->opts.started};
-        pl_status st = pl_analyze_within(model, &it->sol, &budget, &it->analysis, &err);
-        it->analysed = 1;
-        if (st == PL_OK)
-            st = pl_trajectory_build(&it->traj, model, &it->sol, &err);
-        pl_analysed run = {&it->sol, &it->analysis, &it->traj}, ref = {&limit, &la, &lt};
         int s_comparable = pl_solver_can(it->solver, PL_SOLVER_GAMMA) || it->has_gamma;
-        if (st == PL_OK && it->sol.status == PL_OK && has_limit) {
-            st = pl_compare_solution(model, &run, &ref, s_comparable, &it->e.res, &it->match, &err);
-            it->e.compared = st == PL_OK;
-        }
+        pl_status st = pl_measure_solution(model, &it->sol, &budget, has_limit ? &ref : NULL, s_comparable,
+                                           &it->analysis, &it->traj, &it->e.res, &it->match, &it->e.compared, &err);
+        it->analysed = 1;
         if (st != PL_OK && it->sol.status == PL_OK) {
             it->sol.status = st;
             it->sol.error = err;

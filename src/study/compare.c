@@ -178,3 +178,19 @@ pl_status pl_compare_solution(const pl_model *model, const pl_analysed *sol, con
         s = finite_distance(name[k], value[k], err);
     return s;
 }
+
+pl_status pl_measure_solution(const pl_model *model, const pl_solution *sol, const pl_budget *budget,
+                              const pl_analysed *limit, int s_comparable, pl_analysis *analysis, pl_trajectory *traj,
+                              pl_compare_result *res, pl_impact_match *match, int *compared, pl_error *err)
+{
+    *compared = 0;
+    pl_status s = pl_analyze_within(model, sol, budget, analysis, err);
+    if (s == PL_OK)
+        s = pl_trajectory_build(traj, model, sol, err);
+    if (s == PL_OK && sol->status == PL_OK && limit) {
+        pl_analysed run = {sol, analysis, traj};
+        s = pl_compare_solution(model, &run, limit, s_comparable, res, match, err);
+        *compared = s == PL_OK;
+    }
+    return s;
+}
