@@ -327,11 +327,40 @@ static void test_sweep_check(void)
     pl_model_free(&wedge);
 }
 
+/* A solve that returns a failure fails its run even where it left the solution's status ok (a solve
+ * in another process that refused its input), as compare fails it. */
+static pl_status refusing_solve(const pl_sweep *sw, size_t k, const pl_solver_type *solver, const pl_solve_opts *o,
+                                pl_solution *sol, pl_error *err, void *user)
+{
+    (void)sw;
+    pl_status s = pl_solve(solver, user, o, sol, err);
+    return s == PL_OK && k == 1 ? pl_fail(err, PL_ERR_INPUT, "refused by its process") : s;
+}
+
+static void test_solve_failure_returned(void)
+{
+    pl_error err;
+    pl_model m;
+    CHECK(pl_model_init(&m, &pl_case_bouncing_ball, NULL, 0, &err) == PL_OK, "model");
+    pl_sweep_opts o = {.solver = &pl_solver_penalty, .jobs = 1, .with_limit = 1, .solve = refusing_solve, .user = &m};
+    pl_solve_opts_init(&o.base, &pl_solver_penalty, &m, 2.0);
+    double mu[] = {1e4, 1e5, 1e6};
+    pl_sweep sw;
+    CHECK(pl_sweep_run(&m, mu, 3, &o, &sw, &err) == PL_OK, "sweep: %s", err.message);
+    CHECK(sw.has_limit && sw.runs[0].status == PL_OK && sw.runs[2].status == PL_OK, "the others ok");
+    CHECK(sw.runs[1].status == PL_ERR_INPUT && strstr(sw.runs[1].error.message, "refused") != NULL &&
+              sw.failures == 1 && isnan(sw.q[PL_Q_LIMIT_SUP_Q].values[1]),
+          "the refused run failed, not measured (status %d, %zu failures)", (int)sw.runs[1].status, sw.failures);
+    pl_sweep_free(&sw);
+    pl_model_free(&m);
+}
+
 int main(void)
 {
     check_init();
     test_default_grids();
     test_sweep_check();
+    test_solve_failure_returned();
     test_grid_and_numbers();
     test_bouncing_ball();
     test_vibrating_table();

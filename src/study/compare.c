@@ -194,3 +194,15 @@ pl_status pl_measure_solution(const pl_model *model, const pl_solution *sol, con
     }
     return s;
 }
+
+void pl_limit_opts(const pl_model *model, const pl_solve_opts *runs, double rtol, pl_solve_opts *lo)
+{
+    pl_solve_opts_init(lo, &pl_solver_limit, model, runs->t_end);
+    lo->samples = runs->samples;
+    lo->max_steps = runs->max_steps;
+    lo->max_seconds = runs->max_seconds;
+    lo->max_output = runs->max_output;
+    lo->contacts = runs->contacts;
+    if (rtol > 0)
+        lo->option[pl_solver_option_index(&pl_solver_limit, "rtol")] = rtol;
+}

@@ -6,6 +6,7 @@
 #define PL_COMPARE_H
 
 #include "solvers/solution.h"
+#include "solvers/solver.h"
 #include "study/analysis.h"
 #include "study/impact_match.h"
 #include "study/trajectory.h"
@@ -68,6 +69,11 @@ typedef struct {
  * the fast solution). */
 pl_status pl_compare_solution(const pl_model *model, const pl_analysed *sol, const pl_analysed *limit,
                               int s_comparable, pl_compare_result *out, pl_impact_match *match, pl_error *err);
+
+/* The options of the limit solution that solutions solved with `runs` are measured against: their
+ * t-end, samples, caps (steps, seconds, output) and contacts, with the limit solver's own options
+ * (its rtol `rtol` if > 0). */
+void pl_limit_opts(const pl_model *model, const pl_solve_opts *runs, double rtol, pl_solve_opts *lo);
 
 /* The analyse-compare sequence, one rule for a sweep's runs and limit solution, compare's solutions
  * and limit solution, and pl_compare_to_limit: sol is analysed within budget (NULL: none; a failed

@@ -703,14 +703,7 @@ pl_status pl_sweep_default_grid(const pl_solver_type *solver, const pl_model *mo
 
 void pl_sweep_limit_opts(const pl_model *model, const pl_sweep_opts *opts, pl_solve_opts *lo)
 {
-    pl_solve_opts_init(lo, &pl_solver_limit, model, opts->base.t_end);
-    lo->samples = opts->base.samples;
-    lo->max_steps = opts->base.max_steps; /* the caps of every run of the sweep */
-    lo->max_seconds = opts->base.max_seconds;
-    lo->max_output = opts->base.max_output;
-    lo->contacts = opts->base.contacts;
-    if (opts->limit_rtol > 0)
-        lo->option[pl_solver_option_index(&pl_solver_limit, "rtol")] = opts->limit_rtol;
+    pl_limit_opts(model, &opts->base, opts->limit_rtol, lo);
 }
 
 pl_status pl_sweep_check(const pl_model *model, const double *values, size_t n, const pl_sweep_opts *opts,

@@ -1,0 +1,84 @@
+/* A comparison (study/comparison.h) through the library: the limit solution once, each solution
+ * solved by the caller's solve or pl_solve and measured against it, a failed one recorded and not
+ * measured, the families in the order of the registry. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cases/cases.h"
+#include "check.h"
+#include "study/comparison.h"
+
+typedef struct {
+    const pl_model *model;
+    int limit_calls, calls;
+} counter;
+
+/* Solves as pl_solve does, counting; item 4 "refused" after solving (its status stays ok). */
+static pl_status counting_solve(size_t k, const pl_solver_type *solver, const pl_solve_opts *o, pl_solution *sol,
+                                pl_error *err, void *user)
+{
+    counter *c = user;
+    if (k == PL_COMPARISON_LIMIT)
+        c->limit_calls++;
+    else
+        c->calls++;
+    pl_status s = pl_solve(solver, c->model, o, sol, err);
+    if (s == PL_OK && k == 4)
+        return pl_fail(err, PL_ERR_INPUT, "refused by its process");
+    return s;
+}
+
+static void test_ball(void)
+{
+    pl_error err;
+    pl_model m;
+    CHECK(pl_model_init(&m, &pl_case_bouncing_ball, NULL, 0, &err) == PL_OK, "model: %s", err.message);
+    const double mu[] = {1e4, 1e5, 1e6, 1e7, 1e8};
+    enum { N = 7 };
+    pl_comparison_item items[N];
+    for (size_t k = 0; k < 5; k++) {
+        pl_comparison_item_init(&items[k], &pl_solver_penalty);
+        pl_solve_opts_init(&items[k].opts, &pl_solver_penalty, &m, 3.0);
+        items[k].opts.option[pl_solver_option_index(&pl_solver_penalty, "mu")] = mu[k];
+    }
+    pl_comparison_item_init(&items[5], &pl_solver_penalty); /* stopped after 10 steps */
+    pl_solve_opts_init(&items[5].opts, &pl_solver_penalty, &m, 3.0);
+    items[5].opts.max_steps = 10;
+    pl_comparison_item_init(&items[6], &pl_solver_moreau_jean);
+    pl_solve_opts_init(&items[6].opts, &pl_solver_moreau_jean, &m, 3.0);
+    items[6].opts.option[pl_solver_option_index(&pl_solver_moreau_jean, "h")] = 1e-3;
+    counter cnt = {&m, 0, 0};
+    pl_comparison_opts o = {.solve = counting_solve, .user = &cnt};
+    pl_limit_opts(&m, &items[0].opts, 0, &o.limit);
+    pl_comparison c;
+    CHECK(pl_comparison_run(&m, items, N, &o, &c, &err) == PL_OK, "run: %s", err.message);
+    CHECK(cnt.limit_calls == 1 && cnt.calls == N, "the limit solved once (%d), each item once (%d)", cnt.limit_calls,
+          cnt.calls);
+    CHECK(c.has_limit && c.limit.status == PL_OK, "the limit solution");
+    CHECK(c.failures == 2, "two failures: the stopped run and the refused one (%zu)", c.failures);
+    CHECK(items[5].sol.status == PL_ERR_SOLVER && !items[5].compared, "the stopped run failed, not measured");
+    CHECK(items[4].sol.status == PL_ERR_INPUT && strstr(items[4].sol.error.message, "refused") && !items[4].compared,
+          "a failure the solve returned fails its solution: %s", items[4].sol.error.message);
+    for (size_t k = 0; k < 4; k++)
+        CHECK(items[k].compared && isfinite(items[k].res.d.s_dist_q), "mu = %g measured, with its distance in s",
+              mu[k]);
+    for (size_t k = 1; k < 4; k++)
+        CHECK(items[k].res.d.l1_v < items[k - 1].res.d.l1_v, "L1 |v - v_lim| falls with mu (%g -> %g)",
+              items[k - 1].res.d.l1_v, items[k].res.d.l1_v);
+    CHECK(items[6].compared && isnan(items[6].res.d.s_dist_q), "the scheme measured, no distance in s");
+    CHECK(c.nfam == 2 && c.fam[0].solver == &pl_solver_penalty && c.fam[0].n == 4 &&
+              c.fam[1].solver == &pl_solver_moreau_jean && c.fam[1].n == 1,
+          "families in the registry's order, of the measured members (%zu)", c.nfam);
+    pl_comparison_free(&c);
+    for (size_t k = 0; k < N; k++)
+        pl_comparison_item_free(&items[k]);
+    pl_model_free(&m);
+}
+
+int main(void)
+{
+    check_init();
+    test_ball();
+    return check_finish("test_comparison");
+}
