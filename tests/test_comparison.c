@@ -76,9 +76,37 @@ static void test_ball(void)
     pl_model_free(&m);
 }
 
+/* The default values against their rule: mu = 1e4, 1e6, 1e8 (refining: 1e2 ... 1e10); h = 10^(-1.2 - k)
+ * T, T = sqrt(2 h0/g) for the ball dropped from rest, k = 0, 1, 2 (refining: 0, 0.5, ..., 3). */
+static void test_defaults(void)
+{
+    pl_error err;
+    pl_model m;
+    pl_setting set[] = {{"h0", 2.0}, {"g", 5.0}};
+    CHECK(pl_model_init(&m, &pl_case_bouncing_ball, set, 2, &err) == PL_OK, "model: %s", err.message);
+    double v[PL_COMPARISON_MAX_DEFAULTS], T = sqrt(2.0 * 2.0 / 5.0);
+    CHECK(pl_comparison_defaults(&pl_solver_penalty, &m, 10.0, 0, v) == 3 && v[0] == 1e4 && v[1] == 1e6 && v[2] == 1e8,
+          "mu = 1e4, 1e6, 1e8");
+    CHECK(pl_comparison_defaults(&pl_solver_penalty, &m, 10.0, 1, v) == 9, "9 mu refining");
+    for (size_t j = 0; j < 9; j++)
+        CHECK(v[j] == pow(10.0, 2.0 + (double)j), "mu %zu = %g", j, v[j]);
+    CHECK(pl_comparison_defaults(&pl_solver_paoli, &m, 10.0, 0, v) == 3, "3 h");
+    for (size_t j = 0; j < 3; j++) {
+        double want = pow(10.0, -1.2 - (double)j) * T;
+        CHECK(fabs(v[j] - want) <= 1e-14 * want, "h %zu = %.17g, want %.17g", j, v[j], want);
+    }
+    CHECK(pl_comparison_defaults(&pl_solver_maury, &m, 10.0, 1, v) == 7, "7 h refining");
+    for (size_t j = 0; j < 7; j++) {
+        double want = pow(10.0, -1.2 - 0.5 * (double)j) * T;
+        CHECK(fabs(v[j] - want) <= 1e-14 * want, "h %zu = %.17g, want %.17g", j, v[j], want);
+    }
+    pl_model_free(&m);
+}
+
 int main(void)
 {
     check_init();
+    test_defaults();
     test_ball();
     return check_finish("test_comparison");
 }

@@ -155,8 +155,10 @@ static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve
                 if ((rc = cmp_add_solve(l, o, model, penalty, s, value, 0)) >= 0)
                     return rc;
             }
-            for (int j = 0; rc < 0 && given == 0 && j < (o->work_precision ? 7 : 3); j++)
-                rc = cmp_add_solve(l, o, model, penalty, s, pl_default_h(model, penalty->t_end, o->work_precision ? 0.5 * j : j), 1);
+            double v[PL_COMPARISON_MAX_DEFAULTS];
+            size_t nv = given ? 0 : pl_comparison_defaults(s, model, penalty->t_end, o->work_precision, v);
+            for (size_t j = 0; rc < 0 && j < nv; j++)
+                rc = cmp_add_solve(l, o, model, penalty, s, v[j], 1);
         } else if (sp->kind == SPEC_EXTERNAL) {
             long j = cmp_add(l, &pl_solver_external);
             if (j < 0)
@@ -178,19 +180,20 @@ static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve
     if (rc >= 0)
         return rc;
     /* The penalty's values: the sweep's grid when refining, the three defaults without solutions. */
-    if (o->work_precision && (any_mu || !any_scheme))
-        for (int j = 0; rc < 0 && j < 9; j++)
-            rc = cmp_add_solve(l, o, model, penalty, &pl_solver_penalty, pow(10.0, 2 + j), 1);
-    if (!o->work_precision && o->nspec == 0)
-        for (int j = 0; rc < 0 && j < 3; j++)
-            rc = cmp_add_solve(l, o, model, penalty, &pl_solver_penalty, pow(10.0, 4 + 2 * j), 1);
+    double v[PL_COMPARISON_MAX_DEFAULTS];
+    if ((o->work_precision && (any_mu || !any_scheme)) || (!o->work_precision && o->nspec == 0)) {
+        size_t nv = pl_comparison_defaults(&pl_solver_penalty, model, penalty->t_end, o->work_precision, v);
+        for (size_t j = 0; rc < 0 && j < nv; j++)
+            rc = cmp_add_solve(l, o, model, penalty, &pl_solver_penalty, v[j], 1);
+    }
     if (o->nspec == 0 || (o->work_precision && !any_scheme && !any_mu))
         for (size_t k = 0; rc < 0 && k < pl_solver_count(); k++) {
             const pl_solver_type *s = pl_solver_at(k);
             if (s->family != PL_FAMILY_SCHEME || (s->applies && s->applies(model, &err) != PL_OK))
                 continue;
-            for (int j = 0; rc < 0 && j < (o->work_precision ? 7 : 3); j++)
-                rc = cmp_add_solve(l, o, model, penalty, s, pl_default_h(model, penalty->t_end, o->work_precision ? 0.5 * j : j), 1);
+            size_t nv = pl_comparison_defaults(s, model, penalty->t_end, o->work_precision, v);
+            for (size_t j = 0; rc < 0 && j < nv; j++)
+                rc = cmp_add_solve(l, o, model, penalty, s, v[j], 1);
         }
     for (size_t k = 0; k < l->n; k++) {
         l->item[k].sol.solver = l->item[k].solver; /* named before it is solved */

@@ -5,6 +5,17 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "study/sweep.h"
+
+size_t pl_comparison_defaults(const pl_solver_type *solver, const pl_model *model, double t_end, int refine,
+                              double *values)
+{
+    size_t n = pl_solver_compliant(solver) ? (refine ? 9 : 3) : (refine ? 7 : 3);
+    for (size_t j = 0; j < n; j++)
+        values[j] = pl_solver_compliant(solver) ? pow(10.0, refine ? 2.0 + (double)j : 4.0 + 2.0 * (double)j)
+                                                : pl_default_h(model, t_end, refine ? 0.5 * (double)j : (double)j);
+    return n;
+}
 
 void pl_comparison_item_init(pl_comparison_item *it, const pl_solver_type *solver)
 {

@@ -48,6 +48,14 @@ typedef struct {
     size_t nfam;
 } pl_comparison;
 
+/* The default values of a solver's refined option in a comparison: the penalty at mu = 1e4, 1e6, 1e8
+ * and a scheme at h = pl_default_h(k) for k = 0, 1, 2; refining each family (work-precision), the
+ * sweep's 9 decades of mu, 1e2 ... 1e10, and the 7 h of k = 0, 0.5, ..., 3.  values has room for
+ * PL_COMPARISON_MAX_DEFAULTS; returns their number (a value a case refuses is the caller's to skip). */
+#define PL_COMPARISON_MAX_DEFAULTS 9
+size_t pl_comparison_defaults(const pl_solver_type *solver, const pl_model *model, double t_end, int refine,
+                              double *values);
+
 /* An item to fill: no solution yet (a given one replaces sol, after pl_solution_free). */
 void pl_comparison_item_init(pl_comparison_item *it, const pl_solver_type *solver);
 void pl_comparison_item_free(pl_comparison_item *it);
