@@ -14,7 +14,6 @@
 #include "study/compare.h"
 #include "study/comparison.h"
 #include "study/family.h"
-#include "study/sweep.h"
 
 static const char compare_usage[] =
     "usage: penlim compare (CASE | --model FILE) [--mu X ...] [--scheme NAME [--h H ...] ...] [--external FILE ...]\n"
@@ -204,9 +203,9 @@ static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve
 }
 
 /* The parameter cell of a compare table row: "mu = 1e4", "h = 0.001", or the file name escaped. */
-static void compare_param_text(const pl_compare_entry *e, char *buf, size_t len)
+static void compare_param_text(const pl_solver_type *solver, const pl_compare_entry *e, char *buf, size_t len)
 {
-    if (e->sol->solver == &pl_solver_external) {
+    if (solver == &pl_solver_external) {
         const char *base = strrchr(e->file, '/');
         pl_escape(base && base[1] ? base + 1 : e->file, buf, len); /* a name may hold a line break */
     } else {
@@ -235,7 +234,7 @@ static void print_compare_table(const pl_model *model, const pl_solution *limit,
     int width = 10; /* the parameter column: as wide as its longest cell */
     for (size_t k = 0; k < l->n; k++) {
         char param[96];
-        compare_param_text(&l->e[k], param, sizeof param);
+        compare_param_text(l->item[k].solver, &l->e[k], param, sizeof param);
         if ((int)strlen(param) > width)
             width = (int)strlen(param);
     }
@@ -247,7 +246,7 @@ static void print_compare_table(const pl_model *model, const pl_solution *limit,
         const pl_compare_result *r = &it->res;
         int c = it->compared, ext = it->solver == &pl_solver_external;
         char param[96];
-        compare_param_text(&l->e[k], param, sizeof param);
+        compare_param_text(it->solver, &l->e[k], param, sizeof param);
         printf("%-12s %-*s %-6s", it->solver->name, width, param, it->sol.status == PL_OK ? "ok" : "failed");
         double x[] = {c ? r->d.sup_q : NAN, c ? r->d.l1_v : NAN, c ? r->d.s_dist_q : NAN,
                       c ? r->d.impact_time_error : NAN, c ? r->d.impact_velocity_error : NAN,
@@ -413,7 +412,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
         for (size_t k = 0; k < l.n; k++)
             if (l.item[k].sol.status != PL_OK) {
                 char param[96];
-                compare_param_text(&l.e[k], param, sizeof param);
+                compare_param_text(l.item[k].solver, &l.e[k], param, sizeof param);
                 fprintf(stderr, "penlim compare: %s %s %s failed: %s\n", l.item[k].solver->name,
                         l.item[k].solver == &pl_solver_external ? "file" : "at", param, l.item[k].sol.error.message);
             }
