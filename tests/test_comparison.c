@@ -103,10 +103,40 @@ static void test_defaults(void)
     pl_model_free(&m);
 }
 
+/* Nothing is measured against a limit solution that failed: every solution stays unmeasured (n/a),
+ * no family is assessed, and the limit solution counts as a failure. */
+static void test_failed_limit(void)
+{
+    pl_error err;
+    pl_model m;
+    CHECK(pl_model_init(&m, &pl_case_bouncing_ball, NULL, 0, &err) == PL_OK, "model: %s", err.message);
+    pl_comparison_item items[2];
+    for (size_t k = 0; k < 2; k++) {
+        pl_comparison_item_init(&items[k], &pl_solver_penalty);
+        pl_solve_opts_init(&items[k].opts, &pl_solver_penalty, &m, 3.0);
+    }
+    pl_comparison_opts o = {0};
+    pl_limit_opts(&m, &items[0].opts, 0, &o.limit);
+    o.limit.max_steps = 5;
+    pl_comparison c;
+    CHECK(pl_comparison_run(&m, items, 2, &o, &c, &err) == PL_OK, "run: %s", err.message);
+    CHECK(!c.has_limit && c.limit.status == PL_ERR_SOLVER && c.failures == 1, "the limit solution failed (%zu)",
+          c.failures);
+    CHECK(items[0].sol.status == PL_OK && items[1].sol.status == PL_OK && !items[0].compared && !items[1].compared &&
+              items[0].analysed,
+          "the runs solved and analysed, not measured");
+    CHECK(c.nfam == 0, "no family without the limit solution");
+    pl_comparison_free(&c);
+    for (size_t k = 0; k < 2; k++)
+        pl_comparison_item_free(&items[k]);
+    pl_model_free(&m);
+}
+
 int main(void)
 {
     check_init();
     test_defaults();
     test_ball();
+    test_failed_limit();
     return check_finish("test_comparison");
 }
