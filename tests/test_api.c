@@ -77,6 +77,30 @@ static void test_solutions(void)
     CHECK(pl_compare_to_limit(NULL, sol, sol, &lim_sup, NULL, NULL, NULL, &err) == PL_ERR_INPUT &&
               pl_compare_to_limit(m, NULL, sol, NULL, NULL, NULL, NULL, NULL) == PL_ERR_INPUT,
           "compare without a model or a solution");
+    /* A failed solution is not measured (n/a in sweeps and compare): a run stopped after 50 steps
+     * would look close to the limit over the little time it covers. */
+    pl_setting stop[] = {{"mu", 1e6}, {"max_steps", 50}};
+    pl_solution *stopped = NULL, *whole = NULL;
+    CHECK(pl_solve_model(m, "penalty", stop, 2, &stopped, &err) == PL_ERR_SOLVER && stopped, "stopped: %s",
+          err.message);
+    CHECK(pl_compare_to_limit(m, stopped, sol, &lim_sup, NULL, NULL, NULL, &err) == PL_ERR_INPUT &&
+              strstr(err.message, "the solution failed") != NULL,
+          "a failed solution refused: %s", err.message);
+    CHECK(pl_solve_model(m, "penalty", stop, 1, &whole, &err) == PL_OK, "a whole run: %s", err.message);
+    pl_setting few[] = {{"samples", 0}, {"max_steps", 5}};
+    pl_solution *limit_stopped = NULL;
+    CHECK(pl_solve_model(m, "limit", few, 2, &limit_stopped, &err) == PL_ERR_SOLVER && limit_stopped,
+          "the limit solution stopped: %s", err.message);
+    CHECK(pl_compare_to_limit(m, whole, limit_stopped, &lim_sup, NULL, NULL, NULL, &err) == PL_ERR_INPUT &&
+              strstr(err.message, "the limit solution failed") != NULL,
+          "a failed limit solution refused: %s", err.message);
+    pl_solution_destroy(limit_stopped);
+    lim_sup = NAN;
+    CHECK(pl_compare_to_limit(m, whole, sol, &lim_sup, NULL, NULL, NULL, &err) == PL_OK && lim_sup > 0 &&
+              lim_sup < 0.1, /* of h0 = 1: the largest near the Zeno point */
+          "the whole run measured: sup_q %g", lim_sup);
+    pl_solution_destroy(stopped);
+    pl_solution_destroy(whole);
     pl_solution_destroy(sol);
     pl_model_destroy(m);
 }

@@ -250,9 +250,117 @@ static void test_grid_and_numbers(void)
               "round trip of %.17g", x);
 }
 
+/* The default grids, from their rule: mu = 1e2 ... 1e10 in decades, exactly; h = 10^(-1.2 - k) T
+ * for k = 3, 2.5, ..., 0, T = V/A = sqrt(2 h0/g) for the ball dropped from rest, each at most
+ * t-end/10^(1 + k). */
+static void test_default_grids(void)
+{
+    pl_error err;
+    pl_model m;
+    pl_setting set[] = {{"h0", 0.7}, {"g", 3.0}};
+    CHECK(pl_model_init(&m, &pl_case_bouncing_ball, set, 2, &err) == PL_OK, "model: %s", err.message);
+    double *v = NULL;
+    size_t n = 0;
+    CHECK(pl_sweep_default_grid(&pl_solver_penalty, &m, 10.0, &v, &n, &err) == PL_OK && n == 9, "mu grid");
+    for (size_t j = 0; j < n; j++)
+        CHECK(v[j] == pow(10.0, 2.0 + (double)j), "mu %zu: %.17g", j, v[j]);
+    free(v);
+    double T = sqrt(2.0 * 0.7 / 3.0);
+    CHECK(pl_sweep_default_grid(&pl_solver_moreau_jean, &m, 10.0, &v, &n, &err) == PL_OK && n == 7, "h grid");
+    for (size_t j = 0; j < n; j++) {
+        double k = 0.5 * (double)(6 - j), want = pow(10.0, -1.2 - k) * T;
+        CHECK(fabs(v[j] - want) <= 1e-14 * want, "h %zu = %.17g, want 10^(-1.2 - %g) T = %.17g", j, v[j], k, want);
+        CHECK(j == 0 || v[j] > v[j - 1], "h in increasing order, coarsest last");
+    }
+    free(v);
+    /* a short t-end caps every h: t-end/10^(1 + k) < 10^(-1.2 - k) T when t-end < 10^-0.2 T */
+    CHECK(pl_sweep_default_grid(&pl_solver_moreau_jean, &m, 0.1 * T, &v, &n, &err) == PL_OK && n == 7, "capped");
+    for (size_t j = 0; j < n; j++) {
+        double k = 0.5 * (double)(6 - j), want = 0.1 * T / pow(10.0, 1.0 + k);
+        CHECK(fabs(v[j] - want) <= 1e-14 * want, "capped h %zu = %.17g, want %.17g", j, v[j], want);
+    }
+    free(v);
+    pl_model_free(&m);
+}
+
+/* pl_sweep_check refuses a sweep before it runs: a value of the grid a single solve refuses, or a
+ * limit solution that cannot start (the wedge's point below a face), saying which. */
+static void test_sweep_check(void)
+{
+    pl_error err;
+    pl_model m;
+    CHECK(pl_model_init(&m, &pl_case_bouncing_ball, NULL, 0, &err) == PL_OK, "model: %s", err.message);
+    pl_sweep_opts o = {.solver = &pl_solver_penalty, .jobs = 1, .with_limit = 1};
+    pl_solve_opts_init(&o.base, &pl_solver_penalty, &m, NAN);
+    int limit_refused = -1;
+    double good[] = {1e4, 1e6}, bad[] = {1e4, -1.0};
+    CHECK(pl_sweep_check(&m, good, 2, &o, &limit_refused, &err) == PL_OK && limit_refused == 0, "accepted: %s",
+          err.message);
+    CHECK(pl_sweep_check(&m, bad, 2, &o, &limit_refused, &err) == PL_ERR_INPUT && limit_refused == 0 &&
+              strstr(err.message, "mu") != NULL,
+          "mu = -1 refused as a run's value: %s", err.message);
+    /* the limit solution's options are the runs' (caps, samples), its rtol its own */
+    o.limit_rtol = 1e-20;
+    CHECK(pl_sweep_check(&m, good, 2, &o, &limit_refused, &err) == PL_ERR_INPUT && limit_refused == 1,
+          "an rtol of the limit solution out of range refused as the limit's: %s", err.message);
+    pl_solve_opts lo;
+    o.limit_rtol = 1e-10;
+    o.base.max_output = 12345;
+    o.base.samples = 7;
+    pl_sweep_limit_opts(&m, &o, &lo);
+    CHECK(lo.option[pl_solver_option_index(&pl_solver_limit, "rtol")] == 1e-10 && lo.max_output == 12345 &&
+              lo.samples == 7 && lo.t_end == o.base.t_end,
+          "limit options from the runs'");
+    pl_model_free(&m);
+    pl_model wedge;
+    pl_setting below = {"q1", -1.0};
+    CHECK(pl_model_init(&wedge, &pl_case_wedge, &below, 1, &err) == PL_OK, "wedge: %s", err.message);
+    o.limit_rtol = 0;
+    o.base.max_output = 0;
+    pl_solve_opts_init(&o.base, &pl_solver_penalty, &wedge, NAN);
+    CHECK(pl_sweep_check(&wedge, good, 2, &o, &limit_refused, &err) == PL_ERR_INPUT && limit_refused == 1 &&
+              strstr(err.message, "admissible") != NULL,
+          "a start below the wedge's face refused as the limit's: %s", err.message);
+    o.with_limit = 0;
+    CHECK(pl_sweep_check(&wedge, good, 2, &o, &limit_refused, &err) == PL_OK, "without the limit: accepted (%s)",
+          err.message);
+    pl_model_free(&wedge);
+}
+
+/* A solve that returns a failure fails its run even where it left the solution's status ok (a solve
+ * in another process that refused its input), as compare fails it. */
+static pl_status refusing_solve(const pl_sweep *sw, size_t k, const pl_solver_type *solver, const pl_solve_opts *o,
+                                pl_solution *sol, pl_error *err, void *user)
+{
+    (void)sw;
+    pl_status s = pl_solve(solver, user, o, sol, err);
+    return s == PL_OK && k == 1 ? pl_fail(err, PL_ERR_INPUT, "refused by its process") : s;
+}
+
+static void test_solve_failure_returned(void)
+{
+    pl_error err;
+    pl_model m;
+    CHECK(pl_model_init(&m, &pl_case_bouncing_ball, NULL, 0, &err) == PL_OK, "model");
+    pl_sweep_opts o = {.solver = &pl_solver_penalty, .jobs = 1, .with_limit = 1, .solve = refusing_solve, .user = &m};
+    pl_solve_opts_init(&o.base, &pl_solver_penalty, &m, 2.0);
+    double mu[] = {1e4, 1e5, 1e6};
+    pl_sweep sw;
+    CHECK(pl_sweep_run(&m, mu, 3, &o, &sw, &err) == PL_OK, "sweep: %s", err.message);
+    CHECK(sw.has_limit && sw.runs[0].status == PL_OK && sw.runs[2].status == PL_OK, "the others ok");
+    CHECK(sw.runs[1].status == PL_ERR_INPUT && strstr(sw.runs[1].error.message, "refused") != NULL &&
+              sw.failures == 1 && isnan(sw.q[PL_Q_LIMIT_SUP_Q].values[1]),
+          "the refused run failed, not measured (status %d, %zu failures)", (int)sw.runs[1].status, sw.failures);
+    pl_sweep_free(&sw);
+    pl_model_free(&m);
+}
+
 int main(void)
 {
     check_init();
+    test_default_grids();
+    test_sweep_check();
+    test_solve_failure_returned();
     test_grid_and_numbers();
     test_bouncing_ball();
     test_vibrating_table();

@@ -42,7 +42,8 @@ PL_API pl_status pl_sweep_quantity_get(const pl_sweep *sw, const char *name, dou
 /* Distances of a solution of model to its limit solution: sup over t of the positions' error,
  * L1 norm of the velocities' error, and the largest errors of its impacts' times and post-impact
  * velocities over those paired with the limit's (by time, one to one and in order: docs/methods.md,
- * "Matching impacts"; NAN if none is). */
+ * "Matching impacts"; NAN if none is).  PL_ERR_INPUT if either solution failed: one stopped early is
+ * not measured. */
 PL_API pl_status pl_compare_to_limit(const pl_model *model, const pl_solution *sol, const pl_solution *limit,
                                      double *sup_q, double *l1_v, double *impact_time_error,
                                      double *impact_velocity_error, pl_error *err);

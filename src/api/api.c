@@ -434,22 +434,24 @@ PL_API pl_status pl_compare_to_limit(const pl_model *model, const pl_solution *s
     if (limit->solver->family != PL_FAMILY_LIMIT)
         return pl_fail(err, PL_ERR_INPUT, "pl_compare_to_limit: the reference is a %s solution, not the limit "
                        "solution", limit->solver->name);
+    /* A failed solution is not measured, as in a sweep or compare (n/a there): it stopped at t_final, and
+     * its distances over [0, t_final] would look like those of a solution that reached t_end. */
+    const pl_solution *s[2] = {limit, sol};
+    for (int k = 0; k < 2; k++)
+        if (s[k]->status != PL_OK)
+            return pl_fail(err, PL_ERR_INPUT, "pl_compare_to_limit: the %s failed (%.300s): it is not measured",
+                           k ? "solution" : "limit solution", s[k]->error.message);
     pl_analysis a[2];
     pl_trajectory tr[2];
     memset(a, 0, sizeof a);
     memset(tr, 0, sizeof tr);
-    const pl_solution *s[2] = {sol, limit};
-    pl_status st = PL_OK;
-    for (int k = 0; k < 2 && st == PL_OK; k++) {
-        st = pl_analyze(model, s[k], &a[k], err);
-        if (st == PL_OK)
-            st = pl_trajectory_build(&tr[k], model, s[k], err);
-    }
     pl_compare_result res;
+    int compared;
+    pl_status st = pl_measure_solution(model, limit, NULL, NULL, 0, &a[0], &tr[0], NULL, NULL, &compared, err);
     if (st == PL_OK) {
-        pl_analysed run = {sol, &a[0], &tr[0]}, ref = {limit, &a[1], &tr[1]};
-        int s_comparable = pl_solver_can(sol->solver, PL_SOLVER_GAMMA);
-        st = pl_compare_solution(model, &run, &ref, s_comparable, &res, NULL, err);
+        pl_analysed ref = {limit, &a[0], &tr[0]};
+        st = pl_measure_solution(model, sol, NULL, &ref, pl_solver_can(sol->solver, PL_SOLVER_GAMMA), &a[1], &tr[1],
+                                 &res, NULL, &compared, err);
     }
     for (int k = 0; k < 2; k++) {
         pl_analysis_free(&a[k]);

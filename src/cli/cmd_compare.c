@@ -12,6 +12,7 @@
 #include "io/report.h"
 #include "study/analysis.h"
 #include "study/compare.h"
+#include "study/comparison.h"
 #include "study/family.h"
 
 static const char compare_usage[] =
@@ -48,50 +49,38 @@ static const char compare_usage[] =
     "  Without solutions: the penalty at mu = 1e4, 1e6, 1e8 and every scheme that applies to the\n"
     "  case at its 3 default h.  Other options as for 'penlim run'.\n";
 
-/* One solution of compare and everything measured of it. */
+/* The solutions of compare (study/comparison.h) and their entries in its files (io/compare_report.h). */
 typedef struct {
-    pl_compare_entry e;
-    const pl_solver_type *solver;
-    pl_solve_opts opts;
-    pl_solution sol;
-    pl_analysis analysis;
-    pl_trajectory traj;
-    pl_impact_match match; /* its impacts against the limit's */
-    int has_gamma, analysed, built;
-} cmp_item;
-
-typedef struct {
-    cmp_item *item;
+    pl_comparison_item *item;
+    pl_compare_entry *e;
     size_t n, cap;
 } cmp_list;
 
-static cmp_item *cmp_add(cmp_list *l)
+/* A new item of the solver, its entry empty: its index, or -1 if out of memory. */
+static long cmp_add(cmp_list *l, const pl_solver_type *solver)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 16;
-        cmp_item *p = realloc(l->item, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        l->item = p;
+        pl_comparison_item *p = realloc(l->item, cap * sizeof *p);
+        if (p)
+            l->item = p;
+        pl_compare_entry *e = p ? realloc(l->e, cap * sizeof *e) : NULL;
+        if (!e)
+            return -1;
+        l->e = e;
         l->cap = cap;
     }
-    cmp_item *it = &l->item[l->n++];
-    memset(it, 0, sizeof *it);
-    pl_solution_init(&it->sol, &pl_solver_external, &(pl_model){.n = 0}, NAN, NULL); /* replaced when solved:
-                                                                                     nothing to allocate */
-    return it;
+    pl_comparison_item_init(&l->item[l->n], solver);
+    memset(&l->e[l->n], 0, sizeof l->e[l->n]);
+    return (long)l->n++;
 }
 
 static void cmp_free(cmp_list *l)
 {
-    for (size_t k = 0; k < l->n; k++) {
-        pl_solution_free(&l->item[k].sol);
-        if (l->item[k].analysed)
-            pl_analysis_free(&l->item[k].analysis);
-        pl_trajectory_free(&l->item[k].traj);
-        pl_impact_match_free(&l->item[k].match);
-    }
+    for (size_t k = 0; k < l->n; k++)
+        pl_comparison_item_free(&l->item[k]);
     free(l->item);
+    free(l->e);
 }
 
 /* Add a penalized run (mu) or a scheme's run (h): checked as a run is; returns -1 or an exit status. */
@@ -117,13 +106,12 @@ static int cmp_add_solve(cmp_list *l, const case_options *o, const pl_model *mod
             return -1; /* a default value outside the range of this case and t-end */
         return failure(o->cmd, &err);
     }
-    cmp_item *it = cmp_add(l);
-    if (!it)
+    long k = cmp_add(l, solver);
+    if (k < 0)
         return failure(o->cmd, &(pl_error){PL_ERR_NOMEM, "out of memory planning the solutions"});
-    it->solver = solver;
-    it->opts = opts;
-    it->e.param_name = name;
-    it->e.param = value;
+    l->item[k].opts = opts;
+    l->e[k].param_name = name;
+    l->e[k].param = value;
     return -1;
 }
 
@@ -166,17 +154,19 @@ static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve
                 if ((rc = cmp_add_solve(l, o, model, penalty, s, value, 0)) >= 0)
                     return rc;
             }
-            for (int j = 0; rc < 0 && given == 0 && j < (o->work_precision ? 7 : 3); j++)
-                rc = cmp_add_solve(l, o, model, penalty, s, default_h(model, penalty->t_end, o->work_precision ? 0.5 * j : j), 1);
+            double v[PL_COMPARISON_MAX_DEFAULTS];
+            size_t nv = given ? 0 : pl_comparison_defaults(s, model, penalty->t_end, o->work_precision, v);
+            for (size_t j = 0; rc < 0 && j < nv; j++)
+                rc = cmp_add_solve(l, o, model, penalty, s, v[j], 1);
         } else if (sp->kind == SPEC_EXTERNAL) {
-            cmp_item *it = cmp_add(l);
-            if (!it)
+            long j = cmp_add(l, &pl_solver_external);
+            if (j < 0)
                 return failure(o->cmd, &(pl_error){PL_ERR_NOMEM, "out of memory planning the solutions"});
+            pl_comparison_item *it = &l->item[j];
             pl_solution_free(&it->sol);
-            it->solver = &pl_solver_external;
-            it->e.param_name = "file";
-            it->e.param = NAN;
-            it->e.file = sp->text;
+            l->e[j].param_name = "file";
+            l->e[j].param = NAN;
+            l->e[j].file = sp->text;
             pl_status s = pl_read_external(sp->text, model, penalty->t_end, penalty->contacts, &it->sol, &it->has_gamma, &err);
             if (s == PL_ERR_INPUT)
                 return failure(o->cmd, &err);
@@ -189,75 +179,44 @@ static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve
     if (rc >= 0)
         return rc;
     /* The penalty's values: the sweep's grid when refining, the three defaults without solutions. */
-    if (o->work_precision && (any_mu || !any_scheme))
-        for (int j = 0; rc < 0 && j < 9; j++)
-            rc = cmp_add_solve(l, o, model, penalty, &pl_solver_penalty, pow(10.0, 2 + j), 1);
-    if (!o->work_precision && o->nspec == 0)
-        for (int j = 0; rc < 0 && j < 3; j++)
-            rc = cmp_add_solve(l, o, model, penalty, &pl_solver_penalty, pow(10.0, 4 + 2 * j), 1);
+    double v[PL_COMPARISON_MAX_DEFAULTS];
+    if ((o->work_precision && (any_mu || !any_scheme)) || (!o->work_precision && o->nspec == 0)) {
+        size_t nv = pl_comparison_defaults(&pl_solver_penalty, model, penalty->t_end, o->work_precision, v);
+        for (size_t j = 0; rc < 0 && j < nv; j++)
+            rc = cmp_add_solve(l, o, model, penalty, &pl_solver_penalty, v[j], 1);
+    }
     if (o->nspec == 0 || (o->work_precision && !any_scheme && !any_mu))
         for (size_t k = 0; rc < 0 && k < pl_solver_count(); k++) {
             const pl_solver_type *s = pl_solver_at(k);
             if (s->family != PL_FAMILY_SCHEME || (s->applies && s->applies(model, &err) != PL_OK))
                 continue;
-            for (int j = 0; rc < 0 && j < (o->work_precision ? 7 : 3); j++)
-                rc = cmp_add_solve(l, o, model, penalty, s, default_h(model, penalty->t_end, o->work_precision ? 0.5 * j : j), 1);
+            size_t nv = pl_comparison_defaults(s, model, penalty->t_end, o->work_precision, v);
+            for (size_t j = 0; rc < 0 && j < nv; j++)
+                rc = cmp_add_solve(l, o, model, penalty, s, v[j], 1);
         }
     for (size_t k = 0; k < l->n; k++) {
         l->item[k].sol.solver = l->item[k].solver; /* named before it is solved */
-        l->item[k].e.sol = &l->item[k].sol;
-        pl_compare_entry_name(&l->item[k].e, k);
+        l->e[k].sol = &l->item[k].sol;
+        pl_compare_entry_name(&l->e[k], k);
     }
     return rc;
 }
 
-/* The families of compare: the solutions of each solver (but external files) measured against the
- * limit solution, in the order of the registry; each member's impact errors are then taken over its
- * family's common impact set.  *nf families in fam (room for every solver). */
-static pl_status assess_families(const pl_model *model, cmp_list *l, size_t nlimit_impacts, pl_family *fam, size_t *nf,
-                                 pl_error *err)
-{
-    *nf = 0;
-    pl_analysed *sols = malloc((l->n ? l->n : 1) * sizeof *sols);
-    pl_family_member *members = malloc((l->n ? l->n : 1) * sizeof *members);
-    pl_status s = sols && members ? PL_OK : pl_fail(err, PL_ERR_NOMEM, "out of memory");
-    for (size_t j = 0; j < pl_solver_count() && s == PL_OK; j++) {
-        const pl_solver_type *solver = pl_solver_at(j);
-        size_t n = 0, given = 0;
-        for (size_t k = 0; k < l->n; k++) {
-            cmp_item *it = &l->item[k];
-            if (it->solver != solver || solver->family == PL_FAMILY_EXTERNAL)
-                continue;
-            given++;
-            if (it->sol.status != PL_OK || !it->e.compared)
-                continue;
-            sols[n] = (pl_analysed){&it->sol, &it->analysis, &it->traj};
-            members[n] = (pl_family_member){&sols[n], &it->e.res, &it->match};
-            n++;
-        }
-        if (given > 0)
-            s = pl_family_assess(model, solver, members, n, nlimit_impacts, &fam[(*nf)++], err);
-    }
-    free(sols);
-    free(members);
-    return s;
-}
-
 /* The parameter cell of a compare table row: "mu = 1e4", "h = 0.001", or the file name escaped. */
-static void compare_param_text(const cmp_item *it, char *buf, size_t len)
+static void compare_param_text(const pl_solver_type *solver, const pl_compare_entry *e, char *buf, size_t len)
 {
-    if (it->solver == &pl_solver_external) {
-        const char *base = strrchr(it->e.file, '/');
-        pl_escape(base && base[1] ? base + 1 : it->e.file, buf, len); /* a name may hold a line break */
+    if (solver == &pl_solver_external) {
+        const char *base = strrchr(e->file, '/');
+        pl_escape(base && base[1] ? base + 1 : e->file, buf, len); /* a name may hold a line break */
     } else {
         char v[PL_NUMBER_LEN];
-        num(it->e.param, v);
+        num(e->param, v);
         if (strlen(v) > 16) { /* a computed default h (17 digits): 4 digits; the files have every digit */
             char r[PL_NUMBER_LEN];
-            snprintf(r, sizeof r, "%.4g", it->e.param);
+            snprintf(r, sizeof r, "%.4g", e->param);
             num(strtod(r, NULL), v);
         }
-        snprintf(buf, len, "%s = %s", it->e.param_name, v);
+        snprintf(buf, len, "%s = %s", e->param_name, v);
     }
 }
 
@@ -275,7 +234,7 @@ static void print_compare_table(const pl_model *model, const pl_solution *limit,
     int width = 10; /* the parameter column: as wide as its longest cell */
     for (size_t k = 0; k < l->n; k++) {
         char param[96];
-        compare_param_text(&l->item[k], param, sizeof param);
+        compare_param_text(l->item[k].solver, &l->e[k], param, sizeof param);
         if ((int)strlen(param) > width)
             width = (int)strlen(param);
     }
@@ -283,11 +242,11 @@ static void print_compare_table(const pl_model *model, const pl_solution *limit,
            "parameter", "status", "sup_q", "l1_v", "s_dist_q", "impact_t", "impact_v", "capture", "final_q", "steps",
            "rhs_evals", "wall_s", "matched", "missing", "absorbed", "excluded", "extra");
     for (size_t k = 0; k < l->n; k++) {
-        const cmp_item *it = &l->item[k];
-        const pl_compare_result *r = &it->e.res;
-        int c = it->e.compared, ext = it->solver == &pl_solver_external;
+        const pl_comparison_item *it = &l->item[k];
+        const pl_compare_result *r = &it->res;
+        int c = it->compared, ext = it->solver == &pl_solver_external;
         char param[96];
-        compare_param_text(it, param, sizeof param);
+        compare_param_text(it->solver, &l->e[k], param, sizeof param);
         printf("%-12s %-*s %-6s", it->solver->name, width, param, it->sol.status == PL_OK ? "ok" : "failed");
         double x[] = {c ? r->d.sup_q : NAN, c ? r->d.l1_v : NAN, c ? r->d.s_dist_q : NAN,
                       c ? r->d.impact_time_error : NAN, c ? r->d.impact_velocity_error : NAN,
@@ -324,14 +283,20 @@ static void print_compare_table(const pl_model *model, const pl_solution *limit,
 
 /* A solve of compare, here or (iso not NULL) in a process of its own that writes it into the
  * directory sub of the output (pl_write_compare writes it again there with the rest). */
-static pl_status solve_in(const pl_isolation *iso, const outdir_session *d, const char *sub,
-                          const pl_solver_type *solver, const pl_model *model, const pl_solve_opts *opts,
-                          pl_solution *sol, pl_error *err)
+typedef struct {
+    const pl_isolation *iso;
+    const outdir_session *d;
+    const cmp_list *l;
+    const pl_model *model;
+} cmp_isolated;
+
+static pl_status solve_isolated(size_t k, const pl_solver_type *solver, const pl_solve_opts *opts, pl_solution *sol,
+                                pl_error *err, void *user)
 {
-    if (!iso)
-        return pl_solve(solver, model, opts, sol, err);
+    const cmp_isolated *io = user;
     int read_back;
-    return pl_isolated_solve(iso, model, solver, opts, &d->out, sub, sol, &read_back, err);
+    return pl_isolated_solve(io->iso, io->model, solver, opts, &io->d->out,
+                             k == PL_COMPARISON_LIMIT ? "limit" : io->l->e[k].dir, sol, &read_back, err);
 }
 
 static int cmd_compare_with(int argc, char **argv, pl_model *model)
@@ -343,12 +308,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     pl_solve_opts penalty, lopts;
     if ((rc = prepare(&o, &pl_solver_penalty, NULL, model, &penalty)) >= 0)
         return rc;
-    pl_solve_opts_init(&lopts, &pl_solver_limit, model, penalty.t_end);
-    lopts.samples = penalty.samples;
-    lopts.max_steps = penalty.max_steps;
-    lopts.max_seconds = penalty.max_seconds;
-    lopts.max_output = penalty.max_output;
-    lopts.contacts = penalty.contacts;
+    pl_limit_opts(model, &penalty, 0, &lopts);
     pl_error err;
     if (pl_solve_check(&pl_solver_limit, model, &lopts, &err) != PL_OK)
         return failure(o.cmd, &err);
@@ -370,12 +330,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
         outdir_end(&d);
         return rc;
     }
-    pl_compare_entry *entries = calloc(l.n ? l.n : 1, sizeof *entries);
-    pl_status s = entries ? PL_OK : pl_fail(&err, PL_ERR_NOMEM, "out of memory");
-    for (size_t k = 0; entries && k < l.n; k++) /* a failed calloc: s says so */
-        entries[k] = l.item[k].e;
-    if (s == PL_OK)
-        s = pl_compare_files(entries, l.n, !o.no_plots, &d.planned, &err);
+    pl_status s = pl_compare_files(l.e, l.n, !o.no_plots, &d.planned, &err);
     d.manifest = pl_manifest_new("compare", model, &pl_solver_limit, &lopts, NULL);
     d.manifest = with_model_identity(d.manifest, &o, model);
     json_t *journal = json_deep_copy(d.manifest);
@@ -384,85 +339,47 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     json_decref(journal);
     if (s != PL_OK) {
         fprintf(stderr, "penlim compare: %s\n", err.message);
-        free(entries);
         cmp_free(&l);
         outdir_end(&d);
         return exit_code(s);
     }
-    /* The limit solution once, then each solution measured against it. */
-    pl_solution limit;
-    pl_analysis la;
-    pl_trajectory lt = {0};
-    pl_solve_opts_count_from(&lopts, pl_now_seconds()); /* each solution's budget from its start, its analysis included */
-    solve_in(isolate ? &iso : NULL, &d, "limit", &pl_solver_limit, model, &lopts, &limit, &err);
-    pl_status ls = pl_analyze_within(model, &limit, &(pl_budget){lopts.max_seconds, lopts.started}, &la,
-                                     &err); /* also what a failed one found */
-    if (ls == PL_OK && limit.status == PL_OK)
-        ls = pl_trajectory_build(&lt, model, &limit, &err);
-    int has_limit = limit.status == PL_OK && ls == PL_OK;
-    if (limit.status == PL_OK && ls != PL_OK) {
-        limit.status = ls;
-        limit.error = err;
-    }
-    size_t failures = limit.status != PL_OK;
+    /* The limit solution once, then each solution measured against it, then the families. */
+    cmp_isolated cio = {&iso, &d, &l, model};
+    pl_comparison_opts copts = {.limit = lopts, .solve = isolate ? solve_isolated : NULL, .user = &cio};
+    pl_comparison c;
+    s = pl_comparison_run(model, l.item, l.n, &copts, &c, &err);
+    size_t failures = c.failures;
+    pl_solution *limit = &c.limit;
     for (size_t k = 0; k < l.n; k++) {
-        cmp_item *it = &l.item[k];
-        pl_solve_opts_count_from(&it->opts, pl_now_seconds()); /* as for the limit solution; a file read has no budget */
-        if (it->solver != &pl_solver_external) {
-            pl_solution_free(&it->sol);
-            if (solve_in(isolate ? &iso : NULL, &d, it->e.dir, it->solver, model, &it->opts, &it->sol, &err) ==
-                    PL_ERR_INPUT && it->sol.status == PL_OK) {
-                it->sol.status = PL_ERR_INPUT;
-                it->sol.error = err;
-            }
-        }
-        pl_budget budget = {it->solver != &pl_solver_external ? it->opts.max_seconds : 0.0, it->opts.started};
-        pl_status st = pl_analyze_within(model, &it->sol, &budget, &it->analysis, &err);
-        it->analysed = 1;
-        if (st == PL_OK)
-            st = pl_trajectory_build(&it->traj, model, &it->sol, &err);
-        pl_analysed run = {&it->sol, &it->analysis, &it->traj}, ref = {&limit, &la, &lt};
-        int s_comparable = pl_solver_can(it->solver, PL_SOLVER_GAMMA) || it->has_gamma;
-        if (st == PL_OK && it->sol.status == PL_OK && has_limit) {
-            st = pl_compare_solution(model, &run, &ref, s_comparable, &it->e.res, &it->match, &err);
-            it->e.compared = st == PL_OK;
-        }
-        if (st != PL_OK && it->sol.status == PL_OK) {
-            it->sol.status = st;
-            it->sol.error = err;
-        }
-        failures += it->sol.status != PL_OK;
-        it->e.sol = &it->sol;
-        it->e.analysis = &it->analysis;
-        it->e.match = &it->match;
+        pl_comparison_item *it = &l.item[k];
+        l.e[k].sol = &it->sol;
+        l.e[k].analysis = &it->analysis;
+        l.e[k].match = &it->match;
+        l.e[k].compared = it->compared;
+        l.e[k].res = it->res;
     }
-    pl_family *fam = calloc(pl_solver_count() + 1, sizeof *fam);
-    size_t nfam = 0;
-    s = !fam ? pl_fail(&err, PL_ERR_NOMEM, "out of memory") : has_limit ? assess_families(model, &l, la.impacts, fam, &nfam, &err) : PL_OK;
-    for (size_t k = 0; k < l.n; k++)
-        entries[k] = l.item[k].e;
     /* Each solution's files within a budget of their own, as a sweep's runs: a solution whose files
      * are stopped (or run out of memory) fails, the others go on; then the tables, within theirs:
      * stopped, the files written are complete and the manifest lists them. */
     pl_error stopped, limit_files = {PL_OK, ""};
     pl_status write_status = PL_OK;
     if (s == PL_OK) {
-        write_status = s = pl_write_compare(&d.out, model, &limit, &la, &limit_files, entries, l.n, fam, nfam,
-                                            lopts.max_seconds, &stopped);
+        write_status = s = pl_write_compare(&d.out, model, limit, &c.limit_analysis, &limit_files, l.e, l.n, c.fam,
+                                            c.nfam, lopts.max_seconds, &stopped);
         if (s == PL_ERR_SOLVER)
             s = PL_OK;
         else if (s != PL_OK)
             err = stopped;
     }
-    if (limit_files.status != PL_OK && limit.status == PL_OK) { /* reported as the tables report it */
-        limit.status = limit_files.status;
-        limit.error = limit_files;
+    if (limit_files.status != PL_OK && limit->status == PL_OK) { /* reported as the tables report it */
+        limit->status = limit_files.status;
+        limit->error = limit_files;
         failures++;
     }
     for (size_t k = 0; k < l.n; k++)
-        if (entries[k].files.status != PL_OK && l.item[k].sol.status == PL_OK) {
-            l.item[k].sol.status = entries[k].files.status;
-            l.item[k].sol.error = entries[k].files;
+        if (l.e[k].files.status != PL_OK && l.item[k].sol.status == PL_OK) {
+            l.item[k].sol.status = l.e[k].files.status;
+            l.item[k].sol.error = l.e[k].files;
             failures++;
         }
     pl_error plot_err;
@@ -470,7 +387,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     pl_budget figures = {o.max_seconds, pl_now_seconds()};
     pl_status plots = s != PL_OK || write_status != PL_OK || o.no_plots
                           ? PL_OK
-                          : pl_render_compare_plots(&d.out, entries, l.n, &figures, &plot_err);
+                          : pl_render_compare_plots(&d.out, l.e, l.n, &figures, &plot_err);
     if (s == PL_OK)
         s = pl_outdir_finish(&d.out, &d.st, &d.planned, d.manifest, &err);
     if (s != PL_OK)
@@ -483,19 +400,19 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
                     plot_err.message, out);
         }
         if (!o.quiet) {
-            print_compare_table(model, &limit, &l, fam, nfam, o.out);
+            print_compare_table(model, limit, &l, c.fam, c.nfam, o.out);
             if (!o.no_plots && plots == PL_OK) {
                 char out[1024];
                 pl_escape(o.out, out, sizeof out);
                 printf("plots: %s/compare_*.png (re-render with gnuplot NAME.gp in that directory)\n", out);
             }
         }
-        if (limit.status != PL_OK)
-            fprintf(stderr, "penlim compare: the limit solution failed: %s\n", limit.error.message);
+        if (limit->status != PL_OK)
+            fprintf(stderr, "penlim compare: the limit solution failed: %s\n", limit->error.message);
         for (size_t k = 0; k < l.n; k++)
             if (l.item[k].sol.status != PL_OK) {
                 char param[96];
-                compare_param_text(&l.item[k], param, sizeof param);
+                compare_param_text(l.item[k].solver, &l.e[k], param, sizeof param);
                 fprintf(stderr, "penlim compare: %s %s %s failed: %s\n", l.item[k].solver->name,
                         l.item[k].solver == &pl_solver_external ? "file" : "at", param, l.item[k].sol.error.message);
             }
@@ -503,13 +420,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     if (s == PL_OK && write_status != PL_OK)
         fprintf(stderr, "penlim compare: %s\n", stopped.message);
     rc = s != PL_OK ? exit_code(s) : failures || write_status != PL_OK ? 3 : 0;
-    for (size_t j = 0; j < nfam; j++)
-        pl_family_free(&fam[j]);
-    free(fam);
-    free(entries);
-    pl_solution_free(&limit);
-    pl_analysis_free(&la);
-    pl_trajectory_free(&lt);
+    pl_comparison_free(&c);
     cmp_free(&l);
     outdir_end(&d);
     return rc;

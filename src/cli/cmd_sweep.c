@@ -333,24 +333,6 @@ static void print_sweep_summary(const pl_model *model, const pl_sweep *sw, const
     print_written(dir, written);
 }
 
-/* The default grid of a sweep: mu = 1e2 ... 1e10 (9 values), or h = 10^(-1.2 - k/2) T (7 values,
- * T the case's time scale; not a power of ten of it, which for the ball is the first impact time
- * and would put impacts exactly on steps), each no larger than t-end/10^(1 + k/2). */
-static pl_status default_grid(const pl_solver_type *solver, const pl_model *model, double t_end, double **values,
-                              size_t *n, pl_error *err)
-{
-    if (pl_solver_compliant(solver))
-        return pl_parse_grid("1e2:1e10:9", "--mu", values, n, err);
-    double *v = malloc(7 * sizeof *v);
-    if (!v)
-        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
-    for (int k = 0; k < 7; k++)
-        v[k] = default_h(model, t_end, 0.5 * (6 - k));
-    *values = v;
-    *n = 7;
-    return PL_OK;
-}
-
 static int cmd_sweep_with(int argc, char **argv, pl_model *model)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -373,26 +355,14 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
     char what[32];
     snprintf(what, sizeof what, "--%s", solver->refine);
     pl_status s = grid ? pl_parse_grid(grid, what, &values, &nvalues, &err)
-                       : default_grid(solver, model, opts.base.t_end, &values, &nvalues, &err);
-    /* Every value of the grid passes the checks of a single solve. */
-    int refined = pl_solver_option_index(solver, solver->refine);
-    for (size_t k = 0; s == PL_OK && k < nvalues; k++) {
-        pl_solve_opts one = opts.base;
-        one.option[refined] = values[k];
-        if ((s = pl_param_check(&solver->options[refined], values[k], &err)) == PL_OK)
-            s = pl_solve_check(solver, model, &one, &err);
-    }
-    /* The limit solution's own checks (an admissible start, say), as limit and compare make them: a sweep
-     * whose reference cannot be computed is refused before it runs, not reported after. */
-    if (s == PL_OK && !o.no_limit) {
-        pl_solve_opts lopts;
-        pl_solve_opts_init(&lopts, &pl_solver_limit, model, opts.base.t_end);
-        if (pl_solve_check(&pl_solver_limit, model, &lopts, &err) != PL_OK) {
-            char msg[sizeof err.message + 64];
-            snprintf(msg, sizeof msg, "%s (--no-limit sweeps without it)", err.message);
-            free(values);
-            return input_error("sweep", "%s", msg);
-        }
+                       : pl_sweep_default_grid(solver, model, opts.base.t_end, &values, &nvalues, &err);
+    int limit_refused = 0;
+    if (s == PL_OK && (s = pl_sweep_check(model, values, nvalues, &opts, &limit_refused, &err)) != PL_OK &&
+        limit_refused) {
+        char msg[sizeof err.message + 64];
+        snprintf(msg, sizeof msg, "%s (--no-limit sweeps without it)", err.message);
+        free(values);
+        return input_error("sweep", "%s", msg);
     }
     if (s != PL_OK) {
         free(values);

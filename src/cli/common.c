@@ -373,14 +373,3 @@ void outdir_end(outdir_session *d)
     pl_outdir_close(&d->out);
     pl_output_free(&d->out);
 }
-
-
-/* The h of a scheme by default, k = 0, 0.5, 1, ...: h = 10^(-1.2 - k) T, at most t-end/10^(1 + k), T
- * the case's time scale (V/A, or its forcing time: pl_model_time_scale; not a power of ten of it,
- * which for the ball is the first impact time and would put impacts exactly on steps).  A sweep
- * takes k = 3, 2.5, ..., 0; compare k = 0, 1, 2 (or a sweep's). */
-double default_h(const pl_model *model, double t_end, double k)
-{
-    double T = pl_model_time_scale(model); /* V/A, or the case's forcing time */
-    return fmin(pow(10.0, -1.2 - k) * T, t_end / pow(10.0, 1.0 + k));
-}

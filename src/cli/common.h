@@ -72,8 +72,6 @@ int prepare(const case_options *o, const pl_solver_type *solver, const char *ski
 int setup_within_budget(const case_options *o);
 /* The model's identity in a manifest (NULL, the manifest released, if out of memory). */
 json_t *with_model_identity(json_t *manifest, const case_options *o, const pl_model *model);
-/* The h of a scheme by default, k = 0, 0.5, 1, ... (common.c). */
-double default_h(const pl_model *model, double t_end, double k);
 
 /* ---- the output directory ----------------------------------------------------------------------- */
 /* The output directory of a command: locked, scanned, and its manifest once written. */

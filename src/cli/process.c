@@ -208,7 +208,7 @@ void watch_loaded_model(const case_options *o)
         sigaction(crash_signals[k], &sa, NULL);
     }
     if (o->max_seconds > 0) {
-        int setup_only = strcmp(o->cmd, "sweep") == 0 || strcmp(o->cmd, "compare") == 0;
+        int setup_only = strcmp(o->cmd, "sweep") == 0 || strcmp(o->cmd, "compare") == 0 || strcmp(o->cmd, "study") == 0;
         if (setup_only)
             snprintf(watchdog_message, sizeof watchdog_message,
                      "penlim %s: --max-seconds %g ran out during the set-up, which had still not finished %g s after "

@@ -178,3 +178,31 @@ pl_status pl_compare_solution(const pl_model *model, const pl_analysed *sol, con
         s = finite_distance(name[k], value[k], err);
     return s;
 }
+
+pl_status pl_measure_solution(const pl_model *model, const pl_solution *sol, const pl_budget *budget,
+                              const pl_analysed *limit, int s_comparable, pl_analysis *analysis, pl_trajectory *traj,
+                              pl_compare_result *res, pl_impact_match *match, int *compared, pl_error *err)
+{
+    *compared = 0;
+    pl_status s = pl_analyze_within(model, sol, budget, analysis, err);
+    if (s == PL_OK)
+        s = pl_trajectory_build(traj, model, sol, err);
+    if (s == PL_OK && sol->status == PL_OK && limit) {
+        pl_analysed run = {sol, analysis, traj};
+        s = pl_compare_solution(model, &run, limit, s_comparable, res, match, err);
+        *compared = s == PL_OK;
+    }
+    return s;
+}
+
+void pl_limit_opts(const pl_model *model, const pl_solve_opts *runs, double rtol, pl_solve_opts *lo)
+{
+    pl_solve_opts_init(lo, &pl_solver_limit, model, runs->t_end);
+    lo->samples = runs->samples;
+    lo->max_steps = runs->max_steps;
+    lo->max_seconds = runs->max_seconds;
+    lo->max_output = runs->max_output;
+    lo->contacts = runs->contacts;
+    if (rtol > 0)
+        lo->option[pl_solver_option_index(&pl_solver_limit, "rtol")] = rtol;
+}

@@ -6,6 +6,7 @@
 #define PL_COMPARE_H
 
 #include "solvers/solution.h"
+#include "solvers/solver.h"
 #include "study/analysis.h"
 #include "study/impact_match.h"
 #include "study/trajectory.h"
@@ -68,5 +69,23 @@ typedef struct {
  * the fast solution). */
 pl_status pl_compare_solution(const pl_model *model, const pl_analysed *sol, const pl_analysed *limit,
                               int s_comparable, pl_compare_result *out, pl_impact_match *match, pl_error *err);
+
+/* The options of the limit solution that solutions solved with `runs` are measured against: their
+ * t-end, samples, caps (steps, seconds, output) and contacts, with the limit solver's own options
+ * (its rtol `rtol` if > 0). */
+void pl_limit_opts(const pl_model *model, const pl_solve_opts *runs, double rtol, pl_solve_opts *lo);
+
+/* The analyse-compare sequence, one rule for a sweep's runs and limit solution, compare's solutions
+ * and limit solution, and pl_compare_to_limit: sol is analysed within budget (NULL: none; a failed
+ * solution too: what it found), its interpolant built into traj (zeroed before); then, if sol did
+ * not fail and limit is not NULL (the limit solution, measured by this function with no limit, and
+ * not failed), measured against it by pl_compare_solution into res and match (may be NULL), and
+ * *compared set.  Returns the first failure of these steps: the caller fails the solution with it
+ * (one that failed already keeps its own reason), and does not measure against a limit solution
+ * that failed or whose measure failed.  analysis and traj are the caller's to free whatever the
+ * status. */
+pl_status pl_measure_solution(const pl_model *model, const pl_solution *sol, const pl_budget *budget,
+                              const pl_analysed *limit, int s_comparable, pl_analysis *analysis, pl_trajectory *traj,
+                              pl_compare_result *res, pl_impact_match *match, int *compared, pl_error *err);
 
 #endif

@@ -112,6 +112,16 @@ typedef struct {
     int *finished;          /* run k is complete (solved, analysed, measured, written) */
 } pool;
 
+/* A solve that returned a failure fails its solution, whose status may not say so (a solve in
+ * another process that refused its input before it solved). */
+static void solved_as(pl_status s, pl_solution *sol, const pl_error *err)
+{
+    if (s != PL_OK && sol->status == PL_OK) {
+        sol->status = s;
+        sol->error = *err;
+    }
+}
+
 /* One run: solve, analyse, and build the interpolant; a failure stays in the run's status. */
 static void run_one(pool *p, size_t k)
 {
@@ -123,17 +133,18 @@ static void run_one(pool *p, size_t k)
     pl_solve_opts_count_from(&o, pl_budget_start(&o, pl_now_seconds())); /* each run's budget, its analysis included */
     if (p->opts->reuse && p->opts->reuse(sw, k, &o, sol, p->opts->user))
         sw->reused[k] = 1;
-    else if (p->opts->solve)
-        p->opts->solve(sw, k, sw->solver, &o, sol, &err, p->opts->user);
     else
-        pl_solve(sw->solver, p->model, &o, sol, &err);
-    pl_status s = pl_analyze_within(p->model, sol, &(pl_budget){o.max_seconds, o.started}, &sw->analysis[k], &err);
-    if (s == PL_OK)
-        s = pl_trajectory_build(&sw->traj[k], p->model, sol, &err);
-    pl_analysed run = {sol, &sw->analysis[k], &sw->traj[k]}, limit = {&sw->limit, &sw->limit_analysis, &sw->limit_traj};
-    if (s == PL_OK && sol->status == PL_OK && sw->has_limit)
-        s = pl_compare_with_limit(p->model, &run, &limit, sw->zeno_window[0], sw->zeno_window[1], &sw->dist[k],
-                                  &sw->match[k], &err);
+        solved_as(p->opts->solve ? p->opts->solve(sw, k, sw->solver, &o, sol, &err, p->opts->user)
+                                 : pl_solve(sw->solver, p->model, &o, sol, &err),
+                  sol, &err);
+    pl_analysed limit = {&sw->limit, &sw->limit_analysis, &sw->limit_traj};
+    pl_compare_result res;
+    int compared;
+    pl_status s = pl_measure_solution(p->model, sol, &(pl_budget){o.max_seconds, o.started},
+                                      sw->has_limit ? &limit : NULL, pl_solver_can(sw->solver, PL_SOLVER_GAMMA),
+                                      &sw->analysis[k], &sw->traj[k], &res, &sw->match[k], &compared, &err);
+    if (compared)
+        sw->dist[k] = res.d; /* the window of pl_compare_solution: sw->zeno_window */
     if (s != PL_OK && sol->status == PL_OK) {
         sol->status = s;
         sol->error = err;
@@ -605,40 +616,26 @@ static pl_status allocate(pl_sweep *sw, size_t n, pl_error *err)
 }
 
 /* The limit solution, once: the reference every run is measured against. */
-void pl_sweep_limit_opts(const pl_model *model, const pl_sweep_opts *opts, pl_solve_opts *lo)
-{
-    pl_solve_opts_init(lo, &pl_solver_limit, model, opts->base.t_end);
-    lo->samples = opts->base.samples;
-    lo->max_steps = opts->base.max_steps; /* the caps of every run of the sweep */
-    lo->max_seconds = opts->base.max_seconds;
-    lo->max_output = opts->base.max_output;
-    lo->contacts = opts->base.contacts;
-    if (opts->limit_rtol > 0)
-        lo->option[pl_solver_option_index(&pl_solver_limit, "rtol")] = opts->limit_rtol;
-}
-
 static void solve_limit(const pl_model *model, const pl_sweep_opts *opts, pl_sweep *sw)
 {
     pl_solve_opts lo;
     pl_sweep_limit_opts(model, opts, &lo);
     pl_error lerr;
     pl_solve_opts_count_from(&lo, pl_budget_start(&opts->base, pl_now_seconds())); /* its own budget, its analysis included */
-    pl_status solved;
-    if (opts->reuse && opts->reuse(sw, PL_SWEEP_LIMIT, &lo, &sw->limit, opts->user)) {
+    if (opts->reuse && opts->reuse(sw, PL_SWEEP_LIMIT, &lo, &sw->limit, opts->user))
         sw->limit_reused = 1;
-        solved = PL_OK;
-    } else {
-        solved = opts->solve ? opts->solve(sw, PL_SWEEP_LIMIT, &pl_solver_limit, &lo, &sw->limit, &lerr, opts->user)
-                             : pl_solve(&pl_solver_limit, model, &lo, &sw->limit, &lerr);
-    }
-    sw->has_limit = solved == PL_OK &&
-                    pl_analyze_within(model, &sw->limit, &(pl_budget){lo.max_seconds, lo.started},
-                                      &sw->limit_analysis, &lerr) == PL_OK &&
-                    pl_trajectory_build(&sw->limit_traj, model, &sw->limit, &lerr) == PL_OK;
-    if (solved == PL_OK && !sw->has_limit) { /* its analysis failed (the budget, memory): the reason, as a run's */
-        sw->limit.status = lerr.status;
+    else
+        solved_as(opts->solve ? opts->solve(sw, PL_SWEEP_LIMIT, &pl_solver_limit, &lo, &sw->limit, &lerr, opts->user)
+                              : pl_solve(&pl_solver_limit, model, &lo, &sw->limit, &lerr),
+                  &sw->limit, &lerr);
+    int compared;
+    pl_status measured = pl_measure_solution(model, &sw->limit, &(pl_budget){lo.max_seconds, lo.started}, NULL, 0,
+                                             &sw->limit_analysis, &sw->limit_traj, NULL, NULL, &compared, &lerr);
+    if (measured != PL_OK && sw->limit.status == PL_OK) { /* its analysis failed (the budget, memory), as a run's */
+        sw->limit.status = measured;
         sw->limit.error = lerr;
     }
+    sw->has_limit = sw->limit.status == PL_OK;
     if (sw->has_limit && sw->limit.zeno.found) {
         /* Near a Zeno point the runs are captured at T* != t_acc and the impact sequences differ
          * in number; the window is the last 1% of the time to accumulation. */
@@ -679,6 +676,54 @@ static pl_status match_across_runs(pl_sweep *sw, pl_error *err)
                               (double)sw->impact_common[l]};
             s = pl_table_append(&sw->impact_errors, row, err);
         }
+    }
+    return s;
+}
+
+double pl_default_h(const pl_model *model, double t_end, double k)
+{
+    double T = pl_model_time_scale(model); /* V/A, or the case's forcing time */
+    return fmin(pow(10.0, -1.2 - k) * T, t_end / pow(10.0, 1.0 + k));
+}
+
+pl_status pl_sweep_default_grid(const pl_solver_type *solver, const pl_model *model, double t_end, double **values,
+                                size_t *n, pl_error *err)
+{
+    if (pl_solver_compliant(solver))
+        return pl_parse_grid("1e2:1e10:9", "--mu", values, n, err);
+    double *v = malloc(7 * sizeof *v);
+    if (!v)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < 7; k++)
+        v[k] = pl_default_h(model, t_end, 0.5 * (6 - k));
+    *values = v;
+    *n = 7;
+    return PL_OK;
+}
+
+void pl_sweep_limit_opts(const pl_model *model, const pl_sweep_opts *opts, pl_solve_opts *lo)
+{
+    pl_limit_opts(model, &opts->base, opts->limit_rtol, lo);
+}
+
+pl_status pl_sweep_check(const pl_model *model, const double *values, size_t n, const pl_sweep_opts *opts,
+                         int *limit_refused, pl_error *err)
+{
+    const pl_solver_type *solver = opts->solver;
+    int refined = pl_solver_option_index(solver, solver->refine);
+    pl_status s = PL_OK;
+    *limit_refused = 0;
+    for (size_t k = 0; s == PL_OK && k < n; k++) {
+        pl_solve_opts one = opts->base;
+        one.option[refined] = values[k];
+        if ((s = pl_param_check(&solver->options[refined], values[k], err)) == PL_OK)
+            s = pl_solve_check(solver, model, &one, err);
+    }
+    /* A sweep whose reference cannot be computed is refused before it runs, not reported after. */
+    if (s == PL_OK && opts->with_limit) {
+        pl_solve_opts lo;
+        pl_sweep_limit_opts(model, opts, &lo);
+        *limit_refused = (s = pl_solve_check(&pl_solver_limit, model, &lo, err)) != PL_OK;
     }
     return s;
 }

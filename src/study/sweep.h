@@ -135,8 +135,29 @@ pl_status pl_parse_grid(const char *text, const char *what, double **values, siz
  * (1e2:1e10:9 gives 1e3, not 1000.0000000000007): the points of "A:B:N". */
 void pl_grid_geometric(double a, double b, long k, double *v);
 
-/* The options of the limit solution a sweep with opts solves (and reads back with opts.reuse). */
+/* The h of a scheme by default, k = 0, 0.5, 1, ...: h = 10^(-1.2 - k) T, at most t-end/10^(1 + k), T
+ * the case's time scale (V/A, or its forcing time: pl_model_time_scale; not a power of ten of it,
+ * which for the ball is the first impact time and would put impacts exactly on steps).  A sweep
+ * takes k = 3, 2.5, ..., 0; compare k = 0, 1, 2 (or a sweep's). */
+double pl_default_h(const pl_model *model, double t_end, double k);
+
+/* The default grid of a sweep of the solver's refined option: mu = 1e2 ... 1e10 (9 values, for a
+ * compliant solver), or the 7 h = pl_default_h(k) for k = 3, 2.5, ..., 0 (a scheme); in the
+ * order of refinement (caller frees *values). */
+pl_status pl_sweep_default_grid(const pl_solver_type *solver, const pl_model *model, double t_end, double **values,
+                                size_t *n, pl_error *err);
+
+/* The options of a sweep's limit solution: those of its runs (samples, caps, contacts, time
+ * budget, t-end) with the limit solver's own, its rtol opts->limit_rtol if > 0. */
 void pl_sweep_limit_opts(const pl_model *model, const pl_sweep_opts *opts, pl_solve_opts *lo);
+
+/* Everything a sweep over values can be refused for, before it runs: every value passes the checks
+ * of a single solve (pl_param_check, pl_solve_check), and with opts->with_limit the limit solution
+ * passes its own (an admissible start, say) with the options it will be solved with
+ * (pl_sweep_limit_opts); *limit_refused says which refused (1: the limit solution's).  PL_ERR_INPUT
+ * with the reason. */
+pl_status pl_sweep_check(const pl_model *model, const double *values, size_t n, const pl_sweep_opts *opts,
+                         int *limit_refused, pl_error *err);
 
 /* Sort values into the order of refinement of the solver's refined option (mu increasing, h
  * decreasing): the order of the runs of a sweep. */
