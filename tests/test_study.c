@@ -90,6 +90,14 @@ static void test_plan(void)
     CHECK(st.run_limit[9] == 3 && st.run_limit[9 + 2] == 3, "mu does not change the limit key");
     pl_study_free(&st);
 
+    /* a decimal range gives its decimals: (A (N-1-j) + B j)/(N-1) alone gives -0.009999999999999998 */
+    const char *d[] = {"eps=lin:-0.02:0.02:5", "k=0.1:0.4:4"};
+    spec_init(&sp, &pl_case_corner, &pl_solver_penalty, d, 2);
+    CHECK(pl_study_plan(&sp, &st, &err) == PL_OK, "decimal plan: %s", err.message);
+    CHECK(st.axes[0].values[1] == -0.01 && st.axes[0].values[3] == 0.01, "lin:-0.02:0.02:5 gives -0.01 and 0.01");
+    CHECK(st.axes[1].values[1] == 0.2 && st.axes[1].values[2] == 0.3, "0.1:0.4:4 (linear for k) gives 0.2 and 0.3");
+    pl_study_free(&st);
+
     const char *z[] = {"eps=-0.1,0,0.1", "angle=120,135,150"};
     spec_init(&sp, &pl_case_corner, &pl_solver_penalty, z, 2);
     sp.zip = 1;

@@ -58,9 +58,16 @@ static pl_status parse_values(const char *text, const char *name, int geometric,
             return pl_fail(err, PL_ERR_NOMEM, "out of memory for %ld values", k);
         if (geometric && !linear)
             pl_grid_geometric(a, b, k, v);
-        else /* (A (N-1-j) + B j)/(N-1): the decimal points of a decimal range (0.3, not 0.30000000000000004) */
-            for (long j = 0; j < k; j++)
-                v[j] = k == 1 ? a : (a * (double)(k - 1 - j) + b * (double)j) / (double)(k - 1);
+        else /* (A (N-1-j) + B j)/(N-1) to 15 significant digits inside the range: the decimals a decimal
+              * range means (-0.01, not -0.009999999999999998), the ends exactly as given */
+            for (long j = 0; j < k; j++) {
+                v[j] = k == 1 || j == 0 ? a : j == k - 1 ? b : (a * (double)(k - 1 - j) + b * (double)j) / (double)(k - 1);
+                char digits[32];
+                if (j > 0 && j < k - 1 && isfinite(v[j])) {
+                    snprintf(digits, sizeof digits, "%.15g", v[j]);
+                    v[j] = strtod(digits, NULL);
+                }
+            }
         count = (size_t)k;
         for (size_t j = 0; j < count; j++)
             if (!isfinite(v[j])) {
