@@ -949,7 +949,9 @@ pl_status pl_render_study_plots(pl_output *out, const pl_study_plot_opts *opts, 
                                 pl_error *err)
 {
     pl_study_plots *p;
-    pl_status s = pl_study_plots_read(out, opts, &p, err);
+    pl_status s = pl_output_open(out, err);
+    if (s == PL_OK)
+        s = pl_study_plots_read(out, opts, &p, err);
     if (s != PL_OK)
         return s;
     if ((s = pl_study_plots_write(out, p, err)) == PL_OK)

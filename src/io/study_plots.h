@@ -38,7 +38,7 @@ typedef struct {
 
 typedef struct pl_study_plots pl_study_plots;
 
-/* Read out->root's study.json and study.csv (changing nothing) and plan the figures opts asks for
+/* Read out->root's study.json and study.csv (out opened: pl_output_open; changing nothing) and plan the figures opts asks for
  * (NULL: the defaults).  PL_ERR_INPUT with a one-line message naming the file (and line, column)
  * if either holds what penlim would not have written there, or opts names a column or axis the
  * study lacks; PL_ERR_IO, PL_ERR_NOMEM with the reason when a file cannot be read.  A study with
