@@ -47,6 +47,7 @@ typedef struct {
     const char *case_name; /* study.json's case */
     const char *solver;
     const char *axis_name; /* the first axis's name, in both files */
+    int quantities;        /* more quantity columns (q1, q2, ...: nan) */
 } variant;
 
 static void write_text(const char *path, const char *text)
@@ -79,8 +80,11 @@ static void write_study(const char *sub, const test_axis *axes, int naxes, int z
     used += (size_t)snprintf(csv + used, cap - used, "run,point,limit");
     for (int k = 0; k < naxes; k++)
         used += (size_t)snprintf(csv + used, cap - used, ",%s", k == 0 ? first : axes[k].name);
+    used += (size_t)snprintf(csv + used, cap - used, ",status");
+    for (int q = 0; var && q < var->quantities; q++)
+        used += (size_t)snprintf(csv + used, cap - used, ",q%d", q + 1);
     used += (size_t)snprintf(csv + used, cap - used,
-                             ",status,episodes,impacts,%s,impact_time_error,steps,rhs_evals,wall_seconds,final_t,"
+                             ",episodes,impacts,%s,impact_time_error,steps,rhs_evals,wall_seconds,final_t,"
                              "final_q1,final_v1\n",
                              var && var->column ? var->column : "restitution_first");
     for (int run = 0; run < nruns; run++) {
@@ -113,8 +117,10 @@ static void write_study(const char *sub, const test_axis *axes, int naxes, int z
         used += (size_t)snprintf(csv + used, cap - used, "%d,%d,%d", run, st->point[run], st->point[run]);
         for (int k = 0; k < naxes; k++)
             used += (size_t)snprintf(csv + used, cap - used, ",%.17g", st->x[run][k]);
-        used += (size_t)snprintf(csv + used, cap - used, ",%s,%s,%s,%s,%s,120,250,0.01,%s,0.25,-0.5\n",
-                                 st->ok[run] ? "ok" : "failed", st->ok[run] ? "3" : "nan", st->ok[run] ? "3" : "nan",
+        used += (size_t)snprintf(csv + used, cap - used, ",%s", st->ok[run] ? "ok" : "failed");
+        for (int q = 0; var && q < var->quantities; q++)
+            used += (size_t)snprintf(csv + used, cap - used, ",nan");
+        used += (size_t)snprintf(csv + used, cap - used, ",%s,%s,%s,%s,120,250,0.01,%s,0.25,-0.5\n", st->ok[run] ? "3" : "nan", st->ok[run] ? "3" : "nan",
                                  st->r_text[run], st->t_text[run], st->ok[run] ? "2" : "nan");
     }
     snprintf(path, sizeof path, "%s/%s/study.csv", dir, sub);
@@ -535,6 +541,16 @@ static void test_lines(void)
     CHECK(gp && strstr(gp, "xname = 'N'") && strstr(gp, "logx = 0\n") && strstr(gp, "one line per value of the other"),
           "lines along N (%s)", gp ? gp : "");
     free(gp);
+
+    /* more quantities than figures: the first 47 planned, none of them refused */
+    variant many = {.quantities = 60};
+    write_study("many", plain2, 2, 0, &many, &st);
+    s = render("many", NULL, &out, &err);
+    CHECK(s == PL_OK && pl_strings_has(&out.written, "map_restitution_first.png") &&
+              !pl_strings_has(&out.written, "family_restitution_first.png"),
+          "60 quantities before restitution_first: its family not among the first 47, its map drawn (%s)",
+          s == PL_OK ? "" : err.message);
+    pl_output_free(&out);
 
     /* zipped axes: one line, no map */
     const test_axis zipped[] = {{"N", 2, {2, 3}, 0}, {"e", 2, {0.3125, 0.5625}, 0}};

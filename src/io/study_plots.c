@@ -301,10 +301,13 @@ static pl_status read_header(const char *where, char *header, const pl_study_plo
             s = pl_fail(err, PL_ERR_INPUT, "%s: no column '%s' before 'status' (axis '%s' of study.json)", where,
                         a->column, a->name);
     }
-    /* the families' quantities: those asked for, or every one from status to steps */
+    /* the families' quantities: those asked for, or every one from status to steps (as many as
+     * there is room for) */
     size_t want = opts && opts->quantities ? opts->nquantities : n;
-    if (s == PL_OK && want > PL_STUDY_MAX_FIGURES - 1)
+    if (s == PL_OK && opts && opts->quantities && want > PL_STUDY_MAX_FIGURES - 1)
         s = pl_fail(err, PL_ERR_INPUT, "at most %d line families (%zu asked for)", PL_STUDY_MAX_FIGURES - 1, want);
+    if (want > PL_STUDY_MAX_FIGURES - 1)
+        want = PL_STUDY_MAX_FIGURES - 1;
     if (s == PL_OK && !(p->fq = calloc(want ? want : 1, sizeof *p->fq)))
         s = pl_fail(err, PL_ERR_NOMEM, "out of memory reading %s", where);
     for (size_t k = 0; s == PL_OK && k < want; k++) {
