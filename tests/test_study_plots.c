@@ -120,7 +120,8 @@ static void write_study(const char *sub, const test_axis *axes, int naxes, int z
         used += (size_t)snprintf(csv + used, cap - used, ",%s", st->ok[run] ? "ok" : "failed");
         for (int q = 0; var && q < var->quantities; q++)
             used += (size_t)snprintf(csv + used, cap - used, ",nan");
-        used += (size_t)snprintf(csv + used, cap - used, ",%s,%s,%s,%s,120,250,0.01,%s,0.25,-0.5\n", st->ok[run] ? "3" : "nan", st->ok[run] ? "3" : "nan",
+        const char *count = st->ok[run] ? "3" : "nan";
+        used += (size_t)snprintf(csv + used, cap - used, ",%s,%s,%s,%s,120,250,0.01,%s,0.25,-0.5\n", count, count,
                                  st->r_text[run], st->t_text[run], st->ok[run] ? "2" : "nan");
     }
     snprintf(path, sizeof path, "%s/%s/study.csv", dir, sub);
