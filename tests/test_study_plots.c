@@ -459,6 +459,50 @@ static void test_hand_written_study(void)
     }
 }
 
+/* Before a study runs: its options checked against its axes and columns, and the files its figures
+ * may write a superset of those they write. */
+static void test_before_the_study(void)
+{
+    const char *axes[] = {"N", "e", "mu"}, *columns[] = {"episodes", "impacts", "restitution_first",
+                                                         "impact_time_error", "steps", "rhs_evals",
+                                                         "wall_seconds", "final_t", "final_q1", "final_v1"};
+    const size_t nvalues[] = {2, 1, 3};
+    pl_error err;
+    pl_study_plot_opts ok = {.map = "final_q1", .map_axes = {"mu", "N"}};
+    CHECK(pl_study_plot_check(NULL, axes, nvalues, 3, 0, columns, 10, &err) == PL_OK, "the defaults fit");
+    CHECK(pl_study_plot_check(&ok, axes, nvalues, 3, 0, columns, 10, &err) == PL_OK, "a map of final_q1 over mu, N");
+    const struct {
+        pl_study_plot_opts o;
+        int zip;
+        const char *says;
+    } bad[] = {{{.map = "N"}, 0, "the study has no quantity 'N' to map"},
+               {{.map_axes = {"N", "e"}}, 0, "the map's axis 'e' has one value"},
+               {{.map_axes = {"N", "mu"}}, 1, "zipped"},
+               {{.map_axes = {"N", NULL}}, 0, "the map's axis '' is not an axis"},
+               {{.quantities = (const char *[]){"impacts", "impacts"}, .nquantities = 2}, 0, "'impacts' asked for twice"},
+               {{.quantities = (const char *[]){"mu"}, .nquantities = 1}, 0, "no quantity 'mu'"}};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        pl_status s = pl_study_plot_check(&bad[k].o, axes, nvalues, 3, bad[k].zip, columns, 10, &err);
+        CHECK(s == PL_ERR_INPUT && strstr(err.message, bad[k].says), "check %zu refused (%s)", k,
+              s ? err.message : "accepted");
+    }
+    /* the files planned hold every file written, for the hand-written study */
+    const test_axis taxes[] = {{"N", 2, {2, 3}, 0}, {"e", 3, {0.3125, 0.5625, 0.84375}, 0}, {"mu", 3, {1e4, 1e6, 1e8}, 1}};
+    study st;
+    write_study("planned", taxes, 3, 0, NULL, &st);
+    const char *after_status[] = {"episodes", "impacts", "restitution_first", "impact_time_error", "steps",
+                                  "rhs_evals", "wall_seconds", "final_t", "final_q1", "final_v1"};
+    pl_strings planned = {0};
+    CHECK(pl_study_plot_planned_files(NULL, after_status, 10, &planned, &err) == PL_OK, "files planned");
+    pl_output out;
+    CHECK(render("planned", NULL, &out, &err) == PL_OK, "drawn");
+    for (size_t k = 0; k < out.written.n; k++)
+        CHECK(pl_strings_has(&planned, out.written.items[k]), "%s written, not planned", out.written.items[k]);
+    CHECK(out.written.n >= 24 && !pl_strings_has(&planned, "family_steps.gp"), "%zu files written", out.written.n);
+    pl_output_free(&out);
+    pl_strings_free(&planned);
+}
+
 /* Names and cells that would reach gnuplot: refused, one line naming the file, nothing written,
  * nothing run. */
 static void test_hostile(void)
@@ -631,6 +675,7 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir) || chdir(dir) != 0)
         return 2;
     test_hand_written_study();
+    test_before_the_study();
     test_hostile();
     test_lines();
     test_penlim_plot();

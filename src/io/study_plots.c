@@ -255,7 +255,7 @@ static int parse_cell(const char *text, double *x)
     return end != text && *end == '\0' && isfinite(*x) && strspn(text, "0123456789+-.e") == strlen(text);
 }
 
-static size_t column_of(char **names, size_t n, const char *name)
+static size_t column_of(const char *const *names, size_t n, const char *name)
 {
     for (size_t k = 0; k < n; k++)
         if (strcmp(names[k], name) == 0)
@@ -268,6 +268,68 @@ static int after_quantities(const char *name)
 {
     return strcmp(name, "steps") == 0 || strcmp(name, "rhs_evals") == 0 || strcmp(name, "wall_seconds") == 0 ||
            strncmp(name, "final_", 6) == 0;
+}
+
+/* The families' quantities and the map's among cols, the n columns of study.csv after "status" (where
+ * names the study in messages): those opts asks for, or every quantity the sweep measures (the
+ * columns up to "steps", as many as there is room for) and restitution_first.  Their indices into
+ * cols: fam[0..*nfam) (room for PL_STUDY_MAX_FIGURES - 1), *map. */
+static pl_status pick_quantities(const pl_study_plot_opts *opts, const char *const *cols, size_t n, const char *where,
+                                 size_t *fam, size_t *nfam, size_t *map, pl_error *err)
+{
+    *nfam = 0;
+    int asked = opts && opts->quantities;
+    size_t want = asked ? opts->nquantities : n;
+    if (asked && want > PL_STUDY_MAX_FIGURES - 1)
+        return pl_fail(err, PL_ERR_INPUT, "at most %d line families (%zu asked for)", PL_STUDY_MAX_FIGURES - 1, want);
+    for (size_t k = 0; k < want && *nfam < PL_STUDY_MAX_FIGURES - 1; k++) {
+        size_t col = k;
+        if (asked && (col = column_of(cols, n, opts->quantities[k])) == NONE)
+            return pl_fail(err, PL_ERR_INPUT, "%s has no quantity '%.60s' (a column after 'status')", where,
+                           opts->quantities[k]);
+        if (!asked && after_quantities(cols[col]))
+            break;
+        for (size_t i = 0; i < *nfam; i++)
+            if (fam[i] == col)
+                return pl_fail(err, PL_ERR_INPUT, "quantity '%s' asked for twice", cols[col]);
+        fam[(*nfam)++] = col;
+    }
+    const char *name = opts && opts->map ? opts->map : PL_STUDY_DEFAULT_MAP;
+    if ((*map = column_of(cols, n, name)) == NONE)
+        return pl_fail(err, PL_ERR_INPUT, "%s has no quantity '%.60s' to map (a column after 'status')", where, name);
+    return PL_OK;
+}
+
+/* The map's two axes among the axes (names as study.json gives them, nvalues distinct values
+ * each): those opts asks for, else the first two with more than one value; NONE, NONE if there is
+ * no map (fewer such axes, or zipped ones). */
+static pl_status pick_map_axes(const pl_study_plot_opts *opts, const char *const *names, const size_t *nvalues,
+                               size_t naxes, int zip, size_t m[2], pl_error *err)
+{
+    m[0] = m[1] = NONE;
+    if (opts && (opts->map_axes[0] || opts->map_axes[1])) {
+        for (int j = 0; j < 2; j++) {
+            const char *name = opts->map_axes[j] ? opts->map_axes[j] : "";
+            for (size_t k = 0; k < naxes; k++)
+                if (strcmp(names[k], name) == 0)
+                    m[j] = k;
+            if (m[j] == NONE)
+                return pl_fail(err, PL_ERR_INPUT, "the map's axis '%.60s' is not an axis of the study", name);
+            if (nvalues[m[j]] < 2)
+                return pl_fail(err, PL_ERR_INPUT, "the map's axis '%s' has one value", name);
+        }
+        if (m[0] == m[1])
+            return pl_fail(err, PL_ERR_INPUT, "the map's two axes are one ('%s')", names[m[0]]);
+        if (zip)
+            return pl_fail(err, PL_ERR_INPUT, "a study of zipped axes has no map: its axes move together");
+        return PL_OK;
+    }
+    for (size_t k = 0, j = 0; !zip && k < naxes && j < 2; k++)
+        if (nvalues[k] > 1)
+            m[j++] = k;
+    if (m[1] == NONE)
+        m[0] = NONE;
+    return PL_OK;
 }
 
 /* The header of study.csv: every name one penlim could write, each once; the columns of the axes,
@@ -291,51 +353,28 @@ static pl_status read_header(const char *where, char *header, const pl_study_plo
             if (strcmp(names[i], names[k]) == 0)
                 s = pl_fail(err, PL_ERR_INPUT, "%s: column '%s' twice", where, names[k]);
     }
-    size_t status = s == PL_OK ? column_of(names, n, "status") : NONE;
-    p->point_col = column_of(names, n, "point");
+    const char *const *cnames = (const char *const *)names;
+    size_t status = s == PL_OK ? column_of(cnames, n, "status") : NONE;
+    p->point_col = column_of(cnames, n, "point");
     if (s == PL_OK && (status == NONE || p->point_col == NONE))
         s = pl_fail(err, PL_ERR_INPUT, "%s: no column '%s'", where, status == NONE ? "status" : "point");
     for (size_t k = 0; s == PL_OK && k < p->naxes; k++) {
         axis *a = &p->axes[k];
-        if ((a->col = column_of(names, n, a->column)) == NONE || a->col > status)
+        if ((a->col = column_of(cnames, n, a->column)) == NONE || a->col > status)
             s = pl_fail(err, PL_ERR_INPUT, "%s: no column '%s' before 'status' (axis '%s' of study.json)", where,
                         a->column, a->name);
     }
-    /* the families' quantities: those asked for, or every one from status to steps (as many as
-     * there is room for) */
-    size_t want = opts && opts->quantities ? opts->nquantities : n;
-    if (s == PL_OK && opts && opts->quantities && want > PL_STUDY_MAX_FIGURES - 1)
-        s = pl_fail(err, PL_ERR_INPUT, "at most %d line families (%zu asked for)", PL_STUDY_MAX_FIGURES - 1, want);
-    if (want > PL_STUDY_MAX_FIGURES - 1)
-        want = PL_STUDY_MAX_FIGURES - 1;
-    if (s == PL_OK && !(p->fq = calloc(want ? want : 1, sizeof *p->fq)))
+    size_t fam[PL_STUDY_MAX_FIGURES], map = NONE;
+    if (s == PL_OK)
+        s = pick_quantities(opts, cnames + status + 1, n - status - 1, where, fam, &p->nfq, &map,
+                            err);
+    if (s == PL_OK && !(p->fq = calloc(p->nfq ? p->nfq : 1, sizeof *p->fq)))
         s = pl_fail(err, PL_ERR_NOMEM, "out of memory reading %s", where);
-    for (size_t k = 0; s == PL_OK && k < want; k++) {
-        size_t col = status + 1 + k;
-        if (opts && opts->quantities) {
-            col = column_of(names, n, opts->quantities[k]);
-            if (col == NONE || col <= status)
-                s = pl_fail(err, PL_ERR_INPUT, "%s has no quantity '%.60s' (a column after 'status')", where,
-                            opts->quantities[k]);
-        } else if (col >= n || after_quantities(names[col]))
-            break;
-        for (size_t i = 0; s == PL_OK && i < p->nfq; i++)
-            if (p->fq[i].col == col)
-                s = pl_fail(err, PL_ERR_INPUT, "quantity '%s' asked for twice", names[col]);
-        if (s == PL_OK) {
-            quantity *q = &p->fq[p->nfq++];
-            snprintf(q->name, sizeof q->name, "%s", names[col]);
-            q->col = col;
-            q->log = log_quantity(q->name);
-        }
-    }
-    const char *map = opts && opts->map ? opts->map : "restitution_first";
-    p->mq.col = s == PL_OK ? column_of(names, n, map) : NONE;
-    if (s == PL_OK && (p->mq.col == NONE || p->mq.col <= status))
-        s = pl_fail(err, PL_ERR_INPUT, "%s has no quantity '%.60s' to map (a column after 'status')", where, map);
-    if (s == PL_OK) {
-        snprintf(p->mq.name, sizeof p->mq.name, "%s", map);
-        p->mq.log = log_quantity(map);
+    for (size_t k = 0; s == PL_OK && k <= p->nfq; k++) {
+        quantity *q = k < p->nfq ? &p->fq[k] : &p->mq;
+        q->col = status + 1 + (k < p->nfq ? fam[k] : map);
+        snprintf(q->name, sizeof q->name, "%s", names[q->col]);
+        q->log = log_quantity(q->name);
     }
     *ncols = n;
     *status_col = status;
@@ -363,30 +402,11 @@ static pl_status plan_axes(const pl_study_plot_opts *opts, size_t npoints, pl_st
             if (k != p->line_axis && p->total_lines < 1000000000)
                 p->total_lines *= p->axes[k].n;
     }
-    p->map_axes[0] = p->map_axes[1] = NONE;
-    int asked = opts && (opts->map_axes[0] || opts->map_axes[1]);
-    if (asked) {
-        for (int m = 0; m < 2; m++) {
-            const char *name = opts->map_axes[m] ? opts->map_axes[m] : "";
-            for (size_t k = 0; k < p->naxes; k++)
-                if (strcmp(p->axes[k].name, name) == 0)
-                    p->map_axes[m] = k;
-            if (p->map_axes[m] == NONE)
-                return pl_fail(err, PL_ERR_INPUT, "the map's axis '%.60s' is not an axis of the study", name);
-            if (p->axes[p->map_axes[m]].n < 2)
-                return pl_fail(err, PL_ERR_INPUT, "the map's axis '%s' has one value", name);
-        }
-        if (p->map_axes[0] == p->map_axes[1])
-            return pl_fail(err, PL_ERR_INPUT, "the map's two axes are one ('%s')", p->axes[p->map_axes[0]].name);
-        if (p->zip)
-            return pl_fail(err, PL_ERR_INPUT, "a study of zipped axes has no map: its axes move together");
-    } else if (!p->zip)
-        for (size_t k = 0, m = 0; k < p->naxes && m < 2; k++)
-            if (p->axes[k].n > 1)
-                p->map_axes[m++] = k;
-    if (p->map_axes[1] == NONE)
-        p->map_axes[0] = NONE;
-    return PL_OK;
+    const char *names[MAX_AXES];
+    size_t nvalues[MAX_AXES];
+    for (size_t k = 0; k < p->naxes; k++)
+        names[k] = p->axes[k].name, nvalues[k] = p->axes[k].n;
+    return pick_map_axes(opts, names, nvalues, p->naxes, p->zip, p->map_axes, err);
 }
 
 /* What identifies a run's line: its point, or the values of the axes other than the line axis (none
@@ -706,6 +726,48 @@ const char *pl_study_plots_name(const pl_study_plots *p, size_t k)
     return k < p->nfigures ? p->figures[k].name : NULL;
 }
 
+pl_status pl_study_plot_check(const pl_study_plot_opts *opts, const char *const *axes, const size_t *nvalues,
+                              size_t naxes, int zip, const char *const *columns, size_t ncolumns, pl_error *err)
+{
+    size_t fam[PL_STUDY_MAX_FIGURES], nfam, map, m[2];
+    pl_status s = pick_quantities(opts, columns, ncolumns, "the study", fam, &nfam, &map, err);
+    return s == PL_OK ? pick_map_axes(opts, axes, nvalues, naxes, zip, m, err) : s;
+}
+
+/* The files of figure name: NAME.gp, .png, .pdf, .dat. */
+static pl_status figure_files(const char *name, pl_strings *files, pl_error *err)
+{
+    char dat[NAME_LEN + 16];
+    snprintf(dat, sizeof dat, "%s.dat", name);
+    pl_status s = pl_plot_files(name, files, err);
+    return s == PL_OK && !pl_strings_has(files, dat) ? pl_strings_add(files, dat, err) : s;
+}
+
+static pl_status script_files(int family, int map, pl_strings *files, pl_error *err)
+{
+    pl_status s = PL_OK;
+    if (family && !pl_strings_has(files, "study_family.gp"))
+        s = pl_strings_add(files, "study_family.gp", err);
+    if (s == PL_OK && map && !pl_strings_has(files, "study_map.gp"))
+        s = pl_strings_add(files, "study_map.gp", err);
+    if (s == PL_OK && (family || map))
+        s = pl_plot_common_files(files, err);
+    return s;
+}
+
+pl_status pl_study_plot_planned_files(const pl_study_plot_opts *opts, const char *const *columns, size_t ncolumns,
+                                      pl_strings *files, pl_error *err)
+{
+    size_t fam[PL_STUDY_MAX_FIGURES], nfam, map;
+    pl_status s = pick_quantities(opts, columns, ncolumns, "the study", fam, &nfam, &map, err);
+    char name[NAME_LEN + 8];
+    for (size_t k = 0; s == PL_OK && k <= nfam; k++) {
+        snprintf(name, sizeof name, "%s_%s", k < nfam ? "family" : "map", columns[k < nfam ? fam[k] : map]);
+        s = figure_files(name, files, err);
+    }
+    return s == PL_OK ? script_files(1, 1, files, err) : s;
+}
+
 /* ---- writing ------------------------------------------------------------------------------------ */
 
 static int uses(const pl_study_plots *p, int map)
@@ -719,19 +781,9 @@ static int uses(const pl_study_plots *p, int map)
 pl_status pl_study_plots_files(const pl_study_plots *p, pl_strings *files, pl_error *err)
 {
     pl_status s = PL_OK;
-    for (size_t k = 0; s == PL_OK && k < p->nfigures; k++) {
-        char dat[NAME_LEN + 16];
-        snprintf(dat, sizeof dat, "%s.dat", p->figures[k].name);
-        if ((s = pl_plot_files(p->figures[k].name, files, err)) == PL_OK && !pl_strings_has(files, dat))
-            s = pl_strings_add(files, dat, err);
-    }
-    const char *scripts[] = {"study_family.gp", "study_map.gp"};
-    for (int m = 0; s == PL_OK && m < 2; m++)
-        if (uses(p, m) && !pl_strings_has(files, scripts[m]))
-            s = pl_strings_add(files, scripts[m], err);
-    if (s == PL_OK && p->nfigures > 0)
-        s = pl_plot_common_files(files, err);
-    return s;
+    for (size_t k = 0; s == PL_OK && k < p->nfigures; k++)
+        s = figure_files(p->figures[k].name, files, err);
+    return s == PL_OK ? script_files(uses(p, 0), uses(p, 1), files, err) : s;
 }
 
 static void put_number(FILE *fp, const char *sep, double x)

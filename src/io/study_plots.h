@@ -26,6 +26,8 @@
 #define PL_STUDY_MAX_LINES 40
 /* Figures in one study (line families and the map). */
 #define PL_STUDY_MAX_FIGURES 48
+/* The map's quantity unless the study says which: the first impact's restitution. */
+#define PL_STUDY_DEFAULT_MAP "restitution_first"
 
 typedef struct {
     /* The line families: columns of study.csv after "status".  NULL: every quantity the sweep
@@ -37,6 +39,19 @@ typedef struct {
 } pl_study_plot_opts;
 
 typedef struct pl_study_plots pl_study_plots;
+
+/* Before a study runs: whether opts fits it, its axes (names as study.json will give them, in the
+ * order given, nvalues distinct values each; zip: paired) and the columns study.csv will have after
+ * "status" (in order).  PL_ERR_INPUT with one line naming the quantity or axis otherwise: the
+ * study's bad input, found before anything runs. */
+pl_status pl_study_plot_check(const pl_study_plot_opts *opts, const char *const *axes, const size_t *nvalues,
+                              size_t naxes, int zip, const char *const *columns, size_t ncolumns, pl_error *err);
+
+/* Before a study runs: append every file its figures may write (a superset: a figure without data
+ * is not drawn), given opts (checked by pl_study_plot_check) and the columns of study.csv after
+ * "status": as pl_study_plots_files. */
+pl_status pl_study_plot_planned_files(const pl_study_plot_opts *opts, const char *const *columns, size_t ncolumns,
+                                      pl_strings *files, pl_error *err);
 
 /* Read out->root's study.json and study.csv (out opened: pl_output_open; changing nothing) and plan the figures opts asks for
  * (NULL: the defaults).  PL_ERR_INPUT with a one-line message naming the file (and line, column)
