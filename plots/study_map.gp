@@ -24,6 +24,6 @@ do for [fmt in formats] {
     set autoscale yfix
     set autoscale cbfix
     plot figure.'.dat' using 1:2:3:4:5:6:(logcb ? (abs($7) > 0 ? abs($7) : NaN) : $7) \
-        with boxxyerror fillstyle solid 1.0 noborder lc palette notitle, \
+        with boxxyerror fillstyle solid 1.0 border lw 0.5 lc palette notitle, \
         '' using 1:(NaN) with lines lc rgb 'white' title columnheader(1)
 }

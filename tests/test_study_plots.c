@@ -639,6 +639,25 @@ static void test_penlim_plot(void)
     char *gp = slurp("p/map_impact_time_error.gp");
     CHECK(gp && strstr(gp, "xname = 'mu'") && strstr(gp, "yname = 'N'"), "the manifest's map axes");
     free(gp);
+    /* the manifest's figures naming what the study lacks, or not what they may be */
+    const char *figures[] = {"{\"map\": \"q'; system('touch PLANTED'); '\"}", "{\"map_axes\": [\"mu\", \"`touch PLANTED`\"]}",
+                             "{\"quantities\": [\"<touch PLANTED\"]}", "{\"map\": 3}", "\"restitution_first\""};
+    for (size_t k = 0; k < sizeof figures / sizeof *figures; k++) {
+        char text[1024];
+        snprintf(text, sizeof text, "{\"penlim_manifest\": 1, \"command\": \"study\", \"figures\": %s, "
+                 "\"files\": [\"study.csv\", \"study.json\"]}\n", figures[k]);
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf %s/p", dir);
+        CHECK(system(cmd) == 0, "%s", cmd);
+        write_study("p", axes, 3, 0, NULL, &st);
+        write_text(path, text);
+        rc = run("plot p");
+        err = slurp("stderr.txt");
+        CHECK(rc == 2 && err && count_lines(err) == 1 && !exists("p/PLANTED") && !exists("PLANTED") &&
+                  !exists("p/styles.gp"),
+              "penlim plot: figures %s refused, nothing written (exit %d: %s)", figures[k], rc, err ? err : "");
+        free(err);
+    }
     /* a hostile axis name in a directory penlim plot draws */
     variant v = {.axis_name = "N'; system('touch PLANTED'); '"};
     char cmd[600];
