@@ -350,6 +350,15 @@ static void check_family(const char *sub, const study *st, const test_axis *axes
     CHECK(nb == expect, "%s: %d blocks, %d lines with a value", rel, nb, expect);
 }
 
+/* user: [calls, the last done]; each call one more done, of 5 */
+static void count_progress(size_t done, size_t total, void *user)
+{
+    size_t *told = user;
+    CHECK(done == told[0] + 1 && total == 5, "progress %zu of %zu after %zu calls", done, total, told[0]);
+    told[0]++;
+    told[1] = done;
+}
+
 static void test_hand_written_study(void)
 {
     const test_axis axes[] = {{"N", 2, {2, 3}, 0}, {"e", 3, {0.3125, 0.5625, 0.84375}, 0}, {"mu", 3, {1e4, 1e6, 1e8}, 1}};
@@ -357,8 +366,11 @@ static void test_hand_written_study(void)
     write_study("s", axes, 3, 0, NULL, &st);
     pl_output out;
     pl_error err;
-    pl_status s = render("s", NULL, &out, &err);
+    size_t told[2] = {0, 0};
+    pl_study_plot_opts progress = {.progress = count_progress, .user = told};
+    pl_status s = render("s", &progress, &out, &err);
     CHECK(s == PL_OK, "the study's figures drawn (%s)", s == PL_OK ? "" : err.message);
+    CHECK(told[0] == 5 && told[1] == 5, "progress told after each of the 5 figures (%zu, last %zu)", told[0], told[1]);
     const char *figures[] = {"family_episodes", "family_impacts", "family_restitution_first",
                              "family_impact_time_error", "map_restitution_first"};
     for (int k = 0; k < 5; k++)

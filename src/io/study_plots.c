@@ -74,6 +74,8 @@ struct pl_study_plots {
     size_t ncells, cells_cap;
     figure figures[PL_STUDY_MAX_FIGURES];
     size_t nfigures;
+    void (*progress)(size_t done, size_t total, void *user);
+    void *user;
 };
 
 /* ---- reading ------------------------------------------------------------------------------------ */
@@ -712,6 +714,8 @@ pl_status pl_study_plots_read(const pl_output *out, const pl_study_plot_opts *op
         return s;
     }
     plan_figures(p);
+    if (opts)
+        p->progress = opts->progress, p->user = opts->user;
     *plots = p;
     return PL_OK;
 }
@@ -996,7 +1000,8 @@ pl_status pl_study_plots_render(pl_output *out, const pl_study_plots *p, const p
         return PL_OK;
     pl_status s = pl_plot_start_log(out, err);
     for (size_t k = 0; s == PL_OK && k < p->nfigures; k++)
-        s = pl_plot_render(out, p->figures[k].name, budget, err);
+        if ((s = pl_plot_render(out, p->figures[k].name, budget, err)) == PL_OK && p->progress)
+            p->progress(k + 1, p->nfigures, p->user);
     return s;
 }
 

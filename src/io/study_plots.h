@@ -36,6 +36,9 @@ typedef struct {
     size_t nquantities;
     const char *map;         /* the map's quantity; NULL: restitution_first */
     const char *map_axes[2]; /* the map's two axes (axis names of study.json); NULL: the default */
+    /* Told after each figure is drawn (NULL: nothing told): the study's progress. */
+    void (*progress)(size_t done, size_t total, void *user);
+    void *user;
 } pl_study_plot_opts;
 
 typedef struct pl_study_plots pl_study_plots;
