@@ -19,6 +19,7 @@
 #include "check.h"
 #include "cli_util.h"
 #include "gnuplot_safe.h"
+#include "legend_check.h"
 #include "io/output.h"
 #include "io/study_plots.h"
 
@@ -375,6 +376,8 @@ static void test_hand_written_study(void)
                              "family_impact_time_error", "map_restitution_first"};
     for (int k = 0; k < 5; k++)
         check_figure_files("s", figures[k], &out);
+    check_legend("s", "family_restitution_first", 6);
+    check_legend("s", "map_restitution_first", 1);
     CHECK(!exists("s/family_steps.gp") && !exists("s/family_final_q1.gp"), "no family of the cost or final state");
     check_scripts("s", figures, 5, &st);
     check_family("s", &st, axes, 3, 2, 1);
@@ -580,6 +583,18 @@ static void test_lines(void)
     CHECK(gp && strstr(gp, want), "%s", want);
     free(gp);
     check_family("cap", &st, axes, 2, 1, 1);
+    check_legend("cap", "family_restitution_first", lines); /* every one of the 40 keys drawn, inside */
+
+    /* long keys (two long axis names and values): every entry drawn inside the canvas */
+    const test_axis wide[] = {{"a_rather_long_parameter_name", 3, {0.3125, 0.5625, 0.84375}, 0},
+                              {"another_long_parameter", 4, {1.0625, 2.125, 3.1875, 4.25}, 0},
+                              {"mu", 2, {1e4, 1e6}, 1}};
+    write_study("wide", wide, 3, 0, NULL, &st);
+    s = render("wide", &opts, &out, &err);
+    CHECK(s == PL_OK, "long keys (%s)", s == PL_OK ? "" : err.message);
+    pl_output_free(&out);
+    check_family("wide", &st, wide, 3, 2, 1);
+    check_legend("wide", "family_restitution_first", 11);
 
     const test_axis plain[] = {{"N", 2, {2, 3}, 0}, {"t-end", 3, {0.75, 1.5, 2.25}, 0}};
     write_study("plain", plain, 2, 0, NULL, &st);
