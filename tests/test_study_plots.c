@@ -596,12 +596,33 @@ static void test_lines(void)
     check_family("wide", &st, wide, 3, 2, 1);
     check_legend("wide", "family_restitution_first", 11);
 
-    const test_axis plain[] = {{"N", 2, {2, 3}, 0}, {"t-end", 3, {0.75, 1.5, 2.25}, 0}};
-    write_study("plain", plain, 2, 0, NULL, &st);
-    s = render("plain", NULL, &out, &err);
-    CHECK(s == PL_ERR_INPUT && strstr(err.message, "no column 't_end'"), "t-end's column is t_end (%s)",
-          s ? err.message : "");
-    pl_output_free(&out);
+    /* the axis t-end: its column t_end, or t-end */
+    const test_axis plain[] = {{"t-end", 3, {0.75, 1.5, 2.25}, 0}, {"N", 2, {2, 3}, 0}};
+    variant t_end = {.axis_name = "t_end"};
+    for (int k = 0; k < 3; k++) {
+        write_study("plain", plain, 2, 0, k == 0 ? &t_end : NULL, &st);
+        if (k == 2) { /* the column neither */
+            char cmd[600];
+            snprintf(cmd, sizeof cmd, "cd %s/plain && sed -i '1s/t-end/t_end_x/' study.csv", dir);
+            CHECK(system(cmd) == 0, "%s", cmd);
+        }
+        /* study.json names the axis t-end in every case */
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "cd %s/plain && sed -i 's/\"t_end\"/\"t-end\"/' study.json", dir);
+        CHECK(system(cmd) == 0, "%s", cmd);
+        s = render("plain", NULL, &out, &err);
+        if (k < 2) {
+            char *gp = slurp("plain/family_restitution_first.gp");
+            CHECK(s == PL_OK && gp && strstr(gp, k == 0 ? "xname = 't_end'" : "xname = 't-end'"),
+                  "t-end's column %s (%s)", k == 0 ? "t_end" : "t-end", s == PL_OK ? "" : err.message);
+            free(gp);
+        } else
+            CHECK(s == PL_ERR_INPUT && strstr(err.message, "no column 't_end' before 'status' (axis 't-end'"),
+                  "no column for t-end (%s)", s ? err.message : "");
+        pl_output_free(&out);
+        snprintf(cmd, sizeof cmd, "rm -rf %s/plain", dir);
+        CHECK(system(cmd) == 0, "%s", cmd);
+    }
     const test_axis plain2[] = {{"N", 2, {2, 3}, 0}, {"e", 3, {0.3125, 0.5625, 0.84375}, 0}};
     write_study("plain", plain2, 2, 0, NULL, &st);
     s = render("plain", NULL, &out, &err);

@@ -24,7 +24,7 @@
 
 typedef struct {
     char name[NAME_LEN];   /* as study.json names it */
-    char column[NAME_LEN]; /* its column in study.csv: the name with '-' as '_' (t-end: t_end) */
+    char column[NAME_LEN]; /* its column in study.csv: its name, or t-end's t_end ('-' as '_') */
     double *sorted;        /* its values, ascending, each once */
     size_t n;
     int refined, log;
@@ -362,7 +362,12 @@ static pl_status read_header(const char *where, char *header, const pl_study_plo
         s = pl_fail(err, PL_ERR_INPUT, "%s: no column '%s'", where, status == NONE ? "status" : "point");
     for (size_t k = 0; s == PL_OK && k < p->naxes; k++) {
         axis *a = &p->axes[k];
-        if ((a->col = column_of(cnames, n, a->column)) == NONE || a->col > status)
+        /* the axis's name, or t-end's column t_end */
+        if ((a->col = column_of(cnames, n, a->name)) != NONE)
+            snprintf(a->column, sizeof a->column, "%s", a->name);
+        else
+            a->col = column_of(cnames, n, a->column);
+        if (a->col == NONE || a->col > status)
             s = pl_fail(err, PL_ERR_INPUT, "%s: no column '%s' before 'status' (axis '%s' of study.json)", where,
                         a->column, a->name);
     }
