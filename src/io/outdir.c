@@ -324,8 +324,7 @@ pl_status pl_manifest_parse(const char *text, size_t len, json_t **manifest, pl_
     const char *refined = json_string_value(json_object_get(m, "refined"));
     int ok = json_is_object(m) && json_is_integer(version) && json_integer_value(version) == 1 && command &&
              (strcmp(command, "run") == 0 || strcmp(command, "sweep") == 0 || strcmp(command, "limit") == 0 ||
-              strcmp(command, "compare") == 0 || strcmp(command, "impact-law") == 0 ||
-              strcmp(command, "study") == 0) &&
+              strcmp(command, "compare") == 0 || strcmp(command, "impact-law") == 0 || strcmp(command, "study") == 0) &&
              valid_files(json_object_get(m, "files")) && valid_hashes(json_object_get(m, "content_hashes")) &&
              (!runs || (json_is_array(runs) && refined));
     for (size_t k = 0; ok && runs && k < json_array_size(runs); k++) {
