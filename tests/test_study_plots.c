@@ -630,6 +630,10 @@ static void test_lines(void)
           s == PL_OK ? "" : err.message);
     pl_output_free(&out);
     check_family("plain", &st, plain2, 2, 0, 0);
+    static block held[2];
+    CHECK(read_dat("plain/map_restitution_first.dat", held, 2, 7) == 1 &&
+              strcmp(held[0].label, "restitution_first, one cell per run") == 0,
+          "a map of every axis: its key says one cell per run ('%s')", held[0].label);
     gp = slurp("plain/family_restitution_first.gp");
     CHECK(gp && strstr(gp, "xname = 'N'") && strstr(gp, "logx = 0\n") && strstr(gp, "one line per value of the other"),
           "lines along N (%s)", gp ? gp : "");

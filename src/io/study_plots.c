@@ -908,13 +908,16 @@ static pl_status write_map_dat(pl_output *out, const pl_study_plots *p, const fi
     cell_edges(B, eb);
     char file[NAME_LEN + 16], label[512];
     snprintf(file, sizeof file, "%s.dat", fig->name);
-    size_t used = (size_t)snprintf(label, sizeof label, "%s", p->mq.name);
+    /* the key: the values the other axes are held at (those of one value left out) */
+    size_t head = (size_t)snprintf(label, sizeof label, "%s", p->mq.name), used = head;
     for (size_t k = 0; k < p->naxes && used < sizeof label; k++)
         if (k != p->map_axes[0] && k != p->map_axes[1] && p->axes[k].n > 1) {
             char num[PL_NUMBER_LEN];
-            used += (size_t)snprintf(label + used, sizeof label - used, "%s%s=%s", used == strlen(p->mq.name) ?
-                                     " at " : " ", p->axes[k].column, pl_format_short(p->axes[k].slice, num, sizeof num));
+            used += (size_t)snprintf(label + used, sizeof label - used, "%s%s=%s", used == head ? " at " : " ",
+                                     p->axes[k].column, pl_format_short(p->axes[k].slice, num, sizeof num));
         }
+    if (used == head)
+        snprintf(label + used, sizeof label - used, ", one cell per run");
     pl_file f;
     pl_status s = pl_file_open(&f, out, NULL, file, err);
     if (s == PL_OK) {
