@@ -245,6 +245,14 @@ static void check_scripts(const char *sub, const char *const *figures, int n, co
     }
 }
 
+static long file_size(const char *rel)
+{
+    char path[1024];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
 static int file_starts(const char *rel, const char *magic, size_t len)
 {
     char *text = slurp(rel);
@@ -267,6 +275,14 @@ static void check_figure_files(const char *sub, const char *name, const pl_outpu
     CHECK(file_starts(rel, "\x89PNG", 4), "%s is a PNG", rel);
     snprintf(rel, sizeof rel, "%s/%s.pdf", sub, name);
     CHECK(file_starts(rel, "%PDF", 4), "%s is a PDF", rel);
+    /* vector: no raster image in it (its dictionaries are plain text, only its streams compressed) */
+    char *pdf = slurp(rel);
+    long size = file_size(rel);
+    int image = 0;
+    for (long k = 0; pdf && k + 15 < size; k++)
+        image |= memcmp(pdf + k, "/Subtype /Image", 15) == 0;
+    CHECK(pdf && !image, "%s holds no raster image", rel);
+    free(pdf);
 }
 
 /* The family of restitution_first: one block per point with a value, in point order, labelled by

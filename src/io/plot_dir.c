@@ -363,6 +363,8 @@ static pl_status plan_impact_law(const pl_output *out, const json_t *manifest, p
 /* A study directory: its figures from study.csv and study.json, with the choices its manifest's
  * "figures" records (the quantities of the line families, the map's quantity and axes), each
  * checked against the study's columns and axes as it is read. */
+_Static_assert(PL_STUDY_MAX_FIGURES <= PL_PLOT_MAX_FIGURES, "a plan holds every figure of a study");
+
 static pl_status plan_study(const pl_output *out, const json_t *manifest, pl_plot_plan *plan, pl_error *err)
 {
     const json_t *figures = json_object_get(manifest, "figures");
