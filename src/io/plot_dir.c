@@ -360,10 +360,48 @@ static pl_status plan_impact_law(const pl_output *out, const json_t *manifest, p
     return s;
 }
 
+/* A study directory: its figures from study.csv and study.json, with the choices its manifest's
+ * "figures" records (the quantities of the line families, the map's quantity and axes), each
+ * checked against the study's columns and axes as it is read. */
+_Static_assert(PL_STUDY_MAX_FIGURES <= PL_PLOT_MAX_FIGURES, "a plan holds every figure of a study");
+
+static pl_status plan_study(const pl_output *out, const json_t *manifest, pl_plot_plan *plan, pl_error *err)
+{
+    const json_t *figures = json_object_get(manifest, "figures");
+    const json_t *quantities = json_object_get(figures, "quantities"), *map = json_object_get(figures, "map");
+    const json_t *axes = json_object_get(figures, "map_axes");
+    const char *names[PL_STUDY_MAX_FIGURES];
+    pl_study_plot_opts opts = {0};
+    int ok = !figures || json_is_object(figures);
+    if (ok && quantities && !json_is_null(quantities)) {
+        ok = json_is_array(quantities) && json_array_size(quantities) < PL_STUDY_MAX_FIGURES;
+        for (size_t k = 0; ok && k < json_array_size(quantities); k++)
+            ok = (names[k] = json_string_value(json_array_get(quantities, k))) != NULL;
+        opts.quantities = names;
+        opts.nquantities = json_array_size(quantities);
+    }
+    if (ok && map && !json_is_null(map))
+        ok = (opts.map = json_string_value(map)) != NULL;
+    if (ok && axes && !json_is_null(axes)) {
+        ok = json_is_array(axes) && json_array_size(axes) == 2;
+        for (size_t k = 0; ok && k < 2; k++)
+            ok = (opts.map_axes[k] = json_string_value(json_array_get(axes, k))) != NULL;
+    }
+    if (!ok)
+        return pl_fail(err, PL_ERR_INPUT, "%s/manifest.json: \"figures\" is not {\"quantities\": [names], \"map\": "
+                       "name, \"map_axes\": [name, name]}", out->root);
+    pl_status s = pl_study_plots_read(out, &opts, &plan->study, err);
+    for (size_t k = 0; s == PL_OK && k < pl_study_plots_count(plan->study); k++)
+        plan->figures[plan->n++] = pl_study_plots_name(plan->study, k);
+    return s;
+}
+
 pl_status pl_plot_dir_plan(const pl_output *out, const json_t *manifest, pl_plot_plan *plan, pl_error *err)
 {
     memset(plan, 0, sizeof *plan);
     const char *command = json_string_value(json_object_get(manifest, "command"));
+    if (command && strcmp(command, "study") == 0)
+        return plan_study(out, manifest, plan, err);
     if (command && strcmp(command, "impact-law") == 0) {
         pl_status s = plan_impact_law(out, manifest, plan, err);
         if (s != PL_OK)
@@ -402,10 +440,14 @@ pl_status pl_plot_dir_plan(const pl_output *out, const json_t *manifest, pl_plot
 void pl_plot_dir_plan_free(pl_plot_plan *plan)
 {
     pl_gp_config_free(&plan->values);
+    pl_study_plots_free(plan->study);
+    plan->study = NULL;
 }
 
 pl_status pl_plot_dir_files(const pl_plot_plan *plan, pl_strings *files, pl_error *err)
 {
+    if (plan->study)
+        return pl_study_plots_files(plan->study, files, err);
     pl_status s = PL_OK;
     for (size_t k = 0; s == PL_OK && k < plan->n; k++)
         s = pl_plot_files(plan->figures[k], files, err);
@@ -465,6 +507,8 @@ static pl_status write_config(pl_output *out, const pl_plot_plan *plan, pl_error
 
 pl_status pl_plot_dir_write(pl_output *out, const json_t *manifest, const pl_plot_plan *plan, pl_error *err)
 {
+    if (plan->study)
+        return pl_study_plots_write(out, plan->study, err);
     pl_status s = PL_OK;
     if (plan->run_config)
         s = write_run_config(out, manifest, plan, err);
@@ -479,6 +523,8 @@ pl_status pl_plot_dir_write(pl_output *out, const json_t *manifest, const pl_plo
 
 pl_status pl_plot_dir_render(pl_output *out, const pl_plot_plan *plan, const pl_budget *budget, pl_error *err)
 {
+    if (plan->study)
+        return pl_study_plots_render(out, plan->study, budget, err);
     pl_status s = pl_plot_start_log(out, err);
     if (s != PL_OK)
         return s;

@@ -1,7 +1,8 @@
 /* The figures of a directory penlim wrote (`penlim plot DIR`), whatever command wrote it: its kind
  * comes from its manifest's "command" and the files it lists.  A run or limit directory gets the
  * figure "run" (every q_j, v_j, G_i and lambda_i against t, from trajectory.csv), a sweep or a
- * compare directory its figures from the data it wrote.
+ * compare directory its figures from the data it wrote, a study directory its figures from study.csv
+ * and study.json (io/study_plots.h).
  *
  * The directory is data, never code: the manifest's case and solver must be names penlim has (a
  * model compiled apart: a valid name), and the configuration a sweep or compare wrote for its
@@ -15,8 +16,9 @@
 #include "core/clock.h"
 #include "io/output.h"
 #include "io/plot_config.h"
+#include "io/study_plots.h"
 
-#define PL_PLOT_MAX_FIGURES 16
+#define PL_PLOT_MAX_FIGURES 64
 
 typedef struct {
     const char *figures[PL_PLOT_MAX_FIGURES]; /* script names, in rendering order */
@@ -27,6 +29,7 @@ typedef struct {
     int contacts;        /* and its contacts.csv (sparse contacts), listed in its manifest */
     int contact_points;  /* which holds a contact (a line after its header) */
     pl_gp_config values; /* else config's settings as read and checked */
+    pl_study_plots *study; /* a study's figures, or NULL */
 } pl_plot_plan;
 
 /* What to draw in out->root, described by manifest, reading what it needs of the directory (and

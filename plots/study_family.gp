@@ -1,0 +1,26 @@
+# A study's line family: one quantity against one axis (the refined one, mu or h, when the study has
+# one), one line per point of the other axes (its key entry: their values), log-log where the axis
+# is mu, h or rtol and the quantity an error or a distance (|value|; a zero is not drawn).
+# Loaded by FIGURE.gp, which sets figure, quantity, xname, logx, logy, nlines, klen and title.
+# Data: FIGURE.dat, one block per line: a header ("LABEL" axis quantity), then axis value and
+# quantity value, a blank line (a break in the line) where a run failed or has no value.
+nkey = nlines
+W = 1100
+kc = key_cols(nkey, klen > 14 ? klen : 14, W)
+kr = key_rows(nkey, kc)
+key_px = kr * row_h + 24
+H = int(70 + 560 + key_px + 50)
+print sprintf('%s: key entries: %d', figure, nkey)
+do for [fmt in formats] {
+    eval term_cmd(fmt, figure, W, H)
+    set multiplot layout 1,1 margins 0.09,0.97,(key_px + 55.)/H,1 - 60./H title title
+    eval key_cmd(kr, key_px, H)
+    if (logx) { set logscale x; set format x '%.0e' } else { unset logscale x; set format x '% h' }
+    if (logy) { set logscale y; set format y '%.0e'; set ylabel '|'.quantity.'|' } \
+    else { unset logscale y; set format y '% h'; set ylabel quantity }
+    set xlabel xname
+    set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05
+    plot for [i=0:nlines-1] figure.'.dat' index i \
+        using 1:(logy ? (abs($2) > 0 ? abs($2) : NaN) : $2) with linespoints lt i+1 title columnheader(1)
+    unset multiplot
+}
