@@ -16,6 +16,7 @@
 #include "cli/common.h"
 #include "core/clock.h"
 #include "io/report.h"
+#include "io/study_plots.h"
 #include "io/study_report.h"
 #include "study/study.h"
 
@@ -375,13 +376,96 @@ static pl_status record_kept(outdir_session *d, pl_error *err)
     return s;
 }
 
-/* The figures of the study: drawn from study.csv and study.json by src/io/study_plots (helper
- * figures' part), called here once it exists: pl_render_study_plots(&d->out, st, map, map_axes,
- * budget, err).  Until then no figure is drawn. */
-static pl_status render_figures(outdir_session *d, const pl_study *st, const case_options *o, pl_error *err)
+/* The figures' choices (--map, --map-axes), as the manifest records them ("figures": what `penlim
+ * plot` and `penlim merge` draw again): the map's quantity and axes, NULL for the defaults. */
+typedef struct {
+    pl_study_plot_opts opts;
+    char axes[2][64];
+} figure_choice;
+
+static void figures_from_options(const case_options *o, figure_choice *fc)
 {
-    (void)d, (void)st, (void)o, (void)err;
-    return PL_OK; /* STUDY_PLOTS_CALL_SITE: pl_render_study_plots goes here */
+    memset(fc, 0, sizeof *fc);
+    fc->opts.map = o->map;
+    const char *comma = o->map_axes ? strchr(o->map_axes, ',') : NULL;
+    if (comma) {
+        snprintf(fc->axes[0], sizeof fc->axes[0], "%.*s", (int)(comma - o->map_axes), o->map_axes);
+        snprintf(fc->axes[1], sizeof fc->axes[1], "%s", comma + 1);
+        fc->opts.map_axes[0] = fc->axes[0];
+        fc->opts.map_axes[1] = fc->axes[1];
+    }
+}
+
+static json_t *figures_json(const figure_choice *fc)
+{
+    json_t *f = json_object();
+    PL_JSON_SET(f, "quantities", json_null());
+    PL_JSON_SET(f, "map", fc->opts.map ? json_string(fc->opts.map) : json_null());
+    json_t *axes = fc->opts.map_axes[0] ? json_array() : json_null();
+    for (int k = 0; fc->opts.map_axes[0] && k < 2; k++)
+        PL_JSON_APPEND(axes, json_string(fc->opts.map_axes[k]));
+    PL_JSON_SET(f, "map_axes", axes);
+    return f;
+}
+
+/* The choices recorded in a manifest (a merge's, copied from its shards': checked by the figures'
+ * own reading, which refuses a name the study lacks). */
+static void figures_from_manifest(const json_t *manifest, figure_choice *fc)
+{
+    memset(fc, 0, sizeof *fc);
+    const json_t *f = json_object_get(manifest, "figures");
+    fc->opts.map = json_string_value(json_object_get(f, "map"));
+    const json_t *axes = json_object_get(f, "map_axes");
+    if (json_array_size(axes) == 2 && json_is_string(json_array_get(axes, 0)) && json_is_string(json_array_get(axes, 1)))
+        for (int k = 0; k < 2; k++) {
+            snprintf(fc->axes[k], sizeof fc->axes[k], "%s", json_string_value(json_array_get(axes, k)));
+            fc->opts.map_axes[k] = fc->axes[k];
+        }
+}
+
+/* The choices checked against the study before anything runs (PL_ERR_INPUT naming the quantity or
+ * axis), and with planned, the files the figures may write added to it. */
+static pl_status figures_plan(const figure_choice *fc, const pl_study *st, pl_strings *planned, pl_error *err)
+{
+    pl_strings cols = {0};
+    const char **axes = calloc(st->naxes ? st->naxes : 1, sizeof *axes);
+    size_t *nvalues = calloc(st->naxes ? st->naxes : 1, sizeof *nvalues);
+    pl_status s = axes && nvalues ? pl_study_columns(st, &cols, err) : pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    for (size_t a = 0; s == PL_OK && a < st->naxes; a++) {
+        axes[a] = st->axes[a].name;
+        nvalues[a] = st->axes[a].n;
+    }
+    if (s == PL_OK)
+        s = pl_study_plot_check(&fc->opts, axes, nvalues, st->naxes, st->spec.zip, (const char *const *)cols.items, cols.n,
+                                err);
+    if (s == PL_OK && planned)
+        s = pl_study_plot_planned_files(&fc->opts, (const char *const *)cols.items, cols.n, planned, err);
+    pl_strings_free(&cols);
+    free(axes);
+    free(nvalues);
+    return s;
+}
+
+typedef struct {
+    progress_state *ps;
+} figures_progress;
+
+static void on_figure(size_t done, size_t total, void *user)
+{
+    progress_phase(((figures_progress *)user)->ps, "figures", done, total);
+}
+
+/* The figures of the study, drawn from study.csv and study.json (src/io/study_plots.h) with the
+ * choices its manifest records, within --max-seconds of their own start. */
+static pl_status render_figures(outdir_session *d, const case_options *o, progress_state *ps, pl_error *err)
+{
+    figure_choice fc;
+    figures_from_manifest(d->manifest, &fc);
+    figures_progress fp = {ps};
+    fc.opts.progress = on_figure;
+    fc.opts.user = &fp;
+    pl_budget budget = {o->max_seconds, pl_now_seconds()};
+    return pl_render_study_plots(&d->out, &fc.opts, &budget, err);
 }
 
 /* Phase 2 and the study's own files, after phase 1 (or the merge's copies) filled d->out. */
@@ -394,11 +478,8 @@ static int finish_study(const char *cmd, outdir_session *d, pl_study *st, const 
         s = pl_write_study(&d->out, st, &err);
     pl_error plot_err;
     pl_status figures = PL_OK;
-    if (s == PL_OK && plots) {
-        progress_phase(ps, "figures", 0, 1);
-        figures = render_figures(d, st, o, &plot_err);
-        progress_phase(ps, "figures", 1, 1);
-    }
+    if (s == PL_OK && plots)
+        figures = render_figures(d, o, ps, &plot_err);
     if (s == PL_OK)
         s = pl_outdir_finish(&d->out, &d->st, &d->planned, d->manifest, &err);
     progress_end(ps);
@@ -468,19 +549,17 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st)
     if (pl_study_plan(&spec, st, &err) != PL_OK)
         return failure("study", &err);
     /* the map's quantity and axes, checked before anything runs */
-    if (o.map && strcmp(o.map, "final_t") != 0 && strncmp(o.map, "final_q", 7) != 0 && strncmp(o.map, "final_v", 7) != 0 &&
-        pl_sweep_row_column(o.map) < 0)
-        return input_error("study", "--map %s: not a quantity of study.csv (restitution_first, capture_time, ...)", o.map);
-    if (o.map_axes) {
-        const char *comma = strchr(o.map_axes, ',');
-        int found = 0;
-        for (size_t a = 0; comma && a < st->naxes; a++) {
-            size_t len = strlen(st->axes[a].name);
-            found += (strncmp(o.map_axes, st->axes[a].name, len) == 0 && o.map_axes + len == comma) ||
-                     strcmp(comma + 1, st->axes[a].name) == 0;
-        }
-        if (found != 2)
-            return input_error("study", "--map-axes %s: expected A,B, two axes of the study given by --grid", o.map_axes);
+    figure_choice fc;
+    figures_from_options(&o, &fc);
+    if (o.map_axes && !fc.opts.map_axes[0])
+        return input_error("study", "--map-axes %s: expected A,B, two axes of the study given by --grid", o.map_axes);
+    if (figures_plan(&fc, st, NULL, &err) != PL_OK) {
+        if (err.status != PL_ERR_INPUT)
+            return failure("study", &err);
+        char msg[sizeof err.message];
+        snprintf(msg, sizeof msg, "%s", err.message);
+        int axes = strstr(msg, "axis") || strstr(msg, "axes");
+        return input_error("study", axes ? "--map-axes: %s" : "--map: %s", msg);
     }
     if ((rc = setup_within_budget(&o)) >= 0)
         return rc;
@@ -507,6 +586,8 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st)
     }
     json_t *identity = study_identity(&spec);
     d.manifest = study_manifest(model, solver, &base, &o, identity);
+    if (d.manifest)
+        PL_JSON_SET(d.manifest, "figures", figures_json(&fc));
     if (o.nshards > 0 && d.manifest) {
         json_t *sh = json_object(), *tasks = json_array();
         PL_JSON_SET(sh, "index", json_integer(o.shard));
@@ -533,6 +614,8 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st)
         s = pl_strings_add(&d.planned, "study.csv", &err);
     if (s == PL_OK && o.nshards == 0)
         s = pl_strings_add(&d.planned, "study.json", &err);
+    if (s == PL_OK && o.nshards == 0 && !o.no_plots)
+        s = figures_plan(&fc, st, &d.planned, &err);
     if (s == PL_OK && !(d.journal = json_deep_copy(d.manifest)))
         s = pl_fail(&err, PL_ERR_NOMEM, "out of memory");
     if (s == PL_OK)
@@ -822,6 +905,10 @@ static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, ca
         s = pl_strings_add(&d.planned, "study.csv", &err);
     if (s == PL_OK)
         s = pl_strings_add(&d.planned, "study.json", &err);
+    figure_choice fc;
+    figures_from_manifest(d.manifest, &fc);
+    if (s == PL_OK && !m.no_plots && figures_plan(&fc, st, &d.planned, &err) == PL_ERR_NOMEM)
+        s = PL_ERR_NOMEM; /* a choice the study lacks: the figures' own reading refuses it, a warning */
     if (s == PL_OK && !(d.journal = json_deep_copy(d.manifest)))
         s = pl_fail(&err, PL_ERR_NOMEM, "out of memory");
     if (s == PL_OK)

@@ -40,6 +40,20 @@ static pl_status write_study_csv(pl_output *out, const pl_study *st, pl_error *e
     return pl_file_commit(&f, err);
 }
 
+pl_status pl_study_columns(const pl_study *st, pl_strings *cols, pl_error *err)
+{
+    char header[] = PL_SWEEP_ROW_HEADER ",final_t", name[32];
+    pl_status s = PL_OK;
+    for (char *save = NULL, *tok = strtok_r(header, ",", &save); s == PL_OK && tok; tok = strtok_r(NULL, ",", &save))
+        s = pl_strings_add(cols, tok, err);
+    for (size_t half = 0; half < 2; half++)
+        for (size_t j = 0; s == PL_OK && j < st->max_dof; j++) {
+            snprintf(name, sizeof name, "final_%c%zu", half ? 'v' : 'q', j + 1);
+            s = pl_strings_add(cols, name, err);
+        }
+    return s;
+}
+
 static json_t *values_json(const pl_study *st, size_t r, int with_refined)
 {
     json_t *o = json_object();

@@ -11,4 +11,8 @@
 /* study.csv and study.json of an assembled study (pl_study_assemble). */
 pl_status pl_write_study(pl_output *out, const pl_study *st, pl_error *err);
 
+/* The columns study.csv will have after "status", in order (what its figures may draw), appended to
+ * cols. */
+pl_status pl_study_columns(const pl_study *st, pl_strings *cols, pl_error *err);
+
 #endif
