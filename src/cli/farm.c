@@ -1,0 +1,1049 @@
+/* The task farm of farm.h: a one-process loop, or rank 0 coordinating and storing (and computing on
+ * a worker thread) while the other ranks compute, over MPI. */
+#include "cli/farm.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef PL_HAVE_MPI
+#include <mpi.h>
+#endif
+
+struct pl_farm {
+    int rank, size;
+    int mpi; /* MPI_Init_thread was called (and MPI_Finalize is due) */
+    char host[256];
+};
+
+/* ---- names and results as bytes --------------------------------------------------------------- */
+
+int pl_farm_name_ok(const char *name)
+{
+    if (!name || !*name || name[0] == '/' || strlen(name) >= PATH_MAX)
+        return 0;
+    for (const char *p = name; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return 0;
+    const char *c = name;
+    for (;;) {
+        const char *slash = strchr(c, '/');
+        size_t len = slash ? (size_t)(slash - c) : strlen(c);
+        if (len == 0 || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+            return 0;
+        if (!slash)
+            return 1;
+        c = slash + 1;
+    }
+}
+
+/* A task's result as one buffer, what a rank sends to the writer (and what the writer unpacks even
+ * for its own tasks, so that every result passes the same checks).  Unsigned 64-bit fields in the
+ * machine's order (the ranks of one job share an architecture):
+ *   k, status, fatal, message length, message, nfiles, then per file: name length, name, size, bytes.
+ * fatal: the rank itself failed (no scratch directory, out of memory), which ends the farm; status
+ * and message are then that failure's. */
+typedef struct {
+    unsigned char *data;
+    size_t len, cap;
+} pl_buffer;
+
+static int buffer_put(pl_buffer *b, const void *bytes, size_t n)
+{
+    if (n > SIZE_MAX - b->len)
+        return -1;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n)
+            cap = cap > SIZE_MAX / 2 ? b->len + n : cap * 2;
+        unsigned char *d = realloc(b->data, cap);
+        if (!d)
+            return -1;
+        b->data = d;
+        b->cap = cap;
+    }
+    if (n)
+        memcpy(b->data + b->len, bytes, n);
+    b->len += n;
+    return 0;
+}
+
+static int buffer_put_u64(pl_buffer *b, uint64_t v)
+{
+    return buffer_put(b, &v, sizeof v);
+}
+
+typedef struct {
+    const unsigned char *data;
+    size_t len, at;
+} pl_reader;
+
+static int read_u64(pl_reader *r, uint64_t *v)
+{
+    if (r->len - r->at < sizeof *v)
+        return -1;
+    memcpy(v, r->data + r->at, sizeof *v);
+    r->at += sizeof *v;
+    return 0;
+}
+
+static int read_bytes(pl_reader *r, uint64_t n, const unsigned char **bytes)
+{
+    if (n > r->len - r->at)
+        return -1;
+    *bytes = r->data + r->at;
+    r->at += (size_t)n;
+    return 0;
+}
+
+/* A result unpacked: files point into the packed buffer (bytes) and into names (their names). */
+typedef struct {
+    size_t k;
+    pl_status status;
+    int fatal;
+    pl_error err;
+    pl_farm_file *files;
+    size_t nfiles;
+    char *names;
+} pl_result;
+
+static void result_free(pl_result *r)
+{
+    free(r->files);
+    free(r->names);
+    memset(r, 0, sizeof *r);
+}
+
+/* Unpack a result from rank `from` (for messages), checking every length and name: a malformed
+ * result is PL_ERR_IO (the farm ends), never a file written outside its task's directory. */
+static pl_status result_unpack(const unsigned char *data, size_t len, size_t ntasks, int from, pl_result *res,
+                               pl_error *err)
+{
+    memset(res, 0, sizeof *res);
+    pl_reader r = {data, len, 0};
+    uint64_t k, status, fatal, msglen, nfiles;
+    const unsigned char *msg;
+    if (read_u64(&r, &k) || read_u64(&r, &status) || read_u64(&r, &fatal) || read_u64(&r, &msglen) ||
+        msglen >= sizeof res->err.message || read_bytes(&r, msglen, &msg) || read_u64(&r, &nfiles))
+        return pl_fail(err, PL_ERR_IO, "farm: a malformed result from rank %d (%zu bytes)", from, len);
+    if ((k >= ntasks && !fatal) || status > PL_ERR_NOMEM || fatal > 1 || nfiles > len / (2 * sizeof(uint64_t)))
+        return pl_fail(err, PL_ERR_IO, "farm: a malformed result from rank %d (task %llu of %zu, status %llu)", from,
+                       (unsigned long long)k, ntasks, (unsigned long long)status);
+    res->k = (size_t)k;
+    res->status = (pl_status)status;
+    res->fatal = (int)fatal;
+    res->err.status = res->status;
+    memcpy(res->err.message, msg, (size_t)msglen);
+    res->err.message[msglen] = '\0';
+    res->nfiles = (size_t)nfiles;
+    /* Names get a NUL each: their total is bounded by len + nfiles. */
+    res->files = calloc(nfiles ? (size_t)nfiles : 1, sizeof *res->files);
+    res->names = malloc(len + (size_t)nfiles + 1);
+    if (!res->files || !res->names) {
+        result_free(res);
+        return pl_fail(err, PL_ERR_NOMEM, "farm: out of memory unpacking a result of %zu bytes", len);
+    }
+    size_t used = 0;
+    for (size_t i = 0; i < res->nfiles; i++) {
+        uint64_t namelen, size;
+        const unsigned char *name, *bytes;
+        if (read_u64(&r, &namelen) || read_bytes(&r, namelen, &name) || read_u64(&r, &size) ||
+            read_bytes(&r, size, &bytes)) {
+            result_free(res);
+            return pl_fail(err, PL_ERR_IO, "farm: a malformed result from rank %d (task %llu, file %zu)", from,
+                           (unsigned long long)k, i);
+        }
+        char *n = res->names + used;
+        memcpy(n, name, (size_t)namelen);
+        n[namelen] = '\0';
+        used += (size_t)namelen + 1;
+        if (strlen(n) != namelen || !pl_farm_name_ok(n)) {
+            char shown[128];
+            pl_escape(n, shown, sizeof shown);
+            result_free(res);
+            return pl_fail(err, PL_ERR_IO, "farm: task %llu's result from rank %d names file '%s': not a relative "
+                           "name inside its directory", (unsigned long long)k, from, shown);
+        }
+        res->files[i] = (pl_farm_file){n, bytes, (size_t)size};
+    }
+    if (r.at != len) {
+        result_free(res);
+        return pl_fail(err, PL_ERR_IO, "farm: a malformed result from rank %d (%zu bytes left over)", from, len - r.at);
+    }
+    return PL_OK;
+}
+
+/* ---- one task: its private directory, its files read back ------------------------------------ */
+
+typedef struct {
+    char *name;
+    unsigned char *bytes;
+    size_t size;
+} pl_task_file;
+
+typedef struct {
+    pl_task_file *items;
+    size_t n, cap;
+} pl_task_files;
+
+static void task_files_free(pl_task_files *f)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        free(f->items[i].name);
+        free(f->items[i].bytes);
+    }
+    free(f->items);
+    memset(f, 0, sizeof *f);
+}
+
+static pl_status read_whole(int fd, const char *name, unsigned char **bytes, size_t *size, pl_error *err)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return pl_fail(err, PL_ERR_IO, "farm: cannot read the task's file %s: %s", name, strerror(errno));
+    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, len = 0;
+    unsigned char *b = malloc(cap);
+    if (!b)
+        return pl_fail(err, PL_ERR_NOMEM, "farm: out of memory reading the task's file %s", name);
+    for (;;) {
+        if (len == cap) {
+            unsigned char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                return pl_fail(err, PL_ERR_NOMEM, "farm: out of memory reading the task's file %s", name);
+            }
+            b = nb;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, b + len, cap - len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            int e = errno;
+            free(b);
+            return pl_fail(err, PL_ERR_IO, "farm: cannot read the task's file %s: %s", name, strerror(e));
+        }
+        if (got == 0)
+            break;
+        len += (size_t)got;
+    }
+    *bytes = b;
+    *size = len;
+    return PL_OK;
+}
+
+/* Read every regular file under dir_fd (prefix: its path relative to the task's directory) into
+ * files, removing each, and the directories, as it goes.  A link or a special file left by the task
+ * fails the task (task_err), never followed: *fatal stays 0.  A failure of this process (memory,
+ * reading) sets *fatal. */
+static pl_status collect(int dir_fd, const char *prefix, pl_task_files *files, int *fatal, pl_error *err)
+{
+    int fd = dup(dir_fd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        *fatal = 1;
+        return pl_fail(err, PL_ERR_IO, "farm: cannot list the task's directory: %s", strerror(errno));
+    }
+    rewinddir(d); /* the duplicate shares dir_fd's offset, which an earlier listing moved */
+    pl_status st = PL_OK;
+    struct dirent *e;
+    errno = 0;
+    while (st == PL_OK && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char rel[PATH_MAX];
+        if ((size_t)snprintf(rel, sizeof rel, "%s%s%s", prefix, *prefix ? "/" : "", e->d_name) >= sizeof rel) {
+            st = pl_fail(err, PL_ERR_IO, "farm: the task left a path longer than %d bytes", PATH_MAX);
+            break;
+        }
+        struct stat sb;
+        if (fstatat(dir_fd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+            *fatal = 1;
+            st = pl_fail(err, PL_ERR_IO, "farm: cannot read the task's file %s: %s", rel, strerror(errno));
+        } else if (S_ISDIR(sb.st_mode)) {
+            int sub = openat(dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub < 0) {
+                *fatal = 1;
+                st = pl_fail(err, PL_ERR_IO, "farm: cannot open the task's directory %s: %s", rel, strerror(errno));
+            } else {
+                st = collect(sub, rel, files, fatal, err);
+                close(sub);
+                if (st == PL_OK && unlinkat(dir_fd, e->d_name, AT_REMOVEDIR) != 0) {
+                    *fatal = 1;
+                    st = pl_fail(err, PL_ERR_IO, "farm: cannot remove the task's directory %s: %s", rel,
+                                 strerror(errno));
+                }
+            }
+        } else if (S_ISREG(sb.st_mode)) {
+            int f = openat(dir_fd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+            if (f < 0) {
+                *fatal = 1;
+                st = pl_fail(err, PL_ERR_IO, "farm: cannot open the task's file %s: %s", rel, strerror(errno));
+                break;
+            }
+            pl_task_file tf = {NULL, NULL, 0};
+            st = read_whole(f, rel, &tf.bytes, &tf.size, err);
+            close(f);
+            if (st != PL_OK) {
+                *fatal = 1;
+                break;
+            }
+            tf.name = strdup(rel);
+            if (files->n == files->cap) {
+                size_t cap = files->cap ? files->cap * 2 : 8;
+                pl_task_file *items = realloc(files->items, cap * sizeof *items);
+                if (items) {
+                    files->items = items;
+                    files->cap = cap;
+                }
+            }
+            if (!tf.name || files->n == files->cap) {
+                free(tf.name);
+                free(tf.bytes);
+                *fatal = 1;
+                st = pl_fail(err, PL_ERR_NOMEM, "farm: out of memory reading the task's files");
+                break;
+            }
+            files->items[files->n++] = tf;
+            if (unlinkat(dir_fd, e->d_name, 0) != 0) {
+                *fatal = 1;
+                st = pl_fail(err, PL_ERR_IO, "farm: cannot remove the task's file %s: %s", rel, strerror(errno));
+            }
+        } else {
+            /* The task's doing: it fails; the entry is removed (a link is removed, not followed). */
+            st = pl_fail(err, PL_ERR_IO, "farm: the task left %s, which is not a regular file or a directory", rel);
+            if (unlinkat(dir_fd, e->d_name, 0) != 0)
+                *fatal = 1;
+        }
+        errno = 0;
+    }
+    if (st == PL_OK && errno != 0) {
+        *fatal = 1;
+        st = pl_fail(err, PL_ERR_IO, "farm: cannot list the task's directory: %s", strerror(errno));
+    }
+    closedir(d);
+    return st;
+}
+
+/* Remove everything under dir_fd (what collect left after a failure). */
+static void remove_tree(int dir_fd)
+{
+    int fd = dup(dir_fd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    rewinddir(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        struct stat sb;
+        if (fstatat(dir_fd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode)) {
+            int sub = openat(dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub >= 0) {
+                remove_tree(sub);
+                close(sub);
+            }
+            unlinkat(dir_fd, e->d_name, AT_REMOVEDIR);
+        } else {
+            unlinkat(dir_fd, e->d_name, 0);
+        }
+    }
+    closedir(d);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const pl_task_file *)a)->name, ((const pl_task_file *)b)->name);
+}
+
+/* What every rank needs to execute tasks: the operations and its private scratch directory. */
+typedef struct {
+    const pl_farm_ops *ops;
+    int rank;
+    int scratch_fd;        /* the private directory, or -1 */
+    char scratch[PATH_MAX];
+} pl_worker;
+
+static pl_status worker_open(pl_worker *w, const pl_farm_ops *ops, int rank, pl_error *err)
+{
+    w->ops = ops;
+    w->rank = rank;
+    w->scratch_fd = -1;
+    const char *base = ops->scratch;
+    if (!base || !*base)
+        base = getenv("TMPDIR");
+    if (!base || !*base)
+        base = "/tmp";
+    if ((size_t)snprintf(w->scratch, sizeof w->scratch, "%s/penlim-farm-XXXXXX", base) >= sizeof w->scratch)
+        return pl_fail(err, PL_ERR_INPUT, "farm: the scratch directory %s is too long a path", base);
+    if (!mkdtemp(w->scratch))
+        return pl_fail(err, PL_ERR_IO, "farm: cannot make a private directory under %s: %s", base, strerror(errno));
+    w->scratch_fd = open(w->scratch, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (w->scratch_fd < 0) {
+        int e = errno;
+        rmdir(w->scratch);
+        return pl_fail(err, PL_ERR_IO, "farm: cannot open %s: %s", w->scratch, strerror(e));
+    }
+    return PL_OK;
+}
+
+static void worker_close(pl_worker *w)
+{
+    if (w->scratch_fd >= 0) {
+        remove_tree(w->scratch_fd);
+        close(w->scratch_fd);
+        rmdir(w->scratch);
+        w->scratch_fd = -1;
+    }
+}
+
+/* Execute task k into a fresh directory "task" of the scratch directory and pack its result into b
+ * (emptied first).  Returns PL_OK once packed (the task's own failure is in the result); otherwise
+ * this process failed and b holds nothing useful. */
+static pl_status run_task(pl_worker *w, size_t k, pl_buffer *b, pl_error *err)
+{
+    b->len = 0;
+    pl_error task_err;
+    pl_error_clear(&task_err);
+    pl_task_files files = {NULL, 0, 0};
+    int fatal = 0;
+    pl_status task_status;
+    if (mkdirat(w->scratch_fd, "task", 0700) != 0)
+        return pl_fail(err, PL_ERR_IO, "farm: rank %d cannot make a task directory in %s: %s", w->rank, w->scratch,
+                       strerror(errno));
+    int dir = openat(w->scratch_fd, "task", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dir < 0) {
+        int e = errno;
+        unlinkat(w->scratch_fd, "task", AT_REMOVEDIR);
+        return pl_fail(err, PL_ERR_IO, "farm: rank %d cannot open its task directory in %s: %s", w->rank, w->scratch,
+                       strerror(e));
+    }
+    task_status = w->ops->execute(k, dir, &task_err, w->ops->user);
+    if (task_status != PL_OK && task_err.message[0] == '\0')
+        pl_fail(&task_err, task_status, "task %zu failed without a message", k);
+    pl_error collect_err;
+    pl_error_clear(&collect_err);
+    pl_status cst = collect(dir, "", &files, &fatal, &collect_err);
+    if (cst != PL_OK)
+        remove_tree(dir);
+    close(dir);
+    if (unlinkat(w->scratch_fd, "task", AT_REMOVEDIR) != 0 && !fatal && cst == PL_OK) {
+        fatal = 1;
+        cst = pl_fail(&collect_err, PL_ERR_IO, "farm: cannot remove the task directory in %s: %s", w->scratch,
+                      strerror(errno));
+    }
+    if (fatal) {
+        task_files_free(&files);
+        return pl_fail(err, cst, "rank %d: %s", w->rank, collect_err.message);
+    }
+    if (cst != PL_OK && task_status == PL_OK) { /* the task left a link or special file: it failed */
+        task_status = cst;
+        task_err = collect_err;
+    }
+    if (files.n > 1)
+        qsort(files.items, files.n, sizeof *files.items, by_name);
+    size_t msglen = task_status == PL_OK ? 0 : strlen(task_err.message);
+    int bad = buffer_put_u64(b, k) || buffer_put_u64(b, (uint64_t)task_status) || buffer_put_u64(b, 0) ||
+              buffer_put_u64(b, msglen) || buffer_put(b, task_err.message, msglen) || buffer_put_u64(b, files.n);
+    for (size_t i = 0; !bad && i < files.n; i++) {
+        size_t nl = strlen(files.items[i].name);
+        bad = buffer_put_u64(b, nl) || buffer_put(b, files.items[i].name, nl) ||
+              buffer_put_u64(b, files.items[i].size) || buffer_put(b, files.items[i].bytes, files.items[i].size);
+    }
+    task_files_free(&files);
+    if (bad)
+        return pl_fail(err, PL_ERR_NOMEM, "farm: rank %d ran out of memory packing task %zu's result", w->rank, k);
+    return PL_OK;
+}
+
+/* The order of dispatch: the tasks not skipped, costliest first, ties in task order. */
+typedef struct {
+    double cost;
+    size_t k;
+} pl_order;
+
+static int by_cost(const void *a, const void *b)
+{
+    const pl_order *x = a, *y = b;
+    if (x->cost != y->cost)
+        return x->cost > y->cost ? -1 : 1;
+    return x->k < y->k ? -1 : x->k > y->k;
+}
+
+static pl_status make_order(const pl_farm_ops *ops, size_t **order, size_t *n, pl_error *err)
+{
+    *n = 0;
+    pl_order *o = malloc((ops->ntasks ? ops->ntasks : 1) * sizeof *o);
+    *order = malloc((ops->ntasks ? ops->ntasks : 1) * sizeof **order);
+    if (!o || !*order) {
+        free(o);
+        free(*order);
+        *order = NULL;
+        return pl_fail(err, PL_ERR_NOMEM, "farm: out of memory ordering %zu tasks", ops->ntasks);
+    }
+    *n = 0;
+    for (size_t k = 0; k < ops->ntasks; k++)
+        if (!ops->skip || !ops->skip[k])
+            o[(*n)++] = (pl_order){ops->cost ? ops->cost[k] : 1.0, k};
+    qsort(o, *n, sizeof *o, by_cost);
+    for (size_t i = 0; i < *n; i++)
+        (*order)[i] = o[i].k;
+    free(o);
+    return PL_OK;
+}
+
+/* The writer's handling of one packed result (its own or a rank's): unpack, store, progress. */
+static pl_status store_result(const pl_farm_ops *ops, const unsigned char *data, size_t len, int from, size_t *done,
+                              size_t total, pl_error *err)
+{
+    pl_result r;
+    pl_status st = result_unpack(data, len, ops->ntasks, from, &r, err);
+    if (st != PL_OK)
+        return st;
+    if (r.fatal) {
+        st = pl_fail(err, r.status, "%s", r.err.message);
+    } else {
+        st = ops->store(r.k, r.status, &r.err, r.files, r.nfiles, err, ops->user);
+        if (st == PL_OK && ops->progress)
+            ops->progress(++*done, total, ops->user);
+    }
+    result_free(&r);
+    return st;
+}
+
+/* ---- one process ------------------------------------------------------------------------------ */
+
+static pl_status run_alone(const pl_farm_ops *ops, pl_error *err)
+{
+    size_t *order = NULL, n = 0, done = 0;
+    pl_status st = make_order(ops, &order, &n, err);
+    if (st != PL_OK)
+        return st;
+    pl_worker w;
+    st = worker_open(&w, ops, 0, err);
+    pl_buffer b = {NULL, 0, 0};
+    for (size_t i = 0; st == PL_OK && i < n; i++) {
+        st = run_task(&w, order[i], &b, err);
+        if (st == PL_OK)
+            st = store_result(ops, b.data, b.len, 0, &done, n, err);
+    }
+    free(b.data);
+    worker_close(&w);
+    free(order);
+    return st;
+}
+
+/* ---- MPI -------------------------------------------------------------------------------------- */
+
+#ifdef PL_HAVE_MPI
+
+enum { TAG_READY = 1, TAG_RESULT = 2, TAG_DATA = 3, TAG_TASK = 4 };
+/* A task message's k for "no more tasks": its second word then carries the farm's status. */
+#define STOP_TASK UINT64_MAX
+/* The largest piece of a result sent in one message (MPI counts are int). */
+#define CHUNK ((size_t)1 << 28)
+
+static pl_status mpi_fail(pl_error *err, int rc, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+        snprintf(text, sizeof text, "MPI error %d", rc);
+    return pl_fail(err, PL_ERR_IO, "farm: %s failed: %s", what, text);
+}
+
+/* Sleep between polls: from 20 us, doubling to 1 ms.  Waiting this way instead of in a blocking
+ * call leaves the core to the computing thread (Open MPI's blocking calls spin). */
+static void backoff(long *ns)
+{
+    struct timespec t = {0, *ns};
+    nanosleep(&t, NULL);
+    if (*ns < 1000000)
+        *ns *= 2;
+}
+
+static int wait_polling(MPI_Request *req)
+{
+    long ns = 20000;
+    for (;;) {
+        int flag = 0;
+        int rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || flag)
+            return rc;
+        backoff(&ns);
+    }
+}
+
+static int send_polling(const void *buf, int count, int dest, int tag)
+{
+    MPI_Request req;
+    int rc = MPI_Isend(buf, count, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &req);
+    return rc != MPI_SUCCESS ? rc : wait_polling(&req);
+}
+
+static int recv_polling(void *buf, int count, int source, int tag)
+{
+    MPI_Request req;
+    int rc = MPI_Irecv(buf, count, MPI_BYTE, source, tag, MPI_COMM_WORLD, &req);
+    return rc != MPI_SUCCESS ? rc : wait_polling(&req);
+}
+
+/* A packed result: its length (TAG_RESULT), then its bytes in pieces (TAG_DATA). */
+static pl_status send_result(const pl_buffer *b, pl_error *err)
+{
+    uint64_t len = b->len;
+    int rc = send_polling(&len, (int)sizeof len, 0, TAG_RESULT);
+    for (size_t at = 0; rc == MPI_SUCCESS && at < b->len; at += CHUNK) {
+        size_t n = b->len - at < CHUNK ? b->len - at : CHUNK;
+        rc = send_polling(b->data + at, (int)n, 0, TAG_DATA);
+    }
+    return rc == MPI_SUCCESS ? PL_OK : mpi_fail(err, rc, "sending a result to rank 0");
+}
+
+static pl_status recv_result_data(int from, uint64_t len, pl_buffer *b, pl_error *err)
+{
+    b->len = 0;
+    if (len > SIZE_MAX || buffer_put(b, NULL, 0) != 0)
+        return pl_fail(err, PL_ERR_NOMEM, "farm: out of memory receiving a result");
+    if (len > b->cap) {
+        unsigned char *d = realloc(b->data, (size_t)len);
+        if (!d)
+            return pl_fail(err, PL_ERR_NOMEM, "farm: out of memory receiving a result of %llu bytes from rank %d",
+                           (unsigned long long)len, from);
+        b->data = d;
+        b->cap = (size_t)len;
+    }
+    for (size_t at = 0; at < len; at += CHUNK) {
+        size_t n = (size_t)len - at < CHUNK ? (size_t)len - at : CHUNK;
+        int rc = recv_polling(b->data + at, (int)n, from, TAG_DATA);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(err, rc, "receiving a result");
+    }
+    b->len = (size_t)len;
+    return PL_OK;
+}
+
+/* A fatal failure of a rank as a result: what it sends to the writer instead of a task's result. */
+static void pack_fatal(pl_buffer *b, size_t k, const pl_error *e)
+{
+    b->len = 0;
+    size_t msglen = strlen(e->message);
+    if (buffer_put_u64(b, k) || buffer_put_u64(b, (uint64_t)(e->status == PL_OK ? PL_ERR_IO : e->status)) ||
+        buffer_put_u64(b, 1) || buffer_put_u64(b, msglen) || buffer_put(b, e->message, msglen) ||
+        buffer_put_u64(b, 0)) {
+        /* Out of memory even for this: an empty buffer, which the writer finds malformed (still fatal). */
+        b->len = 0;
+    }
+}
+
+/* A rank other than 0: ask, execute, send the result (which asks again), until told to stop. */
+static pl_status run_worker(pl_farm *farm, const pl_farm_ops *ops, pl_error *err)
+{
+    pl_worker w;
+    pl_error werr;
+    pl_error_clear(&werr);
+    pl_status wst = worker_open(&w, ops, farm->rank, &werr);
+    pl_buffer b = {NULL, 0, 0};
+    int rc;
+    pl_status st = PL_OK;
+    if (wst != PL_OK) { /* the writer ends the farm with this rank's reason */
+        pack_fatal(&b, 0, &werr);
+        st = send_result(&b, err);
+    } else {
+        rc = send_polling(NULL, 0, 0, TAG_READY);
+        if (rc != MPI_SUCCESS)
+            st = mpi_fail(err, rc, "asking rank 0 for a task");
+    }
+    while (st == PL_OK) {
+        uint64_t task[2];
+        rc = recv_polling(task, (int)sizeof task, 0, TAG_TASK);
+        if (rc != MPI_SUCCESS) {
+            st = mpi_fail(err, rc, "receiving a task");
+            break;
+        }
+        if (task[0] == STOP_TASK) {
+            if (task[1] != PL_OK)
+                st = pl_fail(err, (pl_status)task[1], "farm: stopped by rank 0, which failed");
+            break;
+        }
+        if (task[0] >= ops->ntasks) {
+            st = pl_fail(err, PL_ERR_IO, "farm: rank 0 sent task %llu of %zu", (unsigned long long)task[0],
+                         ops->ntasks);
+            break;
+        }
+        pl_error terr;
+        pl_error_clear(&terr);
+        if (run_task(&w, (size_t)task[0], &b, &terr) != PL_OK)
+            pack_fatal(&b, (size_t)task[0], &terr);
+        st = send_result(&b, err);
+    }
+    free(b.data);
+    worker_close(&w);
+    return st;
+}
+
+/* Rank 0's worker thread: takes one task at a time from the coordinator, hands back its result. */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond; /* signalled on a new task (to the thread) and a result (to the coordinator) */
+    pl_worker worker;
+    int has_task, has_result, quit;
+    size_t task;
+    pl_buffer result;
+} pl_local;
+
+static void *local_main(void *arg)
+{
+    pl_local *l = arg;
+    pl_buffer b = {NULL, 0, 0};
+    pthread_mutex_lock(&l->lock);
+    for (;;) {
+        while (!l->has_task && !l->quit)
+            pthread_cond_wait(&l->cond, &l->lock);
+        if (l->quit)
+            break;
+        size_t k = l->task;
+        pthread_mutex_unlock(&l->lock);
+        pl_error terr;
+        pl_error_clear(&terr);
+        if (run_task(&l->worker, k, &b, &terr) != PL_OK)
+            pack_fatal(&b, k, &terr);
+        pthread_mutex_lock(&l->lock);
+        /* The coordinator takes the buffer and leaves its own (emptied) in its place. */
+        pl_buffer t = l->result;
+        l->result = b;
+        b = t;
+        l->has_task = 0;
+        l->has_result = 1;
+        pthread_cond_broadcast(&l->cond);
+    }
+    pthread_mutex_unlock(&l->lock);
+    free(b.data);
+    return NULL;
+}
+
+/* Rank 0: hand out tasks (to its own thread and to the ranks that ask), store results as they
+ * come.  After a failure it hands out nothing more and drains: every rank is told to stop (with
+ * the status) as it next asks, the results in flight are discarded. */
+static pl_status run_coordinator(pl_farm *farm, const pl_farm_ops *ops, pl_error *err)
+{
+    size_t *order = NULL, n = 0, next = 0, done = 0;
+    pl_status st = make_order(ops, &order, &n, err);
+    if (st != PL_OK)
+        return st; /* the other ranks wait for tasks: the program aborts (pl_farm_abort) */
+    pl_local l;
+    memset(&l, 0, sizeof l);
+    pthread_condattr_t ca;
+    int pst = pthread_condattr_init(&ca);
+    if (pst == 0)
+        pst = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    if (pst == 0)
+        pst = pthread_cond_init(&l.cond, &ca);
+    if (pst == 0) {
+        pthread_condattr_destroy(&ca);
+        pst = pthread_mutex_init(&l.lock, NULL);
+        if (pst != 0)
+            pthread_cond_destroy(&l.cond);
+    }
+    if (pst != 0) {
+        free(order);
+        return pl_fail(err, PL_ERR_NOMEM, "farm: cannot make the worker thread's lock: %s", strerror(pst));
+    }
+    pthread_t thread;
+    int thread_up = 0;
+    st = worker_open(&l.worker, ops, 0, err);
+    if (st == PL_OK) {
+        pst = pthread_create(&thread, NULL, local_main, &l);
+        if (pst != 0)
+            st = pl_fail(err, PL_ERR_NOMEM, "farm: cannot start the worker thread: %s", strerror(pst));
+        else
+            thread_up = 1;
+    }
+    int remote = farm->size - 1; /* ranks not yet told to stop */
+    int local_busy = 0, mpi_broken = 0;
+    long idle_ns = 20000;
+    pl_buffer b = {NULL, 0, 0}, mine = {NULL, 0, 0};
+    while (!mpi_broken && (remote > 0 || local_busy)) {
+        int progressed = 0;
+        /* Rank 0's own thread: its result, then its next task. */
+        pthread_mutex_lock(&l.lock);
+        int got = l.has_result;
+        if (got) {
+            pl_buffer t = l.result;
+            l.result = mine;
+            mine = t;
+            l.has_result = 0;
+            local_busy = 0;
+        }
+        if (!local_busy && thread_up && st == PL_OK && next < n) {
+            l.task = order[next++];
+            l.has_task = 1;
+            local_busy = 1;
+            pthread_cond_broadcast(&l.cond);
+        }
+        pthread_mutex_unlock(&l.lock);
+        if (got) {
+            progressed = 1;
+            if (st == PL_OK)
+                st = store_result(ops, mine.data, mine.len, 0, &done, n, err);
+            mine.len = 0;
+        }
+        /* The other ranks: a request (with the result of their last task, if any). */
+        int flag = 0;
+        MPI_Status ms;
+        int rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &ms);
+        if (rc != MPI_SUCCESS) {
+            st = mpi_fail(err, rc, "MPI_Iprobe");
+            mpi_broken = 1;
+            break;
+        }
+        if (flag) {
+            progressed = 1;
+            int from = ms.MPI_SOURCE;
+            if (ms.MPI_TAG == TAG_READY) {
+                rc = MPI_Recv(NULL, 0, MPI_BYTE, from, TAG_READY, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            } else if (ms.MPI_TAG == TAG_RESULT) {
+                uint64_t len = 0;
+                rc = MPI_Recv(&len, (int)sizeof len, MPI_BYTE, from, TAG_RESULT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                if (rc == MPI_SUCCESS) {
+                    pl_error rerr;
+                    pl_status rst = recv_result_data(from, len, &b, &rerr);
+                    if (rst != PL_OK) {
+                        if (st == PL_OK) {
+                            st = rst;
+                            *err = rerr;
+                        }
+                        mpi_broken = 1; /* the rest of that result would be read as the next message */
+                        break;
+                    }
+                    if (st == PL_OK)
+                        st = store_result(ops, b.data, b.len, from, &done, n, err);
+                }
+            } else {
+                st = pl_fail(err, PL_ERR_IO, "farm: an unexpected message (tag %d) from rank %d", ms.MPI_TAG, from);
+                mpi_broken = 1;
+                break;
+            }
+            if (rc != MPI_SUCCESS) {
+                st = mpi_fail(err, rc, "receiving from a rank");
+                mpi_broken = 1;
+                break;
+            }
+            uint64_t task[2] = {STOP_TASK, (uint64_t)st};
+            if (st == PL_OK && next < n)
+                task[0] = order[next++];
+            else
+                remote--;
+            rc = send_polling(task, (int)sizeof task, from, TAG_TASK);
+            if (rc != MPI_SUCCESS) {
+                st = mpi_fail(err, rc, "sending a task");
+                mpi_broken = 1;
+                break;
+            }
+        }
+        if (progressed) {
+            idle_ns = 20000;
+        } else {
+            /* Until rank 0's thread hands back a result, or a while (20 us, doubling to 1 ms) for
+             * the other ranks' messages. */
+            struct timespec until;
+            clock_gettime(CLOCK_MONOTONIC, &until);
+            until.tv_nsec += idle_ns;
+            if (idle_ns < 1000000)
+                idle_ns *= 2;
+            if (until.tv_nsec >= 1000000000) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000;
+            }
+            pthread_mutex_lock(&l.lock);
+            if (!l.has_result)
+                pthread_cond_timedwait(&l.cond, &l.lock, &until);
+            pthread_mutex_unlock(&l.lock);
+        }
+    }
+    if (thread_up) {
+        pthread_mutex_lock(&l.lock);
+        l.quit = 1;
+        pthread_cond_broadcast(&l.cond);
+        pthread_mutex_unlock(&l.lock);
+        pthread_join(thread, NULL);
+    }
+    worker_close(&l.worker);
+    pthread_mutex_destroy(&l.lock);
+    pthread_cond_destroy(&l.cond);
+    free(l.result.data);
+    free(b.data);
+    free(mine.data);
+    free(order);
+    if (st == PL_OK && done != n)
+        st = pl_fail(err, PL_ERR_IO, "farm: %zu of %zu tasks were stored", done, n);
+    return st;
+}
+
+#endif /* PL_HAVE_MPI */
+
+/* ---- the farm --------------------------------------------------------------------------------- */
+
+static int launched_by_mpirun(long *size)
+{
+    const char *s = getenv("OMPI_COMM_WORLD_SIZE");
+    *size = s ? strtol(s, NULL, 10) : 0;
+    return s != NULL || getenv("PMIX_RANK") != NULL;
+}
+
+pl_status pl_farm_init(int *argc, char ***argv, pl_farm **farm, pl_error *err)
+{
+    *farm = calloc(1, sizeof **farm);
+    if (!*farm)
+        return pl_fail(err, PL_ERR_NOMEM, "farm: out of memory");
+    pl_farm *f = *farm;
+    f->size = 1;
+    if (gethostname(f->host, sizeof f->host - 1) != 0)
+        snprintf(f->host, sizeof f->host, "?");
+    long size = 0;
+    int under = launched_by_mpirun(&size);
+#ifdef PL_HAVE_MPI
+    if (under) {
+        int provided = 0;
+        int rc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+        if (rc != MPI_SUCCESS) {
+            free(f);
+            *farm = NULL;
+            return pl_fail(err, PL_ERR_IO, "MPI_Init_thread failed (error %d)", rc);
+        }
+        f->mpi = 1;
+        rc = MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Comm_rank(MPI_COMM_WORLD, &f->rank);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Comm_size(MPI_COMM_WORLD, &f->size);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(err, rc, "MPI_Comm_rank");
+        if (provided < MPI_THREAD_FUNNELED && f->size > 1)
+            return pl_fail(err, PL_ERR_IO, "farm: this MPI does not provide MPI_THREAD_FUNNELED, which rank 0's "
+                           "worker thread needs");
+    }
+#else
+    (void)argc;
+    (void)argv;
+    if (under && size > 1)
+        return pl_fail(err, PL_ERR_INPUT, "this penlim was built without MPI: run it without mpirun (or use "
+                       "--shard), or rebuild it with MPI (libopenmpi-dev)");
+#endif
+    return PL_OK;
+}
+
+int pl_farm_rank(const pl_farm *farm)
+{
+    return farm->rank;
+}
+
+int pl_farm_size(const pl_farm *farm)
+{
+    return farm->size;
+}
+
+int pl_farm_is_writer(const pl_farm *farm)
+{
+    return farm->rank == 0;
+}
+
+int pl_farm_uses_mpi(const pl_farm *farm)
+{
+    return farm->mpi;
+}
+
+pl_status pl_farm_run(pl_farm *farm, const pl_farm_ops *ops, pl_error *err)
+{
+    if (!ops->execute || !ops->store)
+        return pl_fail(err, PL_ERR_INPUT, "farm: execute and store are required");
+    if (farm->size == 1)
+        return run_alone(ops, err);
+#ifdef PL_HAVE_MPI
+    return farm->rank == 0 ? run_coordinator(farm, ops, err) : run_worker(farm, ops, err);
+#else
+    return pl_fail(err, PL_ERR_INPUT, "farm: %d processes without MPI", farm->size);
+#endif
+}
+
+pl_status pl_farm_verdict(pl_farm *farm, pl_status status, pl_error *err)
+{
+    if (farm->size == 1)
+        return status;
+#ifdef PL_HAVE_MPI
+    int mine = status == PL_OK ? farm->size : farm->rank, first = farm->size;
+    int rc = MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(err, rc, "MPI_Allreduce (the ranks' verdict)");
+    if (first == farm->size)
+        return PL_OK;
+    struct {
+        int status;
+        char message[sizeof err->message];
+    } v;
+    memset(&v, 0, sizeof v);
+    if (farm->rank == first) {
+        v.status = (int)status;
+        char text[sizeof v.message + sizeof farm->host + 32];
+        if (first == 0)
+            snprintf(text, sizeof text, "%s", err->message);
+        else
+            snprintf(text, sizeof text, "(rank %d, on %s) %s", first, farm->host, err->message);
+        size_t len = strlen(text);
+        memcpy(v.message, text, len < sizeof v.message ? len : sizeof v.message - 1); /* cut to a message's */
+    }
+    rc = MPI_Bcast(&v, (int)sizeof v, MPI_BYTE, first, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(err, rc, "MPI_Bcast (the ranks' verdict)");
+    v.message[sizeof v.message - 1] = '\0';
+    err->status = (pl_status)v.status;
+    memcpy(err->message, v.message, sizeof err->message);
+    return err->status;
+#else
+    (void)err;
+    return status;
+#endif
+}
+
+void pl_farm_abort(pl_farm *farm, int code)
+{
+#ifdef PL_HAVE_MPI
+    if (farm && farm->mpi && farm->size > 1)
+        MPI_Abort(MPI_COMM_WORLD, code);
+#else
+    (void)farm;
+    (void)code;
+#endif
+}
+
+void pl_farm_end(pl_farm *farm)
+{
+    if (!farm)
+        return;
+#ifdef PL_HAVE_MPI
+    if (farm->mpi) {
+        /* Wait for every rank without spinning (the writer may still be storing or assembling),
+         * then finalize. */
+        MPI_Request req;
+        if (farm->size > 1 && MPI_Ibarrier(MPI_COMM_WORLD, &req) == MPI_SUCCESS)
+            wait_polling(&req);
+        MPI_Finalize();
+    }
+#endif
+    free(farm);
+}
