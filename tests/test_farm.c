@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -456,6 +457,47 @@ static void test_names(void)
         CHECK(!pl_farm_name_ok(bad[i]), "'%s' accepted as a task's file name", bad[i]);
 }
 
+/* A result packed as a rank sends it, with one file of the given name. */
+static size_t pack(unsigned char *buf, size_t k, const char *name, uint64_t size, const char *bytes)
+{
+    size_t at = 0;
+    uint64_t words[] = {k, PL_OK, 0, 0, 1, strlen(name)};
+    memcpy(buf + at, words, sizeof words);
+    at += sizeof words;
+    memcpy(buf + at, name, strlen(name));
+    at += strlen(name);
+    memcpy(buf + at, &size, sizeof size);
+    at += sizeof size;
+    memcpy(buf + at, bytes, strlen(bytes));
+    return at + strlen(bytes);
+}
+
+/* The writer's check on receipt: names escaping the task's directory, lengths beyond the bytes. */
+static void test_received(void)
+{
+    unsigned char buf[512];
+    pl_error err;
+    pl_error_clear(&err);
+    size_t n = pack(buf, 3, "sub/data.csv", 4, "1,2\n");
+    CHECK(pl_farm_check_packed(buf, n, NTASKS, &err) == PL_OK, "a well-formed result refused: %s", err.message);
+    const char *bad[] = {"../escape.csv", "/etc/cron.d/x", "sub/../../x", "a//b", "a\nb"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        n = pack(buf, 3, bad[i], 4, "1,2\n");
+        pl_status st = pl_farm_check_packed(buf, n, NTASKS, &err);
+        CHECK(st == PL_ERR_IO && strstr(err.message, "not a relative name"),
+              "a result naming '%s' accepted (%d: %s)", bad[i], (int)st, err.message);
+    }
+    n = pack(buf, 3, "data.csv", 400, "1,2\n"); /* claims more bytes than sent */
+    CHECK(pl_farm_check_packed(buf, n, NTASKS, &err) == PL_ERR_IO, "a result claiming 400 bytes of 4 accepted");
+    n = pack(buf, 3, "data.csv", 4, "1,2\n");
+    CHECK(pl_farm_check_packed(buf, n - 1, NTASKS, &err) == PL_ERR_IO, "a truncated result accepted");
+    CHECK(pl_farm_check_packed(buf, n, 3, &err) == PL_ERR_IO, "a result of task 3 of 3 accepted");
+    unsigned char nul[64];
+    n = pack(nul, 3, "a.csv", 0, "");
+    nul[6 * 8 + 1] = '\0'; /* "a\0csv": a name with a NUL in it */
+    CHECK(pl_farm_check_packed(nul, n, NTASKS, &err) == PL_ERR_IO, "a name holding a NUL accepted");
+}
+
 static void test_one_process(void)
 {
     int rc = run_farm(NULL, 1, "one", "");
@@ -581,6 +623,7 @@ int main(int argc, char **argv)
     }
     if (one) {
         test_names();
+        test_received();
         test_one_process();
     } else if (mpi) {
         test_mpi(argv[2]);

@@ -182,6 +182,15 @@ static pl_status result_unpack(const unsigned char *data, size_t len, size_t nta
     return PL_OK;
 }
 
+pl_status pl_farm_check_packed(const void *data, size_t len, size_t ntasks, pl_error *err)
+{
+    pl_result r;
+    pl_status st = result_unpack(data, len, ntasks, 1, &r, err);
+    if (st == PL_OK)
+        result_free(&r);
+    return st;
+}
+
 /* ---- one task: its private directory, its files read back ------------------------------------ */
 
 typedef struct {
@@ -814,7 +823,7 @@ static pl_status run_coordinator(pl_farm *farm, const pl_farm_ops *ops, pl_error
         }
         if (flag) {
             progressed = 1;
-            int from = ms.MPI_SOURCE;
+            int from = ms.MPI_SOURCE, got_result = 0;
             if (ms.MPI_TAG == TAG_READY) {
                 rc = MPI_Recv(NULL, 0, MPI_BYTE, from, TAG_READY, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             } else if (ms.MPI_TAG == TAG_RESULT) {
@@ -831,8 +840,7 @@ static pl_status run_coordinator(pl_farm *farm, const pl_farm_ops *ops, pl_error
                         mpi_broken = 1; /* the rest of that result would be read as the next message */
                         break;
                     }
-                    if (st == PL_OK)
-                        st = store_result(ops, b.data, b.len, from, &done, n, err);
+                    got_result = 1;
                 }
             } else {
                 st = pl_fail(err, PL_ERR_IO, "farm: an unexpected message (tag %d) from rank %d", ms.MPI_TAG, from);
@@ -855,6 +863,9 @@ static pl_status run_coordinator(pl_farm *farm, const pl_farm_ops *ops, pl_error
                 mpi_broken = 1;
                 break;
             }
+            /* Stored once the rank has its next task: it computes while the writer writes. */
+            if (got_result && st == PL_OK)
+                st = store_result(ops, b.data, b.len, from, &done, n, err);
         }
         if (progressed) {
             idle_ns = 20000;

@@ -98,4 +98,11 @@ void pl_farm_end(pl_farm *farm);
  * every file received. */
 int pl_farm_name_ok(const char *name);
 
+/* The writer's check of a result as a rank sends it (the packed form of farm.c: unsigned 64-bit
+ * words k, status, fatal, message length, the message, nfiles, then per file the name's length,
+ * the name, the size, the bytes): PL_OK if it is well formed, every length within the bytes
+ * received and every name passes pl_farm_name_ok; PL_ERR_IO with the reason otherwise (the farm
+ * then ends, nothing of that result stored).  What the coordinator applies to every result. */
+pl_status pl_farm_check_packed(const void *data, size_t len, size_t ntasks, pl_error *err);
+
 #endif
