@@ -528,8 +528,10 @@ static pl_status store_result(const pl_farm_ops *ops, const unsigned char *data,
         st = pl_fail(err, r.status, "%s", r.err.message);
     } else {
         st = ops->store(r.k, r.status, &r.err, r.files, r.nfiles, err, ops->user);
+        if (st == PL_OK)
+            ++*done;
         if (st == PL_OK && ops->progress)
-            ops->progress(++*done, total, ops->user);
+            ops->progress(*done, total, ops->user);
     }
     result_free(&r);
     return st;

@@ -1,0 +1,685 @@
+/* The task farm's parallel efficiency (src/cli/farm.c; docs/verification.md, "The task farm").
+ *
+ *   bench_farm PENLIM [MPIRUN]
+ *
+ * 1. Load balance: 200 sleep-tasks of known cost (20 points x 10 mu values, cost (mu/1e4)^(1/4):
+ *    1 to 100 ms, as the study's cost model predicts for mu = 1e4 ... 1e12) under mpirun -np P:
+ *    the makespan of the farm's dynamic scheduling against static scheduling (every P-th task to a
+ *    rank), both measured, and against the bounds (computed: max(sum/P, largest)), and the makespan
+ *    of LPT dealing (--shard's), computed.
+ * 2. The writer's cost per stored result: results of a run's size (trajectory.csv of 1000 samples
+ *    x 2n+2 columns in penlim's number format, n = 1, 10, 100; and a bouncing ball's run directory
+ *    as penlim sweep writes it) written through penlim's output (temporary, hash, rename), the
+ *    journal rewritten after each (as pl_outdir_journal_update does) at 1000 and 10000 files
+ *    recorded; and the bytes shipped rank to rank (mpirun -np 2).
+ * 3. A model of the efficiency at 2, 64 and 1024 processes: a simulation of the farm (one writer
+ *    serving results one at a time, costliest first dispatch) fed with measured per-run costs
+ *    (penlim sweep's wall_seconds) and the measured writer's cost per result.
+ * 4. Efficiency with 1 and 2 processes on this machine: 200 CPU-bound tasks (spin loops of counted
+ *    work, costs 1 to 100 units) through the farm alone and under mpirun -np 2.
+ * Wall times are printed as measured (this machine is shared: ratios, not seconds, are the result). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli/farm.h"
+#include "core/clock.h"
+#include "core/number.h"
+#include "io/outdir.h"
+#include "io/output.h"
+
+#ifdef PL_HAVE_MPI
+#include <mpi.h>
+#endif
+
+#define NPOINTS 20
+#define NMU 10
+#define NTASKS (NPOINTS * NMU)
+
+/* The study's predicted cost of run k (run index: point-major, mu fastest): (mu/1e4)^(1/4) for
+ * mu = 1e4 ... 1e12 geometric, 1 to 100. */
+static double grid_cost(size_t k)
+{
+    size_t j = k % NMU;
+    return pow(10.0, 2.0 * (double)j / (NMU - 1));
+}
+
+/* ---- the ranks' side (under mpirun) ------------------------------------------------------------ */
+
+typedef struct {
+    double unit;  /* seconds of sleep per unit of cost, or 0 */
+    double spin;  /* iterations of the spin loop per unit of cost, or 0 */
+    size_t stored;
+    volatile uint64_t sink;
+} bench_state;
+
+static void sleep_for(double seconds)
+{
+    struct timespec t = {(time_t)seconds, (long)((seconds - floor(seconds)) * 1e9)};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
+    }
+}
+
+/* Counted work: a linear congruential sequence, its last value kept so the loop is not removed. */
+static uint64_t spin(double iterations)
+{
+    uint64_t x = 88172645463325252ull;
+    for (double i = 0; i < iterations; i++)
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return x;
+}
+
+static pl_status bench_execute(size_t k, int dir_fd, pl_error *err, void *user)
+{
+    bench_state *s = user;
+    double c = grid_cost(k);
+    if (s->unit > 0)
+        sleep_for(c * s->unit);
+    if (s->spin > 0)
+        s->sink += spin(c * s->spin);
+    /* A small result, as the synthetic task's. */
+    char text[64];
+    int n = snprintf(text, sizeof text, "%zu,%.17g\n", k, c);
+    int fd = openat(dir_fd, "r.csv", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0 || write(fd, text, (size_t)n) != n) {
+        if (fd >= 0)
+            close(fd);
+        return pl_fail(err, PL_ERR_IO, "cannot write r.csv");
+    }
+    close(fd);
+    return PL_OK;
+}
+
+static pl_status bench_store(size_t k, pl_status task_status, const pl_error *task_err, const pl_farm_file *files,
+                             size_t nfiles, pl_error *err, void *user)
+{
+    (void)k, (void)task_err, (void)files, (void)err;
+    bench_state *s = user;
+    if (task_status == PL_OK && nfiles == 1)
+        s->stored++;
+    return PL_OK;
+}
+
+/* "rank dynamic UNIT" (sleep), "rank spin ITER", "rank static UNIT", "rank ship BYTES COUNT":
+ * prints on rank 0 the makespan in seconds (ship: seconds per message). */
+static int rank_main(int argc, char **argv)
+{
+    pl_farm *farm = NULL;
+    pl_error err;
+    pl_error_clear(&err);
+    if (pl_farm_init(&argc, &argv, &farm, &err) != PL_OK) {
+        fprintf(stderr, "bench_farm: %s\n", err.message);
+        pl_farm_end(farm);
+        return 1;
+    }
+    const char *mode = argv[2];
+    double x = atof(argv[3]);
+    int rank = pl_farm_rank(farm), size = pl_farm_size(farm);
+    int rc = 0;
+    pl_farm_verdict(farm, PL_OK, &err); /* every rank up before the clock starts */
+    double t0 = pl_now_seconds();
+    if (strcmp(mode, "dynamic") == 0 || strcmp(mode, "spin") == 0) {
+        bench_state s = {0};
+        if (mode[0] == 'd')
+            s.unit = x;
+        else
+            s.spin = x;
+        double cost[NTASKS];
+        for (size_t k = 0; k < NTASKS; k++)
+            cost[k] = grid_cost(k);
+        pl_farm_ops ops = {.ntasks = NTASKS, .cost = cost, .execute = bench_execute, .store = bench_store,
+                           .user = &s};
+        if (pl_farm_run(farm, &ops, &err) != PL_OK) {
+            fprintf(stderr, "bench_farm: %s\n", err.message);
+            rc = 1;
+        }
+        if (rank == 0 && s.stored != NTASKS) {
+            fprintf(stderr, "bench_farm: %zu of %d stored\n", s.stored, NTASKS);
+            rc = 1;
+        }
+        if (rank == 0)
+            printf("%.6f\n", pl_now_seconds() - t0);
+    }
+#ifdef PL_HAVE_MPI
+    else if (strcmp(mode, "static") == 0) {
+        for (size_t k = (size_t)rank; k < NTASKS; k += (size_t)size)
+            sleep_for(grid_cost(k) * x);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0)
+            printf("%.6f\n", pl_now_seconds() - t0);
+    } else if (strcmp(mode, "ship") == 0 && size == 2) {
+        size_t bytes = (size_t)x;
+        int count = atoi(argv[4]);
+        unsigned char *b = calloc(bytes, 1);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t1 = pl_now_seconds();
+        for (int i = 0; i < count && b; i++) {
+            if (rank == 1)
+                MPI_Send(b, (int)bytes, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
+            else
+                MPI_Recv(b, (int)bytes, MPI_BYTE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        if (rank == 0)
+            printf("%.9f\n", (pl_now_seconds() - t1) / count);
+        free(b);
+    }
+#endif
+    (void)size;
+    pl_farm_end(farm);
+    return rc;
+}
+
+/* ---- the driver --------------------------------------------------------------------------------- */
+
+static const char *self, *mpirun, *penlim;
+static char scratch[256];
+
+/* Run a command and read the number it prints; NAN if it fails. */
+static double run_number(const char *cmd)
+{
+    FILE *p = popen(cmd, "r");
+    double v = NAN;
+    if (!p)
+        return v;
+    if (fscanf(p, "%lf", &v) != 1)
+        v = NAN;
+    int rc = pclose(p);
+    return rc == 0 ? v : NAN;
+}
+
+static double run_ranks(int np, const char *args)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s -np %d --oversubscribe %s %s rank %s", mpirun, np,
+             geteuid() == 0 ? "--allow-run-as-root" : "", self, args);
+    return run_number(cmd);
+}
+
+static double median3(double a, double b, double c)
+{
+    return a > b ? (b > c ? b : (a > c ? c : a)) : (a > c ? a : (b > c ? c : b));
+}
+
+/* Makespans computed from the costs: every P-th task to a rank, and LPT dealing (greedy to the
+ * least loaded, costliest first). */
+static double static_makespan(const double *c, size_t n, int p)
+{
+    double worst = 0;
+    for (int r = 0; r < p; r++) {
+        double s = 0;
+        for (size_t k = (size_t)r; k < n; k += (size_t)p)
+            s += c[k];
+        worst = s > worst ? s : worst;
+    }
+    return worst;
+}
+
+static int by_cost_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+static double lpt_makespan(const double *c, size_t n, int p)
+{
+    double *s = malloc(n * sizeof *s), *load = calloc((size_t)p, sizeof *load);
+    memcpy(s, c, n * sizeof *s);
+    qsort(s, n, sizeof *s, by_cost_desc);
+    for (size_t i = 0; i < n; i++) {
+        int best = 0;
+        for (int r = 1; r < p; r++)
+            if (load[r] < load[best])
+                best = r;
+        load[best] += s[i];
+    }
+    double worst = 0;
+    for (int r = 0; r < p; r++)
+        worst = load[r] > worst ? load[r] : worst;
+    free(s);
+    free(load);
+    return worst;
+}
+
+static void balance(void)
+{
+    double c[NTASKS], sum = 0, top = 0;
+    for (size_t k = 0; k < NTASKS; k++) {
+        c[k] = grid_cost(k);
+        sum += c[k];
+        top = c[k] > top ? c[k] : top;
+    }
+    const double unit = 1e-3; /* 1 ms of sleep per unit of cost */
+    printf("\n1. Load balance: %d sleep-tasks, costs 1 to 100 ms (sum %.0f ms), makespans in ms\n", NTASKS, sum);
+    printf("%4s %9s %10s %10s %10s %10s %12s %12s\n", "P", "bound", "dynamic", "static", "static_c", "LPT_c",
+           "static/dyn", "dyn/bound");
+    const int ps[] = {2, 4, 10, 16};
+    for (size_t i = 0; i < sizeof ps / sizeof *ps; i++) {
+        int p = ps[i];
+        char args[64];
+        double d[3], s[3];
+        for (int r = 0; r < 3; r++) {
+            snprintf(args, sizeof args, "dynamic %g", unit);
+            d[r] = run_ranks(p, args) * 1e3;
+            snprintf(args, sizeof args, "static %g", unit);
+            s[r] = run_ranks(p, args) * 1e3;
+        }
+        double dyn = median3(d[0], d[1], d[2]), st = median3(s[0], s[1], s[2]);
+        double bound = fmax(sum / p, top);
+        printf("%4d %9.0f %10.0f %10.0f %10.0f %10.0f %12.2f %12.3f\n", p, bound, dyn, st,
+               static_makespan(c, NTASKS, p), lpt_makespan(c, NTASKS, p), st / dyn, dyn / bound);
+    }
+    printf("(dynamic, static: measured, median of 3; static_c, LPT_c: computed from the costs; bound: "
+           "max(sum/P, largest))\n");
+}
+
+/* ---- the writer --------------------------------------------------------------------------------- */
+
+/* A trajectory.csv of rows x (2n+2) columns in penlim's shortest number format. */
+static char *trajectory_text(size_t rows, size_t n, size_t *len)
+{
+    size_t cols = 2 * n + 2, cap = rows * cols * 26 + 64 + cols * 12, at = 0;
+    char *t = malloc(cap);
+    at += (size_t)snprintf(t + at, cap - at, "t");
+    for (size_t j = 1; j < cols; j++)
+        at += (size_t)snprintf(t + at, cap - at, ",c%zu", j);
+    t[at++] = '\n';
+    uint64_t x = 12345;
+    char num[32];
+    for (size_t r = 0; r < rows; r++) {
+        for (size_t j = 0; j < cols; j++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            double v = j == 0 ? (double)r * 0.003 : ((double)(x >> 11) / 9007199254740992.0 - 0.5) * 3.7;
+            pl_format_double(v, num, sizeof num);
+            at += (size_t)snprintf(t + at, cap - at, "%s%s", j ? "," : "", num);
+        }
+        t[at++] = '\n';
+    }
+    *len = at;
+    return t;
+}
+
+typedef struct {
+    const char *name;
+    const char *bytes;
+    size_t size;
+} bench_file;
+
+/* Store `count` results of the given files through penlim's output, rewriting the journal after
+ * each when journal is not NULL: seconds per result. */
+static double store_results(const char *dir, const bench_file *files, size_t nfiles, size_t count, json_t *journal)
+{
+    pl_output out;
+    pl_error err;
+    pl_output_init(&out, dir, 0644, NULL);
+    if (pl_make_dir(dir, &err) != PL_OK || pl_output_open(&out, &err) != PL_OK) {
+        fprintf(stderr, "bench_farm: %s\n", err.message);
+        return NAN;
+    }
+    double t0 = pl_now_seconds();
+    for (size_t i = 0; i < count; i++) {
+        char sub[64];
+        snprintf(sub, sizeof sub, "runs/%05zu", i);
+        for (size_t f = 0; f < nfiles; f++) {
+            pl_file file;
+            if (pl_file_open(&file, &out, sub, files[f].name, &err) != PL_OK ||
+                fwrite(files[f].bytes, 1, files[f].size, file.fp) != files[f].size ||
+                pl_file_commit(&file, &err) != PL_OK) {
+                fprintf(stderr, "bench_farm: %s\n", err.message);
+                pl_output_free(&out);
+                return NAN;
+            }
+        }
+        if (journal && pl_outdir_journal_update(&out, journal, &err) != PL_OK) {
+            fprintf(stderr, "bench_farm: %s\n", err.message);
+            pl_output_free(&out);
+            return NAN;
+        }
+    }
+    double per = (pl_now_seconds() - t0) / (double)count;
+    pl_output_free(&out);
+    return per;
+}
+
+/* The journal's rewrite with `files` files recorded: seconds per rewrite. */
+static double journal_rewrite(const char *dir, size_t files)
+{
+    pl_output out;
+    pl_error err;
+    pl_output_init(&out, dir, 0644, NULL);
+    if (pl_make_dir(dir, &err) != PL_OK || pl_output_open(&out, &err) != PL_OK)
+        return NAN;
+    for (size_t i = 0; i < files; i++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "runs/%05zu_mu_1e12/trajectory.csv", i);
+        pl_output_add_hashed(&out, rel, "0123456789abcdef", &err);
+    }
+    json_t *journal = json_object();
+    int reps = files >= 10000 ? 5 : 20;
+    double t0 = pl_now_seconds();
+    for (int r = 0; r < reps; r++)
+        pl_outdir_journal_update(&out, journal, &err);
+    double per = (pl_now_seconds() - t0) / reps;
+    json_decref(journal);
+    pl_output_free(&out);
+    return per;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    *len = fread(b, 1, (size_t)n, f);
+    fclose(f);
+    return b;
+}
+
+/* Measured writer costs, for the model. */
+static double writer_ball_seconds = NAN, ship_seconds_per_byte = NAN;
+static size_t ball_bytes;
+
+static void writer(void)
+{
+    printf("\n2. The writer's cost per stored result (penlim's output: temporary, hash, rename)\n");
+    printf("%-34s %12s %14s %10s\n", "result", "bytes", "us/result", "MB/s");
+    const size_t ns[] = {1, 10, 100};
+    for (size_t i = 0; i < 3; i++) {
+        size_t len;
+        char *t = trajectory_text(1000, ns[i], &len);
+        bench_file f = {"trajectory.csv", t, len};
+        char dir[512], label[64];
+        snprintf(dir, sizeof dir, "%s/store_n%zu", scratch, ns[i]);
+        size_t count = ns[i] >= 100 ? 30 : 200;
+        double per = store_results(dir, &f, 1, count, NULL);
+        snprintf(label, sizeof label, "trajectory.csv, n = %zu (%zu cols)", ns[i], 2 * ns[i] + 2);
+        printf("%-34s %12zu %14.0f %10.0f\n", label, len, per * 1e6, (double)len / per / 1e6);
+        free(t);
+    }
+    /* A bouncing ball's run as penlim sweep writes it (mu = 1e12), stored with the journal rewritten
+     * after each result. */
+    char run[512];
+    snprintf(run, sizeof run, "%s/ball/runs", scratch);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "ls %s | tail -1", run);
+    FILE *p = popen(cmd, "r");
+    char last[128] = "";
+    if (p && fgets(last, sizeof last, p))
+        last[strcspn(last, "\n")] = '\0';
+    if (p)
+        pclose(p);
+    const char *names[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
+    bench_file files[3];
+    size_t nf = 0, total = 0;
+    for (size_t i = 0; i < 3; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s/%s", run, last, names[i]);
+        size_t len = 0;
+        char *b = read_file(path, &len);
+        if (b) {
+            files[nf++] = (bench_file){names[i], b, len};
+            total += len;
+        }
+    }
+    if (nf == 3) {
+        char dir[512];
+        snprintf(dir, sizeof dir, "%s/store_ball", scratch);
+        double per = store_results(dir, files, nf, 200, NULL);
+        printf("%-34s %12zu %14.0f %10.0f\n", "bouncing ball run (3 files)", total, per * 1e6, (double)total / per / 1e6);
+        snprintf(dir, sizeof dir, "%s/store_ball_journal", scratch);
+        json_t *journal = json_object();
+        double perj = store_results(dir, files, nf, 200, journal);
+        json_decref(journal);
+        printf("%-34s %12zu %14.0f %10.0f\n", "  the same, journal after each", total, perj * 1e6,
+               (double)total / perj / 1e6);
+        writer_ball_seconds = per;
+        ball_bytes = total;
+    }
+    for (size_t i = 0; i < nf; i++)
+        free((char *)files[i].bytes);
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/journal", scratch);
+    printf("journal rewrite (pl_outdir_journal_update): %.0f us with 1000 files recorded, %.0f us with 10000\n",
+           journal_rewrite(dir, 1000) * 1e6, journal_rewrite(dir, 10000) * 1e6);
+    if (mpirun) {
+        printf("shipped rank 1 -> rank 0 (mpirun -np 2, shared memory):");
+        const size_t sizes[] = {80000, 550000, 4000000};
+        for (size_t i = 0; i < 3; i++) {
+            char args[64];
+            snprintf(args, sizeof args, "ship %zu %d", sizes[i], sizes[i] > 1000000 ? 50 : 200);
+            double s = run_ranks(2, args);
+            printf(" %zu B: %.0f us (%.0f MB/s);", sizes[i], s * 1e6, (double)sizes[i] / s / 1e6);
+            if (i == 1)
+                ship_seconds_per_byte = s / (double)sizes[i];
+        }
+        printf("\n");
+    }
+}
+
+/* ---- the model ---------------------------------------------------------------------------------- */
+
+/* Per-run wall times of penlim sweep CASE ARGS (sweep.csv's wall_seconds of the runs that
+ * succeeded); count returned. */
+static size_t sweep_costs(const char *name, const char *args, double *walls, size_t max)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s sweep %s --no-plots --no-limit --jobs 1 --quiet --out %s/%s > /dev/null 2>&1",
+             penlim, args, scratch, name);
+    if (system(cmd) == -1)
+        return 0;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s/sweep.csv", scratch, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[65536];
+    int wall_col = -1, status_col = -1;
+    size_t n = 0;
+    if (fgets(line, sizeof line, f)) {
+        int c = 0;
+        for (char *tok = strtok(line, ",\n"); tok; tok = strtok(NULL, ",\n"), c++) {
+            if (strcmp(tok, "wall_seconds") == 0)
+                wall_col = c;
+            if (strcmp(tok, "status") == 0)
+                status_col = c;
+        }
+    }
+    while (wall_col >= 0 && n < max && fgets(line, sizeof line, f)) {
+        int c = 0, ok = 0;
+        double w = NAN;
+        for (char *tok = strtok(line, ",\n"); tok; tok = strtok(NULL, ",\n"), c++) {
+            if (c == status_col)
+                ok = strcmp(tok, "ok") == 0;
+            if (c == wall_col)
+                w = atof(tok);
+        }
+        if (ok && w > 0)
+            walls[n++] = w;
+    }
+    fclose(f);
+    return n;
+}
+
+/* The farm simulated: p processes (rank 0's worker among them), tasks in the order given (costliest
+ * first), one writer that serves results one at a time in arrival order: receiving a rank's result
+ * costs ship seconds (its own thread's: none), then the rank gets its next task, then storing costs
+ * store seconds.  Rank 0's worker computes only while the writer is idle (they share a core).
+ * Returns the makespan. */
+static double simulate(const double *cost, size_t n, int p, double ship, double store, double *writer_busy)
+{
+    double *free_at = malloc((size_t)p * sizeof *free_at); /* when each rank's result is ready */
+    for (int r = 0; r < p; r++)
+        free_at[r] = 0;
+    size_t next = 0;
+    double writer_at = 0, busy = 0, end = 0;
+    /* The first task of every rank is handed out at time 0. */
+    int *has = calloc((size_t)p, sizeof *has);
+    for (int r = 0; r < p && next < n; r++) {
+        free_at[r] = cost[next++];
+        has[r] = 1;
+    }
+    double rank0_debt = 0; /* writer time that rank 0's worker has lost to the writer */
+    for (;;) {
+        /* The next result to arrive. */
+        int r = -1;
+        for (int q = 0; q < p; q++)
+            if (has[q] && (r < 0 || free_at[q] < free_at[r]))
+                r = q;
+        if (r < 0)
+            break;
+        double arrive = free_at[r];
+        double start = arrive > writer_at ? arrive : writer_at;
+        double recv = r == 0 ? 0 : ship;
+        double handed = start + recv;
+        if (next < n) {
+            double c = cost[next++];
+            free_at[r] = handed + c;
+        } else {
+            has[r] = 0;
+        }
+        writer_at = handed + store;
+        busy += recv + store;
+        end = writer_at > end ? writer_at : end;
+        if (has[0] && r != 0) {
+            /* rank 0's worker loses the core while the writer works */
+            free_at[0] += recv + store;
+            rank0_debt += recv + store;
+        } else if (r == 0 && has[0]) {
+            free_at[0] += store; /* storing its own result delays its next one */
+        }
+    }
+    for (int q = 0; q < p; q++)
+        end = free_at[q] > end ? free_at[q] : end;
+    free(free_at);
+    free(has);
+    *writer_busy = busy;
+    (void)rank0_debt;
+    return end;
+}
+
+static double ball[16], sph[16];
+static size_t nball, nsph;
+
+static void model(void)
+{
+    size_t nb = nball, ns = nsph;
+    printf("\n3. Model of the efficiency (one writer; costs measured by penlim sweep, --jobs 1)\n");
+    printf("bouncing_ball, mu = 1e4..1e12 (9 runs), wall seconds:");
+    for (size_t i = 0; i < nb; i++)
+        printf(" %.4f", ball[i]);
+    printf("\nspheres, 24 disks in a box, mu = 1e4..1e8 (5 runs), wall seconds:");
+    for (size_t i = 0; i < ns; i++)
+        printf(" %.4f", sph[i]);
+    printf("\n");
+    if (!nb || !ns || isnan(writer_ball_seconds)) {
+        printf("(model skipped: a sweep or the writer's measurement failed)\n");
+        return;
+    }
+    double ship = isnan(ship_seconds_per_byte) ? 0 : ship_seconds_per_byte;
+    printf("writer per result: store %.0f us + receive %.0f us (%zu bytes: a ball run's 3 files)\n",
+           writer_ball_seconds * 1e6, ship * (double)ball_bytes * 1e6, ball_bytes);
+    printf("%-10s %6s %8s %12s %12s %10s %14s\n", "runs", "P", "tasks", "T1 (s)", "TP (s)", "E", "writer busy");
+    const int ps[] = {2, 64, 1024};
+    struct {
+        const char *name;
+        const double *c;
+        size_t n;
+    } sets[] = {{"ball", ball, nb}, {"spheres", sph, ns}};
+    for (size_t s = 0; s < 2; s++) {
+        for (size_t i = 0; i < 3; i++) {
+            int p = ps[i];
+            /* A study with 20 tasks a process: its points replicate the sweep's runs. */
+            size_t n = (size_t)p * 20;
+            n = (n + sets[s].n - 1) / sets[s].n * sets[s].n;
+            double *c = malloc(n * sizeof *c), t1 = 0;
+            for (size_t k = 0; k < n; k++) {
+                c[k] = sets[s].c[k % sets[s].n];
+                t1 += c[k];
+            }
+            qsort(c, n, sizeof *c, by_cost_desc);
+            double busy;
+            double tp = simulate(c, n, p, ship * (double)ball_bytes, writer_ball_seconds, &busy);
+            printf("%-10s %6d %8zu %12.3f %12.3f %10.3f %13.0f%%\n", sets[s].name, p, n, t1, tp, t1 / (p * tp),
+                   100 * busy / tp);
+            free(c);
+        }
+    }
+}
+
+/* ---- 4: efficiency with 1 and 2 processes -------------------------------------------------------- */
+
+static void efficiency(void)
+{
+    /* Spin iterations per unit of cost: 2e5 (about 0.1 to 0.3 ms a unit). */
+    const double iters = 2e5;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s rank spin %g", self, iters);
+    double t1[3], t2[3];
+    for (int r = 0; r < 3; r++) {
+        t1[r] = run_number(cmd);
+        char args[64];
+        snprintf(args, sizeof args, "spin %g", iters);
+        t2[r] = mpirun ? run_ranks(2, args) : NAN;
+    }
+    double a = median3(t1[0], t1[1], t1[2]), b = median3(t2[0], t2[1], t2[2]);
+    double la[3] = {0};
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf %lf %lf", &la[0], &la[1], &la[2]) != 3)
+            la[0] = NAN;
+        fclose(f);
+    }
+    printf("\n4. %d CPU-bound tasks (costs 1 to 100 units of %g spin iterations) on this machine\n", NTASKS, iters);
+    printf("one process: %.3f s; mpirun -np 2: %.3f s (medians of 3); efficiency T1/(2 T2) = %.3f "
+           "(rank 0 computes on a thread besides coordinating; load average %.2f)\n",
+           a, b, a / (2 * b), la[0]);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 4 && strcmp(argv[1], "rank") == 0)
+        return rank_main(argc, argv);
+    if (argc < 2) {
+        fprintf(stderr, "usage: bench_farm PENLIM [MPIRUN]\n");
+        return 2;
+    }
+    self = argv[0];
+    penlim = argv[1];
+    mpirun = argc >= 3 ? argv[2] : NULL;
+#ifndef PL_HAVE_MPI
+    mpirun = NULL;
+#endif
+    snprintf(scratch, sizeof scratch, "/tmp/bench_farm_XXXXXX");
+    if (!mkdtemp(scratch)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    printf("bench_farm: the task farm (src/cli/farm.c); %s\n", mpirun ? "with MPI" : "without MPI: parts 1 and 4 "
+           "in one process only");
+    if (mpirun)
+        balance();
+    char cmd[512];
+    /* The sweeps first: their per-run costs feed the model, a ball's run is the writer's result. */
+    nball = sweep_costs("ball", "bouncing_ball --mu 1e4:1e12:9", ball, 16);
+    nsph = sweep_costs("spheres", "spheres --set config=3 --set N=24 --mu 1e4:1e8:5", sph, 16);
+    writer();
+    model();
+    efficiency();
+    snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
+    if (system(cmd) != 0)
+        fprintf(stderr, "bench_farm: could not remove %s\n", scratch);
+    return 0;
+}
