@@ -1,6 +1,6 @@
 /* The task farm's parallel efficiency (src/cli/farm.c; docs/verification.md, "The task farm").
  *
- *   bench_farm PENLIM [MPIRUN]
+ *   bench_farm PENLIM [MPIRUN [PARTS]]     (PARTS: the parts to run, default "1234"; MPIRUN "": none)
  *
  * 1. Load balance: 200 sleep-tasks of known cost (20 points x 10 mu values, cost (mu/1e4)^(1/4):
  *    1 to 100 ms, as the study's cost model predicts for mu = 1e4 ... 1e12) under mpirun -np P:
@@ -658,7 +658,8 @@ int main(int argc, char **argv)
     }
     self = argv[0];
     penlim = argv[1];
-    mpirun = argc >= 3 ? argv[2] : NULL;
+    mpirun = argc >= 3 && argv[2][0] ? argv[2] : NULL;
+    const char *parts = argc >= 4 ? argv[3] : "1234";
 #ifndef PL_HAVE_MPI
     mpirun = NULL;
 #endif
@@ -669,15 +670,19 @@ int main(int argc, char **argv)
     }
     printf("bench_farm: the task farm (src/cli/farm.c); %s\n", mpirun ? "with MPI" : "without MPI: parts 1 and 4 "
            "in one process only");
-    if (mpirun)
+    if (mpirun && strchr(parts, '1'))
         balance();
     char cmd[512];
-    /* The sweeps first: their per-run costs feed the model, a ball's run is the writer's result. */
-    nball = sweep_costs("ball", "bouncing_ball --mu 1e4:1e12:9", ball, 16);
-    nsph = sweep_costs("spheres", "spheres --set config=3 --set N=24 --mu 1e4:1e8:5", sph, 16);
-    writer();
-    model();
-    efficiency();
+    if (strchr(parts, '2') || strchr(parts, '3')) {
+        /* The sweeps first: their per-run costs feed the model, a ball's run is the writer's result. */
+        nball = sweep_costs("ball", "bouncing_ball --mu 1e4:1e12:9", ball, 16);
+        nsph = sweep_costs("spheres", "spheres --set config=3 --set N=24 --mu 1e4:1e8:5", sph, 16);
+        writer();
+        if (strchr(parts, '3'))
+            model();
+    }
+    if (strchr(parts, '4'))
+        efficiency();
     snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
     if (system(cmd) != 0)
         fprintf(stderr, "bench_farm: could not remove %s\n", scratch);

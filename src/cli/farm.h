@@ -57,7 +57,8 @@ typedef struct {
     void (*progress)(size_t done, size_t total, void *user);
     void *user;
     /* The directory under which each process makes its private temporaries (NULL: $TMPDIR, else
-     * /tmp).  Each task's directory is removed once its files are read. */
+     * /dev/shm where writable, else /tmp).  Each task's directory is removed once its files are
+     * read, the private directory when pl_farm_run returns (a killed process leaves it behind). */
     const char *scratch;
 } pl_farm_ops;
 
