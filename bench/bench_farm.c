@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -184,9 +185,21 @@ static int rank_main(int argc, char **argv)
 static const char *self, *mpirun, *penlim;
 static char scratch[256];
 
+/* The CPU time (user and system) of the last run_number's processes, mpirun's included. */
+static double last_child_cpu = NAN;
+
+static double children_cpu(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_CHILDREN, &u);
+    return (double)u.ru_utime.tv_sec + 1e-6 * (double)u.ru_utime.tv_usec + (double)u.ru_stime.tv_sec +
+           1e-6 * (double)u.ru_stime.tv_usec;
+}
+
 /* Run a command and read the number it prints; NAN if it fails. */
 static double run_number(const char *cmd)
 {
+    double c0 = children_cpu();
     FILE *p = popen(cmd, "r");
     double v = NAN;
     if (!p)
@@ -194,6 +207,7 @@ static double run_number(const char *cmd)
     if (fscanf(p, "%lf", &v) != 1)
         v = NAN;
     int rc = pclose(p);
+    last_child_cpu = children_cpu() - c0;
     return rc == 0 ? v : NAN;
 }
 
@@ -314,6 +328,16 @@ typedef struct {
     size_t size;
 } bench_file;
 
+static double cpu_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The CPU time of the last store_results over its wall time (the rest: waiting for the disk). */
+static double last_cpu_share = NAN;
+
 /* Store `count` results of the given files through penlim's output, rewriting the journal after
  * each when journal is not NULL: seconds per result. */
 static double store_results(const char *dir, const bench_file *files, size_t nfiles, size_t count, json_t *journal)
@@ -325,7 +349,7 @@ static double store_results(const char *dir, const bench_file *files, size_t nfi
         fprintf(stderr, "bench_farm: %s\n", err.message);
         return NAN;
     }
-    double t0 = pl_now_seconds();
+    double t0 = pl_now_seconds(), c0 = cpu_seconds();
     for (size_t i = 0; i < count; i++) {
         char sub[64];
         snprintf(sub, sizeof sub, "runs/%05zu", i);
@@ -346,8 +370,30 @@ static double store_results(const char *dir, const bench_file *files, size_t nfi
         }
     }
     double per = (pl_now_seconds() - t0) / (double)count;
+    last_cpu_share = (cpu_seconds() - c0) / (per * (double)count);
     pl_output_free(&out);
     return per;
+}
+
+/* The same bytes written without fsync (write, close, rename): what the page cache takes. */
+static double store_unsynced(const char *dir, const bench_file *files, size_t nfiles, size_t count)
+{
+    char path[1024], tmp[1100];
+    double t0 = pl_now_seconds();
+    for (size_t i = 0; i < count; i++) {
+        snprintf(path, sizeof path, "%s/%05zu", dir, i);
+        if (pl_make_dir(path, NULL) != PL_OK)
+            return NAN;
+        for (size_t f = 0; f < nfiles; f++) {
+            snprintf(path, sizeof path, "%s/%05zu/%s", dir, i, files[f].name);
+            snprintf(tmp, sizeof tmp, "%s.tmp", path);
+            FILE *fp = fopen(tmp, "wb");
+            if (!fp || fwrite(files[f].bytes, 1, files[f].size, fp) != files[f].size || fclose(fp) != 0 ||
+                rename(tmp, path) != 0)
+                return NAN;
+        }
+    }
+    return (pl_now_seconds() - t0) / (double)count;
 }
 
 /* The journal's rewrite with `files` files recorded: seconds per rewrite. */
@@ -388,14 +434,42 @@ static char *read_file(const char *path, size_t *len)
     return b;
 }
 
-/* Measured writer costs, for the model. */
-static double writer_ball_seconds = NAN, ship_seconds_per_byte = NAN;
-static size_t ball_bytes;
+/* The files of the last run of the sweep in SCRATCH/name (as penlim sweep wrote them). */
+static size_t run_files(const char *name, bench_file *files, size_t max, size_t *total)
+{
+    char cmd[1024], last[256] = "";
+    snprintf(cmd, sizeof cmd, "ls %s/%s/runs | tail -1", scratch, name);
+    FILE *p = popen(cmd, "r");
+    if (p && fgets(last, sizeof last, p))
+        last[strcspn(last, "\n")] = '\0';
+    if (p)
+        pclose(p);
+    const char *names[] = {"trajectory.csv", "trajectory_s.csv", "summary.json", "contacts.csv"};
+    size_t nf = 0;
+    *total = 0;
+    for (size_t i = 0; i < 4 && nf < max; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s/runs/%s/%s", scratch, name, last, names[i]);
+        size_t len = 0;
+        char *b = read_file(path, &len);
+        if (b) {
+            files[nf++] = (bench_file){names[i], b, len};
+            *total += len;
+        }
+    }
+    return nf;
+}
+
+/* Measured writer costs, for the model: per result of a ball's and a spheres' run (files written
+ * and fsync'd), the journal's rewrite per file recorded, the bytes shipped per second. */
+static double store_ball = NAN, store_sph = NAN, journal_per_file = NAN, ship_seconds_per_byte = NAN;
+static double cpu_ball = 1, cpu_sph = 1;
+static size_t bytes_ball, bytes_sph;
 
 static void writer(void)
 {
-    printf("\n2. The writer's cost per stored result (penlim's output: temporary, hash, rename)\n");
-    printf("%-34s %12s %14s %10s\n", "result", "bytes", "us/result", "MB/s");
+    printf("\n2. The writer's cost per stored result (penlim's output: temporary, fsync, hash, rename)\n");
+    printf("%-38s %10s %12s %8s\n", "result", "bytes", "us/result", "MB/s");
     const size_t ns[] = {1, 10, 100};
     for (size_t i = 0; i < 3; i++) {
         size_t len;
@@ -403,67 +477,57 @@ static void writer(void)
         bench_file f = {"trajectory.csv", t, len};
         char dir[512], label[64];
         snprintf(dir, sizeof dir, "%s/store_n%zu", scratch, ns[i]);
-        size_t count = ns[i] >= 100 ? 30 : 200;
+        size_t count = ns[i] >= 100 ? 30 : 100;
         double per = store_results(dir, &f, 1, count, NULL);
-        snprintf(label, sizeof label, "trajectory.csv, n = %zu (%zu cols)", ns[i], 2 * ns[i] + 2);
-        printf("%-34s %12zu %14.0f %10.0f\n", label, len, per * 1e6, (double)len / per / 1e6);
+        snprintf(label, sizeof label, "trajectory.csv 1000 x %zu (n = %zu)", 2 * ns[i] + 2, ns[i]);
+        printf("%-38s %10zu %12.0f %8.0f\n", label, len, per * 1e6, (double)len / per / 1e6);
         free(t);
     }
-    /* A bouncing ball's run as penlim sweep writes it (mu = 1e12), stored with the journal rewritten
-     * after each result. */
-    char run[512];
-    snprintf(run, sizeof run, "%s/ball/runs", scratch);
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "ls %s | tail -1", run);
-    FILE *p = popen(cmd, "r");
-    char last[128] = "";
-    if (p && fgets(last, sizeof last, p))
-        last[strcspn(last, "\n")] = '\0';
-    if (p)
-        pclose(p);
-    const char *names[] = {"trajectory.csv", "trajectory_s.csv", "summary.json"};
-    bench_file files[3];
-    size_t nf = 0, total = 0;
-    for (size_t i = 0; i < 3; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s/%s", run, last, names[i]);
-        size_t len = 0;
-        char *b = read_file(path, &len);
-        if (b) {
-            files[nf++] = (bench_file){names[i], b, len};
-            total += len;
+    const char *sweeps[] = {"ball", "spheres"};
+    const char *labels[] = {"bouncing ball run, mu = 1e12", "spheres (24 disks) run, mu = 1e8"};
+    for (size_t s = 0; s < 2; s++) {
+        bench_file files[4];
+        size_t total = 0, nf = run_files(sweeps[s], files, 4, &total);
+        if (nf == 0)
+            continue;
+        char dir[512], label[80];
+        snprintf(dir, sizeof dir, "%s/store_%s", scratch, sweeps[s]);
+        double per = store_results(dir, files, nf, s == 0 ? 100 : 10, NULL);
+        double cpu = last_cpu_share;
+        snprintf(label, sizeof label, "%s (%zu files)", labels[s], nf);
+        printf("%-38s %10zu %12.0f %8.0f   (CPU %.0f%% of it)\n", label, total, per * 1e6, (double)total / per / 1e6,
+               100 * cpu);
+        snprintf(dir, sizeof dir, "%s/unsynced_%s", scratch, sweeps[s]);
+        double raw = store_unsynced(dir, files, nf, s == 0 ? 100 : 10);
+        printf("%-38s %10zu %12.0f %8.0f\n", "  the same without fsync", total, raw * 1e6, (double)total / raw / 1e6);
+        if (s == 0) {
+            store_ball = per;
+            bytes_ball = total;
+            cpu_ball = cpu;
+        } else {
+            store_sph = per;
+            bytes_sph = total;
+            cpu_sph = cpu;
         }
+        for (size_t i = 0; i < nf; i++)
+            free((char *)files[i].bytes);
     }
-    if (nf == 3) {
-        char dir[512];
-        snprintf(dir, sizeof dir, "%s/store_ball", scratch);
-        double per = store_results(dir, files, nf, 200, NULL);
-        printf("%-34s %12zu %14.0f %10.0f\n", "bouncing ball run (3 files)", total, per * 1e6, (double)total / per / 1e6);
-        snprintf(dir, sizeof dir, "%s/store_ball_journal", scratch);
-        json_t *journal = json_object();
-        double perj = store_results(dir, files, nf, 200, journal);
-        json_decref(journal);
-        printf("%-34s %12zu %14.0f %10.0f\n", "  the same, journal after each", total, perj * 1e6,
-               (double)total / perj / 1e6);
-        writer_ball_seconds = per;
-        ball_bytes = total;
-    }
-    for (size_t i = 0; i < nf; i++)
-        free((char *)files[i].bytes);
     char dir[512];
     snprintf(dir, sizeof dir, "%s/journal", scratch);
-    printf("journal rewrite (pl_outdir_journal_update): %.0f us with 1000 files recorded, %.0f us with 10000\n",
-           journal_rewrite(dir, 1000) * 1e6, journal_rewrite(dir, 10000) * 1e6);
+    double j1 = journal_rewrite(dir, 1000), j10 = journal_rewrite(dir, 10000);
+    journal_per_file = j10 / 10000;
+    printf("journal rewritten (pl_outdir_journal_update) with 1000 files recorded: %.0f us; with 10000: %.0f us\n",
+           j1 * 1e6, j10 * 1e6);
     if (mpirun) {
         printf("shipped rank 1 -> rank 0 (mpirun -np 2, shared memory):");
-        const size_t sizes[] = {80000, 550000, 4000000};
+        const size_t sizes[] = {80000, 570000, 10000000};
         for (size_t i = 0; i < 3; i++) {
             char args[64];
-            snprintf(args, sizeof args, "ship %zu %d", sizes[i], sizes[i] > 1000000 ? 50 : 200);
-            double s = run_ranks(2, args);
-            printf(" %zu B: %.0f us (%.0f MB/s);", sizes[i], s * 1e6, (double)sizes[i] / s / 1e6);
-            if (i == 1)
-                ship_seconds_per_byte = s / (double)sizes[i];
+            snprintf(args, sizeof args, "ship %zu %d", sizes[i], sizes[i] > 1000000 ? 20 : 200);
+            double t = run_ranks(2, args);
+            printf(" %zu B %.0f us (%.0f MB/s);", sizes[i], t * 1e6, (double)sizes[i] / t / 1e6);
+            if (i == 2)
+                ship_seconds_per_byte = t / (double)sizes[i];
         }
         printf("\n");
     }
@@ -515,58 +579,48 @@ static size_t sweep_costs(const char *name, const char *args, double *walls, siz
 
 /* The farm simulated: p processes (rank 0's worker among them), tasks in the order given (costliest
  * first), one writer that serves results one at a time in arrival order: receiving a rank's result
- * costs ship seconds (its own thread's: none), then the rank gets its next task, then storing costs
- * store seconds.  Rank 0's worker computes only while the writer is idle (they share a core).
- * Returns the makespan. */
-static double simulate(const double *cost, size_t n, int p, double ship, double store, double *writer_busy)
+ * costs ship seconds (rank 0's own thread's: none), then the rank has its next task (after the
+ * farm's overhead per task, over), then storing result i costs store + slope i seconds (a journal
+ * rewritten whole grows with the files recorded).  Rank 0's worker shares its core with the writer:
+ * it loses the writer's CPU time (cpu_share of its work; the rest is waiting for the disk).  Returns the makespan; *writer_busy the writer's working time. */
+static double simulate(const double *cost, size_t n, int p, double ship, double store, double slope, double over,
+                       double cpu_share, double *writer_busy)
 {
-    double *free_at = malloc((size_t)p * sizeof *free_at); /* when each rank's result is ready */
-    for (int r = 0; r < p; r++)
-        free_at[r] = 0;
-    size_t next = 0;
-    double writer_at = 0, busy = 0, end = 0;
-    /* The first task of every rank is handed out at time 0. */
-    int *has = calloc((size_t)p, sizeof *has);
+    double *ready = malloc((size_t)p * sizeof *ready); /* when each rank's result is ready */
+    int *busy_rank = calloc((size_t)p, sizeof *busy_rank);
+    size_t next = 0, stored = 0;
     for (int r = 0; r < p && next < n; r++) {
-        free_at[r] = cost[next++];
-        has[r] = 1;
+        ready[r] = over + cost[next++];
+        busy_rank[r] = 1;
     }
-    double rank0_debt = 0; /* writer time that rank 0's worker has lost to the writer */
+    double writer_at = 0, busy = 0, end = 0;
     for (;;) {
-        /* The next result to arrive. */
         int r = -1;
         for (int q = 0; q < p; q++)
-            if (has[q] && (r < 0 || free_at[q] < free_at[r]))
+            if (busy_rank[q] && (r < 0 || ready[q] < ready[r]))
                 r = q;
         if (r < 0)
             break;
-        double arrive = free_at[r];
-        double start = arrive > writer_at ? arrive : writer_at;
+        double start = ready[r] > writer_at ? ready[r] : writer_at;
         double recv = r == 0 ? 0 : ship;
         double handed = start + recv;
-        if (next < n) {
-            double c = cost[next++];
-            free_at[r] = handed + c;
-        } else {
-            has[r] = 0;
-        }
-        writer_at = handed + store;
-        busy += recv + store;
+        double work = recv + store + slope * (double)stored++;
+        if (next < n)
+            ready[r] = handed + over + cost[next++];
+        else
+            busy_rank[r] = 0;
+        writer_at = start + work;
+        busy += work;
         end = writer_at > end ? writer_at : end;
-        if (has[0] && r != 0) {
-            /* rank 0's worker loses the core while the writer works */
-            free_at[0] += recv + store;
-            rank0_debt += recv + store;
-        } else if (r == 0 && has[0]) {
-            free_at[0] += store; /* storing its own result delays its next one */
-        }
+        if (busy_rank[0]) /* rank 0's worker loses its core to the writer's CPU time */
+            ready[0] += cpu_share * (r == 0 ? work - recv : work);
     }
     for (int q = 0; q < p; q++)
-        end = free_at[q] > end ? free_at[q] : end;
-    free(free_at);
-    free(has);
+        if (busy_rank[q])
+            end = ready[q] > end ? ready[q] : end;
+    free(ready);
+    free(busy_rank);
     *writer_busy = busy;
-    (void)rank0_debt;
     return end;
 }
 
@@ -575,33 +629,44 @@ static size_t nball, nsph;
 
 static void model(void)
 {
-    size_t nb = nball, ns = nsph;
-    printf("\n3. Model of the efficiency (one writer; costs measured by penlim sweep, --jobs 1)\n");
-    printf("bouncing_ball, mu = 1e4..1e12 (9 runs), wall seconds:");
-    for (size_t i = 0; i < nb; i++)
+    printf("\n3. Model of the efficiency (one writer; per-run costs measured by penlim sweep, --jobs 1)\n");
+    printf("bouncing_ball, mu = 1e4..1e12, wall seconds:");
+    for (size_t i = 0; i < nball; i++)
         printf(" %.4f", ball[i]);
-    printf("\nspheres, 24 disks in a box, mu = 1e4..1e8 (5 runs), wall seconds:");
-    for (size_t i = 0; i < ns; i++)
+    printf("\nspheres, config 3, 24 disks, mu = 1e4..1e8, wall seconds:");
+    for (size_t i = 0; i < nsph; i++)
         printf(" %.4f", sph[i]);
     printf("\n");
-    if (!nb || !ns || isnan(writer_ball_seconds)) {
+    if (!nball || !nsph || isnan(store_ball) || isnan(store_sph)) {
         printf("(model skipped: a sweep or the writer's measurement failed)\n");
         return;
     }
+    /* The farm's own overhead per task (private directory, files read, messages): zero-cost tasks
+     * through mpirun -np 2. */
+    double over = 0;
+    if (mpirun) {
+        double t[3];
+        for (int r = 0; r < 3; r++)
+            t[r] = run_ranks(2, "dynamic 0");
+        over = median3(t[0], t[1], t[2]) * 2 / NTASKS;
+    }
     double ship = isnan(ship_seconds_per_byte) ? 0 : ship_seconds_per_byte;
-    printf("writer per result: store %.0f us + receive %.0f us (%zu bytes: a ball run's 3 files)\n",
-           writer_ball_seconds * 1e6, ship * (double)ball_bytes * 1e6, ball_bytes);
-    printf("%-10s %6s %8s %12s %12s %10s %14s\n", "runs", "P", "tasks", "T1 (s)", "TP (s)", "E", "writer busy");
+    printf("farm overhead per task %.0f us; journal rewrite %.2f us per file recorded; shipping %.2f ns/byte\n",
+           over * 1e6, journal_per_file * 1e6, ship * 1e9);
+    printf("%-8s %5s %7s %9s %9s %8s %9s %9s %8s %10s\n", "runs", "P", "tasks", "mean (s)", "store(s)", "E",
+           "writer", "E+jrnl", "writer", "bound");
     const int ps[] = {2, 64, 1024};
     struct {
         const char *name;
         const double *c;
-        size_t n;
-    } sets[] = {{"ball", ball, nb}, {"spheres", sph, ns}};
+        size_t n, files;
+        double store, bytes, cpu;
+    } sets[] = {{"ball", ball, nball, 3, store_ball, (double)bytes_ball, cpu_ball},
+                {"spheres", sph, nsph, 4, store_sph, (double)bytes_sph, cpu_sph}};
     for (size_t s = 0; s < 2; s++) {
         for (size_t i = 0; i < 3; i++) {
             int p = ps[i];
-            /* A study with 20 tasks a process: its points replicate the sweep's runs. */
+            /* A study of 20 tasks a process: its points repeat the sweep's runs. */
             size_t n = (size_t)p * 20;
             n = (n + sets[s].n - 1) / sets[s].n * sets[s].n;
             double *c = malloc(n * sizeof *c), t1 = 0;
@@ -610,42 +675,78 @@ static void model(void)
                 t1 += c[k];
             }
             qsort(c, n, sizeof *c, by_cost_desc);
-            double busy;
-            double tp = simulate(c, n, p, ship * (double)ball_bytes, writer_ball_seconds, &busy);
-            printf("%-10s %6d %8zu %12.3f %12.3f %10.3f %13.0f%%\n", sets[s].name, p, n, t1, tp, t1 / (p * tp),
-                   100 * busy / tp);
+            double busy, busyj, recv = ship * sets[s].bytes;
+            double tp = simulate(c, n, p, recv, sets[s].store, 0, over, sets[s].cpu, &busy);
+            double tpj = simulate(c, n, p, recv, sets[s].store, journal_per_file * (double)sets[s].files, over,
+                                  sets[s].cpu, &busyj);
+            double mean = t1 / (double)n, w = recv + sets[s].store;
+            printf("%-8s %5d %7zu %9.4f %9.4f %8.3f %8.0f%% %9.3f %7.0f%% %10.3f\n", sets[s].name, p, n, mean,
+                   sets[s].store, t1 / (p * tp), 100 * busy / tp, t1 / (p * tpj), 100 * busyj / tpj,
+                   fmin(1.0, mean / ((double)p * w)));
             free(c);
         }
     }
+    printf("(E = T1 / (P TP), T1 the sum of the run costs; E+jrnl: the journal rewritten whole after each "
+           "result; writer: its busy share of TP; bound: mean / (P (store + receive)), the writer's limit)\n");
 }
 
 /* ---- 4: efficiency with 1 and 2 processes -------------------------------------------------------- */
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
 
 static void efficiency(void)
 {
     /* Spin iterations per unit of cost: 2e5 (about 0.1 to 0.3 ms a unit). */
     const double iters = 2e5;
-    char cmd[1024];
+    char cmd[1024], args[64];
     snprintf(cmd, sizeof cmd, "%s rank spin %g", self, iters);
-    double t1[3], t2[3];
-    for (int r = 0; r < 3; r++) {
+    snprintf(args, sizeof args, "spin %g", iters);
+    /* Pairs run one after the other, so that each pair sees about the same load. */
+    enum { PAIRS = 5 };
+    double t1[PAIRS], t2[PAIRS], e[PAIRS], c1[PAIRS], c2[PAIRS], ec[PAIRS];
+    for (int r = 0; r < PAIRS; r++) {
         t1[r] = run_number(cmd);
-        char args[64];
-        snprintf(args, sizeof args, "spin %g", iters);
+        c1[r] = last_child_cpu;
         t2[r] = mpirun ? run_ranks(2, args) : NAN;
+        c2[r] = last_child_cpu;
+        e[r] = t1[r] / (2 * t2[r]);
+        ec[r] = c1[r] / c2[r];
     }
-    double a = median3(t1[0], t1[1], t1[2]), b = median3(t2[0], t2[1], t2[2]);
-    double la[3] = {0};
+    /* The fixed cost of starting: mpirun and MPI_Init in two processes, zero-cost tasks. */
+    double z[3];
+    for (int r = 0; r < 3; r++) {
+        run_ranks(2, "spin 0");
+        z[r] = last_child_cpu;
+    }
+    double fixed = median3(z[0], z[1], z[2]);
+    snprintf(cmd, sizeof cmd, "%s rank spin 0", self);
+    run_number(cmd);
+    double fixed1 = last_child_cpu;
+    double la[3] = {NAN, NAN, NAN};
     FILE *f = fopen("/proc/loadavg", "r");
     if (f) {
         if (fscanf(f, "%lf %lf %lf", &la[0], &la[1], &la[2]) != 3)
             la[0] = NAN;
         fclose(f);
     }
-    printf("\n4. %d CPU-bound tasks (costs 1 to 100 units of %g spin iterations) on this machine\n", NTASKS, iters);
-    printf("one process: %.3f s; mpirun -np 2: %.3f s (medians of 3); efficiency T1/(2 T2) = %.3f "
-           "(rank 0 computes on a thread besides coordinating; load average %.2f)\n",
-           a, b, a / (2 * b), la[0]);
+    printf("\n4. %d CPU-bound tasks (costs 1 to 100 units of %g spin iterations), 1 and 2 processes\n", NTASKS, iters);
+    for (int r = 0; r < PAIRS; r++)
+        printf("  one process %.3f s (CPU %.3f s), mpirun -np 2 %.3f s (CPU %.3f s, mpirun's included): "
+               "T1/(2 T2) %.3f, CPU1/CPU2 %.3f\n", t1[r], c1[r], t2[r], c2[r], e[r], ec[r]);
+    qsort(e, PAIRS, sizeof *e, by_value);
+    qsort(ec, PAIRS, sizeof *ec, by_value);
+    qsort(c1, PAIRS, sizeof *c1, by_value);
+    qsort(c2, PAIRS, sizeof *c2, by_value);
+    printf("medians: efficiency T1/(2 T2) %.3f, CPU1/CPU2 %.3f (the work the farm adds; rank 0 computes on a "
+           "thread besides coordinating; load average %.2f %.2f %.2f)\n", e[PAIRS / 2], ec[PAIRS / 2], la[0], la[1],
+           la[2]);
+    printf("CPU of 200 zero-cost tasks: one process %.3f s, mpirun -np 2 %.3f s (starting mpirun and MPI); "
+           "CPU1/CPU2 with that start-up removed from both: %.3f\n", fixed1, fixed,
+           (c1[PAIRS / 2] - fixed1) / (c2[PAIRS / 2] - fixed));
 }
 
 int main(int argc, char **argv)
