@@ -62,6 +62,7 @@ typedef struct {
     long kill_rank, kill_after; /* this rank kills itself on its kill_after-th task (kill_rank -1: none) */
     long executed;
     long symlink_task;
+    long store_fail; /* store fails for this task */
     pthread_t main_thread;
     const char *out;
     size_t last_done;
@@ -78,16 +79,27 @@ static int write_at(int dir_fd, const char *name, const char *bytes, size_t n)
     return w == (ssize_t)n ? 0 : -1;
 }
 
+static pl_status write_task(farm_state *s, size_t k, int dir_fd, char *buf, size_t cap, pl_error *err);
+
 static pl_status execute(size_t k, int dir_fd, pl_error *err, void *user)
 {
     farm_state *s = user;
-    s->executed++;
-    if (s->kill_rank == s->rank && s->executed == s->kill_after)
+    long executed = __atomic_add_fetch(&s->executed, 1, __ATOMIC_SEQ_CST);
+    if (s->kill_rank == s->rank && executed == s->kill_after)
         raise(SIGKILL);
     /* Work in proportion to the predicted cost: 0.2 ms a unit. */
     struct timespec t = {0, (long)(task_cost(k) * 200000)};
     nanosleep(&t, NULL);
-    static char buf[1 << 16];
+    char *buf = malloc(1 << 16);
+    if (!buf)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    pl_status st = write_task(s, k, dir_fd, buf, 1 << 16, err);
+    free(buf);
+    return st;
+}
+
+static pl_status write_task(farm_state *s, size_t k, int dir_fd, char *buf, size_t cap, pl_error *err)
+{
     if (k == FAIL_TASK) {
         if (write_at(dir_fd, "data.csv", FAIL_PARTIAL, strlen(FAIL_PARTIAL)) != 0)
             return pl_fail(err, PL_ERR_IO, "cannot write data.csv: %s", strerror(errno));
@@ -95,13 +107,13 @@ static pl_status execute(size_t k, int dir_fd, pl_error *err, void *user)
     }
     if ((long)k == s->symlink_task && symlinkat("/etc/passwd", dir_fd, "link.csv") != 0)
         return pl_fail(err, PL_ERR_IO, "cannot make the link: %s", strerror(errno));
-    size_t n = task_data(k, buf, sizeof buf);
+    size_t n = task_data(k, buf, cap);
     if (write_at(dir_fd, "data.csv", buf, n) != 0)
         return pl_fail(err, PL_ERR_IO, "cannot write data.csv: %s", strerror(errno));
     if (k % 3 == 0) {
         if (mkdirat(dir_fd, "sub", 0755) != 0)
             return pl_fail(err, PL_ERR_IO, "cannot make sub: %s", strerror(errno));
-        n = task_extra(k, buf, sizeof buf);
+        n = task_extra(k, buf, cap);
         int sub = openat(dir_fd, "sub", O_RDONLY | O_DIRECTORY);
         int bad = sub < 0 || write_at(sub, "extra.txt", buf, n) != 0;
         if (sub >= 0)
@@ -133,6 +145,8 @@ static pl_status store(size_t k, pl_status task_status, const pl_error *task_err
     farm_state *s = user;
     if (!pthread_equal(pthread_self(), s->main_thread))
         s->store_off_thread = 1;
+    if ((long)k == s->store_fail)
+        return pl_fail(err, PL_ERR_IO, "cannot store task %zu: disk full", k);
     char dir[1024], path[PATH_MAX];
     if ((size_t)snprintf(dir, sizeof dir, "%s/tasks/%04zu", s->out, k) >= sizeof dir)
         return pl_fail(err, PL_ERR_IO, "%s: too long a path", s->out);
@@ -192,7 +206,8 @@ static int farm_main(int argc, char **argv)
     s.symlink_task = -1;
     s.main_thread = pthread_self();
     s.out = argv[2];
-    int resume = 0, no_progress = 0;
+    int resume = 0, no_progress = 0, threads = 1;
+    s.store_fail = -1;
     long bad_rank = -1;
     for (int i = 3; i < argc; i++) {
         if (sscanf(argv[i], "kill=%ld:%ld", &s.kill_rank, &s.kill_after) == 2)
@@ -200,6 +215,10 @@ static int farm_main(int argc, char **argv)
         if (sscanf(argv[i], "badinput=%ld", &bad_rank) == 1)
             continue;
         if (sscanf(argv[i], "symlink=%ld", &s.symlink_task) == 1)
+            continue;
+        if (sscanf(argv[i], "threads=%d", &threads) == 1)
+            continue;
+        if (sscanf(argv[i], "storefail=%ld", &s.store_fail) == 1)
             continue;
         resume |= strcmp(argv[i], "resume") == 0;
         no_progress |= strcmp(argv[i], "noprogress") == 0;
@@ -238,7 +257,8 @@ static int farm_main(int argc, char **argv)
     }
     snprintf(path, sizeof path, "%s/scratch", s.out);
     pl_farm_ops ops = {.ntasks = NTASKS, .cost = cost, .skip = skip, .execute = execute, .store = store,
-                       .progress = no_progress ? NULL : progress, .user = &s, .scratch = path};
+                       .progress = no_progress ? NULL : progress, .user = &s, .scratch = path,
+                       .threads = threads};
     st = pl_farm_run(farm, &ops, &err);
     int rc = 0;
     if (st != PL_OK) {
@@ -278,8 +298,8 @@ static int sh(const char *cmd)
 static int run_farm(const char *mpirun, int np, const char *name, const char *args)
 {
     char cmd[8192], mpi[1024] = "";
-    if (mpirun)
-        snprintf(mpi, sizeof mpi, "%s -np %d --oversubscribe %s", mpirun, np,
+    if (mpirun) /* a farm that hangs fails the test instead of holding it */
+        snprintf(mpi, sizeof mpi, "timeout 120 %s -np %d --oversubscribe %s", mpirun, np,
                  geteuid() == 0 ? "--allow-run-as-root" : "");
     snprintf(cmd, sizeof cmd, "mkdir -p %s/%s/scratch && %s %s farm %s/%s %s > %s/%s.out 2> %s/%s.err", base, name,
              mpi, self, base, name, args, base, name, base, name);
@@ -548,6 +568,29 @@ static void test_mpi(const char *mpirun)
     /* The writer computes too: its thread takes the first (costliest) task before any rank asks. */
     CHECK(out && !strstr(out, "rank 0 executed 0\n"), "mpirun -np 3: rank 0 computed nothing: %s", out ? out : "");
     free(out);
+
+    /* Two threads a process: the same stored set. */
+    rc = run_farm(mpirun, 3, "threads", "threads=2");
+    CHECK(rc == 0, "mpirun -np 3 with 2 threads a process: exit %d", rc);
+    check_complete("threads");
+
+    /* A store that fails: the farm ends on every process (exit 1, no hang), the writer's message
+     * printed, what was stored before intact. */
+    for (int t = 1; t <= 2; t++) {
+        char name[32], args[64];
+        snprintf(name, sizeof name, "storefail%d", t);
+        snprintf(args, sizeof args, "storefail=20 threads=%d", t);
+        rc = run_farm(mpirun, 3, name, args);
+        CHECK(rc == 1, "%s: exit %d, expected 1", name, rc);
+        snprintf(path, sizeof path, "%s/%s.err", base, name);
+        char *text = slurp_path(path, NULL);
+        CHECK(text && strstr(text, "test_farm (rank 0): cannot store task 20: disk full") &&
+                  strstr(text, "stopped by rank 0, which failed"),
+              "%s: stderr '%s'", name, text ? text : "(none)");
+        free(text);
+        int stored = check_journaled_intact(name);
+        CHECK(stored < NTASKS, "%s: %d tasks stored", name, stored);
+    }
 
     /* The same without a progress callback (optional). */
     rc = run_farm(mpirun, 3, "quiet", "noprogress");

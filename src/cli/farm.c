@@ -671,162 +671,316 @@ static void pack_fatal(pl_buffer *b, size_t k, const pl_error *e)
     }
 }
 
-/* A rank other than 0: ask, execute, send the result (which asks again), until told to stop. */
-static pl_status run_worker(pl_farm *farm, const pl_farm_ops *ops, pl_error *err)
-{
-    pl_worker w;
-    pl_error werr;
-    pl_error_clear(&werr);
-    pl_status wst = worker_open(&w, ops, farm->rank, &werr);
-    pl_buffer b = {NULL, 0, 0};
-    int rc;
-    pl_status st = PL_OK;
-    if (wst != PL_OK) { /* the writer ends the farm with this rank's reason */
-        pack_fatal(&b, 0, &werr);
-        st = send_result(&b, err);
-    } else {
-        rc = send_polling(NULL, 0, 0, TAG_READY);
-        if (rc != MPI_SUCCESS)
-            st = mpi_fail(err, rc, "asking rank 0 for a task");
-    }
-    while (st == PL_OK) {
-        uint64_t task[2];
-        rc = recv_polling(task, (int)sizeof task, 0, TAG_TASK);
-        if (rc != MPI_SUCCESS) {
-            st = mpi_fail(err, rc, "receiving a task");
-            break;
-        }
-        if (task[0] == STOP_TASK) {
-            if (task[1] != PL_OK)
-                st = pl_fail(err, (pl_status)task[1], "farm: stopped by rank 0, which failed");
-            break;
-        }
-        if (task[0] >= ops->ntasks) {
-            st = pl_fail(err, PL_ERR_IO, "farm: rank 0 sent task %llu of %zu", (unsigned long long)task[0],
-                         ops->ntasks);
-            break;
-        }
-        pl_error terr;
-        pl_error_clear(&terr);
-        if (run_task(&w, (size_t)task[0], &b, &terr) != PL_OK)
-            pack_fatal(&b, (size_t)task[0], &terr);
-        st = send_result(&b, err);
-    }
-    free(b.data);
-    worker_close(&w);
-    return st;
-}
-
-/* Rank 0's worker thread: takes one task at a time from the coordinator, hands back its result. */
+/* A process's worker threads: slot i is thread i's (a task given, a result handed back); only the
+ * main thread gives and takes.  Each thread has its own private directory. */
 typedef struct {
-    pthread_mutex_t lock;
-    pthread_cond_t cond; /* signalled on a new task (to the thread) and a result (to the coordinator) */
-    pl_worker worker;
-    int has_task, has_result, quit;
+    int has_task, has_result;
     size_t task;
     pl_buffer result;
-} pl_local;
+} pl_slot;
 
-static void *local_main(void *arg)
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t work; /* to the threads: a task, or quit */
+    pthread_cond_t done; /* to the main thread: a result (CLOCK_MONOTONIC, for timed waits) */
+    int quit;
+    size_t nslots, started, busy;
+    pl_slot *slots;
+    pl_worker *workers;
+    pthread_t *threads;
+} pl_pool;
+
+typedef struct {
+    pl_pool *pool;
+    size_t i;
+} pl_pool_arg;
+
+static void *pool_main(void *arg)
 {
-    pl_local *l = arg;
+    pl_pool *p = ((pl_pool_arg *)arg)->pool;
+    size_t i = ((pl_pool_arg *)arg)->i;
+    free(arg);
     pl_buffer b = {NULL, 0, 0};
-    pthread_mutex_lock(&l->lock);
+    pthread_mutex_lock(&p->lock);
     for (;;) {
-        while (!l->has_task && !l->quit)
-            pthread_cond_wait(&l->cond, &l->lock);
-        if (l->quit)
+        while (!p->slots[i].has_task && !p->quit)
+            pthread_cond_wait(&p->work, &p->lock);
+        if (p->quit)
             break;
-        size_t k = l->task;
-        pthread_mutex_unlock(&l->lock);
+        size_t k = p->slots[i].task;
+        pthread_mutex_unlock(&p->lock);
         pl_error terr;
         pl_error_clear(&terr);
-        if (run_task(&l->worker, k, &b, &terr) != PL_OK)
+        if (run_task(&p->workers[i], k, &b, &terr) != PL_OK)
             pack_fatal(&b, k, &terr);
-        pthread_mutex_lock(&l->lock);
-        /* The coordinator takes the buffer and leaves its own (emptied) in its place. */
-        pl_buffer t = l->result;
-        l->result = b;
+        pthread_mutex_lock(&p->lock);
+        /* The main thread takes the buffer and leaves its own (emptied) in its place. */
+        pl_buffer t = p->slots[i].result;
+        p->slots[i].result = b;
         b = t;
-        l->has_task = 0;
-        l->has_result = 1;
-        pthread_cond_broadcast(&l->cond);
+        p->slots[i].has_task = 0;
+        p->slots[i].has_result = 1;
+        pthread_cond_signal(&p->done);
     }
-    pthread_mutex_unlock(&l->lock);
+    pthread_mutex_unlock(&p->lock);
     free(b.data);
     return NULL;
 }
 
-/* Rank 0: hand out tasks (to its own thread and to the ranks that ask), store results as they
+/* Start n threads (n >= 1).  On failure the pool is stopped (pool_stop is still safe). */
+static pl_status pool_start(pl_pool *p, const pl_farm_ops *ops, int rank, size_t n, pl_error *err)
+{
+    memset(p, 0, sizeof *p);
+    pthread_condattr_t ca;
+    int pst = pthread_condattr_init(&ca);
+    if (pst != 0)
+        return pl_fail(err, PL_ERR_NOMEM, "farm: cannot make the worker threads' lock: %s", strerror(pst));
+    pst = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    int have_done = pst == 0 && (pst = pthread_cond_init(&p->done, &ca)) == 0;
+    pthread_condattr_destroy(&ca);
+    int have_work = have_done && (pst = pthread_cond_init(&p->work, NULL)) == 0;
+    int have_lock = have_work && (pst = pthread_mutex_init(&p->lock, NULL)) == 0;
+    if (!have_lock) {
+        if (have_work)
+            pthread_cond_destroy(&p->work);
+        if (have_done)
+            pthread_cond_destroy(&p->done);
+        return pl_fail(err, PL_ERR_NOMEM, "farm: cannot make the worker threads' lock: %s", strerror(pst));
+    }
+    p->nslots = n;
+    p->slots = calloc(n, sizeof *p->slots);
+    p->workers = calloc(n, sizeof *p->workers);
+    p->threads = calloc(n, sizeof *p->threads);
+    if (!p->slots || !p->workers || !p->threads)
+        return pl_fail(err, PL_ERR_NOMEM, "farm: out of memory starting %zu worker threads", n);
+    for (size_t i = 0; i < n; i++)
+        p->workers[i].scratch_fd = -1;
+    for (size_t i = 0; i < n; i++) {
+        pl_status st = worker_open(&p->workers[i], ops, rank, err);
+        if (st != PL_OK)
+            return st;
+        pl_pool_arg *a = malloc(sizeof *a);
+        if (!a)
+            return pl_fail(err, PL_ERR_NOMEM, "farm: out of memory starting a worker thread");
+        *a = (pl_pool_arg){p, i};
+        pst = pthread_create(&p->threads[i], NULL, pool_main, a);
+        if (pst != 0) {
+            free(a);
+            return pl_fail(err, PL_ERR_NOMEM, "farm: cannot start a worker thread: %s", strerror(pst));
+        }
+        p->started++;
+    }
+    return PL_OK;
+}
+
+/* Stop the threads (each finishes the task it has, whose result is dropped) and free the pool. */
+static void pool_stop(pl_pool *p)
+{
+    if (!p->slots && !p->workers && !p->threads && !p->nslots)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->lock);
+    for (size_t i = 0; i < p->started; i++)
+        pthread_join(p->threads[i], NULL);
+    for (size_t i = 0; p->workers && i < p->nslots; i++)
+        worker_close(&p->workers[i]);
+    for (size_t i = 0; p->slots && i < p->nslots; i++)
+        free(p->slots[i].result.data);
+    free(p->slots);
+    free(p->workers);
+    free(p->threads);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->work);
+    pthread_cond_destroy(&p->done);
+    memset(p, 0, sizeof *p);
+}
+
+/* Give task k to an idle thread; 0 if none is idle. */
+static int pool_give(pl_pool *p, size_t k)
+{
+    int given = 0;
+    pthread_mutex_lock(&p->lock);
+    for (size_t i = 0; i < p->started && !given; i++) {
+        pl_slot *sl = &p->slots[i];
+        if (!sl->has_task && !sl->has_result) {
+            sl->task = k;
+            sl->has_task = 1;
+            p->busy++;
+            given = 1;
+        }
+    }
+    if (given)
+        pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->lock);
+    return given;
+}
+
+/* Take a result if a thread has one: its packed bytes swapped into *b (whose old bytes the thread
+ * gets to reuse).  1 if taken. */
+static int pool_take(pl_pool *p, pl_buffer *b)
+{
+    int taken = 0;
+    pthread_mutex_lock(&p->lock);
+    for (size_t i = 0; i < p->started && !taken; i++) {
+        pl_slot *sl = &p->slots[i];
+        if (sl->has_result) {
+            pl_buffer t = sl->result;
+            sl->result = *b;
+            sl->result.len = 0;
+            *b = t;
+            sl->has_result = 0;
+            p->busy--;
+            taken = 1;
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+    return taken;
+}
+
+static int pool_idle(pl_pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    int idle = p->started > p->busy;
+    pthread_mutex_unlock(&p->lock);
+    return idle;
+}
+
+/* Wait until a thread has a result, or *ns nanoseconds (then doubled up to POLL_MAX_NS: the other
+ * ranks' messages are polled for meanwhile). */
+static void pool_wait(pl_pool *p, long *ns)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += *ns;
+    if (until.tv_nsec >= 1000000000) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000;
+    }
+    if (*ns < POLL_MAX_NS)
+        *ns = *ns * 2 < POLL_MAX_NS ? *ns * 2 : POLL_MAX_NS;
+    pthread_mutex_lock(&p->lock);
+    int any = 0;
+    for (size_t i = 0; i < p->started; i++)
+        any |= p->slots[i].has_result;
+    if (!any)
+        pthread_cond_timedwait(&p->done, &p->lock, &until);
+    pthread_mutex_unlock(&p->lock);
+}
+
+static size_t ops_threads(const pl_farm_ops *ops)
+{
+    return ops->threads > 1 ? (size_t)ops->threads : 1;
+}
+
+/* A rank other than 0: one request per thread; each result sent is the request for the next task;
+ * until told to stop once per thread. */
+static pl_status run_worker(pl_farm *farm, const pl_farm_ops *ops, pl_error *err)
+{
+    size_t nthreads = ops_threads(ops), stops = 0;
+    pl_pool pool;
+    pl_error perr;
+    pl_error_clear(&perr);
+    pl_status pst = pool_start(&pool, ops, farm->rank, nthreads, &perr);
+    pl_buffer b = {NULL, 0, 0};
+    pl_status st = PL_OK;
+    int rc = MPI_SUCCESS;
+    /* The requests: one per thread; where the threads could not start, this rank's failure instead,
+     * which ends the farm (and is sent again for any task received meanwhile). */
+    if (pst != PL_OK)
+        pack_fatal(&b, 0, &perr);
+    for (size_t i = 0; i < nthreads && st == PL_OK; i++) {
+        if (pst != PL_OK) {
+            st = send_result(&b, err);
+        } else {
+            rc = send_polling(NULL, 0, 0, TAG_READY);
+            if (rc != MPI_SUCCESS)
+                st = mpi_fail(err, rc, "asking rank 0 for a task");
+        }
+    }
+    long idle_ns = POLL_MIN_NS;
+    pl_status farm_status = PL_OK;
+    while (st == PL_OK && stops < nthreads) {
+        int progressed = 0;
+        while (st == PL_OK && pst == PL_OK && pool_take(&pool, &b)) {
+            progressed = 1;
+            st = send_result(&b, err);
+        }
+        int flag = 0;
+        if (st == PL_OK) {
+            rc = MPI_Iprobe(0, TAG_TASK, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS)
+                st = mpi_fail(err, rc, "MPI_Iprobe");
+        }
+        if (st == PL_OK && flag) {
+            progressed = 1;
+            uint64_t task[2];
+            rc = MPI_Recv(task, (int)sizeof task, MPI_BYTE, 0, TAG_TASK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS) {
+                st = mpi_fail(err, rc, "receiving a task");
+            } else if (task[0] == STOP_TASK) {
+                /* After a failure, the threads still computing report (and are told to stop) too. */
+                stops++;
+                if (task[1] != PL_OK)
+                    farm_status = (pl_status)task[1];
+            } else if (task[0] >= ops->ntasks) {
+                st = pl_fail(err, PL_ERR_IO, "farm: rank 0 sent task %llu of %zu", (unsigned long long)task[0],
+                             ops->ntasks);
+            } else if (pst != PL_OK) {
+                st = send_result(&b, err); /* still this rank's failure */
+            } else if (!pool_give(&pool, (size_t)task[0])) {
+                st = pl_fail(err, PL_ERR_IO, "farm: rank 0 sent task %llu to a rank with no idle thread",
+                             (unsigned long long)task[0]);
+            }
+        }
+        if (progressed)
+            idle_ns = POLL_MIN_NS;
+        else if (pst == PL_OK)
+            pool_wait(&pool, &idle_ns);
+        else
+            backoff(&idle_ns);
+    }
+    pool_stop(&pool);
+    free(b.data);
+    if (st == PL_OK && farm_status != PL_OK)
+        st = pl_fail(err, farm_status, "farm: stopped by rank 0, which failed");
+    return st;
+}
+
+/* Rank 0: hand out tasks (to its own threads and to the ranks that ask), store results as they
  * come.  After a failure it hands out nothing more and drains: every rank is told to stop (with
  * the status) as it next asks, the results in flight are discarded. */
 static pl_status run_coordinator(pl_farm *farm, const pl_farm_ops *ops, pl_error *err)
 {
-    size_t *order = NULL, n = 0, next = 0, done = 0;
+    size_t *order = NULL, n = 0, next = 0, done = 0, nthreads = ops_threads(ops);
     pl_status st = make_order(ops, &order, &n, err);
     if (st != PL_OK)
         return st; /* the other ranks wait for tasks: the program aborts (pl_farm_abort) */
-    pl_local l;
-    memset(&l, 0, sizeof l);
-    pthread_condattr_t ca;
-    int pst = pthread_condattr_init(&ca);
-    if (pst == 0)
-        pst = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    if (pst == 0)
-        pst = pthread_cond_init(&l.cond, &ca);
-    if (pst == 0) {
-        pthread_condattr_destroy(&ca);
-        pst = pthread_mutex_init(&l.lock, NULL);
-        if (pst != 0)
-            pthread_cond_destroy(&l.cond);
-    }
-    if (pst != 0) {
-        free(order);
-        return pl_fail(err, PL_ERR_NOMEM, "farm: cannot make the worker thread's lock: %s", strerror(pst));
-    }
-    pthread_t thread;
-    int thread_up = 0;
-    st = worker_open(&l.worker, ops, 0, err);
-    if (st == PL_OK) {
-        pst = pthread_create(&thread, NULL, local_main, &l);
-        if (pst != 0)
-            st = pl_fail(err, PL_ERR_NOMEM, "farm: cannot start the worker thread: %s", strerror(pst));
-        else
-            thread_up = 1;
-    }
-    int remote = farm->size - 1; /* ranks not yet told to stop */
-    int local_busy = 0, mpi_broken = 0;
+    pl_pool pool;
+    st = pool_start(&pool, ops, 0, nthreads, err);
+    size_t remote = (size_t)(farm->size - 1) * nthreads; /* requesters not yet told to stop */
+    int mpi_broken = 0;
     long idle_ns = POLL_MIN_NS;
     pl_buffer b = {NULL, 0, 0}, mine = {NULL, 0, 0};
-    while (!mpi_broken && (remote > 0 || local_busy)) {
+    for (;;) {
         int progressed = 0;
-        /* Rank 0's own thread: its result, then its next task. */
-        pthread_mutex_lock(&l.lock);
-        int got = l.has_result;
-        if (got) {
-            pl_buffer t = l.result;
-            l.result = mine;
-            mine = t;
-            l.has_result = 0;
-            local_busy = 0;
-        }
-        if (!local_busy && thread_up && st == PL_OK && next < n) {
-            l.task = order[next++];
-            l.has_task = 1;
-            local_busy = 1;
-            pthread_cond_broadcast(&l.cond);
-        }
-        pthread_mutex_unlock(&l.lock);
-        if (got) {
+        /* Rank 0's own threads: every idle one gets a task, then their results are stored. */
+        while (st == PL_OK && next < n && pool_idle(&pool) && pool_give(&pool, order[next]))
+            next++;
+        if (pool_take(&pool, &mine)) {
             progressed = 1;
+            if (st == PL_OK && next < n && pool_give(&pool, order[next])) /* its thread computes on */
+                next++;
             if (st == PL_OK)
                 st = store_result(ops, mine.data, mine.len, 0, &done, n, err);
-            mine.len = 0;
         }
-        /* The other ranks: a request (with the result of their last task, if any). */
+        if (remote == 0 && pool.busy == 0)
+            break;
+        /* The other ranks: a request (with the result of a task, if any). */
         int flag = 0;
         MPI_Status ms;
-        int rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &ms);
+        int rc = remote > 0 ? MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &ms) : MPI_SUCCESS;
         if (rc != MPI_SUCCESS) {
             st = mpi_fail(err, rc, "MPI_Iprobe");
             mpi_broken = 1;
@@ -878,37 +1032,15 @@ static pl_status run_coordinator(pl_farm *farm, const pl_farm_ops *ops, pl_error
             if (got_result && st == PL_OK)
                 st = store_result(ops, b.data, b.len, from, &done, n, err);
         }
-        if (progressed) {
+        if (progressed)
             idle_ns = POLL_MIN_NS;
-        } else {
-            /* Until rank 0's thread hands back a result, or a while (as backoff) for the other
-             * ranks' messages. */
-            struct timespec until;
-            clock_gettime(CLOCK_MONOTONIC, &until);
-            until.tv_nsec += idle_ns;
-            if (idle_ns < POLL_MAX_NS)
-                idle_ns = idle_ns * 2 < POLL_MAX_NS ? idle_ns * 2 : POLL_MAX_NS;
-            if (until.tv_nsec >= 1000000000) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000;
-            }
-            pthread_mutex_lock(&l.lock);
-            if (!l.has_result)
-                pthread_cond_timedwait(&l.cond, &l.lock, &until);
-            pthread_mutex_unlock(&l.lock);
-        }
+        else if (pool.started > 0)
+            pool_wait(&pool, &idle_ns); /* until a thread's result, or a while for the ranks' messages */
+        else
+            backoff(&idle_ns);
     }
-    if (thread_up) {
-        pthread_mutex_lock(&l.lock);
-        l.quit = 1;
-        pthread_cond_broadcast(&l.cond);
-        pthread_mutex_unlock(&l.lock);
-        pthread_join(thread, NULL);
-    }
-    worker_close(&l.worker);
-    pthread_mutex_destroy(&l.lock);
-    pthread_cond_destroy(&l.cond);
-    free(l.result.data);
+    (void)mpi_broken;
+    pool_stop(&pool);
     free(b.data);
     free(mine.data);
     free(order);

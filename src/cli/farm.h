@@ -4,9 +4,9 @@
  * handed those files as bytes and puts them where they belong.  Program only: libpenlim never
  * links MPI (built with it where PL_HAVE_MPI is defined, a one-process farm otherwise).
  *
- * Scheduling: rank 0's main thread coordinates and stores; rank 0 also computes, on a worker thread
- * (only the main thread calls MPI: MPI_THREAD_FUNNELED), and every other rank computes one task at
- * a time, asking for the next one as it sends the result of the last.  Tasks are handed out in
+ * Scheduling: rank 0's main thread coordinates and stores; rank 0 also computes, on worker threads
+ * (only the main thread calls MPI: MPI_THREAD_FUNNELED), and every other rank computes on as many
+ * (ops.threads), each result it sends being the request for the next task.  Tasks are handed out in
  * the order of their predicted cost, costliest first (longest processing time first: the costly
  * few start early instead of finishing last), ties in task order.  A one-process farm (no mpirun,
  * or mpirun -np 1) executes and stores the tasks in that order on the calling thread.
@@ -56,6 +56,9 @@ typedef struct {
     /* Rank 0 only, after each store (optional): done of total stored, total = the tasks not skipped. */
     void (*progress)(size_t done, size_t total, void *user);
     void *user;
+    /* Tasks each process executes at once under MPI, on threads of its own (0 or 1: one; the
+     * study's --jobs).  A one-process farm executes one task at a time. */
+    int threads;
     /* The directory under which each process makes its private temporaries (NULL: $TMPDIR, else
      * /dev/shm where writable, else /tmp).  Each task's directory is removed once its files are
      * read, the private directory when pl_farm_run returns (a killed process leaves it behind). */
