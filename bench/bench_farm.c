@@ -120,7 +120,7 @@ static int rank_main(int argc, char **argv)
     pl_error_clear(&err);
     if (pl_farm_init(&argc, &argv, &farm, &err) != PL_OK) {
         fprintf(stderr, "bench_farm: %s\n", err.message);
-        pl_farm_end(farm);
+        pl_farm_end(farm, NULL);
         return 1;
     }
     const char *mode = argv[2];
@@ -176,7 +176,7 @@ static int rank_main(int argc, char **argv)
     }
 #endif
     (void)size;
-    pl_farm_end(farm);
+    pl_farm_end(farm, NULL);
     return rc;
 }
 

@@ -197,7 +197,7 @@ static int farm_main(int argc, char **argv)
     pl_status st = pl_farm_init(&argc, &argv, &farm, &err);
     if (st != PL_OK) {
         fprintf(stderr, "test_farm: %s\n", err.message);
-        pl_farm_end(farm);
+        pl_farm_end(farm, NULL);
         return st == PL_ERR_INPUT ? 2 : 1;
     }
     farm_state s = {0};
@@ -232,7 +232,7 @@ static int farm_main(int argc, char **argv)
     if (st != PL_OK) {
         if (pl_farm_is_writer(farm))
             fprintf(stderr, "test_farm: %s\n", err.message);
-        pl_farm_end(farm);
+        pl_farm_end(farm, NULL);
         return st == PL_ERR_INPUT ? 2 : 1;
     }
     char path[4096];
@@ -279,7 +279,10 @@ static int farm_main(int argc, char **argv)
     }
     /* How many tasks each rank executed (printed, not checked: that depends on timing). */
     fprintf(stdout, "rank %d executed %ld\n", s.rank, s.executed);
-    pl_farm_end(farm);
+    if (pl_farm_end(farm, &err) != PL_OK) {
+        fprintf(stderr, "test_farm (rank %d): %s\n", s.rank, err.message);
+        rc = 1;
+    }
     return rc;
 }
 

@@ -510,9 +510,13 @@ static pl_status make_order(const pl_farm_ops *ops, size_t **order, size_t *n, p
         return pl_fail(err, PL_ERR_NOMEM, "farm: out of memory ordering %zu tasks", ops->ntasks);
     }
     *n = 0;
-    for (size_t k = 0; k < ops->ntasks; k++)
+    for (size_t k = 0; k < ops->ntasks; k++) {
+        double c = ops->cost ? ops->cost[k] : 1.0;
+        if (!(c >= 0)) /* NaN or negative: last (a NaN would make the order inconsistent) */
+            c = 0;
         if (!ops->skip || !ops->skip[k])
-            o[(*n)++] = (pl_order){ops->cost ? ops->cost[k] : 1.0, k};
+            o[(*n)++] = (pl_order){c, k};
+    }
     qsort(o, *n, sizeof *o, by_cost);
     for (size_t i = 0; i < *n; i++)
         (*order)[i] = o[i].k;
@@ -950,7 +954,8 @@ static pl_status run_worker(pl_farm *farm, const pl_farm_ops *ops, pl_error *err
 
 /* Rank 0: hand out tasks (to its own threads and to the ranks that ask), store results as they
  * come.  After a failure it hands out nothing more and drains: every rank is told to stop (with
- * the status) as it next asks, the results in flight are discarded. */
+ * the status) as it next asks, the results in flight are discarded.  An MPI error ends it at once
+ * (the program then aborts the job). */
 static pl_status run_coordinator(pl_farm *farm, const pl_farm_ops *ops, pl_error *err)
 {
     size_t *order = NULL, n = 0, next = 0, done = 0, nthreads = ops_threads(ops);
@@ -960,7 +965,6 @@ static pl_status run_coordinator(pl_farm *farm, const pl_farm_ops *ops, pl_error
     pl_pool pool;
     st = pool_start(&pool, ops, 0, nthreads, err);
     size_t remote = (size_t)(farm->size - 1) * nthreads; /* requesters not yet told to stop */
-    int mpi_broken = 0;
     long idle_ns = POLL_MIN_NS;
     pl_buffer b = {NULL, 0, 0}, mine = {NULL, 0, 0};
     for (;;) {
@@ -968,7 +972,7 @@ static pl_status run_coordinator(pl_farm *farm, const pl_farm_ops *ops, pl_error
         /* Rank 0's own threads: every idle one gets a task, then their results are stored. */
         while (st == PL_OK && next < n && pool_idle(&pool) && pool_give(&pool, order[next]))
             next++;
-        if (pool_take(&pool, &mine)) {
+        if (pool.started > 0 && pool_take(&pool, &mine)) {
             progressed = 1;
             if (st == PL_OK && next < n && pool_give(&pool, order[next])) /* its thread computes on */
                 next++;
@@ -983,7 +987,6 @@ static pl_status run_coordinator(pl_farm *farm, const pl_farm_ops *ops, pl_error
         int rc = remote > 0 ? MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &ms) : MPI_SUCCESS;
         if (rc != MPI_SUCCESS) {
             st = mpi_fail(err, rc, "MPI_Iprobe");
-            mpi_broken = 1;
             break;
         }
         if (flag) {
@@ -1002,19 +1005,16 @@ static pl_status run_coordinator(pl_farm *farm, const pl_farm_ops *ops, pl_error
                             st = rst;
                             *err = rerr;
                         }
-                        mpi_broken = 1; /* the rest of that result would be read as the next message */
-                        break;
+                        break; /* the rest of that result would be read as the next message */
                     }
                     got_result = 1;
                 }
             } else {
                 st = pl_fail(err, PL_ERR_IO, "farm: an unexpected message (tag %d) from rank %d", ms.MPI_TAG, from);
-                mpi_broken = 1;
                 break;
             }
             if (rc != MPI_SUCCESS) {
                 st = mpi_fail(err, rc, "receiving from a rank");
-                mpi_broken = 1;
                 break;
             }
             uint64_t task[2] = {STOP_TASK, (uint64_t)st};
@@ -1025,7 +1025,6 @@ static pl_status run_coordinator(pl_farm *farm, const pl_farm_ops *ops, pl_error
             rc = send_polling(task, (int)sizeof task, from, TAG_TASK);
             if (rc != MPI_SUCCESS) {
                 st = mpi_fail(err, rc, "sending a task");
-                mpi_broken = 1;
                 break;
             }
             /* Stored once the rank has its next task: it computes while the writer writes. */
@@ -1039,7 +1038,6 @@ static pl_status run_coordinator(pl_farm *farm, const pl_farm_ops *ops, pl_error
         else
             backoff(&idle_ns);
     }
-    (void)mpi_broken;
     pool_stop(&pool);
     free(b.data);
     free(mine.data);
@@ -1177,27 +1175,37 @@ pl_status pl_farm_verdict(pl_farm *farm, pl_status status, pl_error *err)
 void pl_farm_abort(pl_farm *farm, int code)
 {
 #ifdef PL_HAVE_MPI
-    if (farm && farm->mpi && farm->size > 1)
-        MPI_Abort(MPI_COMM_WORLD, code);
+    /* MPI_Abort does not return; if it failed, the caller exits as it would have. */
+    if (farm && farm->mpi && farm->size > 1 && MPI_Abort(MPI_COMM_WORLD, code) != MPI_SUCCESS)
+        return;
 #else
     (void)farm;
     (void)code;
 #endif
 }
 
-void pl_farm_end(pl_farm *farm)
+pl_status pl_farm_end(pl_farm *farm, pl_error *err)
 {
+    pl_status st = PL_OK;
     if (!farm)
-        return;
+        return st;
 #ifdef PL_HAVE_MPI
     if (farm->mpi) {
         /* Wait for every rank without spinning (the writer may still be storing or assembling),
          * then finalize. */
         MPI_Request req;
-        if (farm->size > 1 && MPI_Ibarrier(MPI_COMM_WORLD, &req) == MPI_SUCCESS)
-            wait_polling(&req);
-        MPI_Finalize();
+        int rc = farm->size > 1 ? MPI_Ibarrier(MPI_COMM_WORLD, &req) : MPI_SUCCESS;
+        if (rc == MPI_SUCCESS && farm->size > 1)
+            rc = wait_polling(&req);
+        if (rc != MPI_SUCCESS)
+            st = mpi_fail(err, rc, "waiting for every rank to end");
+        rc = MPI_Finalize();
+        if (rc != MPI_SUCCESS && st == PL_OK)
+            st = mpi_fail(err, rc, "MPI_Finalize");
     }
+#else
+    (void)err;
 #endif
     free(farm);
+    return st;
 }

@@ -69,7 +69,8 @@ typedef struct {
  * MPI_Init_thread(MPI_THREAD_FUNNELED) with MPI_ERRORS_RETURN on MPI_COMM_WORLD; otherwise a
  * one-process farm that never touches MPI.  PL_ERR_INPUT if launched by mpirun with more than one
  * process by a program built without MPI (each would run the whole job), PL_ERR_IO if MPI fails to
- * start.  argc and argv as main's (MPI may read them). */
+ * start.  argc and argv as main's (MPI may read them).  Whatever it returns, *farm (if not NULL)
+ * goes to pl_farm_end. */
 pl_status pl_farm_init(int *argc, char ***argv, pl_farm **farm, pl_error *err);
 int pl_farm_rank(const pl_farm *farm);
 int pl_farm_size(const pl_farm *farm);
@@ -95,8 +96,9 @@ pl_status pl_farm_verdict(pl_farm *farm, pl_status status, pl_error *err);
  * anything in a one-process farm (the caller exits as usual). */
 void pl_farm_abort(pl_farm *farm, int code);
 
-/* Finalize MPI (if started) and free the farm; NULL is accepted. */
-void pl_farm_end(pl_farm *farm);
+/* Wait for every rank, finalize MPI (if started) and free the farm; NULL is accepted.  PL_ERR_IO
+ * with MPI's reason if that fails (err may be NULL). */
+pl_status pl_farm_end(pl_farm *farm, pl_error *err);
 
 /* Whether name is a relative file name a task may give (see pl_farm_file): the check applied to
  * every file received. */
