@@ -1,6 +1,6 @@
 /* The task farm's parallel efficiency (src/cli/farm.c; docs/verification.md, "The task farm").
  *
- *   bench_farm PENLIM [MPIRUN [PARTS]]     (PARTS: the parts to run, default "1234"; MPIRUN "": none)
+ *   bench_farm PENLIM [MPIRUN [PARTS]]     (PARTS: the parts to run, default "12345"; MPIRUN "": none)
  *
  * 1. Load balance: 200 sleep-tasks of known cost (20 points x 10 mu values, cost (mu/1e4)^(1/4):
  *    1 to 100 ms, as the study's cost model predicts for mu = 1e4 ... 1e12) under mpirun -np P:
@@ -17,6 +17,8 @@
  *    (penlim sweep's wall_seconds) and the measured writer's cost per result.
  * 4. Efficiency with 1 and 2 processes on this machine: 200 CPU-bound tasks (spin loops of counted
  *    work, costs 1 to 100 units) through the farm alone and under mpirun -np 2.
+ * 5. A 200-run penlim study with 1 and 2 processes: one process (--jobs 1, --jobs 2) against two
+ *    shards run at once and merged (the farm is not yet the study's: no mpirun here).
  * Wall times are printed as measured (this machine is shared: ratios, not seconds, are the result). */
 #include <errno.h>
 #include <fcntl.h>
@@ -749,6 +751,51 @@ static void efficiency(void)
            (c1[PAIRS / 2] - fixed1) / (c2[PAIRS / 2] - fixed));
 }
 
+/* ---- 5: a 200-run study with 1 and 2 processes ---------------------------------------------------- */
+
+/* Wall seconds of a shell command (its CPU time, children's, in *cpu); NAN if it fails. */
+static double timed(const char *cmd, double *cpu)
+{
+    double c0 = children_cpu(), t0 = pl_now_seconds();
+    int rc = system(cmd);
+    double t = pl_now_seconds() - t0;
+    *cpu = children_cpu() - c0;
+    return rc == 0 ? t : NAN;
+}
+
+static void study(void)
+{
+    /* 20 values of e x 10 of mu = 1e4 ... 1e12: 200 runs and 20 limit solutions. */
+    const char *grid = "bouncing_ball --grid e=lin:0.5:0.95:20 --grid mu=1e4:1e12:10 --no-plots --quiet";
+    enum { REPS = 3 };
+    double w1[REPS], wj[REPS], ws[REPS], c1[REPS], cj[REPS], cs[REPS];
+    char cmd[4096];
+    for (int r = 0; r < REPS; r++) {
+        snprintf(cmd, sizeof cmd, "rm -rf %s/st_*", scratch);
+        if (system(cmd) != 0)
+            return;
+        snprintf(cmd, sizeof cmd, "%s study %s --jobs 1 --out %s/st_one", penlim, grid, scratch);
+        w1[r] = timed(cmd, &c1[r]);
+        snprintf(cmd, sizeof cmd, "%s study %s --jobs 2 --out %s/st_jobs", penlim, grid, scratch);
+        wj[r] = timed(cmd, &cj[r]);
+        snprintf(cmd, sizeof cmd,
+                 "%s study %s --jobs 1 --shard 1/2 --out %s/st_s1 & %s study %s --jobs 1 --shard 2/2 --out %s/st_s2 & "
+                 "wait && %s merge %s/st_s1 %s/st_s2 --out %s/st_merged --no-plots --quiet",
+                 penlim, grid, scratch, penlim, grid, scratch, penlim, scratch, scratch, scratch);
+        ws[r] = timed(cmd, &cs[r]);
+    }
+    printf("\n5. A 200-run study (bouncing_ball, 20 e x 10 mu = 1e4..1e12, 20 limit solutions), wall and CPU "
+           "seconds\n");
+    for (int r = 0; r < REPS; r++)
+        printf("  one process, --jobs 1: %.2f (CPU %.2f); --jobs 2: %.2f (CPU %.2f); 2 shards at once + merge: "
+               "%.2f (CPU %.2f)\n", w1[r], c1[r], wj[r], cj[r], ws[r], cs[r]);
+    qsort(w1, REPS, sizeof *w1, by_value);
+    qsort(wj, REPS, sizeof *wj, by_value);
+    qsort(ws, REPS, sizeof *ws, by_value);
+    printf("medians: efficiency T1 / (2 T2) with --jobs 2 %.3f, with 2 shards and merge %.3f\n", w1[1] / (2 * wj[1]),
+           w1[1] / (2 * ws[1]));
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 4 && strcmp(argv[1], "rank") == 0)
@@ -760,7 +807,7 @@ int main(int argc, char **argv)
     self = argv[0];
     penlim = argv[1];
     mpirun = argc >= 3 && argv[2][0] ? argv[2] : NULL;
-    const char *parts = argc >= 4 ? argv[3] : "1234";
+    const char *parts = argc >= 4 ? argv[3] : "12345";
 #ifndef PL_HAVE_MPI
     mpirun = NULL;
 #endif
@@ -784,6 +831,8 @@ int main(int argc, char **argv)
     }
     if (strchr(parts, '4'))
         efficiency();
+    if (strchr(parts, '5'))
+        study();
     snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
     if (system(cmd) != 0)
         fprintf(stderr, "bench_farm: could not remove %s\n", scratch);

@@ -894,6 +894,7 @@ static pl_status run_worker(pl_farm *farm, const pl_farm_ops *ops, pl_error *err
      * which ends the farm (and is sent again for any task received meanwhile). */
     if (pst != PL_OK)
         pack_fatal(&b, 0, &perr);
+    size_t asked = nthreads; /* requests not yet answered */
     for (size_t i = 0; i < nthreads && st == PL_OK; i++) {
         if (pst != PL_OK) {
             st = send_result(&b, err);
@@ -910,6 +911,7 @@ static pl_status run_worker(pl_farm *farm, const pl_farm_ops *ops, pl_error *err
         while (st == PL_OK && pst == PL_OK && pool_take(&pool, &b)) {
             progressed = 1;
             st = send_result(&b, err);
+            asked++;
         }
         int flag = 0;
         if (st == PL_OK) {
@@ -921,6 +923,7 @@ static pl_status run_worker(pl_farm *farm, const pl_farm_ops *ops, pl_error *err
             progressed = 1;
             uint64_t task[2];
             rc = MPI_Recv(task, (int)sizeof task, MPI_BYTE, 0, TAG_TASK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            asked--;
             if (rc != MPI_SUCCESS) {
                 st = mpi_fail(err, rc, "receiving a task");
             } else if (task[0] == STOP_TASK) {
@@ -933,17 +936,24 @@ static pl_status run_worker(pl_farm *farm, const pl_farm_ops *ops, pl_error *err
                              ops->ntasks);
             } else if (pst != PL_OK) {
                 st = send_result(&b, err); /* still this rank's failure */
+                asked++;
             } else if (!pool_give(&pool, (size_t)task[0])) {
                 st = pl_fail(err, PL_ERR_IO, "farm: rank 0 sent task %llu to a rank with no idle thread",
                              (unsigned long long)task[0]);
             }
         }
-        if (progressed)
+        if (progressed) {
             idle_ns = POLL_MIN_NS;
-        else if (pst == PL_OK)
+        } else if (pst == PL_OK && asked == 0) {
+            /* Every thread computing and nothing asked: only a thread's result can come (the long
+             * timeout is a safeguard, not a poll). */
+            long ns = 100000000;
+            pool_wait(&pool, &ns);
+        } else if (pst == PL_OK) {
             pool_wait(&pool, &idle_ns);
-        else
+        } else {
             backoff(&idle_ns);
+        }
     }
     pool_stop(&pool);
     free(b.data);
