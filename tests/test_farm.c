@@ -207,6 +207,7 @@ static int farm_main(int argc, char **argv)
     s.main_thread = pthread_self();
     s.out = argv[2];
     int resume = 0, no_progress = 0, threads = 1;
+    long bad_scratch = -1; /* this rank's scratch directory does not exist */
     s.store_fail = -1;
     long bad_rank = -1;
     for (int i = 3; i < argc; i++) {
@@ -219,6 +220,8 @@ static int farm_main(int argc, char **argv)
         if (sscanf(argv[i], "threads=%d", &threads) == 1)
             continue;
         if (sscanf(argv[i], "storefail=%ld", &s.store_fail) == 1)
+            continue;
+        if (sscanf(argv[i], "badscratch=%ld", &bad_scratch) == 1)
             continue;
         resume |= strcmp(argv[i], "resume") == 0;
         no_progress |= strcmp(argv[i], "noprogress") == 0;
@@ -255,7 +258,7 @@ static int farm_main(int argc, char **argv)
         mkdir(s.out, 0755);
         mkdir(path, 0755);
     }
-    snprintf(path, sizeof path, "%s/scratch", s.out);
+    snprintf(path, sizeof path, "%s/%s", s.out, s.rank == bad_scratch ? "no/such/dir" : "scratch");
     pl_farm_ops ops = {.ntasks = NTASKS, .cost = cost, .skip = skip, .execute = execute, .store = store,
                        .progress = no_progress ? NULL : progress, .user = &s, .scratch = path,
                        .threads = threads};
@@ -593,6 +596,22 @@ static void test_mpi(const char *mpirun)
         free(text);
         int stored = check_journaled_intact(name);
         CHECK(stored < NTASKS, "%s: %d tasks stored", name, stored);
+    }
+
+    /* A rank that cannot make its private directories (one thread, then two): the farm ends on every
+     * process with that rank's reason, no hang. */
+    for (int t = 1; t <= 2; t++) {
+        char name[32], args[64];
+        snprintf(name, sizeof name, "badscratch%d", t);
+        snprintf(args, sizeof args, "badscratch=2 threads=%d", t);
+        rc = run_farm(mpirun, 3, name, args);
+        CHECK(rc == 1, "%s: exit %d, expected 1", name, rc);
+        snprintf(path, sizeof path, "%s/%s.err", base, name);
+        char *text = slurp_path(path, NULL);
+        CHECK(text && strstr(text, "test_farm (rank 0): farm: rank 2 cannot make a private directory under") &&
+                  strstr(text, "no/such/dir"),
+              "%s: stderr '%s'", name, text ? text : "(none)");
+        free(text);
     }
 
     /* The same without a progress callback (optional). */

@@ -405,7 +405,8 @@ static pl_status worker_open(pl_worker *w, const pl_farm_ops *ops, int rank, pl_
     if ((size_t)snprintf(w->scratch, sizeof w->scratch, "%s/penlim-farm-XXXXXX", base) >= sizeof w->scratch)
         return pl_fail(err, PL_ERR_INPUT, "farm: the scratch directory %s is too long a path", base);
     if (!mkdtemp(w->scratch))
-        return pl_fail(err, PL_ERR_IO, "farm: cannot make a private directory under %s: %s", base, strerror(errno));
+        return pl_fail(err, PL_ERR_IO, "farm: rank %d cannot make a private directory under %s: %s", rank, base,
+                       strerror(errno));
     w->scratch_fd = open(w->scratch, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (w->scratch_fd < 0) {
         int e = errno;

@@ -12,9 +12,12 @@
  * or mpirun -np 1) executes and stores the tasks in that order on the calling thread.
  *
  * Failures: a task that fails (execute returns a status other than PL_OK) is stored as failed with
- * its message and the farm goes on.  A store error, or an MPI error, ends pl_farm_run with that
- * status on the rank that saw it: the program then calls pl_farm_abort, and mpirun ends the other
- * processes.  A process that dies (killed, crashed) makes mpirun end the others.  Either way every
+ * its message and the farm goes on.  A store error (or a rank's own failure: no private directory,
+ * out of memory) ends the farm: the writer hands out nothing more, each rank is told to stop as
+ * its threads report (their results discarded: this waits for the tasks being computed), and
+ * pl_farm_run returns the error on every rank.  An MPI error returns at once on the rank that saw
+ * it: the program then calls pl_farm_abort (mpirun ends the others).  A process that dies (killed,
+ * crashed) makes mpirun end the others.  Either way every
  * result stored before is intact (store writes it completely or not at all: the caller's journal);
  * what is lost is what was in flight: the tasks being executed, results received but not yet
  * stored, and, if the writer dies, the result it was storing (store must leave it absent, not
