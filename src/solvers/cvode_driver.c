@@ -119,6 +119,10 @@ static N_Vector reserved_vector_new(sunindextype n, SUNContext sun, pl_cvode_res
         N_VDestroy(v);
         return NULL;
     }
+    /* Zero, not whatever the heap held: CVODE reads entries of the vectors it clones before it has
+     * written them (valgrind: its weighted RMS norms), so that results depended on the heap's
+     * earlier content: under mpirun 2 or 3 runs of 200 came out differently from one process. */
+    N_VConst(0.0, v);
     c->serial = *(N_VectorContent_Serial)v->content;
     c->reserve = r;
     free(v->content);
