@@ -1,6 +1,6 @@
 /* The task farm's parallel efficiency (src/cli/farm.c; docs/verification.md, "The task farm").
  *
- *   bench_farm PENLIM [MPIRUN [PARTS]]     (PARTS: the parts to run, default "12345"; MPIRUN "": none)
+ *   bench_farm PENLIM [MPIRUN [PARTS]]     (PARTS: the parts to run, default "123456"; MPIRUN "": none)
  *
  * 1. Load balance: 200 sleep-tasks of known cost (20 points x 10 mu values, cost (mu/1e4)^(1/4):
  *    1 to 100 ms, as the study's cost model predicts for mu = 1e4 ... 1e12) under mpirun -np P:
@@ -18,7 +18,9 @@
  * 4. Efficiency with 1 and 2 processes on this machine: 200 CPU-bound tasks (spin loops of counted
  *    work, costs 1 to 100 units) through the farm alone and under mpirun -np 2.
  * 5. A 200-run penlim study with 1 and 2 processes: one process (--jobs 1, --jobs 2) against two
- *    shards run at once and merged (the farm is not yet the study's: no mpirun here).
+ *    shards run at once and merged.
+ * 6. That study's phase 1 through the farm (pl_study_execute as the task, the writer storing every
+ *    file through penlim's output): one process against mpirun -np 2.
  * Wall times are printed as measured (this machine is shared: ratios, not seconds, are the result). */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,11 +37,13 @@
 
 #include <jansson.h>
 
+#include "cases/cases.h"
 #include "cli/farm.h"
 #include "core/clock.h"
 #include "core/number.h"
 #include "io/outdir.h"
 #include "io/output.h"
+#include "study/study.h"
 
 #ifdef PL_HAVE_MPI
 #include <mpi.h>
@@ -113,8 +117,103 @@ static pl_status bench_store(size_t k, pl_status task_status, const pl_error *ta
     return PL_OK;
 }
 
-/* "rank dynamic UNIT" (sleep), "rank spin ITER", "rank static UNIT", "rank ship BYTES COUNT":
- * prints on rank 0 the makespan in seconds (ship: seconds per message). */
+/* A study's phase 1 over the farm: every process plans the study; a task is pl_study_execute into
+ * the farm's private directory; the writer stores each file into OUT through penlim's output
+ * (temporary, fsync, hash, rename), as the study writes its own. */
+typedef struct {
+    const pl_study *st;
+    pl_output *out; /* the writer's, rank 0 */
+    size_t failed;
+} study_farm;
+
+static pl_status study_execute(size_t k, int dir_fd, pl_error *err, void *user)
+{
+    study_farm *sf = user;
+    pl_output o;
+    pl_output_init(&o, "(task directory)", 0644, NULL);
+    o.root_fd = dup(dir_fd);
+    if (o.root_fd < 0)
+        return pl_fail(err, PL_ERR_IO, "cannot duplicate the task's directory: %s", strerror(errno));
+    int failed = 0;
+    pl_status s = pl_study_execute(sf->st, k, &o, &failed, err);
+    pl_output_free(&o);
+    if (s == PL_OK && failed)
+        s = pl_fail(err, PL_ERR_SOLVER, "task %zu failed", k);
+    return s;
+}
+
+static pl_status study_store(size_t k, pl_status task_status, const pl_error *task_err, const pl_farm_file *files,
+                             size_t nfiles, pl_error *err, void *user)
+{
+    (void)k, (void)task_err;
+    study_farm *sf = user;
+    sf->failed += task_status != PL_OK;
+    for (size_t i = 0; i < nfiles; i++) {
+        char sub[PATH_MAX];
+        snprintf(sub, sizeof sub, "%s", files[i].name);
+        char *slash = strrchr(sub, '/');
+        const char *name = slash ? slash + 1 : sub;
+        if (slash)
+            *slash = '\0';
+        pl_file f;
+        pl_status s = pl_file_open(&f, sf->out, slash ? sub : NULL, name, err);
+        if (s != PL_OK)
+            return s;
+        if (fwrite(files[i].bytes, 1, files[i].size, f.fp) != files[i].size) {
+            pl_file_abort(&f);
+            return pl_fail(err, PL_ERR_IO, "cannot write %s", files[i].name);
+        }
+        if ((s = pl_file_commit(&f, err)) != PL_OK)
+            return s;
+    }
+    return PL_OK;
+}
+
+static int rank_study(pl_farm *farm, int threads, const char *out_dir)
+{
+    static const char *const grids[] = {"e=lin:0.5:0.95:20", "mu=1e4:1e12:10"};
+    pl_study_spec spec = {.c = pl_case_find("bouncing_ball"), .solver = &pl_solver_penalty, .grids = grids,
+                          .ngrids = 2, .t_end = NAN, .samples = SIZE_MAX, .contacts = PL_CONTACTS_AUTO, .jobs = 1};
+    pl_study st;
+    pl_error err;
+    pl_error_clear(&err);
+    pl_status s = pl_study_plan(&spec, &st, &err);
+    s = pl_farm_verdict(farm, s, &err);
+    if (s != PL_OK) {
+        if (pl_farm_is_writer(farm))
+            fprintf(stderr, "bench_farm: %s\n", err.message);
+        pl_study_free(&st);
+        return 2;
+    }
+    pl_output out;
+    pl_output_init(&out, out_dir, 0644, NULL);
+    study_farm sf = {&st, &out, 0};
+    double *cost = malloc(st.ntasks * sizeof *cost);
+    for (size_t k = 0; cost && k < st.ntasks; k++)
+        cost[k] = st.tasks[k].cost;
+    if (pl_farm_is_writer(farm) && (pl_make_dir(out_dir, &err) != PL_OK || pl_output_open(&out, &err) != PL_OK))
+        s = err.status;
+    s = pl_farm_verdict(farm, s, &err);
+    double t0 = pl_now_seconds();
+    pl_farm_ops ops = {.ntasks = st.ntasks, .cost = cost, .execute = study_execute, .store = study_store,
+                       .user = &sf, .threads = threads};
+    if (s == PL_OK)
+        s = pl_farm_run(farm, &ops, &err);
+    int rc = 0;
+    if (s != PL_OK) {
+        fprintf(stderr, "bench_farm: %s\n", err.message);
+        rc = 1;
+    } else if (pl_farm_is_writer(farm)) {
+        printf("%.6f %zu %zu\n", pl_now_seconds() - t0, out.written.n, sf.failed);
+    }
+    free(cost);
+    pl_output_free(&out);
+    pl_study_free(&st);
+    return rc;
+}
+
+/* "rank dynamic UNIT" (sleep), "rank spin ITER", "rank static UNIT", "rank ship BYTES COUNT",
+ * "rank study THREADS OUT": prints on rank 0 the makespan in seconds (ship: seconds per message). */
 static int rank_main(int argc, char **argv)
 {
     pl_farm *farm = NULL;
@@ -131,7 +230,9 @@ static int rank_main(int argc, char **argv)
     int rc = 0;
     pl_farm_verdict(farm, PL_OK, &err); /* every rank up before the clock starts */
     double t0 = pl_now_seconds();
-    if (strcmp(mode, "dynamic") == 0 || strcmp(mode, "spin") == 0) {
+    if (strcmp(mode, "study") == 0 && argc >= 5) {
+        rc = rank_study(farm, (int)x, argv[4]);
+    } else if (strcmp(mode, "dynamic") == 0 || strcmp(mode, "spin") == 0) {
         bench_state s = {0};
         if (mode[0] == 'd')
             s.unit = x;
@@ -796,6 +897,52 @@ static void study(void)
            w1[1] / (2 * ws[1]));
 }
 
+/* ---- 6: the study's phase 1 over the farm ------------------------------------------------------- */
+
+/* "SECONDS FILES FAILED" from rank 0 of a study over the farm. */
+static double run_study_farm(int np, int threads, const char *out, size_t *files)
+{
+    char cmd[2048], rm[1024];
+    snprintf(rm, sizeof rm, "rm -rf %s", out);
+    if (system(rm) != 0)
+        return NAN;
+    if (np > 1)
+        snprintf(cmd, sizeof cmd, "%s -np %d --oversubscribe %s %s rank study %d %s", mpirun, np,
+                 geteuid() == 0 ? "--allow-run-as-root" : "", self, threads, out);
+    else
+        snprintf(cmd, sizeof cmd, "%s rank study %d %s", self, threads, out);
+    FILE *p = popen(cmd, "r");
+    double t = NAN;
+    size_t failed = 0;
+    *files = 0;
+    if (p && fscanf(p, "%lf %zu %zu", &t, files, &failed) != 3)
+        t = NAN;
+    if (p && pclose(p) != 0)
+        t = NAN;
+    return t;
+}
+
+static void study_farm_bench(void)
+{
+    enum { REPS = 3 };
+    double t1[REPS], t2[REPS], e[REPS];
+    size_t f1 = 0, f2 = 0;
+    char out[512];
+    snprintf(out, sizeof out, "%s/study_farm", scratch);
+    for (int r = 0; r < REPS; r++) {
+        t1[r] = run_study_farm(1, 1, out, &f1);
+        t2[r] = mpirun ? run_study_farm(2, 1, out, &f2) : NAN;
+        e[r] = t1[r] / (2 * t2[r]);
+    }
+    printf("\n6. The same study's phase 1 (220 tasks: pl_study_execute) over the farm, the writer storing every "
+           "file (fsync)\n");
+    for (int r = 0; r < REPS; r++)
+        printf("  one process %.2f s, mpirun -np 2 %.2f s: T1/(2 T2) %.3f\n", t1[r], t2[r], e[r]);
+    qsort(e, REPS, sizeof *e, by_value);
+    printf("median efficiency %.3f (files stored: %zu and %zu; rank 0 computes on a thread besides coordinating "
+           "and storing)\n", e[REPS / 2], f1, f2);
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 4 && strcmp(argv[1], "rank") == 0)
@@ -807,7 +954,7 @@ int main(int argc, char **argv)
     self = argv[0];
     penlim = argv[1];
     mpirun = argc >= 3 && argv[2][0] ? argv[2] : NULL;
-    const char *parts = argc >= 4 ? argv[3] : "12345";
+    const char *parts = argc >= 4 ? argv[3] : "123456";
 #ifndef PL_HAVE_MPI
     mpirun = NULL;
 #endif
@@ -833,6 +980,8 @@ int main(int argc, char **argv)
         efficiency();
     if (strchr(parts, '5'))
         study();
+    if (strchr(parts, '6'))
+        study_farm_bench();
     snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
     if (system(cmd) != 0)
         fprintf(stderr, "bench_farm: could not remove %s\n", scratch);
