@@ -303,6 +303,79 @@ static void test_kill_resume(void)
     CHECK(same_study("whole", "killed"), "killed and resumed: the same data as the study whole");
 }
 
+/* ---- under MPI (where mpirun exists and penlim was built with MPI: argv[2]) ---- */
+
+static const char *mpirun;
+
+/* "mpirun -np NP penlim ARGS" in dir, as run(), within a timeout (a job that hangs fails the test). */
+static int run_mpi(int np, const char *args)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cd %s && timeout 300 %s -np %d --oversubscribe %s %s %s > stdout.txt 2> stderr.txt", dir,
+             mpirun, np, geteuid() == 0 ? "--allow-run-as-root" : "", penlim, args);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static int count_prefixed(const char *text, const char *prefix)
+{
+    int n = 0;
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        n += strncmp(p, prefix, strlen(prefix)) == 0;
+    return n;
+}
+
+/* mpirun -np 3 (1 and 2 threads a process) gives the data one process gives; a bad input is
+ * refused by every process, penlim's line printed once; a job killed during its runs (mpirun
+ * TERMinated: it ends every process) and resumed under mpirun gives the data of the study whole. */
+static void test_mpi(void)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "study %s --out mpi3 --quiet", grid);
+    CHECK(run_mpi(3, cmd) == 0, "mpirun -np 3 study");
+    CHECK(same_study("one", "mpi3"), "1 process and mpirun -np 3: the same data");
+    snprintf(cmd, sizeof cmd, "study %s --jobs 2 --out mpi3j2 --quiet", grid);
+    CHECK(run_mpi(3, cmd) == 0, "mpirun -np 3 study --jobs 2");
+    CHECK(same_study("one", "mpi3j2"), "1 process and mpirun -np 3 with 2 threads each: the same data");
+
+    CHECK(run_mpi(3, "study corner --grid nosuch=1,2 --out mpibad") == 2, "bad input under mpirun: exit 2");
+    char *e = slurp("stderr.txt");
+    CHECK(count_prefixed(e, "penlim study: ") == 1 && strstr(e, "nosuch"), "penlim's line once: %s", e ? e : "");
+    free(e);
+    CHECK(!exists("mpibad"), "bad input under mpirun: nothing written");
+
+    const char *args = "study bouncing_ball --t-end 100 --grid mu=1e5,1e7,1e9 --grid e=lin:0.9:0.95:6";
+    snprintf(cmd, sizeof cmd, "cd %s && exec %s -np 3 --oversubscribe %s %s %s --quiet --out mpikilled > /dev/null 2>&1",
+             dir, mpirun, geteuid() == 0 ? "--allow-run-as-root" : "", penlim, args);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    int seen = 0, finished = 0;
+    for (int k = 0; k < 60000 && (seen = count_summaries("mpikilled")) < 4; k++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid) {
+            finished = 1;
+            break;
+        }
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    if (!finished) {
+        kill(pid, SIGTERM);
+        waitpid(pid, NULL, 0);
+    }
+    if (finished)
+        printf("test_study_cli: note: the MPI study finished before it could be killed\n");
+    CHECK(finished || !exists("mpikilled/manifest.json"), "killed before its manifest (%d runs written)", seen);
+    snprintf(cmd, sizeof cmd, "%s --out mpikilled --resume", args);
+    CHECK(run_mpi(2, cmd) == 0, "resumed under mpirun -np 2");
+    e = slurp("stderr.txt");
+    const char *r = e ? strstr(e, "--resume: ") : NULL;
+    CHECK(r && atoi(r + 10) >= (seen > 0 ? 1 : 0), "the resume reused what the killed job stored: %s", e ? e : "");
+    free(e);
+    CHECK(same_study("whole", "mpikilled"), "killed under MPI and resumed: the same data as the study whole");
+}
+
 static void bad(const char *args, const char *cmd, const char *what)
 {
     char line[1024];
@@ -435,6 +508,10 @@ int main(int argc, char **argv)
     test_kill_resume();
     test_corner_thresholds();
     test_dof_axis();
+    if (argc > 2) {
+        mpirun = argv[2];
+        test_mpi();
+    }
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (check_failures == 0 && system(cmd) != 0)

@@ -3,6 +3,7 @@
  * kill (--resume).  The output directory is a sweep's: locked, the journal written as each task's
  * files are, manifest.json at the end (docs/formats.md, "Studies"). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/common.h"
+#include "cli/farm.h"
 #include "core/clock.h"
 #include "io/report.h"
 #include "io/study_plots.h"
@@ -519,41 +521,47 @@ static json_t *study_manifest(const pl_model *model, const pl_solver_type *solve
     return m;
 }
 
-static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st)
-{
-    case_options o = {.cmd = "study", .t_end = NAN};
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    o.jobs = cores > 0 ? cores : 1;
-    int rc = parse_case_options(argc, argv, &o, CMD_STUDY, study_usage);
+/* What a study's set-up gives: its options, solver, base options and plan's spec, the figures' choices. */
+typedef struct {
+    case_options o;
     const pl_solver_type *solver;
-    if (rc >= 0 || (rc = choose_solver(&o, &pl_solver_penalty, &solver)) >= 0)
-        return rc;
     pl_solve_opts base;
-    if ((rc = prepare(&o, solver, NULL, model, &base)) >= 0)
+    pl_setting options[MAX_GIVEN]; /* the solver's options given, fixed for every run */
+    size_t noptions;
+    pl_study_spec spec;
+    figure_choice fc;
+} study_setup;
+
+/* Parse, check and plan the study (every process of an MPI job does the same): an exit status with
+ * its message printed, or -1. */
+static int setup_study(int argc, char **argv, pl_model *model, pl_study *st, study_setup *su, long default_jobs)
+{
+    su->o = (case_options){.cmd = "study", .t_end = NAN, .jobs = default_jobs};
+    int rc = parse_case_options(argc, argv, &su->o, CMD_STUDY, study_usage);
+    if (rc >= 0 || (rc = choose_solver(&su->o, &pl_solver_penalty, &su->solver)) >= 0)
+        return rc;
+    if ((rc = prepare(&su->o, su->solver, NULL, model, &su->base)) >= 0)
         return rc;
     /* the solver's options given, fixed for every run */
-    pl_setting options[MAX_GIVEN];
-    size_t noptions = 0;
     pl_error err;
-    for (size_t k = 0; k < o.ngiven; k++) {
-        snprintf(options[noptions].name, sizeof options[noptions].name, "%s", o.given_name[k]);
-        if (pl_parse_double(o.given_text[k], &options[noptions++].value, &err, o.given_name[k]) != PL_OK)
+    for (size_t k = 0; k < su->o.ngiven; k++) {
+        snprintf(su->options[su->noptions].name, sizeof su->options[su->noptions].name, "%s", su->o.given_name[k]);
+        if (pl_parse_double(su->o.given_text[k], &su->options[su->noptions++].value, &err, su->o.given_name[k]) != PL_OK)
             return failure("study", &err);
     }
-    pl_study_spec spec = {.c = o.c, .law = o.law, .solver = solver, .settings = o.settings,
-                          .nsettings = o.nsettings, .options = options, .noptions = noptions,
-                          .grids = o.grid, .ngrids = o.ngrids, .zip = o.zip, .t_end = o.t_end,
-                          .samples = o.samples_given ? (size_t)o.samples : SIZE_MAX, .max_steps = o.max_steps,
-                          .max_seconds = o.max_seconds, .max_output = o.max_output, .contacts = o.contacts,
-                          .jobs = (int)o.jobs};
-    if (pl_study_plan(&spec, st, &err) != PL_OK)
+    su->spec = (pl_study_spec){.c = su->o.c, .law = su->o.law, .solver = su->solver, .settings = su->o.settings,
+                          .nsettings = su->o.nsettings, .options = su->options, .noptions = su->noptions,
+                          .grids = su->o.grid, .ngrids = su->o.ngrids, .zip = su->o.zip, .t_end = su->o.t_end,
+                          .samples = su->o.samples_given ? (size_t)su->o.samples : SIZE_MAX, .max_steps = su->o.max_steps,
+                          .max_seconds = su->o.max_seconds, .max_output = su->o.max_output, .contacts = su->o.contacts,
+                          .jobs = (int)su->o.jobs};
+    if (pl_study_plan(&su->spec, st, &err) != PL_OK)
         return failure("study", &err);
     /* the map's quantity and axes, checked before anything runs */
-    figure_choice fc;
-    figures_from_options(&o, &fc);
-    if (o.map_axes && !fc.opts.map_axes[0])
-        return input_error("study", "--map-axes %s: expected A,B, two axes of the study given by --grid", o.map_axes);
-    if (figures_plan(&fc, st, NULL, &err) != PL_OK) {
+    figures_from_options(&su->o, &su->fc);
+    if (su->o.map_axes && !su->fc.opts.map_axes[0])
+        return input_error("study", "--map-axes %s: expected A,B, two axes of the study given by --grid", su->o.map_axes);
+    if (figures_plan(&su->fc, st, NULL, &err) != PL_OK) {
         if (err.status != PL_ERR_INPUT)
             return failure("study", &err);
         char msg[sizeof err.message];
@@ -561,90 +569,289 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st)
         int axes = strstr(msg, "axis") || strstr(msg, "axes");
         return input_error("study", axes ? "--map-axes: %s" : "--map: %s", msg);
     }
-    if ((rc = setup_within_budget(&o)) >= 0)
+    if ((rc = setup_within_budget(&su->o)) >= 0)
         return rc;
-    watchdog_setup_done(&o);
-    /* the tasks of this process: all, or those dealt to its shard */
-    unsigned char *skip = calloc(st->ntasks, 1);
-    size_t *shard = o.nshards > 0 ? malloc(st->ntasks * sizeof *shard) : NULL;
-    if (!skip || (o.nshards > 0 && !shard)) {
-        free(skip), free(shard);
-        fprintf(stderr, "penlim study: out of memory\n");
-        return 3;
+    watchdog_setup_done(&su->o);
+    return -1;
+}
+
+/* ---- phase 1 over an MPI job -------------------------------------------------------------------- */
+
+/* Under `mpirun -np K` (src/cli/farm.h): every process plans the same study; a task is
+ * pl_study_execute into the farm's private directory of the process that runs it, whose files are
+ * shipped to the writer (rank 0), which stores them where the plan puts them, as one process
+ * writes its own. */
+typedef struct {
+    const pl_study *st;
+    study_io *io; /* the writer's */
+    pl_study_progress prog;
+    double started, cost_total, cost_done;
+} farm_phase;
+
+static pl_status farm_execute(size_t task, int dir_fd, pl_error *err, void *user)
+{
+    const farm_phase *fp = user;
+    pl_output o;
+    pl_output_init(&o, "(the task's directory)", cli_file_mode(), NULL);
+    o.root_fd = dup(dir_fd);
+    if (o.root_fd < 0)
+        return pl_fail(err, PL_ERR_IO, "cannot duplicate the task's directory: %s", strerror(errno));
+    int failed = 0;
+    pl_status s = pl_study_execute(fp->st, task, &o, &failed, err);
+    pl_output_free(&o);
+    if (s == PL_OK && failed) /* its files, written as failed, are stored all the same */
+        s = pl_fail(err, PL_ERR_SOLVER, "task %zu failed", task);
+    return s;
+}
+
+/* The writer: task's files, each one of the names the plan gives it (anything else ends the study),
+ * through the output (complete or absent), then the journal and the progress as for one process. */
+static pl_status farm_store(size_t task, pl_status task_status, const pl_error *task_err, const pl_farm_file *files,
+                            size_t nfiles, pl_error *err, void *user)
+{
+    (void)task_err;
+    farm_phase *fp = user;
+    char sub[64];
+    pl_study_task_dir(fp->st, task, sub, sizeof sub);
+    size_t len = strlen(sub);
+    for (size_t i = 0; i < nfiles; i++) {
+        const char *name = files[i].name + len + 1;
+        int known = strncmp(files[i].name, sub, len) == 0 && files[i].name[len] == '/';
+        for (size_t j = 0, found = 0; known && !found; j++) {
+            if (j == sizeof task_files / sizeof *task_files) {
+                known = 0;
+                break;
+            }
+            found = strcmp(name, task_files[j]) == 0;
+        }
+        if (!known)
+            return pl_fail(err, PL_ERR_IO, "a process sent a file task %zu does not write: '%.200s'", task,
+                           files[i].name);
+        pl_file f;
+        pl_status s = pl_file_open(&f, &fp->io->d->out, sub, name, err);
+        if (s != PL_OK)
+            return s;
+        if (fwrite(files[i].bytes, 1, files[i].size, f.fp) != files[i].size) {
+            pl_file_abort(&f);
+            return pl_fail(err, PL_ERR_IO, "cannot write %s", files[i].name);
+        }
+        if ((s = pl_file_commit(&f, err)) != PL_OK)
+            return s;
     }
-    if (o.nshards > 0 && pl_study_deal(st, (size_t)o.nshards, shard, &err) != PL_OK) {
-        free(skip), free(shard);
-        return failure("study", &err);
+    int failed = task_status != PL_OK;
+    const pl_study_task *t = &fp->st->tasks[task];
+    if (t->is_limit)
+        fp->prog.limits_done++;
+    else {
+        fp->prog.done++;
+        fp->prog.failed += failed;
     }
-    for (size_t t = 0; shard && t < st->ntasks; t++)
-        skip[t] = shard[t] != (size_t)(o.shard - 1) ? 2 : 0;
-    outdir_session d;
-    if ((rc = outdir_start(&o, &d)) >= 0) {
-        free(skip), free(shard);
-        outdir_end(&d);
+    fp->cost_done += t->cost;
+    task_done(task, failed, fp->io);
+    if (fp->io->status != PL_OK) {
+        *err = fp->io->err;
+        return fp->io->status;
+    }
+    if (fp->st->spec.progress) {
+        fp->prog.elapsed = pl_now_seconds() - fp->started;
+        fp->prog.remaining = fp->cost_done > 0 ? fp->prog.elapsed * (fp->cost_total - fp->cost_done) / fp->cost_done : NAN;
+        fp->st->spec.progress(&fp->prog, fp->st->spec.user);
+    }
+    return PL_OK;
+}
+
+/* Phase 1 of the tasks not skipped over every process of the job; the writer's io (NULL elsewhere). */
+static pl_status farm_phase1(pl_farm *farm, const pl_study *st, const unsigned char *skip, study_io *io, int threads,
+                             pl_error *err)
+{
+    farm_phase fp = {.st = st, .io = io, .started = pl_now_seconds()};
+    fp.prog.phase = "runs";
+    double *cost = malloc(st->ntasks * sizeof *cost);
+    if (!cost)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    for (size_t t = 0; t < st->ntasks; t++) {
+        cost[t] = st->tasks[t].cost;
+        int counted = !skip || skip[t] != 2; /* a shard's own tasks */
+        if (counted && st->tasks[t].is_limit)
+            fp.prog.limits_total++;
+        else if (counted)
+            fp.prog.total++;
+        if (skip && skip[t] == 1)
+            *(st->tasks[t].is_limit ? &fp.prog.limits_done : &fp.prog.done) += 1;
+        else if (!skip || !skip[t])
+            fp.cost_total += cost[t];
+    }
+    pl_farm_ops ops = {.ntasks = st->ntasks, .cost = cost, .skip = skip, .execute = farm_execute,
+                       .store = farm_store, .user = &fp, .threads = threads};
+    pl_status s = pl_farm_run(farm, &ops, err);
+    free(cost);
+    return s;
+}
+
+/* ---- the command ------------------------------------------------------------------------------ */
+
+/* Under MPI every process checks the same arguments; a bad input is printed once, by the writer,
+ * and every process exits alike: the others' output goes nowhere, their first error line is kept
+ * for the verdict (src/cli/farm.h, pl_farm_verdict). */
+static FILE *silence_other_ranks(const pl_farm *farm)
+{
+    if (pl_farm_is_writer(farm))
+        return NULL;
+    fflush(stdout);
+    fflush(stderr);
+    int null = open("/dev/null", O_WRONLY);
+    FILE *kept = tmpfile();
+    if (null >= 0)
+        dup2(null, STDOUT_FILENO);
+    if (kept)
+        dup2(fileno(kept), STDERR_FILENO);
+    else if (null >= 0)
+        dup2(null, STDERR_FILENO);
+    if (null >= 0)
+        close(null);
+    return kept;
+}
+
+/* The verdict of every process on the exit status rc (-1: go on) each one reached: -1 if every one
+ * goes on, else the exit status of the first that does not (its message printed by the writer, if
+ * the writer has not printed its own). */
+static int agree(pl_farm *farm, int rc, FILE *kept)
+{
+    if (pl_farm_size(farm) == 1)
         return rc;
+    pl_error e;
+    pl_error_clear(&e);
+    pl_status mine = rc < 0 || rc == 0 ? PL_OK : rc == 2 ? PL_ERR_INPUT : PL_ERR_IO;
+    if (mine != PL_OK && kept) { /* this process's own line, without the program's prefix */
+        fflush(stderr);
+        char line[sizeof e.message] = "";
+        rewind(kept);
+        if (!fgets(line, sizeof line, kept))
+            snprintf(line, sizeof line, "failed with exit status %d", rc);
+        line[strcspn(line, "\n")] = '\0';
+        const char *text = strncmp(line, "penlim study: ", 14) == 0 ? line + 14 : line;
+        snprintf(e.message, sizeof e.message, "%s", text);
     }
-    json_t *identity = study_identity(&spec);
-    d.manifest = study_manifest(model, solver, &base, &o, identity);
-    if (d.manifest)
-        PL_JSON_SET(d.manifest, "figures", figures_json(&fc));
-    if (o.nshards > 0 && d.manifest) {
+    pl_status all = pl_farm_verdict(farm, mine, &e);
+    if (all == PL_OK)
+        return rc;
+    if (pl_farm_is_writer(farm) && mine == PL_OK)
+        fprintf(stderr, "penlim study: %s\n", e.message);
+    return rc > 0 ? rc : all == PL_ERR_INPUT ? 2 : 3;
+}
+
+/* The writer's output directory: the manifest, the journal, the tasks a --resume reuses (skip[t]
+ * = 1) besides another shard's (2).  An exit status with its message printed, or -1. */
+static int open_study_dir(study_setup *su, const pl_model *model, const pl_study *st, unsigned char *skip,
+                          outdir_session *d, size_t *reused, size_t *mine)
+{
+    pl_error err;
+    int rc = outdir_start(&su->o, d);
+    if (rc >= 0)
+        return rc;
+    json_t *identity = study_identity(&su->spec);
+    d->manifest = study_manifest(model, su->solver, &su->base, &su->o, identity);
+    if (d->manifest)
+        PL_JSON_SET(d->manifest, "figures", figures_json(&su->fc));
+    if (su->o.nshards > 0 && d->manifest) {
         json_t *sh = json_object(), *tasks = json_array();
-        PL_JSON_SET(sh, "index", json_integer(o.shard));
-        PL_JSON_SET(sh, "count", json_integer(o.nshards));
+        PL_JSON_SET(sh, "index", json_integer(su->o.shard));
+        PL_JSON_SET(sh, "count", json_integer(su->o.nshards));
         PL_JSON_SET(sh, "tasks_in_study", json_integer((json_int_t)st->ntasks));
         for (size_t t = 0; t < st->ntasks; t++)
             if (!skip[t])
                 PL_JSON_APPEND(tasks, json_integer((json_int_t)t));
         PL_JSON_SET(sh, "tasks", tasks);
-        PL_JSON_SET(d.manifest, "shard", sh);
+        PL_JSON_SET(d->manifest, "shard", sh);
     }
-    pl_status s = d.manifest && identity ? PL_OK : pl_fail(&err, PL_ERR_NOMEM, "out of memory");
+    pl_status s = d->manifest && identity ? PL_OK : pl_fail(&err, PL_ERR_NOMEM, "out of memory");
     for (size_t t = 0; s == PL_OK && t < st->ntasks; t++) {
         if (skip[t])
             continue;
-        s = plan_task_files(st, t, &d.planned, &err);
-        int reuse = s == PL_OK && o.resume ? task_reusable(&d, st, t, &d.keep, &err) : 0;
+        s = plan_task_files(st, t, &d->planned, &err);
+        int reuse = s == PL_OK && su->o.resume ? task_reusable(d, st, t, &d->keep, &err) : 0;
         if (reuse < 0)
             s = PL_ERR_NOMEM;
         else if (reuse)
             skip[t] = 1;
     }
-    if (s == PL_OK && o.nshards == 0)
-        s = pl_strings_add(&d.planned, "study.csv", &err);
-    if (s == PL_OK && o.nshards == 0)
-        s = pl_strings_add(&d.planned, "study.json", &err);
-    if (s == PL_OK && o.nshards == 0 && !o.no_plots)
-        s = figures_plan(&fc, st, &d.planned, &err);
-    if (s == PL_OK && !(d.journal = json_deep_copy(d.manifest)))
+    if (s == PL_OK && su->o.nshards == 0)
+        s = pl_strings_add(&d->planned, "study.csv", &err);
+    if (s == PL_OK && su->o.nshards == 0)
+        s = pl_strings_add(&d->planned, "study.json", &err);
+    if (s == PL_OK && su->o.nshards == 0 && !su->o.no_plots)
+        s = figures_plan(&su->fc, st, &d->planned, &err);
+    if (s == PL_OK && !(d->journal = json_deep_copy(d->manifest)))
         s = pl_fail(&err, PL_ERR_NOMEM, "out of memory");
     if (s == PL_OK)
-        s = pl_outdir_begin(&d.out, &d.st, d.journal, &d.planned, &d.keep, &err);
+        s = pl_outdir_begin(&d->out, &d->st, d->journal, &d->planned, &d->keep, &err);
     if (s == PL_OK)
-        s = record_kept(&d, &err);
+        s = record_kept(d, &err);
     json_decref(identity);
     if (s != PL_OK) {
         fprintf(stderr, "penlim study: %s\n", err.message);
-        free(skip), free(shard);
-        outdir_end(&d);
         return exit_code(s);
     }
-    size_t reused = 0, mine = 0;
+    *reused = *mine = 0;
     for (size_t t = 0; t < st->ntasks; t++) {
-        reused += skip[t] == 1;
-        mine += skip[t] != 2;
+        *reused += skip[t] == 1;
+        *mine += skip[t] != 2;
     }
-    if (o.resume && !o.quiet)
-        fprintf(stderr, "penlim study: --resume: %zu of %zu tasks (runs and limit solutions) reused\n", reused, mine);
-    progress_state ps;
-    progress_start(&ps, "study", o.quiet);
-    study_io io = {.d = &d, .st = st, .ps = &ps, .status = PL_OK};
-    st->spec.task_done = task_done;
-    st->spec.progress = o.quiet ? NULL : study_progress;
-    st->spec.user = &io;
-    s = pl_study_phase1(st, &d.out, skip, &err);
-    free(skip);
+    if (su->o.resume && !su->o.quiet)
+        fprintf(stderr, "penlim study: --resume: %zu of %zu tasks (runs and limit solutions) reused\n", *reused, *mine);
+    return -1;
+}
+
+static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st, pl_farm *farm, study_setup *su)
+{
+    /* under MPI one thread per process unless --jobs says otherwise: the processes are the parallelism */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    FILE *kept = silence_other_ranks(farm);
+    int rc = setup_study(argc, argv, model, st, su, pl_farm_size(farm) > 1 ? 1 : cores > 0 ? cores : 1);
+    if ((rc = agree(farm, rc, kept)) >= 0) {
+        if (kept)
+            fclose(kept);
+        return rc;
+    }
+    /* the tasks of this process: all, or those dealt to its shard */
+    pl_error err;
+    unsigned char *skip = calloc(st->ntasks, 1);
+    size_t *shard = su->o.nshards > 0 ? malloc(st->ntasks * sizeof *shard) : NULL;
+    if (!skip || (su->o.nshards > 0 && !shard))
+        rc = 3, fprintf(stderr, "penlim study: out of memory\n");
+    else if (su->o.nshards > 0 && pl_study_deal(st, (size_t)su->o.nshards, shard, &err) != PL_OK)
+        rc = failure("study", &err);
+    for (size_t t = 0; rc < 0 && shard && t < st->ntasks; t++)
+        skip[t] = shard[t] != (size_t)(su->o.shard - 1) ? 2 : 0;
     free(shard);
+    outdir_session d;
+    memset(&d, 0, sizeof d);
+    int writer = pl_farm_is_writer(farm);
+    size_t reused = 0, mine = 0;
+    if (rc < 0 && writer)
+        rc = open_study_dir(su, model, st, skip, &d, &reused, &mine);
+    rc = agree(farm, rc, kept);
+    if (kept)
+        fclose(kept);
+    if (rc >= 0) {
+        free(skip);
+        if (writer)
+            outdir_end(&d);
+        return rc;
+    }
+    progress_state ps;
+    study_io io = {.d = &d, .st = st, .ps = &ps, .status = PL_OK};
+    if (writer) {
+        progress_start(&ps, "study", su->o.quiet);
+        st->spec.task_done = task_done;
+        st->spec.progress = su->o.quiet ? NULL : study_progress;
+        st->spec.user = &io;
+    }
+    pl_status s = pl_farm_size(farm) > 1 ? farm_phase1(farm, st, skip, writer ? &io : NULL, (int)su->o.jobs, &err)
+                                         : pl_study_phase1(st, &d.out, skip, &err);
+    free(skip);
+    if (!writer) /* the writer reports what ends the study; the job's status is its */
+        return s == PL_OK ? 0 : exit_code(s);
     if (s == PL_OK && io.status != PL_OK) {
         s = io.status;
         err = io.err;
@@ -655,7 +862,7 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st)
         outdir_end(&d);
         return exit_code(s);
     }
-    if (o.nshards > 0) { /* a shard: its runs and limit solutions, the manifest; merge does the rest */
+    if (su->o.nshards > 0) { /* a shard: its runs and limit solutions, the manifest; merge does the rest */
         s = pl_outdir_finish(&d.out, &d.st, &d.planned, d.manifest, &err);
         progress_end(&ps);
         if (s != PL_OK) {
@@ -663,26 +870,38 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st)
             outdir_end(&d);
             return exit_code(s);
         }
-        if (!o.quiet) {
-            printf("study %s: shard %ld of %ld: %zu of the study's %zu tasks (%zu failed)\n", o.c->name, o.shard,
-                   o.nshards, mine, st->ntasks, io.failed_tasks);
+        if (!su->o.quiet) {
+            printf("study %s: shard %ld of %ld: %zu of the study's %zu tasks (%zu failed)\n", su->o.c->name,
+                   su->o.shard, su->o.nshards, mine, st->ntasks, io.failed_tasks);
             print_written(d.out.root, &d.out.written);
         }
         outdir_end(&d);
         return io.failed_tasks ? 3 : 0;
     }
-    rc = finish_study("study", &d, st, &o, &ps, !o.no_plots);
+    rc = finish_study("study", &d, st, &su->o, &ps, !su->o.no_plots);
     outdir_end(&d);
     return rc;
 }
 
 int cmd_study(int argc, char **argv)
 {
+    pl_farm *farm = NULL;
+    pl_error err;
+    if (pl_farm_init(&argc, &argv, &farm, &err) != PL_OK) {
+        fprintf(stderr, "penlim study: %s\n", err.message);
+        return err.status == PL_ERR_INPUT ? 2 : 3;
+    }
     pl_model model = {0};
     pl_study st = {0};
-    int rc = cmd_study_with(argc, argv, &model, &st);
+    study_setup su;
+    memset(&su, 0, sizeof su);
+    int rc = cmd_study_with(argc, argv, &model, &st, farm, &su);
     pl_study_free(&st);
     pl_model_free(&model);
+    if (pl_farm_end(farm, &err) != PL_OK && rc == 0) {
+        fprintf(stderr, "penlim study: %s\n", err.message);
+        rc = 3;
+    }
     return rc;
 }
 
