@@ -343,6 +343,11 @@ static void test_mpi(void)
     CHECK(count_prefixed(e, "penlim study: ") == 1 && strstr(e, "nosuch"), "penlim's line once: %s", e ? e : "");
     free(e);
     CHECK(!exists("mpibad"), "bad input under mpirun: nothing written");
+    CHECK(run_mpi(2, "run bouncing_ball --out mpirun_run") == 2, "run under mpirun -np 2: refused");
+    e = slurp("stderr.txt");
+    CHECK(count_prefixed(e, "penlim run: ") == 1 && strstr(e, "only 'penlim study'"), "refused once: %s", e ? e : "");
+    free(e);
+    CHECK(!exists("mpirun_run"), "run under mpirun: nothing written");
 
     const char *args = "study bouncing_ball --t-end 100 --grid mu=1e5,1e7,1e9 --grid e=lin:0.9:0.95:6";
     snprintf(cmd, sizeof cmd, "cd %s && exec %s -np 3 --oversubscribe %s %s %s --quiet --out mpikilled > /dev/null 2>&1",

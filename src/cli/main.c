@@ -4,6 +4,7 @@
  * failure, out of memory, a time budget; results still written). */
 #include <gsl/gsl_errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/args.h"
@@ -65,6 +66,15 @@ static int dispatch(int argc, char **argv)
     if (command == CLI_VERSION) {
         printf("penlim %s\n", PENLIM_VERSION);
         return 0;
+    }
+    /* Under mpirun with several processes each would run the whole command and write the same files:
+     * study alone spreads its runs (src/cli/farm.h); the others are refused, once, by rank 0. */
+    const char *size = getenv("OMPI_COMM_WORLD_SIZE"), *rank = getenv("OMPI_COMM_WORLD_RANK");
+    if (size && atol(size) > 1 && strcmp(argv[1], "study") != 0) {
+        if (!rank || atol(rank) == 0)
+            fprintf(stderr, "penlim %s: runs as one process: under mpirun -np %ld only 'penlim study' spreads its "
+                            "runs over the processes\n", argv[1], atol(size));
+        return 2;
     }
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (strcmp(argv[1], commands[k].name) == 0) {
