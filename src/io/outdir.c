@@ -815,6 +815,8 @@ static pl_status sort_files(pl_strings *files, pl_strings *hashes, pl_error *err
         hashes->items[k] = p[k].hash;
     }
     free(p);
+    pl_strings_reindex(files);
+    pl_strings_reindex(hashes);
     return PL_OK;
 }
 

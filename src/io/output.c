@@ -16,6 +16,39 @@
 
 #include "core/number.h"
 
+static size_t string_hash(const char *text)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    return (size_t)h;
+}
+
+static void index_put(pl_strings *s, size_t item)
+{
+    size_t k = string_hash(s->items[item]) & (s->index_cap - 1);
+    while (s->index[k])
+        k = (k + 1) & (s->index_cap - 1);
+    s->index[k] = item + 1;
+}
+
+void pl_strings_reindex(pl_strings *s)
+{
+    free(s->index);
+    s->index = NULL;
+    s->index_cap = 0;
+    if (s->n < 16)
+        return;
+    size_t cap = 64;
+    while (cap < 4 * s->n)
+        cap *= 2;
+    if (!(s->index = calloc(cap, sizeof *s->index)))
+        return; /* without memory for it, lookups go through the list */
+    s->index_cap = cap;
+    for (size_t k = 0; k < s->n; k++)
+        index_put(s, k);
+}
+
 pl_status pl_strings_add(pl_strings *s, const char *text, pl_error *err)
 {
     if (s->n == s->cap) {
@@ -29,15 +62,51 @@ pl_status pl_strings_add(pl_strings *s, const char *text, pl_error *err)
     if (!(s->items[s->n] = strdup(text)))
         return pl_fail(err, PL_ERR_NOMEM, "out of memory");
     s->n++;
+    if (s->index && 2 * s->n <= s->index_cap)
+        index_put(s, s->n - 1);
+    else if (s->n >= 16)
+        pl_strings_reindex(s);
     return PL_OK;
+}
+
+long pl_strings_find(const pl_strings *s, const char *text)
+{
+    if (s->index) {
+        for (size_t k = string_hash(text) & (s->index_cap - 1); s->index[k]; k = (k + 1) & (s->index_cap - 1))
+            if (strcmp(s->items[s->index[k] - 1], text) == 0)
+                return (long)(s->index[k] - 1);
+        return -1;
+    }
+    for (size_t k = 0; k < s->n; k++)
+        if (strcmp(s->items[k], text) == 0)
+            return (long)k;
+    return -1;
 }
 
 int pl_strings_has(const pl_strings *s, const char *text)
 {
-    for (size_t k = 0; k < s->n; k++)
-        if (strcmp(s->items[k], text) == 0)
-            return 1;
-    return 0;
+    return pl_strings_find(s, text) >= 0;
+}
+
+pl_status pl_strings_set(pl_strings *s, size_t k, const char *text, pl_error *err)
+{
+    char *t = strdup(text);
+    if (!t)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    free(s->items[k]);
+    s->items[k] = t;
+    if (s->index)
+        pl_strings_reindex(s);
+    return PL_OK;
+}
+
+void pl_strings_pop(pl_strings *s)
+{
+    if (s->n == 0)
+        return;
+    free(s->items[--s->n]);
+    if (s->index)
+        pl_strings_reindex(s);
 }
 
 void pl_strings_free(pl_strings *s)
@@ -45,6 +114,7 @@ void pl_strings_free(pl_strings *s)
     for (size_t k = 0; k < s->n; k++)
         free(s->items[k]);
     free(s->items);
+    free(s->index);
     memset(s, 0, sizeof *s);
 }
 
@@ -89,18 +159,12 @@ void pl_output_close(pl_output *out)
 
 pl_status pl_output_add_hashed(pl_output *out, const char *rel, const char *hash, pl_error *err)
 {
-    for (size_t k = 0; k < out->written.n; k++)
-        if (strcmp(out->written.items[k], rel) == 0) { /* written again: its latest content */
-            char *h = strdup(hash ? hash : "");
-            if (!h)
-                return pl_fail(err, PL_ERR_NOMEM, "out of memory");
-            free(out->hashes.items[k]);
-            out->hashes.items[k] = h;
-            return PL_OK;
-        }
+    long k = pl_strings_find(&out->written, rel);
+    if (k >= 0) /* written again: its latest content */
+        return pl_strings_set(&out->hashes, (size_t)k, hash ? hash : "", err);
     pl_status s = pl_strings_add(&out->written, rel, err);
     if (s == PL_OK && (s = pl_strings_add(&out->hashes, hash ? hash : "", err)) != PL_OK)
-        free(out->written.items[--out->written.n]);
+        pl_strings_pop(&out->written);
     return s;
 }
 

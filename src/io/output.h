@@ -25,14 +25,26 @@
  * "/runs/NNNN_mu_1.000e+308/.trajectory_s.csv.XXXXXX" and room to spare. */
 #define PL_OUTPUT_RESERVE 80
 
-/* A growable list of strings. */
+/* A growable list of strings; from 16 on, a hash index of its items besides, so that finding one
+ * does not cost a pass over a study's hundred thousand file names.  Change items only through these
+ * functions (or call pl_strings_reindex after reordering them). */
 typedef struct {
     char **items;
     size_t n, cap;
+    size_t *index;    /* open addressing: item position + 1 (0: empty), or NULL */
+    size_t index_cap; /* a power of 2, at least twice n */
 } pl_strings;
 
 pl_status pl_strings_add(pl_strings *s, const char *text, pl_error *err);
 int pl_strings_has(const pl_strings *s, const char *text);
+/* The position of text among the items, or -1. */
+long pl_strings_find(const pl_strings *s, const char *text);
+/* Replace item k by text. */
+pl_status pl_strings_set(pl_strings *s, size_t k, const char *text, pl_error *err);
+/* Remove the last item. */
+void pl_strings_pop(pl_strings *s);
+/* The index again, after the items were reordered in place. */
+void pl_strings_reindex(pl_strings *s);
 void pl_strings_free(pl_strings *s);
 
 typedef struct {
