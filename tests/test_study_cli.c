@@ -428,7 +428,19 @@ static void test_bad_input(void)
     CHECK(system(cmd) == 0, "a shard altered");
     CHECK(run("merge shard1x shard2 shard3 --out altered --quiet") == 2, "merge of an altered shard: exit 2");
     one_line("merge", "has changed since penlim wrote it");
-    CHECK(!exists("altered/manifest.json"), "no manifest: the merge is not complete");
+    CHECK(!exists("altered"), "an altered shard: nothing written");
+    snprintf(cmd, sizeof cmd, "cd %s && cp -r shard1 shard1m && for f in shard1m/runs/*/summary.json; do "
+             "rm $f; break; done", dir);
+    CHECK(system(cmd) == 0, "a shard's file removed");
+    bad("merge shard1m shard2 shard3", "merge", "is missing");
+    /* a shard naming a model compiled apart: never loaded from the path it gives */
+    snprintf(cmd, sizeof cmd, "cd %s && cp -r shard1 shard1l && cp -r shard2 shard2l && cp -r shard3 shard3l && "
+             "for d in shard1l shard2l shard3l; do python3 -c \"import json,sys; m=json.load(open(sys.argv[1])); "
+             "m['model']={'file':'/nonexistent/evil.so','content_hash':'0'}; json.dump(m,open(sys.argv[1],'w'))\" "
+             "$d/manifest.json; done", dir);
+    CHECK(system(cmd) == 0, "shards naming a model file");
+    bad("merge shard1l shard2l shard3l", "merge", "--model FILE");
+    bad("merge shard1 shard2 shard3 --model /nonexistent/evil.so", "merge", "built-in case");
 }
 
 /* Derived from the case's definition (docs/cases.md): unit mass from (-1 + eps, -1) at velocity (1, 1),

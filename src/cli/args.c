@@ -288,13 +288,17 @@ pl_status cli_parse_merge(int argc, char **argv, merge_options *m, pl_error *err
             m->help = 1;
             return PL_OK;
         }
-        if (strcmp(arg, "--out") == 0 || strcmp(arg, "--jobs") == 0) {
+        if (strcmp(arg, "--out") == 0 || strcmp(arg, "--jobs") == 0 || strcmp(arg, "--model") == 0) {
             if (k + 1 >= argc || !*argv[k + 1])
                 return pl_fail(err, PL_ERR_INPUT, "option %s needs a value", arg);
             if (arg[2] == 'o') {
                 if (m->out)
                     return pl_fail(err, PL_ERR_INPUT, "option --out given twice");
                 m->out = argv[++k];
+            } else if (arg[2] == 'm') {
+                if (m->model)
+                    return pl_fail(err, PL_ERR_INPUT, "option --model given twice");
+                m->model = argv[++k];
             } else {
                 if (jobs_seen++)
                     return pl_fail(err, PL_ERR_INPUT, "option --jobs given twice");

@@ -116,13 +116,14 @@ typedef struct {
 
 pl_status cli_parse_new_model(int argc, char **argv, new_model_options *n, pl_error *err);
 
-/* The arguments of 'merge': DIR... --out DIR [--jobs J] [--no-plots] [--force] [--quiet], or
- * --help (-h) alone. */
+/* The arguments of 'merge': DIR... --out DIR [--model FILE] [--jobs J] [--no-plots] [--force]
+ * [--quiet], or --help (-h) alone. */
 #define MAX_MERGE 4096
 typedef struct {
     const char *dirs[MAX_MERGE];
     size_t ndirs;
     const char *out;
+    const char *model; /* the model compiled apart the shards ran, or NULL */
     long jobs;
     int no_plots, force, quiet, help;
 } merge_options;

@@ -53,10 +53,12 @@ static const char study_usage[] =
     "  --no-plots: as for 'penlim sweep'\n";
 
 static const char merge_usage[] =
-    "usage: penlim merge DIR... --out DIR [--jobs J] [--no-plots] [--force] [--quiet]\n"
+    "usage: penlim merge DIR... --out DIR [--model FILE] [--jobs J] [--no-plots] [--force] [--quiet]\n"
     "Merge the shards of one study ('penlim study --shard I/N', each complete, each once) into one\n"
     "study directory: the shards' run files copied (their content hashes verified), then the\n"
-    "analysis, study.csv, study.json and the figures, the same data as the study run in one process.\n";
+    "analysis, study.csv, study.json and the figures, the same data as the study run in one process.\n"
+    "  --model FILE      the model compiled apart that the shards ran (the same file: its content\n"
+    "                    hash is checked); a path read from a shard is never loaded\n";
 
 /* The files of a task's directory: the first 3 always, contacts.csv with sparse contacts. */
 static const char *const task_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json", "contacts.csv"};
@@ -990,6 +992,23 @@ static pl_status copy_file(shard_dir *sh, outdir_session *d, const char *rel, co
     return s;
 }
 
+/* rel of a shard as listed: present, a regular file, its bytes those of hash.  PL_ERR_INPUT naming the
+ * file otherwise (a read error: PL_ERR_IO). */
+static pl_status verify_file(shard_dir *sh, const char *rel, const char *hash, pl_error *err)
+{
+    int fd = pl_output_open_file(&sh->out, rel, err);
+    if (fd < 0)
+        return errno == ENOENT || errno == ELOOP || errno == ENOTDIR || errno == EINVAL
+                   ? pl_fail(err, PL_ERR_INPUT, "%s/%s is missing or not a regular file", sh->dir, rel)
+                   : PL_ERR_IO;
+    char got[PL_HASH_LEN];
+    pl_status s = pl_hash_fd(fd, got, err);
+    close(fd);
+    if (s == PL_OK && strcmp(got, hash) != 0)
+        s = pl_fail(err, PL_ERR_INPUT, "%s/%s has changed since penlim wrote it", sh->dir, rel);
+    return s;
+}
+
 static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, case_options *o, size_t **dealt_out)
 {
     merge_options m;
@@ -1049,13 +1068,19 @@ static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, ca
     o->force = m.force;
     o->quiet = m.quiet;
     o->jobs = m.jobs;
+    /* A model compiled apart is the one the user names (--model), never a path read from a shard: a
+     * directory from elsewhere is data, and loading a library runs its code. */
+    if (file && !m.model)
+        return input_error("merge", "%s", "the shards ran a model compiled apart: give the same file with --model FILE");
+    if (!file && m.model)
+        return input_error("merge", "%s", "the shards ran a built-in case: --model is not for them");
     if (file) {
-        o->model_file = file;
+        o->model_file = m.model;
         if ((rc = load_model(o, NULL)) >= 0)
             return rc;
         const char *want = json_string_value(json_object_get(model, "content_hash"));
         if (!want || strcmp(want, o->model_hash) != 0)
-            return input_error("merge", "the model file %s has changed since the shards were run", file);
+            return input_error("merge", "%s", "--model: not the file the shards ran (its content hash differs)");
     } else if (!case_name || !(o->c = pl_case_find(case_name)))
         return input_error("merge", "the shards' case '%s' is not built in", case_name ? case_name : "");
     o->out = m.out;
@@ -1096,6 +1121,23 @@ static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, ca
             snprintf(msg, sizeof msg, "%s does not hold the tasks of shard %ld of %ld of this study", a, sh[k].index,
                      count);
             return input_error("merge", "%s", msg);
+        }
+    }
+    /* every file of every shard's tasks as its manifest lists it, before anything is written (and
+     * again as it is copied: a file changed between the two is refused then) */
+    for (size_t k = 0; k < m.ndirs; k++) {
+        const json_t *hashes = json_object_get(sh[k].manifest, "content_hashes");
+        for (size_t t = 0; t < st->ntasks; t++) {
+            if (dealt[t] != (size_t)(sh[k].index - 1))
+                continue;
+            char sub[64], rel[96];
+            pl_study_task_dir(st, t, sub, sizeof sub);
+            for (size_t j = 0; j < sizeof task_files / sizeof *task_files; j++) {
+                snprintf(rel, sizeof rel, "%s/%s", sub, task_files[j]);
+                const char *h = json_string_value(json_object_get(hashes, rel));
+                if (h && verify_file(&sh[k], rel, h, &err) != PL_OK)
+                    return err.status == PL_ERR_INPUT ? input_error("merge", "%s", err.message) : failure("merge", &err);
+            }
         }
     }
     /* --out is none of the shards (its files would be replaced while read) */
