@@ -239,6 +239,13 @@ static void test_public_api(void)
           "run 3's restitution (e = 1): %g", e);
     CHECK(pl_study_value_get(st, 3, "steps", &steps, &err) == PL_OK && steps > 0, "its steps");
     CHECK(pl_study_value_get(st, 3, "nosuch", &e, &err) == PL_ERR_INPUT, "an unknown name");
+    /* run 3: eps = 0.25, mu = 1e5, s = eps sqrt(mu) = 79 >= 2: wall 2 alone, v = (-1, -1) (docs/cases.md) */
+    double v1 = NAN, v2 = NAN, t = NAN;
+    CHECK(pl_study_value_get(st, 3, "final_v1", &v1, &err) == PL_OK &&
+              pl_study_value_get(st, 3, "final_v2", &v2, &err) == PL_OK && fabs(v1 + 1) < 1e-6 && fabs(v2 + 1) < 1e-6,
+          "its final velocity (-1, -1): (%g, %g)", v1, v2);
+    CHECK(pl_study_value_get(st, 3, "final_t", &t, &err) == PL_OK && t == 2.0, "its final time, the case's t-end");
+    CHECK(pl_study_value_get(st, 3, "final_q3", &e, &err) == PL_ERR_INPUT, "no third coordinate");
     pl_study_destroy(st);
     const char *bad[] = {"nosuch=1"};
     o.grids = bad;

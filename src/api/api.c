@@ -566,9 +566,22 @@ PL_API pl_status pl_study_value_get(const pl_study *st, size_t run, const char *
         return pl_fail(err, PL_ERR_INPUT, "run %zu of a study of %zu", run, st->nruns);
     int col = name ? pl_sweep_row_column(name) : -1;
     const pl_study_run_result *res = &st->run[run];
+    /* the final state's columns: final_t, final_qJ, final_vJ (1-based, up to the study's largest dof) */
+    char kind = 0, tail = 0;
+    unsigned long j = 0;
+    int final = name && (strcmp(name, "final_t") == 0 ||
+                         (sscanf(name, "final_%c%lu%c", &kind, &j, &tail) == 2 && (kind == 'q' || kind == 'v') &&
+                          j >= 1 && j <= st->max_dof && strchr("123456789", name[7])));
+    double x = NAN;
+    if (col >= 0)
+        x = res->row[col];
+    else if (final && strcmp(name, "final_t") == 0)
+        x = res->final_t;
+    else if (final && res->final_qv && j <= res->n)
+        x = res->final_qv[(kind == 'v' ? res->n : 0) + j - 1];
     if (value)
-        *value = col >= 0 ? res->row[col] : NAN;
-    if (col < 0 && name)
+        *value = x;
+    if (col < 0 && !final && name)
         return pl_fail(err, PL_ERR_INPUT, "unknown quantity '%s' (the columns of study.csv)", name);
     if (res->status != PL_OK)
         return pl_fail(err, res->status, "%s", res->error ? res->error : "failed");

@@ -85,8 +85,9 @@ static void print_progress(progress_state *ps, const pl_study_progress *p, doubl
 {
     double remaining = p->remaining - (now - ps->last_report);
     char left[64] = "";
-    if (isfinite(p->remaining))
-        snprintf(left, sizeof left, ", about %.0f s left", fmax(remaining, 0.0));
+    /* an estimate once the phase has run a second (before, it extrapolates from almost nothing) */
+    if (isfinite(p->remaining) && p->elapsed >= 1.0)
+        snprintf(left, sizeof left, remaining >= 1.0 ? ", about %.0f s left" : ", under 1 s left", remaining);
     char limits[64] = "";
     if (p->limits_total > 0)
         snprintf(limits, sizeof limits, ", limit solutions %zu/%zu", p->limits_done, p->limits_total);
@@ -128,7 +129,7 @@ static void *ticker(void *arg)
         nanosleep(&(struct timespec){0, 200000000}, NULL);
         double now = pl_now_seconds();
         pthread_mutex_lock(&ps->lock);
-        if (ps->have && now - ps->last_print >= (ps->live ? 1.0 : 10.0))
+        if (ps->have && now - ps->last_print >= (ps->live ? 1.0 : 9.5)) /* the tick: never silent 10 s */
             print_progress(ps, &ps->last, now);
         pthread_mutex_unlock(&ps->lock);
     }

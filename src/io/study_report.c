@@ -139,8 +139,10 @@ static json_t *study_json(const pl_study *st)
         PL_JSON_SET(rj, "status", json_string(res->status == PL_OK ? "ok" : "failed"));
         PL_JSON_SET(rj, "error", res->error ? json_string(res->error) : json_null());
         PL_JSON_SET(rj, "directory", json_string(dir));
-        PL_JSON_SET(rj, "steps", pl_json_number(res->row[PL_SWEEP_ROW - 3]));
-        PL_JSON_SET(rj, "rhs_evals", pl_json_number(res->row[PL_SWEEP_ROW - 2]));
+        for (int c = 0; c < 2; c++) { /* counts: integers (null for a run that has none) */
+            double x = res->row[PL_SWEEP_ROW - 3 + c];
+            PL_JSON_SET(rj, c ? "rhs_evals" : "steps", isfinite(x) ? json_integer((json_int_t)x) : json_null());
+        }
         PL_JSON_SET(rj, "wall_seconds", pl_json_number(res->row[PL_SWEEP_ROW - 1]));
         PL_JSON_APPEND(runs, rj);
         failed += res->status != PL_OK;
