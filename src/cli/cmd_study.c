@@ -752,6 +752,7 @@ static int open_study_dir(study_setup *su, const pl_model *model, const pl_study
     int rc = outdir_start(&su->o, d);
     if (rc >= 0)
         return rc;
+    d->out.sync_later = 1; /* a study's many files synced at once (src/io/output.h) */
     json_t *identity = study_identity(&su->spec);
     d->manifest = study_manifest(model, su->solver, &su->base, &su->o, identity);
     if (d->manifest)
@@ -1152,6 +1153,7 @@ static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, ca
         outdir_end(&d);
         return rc;
     }
+    d.out.sync_later = 1; /* the shards' many files synced at once (src/io/output.h) */
     /* the manifest of the study run whole, and where its runs came from */
     d.manifest = json_deep_copy(first);
     json_t *from = json_array();

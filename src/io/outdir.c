@@ -787,7 +787,8 @@ pl_status pl_outdir_journal_update(pl_output *out, json_t *journal, pl_error *er
     for (size_t k = 0; k < out->written.n; k++)
         if (out->hashes.items[k][0] && json_object_set_new(h, out->written.items[k], json_string(out->hashes.items[k])) != 0)
             return pl_fail(err, PL_ERR_NOMEM, "out of memory");
-    return pl_write_json(out, NULL, PL_JOURNAL_NAME, json_incref(journal), err);
+    pl_status s = pl_output_sync(out, err); /* the files on disk before the journal says they are */
+    return s == PL_OK ? pl_write_json(out, NULL, PL_JOURNAL_NAME, json_incref(journal), err) : s;
 }
 
 typedef struct {
@@ -841,6 +842,8 @@ pl_status pl_outdir_finish(pl_output *out, const pl_outdir_state *st, const pl_s
         s = pl_fail(err, PL_ERR_NOMEM, "out of memory");
     pl_strings_free(&files);
     pl_strings_free(&hashes);
+    if (s == PL_OK)
+        s = pl_output_sync(out, err); /* every file on disk before the manifest lists it */
     if (s == PL_OK)
         s = pl_write_json(out, NULL, PL_MANIFEST_NAME, json_incref(manifest), err);
     if (s == PL_OK && unlinkat(out->root_fd, PL_JOURNAL_NAME, 0) != 0 && errno != ENOENT)

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* syncfs */
 #include "io/output.h"
 
 #include <errno.h>
@@ -511,6 +512,15 @@ void pl_file_abort(pl_file *f)
     release_temp(f, 1);
 }
 
+pl_status pl_output_sync(pl_output *out, pl_error *err)
+{
+    if (!out->sync_later || out->root_fd < 0)
+        return PL_OK;
+    if (syncfs(out->root_fd) != 0)
+        return pl_fail(err, io_status(errno), "cannot sync %s: %s", out->root, strerror(errno));
+    return PL_OK;
+}
+
 pl_status pl_file_commit(pl_file *f, pl_error *err)
 {
     if (f->infinite) {
@@ -522,7 +532,7 @@ pl_status pl_file_commit(pl_file *f, pl_error *err)
      * flush tries the rest again and fails with it (ENOSPC, EFBIG, EIO). */
     int failed = ferror(f->fp), saved = 0;
     clearerr(f->fp);
-    if (fflush(f->fp) != 0 || fsync(fileno(f->fp)) != 0)
+    if (fflush(f->fp) != 0 || (!f->out->sync_later && fsync(fileno(f->fp)) != 0))
         saved = errno;
     else if (failed)
         saved = EIO; /* what failed was dropped: the file is short */
