@@ -953,13 +953,23 @@ static int read_shard(shard_dir *sh, pl_error *err)
 
 /* Copy the file rel of a shard into the merged directory, verifying its bytes against the hash the
  * shard's manifest records (a file changed since is refused). */
-static pl_status copy_file(shard_dir *sh, outdir_session *d, const char *rel, const char *hash, pl_error *err)
+/* A file of a shard, opened for reading (no link followed), or -1 with err: PL_ERR_INPUT where it is
+ * missing or not a regular file, PL_ERR_IO for a read error. */
+static int open_shard_file(shard_dir *sh, const char *rel, pl_error *err)
 {
     int fd = pl_output_open_file(&sh->out, rel, err);
+    if (fd < 0 && (errno == ENOENT || errno == ELOOP || errno == ENOTDIR || errno == EINVAL))
+        pl_fail(err, PL_ERR_INPUT, "%s/%s is missing or not a regular file", sh->dir, rel);
+    else if (fd < 0)
+        err->status = PL_ERR_IO;
+    return fd;
+}
+
+static pl_status copy_file(shard_dir *sh, outdir_session *d, const char *rel, const char *hash, pl_error *err)
+{
+    int fd = open_shard_file(sh, rel, err);
     if (fd < 0)
-        return errno == ENOENT || errno == ELOOP || errno == ENOTDIR || errno == EINVAL
-                   ? pl_fail(err, PL_ERR_INPUT, "%s/%s is missing or not a regular file", sh->dir, rel)
-                   : PL_ERR_IO;
+        return err->status;
     char sub[PATH_MAX];
     const char *slash = strrchr(rel, '/');
     snprintf(sub, sizeof sub, "%.*s", slash ? (int)(slash - rel) : 0, rel);
@@ -998,11 +1008,9 @@ static pl_status copy_file(shard_dir *sh, outdir_session *d, const char *rel, co
  * file otherwise (a read error: PL_ERR_IO). */
 static pl_status verify_file(shard_dir *sh, const char *rel, const char *hash, pl_error *err)
 {
-    int fd = pl_output_open_file(&sh->out, rel, err);
+    int fd = open_shard_file(sh, rel, err);
     if (fd < 0)
-        return errno == ENOENT || errno == ELOOP || errno == ENOTDIR || errno == EINVAL
-                   ? pl_fail(err, PL_ERR_INPUT, "%s/%s is missing or not a regular file", sh->dir, rel)
-                   : PL_ERR_IO;
+        return err->status;
     char got[PL_HASH_LEN];
     pl_status s = pl_hash_fd(fd, got, err);
     close(fd);
