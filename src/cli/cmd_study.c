@@ -694,25 +694,50 @@ static pl_status farm_phase1(pl_farm *farm, const pl_study *st, const unsigned c
 /* ---- the command ------------------------------------------------------------------------------ */
 
 /* Under MPI every process checks the same arguments; a bad input is printed once, by the writer,
- * and every process exits alike: the others' output goes nowhere, their first error line is kept
- * for the verdict (src/cli/farm.h, pl_farm_verdict). */
-static FILE *silence_other_ranks(const pl_farm *farm)
+ * and every process exits alike: during the set-up the others' output goes nowhere and their first
+ * error line is kept for the verdict (src/cli/farm.h, pl_farm_verdict); afterwards it is theirs
+ * again (a crash's or a sanitizer's report). */
+typedef struct {
+    FILE *kept;            /* this process's stderr during the set-up, or NULL */
+    int saved_out, saved_err; /* the descriptors to restore, or -1 */
+} rank_output;
+
+static void silence_other_ranks(const pl_farm *farm, rank_output *r)
 {
+    *r = (rank_output){NULL, -1, -1};
     if (pl_farm_is_writer(farm))
-        return NULL;
+        return;
     fflush(stdout);
     fflush(stderr);
+    r->saved_out = dup(STDOUT_FILENO);
+    r->saved_err = dup(STDERR_FILENO);
     int null = open("/dev/null", O_WRONLY);
-    FILE *kept = tmpfile();
+    r->kept = tmpfile();
     if (null >= 0)
         dup2(null, STDOUT_FILENO);
-    if (kept)
-        dup2(fileno(kept), STDERR_FILENO);
+    if (r->kept)
+        dup2(fileno(r->kept), STDERR_FILENO);
     else if (null >= 0)
         dup2(null, STDERR_FILENO);
     if (null >= 0)
         close(null);
-    return kept;
+}
+
+static void restore_rank_output(rank_output *r)
+{
+    fflush(stdout);
+    fflush(stderr);
+    if (r->saved_out >= 0) {
+        dup2(r->saved_out, STDOUT_FILENO);
+        close(r->saved_out);
+    }
+    if (r->saved_err >= 0) {
+        dup2(r->saved_err, STDERR_FILENO);
+        close(r->saved_err);
+    }
+    if (r->kept)
+        fclose(r->kept);
+    *r = (rank_output){NULL, -1, -1};
 }
 
 /* The verdict of every process on the exit status rc (-1: go on) each one reached: -1 if every one
@@ -810,11 +835,11 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st, 
 {
     /* under MPI one thread per process unless --jobs says otherwise: the processes are the parallelism */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    FILE *kept = silence_other_ranks(farm);
+    rank_output ro;
+    silence_other_ranks(farm, &ro);
     int rc = setup_study(argc, argv, model, st, su, pl_farm_size(farm) > 1 ? 1 : cores > 0 ? cores : 1);
-    if ((rc = agree(farm, rc, kept)) >= 0) {
-        if (kept)
-            fclose(kept);
+    if ((rc = agree(farm, rc, ro.kept)) >= 0) {
+        restore_rank_output(&ro);
         return rc;
     }
     /* the tasks of this process: all, or those dealt to its shard */
@@ -834,9 +859,8 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st, 
     size_t reused = 0, mine = 0;
     if (rc < 0 && writer)
         rc = open_study_dir(su, model, st, skip, &d, &reused, &mine);
-    rc = agree(farm, rc, kept);
-    if (kept)
-        fclose(kept);
+    rc = agree(farm, rc, ro.kept);
+    restore_rank_output(&ro);
     if (rc >= 0) {
         free(skip);
         if (writer)
