@@ -18,7 +18,7 @@
  * 4. Efficiency with 1 and 2 processes on this machine: 200 CPU-bound tasks (spin loops of counted
  *    work, costs 1 to 100 units) through the farm alone and under mpirun -np 2.
  * 5. A 200-run penlim study with 1 and 2 processes: one process (--jobs 1, --jobs 2) against two
- *    shards run at once and merged.
+ *    shards run at once and merged, and against mpirun -np 1 and -np 2.
  * 6. That study's phase 1 through the farm (pl_study_execute as the task, the writer storing every
  *    file through penlim's output): one process against mpirun -np 2.
  * Wall times are printed as measured (this machine is shared: ratios, not seconds, are the result). */
@@ -868,33 +868,44 @@ static void study(void)
 {
     /* 20 values of e x 10 of mu = 1e4 ... 1e12: 200 runs and 20 limit solutions. */
     const char *grid = "bouncing_ball --grid e=lin:0.5:0.95:20 --grid mu=1e4:1e12:10 --no-plots --quiet";
-    enum { REPS = 3 };
-    double w1[REPS], wj[REPS], ws[REPS], c1[REPS], cj[REPS], cs[REPS];
-    char cmd[4096];
-    for (int r = 0; r < REPS; r++) {
+    enum { REPS = 5, WAYS = 5 };
+    static const char *const name[WAYS] = {"one process, --jobs 1", "--jobs 2", "2 shards at once + merge",
+                                           "mpirun -np 1", "mpirun -np 2"};
+    double w[WAYS][REPS], c[WAYS][REPS];
+    char cmd[4096], mpi[1024] = "";
+    if (mpirun)
+        snprintf(mpi, sizeof mpi, "%s --oversubscribe %s", mpirun, geteuid() == 0 ? "--allow-run-as-root" : "");
+    for (int r = 0; r < REPS; r++) { /* interleaved: each round runs every way once */
         snprintf(cmd, sizeof cmd, "rm -rf %s/st_*", scratch);
         if (system(cmd) != 0)
             return;
         snprintf(cmd, sizeof cmd, "%s study %s --jobs 1 --out %s/st_one", penlim, grid, scratch);
-        w1[r] = timed(cmd, &c1[r]);
+        w[0][r] = timed(cmd, &c[0][r]);
         snprintf(cmd, sizeof cmd, "%s study %s --jobs 2 --out %s/st_jobs", penlim, grid, scratch);
-        wj[r] = timed(cmd, &cj[r]);
+        w[1][r] = timed(cmd, &c[1][r]);
         snprintf(cmd, sizeof cmd,
                  "%s study %s --jobs 1 --shard 1/2 --out %s/st_s1 & %s study %s --jobs 1 --shard 2/2 --out %s/st_s2 & "
                  "wait && %s merge %s/st_s1 %s/st_s2 --out %s/st_merged --no-plots --quiet",
                  penlim, grid, scratch, penlim, grid, scratch, penlim, scratch, scratch, scratch);
-        ws[r] = timed(cmd, &cs[r]);
+        w[2][r] = timed(cmd, &c[2][r]);
+        for (int np = 1; np <= 2; np++) {
+            snprintf(cmd, sizeof cmd, "%s -np %d %s study %s --out %s/st_mpi%d", mpi, np, penlim, grid, scratch, np);
+            w[2 + np][r] = mpirun ? timed(cmd, &c[2 + np][r]) : NAN;
+        }
     }
     printf("\n5. A 200-run study (bouncing_ball, 20 e x 10 mu = 1e4..1e12, 20 limit solutions), wall and CPU "
-           "seconds\n");
-    for (int r = 0; r < REPS; r++)
-        printf("  one process, --jobs 1: %.2f (CPU %.2f); --jobs 2: %.2f (CPU %.2f); 2 shards at once + merge: "
-               "%.2f (CPU %.2f)\n", w1[r], c1[r], wj[r], cj[r], ws[r], cs[r]);
-    qsort(w1, REPS, sizeof *w1, by_value);
-    qsort(wj, REPS, sizeof *wj, by_value);
-    qsort(ws, REPS, sizeof *ws, by_value);
-    printf("medians: efficiency T1 / (2 T2) with --jobs 2 %.3f, with 2 shards and merge %.3f\n", w1[1] / (2 * wj[1]),
-           w1[1] / (2 * ws[1]));
+           "seconds, %d interleaved rounds\n", REPS);
+    for (int k = 0; k < WAYS; k++) {
+        printf("  %-26s", name[k]);
+        for (int r = 0; r < REPS; r++)
+            printf(" %.2f (%.2f)", w[k][r], c[k][r]);
+        printf("\n");
+        qsort(w[k], REPS, sizeof w[k][0], by_value);
+    }
+    printf("medians: efficiency T1 / (2 T2): --jobs 2 %.3f, 2 shards and merge %.3f, mpirun -np 2 against one process "
+           "%.3f, against mpirun -np 1 %.3f (rank 0 coordinates, writes and computes on a thread)\n",
+           w[0][REPS / 2] / (2 * w[1][REPS / 2]), w[0][REPS / 2] / (2 * w[2][REPS / 2]),
+           w[0][REPS / 2] / (2 * w[4][REPS / 2]), w[3][REPS / 2] / (2 * w[4][REPS / 2]));
 }
 
 /* ---- 6: the study's phase 1 over the farm ------------------------------------------------------- */

@@ -906,6 +906,9 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st, 
         outdir_end(&d);
         return io.failed_tasks ? 3 : 0;
     }
+    /* phase 2 is the writer's alone: under MPI the other processes are done, their cores free */
+    if (pl_farm_size(farm) > 1 && cores > st->spec.jobs)
+        st->spec.jobs = (int)cores;
     rc = finish_study("study", &d, st, &su->o, &ps, !su->o.no_plots);
     outdir_end(&d);
     return rc;
