@@ -343,6 +343,18 @@ static void test_mpi(void)
     CHECK(count_prefixed(e, "penlim study: ") == 1 && strstr(e, "nosuch"), "penlim's line once: %s", e ? e : "");
     free(e);
     CHECK(!exists("mpibad"), "bad input under mpirun: nothing written");
+    /* processes that planned different studies (one node's settings differ: an MPMD launch here) */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && timeout 300 %s --oversubscribe %s -np 1 %s study bouncing_ball --grid e=0.3,0.5,0.7 --out mpimixed "
+             ": -np 1 %s study bouncing_ball --grid e=0.3,0.5 --out mpimixed > stdout.txt 2> stderr.txt",
+             dir, mpirun, geteuid() == 0 ? "--allow-run-as-root" : "", penlim, penlim);
+    int rc = system(cmd);
+    CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "different plans under mpirun: exit 2 (%d)", rc);
+    e = slurp("stderr.txt");
+    CHECK(count_prefixed(e, "penlim study: ") == 1 && strstr(e, "differ in the study they planned"),
+          "different plans: penlim's line once: %s", e ? e : "");
+    free(e);
+    CHECK(!exists("mpimixed"), "different plans: nothing written");
     CHECK(run_mpi(2, "run bouncing_ball --out mpirun_run") == 2, "run under mpirun -np 2: refused");
     e = slurp("stderr.txt");
     CHECK(count_prefixed(e, "penlim run: ") == 1 && strstr(e, "only 'penlim study'"), "refused once: %s", e ? e : "");

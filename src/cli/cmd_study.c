@@ -842,8 +842,29 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st, 
         restore_rank_output(&ro);
         return rc;
     }
-    /* the tasks of this process: all, or those dealt to its shard */
+    /* every process planned the same study: its settings as given, the model file's content, --jobs */
     pl_error err;
+    if (pl_farm_size(farm) > 1) {
+        json_t *id = study_identity(&su->spec);
+        char *text = id ? json_dumps(id, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+        pl_hash h;
+        pl_hash_begin(&h);
+        if (text)
+            pl_hash_add(&h, text, strlen(text));
+        pl_hash_add(&h, su->o.model_hash, strlen(su->o.model_hash));
+        pl_hash_add(&h, &su->o.jobs, sizeof su->o.jobs);
+        char hex[PL_HASH_LEN];
+        pl_hash_text(&h, hex);
+        free(text);
+        json_decref(id);
+        if (pl_farm_same(farm, strtoull(hex, NULL, 16), "the study they planned", &err) != PL_OK) {
+            if (pl_farm_is_writer(farm))
+                fprintf(stderr, "penlim study: %s\n", err.message);
+            restore_rank_output(&ro);
+            return exit_code(err.status);
+        }
+    }
+    /* the tasks of this process: all, or those dealt to its shard */
     unsigned char *skip = calloc(st->ntasks, 1);
     size_t *shard = su->o.nshards > 0 ? malloc(st->ntasks * sizeof *shard) : NULL;
     if (!skip || (su->o.nshards > 0 && !shard))
@@ -878,12 +899,21 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st, 
     pl_status s = pl_farm_size(farm) > 1 ? farm_phase1(farm, st, skip, writer ? &io : NULL, (int)su->o.jobs, &err)
                                          : pl_study_phase1(st, &d.out, skip, &err);
     free(skip);
-    if (!writer) /* the writer reports what ends the study; the job's status is its */
-        return s == PL_OK ? 0 : exit_code(s);
-    if (s == PL_OK && io.status != PL_OK) {
+    if (s == PL_OK && writer && io.status != PL_OK) {
         s = io.status;
         err = io.err;
     }
+    if (s != PL_OK && pl_farm_size(farm) > 1) {
+        /* an error the other processes may not know of (this one's memory, MPI, a result out of
+         * place): the job ends here, mpirun ending the others; the journal keeps what was stored */
+        if (writer)
+            progress_end(&ps);
+        fprintf(stderr, "penlim study: %s%s\n", writer ? "" : "(a computing process) ", err.message);
+        fflush(stderr);
+        pl_farm_abort(farm, exit_code(s));
+    }
+    if (!writer) /* the writer reports what ends the study; the job's status is its */
+        return s == PL_OK ? 0 : exit_code(s);
     if (s != PL_OK) {
         progress_end(&ps);
         fprintf(stderr, "penlim study: %s\n", err.message);

@@ -1183,6 +1183,26 @@ pl_status pl_farm_verdict(pl_farm *farm, pl_status status, pl_error *err)
 #endif
 }
 
+pl_status pl_farm_same(pl_farm *farm, uint64_t value, const char *what, pl_error *err)
+{
+    if (farm->size == 1)
+        return PL_OK;
+#ifdef PL_HAVE_MPI
+    /* the largest of the values and of their complements: both this rank's only if all are equal */
+    unsigned long long mine[2] = {value, ~value}, most[2];
+    int rc = MPI_Allreduce(mine, most, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(err, rc, "MPI_Allreduce (the ranks' values)");
+    if (most[0] == mine[0] && most[1] == mine[1])
+        return PL_OK;
+    return pl_fail(err, PL_ERR_INPUT, "the %d processes differ in %s (different arguments, settings or model files "
+                                      "on their nodes)", farm->size, what);
+#else
+    (void)value, (void)what;
+    return pl_fail(err, PL_ERR_INPUT, "farm: %d processes without MPI", farm->size);
+#endif
+}
+
 void pl_farm_abort(pl_farm *farm, int code)
 {
 #ifdef PL_HAVE_MPI

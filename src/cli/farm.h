@@ -26,6 +26,7 @@
 #define PL_FARM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/status.h"
 
@@ -93,6 +94,10 @@ pl_status pl_farm_run(pl_farm *farm, const pl_farm_ops *ops, pl_error *err);
  * once (by the writer) and every process exits alike, even where only one process can see the
  * problem (a model file readable on one node only).  A one-process farm returns status as it is. */
 pl_status pl_farm_verdict(pl_farm *farm, pl_status status, pl_error *err);
+
+/* Whether every rank holds the same value (collective): PL_OK, else PL_ERR_INPUT on every rank with
+ * a message saying so (what names the value: "the study planned").  A one-process farm: PL_OK. */
+pl_status pl_farm_same(pl_farm *farm, uint64_t value, const char *what, pl_error *err);
 
 /* After a failure that the other ranks cannot know of (pl_farm_run's error on one rank): end the
  * whole job with exit status code (MPI_Abort: mpirun ends the others).  Returns without doing
