@@ -3,7 +3,8 @@
 # (Release), run each study with `penlim study` into out/studies/NAME, draw the figures that collapse
 # each study onto its similarity variable (gnuplot, from study.csv alone), and copy the figures into
 # docs/figures/studies/. Needs what scripts/setup installs (gnuplot included); run it from anywhere.
-# Each study prints its wall time; on 2 cores the three take about a minute together.
+# Each study prints its wall time; on 2 cores the three take about a minute together. A study that
+# exits non-zero (3: a run failed) stops the script before its figures are copied.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
