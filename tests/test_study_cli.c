@@ -3,7 +3,9 @@
  * killed during its runs and resumed gives them too; every bad input is refused (exit 2, one line,
  * nothing written); study.csv agrees with `penlim sweep` run by hand at a point; and the corner at
  * 135 degrees gives the rigid outcomes outside the closed-form thresholds of s = eps sqrt(k mu)
- * (docs/cases.md, derived again below). */
+ * (docs/cases.md, derived again below); Newton's cradle at N = 2 is Moreau's law and at N = 3 is not;
+ * the wedge near its corner meets the limit above the derived d sqrt(k mu) = 4.556 and not below
+ * (docs/studies.md). */
 #include <dirent.h>
 #include <jansson.h>
 #include <signal.h>
@@ -522,6 +524,74 @@ static void test_dof_axis(void)
     csv_free(&c);
 }
 
+/* Newton's cradle over N x e against Moreau's simultaneous impact law (docs/studies.md, derived
+ * there): ball 0 at V into N - 1 balls at rest and touching; with every gap active and Newton's
+ * restitution e on each, the gap velocities after are (e V, 0, ..., 0) and momentum is kept, so
+ * v_0 = (1 + e - e N) V/N and v_j = (1 + e) V/N, with impulses (N - 1 - j)(1 + e) V/N >= 0.  At N = 2
+ * the penalty's one contact is a damped spring of restitution e, so the penalty limit is Moreau's law;
+ * at N = 3 the spring chain sends the last ball off faster than Moreau's common velocity (0.98 V
+ * against 2V/3 at e = 1).  e and V at values no other test uses. */
+static void test_cradle_moreau(void)
+{
+    const double V = 1.3;
+    CHECK(run("study newtons_cradle --grid N=2,3 --grid e=0.37,0.81 --set V=1.3 --mu 1e8 --out moreau --quiet "
+              "--no-plots") == 0,
+          "the cradle over N x e");
+    csv c;
+    CHECK(csv_load("moreau/study.csv", &c) && c.rows == 5, "4 runs");
+    for (size_t r = 1; r < c.rows; r++) {
+        int N = atoi(csv_at(&c, r, "N"));
+        double e = atof(csv_at(&c, r, "e")), sum = 0.0;
+        char last[32];
+        snprintf(last, sizeof last, "final_v%d", N);
+        double v0 = atof(csv_at(&c, r, "final_v1")), vl = atof(csv_at(&c, r, last));
+        for (int j = 1; j <= N; j++) {
+            char name[32];
+            snprintf(name, sizeof name, "final_v%d", j);
+            sum += atof(csv_at(&c, r, name));
+        }
+        NEAR(sum, V, 1e-9 * V, "N = %d, e = %g: momentum", N, e);
+        if (N == 2) {
+            NEAR(v0, (1 + e - e * N) * V / N, 1e-6 * V, "N = 2, e = %g: the first ball as Moreau's law", e);
+            NEAR(vl, (1 + e) * V / N, 1e-6 * V, "N = 2, e = %g: the last ball as Moreau's law", e);
+        } else
+            CHECK(vl - (1 + e) * V / N > 0.05 * V, "N = 3, e = %g: the last ball (%g) faster than Moreau's %g", e, vl,
+                  (1 + e) * V / N);
+    }
+    csv_free(&c);
+}
+
+/* The wedge from (1, 1 + d) at v0 = (-1, -1), m = 0.3, e = 0.4 (docs/studies.md, derived there): in
+ * units of 1/sqrt(k mu) a single-wall contact lasts T = pi/sqrt(1 - xi^2) (xi from e, docs/laws.md) and
+ * leaves the one-wall map's velocities (e, -w), w = 1 + (1 + e) m.  Wall 2 is then at D - (1 + m) T
+ * (D = d sqrt(k mu)), reached after a flight of (D - (1 + m) T)/w, during which q1 grows at e; the
+ * wall-2 contact moves q1 by (e - m w) T, so wall 1 stays clear of it iff
+ * D >= D* = T ((1 + m) + w (m w - e)/e) = 4.556: above, the penalty's outcome is exactly the limit's
+ * three single-wall maps; below, the contacts overlap. */
+static void test_wedge_threshold(void)
+{
+    const double m = 0.3, e = 0.4, mu = 1e6, D[] = {4.3, 4.8};
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "study wedge --set m=0.3 --set e=0.4 --grid q2=%.17g,%.17g --grid mu=1e6 --out wedge "
+             "--quiet --no-plots", 1 + D[0] / sqrt(mu), 1 + D[1] / sqrt(mu));
+    CHECK(run(cmd) == 0, "the wedge near its corner");
+    double v1 = -1, v2 = -1;
+    v2 += (1 + e) * m * v1, v1 = -e * v1; /* wall 1 */
+    v1 += (1 + e) * m * v2, v2 = -e * v2; /* wall 2 */
+    v2 += (1 + e) * m * v1, v1 = -e * v1; /* wall 1 */
+    double w = 1 + (1 + e) * m, L = log(e), xi = -L / sqrt(M_PI * M_PI + L * L), T = M_PI / sqrt(1 - xi * xi);
+    double Dstar = T * ((1 + m) + w * (m * w - e) / e);
+    CHECK(Dstar > D[0] && Dstar < D[1], "D* = %g between the two starts", Dstar);
+    csv c;
+    CHECK(csv_load("wedge/study.csv", &c) && c.rows == 3, "2 runs");
+    double err[2];
+    for (size_t r = 1; r < c.rows; r++)
+        err[r - 1] = hypot(atof(csv_at(&c, r, "final_v1")) - v1, atof(csv_at(&c, r, "final_v2")) - v2);
+    CHECK(err[0] > 1e-5, "D = 4.3 < D*: the contacts overlap, the outcome is not the limit's (%g off)", err[0]);
+    CHECK(err[1] < 1e-7, "D = 4.8 > D*: the limit's outcome (%g off)", err[1]);
+    csv_free(&c);
+}
+
 int main(int argc, char **argv)
 {
     check_init();
@@ -537,6 +607,8 @@ int main(int argc, char **argv)
     test_kill_resume();
     test_corner_thresholds();
     test_dof_axis();
+    test_cradle_moreau();
+    test_wedge_threshold();
     if (argc > 2) {
         mpirun = argv[2];
         test_mpi();
