@@ -106,6 +106,16 @@ static void test_plan(void)
     CHECK(pl_study_value(&st, 0, 2) == 0.1 && pl_study_value(&st, 1, 2) == 150, "zip pairs the j-th values");
     pl_study_free(&st);
 
+    /* zipped runs sharing their case values share their limit solution, numbered as they first occur */
+    const char *zr[] = {"eps=0.1,-0.2,0.1,0", "mu=1e4,1e6,1e6,1e5", "angle=135,135,135,120"};
+    spec_init(&sp, &pl_case_corner, &pl_solver_penalty, zr, 3);
+    sp.zip = 1;
+    CHECK(pl_study_plan(&sp, &st, &err) == PL_OK, "zip plan with repeats: %s", err.message);
+    CHECK(st.nruns == 4 && st.npoints == 4 && st.nlimits == 3 && st.run_limit[0] == 0 && st.run_limit[1] == 1 &&
+              st.run_limit[2] == 0 && st.run_limit[3] == 2,
+          "zip: runs 0 and 2 (eps 0.1, angle 135) share limit 0 of 3 (%zu limits)", st.nlimits);
+    pl_study_free(&st);
+
     const char *rt[] = {"rtol=1e-8,1e-10", "mu=1e4,1e6"};
     spec_init(&sp, &pl_case_corner, &pl_solver_penalty, rt, 2);
     CHECK(pl_study_plan(&sp, &st, &err) == PL_OK, "rtol plan: %s", err.message);

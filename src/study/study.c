@@ -180,6 +180,56 @@ double pl_study_value(const pl_study *st, size_t a, size_t r)
     return st->axes[a].values[value_index(st, a, r)];
 }
 
+static int is_limit_axis(pl_axis_kind k);
+
+static int same_limit_key(const pl_study *st, size_t r, size_t q)
+{
+    for (size_t a = 0; a < st->naxes; a++)
+        if (is_limit_axis(st->axes[a].kind) && pl_study_value(st, a, r) != pl_study_value(st, a, q))
+            return 0;
+    return 1;
+}
+
+/* Zipped runs: the index of each run's limit solution, one per distinct tuple of the case, law and
+ * t-end values, numbered in the order they first occur (a hash table over the tuples). */
+static pl_status zip_limits(const pl_study *st, size_t nruns, size_t **limit, pl_error *err)
+{
+    size_t cap = 16;
+    while (cap < 2 * nruns)
+        cap *= 2;
+    size_t *table = malloc(cap * sizeof *table), *id = malloc(nruns * sizeof *id);
+    if (!table || !id) {
+        free(table);
+        free(id);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for %zu runs", nruns);
+    }
+    for (size_t k = 0; k < cap; k++)
+        table[k] = SIZE_MAX;
+    size_t next = 0;
+    for (size_t r = 0; r < nruns; r++) {
+        uint64_t h = 1469598103934665603ull; /* FNV-1a over the values' bits */
+        for (size_t a = 0; a < st->naxes; a++)
+            if (is_limit_axis(st->axes[a].kind)) {
+                double v = pl_study_value(st, a, r) + 0.0; /* -0 and 0 alike */
+                unsigned char bytes[sizeof v];
+                memcpy(bytes, &v, sizeof v);
+                for (size_t b = 0; b < sizeof v; b++)
+                    h = (h ^ bytes[b]) * 1099511628211ull;
+            }
+        size_t k = (size_t)h & (cap - 1);
+        while (table[k] != SIZE_MAX && !same_limit_key(st, table[k], r))
+            k = (k + 1) & (cap - 1);
+        if (table[k] == SIZE_MAX) {
+            table[k] = r;
+            id[r] = next++;
+        } else
+            id[r] = id[table[k]];
+    }
+    free(table);
+    *limit = id;
+    return PL_OK;
+}
+
 /* The settings of run r (the spec's, then its case and law axes: the last one wins), or with axis
  * `at` at its value j and every other at its first (run r = SIZE_MAX). */
 static size_t run_settings(const pl_study *st, size_t r, size_t at, size_t j, pl_setting *set)
@@ -405,11 +455,14 @@ pl_status pl_study_plan(const pl_study_spec *spec, pl_study *st, pl_error *err)
     int any_limit_axis = 0;
     for (size_t a = 0; a < st->naxes; a++)
         any_limit_axis |= is_limit_axis(st->axes[a].kind);
+    size_t *zip_limit = NULL;
+    if (spec->zip && any_limit_axis && (s = zip_limits(st, nruns, &zip_limit, err)) != PL_OK)
+        return s;
     for (size_t r = 0; r < nruns; r++) {
         size_t p = 0, l = 0;
         if (spec->zip) {
             p = r;
-            l = any_limit_axis ? r : 0;
+            l = zip_limit ? zip_limit[r] : 0;
         } else
             for (size_t a = 0; a < st->naxes; a++) {
                 size_t j = value_index(st, a, r);
@@ -425,6 +478,7 @@ pl_status pl_study_plan(const pl_study_spec *spec, pl_study *st, pl_error *err)
         if (l + 1 > st->nlimits)
             st->nlimits = l + 1;
     }
+    free(zip_limit);
     st->point_first = calloc(st->npoints + 1, sizeof *st->point_first);
     st->point_runs = malloc(nruns * sizeof *st->point_runs);
     st->limit_run = malloc(st->nlimits * sizeof *st->limit_run);
