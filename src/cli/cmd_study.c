@@ -2,7 +2,9 @@
  * process (--jobs threads), as shards of a batch job array (--shard I/N, then merge), resumed after a
  * kill (--resume).  The output directory is a sweep's: locked, the journal written as each task's
  * files are, manifest.json at the end (docs/formats.md, "Studies"). */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
@@ -533,14 +535,18 @@ typedef struct {
     size_t noptions;
     pl_study_spec spec;
     figure_choice fc;
+    int jobs_given; /* --jobs given (else the default: the cores, or 1 a process under MPI) */
 } study_setup;
 
 /* Parse, check and plan the study (every process of an MPI job does the same): an exit status with
  * its message printed, or -1. */
 static int setup_study(int argc, char **argv, pl_model *model, pl_study *st, study_setup *su, long default_jobs)
 {
-    su->o = (case_options){.cmd = "study", .t_end = NAN, .jobs = default_jobs};
+    su->o = (case_options){.cmd = "study", .t_end = NAN, .jobs = 0}; /* 0: --jobs not given */
     int rc = parse_case_options(argc, argv, &su->o, CMD_STUDY, study_usage);
+    su->jobs_given = su->o.jobs > 0;
+    if (!su->jobs_given)
+        su->o.jobs = default_jobs;
     if (rc >= 0 || (rc = choose_solver(&su->o, &pl_solver_penalty, &su->solver)) >= 0)
         return rc;
     if ((rc = prepare(&su->o, su->solver, NULL, model, &su->base)) >= 0)
@@ -903,9 +909,10 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st, 
         s = io.status;
         err = io.err;
     }
-    if (s != PL_OK && pl_farm_size(farm) > 1) {
+    if (s != PL_OK && pl_farm_size(farm) > 1 && !pl_farm_stopped_by_writer(farm)) {
         /* an error the other processes may not know of (this one's memory, MPI, a result out of
-         * place): the job ends here, mpirun ending the others; the journal keeps what was stored */
+         * place): the job ends here, mpirun ending the others; the journal keeps what was stored.
+         * A process that rank 0 told to stop returns quietly: rank 0 reports the cause. */
         if (writer)
             progress_end(&ps);
         fprintf(stderr, "penlim study: %s%s\n", writer ? "" : "(a computing process) ", err.message);
@@ -936,9 +943,12 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st, 
         outdir_end(&d);
         return io.failed_tasks ? 3 : 0;
     }
-    /* phase 2 is the writer's alone: under MPI the other processes are done, their cores free */
-    if (pl_farm_size(farm) > 1 && cores > st->spec.jobs)
-        st->spec.jobs = (int)cores;
+    /* phase 2 is the writer's alone: under MPI the other processes are done, and the cores this one
+     * may run on (mpirun binds it: not every core of the node) are free, unless --jobs said otherwise */
+    cpu_set_t mask;
+    int usable = sched_getaffinity(0, sizeof mask, &mask) == 0 ? CPU_COUNT(&mask) : (int)cores;
+    if (pl_farm_size(farm) > 1 && !su->jobs_given && usable > st->spec.jobs)
+        st->spec.jobs = usable;
     rc = finish_study("study", &d, st, &su->o, &ps, !su->o.no_plots);
     outdir_end(&d);
     return rc;

@@ -23,6 +23,7 @@ struct pl_farm {
     int rank, size;
     int mpi; /* MPI_Init_thread was called (and MPI_Finalize is due) */
     char host[256];
+    int stopped_by_writer; /* the last pl_farm_run ended on rank 0's word (its failure, told to all) */
 };
 
 /* ---- names and results as bytes --------------------------------------------------------------- */
@@ -958,8 +959,10 @@ static pl_status run_worker(pl_farm *farm, const pl_farm_ops *ops, pl_error *err
     }
     pool_stop(&pool);
     free(b.data);
-    if (st == PL_OK && farm_status != PL_OK)
+    if (st == PL_OK && farm_status != PL_OK) {
         st = pl_fail(err, farm_status, "farm: stopped by rank 0, which failed");
+        farm->stopped_by_writer = 1;
+    }
     return st;
 }
 
@@ -1126,6 +1129,11 @@ int pl_farm_is_writer(const pl_farm *farm)
     return farm->rank == 0;
 }
 
+int pl_farm_stopped_by_writer(const pl_farm *farm)
+{
+    return farm->stopped_by_writer;
+}
+
 int pl_farm_uses_mpi(const pl_farm *farm)
 {
     return farm->mpi;
@@ -1133,6 +1141,7 @@ int pl_farm_uses_mpi(const pl_farm *farm)
 
 pl_status pl_farm_run(pl_farm *farm, const pl_farm_ops *ops, pl_error *err)
 {
+    farm->stopped_by_writer = 0;
     if (!ops->execute || !ops->store)
         return pl_fail(err, PL_ERR_INPUT, "farm: execute and store are required");
     if (farm->size == 1)

@@ -80,6 +80,9 @@ int pl_farm_rank(const pl_farm *farm);
 int pl_farm_size(const pl_farm *farm);
 /* Whether this process is the writer (rank 0): the one that prints and writes. */
 int pl_farm_is_writer(const pl_farm *farm);
+/* Whether the last pl_farm_run ended on another rank because rank 0 failed and told it so (rank 0
+ * reports the cause; this rank need not end the job). */
+int pl_farm_stopped_by_writer(const pl_farm *farm);
 /* Whether MPI was started (mpirun), even with one process. */
 int pl_farm_uses_mpi(const pl_farm *farm);
 

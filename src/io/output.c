@@ -532,7 +532,10 @@ pl_status pl_file_commit(pl_file *f, pl_error *err)
      * flush tries the rest again and fails with it (ENOSPC, EFBIG, EIO). */
     int failed = ferror(f->fp), saved = 0;
     clearerr(f->fp);
-    if (fflush(f->fp) != 0 || (!f->out->sync_later && fsync(fileno(f->fp)) != 0))
+    /* the directory's own records (manifest, journal) always: they replace each other, and a record
+     * the disk lost would leave the directory with none */
+    int record = strcmp(f->rel, "manifest.json") == 0 || strcmp(f->rel, ".penlim.journal") == 0;
+    if (fflush(f->fp) != 0 || ((!f->out->sync_later || record) && fsync(fileno(f->fp)) != 0))
         saved = errno;
     else if (failed)
         saved = EIO; /* what failed was dropped: the file is short */
@@ -551,7 +554,7 @@ pl_status pl_file_commit(pl_file *f, pl_error *err)
     }
     release_temp(f, 0);
     /* the directory's own bookkeeping (manifest, journal) is not among the files it lists */
-    if (strcmp(f->rel, "manifest.json") == 0 || strcmp(f->rel, ".penlim.journal") == 0)
+    if (record)
         return PL_OK;
     return pl_output_add_hashed(f->out, f->rel, hash, err);
 }
