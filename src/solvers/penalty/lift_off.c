@@ -105,10 +105,12 @@ int pen_lift_off_handover(run *r, double t, const double *y, int at_root, double
         r->press[2 * i + 1] = now, r->press_t[2 * i + 1] = t;
         if (r->loop.stepper != r->bdf || !c->field.active[i] || c->lifting[i] || xi > LIFT_XI_MAX)
             continue;
-        double lead = lift_lead(c, i), turn = NAN, th = NAN;
+        double lead = lift_lead(c, i), turn = NAN, th = NAN, before = pen_pressing(c, i, r->prev_g[i], r->prev_gdot[i]);
+        if (!(before < 0.0) && !(now < 0.0))
+            continue; /* no force to turn: a contact touching at rest (see above) */
         if (now >= 0.0 || g >= 0.0) { /* turned in this step */
             turn = ta;
-            if (pen_pressing(c, i, r->prev_g[i], r->prev_gdot[i]) < 0.0 && now >= 0.0) {
+            if (before < 0.0 && now >= 0.0) {
                 pressing_fn f = {r, i};
                 turn = pl_brent(pressing_eval, &f, ta, t, 0);
                 if (isnan(turn))
