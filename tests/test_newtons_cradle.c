@@ -505,7 +505,8 @@ static void test_chain_outcomes(void)
  * less than an ulp of q, G_j read 0 and a round-off departure of +2.2e-16 made every step a root of
  * G_j, ended ~2e-13 s on (N = 5, e = 0.4, mu = 1e6: 1.9 million steps, each restarted).  The cases
  * that stalled, at the default rtol, each against the damped chain (self-similar in mu) and within
- * a few times the steps of their neighbours (25 to 70). */
+ * a few times the steps of their neighbours (25 to 70).  Measured: 28 to 67 steps, v within 1.3e-8
+ * of the chain (the damping force jumps at every entry, as in test_chain_outcomes). */
 static void test_resting_contacts(void)
 {
     const struct {
@@ -535,7 +536,7 @@ static void test_resting_contacts(void)
               st == PL_OK ? "ok" : err.message);
         if (st == PL_OK)
             for (size_t j = 0; j < N; j++)
-                NEAR(r.v_final[j], ref.v[j], 1e-6, "N = %zu, e = %g, mu = 1e6: v_%zu against the damped chain", N, e,
+                NEAR(r.v_final[j], ref.v[j], 5e-8, "N = %zu, e = %g, mu = 1e6: v_%zu against the damped chain", N, e,
                      j);
         pl_solution_free(&r);
         pl_model_free(&m);
