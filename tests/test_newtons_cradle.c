@@ -512,7 +512,7 @@ static void test_resting_contacts(void)
     const struct {
         size_t N;
         double e;
-    } runs[] = {{5, 0.4}, {5, 0.5}, {9, 0.4}, {9, 0.5}};
+    } runs[] = {{5, 0.4}, {5, 0.5}, {9, 0.3}, {9, 0.4}, {9, 0.5}};
     for (size_t c = 0; c < sizeof runs / sizeof runs[0]; c++) {
         size_t N = runs[c].N;
         double e = runs[c].e;
