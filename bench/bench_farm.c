@@ -155,15 +155,8 @@ static pl_status study_store(size_t k, pl_status task_status, const pl_error *ta
         const char *name = slash ? slash + 1 : sub;
         if (slash)
             *slash = '\0';
-        pl_file f;
-        pl_status s = pl_file_open(&f, sf->out, slash ? sub : NULL, name, err);
+        pl_status s = pl_write_bytes(sf->out, slash ? sub : NULL, name, files[i].bytes, files[i].size, err);
         if (s != PL_OK)
-            return s;
-        if (fwrite(files[i].bytes, 1, files[i].size, f.fp) != files[i].size) {
-            pl_file_abort(&f);
-            return pl_fail(err, PL_ERR_IO, "cannot write %s", files[i].name);
-        }
-        if ((s = pl_file_commit(&f, err)) != PL_OK)
             return s;
     }
     return PL_OK;
@@ -463,10 +456,7 @@ static double store_results(const char *dir, const bench_file *files, size_t nfi
         char sub[64];
         snprintf(sub, sizeof sub, "runs/%05zu", i);
         for (size_t f = 0; f < nfiles; f++) {
-            pl_file file;
-            if (pl_file_open(&file, &out, sub, files[f].name, &err) != PL_OK ||
-                fwrite(files[f].bytes, 1, files[f].size, file.fp) != files[f].size ||
-                pl_file_commit(&file, &err) != PL_OK) {
+            if (pl_write_bytes(&out, sub, files[f].name, files[f].bytes, files[f].size, &err) != PL_OK) {
                 fprintf(stderr, "bench_farm: %s\n", err.message);
                 pl_output_free(&out);
                 return NAN;

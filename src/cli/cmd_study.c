@@ -636,15 +636,8 @@ static pl_status farm_store(size_t task, pl_status task_status, const pl_error *
         if (!known)
             return pl_fail(err, PL_ERR_IO, "a process sent a file task %zu does not write: '%.200s'", task,
                            files[i].name);
-        pl_file f;
-        pl_status s = pl_file_open(&f, &fp->io->d->out, sub, name, err);
+        pl_status s = pl_write_bytes(&fp->io->d->out, sub, name, files[i].bytes, files[i].size, err);
         if (s != PL_OK)
-            return s;
-        if (fwrite(files[i].bytes, 1, files[i].size, f.fp) != files[i].size) {
-            pl_file_abort(&f);
-            return pl_fail(err, PL_ERR_IO, "cannot write %s", files[i].name);
-        }
-        if ((s = pl_file_commit(&f, err)) != PL_OK)
             return s;
     }
     int failed = task_status != PL_OK;

@@ -559,6 +559,20 @@ pl_status pl_file_commit(pl_file *f, pl_error *err)
     return pl_output_add_hashed(f->out, f->rel, hash, err);
 }
 
+pl_status pl_write_bytes(pl_output *out, const char *sub, const char *name, const void *bytes, size_t size,
+                         pl_error *err)
+{
+    pl_file f;
+    pl_status s = pl_file_open(&f, out, sub, name, err);
+    if (s != PL_OK)
+        return s;
+    if (fwrite(bytes, 1, size, f.fp) != size) {
+        pl_file_abort(&f);
+        return pl_fail(err, PL_ERR_IO, "cannot write %s", f.path);
+    }
+    return pl_file_commit(&f, err);
+}
+
 pl_status pl_write_csv(pl_output *out, const char *sub, const char *name, const char *header, const pl_table *t,
                        pl_error *err)
 {

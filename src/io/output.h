@@ -158,6 +158,10 @@ pl_status pl_file_open(pl_file *f, pl_output *out, const char *sub, const char *
  * infinite number is refused (PL_ERR_SOLVER): penlim writes finite numbers, or nan for an undefined
  * one, never a result that overflowed. */
 pl_status pl_file_commit(pl_file *f, pl_error *err);
+/* ROOT/sub/name (sub may be NULL) holding exactly the size bytes given: written as any file is,
+ * complete or absent. */
+pl_status pl_write_bytes(pl_output *out, const char *sub, const char *name, const void *bytes, size_t size,
+                         pl_error *err);
 void pl_file_abort(pl_file *f);
 
 /* CSV with the given header line (no trailing newline) and one row per table row, %.17g. */
