@@ -358,7 +358,7 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
                        : pl_sweep_default_grid(solver, model, opts.base.t_end, &values, &nvalues, &err);
     int limit_refused = 0;
     if (s == PL_OK && (s = pl_sweep_check(model, values, nvalues, &opts, &limit_refused, &err)) != PL_OK &&
-        limit_refused) {
+        limit_refused && s != PL_ERR_NOMEM) {
         char msg[sizeof err.message + 64];
         snprintf(msg, sizeof msg, "%s (--no-limit sweeps without it)", err.message);
         free(values);

@@ -2,6 +2,7 @@
  * the exit guard, the crash reports and the watchdog of a loaded model, the mode of new files.
  * Signal handlers can reach nothing else; the library holds no such state (it is given the hooks). */
 #include <fcntl.h>
+#include <jansson.h>
 #include <malloc.h>
 #include <math.h>
 #include <signal.h>
@@ -99,6 +100,20 @@ static void on_fatal_signal(int sig)
     remove_temporaries();
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+/* ---- JSON out of memory -------------------------------------------------------------------------
+ * jansson's parser (2.14) does not survive a failed allocation: its lexer loses a byte of the text it
+ * saves, then asserts or corrupts the heap.  Its allocations come here, and one that fails ends the
+ * command as a run out of memory (exit status 3, its temporaries removed; --resume completes it). */
+static char json_oom_message[128] = "penlim: out of memory reading or writing JSON: the command did not finish\n";
+
+static void *json_alloc_or_leave(size_t size)
+{
+    void *p = malloc(size);
+    if (!p && size > 0)
+        leave_with_message(json_oom_message);
+    return p;
 }
 
 static const pl_temp_hooks temp_hooks = {temp_begin, temp_created, temp_released, NULL};
@@ -254,6 +269,8 @@ void cli_command_started(const char *name)
 {
     snprintf(exit_message, sizeof exit_message,
              "penlim %s: the model called exit() in a callback: the command did not finish\n", name);
+    snprintf(json_oom_message, sizeof json_oom_message,
+             "penlim %s: out of memory reading or writing JSON: the command did not finish\n", name);
 }
 
 void cli_process_start(void)
@@ -268,6 +285,7 @@ void cli_process_start(void)
     umask(mask);
     file_mode = 0666 & ~mask;
     remove_temporaries_on_signals();
+    json_set_alloc_funcs(json_alloc_or_leave, free);
     atexit(exit_guard);
 }
 
