@@ -156,30 +156,42 @@ static void check_intact(const char *sub, const char *what)
 
 /* ---- memory ------------------------------------------------------------------------------------- */
 
-/* The text of a file without what differs from run to run: the lines naming wall_seconds (JSON),
- * and a CSV's wall_seconds column. */
+/* Whether a field (a JSON line, a CSV column name) holds what differs between runs of equal results:
+ * wall times, and the right-hand-side evaluations (a cache of dense-output states that could not be
+ * grown is re-integrated instead: the same states, more evaluations). */
+static int varies(const char *text)
+{
+    return strstr(text, "wall_seconds") || strstr(text, "rhs_evals");
+}
+
+/* The text of a file without what differs from run to run (varies): such lines of a JSON file (and
+ * a manifest's content hashes, of files holding them), such columns of a CSV file. */
 static char *normalized(const char *name)
 {
     char *s = slurp(name);
     if (!s)
         return NULL;
     char *out = malloc(strlen(s) + 1), *w = out;
-    long skip = -1; /* the CSV column of wall_seconds */
+    unsigned char skip[256] = {0}; /* the CSV columns left out (the first 256) */
     int csv = strstr(name, ".csv") != NULL, first = 1, in_hashes = 0;
     for (char *line = s; *line;) {
         char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line + 1) : strlen(line);
-        if (csv && first) {
-            char *at = strstr(line, "wall_seconds");
-            if (at && at < line + len) {
-                skip = 0;
-                for (char *p = line; p < at; p++)
-                    skip += *p == ',';
-            }
-        }
         char saved = line[len - 1];
         line[len - 1] = '\0'; /* the line alone, for strstr */
-        int wall = !csv && strstr(line, "wall_seconds");
+        if (csv && first) {
+            size_t field = 0;
+            for (char *f = line; f && field < sizeof skip; field++) {
+                char *comma = strchr(f, ',');
+                if (comma)
+                    *comma = '\0';
+                skip[field] = varies(f) != 0;
+                if (comma)
+                    *comma = ',';
+                f = comma ? comma + 1 : NULL;
+            }
+        }
+        int dropped = !csv && varies(line);
         /* a manifest's content hashes: of files holding wall times, so differing as those do */
         if (!csv && strstr(line, "\"content_hashes\": {"))
             in_hashes = 1;
@@ -187,13 +199,13 @@ static char *normalized(const char *name)
         if (in_hashes && strchr(line, '}'))
             in_hashes = 0;
         line[len - 1] = saved;
-        if (wall || hashes) {
+        if (dropped || hashes) {
             line += len;
             continue;
         }
-        long field = 0;
+        size_t field = 0;
         for (size_t k = 0; k < len; k++) {
-            if (field != skip)
+            if (field >= sizeof skip || !skip[field])
                 *w++ = line[k];
             if (line[k] == ',')
                 field++;
@@ -206,21 +218,49 @@ static char *normalized(const char *name)
     return out;
 }
 
-static long read_peak(void)
+/* The counts of one scan: runs that crashed, completed, and files of completed runs that differ. */
+typedef struct {
+    int crashes, finished, wrong;
+} scan_counts;
+
+/* One run of a scan, made under `condition` into `lim` (exit status rc): no crash, and exit 0 with
+ * the files of the reference run `ref` (its nref files in names), or exit 3 naming memory (it was exit
+ * 2 for a model that could not be allocated, and a crash inside SUNDIALS, GSL, Siconos, jansson, or
+ * the analysis of a half-allocated run). */
+static void check_scanned_run(const char *label, const char *condition, int rc, const char *ref, const char *lim,
+                              char (*names)[400], size_t nref, scan_counts *counts)
 {
-    char *s = slurp("peak.txt");
-    long peak = s ? atol(s) : 0;
-    free(s);
-    return peak;
+    char *err = slurp("stderr.txt");
+    counts->crashes += rc >= 128;
+    CHECK(rc == 0 || (rc == 3 && err && strstr(err, "memory")),
+          "%s: %s: exit 0, or 3 for want of memory (got %d: %.300s)", label, condition, rc, err ? err : "");
+    free(err);
+    if (rc != 0)
+        return;
+    counts->finished++;
+    for (size_t j = 0; j < nref; j++) {
+        if (strstr(names[j], ".dat")) /* compare_work.dat: wall times as coordinates */
+            continue;
+        char a[700], b[700];
+        snprintf(a, sizeof a, "%.280s/%.400s", ref, names[j]);
+        snprintf(b, sizeof b, "%.280s/%.400s", lim, names[j]);
+        char *ta = normalized(a), *tb = normalized(b);
+        int same = ta && tb && strcmp(ta, tb) == 0;
+        counts->wrong += !same;
+        CHECK(same, "%s: %s (exit 0), %s as without it", label, condition, names[j]);
+        free(ta);
+        free(tb);
+    }
 }
 
-/* Run "penlim ARGS --out LABEL_ref" once to measure the most memory it holds (PENLIM_MEMORY_PEAK),
- * then again under `steps` limits from 0 to 1.05 times that peak (fail_alloc: an allocation beyond the limit
- * fails, memory freed is available again, every thread counted).  Whatever the limit: no crash, and
- * exit 0 with the files of the run without a limit, or exit 3 naming memory (it was exit 2 for a
- * model that could not be allocated, and a crash inside SUNDIALS, GSL, Siconos, or the analysis of
- * a half-allocated run).  prepare, if not NULL, is a shell command run in dir before each run. */
-static void memory_scan(const char *label, const char *args, int steps, const char *prepare)
+/* Run "penlim ARGS --out LABEL_ref" once to measure the most memory it holds and the allocations it
+ * makes (PENLIM_MEMORY_PEAK), then again under `steps` limits from 0 to 1.05 times that peak
+ * (fail_alloc: an allocation beyond the limit fails, memory freed is available again, every thread
+ * counted), and, with `singles`, under that many single failures spread over its allocations
+ * (PENLIM_MEMORY_FAIL_AT: each of penlim's own allocations failing alone, the others succeeding, the
+ * recovery paths a limit reaches only by chance).  prepare, if not NULL, is a shell command run in dir
+ * before each run. */
+static void memory_scan_with(const char *label, const char *args, int steps, int singles, const char *prepare)
 {
     char env[2048], cmd[4096], ref[300], lim[300];
     snprintf(ref, sizeof ref, "%s_ref", label);
@@ -232,48 +272,47 @@ static void memory_scan(const char *label, const char *args, int steps, const ch
     snprintf(env, sizeof env, "PENLIM_MEMORY_PEAK=peak.txt LD_PRELOAD=%s", fail_alloc);
     snprintf(cmd, sizeof cmd, "%s --out %s", args, ref);
     int rc = run_with(env, cmd);
-    long peak = read_peak();
-    CHECK(rc == 0 && peak > 0, "%s: 'penlim %s' runs (%d) and holds %ld bytes at most", label, args, rc, peak);
+    long peak = 0, refused = 0, allocations = 0;
+    char *report = slurp("peak.txt");
+    if (report)
+        sscanf(report, "%ld %ld %ld", &peak, &refused, &allocations);
+    free(report);
+    CHECK(rc == 0 && peak > 0 && allocations > 0, "%s: 'penlim %s' runs (%d), holds %ld bytes at most and makes %ld allocations",
+          label, args, rc, peak, allocations);
     static char names[4096][400];
     size_t nref = list_files(ref, "", names, 4096, 0);
-    int crashes = 0, wrong = 0, finished = 0;
-    for (int k = 0; k < steps; k++) {
-        /* half from nothing up, half about the peak, where a last allocation fails and what would
-         * be left out of a file is the most */
-        long limit = k < steps / 2 ? peak * k / (steps / 2) : peak * (80 + 25 * (k - steps / 2) / (steps - steps / 2)) / 100;
+    scan_counts counts = {0, 0, 0};
+    for (int k = 0; k < steps + singles; k++) {
+        char condition[128];
+        if (k < steps) {
+            /* half from nothing up, half about the peak, where a last allocation fails and what would
+             * be left out of a file is the most */
+            long limit = k < steps / 2 ? peak * k / (steps / 2)
+                                       : peak * (80 + 25 * (k - steps / 2) / (steps - steps / 2)) / 100;
+            snprintf(env, sizeof env, "PENLIM_MEMORY_LIMIT=%ld LD_PRELOAD=%s", limit, fail_alloc);
+            snprintf(condition, sizeof condition, "under a limit of %ld bytes", limit);
+        } else {
+            long at = 1 + (allocations * (k - steps)) / singles;
+            snprintf(env, sizeof env, "PENLIM_MEMORY_FAIL_AT=%ld LD_PRELOAD=%s", at, fail_alloc);
+            snprintf(condition, sizeof condition, "its first allocation from the %ld-th failing alone", at);
+        }
         if (prepare) {
             snprintf(cmd, sizeof cmd, "cd %s && rm -rf %s && %s %s", dir, lim, prepare, lim);
             CHECK(system(cmd) == 0, "%s: prepared", label);
         }
-        snprintf(env, sizeof env, "PENLIM_MEMORY_LIMIT=%ld LD_PRELOAD=%s", limit, fail_alloc);
         snprintf(cmd, sizeof cmd, "%s --out %s --force", args, lim);
         rc = run_with(env, cmd);
-        char *err = slurp("stderr.txt");
-        crashes += rc >= 128;
-        CHECK(rc == 0 || (rc == 3 && err && strstr(err, "memory")),
-              "%s: under a limit of %ld bytes: exit 0, or 3 for want of memory (got %d: %.300s)", label, limit, rc,
-              err ? err : "");
-        free(err);
-        if (rc != 0)
-            continue;
-        finished++;
-        for (size_t j = 0; j < nref; j++) {
-            if (strstr(names[j], ".dat")) /* compare_work.dat: wall times as coordinates */
-                continue;
-            char a[700], b[700];
-            snprintf(a, sizeof a, "%.280s/%.400s", ref, names[j]);
-            snprintf(b, sizeof b, "%.280s/%.400s", lim, names[j]);
-            char *ta = normalized(a), *tb = normalized(b);
-            int same = ta && tb && strcmp(ta, tb) == 0;
-            wrong += !same;
-            CHECK(same, "%s: under a limit of %ld bytes (exit 0), %s as without a limit", label, limit, names[j]);
-            free(ta);
-            free(tb);
-        }
+        check_scanned_run(label, condition, rc, ref, lim, names, nref, &counts);
     }
-    printf("%s: %d limits up to %ld bytes: %d completed, %d crashed, %d wrong files\n", label, steps, peak, finished,
-           crashes, wrong);
-    CHECK(crashes == 0, "%s: no crash under a memory limit (%d)", label, crashes);
+    printf("%s: %d limits up to %ld bytes and %d single failures of %ld allocations: %d completed, %d crashed, "
+           "%d wrong files\n",
+           label, steps, peak, singles, allocations, counts.finished, counts.crashes, counts.wrong);
+    CHECK(counts.crashes == 0, "%s: no crash under a memory limit or a failed allocation (%d)", label, counts.crashes);
+}
+
+static void memory_scan(const char *label, const char *args, int steps, const char *prepare)
+{
+    memory_scan_with(label, args, steps, 0, prepare);
 }
 
 /* The first address-space limit (ulimit -v, KB) under which penlim starts at all here: below it the
@@ -316,6 +355,9 @@ static void test_memory(void)
     memory_scan("scheme", "run wedge --scheme moreau_jean --t-end 1", 25, NULL);
     memory_scan("limit", "limit wedge --set f1=-10 --set f2=-10 --samples 100", 25, NULL);
     memory_scan("sweep", "sweep bouncing_ball --mu 1e3:1e5:3 --t-end 2 --jobs 2 --no-plots", 30, NULL);
+    /* One allocation failing alone, at points over all of a sweep's: the analysis of a run whose
+     * events could not be allocated, and a solution whose arrays could not be, crashed when written. */
+    memory_scan_with("single", "sweep bouncing_ball --mu 1e3:1e5:3 --t-end 2 --jobs 1 --no-plots", 0, 150, NULL);
     memory_scan("compare", "compare bouncing_ball --mu 1e4 --external ball.csv --t-end 2 --no-plots", 25, NULL);
     /* each run solved by a process of its own and read back here: a read back that ran out of memory
      * was reported as a solution missing ("cannot read back trajectory.csv"), memory not named */

@@ -780,6 +780,8 @@ json_t *pl_json_number(double x)
 
 json_t *pl_json_array(const double *x, size_t n)
 {
+    if (!x && n > 0) /* an array that could not be allocated: a run out of memory is still written */
+        return json_null();
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
         PL_JSON_APPEND(a, pl_json_number(x[i]));

@@ -206,6 +206,7 @@ json_t *pl_json_number(double x);
  * of penlim's CSV files reads back exactly, without binary noise such as 1000.0000000000007.  An
  * infinite x makes pl_file_commit refuse the file. */
 void pl_put_number(pl_file *f, const char *sep, double x);
+/* x[0..n) as a JSON array (pl_json_number each); null where x is NULL, an array never allocated. */
 json_t *pl_json_array(const double *x, size_t n);
 
 #endif

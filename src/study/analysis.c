@@ -759,8 +759,22 @@ pl_status pl_analyze(const pl_model *model, const pl_solution *sol, pl_analysis 
     return pl_analyze_within(model, sol, NULL, a, err);
 }
 
+static pl_status analyze(const pl_model *model, const pl_solution *sol, const pl_budget *budget, pl_analysis *a,
+                         pl_error *err);
+
+/* An analysis has its info whole or none: one out of memory part-way (an episode's velocity jump
+ * not yet pointed at, an impact's event not allocated) is freed, not written half made. */
 pl_status pl_analyze_within(const pl_model *model, const pl_solution *sol, const pl_budget *budget, pl_analysis *a,
                             pl_error *err)
+{
+    pl_status s = analyze(model, sol, budget, a, err);
+    if (s == PL_ERR_NOMEM)
+        pl_analysis_free(a);
+    return s;
+}
+
+static pl_status analyze(const pl_model *model, const pl_solution *sol, const pl_budget *budget, pl_analysis *a,
+                         pl_error *err)
 {
     init_analysis(a);
     size_t n = sol->n, m = sol->m, ne = sol->nepisodes;

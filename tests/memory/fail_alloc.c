@@ -4,10 +4,17 @@
  * reached (ulimit -v, a container's).  Memory freed is available again, as under a real limit.
  * What the libraries allocate while they are loaded, before main, is not counted: a process that
  * cannot load its libraries is not penlim's to handle.  PENLIM_MEMORY_PEAK=FILE writes the largest
- * number of bytes held at once, and the number of allocations refused, to FILE at exit (or _exit).
+ * number of bytes held at once, the number of allocations refused and the number made, to FILE at
+ * exit (or _exit).
+ * PENLIM_MEMORY_FAIL_AT=N instead fails one allocation alone: the first, from the N-th on (counted
+ * from main, all threads), made by penlim's own code (the program or libpenlim, jansson's through
+ * the program's hook), so that every recovery path of penlim's is met in turn.  Those made inside
+ * the other libraries are passed over: GSL 2.7 and glibc's NSS do not survive a failure followed by
+ * successes (penlim allocates their blocks first where it can, which only a real limit honours).
  * The C library's own allocator does the work (glibc exports it as __libc_malloc etc.). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <string.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdatomic.h>
@@ -24,13 +31,47 @@ extern void __libc_free(void *p);
 
 static atomic_long held, peak, refused;
 static atomic_long limit = -2; /* -2: not read yet, -1: none */
+static atomic_long fail_at = -2, allocations;
+static atomic_int failed_once;
 static atomic_int armed;       /* main has started */
 
+/* Whether the caller (a return address) is penlim's: the program or libpenlim. */
+static int from_penlim(void *caller)
+{
+    Dl_info info;
+    if (!dladdr(caller, &info) || !info.dli_fname)
+        return 0;
+    const char *name = strrchr(info.dli_fname, '/');
+    name = name ? name + 1 : info.dli_fname;
+    return strcmp(name, "penlim") == 0 || strncmp(name, "libpenlim", 9) == 0;
+}
+
+/* PENLIM_MEMORY_FAIL_AT: whether this allocation, made from `caller`, is the one to fail. */
+static int fail_this(void *caller)
+{
+    long at = atomic_load(&fail_at);
+    if (at == -2) {
+        const char *v = getenv("PENLIM_MEMORY_FAIL_AT");
+        at = v && *v ? strtol(v, NULL, 10) : -1;
+        atomic_store(&fail_at, at);
+    }
+    long index = atomic_fetch_add(&allocations, 1) + 1;
+    if (at < 0 || index < at || atomic_load(&failed_once) || !from_penlim(caller))
+        return 0;
+    int expected = 0;
+    return atomic_compare_exchange_strong(&failed_once, &expected, 1);
+}
+
 /* Whether `size` more bytes may be taken; if so they are counted as held. */
-static int take(size_t size)
+static int take_from(size_t size, void *caller)
 {
     if (!atomic_load(&armed))
         return 1;
+    if (fail_this(caller)) {
+        atomic_fetch_add(&refused, 1);
+        errno = ENOMEM;
+        return 0;
+    }
     long at = atomic_load(&limit);
     if (at == -2) { /* getenv allocates nothing */
         const char *v = getenv("PENLIM_MEMORY_LIMIT");
@@ -68,6 +109,8 @@ static void give_back(void *p)
         atomic_fetch_sub(&held, (long)malloc_usable_size(p));
 }
 
+#define take(size) take_from((size), __builtin_return_address(0))
+
 void *malloc(size_t size)
 {
     return take(size) ? settle(__libc_malloc(size), size) : NULL;
@@ -82,7 +125,7 @@ void *calloc(size_t n, size_t size)
 void *realloc(void *p, size_t size)
 {
     if (!p)
-        return malloc(size);
+        return take(size) ? settle(__libc_malloc(size), size) : NULL;
     if (size == 0) {
         free(p);
         return NULL;
@@ -135,7 +178,7 @@ static void report(void)
         return;
     FILE *f = fopen(path, "w");
     if (f) {
-        fprintf(f, "%ld %ld\n", atomic_load(&peak), atomic_load(&refused));
+        fprintf(f, "%ld %ld %ld\n", atomic_load(&peak), atomic_load(&refused), atomic_load(&allocations));
         fclose(f);
     }
 }

@@ -1,6 +1,7 @@
 #include "solvers/limit/impact.h"
 
 #include "core/carve.h"
+#include "core/gsl_ode.h"
 #include "core/linalg.h"
 #include "core/rootfind.h"
 
@@ -457,8 +458,8 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
     /* Two drivers (the multistep msbdf needs its driver): one steps through the fast motion, the
      * other re-integrates pieces of a step to locate mode switches. */
     double h = 1e-3 / omega, eps_abs = 1e-14 * scale / omega;
-    gsl_odeiv2_driver *stepper = gsl_odeiv2_driver_alloc_y_new(&sys, type, h, eps_abs, 1e-12);
-    gsl_odeiv2_driver *driver = gsl_odeiv2_driver_alloc_y_new(&sys, type, h, eps_abs, 1e-12);
+    gsl_odeiv2_driver *stepper = pl_odeiv2_driver_alloc_y_new(&sys, type, h, eps_abs, 1e-12);
+    gsl_odeiv2_driver *driver = pl_odeiv2_driver_alloc_y_new(&sys, type, h, eps_abs, 1e-12);
     pl_status status = PL_OK;
     if (!stepper || !driver) {
         status = pl_fail(err, PL_ERR_NOMEM, "out of memory for the fast-time integrator");

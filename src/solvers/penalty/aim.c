@@ -5,6 +5,7 @@
 #include <gsl/gsl_odeiv2.h>
 #include <math.h>
 
+#include "core/gsl_ode.h"
 #include "core/rootfind.h"
 #include "solvers/penalty/engine.h"
 
@@ -160,7 +161,7 @@ static double fast_exit(fast_system *f, double g, double gdot, double level, dou
     double y[2] = {g, gdot}, s = 0.0, hs = 1e-3 * horizon, found = NAN;
     double scale = fabs(g) + fabs(gdot) * horizon, force = fast_force(f, y);
     gsl_odeiv2_step *step = gsl_odeiv2_step_alloc(gsl_odeiv2_step_rkf45, 2);
-    gsl_odeiv2_control *control = gsl_odeiv2_control_y_new(1e-10 * scale, 1e-10);
+    gsl_odeiv2_control *control = pl_odeiv2_control_y_new(1e-10 * scale, 1e-10);
     gsl_odeiv2_evolve *evolve = gsl_odeiv2_evolve_alloc(2);
     if (step && control && evolve && g < level && force > 0.0)
         for (int it = 0; it < 10000 && s < horizon; it++) {
@@ -177,7 +178,7 @@ static double fast_exit(fast_system *f, double g, double gdot, double level, dou
             *kink = x.kink;
             found = x.s0 + (s - x.s0) * f0 / (f0 - f1);
             if (s <= refine &&
-                (x.driver = gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 0.1 * (s - x.s0), 1e-12 * scale,
+                (x.driver = pl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 0.1 * (s - x.s0), 1e-12 * scale,
                                                           1e-12))) {
                 found = x.kink ? kink_by_bisection(&x, s, 1e-9 * horizon)
                                : pl_illinois(exit_function, &x, x.s0, f0, s, f1, 1e-9 * horizon);
