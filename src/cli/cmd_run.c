@@ -110,10 +110,13 @@ static void print_solution_summary(const pl_model *model, const pl_solution *sol
                "impacts never accumulate): %.6g impacts skipped, the last at t = %.12g (+- %.2g), rebound speed "
                "%.6g", sol->tail.constraint + 1, sol->tail.t_start, sol->tail.x_start, sol->tail.impacts,
                sol->tail.t_last, sol->tail.time_error, sol->tail.speed_last);
-    printf("\n  final: t = %s, ", num(sol->t_final, v));
-    print_vector("q", sol->q_final, sol->n);
-    printf(", ");
-    print_vector("v", sol->v_final, sol->n);
+    printf("\n  final: t = %s", num(sol->t_final, v));
+    if (sol->q_final) { /* none where the solution could not even be allocated */
+        printf(", ");
+        print_vector("q", sol->q_final, sol->n);
+        printf(", ");
+        print_vector("v", sol->v_final, sol->n);
+    }
     const pl_stats *s = &sol->stats;
     if (sol->solver->family == PL_FAMILY_SCHEME)
         printf("\n  cost: %ld steps of %.6g, %ld LCP solves (%ld pivots), %ld rhs evaluations, %.3f s\n", s->steps,

@@ -354,7 +354,7 @@ pl_status pl_cvode_create(pl_cvode *cv, const pl_cvode_spec *s, pl_error *err)
     if (s->sparse) {
         if (pl_csc_init(&cv->analysed, s->size, s->size) != 0 || !cv->J ||
             !(cv->LS = SUNLinSol_KLU(cv->y, cv->J, cv->sun)))
-            return pl_fail(err, PL_ERR_NOMEM, "sparse linear solver (KLU) allocation failed");
+            return pl_fail(err, PL_ERR_NOMEM, "out of memory for the sparse linear solver (KLU)");
         /* KLU's user_data serves its user ordering only, which is not used (SUNDIALS's default, AMD) */
         SUNLinSol_KLUGetCommon(cv->LS)->user_data = cv;
         cv->LS->ops->setup = klu_setup;
@@ -362,7 +362,7 @@ pl_status pl_cvode_create(pl_cvode *cv, const pl_cvode_spec *s, pl_error *err)
     } else {
         cv->LS = cv->J ? SUNLinSol_Dense(cv->y, cv->J, cv->sun) : NULL;
         if (!cv->LS)
-            return pl_fail(err, PL_ERR_NOMEM, "dense linear solver allocation failed");
+            return pl_fail(err, PL_ERR_NOMEM, "out of memory for the dense linear solver");
     }
     CHECK(CVodeSetLinearSolver(cv->mem, cv->LS, cv->J), "CVodeSetLinearSolver");
     if (s->jacobian)
