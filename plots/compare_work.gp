@@ -3,10 +3,12 @@
 # each scheme, external files), a family's points joined in order of refinement (mu increasing,
 # h decreasing).  An external file has no cost: it is the horizontal line of its distance across
 # the costs plotted.
-# Data: compare_work.dat, one block per distance and family (in the order of `distances` and
-# `families` of compare_config.gp): wall_seconds, rhs_evals, distance.
+# Data: compare_work.csv, one block per distance and family (in the order of `distances` and
+# `families` of compare_config.gp): distance, family, parameter_name, parameter, wall_seconds,
+# rhs_evals, value (docs/formats.md, "Data files for figures").
 load 'compare_config.gp'
 load 'styles.gp'
+set datafile separator comma
 nd = words(distances)
 nfam = words(families)
 nkey = nfam
@@ -31,14 +33,14 @@ do for [fmt in formats] {
         # themselves): not drawn.  The y range has a quarter of a decade of headroom each side, so
         # no point sits on the frame.  (stats counts only the points in the current range.)
         set yrange [*:*]
-        stats 'compare_work.dat' index ((d-1)*nfam):(d*nfam - 1) using 3 nooutput
+        stats 'compare_work.csv' index ((d-1)*nfam):(d*nfam - 1) using 7 nooutput
         floor_d = 1e-12 * STATS_max
-        stats 'compare_work.dat' index ((d-1)*nfam):(d*nfam - 1) using ($3 >= floor_d ? $3 : NaN) nooutput
+        stats 'compare_work.csv' index ((d-1)*nfam):(d*nfam - 1) using ($7 >= floor_d ? $7 : NaN) nooutput
         set yrange [STATS_min / 10**0.25 : STATS_max * 10**0.25]
         do for [c=1:2] {
             set xlabel (c == 1 ? 'wall time (s)' : 'right-hand-side evaluations')
             # the key from keyentry: every family is titled even where it has no point
-            plot for [f=1:nfam] 'compare_work.dat' index (d-1)*nfam + f-1 using c:($3 >= floor_d ? $3 : NaN) with linespoints lt f notitle, \
+            plot for [f=1:nfam] 'compare_work.csv' index (d-1)*nfam + f-1 using (column(c+4)):($7 >= floor_d ? $7 : NaN) with linespoints lt f notitle, \
                  for [f=1:nfam] keyentry with linespoints lt f title word(families, f)
             unset key
         }

@@ -1,8 +1,15 @@
 # Convergence: |error| of each limit quantity against the refined parameter (mu or h; log-log,
 # points) with its fitted power law (thin dotted, same colour).
-# Data: convergence.dat, one block per quantity: mu (or h), |error|, fitted |error|.
+# Data: convergence.csv, one block per quantity: quantity, mu (or h), |error|, fitted |error|, rate,
+# rate_se, predicted rate, reference (docs/formats.md, "Data files for figures").
 load 'plots_config.gp'
 load 'styles.gp'
+set datafile separator comma
+# each block's title from its rows (the header line, first in block 0, is no point)
+array title_of[nq > 0 ? nq : 1]
+do for [i=0:nq-1] {
+    stats 'convergence.csv' index i using (title_of[i+1] = sprintf('%s: rate %.3f +- %.3f (%s)', strcol(1), column(5), column(6), strcol(8)), $3) nooutput
+}
 nkey = nq
 klen = exists('conv_len') ? conv_len : 60
 W = 1300
@@ -21,7 +28,7 @@ do for [fmt in formats] {
     set format y '%.0e'
     set xlabel param.' (model units)'
     set ylabel '|error| (model units)'
-    plot for [i=0:nq-1] 'convergence.dat' index i using 1:2 with linespoints lt i+1 title columnheader(1), \
-         for [i=0:nq-1] 'convergence.dat' index i using 1:3 with lines lt i+1 dt 3 lw 1 notitle
+    plot for [i=0:nq-1] 'convergence.csv' index i using 2:3 with linespoints lt i+1 title title_of[i+1], \
+         for [i=0:nq-1] 'convergence.csv' index i using 2:4 with lines lt i+1 dt 3 lw 1 notitle
     unset multiplot
 }

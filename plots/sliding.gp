@@ -1,8 +1,14 @@
 # Sustained contacts: the penalty force mu G(t) (solid) against the sliding-mode force F^sm(t)
 # computed from the model at the same state (dotted, same colour), paper 004 Theorem 6.
-# Data: sliding.dat, one block per run: t, constraint, mu G, F^sm.
+# Data: sliding.csv, one block per run: mu (or h), episode, constraint, t, mu G, F^sm
+# (docs/formats.md, "Data files for figures").
 load 'plots_config.gp'
 load 'styles.gp'
+set datafile separator comma
+array title_of[nsliding > 0 ? nsliding : 1]
+do for [i=0:nsliding-1] {
+    stats 'sliding.csv' index i using (title_of[i+1] = param.' = '.strcol(1), $4) nooutput
+}
 nkey = nsliding
 klen = 14
 W = 1300
@@ -18,7 +24,7 @@ do for [fmt in formats] {
     eval key_cmd(kr, key_px, H)
     set xlabel 't (model units)'
     set ylabel 'mu G  and  F^sm (model units)'
-    plot for [i=0:nsliding-1] 'sliding.dat' index i using 1:3 with lines lt i+1 dt 1 title columnheader(1), \
-         for [i=0:nsliding-1] 'sliding.dat' index i using 1:4 with lines lt i+1 dt 3 lw 2.5 notitle
+    plot for [i=0:nsliding-1] 'sliding.csv' index i using 4:5 with lines lt i+1 dt 1 title title_of[i+1], \
+         for [i=0:nsliding-1] 'sliding.csv' index i using 4:6 with lines lt i+1 dt 3 lw 2.5 notitle
     unset multiplot
 }

@@ -1,10 +1,16 @@
 # Zeno: impact times and entry gap rates against the impact index for each run, and, when some run
 # is captured, the capture time T* against mu (or h) with the accumulation time of the limit
 # (paper 004, eq. (52)).
-# Data: zeno.dat (one block per run: index, t_in, |gdot_in|, gdot_out) and capture.dat
-# (mu or h, capture time, accumulation estimate, impacts before capture).
+# Data: zeno.csv (one block per run: mu or h, index, t_in, |gdot_in|, gdot_out) and capture.csv
+# (mu or h, capture time, accumulation estimate, impacts before capture); docs/formats.md, "Data
+# files for figures".
 load 'plots_config.gp'
 load 'styles.gp'
+set datafile separator comma
+array title_of[nzeno > 0 ? nzeno : 1]
+do for [i=0:nzeno-1] {
+    stats 'zeno.csv' index i using (title_of[i+1] = param.' = '.strcol(1), $2) nooutput
+}
 nkey = nzeno
 klen = 14
 W = 1300
@@ -16,7 +22,7 @@ key_px = kr * row_h + 24
 # it covered T* where it meets the accumulation time)
 cap_px = ncapture > 0 ? row_h + 24 : 0
 H = int(70 + npanels * 300 + key_px + cap_px + 50)
-stats 'zeno.dat' using 1 nooutput
+stats 'zeno.csv' using 2 nooutput
 # integer ticks on the impact index, about ten of them
 index_step = STATS_max > 10 ? ceil(STATS_max / 10.) : 1
 print sprintf('zeno: key entries: %d', nkey + (ncapture > 0 ? 2 + (accumulation == accumulation) : 0))
@@ -30,12 +36,12 @@ do for [fmt in formats] {
     set mxtics 1
     set xrange [0.5:STATS_max + 0.5]
     set ylabel 'impact time (model units)'
-    plot for [i=0:nzeno-1] 'zeno.dat' index i using 1:2 with linespoints lt i+1 title columnheader(1)
+    plot for [i=0:nzeno-1] 'zeno.csv' index i using 2:3 with linespoints lt i+1 title title_of[i+1]
     unset key
     set logscale y
     set format y '%.0e'
     set ylabel '|gdot_in| (model units)'
-    plot for [i=0:nzeno-1] 'zeno.dat' index i using 1:3 with linespoints lt i+1 notitle
+    plot for [i=0:nzeno-1] 'zeno.csv' index i using 2:4 with linespoints lt i+1 notitle
     unset logscale y
     set format y '%g'
     if (ncapture > 0) {
@@ -46,12 +52,12 @@ do for [fmt in formats] {
         set ylabel 'time (model units)'
         eval sprintf("set key at screen 0.5, %.5f center top horizontal Left reverse maxrows 1 box opaque samplen 3 spacing 1.1 width 2", (key_px + cap_px - 8.) / H)
         if (accumulation == accumulation) {
-            plot 'capture.dat' using 1:2 with linespoints lt 1 title 'capture time T*', \
-                 'capture.dat' using 1:3 with linespoints lt 2 title 'accumulation estimated from flights', \
+            plot 'capture.csv' using 1:2 with linespoints lt 1 title 'capture time T*', \
+                 'capture.csv' using 1:3 with linespoints lt 2 title 'accumulation estimated from flights', \
                  accumulation with lines @limit_style title 'accumulation time (closed form)'
         } else {
-            plot 'capture.dat' using 1:2 with linespoints lt 1 title 'capture time T*', \
-                 'capture.dat' using 1:3 with linespoints lt 2 title 'accumulation estimated from flights'
+            plot 'capture.csv' using 1:2 with linespoints lt 1 title 'capture time T*', \
+                 'capture.csv' using 1:3 with linespoints lt 2 title 'accumulation estimated from flights'
         }
         unset logscale x
     }

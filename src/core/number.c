@@ -153,6 +153,24 @@ char *pl_format_down(double x, int digits, char *buf, size_t len)
     return pl_format_short(down <= x ? down : x, buf, len); /* x itself should the cut ever round up */
 }
 
+double pl_round_125(double x, int up)
+{
+    if (!(x > 0) || !isfinite(x))
+        return x;
+    /* the candidates of the decades around x, as decimals; the first past x in the direction asked */
+    int e = (int)floor(log10(x));
+    double best = NAN;
+    for (int d = e - 1; d <= e + 1; d++)
+        for (int k = 0; k < 3; k++) {
+            double c;
+            if (!pl_decimal_shift((double[]){1.0, 2.0, 5.0}[k], d, &c))
+                continue;
+            if (up ? c >= x && !(c >= best) : c <= x && !(c <= best))
+                best = c;
+        }
+    return isnan(best) ? x : best;
+}
+
 int pl_decimal_shift(double x, int d, double *out)
 {
     if (!isfinite(x))
