@@ -124,7 +124,7 @@ int pl_fit_flights(const double *flights, size_t n, double t_last_impact, double
         return -1;
     double *x = malloc(2 * n * sizeof *x), *y = x ? x + n : NULL;
     if (!x)
-        return -1;
+        return PL_FIT_FLIGHTS_NO_MEMORY;
     int bad = 0;
     for (size_t j = 0; j < n; j++) {
         bad |= !(flights[j] > 0.0);
@@ -386,12 +386,12 @@ static pl_status compare_sliding(const pl_model *model, const pl_solution *sol, 
 
 /* Zeno: flights between successive impacts, while the impact speed is well above what the
  * solution resolves (v_min), up to the capture. */
-static void zeno_sequence(const pl_model *model, const pl_solution *sol, pl_analysis *a)
+static pl_status zeno_sequence(const pl_model *model, const pl_solution *sol, pl_analysis *a, pl_error *err)
 {
     size_t cap = a->impacts;
     double *flights = malloc((cap ? cap : 1) * sizeof *flights);
     if (!flights)
-        return;
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory fitting the flights of %zu impacts", cap);
     size_t nf = 0;
     double t_last = NAN;
     const pl_impact_record *prev = NULL;
@@ -415,12 +415,17 @@ static void zeno_sequence(const pl_model *model, const pl_solution *sol, pl_anal
         prev = im;
     }
     a->fit_flights = nf;
-    pl_fit_flights(flights, nf, t_last, &a->contraction_ratio, &a->contraction_ratio_se, &a->accumulation_time);
+    if (pl_fit_flights(flights, nf, t_last, &a->contraction_ratio, &a->contraction_ratio_se, &a->accumulation_time) ==
+        PL_FIT_FLIGHTS_NO_MEMORY) {
+        free(flights);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory fitting the flights of %zu impacts", cap);
+    }
     /* Under a law whose impacts never accumulate (elastic; Hunt-Crossley, 1 - e ~ c V) the flights do not
      * shrink geometrically: a ratio fitted to them extrapolates a Zeno point that does not exist. */
     if (!pl_laws_bounces_accumulate(model->law, model->m))
         a->accumulation_time = NAN;
     free(flights);
+    return PL_OK;
 }
 
 /* The impact of a penalized episode as an event: entry state, exit velocity.  Non-zero if out of
@@ -930,8 +935,7 @@ static pl_status analyze(const pl_model *model, const pl_solution *sol, const pl
                 a->lift_off_first = sol->events[k].t;
                 a->lift_off_first_resolution = sol->events[k].t_resolution;
             }
-    zeno_sequence(model, sol, a);
-    return PL_OK;
+    return zeno_sequence(model, sol, a, err);
 }
 
 void pl_analysis_free(pl_analysis *a)

@@ -115,8 +115,9 @@ pl_episode_kind pl_classify_episode(const pl_episode *ep, double t_final, double
 /* Flights f_j (j = 0..n-1) between impacts: least-squares fit of log f_j = a + j log r,
  * giving the contraction ratio r with its standard error, and the accumulation time
  * t_last_impact + f_{n-1} r/(1 - r) (NAN unless r + 3 se < 1).  NAN unless pl_fit_meaningful
- * (at least 4 flights, se < r); returns 0 on
- * success. */
+ * (at least 4 flights, se < r); returns 0 on success, -1 if not fitted, PL_FIT_FLIGHTS_NO_MEMORY
+ * if out of memory. */
+#define PL_FIT_FLIGHTS_NO_MEMORY (-2)
 int pl_fit_flights(const double *flights, size_t n, double t_last_impact, double *ratio, double *ratio_se,
                    double *t_accumulation);
 

@@ -216,6 +216,10 @@ pl_status pl_family_assess(const pl_model *model, const pl_solver_type *solver, 
         double rtols = distances[d].event_time ? PL_NOISE_RTOLS_TIME : PL_NOISE_RTOLS;
         f->conv[d] = pl_convergence_of(f->x, values, n, 0.0, rtols * rtol * scale[distances[d].scale], NULL, errors);
         f->conv[d].reference = PL_REF_DISTANCE;
+        if (f->conv[d].no_memory) {
+            free(values);
+            return pl_fail(err, PL_ERR_NOMEM, "out of memory fitting the rates of a family of %zu solutions", n);
+        }
     }
     /* The distances between successive members, and the tail of their series. */
     pl_status s = PL_OK;
@@ -224,9 +228,12 @@ pl_status pl_family_assess(const pl_model *model, const pl_solver_type *solver, 
         s = pl_distance_in_t(members[f->order[k]].sol, members[f->order[k + 1]].sol, NAN, NAN, &f->successive[k], &so,
                              &l1, err);
     }
-    if (s == PL_OK) /* their errors against 0 go to the scratch of the distances' */
+    if (s == PL_OK) { /* their errors against 0 go to the scratch of the distances' */
         f->successive_conv = pl_convergence_of(f->x, f->successive, n > 0 ? n - 1 : 0, 0.0, f->noise_floor_q, NULL,
                                                errors);
+        if (f->successive_conv.no_memory)
+            s = pl_fail(err, PL_ERR_NOMEM, "out of memory fitting the rates of a family of %zu solutions", n);
+    }
     free(values);
     if (s != PL_OK)
         return s;

@@ -62,7 +62,7 @@ size_t pl_fit_rate(const double *mu, const double *err, size_t n, double *rate, 
     *rate = *rate_se = NAN;
     double *x = malloc(2 * (n ? n : 1) * sizeof *x), *y = x ? x + (n ? n : 1) : NULL;
     if (!x)
-        return 0;
+        return PL_FIT_NO_MEMORY;
     size_t k = 0;
     for (size_t j = 0; j < n; j++)
         if (isfinite(err[j]) && err[j] != 0.0 && mu[j] > 0.0) {
@@ -142,8 +142,10 @@ pl_convergence pl_convergence_of(const double *mu, const double *values, size_t 
         }
     }
     double *fitted = calloc(n ? n : 1, sizeof *fitted);
-    if (!fitted)
+    if (!fitted) {
+        cv.no_memory = 1;
         return cv;
+    }
     size_t finite = 0, above = 0;
     for (size_t j = 0; j < n; j++) {
         err[j] = isfinite(cv.limit) ? values[j] - cv.limit : NAN;
@@ -163,6 +165,14 @@ pl_convergence pl_convergence_of(const double *mu, const double *values, size_t 
     cv.floored = finite - above;
     cv.floor = floor;
     cv.points = pl_fit_rate(mu, fitted, n, &cv.rate, &cv.rate_se);
+    size_t upper = n / 2;
+    if (cv.points == PL_FIT_NO_MEMORY ||
+        pl_fit_rate(mu + upper, fitted + upper, n - upper, &cv.rate_upper, &cv.rate_upper_se) == PL_FIT_NO_MEMORY) {
+        free(fitted);
+        cv.no_memory = 1;
+        cv.points = 0;
+        return cv;
+    }
     /* Converging: a rate of at least PL_RATE_MIN, positive beyond twice its standard error, or errors
      * that fall by 10 from the first fitted value to the last (orders that mix, like impact times
      * timed O(h^2) or O(h) depending on the step, scatter a fit). */
@@ -177,8 +187,6 @@ pl_convergence pl_convergence_of(const double *mu, const double *values, size_t 
     cv.converges = cv.points < PL_FIT_MIN_POINTS
                        ? -1
                        : (cv.rate >= PL_RATE_MIN && cv.rate - 2.0 * cv.rate_se > 0.0) || last < 0.1 * first;
-    size_t half = n / 2;
-    pl_fit_rate(mu + half, fitted + half, n - half, &cv.rate_upper, &cv.rate_upper_se);
     free(fitted);
     return cv;
 }

@@ -28,6 +28,7 @@ typedef struct {
                                   twice its standard error, or the errors fell by 10; 0: not; -1: too
                                   few points to say */
     pl_reference reference;
+    int no_memory; /* 1: the fit's scratch could not be allocated: nothing is known (the caller fails) */
 } pl_convergence;
 
 /* A fitted statistic (a rate, a contraction ratio, impacts per decade) is reported only when it
@@ -65,7 +66,8 @@ const char *pl_floor_note(const pl_convergence *cv, char *buf, size_t len);
 int pl_fit_line(const double *x, const double *y, size_t n, double *slope, double *slope_se, double *intercept);
 
 /* Least-squares slope of log|err| against log mu over the finite, non-zero errors; returns the
- * number of points used (rate and se are NAN unless pl_fit_meaningful). */
+ * number of points used (rate and se are NAN unless pl_fit_meaningful), or PL_FIT_NO_MEMORY. */
+#define PL_FIT_NO_MEMORY ((size_t)-1)
 size_t pl_fit_rate(const double *mu, const double *err, size_t n, double *rate, double *rate_se);
 
 /* Whether an error rests above its noise floor: the larger of the integration's tolerance `floor`

@@ -877,6 +877,8 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
         double rtols = quantity_info[q].event_time ? PL_NOISE_RTOLS_TIME : PL_NOISE_RTOLS;
         Q->conv = pl_convergence_of(sw->x, Q->values, n, exact, rtols * sw->noise_rtol * scale, Q->resolution,
                                     Q->errors);
+        if (Q->conv.no_memory)
+            return pl_fail(err, PL_ERR_NOMEM, "out of memory fitting the rate of %s", quantity_info[q].name);
         if (from_limit)
             Q->conv.reference = PL_REF_LIMIT;
         else if (is_distance(q))
