@@ -32,11 +32,12 @@ extern "C" {
 
 /* The layout of pl_case and pl_gap and the callbacks' signatures.  2: pl_case.valid_until.  3: contact
  * laws other than Kelvin-Voigt: pl_law carries the model's law, pl_case.law_at, PL_PARAM_LAW.  4: a
- * constraint's support (pl_case.support, pl_gap.support and nsupport).  A model built for version 3
- * still loads (penlim run --model): its case is read as version 4 without support; one built for
- * version 2 likewise without law_at, its law callback writing the fields k and xi that version 2's
- * pl_law had (docs/library.md).  Other versions are refused. */
-#define PL_ABI_VERSION 4u
+ * constraint's support (pl_case.support, pl_gap.support and nsupport).  5: the model's error channel
+ * (pl_case.failed).  A model built for version 4 still loads (penlim run --model): its case is read as
+ * version 5 without failed; one built for version 3 likewise without support, and one built for
+ * version 2 without law_at, its law callback writing the fields k and xi that version 2's pl_law had
+ * (docs/library.md).  Other versions are refused. */
+#define PL_ABI_VERSION 5u
 
 /* The most coordinates a constraint's support may have (pl_case.support). */
 #define PL_MAX_SUPPORT 16
@@ -232,6 +233,17 @@ struct pl_case {
      * margin (docs/methods.md, Neighbour search). */
     size_t (*candidates)(const double *p, double t, const double *q, double margin, size_t *out, void *user);
     void (*gap_bounds)(const double *p, double *lipschitz, double *rate, void *user);
+
+    /* ABI 5. */
+    /* The model's error channel: nonzero once one of its callbacks has failed (a model written in
+     * another language whose callback raised an exception, say: the callback cannot return a status,
+     * so it fills its outputs with NAN and reports here), with a one-line message written into msg.
+     * Solvers poll it at each step (where they check their time budget) and once at the end of each
+     * solve, and pl_model_create once after validating the case: nonzero stops the solve with
+     * PL_ERR_SOLVER ("the model failed at t = T: MSG", the solution up to there kept), or refuses the
+     * model (PL_ERR_INPUT, "the model failed: MSG").  penlim does not reset it: a model that
+     * failed stays failed.  Absent: the callbacks never fail. */
+    int (*failed)(char *msg, size_t len, void *user);
 };
 
 /* A case with its parameters fixed and validated; immutable, so that it can be shared by

@@ -22,6 +22,15 @@ PL_API pl_status pl_sweep_model(const pl_model *model, const char *solver, const
                                 const pl_setting *options, size_t noptions, int jobs, int with_limit,
                                 pl_sweep **out, pl_error *err);
 PL_API void pl_sweep_destroy(pl_sweep *sw);
+/* pl_sweep_model with hooks (NULL: none): a cancelled sweep returns PL_ERR_SOLVER ("cancelled"), the
+ * sweep kept in *out, its runs up to there in it. */
+PL_API pl_status pl_sweep_model_with(const pl_model *model, const char *solver, const double *values, size_t nvalues,
+                                     const pl_setting *options, size_t noptions, int jobs, int with_limit,
+                                     const pl_solve_hooks *hooks, pl_sweep **out, pl_error *err);
+/* Write the sweep's data files into dir (created if missing): each run's directory (as
+ * pl_solution_write), the limit solution's, the tables and sweep.json, the bytes `penlim sweep`
+ * writes for the same sweep (docs/formats.md), without its manifest.json and plots. */
+PL_API pl_status pl_sweep_write(const pl_model *model, const pl_sweep *sw, const char *dir, pl_error *err);
 
 /* Run k in the order of refinement (mu increasing, h decreasing): its parameter value and
  * solution, and its status (PL_OK, or the failure with its reason in err). */

@@ -171,6 +171,10 @@ const pl_contact_law *pl_model_law_at(const pl_model *model, size_t i, double t,
 /* Release what pl_model_init allocated (the model is then empty; freeing it again is harmless). */
 void pl_model_free(pl_model *model);
 
+/* The case's error channel (pl_case.failed, ABI 5): 1 with its one-line message in msg (len >= 1) if
+ * one of its callbacks failed, 0 if none did or the case has no channel. */
+int pl_model_failed(const pl_model *model, char *msg, size_t len);
+
 /* The case's closed-form limit of a sweep quantity, or NAN. */
 double pl_model_limit_value(const pl_model *model, pl_limit_quantity what);
 
