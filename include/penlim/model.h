@@ -260,6 +260,11 @@ PL_API pl_model *pl_model_create(const pl_case *c, const pl_setting *settings, s
  * law's parameters of their names. */
 PL_API pl_model *pl_model_create_law(const pl_case *c, const char *law, const pl_setting *settings, size_t nsettings,
                                      pl_error *err);
+/* The same for the model compiled apart in the shared object at `path` (a path with a '/'; the
+ * loader of `penlim run --model`, docs/library.md: ABI versions 2 to 5, the checks of the case's
+ * storage), which stays loaded until pl_model_destroy. */
+PL_API pl_model *pl_model_load(const char *path, const char *law, const pl_setting *settings, size_t nsettings,
+                               pl_error *err);
 /* The model's contact law's name, and the value of its parameter `name` (NAN if it has none). */
 PL_API const char *pl_model_law(const pl_model *model);
 PL_API double pl_model_law_parameter(const pl_model *model, const char *name);
@@ -269,6 +274,13 @@ PL_API size_t pl_model_dof(const pl_model *model);
 PL_API size_t pl_model_constraints(const pl_model *model);
 /* The value of a named parameter (NAN if the case has none of that name). */
 PL_API double pl_model_parameter(const pl_model *model, const char *name);
+
+/* The contact laws (penlim laws): the name and one-line summary of law `index` (NULL past the last),
+ * and its parameters (their number; *params the table, defaults and ranges). */
+PL_API size_t pl_law_count(void);
+PL_API const char *pl_law_name(size_t index);
+PL_API const char *pl_law_summary(size_t index);
+PL_API size_t pl_law_parameters(size_t index, const pl_param_spec **params);
 
 /* The built-in cases. */
 PL_API size_t pl_builtin_case_count(void);

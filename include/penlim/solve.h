@@ -32,6 +32,10 @@ typedef struct pl_solution pl_solution;
 
 PL_API size_t pl_solver_count(void);
 PL_API const char *pl_solver_name(size_t index); /* NULL past the last */
+/* Solver `index`'s one-line summary (NULL past the last) and its own options (their number; *options
+ * the table: name, default (NAN: computed from the model), range, meaning). */
+PL_API const char *pl_solver_summary(size_t index);
+PL_API size_t pl_solver_options(size_t index, const pl_param_spec **options);
 
 /* Solve model with the named solver.  Returns PL_OK, PL_ERR_INPUT (nothing solved, *out NULL),
  * PL_ERR_NOMEM, or PL_ERR_SOLVER: the solver failed, and *out holds the solution up to the failure
@@ -58,7 +62,9 @@ PL_API pl_status pl_solve_model_with(const pl_model *model, const char *solver, 
  * scheme's impulse).  With sparse contacts a row ends at vn: pl_solution_contacts reads them. */
 PL_API size_t pl_solution_rows(const pl_solution *sol);
 PL_API size_t pl_solution_columns(const pl_solution *sol);
-PL_API const double *pl_solution_row(const pl_solution *sol, size_t row); /* NULL past the last */
+/* Row `row` (NULL past the last).  The rows are contiguous: row k is pl_solution_row(sol, 0) + k *
+ * pl_solution_columns(sol), valid until pl_solution_destroy. */
+PL_API const double *pl_solution_row(const pl_solution *sol, size_t row);
 /* The name of column col as the header of trajectory.csv has it ("t", "gamma", "q1", ...), written
  * into name (truncated to len - 1 characters); returns its length, 0 past the last column (name "")
  * or for a NULL solution. */

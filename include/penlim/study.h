@@ -38,6 +38,10 @@ PL_API size_t pl_sweep_runs(const pl_sweep *sw);
 PL_API pl_status pl_sweep_run_result(const pl_sweep *sw, size_t k, double *value, const pl_solution **sol,
                                      pl_error *err);
 
+/* The limit solution the sweep measured its runs against (with_limit), NULL without one; owned by the
+ * sweep. */
+PL_API const pl_solution *pl_sweep_limit(const pl_sweep *sw);
+
 /* A quantity across the sweep, by name: "first_impact_time", "restitution_first",
  * "scaled_penetration_first", "capture_time", "accumulation_estimate", "lift_off_first",
  * "sliding_force_error", "s_distance", "limit_sup_q", "limit_sup_q_outside_zeno", "limit_l1_v",

@@ -8,6 +8,8 @@
 #include "penlim/penlim.h"
 
 #include "cases/cases.h"
+#include "laws/law.h"
+#include "model/loader.h"
 #include "solvers/solver.h"
 #include "study/compare.h"
 #include "io/report.h"
@@ -57,6 +59,32 @@ PL_API pl_model *pl_model_create_law(const pl_case *c, const char *law, const pl
     return m;
 }
 
+PL_API pl_model *pl_model_load(const char *path, const char *law, const pl_setting *settings, size_t nsettings,
+                               pl_error *err)
+{
+    if (!path || !strchr(path, '/')) {
+        pl_fail(err, PL_ERR_INPUT, "pl_model_load: give the model file's path with a '/' (./%s)", path ? path : "");
+        return NULL;
+    }
+    pl_model_library *lib = malloc(sizeof *lib);
+    if (!lib) {
+        pl_fail(err, PL_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (pl_model_library_open(lib, path, NULL, err) != PL_OK) {
+        free(lib);
+        return NULL;
+    }
+    pl_model *m = pl_model_create_law(lib->c, law, settings, nsettings, err);
+    if (!m) {
+        pl_model_library_close(lib);
+        free(lib);
+        return NULL;
+    }
+    m->library = lib;
+    return m;
+}
+
 PL_API const char *pl_model_law(const pl_model *model)
 {
     return model ? model->law_type->name : NULL;
@@ -72,8 +100,12 @@ PL_API void pl_model_destroy(pl_model *model)
 {
     if (!model)
         return;
+    pl_model_library *lib = model->library;
     pl_model_free(model);
     free(model);
+    if (lib) /* after the model, whose case lies in it */
+        pl_model_library_close(lib);
+    free(lib);
 }
 
 PL_API const pl_case *pl_model_case(const pl_model *model)
@@ -111,12 +143,51 @@ PL_API const pl_case *pl_builtin_case_find(const char *name)
     return name ? pl_case_find(name) : NULL;
 }
 
+PL_API size_t pl_law_count(void)
+{
+    return pl_law_type_count();
+}
+
+PL_API const char *pl_law_name(size_t index)
+{
+    const pl_law_type *t = pl_law_type_at(index);
+    return t ? t->name : NULL;
+}
+
+PL_API const char *pl_law_summary(size_t index)
+{
+    const pl_law_type *t = pl_law_type_at(index);
+    return t ? t->summary : NULL;
+}
+
+PL_API size_t pl_law_parameters(size_t index, const pl_param_spec **params)
+{
+    const pl_law_type *t = pl_law_type_at(index);
+    if (params)
+        *params = t ? t->params : NULL;
+    return t ? t->nparams : 0;
+}
+
 /* ---- solving ---- */
 
 PL_API const char *pl_solver_name(size_t index)
 {
     const pl_solver_type *s = pl_solver_at(index);
     return s ? s->name : NULL;
+}
+
+PL_API const char *pl_solver_summary(size_t index)
+{
+    const pl_solver_type *s = pl_solver_at(index);
+    return s ? s->summary : NULL;
+}
+
+PL_API size_t pl_solver_options(size_t index, const pl_param_spec **options)
+{
+    const pl_solver_type *s = pl_solver_at(index);
+    if (options)
+        *options = s ? s->options : NULL;
+    return s ? s->noptions : 0;
 }
 
 /* Options by name into o: the settings every solver takes, then the solver's own. */
@@ -491,6 +562,11 @@ PL_API pl_status pl_sweep_run_result(const pl_sweep *sw, size_t k, double *value
         return sw->runs[k].status;
     }
     return PL_OK;
+}
+
+PL_API const pl_solution *pl_sweep_limit(const pl_sweep *sw)
+{
+    return sw && sw->has_limit ? &sw->limit : NULL;
 }
 
 PL_API pl_status pl_sweep_quantity_get(const pl_sweep *sw, const char *name, double *values, double *limit,

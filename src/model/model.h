@@ -58,6 +58,8 @@ pl_status pl_model_check_memory(const char *name, size_t n, size_t m, double phy
 /* A model owns memory (released by pl_model_free) and is never written after pl_model_init. */
 struct pl_model {
     const pl_case *type;
+    void *library; /* the pl_model_library (model/loader.h) of a model made by pl_model_load, which
+                      pl_model_destroy closes; NULL otherwise */
     size_t n, m;
     double par[PL_MAX_PARAMS];
     unsigned char par_set[PL_MAX_PARAMS]; /* 1 when given explicitly */
