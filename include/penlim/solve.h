@@ -53,6 +53,12 @@ typedef struct {
     void *user;
 } pl_solve_hooks;
 
+/* A cancel hook for pl_solve_hooks.cancel that needs no code of the caller's: nonzero once the int at
+ * `flag` (pl_solve_hooks.user) is nonzero, read atomically, so that a signal handler or another thread
+ * can set it; for a binding whose own callbacks cannot run at every step (Python's, which take its
+ * interpreter lock). */
+PL_API int pl_cancel_when_set(void *flag);
+
 /* pl_solve_model with hooks (NULL: none, pl_solve_model itself). */
 PL_API pl_status pl_solve_model_with(const pl_model *model, const char *solver, const pl_setting *options,
                                      size_t noptions, const pl_solve_hooks *hooks, pl_solution **out, pl_error *err);

@@ -273,48 +273,46 @@ def model(case, law=None, params=None, **kwargs):
 
 
 class _Cancel:
-    """The library's cancel hook (pl_solve_hooks): SIGINT (Ctrl-C) sets a flag that the hook, polled at
-    each step, returns; the call then raises KeyboardInterrupt.  A Python signal handler runs in the
-    main thread between bytecodes, which a ctypes call does not execute: a call made from the main
-    thread is therefore run in a helper thread while the main thread waits in Python (wait=True), or
-    its hook, called back in the main thread, runs the handler (wait=False)."""
+    """The library's cancel hook (pl_solve_hooks): the library's own pl_cancel_when_set reads an int
+    that a SIGINT (Ctrl-C) handler sets, and the call then raises KeyboardInterrupt.  The hook runs no
+    Python (it would take the interpreter lock at every step); a Python signal handler runs in the main
+    thread between bytecodes, which a foreign call does not execute: a call from the main thread is
+    therefore made in a helper thread while the main thread waits in Python."""
 
     def __init__(self):
-        self.requested = False
-        self.callback = _lib.CANCEL(self._poll)
-        self.hooks = _lib.pl_solve_hooks(self.callback, None)
+        self.flag = ctypes.c_int(0)
+        hook = _lib.CANCEL(ctypes.cast(lib.pl_cancel_when_set, c_void_p).value)
+        self.hooks = _lib.pl_solve_hooks(hook, ctypes.addressof(self.flag))
         self.previous = None
-
-    def _poll(self, user):
-        return 1 if self.requested else 0
+        self.installed = False
 
     def _handler(self, signum, frame):
-        self.requested = True
+        self.flag.value = 1
 
     def __enter__(self):
         if threading.current_thread() is threading.main_thread():
             try:
                 self.previous = signal.signal(signal.SIGINT, self._handler)
+                self.installed = True
             except ValueError:  # not the main interpreter
-                self.previous = None
+                pass
         return self
 
     def __exit__(self, *exc):
-        if self.previous is not None:
+        if self.installed:
             signal.signal(signal.SIGINT, self.previous)
-        if self.requested and exc[0] is None:
+        if self.flag.value and exc[0] is None:
             if callable(self.previous) and self.previous is not signal.default_int_handler:
                 self.previous(signal.SIGINT, None)
-            else:
-                raise KeyboardInterrupt
+            raise KeyboardInterrupt
         return False
 
 
-def _call(function, wait):
-    """function() under a cancel hook: returns its result; KeyboardInterrupt once it has stopped."""
+def _call(function):
+    """function(hooks) under a cancel hook: its result; KeyboardInterrupt once the call has stopped."""
     with _Cancel() as cancel:
-        if not wait or threading.current_thread() is not threading.main_thread():
-            return function(cancel.hooks), cancel
+        if not cancel.installed:
+            return function(cancel.hooks)
         box = {}
 
         def target():
@@ -329,7 +327,7 @@ def _call(function, wait):
             t.join(0.05)
         if "error" in box:
             raise box["error"]
-        return box["result"], cancel
+        return box["result"]
 
 
 # ---- solving ------------------------------------------------------------------------------------
@@ -382,7 +380,7 @@ def run(case, solver="penalty", *, law=None, params=None, **kwargs):
     def solve(hooks):
         return lib.pl_solve_model_with(m._handle, solver.encode(), arr, n, byref(hooks), byref(out), byref(err))
 
-    status, _ = _call(solve, wait=False)
+    status = _call(solve)
     sol = Solution._own(out.value, m, solver, options) if out.value else None
     if bridge and bridge.error is not None:
         raise bridge.error from _error(status or _lib.PL_ERR_SOLVER, err.text(), sol)

@@ -118,6 +118,7 @@ _signatures = {
     "pl_solver_name": (c_char_p, [c_size_t]),
     "pl_solver_summary": (c_char_p, [c_size_t]),
     "pl_solver_options": (c_size_t, [c_size_t, POINTER(POINTER(pl_param_spec))]),
+    "pl_cancel_when_set": (c_int, [c_void_p]),
     "pl_solve_model_with": (c_int, [_h, c_char_p, S, c_size_t, POINTER(pl_solve_hooks), POINTER(_h), E]),
     "pl_solution_destroy": (None, [_h]),
     "pl_solution_rows": (c_size_t, [_h]),

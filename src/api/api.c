@@ -246,6 +246,11 @@ PL_API pl_status pl_solve_model(const pl_model *model, const char *solver, const
     return pl_solve_model_with(model, solver, options, noptions, NULL, out, err);
 }
 
+PL_API int pl_cancel_when_set(void *flag)
+{
+    return flag && __atomic_load_n((const int *)flag, __ATOMIC_RELAXED) != 0;
+}
+
 PL_API pl_status pl_solve_model_with(const pl_model *model, const char *solver, const pl_setting *options,
                                      size_t noptions, const pl_solve_hooks *hooks, pl_solution **out, pl_error *err)
 {
