@@ -61,6 +61,14 @@ PL_API pl_status pl_compare_to_limit(const pl_model *model, const pl_solution *s
                                      double *sup_q, double *l1_v, double *impact_time_error,
                                      double *impact_velocity_error, pl_error *err);
 
+/* A trajectory computed elsewhere, read from the CSV file at path for model on [0, t_end] (NAN: the
+ * case's), as `penlim compare --external` reads it (docs/formats.md: columns t, q1..qn, v1..vn, a jump
+ * as two rows at one t), with its impacts, contacts and time transform derived from its rows: a
+ * solution like a solver's, to measure with pl_compare_to_limit.  PL_ERR_INPUT with one line
+ * "FILE:LINE:COLUMN: problem" for bad content.  Free *out with pl_solution_destroy. */
+PL_API pl_status pl_solution_read_external(const pl_model *model, const char *path, double t_end, pl_solution **out,
+                                           pl_error *err);
+
 /* ---- parameter studies -------------------------------------------------------------------------
  * Runs over the product (or, zip, the pairing) of several axes, each measured as a sweep's run
  * against the limit solution of its own case and law parameters (computed once per distinct set),

@@ -381,7 +381,7 @@ def run(case, solver="penalty", *, law=None, params=None, **kwargs):
         return lib.pl_solve_model_with(m._handle, solver.encode(), arr, n, byref(hooks), byref(out), byref(err))
 
     status = _call(solve)
-    sol = Solution._own(out.value, m, solver, options) if out.value else None
+    sol = Solution._own(out.value, m, solver, options, err.text() if status else None) if out.value else None
     if bridge and bridge.error is not None:
         raise bridge.error from _error(status or _lib.PL_ERR_SOLVER, err.text(), sol)
     if status != _lib.PL_OK:
@@ -398,12 +398,16 @@ class Solution:
     """A solution: the trajectory as numpy arrays (copied once from the library), its columns, events,
     episodes, analysis (the program's summary.json), work, and the files of `penlim run`."""
 
-    def __init__(self, handle, model, solver, options, owner=None):
+    def __init__(self, handle, model, solver, options, owner=None, error=None):
         self._handle = handle
         self._owner = owner  # a sweep whose solution this is (it frees it), else None
+        self._directory = None  # a solution read back (penlim.load): its files
         self.model = model
         self.solver = solver
         self.options = dict(options)
+        self.error = error  # why it failed (its message), None if it did not
+        if handle is None:
+            return
         rows, cols = lib.pl_solution_rows(handle), lib.pl_solution_columns(handle)
         table = np.empty((rows, cols))
         if rows:
@@ -445,9 +449,43 @@ class Solution:
         self._summary = None
 
     @classmethod
-    def _own(cls, handle, model, solver, options):
-        sol = cls(handle, model, solver, options)
+    def _own(cls, handle, model, solver, options, error=None):
+        sol = cls(handle, model, solver, options, error=error)
         sol._finalizer = _own(sol, "solution", lib.pl_solution_destroy, handle)
+        return sol
+
+    @classmethod
+    def _load(cls, directory):
+        """A solution the program (or write) wrote into directory: trajectory.csv and summary.json."""
+        from ._files import read_table, model_of_summary
+        with open(os.path.join(directory, "summary.json")) as f:
+            summary = json.load(f)
+        solver = summary.get("solution")
+        options = {k: summary[k] for k in ("mu", "h", "rtol", "theta", "gamma", "t_end") if k in summary}
+        sol = cls(None, model_of_summary(summary), solver, options, error=summary.get("error"))
+        sol._directory = os.fspath(directory)
+        sol._summary = summary
+        names, table = read_table(os.path.join(directory, "trajectory.csv"))
+        table.setflags(write=False)
+        sol.table, sol.columns = table, names
+        n = sum(1 for c in names if c.startswith("q") and c[1:].isdigit())
+        m = sum(1 for c in names if c.startswith("G") and c[1:].isdigit())
+        sol.sparse_contacts = summary.get("contacts") == "sparse"
+        sol.t, sol.gamma = table[:, 0], table[:, 1]
+        sol.q, sol.v = table[:, 2:2 + n], table[:, 2 + n:2 + 2 * n]
+        sol.G = table[:, 2 + 2 * n:2 + 2 * n + m] if m else None
+        sol.force = table[:, 2 + 2 * n + m:2 + 2 * n + 2 * m] if m else None
+        fin = summary.get("final", {})
+        sol.final = {"t": fin.get("t"), "q": np.array(fin.get("q", []), dtype=float),
+                     "v": np.array(fin.get("v", []), dtype=float)}
+        nan = lambda x: math.nan if x is None else x  # noqa: E731 (JSON's null)
+        sol.events = [{"kind": e["kind"], "t": e["t"], "constraint": e["constraint"] - 1,
+                       "v_before": np.array(e.get("v_before", []), dtype=float),
+                       "v_after": np.array(e.get("v_after", []), dtype=float)} for e in summary.get("events", [])]
+        sol.episodes = [{"constraint": e["constraint"] - 1, "t_in": nan(e["t_in"]), "t_out": nan(e.get("t_out")),
+                         "restitution": nan(e.get("restitution"))} for e in summary.get("episodes", [])]
+        st = summary.get("stats", {})
+        sol.stats = {"steps": st.get("steps"), "rhs_evals": st.get("rhs_evals"), "wall_seconds": st.get("wall_seconds")}
         return sol
 
     def __repr__(self):
@@ -457,6 +495,9 @@ class Solution:
     @property
     def contacts(self):
         """The constraints in contact at each row, in either storage: arrays row, constraint, G, force."""
+        if self._handle is None:
+            from ._files import read_contacts
+            return read_contacts(self)
         rows, cons, gs, fs = [], [], [], []
         m = self.model.m
         idx, g, f = (c_size_t * m)(), (c_double * m)(), (c_double * m)()
@@ -472,6 +513,11 @@ class Solution:
     def write(self, directory):
         """Write trajectory.csv, trajectory_s.csv, summary.json (and contacts.csv) into directory, the
         bytes `penlim run` writes for the same solve (but the wall_seconds each took)."""
+        if self._handle is None:  # read back: its files as they are
+            from ._files import copy_files
+            copy_files(self._directory, directory, ("trajectory.csv", "trajectory_s.csv", "summary.json",
+                                                     "contacts.csv"))
+            return directory
         err = _lib.pl_error()
         status = lib.pl_solution_write(self.model._handle, self._handle, os.fspath(directory).encode(), byref(err))
         if status != _lib.PL_OK:
@@ -496,7 +542,8 @@ class Solution:
 
     @property
     def status(self):
-        return self.summary.get("status")
+        """"ok", or "failed" (the reason in error)."""
+        return "ok" if self.error is None else "failed"
 
     def to_pandas(self):
         """The trajectory as a pandas DataFrame with the file's column names (pandas required)."""

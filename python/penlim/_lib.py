@@ -65,6 +65,16 @@ class pl_case(Structure):
                 ("failed", FAILED)]
 
 
+PROGRESS = CFUNCTYPE(None, c_void_p, c_void_p)
+
+
+class pl_study_options(Structure):
+    _fields_ = [("law", c_char_p), ("solver", c_char_p), ("settings", POINTER(pl_setting)), ("nsettings", c_size_t),
+                ("options", POINTER(pl_setting)), ("noptions", c_size_t), ("grids", POINTER(c_char_p)),
+                ("ngrids", c_size_t), ("zip", c_int), ("jobs", c_int), ("progress", c_void_p),
+                ("cancel", CANCEL), ("user", c_void_p)]
+
+
 class pl_solve_hooks(Structure):
     _fields_ = [("cancel", CANCEL), ("user", c_void_p)]
 
@@ -141,6 +151,13 @@ _signatures = {
     "pl_sweep_run_result": (c_int, [_h, c_size_t, D, POINTER(_h), E]),
     "pl_sweep_quantity_get": (c_int, [_h, c_char_p, D, D, D, D, E]),
     "pl_sweep_write": (c_int, [_h, _h, c_char_p, E]),
+    "pl_sweep_limit": (_h, [_h]),
+    "pl_solution_read_external": (c_int, [_h, c_char_p, c_double, POINTER(_h), E]),
+    "pl_study_create": (c_int, [c_void_p, POINTER(pl_study_options), POINTER(_h), E]),
+    "pl_study_size": (c_size_t, [_h, POINTER(c_size_t), POINTER(c_size_t)]),
+    "pl_study_run": (c_int, [_h, c_char_p, E]),
+    "pl_study_value_get": (c_int, [_h, c_size_t, c_char_p, D, E]),
+    "pl_study_destroy": (None, [_h]),
     "pl_compare_to_limit": (c_int, [_h, _h, _h, D, D, D, D, E]),
 }
 for _name, (_res, _args) in _signatures.items():

@@ -12,6 +12,7 @@
 #include "model/loader.h"
 #include "solvers/solver.h"
 #include "study/compare.h"
+#include "io/external.h"
 #include "io/report.h"
 #include "io/study_report.h"
 #include "io/sweep_report.h"
@@ -594,6 +595,29 @@ PL_API pl_status pl_sweep_quantity_get(const pl_sweep *sw, const char *name, dou
         return PL_OK;
     }
     return pl_fail(err, PL_ERR_INPUT, "unknown sweep quantity '%s'", name ? name : "(null)");
+}
+
+PL_API pl_status pl_solution_read_external(const pl_model *model, const char *path, double t_end, pl_solution **out,
+                                           pl_error *err)
+{
+    if (!out)
+        return pl_fail(err, PL_ERR_INPUT, "pl_solution_read_external: no place for the solution (out is NULL)");
+    *out = NULL;
+    if (!model || !path)
+        return pl_fail(err, PL_ERR_INPUT, "pl_solution_read_external: no model or no file (NULL)");
+    pl_solution *sol = calloc(1, sizeof *sol);
+    if (!sol)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    int has_gamma = 0;
+    pl_status s = pl_read_external(path, model, isnan(t_end) ? model->type->t_end : t_end, PL_CONTACTS_AUTO, sol,
+                                   &has_gamma, err);
+    if (s != PL_OK) {
+        pl_solution_free(sol);
+        free(sol);
+        return s;
+    }
+    *out = sol;
+    return PL_OK;
 }
 
 PL_API pl_status pl_compare_to_limit(const pl_model *model, const pl_solution *sol, const pl_solution *limit,
