@@ -1,8 +1,10 @@
 """Cases, laws, solvers, models, solutions and errors over the C library (include/penlim/*.h)."""
 import ctypes
+import functools
 import json
 import math
 import os
+import queue
 import signal
 import tempfile
 import threading
@@ -138,15 +140,26 @@ def _case_info(c):
     return CaseInfo(c.name.decode(), (c.summary or b"").decode(), c.ndof, c.ncon, c.t_end, params, law)
 
 
-def cases():
-    """The built-in cases, {name: CaseInfo} (penlim cases): sizes (0 where the parameters set them),
-    default end time, parameters."""
+# The registry is fixed for the library's life: read once.
+@functools.lru_cache(maxsize=None)
+def _cases():
     return {i.name: i for i in (_case_info(lib.pl_builtin_case_at(k).contents)
                                 for k in range(lib.pl_builtin_case_count()))}
 
 
+def cases():
+    """The built-in cases, {name: CaseInfo} (penlim cases): sizes (0 where the parameters set them),
+    default end time, parameters."""
+    return dict(_cases())
+
+
 def laws():
     """The contact laws, {name: LawInfo} (penlim laws)."""
+    return dict(_laws())
+
+
+@functools.lru_cache(maxsize=None)
+def _laws():
     out = {}
     for k in range(lib.pl_law_count()):
         specs = ctypes.POINTER(_lib.pl_param_spec)()
@@ -163,6 +176,11 @@ COMMON_OPTIONS = ("t_end", "samples", "max_steps", "max_seconds", "max_output", 
 
 def solvers():
     """The solvers, {name: SolverInfo} with their own options; every solver also takes COMMON_OPTIONS."""
+    return dict(_solvers())
+
+
+@functools.lru_cache(maxsize=None)
+def _solvers():
     out = {}
     for k in range(lib.pl_solver_count()):
         specs = ctypes.POINTER(_lib.pl_param_spec)()
@@ -193,7 +211,7 @@ class Model:
         info = _case_info(c)
         self.parameters = {name: lib.pl_model_parameter(handle, name.encode()) for name in info.parameters}
         self.law_parameters = {name: lib.pl_model_law_parameter(handle, name.encode())
-                               for name in laws()[self.law].parameters}
+                               for name in _laws()[self.law].parameters}
 
     def __repr__(self):
         return f"penlim.Model({self.case!r}, law={self.law!r}, n={self.n}, m={self.m})"
@@ -208,7 +226,7 @@ def _is_python_model(obj):
 
 def _accepted_parameters(case_params, law_name):
     law_name = law_name or "kelvin_voigt"
-    all_laws = laws()
+    all_laws = _laws()
     if law_name not in all_laws:
         raise InputError(f"unknown contact law {law_name!r} (penlim.laws(): {', '.join(all_laws)})",
                          _lib.PL_ERR_INPUT)
@@ -308,33 +326,53 @@ class _Cancel:
         return False
 
 
+class _Worker:
+    """The thread that makes the calls of the main thread (one at a time: the main thread waits for
+    each), kept for the process's life: starting a thread per call cost 250 us."""
+
+    def __init__(self):
+        self.jobs = queue.SimpleQueue()
+        self.thread = None
+
+    def _loop(self):
+        while True:
+            function, hooks, box, done = self.jobs.get()
+            try:
+                box["result"] = function(hooks)
+            except BaseException as e:  # re-raised in the caller's thread
+                box["error"] = e
+            done.set()
+
+    def call(self, function, hooks):
+        if self.thread is None or not self.thread.is_alive():  # first call, or after a fork
+            self.jobs = queue.SimpleQueue()
+            self.thread = threading.Thread(target=self._loop, name="penlim", daemon=True)
+            self.thread.start()
+        box, done = {}, threading.Event()
+        self.jobs.put((function, hooks, box, done))
+        while not done.wait(0.05):  # the signal handler runs between the waits
+            pass
+        if "error" in box:
+            raise box["error"]
+        return box["result"]
+
+
+_worker = _Worker()
+
+
 def _call(function):
     """function(hooks) under a cancel hook: its result; KeyboardInterrupt once the call has stopped."""
     with _Cancel() as cancel:
         if not cancel.installed:
             return function(cancel.hooks)
-        box = {}
-
-        def target():
-            try:
-                box["result"] = function(cancel.hooks)
-            except BaseException as e:  # re-raised in the caller's thread
-                box["error"] = e
-
-        t = threading.Thread(target=target, name="penlim", daemon=True)
-        t.start()
-        while t.is_alive():
-            t.join(0.05)
-        if "error" in box:
-            raise box["error"]
-        return box["result"]
+        return _worker.call(function, cancel.hooks)
 
 
 # ---- solving ------------------------------------------------------------------------------------
 
 
 def _split_options(solver, kwargs, model_params_ok):
-    infos = solvers()
+    infos = _solvers()
     if solver not in infos:
         raise InputError(f"unknown solver {solver!r} (penlim.solvers(): {', '.join(infos)})", _lib.PL_ERR_INPUT)
     option_names = list(COMMON_OPTIONS) + list(infos[solver].options)
