@@ -309,13 +309,90 @@ static void test_write(void)
     pl_model_destroy(ball);
 }
 
+/* The registry's listings, a model loaded from a file, a sweep's limit solution, an external trajectory,
+ * the library's own cancel hook. */
+static void test_registry_and_loading(const char *models)
+{
+    CHECK(pl_law_count() == 4 && strcmp(pl_law_name(0), "kelvin_voigt") == 0 && pl_law_name(4) == NULL &&
+              pl_law_summary(0) && pl_law_summary(4) == NULL,
+          "the laws: %zu", pl_law_count());
+    const pl_param_spec *specs = NULL;
+    size_t np = pl_law_parameters(0, &specs);
+    int has_xi = 0;
+    for (size_t k = 0; k < np; k++)
+        has_xi |= strcmp(specs[k].name, "xi") == 0 && (specs[k].flags & PL_PARAM_DERIVED);
+    CHECK(np >= 3 && has_xi && pl_law_parameters(9, &specs) == 0 && specs == NULL, "Kelvin-Voigt's parameters");
+    size_t penalty = 0;
+    while (pl_solver_name(penalty) && strcmp(pl_solver_name(penalty), "penalty") != 0)
+        penalty++;
+    np = pl_solver_options(penalty, &specs);
+    CHECK(np >= 1 && strcmp(specs[0].name, "mu") == 0 && pl_solver_summary(penalty) &&
+              pl_solver_options(99, NULL) == 0 && pl_solver_summary(99) == NULL,
+          "the penalty solver's options start with mu");
+
+    pl_error err;
+    char path[600];
+    snprintf(path, sizeof path, "%s/ok.so", models);
+    pl_setting e[] = {{"e", 0.25}};
+    pl_model *m = pl_model_load(path, NULL, e, 1, &err);
+    pl_solution *lim = NULL;
+    CHECK(m && pl_solve_model(m, "limit", NULL, 0, &lim, &err) == PL_OK, "a model loaded from %s: %s", path,
+          m ? err.message : "");
+    double t1 = NAN, vb = NAN, va = NAN;
+    if (lim && pl_solution_events(lim))
+        pl_solution_event(lim, 0, NULL, &t1, NULL, &vb, &va);
+    CHECK_NEAR(t1, sqrt(2.0 / 9.81), 1e-12, "its first impact");
+    CHECK_NEAR(va / vb, -0.25, 1e-12, "its restitution, set by a setting");
+    snprintf(path, sizeof path, "%s/bad_abi.so", models);
+    CHECK(pl_model_load(path, NULL, NULL, 0, &err) == NULL && strstr(err.message, "ABI version"),
+          "a bad model refused: %s", err.message);
+    CHECK(pl_model_load("ok.so", NULL, NULL, 0, &err) == NULL && strstr(err.message, "path with a '/'"),
+          "a name without a '/': %s", err.message);
+
+    /* the limit solution written as a file and read back as an external trajectory: at distance 0 */
+    snprintf(path, sizeof path, "%s/ext", dir);
+    CHECK(pl_solution_write(m, lim, path, &err) == PL_OK, "written");
+    snprintf(path, sizeof path, "%s/ext/trajectory.csv", dir);
+    pl_solution *ext = NULL;
+    double sup_q = NAN, l1_v = NAN;
+    CHECK(pl_solution_read_external(m, path, NAN, &ext, &err) == PL_OK &&
+              pl_compare_to_limit(m, ext, lim, &sup_q, &l1_v, NULL, NULL, &err) == PL_OK && sup_q == 0 && l1_v < 1e-9,
+          "an external trajectory, the limit's own rows: at distance 0 (%g, %g; the L1 norm of v over its time transform to round-off)", sup_q, l1_v);
+    CHECK(pl_solution_read_external(m, "/nonexistent.csv", NAN, &ext, &err) == PL_ERR_INPUT,
+          "a missing file: %s", err.message);
+    pl_solution_destroy(ext);
+
+    double mu[] = {1e4, 1e5};
+    pl_sweep *sw = NULL, *none = NULL;
+    CHECK(pl_sweep_model(m, "penalty", mu, 2, NULL, 0, 1, 1, &sw, &err) == PL_OK && pl_sweep_limit(sw) &&
+              pl_solution_rows(pl_sweep_limit(sw)) == pl_solution_rows(lim),
+          "the sweep's limit solution: %s", err.message);
+    CHECK(pl_sweep_model(m, "penalty", mu, 2, NULL, 0, 1, 0, &none, &err) == PL_OK && !pl_sweep_limit(none) &&
+              !pl_sweep_limit(NULL),
+          "none without with_limit");
+    pl_sweep_destroy(sw);
+    pl_sweep_destroy(none);
+
+    int flag = 0;
+    CHECK(!pl_cancel_when_set(&flag) && !pl_cancel_when_set(NULL), "the flag clear: no cancel");
+    flag = 1;
+    pl_solve_hooks hooks = {pl_cancel_when_set, &flag};
+    pl_solution *sol = NULL;
+    CHECK(pl_cancel_when_set(&flag) && pl_solve_model_with(m, "limit", NULL, 0, &hooks, &sol, &err) == PL_ERR_SOLVER &&
+              strstr(err.message, "cancelled at t = 0"),
+          "the flag set: cancelled (%s)", err.message);
+    pl_solution_destroy(sol);
+    pl_solution_destroy(lim);
+    pl_model_destroy(m);
+}
+
 int main(int argc, char **argv)
 {
     check_init();
     pl_library_init();
     static char path[4096];
-    if (argc < 2 || !realpath(argv[1], path)) {
-        fprintf(stderr, "usage: test_hooks PATH_TO_PENLIM\n");
+    if (argc < 3 || !realpath(argv[1], path)) {
+        fprintf(stderr, "usage: test_hooks PATH_TO_PENLIM MODELS_DIR\n");
         return 2;
     }
     penlim = path;
@@ -326,6 +403,7 @@ int main(int argc, char **argv)
     test_cancel();
     test_column_names();
     test_write();
+    test_registry_and_loading(argv[2]);
     int rc = check_finish("test_hooks");
     if (rc == 0) {
         char cmd[300];
