@@ -220,8 +220,7 @@ class Comparison:
         """limit/ and solutions/LABEL/ (each as penlim run writes it) and table.csv (this table)."""
         self.limit.write(os.path.join(directory, "limit"))
         for label, s in self.solutions.items():
-            if s is not None and s._handle is not None or (s is not None and s._directory):
-                s.write(os.path.join(directory, "solutions", label))
+            s.write(os.path.join(directory, "solutions", label))
         with open(os.path.join(directory, "table.csv"), "w") as f:
             keys = list(self._rows[0]) if self._rows else []
             f.write(",".join(keys) + "\n")

@@ -224,3 +224,11 @@ def test_pandas_optional(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)  # as without pandas
     with pytest.raises(ImportError):
         s.to_pandas()
+
+
+def test_plot():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    fig = penlim.run("wedge", mu=1e5, m=0.3).plot()
+    assert [ax.get_ylabel() for ax in fig.axes] == ["position q_j", "velocity v_j", "gap G_i", "contact lambda_i"]
+    assert all(len(ax.lines) == 2 for ax in fig.axes)

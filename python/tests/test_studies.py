@@ -68,7 +68,7 @@ def test_sweep_of_a_scheme_and_of_a_python_model():
         penlim.sweep("bouncing_ball", mu=[1e4], zz=1)
 
 
-def test_compare():
+def test_compare(tmp_path):
     lim = penlim.limit("bouncing_ball", e=0.5, t_end=3)
     c = penlim.compare("bouncing_ball", mu=[1e4, 1e8], schemes={"moreau_jean": [1e-3]},
                        external=[lim.table[:, [0, 2, 3]]], e=0.5, t_end=3)
@@ -77,6 +77,11 @@ def test_compare():
     assert list(t["label"]) == ["penalty_mu_10000", "penalty_mu_1e+08", "moreau_jean_h_0.001", "external_1"]
     assert sup_q[1] < sup_q[0] and sup_q[3] < 1e-12, "the limit solution's own rows are at distance 0"
     assert np.all(np.isfinite(sup_q))
+    c.write(tmp_path / "cmp")
+    back = penlim.load(tmp_path / "cmp" / "solutions" / "penalty_mu_1e+08")
+    assert same_bits(back.table, c.solutions["penalty_mu_1e+08"].table)
+    assert (tmp_path / "cmp" / "solutions" / "external_1" / "trajectory.csv").exists()
+    assert (tmp_path / "cmp" / "table.csv").read_text().startswith("label,solver,param,status,sup_q")
     with pytest.raises(penlim.InputError, match="columns t, q1..q1, v1..v1"):
         penlim.compare("bouncing_ball", external=[np.zeros((3, 2))])
 
