@@ -418,7 +418,12 @@ def run(case, solver="penalty", *, law=None, params=None, **kwargs):
     def solve(hooks):
         return lib.pl_solve_model_with(m._handle, solver.encode(), arr, n, byref(hooks), byref(out), byref(err))
 
-    status = _call(solve)
+    try:
+        status = _call(solve)
+    except KeyboardInterrupt:  # cancelled: the run up to there is not returned
+        if out.value:
+            lib.pl_solution_destroy(out.value)
+        raise
     sol = Solution._own(out.value, m, solver, options, err.text() if status else None) if out.value else None
     if bridge and bridge.error is not None:
         raise bridge.error from _error(status or _lib.PL_ERR_SOLVER, err.text(), sol)
