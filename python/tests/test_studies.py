@@ -143,3 +143,11 @@ def test_ctrl_c_stops_a_long_call(call):
     gc.collect()
     assert penlim.live_handles()["sweep"] == 0 and penlim.live_handles()["solution"] == 0
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_study_and_compare_of_a_python_model():
+    st = penlim.study(Ball(), {"e": [0.3, 0.6]}, mu=1e6, jobs=2)  # jobs: one at a time for a Python model
+    assert np.allclose(column(st.table, "restitution_first"), [0.3, 0.6], atol=5e-3)
+    c = penlim.compare(Ball(), mu=[1e5, 1e7], e=0.5)
+    sup_q = column(c.table, "sup_q")
+    assert 0 < sup_q[1] < sup_q[0]
