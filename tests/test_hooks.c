@@ -357,7 +357,8 @@ static void test_registry_and_loading(const char *models)
     double sup_q = NAN, l1_v = NAN;
     CHECK(pl_solution_read_external(m, path, NAN, &ext, &err) == PL_OK &&
               pl_compare_to_limit(m, ext, lim, &sup_q, &l1_v, NULL, NULL, &err) == PL_OK && sup_q == 0 && l1_v < 1e-9,
-          "an external trajectory, the limit's own rows: at distance 0 (%g, %g; the L1 norm of v over its time transform to round-off)", sup_q, l1_v);
+          "an external trajectory, the limit's own rows: at distance 0 (%g, %g: the L1 norm of v to round-off)",
+          sup_q, l1_v);
     pl_solution_destroy(ext);
     CHECK(pl_solution_read_external(m, "/nonexistent.csv", NAN, &ext, &err) == PL_ERR_INPUT && !ext,
           "a missing file: %s", err.message);
