@@ -317,6 +317,27 @@ class Study(_Files):
     def summary(self):
         return self._json("study.json")
 
+    @property
+    def points(self):
+        """Per point of the axes other than the refined one: its values, and the fitted rate (with its
+        standard error) and limit of each quantity along mu (or h): study.json's points."""
+        nan = lambda x: math.nan if x is None else x  # noqa: E731 (JSON's null)
+        return [{"point": p["point"], "values": p["values"], "runs": p["runs"],
+                 "rates": {q: (nan(c.get("rate")), nan(c.get("rate_se"))) for q, c in p.get("convergence", {}).items()},
+                 "limits": {q: nan(c.get("limit")) for q, c in p.get("convergence", {}).items()}}
+                for p in self.summary.get("points", [])]
+
+    @property
+    def runs(self):
+        """Each run's Solution, read from its directory (runs/NNNNN)."""
+        return [Solution._load(os.path.join(self._directory, r["directory"])) for r in self.summary.get("runs", [])]
+
+    @property
+    def limit_solutions(self):
+        """The limit solution of each distinct set of parameters (limits/NNN), as Solutions."""
+        return [Solution._load(os.path.join(self._directory, r["directory"])) if r.get("status") == "ok" else None
+                for r in self.summary.get("limits", [])]
+
     def value(self, k, name):
         """Run k's value of name (a column of study.csv, or a sweep quantity)."""
         if self._handle is None:

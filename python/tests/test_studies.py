@@ -99,6 +99,13 @@ def test_study_is_the_program_s(cli, tmp_path):
     assert st.value(0, "restitution_first") == column(t, "restitution_first")[0]
     back = penlim.load(tmp_path / "cli")
     assert isinstance(back, penlim.Study) and back.value(1, "e") == 0.6
+    points = st.points
+    assert [p["values"] for p in points] == [{"e": 0.3}, {"e": 0.6}] and points[0]["runs"] == [0, 2]
+    assert points[1]["limits"]["restitution_first"] == pytest.approx(0.6, rel=1e-9)
+    assert st.runs[1].analysis["restitution_first"] == column(t, "restitution_first")[1]
+    lims = st.limit_solutions
+    assert len(lims) == 2 and lims[1].solver == "limit" and lims[1].events[0]["v_after"][0] == pytest.approx(
+        -0.6 * lims[1].events[0]["v_before"][0], rel=1e-12)
     with pytest.raises(penlim.InputError):
         penlim.study("bouncing_ball", {"nope": [1, 2]})
 
