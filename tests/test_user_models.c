@@ -106,7 +106,7 @@ static void test_refusals(void)
     static const struct {
         const char *model, *why;
     } bad[] = {
-        {"bad_abi", "ABI version 5, this penlim has 4"},
+        {"bad_abi", "ABI version 6, this penlim has 5"},
         {"horizon", "horizon: the floor is out of reach after t = 0.5; t-end = 1 lies beyond: lower it to 0.5"},
         {"missing_gap", "the required callback gap is missing"},
         {"nan_force", "force value at the initial state is not finite"},
@@ -195,9 +195,15 @@ static void test_ball(void)
     CHECK(run_model("check-model --model %s", "abi2") == 0, "check-model passes the ABI 2 model");
     /* one built for ABI version 3 (no supports) loads and runs as its twin of this version, to the byte */
     CHECK(run_model("run --model %s --mu 1e6 --out v3 --quiet", "abi3") == 0, "an ABI 3 model runs");
-    CHECK(run_model("run --model %s --mu 1e6 --out v4 --quiet", "ok") == 0, "its ABI 4 twin runs");
+    CHECK(run_model("run --model %s --mu 1e6 --out v4 --quiet", "ok") == 0, "its ABI 5 twin runs");
     t2 = slurp("v3/trajectory.csv"), t3 = slurp("v4/trajectory.csv");
     CHECK(t2 && t3 && strcmp(t2, t3) == 0, "the ABI 3 model's trajectory is its twin's");
+    free(t2), free(t3);
+    /* one built for ABI version 4 (no error channel) likewise */
+    CHECK(run_model("run --model %s --mu 1e6 --out v4b --quiet", "abi4") == 0, "an ABI 4 model runs");
+    CHECK(run_model("run --model %s --mu 1e6 --out v5 --quiet", "ok") == 0, "its ABI 5 twin runs");
+    t2 = slurp("v4b/trajectory.csv"), t3 = slurp("v5/trajectory.csv");
+    CHECK(t2 && t3 && strcmp(t2, t3) == 0, "the ABI 4 model's trajectory is its twin's");
     free(t2), free(t3);
     /* supports penlim refuses: bad input, one line naming the constraint, nothing written */
     const char *bad_support[] = {"support_order", "support_range", "support_long"};

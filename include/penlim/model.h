@@ -32,11 +32,12 @@ extern "C" {
 
 /* The layout of pl_case and pl_gap and the callbacks' signatures.  2: pl_case.valid_until.  3: contact
  * laws other than Kelvin-Voigt: pl_law carries the model's law, pl_case.law_at, PL_PARAM_LAW.  4: a
- * constraint's support (pl_case.support, pl_gap.support and nsupport).  A model built for version 3
- * still loads (penlim run --model): its case is read as version 4 without support; one built for
- * version 2 likewise without law_at, its law callback writing the fields k and xi that version 2's
- * pl_law had (docs/library.md).  Other versions are refused. */
-#define PL_ABI_VERSION 4u
+ * constraint's support (pl_case.support, pl_gap.support and nsupport).  5: the model's error channel
+ * (pl_case.failed).  A model built for version 4 still loads (penlim run --model): its case is read as
+ * version 5 without failed; one built for version 3 likewise without support, and one built for
+ * version 2 without law_at, its law callback writing the fields k and xi that version 2's pl_law had
+ * (docs/library.md).  Other versions are refused. */
+#define PL_ABI_VERSION 5u
 
 /* The most coordinates a constraint's support may have (pl_case.support). */
 #define PL_MAX_SUPPORT 16
@@ -232,6 +233,17 @@ struct pl_case {
      * margin (docs/methods.md, Neighbour search). */
     size_t (*candidates)(const double *p, double t, const double *q, double margin, size_t *out, void *user);
     void (*gap_bounds)(const double *p, double *lipschitz, double *rate, void *user);
+
+    /* ABI 5. */
+    /* The model's error channel: nonzero once one of its callbacks has failed (a model written in
+     * another language whose callback raised an exception, say: the callback cannot return a status,
+     * so it fills its outputs with NAN and reports here), with a one-line message written into msg.
+     * Solvers poll it at each step (where they check their time budget) and once at the end of each
+     * solve, and pl_model_create once after validating the case: nonzero stops the solve with
+     * PL_ERR_SOLVER ("the model failed at t = T: MSG", the solution up to there kept), or refuses the
+     * model (PL_ERR_INPUT, "the model failed: MSG").  penlim does not reset it: a model that
+     * failed stays failed.  Absent: the callbacks never fail. */
+    int (*failed)(char *msg, size_t len, void *user);
 };
 
 /* A case with its parameters fixed and validated; immutable, so that it can be shared by
@@ -248,6 +260,11 @@ PL_API pl_model *pl_model_create(const pl_case *c, const pl_setting *settings, s
  * law's parameters of their names. */
 PL_API pl_model *pl_model_create_law(const pl_case *c, const char *law, const pl_setting *settings, size_t nsettings,
                                      pl_error *err);
+/* The same for the model compiled apart in the shared object at `path` (a path with a '/'; the
+ * loader of `penlim run --model`, docs/library.md: ABI versions 2 to 5, the checks of the case's
+ * storage), which stays loaded until pl_model_destroy. */
+PL_API pl_model *pl_model_load(const char *path, const char *law, const pl_setting *settings, size_t nsettings,
+                               pl_error *err);
 /* The model's contact law's name, and the value of its parameter `name` (NAN if it has none). */
 PL_API const char *pl_model_law(const pl_model *model);
 PL_API double pl_model_law_parameter(const pl_model *model, const char *name);
@@ -257,6 +274,13 @@ PL_API size_t pl_model_dof(const pl_model *model);
 PL_API size_t pl_model_constraints(const pl_model *model);
 /* The value of a named parameter (NAN if the case has none of that name). */
 PL_API double pl_model_parameter(const pl_model *model, const char *name);
+
+/* The contact laws (penlim laws): the name and one-line summary of law `index` (NULL past the last),
+ * and its parameters (their number; *params the table, defaults and ranges). */
+PL_API size_t pl_law_count(void);
+PL_API const char *pl_law_name(size_t index);
+PL_API const char *pl_law_summary(size_t index);
+PL_API size_t pl_law_parameters(size_t index, const pl_param_spec **params);
 
 /* The built-in cases. */
 PL_API size_t pl_builtin_case_count(void);

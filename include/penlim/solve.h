@@ -32,6 +32,10 @@ typedef struct pl_solution pl_solution;
 
 PL_API size_t pl_solver_count(void);
 PL_API const char *pl_solver_name(size_t index); /* NULL past the last */
+/* Solver `index`'s one-line summary (NULL past the last) and its own options (their number; *options
+ * the table: name, default (NAN: computed from the model), range, meaning). */
+PL_API const char *pl_solver_summary(size_t index);
+PL_API size_t pl_solver_options(size_t index, const pl_param_spec **options);
 
 /* Solve model with the named solver.  Returns PL_OK, PL_ERR_INPUT (nothing solved, *out NULL),
  * PL_ERR_NOMEM, or PL_ERR_SOLVER: the solver failed, and *out holds the solution up to the failure
@@ -40,12 +44,37 @@ PL_API pl_status pl_solve_model(const pl_model *model, const char *solver, const
                                 size_t noptions, pl_solution **out, pl_error *err);
 PL_API void pl_solution_destroy(pl_solution *sol);
 
+/* What a caller adds to a solve or a sweep (pl_solve_model_with, pl_sweep_model_with). */
+typedef struct {
+    /* Optional, polled at each step with the time budget (from any of a sweep's threads at once):
+     * nonzero stops the solve (PL_ERR_SOLVER, "cancelled at t = T"), the solution up to there kept;
+     * in a sweep, every run still going stops, and those not begun fail at their first step. */
+    int (*cancel)(void *user);
+    void *user;
+} pl_solve_hooks;
+
+/* A cancel hook for pl_solve_hooks.cancel that needs no code of the caller's: nonzero once the int at
+ * `flag` (pl_solve_hooks.user) is nonzero, read atomically, so that a signal handler or another thread
+ * can set it; for a binding whose own callbacks cannot run at every step (Python's, which take its
+ * interpreter lock). */
+PL_API int pl_cancel_when_set(void *flag);
+
+/* pl_solve_model with hooks (NULL: none, pl_solve_model itself). */
+PL_API pl_status pl_solve_model_with(const pl_model *model, const char *solver, const pl_setting *options,
+                                     size_t noptions, const pl_solve_hooks *hooks, pl_solution **out, pl_error *err);
+
 /* The trajectory: rows of the columns t, gamma, q1..qn, v1..vn, then, with dense contacts, G1..Gm,
  * force1..forcem (gamma the time transform Gamma^mu, force_i the normal force of constraint i, or a
  * scheme's impulse).  With sparse contacts a row ends at vn: pl_solution_contacts reads them. */
 PL_API size_t pl_solution_rows(const pl_solution *sol);
 PL_API size_t pl_solution_columns(const pl_solution *sol);
-PL_API const double *pl_solution_row(const pl_solution *sol, size_t row); /* NULL past the last */
+/* Row `row` (NULL past the last).  The rows are contiguous: row k is pl_solution_row(sol, 0) + k *
+ * pl_solution_columns(sol), valid until pl_solution_destroy. */
+PL_API const double *pl_solution_row(const pl_solution *sol, size_t row);
+/* The name of column col as the header of trajectory.csv has it ("t", "gamma", "q1", ...), written
+ * into name (truncated to len - 1 characters); returns its length, 0 past the last column (name "")
+ * or for a NULL solution. */
+PL_API size_t pl_solution_column_name(const pl_solution *sol, size_t col, char *name, size_t len);
 /* 1 if the solution stores its contacts sparse (only the constraints in contact at each row), 0 if
  * dense (the G and force columns of every row). */
 PL_API int pl_solution_sparse_contacts(const pl_solution *sol);
@@ -73,6 +102,14 @@ PL_API pl_status pl_solution_episode(const pl_solution *sol, size_t k, size_t *c
 
 /* Work: steps and right-hand-side evaluations, and the wall time in seconds. */
 PL_API void pl_solution_work(const pl_solution *sol, long *steps, long *rhs_evals, double *seconds);
+
+/* Analyse sol (a solution of model) and write its files into dir (created if missing, parents
+ * too): trajectory.csv, trajectory_s.csv, summary.json and, with sparse contacts, contacts.csv, the
+ * bytes `penlim run` (or `penlim limit`) writes for the same solve (docs/formats.md); not the
+ * command's manifest.json, which records the command.  Each file is complete or absent; files of
+ * those names are replaced, nothing else in dir is touched.  PL_ERR_IO with the reason if a file
+ * cannot be written. */
+PL_API pl_status pl_solution_write(const pl_model *model, const pl_solution *sol, const char *dir, pl_error *err);
 
 #ifdef __cplusplus
 }

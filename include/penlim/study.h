@@ -22,12 +22,25 @@ PL_API pl_status pl_sweep_model(const pl_model *model, const char *solver, const
                                 const pl_setting *options, size_t noptions, int jobs, int with_limit,
                                 pl_sweep **out, pl_error *err);
 PL_API void pl_sweep_destroy(pl_sweep *sw);
+/* pl_sweep_model with hooks (NULL: none): a cancelled sweep returns PL_ERR_SOLVER ("cancelled"), the
+ * sweep kept in *out, its runs up to there in it. */
+PL_API pl_status pl_sweep_model_with(const pl_model *model, const char *solver, const double *values, size_t nvalues,
+                                     const pl_setting *options, size_t noptions, int jobs, int with_limit,
+                                     const pl_solve_hooks *hooks, pl_sweep **out, pl_error *err);
+/* Write the sweep's data files into dir (created if missing): each run's directory (as
+ * pl_solution_write), the limit solution's, the tables and sweep.json, the bytes `penlim sweep`
+ * writes for the same sweep (docs/formats.md), without its manifest.json and plots. */
+PL_API pl_status pl_sweep_write(const pl_model *model, const pl_sweep *sw, const char *dir, pl_error *err);
 
 /* Run k in the order of refinement (mu increasing, h decreasing): its parameter value and
  * solution, and its status (PL_OK, or the failure with its reason in err). */
 PL_API size_t pl_sweep_runs(const pl_sweep *sw);
 PL_API pl_status pl_sweep_run_result(const pl_sweep *sw, size_t k, double *value, const pl_solution **sol,
                                      pl_error *err);
+
+/* The limit solution the sweep measured its runs against (with_limit), NULL without one; owned by the
+ * sweep. */
+PL_API const pl_solution *pl_sweep_limit(const pl_sweep *sw);
 
 /* A quantity across the sweep, by name: "first_impact_time", "restitution_first",
  * "scaled_penetration_first", "capture_time", "accumulation_estimate", "lift_off_first",
@@ -48,6 +61,14 @@ PL_API pl_status pl_sweep_quantity_get(const pl_sweep *sw, const char *name, dou
 PL_API pl_status pl_compare_to_limit(const pl_model *model, const pl_solution *sol, const pl_solution *limit,
                                      double *sup_q, double *l1_v, double *impact_time_error,
                                      double *impact_velocity_error, pl_error *err);
+
+/* A trajectory computed elsewhere, read from the CSV file at path for model on [0, t_end] (NAN: the
+ * case's), as `penlim compare --external` reads it (docs/formats.md: columns t, q1..qn, v1..vn, a jump
+ * as two rows at one t), with its impacts, contacts and time transform derived from its rows: a
+ * solution like a solver's, to measure with pl_compare_to_limit.  PL_ERR_INPUT with one line
+ * "FILE:LINE:COLUMN: problem" for bad content.  Free *out with pl_solution_destroy. */
+PL_API pl_status pl_solution_read_external(const pl_model *model, const char *path, double t_end, pl_solution **out,
+                                           pl_error *err);
 
 /* ---- parameter studies -------------------------------------------------------------------------
  * Runs over the product (or, zip, the pairing) of several axes, each measured as a sweep's run

@@ -8,9 +8,14 @@
 #include "penlim/penlim.h"
 
 #include "cases/cases.h"
+#include "laws/law.h"
+#include "model/loader.h"
 #include "solvers/solver.h"
 #include "study/compare.h"
+#include "io/external.h"
+#include "io/report.h"
 #include "io/study_report.h"
+#include "io/sweep_report.h"
 #include "study/study.h"
 #include "study/sweep.h"
 
@@ -55,6 +60,32 @@ PL_API pl_model *pl_model_create_law(const pl_case *c, const char *law, const pl
     return m;
 }
 
+PL_API pl_model *pl_model_load(const char *path, const char *law, const pl_setting *settings, size_t nsettings,
+                               pl_error *err)
+{
+    if (!path || !strchr(path, '/')) {
+        pl_fail(err, PL_ERR_INPUT, "pl_model_load: give the model file's path with a '/' (./%s)", path ? path : "");
+        return NULL;
+    }
+    pl_model_library *lib = malloc(sizeof *lib);
+    if (!lib) {
+        pl_fail(err, PL_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (pl_model_library_open(lib, path, NULL, err) != PL_OK) {
+        free(lib);
+        return NULL;
+    }
+    pl_model *m = pl_model_create_law(lib->c, law, settings, nsettings, err);
+    if (!m) {
+        pl_model_library_close(lib);
+        free(lib);
+        return NULL;
+    }
+    m->library = lib;
+    return m;
+}
+
 PL_API const char *pl_model_law(const pl_model *model)
 {
     return model ? model->law_type->name : NULL;
@@ -70,8 +101,12 @@ PL_API void pl_model_destroy(pl_model *model)
 {
     if (!model)
         return;
+    pl_model_library *lib = model->library;
     pl_model_free(model);
     free(model);
+    if (lib) /* after the model, whose case lies in it */
+        pl_model_library_close(lib);
+    free(lib);
 }
 
 PL_API const pl_case *pl_model_case(const pl_model *model)
@@ -109,12 +144,51 @@ PL_API const pl_case *pl_builtin_case_find(const char *name)
     return name ? pl_case_find(name) : NULL;
 }
 
+PL_API size_t pl_law_count(void)
+{
+    return pl_law_type_count();
+}
+
+PL_API const char *pl_law_name(size_t index)
+{
+    const pl_law_type *t = pl_law_type_at(index);
+    return t ? t->name : NULL;
+}
+
+PL_API const char *pl_law_summary(size_t index)
+{
+    const pl_law_type *t = pl_law_type_at(index);
+    return t ? t->summary : NULL;
+}
+
+PL_API size_t pl_law_parameters(size_t index, const pl_param_spec **params)
+{
+    const pl_law_type *t = pl_law_type_at(index);
+    if (params)
+        *params = t ? t->params : NULL;
+    return t ? t->nparams : 0;
+}
+
 /* ---- solving ---- */
 
 PL_API const char *pl_solver_name(size_t index)
 {
     const pl_solver_type *s = pl_solver_at(index);
     return s ? s->name : NULL;
+}
+
+PL_API const char *pl_solver_summary(size_t index)
+{
+    const pl_solver_type *s = pl_solver_at(index);
+    return s ? s->summary : NULL;
+}
+
+PL_API size_t pl_solver_options(size_t index, const pl_param_spec **options)
+{
+    const pl_solver_type *s = pl_solver_at(index);
+    if (options)
+        *options = s ? s->options : NULL;
+    return s ? s->noptions : 0;
 }
 
 /* Options by name into o: the settings every solver takes, then the solver's own. */
@@ -170,6 +244,17 @@ static const pl_solver_type *find_solver(const char *name, pl_error *err)
 PL_API pl_status pl_solve_model(const pl_model *model, const char *solver, const pl_setting *options,
                                 size_t noptions, pl_solution **out, pl_error *err)
 {
+    return pl_solve_model_with(model, solver, options, noptions, NULL, out, err);
+}
+
+PL_API int pl_cancel_when_set(void *flag)
+{
+    return flag && __atomic_load_n((const int *)flag, __ATOMIC_RELAXED) != 0;
+}
+
+PL_API pl_status pl_solve_model_with(const pl_model *model, const char *solver, const pl_setting *options,
+                                     size_t noptions, const pl_solve_hooks *hooks, pl_solution **out, pl_error *err)
+{
     if (!out)
         return pl_fail(err, PL_ERR_INPUT, "pl_solve_model: no place for the solution (out is NULL)");
     *out = NULL;
@@ -183,6 +268,8 @@ PL_API pl_status pl_solve_model(const pl_model *model, const char *solver, const
     pl_status st0 = set_options(&o, s, options, noptions, NULL, err);
     if (st0 != PL_OK)
         return st0;
+    if (hooks)
+        o.cancel = hooks->cancel, o.cancel_user = hooks->user;
     pl_solution *sol = calloc(1, sizeof *sol);
     if (!sol)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory");
@@ -212,6 +299,28 @@ PL_API size_t pl_solution_rows(const pl_solution *sol)
 PL_API size_t pl_solution_columns(const pl_solution *sol)
 {
     return sol ? sol->traj.ncol : 0;
+}
+
+PL_API size_t pl_solution_column_name(const pl_solution *sol, size_t col, char *name, size_t len)
+{
+    if (name && len > 0)
+        name[0] = '\0';
+    if (!sol || col >= sol->traj.ncol)
+        return 0;
+    /* the header trajectory.csv is written with, so that the names are the file's */
+    size_t m_cols = sol->contacts == PL_CONTACTS_DENSE ? sol->m : 0;
+    char *header = pl_trajectory_header(sol->n, m_cols, pl_solver_can(sol->solver, PL_SOLVER_STEP_IMPULSES));
+    if (!header)
+        return 0;
+    const char *p = header;
+    for (size_t k = 0; k < col && p; k++)
+        if ((p = strchr(p, ',')))
+            p++;
+    size_t n = p ? strcspn(p, ",") : 0;
+    if (name && len > 0)
+        snprintf(name, len, "%.*s", (int)n, p ? p : "");
+    free(header);
+    return n;
 }
 
 PL_API const double *pl_solution_row(const pl_solution *sol, size_t row)
@@ -320,11 +429,53 @@ PL_API void pl_solution_work(const pl_solution *sol, long *steps, long *rhs_eval
         *seconds = sol ? sol->stats.wall_seconds : NAN;
 }
 
+/* Files written by the library: readable by all, like an ordinary creation under the usual umask
+ * (the library does not read the process's umask: changing it to read it is not thread-safe). */
+#define LIBRARY_FILE_MODE 0644
+
+/* An output into dir, created if missing (out to be freed whatever the status). */
+static pl_status open_output(pl_output *out, const char *dir, pl_error *err)
+{
+    pl_output_init(out, dir ? dir : "", LIBRARY_FILE_MODE, NULL);
+    if (!dir || !*dir)
+        return pl_fail(err, PL_ERR_INPUT, "no directory given");
+    pl_status s = pl_make_dir(dir, err);
+    return s != PL_OK ? s : pl_output_open(out, err);
+}
+
+PL_API pl_status pl_solution_write(const pl_model *model, const pl_solution *sol, const char *dir, pl_error *err)
+{
+    if (!model || !sol)
+        return pl_fail(err, PL_ERR_INPUT, "pl_solution_write: no model or no solution (NULL)");
+    if (sol->n != model->n || sol->m != model->m)
+        return pl_fail(err, PL_ERR_INPUT, "pl_solution_write: the solution is not one of this model (%zu dofs, %zu "
+                       "constraints; the model has %zu, %zu)", sol->n, sol->m, model->n, model->m);
+    pl_output out;
+    pl_status s = open_output(&out, dir, err);
+    if (s == PL_OK) {
+        pl_analysis analysis;
+        pl_error aerr;
+        pl_status as = pl_analyze_within(model, sol, NULL, &analysis, &aerr);
+        s = pl_write_solution(&out, NULL, model, sol, as == PL_OK ? &analysis : NULL, NULL, err);
+        pl_analysis_free(&analysis);
+    }
+    pl_output_close(&out);
+    pl_output_free(&out);
+    return s;
+}
+
 /* ---- studies ---- */
 
 PL_API pl_status pl_sweep_model(const pl_model *model, const char *solver, const double *values, size_t nvalues,
                                 const pl_setting *options, size_t noptions, int jobs, int with_limit,
                                 pl_sweep **out, pl_error *err)
+{
+    return pl_sweep_model_with(model, solver, values, nvalues, options, noptions, jobs, with_limit, NULL, out, err);
+}
+
+PL_API pl_status pl_sweep_model_with(const pl_model *model, const char *solver, const double *values, size_t nvalues,
+                                     const pl_setting *options, size_t noptions, int jobs, int with_limit,
+                                     const pl_solve_hooks *hooks, pl_sweep **out, pl_error *err)
 {
     if (!out)
         return pl_fail(err, PL_ERR_INPUT, "pl_sweep_model: no place for the sweep (out is NULL)");
@@ -349,6 +500,8 @@ PL_API pl_status pl_sweep_model(const pl_model *model, const char *solver, const
         return st0;
     so.jobs = jobs > 0 ? jobs : 1;
     so.with_limit = with_limit != 0;
+    if (hooks)
+        so.base.cancel = hooks->cancel, so.base.cancel_user = hooks->user;
     double *sorted = malloc((nvalues ? nvalues : 1) * sizeof *sorted);
     pl_sweep *sw = calloc(1, sizeof *sw);
     if (!sorted || !sw) {
@@ -365,7 +518,24 @@ PL_API pl_status pl_sweep_model(const pl_model *model, const char *solver, const
         return st;
     }
     *out = sw;
+    if (hooks && hooks->cancel && hooks->cancel(hooks->user))
+        return pl_fail(err, PL_ERR_SOLVER, "cancelled");
     return PL_OK;
+}
+
+PL_API pl_status pl_sweep_write(const pl_model *model, const pl_sweep *sw, const char *dir, pl_error *err)
+{
+    if (!model || !sw)
+        return pl_fail(err, PL_ERR_INPUT, "pl_sweep_write: no model or no sweep (NULL)");
+    pl_output out;
+    pl_status s = open_output(&out, dir, err);
+    for (size_t k = 0; s == PL_OK && k < sw->n; k++)
+        s = pl_write_sweep_run(&out, model, sw, k, NULL, err);
+    if (s == PL_OK)
+        s = pl_write_sweep(&out, model, sw, NULL, err);
+    pl_output_close(&out);
+    pl_output_free(&out);
+    return s;
 }
 
 PL_API void pl_sweep_destroy(pl_sweep *sw)
@@ -400,6 +570,11 @@ PL_API pl_status pl_sweep_run_result(const pl_sweep *sw, size_t k, double *value
     return PL_OK;
 }
 
+PL_API const pl_solution *pl_sweep_limit(const pl_sweep *sw)
+{
+    return sw && sw->has_limit ? &sw->limit : NULL;
+}
+
 PL_API pl_status pl_sweep_quantity_get(const pl_sweep *sw, const char *name, double *values, double *limit,
                                    double *rate, double *rate_se, pl_error *err)
 {
@@ -420,6 +595,29 @@ PL_API pl_status pl_sweep_quantity_get(const pl_sweep *sw, const char *name, dou
         return PL_OK;
     }
     return pl_fail(err, PL_ERR_INPUT, "unknown sweep quantity '%s'", name ? name : "(null)");
+}
+
+PL_API pl_status pl_solution_read_external(const pl_model *model, const char *path, double t_end, pl_solution **out,
+                                           pl_error *err)
+{
+    if (!out)
+        return pl_fail(err, PL_ERR_INPUT, "pl_solution_read_external: no place for the solution (out is NULL)");
+    *out = NULL;
+    if (!model || !path)
+        return pl_fail(err, PL_ERR_INPUT, "pl_solution_read_external: no model or no file (NULL)");
+    pl_solution *sol = calloc(1, sizeof *sol);
+    if (!sol)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    int has_gamma = 0;
+    pl_status s = pl_read_external(path, model, isnan(t_end) ? model->type->t_end : t_end, PL_CONTACTS_AUTO, sol,
+                                   &has_gamma, err);
+    if (s != PL_OK) {
+        pl_solution_free(sol);
+        free(sol);
+        return s;
+    }
+    *out = sol;
+    return PL_OK;
 }
 
 PL_API pl_status pl_compare_to_limit(const pl_model *model, const pl_solution *sol, const pl_solution *limit,

@@ -73,7 +73,8 @@ __attribute__((no_sanitize_address)) static const char *case_layout_problem(cons
                                size > offsetof(pl_case, law_at) ? (const void *)c->law_at : NULL,
                                size > offsetof(pl_case, support) ? (const void *)c->support : NULL,
                                size > offsetof(pl_case, support) ? (const void *)c->candidates : NULL,
-                               size > offsetof(pl_case, support) ? (const void *)c->gap_bounds : NULL};
+                               size > offsetof(pl_case, support) ? (const void *)c->gap_bounds : NULL,
+                               size > offsetof(pl_case, failed) ? (const void *)c->failed : NULL};
     for (size_t k = 0; k < sizeof callbacks / sizeof callbacks[0]; k++)
         if (callbacks[k] && !in_loaded_object(callbacks[k], 1))
             return "one of its callbacks points outside every loaded object";
@@ -100,15 +101,16 @@ static int search(const char *name, const char *search_path, char *out, size_t l
     return 0;
 }
 
-/* ABI 2's pl_case: version 4's up to law_at; ABI 3's: up to support. */
+/* ABI 2's pl_case: version 5's up to law_at; ABI 3's: up to support; ABI 4's: up to failed. */
 #define ABI2_CASE_SIZE offsetof(pl_case, law_at)
 #define ABI3_CASE_SIZE offsetof(pl_case, support)
+#define ABI4_CASE_SIZE offsetof(pl_case, failed)
 
 /* An ABI 2 case's table with k, e and xi flagged as the law's defaults (PL_PARAM_LAW), its other
  * parameters named like a law's flagged as its own (PL_PARAM_MODEL_OWN), and c at the copy. */
 static void point_at_adapted(pl_model_library *lib)
 {
-    if (lib->abi_version == 3u)
+    if (lib->abi_version == 3u || lib->abi_version == 4u)
         lib->c = &lib->adapted;
     if (lib->abi_version != 2u)
         return;
@@ -162,12 +164,12 @@ static pl_status load(pl_model_library *lib, const char *file, pl_error *err)
                        PL_MODEL_SYMBOL);
     }
     unsigned v = c->abi_version;
-    if (v != PL_ABI_VERSION && v != 2u && v != 3u) {
+    if (v != PL_ABI_VERSION && v != 2u && v != 3u && v != 4u) {
         dlclose(h);
         return pl_fail(err, PL_ERR_INPUT, "model %s was built for penlim ABI version %u, this penlim has %u (and "
-                       "reads 2 and 3): rebuild it against this penlim's headers", file, v, (unsigned)PL_ABI_VERSION);
+                       "reads 2 to 4): rebuild it against this penlim's headers", file, v, (unsigned)PL_ABI_VERSION);
     }
-    size_t size = v == 2u ? ABI2_CASE_SIZE : v == 3u ? ABI3_CASE_SIZE : sizeof *c;
+    size_t size = v == 2u ? ABI2_CASE_SIZE : v == 3u ? ABI3_CASE_SIZE : v == 4u ? ABI4_CASE_SIZE : sizeof *c;
     const char *problem = case_layout_problem(c, size);
     if (problem) {
         dlclose(h);

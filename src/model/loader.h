@@ -6,8 +6,9 @@
 
 #include "model/model.h"
 
-/* A model built for ABI version 3 is read through an adapter: its case (the prefix of version 4's pl_case
- * before support) copied into `adapted`, without supports.  One built for version 2 likewise (the prefix
+/* A model built for ABI version 4 is read through an adapter: its case (the prefix of version 5's pl_case
+ * before failed) copied into `adapted`, without an error channel; one built for version 3 likewise (the
+ * prefix before support), without supports.  One built for version 2 likewise (the prefix
  * before law_at, with the same pl_law fields k and xi first), its parameters k, e and xi flagged
  * PL_PARAM_LAW in a copy of its table.  c then points at the copy (into this struct: a
  * pl_model_library is not to be moved once loaded). */

@@ -378,6 +378,10 @@ pl_status pl_model_init_law(pl_model *model, const pl_case *c, const pl_law_type
     memset(model, 0, sizeof *model);
     model->law_type = law ? law : pl_law_type_default();
     pl_status s = init_model(model, c, settings, nsettings, err);
+    char why[256];
+    /* a callback that failed while the case was validated: its own reason, not the NAN it returned */
+    if (model->type && pl_model_failed(model, why, sizeof why))
+        s = pl_fail(err, PL_ERR_INPUT, "case %s: the model failed: %s", c->name, why);
     if (s != PL_OK)
         pl_model_free(model); /* nothing held on failure */
     return s;
@@ -422,6 +426,23 @@ static pl_status fix_law_parameters(pl_model *model, const pl_setting *settings,
         }
     }
     return PL_OK;
+}
+
+int pl_model_failed(const pl_model *model, char *msg, size_t len)
+{
+    const pl_case *c = model->type;
+    if (!c->failed)
+        return 0;
+    msg[0] = '\0';
+    if (!c->failed(msg, len, c->user))
+        return 0;
+    msg[len - 1] = '\0'; /* a model's message without its NUL */
+    for (char *p = msg; *p; p++) /* one line */
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    if (!msg[0])
+        snprintf(msg, len, "a callback failed");
+    return 1;
 }
 
 static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting *settings, size_t nsettings,

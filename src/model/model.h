@@ -58,6 +58,8 @@ pl_status pl_model_check_memory(const char *name, size_t n, size_t m, double phy
 /* A model owns memory (released by pl_model_free) and is never written after pl_model_init. */
 struct pl_model {
     const pl_case *type;
+    void *library; /* the pl_model_library (model/loader.h) of a model made by pl_model_load, which
+                      pl_model_destroy closes; NULL otherwise */
     size_t n, m;
     double par[PL_MAX_PARAMS];
     unsigned char par_set[PL_MAX_PARAMS]; /* 1 when given explicitly */
@@ -170,6 +172,10 @@ const pl_contact_law *pl_model_law_at(const pl_model *model, size_t i, double t,
 
 /* Release what pl_model_init allocated (the model is then empty; freeing it again is harmless). */
 void pl_model_free(pl_model *model);
+
+/* The case's error channel (pl_case.failed, ABI 5): 1 with its one-line message in msg (len >= 1) if
+ * one of its callbacks failed, 0 if none did or the case has no channel. */
+int pl_model_failed(const pl_model *model, char *msg, size_t len);
 
 /* The case's closed-form limit of a sweep quantity, or NAN. */
 double pl_model_limit_value(const pl_model *model, pl_limit_quantity what);

@@ -1,4 +1,5 @@
 #include "solvers/event_loop.h"
+#include "solvers/solver.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -139,6 +140,8 @@ static pl_status run(pl_event_loop *loop, int **found, size_t *cap, pl_error *er
         if (budget_spent(loop))
             return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " at t = %.17g (%s)", loop->max_seconds, st->t,
                            loop->context);
+        if (loop->model && (s = pl_solve_poll(loop->model, loop->cancel, loop->cancel_user, st->t, err)) != PL_OK)
+            return s;
         if (loop->hooks.max_step)
             st->max_step = loop->hooks.max_step(loop->user, st->t);
         loop->sample_count = 0; /* the states kept were the last step's */

@@ -45,6 +45,11 @@ typedef struct {
     long max_steps;
     double max_seconds; /* wall-clock budget (0: none), from started */
     double started;     /* pl_now_seconds() at the start of the run */
+    /* Polled with the budget (pl_solve_poll): the model's error channel and the caller's cancel hook
+     * (cancel may be NULL). */
+    const pl_model *model;
+    int (*cancel)(void *user);
+    void *cancel_user;
     const pl_solution *output; /* what the run has recorded: the time to write it counts against the budget
                                   (NULL: nothing counted) */
     size_t samples;     /* uniform output samples k t_end/samples, k = 1..samples */

@@ -97,6 +97,16 @@ pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const p
     return s->check ? s->check(model, o, err) : PL_OK;
 }
 
+pl_status pl_solve_poll(const pl_model *model, int (*cancel)(void *user), void *user, double t, pl_error *err)
+{
+    if (cancel && cancel(user))
+        return pl_fail(err, PL_ERR_SOLVER, "cancelled at t = %.17g", t);
+    char why[256];
+    if (pl_model_failed(model, why, sizeof why))
+        return pl_fail(err, PL_ERR_SOLVER, "the model failed at t = %.17g: %s", t, why);
+    return PL_OK;
+}
+
 pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solve_opts *o, pl_solution *sol,
                    pl_error *err)
 {
@@ -115,6 +125,16 @@ pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solv
     pl_solve_opts with_start = *o;
     pl_solve_opts_count_from(&with_start, pl_budget_start(o, pl_now_seconds()));
     st = s->solve(model, &with_start, sol, err);
+    /* A model whose callback failed returned NAN, which the solver may have taken for its own failure
+     * (or not noticed): the model's reason is the one to report, once the solve is over. */
+    char why[256];
+    if ((st == PL_OK || st == PL_ERR_SOLVER) && pl_model_failed(model, why, sizeof why)) {
+        pl_error failed;
+        st = sol->status = pl_fail(&failed, PL_ERR_SOLVER, "the model failed at t = %.17g: %s", sol->t_final, why);
+        sol->error = failed;
+        if (err)
+            *err = failed;
+    }
     /* A failure names the run (mu = ..., h = ...) where the solver's own message does not: out of
      * memory, or a cap on the output. */
     if (st != PL_OK && err && s->refine) {

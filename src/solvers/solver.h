@@ -66,6 +66,10 @@ typedef struct {
     pl_contacts_mode contacts; /* storage of G and the forces (solution.h); AUTO by the count of constraints */
     size_t sparse_from; /* BDF's linear algebra (pl_stepper_spec.sparse_from): sparse (KLU) from this
                            system size on; 0: the default (PL_SPARSE_FROM); for benchmarks and tests */
+    /* Optional: nonzero stops the solve at its next step (PL_ERR_SOLVER, "cancelled at t = T"), the
+     * solution up to there kept (pl_solve_hooks of the API). */
+    int (*cancel)(void *user);
+    void *cancel_user;
     double option[PL_MAX_PARAMS];
 } pl_solve_opts;
 
@@ -146,6 +150,11 @@ static inline double pl_budget_start(const pl_solve_opts *o, double now)
 {
     return o->started_given ? o->started : now;
 }
+
+/* Whether a solve at time t must stop: the caller's cancel hook (cancel may be NULL), then the model's
+ * error channel (pl_model_failed).  PL_ERR_SOLVER with "cancelled at t = T" or "the model failed at
+ * t = T: MSG" in err, else PL_OK.  Called where the solvers check their time budget. */
+pl_status pl_solve_poll(const pl_model *model, int (*cancel)(void *user), void *user, double t, pl_error *err);
 
 /* Check, initialise sol and solve.  sol must be freed with pl_solution_free whatever the status.  The
  * budget (max_seconds from o->started if given, or from the solve's start) bounds the solve alone: the solution

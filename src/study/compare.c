@@ -203,6 +203,8 @@ void pl_limit_opts(const pl_model *model, const pl_solve_opts *runs, double rtol
     lo->max_seconds = runs->max_seconds;
     lo->max_output = runs->max_output;
     lo->contacts = runs->contacts;
+    lo->cancel = runs->cancel;
+    lo->cancel_user = runs->cancel_user;
     if (rtol > 0)
         lo->option[pl_solver_option_index(&pl_solver_limit, "rtol")] = rtol;
 }

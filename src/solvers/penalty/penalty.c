@@ -439,6 +439,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
                              .user = &r, .context = r.context, .stats = &sol->stats, .t_end = opts->t_end,
                              .max_steps = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS,
                              .max_seconds = opts->max_seconds, .started = pl_budget_start(opts, t0),
+                             .model = model, .cancel = opts->cancel, .cancel_user = opts->cancel_user,
                              .output = sol, .samples = opts->samples, .next_sample = 1};
 
     double *y0 = r.y0;

@@ -469,6 +469,8 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
                         now.t, k);
             break;
         }
+        if ((s = pl_solve_poll(model, opts->cancel, opts->cancel_user, now.t, e)) != PL_OK)
+            break;
         if ((s = step(&ctx, &now, &next, e)) != PL_OK)
             break;
         if (!pl_all_finite(next.q, r.n) || !pl_all_finite(next.v, r.n)) {

@@ -1,0 +1,160 @@
+"""sweep, compare, study and load on the ball, the wedge and a model written in Python: the program's
+files and numbers to the last bit, the rates' closed forms, and the files read back."""
+import math
+import os
+
+import numpy as np
+import pytest
+
+import penlim
+from conftest import read_csv, same_bits, without_wall_seconds
+from test_python_model import Ball
+
+
+def column(table, name):
+    return np.asarray(table[name], dtype=float)
+
+
+def test_sweep_is_the_program_s(cli, tmp_path):
+    mu = [1e4, 1e5, 1e6]
+    sw = penlim.sweep("bouncing_ball", mu=mu, e=0.7, jobs=2)
+    assert list(sw.values) == mu and len(sw.runs) == 3 and all(r.error is None for r in sw.runs)
+    assert sw.limit is not None and sw.limit.solver == "limit"
+    # Kelvin-Voigt's restitution tends to e (paper 004, eq. (4)), the first impact to sqrt(2 h0 / g)
+    assert np.allclose(column(sw.table, "restitution_first"), 0.7, atol=2e-2)
+    assert np.allclose(column(sw.table, "first_impact_time"), math.sqrt(2 / 9.81), rtol=1e-9)
+    cli("sweep", "bouncing_ball", "--mu", "1e4,1e5,1e6", "--set", "e=0.7", "--no-plots", "--out", "cli", "--quiet")
+    sw.write(tmp_path / "lib")
+    for f in ("sweep.csv", "sweep.json", "episodes.csv", "impact_errors.csv", "limit/trajectory.csv"):
+        a, b = ((tmp_path / d / f).read_text() for d in ("cli", "lib"))
+        assert without_wall_seconds(a) == without_wall_seconds(b), f
+    for k, run_dir in enumerate(sorted(os.listdir(tmp_path / "cli" / "runs"))):
+        names, data = read_csv(tmp_path / "cli" / "runs" / run_dir / "trajectory.csv")
+        assert names == sw.runs[k].columns and same_bits(data, sw.runs[k].table)
+    t = sw.table
+    assert list(column(t, "mu")) == mu and list(t["status"]) == ["ok"] * 3
+    # read back: the same kind of object, the same numbers
+    back = penlim.load(tmp_path / "cli")
+    assert isinstance(back, penlim.Sweep) and list(back.values) == mu
+    assert all(same_bits(a.table, b.table) for a, b in zip(back.runs, sw.runs))
+    assert same_bits(back.limit.table, sw.limit.table)
+    for q, (rate, se) in sw.rates.items():
+        if q in back.rates:
+            assert np.array_equal([rate, se], back.rates[q], equal_nan=True), q
+    assert back.runs[0].analysis == sw.runs[0].analysis or \
+        back.runs[0].analysis["first_impact_time"] == sw.runs[0].analysis["first_impact_time"]
+
+
+def test_sweep_rate_of_the_penetration():
+    """The wedge, and the ball's scaled penetration sqrt(mu) max|G| of the first impact: a Kelvin-Voigt
+    contact's penetration is V/sqrt(mu k) times a function of xi alone as gravity's share of the contact
+    force vanishes, so sqrt(mu) max|G| converges as mu grows."""
+    sw = penlim.sweep("bouncing_ball", mu=[1e4, 1e6, 1e8], e=0.5, limit=False)
+    p = column(sw.table, "scaled_penetration_first")
+    assert abs(p[1] - p[2]) < abs(p[0] - p[2]) / 5
+    w = penlim.sweep("wedge", mu=[1e4, 1e6], m=0.3, e=0.5, jobs=2)
+    assert w.model.n == 2 and len(w.runs) == 2 and np.all(np.isfinite(column(w.table, "limit_sup_q")))
+    assert column(w.table, "limit_sup_q")[1] < column(w.table, "limit_sup_q")[0]
+
+
+def test_sweep_of_a_scheme_and_of_a_python_model():
+    sw = penlim.sweep("bouncing_ball", "moreau_jean", h=[1e-2, 1e-3], e=0.5)
+    assert sw.refined == "h" and list(sw.values) == [1e-2, 1e-3]
+    py = penlim.sweep(Ball(), mu=[1e4, 1e6], e=0.5, jobs=4)  # jobs: one at a time for a Python model
+    assert np.allclose(column(py.table, "restitution_first"), 0.5, atol=2e-2)
+    with pytest.raises(penlim.InputError, match="refines h"):
+        penlim.sweep("bouncing_ball", "moreau_jean", mu=[1e4])
+    with pytest.raises(penlim.InputError, match="unknown parameter 'zz'"):
+        penlim.sweep("bouncing_ball", mu=[1e4], zz=1)
+
+
+def test_compare(tmp_path):
+    lim = penlim.limit("bouncing_ball", e=0.5, t_end=3)
+    c = penlim.compare("bouncing_ball", mu=[1e4, 1e8], schemes={"moreau_jean": [1e-3]},
+                       external=[lim.table[:, [0, 2, 3]]], e=0.5, t_end=3)
+    t = c.table
+    sup_q = column(t, "sup_q")
+    assert list(t["label"]) == ["penalty_mu_10000", "penalty_mu_1e+08", "moreau_jean_h_0.001", "external_1"]
+    assert sup_q[1] < sup_q[0] and sup_q[3] < 1e-12, "the limit solution's own rows are at distance 0"
+    assert np.all(np.isfinite(sup_q))
+    c.write(tmp_path / "cmp")
+    back = penlim.load(tmp_path / "cmp" / "solutions" / "penalty_mu_1e+08")
+    assert same_bits(back.table, c.solutions["penalty_mu_1e+08"].table)
+    assert (tmp_path / "cmp" / "solutions" / "external_1" / "trajectory.csv").exists()
+    assert (tmp_path / "cmp" / "table.csv").read_text().startswith("label,solver,param,status,sup_q")
+    with pytest.raises(penlim.InputError, match="columns t, q1..q1, v1..v1"):
+        penlim.compare("bouncing_ball", external=[np.zeros((3, 2))])
+
+
+def test_study_is_the_program_s(cli, tmp_path):
+    st = penlim.study("bouncing_ball", {"mu": [1e4, 1e6], "e": [0.3, 0.6]}, jobs=2, directory=tmp_path / "lib")
+    cli("study", "bouncing_ball", "--grid", "mu=1e4,1e6", "--grid", "e=0.3,0.6", "--no-plots", "--out", "cli",
+        "--quiet")
+    a, b = ((tmp_path / d / "study.csv").read_text() for d in ("cli", "lib"))
+    assert without_wall_seconds(a) == without_wall_seconds(b)
+    t = st.table
+    assert list(column(t, "e")) == [0.3, 0.6, 0.3, 0.6]
+    # each run's restitution is its e (Kelvin-Voigt: exact at every mu)
+    assert np.allclose(column(t, "restitution_first"), column(t, "e"), atol=3e-2)
+    assert st.value(0, "restitution_first") == column(t, "restitution_first")[0]
+    back = penlim.load(tmp_path / "cli")
+    assert isinstance(back, penlim.Study) and back.value(1, "e") == 0.6
+    points = st.points
+    assert [p["values"] for p in points] == [{"e": 0.3}, {"e": 0.6}] and points[0]["runs"] == [0, 2]
+    assert points[1]["limits"]["restitution_first"] == pytest.approx(0.6, rel=1e-9)
+    assert st.runs[1].analysis["restitution_first"] == column(t, "restitution_first")[1]
+    lims = st.limit_solutions
+    assert len(lims) == 2 and lims[1].solver == "limit" and lims[1].events[0]["v_after"][0] == pytest.approx(
+        -0.6 * lims[1].events[0]["v_before"][0], rel=1e-12)
+    with pytest.raises(penlim.InputError):
+        penlim.study("bouncing_ball", {"nope": [1, 2]})
+
+
+def test_load_a_run(cli, tmp_path):
+    cli("limit", "wedge", "--set", "m=0.3", "--out", "w", "--quiet")
+    s = penlim.load(tmp_path / "w")
+    ref = penlim.limit("wedge", m=0.3)
+    assert isinstance(s, penlim.Solution) and s.model.case == "wedge" and s.model.parameters["m"] == 0.3
+    assert same_bits(s.table, ref.table) and s.columns == ref.columns
+    assert [e["kind"] for e in s.events] == [e["kind"] for e in ref.events]
+    assert [e["constraint"] for e in s.events] == [e["constraint"] for e in ref.events]
+    assert s.analysis["first_impact_time"] == ref.analysis["first_impact_time"]
+    s.write(tmp_path / "copy")
+    assert (tmp_path / "copy" / "trajectory.csv").read_bytes() == (tmp_path / "w" / "trajectory.csv").read_bytes()
+    with pytest.raises(penlim.InputError, match="holds no results"):
+        penlim.load(tmp_path)
+
+
+def test_tables_without_pandas(monkeypatch):
+    sw = penlim.sweep("bouncing_ball", mu=[1e4, 1e5], e=0.5, limit=False)
+    monkeypatch.setitem(__import__("sys").modules, "pandas", None)  # as without pandas
+    t = sw.table
+    assert isinstance(t, dict) and list(t["mu"]) == [1e4, 1e5] and list(t["status"]) == ["ok", "ok"]
+
+
+@pytest.mark.parametrize("call", [
+    lambda: penlim.run("bouncing_ball", mu=1e9, e=1.0, t_end=1e7, samples=0, max_output=1e9),
+    lambda: penlim.sweep("bouncing_ball", mu=[1e8, 1e9], e=1.0, t_end=1e7, samples=0, max_output=1e9, jobs=2),
+])
+def test_ctrl_c_stops_a_long_call(call):
+    """SIGINT while the library works (a run or sweep of hours): the call stops at the runs' next step
+    and raises KeyboardInterrupt, nothing left alive."""
+    import gc
+    import signal
+    import threading
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        call()
+    timer.join()
+    gc.collect()
+    assert penlim.live_handles()["sweep"] == 0 and penlim.live_handles()["solution"] == 0
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_study_and_compare_of_a_python_model():
+    st = penlim.study(Ball(), {"e": [0.3, 0.6]}, mu=1e6, jobs=2)  # jobs: one at a time for a Python model
+    assert np.allclose(column(st.table, "restitution_first"), [0.3, 0.6], atol=5e-3)
+    c = penlim.compare(Ball(), mu=[1e5, 1e7], e=0.5)
+    sup_q = column(c.table, "sup_q")
+    assert 0 < sup_q[1] < sup_q[0]
