@@ -24,18 +24,18 @@ key_px = kr * row_h + 24
 H = int(70 + prows * 280 + key_px + 50)
 # panel p: q_j (p = 2j-1), v_j (p = 2j), then G_i; trajectory_s.csv has s and t before q
 col(p) = p <= 2*ndof ? ((p - 1) % 2 == 0 ? 2 + (p + 1)/2 : 2 + ndof + p/2) : 2 + 2*ndof + (p - 2*ndof)
-ylab(p) = p <= 2*ndof ? sprintf('%s%d (model units)', (p - 1) % 2 == 0 ? 'q' : 'v', (p + 1)/2) : sprintf('G%d (model units)', p - 2*ndof)
+ylab(p) = p <= 2*ndof ? axis(sprintf('%s%d', (p - 1) % 2 == 0 ? 'q' : 'v', (p + 1)/2)) : axis(sprintf('G%d', p - 2*ndof))
 print sprintf('%s: key entries: %d', name, nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, name, W, H)
     set multiplot layout prows,2 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
-        title sprintf('%s: solutions against the limit solution, in %s', case_name, xname)
-    set xlabel xname.' (model units)'
+        title sprintf('%s: solutions against the limit solution, in %s', spaced(case_name), xname)
+    set xlabel axis(xname)
     eval key_cmd(kr, key_px, H)
     do for [p=1:npanels] {
         set ylabel ylab(p)
         c = col(p)
-        plot for [k=1:nsol] word(dirs, k).'/'.file using 1:c with lines lt k title word(labels, k), \
+        plot for [k=1:nsol] word(dirs, k).'/'.file using 1:c with lines lt k title word(labels, k) noenhanced, \
              'limit/'.file using 1:c with lines @limit_style title 'limit solution'
         unset key
     }

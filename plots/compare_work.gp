@@ -20,13 +20,13 @@ print sprintf('compare_work: key entries: %d', nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, 'compare_work', W, H)
     set multiplot layout nd,2 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
-        title sprintf('%s: work-precision against the limit solution', case_name)
+        title sprintf('%s: work-precision against the limit solution', spaced(case_name))
     eval key_cmd(kr, key_px, H)
     set logscale xy
     set format x '%.0e'
     set format y '%.0e'
     do for [d=1:nd] {
-        set ylabel word(distances, d).' (model units)'
+        set ylabel axis(word(distances, d))
         # a point below 1e-12 of the panel's largest distance is round-off (the rule of the panels
         # themselves): not drawn.  The y range has a quarter of a decade of headroom each side, so
         # no point sits on the frame.  (stats counts only the points in the current range.)
@@ -39,7 +39,7 @@ do for [fmt in formats] {
             set xlabel (c == 1 ? 'wall time (s)' : 'right-hand-side evaluations')
             # the key from keyentry: every family is titled even where it has no point
             plot for [f=1:nfam] 'compare_work.dat' index (d-1)*nfam + f-1 using c:($3 >= floor_d ? $3 : NaN) with linespoints lt f notitle, \
-                 for [f=1:nfam] keyentry with linespoints lt f title word(families, f)
+                 for [f=1:nfam] keyentry with linespoints lt f title spaced(word(families, f))
             unset key
         }
     }

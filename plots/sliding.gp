@@ -1,5 +1,7 @@
-# Sustained contacts: the penalty force mu G(t) (solid) against the sliding-mode force F^sm(t)
-# computed from the model at the same state (dotted, same colour), paper 004 Theorem 6.
+# Sustained contacts: the penalty force mu G(t) (a line in the run's style) against the sliding-mode
+# force F^sm(t) computed from the model at the same state (the run's markers, every 4th row), paper
+# 004 Theorem 6.  Each element has its own (colour, dash, marker): a line without markers, markers
+# without a line.
 # Data: sliding.dat, one block per run: t, constraint, mu G, F^sm.
 load 'plots_config.gp'
 load 'styles.gp'
@@ -14,11 +16,11 @@ print sprintf('sliding: key entries: %d', nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, 'sliding', W, H)
     set multiplot layout 1,1 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H \
-        title sprintf('%s: mu G (solid) and F^sm (dotted) on sustained contacts', case_name)
+        title sprintf('%s: μG (lines) and F^{sm} (markers) on sustained contacts', spaced(case_name))
     eval key_cmd(kr, key_px, H)
-    set xlabel 't (model units)'
-    set ylabel 'mu G  and  F^sm (model units)'
-    plot for [i=0:nsliding-1] 'sliding.dat' index i using 1:3 with lines lt i+1 dt 1 title columnheader(1), \
-         for [i=0:nsliding-1] 'sliding.dat' index i using 1:4 with lines lt i+1 dt 3 lw 2.5 notitle
+    set xlabel axis('t')
+    set ylabel 'μG and F^{sm}'.in_unit('lambda')
+    plot for [i=0:nsliding-1] 'sliding.dat' index i using 1:3 with lines lt i+1 title columnheader(1), \
+         for [i=0:nsliding-1] 'sliding.dat' index i every 4 using 1:4 with points lt i+1 notitle
     unset multiplot
 }

@@ -13,14 +13,14 @@ H = int(70 + 560 + key_px + 50)
 print sprintf('%s: key entries: %d', figure, nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, figure, W, H)
-    set multiplot layout 1,1 margins 0.09,0.97,(key_px + 55.)/H,1 - 60./H title title
+    set multiplot layout 1,1 margins 0.09,0.97,(key_px + 55.)/H,1 - 60./H title title noenhanced
     eval key_cmd(kr, key_px, H)
     if (logx) { set logscale x; set format x '%.0e' } else { unset logscale x; set format x '% h' }
-    if (logy) { set logscale y; set format y '%.0e'; set ylabel '|'.quantity.'|' } \
-    else { unset logscale y; set format y '% h'; set ylabel quantity }
-    set xlabel xname
+    if (logy) { set logscale y; set format y '%.0e'; set ylabel '|'.axis(quantity).'|' } \
+    else { unset logscale y; set format y '% h'; set ylabel axis(quantity) }
+    set xlabel axis(xname)
     set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05
     plot for [i=0:nlines-1] figure.'.dat' index i \
-        using 1:(logy ? (abs($2) > 0 ? abs($2) : NaN) : $2) with linespoints lt i+1 title columnheader(1)
+        using 1:(logy ? (abs($2) > 0 ? abs($2) : NaN) : $2) with linespoints lt i+1 title columnheader(1) noenhanced
     unset multiplot
 }

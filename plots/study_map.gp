@@ -11,19 +11,19 @@ print sprintf('%s: key entries: %d', figure, 1)
 set palette defined (0 '#440154', 1 '#3B528B', 2 '#21908C', 3 '#5DC863', 4 '#FDE725')
 do for [fmt in formats] {
     eval term_cmd(fmt, figure, W, H)
-    set title title
+    set title title noenhanced
     set key at screen 0.5, 0.035 center bottom horizontal Left reverse samplen 0
     set bmargin 7
     if (logx) { set logscale x; set format x '%.0e' } else { unset logscale x; set format x '% h' }
     if (logy) { set logscale y; set format y '%.0e' } else { unset logscale y; set format y '% h' }
-    if (logcb) { set logscale cb; set format cb '%.0e'; set cblabel '|'.quantity.'|' } \
-    else { unset logscale cb; set format cb '% h'; set cblabel quantity }
-    set xlabel xname
-    set ylabel yname
+    if (logcb) { set logscale cb; set format cb '%.0e'; set cblabel '|'.axis(quantity).'|' } \
+    else { unset logscale cb; set format cb '% h'; set cblabel axis(quantity) }
+    set xlabel axis(xname)
+    set ylabel axis(yname)
     set autoscale xfix
     set autoscale yfix
     set autoscale cbfix
     plot figure.'.dat' using 1:2:3:4:5:6:(logcb ? (abs($7) > 0 ? abs($7) : NaN) : $7) \
         with boxxyerror fillstyle solid 1.0 border lw 0.5 lc palette notitle, \
-        '' using 1:(NaN) with lines lc rgb 'white' title columnheader(1)
+        '' using 1:(NaN) with lines lc rgb 'white' title columnheader(1) noenhanced
 }

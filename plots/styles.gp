@@ -14,7 +14,7 @@ do for [k=1:40] {
     set linetype k lc rgb word(palette, (k-1)%8+1) dt d_ lw 1.5 pt int(word(points, (k-1)%7+1)) ps 0.6
 }
 set linetype cycle 40
-limit_style = "lc rgb 'black' dt (16,8) lw 2.5"
+limit_style = "lc rgb 'black' dt (10,6) lw 1.6"
 
 # Layout, in pixels of the PNG (the PDF has the same proportions, at 72 points per inch).  The key
 # sits below the panels, at fixed screen coordinates, with as many rows as its entries need: the
@@ -52,8 +52,100 @@ maxlen(list) = (ml_ = 0, sum [w_=1:words(list)] (ml_ = strlen(word(list, w_)) > 
 # Each figure is rendered once per format of `formats` ('png pdf'; 'svg' for the tests' checks).
 if (!exists('formats')) formats = 'png pdf'
 term_cmd(fmt, name, W, H) = \
-    fmt eq 'pdf' ? sprintf("set terminal pdfcairo size %.3fin,%.3fin font 'Sans,%d' noenhanced; set output '%s.pdf'", W/72., H/72., font_pt, name) : \
-    fmt eq 'svg' ? sprintf("set terminal svg size %d,%d font 'Sans,%.2f' noenhanced; set output '%s.svg'", W, H, char_w / 0.7, name) : \
-    sprintf("set terminal pngcairo size %d,%d font 'Sans,%d' noenhanced; set output '%s.png'", W, H, font_pt, name)
+    fmt eq 'pdf' ? sprintf("set terminal pdfcairo size %.3fin,%.3fin font 'Sans,%d' enhanced; set output '%s.pdf'", W/72., H/72., font_pt, name) : \
+    fmt eq 'svg' ? sprintf("set terminal svg size %d,%d font 'Sans,%.2f' enhanced; set output '%s.svg'", W, H, char_w / 0.7, name) : \
+    sprintf("set terminal pngcairo size %d,%d font 'Sans,%d' enhanced; set output '%s.png'", W, H, font_pt, name)
 # The key below the panels: top at key_px pixels from the bottom, centered.
 key_cmd(rows, kpx, H) = sprintf("set key at screen 0.5, %.5f center top vertical Left reverse maxrows %d box opaque samplen 3 spacing 1.1 width 2", (kpx - 8.) / H, rows)
+
+# ---- Symbols and units: the one table of what every figure names --------------------------------
+# Each quantity a figure draws, by the name penlim's files give it: its symbol (enhanced text), its
+# dimension as powers of length L and time T (mu is a stiffness per unit mass: mu G is an
+# acceleration, so 1/T^2; a force lambda is per unit mass, L/T^2; an impulse per unit mass, L/T;
+# the L1 distance of v, an integral over t, a length), its kind (the panels of the convergence
+# figure: 1 times, 2 velocities and restitution, 3 distances, 4 Zeno and capture), and words for
+# titles.  A name not in the table is drawn as it is written, its underscores as spaces, in plain
+# text (study columns such as final_q1).
+q_names = 't s mu h q v G lambda impulse first_impact_time restitution_first scaled_penetration_first capture_time accumulation_estimate lift_off_first sliding_force_error s_distance limit_sup_q limit_sup_q_outside_zeno limit_l1_v limit_s_distance impact_time_error impact_velocity_error sup_q sup_q_outside_zeno l1_v s_distance_q s_distance_v capture_error final_q_error final_v_error lift_off_error restitution_last episodes impacts steps'
+array q_sym[38] = ['t', 's = Γ(t)', 'μ', 'h', 'q', 'v', 'G', 'λ', 'Λ', \
+    't_1', 'e_1', 'μ^{1/(n+1)} δ_1', 'T^*', 'T_∞', 't_{off}', 'sup|μG - F^{sm}|', \
+    'sup_s|q^μ - q^{μ''}|', '|q - q_{lim}|_∞', '|q - q_{lim}|_∞ outside Zeno', '|v - v_{lim}|_1', 'sup_s|q - q_{lim}|', \
+    'max_i|t_i - t_{i,lim}|', 'max_i|v_i - v_{i,lim}|', \
+    '|q - q_{lim}|_∞', '|q - q_{lim}|_∞ outside Zeno', '|v - v_{lim}|_1', 'sup_s|q - q_{lim}|', 'sup_s|v - v_{lim}|', \
+    '|T^* - T^*_{lim}|', '|q(T) - q_{lim}(T)|', '|v(T) - v_{lim}(T)|', '|t_{off} - t_{off,lim}|', 'e_{last}', \
+    'contact episodes', 'impacts', 'steps']
+array q_L[38] = [0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0]
+array q_T[38] = [1, 1, -2, 1, 0, -1, 0, -2, -1, 1, 0, -1, 1, 1, 1, -2, 0, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0, -1, 1, 0, -1, 1, 0, 0, 0, 0]
+array q_kind[38] = [1, 1, 0, 1, 3, 2, 3, 2, 2, 1, 2, 2, 4, 4, 1, 2, 3, 3, 3, 3, 3, 1, 2, 3, 3, 3, 3, 2, 4, 3, 2, 1, 2, 0, 0, 0]
+array q_words[38] = ['time', 'transformed time', 'penalty stiffness', 'step', 'position', 'velocity', 'gap', \
+    'contact force', 'impulse per step', 'first impact time', 'restitution of the first impact', \
+    'scaled penetration of the first impact', 'capture time', 'accumulation time from the flights', \
+    'first lift-off time', 'sliding-mode force error', 'distance in s to the next run', \
+    'distance to the limit', 'distance to the limit outside Zeno', 'L1 distance of the velocity', \
+    'distance to the limit in s', 'impact time error', 'impact velocity error', \
+    'distance to the limit', 'distance to the limit outside Zeno', 'L1 distance of the velocity', \
+    'distance to the limit in s', 'velocity distance to the limit in s', 'capture time error', \
+    'final position error', 'final velocity error', 'lift-off time error', 'restitution of the last impact', \
+    'contact episodes', 'impacts', 'steps']
+kind_words = "'times' 'velocities and restitution' 'distances' 'Zeno and capture'"
+kind_title(k) = word(kind_words, k)
+# the index of a name in the table (0: not there)
+q_index(name) = (qi_ = 0, sum [k_=1:words(q_names)] (word(q_names, k_) eq name ? (qi_ = k_, 0) : 0), qi_)
+# underscores as spaces (gnuplot 5.4 has no strsubst)
+spaced(s) = strstrt(s, '_') == 0 ? s : s[1:strstrt(s, '_') - 1].' '.spaced(s[strstrt(s, '_') + 1:])
+# a name with a trailing index (q1, G12, lambda3): its stem, then the index as a subscript
+stem_len(s) = (sl_ = strlen(s), sum [k_=1:strlen(s)] (sl_ > 1 && strstrt('0123456789', s[sl_:sl_]) > 0 ? (sl_ = sl_ - 1, 0) : 0), sl_)
+stem(s) = s[1:stem_len(s)]
+suffix(s) = stem_len(s) < strlen(s) ? s[stem_len(s) + 1:] : ''
+sym(name) = q_index(name) > 0 ? q_sym[q_index(name)] : \
+    (suffix(name) ne '' && q_index(stem(name)) > 0 ? q_sym[q_index(stem(name))].'_{'.suffix(name).'}' : spaced(name))
+words_of(name) = q_index(name) > 0 ? q_words[q_index(name)] : \
+    (q_index(stem(name)) > 0 ? q_words[q_index(stem(name))].' '.suffix(name) : spaced(name))
+q_kind_of(name) = q_index(name) > 0 ? q_kind[q_index(name)] : 0
+dim_L(name) = q_index(name) > 0 ? q_L[q_index(name)] : (q_index(stem(name)) > 0 ? q_L[q_index(stem(name))] : -99)
+dim_T(name) = q_index(name) > 0 ? q_T[q_index(name)] : (q_index(stem(name)) > 0 ? q_T[q_index(stem(name))] : -99)
+# Units: a built-in case may declare its units of length and time (case_units, from the case table,
+# written after this file by penlim: 'bouncing_ball:m:s ...'); a case without them, and every model
+# compiled apart, is dimensionless.  A pure number (restitution, counts) has no unit; a quantity not
+# in the table says none.
+if (!exists('case_units')) case_units = ''
+if (!exists('case_name')) case_name = ''
+case_entry(c) = (ce_ = '', sum [k_=1:words(case_units)] (strstrt(word(case_units, k_), c.':') == 1 ? (ce_ = word(case_units, k_), 0) : 0), ce_)
+colons(s) = strstrt(s, ':') == 0 ? s : s[1:strstrt(s, ':') - 1].' '.colons(s[strstrt(s, ':') + 1:])
+unit_len(c) = word(colons(case_entry(c)), 2)
+unit_time(c) = word(colons(case_entry(c)), 3)
+pow_of(u, p) = p == 0 ? '' : (p == 1 ? u : u.'^{'.sprintf('%d', p).'}')
+unit_LT(L, T) = L == -99 || (L == 0 && T == 0) ? '' : (unit_len(case_name) eq '' ? 'dimensionless' : \
+    (L > 0 ? pow_of(unit_len(case_name), L) : '').(T < 0 && L > 0 ? '/'.pow_of(unit_time(case_name), -T) : \
+    (L > 0 && T > 0 ? ' ' : '').pow_of(unit_time(case_name), T)))
+unit(name) = unit_LT(dim_L(name), dim_T(name))
+in_unit(name) = unit(name) eq '' ? '' : ' ('.unit(name).')'
+# an axis: the symbol and the unit, "q_1 (m)", "μ (s^{-2})", "e_1"
+axis(name) = sym(name).in_unit(name)
+# a refined value as penlim writes it ("1e+04", "2.849e-05") typeset by string operations alone
+# (gnuplot 5.4 reads no exponent from a string): "10^{4}", "2.849·10^{-5}"
+e_at(s) = strstrt(s, 'e') + strstrt(s, 'E')
+strip0(x) = strlen(x) > 1 && x[1:1] eq '0' ? strip0(x[2:]) : x
+exp_digits(x) = x[1:1] eq '-' ? '-'.strip0(x[2:]) : (x[1:1] eq '+' ? strip0(x[2:]) : strip0(x))
+sci(s) = e_at(s) == 0 ? s : (s[1:e_at(s) - 1] eq '1' ? '' : s[1:e_at(s) - 1].'·').'10^{'.exp_digits(s[e_at(s) + 1:]).'}'
+eq_at(w) = strstrt(w, '=')
+refined(n) = n eq 'mu' || n eq 'h' || n eq 'rtol'
+key_of(w) = eq_at(w) == 0 ? w : sym(w[1:eq_at(w) - 1]).' = '. \
+    (refined(w[1:eq_at(w) - 1]) ? sci(w[eq_at(w) + 1:]) : w[eq_at(w) + 1:])
+
+# ---- The columns the figures read, by the names the writers give them (one place: a column renamed
+# in docs/formats.md is one edit here) ----------------------------------------------------------
+# trajectory.csv: t, gamma, q1..qn, v1..vn, G1..Gm, then the forces (lambda1.. or impulse1..);
+# trajectory_s.csv: s, t, q1..qn, v1..vn (the same columns for q and v)
+col_q(j) = 2 + j
+col_v(j) = 2 + ndof + j
+col_G(i) = 2 + 2*ndof + i
+column_of(qty) = qty[1:1] eq 'q' ? col_q(suffix(qty) + 0) : (qty[1:1] eq 'v' ? col_v(suffix(qty) + 0) : col_G(suffix(qty) + 0))
+# episodes.csv (a sweep's): the first row is the coarsest run's first contact
+col_t_in = 't_in'
+col_duration = 'duration'
+# impact_errors.csv: the limit's impacts paired in each run
+col_limit_impact = 'limit_impact'
+col_t_limit = 't_limit'
+# stats over a file that may have no row: STATS_records is then left undefined
+have_stats(dummy) = exists('STATS_records') && STATS_records > 0

@@ -23,18 +23,18 @@ print sprintf('zeno: key entries: %d', nkey + (ncapture > 0 ? 2 + (accumulation 
 do for [fmt in formats] {
     eval term_cmd(fmt, 'zeno', W, H)
     set multiplot layout npanels,1 margins 0.08,0.98,(key_px + cap_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
-        title sprintf('%s: impact sequences', case_name)
+        title sprintf('%s: impact sequences', spaced(case_name))
     eval key_cmd(kr, key_px, H)
     set xlabel 'impact index'
     set xtics index_step format '%.0f'
     set mxtics 1
     set xrange [0.5:STATS_max + 0.5]
-    set ylabel 'impact time (model units)'
+    set ylabel 'impact time t_i'.in_unit('t')
     plot for [i=0:nzeno-1] 'zeno.dat' index i using 1:2 with linespoints lt i+1 title columnheader(1)
     unset key
     set logscale y
     set format y '%.0e'
-    set ylabel '|gdot_in| (model units)'
+    set ylabel 'entry gap rate |Ġ_{in}|'.in_unit('v')
     plot for [i=0:nzeno-1] 'zeno.dat' index i using 1:3 with linespoints lt i+1 notitle
     unset logscale y
     set format y '%g'
@@ -42,16 +42,16 @@ do for [fmt in formats] {
         set xrange [*:*]
         set xtics autofreq format '%.0e'
         set logscale x
-        set xlabel param.' (model units)'
-        set ylabel 'time (model units)'
+        set xlabel axis(param)
+        set ylabel 'time'.in_unit('t')
         eval sprintf("set key at screen 0.5, %.5f center top horizontal Left reverse maxrows 1 box opaque samplen 3 spacing 1.1 width 2", (key_px + cap_px - 8.) / H)
         if (accumulation == accumulation) {
-            plot 'capture.dat' using 1:2 with linespoints lt 1 title 'capture time T*', \
-                 'capture.dat' using 1:3 with linespoints lt 2 title 'accumulation estimated from flights', \
+            plot 'capture.dat' using 1:2 with linespoints lt 1 title 'capture time T^*', \
+                 'capture.dat' using 1:3 with linespoints lt 2 title 'accumulation time estimated from the flights', \
                  accumulation with lines @limit_style title 'accumulation time (closed form)'
         } else {
-            plot 'capture.dat' using 1:2 with linespoints lt 1 title 'capture time T*', \
-                 'capture.dat' using 1:3 with linespoints lt 2 title 'accumulation estimated from flights'
+            plot 'capture.dat' using 1:2 with linespoints lt 1 title 'capture time T^*', \
+                 'capture.dat' using 1:3 with linespoints lt 2 title 'accumulation time estimated from the flights'
         }
         unset logscale x
     }

@@ -439,6 +439,22 @@ static pl_status write_plot_config(pl_output *out, const pl_model *model, const 
     for (size_t k = 0; k < sw->n; k++)
         ncapture += isfinite(sw->q[PL_Q_CAPTURE_TIME].values[k]);
     pl_gp_put_int(f.fp, "nq", nq);
+    /* the convergence figure's panels: each block's quantity and the rate its law predicts */
+    int first_q = 1, first_rate = 1;
+    pl_gp_begin_words(f.fp, "conv_names");
+    for (int q = 0; q < PL_SWEEP_NQ; q++)
+        if (!isnan(sw->q[q].conv.rate))
+            pl_gp_put_word(f.fp, sw->q[q].name, &first_q);
+    pl_gp_end_words(f.fp);
+    pl_gp_begin_words(f.fp, "conv_predicted");
+    for (int q = 0; q < PL_SWEEP_NQ; q++)
+        if (!isnan(sw->q[q].conv.rate)) {
+            char rate[32];
+            double p = sw->q[q].predicted_rate;
+            snprintf(rate, sizeof rate, isfinite(p) && p > 0 ? "%.4g" : "NaN", p);
+            pl_gp_put_word(f.fp, rate, &first_rate);
+        }
+    pl_gp_end_words(f.fp);
     pl_gp_put_int(f.fp, "conv_len", conv_len);
     pl_gp_put_int(f.fp, "nsliding", nsliding);
     pl_gp_put_int(f.fp, "nzeno", nzeno);
