@@ -31,11 +31,11 @@ pcols = 1
 prows = npan
 sgn = param eq 'h' ? 1 : -1
 W = 1300
-H = int(70 + prows * 330 + 40)
+H = int(70 + prows * 360 + 40)
 print sprintf('convergence: key entries: %d', nq)
 do for [fmt in formats] {
     eval term_cmd(fmt, 'convergence', W, H)
-    set multiplot layout prows,pcols margins 0.07,0.62,50./H,1 - 60./H spacing 0.1,75./H \
+    set multiplot layout prows,pcols margins 0.07,0.62,50./H,1 - 60./H spacing 0.1,100./H \
         title sprintf('%s, %s: errors against %s (thin lines: least-squares fits; triangles: predicted rates)', \
                       spaced(case_name), spaced(solution), sym(param))
     set key at screen 0.64, graph 1 left top vertical Left reverse samplen 2 spacing 1.1 width 1

@@ -149,3 +149,29 @@ col_limit_impact = 'limit_impact'
 col_t_limit = 't_limit'
 # stats over a file that may have no row: STATS_records is then left undefined
 have_stats(dummy) = exists('STATS_records') && STATS_records > 0
+# compare.csv: a row per solution (the limit solution's first), its distances by their names
+col_solver = 'solution'  # the solver (penalty, moreau_jean, ...; the limit solution: limit)
+col_status = 'status'
+col_param_name = 'parameter_name'
+col_param = 'parameter'
+col_wall = 'wall_seconds'
+# compare_deviation.csv: solution (the label), t, deviation
+
+# ---- Solution families (a comparison): one hue per family, lighter for coarser members --------------
+# Family f has its hue; member r of nr (in order of refinement, the finest last) is that hue mixed
+# with white by 0.55 (nr - r)/(nr - 1), with dash pattern nr - r + 1 (the finest solid) and marker r:
+# members of a family differ in lightness, dash and marker, families in hue.
+fam_names = 'penalty moreau_jean paoli maury external'
+array fam_r[5] = [0, 213, 0, 204, 68]
+array fam_g[5] = [114, 94, 158, 121, 68]
+array fam_b[5] = [178, 0, 115, 167, 68]
+fam_index(f) = (fi_ = 5, sum [k_=1:5] (word(fam_names, k_) eq f ? (fi_ = k_, 0) : 0), fi_)
+# a comparison's label (penalty_mu=1e+04, moreau_jean_h=4.462e-02, external_FILE): its family
+fam_of(l) = strstrt(l, '_mu=') > 0 ? l[1:strstrt(l, '_mu=') - 1] : (strstrt(l, '_h=') > 0 ? l[1:strstrt(l, '_h=') - 1] : 'external')
+# ... and its key text: "penalty, μ = 10^{4}"
+label_key(l) = fam_of(l) eq 'external' ? l : spaced(fam_of(l)).', '.key_of(l[strlen(fam_of(l)) + 2:])
+shade(c, r, nr) = int(c + (255 - c) * (nr > 1 ? 0.55 * (nr - r) / (nr - 1.) : 0))
+fam_colour(f, r, nr) = sprintf('#%02x%02x%02x', shade(fam_r[fam_index(f)], r, nr), shade(fam_g[fam_index(f)], r, nr), \
+    shade(fam_b[fam_index(f)], r, nr))
+fam_dash(r, nr) = nr - r + 1
+fam_point(r) = int(word(points, (r - 1) % 7 + 1))

@@ -66,6 +66,10 @@ static inline void check_legend(const char *sub, const char *name, int min_entri
         const char *path = strstr(g, "<path");
         if (!text || (next && text > next) || (path && path < text))
             continue;
+        /* an untitled element (its <title> is its id): a text it draws, a point's label say, is no key */
+        const char *title = strstr(g, "<title>");
+        if (title && (!next || title < next) && strncmp(title + 7, "gnuplot_plot_", 13) == 0)
+            continue;
         drawn++;
         const char *tr = text;
         while (tr > g && strncmp(tr, "translate(", 10) != 0)
