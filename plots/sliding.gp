@@ -6,6 +6,13 @@
 load 'plots_config.gp'
 load 'styles.gp'
 nkey = nsliding
+# each block's key: its header ("mu=1e+02", a run's value) typeset
+array blk_key[nsliding > 0 ? nsliding : 1]
+do for [i=1:nsliding] {
+    hdr_ = ''
+    stats 'sliding.dat' index i-1 using (hdr_ = columnhead(1), $1) nooutput
+    blk_key[i] = key_of(hdr_)
+}
 klen = 14
 W = 1300
 kc = key_cols(nkey, klen, W)
@@ -20,7 +27,7 @@ do for [fmt in formats] {
     eval key_cmd(kr, key_px, H)
     set xlabel axis('t')
     set ylabel 'μG and F^{sm}'.in_unit('lambda')
-    plot for [i=0:nsliding-1] 'sliding.dat' index i using 1:3 with lines lt i+1 title columnheader(1), \
+    plot for [i=0:nsliding-1] 'sliding.dat' index i using 1:3 with lines lt i+1 title blk_key[i+1], \
          for [i=0:nsliding-1] 'sliding.dat' index i every 4 using 1:4 with points lt i+1 notitle
     unset multiplot
 }

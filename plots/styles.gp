@@ -175,3 +175,7 @@ fam_colour(f, r, nr) = sprintf('#%02x%02x%02x', shade(fam_r[fam_index(f)], r, nr
     shade(fam_b[fam_index(f)], r, nr))
 fam_dash(r, nr) = nr - r + 1
 fam_point(r) = int(word(points, (r - 1) % 7 + 1))
+# an axis of |value| (a log scale of a signed quantity): the bars around the symbol, unless it is a
+# norm, a sup or a max already
+is_abs(name) = sym(name)[1:1] eq '|' || strstrt(sym(name), 'sup') == 1 || strstrt(sym(name), 'max') == 1
+abs_axis(name) = (is_abs(name) ? sym(name) : '|'.sym(name).'|').in_unit(name)

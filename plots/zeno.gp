@@ -6,15 +6,22 @@
 load 'plots_config.gp'
 load 'styles.gp'
 nkey = nzeno
+# each block's key: its header ("mu=1e+02", a run's value) typeset
+array blk_key[nzeno > 0 ? nzeno : 1]
+do for [i=1:nzeno] {
+    hdr_ = ''
+    stats 'zeno.dat' index i-1 using (hdr_ = columnhead(1), $1) nooutput
+    blk_key[i] = key_of(hdr_)
+}
 klen = 14
 W = 1300
 npanels = ncapture > 0 ? 3 : 2
 kc = key_cols(nkey, klen, W)
 kr = key_rows(nkey, kc)
 key_px = kr * row_h + 24
-# the capture panel's key: one row between its axis label and the runs' key, off the data (inside,
-# it covered T* where it meets the accumulation time)
-cap_px = ncapture > 0 ? row_h + 24 : 0
+# the capture panel's key: right of the panel, off the data (inside, it covered T* where it meets
+# the accumulation time), so that the figure has one key below it, the runs'
+cap_px = 0
 H = int(70 + npanels * 300 + key_px + cap_px + 50)
 stats 'zeno.dat' using 1 nooutput
 # integer ticks on the impact index, about ten of them
@@ -30,28 +37,29 @@ do for [fmt in formats] {
     set mxtics 1
     set xrange [0.5:STATS_max + 0.5]
     set ylabel 'impact time t_i'.in_unit('t')
-    plot for [i=0:nzeno-1] 'zeno.dat' index i using 1:2 with linespoints lt i+1 title columnheader(1)
+    plot for [i=0:nzeno-1] 'zeno.dat' index i using 1:2 with linespoints lt i+1 title blk_key[i+1]
     unset key
     set logscale y
-    set format y '%.0e'
+    set format y '10^{%T}'
     set ylabel 'entry gap rate |Ġ_{in}|'.in_unit('v')
     plot for [i=0:nzeno-1] 'zeno.dat' index i using 1:3 with linespoints lt i+1 notitle
     unset logscale y
     set format y '%g'
     if (ncapture > 0) {
         set xrange [*:*]
-        set xtics autofreq format '%.0e'
+        set xtics autofreq format '10^{%T}'
         set logscale x
         set xlabel axis(param)
         set ylabel 'time'.in_unit('t')
-        eval sprintf("set key at screen 0.5, %.5f center top horizontal Left reverse maxrows 1 box opaque samplen 3 spacing 1.1 width 2", (key_px + cap_px - 8.) / H)
+        set rmargin at screen 0.6
+        set key at screen 0.61, graph 1 left top vertical Left reverse maxrows 3 box opaque samplen 3 spacing 1.1 width 1
         if (accumulation == accumulation) {
             plot 'capture.dat' using 1:2 with linespoints lt 1 title 'capture time T^*', \
-                 'capture.dat' using 1:3 with linespoints lt 2 title 'accumulation time estimated from the flights', \
-                 accumulation with lines @limit_style title 'accumulation time (closed form)'
+                 'capture.dat' using 1:3 with linespoints lt 2 title 'accumulation T_∞ from the flights', \
+                 accumulation with lines @limit_style title 'accumulation T_∞ (closed form)'
         } else {
             plot 'capture.dat' using 1:2 with linespoints lt 1 title 'capture time T^*', \
-                 'capture.dat' using 1:3 with linespoints lt 2 title 'accumulation time estimated from the flights'
+                 'capture.dat' using 1:3 with linespoints lt 2 title 'accumulation T_∞ from the flights'
         }
         unset logscale x
     }
