@@ -65,7 +65,7 @@ do for [fmt in formats] {
         set ylabel '|q - q_{lim}|_∞'.in_unit('q')
         do for [f=1:nfam] {
             fam = word(families_shown, f)
-            set label 3 spaced(fam) at graph 0.02, graph 0.92 front
+            set label 3 solver_words(fam) at graph 0.02, graph 0.92 front
             nv_ = 0; mx_ = 0  # the family's rows with a deviation above 0, and the largest
             stats 'compare_deviation.csv' using (fam_of(strcol(1)) eq fam && column(3) > 0 ? \
                 (nv_ = nv_ + 1, mx_ = column(3) > mx_ ? column(3) : mx_, 0) : 0) nooutput

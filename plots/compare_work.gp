@@ -25,7 +25,7 @@ H = int(70 + prows * 360 + key_px + 50)
 fam_row(f) = strcol(col_solver) eq f && strcol(col_status) eq 'ok'
 value_text(dummy) = strcol(col_param_name) eq 'mu' || strcol(col_param_name) eq 'h' ? \
     sci(gprintf('%.0e', column(col_param))) : ''
-row_name(dummy) = spaced(strcol(col_solver)).(value_text(0) ne '' ? ' '.sym(strcol(col_param_name)).' = '.value_text(0) : '')
+row_name(dummy) = solver_words(strcol(col_solver)).(value_text(0) ne '' ? ' '.sym(strcol(col_param_name)).' = '.value_text(0) : '')
 print sprintf('compare_work: key entries: %d', nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, 'compare_work', W, H)
@@ -60,7 +60,7 @@ do for [fmt in formats] {
             set offsets graph 0.05, graph 0.15, graph 0.1, graph 0.1
             plot for [f=1:nfam] 'compare.csv' using (column(col_wall)):(fam_row(word(families, f)) ? drawn(0) : NaN) \
                      with linespoints lc rgb fam_colour(word(families, f), 1, 1) dt 1 pt fam_point(f) lw 1.5 \
-                     title spaced(word(families, f)), \
+                     title solver_words(word(families, f)), \
                  for [f=1:nfam] 'compare.csv' using (column(col_wall)):(fam_row(word(families, f)) ? drawn(0) : NaN):(value_text(0)) \
                      with labels left offset 0.6, 0.5 font ',8' textcolor rgb fam_colour(word(families, f), 1, 1) notitle
         } else {

@@ -3,28 +3,29 @@
 # kinds of styles.gp's table), each quantity's points with its least-squares power law as a thin
 # line in the same colour, and a reference slope triangle for each rate the laws predict in the
 # panel (one decade of mu or h, labelled with the rate).  Keys outside the panels, right of them.
-# Data: convergence.dat, one block per quantity (its header: "NAME: rate R +- SE (REFERENCE)"):
-# mu (or h), |error|, fitted |error|; plots_config.gp names each block's quantity (conv_names) and
-# its predicted rate (conv_predicted, NaN where none is derived).
+# Data: convergence.csv, one block per quantity (docs/formats.md, "Data files for figures"):
+# quantity, mu (or h), |error|, fitted |error|, rate, rate_se, predicted rate (nan where none is
+# derived), reference; the columns by number in styles.gp (conv_*).
 load 'plots_config.gp'
 load 'styles.gp'
-if (!exists('conv_names')) conv_names = ''
-if (!exists('conv_predicted')) conv_predicted = ''
-array kind_of_block[nq > 0 ? nq : 1]
+set datafile separator comma
+array conv_name[nq > 0 ? nq : 1]
 array rate_text[nq > 0 ? nq : 1]
+array predicted[nq > 0 ? nq : 1]
+array kind_of_block[nq > 0 ? nq : 1]
 array kind_count[4]
 do for [g=1:4] { kind_count[g] = 0 }
 do for [i=1:nq] {
-    kind_of_block[i] = q_kind_of(word(conv_names, i))
+    # each block's quantity and rates, from its rows (the last, a data row, is the one kept: the
+    # file's header line comes first in block 0)
+    stats 'convergence.csv' index i-1 using (conv_name[i] = strcol(conv_quantity), \
+        rate_text[i] = sprintf('%.3f ± %.3f', column(conv_rate), column(conv_rate_se)), \
+        predicted[i] = strcol(conv_predicted), column(conv_error)) nooutput
+    # a rate predicted: a plain decimal ("0.5"), or nan where none is derived
+    predicted[i] = predicted[i] eq 'nan' || predicted[i] eq '' || strstrt(predicted[i], 'e') > 0 ? NaN : predicted[i] + 0.
+    kind_of_block[i] = q_kind_of(conv_name[i])
     if (kind_of_block[i] < 1) { kind_of_block[i] = 3 }
     kind_count[kind_of_block[i]] = kind_count[kind_of_block[i]] + 1
-    # the fitted rate from the block's header
-    hdr_ = ''
-    stats 'convergence.dat' index i-1 using (hdr_ = columnhead(1), $1) nooutput
-    r_at = strstrt(hdr_, ': rate ')
-    rate_text[i] = r_at > 0 ? hdr_[r_at + 7:strstrt(hdr_, ' (') - 1] : ''
-    rate_text[i] = strstrt(rate_text[i], ' +- ') > 0 ? \
-        rate_text[i][1:strstrt(rate_text[i], ' +- ') - 1].' ± '.rate_text[i][strstrt(rate_text[i], ' +- ') + 4:] : rate_text[i]
 }
 npan = (kind_count[1] > 0) + (kind_count[2] > 0) + (kind_count[3] > 0) + (kind_count[4] > 0)
 pcols = 1
@@ -37,7 +38,7 @@ do for [fmt in formats] {
     eval term_cmd(fmt, 'convergence', W, H)
     set multiplot layout prows,pcols margins 0.07,0.62,50./H,1 - 60./H spacing 0.1,100./H \
         title sprintf('%s, %s: errors against %s (thin lines: least-squares fits; triangles: predicted rates)', \
-                      spaced(case_name), spaced(solution), sym(param))
+                      spaced(case_name), solver_words(solution), sym(param))
     set key at screen 0.64, graph 1 left top vertical Left reverse samplen 2 spacing 1.1 width 1
     set logscale xy
     set format x '10^{%T}'
@@ -49,24 +50,25 @@ do for [fmt in formats] {
             # the panel's unit when every quantity in it has the same, else each key entry says its own
             u_ = ''; same_ = 1
             do for [i=1:nq] { if (kind_of_block[i] == g) { \
-                if (u_ eq '') { u_ = unit(word(conv_names, i)).'|' } else { same_ = same_ && u_ eq unit(word(conv_names, i)).'|' } } }
+                if (u_ eq '') { u_ = unit(conv_name[i]).'|' } else { same_ = same_ && u_ eq unit(conv_name[i]).'|' } } }
             set ylabel '|error|'.(same_ && u_ ne '|' ? ' ('.u_[1:strlen(u_) - 1].')' : (same_ ? '' : ' (units in the key)'))
             # reference triangles: one per distinct predicted rate, at the panel's lower left
             x0 = 1e300; y0 = 1e300
             do for [i=1:nq] { if (kind_of_block[i] == g) {
-                stats 'convergence.dat' index i-1 using 1:2 nooutput
+                stats 'convergence.csv' index i-1 using conv_x:conv_error nooutput
                 x0 = STATS_min_x < x0 ? STATS_min_x : x0; y0 = STATS_min_y < y0 ? STATS_min_y : y0 } }
             nt = 0
             done_ = ' '
             unset object
             unset label
             do for [i=1:nq] {
-                p_ = word(conv_predicted, i)
-                if (kind_of_block[i] == g && p_ ne 'NaN' && p_ ne '' && strstrt(done_, ' '.p_.' ') == 0) {
+                p_ = sprintf('%g', predicted[i])
+                if (kind_of_block[i] == g && predicted[i] == predicted[i] && predicted[i] > 0 && \
+                    predicted[i] < 1e300 && strstrt(done_, ' '.p_.' ') == 0) {
                     done_ = done_.p_.' '
-                    pr = p_ + 0.
+                    pr = predicted[i]
                     xa = x0 * 10**(0.3 + 1.4 * nt); xb = xa * 10
-                    ya = y0 * 2; yb = ya * 10**(sgn * pr)
+                    ya = y0 * 2 * (sgn < 0 ? 10**pr : 1); yb = ya * 10**(sgn * pr)  # its lower corner at twice the panel's least error
                     yl = sgn < 0 ? yb : ya
                     nt = nt + 1
                     set object nt polygon from xa, (sgn < 0 ? ya : yb) to xb, (sgn < 0 ? yb : ya) to xa, yl to xa, (sgn < 0 ? ya : yb) \
@@ -74,9 +76,11 @@ do for [fmt in formats] {
                     set label nt sprintf('rate %g', pr) at xa * 10**0.5, yl * 0.6 center front font ',9'
                 }
             }
-            plot for [i=1:nq] 'convergence.dat' index i-1 using 1:(kind_of_block[i] == g ? $2 : NaN) with linespoints lt i \
-                     title (kind_of_block[i] == g ? sym(word(conv_names, i)).(same_ ? '' : in_unit(word(conv_names, i))).': rate '.rate_text[i] : ''), \
-                 for [i=1:nq] 'convergence.dat' index i-1 using 1:(kind_of_block[i] == g ? $3 : NaN) with lines lc rgb word(palette, (i-1)%8+1) dt 1 lw 1 notitle
+            plot for [i=1:nq] 'convergence.csv' index i-1 using conv_x:(kind_of_block[i] == g ? column(conv_error) : NaN) \
+                     with linespoints lt i \
+                     title (kind_of_block[i] == g ? sym(conv_name[i]).(same_ ? '' : in_unit(conv_name[i])).': rate '.rate_text[i] : ''), \
+                 for [i=1:nq] 'convergence.csv' index i-1 using conv_x:(kind_of_block[i] == g ? column(conv_fit) : NaN) \
+                     with lines lc rgb word(palette, (i-1)%8+1) dt 1 lw 1 notitle
         }
     }
     unset multiplot

@@ -1,9 +1,9 @@
 # One solution (a run, a scheme or the limit solution): every position q_j, velocity v_j,
-# constraint G_i and contact force lambda_i (impulse_i for a scheme) against t; with sparse
+# constraint G_i and contact force force_i (impulse_i for a scheme) against t; with sparse
 # contacts, G and the force of every constraint in contact, all in one panel each, as points
 # (empty panels saying so where the run has no contact).
-# Data: trajectory.csv (t,gamma,q1..qn,v1..vn[,G1..Gm,lambda1..lambdam]) and, with sparse
-# contacts, contacts.csv (row,t,constraint,G,lambda); plots_config.gp describes them.
+# Data: trajectory.csv (t,gamma,q1..qn,v1..vn[,G1..Gm,force1..forcem]) and, with sparse
+# contacts, contacts.csv (row,t,constraint,G,force); plots_config.gp describes them.
 load 'plots_config.gp'
 load 'styles.gp'
 set datafile separator ','
@@ -16,7 +16,7 @@ prows = ndof + ncon + contacts
 W = 1300
 key_px = row_h + 24
 H = int(70 + prows * 260 + key_px + 50)
-force = impulses ? 'impulse' : 'lambda'
+force = impulses ? 'impulse' : 'force'
 style = is_limit ? limit_style : 'lt 1'
 # rows: (q_j, v_j) for each dof, then (G_i, force_i) for each constraint
 col(p) = p <= 2*ndof ? ((p - 1) % 2 == 0 ? 2 + (p + 1)/2 : 2 + ndof + p/2) : \
@@ -27,7 +27,7 @@ print sprintf('run: key entries: %d', nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, 'run', W, H)
     set multiplot layout prows,2 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
-        title sprintf('%s: %s', spaced(case_name), spaced(solution))
+        title sprintf('%s: %s', spaced(case_name), solver_words(solution))
     set xlabel axis('t')
     eval key_cmd(1, key_px, H)
     do for [p=1:npanels] {

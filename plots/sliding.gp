@@ -2,16 +2,16 @@
 # force F^sm(t) computed from the model at the same state (the run's markers, every 4th row), paper
 # 004 Theorem 6.  Each element has its own (colour, dash, marker): a line without markers, markers
 # without a line.
-# Data: sliding.dat, one block per run: t, constraint, mu G, F^sm.
+# Data: sliding.csv, one block per run: mu (or h), episode, constraint, t, mu G, F^sm
+# (docs/formats.md, "Data files for figures"; the columns by number in styles.gp).
 load 'plots_config.gp'
 load 'styles.gp'
+set datafile separator comma
 nkey = nsliding
-# each block's key: its header ("mu=1e+02", a run's value) typeset
+# each block's key: its run's mu (or h), the first column of its rows, typeset
 array blk_key[nsliding > 0 ? nsliding : 1]
 do for [i=1:nsliding] {
-    hdr_ = ''
-    stats 'sliding.dat' index i-1 using (hdr_ = columnhead(1), $1) nooutput
-    blk_key[i] = key_of(hdr_)
+    stats 'sliding.csv' index i-1 using (blk_key[i] = param_key(strcol(1)), column(sliding_t)) nooutput
 }
 klen = 14
 W = 1300
@@ -27,7 +27,7 @@ do for [fmt in formats] {
     eval key_cmd(kr, key_px, H)
     set xlabel axis('t')
     set ylabel 'μG and F^{sm}'.in_unit('lambda')
-    plot for [i=0:nsliding-1] 'sliding.dat' index i using 1:3 with lines lt i+1 title blk_key[i+1], \
-         for [i=0:nsliding-1] 'sliding.dat' index i every 4 using 1:4 with points lt i+1 notitle
+    plot for [i=0:nsliding-1] 'sliding.csv' index i using sliding_t:sliding_muG with lines lt i+1 title blk_key[i+1], \
+         for [i=0:nsliding-1] 'sliding.csv' index i every 4 using sliding_t:sliding_Fsm with points lt i+1 notitle
     unset multiplot
 }

@@ -15,7 +15,7 @@ print sprintf('%s: key entries: %d', figure, nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, figure, W, H)
     set multiplot layout 1,1 margins 0.09,0.97,(key_px + 55.)/H,1 - 60./H \
-        title sprintf('%s (%s): %s against %s%s', spaced(case_name), spaced(solver), words_of(quantity), sym(xname), title_tail)
+        title sprintf('%s (%s): %s against %s%s', spaced(case_name), solver_words(solver), words_of(quantity), sym(xname), title_tail)
     eval key_cmd(kr, key_px, H)
     if (logx) { set logscale x; set format x '10^{%T}' } else { unset logscale x; set format x '% h' }
     if (logy) { set logscale y; set format y '10^{%T}'; set ylabel abs_axis(quantity) } \

@@ -12,7 +12,7 @@ print sprintf('%s: key entries: %d', figure, 1)
 set palette defined (0 '#440154', 1 '#3B528B', 2 '#21908C', 3 '#5DC863', 4 '#FDE725')
 do for [fmt in formats] {
     eval term_cmd(fmt, figure, W, H)
-    set title sprintf('%s (%s): %s over %s and %s%s', spaced(case_name), spaced(solver), words_of(quantity), \
+    set title sprintf('%s (%s): %s over %s and %s%s', spaced(case_name), solver_words(solver), words_of(quantity), \
         sym(xname), sym(yname), title_tail)
     set key at screen 0.5, 0.035 center bottom horizontal Left reverse samplen 0
     set bmargin 7

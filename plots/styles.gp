@@ -66,31 +66,69 @@ key_cmd(rows, kpx, H) = sprintf("set key at screen 0.5, %.5f center top vertical
 # figure: 1 times, 2 velocities and restitution, 3 distances, 4 Zeno and capture), and words for
 # titles.  A name not in the table is drawn as it is written, its underscores as spaces, in plain
 # text (study columns such as final_q1).
-q_names = 't s mu h q v G lambda impulse first_impact_time restitution_first scaled_penetration_first capture_time accumulation_estimate lift_off_first sliding_force_error s_distance limit_sup_q limit_sup_q_outside_zeno limit_l1_v limit_s_distance impact_time_error impact_velocity_error sup_q sup_q_outside_zeno l1_v s_distance_q s_distance_v capture_error final_q_error final_v_error lift_off_error restitution_last episodes impacts steps'
-array q_sym[38] = ['t', 's = Γ(t)', 'μ', 'h', 'q', 'v', 'G', 'λ', 'Λ', \
-    't_1', 'e_1', 'μ^{1/(n+1)} δ_1', 'T^*', 'T_∞', 't_{off}', 'sup|μG - F^{sm}|', \
-    'sup_s|q^μ - q^{μ''}|', '|q - q_{lim}|_∞', '|q - q_{lim}|_∞ outside Zeno', '|v - v_{lim}|_1', 'sup_s|q - q_{lim}|', \
-    'max_i|t_i - t_{i,lim}|', 'max_i|v_i - v_{i,lim}|', \
-    '|q - q_{lim}|_∞', '|q - q_{lim}|_∞ outside Zeno', '|v - v_{lim}|_1', 'sup_s|q - q_{lim}|', 'sup_s|v - v_{lim}|', \
-    '|T^* - T^*_{lim}|', '|q(T) - q_{lim}(T)|', '|v(T) - v_{lim}(T)|', '|t_{off} - t_{off,lim}|', 'e_{last}', \
-    'contact episodes', 'impacts', 'steps']
-array q_L[38] = [0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0]
-array q_T[38] = [1, 1, -2, 1, 0, -1, 0, -2, -1, 1, 0, -1, 1, 1, 1, -2, 0, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0, -1, 1, 0, -1, 1, 0, 0, 0, 0]
-array q_kind[38] = [1, 1, 0, 1, 3, 2, 3, 2, 2, 1, 2, 2, 4, 4, 1, 2, 3, 3, 3, 3, 3, 1, 2, 3, 3, 3, 3, 2, 4, 3, 2, 1, 2, 0, 0, 0]
-array q_words[38] = ['time', 'transformed time', 'penalty stiffness', 'step', 'position', 'velocity', 'gap', \
-    'contact force', 'impulse per step', 'first impact time', 'restitution of the first impact', \
-    'scaled penetration of the first impact', 'capture time', 'accumulation time from the flights', \
-    'first lift-off time', 'sliding-mode force error', 'distance in s to the next run', \
-    'distance to the limit', 'distance to the limit outside Zeno', 'L1 distance of the velocity', \
-    'distance to the limit in s', 'impact time error', 'impact velocity error', \
-    'distance to the limit', 'distance to the limit outside Zeno', 'L1 distance of the velocity', \
-    'distance to the limit in s', 'velocity distance to the limit in s', 'capture time error', \
-    'final position error', 'final velocity error', 'lift-off time error', 'restitution of the last impact', \
-    'contact episodes', 'impacts', 'steps']
+# One row per quantity: q_def(name, symbol, L, T, kind, words).
+q_count = 44
+array q_name[q_count]
+array q_sym[q_count]
+array q_L[q_count]
+array q_T[q_count]
+array q_kind[q_count]
+array q_words[q_count]
+q_k = 0
+q_def(n, sy, L, T, kd, w) = (q_k = q_k + 1, q_name[q_k] = n, q_sym[q_k] = sy, q_L[q_k] = L, q_T[q_k] = T, \
+    q_kind[q_k] = kd, q_words[q_k] = w, 0)
+q_ = q_def('t'                       , 't', 0, 1, 1, 'time')
+q_ = q_def('s'                       , 's = Γ(t)', 0, 1, 1, 'transformed time')
+q_ = q_def('mu'                      , 'μ', 0, -2, 0, 'penalty stiffness')
+q_ = q_def('h'                       , 'h', 0, 1, 1, 'step')
+q_ = q_def('q'                       , 'q', 1, 0, 3, 'position')
+q_ = q_def('v'                       , 'v', 1, -1, 2, 'velocity')
+q_ = q_def('G'                       , 'G', 1, 0, 3, 'gap')
+q_ = q_def('force'                   , 'λ', 1, -2, 2, 'contact force')
+q_ = q_def('lambda'                  , 'λ', 1, -2, 2, 'contact force')
+q_ = q_def('impulse'                 , 'Λ', 1, -1, 2, 'impulse per step')
+q_ = q_def('first_impact_time'       , 't_1', 0, 1, 1, 'first impact time')
+q_ = q_def('restitution_first'       , 'e_1', 0, 0, 2, 'restitution of the first impact')
+q_ = q_def('scaled_penetration_first', 'μ^{1/(n+1)} δ_1', 1, -1, 2, 'scaled penetration of the first impact')
+q_ = q_def('capture_time'            , 'T^*', 0, 1, 4, 'capture time')
+q_ = q_def('accumulation_estimate'   , 'T_∞', 0, 1, 4, 'accumulation time from the flights')
+q_ = q_def('lift_off_first'          , 't_{off}', 0, 1, 1, 'first lift-off time')
+q_ = q_def('sliding_force_error'     , 'sup|μG - F^{sm}|', 1, -2, 2, 'sliding-mode force error')
+q_ = q_def('successive_s_distance'   , 'sup_s|q^μ - q^{μ''}|', 1, 0, 3, 'distance in s to the next run')
+q_ = q_def('successive_s_distance_q' , 'sup_s|q^μ - q^{μ''}|', 1, 0, 3, 'distance in s to the next run')
+q_ = q_def('successive_s_distance_v' , 'sup_s|v^μ - v^{μ''}|', 1, -1, 2, 'velocity distance in s to the next run')
+q_ = q_def('sup_q'                   , '|q - q_{lim}|_∞', 1, 0, 3, 'distance to the limit')
+q_ = q_def('sup_q_outside_zeno'      , '|q - q_{lim}|_∞ outside Zeno', 1, 0, 3, 'distance to the limit outside Zeno')
+q_ = q_def('l1_v'                    , '|v - v_{lim}|_1', 1, 0, 3, 'L1 distance of the velocity')
+q_ = q_def('s_distance_q'            , 'sup_s|q - q_{lim}|', 1, 0, 3, 'distance to the limit in s')
+q_ = q_def('s_distance_v'            , 'sup_s|v - v_{lim}|', 1, -1, 2, 'velocity distance to the limit in s')
+q_ = q_def('impact_time_error'       , 'max_i|t_i - t_{i,lim}|', 0, 1, 1, 'impact time error')
+q_ = q_def('impact_velocity_error'   , 'max_i|v_i - v_{i,lim}|', 1, -1, 2, 'impact velocity error')
+q_ = q_def('capture_error'           , '|T^* - T^*_{lim}|', 0, 1, 4, 'capture time error')
+q_ = q_def('lift_off_error'          , '|t_{off} - t_{off,lim}|', 0, 1, 1, 'lift-off time error')
+q_ = q_def('final_q_error'           , '|q(T) - q_{lim}(T)|', 1, 0, 3, 'final position error')
+q_ = q_def('final_v_error'           , '|v(T) - v_{lim}(T)|', 1, -1, 2, 'final velocity error')
+q_ = q_def('restitution_last'        , 'e_{last}', 0, 0, 2, 'restitution of the last impact')
+q_ = q_def('contraction_ratio'       , 'r', 0, 0, 4, 'contraction ratio of the flights')
+q_ = q_def('episodes'                , 'contact episodes', 0, 0, 0, 'contact episodes')
+q_ = q_def('impacts'                 , 'impacts', 0, 0, 0, 'impacts')
+q_ = q_def('impacts_before_capture'  , 'impacts before capture', 0, 0, 4, 'impacts before capture')
+q_ = q_def('steps'                   , 'steps', 0, 0, 0, 'steps')
+q_ = q_def('rhs_evals'               , 'right-hand-side evaluations', 0, 0, 0, 'right-hand-side evaluations')
+q_ = q_def('wall_seconds'            , 'wall time', 0, 1, 0, 'wall time')
+# the names of penlim 0.2's sweeps (limit_*), in directories written then
+q_ = q_def('limit_sup_q'             , '|q - q_{lim}|_∞', 1, 0, 3, 'distance to the limit')
+q_ = q_def('limit_sup_q_outside_zeno', '|q - q_{lim}|_∞ outside Zeno', 1, 0, 3, 'distance to the limit outside Zeno')
+q_ = q_def('limit_l1_v'              , '|v - v_{lim}|_1', 1, 0, 3, 'L1 distance of the velocity')
+q_ = q_def('limit_s_distance'        , 'sup_s|q - q_{lim}|', 1, 0, 3, 'distance to the limit in s')
+q_ = q_def('s_distance'              , 'sup_s|q^μ - q^{μ''}|', 1, 0, 3, 'distance in s to the next run')
+# a solver's name in words: the schemes by their authors
+solver_words(n) = n eq 'moreau_jean' ? 'Moreau-Jean' : (n eq 'paoli' ? 'Paoli' : (n eq 'maury' ? 'Maury' : \
+    (n eq 'limit' ? 'limit solution' : spaced(n))))
 kind_words = "'times' 'velocities and restitution' 'distances' 'Zeno and capture'"
 kind_title(k) = word(kind_words, k)
 # the index of a name in the table (0: not there)
-q_index(name) = (qi_ = 0, sum [k_=1:words(q_names)] (word(q_names, k_) eq name ? (qi_ = k_, 0) : 0), qi_)
+q_index(name) = (qi_ = 0, sum [k_=1:q_count] (q_name[k_] eq name ? (qi_ = k_, 0) : 0), qi_)
 # underscores as spaces (gnuplot 5.4 has no strsubst)
 spaced(s) = strstrt(s, '_') == 0 ? s : s[1:strstrt(s, '_') - 1].' '.spaced(s[strstrt(s, '_') + 1:])
 # a name with a trailing index (q1, G12, lambda3): its stem, then the index as a subscript
@@ -141,6 +179,14 @@ col_q(j) = 2 + j
 col_v(j) = 2 + ndof + j
 col_G(i) = 2 + 2*ndof + i
 column_of(qty) = qty[1:1] eq 'q' ? col_q(suffix(qty) + 0) : (qty[1:1] eq 'v' ? col_v(suffix(qty) + 0) : col_G(suffix(qty) + 0))
+# convergence.csv: quantity, mu (or h), error, fit, rate, rate_se, predicted_rate, reference
+conv_quantity = 1; conv_x = 2; conv_error = 3; conv_fit = 4; conv_rate = 5; conv_rate_se = 6; conv_predicted = 7
+# sliding.csv: mu (or h), episode, constraint, t, mu_G, sliding_force
+sliding_t = 4; sliding_muG = 5; sliding_Fsm = 6
+# zeno.csv: mu (or h), impact, t_in, abs_gdot_in, gdot_out; capture.csv: mu (or h), capture_time,
+# accumulation_estimate, impacts_before_capture
+zeno_index = 2; zeno_t_in = 3; zeno_gdot_in = 4
+capture_time = 2; capture_accumulation = 3
 # episodes.csv (a sweep's): the first row is the coarsest run's first contact
 col_t_in = 't_in'
 col_duration = 'duration'
@@ -169,7 +215,7 @@ fam_index(f) = (fi_ = 5, sum [k_=1:5] (word(fam_names, k_) eq f ? (fi_ = k_, 0) 
 # a comparison's label (penalty_mu=1e+04, moreau_jean_h=4.462e-02, external_FILE): its family
 fam_of(l) = strstrt(l, '_mu=') > 0 ? l[1:strstrt(l, '_mu=') - 1] : (strstrt(l, '_h=') > 0 ? l[1:strstrt(l, '_h=') - 1] : 'external')
 # ... and its key text: "penalty, μ = 10^{4}"
-label_key(l) = fam_of(l) eq 'external' ? l : spaced(fam_of(l)).', '.key_of(l[strlen(fam_of(l)) + 2:])
+label_key(l) = fam_of(l) eq 'external' ? l : solver_words(fam_of(l)).', '.key_of(l[strlen(fam_of(l)) + 2:])
 shade(c, r, nr) = int(c + (255 - c) * (nr > 1 ? 0.55 * (nr - r) / (nr - 1.) : 0))
 fam_colour(f, r, nr) = sprintf('#%02x%02x%02x', shade(fam_r[fam_index(f)], r, nr), shade(fam_g[fam_index(f)], r, nr), \
     shade(fam_b[fam_index(f)], r, nr))
@@ -179,3 +225,5 @@ fam_point(r) = int(word(points, (r - 1) % 7 + 1))
 # norm, a sup or a max already
 is_abs(name) = sym(name)[1:1] eq '|' || strstrt(sym(name), 'sup') == 1 || strstrt(sym(name), 'max') == 1
 abs_axis(name) = (is_abs(name) ? sym(name) : '|'.sym(name).'|').in_unit(name)
+# a value of the refined parameter in a data file's first column ("1e10"), typeset in a key
+param_key(v) = sym(param).' = '.sci(v)

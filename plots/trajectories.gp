@@ -66,7 +66,7 @@ print sprintf('%s: key entries: %d', name, nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, name, W, H)
     set multiplot layout prows,2 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
-        title sprintf('%s, %s: trajectories in %s, refining %s', spaced(case_name), spaced(solution), xname, sym(param))
+        title sprintf('%s, %s: trajectories in %s, refining %s', spaced(case_name), solver_words(solution), xname, sym(param))
     set xlabel axis(xname)
     eval key_cmd(kr, key_px, H)
     do for [p=1:2*ndof + ncon + 2*zoom] {
@@ -81,7 +81,7 @@ do for [fmt in formats] {
             set ylabel axis(qty)
             if (is_zoom) {
                 set xrange [t1 - d1 : t1 + 3*d1]
-                set label 2 sprintf('zoom on the first impact, t_1 = %.4g', t1) at graph 0.02, graph 0.92 front
+                set label 2 sprintf('zoom on the first impact, t_1 = %.4g%s', t1, unit('t') eq '' || unit('t') eq 'dimensionless' ? '' : ' '.unit('t')) at graph 0.02, graph 0.92 front
             }
             plot for [k=1:nruns] word(runs, k).'/'.file using 1:c with lines lt k title key_of(word(labels, k)), \
                  for [l in limit] l.'/'.file using 1:c with lines @limit_style title 'limit solution'

@@ -1,17 +1,17 @@
 # Zeno: impact times and entry gap rates against the impact index for each run, and, when some run
 # is captured, the capture time T* against mu (or h) with the accumulation time of the limit
 # (paper 004, eq. (52)).
-# Data: zeno.dat (one block per run: index, t_in, |gdot_in|, gdot_out) and capture.dat
-# (mu or h, capture time, accumulation estimate, impacts before capture).
+# Data: zeno.csv (one block per run: mu or h, index, t_in, |gdot_in|, gdot_out) and capture.csv
+# (mu or h, capture time, accumulation estimate, impacts before capture); docs/formats.md, "Data
+# files for figures"; the columns by number in styles.gp.
 load 'plots_config.gp'
 load 'styles.gp'
+set datafile separator comma
 nkey = nzeno
-# each block's key: its header ("mu=1e+02", a run's value) typeset
+# each block's key: its run's mu (or h), the first column of its rows, typeset
 array blk_key[nzeno > 0 ? nzeno : 1]
 do for [i=1:nzeno] {
-    hdr_ = ''
-    stats 'zeno.dat' index i-1 using (hdr_ = columnhead(1), $1) nooutput
-    blk_key[i] = key_of(hdr_)
+    stats 'zeno.csv' index i-1 using (blk_key[i] = param_key(strcol(1)), column(zeno_index)) nooutput
 }
 klen = 14
 W = 1300
@@ -23,7 +23,7 @@ key_px = kr * row_h + 24
 # the accumulation time), so that the figure has one key below it, the runs'
 cap_px = 0
 H = int(70 + npanels * 300 + key_px + cap_px + 50)
-stats 'zeno.dat' using 1 nooutput
+stats 'zeno.csv' using zeno_index nooutput
 # integer ticks on the impact index, about ten of them
 index_step = STATS_max > 10 ? ceil(STATS_max / 10.) : 1
 print sprintf('zeno: key entries: %d', nkey + (ncapture > 0 ? 2 + (accumulation == accumulation) : 0))
@@ -37,12 +37,12 @@ do for [fmt in formats] {
     set mxtics 1
     set xrange [0.5:STATS_max + 0.5]
     set ylabel 'impact time t_i'.in_unit('t')
-    plot for [i=0:nzeno-1] 'zeno.dat' index i using 1:2 with linespoints lt i+1 title blk_key[i+1]
+    plot for [i=0:nzeno-1] 'zeno.csv' index i using zeno_index:zeno_t_in with linespoints lt i+1 title blk_key[i+1]
     unset key
     set logscale y
     set format y '10^{%T}'
     set ylabel 'entry gap rate |Ġ_{in}|'.in_unit('v')
-    plot for [i=0:nzeno-1] 'zeno.dat' index i using 1:3 with linespoints lt i+1 notitle
+    plot for [i=0:nzeno-1] 'zeno.csv' index i using zeno_index:zeno_gdot_in with linespoints lt i+1 notitle
     unset logscale y
     set format y '%g'
     if (ncapture > 0) {
@@ -54,12 +54,12 @@ do for [fmt in formats] {
         set rmargin at screen 0.6
         set key at screen 0.61, graph 1 left top vertical Left reverse maxrows 3 box opaque samplen 3 spacing 1.1 width 1
         if (accumulation == accumulation) {
-            plot 'capture.dat' using 1:2 with linespoints lt 1 title 'capture time T^*', \
-                 'capture.dat' using 1:3 with linespoints lt 2 title 'accumulation T_∞ from the flights', \
+            plot 'capture.csv' using 1:capture_time with linespoints lt 1 title 'capture time T^*', \
+                 'capture.csv' using 1:capture_accumulation with linespoints lt 2 title 'accumulation T_∞ from the flights', \
                  accumulation with lines @limit_style title 'accumulation T_∞ (closed form)'
         } else {
-            plot 'capture.dat' using 1:2 with linespoints lt 1 title 'capture time T^*', \
-                 'capture.dat' using 1:3 with linespoints lt 2 title 'accumulation T_∞ from the flights'
+            plot 'capture.csv' using 1:capture_time with linespoints lt 1 title 'capture time T^*', \
+                 'capture.csv' using 1:capture_accumulation with linespoints lt 2 title 'accumulation T_∞ from the flights'
         }
         unset logscale x
     }

@@ -69,9 +69,11 @@ static const char *csv_field(const char *csv, const char *prefix, const char *co
 
 /* The shortest of %.15g, %.16g, %.17g that reads back as x, the exponent without '+' and leading
  * zeros (docs/formats.md), written here independently of penlim's writer. */
-static void shortest(double x, char *buf, size_t len)
+/* x with the fewest of digits from..17 that read back as "%.{p}g" prints them, the exponent
+ * without '+' and leading zeros. */
+static void digits_from(int from, double x, char *buf, size_t len)
 {
-    for (int p = 15; p <= 17; p++) {
+    for (int p = from; p <= 17; p++) {
         snprintf(buf, len, "%.*g", p, x);
         if (strtod(buf, NULL) == x)
             break;
@@ -89,7 +91,24 @@ static void shortest(double x, char *buf, size_t len)
     }
 }
 
-/* Every number of compare.csv (after its 6 text columns) in its shortest exact form, or nan. */
+static void shortest(double x, char *buf, size_t len)
+{
+    digits_from(15, x, buf, len);
+}
+
+/* The form of directory names, which the refined parameter's column shares (docs/formats.md, "One
+ * vocabulary"): the fewest digits, or the shortest exact form when that is shorter (1e4, 1500). */
+static void short_form(double x, char *buf, size_t len)
+{
+    char full[64];
+    shortest(x, full, sizeof full);
+    digits_from(1, x, buf, len);
+    if (strlen(full) <= strlen(buf))
+        snprintf(buf, len, "%s", full);
+}
+
+/* Every number of compare.csv (after its 6 text columns) in its shortest exact form, or nan; the
+ * parameter as in directory names. */
 static int csv_numbers_shortest(const char *csv, char *bad, size_t len)
 {
     const char *line = csv ? strchr(csv, '\n') : NULL;
@@ -101,7 +120,7 @@ static int csv_numbers_shortest(const char *csv, char *bad, size_t len)
                 char field[64], want[64];
                 snprintf(field, sizeof field, "%.*s", (int)(w < 63 ? w : 63), p);
                 if (strcmp(field, "nan") != 0 && !(f == 3 && strncmp(line + 1, "external,", 9) == 0)) {
-                    shortest(strtod(field, NULL), want, sizeof want);
+                    (f == 3 ? short_form : shortest)(strtod(field, NULL), want, sizeof want);
                     if (strcmp(field, want) != 0) {
                         snprintf(bad, len, "%s (shortest %s)", field, want);
                         return 0;
@@ -385,10 +404,10 @@ static void test_failure(void)
     CHECK(rc == 3, "a failed solution exits 3 (got %d)", rc);
     CHECK(err && strstr(err, "penalty at mu = 1e8 failed") && strstr(err, "--max-steps"), "its reason is reported: %s",
           err ? err : "");
-    CHECK(csv && strstr(csv, "\npenalty,penalty,mu,10000,ok,solutions/01_penalty_mu_1e4,") &&
-              strstr(csv, "\npenalty,penalty,mu,100000000,failed,solutions/02_penalty_mu_1e8,") &&
+    CHECK(csv && strstr(csv, "\npenalty,penalty,mu,1e4,ok,solutions/01_penalty_mu_1e4,") &&
+              strstr(csv, "\npenalty,penalty,mu,1e8,failed,solutions/02_penalty_mu_1e8,") &&
               strstr(csv, "\nmoreau_jean,scheme,h,0.05,ok,solutions/03_moreau_jean_h_0.05,"),
-          "the others are kept, numbers and directories in the shortest exact form: %s", csv ? csv : "");
+          "the others are kept, the parameter written as in its directory's name: %s", csv ? csv : "");
     CHECK(exists("fail/solutions/01_penalty_mu_1e4/summary.json") && exists("fail/solutions/03_moreau_jean_h_0.05/trajectory.csv"),
           "solution directories named as run directories (mu_1e4, h_0.05)");
     CHECK(!strstr(csv ? csv : "", "e+"), "compare.csv: no exponent with '+'");

@@ -264,8 +264,8 @@ static void test_read_back(void)
     CHECK(run("run spheres --set config=3 --mu 1e6 --t-end 1 --out rb --quiet") == 0, "the box run by the program");
     CHECK(exists("rb/contacts.csv"), "contacts.csv written");
     char *traj = slurp("rb/trajectory.csv");
-    CHECK(traj && strncmp(traj, "t,gamma,q1,", 11) == 0 && !strstr(traj, ",G1") && !strstr(traj, "lambda"),
-          "trajectory.csv without G and lambda columns");
+    CHECK(traj && strncmp(traj, "t,gamma,q1,", 11) == 0 && !strstr(traj, ",G1") && !strstr(traj, "force"),
+          "trajectory.csv without G and force columns");
     free(traj);
     char *summary = slurp("rb/summary.json"), *manifest = slurp("rb/manifest.json");
     CHECK(summary && strstr(summary, "\"contacts\": \"sparse\""), "summary.json says sparse");
@@ -308,7 +308,7 @@ static void test_read_back(void)
         char line[256], *head = malloc(strlen(header) + (size_t)(rest - first) + strlen(last) + 256);
         const char *body = rest + 1;
         switch (k) {
-        case 0: snprintf(line, sizeof line, "row,t,constraint,G,force\n"), body = first + 1; break;
+        case 0: snprintf(line, sizeof line, "row,t,constraint,G,impulse\n"), body = first + 1; break;
         case 1: snprintf(line, sizeof line, "%zu,%.17g,0,%.17g,%.17g\n", row, t, g, f); break;
         case 2: snprintf(line, sizeof line, "%zu,%.17g,115,%.17g,%.17g\n", row, t, g, f); break;
         case 3: snprintf(line, sizeof line, "%zu,%.17g,%zux,%.17g,%.17g\n", row, t, c, g, f); break;
@@ -334,7 +334,22 @@ static void test_read_back(void)
     snprintf(path, sizeof path, "%s/rs", dir);
     s = pl_read_solution(path, &m, &pl_solver_penalty, &back, &err);
     CHECK(s == PL_OK, "the file restored reads again (%s): the spoils were what was refused", s ? err.message : "");
+    size_t entries = s == PL_OK ? back.nentries : 0;
     pl_solution_free(&back);
+    CHECK(pl_header_matches("t,gamma,q1,v1,G1,G2,lambda1,lambda2", "t,gamma,q1,v1,G1,G2,force1,force2") &&
+              pl_header_matches("t,gamma,q1,v1,G1,force1", "t,gamma,q1,v1,G1,force1") &&
+              !pl_header_matches("t,gamma,q1,v1,G1,lambda2", "t,gamma,q1,v1,G1,force1") &&
+              !pl_header_matches("t,gamma,q1,v1,G1,impulse1", "t,gamma,q1,v1,G1,force1") &&
+              !pl_header_matches("t,gamma,q1,v1,G1,force1,x", "t,gamma,q1,v1,G1,force1") &&
+              !pl_header_matches("t,gamma,q1,v1,G1", "t,gamma,q1,v1,G1,force1"),
+          "a header matches as written, or with lambdaK for forceK, nothing else");
+    /* the header of version 0.2 (lambda for force): a directory written then is still read back (--resume) */
+    write_file("rs/contacts.csv", "row,t,constraint,G,lambda\n", first ? first + 1 : "");
+    s = pl_read_solution(path, &m, &pl_solver_penalty, &back, &err);
+    CHECK(s == PL_OK && back.nentries == entries && entries > 0, "contacts.csv with the old header 'lambda' read back (%s)",
+          s ? err.message : "");
+    pl_solution_free(&back);
+    write_file("rs/contacts.csv", good ? good : "", NULL);
     /* what the writer writes of a value that is not a number (a failed run's last row), read as such */
     for (int k = 0; rest && k < 2; k++) {
         char line[256];

@@ -372,10 +372,10 @@ static void test_hostile_directories(void)
     hostile_config("k_sweep", "plots_config.gp");
     hostile_config("k_compare", "compare_config.gp");
     hostile_header("k_run", "trajectory.csv");
-    hostile_header("k_sweep", "convergence.dat");
-    hostile_header("k_sweep", "zeno.dat");
+    hostile_header("k_sweep", "convergence.csv");
+    hostile_header("k_sweep", "zeno.csv");
     hostile_header("k_sweep", "runs/001_mu_1e3/trajectory.csv");
-    hostile_header("k_compare", "compare_work.dat");
+    hostile_header("k_compare", "compare_work.csv");
     hostile_header("k_compare", "solutions/02_external/trajectory.csv");
 }
 

@@ -106,13 +106,16 @@ static size_t list_files(const char *sub, const char *rel, char names[][400], si
     return n;
 }
 
-/* A CSV file whole: a header, then lines of as many fields, each line ended. */
+/* A CSV file whole: a header, then lines of as many fields, each line ended (blank lines, which
+ * separate the blocks of a figure's data, are no rows). */
 static int csv_complete(const char *name)
 {
     char *s = slurp(name);
     int ok = s && *s && s[strlen(s) - 1] == '\n';
     long fields = -1;
     for (char *line = s; ok && line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        if (*line == '\n')
+            continue;
         long commas = 0;
         for (char *p = line; *p && *p != '\n'; p++)
             commas += *p == ',';
@@ -258,7 +261,7 @@ static void memory_scan(const char *label, const char *args, int steps, const ch
             continue;
         finished++;
         for (size_t j = 0; j < nref; j++) {
-            if (strstr(names[j], ".dat")) /* compare_work.dat: wall times as coordinates */
+            if (strstr(names[j], "compare_work.")) /* compare_work.csv: wall times as coordinates */
                 continue;
             char a[700], b[700];
             snprintf(a, sizeof a, "%.280s/%.400s", ref, names[j]);

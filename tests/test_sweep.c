@@ -253,6 +253,31 @@ static void test_grid_and_numbers(void)
 /* The default grids, from their rule: mu = 1e2 ... 1e10 in decades, exactly; h = 10^(-1.2 - k) T
  * for k = 3, 2.5, ..., 0, T = V/A = sqrt(2 h0/g) for the ball dropped from rest, each at most
  * t-end/10^(1 + k). */
+/* Whether x is 1, 2 or 5 x 10^k as strtod reads that decimal (what its name and CSV row then say). */
+static int is_round(double x)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%.0e", x);
+    return strtod(text, NULL) == x && (text[0] == '1' || text[0] == '2' || text[0] == '5');
+}
+
+/* The 1, 2 or 5 x 10^k nearest x on a log scale, by trying them all (independent of pl_round_125). */
+static double nearest_round(double x)
+{
+    double best = NAN;
+    for (int e = -30; e <= 30; e++)
+        for (int d = 0; d < 3; d++) {
+            char text[32];
+            snprintf(text, sizeof text, "%de%d", (int[]){1, 2, 5}[d], e);
+            double c = strtod(text, NULL);
+            if (isnan(best) || fabs(log(c / x)) < fabs(log(best / x)))
+                best = c;
+        }
+    return best;
+}
+
+/* The default grids are round (docs/methods.md, "Default grids"): mu 1e2 ... 1e10, and each h the
+ * round value nearest 10^(-1.2 - k) T (at most t-end/10^(1 + k)), for every built-in case. */
 static void test_default_grids(void)
 {
     pl_error err;
@@ -263,24 +288,49 @@ static void test_default_grids(void)
     size_t n = 0;
     CHECK(pl_sweep_default_grid(&pl_solver_penalty, &m, 10.0, &v, &n, &err) == PL_OK && n == 9, "mu grid");
     for (size_t j = 0; j < n; j++)
-        CHECK(v[j] == pow(10.0, 2.0 + (double)j), "mu %zu: %.17g", j, v[j]);
+        CHECK(v[j] == pow(10.0, 2.0 + (double)j) && is_round(v[j]), "mu %zu: %.17g", j, v[j]);
     free(v);
     double T = sqrt(2.0 * 0.7 / 3.0);
     CHECK(pl_sweep_default_grid(&pl_solver_moreau_jean, &m, 10.0, &v, &n, &err) == PL_OK && n == 7, "h grid");
     for (size_t j = 0; j < n; j++) {
-        double k = 0.5 * (double)(6 - j), want = pow(10.0, -1.2 - k) * T;
-        CHECK(fabs(v[j] - want) <= 1e-14 * want, "h %zu = %.17g, want 10^(-1.2 - %g) T = %.17g", j, v[j], k, want);
+        double k = 0.5 * (double)(6 - j), want = nearest_round(pow(10.0, -1.2 - k) * T);
+        CHECK(v[j] == want && is_round(v[j]), "h %zu = %.17g, want the round value nearest 10^(-1.2 - %g) T, %.17g",
+              j, v[j], k, want);
         CHECK(j == 0 || v[j] > v[j - 1], "h in increasing order, coarsest last");
     }
+    /* T = 0.683: 0.0431 -> 0.05, 0.0136 -> 0.01, 0.00431 -> 0.005, ..., 4.31e-5 -> 5e-5 */
+    CHECK(n == 7 && v[6] == 0.05 && v[5] == 0.01 && v[4] == 0.005 && v[0] == 5e-5, "h grid 5e-5 ... 0.05");
     free(v);
     /* a short t-end caps every h: t-end/10^(1 + k) < 10^(-1.2 - k) T when t-end < 10^-0.2 T */
     CHECK(pl_sweep_default_grid(&pl_solver_moreau_jean, &m, 0.1 * T, &v, &n, &err) == PL_OK && n == 7, "capped");
     for (size_t j = 0; j < n; j++) {
-        double k = 0.5 * (double)(6 - j), want = 0.1 * T / pow(10.0, 1.0 + k);
-        CHECK(fabs(v[j] - want) <= 1e-14 * want, "capped h %zu = %.17g, want %.17g", j, v[j], want);
+        double k = 0.5 * (double)(6 - j), want = nearest_round(0.1 * T / pow(10.0, 1.0 + k));
+        CHECK(v[j] == want, "capped h %zu = %.17g, want %.17g", j, v[j], want);
     }
     free(v);
     pl_model_free(&m);
+    /* every built-in case, with its own scales and t-end: every default mu and h round */
+    const pl_solver_type *schemes[] = {&pl_solver_moreau_jean, &pl_solver_paoli, &pl_solver_maury};
+    for (size_t c = 0; c < pl_case_count(); c++) {
+        const pl_case *cs = pl_case_at(c);
+        if (pl_model_init(&m, cs, NULL, 0, &err) != PL_OK)
+            continue;
+        for (size_t s = 0; s < 4; s++) {
+            const pl_solver_type *solver = s == 0 ? &pl_solver_penalty : schemes[s - 1];
+            if (pl_sweep_default_grid(solver, &m, m.type->t_end, &v, &n, &err) != PL_OK)
+                continue;
+            int round = n > 0;
+            for (size_t j = 0; j < n; j++)
+                round = round && is_round(v[j]);
+            CHECK(round, "%s, %s: every default value round (%.17g ...)", cs->name, solver->name, n ? v[0] : NAN);
+            free(v);
+            if (s > 0) {
+                double h = solver->default_option(&m, m.type->t_end, 0);
+                CHECK(is_round(h), "%s, %s: run's default h round (%.17g)", cs->name, solver->name, h);
+            }
+        }
+        pl_model_free(&m);
+    }
 }
 
 /* pl_sweep_check refuses a sweep before it runs: a value of the grid a single solve refuses, or a

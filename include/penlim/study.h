@@ -31,8 +31,9 @@ PL_API pl_status pl_sweep_run_result(const pl_sweep *sw, size_t k, double *value
 
 /* A quantity across the sweep, by name: "first_impact_time", "restitution_first",
  * "scaled_penetration_first", "capture_time", "accumulation_estimate", "lift_off_first",
- * "sliding_force_error", "s_distance", "limit_sup_q", "limit_sup_q_outside_zeno", "limit_l1_v",
- * "limit_s_distance", "impact_time_error", "impact_velocity_error" (the names of sweep.json).
+ * "sliding_force_error", "successive_s_distance", "sup_q", "sup_q_outside_zeno", "l1_v",
+ * "s_distance_q", "impact_time_error", "impact_velocity_error" (the names of sweep.json,
+ * docs/formats.md "One vocabulary").
  * values[k] (may be NULL: nvalues = pl_sweep_runs), its limit value (closed form, limit solution
  * or extrapolated), the fitted rate of its error ~ C mu^(-rate) with its standard error (NAN when
  * not meaningful).  PL_ERR_INPUT for an unknown name. */

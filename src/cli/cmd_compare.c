@@ -6,6 +6,7 @@
 
 #include "cli/common.h"
 #include "cli/isolate.h"
+#include "cli/progress.h"
 #include "core/clock.h"
 #include "io/compare_report.h"
 #include "io/external.h"
@@ -29,7 +30,7 @@ static const char compare_usage[] =
     "  --scheme NAME     a time-stepping scheme (repeatable); the --h values that follow it, up to\n"
     "  --h H             the next --scheme, are its time steps (default: 3 values, 10^-1.2, 10^-2.2\n"
     "                    and 10^-3.2 times the case's time scale (V/A, or its forcing time), each\n"
-    "                    at most t-end/10^(1+k))\n"
+    "                    at most t-end/10^(1+k), rounded to 1, 2 or 5 x 10^j)\n"
     "  --external FILE   a trajectory computed elsewhere: CSV with columns t, q1..qn, v1..vn (others\n"
     "                    ignored), t non-decreasing, a jump as two rows at one t (repeatable)\n"
     "  --work-precision  refine each family instead: the penalty over the 9 mu of a sweep (1e2 ...\n"
@@ -282,13 +283,21 @@ static void print_compare_table(const pl_model *model, const pl_solution *limit,
 }
 
 /* A solve of compare, here or (iso not NULL) in a process of its own that writes it into the
- * directory sub of the output (pl_write_compare writes it again there with the rest). */
+ * directory sub of the output (pl_write_compare writes it again there with the rest); and the
+ * progress of its phases. */
 typedef struct {
     const pl_isolation *iso;
     const outdir_session *d;
     const cmp_list *l;
     const pl_model *model;
+    progress_state progress;
 } cmp_isolated;
+
+static void compare_progress(const char *phase, size_t done, size_t total, size_t failed, void *user)
+{
+    cmp_isolated *io = user;
+    progress_phase(&io->progress, phase, strcmp(phase, "solutions") == 0 ? " solutions" : "", done, total, failed);
+}
 
 static pl_status solve_isolated(size_t k, const pl_solver_type *solver, const pl_solve_opts *opts, pl_solution *sol,
                                 pl_error *err, void *user)
@@ -344,8 +353,10 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
         return exit_code(s);
     }
     /* The limit solution once, then each solution measured against it, then the families. */
-    cmp_isolated cio = {&iso, &d, &l, model};
-    pl_comparison_opts copts = {.limit = lopts, .solve = isolate ? solve_isolated : NULL, .user = &cio};
+    cmp_isolated cio = {.iso = &iso, .d = &d, .l = &l, .model = model};
+    progress_start(&cio.progress, "compare", o.quiet, 1);
+    pl_comparison_opts copts = {.limit = lopts, .solve = isolate ? solve_isolated : NULL,
+                                .progress = o.quiet ? NULL : compare_progress, .user = &cio};
     pl_comparison c;
     s = pl_comparison_run(model, l.item, l.n, &copts, &c, &err);
     size_t failures = c.failures;
@@ -364,8 +375,10 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     pl_error stopped, limit_files = {PL_OK, ""};
     pl_status write_status = PL_OK;
     if (s == PL_OK) {
+        progress_phase(&cio.progress, "files", "", 0, 1, 0);
         write_status = s = pl_write_compare(&d.out, model, limit, &c.limit_analysis, &limit_files, l.e, l.n, c.fam,
                                             c.nfam, lopts.max_seconds, &stopped);
+        progress_phase(&cio.progress, "files", "", 1, 1, 0);
         if (s == PL_ERR_SOLVER)
             s = PL_OK;
         else if (s != PL_OK)
@@ -385,9 +398,13 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     pl_error plot_err;
     /* the figures, like each solution, within --max-seconds of their own start */
     pl_budget figures = {o.max_seconds, pl_now_seconds()};
-    pl_status plots = s != PL_OK || write_status != PL_OK || o.no_plots
-                          ? PL_OK
-                          : pl_render_compare_plots(&d.out, l.e, l.n, &figures, &plot_err);
+    int drawn = s == PL_OK && write_status == PL_OK && !o.no_plots;
+    if (drawn)
+        progress_phase(&cio.progress, "figures", "", 0, 1, 0);
+    pl_status plots = drawn ? pl_render_compare_plots(&d.out, l.e, l.n, &figures, &plot_err) : PL_OK;
+    if (drawn)
+        progress_phase(&cio.progress, "figures", "", 1, 1, 0);
+    progress_end(&cio.progress);
     if (s == PL_OK)
         s = pl_outdir_finish(&d.out, &d.st, &d.planned, d.manifest, &err);
     if (s != PL_OK)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/common.h"
+#include "cli/progress.h"
 #include "core/clock.h"
 #include "io/report.h"
 #include "laws/law.h"
@@ -38,14 +39,14 @@ static const char run_usage[] =
     "  --max-output N    cap on the values (rows x columns) of a trajectory (default 2e7): a\n"
     "                    larger --samples is refused, a run that reaches it stops with an error\n"
     "  --contacts MODE   how G and the forces are stored and written: dense (columns G1..Gm and\n"
-    "                    lambda1..lambdam of trajectory.csv) or sparse (contacts.csv: the\n"
+    "                    force1..forcem of trajectory.csv) or sparse (contacts.csv: the\n"
     "                    constraints in contact at each row); default dense up to 100 constraints\n"
     "  --samples N       besides every internal step, record the solution at N uniformly spaced\n"
     "                    times (CVODE's dense output; default 1000, 0 for steps only); schemes\n"
     "                    record every step and take no --samples\n"
     "  --scheme NAME     a time-stepping scheme instead: moreau_jean, paoli or maury\n"
     "  --h H             its time step (default: 1e-2 times the case's time scale: V/A from its\n"
-    "                    scales, or its forcing time)\n"
+    "                    scales, or its forcing time; rounded to 1, 2 or 5 x 10^k)\n"
     "  --theta TH        Moreau-Jean: theta in [0.5, 1] (default 0.5)\n"
     "  --gamma G         Moreau-Jean: a constraint enters the LCP when G + gamma h Gdot <= 0,\n"
     "                    gamma in [0, 1] (default 0.5)\n"
@@ -153,15 +154,23 @@ static int solve_and_write(const case_options *o, const pl_solver_type *solver, 
     }
     pl_solution sol;
     pl_analysis analysis;
+    /* the phases on stderr (a line per phase off a terminal, and one every 10 s of a long solve) */
+    progress_state progress;
+    progress_start(&progress, o->cmd, o->quiet, 1);
+    progress_phase(&progress, "solve", "", 0, 1, 0);
     pl_status status = pl_solve(solver, model, opts, &sol, &err);
     if (status == PL_ERR_INPUT) {
+        progress_end(&progress);
         pl_solution_free(&sol);
         outdir_end(&d);
         return failure(o->cmd, &err);
     }
+    progress_phase(&progress, "solve", "", 1, 1, status != PL_OK);
+    progress_phase(&progress, "analysis", "", 0, 1, 0);
     /* the command's budget (opts->started: its start) bounds the analysis too, not the solution */
     pl_status analysis_status = pl_analyze_within(model, &sol, &(pl_budget){opts->max_seconds, opts->started},
                                                   &analysis, &err);
+    progress_phase(&progress, "analysis", "", 1, 1, 0);
     if (status == PL_OK && analysis_status != PL_OK) {
         status = sol.status = analysis_status;
         sol.error = err;
@@ -171,8 +180,11 @@ static int solve_and_write(const case_options *o, const pl_solver_type *solver, 
      * files written are complete and the manifest lists them (pl_outdir_finish removes the rest). */
     pl_budget writing = {opts->max_seconds, pl_now_seconds()};
     pl_error stopped;
+    progress_phase(&progress, "files", "", 0, 1, 0);
     s = pl_write_solution(&d.out, NULL, model, &sol, analysis_status == PL_OK ? &analysis : NULL, &writing,
                           &stopped);
+    progress_phase(&progress, "files", "", 1, 1, 0);
+    progress_end(&progress);
     pl_status write_status = s;
     if (s == PL_ERR_SOLVER)
         s = PL_OK;
@@ -255,7 +267,7 @@ static const char limit_usage[] =
     "  --max-output N    cap on the values (rows x columns) of a trajectory (default 2e7): a\n"
     "                    larger --samples is refused, a run that reaches it stops with an error\n"
     "  --contacts MODE   how G and the forces are stored and written: dense (columns G1..Gm and\n"
-    "                    lambda1..lambdam of trajectory.csv) or sparse (contacts.csv: the\n"
+    "                    force1..forcem of trajectory.csv) or sparse (contacts.csv: the\n"
     "                    constraints in contact at each row); default dense up to 100 constraints\n"
     "  --out DIR         output directory (default out/limit/CASE)\n"
     "  --force           write into DIR even if it holds files penlim did not write\n"

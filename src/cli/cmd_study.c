@@ -18,6 +18,7 @@
 
 #include "cli/common.h"
 #include "cli/farm.h"
+#include "cli/progress.h"
 #include "core/clock.h"
 #include "io/report.h"
 #include "io/study_plots.h"
@@ -66,107 +67,6 @@ static const char merge_usage[] =
 static const char *const task_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json", "contacts.csv"};
 #define TASK_FILES_ALWAYS 3
 
-/* ---- progress ------------------------------------------------------------------------------- */
-
-/* On a terminal a live line; otherwise a line per 10% of the runs, and one at least every 10 s
- * (a ticker thread repeats the latest state when no task has completed for that long). */
-typedef struct {
-    const char *cmd;
-    int live, quiet;
-    pthread_mutex_t lock;
-    pl_study_progress last;
-    int have;
-    double last_print, last_report;
-    int last_decile;
-    atomic_int stop;
-    pthread_t ticker;
-    int ticking;
-} progress_state;
-
-static void print_progress(progress_state *ps, const pl_study_progress *p, double now)
-{
-    double remaining = p->remaining - (now - ps->last_report);
-    char left[64] = "";
-    /* an estimate once the phase has run a second (before, it extrapolates from almost nothing) */
-    if (isfinite(p->remaining) && p->elapsed >= 1.0)
-        snprintf(left, sizeof left, remaining >= 1.0 ? ", about %.0f s left" : ", under 1 s left", remaining);
-    char limits[64] = "";
-    if (p->limits_total > 0)
-        snprintf(limits, sizeof limits, ", limit solutions %zu/%zu", p->limits_done, p->limits_total);
-    double elapsed = p->elapsed + (now - ps->last_report);
-    const char *unit = strcmp(p->phase, "figures") == 0 ? "" : strncmp(p->phase, "copying", 7) == 0 ? " shards" : " runs";
-    char failed[32] = "";
-    if (*unit == ' ' && unit[1] == 'r')
-        snprintf(failed, sizeof failed, ", %zu failed", p->failed);
-    fprintf(stderr, "%spenlim %s: %s: %zu/%zu%s done%s%s, %.1f s%s%s", ps->live ? "\r\033[K" : "", ps->cmd, p->phase,
-            p->done, p->total, unit, failed, limits, elapsed, left, ps->live ? "" : "\n");
-    fflush(stderr);
-    ps->last_print = now;
-}
-
-static void on_progress(const pl_study_progress *p, void *user)
-{
-    progress_state *ps = user;
-    double now = pl_now_seconds();
-    pthread_mutex_lock(&ps->lock);
-    int new_phase = !ps->have || strcmp(ps->last.phase, p->phase) != 0;
-    ps->last = *p;
-    ps->have = 1;
-    ps->last_report = now;
-    size_t all = p->total + p->limits_total, done = p->done + p->limits_done;
-    int decile = all > 0 ? (int)(10 * done / all) : 10;
-    if (new_phase)
-        ps->last_decile = -1;
-    if (ps->live || decile > ps->last_decile || now - ps->last_print >= 10.0) {
-        print_progress(ps, p, now);
-        ps->last_decile = decile;
-    }
-    pthread_mutex_unlock(&ps->lock);
-}
-
-static void *ticker(void *arg)
-{
-    progress_state *ps = arg;
-    while (!atomic_load(&ps->stop)) {
-        nanosleep(&(struct timespec){0, 200000000}, NULL);
-        double now = pl_now_seconds();
-        pthread_mutex_lock(&ps->lock);
-        if (ps->have && now - ps->last_print >= (ps->live ? 1.0 : 9.5)) /* the tick: never silent 10 s */
-            print_progress(ps, &ps->last, now);
-        pthread_mutex_unlock(&ps->lock);
-    }
-    return NULL;
-}
-
-static void progress_start(progress_state *ps, const char *cmd, int quiet)
-{
-    memset(ps, 0, sizeof *ps);
-    ps->cmd = cmd;
-    ps->quiet = quiet;
-    ps->live = isatty(STDERR_FILENO);
-    ps->last_print = pl_now_seconds();
-    pthread_mutex_init(&ps->lock, NULL);
-    ps->ticking = !quiet && pthread_create(&ps->ticker, NULL, ticker, ps) == 0;
-}
-
-/* A phase outside the library (the figures): a line for it. */
-static void progress_phase(progress_state *ps, const char *phase, size_t done, size_t total)
-{
-    if (ps->quiet)
-        return;
-    pl_study_progress p = {.phase = phase, .done = done, .total = total, .remaining = NAN};
-    on_progress(&p, ps);
-}
-
-static void progress_end(progress_state *ps)
-{
-    atomic_store(&ps->stop, 1);
-    if (ps->ticking)
-        pthread_join(ps->ticker, NULL);
-    if (ps->live && ps->have && !ps->quiet)
-        fputc('\n', stderr);
-    pthread_mutex_destroy(&ps->lock);
-}
 
 /* ---- the study's identity ------------------------------------------------------------------- */
 
@@ -307,7 +207,7 @@ static void task_done(size_t task, int failed, void *user)
 static void study_progress(const pl_study_progress *p, void *user)
 {
     study_io *io = user;
-    on_progress(p, io->ps);
+    progress_on_study(p, io->ps);
 }
 
 /* The files task `task` writes, relative to the study directory. */
@@ -459,7 +359,7 @@ typedef struct {
 
 static void on_figure(size_t done, size_t total, void *user)
 {
-    progress_phase(((figures_progress *)user)->ps, "figures", done, total);
+    progress_phase(((figures_progress *)user)->ps, "figures", "", done, total, 0);
 }
 
 /* The figures of the study, drawn from study.csv and study.json (src/io/study_plots.h) with the
@@ -890,7 +790,7 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st, 
     progress_state ps;
     study_io io = {.d = &d, .st = st, .ps = &ps, .status = PL_OK};
     if (writer) {
-        progress_start(&ps, "study", su->o.quiet);
+        progress_start(&ps, "study", su->o.quiet, 0);
         st->spec.task_done = task_done;
         st->spec.progress = su->o.quiet ? NULL : study_progress;
         st->spec.user = &io;
@@ -1246,7 +1146,7 @@ static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, ca
     if (s == PL_OK)
         s = pl_outdir_begin(&d.out, &d.st, d.journal, &d.planned, &d.keep, &err);
     progress_state ps;
-    progress_start(&ps, "merge", o->quiet);
+    progress_start(&ps, "merge", o->quiet, 0);
     /* the files of each shard's tasks, by the names the plan gives them (never a path read from the
      * shard's manifest: a directory from elsewhere is data, not a say in where files are written) */
     for (size_t k = 0; s == PL_OK && k < m.ndirs; k++) {
@@ -1265,7 +1165,7 @@ static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, ca
         }
         if (s == PL_OK)
             s = pl_outdir_journal_update(&d.out, d.journal, &err);
-        progress_phase(&ps, "copying the shards", k + 1, m.ndirs);
+        progress_phase(&ps, "copying the shards", " shards", k + 1, m.ndirs, 0);
     }
     if (s != PL_OK) {
         progress_end(&ps);

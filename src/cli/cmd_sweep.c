@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/common.h"
+#include "cli/progress.h"
 #include "cli/isolate.h"
 #include "core/clock.h"
 #include "io/report.h"
@@ -29,7 +30,8 @@ static const char sweep_usage[] =
     "  --mu A:B:N        N values geometrically spaced from A to B, or an explicit list a,b,c\n"
     "                    (default 1e2:1e10:9)\n"
     "  --h A:B:N         the time steps of a scheme (default 7 values from 10^-1.2 to 10^-4.2\n"
-    "                    times the case's time scale: V/A, or its forcing time)\n"
+    "                    times the case's time scale: V/A, or its forcing time, each rounded to\n"
+    "                    1, 2 or 5 x 10^k: 0.02 ... 2e-5 for the ball)\n"
     "  --law NAME        the contact law (as for 'penlim run')\n"
     "  --jobs J          runs in parallel (default: the number of cores); results do not depend on it\n"
     "  --no-plots        write the data and the plot scripts' data, but do not run gnuplot\n"
@@ -49,15 +51,6 @@ static const char sweep_usage[] =
     "  --model, --set, --t-end, --rtol, --samples, --max-steps, --max-output, --contacts, --force,\n"
     "  --theta, --gamma: as for 'penlim run', per run\n";
 
-/* The progress line, on stderr when it is a terminal. */
-static void progress_line(size_t done, size_t total, void *user)
-{
-    (void)user;
-    fprintf(stderr, "\rpenlim sweep: %zu/%zu runs done", done, total);
-    if (done == total)
-        fputc('\n', stderr);
-    fflush(stderr);
-}
 
 /* What the callbacks of a sweep need to reuse runs and write each as soon as it is done. */
 typedef struct {
@@ -73,7 +66,15 @@ typedef struct {
     unsigned char *in_place; /* run k's files were written by its process and read back */
     pl_error *read_error; /* run k could not be read back (--resume): the sweep ends with that error */
     pl_error limit_read_error; /* the same for the limit solution */
+    progress_state progress;
 } sweep_io;
+
+/* The sweep's phases: the limit solution, the runs, the analysis across them. */
+static void sweep_progress(const char *phase, size_t done, size_t total, size_t failed, void *user)
+{
+    sweep_io *io = user;
+    progress_phase(&io->progress, phase, strcmp(phase, "runs") == 0 ? " runs" : "", done, total, failed);
+}
 
 /* --isolate: run k, or the limit solution, solved by a process of its own that writes it into its
  * directory, where it is read back (and then kept, as a reused run's files are). */
@@ -343,7 +344,7 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
         return rc;
     pl_error err;
     pl_sweep_opts opts = {.solver = solver, .jobs = (int)o.jobs, .with_limit = !o.no_limit,
-                          .progress = (!o.quiet && isatty(STDERR_FILENO)) ? progress_line : NULL};
+                          .progress = o.quiet ? NULL : sweep_progress};
     if ((rc = prepare(&o, solver, solver->refine, model, &opts.base)) >= 0)
         return rc;
     const char *grid = NULL;
@@ -447,6 +448,7 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
     pl_sweep sw = {0}; /* freed whatever happens, pl_sweep_run called or not */
     io.run_error = calloc(nvalues ? nvalues : 1, sizeof *io.run_error);
     io.read_error = calloc(nvalues ? nvalues : 1, sizeof *io.read_error);
+    progress_start(&io.progress, "sweep", o.quiet, 1);
     s = io.run_error && io.read_error ? pl_sweep_run(model, values, nvalues, &opts, &sw, &err)
                                       : pl_fail(&err, PL_ERR_NOMEM, "out of memory for a sweep of %zu runs", nvalues);
     free(values);
@@ -486,13 +488,16 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
     pl_status write_status = PL_OK;
     if (s == PL_OK) {
         pl_budget writing = {opts.base.max_seconds, pl_now_seconds()};
+        progress_phase(&io.progress, "files", "", 0, 1, 0);
         s = write_status = pl_write_sweep(&d.out, model, &sw, &writing, &stopped);
+        progress_phase(&io.progress, "files", "", 1, 1, 0);
         if (s == PL_ERR_SOLVER)
             s = PL_OK;
         else if (s != PL_OK)
             err = stopped;
     }
     if (s != PL_OK) {
+        progress_end(&io.progress);
         fprintf(stderr, "penlim sweep: %s\n", err.message);
         pl_sweep_free(&sw);
         outdir_end(&d);
@@ -501,8 +506,13 @@ static int cmd_sweep_with(int argc, char **argv, pl_model *model)
     pl_error plot_err;
     /* the figures, like each run, within --max-seconds of their own start */
     pl_budget figures = {o.max_seconds, pl_now_seconds()};
-    pl_status plots =
-        o.no_plots || write_status != PL_OK ? PL_OK : pl_render_sweep_plots(&d.out, model, &sw, &figures, &plot_err);
+    int drawn = !o.no_plots && write_status == PL_OK;
+    if (drawn)
+        progress_phase(&io.progress, "figures", "", 0, 1, 0);
+    pl_status plots = drawn ? pl_render_sweep_plots(&d.out, model, &sw, &figures, &plot_err) : PL_OK;
+    if (drawn)
+        progress_phase(&io.progress, "figures", "", 1, 1, 0);
+    progress_end(&io.progress);
     for (size_t k = 0; s == PL_OK && k < sw.n; k++) {
         char sub[128];
         pl_strings files = {0};

@@ -153,6 +153,20 @@ char *pl_format_down(double x, int digits, char *buf, size_t len)
     return pl_format_short(down <= x ? down : x, buf, len); /* x itself should the cut ever round up */
 }
 
+double pl_round_125(double x)
+{
+    if (!(x > 0) || !isfinite(x))
+        return x;
+    int e = (int)floor(log10(x));
+    double mantissa = x / pow(10.0, e), best = 1.0;
+    static const double round[] = {2.0, 5.0, 10.0};
+    for (size_t k = 0; k < sizeof round / sizeof round[0]; k++)
+        if (fabs(log(mantissa / round[k])) < fabs(log(mantissa / best)))
+            best = round[k];
+    double y;
+    return pl_decimal_shift(best, e, &y) ? y : x;
+}
+
 int pl_decimal_shift(double x, int d, double *out)
 {
     if (!isfinite(x))

@@ -50,7 +50,7 @@ static const char *const plot_names[] = {"compare_trajectories", "compare_trajec
 pl_status pl_compare_files(const pl_compare_entry *e, size_t n, int plots, pl_strings *files, pl_error *err)
 {
     static const char *const run_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json", "contacts.csv"};
-    static const char *const top[] = {"compare.csv", "compare.json", "compare_config.gp", "compare_work.dat",
+    static const char *const top[] = {"compare.csv", "compare.json", "compare_config.gp", "compare_work.csv",
                                       "compare_deviation.csv"};
     char path[PATH_MAX];
     pl_status s = PL_OK;
@@ -135,7 +135,7 @@ static void row_fields(const pl_compare_entry *e, field *f)
         [F_IMPACT_VELOCITY] = {"impact_velocity_error", c ? r->d.impact_velocity_error : NAN},
         [F_CAPTURE_TIME] = {"capture_time", c ? r->capture_time : NAN},
         [F_CAPTURE_ERROR] = {"capture_error", c ? r->capture_error : NAN},
-        [F_LIFT_OFF] = {"lift_off", c ? r->lift_off : NAN},
+        [F_LIFT_OFF] = {"lift_off_first", c ? r->lift_off : NAN},
         [F_LIFT_OFF_ERROR] = {"lift_off_error", c ? r->lift_off_error : NAN},
         [F_FINAL_Q] = {"final_q_error", c ? r->final_q_error : NAN},
         [F_FINAL_V] = {"final_v_error", c ? r->final_v_error : NAN},
@@ -216,7 +216,7 @@ static pl_status write_csv(pl_output *out, const pl_solution *limit, const pl_an
         if (r->file)
             csv_text(f.fp, r->file);
         else
-            pl_put_number(&f, "", r->param);
+            pl_put_parameter(&f, "", r->param);
         fprintf(f.fp, ",%s,%s", entry_failed(r) ? "failed" : "ok", r->dir);
         for (size_t j = 0; j < NFIELDS; j++)
             csv_number(&f, fl[j].value);
@@ -302,7 +302,7 @@ static pl_status write_json(pl_output *out, const pl_model *model, const pl_solu
     PL_JSON_SET(l, "directory", json_string("limit"));
     PL_JSON_SET(l, "rtol", pl_json_number(pl_solution_option(limit, "rtol")));
     PL_JSON_SET(l, "capture_time", pl_json_number(la ? la->capture_time : NAN));
-    PL_JSON_SET(l, "lift_off", pl_json_number(la ? la->lift_off_first : NAN));
+    PL_JSON_SET(l, "lift_off_first", pl_json_number(la ? la->lift_off_first : NAN));
     PL_JSON_SET(l, "zeno_t_accumulation", pl_json_number(limit->zeno.found ? limit->zeno.t_accumulation : NAN));
     PL_JSON_SET(l, "cost", json_pack("{s:I, s:I, s:o}", "steps", (json_int_t)limit->stats.steps, "rhs_evals",
                                              (json_int_t)limit->stats.rhs_evals, "wall_seconds",
@@ -366,7 +366,7 @@ static size_t work_families(const pl_compare_entry *e, size_t n, const char **fa
 }
 
 
-/* compare_work.dat: one block per (distance, family), its rows "wall_seconds rhs_evals distance" in
+/* compare_work.csv: one block per (distance, family), its rows (wall_seconds, rhs_evals, distance) in
  * order of refinement so that the line joining them reads as convergence; an external file (no
  * cost) is two rows at the extreme costs of the others, its distance as a horizontal line.  A block
  * without a point holds one row of nan, so the block indices stay those the script computes. */
@@ -378,7 +378,7 @@ static pl_status write_work_data(pl_output *out, const pl_compare_entry *e, size
     size_t nf = work_families(e, n, fam, 8);
     size_t *order = malloc((n ? n : 1) * sizeof *order);
     if (!order)
-        return pl_fail(err, PL_ERR_NOMEM, "out of memory writing compare_work.dat");
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory writing compare_work.csv");
     /* refinement order: mu increasing, h decreasing (insertion sort, a few dozen entries) */
     for (size_t k = 0; k < n; k++) {
         double key = strcmp(e[k].param_name, "h") == 0 ? -e[k].param : e[k].param;
@@ -402,18 +402,19 @@ static pl_status write_work_data(pl_output *out, const pl_compare_entry *e, size
         }
     }
     pl_file f;
-    pl_status s = pl_file_open(&f, out, NULL, "compare_work.dat", err);
+    pl_status s = pl_file_open(&f, out, NULL, "compare_work.csv", err);
     if (s != PL_OK) {
         free(order);
         return s;
     }
-    fprintf(f.fp, "# Written by penlim compare: the points of compare_work.gp, blocks by distance then family.\n");
+    fputs("distance,family,parameter_name,parameter,wall_seconds,rhs_evals,value\n", f.fp);
     int first = 1;
     char copy[256];
     snprintf(copy, sizeof copy, "%s", dist);
     for (char *save = NULL, *d = strtok_r(copy, " ", &save); d; d = strtok_r(NULL, " ", &save))
         for (size_t j = 0; j < nf; j++) {
-            fprintf(f.fp, "%s# %s %s\n", first ? "" : "\n\n", d, fam[j]);
+            if (!first)
+                fputs("\n\n", f.fp);
             first = 0;
             size_t rows = 0;
             for (size_t i = 0; i < n; i++) {
@@ -428,15 +429,31 @@ static pl_status write_work_data(pl_output *out, const pl_compare_entry *e, size
                 double v = c < NFIELDS ? fl[c].value : NAN;
                 if (!(v > 0 && isfinite(v)))
                     continue; /* no point on a log scale */
-                if (r->sol->solver->family == PL_FAMILY_EXTERNAL) {
-                    if (wmax > 0)
-                        fprintf(f.fp, "%s%.10g %.10g %.10g\n%.10g %.10g %.10g\n", rows ? "\n" : "", wmin, rmin, v,
-                                wmax, rmax, v), rows++;
-                } else if (has_cost(fl))
-                    fprintf(f.fp, "%.10g %.10g %.10g\n", fl[F_WALL_SECONDS].value, fl[F_RHS_EVALS].value, v), rows++;
+                int external = r->sol->solver->family == PL_FAMILY_EXTERNAL;
+                if (external ? !(wmax > 0) : !has_cost(fl))
+                    continue;
+                /* an external file (no cost): its distance at the smallest and largest costs of the others,
+                 * a line of its own */
+                double cost[2][2] = {{wmin, rmin}, {wmax, rmax}};
+                if (!external)
+                    cost[0][0] = fl[F_WALL_SECONDS].value, cost[0][1] = fl[F_RHS_EVALS].value;
+                else if (rows)
+                    fputc('\n', f.fp);
+                for (int k = 0; k < (external ? 2 : 1); k++) {
+                    fprintf(f.fp, "%s,%s,%s,", d, fam[j], r->param_name);
+                    if (r->file)
+                        csv_text(f.fp, r->file);
+                    else
+                        pl_put_parameter(&f, "", r->param);
+                    pl_put_number(&f, ",", cost[k][0]);
+                    pl_put_number(&f, ",", cost[k][1]);
+                    pl_put_number(&f, ",", v);
+                    fputc('\n', f.fp);
+                    rows++;
+                }
             }
             if (rows == 0)
-                fputs("nan nan nan\n", f.fp);
+                fprintf(f.fp, "%s,%s,,nan,nan,nan,nan\n", d, fam[j]);
         }
     free(order);
     return pl_file_commit(&f, err);

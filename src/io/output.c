@@ -624,6 +624,14 @@ void pl_put_number(pl_file *f, const char *sep, double x)
     fputs(pl_format_double(x, num, sizeof num), f->fp);
 }
 
+void pl_put_parameter(pl_file *f, const char *sep, double x)
+{
+    char num[PL_NUMBER_LEN];
+    f->infinite |= isinf(x);
+    fputs(sep, f->fp);
+    fputs(pl_format_short(x, num, sizeof num), f->fp);
+}
+
 /* What pl_json_number puts in place of an infinite number: a string no penlim string holds (its
  * messages escape control characters), which jansson dumps with the escape below; a dump that met
  * the escape looks for the mark in the tree. */

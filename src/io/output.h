@@ -206,6 +206,10 @@ json_t *pl_json_number(double x);
  * of penlim's CSV files reads back exactly, without binary noise such as 1000.0000000000007.  An
  * infinite x makes pl_file_commit refuse the file. */
 void pl_put_number(pl_file *f, const char *sep, double x);
+/* sep, then x as directory names write it (pl_format_short: 1e10, 2e-5, 1500): for the refined
+ * parameter and a study's axes, so that a row and the directory it describes say the same number
+ * (docs/formats.md, "One vocabulary"); it reads back exactly as pl_put_number's. */
+void pl_put_parameter(pl_file *f, const char *sep, double x);
 json_t *pl_json_array(const double *x, size_t n);
 
 #endif

@@ -147,8 +147,7 @@ static const setting sweep_settings[] = {
     {"case_name", CASE_NAME}, {"ndof", COUNT},     {"ncon", COUNT},      {"solution", SOLVER_NAME},
     {"param", REFINED_NAME},  {"runs", RUN_DIRS},  {"labels", WORDS},    {"nq", COUNT},
     {"conv_len", COUNT},      {"nsliding", COUNT}, {"nzeno", COUNT},     {"ncapture", COUNT},
-    {"limit", LIMIT_DIR},     {"accumulation", NUMBER}, {"conv_names", WORDS}, {"conv_predicted", WORDS},
-    {NULL, COUNT}};
+    {"limit", LIMIT_DIR},     {"accumulation", NUMBER}, {NULL, COUNT}};
 
 static const setting compare_settings[] = {
     {"case_name", CASE_NAME}, {"ndof", COUNT},        {"ncon", COUNT},      {"dirs", SOLUTION_DIRS},
@@ -275,18 +274,43 @@ static int config_words(const pl_gp_config *c, const char *name)
     return e && e->kind == PL_GP_STRING && e->text[strspn(e->text, " ")] != '\0';
 }
 
-static void plan_sweep(pl_plot_plan *plan)
+/* A figure's data file, CSV since version 0.3 (docs/formats.md, "Data files for figures"): present,
+ * or an error that says so when the directory holds the former NAME.dat and how to rewrite it. */
+static pl_status need_data(const pl_output *out, const char *name, const char *rewrite, pl_error *err)
 {
+    int fd = open_in(out, name, err);
+    if (fd >= 0) {
+        close(fd);
+        return PL_OK;
+    }
+    char dat[64];
+    snprintf(dat, sizeof dat, "%.*s.dat", (int)(strlen(name) - 4), name);
+    pl_error e;
+    int old = pl_output_open_file(out, dat, &e);
+    if (old < 0)
+        return err->status;
+    close(old);
+    return pl_fail(err, PL_ERR_INPUT, "%s lacks %s: its figures' data are %s, as penlim 0.2 wrote them; %s writes "
+                   "them as CSV", out->root, name, dat, rewrite);
+}
+
+static pl_status plan_sweep(const pl_output *out, pl_plot_plan *plan, pl_error *err)
+{
+    static const char rewrite[] = "penlim sweep --resume with the sweep's options";
     if (config_words(&plan->values, "runs")) {
         plan->figures[plan->n++] = "trajectories";
         plan->figures[plan->n++] = "trajectories_s";
     }
-    if (config_count(&plan->values, "nq") > 0)
+    pl_status s = PL_OK;
+    if (config_count(&plan->values, "nq") > 0 && (s = need_data(out, "convergence.csv", rewrite, err)) == PL_OK)
         plan->figures[plan->n++] = "convergence";
-    if (config_count(&plan->values, "nsliding") > 0)
+    if (s == PL_OK && config_count(&plan->values, "nsliding") > 0 &&
+        (s = need_data(out, "sliding.csv", rewrite, err)) == PL_OK)
         plan->figures[plan->n++] = "sliding";
-    if (config_count(&plan->values, "nzeno") > 0)
+    if (s == PL_OK && config_count(&plan->values, "nzeno") > 0 &&
+        (s = need_data(out, "zeno.csv", rewrite, err)) == PL_OK && (s = need_data(out, "capture.csv", rewrite, err)) == PL_OK)
         plan->figures[plan->n++] = "zeno";
+    return s;
 }
 
 /* A compare directory: its trajectories when some solution has rows, the work-precision plot when
@@ -298,10 +322,9 @@ static pl_status plan_compare(const pl_output *out, pl_plot_plan *plan, pl_error
         plan->figures[plan->n++] = "compare_trajectories_s";
     }
     if (config_words(&plan->values, "distances")) {
-        int fd = open_in(out, "compare_work.dat", err);
-        if (fd < 0)
-            return err->status;
-        close(fd);
+        pl_status s = need_data(out, "compare_work.csv", "penlim compare, run again,", err);
+        if (s != PL_OK)
+            return s;
         plan->figures[plan->n++] = "compare_work";
     }
     return PL_OK;
@@ -416,7 +439,7 @@ pl_status pl_plot_dir_plan(const pl_output *out, const json_t *manifest, pl_plot
     if (command && strcmp(command, "sweep") == 0) {
         plan->config = "plots_config.gp";
         if ((s = read_config(out, manifest, &id, plan->config, sweep_settings, &plan->values, err)) == PL_OK)
-            plan_sweep(plan);
+            s = plan_sweep(out, plan, err);
     } else if (command && strcmp(command, "compare") == 0) {
         plan->config = "compare_config.gp";
         if ((s = read_config(out, manifest, &id, plan->config, compare_settings, &plan->values, err)) == PL_OK)

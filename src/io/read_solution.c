@@ -272,7 +272,7 @@ static pl_status read_trajectory(reader *r, int dir_fd, const char *dir, const c
     ssize_t len = getline(&line, &cap, f);
     if (len > 0)
         pl_hash_add(&tf.hash, line, (size_t)len);
-    int ok = len > 0 && line[len - 1] == '\n' && (line[len - 1] = '\0', strcmp(line, header) == 0), no_memory = 0;
+    int ok = len > 0 && line[len - 1] == '\n' && (line[len - 1] = '\0', pl_header_matches(line, header)), no_memory = 0;
     while (ok && (errno = 0, len = getline(&line, &cap, f)) > 0) {
         pl_hash_add(&tf.hash, line, (size_t)len);
         ok = line[len - 1] == '\n';
@@ -379,8 +379,8 @@ static pl_status read_contacts(reader *r, int dir_fd, const char *dir, const cha
     ssize_t len = no_memory ? -1 : getline(&line, &cap, f);
     if (len > 0)
         pl_hash_add(&cf.hash, line, (size_t)len);
-    if (!no_memory && !(len > 0 && line[len - 1] == '\n' && (line[len - 1] = '\0', strcmp(line, header) == 0)))
-        problem = "not its header (row,t,constraint,G,lambda or impulse)";
+    if (!no_memory && !(len > 0 && line[len - 1] == '\n' && (line[len - 1] = '\0', pl_header_matches(line, header))))
+        problem = "not its header (row,t,constraint,G,force or impulse)";
     while (!problem && !no_memory && (errno = 0, len = getline(&line, &cap, f)) > 0) {
         pl_hash_add(&cf.hash, line, (size_t)len);
         line_no++;

@@ -34,8 +34,24 @@ char *pl_trajectory_header(size_t n, size_t m, int impulses)
     used = append_columns(buf, len, used, "q", n);
     used = append_columns(buf, len, used, "v", n);
     used = append_columns(buf, len, used, "G", m);
-    append_columns(buf, len, used, impulses ? "impulse" : "lambda", m);
+    append_columns(buf, len, used, impulses ? "impulse" : "force", m);
     return buf;
+}
+
+int pl_header_matches(const char *line, const char *header)
+{
+    for (;;) {
+        size_t a = strcspn(line, ","), b = strcspn(header, ",");
+        int same = a == b && memcmp(line, header, a) == 0;
+        if (!same && b >= 5 && strncmp(header, "force", 5) == 0 && a == b + 1 && strncmp(line, "lambda", 6) == 0)
+            same = memcmp(line + 6, header + 5, b - 5) == 0;
+        if (!same)
+            return 0;
+        line += a, header += b;
+        if (!*line || !*header)
+            return !*line && !*header;
+        line++, header++;
+    }
 }
 
 json_t *pl_parameters_json(const pl_model *model)
@@ -299,7 +315,7 @@ json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, 
 
 char *pl_contacts_header(int impulses)
 {
-    const char *header = impulses ? "row,t,constraint,G,impulse" : "row,t,constraint,G,lambda";
+    const char *header = impulses ? "row,t,constraint,G,impulse" : "row,t,constraint,G,force";
     char *copy = malloc(strlen(header) + 1);
     return copy ? strcpy(copy, header) : NULL;
 }

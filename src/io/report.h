@@ -11,11 +11,15 @@
 #include "study/analysis.h"
 #include "study/compare.h"
 
-/* "t,gamma,q1..qn,v1..vn,G1..Gm,lambda1..lambdam" (impulse1..impulsem for a scheme), allocated (free
- * it); NULL if out of memory. */
+/* "t,gamma,q1..qn,v1..vn,G1..Gm,force1..forcem" (impulse1..impulsem for a scheme: docs/formats.md,
+ * "One vocabulary"), allocated (free it); NULL if out of memory. */
 char *pl_trajectory_header(size_t n, size_t m, int impulses);
 /* The header of contacts.csv (sparse contacts: docs/formats.md, "Contacts"), malloc'd. */
 char *pl_contacts_header(int impulses);
+/* Whether a header line read back is `header`, or `header` with the name the force columns had up
+ * to version 0.2 (lambdaK for forceK, lambda for force): the runs of an older directory stay
+ * reusable by --resume. */
+int pl_header_matches(const char *line, const char *header);
 
 json_t *pl_parameters_json(const pl_model *model);
 /* What every summary starts with: case, status (and error), parameters, contact law. */

@@ -102,8 +102,9 @@ static int log_axis(const axis *a)
 static int log_quantity(const char *name)
 {
     size_t len = strlen(name);
+    /* the distances (docs/formats.md, "One vocabulary"; limit_* and s_distance their names up to 0.2) */
     return (len > 6 && strcmp(name + len - 6, "_error") == 0) || strncmp(name, "limit_", 6) == 0 ||
-           strncmp(name, "s_distance", 10) == 0;
+           strstr(name, "s_distance") || strncmp(name, "sup_q", 5) == 0 || strcmp(name, "l1_v") == 0;
 }
 
 static pl_status read_axes(const char *where, const json_t *j, pl_study_plots *p, pl_error *err)

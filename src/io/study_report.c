@@ -26,7 +26,7 @@ static pl_status write_study_csv(pl_output *out, const pl_study *st, pl_error *e
         const pl_study_run_result *res = &st->run[r];
         fprintf(f.fp, "%zu,%zu,%zu", r, st->run_point[r], st->run_limit[r]);
         for (size_t a = 0; a < st->naxes; a++)
-            pl_put_number(&f, ",", pl_study_value(st, a, r));
+            pl_put_parameter(&f, ",", pl_study_value(st, a, r));
         if (fixed_step)
             pl_put_number(&f, ",", res->h_used);
         fprintf(f.fp, ",%s", res->status == PL_OK ? "ok" : "failed");
@@ -65,8 +65,8 @@ static json_t *values_json(const pl_study *st, size_t r, int with_refined)
 
 static const char *const quantity_names[PL_SWEEP_NQ] = {
     "first_impact_time", "restitution_first", "scaled_penetration_first", "capture_time",
-    "accumulation_estimate", "lift_off_first", "sliding_force_error", "s_distance", "limit_sup_q",
-    "limit_sup_q_outside_zeno", "limit_l1_v", "limit_s_distance", "impact_time_error", "impact_velocity_error"};
+    "accumulation_estimate", "lift_off_first", "sliding_force_error", "successive_s_distance", "sup_q",
+    "sup_q_outside_zeno", "l1_v", "s_distance_q", "impact_time_error", "impact_velocity_error"};
 
 static json_t *study_json(const pl_study *st)
 {

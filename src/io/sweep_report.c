@@ -99,7 +99,7 @@ static pl_status write_sweep_csv(pl_output *out, const pl_sweep *sw, pl_error *e
         const pl_solution *r = &sw->runs[k];
         double row[PL_SWEEP_ROW];
         pl_sweep_row(sw, k, row);
-        pl_put_number(&f, "", sw->param[k]);
+        pl_put_parameter(&f, "", sw->param[k]);
         fprintf(f.fp, ",%s", r->status == PL_OK ? "ok" : "failed");
         pl_put_sweep_row(&f, row);
         if (pl_solver_can(sw->solver, PL_SOLVER_FIXED_STEP))
@@ -131,7 +131,7 @@ static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n
         for (size_t e = 0; e < r->nepisodes; e++) {
             const pl_episode *ep = &r->episodes[e];
             const pl_episode_info *in = &a->info[e];
-            pl_put_number(&f, "", sw->param[k]);
+            pl_put_parameter(&f, "", sw->param[k]);
             fprintf(f.fp, ",%zu,%zu,%s", e + 1, ep->constraint + 1, pl_episode_kind_name(in->kind));
             const double head[] = {ep->t_in, ep->t_out, in->duration, ep->gdot_in, ep->gdot_out,
                                    in->restitution, in->dv_normal};
@@ -300,7 +300,7 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
                                       "impact_time_error and impact_velocity_error of every run are taken over them"));
     }
     PL_JSON_SET(o, "limit", lim);
-    PL_JSON_SET(o, "s_distance", json_pack("{s:o, s:o, s:s}", "q", pl_json_array(sw->s_dist_q, sw->n),
+    PL_JSON_SET(o, "successive_s_distance", json_pack("{s:o, s:o, s:s}", "q", pl_json_array(sw->s_dist_q, sw->n),
                                                    "v", pl_json_array(sw->s_dist_v, sw->n), "between",
                                                    "run k and run k+1, in the time s (null for the last run)"));
     return o;
@@ -308,12 +308,17 @@ static json_t *sweep_json(const pl_model *model, const pl_sweep *sw)
 
 /* ---- plot data ----------------------------------------------------------------------------- */
 
-static pl_status write_convergence_dat(pl_output *out, const pl_sweep *sw, int *blocks, int *title_len, pl_error *err)
+/* The figures' data: CSV with a header, a block of rows per series, blocks separated by two blank
+ * lines for gnuplot's `index` (CSV readers skip them), a column naming the series (docs/formats.md,
+ * "Data files for figures"). */
+
+static pl_status write_convergence_csv(pl_output *out, const pl_sweep *sw, int *blocks, int *title_len, pl_error *err)
 {
     pl_file f;
-    pl_status s = pl_file_open(&f, out, NULL, "convergence.dat", err);
+    pl_status s = pl_file_open(&f, out, NULL, "convergence.csv", err);
     if (s != PL_OK)
         return s;
+    fprintf(f.fp, "quantity,%s,error,fit,rate,rate_se,predicted_rate,reference\n", sw->param_name);
     *blocks = 0;
     *title_len = 0;
     for (int q = 0; q < PL_SWEEP_NQ; q++) {
@@ -332,71 +337,112 @@ static pl_status write_convergence_dat(pl_output *out, const pl_sweep *sw, int *
                            pl_reference_name(Q->conv.reference));
         if (len > *title_len)
             *title_len = len; /* the key's column width */
-        fprintf(f.fp, "%s\"%s\" %s fit\n", *blocks ? "\n\n" : "", title, sw->param_name);
+        if (*blocks)
+            fputs("\n\n", f.fp);
         for (size_t j = 0; j < sw->n; j++)
-            if (isfinite(Q->errors[j]) && Q->errors[j] != 0.0)
-                fprintf(f.fp, "%.10g %.10g %.10g\n", sw->param[j], fabs(Q->errors[j]),
-                        exp(c - Q->conv.rate * log(sw->x[j])));
+            if (isfinite(Q->errors[j]) && Q->errors[j] != 0.0) {
+                fputs(Q->name, f.fp);
+                pl_put_parameter(&f, ",", sw->param[j]);
+                pl_put_number(&f, ",", fabs(Q->errors[j]));
+                pl_put_number(&f, ",", exp(c - Q->conv.rate * log(sw->x[j])));
+                pl_put_number(&f, ",", Q->conv.rate);
+                pl_put_number(&f, ",", Q->conv.rate_se);
+                pl_put_number(&f, ",", isfinite(Q->predicted_rate) ? Q->predicted_rate : NAN);
+                fprintf(f.fp, ",%s\n", pl_reference_name(Q->conv.reference));
+            }
         (*blocks)++;
     }
     return pl_file_commit(&f, err);
 }
 
-static pl_status write_sliding_dat(pl_output *out, const pl_sweep *sw, int *blocks, pl_error *err)
+static pl_status write_sliding_csv(pl_output *out, const pl_sweep *sw, int *blocks, pl_error *err)
 {
     pl_file f;
-    pl_status s = pl_file_open(&f, out, NULL, "sliding.dat", err);
+    pl_status s = pl_file_open(&f, out, NULL, "sliding.csv", err);
     if (s != PL_OK)
         return s;
+    fprintf(f.fp, "%s,episode,constraint,t,mu_G,sliding_force\n", sw->param_name);
     *blocks = 0;
     for (size_t k = 0; k < sw->n; k++) {
         const pl_table *t = &sw->analysis[k].sliding;
         if (sw->runs[k].status != PL_OK || t->nrows == 0)
             continue;
-        char label[64];
-        pl_plot_label(sw->param_name, sw->param[k], label, sizeof label);
-        fprintf(f.fp, "%s\"%s\" constraint muG Fsm\n", *blocks ? "\n\n" : "", label);
+        if (*blocks)
+            fputs("\n\n", f.fp);
         for (size_t r = 0; r < t->nrows; r++) {
-            const double *x = pl_table_row(t, r);
+            const double *x = pl_table_row(t, r); /* t, constraint, mu G, F^sm, episode */
             if (r > 0 && x[4] != pl_table_row(t, r - 1)[4])
                 fputc('\n', f.fp); /* a new episode: break the line in the plot */
-            fprintf(f.fp, "%.12g %.0f %.10g %.10g\n", x[0], x[1], x[2], x[3]);
+            pl_put_parameter(&f, "", sw->param[k]);
+            fprintf(f.fp, ",%.0f,%.0f", x[4], x[1]);
+            pl_put_number(&f, ",", x[0]);
+            pl_put_number(&f, ",", x[2]);
+            pl_put_number(&f, ",", x[3]);
+            fputc('\n', f.fp);
         }
         (*blocks)++;
     }
     return pl_file_commit(&f, err);
 }
 
-static pl_status write_zeno_dat(pl_output *out, const pl_sweep *sw, int *blocks, pl_error *err)
+static pl_status write_zeno_csv(pl_output *out, const pl_sweep *sw, int *blocks, pl_error *err)
 {
     pl_file f;
-    pl_status s = pl_file_open(&f, out, NULL, "zeno.dat", err);
+    pl_status s = pl_file_open(&f, out, NULL, "zeno.csv", err);
     if (s != PL_OK)
         return s;
+    fprintf(f.fp, "%s,impact,t_in,abs_gdot_in,gdot_out\n", sw->param_name);
     *blocks = 0;
     for (size_t k = 0; k < sw->n; k++) {
         const pl_solution *r = &sw->runs[k];
         const pl_analysis *a = &sw->analysis[k];
         if (r->status != PL_OK || a->impacts == 0)
             continue;
-        char label[64];
-        pl_plot_label(sw->param_name, sw->param[k], label, sizeof label);
-        fprintf(f.fp, "%s\"%s\" t_in gdot_in gdot_out\n", *blocks ? "\n\n" : "", label);
+        if (*blocks)
+            fputs("\n\n", f.fp);
         for (size_t e = 0; e < a->impacts; e++) {
             const pl_event *ev = &a->impact[e].event;
-            fprintf(f.fp, "%zu %.12g %.10g %.10g\n", e + 1, ev->t, fabs(ev->gdot_before), ev->gdot_after);
+            pl_put_parameter(&f, "", sw->param[k]);
+            fprintf(f.fp, ",%zu", e + 1);
+            pl_put_number(&f, ",", ev->t);
+            pl_put_number(&f, ",", fabs(ev->gdot_before));
+            pl_put_number(&f, ",", ev->gdot_after);
+            fputc('\n', f.fp);
         }
         (*blocks)++;
     }
     s = pl_file_commit(&f, err);
     if (s != PL_OK)
         return s;
-    if ((s = pl_file_open(&f, out, NULL, "capture.dat", err)) != PL_OK)
+    if ((s = pl_file_open(&f, out, NULL, "capture.csv", err)) != PL_OK)
         return s;
-    fprintf(f.fp, "# %s capture_time accumulation_estimate impacts_before_capture\n", sw->param_name);
-    for (size_t k = 0; k < sw->n; k++)
-        fprintf(f.fp, "%.10g %.12g %.12g %zu\n", sw->param[k], sw->q[PL_Q_CAPTURE_TIME].values[k],
-                sw->q[PL_Q_ACCUMULATION_ESTIMATE].values[k], sw->analysis[k].impacts_before_capture);
+    fprintf(f.fp, "%s,capture_time,accumulation_estimate,impacts_before_capture\n", sw->param_name);
+    for (size_t k = 0; k < sw->n; k++) {
+        pl_put_parameter(&f, "", sw->param[k]);
+        pl_put_number(&f, ",", sw->q[PL_Q_CAPTURE_TIME].values[k]);
+        pl_put_number(&f, ",", sw->q[PL_Q_ACCUMULATION_ESTIMATE].values[k]);
+        fprintf(f.fp, ",%zu\n", sw->analysis[k].impacts_before_capture);
+    }
+    return pl_file_commit(&f, err);
+}
+
+/* impact_errors.csv: the table's rows, its first column the refined parameter. */
+static pl_status write_impact_errors_csv(pl_output *out, const pl_sweep *sw, pl_error *err)
+{
+    pl_file f;
+    pl_status s = pl_file_open(&f, out, NULL, "impact_errors.csv", err);
+    if (s != PL_OK)
+        return s;
+    fprintf(f.fp, "%s,constraint,limit_impact,run_impact,t_limit,t_run,time_error,velocity_error,centre,window,common\n",
+            sw->param_name);
+    const pl_table *t = &sw->impact_errors;
+    for (size_t r = 0; r < t->nrows; r++) {
+        const double *row = pl_table_row(t, r);
+        pl_put_parameter(&f, "", row[0]);
+        for (size_t c = 1; c < t->ncol; c++)
+            pl_put_number(&f, ",", row[c]);
+        fputc('\n', f.fp);
+    }
     return pl_file_commit(&f, err);
 }
 
@@ -439,22 +485,6 @@ static pl_status write_plot_config(pl_output *out, const pl_model *model, const 
     for (size_t k = 0; k < sw->n; k++)
         ncapture += isfinite(sw->q[PL_Q_CAPTURE_TIME].values[k]);
     pl_gp_put_int(f.fp, "nq", nq);
-    /* the convergence figure's panels: each block's quantity and the rate its law predicts */
-    int first_q = 1, first_rate = 1;
-    pl_gp_begin_words(f.fp, "conv_names");
-    for (int q = 0; q < PL_SWEEP_NQ; q++)
-        if (!isnan(sw->q[q].conv.rate))
-            pl_gp_put_word(f.fp, sw->q[q].name, &first_q);
-    pl_gp_end_words(f.fp);
-    pl_gp_begin_words(f.fp, "conv_predicted");
-    for (int q = 0; q < PL_SWEEP_NQ; q++)
-        if (!isnan(sw->q[q].conv.rate)) {
-            char rate[32];
-            double p = sw->q[q].predicted_rate;
-            snprintf(rate, sizeof rate, isfinite(p) && p > 0 ? "%.4g" : "NaN", p);
-            pl_gp_put_word(f.fp, rate, &first_rate);
-        }
-    pl_gp_end_words(f.fp);
     pl_gp_put_int(f.fp, "conv_len", conv_len);
     pl_gp_put_int(f.fp, "nsliding", nsliding);
     pl_gp_put_int(f.fp, "nzeno", nzeno);
@@ -479,24 +509,19 @@ pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *
 {
     pl_status s;
     if (sw->has_limit) {
-        char header[128];
-        snprintf(header, sizeof header, "%s,constraint,limit_impact,run_impact,t_limit,t_run,time_error,velocity_error,centre,window,"
-                 "common",
-                 sw->param_name);
         /* a limit solution read back from an earlier sweep keeps its files, as a reused run */
         if ((!sw->limit_reused &&
              ((s = pl_output_make_dir(out, "limit", err)) != PL_OK ||
               (s = pl_write_solution(out, "limit", model, &sw->limit, &sw->limit_analysis, budget, err)) != PL_OK)) ||
-            (s = pl_write_csv_within(out, NULL, "impact_errors.csv", header, &sw->impact_errors, NULL,
-                                     sw->impact_errors.ncol, budget, err)) != PL_OK)
+            (s = write_impact_errors_csv(out, sw, err)) != PL_OK)
             return s;
     }
     int nq, conv_len, nsliding, nzeno;
     if ((s = write_sweep_csv(out, sw, err)) != PL_OK ||
         (s = write_episodes_csv(out, sw, model->n, budget, err)) != PL_OK ||
-        (s = write_convergence_dat(out, sw, &nq, &conv_len, err)) != PL_OK ||
-        (s = write_sliding_dat(out, sw, &nsliding, err)) != PL_OK ||
-        (s = write_zeno_dat(out, sw, &nzeno, err)) != PL_OK ||
+        (s = write_convergence_csv(out, sw, &nq, &conv_len, err)) != PL_OK ||
+        (s = write_sliding_csv(out, sw, &nsliding, err)) != PL_OK ||
+        (s = write_zeno_csv(out, sw, &nzeno, err)) != PL_OK ||
         (s = write_plot_config(out, model, sw, nq, conv_len, nsliding, nzeno, err)) != PL_OK)
         return s;
     return pl_write_json_within(out, NULL, "sweep.json", sweep_json(model, sw), budget, err);
@@ -509,8 +534,8 @@ pl_status pl_sweep_files(const char *param_name, const double *values, size_t n,
 {
     static const char *const solution_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json",
                                                  "contacts.csv"};
-    static const char *const data_files[] = {"sweep.csv", "episodes.csv", "convergence.dat", "sliding.dat",
-                                             "zeno.dat", "capture.dat", "plots_config.gp", "sweep.json"};
+    static const char *const data_files[] = {"sweep.csv", "episodes.csv", "convergence.csv", "sliding.csv",
+                                             "zeno.csv", "capture.csv", "plots_config.gp", "sweep.json"};
     char path[PATH_MAX], sub[128];
     pl_status s = PL_OK;
     for (size_t k = 0; s == PL_OK && k < n; k++) {

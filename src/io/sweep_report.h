@@ -14,7 +14,7 @@
 #define PL_SWEEP_ROW_HEADER                                                                                        \
     "episodes,impacts,impacts_before_capture,first_impact_time,capture_time,accumulation_estimate,"               \
     "contraction_ratio,restitution_first,scaled_penetration_first,lift_off_first,sliding_force_error,"            \
-    "s_distance_q,s_distance_v,limit_sup_q,limit_sup_q_outside_zeno,limit_l1_v,limit_s_distance,"                 \
+    "successive_s_distance_q,successive_s_distance_v,sup_q,sup_q_outside_zeno,l1_v,s_distance_q,"                 \
     "impact_time_error,impact_velocity_error,impacts_matched,impacts_missing,impacts_absorbed,impacts_excluded,"  \
     "impacts_extra,steps,rhs_evals,wall_seconds"
 void pl_sweep_row(const pl_sweep *sw, size_t k, double row[PL_SWEEP_ROW]);

@@ -88,6 +88,8 @@ pl_status pl_comparison_run(const pl_model *model, pl_comparison_item *items, si
     /* The limit solution once, each solution's budget from its own start, its analysis included. */
     pl_solve_opts lo = opts->limit;
     pl_solve_opts_count_from(&lo, pl_now_seconds());
+    if (opts->progress)
+        opts->progress("limit", 0, 1, 0, opts->user);
     solve(opts, PL_COMPARISON_LIMIT, &pl_solver_limit, model, &lo, &c->limit);
     pl_status s = pl_measure_solution(model, &c->limit, &(pl_budget){lo.max_seconds, lo.started}, NULL, 0,
                                       &c->limit_analysis, &c->limit_traj, NULL, NULL, &compared, &e);
@@ -97,6 +99,10 @@ pl_status pl_comparison_run(const pl_model *model, pl_comparison_item *items, si
     }
     c->has_limit = c->limit.status == PL_OK;
     c->failures = !c->has_limit;
+    if (opts->progress) {
+        opts->progress("limit", 1, 1, c->failures, opts->user);
+        opts->progress("solutions", 0, n, 0, opts->user);
+    }
     pl_analysed ref = {&c->limit, &c->limit_analysis, &c->limit_traj};
     for (size_t k = 0; k < n; k++) {
         pl_comparison_item *it = &items[k];
@@ -116,8 +122,17 @@ pl_status pl_comparison_run(const pl_model *model, pl_comparison_item *items, si
             it->sol.error = e;
         }
         c->failures += it->sol.status != PL_OK;
+        if (opts->progress)
+            opts->progress("solutions", k + 1, n, c->failures - !c->has_limit, opts->user);
     }
-    return c->has_limit ? assess_families(model, items, n, c->limit_analysis.impacts, c, err) : PL_OK;
+    if (!c->has_limit)
+        return PL_OK;
+    if (opts->progress)
+        opts->progress("analysis", 0, 1, 0, opts->user);
+    s = assess_families(model, items, n, c->limit_analysis.impacts, c, err);
+    if (opts->progress)
+        opts->progress("analysis", 1, 1, 0, opts->user);
+    return s;
 }
 
 void pl_comparison_free(pl_comparison *c)

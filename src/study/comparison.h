@@ -35,6 +35,10 @@ typedef struct {
      * (in another process, say), as pl_sweep_opts.solve. */
     pl_status (*solve)(size_t k, const pl_solver_type *solver, const pl_solve_opts *o, pl_solution *sol,
                        pl_error *err, void *user);
+    /* Optional: the phases as they advance, as pl_sweep_opts.progress: "limit" (0 then 1 of 1),
+     * "solutions" (done of total, failed of them: solved or read, analysed, measured), "analysis"
+     * (the families: 0 then 1 of 1). */
+    void (*progress)(const char *phase, size_t done, size_t total, size_t failed, void *user);
     void *user;
 } pl_comparison_opts;
 

@@ -108,7 +108,7 @@ typedef struct {
     pl_sweep *sw;
     int refined; /* index of the refined option */
     pthread_mutex_t lock;
-    size_t next, done;
+    size_t next, done, failed;
     int *finished;          /* run k is complete (solved, analysed, measured, written) */
 } pool;
 
@@ -191,8 +191,9 @@ static void *worker(void *arg)
             p->opts->run_done(p->sw, k, p->opts->user);
         p->finished[k] = 1;
         after_run(p, k);
+        p->failed += p->sw->runs[k].status != PL_OK;
         if (p->opts->progress)
-            p->opts->progress(p->done, p->sw->n, p->opts->user);
+            p->opts->progress("runs", p->done, p->sw->n, p->failed, p->opts->user);
         pthread_mutex_unlock(&p->lock);
     }
 }
@@ -227,16 +228,16 @@ static const struct {
     [PL_Q_SLIDING_FORCE_ERROR] = {"sliding_force_error",
                                   "sup |mu G - F^sm| over sustained contacts, after the entry transient", PL_LIMIT_COUNT,
                                   SCALE_FORCE},
-    [PL_Q_S_DISTANCE] = {"s_distance", "sup over s of |q^mu - q^mu'| for the next mu' of the sweep",
+    [PL_Q_S_DISTANCE] = {"successive_s_distance", "sup over s of |q^mu - q^mu'| for the next mu' of the sweep",
                          PL_LIMIT_COUNT, SCALE_LENGTH},
-    [PL_Q_LIMIT_SUP_Q] = {"limit_sup_q", "sup over [0, T] of |q^mu - q| against the limit solution", PL_LIMIT_COUNT,
+    [PL_Q_LIMIT_SUP_Q] = {"sup_q", "sup over [0, T] of |q^mu - q| against the limit solution", PL_LIMIT_COUNT,
                           SCALE_LENGTH},
-    [PL_Q_LIMIT_SUP_Q_OUTSIDE] = {"limit_sup_q_outside_zeno",
+    [PL_Q_LIMIT_SUP_Q_OUTSIDE] = {"sup_q_outside_zeno",
                                   "the same outside the window around the Zeno point (see zeno_window)",
                                   PL_LIMIT_COUNT, SCALE_LENGTH},
-    [PL_Q_LIMIT_L1_V] = {"limit_l1_v", "integral over [0, T] of |v^mu - v| against the limit solution",
+    [PL_Q_LIMIT_L1_V] = {"l1_v", "integral over [0, T] of |v^mu - v| against the limit solution",
                          PL_LIMIT_COUNT, SCALE_IMPULSE},
-    [PL_Q_LIMIT_S_DISTANCE] = {"limit_s_distance", "sup over s of |q^mu - q| against the limit solution in s",
+    [PL_Q_LIMIT_S_DISTANCE] = {"s_distance_q", "sup over s of |q^mu - q| against the limit solution in s",
                                PL_LIMIT_COUNT, SCALE_LENGTH},
     [PL_Q_IMPACT_TIME_ERROR] = {"impact_time_error",
                                 "max of |t^mu - t| over the limit impacts paired in every run that pairs any",
@@ -683,7 +684,8 @@ static pl_status match_across_runs(pl_sweep *sw, pl_error *err)
 double pl_default_h(const pl_model *model, double t_end, double k)
 {
     double T = pl_model_time_scale(model); /* V/A, or the case's forcing time */
-    return fmin(pow(10.0, -1.2 - k) * T, t_end / pow(10.0, 1.0 + k));
+    /* on round values (docs/methods.md, "Default grids") */
+    return pl_round_125(fmin(pow(10.0, -1.2 - k) * T, t_end / pow(10.0, 1.0 + k)));
 }
 
 pl_status pl_sweep_default_grid(const pl_solver_type *solver, const pl_model *model, double t_end, double **values,
@@ -764,8 +766,15 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
     /* The integration noise of a scheme is round-off: its steps are exact up to the LCP's. */
     sw->noise_rtol = irtol >= 0 ? opts->base.option[irtol] : 1e-13;
     sw->zeno_window[0] = sw->zeno_window[1] = NAN;
-    if (opts->with_limit)
+    if (opts->with_limit) {
+        if (opts->progress)
+            opts->progress("limit", 0, 1, 0, opts->user);
         solve_limit(model, opts, sw);
+        if (opts->progress)
+            opts->progress("limit", 1, 1, sw->has_limit ? 0 : 1, opts->user);
+    }
+    if (opts->progress)
+        opts->progress("runs", 0, n, 0, opts->user);
 
     for (size_t k = 0; k < n; k++)
         sw->s_dist_q[k] = sw->s_dist_v[k] = NAN;
@@ -795,6 +804,8 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
     for (size_t k = 0; k < n; k++)
         sw->failures += sw->runs[k].status != PL_OK;
     free(p.finished);
+    if (opts->progress)
+        opts->progress("analysis", 0, 1, 0, opts->user);
     if (sw->has_limit && (s = match_across_runs(sw, err)) != PL_OK)
         return s;
     int accumulate = pl_laws_bounces_accumulate(model->law, model->m);
@@ -871,6 +882,8 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
     }
     impacts_per_decade(model, sw);
     capture_growth(model, sw);
+    if (opts->progress)
+        opts->progress("analysis", 1, 1, 0, opts->user);
     return PL_OK;
 }
 

@@ -63,8 +63,10 @@ typedef struct {
     int jobs;
     int with_limit;     /* also compute the limit solution and measure every run against it */
     double limit_rtol;  /* its tolerance (0: 1e-12) */
-    /* Called after each run completes, serialized; may be NULL. */
-    void (*progress)(size_t done, size_t total, void *user);
+    /* The phases as they advance, serialized; may be NULL: "limit" (0 of 1 before the limit
+     * solution, 1 of 1 after it), "runs" (after each run: done of total, failed of them), "analysis"
+     * (0 of 1 before the measures across the runs, 1 of 1 after). */
+    void (*progress)(const char *phase, size_t done, size_t total, size_t failed, void *user);
     /* Optional, called from the worker threads (and once for the limit solution, k =
      * PL_SWEEP_LIMIT): fill sol with run k's solution from an earlier sweep, solved with the
      * options o (the refined one set: sw->param[k]), and return 1, or return 0 to solve it. */
@@ -135,10 +137,10 @@ pl_status pl_parse_grid(const char *text, const char *what, double **values, siz
  * (1e2:1e10:9 gives 1e3, not 1000.0000000000007): the points of "A:B:N". */
 void pl_grid_geometric(double a, double b, long k, double *v);
 
-/* The h of a scheme by default, k = 0, 0.5, 1, ...: h = 10^(-1.2 - k) T, at most t-end/10^(1 + k), T
- * the case's time scale (V/A, or its forcing time: pl_model_time_scale; not a power of ten of it,
- * which for the ball is the first impact time and would put impacts exactly on steps).  A sweep
- * takes k = 3, 2.5, ..., 0; compare k = 0, 1, 2 (or a sweep's). */
+/* The h of a scheme by default, k = 0, 0.5, 1, ...: 10^(-1.2 - k) T, at most t-end/10^(1 + k), T
+ * the case's time scale (V/A, or its forcing time: pl_model_time_scale), rounded to the nearest 1,
+ * 2 or 5 x 10^j (pl_round_125; docs/methods.md, "Default grids").  A sweep takes k = 3, 2.5, ...,
+ * 0; compare k = 0, 1, 2 (or a sweep's). */
 double pl_default_h(const pl_model *model, double t_end, double k);
 
 /* The default grid of a sweep of the solver's refined option: mu = 1e2 ... 1e10 (9 values, for a

@@ -172,7 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     write_file("plots_config.gp", config, config_len);
     write_file("compare_config.gp", config, config_len);
     write_file("trajectory.csv", traj, traj_len);
-    write_file("compare_work.dat", NULL, 0);
+    write_file("compare_work.csv", NULL, 0);
     pl_output out;
     pl_output_init(&out, dir, 0600, NULL);
     if (pl_output_open(&out, &err) != PL_OK) /* the directory's descriptor, through which its files are read */
