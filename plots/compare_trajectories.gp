@@ -72,7 +72,10 @@ do for [fmt in formats] {
             if (nv_ > 0) {
                 # down to round-off of the largest (1e-14 of it): below, the panel would show noise
                 set yrange [mx_ * 1e-14 : mx_ * 3]
-                plot for [k=1:nsol] 'compare_deviation.csv' \
+                # the family's members only (labels come grouped by family): each reads the file once
+                k_lo = 0; k_hi = -1
+                do for [k=1:nsol] { if (sol_fam[k] eq fam) { k_hi = k; if (k_lo == 0) { k_lo = k } } }
+                plot for [k=k_lo:k_hi] 'compare_deviation.csv' \
                     using 2:(sol_fam[k] eq fam && strcol(1) eq word(labels, k) && column(3) > 0 ? column(3) : NaN) \
                     with lines lc rgb sol_colour(k) dt sol_dash(k) lw 1.5 notitle
             } else {

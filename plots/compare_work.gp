@@ -46,14 +46,21 @@ do for [fmt in formats] {
         stats 'compare.csv' using (strcol(col_solver) ne 'limit' && column(dist) == column(dist) && column(dist) > mx_ ? \
             (mx_ = column(dist), 0) : 0) nooutput
         floor_d = 1e-12 * mx_
-        note_ = ''
-        stats 'compare.csv' using (why_ = strcol(col_solver) eq 'limit' ? '' : \
+        # the note: per family and reason, how many solutions are not drawn ("Paoli: 7 at round-off")
+        why(dummy) = strcol(col_solver) eq 'limit' ? '' : \
             (strcol(col_status) ne 'ok' ? 'failed' : (column(col_wall) != column(col_wall) ? 'no cost' : \
-            (column(dist) != column(dist) ? 'no value' : (column(dist) < floor_d ? 'at round-off' : '')))), \
-            note_ = note_.(why_ ne '' ? (note_ eq '' ? '' : '; ').row_name(0).' ('.why_.')' : ''), 0) nooutput
+            (column(dist) != column(dist) ? 'no value' : (column(dist) < floor_d ? 'at round-off' : ''))))
+        note_ = ''
+        do for [f=1:words(families)] {
+            do for [r in "'failed' 'no cost' 'no value' 'at round-off'"] {
+                n_ = 0
+                stats 'compare.csv' using (strcol(col_solver) eq word(families, f) && why(0) eq r ? (n_ = n_ + 1, 0) : 0) nooutput
+                if (n_ > 0) { note_ = note_.(note_ eq '' ? '' : "\n").sprintf('%s: %d %s', solver_words(word(families, f)), n_, r) }
+            }
+        }
         drawn(dummy) = column(col_wall) == column(col_wall) && column(dist) >= floor_d ? column(dist) : NaN
         if (note_ ne '') {
-            set label 5 'not drawn: '.note_ at graph 0.01, graph 0.05 left front font ',8'
+            set label 5 "not drawn:\n".note_ at graph 0.98, graph 0.95 right front font ',8'
         }
         if (mx_ > 0) {
             set yrange [*:*]

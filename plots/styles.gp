@@ -67,7 +67,7 @@ key_cmd(rows, kpx, H) = sprintf("set key at screen 0.5, %.5f center top vertical
 # titles.  A name not in the table is drawn as it is written, its underscores as spaces, in plain
 # text (study columns such as final_q1).
 # One row per quantity: q_def(name, symbol, L, T, kind, words).
-q_count = 44
+q_count = 47
 array q_name[q_count]
 array q_sym[q_count]
 array q_L[q_count]
@@ -116,6 +116,9 @@ q_ = q_def('impacts_before_capture'  , 'impacts before capture', 0, 0, 4, 'impac
 q_ = q_def('steps'                   , 'steps', 0, 0, 0, 'steps')
 q_ = q_def('rhs_evals'               , 'right-hand-side evaluations', 0, 0, 0, 'right-hand-side evaluations')
 q_ = q_def('wall_seconds'            , 'wall time', 0, 1, 0, 'wall time')
+q_ = q_def('final_t'                 , 'T', 0, 1, 1, 'final time')
+q_ = q_def('final_q'                 , 'q(T)', 1, 0, 3, 'final position')
+q_ = q_def('final_v'                 , 'v(T)', 1, -1, 2, 'final velocity')
 # the names of penlim 0.2's sweeps (limit_*), in directories written then
 q_ = q_def('limit_sup_q'             , '|q - q_{lim}|_∞', 1, 0, 3, 'distance to the limit')
 q_ = q_def('limit_sup_q_outside_zeno', '|q - q_{lim}|_∞ outside Zeno', 1, 0, 3, 'distance to the limit outside Zeno')
@@ -135,8 +138,10 @@ spaced(s) = strstrt(s, '_') == 0 ? s : s[1:strstrt(s, '_') - 1].' '.spaced(s[str
 stem_len(s) = (sl_ = strlen(s), sum [k_=1:strlen(s)] (sl_ > 1 && strstrt('0123456789', s[sl_:sl_]) > 0 ? (sl_ = sl_ - 1, 0) : 0), sl_)
 stem(s) = s[1:stem_len(s)]
 suffix(s) = stem_len(s) < strlen(s) ? s[stem_len(s) + 1:] : ''
+# (a symbol of a time, "q(T)", takes the index before it: "q_{1}(T)")
+with_index(sy, i) = strstrt(sy, '(') > 1 ? sy[1:strstrt(sy, '(') - 1].'_{'.i.'}'.sy[strstrt(sy, '('):] : sy.'_{'.i.'}'
 sym(name) = q_index(name) > 0 ? q_sym[q_index(name)] : \
-    (suffix(name) ne '' && q_index(stem(name)) > 0 ? q_sym[q_index(stem(name))].'_{'.suffix(name).'}' : spaced(name))
+    (suffix(name) ne '' && q_index(stem(name)) > 0 ? with_index(q_sym[q_index(stem(name))], suffix(name)) : spaced(name))
 words_of(name) = q_index(name) > 0 ? q_words[q_index(name)] : \
     (q_index(stem(name)) > 0 ? q_words[q_index(stem(name))].' '.suffix(name) : spaced(name))
 q_kind_of(name) = q_index(name) > 0 ? q_kind[q_index(name)] : 0
