@@ -16,7 +16,7 @@
 
 typedef struct {
     char panel[16];
-    char style[160];
+    char style[256];
 } element;
 
 /* The value of attr='...' (or "...") in [from, to) into buf; "" if absent. */
