@@ -78,7 +78,7 @@ static void test_ball(void)
 
 /* The default values against their rule: mu = 1e4, 1e6, 1e8 (refining: 1e2 ... 1e10); h = 10^(-1.2 - k)
  * T, T = sqrt(2 h0/g) for the ball dropped from rest, k = 0, 1, 2 (refining: 0, 0.5, ..., 3), each
- * rounded to 1, 2 or 5 x 10^j. */
+ * rounded up to 1, 2 or 5 x 10^j. */
 static void test_defaults(void)
 {
     pl_error err;
@@ -91,10 +91,10 @@ static void test_defaults(void)
     CHECK(pl_comparison_defaults(&pl_solver_penalty, &m, 10.0, 1, v) == 9, "9 mu refining");
     for (size_t j = 0; j < 9; j++)
         CHECK(v[j] == pow(10.0, 2.0 + (double)j), "mu %zu = %g", j, v[j]);
-    /* T = 0.894: 10^-1.2 T = 0.0564 -> 0.05, 10^-1.7 T = 0.0178 -> 0.02, ... (round: docs/methods.md,
-     * "Default grids") */
+    /* T = 0.894: 10^-1.2 T = 0.0564 -> 0.1, 10^-1.7 T = 0.0178 -> 0.02, ... (rounded up:
+     * docs/methods.md, "Default grids") */
     CHECK(pl_comparison_defaults(&pl_solver_paoli, &m, 10.0, 0, v) == 3, "3 h");
-    static const double three[] = {0.05, 0.005, 0.0005}, seven[] = {0.05, 0.02, 0.005, 0.002, 0.0005, 0.0002, 5e-5};
+    static const double three[] = {0.1, 0.01, 0.001}, seven[] = {0.1, 0.02, 0.01, 0.002, 0.001, 0.0002, 1e-4};
     for (size_t j = 0; j < 3; j++)
         CHECK(v[j] == three[j], "h %zu = %.17g, want %g (10^(-1.2 - %zu) T = %.4g, rounded)", j, v[j], three[j], j,
               pow(10.0, -1.2 - (double)j) * T);

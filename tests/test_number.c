@@ -149,5 +149,16 @@ int main(int argc, char **argv)
     /* the mix reaches both classes, so the counts above say something */
     CHECK(count < 100000 || (counts[0][REF_SUBNORMAL] > 0 && counts[0][REF_POWER_OF_2] > 0),
           "the sample has subnormals and powers of 2 that differ");
+    /* Round values for default grids: 1, 2 or 5 x 10^k at or above x, or at or below it, as decimals. */
+    CHECK(pl_round_125(0.028489215748638493, 1) == 0.05 && pl_round_125(0.028489215748638493, 0) == 0.02,
+          "0.0285: up 0.05, down 0.02");
+    CHECK(pl_round_125(0.009009081051763668, 1) == 0.01 && pl_round_125(2.8489215748638476e-5, 1) == 5e-5,
+          "0.009 up 0.01, 2.85e-5 up 5e-5");
+    CHECK(pl_round_125(0.05, 1) == 0.05 && pl_round_125(0.05, 0) == 0.05 && pl_round_125(2e-5, 0) == 2e-5,
+          "a round value is itself");
+    CHECK(pl_round_125(7.0, 1) == 10.0 && pl_round_125(7.0, 0) == 5.0 && pl_round_125(1.5e300, 1) == 2e300,
+          "7: up 10, down 5; 1.5e300 up 2e300");
+    CHECK(pl_round_125(0.0, 1) == 0.0 && isnan(pl_round_125(NAN, 1)) && pl_round_125(-3.0, 1) == -3.0,
+          "0, nan and negatives as given");
     return check_finish("test_number");
 }

@@ -261,8 +261,9 @@ static int is_round(double x)
     return strtod(text, NULL) == x && (text[0] == '1' || text[0] == '2' || text[0] == '5');
 }
 
-/* The 1, 2 or 5 x 10^k nearest x on a log scale, by trying them all (independent of pl_round_125). */
-static double nearest_round(double x)
+/* The 1, 2 or 5 x 10^k next to x, at or above it (up) or at or below it, by trying them all
+ * (independent of pl_round_125). */
+static double next_round(double x, int up)
 {
     double best = NAN;
     for (int e = -30; e <= 30; e++)
@@ -270,14 +271,15 @@ static double nearest_round(double x)
             char text[32];
             snprintf(text, sizeof text, "%de%d", (int[]){1, 2, 5}[d], e);
             double c = strtod(text, NULL);
-            if (isnan(best) || fabs(log(c / x)) < fabs(log(best / x)))
+            if ((up ? c >= x : c <= x) && (isnan(best) || fabs(c - x) < fabs(best - x)))
                 best = c;
         }
     return best;
 }
 
 /* The default grids are round (docs/methods.md, "Default grids"): mu 1e2 ... 1e10, and each h the
- * round value nearest 10^(-1.2 - k) T (at most t-end/10^(1 + k)), for every built-in case. */
+ * round value at or above 10^(-1.2 - k) T (below t-end/10^(1 + k) where that caps it), for every
+ * built-in case. */
 static void test_default_grids(void)
 {
     pl_error err;
@@ -293,18 +295,18 @@ static void test_default_grids(void)
     double T = sqrt(2.0 * 0.7 / 3.0);
     CHECK(pl_sweep_default_grid(&pl_solver_moreau_jean, &m, 10.0, &v, &n, &err) == PL_OK && n == 7, "h grid");
     for (size_t j = 0; j < n; j++) {
-        double k = 0.5 * (double)(6 - j), want = nearest_round(pow(10.0, -1.2 - k) * T);
-        CHECK(v[j] == want && is_round(v[j]), "h %zu = %.17g, want the round value nearest 10^(-1.2 - %g) T, %.17g",
+        double k = 0.5 * (double)(6 - j), want = next_round(pow(10.0, -1.2 - k) * T, 1);
+        CHECK(v[j] == want && is_round(v[j]), "h %zu = %.17g, want the round value above 10^(-1.2 - %g) T, %.17g",
               j, v[j], k, want);
         CHECK(j == 0 || v[j] > v[j - 1], "h in increasing order, coarsest last");
     }
-    /* T = 0.683: 0.0431 -> 0.05, 0.0136 -> 0.01, 0.00431 -> 0.005, ..., 4.31e-5 -> 5e-5 */
-    CHECK(n == 7 && v[6] == 0.05 && v[5] == 0.01 && v[4] == 0.005 && v[0] == 5e-5, "h grid 5e-5 ... 0.05");
+    /* T = 0.683: 0.0431 -> 0.05, 0.0136 -> 0.02, 0.00431 -> 0.005, ..., 4.31e-5 -> 5e-5 */
+    CHECK(n == 7 && v[6] == 0.05 && v[5] == 0.02 && v[4] == 0.005 && v[0] == 5e-5, "h grid 5e-5 ... 0.05");
     free(v);
     /* a short t-end caps every h: t-end/10^(1 + k) < 10^(-1.2 - k) T when t-end < 10^-0.2 T */
     CHECK(pl_sweep_default_grid(&pl_solver_moreau_jean, &m, 0.1 * T, &v, &n, &err) == PL_OK && n == 7, "capped");
     for (size_t j = 0; j < n; j++) {
-        double k = 0.5 * (double)(6 - j), want = nearest_round(0.1 * T / pow(10.0, 1.0 + k));
+        double k = 0.5 * (double)(6 - j), want = next_round(0.1 * T / pow(10.0, 1.0 + k), 0);
         CHECK(v[j] == want, "capped h %zu = %.17g, want %.17g", j, v[j], want);
     }
     free(v);

@@ -30,7 +30,7 @@ static const char compare_usage[] =
     "  --scheme NAME     a time-stepping scheme (repeatable); the --h values that follow it, up to\n"
     "  --h H             the next --scheme, are its time steps (default: 3 values, 10^-1.2, 10^-2.2\n"
     "                    and 10^-3.2 times the case's time scale (V/A, or its forcing time), each\n"
-    "                    at most t-end/10^(1+k), rounded to 1, 2 or 5 x 10^j)\n"
+    "                    at most t-end/10^(1+k), rounded up to 1, 2 or 5 x 10^j)\n"
     "  --external FILE   a trajectory computed elsewhere: CSV with columns t, q1..qn, v1..vn (others\n"
     "                    ignored), t non-decreasing, a jump as two rows at one t (repeatable)\n"
     "  --work-precision  refine each family instead: the penalty over the 9 mu of a sweep (1e2 ...\n"

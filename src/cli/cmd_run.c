@@ -46,7 +46,7 @@ static const char run_usage[] =
     "                    record every step and take no --samples\n"
     "  --scheme NAME     a time-stepping scheme instead: moreau_jean, paoli or maury\n"
     "  --h H             its time step (default: 1e-2 times the case's time scale: V/A from its\n"
-    "                    scales, or its forcing time; rounded to 1, 2 or 5 x 10^k)\n"
+    "                    scales, or its forcing time; rounded up to 1, 2 or 5 x 10^k)\n"
     "  --theta TH        Moreau-Jean: theta in [0.5, 1] (default 0.5)\n"
     "  --gamma G         Moreau-Jean: a constraint enters the LCP when G + gamma h Gdot <= 0,\n"
     "                    gamma in [0, 1] (default 0.5)\n"

@@ -153,18 +153,22 @@ char *pl_format_down(double x, int digits, char *buf, size_t len)
     return pl_format_short(down <= x ? down : x, buf, len); /* x itself should the cut ever round up */
 }
 
-double pl_round_125(double x)
+double pl_round_125(double x, int up)
 {
     if (!(x > 0) || !isfinite(x))
         return x;
+    /* the candidates of the decades around x, as decimals; the first past x in the direction asked */
     int e = (int)floor(log10(x));
-    double mantissa = x / pow(10.0, e), best = 1.0;
-    static const double round[] = {2.0, 5.0, 10.0};
-    for (size_t k = 0; k < sizeof round / sizeof round[0]; k++)
-        if (fabs(log(mantissa / round[k])) < fabs(log(mantissa / best)))
-            best = round[k];
-    double y;
-    return pl_decimal_shift(best, e, &y) ? y : x;
+    double best = NAN;
+    for (int d = e - 1; d <= e + 1; d++)
+        for (int k = 0; k < 3; k++) {
+            double c;
+            if (!pl_decimal_shift((double[]){1.0, 2.0, 5.0}[k], d, &c))
+                continue;
+            if (up ? c >= x && !(c >= best) : c <= x && !(c <= best))
+                best = c;
+        }
+    return isnan(best) ? x : best;
 }
 
 int pl_decimal_shift(double x, int d, double *out)

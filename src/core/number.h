@@ -27,9 +27,9 @@ char *pl_format_down(double x, int digits, char *buf, size_t len);
 /* x * 10^d rounded once from its decimal digits (3 * 10^-1 is 0.3, not 0.30000000000000004);
  * x must be finite. Returns 0 when the result is not a finite nonzero double. */
 int pl_decimal_shift(double x, int d, double *out);
-/* The round value 1, 2 or 5 x 10^k nearest a positive finite x on a log scale (0.0285 -> 0.02,
- * 0.009 -> 0.01), as strtod reads its decimal ("2e-5"): the values of default grids, whose
- * directory names and CSV rows then read 2e-5, not 2.8489215748638476e-5.  Other x: x. */
-double pl_round_125(double x);
+/* The round value 1, 2 or 5 x 10^k next to a positive finite x, at or above it (up) or at or below
+ * it, as strtod reads its decimal ("5e-5"; x itself when it is one): the values of default grids,
+ * whose directory names and CSV rows then read 5e-5, not 2.8489215748638476e-5.  Other x: x. */
+double pl_round_125(double x, int up);
 
 #endif

@@ -684,8 +684,10 @@ static pl_status match_across_runs(pl_sweep *sw, pl_error *err)
 double pl_default_h(const pl_model *model, double t_end, double k)
 {
     double T = pl_model_time_scale(model); /* V/A, or the case's forcing time */
-    /* on round values (docs/methods.md, "Default grids") */
-    return pl_round_125(fmin(pow(10.0, -1.2 - k) * T, t_end / pow(10.0, 1.0 + k)));
+    /* on round values, the one at or above, so that no run costs more; below where t-end caps it
+     * (docs/methods.md, "Default grids") */
+    double cap = t_end / pow(10.0, 1.0 + k), h = pl_round_125(pow(10.0, -1.2 - k) * T, 1);
+    return h <= cap ? h : pl_round_125(cap, 0);
 }
 
 pl_status pl_sweep_default_grid(const pl_solver_type *solver, const pl_model *model, double t_end, double **values,

@@ -137,9 +137,9 @@ pl_status pl_parse_grid(const char *text, const char *what, double **values, siz
  * (1e2:1e10:9 gives 1e3, not 1000.0000000000007): the points of "A:B:N". */
 void pl_grid_geometric(double a, double b, long k, double *v);
 
-/* The h of a scheme by default, k = 0, 0.5, 1, ...: 10^(-1.2 - k) T, at most t-end/10^(1 + k), T
- * the case's time scale (V/A, or its forcing time: pl_model_time_scale), rounded to the nearest 1,
- * 2 or 5 x 10^j (pl_round_125; docs/methods.md, "Default grids").  A sweep takes k = 3, 2.5, ...,
+/* The h of a scheme by default, k = 0, 0.5, 1, ...: 10^(-1.2 - k) T, T the case's time scale (V/A,
+ * or its forcing time: pl_model_time_scale), rounded up to 1, 2 or 5 x 10^j (pl_round_125), and
+ * where that exceeds t-end/10^(1 + k), that rounded down (docs/methods.md, "Default grids").  A sweep takes k = 3, 2.5, ...,
  * 0; compare k = 0, 1, 2 (or a sweep's). */
 double pl_default_h(const pl_model *model, double t_end, double k);
 

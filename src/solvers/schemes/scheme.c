@@ -166,13 +166,13 @@ pl_status pl_scheme_applies_inelastic(const char *scheme, const pl_model *model,
 }
 
 /* 1e-2 of the case's time scale (V/A, or its forcing time: pl_model_time_scale; a hundred steps per
- * flight of the case's size), and about 10 steps over the run at least, on the round value nearest
- * (docs/methods.md, "Default grids"). */
+ * flight of the case's size), and 10 steps over the run at least, on the round value at or above
+ * it, or below t-end/10 (docs/methods.md, "Default grids"). */
 double pl_scheme_default_h(const pl_model *model, double t_end, size_t k)
 {
     (void)k;
-    double h = 1e-2 * pl_model_time_scale(model);
-    return pl_round_125(isfinite(t_end) && t_end > 0 ? fmin(h, t_end / 10.0) : h);
+    double h = pl_round_125(1e-2 * pl_model_time_scale(model), 1);
+    return isfinite(t_end) && t_end > 0 && h > t_end / 10.0 ? pl_round_125(t_end / 10.0, 0) : h;
 }
 
 pl_status pl_scheme_check(const pl_model *model, const pl_solve_opts *opts, pl_error *err)

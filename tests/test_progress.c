@@ -1,0 +1,82 @@
+/* Progress on every phase (docs/usage.md, "Progress"): on a terminal (a pseudo-terminal from
+ * script(1), of bsdutils, essential in Debian) run, limit, sweep and compare show a live line for
+ * each of their phases, up to its end; off a terminal a command that ends within 10 s leaves stderr
+ * as it was (empty on success); --quiet shows none.  Counts phases, asserts no duration. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cli_util.h"
+
+/* "penlim ARGS" on a pseudo-terminal, its output (stdout and stderr, merged by the terminal) in
+ * tty.txt; the exit status of script, which is the command's. */
+static int run_on_terminal(const char *args)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cd %s && script -qec '%s %s' /dev/null > tty.txt 2>&1 < /dev/null", dir, penlim, args);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static void expect_phases(const char *cmd, const char *args, const char *const *phases, size_t n)
+{
+    char full[1024];
+    snprintf(full, sizeof full, "%s %s", cmd, args);
+    int rc = run_on_terminal(full);
+    char *tty = slurp("tty.txt");
+    CHECK(rc == 0 && tty, "penlim %s on a terminal exits 0 (got %d)", full, rc);
+    for (size_t k = 0; tty && k < n; k++) {
+        char want[128];
+        snprintf(want, sizeof want, "penlim %s: %s", cmd, phases[k]);
+        CHECK(strstr(tty, want) != NULL, "penlim %s: the live line shows '%s'", cmd, want);
+    }
+    CHECK(tty && strstr(tty, "\r\033[K"), "penlim %s: the line is rewritten in place on a terminal", cmd);
+    free(tty);
+    rc = run(full);
+    char *err = slurp("stderr.txt");
+    CHECK(rc == 0 && err && *err == '\0', "penlim %s off a terminal, within 10 s: stderr empty (got %.200s)", cmd,
+          err ? err : "(none)");
+    free(err);
+    snprintf(full, sizeof full, "%s %s --quiet", cmd, args);
+    rc = run_on_terminal(full);
+    tty = slurp("tty.txt");
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "penlim %s:", cmd);
+    CHECK(rc == 0 && tty && !strstr(tty, prefix), "penlim %s --quiet on a terminal: no progress (%.200s)", cmd,
+          tty ? tty : "(none)");
+    free(tty);
+}
+
+int main(int argc, char **argv)
+{
+    check_init();
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_progress PATH_TO_PENLIM\n");
+        return 2;
+    }
+    static char path[4096];
+    if (!realpath(argv[1], path)) {
+        fprintf(stderr, "test_progress: %s not found\n", argv[1]);
+        return 2;
+    }
+    penlim = path;
+    snprintf(dir, sizeof dir, "/tmp/penlim-progress-XXXXXX");
+    if (!mkdtemp(dir))
+        return 2;
+    static const char *const run_phases[] = {"solve: 1/1 done", "analysis: 1/1 done", "files: 1/1 done"};
+    expect_phases("run", "bouncing_ball --mu 1e4 --t-end 1 --out r --force", run_phases, 3);
+    expect_phases("limit", "bouncing_ball --t-end 1 --out l --force", run_phases, 3);
+    static const char *const sweep_phases[] = {"limit: 1/1 done", "runs: 3/3 runs done, 0 failed",
+                                               "analysis: 1/1 done", "files: 1/1 done", "figures: 1/1 done"};
+    expect_phases("sweep", "bouncing_ball --mu 1e3,1e4,1e5 --t-end 1 --out s --force", sweep_phases, 5);
+    static const char *const compare_phases[] = {"limit: 1/1 done", "solutions: 2/2 solutions done, 0 failed",
+                                                 "analysis: 1/1 done", "files: 1/1 done", "figures: 1/1 done"};
+    expect_phases("compare", "bouncing_ball --mu 1e4 --scheme moreau_jean --h 0.01 --t-end 1 --out c --force",
+                  compare_phases, 5);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (check_failures == 0 && system(cmd) != 0)
+        fprintf(stderr, "test_progress: could not remove %s\n", dir);
+    return check_finish("test_progress");
+}
