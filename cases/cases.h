@@ -27,5 +27,8 @@ extern const pl_case pl_case_wedge;
 size_t pl_case_count(void);
 const pl_case *pl_case_at(size_t index);
 const pl_case *pl_case_find(const char *name); /* NULL if unknown */
+/* The units of length and time a built-in case declares (its figures' axes say them): 1 and both set,
+ * or 0 for a dimensionless case. */
+int pl_case_units(const pl_case *c, const char **length, const char **time);
 
 #endif

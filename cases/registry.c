@@ -15,6 +15,28 @@ static const pl_case *const registry[] = {
     &pl_case_spheres,
 };
 
+/* The units of the cases whose parameters are in SI units (their g is 9.81): every position and gap a
+ * length, t a time.  The other cases are dimensionless, and so is every model compiled apart (the
+ * model ABI has no units: the figures say "dimensionless"). */
+static const struct {
+    const pl_case *c;
+    const char *length, *time;
+} units[] = {
+    {&pl_case_bouncing_ball, "m", "s"},
+    {&pl_case_vibrating_table, "m", "s"},
+};
+
+int pl_case_units(const pl_case *c, const char **length, const char **time)
+{
+    for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
+        if (units[k].c == c) {
+            *length = units[k].length;
+            *time = units[k].time;
+            return 1;
+        }
+    return 0;
+}
+
 size_t pl_case_count(void)
 {
     return sizeof registry / sizeof registry[0];

@@ -1,12 +1,16 @@
 # Every compared solution against the limit solution, one panel per quantity: every position q_j
-# and velocity v_j, and every constraint G_i, against t (or, from compare_trajectories_s.gp, q_j
-# and v_j against s = Gamma(t), a scheme's and an external file's s being their discrete Gamma).
-# The limit solution is the black long-dashed line.
+# and velocity v_j, and every constraint G_i, against t; then, one panel per solution family,
+# |q - q_lim|_inf against t on a log scale (compare_deviation.csv), where a solution leaving the
+# limit shows whatever its size.  From compare_trajectories_s.gp: q_j and v_j against s = Gamma(t),
+# a scheme's and an external file's s being their discrete Gamma, without the deviation panels.
+# Solutions are grouped by family: one hue per family, lighter, dashed and marked otherwise for the
+# coarser members (styles.gp).  The limit solution is the black dashed line, drawn last.
 # Data: SOLUTION/trajectory.csv (t,gamma,q1..qn,v1..vn,G1..Gm,...) or trajectory_s.csv (s,t,q,v);
-# compare_config.gp names the solutions.
+# compare_config.gp names the solutions; compare_deviation.csv.
 load 'compare_config.gp'
 load 'styles.gp'
 if (!exists('in_s')) in_s = 0
+if (!exists('deviation')) deviation = 1
 name = in_s ? 'compare_trajectories_s' : 'compare_trajectories'
 file = in_s ? 'trajectory_s.csv' : 'trajectory.csv'
 xname = in_s ? 's' : 't'
@@ -14,8 +18,21 @@ set datafile separator ','
 set datafile columnheaders
 nsol = words(dirs)
 nkey = nsol + 1
-klen = key_len(labels)
-npanels = 2*ndof + (in_s ? 0 : ncon)
+klen = key_len(labels) + 4
+# each solution's family, its rank in it and the family's size (labels come in order of refinement)
+array sol_fam[nsol > 0 ? nsol : 1]
+array sol_rank[nsol > 0 ? nsol : 1]
+array sol_n[nsol > 0 ? nsol : 1]
+families_shown = ''
+do for [k=1:nsol] {
+    sol_fam[k] = fam_of(word(labels, k))
+    sol_rank[k] = 1 + sum [i=1:k-1] (fam_of(word(labels, i)) eq sol_fam[k] ? 1 : 0)
+    if (strstrt(' '.families_shown.' ', ' '.sol_fam[k].' ') == 0) { families_shown = families_shown.' '.sol_fam[k] }
+}
+do for [k=1:nsol] { sol_n[k] = sum [i=1:nsol] (sol_fam[i] eq sol_fam[k] ? 1 : 0) }
+nfam = words(families_shown)
+ndev = (in_s || !deviation) ? 0 : nfam
+npanels = 2*ndof + (in_s ? 0 : ncon) + ndev
 prows = int((npanels + 1) / 2)
 W = 1300
 kc = key_cols(nkey, klen, W)
@@ -24,20 +41,53 @@ key_px = kr * row_h + 24
 H = int(70 + prows * 280 + key_px + 50)
 # panel p: q_j (p = 2j-1), v_j (p = 2j), then G_i; trajectory_s.csv has s and t before q
 col(p) = p <= 2*ndof ? ((p - 1) % 2 == 0 ? 2 + (p + 1)/2 : 2 + ndof + p/2) : 2 + 2*ndof + (p - 2*ndof)
-ylab(p) = p <= 2*ndof ? sprintf('%s%d (model units)', (p - 1) % 2 == 0 ? 'q' : 'v', (p + 1)/2) : sprintf('G%d (model units)', p - 2*ndof)
+qty(p) = p <= 2*ndof ? sprintf('%s%d', (p - 1) % 2 == 0 ? 'q' : 'v', (p + 1)/2) : sprintf('G%d', p - 2*ndof)
+sol_colour(k) = fam_colour(sol_fam[k], sol_rank[k], sol_n[k])
+sol_dash(k) = fam_dash(sol_rank[k], sol_n[k])
+sol_point(k) = fam_point(sol_rank[k])
 print sprintf('%s: key entries: %d', name, nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, name, W, H)
     set multiplot layout prows,2 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
-        title sprintf('%s: solutions against the limit solution, in %s', case_name, xname)
-    set xlabel xname.' (model units)'
+        title sprintf('%s: solutions against the limit solution, in %s', spaced(case_name), xname)
+    set xlabel axis(xname)
     eval key_cmd(kr, key_px, H)
-    do for [p=1:npanels] {
-        set ylabel ylab(p)
+    do for [p=1:2*ndof + (in_s ? 0 : ncon)] {
+        set ylabel axis(qty(p))
         c = col(p)
-        plot for [k=1:nsol] word(dirs, k).'/'.file using 1:c with lines lt k title word(labels, k), \
+        plot for [k=1:nsol] word(dirs, k).'/'.file using 1:c with lines lc rgb sol_colour(k) dt sol_dash(k) lw 1.5 title label_key(word(labels, k)), \
              'limit/'.file using 1:c with lines @limit_style title 'limit solution'
         unset key
+    }
+    if (ndev > 0) {
+        set logscale y
+        set format y '10^{%T}'
+        set ylabel '|q - q_{lim}|_∞'.in_unit('q')
+        do for [f=1:nfam] {
+            fam = word(families_shown, f)
+            set label 3 solver_words(fam) at graph 0.02, graph 0.92 front
+            nv_ = 0; mx_ = 0  # the family's rows with a deviation above 0, and the largest
+            stats 'compare_deviation.csv' using (fam_of(strcol(1)) eq fam && column(3) > 0 ? \
+                (nv_ = nv_ + 1, mx_ = column(3) > mx_ ? column(3) : mx_, 0) : 0) nooutput
+            if (nv_ > 0) {
+                # down to round-off of the largest (1e-14 of it): below, the panel would show noise
+                set yrange [mx_ * 1e-14 : mx_ * 3]
+                # the family's members only (labels come grouped by family): each reads the file once
+                k_lo = 0; k_hi = -1
+                do for [k=1:nsol] { if (sol_fam[k] eq fam) { k_hi = k; if (k_lo == 0) { k_lo = k } } }
+                plot for [k=k_lo:k_hi] 'compare_deviation.csv' \
+                    using 2:(sol_fam[k] eq fam && strcol(1) eq word(labels, k) && column(3) > 0 ? column(3) : NaN) \
+                    with lines lc rgb sol_colour(k) dt sol_dash(k) lw 1.5 notitle
+            } else {
+                set label 4 'no deviation above 0' at graph 0.5, graph 0.5 center
+                plot [0:1] [1:10] NaN notitle
+                unset label 4
+            }
+            unset label 3
+            set autoscale y
+        }
+        unset logscale y
+        set format y '% h'
     }
     unset multiplot
 }

@@ -1,49 +1,82 @@
-# Work-precision: each distance to the limit solution against the wall time and against the
-# right-hand-side evaluations, log-log, one style (colour, dash, marker) per solver family (penalty,
-# each scheme, external files), a family's points joined in order of refinement (mu increasing,
-# h decreasing).  An external file has no cost: it is the horizontal line of its distance across
-# the costs plotted.
-# Data: compare_work.csv, one block per distance and family (in the order of `distances` and
-# `families` of compare_config.gp): distance, family, parameter_name, parameter, wall_seconds,
-# rhs_evals, value (docs/formats.md, "Data files for figures").
+# Work-precision: each distance to the limit solution against the wall time, log-log, one panel per
+# distance (at most 6, in 3 rows of 2: the others are in compare.csv), one line per solver family
+# in its hue (styles.gp), joined in order of refinement (mu increasing, h decreasing), each point
+# labelled with its mu or h.  What a panel cannot draw is said in it: a solution that failed, one
+# without a cost (an external file), one whose distance is undefined, and one at round-off (below
+# 1e-12 of the panel's largest distance, the rule that drops whole panels).
+# Data: compare.csv (a row per solution, the limit solution's first; columns by name: styles.gp);
+# compare_config.gp names the families and the distances shown.
 load 'compare_config.gp'
 load 'styles.gp'
-set datafile separator comma
-nd = words(distances)
+set datafile separator ','
+set datafile columnheaders
+nd = words(distances) > 6 ? 6 : words(distances)
 nfam = words(families)
 nkey = nfam
 klen = key_len(families)
 W = 1300
+pcols = nd > 1 ? 2 : 1
+prows = int((nd + 1) / 2)
 kc = key_cols(nkey, klen, W)
 kr = key_rows(nkey, kc)
 key_px = kr * row_h + 24
-H = int(70 + nd * 300 + key_px + 50)
+H = int(70 + prows * 360 + key_px + 50)
+# a row's point: its family's, drawn (a cost and a distance above the floor), else NaN
+fam_row(f) = strcol(col_solver) eq f && strcol(col_status) eq 'ok'
+value_text(dummy) = strcol(col_param_name) eq 'mu' || strcol(col_param_name) eq 'h' ? \
+    sci(gprintf('%.0e', column(col_param))) : ''
+row_name(dummy) = solver_words(strcol(col_solver)).(value_text(0) ne '' ? ' '.sym(strcol(col_param_name)).' = '.value_text(0) : '')
 print sprintf('compare_work: key entries: %d', nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, 'compare_work', W, H)
-    set multiplot layout nd,2 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
-        title sprintf('%s: work-precision against the limit solution', case_name)
+    set multiplot layout prows,pcols margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,100./H \
+        title sprintf('%s: work-precision against the limit solution%s', spaced(case_name), \
+                      words(distances) > 6 ? sprintf(' (the first 6 of %d distances: all in compare.csv)', words(distances)) : '')
     eval key_cmd(kr, key_px, H)
     set logscale xy
-    set format x '%.0e'
-    set format y '%.0e'
+    set format x '10^{%T}'
+    set format y '10^{%T}'
+    set xlabel 'wall time (s)'
     do for [d=1:nd] {
-        set ylabel word(distances, d).' (model units)'
-        # a point below 1e-12 of the panel's largest distance is round-off (the rule of the panels
-        # themselves): not drawn.  The y range has a quarter of a decade of headroom each side, so
-        # no point sits on the frame.  (stats counts only the points in the current range.)
-        set yrange [*:*]
-        stats 'compare_work.csv' index ((d-1)*nfam):(d*nfam - 1) using 7 nooutput
-        floor_d = 1e-12 * STATS_max
-        stats 'compare_work.csv' index ((d-1)*nfam):(d*nfam - 1) using ($7 >= floor_d ? $7 : NaN) nooutput
-        set yrange [STATS_min / 10**0.25 : STATS_max * 10**0.25]
-        do for [c=1:2] {
-            set xlabel (c == 1 ? 'wall time (s)' : 'right-hand-side evaluations')
-            # the key from keyentry: every family is titled even where it has no point
-            plot for [f=1:nfam] 'compare_work.csv' index (d-1)*nfam + f-1 using (column(c+4)):($7 >= floor_d ? $7 : NaN) with linespoints lt f notitle, \
-                 for [f=1:nfam] keyentry with linespoints lt f title word(families, f)
-            unset key
+        dist = word(distances, d)
+        set title words_of(dist)
+        set ylabel axis(dist)
+        # the floor and the notes: what is not drawn, and why
+        mx_ = 0
+        stats 'compare.csv' using (strcol(col_solver) ne 'limit' && column(dist) == column(dist) && column(dist) > mx_ ? \
+            (mx_ = column(dist), 0) : 0) nooutput
+        floor_d = 1e-12 * mx_
+        # the note: per family and reason, how many solutions are not drawn ("Paoli: 7 at round-off")
+        why(dummy) = strcol(col_solver) eq 'limit' ? '' : \
+            (strcol(col_status) ne 'ok' ? 'failed' : (column(col_wall) != column(col_wall) ? 'no cost' : \
+            (column(dist) != column(dist) ? 'no value' : (column(dist) < floor_d ? 'at round-off' : ''))))
+        note_ = ''
+        do for [f=1:words(families)] {
+            do for [r in "'failed' 'no cost' 'no value' 'at round-off'"] {
+                n_ = 0
+                stats 'compare.csv' using (strcol(col_solver) eq word(families, f) && why(0) eq r ? (n_ = n_ + 1, 0) : 0) nooutput
+                if (n_ > 0) { note_ = note_.(note_ eq '' ? '' : "\n").sprintf('%s: %d %s', solver_words(word(families, f)), n_, r) }
+            }
         }
+        drawn(dummy) = column(col_wall) == column(col_wall) && column(dist) >= floor_d ? column(dist) : NaN
+        if (note_ ne '') {
+            set label 5 "not drawn:\n".note_ at graph 0.98, graph 0.95 right front font ',8'
+        }
+        if (mx_ > 0) {
+            set yrange [*:*]
+            set offsets graph 0.05, graph 0.15, graph 0.1, graph 0.1
+            plot for [f=1:nfam] 'compare.csv' using (column(col_wall)):(fam_row(word(families, f)) ? drawn(0) : NaN) \
+                     with linespoints lc rgb fam_colour(word(families, f), 1, 1) dt 1 pt fam_point(f) lw 1.5 \
+                     title solver_words(word(families, f)), \
+                 for [f=1:nfam] 'compare.csv' using (column(col_wall)):(fam_row(word(families, f)) ? drawn(0) : NaN):(value_text(0)) \
+                     with labels left offset 0.6, 0.5 font ',8' textcolor rgb fam_colour(word(families, f), 1, 1) notitle
+        } else {
+            set label 4 'no distance above 0' at graph 0.5, graph 0.5 center
+            plot [1:10] [1:10] NaN notitle
+            unset label 4
+        }
+        unset label 5
+        unset key
     }
     unset multiplot
 }

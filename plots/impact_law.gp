@@ -20,7 +20,7 @@ print sprintf('impact_law: key entries: %d', nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, 'impact_law', W, H)
     set multiplot layout npanels,1 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
-        title sprintf('%s (%s): limit restitution of an isolated impact', law, settings)
+        title sprintf('%s (%s): limit restitution of an isolated impact', spaced(law), settings) noenhanced
     eval key_cmd(kr, key_px, H)
     set logscale x
     set autoscale xfix
@@ -29,11 +29,11 @@ do for [fmt in formats] {
     set ylabel 'restitution e'
     set yrange [0:1.05]
     plot 'impact_law.csv' using 1:2 with lines @limit_style title 'exact (limit of the law)', \
-         for [j=1:na] '' using 1:(column(2 + j)) with lines lt j title word(approximations, j)
+         for [j=1:na] '' using 1:(column(2 + j)) with lines lt j title word(approximations, j) noenhanced
     unset key
     if (na > 0) {
         set yrange [*:*]
-        set ylabel 'e_approx - e'
+        set ylabel 'e_{approx} - e'
         plot 0 with lines lc rgb 'gray' notitle, \
              for [j=1:na] 'impact_law.csv' using 1:(column(2 + na + j)) with lines lt j notitle
     }

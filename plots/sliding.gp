@@ -1,15 +1,18 @@
-# Sustained contacts: the penalty force mu G(t) (solid) against the sliding-mode force F^sm(t)
-# computed from the model at the same state (dotted, same colour), paper 004 Theorem 6.
+# Sustained contacts: the penalty force mu G(t) (a line in the run's style) against the sliding-mode
+# force F^sm(t) computed from the model at the same state (the run's markers, every 4th row), paper
+# 004 Theorem 6.  Each element has its own (colour, dash, marker): a line without markers, markers
+# without a line.
 # Data: sliding.csv, one block per run: mu (or h), episode, constraint, t, mu G, F^sm
-# (docs/formats.md, "Data files for figures").
+# (docs/formats.md, "Data files for figures"; the columns by number in styles.gp).
 load 'plots_config.gp'
 load 'styles.gp'
 set datafile separator comma
-array title_of[nsliding > 0 ? nsliding : 1]
-do for [i=0:nsliding-1] {
-    stats 'sliding.csv' index i using (title_of[i+1] = param.' = '.strcol(1), $4) nooutput
-}
 nkey = nsliding
+# each block's key: its run's mu (or h), the first column of its rows, typeset
+array blk_key[nsliding > 0 ? nsliding : 1]
+do for [i=1:nsliding] {
+    stats 'sliding.csv' index i-1 using (blk_key[i] = param_key(strcol(1)), column(sliding_t)) nooutput
+}
 klen = 14
 W = 1300
 kc = key_cols(nkey, klen, W)
@@ -20,11 +23,11 @@ print sprintf('sliding: key entries: %d', nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, 'sliding', W, H)
     set multiplot layout 1,1 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H \
-        title sprintf('%s: mu G (solid) and F^sm (dotted) on sustained contacts', case_name)
+        title sprintf('%s: μG (lines) and F^{sm} (markers) on sustained contacts', spaced(case_name))
     eval key_cmd(kr, key_px, H)
-    set xlabel 't (model units)'
-    set ylabel 'mu G  and  F^sm (model units)'
-    plot for [i=0:nsliding-1] 'sliding.csv' index i using 4:5 with lines lt i+1 dt 1 title title_of[i+1], \
-         for [i=0:nsliding-1] 'sliding.csv' index i using 4:6 with lines lt i+1 dt 3 lw 2.5 notitle
+    set xlabel axis('t')
+    set ylabel 'μG and F^{sm}'.in_unit('lambda')
+    plot for [i=0:nsliding-1] 'sliding.csv' index i using sliding_t:sliding_muG with lines lt i+1 title blk_key[i+1], \
+         for [i=0:nsliding-1] 'sliding.csv' index i every 4 using sliding_t:sliding_Fsm with points lt i+1 notitle
     unset multiplot
 }

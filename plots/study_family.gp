@@ -1,7 +1,8 @@
 # A study's line family: one quantity against one axis (the refined one, mu or h, when the study has
 # one), one line per point of the other axes (its key entry: their values), log-log where the axis
 # is mu, h or rtol and the quantity an error or a distance (|value|; a zero is not drawn).
-# Loaded by FIGURE.gp, which sets figure, quantity, xname, logx, logy, nlines, klen and title.
+# Loaded by FIGURE.gp, which sets figure, case_name, solver, quantity, xname, logx, logy, nlines,
+# klen and title_tail (the title's end: the title is composed here, in words).
 # Data: FIGURE.dat, one block per line: a header ("LABEL" axis quantity), then axis value and
 # quantity value, a blank line (a break in the line) where a run failed or has no value.
 nkey = nlines
@@ -13,14 +14,15 @@ H = int(70 + 560 + key_px + 50)
 print sprintf('%s: key entries: %d', figure, nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, figure, W, H)
-    set multiplot layout 1,1 margins 0.09,0.97,(key_px + 55.)/H,1 - 60./H title title
+    set multiplot layout 1,1 margins 0.09,0.97,(key_px + 55.)/H,1 - 60./H \
+        title sprintf('%s (%s): %s against %s%s', spaced(case_name), solver_words(solver), words_of(quantity), sym(xname), title_tail)
     eval key_cmd(kr, key_px, H)
-    if (logx) { set logscale x; set format x '%.0e' } else { unset logscale x; set format x '% h' }
-    if (logy) { set logscale y; set format y '%.0e'; set ylabel '|'.quantity.'|' } \
-    else { unset logscale y; set format y '% h'; set ylabel quantity }
-    set xlabel xname
+    if (logx) { set logscale x; set format x '10^{%T}' } else { unset logscale x; set format x '% h' }
+    if (logy) { set logscale y; set format y '10^{%T}'; set ylabel abs_axis(quantity) } \
+    else { unset logscale y; set format y '% h'; set ylabel axis(quantity) }
+    set xlabel axis(xname)
     set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05
     plot for [i=0:nlines-1] figure.'.dat' index i \
-        using 1:(logy ? (abs($2) > 0 ? abs($2) : NaN) : $2) with linespoints lt i+1 title columnheader(1)
+        using 1:(logy ? (abs($2) > 0 ? abs($2) : NaN) : $2) with linespoints lt i+1 title columnheader(1) noenhanced
     unset multiplot
 }

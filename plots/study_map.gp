@@ -2,7 +2,8 @@
 # neighbouring values, in log where the axis is mu, h or rtol), coloured by the value (|value| on a
 # log scale for an error or a distance); a run that failed or has no value is left white.  The
 # other axes are held at one value each, said below the map (the refined one at its finest value).
-# Loaded by FIGURE.gp, which sets figure, quantity, xname, yname, logx, logy, logcb and title.
+# Loaded by FIGURE.gp, which sets figure, case_name, solver, quantity, xname, yname, logx, logy, logcb
+# and title_tail (the title's end: the title is composed here, in words).
 # Data: FIGURE.dat, a header ("LABEL" and the column names), then per cell: x, y, x_low, x_high,
 # y_low, y_high, value.
 W = 900
@@ -11,19 +12,20 @@ print sprintf('%s: key entries: %d', figure, 1)
 set palette defined (0 '#440154', 1 '#3B528B', 2 '#21908C', 3 '#5DC863', 4 '#FDE725')
 do for [fmt in formats] {
     eval term_cmd(fmt, figure, W, H)
-    set title title
+    set title sprintf('%s (%s): %s over %s and %s%s', spaced(case_name), solver_words(solver), words_of(quantity), \
+        sym(xname), sym(yname), title_tail)
     set key at screen 0.5, 0.035 center bottom horizontal Left reverse samplen 0
     set bmargin 7
-    if (logx) { set logscale x; set format x '%.0e' } else { unset logscale x; set format x '% h' }
-    if (logy) { set logscale y; set format y '%.0e' } else { unset logscale y; set format y '% h' }
-    if (logcb) { set logscale cb; set format cb '%.0e'; set cblabel '|'.quantity.'|' } \
-    else { unset logscale cb; set format cb '% h'; set cblabel quantity }
-    set xlabel xname
-    set ylabel yname
+    if (logx) { set logscale x; set format x '10^{%T}' } else { unset logscale x; set format x '% h' }
+    if (logy) { set logscale y; set format y '10^{%T}' } else { unset logscale y; set format y '% h' }
+    if (logcb) { set logscale cb; set format cb '10^{%T}'; set cblabel abs_axis(quantity) } \
+    else { unset logscale cb; set format cb '% h'; set cblabel axis(quantity) }
+    set xlabel axis(xname)
+    set ylabel axis(yname)
     set autoscale xfix
     set autoscale yfix
     set autoscale cbfix
     plot figure.'.dat' using 1:2:3:4:5:6:(logcb ? (abs($7) > 0 ? abs($7) : NaN) : $7) \
         with boxxyerror fillstyle solid 1.0 border lw 0.5 lc palette notitle, \
-        '' using 1:(NaN) with lines lc rgb 'white' title columnheader(1)
+        '' using 1:(NaN) with lines lc rgb 'white' title columnheader(1) noenhanced
 }

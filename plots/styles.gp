@@ -14,7 +14,7 @@ do for [k=1:40] {
     set linetype k lc rgb word(palette, (k-1)%8+1) dt d_ lw 1.5 pt int(word(points, (k-1)%7+1)) ps 0.6
 }
 set linetype cycle 40
-limit_style = "lc rgb 'black' dt (16,8) lw 2.5"
+limit_style = "lc rgb 'black' dt (10,6) lw 1.6"
 
 # Layout, in pixels of the PNG (the PDF has the same proportions, at 72 points per inch).  The key
 # sits below the panels, at fixed screen coordinates, with as many rows as its entries need: the
@@ -52,8 +52,183 @@ maxlen(list) = (ml_ = 0, sum [w_=1:words(list)] (ml_ = strlen(word(list, w_)) > 
 # Each figure is rendered once per format of `formats` ('png pdf'; 'svg' for the tests' checks).
 if (!exists('formats')) formats = 'png pdf'
 term_cmd(fmt, name, W, H) = \
-    fmt eq 'pdf' ? sprintf("set terminal pdfcairo size %.3fin,%.3fin font 'Sans,%d' noenhanced; set output '%s.pdf'", W/72., H/72., font_pt, name) : \
-    fmt eq 'svg' ? sprintf("set terminal svg size %d,%d font 'Sans,%.2f' noenhanced; set output '%s.svg'", W, H, char_w / 0.7, name) : \
-    sprintf("set terminal pngcairo size %d,%d font 'Sans,%d' noenhanced; set output '%s.png'", W, H, font_pt, name)
+    fmt eq 'pdf' ? sprintf("set terminal pdfcairo size %.3fin,%.3fin font 'Sans,%d' enhanced; set output '%s.pdf'", W/72., H/72., font_pt, name) : \
+    fmt eq 'svg' ? sprintf("set terminal svg size %d,%d font 'Sans,%.2f' enhanced; set output '%s.svg'", W, H, char_w / 0.7, name) : \
+    sprintf("set terminal pngcairo size %d,%d font 'Sans,%d' enhanced; set output '%s.png'", W, H, font_pt, name)
 # The key below the panels: top at key_px pixels from the bottom, centered.
 key_cmd(rows, kpx, H) = sprintf("set key at screen 0.5, %.5f center top vertical Left reverse maxrows %d box opaque samplen 3 spacing 1.1 width 2", (kpx - 8.) / H, rows)
+
+# ---- Symbols and units: the one table of what every figure names --------------------------------
+# Each quantity a figure draws, by the name penlim's files give it: its symbol (enhanced text), its
+# dimension as powers of length L and time T (mu is a stiffness per unit mass: mu G is an
+# acceleration, so 1/T^2; a force lambda is per unit mass, L/T^2; an impulse per unit mass, L/T;
+# the L1 distance of v, an integral over t, a length), its kind (the panels of the convergence
+# figure: 1 times, 2 velocities and restitution, 3 distances, 4 Zeno and capture), and words for
+# titles.  A name not in the table is drawn as it is written, its underscores as spaces, in plain
+# text (study columns such as final_q1).
+# One row per quantity: q_def(name, symbol, L, T, kind, words).
+q_count = 47
+array q_name[q_count]
+array q_sym[q_count]
+array q_L[q_count]
+array q_T[q_count]
+array q_kind[q_count]
+array q_words[q_count]
+q_k = 0
+q_def(n, sy, L, T, kd, w) = (q_k = q_k + 1, q_name[q_k] = n, q_sym[q_k] = sy, q_L[q_k] = L, q_T[q_k] = T, \
+    q_kind[q_k] = kd, q_words[q_k] = w, 0)
+q_ = q_def('t'                       , 't', 0, 1, 1, 'time')
+q_ = q_def('s'                       , 's = Γ(t)', 0, 1, 1, 'transformed time')
+q_ = q_def('mu'                      , 'μ', 0, -2, 0, 'penalty stiffness')
+q_ = q_def('h'                       , 'h', 0, 1, 1, 'step')
+q_ = q_def('q'                       , 'q', 1, 0, 3, 'position')
+q_ = q_def('v'                       , 'v', 1, -1, 2, 'velocity')
+q_ = q_def('G'                       , 'G', 1, 0, 3, 'gap')
+q_ = q_def('force'                   , 'λ', 1, -2, 2, 'contact force')
+q_ = q_def('lambda'                  , 'λ', 1, -2, 2, 'contact force')
+q_ = q_def('impulse'                 , 'Λ', 1, -1, 2, 'impulse per step')
+q_ = q_def('first_impact_time'       , 't_1', 0, 1, 1, 'first impact time')
+q_ = q_def('restitution_first'       , 'e_1', 0, 0, 2, 'restitution of the first impact')
+q_ = q_def('scaled_penetration_first', 'μ^{1/(n+1)} δ_1', 1, -1, 2, 'scaled penetration of the first impact')
+q_ = q_def('capture_time'            , 'T^*', 0, 1, 4, 'capture time')
+q_ = q_def('accumulation_estimate'   , 'T_∞', 0, 1, 4, 'accumulation time from the flights')
+q_ = q_def('lift_off_first'          , 't_{off}', 0, 1, 1, 'first lift-off time')
+q_ = q_def('sliding_force_error'     , 'sup|μG - F^{sm}|', 1, -2, 2, 'sliding-mode force error')
+q_ = q_def('successive_s_distance'   , 'sup_s|q^μ - q^{μ''}|', 1, 0, 3, 'distance in s to the next run')
+q_ = q_def('successive_s_distance_q' , 'sup_s|q^μ - q^{μ''}|', 1, 0, 3, 'distance in s to the next run')
+q_ = q_def('successive_s_distance_v' , 'sup_s|v^μ - v^{μ''}|', 1, -1, 2, 'velocity distance in s to the next run')
+q_ = q_def('sup_q'                   , '|q - q_{lim}|_∞', 1, 0, 3, 'distance to the limit')
+q_ = q_def('sup_q_outside_zeno'      , '|q - q_{lim}|_∞ outside Zeno', 1, 0, 3, 'distance to the limit outside Zeno')
+q_ = q_def('l1_v'                    , '|v - v_{lim}|_1', 1, 0, 3, 'L1 distance of the velocity')
+q_ = q_def('s_distance_q'            , 'sup_s|q - q_{lim}|', 1, 0, 3, 'distance to the limit in s')
+q_ = q_def('s_distance_v'            , 'sup_s|v - v_{lim}|', 1, -1, 2, 'velocity distance to the limit in s')
+q_ = q_def('impact_time_error'       , 'max_i|t_i - t_{i,lim}|', 0, 1, 1, 'impact time error')
+q_ = q_def('impact_velocity_error'   , 'max_i|v_i - v_{i,lim}|', 1, -1, 2, 'impact velocity error')
+q_ = q_def('capture_error'           , '|T^* - T^*_{lim}|', 0, 1, 4, 'capture time error')
+q_ = q_def('lift_off_error'          , '|t_{off} - t_{off,lim}|', 0, 1, 1, 'lift-off time error')
+q_ = q_def('final_q_error'           , '|q(T) - q_{lim}(T)|', 1, 0, 3, 'final position error')
+q_ = q_def('final_v_error'           , '|v(T) - v_{lim}(T)|', 1, -1, 2, 'final velocity error')
+q_ = q_def('restitution_last'        , 'e_{last}', 0, 0, 2, 'restitution of the last impact')
+q_ = q_def('contraction_ratio'       , 'r', 0, 0, 4, 'contraction ratio of the flights')
+q_ = q_def('episodes'                , 'contact episodes', 0, 0, 0, 'contact episodes')
+q_ = q_def('impacts'                 , 'impacts', 0, 0, 0, 'impacts')
+q_ = q_def('impacts_before_capture'  , 'impacts before capture', 0, 0, 4, 'impacts before capture')
+q_ = q_def('steps'                   , 'steps', 0, 0, 0, 'steps')
+q_ = q_def('rhs_evals'               , 'right-hand-side evaluations', 0, 0, 0, 'right-hand-side evaluations')
+q_ = q_def('wall_seconds'            , 'wall time', 0, 1, 0, 'wall time')
+q_ = q_def('final_t'                 , 'T', 0, 1, 1, 'final time')
+q_ = q_def('final_q'                 , 'q(T)', 1, 0, 3, 'final position')
+q_ = q_def('final_v'                 , 'v(T)', 1, -1, 2, 'final velocity')
+# the names of penlim 0.2's sweeps (limit_*), in directories written then
+q_ = q_def('limit_sup_q'             , '|q - q_{lim}|_∞', 1, 0, 3, 'distance to the limit')
+q_ = q_def('limit_sup_q_outside_zeno', '|q - q_{lim}|_∞ outside Zeno', 1, 0, 3, 'distance to the limit outside Zeno')
+q_ = q_def('limit_l1_v'              , '|v - v_{lim}|_1', 1, 0, 3, 'L1 distance of the velocity')
+q_ = q_def('limit_s_distance'        , 'sup_s|q - q_{lim}|', 1, 0, 3, 'distance to the limit in s')
+q_ = q_def('s_distance'              , 'sup_s|q^μ - q^{μ''}|', 1, 0, 3, 'distance in s to the next run')
+# a solver's name in words: the schemes by their authors
+solver_words(n) = n eq 'moreau_jean' ? 'Moreau-Jean' : (n eq 'paoli' ? 'Paoli' : (n eq 'maury' ? 'Maury' : \
+    (n eq 'limit' ? 'limit solution' : spaced(n))))
+kind_words = "'times' 'velocities and restitution' 'distances' 'Zeno and capture'"
+kind_title(k) = word(kind_words, k)
+# the index of a name in the table (0: not there)
+q_index(name) = (qi_ = 0, sum [k_=1:q_count] (q_name[k_] eq name ? (qi_ = k_, 0) : 0), qi_)
+# underscores as spaces (gnuplot 5.4 has no strsubst)
+spaced(s) = strstrt(s, '_') == 0 ? s : s[1:strstrt(s, '_') - 1].' '.spaced(s[strstrt(s, '_') + 1:])
+# a name with a trailing index (q1, G12, lambda3): its stem, then the index as a subscript
+stem_len(s) = (sl_ = strlen(s), sum [k_=1:strlen(s)] (sl_ > 1 && strstrt('0123456789', s[sl_:sl_]) > 0 ? (sl_ = sl_ - 1, 0) : 0), sl_)
+stem(s) = s[1:stem_len(s)]
+suffix(s) = stem_len(s) < strlen(s) ? s[stem_len(s) + 1:] : ''
+# (a symbol of a time, "q(T)", takes the index before it: "q_{1}(T)")
+with_index(sy, i) = strstrt(sy, '(') > 1 ? sy[1:strstrt(sy, '(') - 1].'_{'.i.'}'.sy[strstrt(sy, '('):] : sy.'_{'.i.'}'
+sym(name) = q_index(name) > 0 ? q_sym[q_index(name)] : \
+    (suffix(name) ne '' && q_index(stem(name)) > 0 ? with_index(q_sym[q_index(stem(name))], suffix(name)) : spaced(name))
+words_of(name) = q_index(name) > 0 ? q_words[q_index(name)] : \
+    (q_index(stem(name)) > 0 ? q_words[q_index(stem(name))].' '.suffix(name) : spaced(name))
+q_kind_of(name) = q_index(name) > 0 ? q_kind[q_index(name)] : 0
+dim_L(name) = q_index(name) > 0 ? q_L[q_index(name)] : (q_index(stem(name)) > 0 ? q_L[q_index(stem(name))] : -99)
+dim_T(name) = q_index(name) > 0 ? q_T[q_index(name)] : (q_index(stem(name)) > 0 ? q_T[q_index(stem(name))] : -99)
+# Units: a built-in case may declare its units of length and time (case_units, from the case table,
+# written after this file by penlim: 'bouncing_ball:m:s ...'); a case without them, and every model
+# compiled apart, is dimensionless.  A pure number (restitution, counts) has no unit; a quantity not
+# in the table says none.
+if (!exists('case_units')) case_units = ''
+if (!exists('case_name')) case_name = ''
+case_entry(c) = (ce_ = '', sum [k_=1:words(case_units)] (strstrt(word(case_units, k_), c.':') == 1 ? (ce_ = word(case_units, k_), 0) : 0), ce_)
+colons(s) = strstrt(s, ':') == 0 ? s : s[1:strstrt(s, ':') - 1].' '.colons(s[strstrt(s, ':') + 1:])
+unit_len(c) = word(colons(case_entry(c)), 2)
+unit_time(c) = word(colons(case_entry(c)), 3)
+pow_of(u, p) = p == 0 ? '' : (p == 1 ? u : u.'^{'.sprintf('%d', p).'}')
+unit_LT(L, T) = L == -99 || (L == 0 && T == 0) ? '' : (unit_len(case_name) eq '' ? 'dimensionless' : \
+    (L > 0 ? pow_of(unit_len(case_name), L) : '').(T < 0 && L > 0 ? '/'.pow_of(unit_time(case_name), -T) : \
+    (L > 0 && T > 0 ? ' ' : '').pow_of(unit_time(case_name), T)))
+unit(name) = unit_LT(dim_L(name), dim_T(name))
+in_unit(name) = unit(name) eq '' ? '' : ' ('.unit(name).')'
+# an axis: the symbol and the unit, "q_1 (m)", "μ (s^{-2})", "e_1"
+axis(name) = sym(name).in_unit(name)
+# a refined value as penlim writes it ("1e+04", "2.849e-05") typeset by string operations alone
+# (gnuplot 5.4 reads no exponent from a string): "10^{4}", "2.849·10^{-5}"
+e_at(s) = strstrt(s, 'e') + strstrt(s, 'E')
+strip0(x) = strlen(x) > 1 && x[1:1] eq '0' ? strip0(x[2:]) : x
+exp_digits(x) = x[1:1] eq '-' ? '-'.strip0(x[2:]) : (x[1:1] eq '+' ? strip0(x[2:]) : strip0(x))
+sci(s) = e_at(s) == 0 ? s : (s[1:e_at(s) - 1] eq '1' ? '' : s[1:e_at(s) - 1].'·').'10^{'.exp_digits(s[e_at(s) + 1:]).'}'
+eq_at(w) = strstrt(w, '=')
+refined(n) = n eq 'mu' || n eq 'h' || n eq 'rtol'
+key_of(w) = eq_at(w) == 0 ? w : sym(w[1:eq_at(w) - 1]).' = '. \
+    (refined(w[1:eq_at(w) - 1]) ? sci(w[eq_at(w) + 1:]) : w[eq_at(w) + 1:])
+
+# ---- The columns the figures read, by the names the writers give them (one place: a column renamed
+# in docs/formats.md is one edit here) ----------------------------------------------------------
+# trajectory.csv: t, gamma, q1..qn, v1..vn, G1..Gm, then the forces (lambda1.. or impulse1..);
+# trajectory_s.csv: s, t, q1..qn, v1..vn (the same columns for q and v)
+col_q(j) = 2 + j
+col_v(j) = 2 + ndof + j
+col_G(i) = 2 + 2*ndof + i
+column_of(qty) = qty[1:1] eq 'q' ? col_q(suffix(qty) + 0) : (qty[1:1] eq 'v' ? col_v(suffix(qty) + 0) : col_G(suffix(qty) + 0))
+# convergence.csv: quantity, mu (or h), error, fit, rate, rate_se, predicted_rate, reference
+conv_quantity = 1; conv_x = 2; conv_error = 3; conv_fit = 4; conv_rate = 5; conv_rate_se = 6; conv_predicted = 7
+# sliding.csv: mu (or h), episode, constraint, t, mu_G, sliding_force
+sliding_t = 4; sliding_muG = 5; sliding_Fsm = 6
+# zeno.csv: mu (or h), impact, t_in, abs_gdot_in, gdot_out; capture.csv: mu (or h), capture_time,
+# accumulation_estimate, impacts_before_capture
+zeno_index = 2; zeno_t_in = 3; zeno_gdot_in = 4
+capture_time = 2; capture_accumulation = 3
+# episodes.csv (a sweep's): the first row is the coarsest run's first contact
+col_t_in = 't_in'
+col_duration = 'duration'
+# impact_errors.csv: the limit's impacts paired in each run
+col_limit_impact = 'limit_impact'
+col_t_limit = 't_limit'
+# stats over a file that may have no row: STATS_records is then left undefined
+have_stats(dummy) = exists('STATS_records') && STATS_records > 0
+# compare.csv: a row per solution (the limit solution's first), its distances by their names
+col_solver = 'solution'  # the solver (penalty, moreau_jean, ...; the limit solution: limit)
+col_status = 'status'
+col_param_name = 'parameter_name'
+col_param = 'parameter'
+col_wall = 'wall_seconds'
+# compare_deviation.csv: solution (the label), t, deviation
+
+# ---- Solution families (a comparison): one hue per family, lighter for coarser members --------------
+# Family f has its hue; member r of nr (in order of refinement, the finest last) is that hue mixed
+# with white by 0.55 (nr - r)/(nr - 1), with dash pattern nr - r + 1 (the finest solid) and marker r:
+# members of a family differ in lightness, dash and marker, families in hue.
+fam_names = 'penalty moreau_jean paoli maury external'
+array fam_r[5] = [0, 213, 0, 204, 68]
+array fam_g[5] = [114, 94, 158, 121, 68]
+array fam_b[5] = [178, 0, 115, 167, 68]
+fam_index(f) = (fi_ = 5, sum [k_=1:5] (word(fam_names, k_) eq f ? (fi_ = k_, 0) : 0), fi_)
+# a comparison's label (penalty_mu=1e+04, moreau_jean_h=4.462e-02, external_FILE): its family
+fam_of(l) = strstrt(l, '_mu=') > 0 ? l[1:strstrt(l, '_mu=') - 1] : (strstrt(l, '_h=') > 0 ? l[1:strstrt(l, '_h=') - 1] : 'external')
+# ... and its key text: "penalty, μ = 10^{4}"
+label_key(l) = fam_of(l) eq 'external' ? l : solver_words(fam_of(l)).', '.key_of(l[strlen(fam_of(l)) + 2:])
+shade(c, r, nr) = int(c + (255 - c) * (nr > 1 ? 0.55 * (nr - r) / (nr - 1.) : 0))
+fam_colour(f, r, nr) = sprintf('#%02x%02x%02x', shade(fam_r[fam_index(f)], r, nr), shade(fam_g[fam_index(f)], r, nr), \
+    shade(fam_b[fam_index(f)], r, nr))
+fam_dash(r, nr) = nr - r + 1
+fam_point(r) = int(word(points, (r - 1) % 7 + 1))
+# an axis of |value| (a log scale of a signed quantity): the bars around the symbol, unless it is a
+# norm, a sup or a max already
+is_abs(name) = sym(name)[1:1] eq '|' || strstrt(sym(name), 'sup') == 1 || strstrt(sym(name), 'max') == 1
+abs_axis(name) = (is_abs(name) ? sym(name) : '|'.sym(name).'|').in_unit(name)
+# a value of the refined parameter in a data file's first column ("1e10"), typeset in a key
+param_key(v) = sym(param).' = '.sci(v)

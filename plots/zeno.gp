@@ -3,61 +3,63 @@
 # (paper 004, eq. (52)).
 # Data: zeno.csv (one block per run: mu or h, index, t_in, |gdot_in|, gdot_out) and capture.csv
 # (mu or h, capture time, accumulation estimate, impacts before capture); docs/formats.md, "Data
-# files for figures".
+# files for figures"; the columns by number in styles.gp.
 load 'plots_config.gp'
 load 'styles.gp'
 set datafile separator comma
-array title_of[nzeno > 0 ? nzeno : 1]
-do for [i=0:nzeno-1] {
-    stats 'zeno.csv' index i using (title_of[i+1] = param.' = '.strcol(1), $2) nooutput
-}
 nkey = nzeno
+# each block's key: its run's mu (or h), the first column of its rows, typeset
+array blk_key[nzeno > 0 ? nzeno : 1]
+do for [i=1:nzeno] {
+    stats 'zeno.csv' index i-1 using (blk_key[i] = param_key(strcol(1)), column(zeno_index)) nooutput
+}
 klen = 14
 W = 1300
 npanels = ncapture > 0 ? 3 : 2
 kc = key_cols(nkey, klen, W)
 kr = key_rows(nkey, kc)
 key_px = kr * row_h + 24
-# the capture panel's key: one row between its axis label and the runs' key, off the data (inside,
-# it covered T* where it meets the accumulation time)
-cap_px = ncapture > 0 ? row_h + 24 : 0
+# the capture panel's key: right of the panel, off the data (inside, it covered T* where it meets
+# the accumulation time), so that the figure has one key below it, the runs'
+cap_px = 0
 H = int(70 + npanels * 300 + key_px + cap_px + 50)
-stats 'zeno.csv' using 2 nooutput
+stats 'zeno.csv' using zeno_index nooutput
 # integer ticks on the impact index, about ten of them
 index_step = STATS_max > 10 ? ceil(STATS_max / 10.) : 1
 print sprintf('zeno: key entries: %d', nkey + (ncapture > 0 ? 2 + (accumulation == accumulation) : 0))
 do for [fmt in formats] {
     eval term_cmd(fmt, 'zeno', W, H)
     set multiplot layout npanels,1 margins 0.08,0.98,(key_px + cap_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
-        title sprintf('%s: impact sequences', case_name)
+        title sprintf('%s: impact sequences', spaced(case_name))
     eval key_cmd(kr, key_px, H)
     set xlabel 'impact index'
     set xtics index_step format '%.0f'
     set mxtics 1
     set xrange [0.5:STATS_max + 0.5]
-    set ylabel 'impact time (model units)'
-    plot for [i=0:nzeno-1] 'zeno.csv' index i using 2:3 with linespoints lt i+1 title title_of[i+1]
+    set ylabel 'impact time t_i'.in_unit('t')
+    plot for [i=0:nzeno-1] 'zeno.csv' index i using zeno_index:zeno_t_in with linespoints lt i+1 title blk_key[i+1]
     unset key
     set logscale y
-    set format y '%.0e'
-    set ylabel '|gdot_in| (model units)'
-    plot for [i=0:nzeno-1] 'zeno.csv' index i using 2:4 with linespoints lt i+1 notitle
+    set format y '10^{%T}'
+    set ylabel 'entry gap rate |Ġ_{in}|'.in_unit('v')
+    plot for [i=0:nzeno-1] 'zeno.csv' index i using zeno_index:zeno_gdot_in with linespoints lt i+1 notitle
     unset logscale y
     set format y '%g'
     if (ncapture > 0) {
         set xrange [*:*]
-        set xtics autofreq format '%.0e'
+        set xtics autofreq format '10^{%T}'
         set logscale x
-        set xlabel param.' (model units)'
-        set ylabel 'time (model units)'
-        eval sprintf("set key at screen 0.5, %.5f center top horizontal Left reverse maxrows 1 box opaque samplen 3 spacing 1.1 width 2", (key_px + cap_px - 8.) / H)
+        set xlabel axis(param)
+        set ylabel 'time'.in_unit('t')
+        set rmargin at screen 0.6
+        set key at screen 0.61, graph 1 left top vertical Left reverse maxrows 3 box opaque samplen 3 spacing 1.1 width 1
         if (accumulation == accumulation) {
-            plot 'capture.csv' using 1:2 with linespoints lt 1 title 'capture time T*', \
-                 'capture.csv' using 1:3 with linespoints lt 2 title 'accumulation estimated from flights', \
-                 accumulation with lines @limit_style title 'accumulation time (closed form)'
+            plot 'capture.csv' using 1:capture_time with linespoints lt 1 title 'capture time T^*', \
+                 'capture.csv' using 1:capture_accumulation with linespoints lt 2 title 'accumulation T_∞ from the flights', \
+                 accumulation with lines @limit_style title 'accumulation T_∞ (closed form)'
         } else {
-            plot 'capture.csv' using 1:2 with linespoints lt 1 title 'capture time T*', \
-                 'capture.csv' using 1:3 with linespoints lt 2 title 'accumulation estimated from flights'
+            plot 'capture.csv' using 1:capture_time with linespoints lt 1 title 'capture time T^*', \
+                 'capture.csv' using 1:capture_accumulation with linespoints lt 2 title 'accumulation T_∞ from the flights'
         }
         unset logscale x
     }

@@ -17,6 +17,25 @@
  * (char_w, measured from pngcairo, printed as "key character width: W"): the SVG's key has the
  * PNG's geometry, and each entry must lie in the canvas, from its line sample (left) to the end of
  * its text, counted at char_w a character (gnuplot's own layout rule). */
+/* The characters a key text shows: enhanced text's <tspan> markup left out, an entity (&amp;) one
+ * character, a UTF-8 sequence (μ, Γ) one character. */
+static inline size_t visible_chars(const char *from, const char *to)
+{
+    size_t n = 0;
+    for (const char *c = from; c < to; c++) {
+        if (*c == '<') {
+            const char *close = strchr(c, '>');
+            c = close && close < to ? close : to - 1;
+        } else if (*c == '&') {
+            const char *semi = strchr(c, ';');
+            n++;
+            c = semi && semi < to ? semi : c;
+        } else
+            n += ((unsigned char)*c & 0xC0) != 0x80;
+    }
+    return n;
+}
+
 static inline void check_legend(const char *sub, const char *name, int min_entries)
 {
     char cmd[1024], file[512];
@@ -47,6 +66,10 @@ static inline void check_legend(const char *sub, const char *name, int min_entri
         const char *path = strstr(g, "<path");
         if (!text || (next && text > next) || (path && path < text))
             continue;
+        /* an untitled element (its <title> is its id): a text it draws, a point's label say, is no key */
+        const char *title = strstr(g, "<title>");
+        if (title && (!next || title < next) && strncmp(title + 7, "gnuplot_plot_", 13) == 0)
+            continue;
         drawn++;
         const char *tr = text;
         while (tr > g && strncmp(tr, "translate(", 10) != 0)
@@ -55,7 +78,7 @@ static inline void check_legend(const char *sub, const char *name, int min_entri
         if (tr > g)
             sscanf(tr, "translate(%lf,%lf)", &x, &y);
         const char *end = strstr(text, "</text>");
-        size_t len = end ? (size_t)(end - text) - strlen("<text>") : 0;
+        size_t len = end ? visible_chars(text + strlen("<text>"), end) : 0;
         outside += !(x >= 0 && x + (double)len * char_w <= W && y >= 0 && y <= H);
         /* its line sample, left of the text: a key wider than the canvas (centered) cuts it off */
         const char *sample = strstr(text, "d='M");

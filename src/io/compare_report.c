@@ -1,4 +1,5 @@
 #include "io/compare_report.h"
+#include "io/compare_plots.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -49,7 +50,8 @@ static const char *const plot_names[] = {"compare_trajectories", "compare_trajec
 pl_status pl_compare_files(const pl_compare_entry *e, size_t n, int plots, pl_strings *files, pl_error *err)
 {
     static const char *const run_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json", "contacts.csv"};
-    static const char *const top[] = {"compare.csv", "compare.json", "compare_config.gp", "compare_work.csv"};
+    static const char *const top[] = {"compare.csv", "compare.json", "compare_config.gp", "compare_work.csv",
+                                      "compare_deviation.csv"};
     char path[PATH_MAX];
     pl_status s = PL_OK;
     for (size_t j = 0; s == PL_OK && j < 4; j++) {
@@ -61,7 +63,7 @@ pl_status pl_compare_files(const pl_compare_entry *e, size_t n, int plots, pl_st
             snprintf(path, sizeof path, "%s/%s", e[k].dir, run_files[j]);
             s = pl_strings_add(files, path, err);
         }
-    for (size_t j = 0; s == PL_OK && j < 4; j++)
+    for (size_t j = 0; s == PL_OK && j < sizeof top / sizeof top[0]; j++)
         s = pl_strings_add(files, top[j], err);
     for (size_t j = 0; s == PL_OK && plots && j < NPLOTS; j++)
         s = pl_plot_files(plot_names[j], files, err);
@@ -548,8 +550,9 @@ pl_status pl_write_compare(pl_output *out, const pl_model *model, const pl_solut
     if ((s = write_csv(out, limit, limit_analysis, limit_files, e, n, err)) == PL_OK &&
         (s = write_json(out, model, limit, limit_analysis, limit_files, e, n, families, nfamilies, &tables, err)) ==
             PL_OK &&
-        (s = write_config(out, model, e, n, err)) == PL_OK)
-        s = write_work_data(out, e, n, err);
+        (s = write_config(out, model, e, n, err)) == PL_OK &&
+        (s = write_work_data(out, e, n, err)) == PL_OK)
+        s = pl_write_compare_deviation(out, model, limit, e, n, err);
     return s;
 }
 

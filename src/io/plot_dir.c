@@ -151,7 +151,7 @@ static const setting sweep_settings[] = {
 
 static const setting compare_settings[] = {
     {"case_name", CASE_NAME}, {"ndof", COUNT},        {"ncon", COUNT},      {"dirs", SOLUTION_DIRS},
-    {"labels", WORDS},        {"families", FAMILIES}, {"distances", WORDS}, {NULL, COUNT}};
+    {"labels", WORDS},        {"families", FAMILIES}, {"distances", WORDS}, {"deviation", COUNT}, {NULL, COUNT}};
 
 static const setting impact_law_settings[] = {
     {"law", LAW_NAME}, {"settings", WORDS}, {"approximations", APPROXIMATIONS}, {"nv", COUNT}, {NULL, COUNT}};
@@ -517,7 +517,7 @@ static pl_status write_run_config(pl_output *out, const json_t *manifest, const 
 }
 
 /* A sweep's or compare's configuration as read and checked, written again: what gnuplot loads. */
-static pl_status write_config(pl_output *out, const pl_plot_plan *plan, pl_error *err)
+static pl_status write_config(pl_output *out, const json_t *manifest, const pl_plot_plan *plan, pl_error *err)
 {
     pl_file f;
     pl_status s = pl_file_open(&f, out, NULL, plan->config, err);
@@ -526,6 +526,9 @@ static pl_status write_config(pl_output *out, const pl_plot_plan *plan, pl_error
     fprintf(f.fp, "# Written by penlim plot from the settings this file held: what the plot scripts of this "
                   "directory read.\n");
     pl_gp_config_write(f.fp, &plan->values);
+    /* a comparison drawn before compare_deviation.csv was written has no deviation panels */
+    if (strcmp(plan->config, "compare_config.gp") == 0 && !pl_gp_config_get(&plan->values, "deviation"))
+        pl_gp_put_int(f.fp, "deviation", lists(manifest, "compare_deviation.csv"));
     return pl_file_commit(&f, err);
 }
 
@@ -537,7 +540,7 @@ pl_status pl_plot_dir_write(pl_output *out, const json_t *manifest, const pl_plo
     if (plan->run_config)
         s = write_run_config(out, manifest, plan, err);
     else if (plan->config)
-        s = write_config(out, plan, err);
+        s = write_config(out, manifest, plan, err);
     if (s == PL_OK && plan->n > 0)
         s = pl_plot_write_script(out, "styles", err);
     for (size_t k = 0; s == PL_OK && k < plan->n; k++)

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cases/cases.h"
 #include "io/output.h"
 
 void pl_plot_format_value(double x, char *buf, size_t len)
@@ -69,6 +70,15 @@ pl_status pl_plot_write_script(pl_output *out, const char *name, pl_error *err)
         if (s != PL_OK)
             return s;
         fputs(pl_plot_scripts[k].text, f.fp);
+        if (strcmp(name, "styles") == 0) { /* the units of the cases that declare them (the case table's) */
+            fputs("case_units = '", f.fp);
+            for (size_t c = 0; c < pl_case_count(); c++) {
+                const char *length, *time;
+                if (pl_case_units(pl_case_at(c), &length, &time))
+                    fprintf(f.fp, "%s%s:%s:%s", c ? " " : "", pl_case_at(c)->name, length, time);
+            }
+            fputs("'\n", f.fp);
+        }
         return pl_file_commit(&f, err);
     }
     return pl_fail(err, PL_ERR_INPUT, "no plot script named %s", name);

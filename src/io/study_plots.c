@@ -51,6 +51,7 @@ typedef struct {
 
 struct pl_study_plots {
     char subject[160]; /* "CASE (SOLVER)" */
+    char case_name[96], solver[48]; /* for the figures' titles and units (styles.gp's table) */
     axis *axes;
     size_t naxes;
     int zip;
@@ -219,6 +220,8 @@ static pl_status read_json(const pl_output *out, pl_study_plots *p, size_t *npoi
         s = read_axes(where, j, p, err);
     if (s == PL_OK) {
         snprintf(p->subject, sizeof p->subject, "%s (%s)", case_name, solver);
+        snprintf(p->case_name, sizeof p->case_name, "%s", case_name);
+        snprintf(p->solver, sizeof p->solver, "%s", solver);
         p->zip = json_is_true(zip);
         *npoints = json_array_size(points);
     }
@@ -945,6 +948,8 @@ static pl_status write_map_dat(pl_output *out, const pl_study_plots *p, const fi
 static pl_status write_figure_script(pl_output *out, const pl_study_plots *p, const figure *fig, size_t nlines,
                                      size_t klen, pl_error *err)
 {
+    /* the title: the case, the solver, the quantity and the axes in words (study_family.gp and
+     * study_map.gp compose it from styles.gp's table), then title_tail, written here */
     char file[NAME_LEN + 16], title[512];
     snprintf(file, sizeof file, "%s.gp", fig->name);
     pl_file f;
@@ -957,8 +962,7 @@ static pl_status write_figure_script(pl_output *out, const pl_study_plots *p, co
     pl_gp_put_string(f.fp, "figure", fig->name);
     if (fig->map) {
         const axis *A = &p->axes[p->map_axes[0]], *B = &p->axes[p->map_axes[1]];
-        snprintf(title, sizeof title, "%s: %s over %s and %s (white: no value)", p->subject, p->mq.name, A->column,
-                 B->column);
+        snprintf(title, sizeof title, " (white: no value)");
         pl_gp_put_string(f.fp, "quantity", p->mq.name);
         pl_gp_put_string(f.fp, "xname", A->column);
         pl_gp_put_string(f.fp, "yname", B->column);
@@ -968,7 +972,7 @@ static pl_status write_figure_script(pl_output *out, const pl_study_plots *p, co
     } else {
         const quantity *q = &p->fq[fig->q];
         const axis *a = &p->axes[p->line_axis];
-        int n = snprintf(title, sizeof title, "%s: %s against %s, one line per %s", p->subject, q->name, a->column,
+        int n = snprintf(title, sizeof title, ", one line per %s",
                          p->by_point ? "point of the other axes" : "value of the other axes");
         if (p->total_lines > p->nlines && n > 0 && (size_t)n < sizeof title)
             snprintf(title + n, sizeof title - (size_t)n, " (the first %zu of %zu)", p->nlines, p->total_lines);
@@ -979,7 +983,9 @@ static pl_status write_figure_script(pl_output *out, const pl_study_plots *p, co
         pl_gp_put_int(f.fp, "nlines", (long)nlines);
         pl_gp_put_int(f.fp, "klen", (long)klen);
     }
-    pl_gp_put_string(f.fp, "title", title);
+    pl_gp_put_string(f.fp, "case_name", p->case_name);
+    pl_gp_put_string(f.fp, "solver", p->solver);
+    pl_gp_put_string(f.fp, "title_tail", title);
     fprintf(f.fp, "load 'styles.gp'\nload '%s'\n", fig->map ? "study_map.gp" : "study_family.gp");
     return pl_file_commit(&f, err);
 }
