@@ -548,14 +548,22 @@ pl_status pl_plot_dir_write(pl_output *out, const json_t *manifest, const pl_plo
     return s;
 }
 
-pl_status pl_plot_dir_render(pl_output *out, const pl_plot_plan *plan, const pl_budget *budget, pl_error *err)
+pl_status pl_plot_dir_render(pl_output *out, const pl_plot_plan *plan, const pl_budget *budget,
+                             pl_plot_progress progress, void *user, pl_error *err)
 {
-    if (plan->study)
-        return pl_study_plots_render(out, plan->study, budget, err);
-    pl_status s = pl_plot_start_log(out, err);
-    if (s != PL_OK)
+    size_t total = plan->study ? 1 : plan->n;
+    if (progress)
+        progress(0, total, user);
+    pl_status s;
+    if (plan->study) {
+        s = pl_study_plots_render(out, plan->study, budget, err);
+        if (s == PL_OK && progress)
+            progress(1, 1, user);
         return s;
+    }
+    s = pl_plot_start_log(out, err);
     for (size_t k = 0; s == PL_OK && k < plan->n; k++)
-        s = pl_plot_render(out, plan->figures[k], budget, err);
+        if ((s = pl_plot_render(out, plan->figures[k], budget, err)) == PL_OK && progress)
+            progress(k + 1, total, user);
     return s;
 }
