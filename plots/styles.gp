@@ -230,5 +230,11 @@ fam_point(r) = int(word(points, (r - 1) % 7 + 1))
 # norm, a sup or a max already
 is_abs(name) = sym(name)[1:1] eq '|' || strstrt(sym(name), 'sup') == 1 || strstrt(sym(name), 'max') == 1
 abs_axis(name) = (is_abs(name) ? sym(name) : '|'.sym(name).'|').in_unit(name)
-# a value of the refined parameter in a data file's first column ("1e10"), typeset in a key
-param_key(v) = sym(param).' = '.sci(v)
+# a value of a refined parameter read from a data file ("1e10", "1.5e5", "0.0015", as penlim writes
+# it: the short form of directory names), typeset: "10^{10}", "1.5·10^{5}", "0.0015".  A results
+# directory is untrusted: a word other than a number's characters is drawn as "?", never as markup.
+number_word(s) = strlen(s) > 0 && (nw_ = 1, sum [k_=1:strlen(s)] (strstrt('0123456789.eE+-', s[k_:k_]) == 0 ? \
+    (nw_ = 0, 0) : 0), nw_)
+value_key(s) = number_word(s) ? sci(s) : '?'
+# a value of the refined parameter in a data file's first column, in a key
+param_key(v) = sym(param).' = '.value_key(v)

@@ -158,6 +158,9 @@ int main(int argc, char **argv)
         {"sweep wedge --mu 1e3:1e6:4 --out sweep_wedge --quiet", "sweep_wedge", 3},
         {"compare wedge --out compare --quiet", "compare", 3},
         {"study corner --grid eps=-0.3,0.25 --grid mu=1e4:1e6:3 --set angle=135 --out study --quiet", "study", 2},
+        /* values of one significant digit alike (2e5 both, rounded): labelled as compare.csv writes them */
+        {"compare bouncing_ball --mu 1.5e5 --mu 2.5e5 --scheme moreau_jean --h 0.0015 --t-end 1 --out compare_labels "
+         "--quiet", "compare_labels", 3},
     };
     for (size_t k = 0; k < sizeof jobs / sizeof jobs[0]; k++) {
         int rc = run(jobs[k].args);
@@ -168,6 +171,23 @@ int main(int argc, char **argv)
                   jobs[k].min_scripts);
         }
     }
+    /* compare_work labels each point with its value's short form, every significant digit */
+    char *svg = slurp("compare_labels/compare_work.svg");
+    CHECK(svg && strstr(svg, "1.5·10") && strstr(svg, "2.5·10") && strstr(svg, ">0.0015<"),
+          "compare_work labels mu = 1.5e5, 2.5e5 and h = 0.0015 as 1.5·10^5, 2.5·10^5, 0.0015");
+    free(svg);
+    /* a key's value read from a data file (zeno.csv's, sliding.csv's first column) is typeset only when it is
+     * a number's word: markup planted in a results directory is drawn as "?" */
+    snprintf(cmd, sizeof cmd,
+             "cd %s/sweep && gnuplot -e \"load 'styles.gp'; param = 'mu'; print param_key('1.5e5'); "
+             "print param_key('{/=120 INJECTED}'); print value_key('0.0015')\" > keys.txt 2>&1",
+             dir);
+    CHECK(system(cmd) == 0, "gnuplot evaluates styles.gp's param_key");
+    char *keys = slurp("sweep/keys.txt");
+    CHECK(keys && strstr(keys, "\nμ = 1.5·10^{5}\nμ = ?\n0.0015\n") && !strstr(keys, "INJECTED"),
+          "keys from data words: got '%s'",
+          keys ? keys : "(none)");
+    free(keys);
     if (check_failures == 0) {
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
         CHECK(system(cmd) == 0, "remove the scratch directory");
