@@ -165,7 +165,7 @@ unit(name) = unit_LT(dim_L(name), dim_T(name))
 in_unit(name) = unit(name) eq '' ? '' : ' ('.unit(name).')'
 # an axis: the symbol and the unit, "q_1 (m)", "μ (s^{-2})", "e_1"
 axis(name) = sym(name).in_unit(name)
-# a refined value as penlim writes it ("1e+04", "2.849e-05") typeset by string operations alone
+# a refined value as penlim writes it ("1e4", "2.849e-5", "0.0015") typeset by string operations alone
 # (gnuplot 5.4 reads no exponent from a string): "10^{4}", "2.849·10^{-5}"
 e_at(s) = strstrt(s, 'e') + strstrt(s, 'E')
 strip0(x) = strlen(x) > 1 && x[1:1] eq '0' ? strip0(x[2:]) : x
@@ -217,7 +217,7 @@ array fam_r[5] = [0, 213, 0, 204, 68]
 array fam_g[5] = [114, 94, 158, 121, 68]
 array fam_b[5] = [178, 0, 115, 167, 68]
 fam_index(f) = (fi_ = 5, sum [k_=1:5] (word(fam_names, k_) eq f ? (fi_ = k_, 0) : 0), fi_)
-# a comparison's label (penalty_mu=1e+04, moreau_jean_h=4.462e-02, external_FILE): its family
+# a comparison's label (penalty_mu=1e4, moreau_jean_h=0.04462, external_FILE): its family
 fam_of(l) = strstrt(l, '_mu=') > 0 ? l[1:strstrt(l, '_mu=') - 1] : (strstrt(l, '_h=') > 0 ? l[1:strstrt(l, '_h=') - 1] : 'external')
 # ... and its key text: "penalty, μ = 10^{4}"
 label_key(l) = fam_of(l) eq 'external' ? l : solver_words(fam_of(l)).', '.key_of(l[strlen(fam_of(l)) + 2:])

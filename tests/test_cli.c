@@ -837,7 +837,7 @@ static void test_figures(void)
     check_figure("fig_table", "sliding", gnuplot, 12);
     CHECK(!exists("fig_ball/sliding.gp"), "no sliding figure without sliding");
     char *config = slurp("fig_ball/plots_config.gp");
-    CHECK(config && strstr(config, "'mu=1e+02 ") && strstr(config, " mu=1e+08'"), "labels mu=1e+02 ... 1e+08: %s",
+    CHECK(config && strstr(config, "'mu=1e2 ") && strstr(config, " mu=1e8'"), "labels mu=1e2 ... 1e8: %s",
           config ? config : "(none)");
     free(config);
 
@@ -852,7 +852,7 @@ static void test_figures(void)
     CHECK(rc == 0, "plot of a run exits 0 (got %d)", rc);
     check_figure("fig_run", "run", gnuplot, 1);
     config = slurp("fig_run/plots_config.gp");
-    CHECK(config && strstr(config, "ndof = 2") && strstr(config, "ncon = 2") && strstr(config, "label = 'mu=1e+06'"),
+    CHECK(config && strstr(config, "ndof = 2") && strstr(config, "ncon = 2") && strstr(config, "label = 'mu=1e6'"),
           "the run's figure has every dof and constraint: %s", config ? config : "(none)");
     free(config);
     CHECK(manifest_lists("fig_run", "summary.json"), "plot keeps the run's files listed");
@@ -871,9 +871,9 @@ static void test_figures(void)
     check_figure("fig_cmp", "compare_trajectories_s", gnuplot, 13);
     check_figure("fig_cmp", "compare_work", gnuplot, 2);
     config = slurp("fig_cmp/compare_config.gp");
-    CHECK(config && strstr(config, "penalty_mu=1e+03 ") && strstr(config, "moreau_jean_h=4.462e-02 ") &&
+    CHECK(config && strstr(config, "penalty_mu=1e3 ") && strstr(config, "moreau_jean_h=0.04462 ") &&
               strstr(config, "ncon = 1") && strstr(config, "families = 'penalty moreau_jean'"),
-          "compare labels mu=1e+03, h=4.462e-02, one constraint, two families: %s", config ? config : "(none)");
+          "compare labels mu=1e3, h=0.04462 (as compare.csv writes them), one constraint, two families: %s", config ? config : "(none)");
     free(config);
     snprintf(cmd, sizeof cmd, "cd %s/fig_cmp && rm -f compare_trajectories* compare_work.png compare_work.pdf compare_work.gp", dir);
     CHECK(system(cmd) == 0, "remove the compare figures");

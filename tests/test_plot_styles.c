@@ -176,6 +176,12 @@ int main(int argc, char **argv)
     CHECK(svg && strstr(svg, "1.5·10") && strstr(svg, "2.5·10") && strstr(svg, ">0.0015<"),
           "compare_work labels mu = 1.5e5, 2.5e5 and h = 0.0015 as 1.5·10^5, 2.5·10^5, 0.0015");
     free(svg);
+    /* compare_deviation.csv names each solution with its value as compare.csv writes it */
+    char *dev = slurp("compare_labels/compare_deviation.csv");
+    CHECK(dev && strstr(dev, "\npenalty_mu=1.5e5,") && strstr(dev, "\npenalty_mu=2.5e5,") &&
+              strstr(dev, "\nmoreau_jean_h=0.0015,"),
+          "compare_deviation.csv: solutions penalty_mu=1.5e5, penalty_mu=2.5e5, moreau_jean_h=0.0015");
+    free(dev);
     /* a key's value read from a data file (zeno.csv's, sliding.csv's first column) is typeset only when it is
      * a number's word: markup planted in a results directory is drawn as "?" */
     snprintf(cmd, sizeof cmd,
