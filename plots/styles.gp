@@ -60,13 +60,16 @@ key_cmd(rows, kpx, H) = sprintf("set key at screen 0.5, %.5f center top vertical
 
 # ---- Symbols and units: the one table of what every figure names --------------------------------
 # Each quantity a figure draws, by the name penlim's files give it: its symbol (enhanced text), its
-# dimension as powers of length L and time T (mu is a stiffness per unit mass: mu G is an
-# acceleration, so 1/T^2; a force lambda is per unit mass, L/T^2; an impulse per unit mass, L/T;
+# dimension as powers of length L and time T (mu: under a law per unit effective mass, Kelvin-Voigt's,
+# a stiffness per unit mass, 1/T^2, mu G an acceleration; under a physical k, Hertz's and
+# Hunt-Crossley's (physical_k, from the configuration), a pure multiplier of k, which carries the
+# units; masses count as pure numbers: a force lambda is L/T^2, an impulse L/T;
 # the L1 distance of v, an integral over t, a length), its kind (the panels of the convergence
 # figure: 1 times, 2 velocities and restitution, 3 distances, 4 Zeno and capture), and words for
 # titles.  A name not in the table is drawn as it is written, its underscores as spaces, in plain
 # text (study columns such as final_q1).
 # One row per quantity: q_def(name, symbol, L, T, kind, words).
+if (!exists('physical_k')) physical_k = 0
 q_count = 47
 array q_name[q_count]
 array q_sym[q_count]
@@ -79,7 +82,7 @@ q_def(n, sy, L, T, kd, w) = (q_k = q_k + 1, q_name[q_k] = n, q_sym[q_k] = sy, q_
     q_kind[q_k] = kd, q_words[q_k] = w, 0)
 q_ = q_def('t'                       , 't', 0, 1, 1, 'time')
 q_ = q_def('s'                       , 's = Γ(t)', 0, 1, 1, 'transformed time')
-q_ = q_def('mu'                      , 'μ', 0, -2, 0, 'penalty stiffness')
+q_ = q_def('mu'                      , 'μ', 0, physical_k ? 0 : -2, 0, physical_k ? 'penalty multiplier' : 'penalty stiffness')
 q_ = q_def('h'                       , 'h', 0, 1, 1, 'step')
 q_ = q_def('q'                       , 'q', 1, 0, 3, 'position')
 q_ = q_def('v'                       , 'v', 1, -1, 2, 'velocity')
@@ -93,7 +96,7 @@ q_ = q_def('scaled_penetration_first', 'μ^{1/(n+1)} δ_1', 1, -1, 2, 'scaled pe
 q_ = q_def('capture_time'            , 'T^*', 0, 1, 4, 'capture time')
 q_ = q_def('accumulation_estimate'   , 'T_∞', 0, 1, 4, 'accumulation time from the flights')
 q_ = q_def('lift_off_first'          , 't_{off}', 0, 1, 1, 'first lift-off time')
-q_ = q_def('sliding_force_error'     , 'sup|μG - F^{sm}|', 1, -2, 2, 'sliding-mode force error')
+q_ = q_def('sliding_force_error'     , physical_k ? 'sup|λ - λ_{lim}|' : 'sup|μG - F^{sm}|', 1, -2, 2, 'sliding-mode force error')
 q_ = q_def('successive_s_distance'   , 'sup_s|q^μ - q^{μ''}|', 1, 0, 3, 'distance in s to the next run')
 q_ = q_def('successive_s_distance_q' , 'sup_s|q^μ - q^{μ''}|', 1, 0, 3, 'distance in s to the next run')
 q_ = q_def('successive_s_distance_v' , 'sup_s|v^μ - v^{μ''}|', 1, -1, 2, 'velocity distance in s to the next run')
