@@ -898,6 +898,24 @@ static void test_figures(void)
           "plot writes nothing into a directory penlim did not write");
 }
 
+/* A study in penlim 0.2's vocabulary (study.csv's s_distance_q then the distance to the next run, no
+ * successive_s_distance_q; sup_q then limit_sup_q) is refused by penlim plot, not drawn as distances to
+ * the limit; the same study in the current names is drawn. */
+static void test_old_study_vocabulary(void)
+{
+    int rc = run("study bouncing_ball --grid e=0.5,0.9 --grid mu=1e3,1e4 --t-end 1 --out old_study --quiet --no-plots");
+    CHECK(rc == 0, "a small study exits 0 (got %d)", rc);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd %s && cp -r old_study new_study && sed -i '1s/,s_distance_q,/,limit_s_distance,/; "
+             "1s/successive_s_distance_q,successive_s_distance_v/s_distance_q,s_distance_v/; 1s/,sup_q,/,limit_sup_q,/' "
+             "old_study/study.csv && head -1 old_study/study.csv | grep -q ',s_distance_q,s_distance_v,limit_sup_q,'", dir);
+    CHECK(system(cmd) == 0, "rename study.csv's columns as penlim 0.2 named them");
+    expect_message("plot old_study", "penlim 0.2's column names", NULL);
+    CHECK(!exists("old_study/study_family.gp"), "the refused study gets no figure script");
+    rc = run("plot new_study --quiet");
+    CHECK(rc == 0 && exists("new_study/study_family.gp"), "penlim plot draws the study in the current names (exit %d)", rc);
+}
+
 int main(int argc, char **argv)
 {
     check_init();
@@ -934,6 +952,7 @@ int main(int argc, char **argv)
         test_output_cap();
         test_failures();
         test_figures();
+        test_old_study_vocabulary();
     }
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
