@@ -183,7 +183,7 @@ static void test_column_names(void)
     pl_solve_model(ball, "limit", NULL, 0, &pen, &err);
     pl_solve_model(ball, "moreau_jean", h, 1, &scheme, &err);
     pl_solve_model(ball, "limit", sparse, 1, &sp, &err);
-    const char *expect[] = {"t", "gamma", "q1", "v1", "G1", "lambda1"};
+    const char *expect[] = {"t", "gamma", "q1", "v1", "G1", "force1"};
     char name[64];
     for (size_t k = 0; k < 6; k++)
         CHECK(pl_solution_column_name(pen, k, name, sizeof name) == strlen(expect[k]) && strcmp(name, expect[k]) == 0,

@@ -6,7 +6,7 @@ def plot_solution(sol, axes=None):
     import matplotlib.pyplot as plt
     panels = [("q", sol.q, "position q_j"), ("v", sol.v, "velocity v_j")]
     if sol.G is not None:
-        force = "impulse" if sol.columns[-1].startswith("impulse") else "lambda"
+        force = "impulse" if sol.columns[-1].startswith("impulse") else "force"
         panels += [("G", sol.G, "gap G_i"), (force, sol.force, f"contact {force}_i")]
     if axes is None:
         fig, axes = plt.subplots(len(panels), 1, sharex=True, figsize=(7, 2.2 * len(panels)), squeeze=False)

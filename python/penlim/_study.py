@@ -14,12 +14,12 @@ import numpy as np
 from . import _lib
 from ._core import (InputError, Model, Solution, _call, _error, _model_for, _own, _split_options, lib, model,
                     run)
-from ._files import copy_files, read_columns, table
+from ._files import copy_files, current_json, read_columns, table
 
 # pl_sweep_quantity_get's names (include/penlim/study.h), the quantities of sweep.json.
 SWEEP_QUANTITIES = ("first_impact_time", "restitution_first", "scaled_penetration_first", "capture_time",
-                    "accumulation_estimate", "lift_off_first", "sliding_force_error", "s_distance", "limit_sup_q",
-                    "limit_sup_q_outside_zeno", "limit_l1_v", "limit_s_distance", "impact_time_error",
+                    "accumulation_estimate", "lift_off_first", "sliding_force_error", "successive_s_distance",
+                    "sup_q", "sup_q_outside_zeno", "l1_v", "s_distance_q", "impact_time_error",
                     "impact_velocity_error")
 
 DEFAULT_MU = tuple(10.0 ** k for k in range(2, 11))  # penlim sweep's default, 1e2:1e10:9
@@ -34,7 +34,7 @@ class _Files:
 
     def _json(self, name):
         with open(os.path.join(self._dir(), name)) as f:
-            return json.load(f)
+            return current_json(json.load(f))
 
     def _table(self, name):
         return table(os.path.join(self._dir(), name))

@@ -53,8 +53,8 @@ def test_sweep_rate_of_the_penetration():
     p = column(sw.table, "scaled_penetration_first")
     assert abs(p[1] - p[2]) < abs(p[0] - p[2]) / 5
     w = penlim.sweep("wedge", mu=[1e4, 1e6], m=0.3, e=0.5, jobs=2)
-    assert w.model.n == 2 and len(w.runs) == 2 and np.all(np.isfinite(column(w.table, "limit_sup_q")))
-    assert column(w.table, "limit_sup_q")[1] < column(w.table, "limit_sup_q")[0]
+    assert w.model.n == 2 and len(w.runs) == 2 and np.all(np.isfinite(column(w.table, "sup_q")))
+    assert column(w.table, "sup_q")[1] < column(w.table, "sup_q")[0]
 
 
 def test_sweep_of_a_scheme_and_of_a_python_model():
@@ -158,3 +158,72 @@ def test_study_and_compare_of_a_python_model():
     c = penlim.compare(Ball(), mu=[1e5, 1e7], e=0.5)
     sup_q = column(c.table, "sup_q")
     assert 0 < sup_q[1] < sup_q[0]
+
+
+# Today's names as version 0.2 wrote them (docs/formats.md, "One vocabulary"), applied all at once.
+V02_NAMES = {"sup_q": "limit_sup_q", "sup_q_outside_zeno": "limit_sup_q_outside_zeno", "l1_v": "limit_l1_v",
+             "s_distance_q": "limit_s_distance", "successive_s_distance_q": "s_distance_q",
+             "successive_s_distance_v": "s_distance_v", "successive_s_distance": "s_distance"}
+
+
+def as_version_0_2(directory):
+    """Rewrite a directory of today's program in 0.2's vocabulary: CSV headers (forceK as lambdaK,
+    contacts.csv's force as lambda, the quantities), JSON keys (the convergence quantities, sweep.json's
+    s_distance)."""
+    import json
+    import re
+    for root, _, files in os.walk(directory):
+        for name in files:
+            path = os.path.join(root, name)
+            text = open(path).read()
+            if name.endswith(".csv"):
+                head, _, body = text.partition("\n")
+                cols = [re.sub(r"^force(\d*)$", r"lambda\1", c) for c in head.split(",")]
+                if name in ("sweep.csv", "study.csv"):
+                    cols = [V02_NAMES.get(c, c) for c in cols]
+                text = ",".join(cols) + "\n" + body
+            elif name in ("sweep.json", "study.json"):
+                doc = json.loads(text)
+                convs = [doc["convergence"]] if "convergence" in doc else [p["convergence"] for p in doc["points"]]
+                for c in convs:
+                    renamed = {V02_NAMES.get(k, k): v for k, v in c.items()}
+                    c.clear()
+                    c.update(renamed)
+                if "successive_s_distance" in doc:
+                    doc["s_distance"] = doc.pop("successive_s_distance")
+                text = json.dumps(doc)
+            open(path, "w").write(text)
+
+
+def test_load_reads_version_0_2(cli, tmp_path):
+    """A directory written by version 0.2 (lambda, limit_sup_q, s_distance for the successive runs' distance)
+    reads back under today's names with the same numbers."""
+    import shutil
+    cli("sweep", "bouncing_ball", "--mu", "1e4,1e6", "--set", "e=0.6", "--t-end", "2", "--no-plots", "--out", "sw",
+        "--quiet")
+    cli("run", "bouncing_ball", "--mu", "1e5", "--contacts", "sparse", "--out", "sp", "--quiet")
+    cli("study", "bouncing_ball", "--grid", "mu=1e4,1e6", "--grid", "e=0.5,0.8", "--t-end", "2", "--no-plots",
+        "--out", "st", "--quiet")
+    for d in ("sw", "sp", "st"):
+        shutil.copytree(tmp_path / d, tmp_path / (d + "02"))
+        as_version_0_2(tmp_path / (d + "02"))
+    assert "limit_sup_q" in (tmp_path / "sw02" / "sweep.csv").read_text()
+    assert "lambda1" in (tmp_path / "sw02" / "runs" / os.listdir(tmp_path / "sw02" / "runs")[0] / "trajectory.csv").read_text()
+    now, old = penlim.load(tmp_path / "sw"), penlim.load(tmp_path / "sw02")
+    assert list(old.table.columns) == list(now.table.columns)
+    assert "sup_q" in old.rates and "limit_sup_q" not in old.rates and "successive_s_distance" in old.convergence
+    for q in now.rates:
+        assert np.array_equal(now.rates[q], old.rates[q], equal_nan=True), q
+    assert np.array_equal(column(now.table, "s_distance_q"), column(old.table, "s_distance_q"), equal_nan=True)
+    assert np.array_equal(column(now.table, "successive_s_distance_q"), column(old.table, "successive_s_distance_q"),
+                          equal_nan=True)
+    assert old.summary["successive_s_distance"] == now.summary["successive_s_distance"]
+    assert old.runs[0].columns == now.runs[0].columns == ["t", "gamma", "q1", "v1", "G1", "force1"]
+    assert same_bits(old.runs[1].force, now.runs[1].force)
+    sp_now, sp_old = penlim.load(tmp_path / "sp"), penlim.load(tmp_path / "sp02")
+    assert sp_now.G is None and len(sp_now.contacts["force"]) > 0
+    assert same_bits(sp_now.contacts["force"], sp_old.contacts["force"])
+    st_now, st_old = penlim.load(tmp_path / "st"), penlim.load(tmp_path / "st02")
+    assert list(st_old.table.columns) == list(st_now.table.columns)
+    assert st_old.value(1, "sup_q") == st_now.value(1, "sup_q") and math.isfinite(st_now.value(1, "sup_q"))
+    assert [p["rates"].keys() for p in st_old.points] == [p["rates"].keys() for p in st_now.points]
