@@ -152,6 +152,22 @@ def test_ctrl_c_stops_a_long_call(call):
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def test_ctrl_c_stops_the_runs_of_a_study(tmp_path):
+    """SIGINT during a study: its runs under way stop at their next step (the study's cancel hook reaches
+    each solve), and none is written as a failed run: a resumed study solves it again."""
+    import signal
+    import threading
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):  # max_steps: a bound on the test if the runs went on
+        penlim.study("bouncing_ball", {"mu": [1e8, 1e9]}, e=1.0, t_end=1e7, samples=0, max_output=1e9, max_steps=2e6,
+                     directory=tmp_path / "st", jobs=2)
+    timer.join()
+    written = [d for sub in ("runs", "limits") if (tmp_path / "st" / sub).is_dir()
+               for d in os.listdir(tmp_path / "st" / sub) if (tmp_path / "st" / sub / d / "summary.json").exists()]
+    assert written == []
+
+
 def test_study_and_compare_of_a_python_model():
     st = penlim.study(Ball(), {"e": [0.3, 0.6]}, mu=1e6, jobs=2)  # jobs: one at a time for a Python model
     assert np.allclose(column(st.table, "restitution_first"), [0.3, 0.6], atol=5e-3)
