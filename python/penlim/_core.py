@@ -197,8 +197,9 @@ def _solvers():
 class Model:
     """A case with its parameters fixed and its contact law (penlim.model): immutable."""
 
-    def __init__(self, handle, source, bridge=None, keep=()):
+    def __init__(self, handle, source, bridge=None, keep=(), given=None):
         self._handle = handle
+        self.given = dict(given or {})  # the parameters the caller set (the others: the case's defaults)
         self._bridge = bridge  # a model written in Python (its callbacks and their error)
         self._keep = keep      # what the library points into: the case and its tables
         self._finalizer = _own(self, "model", lib.pl_model_destroy, handle)
@@ -272,19 +273,19 @@ def model(case, law=None, params=None, **kwargs):
         _check_names(given, _accepted_parameters(bridge.parameter_names, law), f"model {bridge.name}")
         handle = _create(lambda a, n, e: lib.pl_model_create_law(byref(bridge.case), law_b, a, n, e),
                          bridge.name, given.items(), bridge)
-        return Model(handle, case, bridge, (bridge,))
+        return Model(handle, case, bridge, (bridge,), given)
     path = os.fspath(case)
     if path.endswith(".so") or "/" in path:
         path = os.path.abspath(path)
         handle = _create(lambda a, n, e: lib.pl_model_load(path.encode(), law_b, a, n, e), path, given.items())
-        return Model(handle, path)
+        return Model(handle, path, given=given)
     c = lib.pl_builtin_case_find(path.encode())
     if not c:
         raise InputError(f"unknown case {path!r} (penlim.cases(): {', '.join(cases())})", _lib.PL_ERR_INPUT)
     info = _case_info(c.contents)
     _check_names(given, _accepted_parameters(info.parameters, law), f"case {path}")
     handle = _create(lambda a, n, e: lib.pl_model_create_law(c, law_b, a, n, e), path, given.items())
-    return Model(handle, path)
+    return Model(handle, path, given=given)
 
 
 # ---- cancelling: KeyboardInterrupt ----------------------------------------------------------------

@@ -367,7 +367,7 @@ def study(case, axes, *, solver="penalty", law=None, params=None, directory=None
         text = values if isinstance(values, str) else ",".join(repr(float(v)) for v in np.atleast_1d(values))
         grids.append(f"{'t-end' if name == 't_end' else name}={text}".encode())
     grid_arr = (ctypes.c_char_p * len(grids))(*grids)
-    sets, ns = _lib.settings([(k, v) for k, v in _model_settings(m) if k not in axes])
+    sets, ns = _lib.settings([(k, v) for k, v in m.given.items() if k not in axes])
     opts, no = _lib.settings(options.items())
     if m._bridge:
         jobs = 1
@@ -394,15 +394,6 @@ def study(case, axes, *, solver="penalty", law=None, params=None, directory=None
     if status:
         raise _error(status, err.text())
     return result
-
-
-def _model_settings(m):
-    """The case's and law's parameters of m as settings (the study fixes them from these)."""
-    out = dict(m.parameters)
-    from ._core import laws
-    derived = {p for p, info in laws()[m.law].parameters.items() if info.derived}
-    out.update({k: v for k, v in m.law_parameters.items() if k not in derived})
-    return [(k, v) for k, v in out.items() if v == v]
 
 
 def load(directory):

@@ -168,6 +168,22 @@ def test_ctrl_c_stops_the_runs_of_a_study(tmp_path):
     assert written == []
 
 
+def test_study_along_a_parameter_the_defaults_derive(cli, tmp_path):
+    """An axis of xi, which the ball derives from e unless set: the package sets only what its caller set
+    (here h0), as the program's --set, so the study is the program's."""
+    st = penlim.study("bouncing_ball", {"xi": [0.05, 0.2], "mu": [1e4, 1e6]}, h0=1.7, directory=tmp_path / "lib")
+    cli("study", "bouncing_ball", "--grid", "xi=0.05,0.2", "--grid", "mu=1e4,1e6", "--set", "h0=1.7", "--no-plots",
+        "--out", "cli", "--quiet")
+    a, b = ((tmp_path / d / "study.csv").read_text() for d in ("cli", "lib"))
+    assert without_wall_seconds(a) == without_wall_seconds(b)
+    # Kelvin-Voigt with damping ratio xi: restitution exp(-pi xi / sqrt(1 - xi^2)) (paper 004, eq. (4))
+    for p in st.points:
+        xi = p["values"]["xi"]
+        assert p["limits"]["restitution_first"] == pytest.approx(math.exp(-math.pi * xi / math.sqrt(1 - xi * xi)),
+                                                                 rel=1e-6)
+    assert np.allclose(column(st.table, "first_impact_time"), math.sqrt(2 * 1.7 / 9.81), rtol=1e-9)
+
+
 def test_study_and_compare_of_a_python_model():
     st = penlim.study(Ball(), {"e": [0.3, 0.6]}, mu=1e6, jobs=2)  # jobs: one at a time for a Python model
     assert np.allclose(column(st.table, "restitution_first"), [0.3, 0.6], atol=5e-3)
