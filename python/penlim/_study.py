@@ -12,7 +12,7 @@ from ctypes import byref, c_double, c_size_t, c_void_p
 import numpy as np
 
 from . import _lib
-from ._core import (InputError, Model, Solution, _call, _error, _model_for, _own, _split_options, lib, model,
+from ._core import (InputError, Model, Solution, SolverError, _call, _error, _model_for, _own, _split_options, lib, model,
                     run)
 from ._files import copy_files, current_json, read_columns, table
 
@@ -184,13 +184,18 @@ def sweep(case, solver="penalty", *, values=None, mu=None, h=None, jobs=None, li
 
     try:
         status = _call(work)
-    except KeyboardInterrupt:
+    except BaseException:  # cancelled (Ctrl-C, or another exception): nothing returned
         if out.value:
             lib.pl_sweep_destroy(out.value)
         raise
     sw = Sweep._own(out.value, m, solver, options) if out.value else None
     if m._bridge and m._bridge.error is not None:
-        raise m._bridge.error from _error(status or _lib.PL_ERR_SOLVER, err.text())
+        # the sweep records each failure and goes on: the message is the first's (the limit solution is
+        # solved first; once the model has raised, every later run stops at its start with its message)
+        failed = [sw.summary.get("limit", {}).get("error")] if sw and limit else []
+        failed += [r.error for r in (sw.runs if sw else []) if r.error] + [err.text()]
+        message = next((e for e in failed if e), "the model failed")
+        raise m._bridge.error from SolverError(message, _lib.PL_ERR_SOLVER, sweep=sw)
     if status:
         raise _error(status, err.text())
     return sw
