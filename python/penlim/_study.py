@@ -234,9 +234,10 @@ class Comparison:
         return directory
 
 
-def _external(m, source, t_end):
+def _external(m, source, t_end, label="external"):
     """A trajectory computed elsewhere: a CSV file (penlim compare --external's format) or an array whose
-    columns are t, q1..qn, v1..vn."""
+    columns are t, q1..qn, v1..vn.  An array is handed to the library as a temporary CSV file: its errors
+    ("FILE:LINE:COLUMN: problem") are said of the array, by row and column (0-based, as numpy's)."""
     tmp = None
     if not isinstance(source, (str, os.PathLike)):
         a = np.asarray(source, dtype=float)
@@ -258,7 +259,14 @@ def _external(m, source, t_end):
         if tmp:
             os.unlink(tmp.name)
     if status:
-        raise _error(status, err.text())
+        message = err.text()
+        if tmp and message.startswith(tmp.name + ":"):
+            where, _, problem = message[len(tmp.name) + 1:].partition(": ")
+            line, _, col = where.partition(":")
+            if line.isdigit() and int(line) >= 2:
+                where = f"row {int(line) - 2}" + (f", column {int(col) - 1}" if col.isdigit() else "")
+            message = f"{label} (an array): {where}: {problem}"
+        raise _error(status, message)
     return Solution._own(out.value, m, "external", {"file": os.fspath(source) if not tmp else "array"})
 
 
@@ -277,7 +285,8 @@ def compare(case, *, mu=(), schemes=None, external=(), law=None, params=None, t_
     for label, solver, opts in items + [(f"external_{k + 1}", "external", {}) for k in range(len(externals))]:
         try:
             if solver == "external":
-                s = _external(m, externals[int(label.rsplit("_", 1)[1]) - 1], t_end)
+                k = int(label.rsplit("_", 1)[1]) - 1
+                s = _external(m, externals[k], t_end, f"external[{k}]")
             else:
                 s = run(m, solver, **opts, **common)
         except Exception as e:

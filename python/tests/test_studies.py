@@ -77,6 +77,10 @@ def test_compare(tmp_path):
     assert list(t["label"]) == ["penalty_mu_10000", "penalty_mu_1e+08", "moreau_jean_h_0.001", "external_1"]
     assert sup_q[1] < sup_q[0] and sup_q[3] < 1e-12, "the limit solution's own rows are at distance 0"
     assert np.all(np.isfinite(sup_q))
+    # a bad array is reported by its row and column, not by the temporary file it is handed over in
+    with pytest.raises(penlim.InputError, match=r"^external\[1\] \(an array\): row 2, column 0: t = 0.2\d* decreases"):
+        penlim.compare("bouncing_ball", external=[np.zeros((2, 3)) + [[0, 1, 0], [1, 1, 0]],
+                                                  [[0, 1, 0], [0.5, 0.9, 0], [0.2, 1, 0]]])
     c.write(tmp_path / "cmp")
     back = penlim.load(tmp_path / "cmp" / "solutions" / "penalty_mu_1e+08")
     assert same_bits(back.table, c.solutions["penalty_mu_1e+08"].table)
@@ -259,3 +263,15 @@ def test_load_reads_version_0_2(cli, tmp_path):
     assert list(st_old.table.columns) == list(st_now.table.columns)
     assert st_old.value(1, "sup_q") == st_now.value(1, "sup_q") and math.isfinite(st_now.value(1, "sup_q"))
     assert [p["rates"].keys() for p in st_old.points] == [p["rates"].keys() for p in st_now.points]
+
+
+def test_the_load_example_of_the_docs_runs(program, tmp_path, monkeypatch):
+    """docs/python.md's penlim.load example, as written, in a new directory with the program on PATH."""
+    import re
+    text = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "python.md")).read()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "penlim.load(" in b)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", os.path.dirname(program) + os.pathsep + os.environ.get("PATH", ""))
+    scope = {"penlim": penlim}
+    exec(compile(block, "docs/python.md", "exec"), scope)
+    assert isinstance(scope["sw"], penlim.Sweep) and list(scope["sw"].values) == [1e3, 1e4, 1e5]
