@@ -75,7 +75,7 @@ def table(path):
         import pandas as pd
     except ImportError:
         return read_columns(path)
-    t = pd.read_csv(path)
+    t = pd.read_csv(path, float_precision="round_trip")  # the numbers to the last bit, as written
     t.columns = current_names(t.columns)
     return t
 

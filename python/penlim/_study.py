@@ -148,6 +148,16 @@ class Sweep(_Files):
             self._write_library(directory)
         return directory
 
+    def plot(self, figure="convergence", axes=None):
+        """A figure of `penlim sweep` with matplotlib: "convergence" (abs(error) of each quantity against
+        mu or h with its fitted power law) or "trajectories" (q, v, G against t for every run and the
+        limit solution in black)."""
+        from ._plot import plot_convergence, plot_trajectories
+        figures = {"convergence": plot_convergence, "trajectories": plot_trajectories}
+        if figure not in figures:
+            raise InputError(f"unknown figure {figure!r} of a sweep ({', '.join(figures)})", _lib.PL_ERR_INPUT)
+        return figures[figure](self, axes)
+
     def __repr__(self):
         return f"penlim.Sweep({self.solver!r}, {self.refined}={list(self.values)})"
 
@@ -365,6 +375,12 @@ class Study(_Files):
     def write(self, directory):
         copy_files(self._directory, directory)
         return directory
+
+    def plot(self, quantity, x=None, axes=None):
+        """`penlim study`'s line family with matplotlib: quantity (a column of study.csv) against the axis
+        x (default the refined one), one line per point of the other axes."""
+        from ._plot import plot_study_family
+        return plot_study_family(self, quantity, x, axes)
 
     def __repr__(self):
         return f"penlim.Study({self._directory!r})"

@@ -275,3 +275,39 @@ def test_the_load_example_of_the_docs_runs(program, tmp_path, monkeypatch):
     scope = {"penlim": penlim}
     exec(compile(block, "docs/python.md", "exec"), scope)
     assert isinstance(scope["sw"], penlim.Sweep) and list(scope["sw"].values) == [1e3, 1e4, 1e5]
+
+
+def test_plots_of_a_sweep_and_a_study(tmp_path):
+    """Sweep.plot and Study.plot draw the command's data: convergence.csv's errors and fits, each run's
+    trajectory and the limit's, study.csv's column per point of the other axes."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from conftest import read_csv as _  # noqa: F401 (the same directory of tests)
+    sw = penlim.sweep("bouncing_ball", mu=[1e3, 1e4, 1e5, 1e6], e=0.6, t_end=2, jobs=2)
+    conv = penlim._files.read_columns(os.path.join(sw._dir(), "convergence.csv"))
+    quantities = list(dict.fromkeys(conv["quantity"]))
+    fig = sw.plot()
+    ax = fig.axes[0]
+    assert len(quantities) > 0 and len(ax.lines) == 2 * len(quantities)
+    first = [k for k, q in enumerate(conv["quantity"]) if q == quantities[0]]
+    assert np.array_equal(ax.lines[0].get_xdata(), conv["mu"][first])
+    assert np.array_equal(ax.lines[0].get_ydata(), conv["error"][first])
+    assert np.array_equal(ax.lines[1].get_ydata(), conv["fit"][first])
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    fig = sw.plot("trajectories")
+    assert [a.get_ylabel() for a in fig.axes] == ["q1", "v1", "G1"]
+    assert len(fig.axes[0].lines) == 5 and fig.axes[0].lines[-1].get_color() == "black"
+    assert np.array_equal(fig.axes[2].lines[1].get_ydata(), sw.runs[1].G[:, 0])
+    with pytest.raises(penlim.InputError, match="unknown figure"):
+        sw.plot("nope")
+    st = penlim.study("bouncing_ball", {"mu": [1e4, 1e5, 1e6], "e": [0.5, 0.8]}, t_end=2, jobs=2)
+    fig = st.plot("sup_q")
+    ax = fig.axes[0]
+    t = st.table
+    assert [line.get_label() for line in ax.lines] == ["e = 0.5", "e = 0.8"]
+    e8 = np.asarray(t["e"]) == 0.8
+    assert np.array_equal(ax.lines[1].get_xdata(), column(t, "mu")[e8])
+    assert np.array_equal(ax.lines[1].get_ydata(), np.abs(column(t, "sup_q")[e8]))
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    fig = st.plot("restitution_first", x="e")
+    assert len(fig.axes[0].lines) == 3 and fig.axes[0].get_yscale() == "linear"
