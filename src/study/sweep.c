@@ -710,6 +710,11 @@ pl_status pl_sweep_default_grid(const pl_solver_type *solver, const pl_model *mo
 void pl_sweep_limit_opts(const pl_model *model, const pl_sweep_opts *opts, pl_solve_opts *lo)
 {
     pl_limit_opts(model, &opts->base, opts->limit_rtol, lo);
+    if (opts->solver && pl_solver_can(opts->solver, PL_SOLVER_SAMPLED)) { /* their samples are per flight */
+        pl_solve_opts own;
+        pl_solve_opts_init(&own, &pl_solver_limit, model, lo->t_end);
+        lo->samples = own.samples;
+    }
 }
 
 pl_status pl_sweep_check(const pl_model *model, const double *values, size_t n, const pl_sweep_opts *opts,
