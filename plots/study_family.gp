@@ -3,8 +3,16 @@
 # is mu, h or rtol and the quantity an error or a distance (|value|; a zero is not drawn).
 # Loaded by FIGURE.gp, which sets figure, case_name, solver, quantity, xname, logx, logy, nlines,
 # klen and title_tail (the title's end: the title is composed here, in words).
-# Data: FIGURE.dat, one block per line: a header ("LABEL" axis quantity), then axis value and
-# quantity value, a blank line (a break in the line) where a run failed or has no value.
+# Data: FIGURE.csv (docs/formats.md, "Data files for figures"): the header label,AXIS,QUANTITY, then
+# one block per line (two blank lines between blocks), each row its line's label, the axis value
+# and the quantity value; a blank line (a break in the line) where a run failed or has no value.
+set datafile separator comma
+array line_label[nlines > 0 ? nlines : 1]
+do for [i=1:nlines] {
+    # each block's label from its rows (the last, a data row, is the one kept: the file's header
+    # line comes first in block 0)
+    stats figure.'.csv' index i-1 using (line_label[i] = strcol(1), 0) nooutput
+}
 nkey = nlines
 W = 1100
 kc = key_cols(nkey, klen > 14 ? klen : 14, W)
@@ -22,7 +30,7 @@ do for [fmt in formats] {
     else { unset logscale y; set format y '% h'; set ylabel axis(quantity) }
     set xlabel axis(xname)
     set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05
-    plot for [i=0:nlines-1] figure.'.dat' index i \
-        using 1:(logy ? (abs($2) > 0 ? abs($2) : NaN) : $2) with linespoints lt i+1 title columnheader(1) noenhanced
+    plot for [i=0:nlines-1] figure.'.csv' index i \
+        using 2:(logy ? (abs($3) > 0 ? abs($3) : NaN) : $3) with linespoints lt i+1 title line_label[i+1] noenhanced
     unset multiplot
 }

@@ -2,10 +2,12 @@
 # neighbouring values, in log where the axis is mu, h or rtol), coloured by the value (|value| on a
 # log scale for an error or a distance); a run that failed or has no value is left white.  The
 # other axes are held at one value each, said below the map (the refined one at its finest value).
-# Loaded by FIGURE.gp, which sets figure, case_name, solver, quantity, xname, yname, logx, logy, logcb
-# and title_tail (the title's end: the title is composed here, in words).
-# Data: FIGURE.dat, a header ("LABEL" and the column names), then per cell: x, y, x_low, x_high,
-# y_low, y_high, value.
+# Loaded by FIGURE.gp, which sets figure, case_name, solver, quantity, xname, yname, logx, logy, logcb,
+# key_text (the key: the values the other axes are held at) and title_tail (the title's end: the
+# title is composed here, in words).
+# Data: FIGURE.csv, a header (X,Y,X_low,X_high,Y_low,Y_high,QUANTITY), then per cell: x, y, x_low,
+# x_high, y_low, y_high, value.
+set datafile separator comma
 W = 900
 H = 760
 print sprintf('%s: key entries: %d', figure, 1)
@@ -25,7 +27,7 @@ do for [fmt in formats] {
     set autoscale xfix
     set autoscale yfix
     set autoscale cbfix
-    plot figure.'.dat' using 1:2:3:4:5:6:(logcb ? (abs($7) > 0 ? abs($7) : NaN) : $7) \
+    plot figure.'.csv' using 1:2:3:4:5:6:(logcb ? (abs($7) > 0 ? abs($7) : NaN) : $7) \
         with boxxyerror fillstyle solid 1.0 border lw 0.5 lc palette notitle, \
-        '' using 1:(NaN) with lines lc rgb 'white' title columnheader(1) noenhanced
+        '' using 1:(NaN) with lines lc rgb 'white' title key_text noenhanced
 }

@@ -83,7 +83,7 @@ static void test_bad_input(void)
         "run bouncing_ball --scheme moreau_jean --gamma 2 --out bad",
         "run bouncing_ball --set e=0 --scheme paoli --theta 0.5 --out bad",
         "run bouncing_ball --scheme moreau_jean --mu 1e8 --out bad",
-        "run bouncing_ball --scheme moreau_jean --samples 10 --out bad",
+        "run bouncing_ball --scheme moreau_jean --samples -1 --out bad",
         "run bouncing_ball --h 0.01 --out bad",
         "run bouncing_ball --theta 0.6 --out bad",
         "run bouncing_ball --scheme paoli --out bad",
@@ -255,7 +255,9 @@ static void test_summaries_and_default_dirs(void)
     CHECK(exists("out/run/bouncing_ball/penalty_mu_1e6/summary.json") &&
               exists("out/run/bouncing_ball/penalty_mu_1e7/summary.json"),
           "out/run/CASE/penalty_mu_VALUE, one per mu");
-    CHECK(run("run bouncing_ball --scheme moreau_jean --h 0.001 --t-end 0.5") == 0, "scheme into the default directory");
+    /* --samples 0: every step stored, t = 0.001 and 0.003 among them */
+    CHECK(run("run bouncing_ball --scheme moreau_jean --h 0.001 --t-end 0.5 --samples 0") == 0,
+          "scheme into the default directory");
     CHECK(exists("out/run/bouncing_ball/moreau_jean_h_0.001/trajectory.csv"), "out/run/CASE/moreau_jean_h_0.001");
     /* numbers as written, not their binary neighbourhood (0.001000000000000000021, 0.0030000000000000001) */
     char *js = slurp("out/run/bouncing_ball/moreau_jean_h_0.001/summary.json");

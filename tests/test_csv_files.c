@@ -155,8 +155,16 @@ int main(int argc, char **argv)
            "--external run_scheme/trajectory.csv --out compare --quiet");
     check_tree("compare", "compare_work.csv");
     CHECK(check_csv("compare/compare_work.csv") > 0, "compare_work.csv has rows");
-    run_ok("study bouncing_ball --grid e=0.3,0.6 --grid mu=1e3,1e4 --t-end 2 --no-plots --out study --quiet");
+    /* with its figures: a family per quantity and the map over e and mu (their data FIGURE.csv) */
+    run_ok("study bouncing_ball --grid e=0.3,0.6 --grid mu=1e3,1e4 --t-end 2 --out study --quiet");
     check_tree("study", "study.csv");
+    static const char *const study_files[] = {"study.csv", "family_restitution_first.csv",
+                                              "map_restitution_first.csv"};
+    for (size_t k = 0; k < sizeof study_files / sizeof study_files[0]; k++) {
+        char rel[128];
+        snprintf(rel, sizeof rel, "study/%s", study_files[k]);
+        CHECK(exists(rel) && check_csv(rel) > 0, "%s written, with rows", rel);
+    }
     run_ok("impact-law --v 0.25,0.5,1 --out law --no-plots --quiet");
     check_tree("law", "impact_law.csv");
     char cmd[512];

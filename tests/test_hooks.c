@@ -174,6 +174,34 @@ static void test_cancel(void)
     pl_model_destroy(ball);
 }
 
+/* A study's cancel hook stops the tasks under way at their solver's next step, as a sweep's does: the
+ * hook is polled within a task (far more than once a task: the study has two), and the task it stopped
+ * is not written as a failed run. */
+static void test_study_cancel(void)
+{
+    pl_setting settings[] = {{"e", 1.0}}, options[] = {{"t_end", 1e3}, {"max_steps", 1e6}};
+    const char *grids[] = {"mu=1e8"};
+    long count = 300;
+    pl_study_options o = {.settings = settings, .nsettings = 1, .options = options, .noptions = 2, .grids = grids,
+                          .ngrids = 1, .jobs = 1, .cancel = cancel_after, .user = &count};
+    pl_study *st = NULL;
+    pl_error err;
+    CHECK(pl_study_create(pl_builtin_case_find("bouncing_ball"), &o, &st, &err) == PL_OK, "study: %s", err.message);
+    char sub[4200];
+    snprintf(sub, sizeof sub, "%s/study_cancel", dir);
+    pl_status s = st ? pl_study_run(st, sub, &err) : PL_ERR_INPUT;
+    CHECK(s == PL_ERR_SOLVER && strcmp(err.message, "cancelled") == 0 && count < 0,
+          "a study cancelled after 300 polls, within its first tasks (%d, %s, %ld polls left)", (int)s,
+          s ? err.message : "", count);
+    char path[4300];
+    snprintf(path, sizeof path, "%s/runs/00000/summary.json", sub);
+    FILE *f = fopen(path, "r");
+    CHECK(f == NULL, "the run under way when cancelled is not written as a failed run");
+    if (f)
+        fclose(f);
+    pl_study_destroy(st);
+}
+
 static void test_column_names(void)
 {
     pl_error err;
@@ -183,7 +211,7 @@ static void test_column_names(void)
     pl_solve_model(ball, "limit", NULL, 0, &pen, &err);
     pl_solve_model(ball, "moreau_jean", h, 1, &scheme, &err);
     pl_solve_model(ball, "limit", sparse, 1, &sp, &err);
-    const char *expect[] = {"t", "gamma", "q1", "v1", "G1", "lambda1"};
+    const char *expect[] = {"t", "gamma", "q1", "v1", "G1", "force1"};
     char name[64];
     for (size_t k = 0; k < 6; k++)
         CHECK(pl_solution_column_name(pen, k, name, sizeof name) == strlen(expect[k]) && strcmp(name, expect[k]) == 0,
@@ -402,6 +430,7 @@ int main(int argc, char **argv)
         return 2;
     test_error_channel();
     test_cancel();
+    test_study_cancel();
     test_column_names();
     test_write();
     test_registry_and_loading(argv[2]);

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "solve.h"
 #include "study/analysis.h"
+#include "solvers/schemes/scheme.h"
 #include "study/sweep.h"
 #include "table_flight.h"
 
@@ -612,6 +613,88 @@ static void test_wedge_range(void)
     }
 }
 
+/* ---- stored rows ------------------------------------------------------------------------------ */
+
+/* The row of sol at time t (its rows are steps k h), or NULL. */
+static const double *row_at(const pl_solution *sol, double t)
+{
+    size_t lo = 0, hi = sol->traj.nrows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pl_table_row(&sol->traj, mid)[0] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < sol->traj.nrows && pl_table_row(&sol->traj, lo)[0] == t ? pl_table_row(&sol->traj, lo) : NULL;
+}
+
+/* Event-adaptive sampling (docs/methods.md, "Stored rows"), on the ball at h = 2e-4 with e = 0.8
+ * and S = 40 rows per flight and per episode, against the same run with every step (samples 0):
+ * the same episodes and events; each stored row is the dense run's row of its step, bit for bit;
+ * the rows around each episode (before its first impulse, its first, its last, after it), around
+ * each impact and the last are stored; and there are at most 2 + 4 E + 3 I rows the events need
+ * plus S per flight and per episode (E episodes, I impacts, E + 1 flights at most). */
+static void test_stored_rows(void)
+{
+    pl_model m;
+    pl_error err;
+    pl_setting ball[] = {{"e", 0.8}};
+    CHECK(pl_model_init(&m, &pl_case_bouncing_ball, ball, 1, &err) == PL_OK, "model: %s", err.message);
+    const char *names[] = {"h"};
+    double h = 2e-4, t_end = 6.0;
+    size_t S = 40;
+    pl_solution dense, thin;
+    pl_status sd = solve_with(&pl_solver_moreau_jean, &m, t_end, 0, names, &h, 1, &dense, &err);
+    CHECK(sd == PL_OK, "every step: %s", err.message);
+    pl_status st = solve_with(&pl_solver_moreau_jean, &m, t_end, S, names, &h, 1, &thin, &err);
+    CHECK(st == PL_OK, "sampled: %s", err.message);
+    if (sd == PL_OK && st == PL_OK) {
+        size_t steps = (size_t)pl_scheme_steps(t_end, h), E = dense.nepisodes, I = dense.nevents;
+        CHECK(dense.traj.nrows == steps + 1, "samples 0: every step stored (%zu rows)", dense.traj.nrows);
+        size_t bound = 2 + 4 * E + 3 * I + S * (2 * E + 1);
+        CHECK(thin.traj.nrows <= bound && thin.traj.nrows < dense.traj.nrows / 4,
+              "%zu rows stored of %zu steps, at most %zu (E = %zu, I = %zu)", thin.traj.nrows, steps, bound, E, I);
+        printf("  ball, h = %g: %zu rows of %zu steps (bound %zu; %zu episodes, %zu impacts)\n", h,
+               thin.traj.nrows, steps + 1, bound, E, I);
+        CHECK(E > 10 && thin.nepisodes == E && thin.nevents == I, "the same %zu episodes (%zu) and %zu events (%zu)",
+              E, thin.nepisodes, I, thin.nevents);
+        size_t n = m.n, ncol = pl_ncols(n, m.m), bad = 0, missing = 0;
+        for (size_t r = 0; r < thin.traj.nrows; r++) {
+            const double *x = pl_table_row(&thin.traj, r), *y = row_at(&dense, x[0]);
+            bad += !y || memcmp(x, y, ncol * sizeof *x) != 0;
+        }
+        CHECK(bad == 0, "every stored row is the dense run's row of its step (%zu are not)", bad);
+        for (size_t k = 0; k < E && k < thin.nepisodes; k++) {
+            const pl_episode *a = &dense.episodes[k], *b = &thin.episodes[k];
+            CHECK(a->t_in == b->t_in && (a->t_out == b->t_out || (isnan(a->t_out) && isnan(b->t_out))) &&
+                      a->impulse == b->impulse && a->steps == b->steps,
+                  "episode %zu the same", k + 1);
+            CHECK(pl_table_row(&thin.traj, b->row_in)[0] == pl_table_row(&dense.traj, a->row_in)[0] &&
+                      pl_table_row(&thin.traj, b->row_out)[0] == pl_table_row(&dense.traj, a->row_out)[0],
+                  "episode %zu: row_in and row_out at the same steps", k + 1);
+            size_t around[] = {a->row_in, a->row_in + 1, a->row_out, a->row_out + 1};
+            for (size_t j = 0; j < 4; j++)
+                missing += around[j] < dense.traj.nrows && !row_at(&thin, pl_table_row(&dense.traj, around[j])[0]);
+        }
+        for (size_t k = 0; k < I && k < thin.nevents; k++) {
+            CHECK(dense.events[k].t == thin.events[k].t, "event %zu at the same time", k + 1);
+            /* the impact's step: the first with an impulse after its time (which may lie a step
+             * before); its row, and the two before it, which timed the impact */
+            size_t r = (size_t)floor(dense.events[k].t / h) + 1;
+            while (r + 1 < dense.traj.nrows && pl_solution_force_at(&dense, r, 0) == 0.0)
+                r++;
+            for (size_t j = r - 2; j <= r; j++)
+                missing += !row_at(&thin, pl_table_row(&dense.traj, j)[0]);
+        }
+        CHECK(missing == 0, "every row around an episode or an impact stored (%zu missing)", missing);
+        CHECK(pl_table_row(&thin.traj, thin.traj.nrows - 1)[0] == t_end, "the last row is t-end");
+    }
+    pl_solution_free(&dense);
+    pl_solution_free(&thin);
+    pl_model_free(&m);
+}
+
 int main(void)
 {
     check_init();
@@ -625,5 +708,6 @@ int main(void)
     test_cup();
     test_bookkeeping();
     test_failures();
+    test_stored_rows();
     return check_finish("test_schemes");
 }

@@ -1,5 +1,5 @@
 /* A study's figures (io/study_plots.h) from hand-written study.csv and study.json in the format of
- * docs/formats.md: the files of each figure exist and are what they say (PNG, PDF); each .dat holds
+ * docs/formats.md: the files of each figure exist and are what they say (PNG, PDF); each .csv holds
  * exactly the finite values of the ok runs it draws (read back as doubles and compared with the
  * values written, a failed run and a nan left out, a nan between two values a break in the line);
  * the map of a 2 x 3 grid has one cell per run of its slice with the edges derived by hand; the
@@ -160,56 +160,103 @@ static pl_status render(const char *sub, const pl_study_plot_opts *opts, pl_outp
     return pl_render_study_plots(out, opts, NULL, err);
 }
 
-/* A .dat read back: blocks (split at two blank lines), each its label and rows of numbers, and
- * where a single blank line broke it. */
+/* A figure's CSV read back (docs/formats.md, "Data files for figures"): its header (ncol + labelled
+ * fields, checked to name header[0..]), then blocks split at two blank lines, each its label (a
+ * family's rows begin with it, the same on each row) and rows of numbers, and where a single blank
+ * line broke it; every row has as many fields as the header. */
 typedef struct {
     char label[256];
     int nrows, breaks_before[64];
     double row[64][7];
 } block;
 
-static int read_dat(const char *rel, block *b, int max, int ncol)
+static int read_csv(const char *rel, const char *const *header, int labelled, block *b, int max, int ncol)
 {
     char *text = slurp(rel);
     CHECK(text != NULL, "%s exists", rel);
     if (!text)
         return 0;
-    int n = -1, blank = 0;
-    for (char *line = strtok(text, "\n"), *prev_end = text; line; line = strtok(NULL, "\n")) {
+    char *nl = strchr(text, '\n');
+    char want[512] = "";
+    for (int c = 0; c < ncol + labelled; c++)
+        snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", c ? "," : "", header[c]);
+    CHECK(nl && (size_t)(nl - text) == strlen(want) && strncmp(text, want, strlen(want)) == 0,
+          "%s: the header is %s", rel, want);
+    int n = -1;
+    if (nl)
+        *nl = '\0'; /* the header's end, as strtok ends each line */
+    for (char *line = strtok(nl ? nl + 1 : text, "\n"), *prev_end = nl ? nl : text; line; line = strtok(NULL, "\n")) {
         int blanks = 0; /* the blank lines before this one: strtok skips them */
         for (char *c = line - 1; c >= prev_end && *c == '\n'; c--)
             blanks++;
         prev_end = line + strlen(line);
-        if (line[0] == '#')
-            continue;
-        if (line[0] == '"') {
+        char label[256] = "";
+        char *p = line;
+        if (labelled) { /* a field without a comma, or quoted */
+            size_t len = strcspn(p, ",");
+            snprintf(label, sizeof label, "%.*s", (int)len, p);
+            p += len;
+            CHECK(*p == ',', "%s: a labelled row ('%s')", rel, line);
+            p += *p == ',';
+        }
+        if (n < 0 || blanks == 2) {
             CHECK(n < 0 || blanks == 2, "%s: a block after %d blank lines", rel, blanks);
             if (++n >= max)
                 break;
-            char *end = strchr(line + 1, '"');
-            snprintf(b[n].label, sizeof b[n].label, "%.*s", end ? (int)(end - line - 1) : 0, line + 1);
+            snprintf(b[n].label, sizeof b[n].label, "%s", label);
             b[n].nrows = 0;
-            blank = 0;
-            continue;
         }
-        CHECK(n >= 0 && b[n].nrows < 64, "%s: a row before a header", rel);
-        if (n < 0 || b[n].nrows >= 64)
+        CHECK(blanks <= 2, "%s: %d blank lines", rel, blanks);
+        CHECK(strcmp(b[n].label, label) == 0, "%s: block %d's rows are all labelled '%s' ('%s')", rel, n, b[n].label,
+              label);
+        CHECK(b[n].nrows < 64, "%s: at most 64 rows a block", rel);
+        if (b[n].nrows >= 64)
             break;
         block *B = &b[n];
         B->breaks_before[B->nrows] = blanks == 1;
-        char *p = line;
         for (int c = 0; c < ncol; c++) {
             char *end;
             B->row[B->nrows][c] = strtod(p, &end);
             CHECK(end != p, "%s: row %d of block %d has %d numbers", rel, B->nrows, n, c);
             p = end;
+            CHECK(c + 1 == ncol || *p == ',', "%s: fields separated by commas ('%s')", rel, line);
+            p += *p == ',';
         }
-        CHECK(*p == '\0', "%s: row with more than %d numbers ('%s')", rel, ncol, line);
+        CHECK(*p == '\0', "%s: row with more than %d fields ('%s')", rel, ncol + labelled, line);
         B->nrows++;
-        (void)blank;
     }
     free(text);
     return n + 1;
+}
+
+/* A family's CSV: label,AXIS,QUANTITY. */
+static int read_family(const char *rel, const char *axis, const char *quantity, block *b, int max)
+{
+    const char *header[] = {"label", axis, quantity};
+    return read_csv(rel, header, 1, b, max, 2);
+}
+
+/* A map's CSV (X,Y,X_low,X_high,Y_low,Y_high,QUANTITY) and its key, from FIGURE.gp's key_text. */
+static int read_map(const char *sub, const char *figure, const char *x, const char *y, const char *quantity, block *b,
+                    int max)
+{
+    char rel[512], names[6][64];
+    snprintf(names[0], sizeof names[0], "%s_low", x);
+    snprintf(names[1], sizeof names[1], "%s_high", x);
+    snprintf(names[2], sizeof names[2], "%s_low", y);
+    snprintf(names[3], sizeof names[3], "%s_high", y);
+    const char *header[] = {x, y, names[0], names[1], names[2], names[3], quantity};
+    snprintf(rel, sizeof rel, "%s/%s.csv", sub, figure);
+    int nb = read_csv(rel, header, 0, b, max, 7);
+    snprintf(rel, sizeof rel, "%s/%s.gp", sub, figure);
+    char *gp = slurp(rel), *key = gp ? strstr(gp, "\nkey_text = '") : NULL;
+    CHECK(key != NULL, "%s sets key_text", rel);
+    if (key && nb > 0) {
+        key += strlen("\nkey_text = '");
+        snprintf(b[0].label, sizeof b[0].label, "%.*s", (int)strcspn(key, "'"), key);
+    }
+    free(gp);
+    return nb;
 }
 
 /* The settings of a figure's script (its lines before the first load) are data, and no script
@@ -263,7 +310,7 @@ static int file_starts(const char *rel, const char *magic, size_t len)
 
 static void check_figure_files(const char *sub, const char *name, const pl_output *out)
 {
-    const char *ext[] = {"gp", "dat", "png", "pdf"};
+    const char *ext[] = {"gp", "csv", "png", "pdf"};
     for (int e = 0; e < 4; e++) {
         char rel[512], file[256];
         snprintf(file, sizeof file, "%s.%s", name, ext[e]);
@@ -292,9 +339,9 @@ static void check_family(const char *sub, const study *st, const test_axis *axes
                          int by_point)
 {
     char rel[512];
-    snprintf(rel, sizeof rel, "%s/family_restitution_first.dat", sub);
+    snprintf(rel, sizeof rel, "%s/family_restitution_first.csv", sub);
     static block b[64];
-    int nb = read_dat(rel, b, 64, 2), expect = 0;
+    int nb = read_family(rel, axes[line_axis].name, "restitution_first", b, 64), expect = 0;
     int lines[MAX_RUNS], nlines = 0; /* the lines in order of first run: a point, or the run's first of its key */
     for (int run = 0; run < st->nruns; run++) {
         int key = by_point ? st->point[run] : -1;
@@ -410,7 +457,7 @@ static void test_hand_written_study(void)
      * halfway between values and as far out at the ends: N 1.5 2.5 3.5, e 0.1875 0.4375 0.703125
      * 0.984375 (exact in binary) */
     static block m[2];
-    int nb = read_dat("s/map_restitution_first.dat", m, 2, 7);
+    int nb = read_map("s", "map_restitution_first", "N", "e", "restitution_first", m, 2);
     CHECK(nb == 1 && strcmp(m[0].label, "restitution_first at mu=1e8") == 0, "the map: one block (%d), '%s'", nb,
           m[0].label);
     const double eN[] = {1.5, 2.5, 3.5}, ee[] = {0.1875, 0.4375, 0.703125, 0.984375};
@@ -452,7 +499,7 @@ static void test_hand_written_study(void)
     opts.nquantities = 1;
     s = render("s", &opts, &out, &err);
     CHECK(s == PL_OK, "map over e and mu (%s)", s == PL_OK ? "" : err.message);
-    nb = read_dat("s/map_impact_time_error.dat", m, 2, 7);
+    nb = read_map("s", "map_impact_time_error", "e", "mu", "impact_time_error", m, 2);
     CHECK(nb == 1 && strcmp(m[0].label, "impact_time_error at N=2") == 0, "the map over e, mu: '%s'", m[0].label);
     cells = 0;
     for (int run = 0; run < st.nruns; run++)
@@ -647,7 +694,7 @@ static void test_lines(void)
     pl_output_free(&out);
     check_family("plain", &st, plain2, 2, 0, 0);
     static block held[2];
-    CHECK(read_dat("plain/map_restitution_first.dat", held, 2, 7) == 1 &&
+    CHECK(read_map("plain", "map_restitution_first", "N", "e", "restitution_first", held, 2) == 1 &&
               strcmp(held[0].label, "restitution_first, one cell per run") == 0,
           "a map of every axis: its key says one cell per run ('%s')", held[0].label);
     gp = slurp("plain/family_restitution_first.gp");
@@ -699,7 +746,7 @@ static void test_penlim_plot(void)
     int listed = 0;
     for (size_t k = 0; k < json_array_size(files); k++) {
         const char *f = json_string_value(json_array_get(files, k));
-        listed += strcmp(f, "map_impact_time_error.pdf") == 0 || strcmp(f, "map_impact_time_error.dat") == 0 ||
+        listed += strcmp(f, "map_impact_time_error.pdf") == 0 || strcmp(f, "map_impact_time_error.csv") == 0 ||
                   strcmp(f, "study_map.gp") == 0;
     }
     CHECK(listed == 3, "the manifest lists the map's files (%d of 3)", listed);

@@ -104,8 +104,9 @@ typedef struct {
     int jobs; /* threads (0: one) */
     /* Optional, serialized: called as tasks and points complete. */
     void (*progress)(const pl_study_progress *p, void *user);
-    /* Optional: nonzero stops the study at the next task (pl_study_run then returns PL_ERR_SOLVER,
-     * "cancelled"). */
+    /* Optional: nonzero stops the study: the tasks under way at their solver's next step (as
+     * pl_solve_hooks.cancel), unwritten, and no other starts (pl_study_run then returns
+     * PL_ERR_SOLVER, "cancelled"). */
     int (*cancel)(void *user);
     void *user;
 } pl_study_options;

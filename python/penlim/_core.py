@@ -34,11 +34,13 @@ class InputError(Error, ValueError):
 
 
 class SolverError(Error, RuntimeError):
-    """A solver failed; `solution` holds the run up to the failure (None when there is none)."""
+    """A solver failed; `solution` holds the run up to the failure (None when there is none), `sweep` a
+    sweep's runs, the failed ones with their reasons (a sweep of a model written in Python that raised)."""
 
-    def __init__(self, message, status=None, solution=None):
+    def __init__(self, message, status=None, solution=None, sweep=None):
         super().__init__(message, status)
         self.solution = solution
+        self.sweep = sweep
 
 
 class OutputError(Error, OSError):
@@ -197,8 +199,9 @@ def _solvers():
 class Model:
     """A case with its parameters fixed and its contact law (penlim.model): immutable."""
 
-    def __init__(self, handle, source, bridge=None, keep=()):
+    def __init__(self, handle, source, bridge=None, keep=(), given=None):
         self._handle = handle
+        self.given = dict(given or {})  # the parameters the caller set (the others: the case's defaults)
         self._bridge = bridge  # a model written in Python (its callbacks and their error)
         self._keep = keep      # what the library points into: the case and its tables
         self._finalizer = _own(self, "model", lib.pl_model_destroy, handle)
@@ -272,19 +275,19 @@ def model(case, law=None, params=None, **kwargs):
         _check_names(given, _accepted_parameters(bridge.parameter_names, law), f"model {bridge.name}")
         handle = _create(lambda a, n, e: lib.pl_model_create_law(byref(bridge.case), law_b, a, n, e),
                          bridge.name, given.items(), bridge)
-        return Model(handle, case, bridge, (bridge,))
+        return Model(handle, case, bridge, (bridge,), given)
     path = os.fspath(case)
     if path.endswith(".so") or "/" in path:
         path = os.path.abspath(path)
         handle = _create(lambda a, n, e: lib.pl_model_load(path.encode(), law_b, a, n, e), path, given.items())
-        return Model(handle, path)
+        return Model(handle, path, given=given)
     c = lib.pl_builtin_case_find(path.encode())
     if not c:
         raise InputError(f"unknown case {path!r} (penlim.cases(): {', '.join(cases())})", _lib.PL_ERR_INPUT)
     info = _case_info(c.contents)
     _check_names(given, _accepted_parameters(info.parameters, law), f"case {path}")
     handle = _create(lambda a, n, e: lib.pl_model_create_law(c, law_b, a, n, e), path, given.items())
-    return Model(handle, path)
+    return Model(handle, path, given=given)
 
 
 # ---- cancelling: KeyboardInterrupt ----------------------------------------------------------------
@@ -308,7 +311,10 @@ class _Cancel:
         self.flag.value = 1
 
     def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
+        # Only over a Python handler (KeyboardInterrupt's, or the program's own): a process that ignores
+        # SIGINT (SIG_IGN: nohup, a background job) or left it to the system (SIG_DFL) keeps its choice.
+        if threading.current_thread() is threading.main_thread() and \
+                callable(signal.getsignal(signal.SIGINT)):
             try:
                 self.previous = signal.signal(signal.SIGINT, self._handler)
                 self.installed = True
@@ -343,15 +349,28 @@ class _Worker:
                 box["error"] = e
             done.set()
 
-    def call(self, function, hooks):
+    def call(self, function, cancel):
         if self.thread is None or not self.thread.is_alive():  # first call, or after a fork
             self.jobs = queue.SimpleQueue()
             self.thread = threading.Thread(target=self._loop, name="penlim", daemon=True)
             self.thread.start()
         box, done = {}, threading.Event()
-        self.jobs.put((function, hooks, box, done))
-        while not done.wait(0.05):  # the signal handler runs between the waits
-            pass
+        self.jobs.put((function, cancel.hooks, box, done))
+        try:
+            while not done.wait(0.05):  # the signal handler runs between the waits
+                pass
+        except BaseException:
+            # An exception raised in this thread while it waits (a signal handler's: a timeout's
+            # SIGALRM): the call is cancelled and waited for, so that the caller frees what it made and
+            # the next call does not wait behind it; then the exception goes on.
+            cancel.flag.value = 1
+            while True:
+                try:
+                    done.wait()
+                    break
+                except BaseException:  # another one while stopping: the first is raised
+                    continue
+            raise
         if "error" in box:
             raise box["error"]
         return box["result"]
@@ -365,7 +384,7 @@ def _call(function):
     with _Cancel() as cancel:
         if not cancel.installed:
             return function(cancel.hooks)
-        return _worker.call(function, cancel.hooks)
+        return _worker.call(function, cancel)
 
 
 # ---- solving ------------------------------------------------------------------------------------
@@ -420,7 +439,7 @@ def run(case, solver="penalty", *, law=None, params=None, **kwargs):
 
     try:
         status = _call(solve)
-    except KeyboardInterrupt:  # cancelled: the run up to there is not returned
+    except BaseException:  # cancelled (Ctrl-C, or another exception): the run up to there is not returned
         if out.value:
             lib.pl_solution_destroy(out.value)
         raise

@@ -3,15 +3,50 @@ sweep and study return."""
 import csv
 import math
 import os
+import re
 import shutil
 
 import numpy as np
 
 
+# The names of version 0.2 (docs/formats.md, "One vocabulary"), read back under today's so that code
+# written against one vocabulary reads directories of either, as the program's own readers do.  The
+# renaming is simultaneous: 0.2's s_distance_q (to the next run) is today's successive_s_distance_q, and
+# today's s_distance_q (to the limit) was 0.2's limit_s_distance.  A table or JSON file is of 0.2 when it
+# names limit_sup_q, which every 0.2 sweep and study wrote and no later one does.
+_RENAMED = {"limit_sup_q": "sup_q", "limit_sup_q_outside_zeno": "sup_q_outside_zeno", "limit_l1_v": "l1_v",
+            "limit_s_distance": "s_distance_q", "s_distance_q": "successive_s_distance_q",
+            "s_distance_v": "successive_s_distance_v", "s_distance": "successive_s_distance"}
+_OLD_MARK = "limit_sup_q"
+
+
+def current_names(names):
+    """Column names of a file of any version, in today's vocabulary (lambdaK, lambda: forceK, force)."""
+    names = [re.sub(r"^lambda(\d*)$", r"force\1", n) for n in names]
+    if _OLD_MARK in names:
+        names = [_RENAMED.get(n, n) for n in names]
+    return names
+
+
+def current_json(doc):
+    """sweep.json or study.json of any version, in today's vocabulary: the keys of its convergence
+    objects (the quantities) and sweep.json's distance between successive runs."""
+    def rename(conv):
+        return {_RENAMED.get(k, k): v for k, v in conv.items()} if _OLD_MARK in conv else conv
+    if isinstance(doc.get("convergence"), dict) and _OLD_MARK in doc["convergence"]:
+        doc["convergence"] = rename(doc["convergence"])
+        if "s_distance" in doc and "successive_s_distance" not in doc:
+            doc["successive_s_distance"] = doc.pop("s_distance")
+    for p in doc.get("points", []) if isinstance(doc.get("points"), list) else []:
+        if isinstance(p, dict) and isinstance(p.get("convergence"), dict):
+            p["convergence"] = rename(p["convergence"])
+    return doc
+
+
 def read_table(path):
     """A CSV file whose fields are all numbers (trajectory.csv): its header and an array of its rows."""
     with open(path) as f:
-        names = f.readline().strip().split(",")
+        names = current_names(f.readline().strip().split(","))
     data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
     if data.size == 0:
         data = np.empty((0, len(names)))
@@ -23,7 +58,7 @@ def read_columns(path):
     a number, "nan" and empty fields NAN; strings otherwise)."""
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
-    names, body = rows[0], rows[1:]
+    names, body = current_names(rows[0]), rows[1:]
     out = {}
     for j, name in enumerate(names):
         values = [r[j] if j < len(r) else "" for r in body]
@@ -40,7 +75,9 @@ def table(path):
         import pandas as pd
     except ImportError:
         return read_columns(path)
-    return pd.read_csv(path)
+    t = pd.read_csv(path, float_precision="round_trip")  # the numbers to the last bit, as written
+    t.columns = current_names(t.columns)
+    return t
 
 
 def copy_files(src, dst, names=None):
@@ -78,6 +115,6 @@ def read_contacts(sol):
         rows, cons = np.nonzero((sol.G <= 0) | (sol.force != 0))
         return {"row": rows, "constraint": cons, "G": sol.G[rows, cons], "force": sol.force[rows, cons]}
     data = read_columns(os.path.join(sol._directory, "contacts.csv"))
-    force = data.get("lambda", data.get("impulse"))
+    force = data.get("force", data.get("impulse"))  # 0.2's lambda is read as force
     return {"row": data["row"].astype(int), "constraint": data["constraint"].astype(int) - 1, "G": data["G"],
             "force": force}

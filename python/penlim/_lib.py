@@ -79,12 +79,45 @@ class pl_solve_hooks(Structure):
     _fields_ = [("cancel", CANCEL), ("user", c_void_p)]
 
 
+def _installed_copies():
+    """The installed copies of the package on sys.path other than this one: (their directory, the library
+    each records), read from their _config.py without importing them."""
+    import re
+    import sys
+    here = os.path.realpath(os.path.dirname(os.path.abspath(__file__)))
+    out = []
+    for entry in sys.path:
+        pkg = os.path.realpath(os.path.join(entry or os.getcwd(), "penlim"))
+        try:
+            with open(os.path.join(pkg, "_config.py")) as f:
+                text = f.read()
+        except OSError:
+            continue
+        m = re.search(r"^LIBRARY = (['\"].*['\"])$", text, re.M)
+        if pkg != here and m and (pkg, m.group(1)) not in out:
+            out.append((pkg, m.group(1)))
+    return out
+
+
 def _library_path():
     path = os.environ.get("PENLIM_LIBRARY") or _config.LIBRARY
-    if not path:
-        raise ImportError("penlim: no library to load: this copy of the package was not installed by "
-                          "scripts/setup (set PENLIM_LIBRARY to the path of libpenlim.so)")
-    return path
+    if path:
+        return path
+    here = os.path.dirname(os.path.abspath(__file__))
+    # The source copy (python/penlim of a checkout) records no library.  Decision: it does not borrow an
+    # installed copy's library, whose package may be another version of this code: the error names the
+    # installed copy to import instead.
+    copies = _installed_copies()
+    if copies:
+        pkg, lib_text = copies[0]
+        raise ImportError(f"penlim: {here} is the source copy of the package, which records no library, and "
+                          f"Python found it first on sys.path (it runs from that checkout's python/ directory, "
+                          f"or PYTHONPATH names it); the installed package is {pkg} (library {lib_text}): "
+                          f"import penlim from another directory, or set PENLIM_LIBRARY to the path of "
+                          f"libpenlim.so")
+    raise ImportError(f"penlim: {here} is the source copy of the package, which records no library, and no "
+                      f"installed copy is on sys.path: install it with scripts/setup, or set PENLIM_LIBRARY "
+                      f"to the path of libpenlim.so")
 
 
 def _load():

@@ -12,14 +12,14 @@ from ctypes import byref, c_double, c_size_t, c_void_p
 import numpy as np
 
 from . import _lib
-from ._core import (InputError, Model, Solution, _call, _error, _model_for, _own, _split_options, lib, model,
+from ._core import (InputError, Model, Solution, SolverError, _call, _error, _model_for, _own, _split_options, lib, model,
                     run)
-from ._files import copy_files, read_columns, table
+from ._files import copy_files, current_json, read_columns, table
 
 # pl_sweep_quantity_get's names (include/penlim/study.h), the quantities of sweep.json.
 SWEEP_QUANTITIES = ("first_impact_time", "restitution_first", "scaled_penetration_first", "capture_time",
-                    "accumulation_estimate", "lift_off_first", "sliding_force_error", "s_distance", "limit_sup_q",
-                    "limit_sup_q_outside_zeno", "limit_l1_v", "limit_s_distance", "impact_time_error",
+                    "accumulation_estimate", "lift_off_first", "sliding_force_error", "successive_s_distance",
+                    "sup_q", "sup_q_outside_zeno", "l1_v", "s_distance_q", "impact_time_error",
                     "impact_velocity_error")
 
 DEFAULT_MU = tuple(10.0 ** k for k in range(2, 11))  # penlim sweep's default, 1e2:1e10:9
@@ -34,7 +34,7 @@ class _Files:
 
     def _json(self, name):
         with open(os.path.join(self._dir(), name)) as f:
-            return json.load(f)
+            return current_json(json.load(f))
 
     def _table(self, name):
         return table(os.path.join(self._dir(), name))
@@ -148,6 +148,16 @@ class Sweep(_Files):
             self._write_library(directory)
         return directory
 
+    def plot(self, figure="convergence", axes=None):
+        """A figure of `penlim sweep` with matplotlib: "convergence" (abs(error) of each quantity against
+        mu or h with its fitted power law) or "trajectories" (q, v, G against t for every run and the
+        limit solution in black)."""
+        from ._plot import plot_convergence, plot_trajectories
+        figures = {"convergence": plot_convergence, "trajectories": plot_trajectories}
+        if figure not in figures:
+            raise InputError(f"unknown figure {figure!r} of a sweep ({', '.join(figures)})", _lib.PL_ERR_INPUT)
+        return figures[figure](self, axes)
+
     def __repr__(self):
         return f"penlim.Sweep({self.solver!r}, {self.refined}={list(self.values)})"
 
@@ -184,13 +194,18 @@ def sweep(case, solver="penalty", *, values=None, mu=None, h=None, jobs=None, li
 
     try:
         status = _call(work)
-    except KeyboardInterrupt:
+    except BaseException:  # cancelled (Ctrl-C, or another exception): nothing returned
         if out.value:
             lib.pl_sweep_destroy(out.value)
         raise
     sw = Sweep._own(out.value, m, solver, options) if out.value else None
     if m._bridge and m._bridge.error is not None:
-        raise m._bridge.error from _error(status or _lib.PL_ERR_SOLVER, err.text())
+        # the sweep records each failure and goes on: the message is the first's (the limit solution is
+        # solved first; once the model has raised, every later run stops at its start with its message)
+        failed = [sw.summary.get("limit", {}).get("error")] if sw and limit else []
+        failed += [r.error for r in (sw.runs if sw else []) if r.error] + [err.text()]
+        message = next((e for e in failed if e), "the model failed")
+        raise m._bridge.error from SolverError(message, _lib.PL_ERR_SOLVER, sweep=sw)
     if status:
         raise _error(status, err.text())
     return sw
@@ -229,9 +244,10 @@ class Comparison:
         return directory
 
 
-def _external(m, source, t_end):
+def _external(m, source, t_end, label="external"):
     """A trajectory computed elsewhere: a CSV file (penlim compare --external's format) or an array whose
-    columns are t, q1..qn, v1..vn."""
+    columns are t, q1..qn, v1..vn.  An array is handed to the library as a temporary CSV file: its errors
+    ("FILE:LINE:COLUMN: problem") are said of the array, by row and column (0-based, as numpy's)."""
     tmp = None
     if not isinstance(source, (str, os.PathLike)):
         a = np.asarray(source, dtype=float)
@@ -253,7 +269,14 @@ def _external(m, source, t_end):
         if tmp:
             os.unlink(tmp.name)
     if status:
-        raise _error(status, err.text())
+        message = err.text()
+        if tmp and message.startswith(tmp.name + ":"):
+            where, _, problem = message[len(tmp.name) + 1:].partition(": ")
+            line, _, col = where.partition(":")
+            if line.isdigit() and int(line) >= 2:
+                where = f"row {int(line) - 2}" + (f", column {int(col) - 1}" if col.isdigit() else "")
+            message = f"{label} (an array): {where}: {problem}"
+        raise _error(status, message)
     return Solution._own(out.value, m, "external", {"file": os.fspath(source) if not tmp else "array"})
 
 
@@ -272,7 +295,8 @@ def compare(case, *, mu=(), schemes=None, external=(), law=None, params=None, t_
     for label, solver, opts in items + [(f"external_{k + 1}", "external", {}) for k in range(len(externals))]:
         try:
             if solver == "external":
-                s = _external(m, externals[int(label.rsplit("_", 1)[1]) - 1], t_end)
+                k = int(label.rsplit("_", 1)[1]) - 1
+                s = _external(m, externals[k], t_end, f"external[{k}]")
             else:
                 s = run(m, solver, **opts, **common)
         except Exception as e:
@@ -352,6 +376,12 @@ class Study(_Files):
         copy_files(self._directory, directory)
         return directory
 
+    def plot(self, quantity, x=None, axes=None):
+        """`penlim study`'s line family with matplotlib: quantity (a column of study.csv) against the axis
+        x (default the refined one), one line per point of the other axes."""
+        from ._plot import plot_study_family
+        return plot_study_family(self, quantity, x, axes)
+
     def __repr__(self):
         return f"penlim.Study({self._directory!r})"
 
@@ -367,7 +397,7 @@ def study(case, axes, *, solver="penalty", law=None, params=None, directory=None
         text = values if isinstance(values, str) else ",".join(repr(float(v)) for v in np.atleast_1d(values))
         grids.append(f"{'t-end' if name == 't_end' else name}={text}".encode())
     grid_arr = (ctypes.c_char_p * len(grids))(*grids)
-    sets, ns = _lib.settings([(k, v) for k, v in _model_settings(m) if k not in axes])
+    sets, ns = _lib.settings([(k, v) for k, v in m.given.items() if k not in axes])
     opts, no = _lib.settings(options.items())
     if m._bridge:
         jobs = 1
@@ -394,15 +424,6 @@ def study(case, axes, *, solver="penalty", law=None, params=None, directory=None
     if status:
         raise _error(status, err.text())
     return result
-
-
-def _model_settings(m):
-    """The case's and law's parameters of m as settings (the study fixes them from these)."""
-    out = dict(m.parameters)
-    from ._core import laws
-    derived = {p for p, info in laws()[m.law].parameters.items() if info.derived}
-    out.update({k: v for k, v in m.law_parameters.items() if k not in derived})
-    return [(k, v) for k, v in out.items() if v == v]
 
 
 def load(directory):

@@ -68,7 +68,7 @@ def test_ball_penalty_converges():
     ep = s.episodes[0]
     assert ep["constraint"] == 0 and ep["t_in"] == pytest.approx(t1, abs=1e-9) and ep["t_out"] > ep["t_in"]
     assert s.stats["steps"] > 0 and s.stats["rhs_evals"] > s.stats["steps"]
-    assert s.columns == ["t", "gamma", "q1", "v1", "G1", "lambda1"]
+    assert s.columns == ["t", "gamma", "q1", "v1", "G1", "force1"]
     assert s.q.shape == (len(s.t), 1) and s.G.shape == (len(s.t), 1) and s.force.shape == (len(s.t), 1)
     assert np.all(np.diff(s.t) >= 0) and s.t[0] == 0 and s.t[-1] == 3
     assert not s.t.flags.writeable  # a view of the solution's one copy
@@ -230,5 +230,5 @@ def test_plot():
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     fig = penlim.run("wedge", mu=1e5, m=0.3).plot()
-    assert [ax.get_ylabel() for ax in fig.axes] == ["position q_j", "velocity v_j", "gap G_i", "contact lambda_i"]
+    assert [ax.get_ylabel() for ax in fig.axes] == ["position q_j", "velocity v_j", "gap G_i", "contact force_i"]
     assert all(len(ax.lines) == 2 for ax in fig.axes)

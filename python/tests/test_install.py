@@ -42,3 +42,19 @@ def test_relative_library_path_refused(tmp_path):
     r = subprocess.run([os.path.join(ROOT, "scripts", "install-python"), str(tmp_path), "libpenlim.so"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "absolute path" in r.stderr
+
+
+def test_the_source_copy_names_the_installed_one(tmp_path):
+    """Python run in the checkout's python/ directory imports the source copy, which records no library:
+    the error names the installed package to import and its library."""
+    dest, env = installed(tmp_path)
+    r = subprocess.run(["/usr/bin/python3", "-c", "import penlim"], cwd=os.path.join(ROOT, "python"), env=env,
+                       capture_output=True, text=True)
+    last = r.stderr.strip().splitlines()[-1]
+    assert r.returncode != 0 and last.startswith("ImportError:") and "source copy" in last
+    assert str(dest / "penlim") in last and os.environ["PENLIM_LIBRARY"] in last
+    env["PYTHONPATH"] = os.path.join(ROOT, "python")  # -S: without site's directories, where one may be installed
+    r = subprocess.run(["/usr/bin/python3", "-S", "-c", "import penlim"], cwd="/", env=env, capture_output=True,
+                       text=True)
+    last = r.stderr.strip().splitlines()[-1]
+    assert r.returncode != 0 and "no installed copy" in last and "scripts/setup" in last

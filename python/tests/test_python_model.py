@@ -116,6 +116,82 @@ def test_an_exception_in_a_callback_reaches_the_caller():
     assert penlim.run(m, "limit", t_end=0.2).final["t"] == 0.2
 
 
+def test_a_failed_sweep_says_why_and_keeps_its_runs():
+    """A sweep of a model that raises: the model's exception, chained from a SolverError whose message is
+    the library's (the first failure: the limit solution's, solved first) and whose sweep holds the runs
+    with their reasons."""
+    class Fails(Ball):
+        def gap(self, i, t, q, p):
+            if t > 0.37:
+                raise ZeroDivisionError(f"t = {t}")
+            return q[0]
+
+    with pytest.raises(ZeroDivisionError, match="t = ") as info:
+        penlim.sweep(Fails(), mu=[1e3, 1e5])
+    cause = info.value.__cause__
+    assert isinstance(cause, penlim.SolverError) and "the model failed at t = " in str(cause)
+    assert f"ZeroDivisionError: {info.value}" in str(cause)
+    sw = cause.sweep
+    assert isinstance(sw, penlim.Sweep) and list(sw.values) == [1e3, 1e5]
+    assert all(r.error and "ZeroDivisionError" in r.error for r in sw.runs)
+    with pytest.raises(ZeroDivisionError) as info:
+        penlim.sweep(Fails(), mu=[1e3, 1e5], limit=False)
+    assert "the model failed at t = " in str(info.value.__cause__) and str(info.value) in str(info.value.__cause__)
+
+
+def test_an_exception_in_the_main_thread_cancels_the_call():
+    """An exception raised in the main thread while the package waits for its call (a SIGALRM handler's, as
+    a timeout raises): the call stops (the model's callbacks are not called any more once it is raised),
+    its result is freed, and the next call runs at once."""
+    import gc
+    import signal
+    import time
+
+    calls = [0]
+
+    class Counted(Ball):
+        def gap(self, i, t, q, p):
+            calls[0] += 1
+            return q[0]
+
+    def alarm(signum, frame):
+        raise TimeoutError("alarm")
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(TimeoutError):
+            penlim.run(Counted(), mu=1e8, e=1.0, t_end=1e7, samples=0, max_output=1e9)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    stopped = calls[0]
+    time.sleep(0.3)  # the solve, were it going on, would call gap thousands of times meanwhile
+    assert calls[0] == stopped > 0
+    assert penlim.run("bouncing_ball", "limit", t_end=0.5).final["t"] == 0.5
+    gc.collect()
+    assert penlim.live_handles()["solution"] == 0
+
+
+def test_sigint_ignored_stays_ignored():
+    """A process that ignores SIGINT (SIG_IGN, as nohup sets it) keeps ignoring it during a call, which
+    then goes on to its end (here: its max_steps)."""
+    import os
+    import signal
+    import threading
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        timer = threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT))
+        timer.start()
+        with pytest.raises(penlim.SolverError, match="stopped after 300000 steps"):
+            penlim.run("bouncing_ball", mu=1e8, e=1.0, t_end=1e7, samples=0, max_output=1e9, max_steps=3e5)
+        timer.join()
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def test_an_exception_while_the_model_is_checked():
     class BadStart(Ball):
         def initial_state(self, p):

@@ -53,8 +53,8 @@ def test_sweep_rate_of_the_penetration():
     p = column(sw.table, "scaled_penetration_first")
     assert abs(p[1] - p[2]) < abs(p[0] - p[2]) / 5
     w = penlim.sweep("wedge", mu=[1e4, 1e6], m=0.3, e=0.5, jobs=2)
-    assert w.model.n == 2 and len(w.runs) == 2 and np.all(np.isfinite(column(w.table, "limit_sup_q")))
-    assert column(w.table, "limit_sup_q")[1] < column(w.table, "limit_sup_q")[0]
+    assert w.model.n == 2 and len(w.runs) == 2 and np.all(np.isfinite(column(w.table, "sup_q")))
+    assert column(w.table, "sup_q")[1] < column(w.table, "sup_q")[0]
 
 
 def test_sweep_of_a_scheme_and_of_a_python_model():
@@ -77,6 +77,10 @@ def test_compare(tmp_path):
     assert list(t["label"]) == ["penalty_mu_10000", "penalty_mu_1e+08", "moreau_jean_h_0.001", "external_1"]
     assert sup_q[1] < sup_q[0] and sup_q[3] < 1e-12, "the limit solution's own rows are at distance 0"
     assert np.all(np.isfinite(sup_q))
+    # a bad array is reported by its row and column, not by the temporary file it is handed over in
+    with pytest.raises(penlim.InputError, match=r"^external\[1\] \(an array\): row 2, column 0: t = 0.2\d* decreases"):
+        penlim.compare("bouncing_ball", external=[np.zeros((2, 3)) + [[0, 1, 0], [1, 1, 0]],
+                                                  [[0, 1, 0], [0.5, 0.9, 0], [0.2, 1, 0]]])
     c.write(tmp_path / "cmp")
     back = penlim.load(tmp_path / "cmp" / "solutions" / "penalty_mu_1e+08")
     assert same_bits(back.table, c.solutions["penalty_mu_1e+08"].table)
@@ -152,9 +156,158 @@ def test_ctrl_c_stops_a_long_call(call):
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def test_ctrl_c_stops_the_runs_of_a_study(tmp_path):
+    """SIGINT during a study: its runs under way stop at their next step (the study's cancel hook reaches
+    each solve), and none is written as a failed run: a resumed study solves it again."""
+    import signal
+    import threading
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):  # max_steps: a bound on the test if the runs went on
+        penlim.study("bouncing_ball", {"mu": [1e8, 1e9]}, e=1.0, t_end=1e7, samples=0, max_output=1e9, max_steps=2e6,
+                     directory=tmp_path / "st", jobs=2)
+    timer.join()
+    written = [d for sub in ("runs", "limits") if (tmp_path / "st" / sub).is_dir()
+               for d in os.listdir(tmp_path / "st" / sub) if (tmp_path / "st" / sub / d / "summary.json").exists()]
+    assert written == []
+
+
+def test_study_along_a_parameter_the_defaults_derive(cli, tmp_path):
+    """An axis of xi, which the ball derives from e unless set: the package sets only what its caller set
+    (here h0), as the program's --set, so the study is the program's."""
+    st = penlim.study("bouncing_ball", {"xi": [0.05, 0.2], "mu": [1e4, 1e6]}, h0=1.7, directory=tmp_path / "lib")
+    cli("study", "bouncing_ball", "--grid", "xi=0.05,0.2", "--grid", "mu=1e4,1e6", "--set", "h0=1.7", "--no-plots",
+        "--out", "cli", "--quiet")
+    a, b = ((tmp_path / d / "study.csv").read_text() for d in ("cli", "lib"))
+    assert without_wall_seconds(a) == without_wall_seconds(b)
+    # Kelvin-Voigt with damping ratio xi: restitution exp(-pi xi / sqrt(1 - xi^2)) (paper 004, eq. (4))
+    for p in st.points:
+        xi = p["values"]["xi"]
+        assert p["limits"]["restitution_first"] == pytest.approx(math.exp(-math.pi * xi / math.sqrt(1 - xi * xi)),
+                                                                 rel=1e-6)
+    assert np.allclose(column(st.table, "first_impact_time"), math.sqrt(2 * 1.7 / 9.81), rtol=1e-9)
+
+
 def test_study_and_compare_of_a_python_model():
     st = penlim.study(Ball(), {"e": [0.3, 0.6]}, mu=1e6, jobs=2)  # jobs: one at a time for a Python model
     assert np.allclose(column(st.table, "restitution_first"), [0.3, 0.6], atol=5e-3)
     c = penlim.compare(Ball(), mu=[1e5, 1e7], e=0.5)
     sup_q = column(c.table, "sup_q")
     assert 0 < sup_q[1] < sup_q[0]
+
+
+# Today's names as version 0.2 wrote them (docs/formats.md, "One vocabulary"), applied all at once.
+V02_NAMES = {"sup_q": "limit_sup_q", "sup_q_outside_zeno": "limit_sup_q_outside_zeno", "l1_v": "limit_l1_v",
+             "s_distance_q": "limit_s_distance", "successive_s_distance_q": "s_distance_q",
+             "successive_s_distance_v": "s_distance_v", "successive_s_distance": "s_distance"}
+
+
+def as_version_0_2(directory):
+    """Rewrite a directory of today's program in 0.2's vocabulary: CSV headers (forceK as lambdaK,
+    contacts.csv's force as lambda, the quantities), JSON keys (the convergence quantities, sweep.json's
+    s_distance)."""
+    import json
+    import re
+    for root, _, files in os.walk(directory):
+        for name in files:
+            path = os.path.join(root, name)
+            text = open(path).read()
+            if name.endswith(".csv"):
+                head, _, body = text.partition("\n")
+                cols = [re.sub(r"^force(\d*)$", r"lambda\1", c) for c in head.split(",")]
+                if name in ("sweep.csv", "study.csv"):
+                    cols = [V02_NAMES.get(c, c) for c in cols]
+                text = ",".join(cols) + "\n" + body
+            elif name in ("sweep.json", "study.json"):
+                doc = json.loads(text)
+                convs = [doc["convergence"]] if "convergence" in doc else [p["convergence"] for p in doc["points"]]
+                for c in convs:
+                    renamed = {V02_NAMES.get(k, k): v for k, v in c.items()}
+                    c.clear()
+                    c.update(renamed)
+                if "successive_s_distance" in doc:
+                    doc["s_distance"] = doc.pop("successive_s_distance")
+                text = json.dumps(doc)
+            open(path, "w").write(text)
+
+
+def test_load_reads_version_0_2(cli, tmp_path):
+    """A directory written by version 0.2 (lambda, limit_sup_q, s_distance for the successive runs' distance)
+    reads back under today's names with the same numbers."""
+    import shutil
+    cli("sweep", "bouncing_ball", "--mu", "1e4,1e6", "--set", "e=0.6", "--t-end", "2", "--no-plots", "--out", "sw",
+        "--quiet")
+    cli("run", "bouncing_ball", "--mu", "1e5", "--contacts", "sparse", "--out", "sp", "--quiet")
+    cli("study", "bouncing_ball", "--grid", "mu=1e4,1e6", "--grid", "e=0.5,0.8", "--t-end", "2", "--no-plots",
+        "--out", "st", "--quiet")
+    for d in ("sw", "sp", "st"):
+        shutil.copytree(tmp_path / d, tmp_path / (d + "02"))
+        as_version_0_2(tmp_path / (d + "02"))
+    assert "limit_sup_q" in (tmp_path / "sw02" / "sweep.csv").read_text()
+    assert "lambda1" in (tmp_path / "sw02" / "runs" / os.listdir(tmp_path / "sw02" / "runs")[0] / "trajectory.csv").read_text()
+    now, old = penlim.load(tmp_path / "sw"), penlim.load(tmp_path / "sw02")
+    assert list(old.table.columns) == list(now.table.columns)
+    assert "sup_q" in old.rates and "limit_sup_q" not in old.rates and "successive_s_distance" in old.convergence
+    for q in now.rates:
+        assert np.array_equal(now.rates[q], old.rates[q], equal_nan=True), q
+    assert np.array_equal(column(now.table, "s_distance_q"), column(old.table, "s_distance_q"), equal_nan=True)
+    assert np.array_equal(column(now.table, "successive_s_distance_q"), column(old.table, "successive_s_distance_q"),
+                          equal_nan=True)
+    assert old.summary["successive_s_distance"] == now.summary["successive_s_distance"]
+    assert old.runs[0].columns == now.runs[0].columns == ["t", "gamma", "q1", "v1", "G1", "force1"]
+    assert same_bits(old.runs[1].force, now.runs[1].force)
+    sp_now, sp_old = penlim.load(tmp_path / "sp"), penlim.load(tmp_path / "sp02")
+    assert sp_now.G is None and len(sp_now.contacts["force"]) > 0
+    assert same_bits(sp_now.contacts["force"], sp_old.contacts["force"])
+    st_now, st_old = penlim.load(tmp_path / "st"), penlim.load(tmp_path / "st02")
+    assert list(st_old.table.columns) == list(st_now.table.columns)
+    assert st_old.value(1, "sup_q") == st_now.value(1, "sup_q") and math.isfinite(st_now.value(1, "sup_q"))
+    assert [p["rates"].keys() for p in st_old.points] == [p["rates"].keys() for p in st_now.points]
+
+
+def test_the_load_example_of_the_docs_runs(program, tmp_path, monkeypatch):
+    """docs/python.md's penlim.load example, as written, in a new directory with the program on PATH."""
+    import re
+    text = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "python.md")).read()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "penlim.load(" in b)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", os.path.dirname(program) + os.pathsep + os.environ.get("PATH", ""))
+    scope = {"penlim": penlim}
+    exec(compile(block, "docs/python.md", "exec"), scope)
+    assert isinstance(scope["sw"], penlim.Sweep) and list(scope["sw"].values) == [1e3, 1e4, 1e5]
+
+
+def test_plots_of_a_sweep_and_a_study(tmp_path):
+    """Sweep.plot and Study.plot draw the command's data: convergence.csv's errors and fits, each run's
+    trajectory and the limit's, study.csv's column per point of the other axes."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from conftest import read_csv as _  # noqa: F401 (the same directory of tests)
+    sw = penlim.sweep("bouncing_ball", mu=[1e3, 1e4, 1e5, 1e6], e=0.6, t_end=2, jobs=2)
+    conv = penlim._files.read_columns(os.path.join(sw._dir(), "convergence.csv"))
+    quantities = list(dict.fromkeys(conv["quantity"]))
+    fig = sw.plot()
+    ax = fig.axes[0]
+    assert len(quantities) > 0 and len(ax.lines) == 2 * len(quantities)
+    first = [k for k, q in enumerate(conv["quantity"]) if q == quantities[0]]
+    assert np.array_equal(ax.lines[0].get_xdata(), conv["mu"][first])
+    assert np.array_equal(ax.lines[0].get_ydata(), conv["error"][first])
+    assert np.array_equal(ax.lines[1].get_ydata(), conv["fit"][first])
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    fig = sw.plot("trajectories")
+    assert [a.get_ylabel() for a in fig.axes] == ["q1", "v1", "G1"]
+    assert len(fig.axes[0].lines) == 5 and fig.axes[0].lines[-1].get_color() == "black"
+    assert np.array_equal(fig.axes[2].lines[1].get_ydata(), sw.runs[1].G[:, 0])
+    with pytest.raises(penlim.InputError, match="unknown figure"):
+        sw.plot("nope")
+    st = penlim.study("bouncing_ball", {"mu": [1e4, 1e5, 1e6], "e": [0.5, 0.8]}, t_end=2, jobs=2)
+    fig = st.plot("sup_q")
+    ax = fig.axes[0]
+    t = st.table
+    assert [line.get_label() for line in ax.lines] == ["e = 0.5", "e = 0.8"]
+    e8 = np.asarray(t["e"]) == 0.8
+    assert np.array_equal(ax.lines[1].get_xdata(), column(t, "mu")[e8])
+    assert np.array_equal(ax.lines[1].get_ydata(), np.abs(column(t, "sup_q")[e8]))
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    fig = st.plot("restitution_first", x="e")
+    assert len(fig.axes[0].lines) == 3 and fig.axes[0].get_yscale() == "linear"

@@ -23,7 +23,7 @@ static const char sweep_usage[] =
     "                         [--no-plots] [--no-limit]\n"
     "                         [--resume] [--isolate | --no-isolate] [--force] [--quiet]\n"
     "       penlim sweep CASE --scheme NAME [--h A:B:N | --h a,b,c] [--theta TH] [--gamma G]\n"
-    "                         [other options as above but --rtol and --samples]\n"
+    "                         [other options as above but --rtol; --samples: rows per flight]\n"
     "Solve CASE for an increasing sequence of stiffnesses (or, with --scheme, a decreasing sequence\n"
     "of time steps), extract the limit objects of each run (impacts, sustained contacts, Zeno\n"
     "capture), fit their convergence rates, measure each run against the limit solution, and plot.\n"

@@ -229,7 +229,7 @@ int prepare(const case_options *o, const pl_solver_type *solver, const char *ski
     opts->max_seconds = o->max_seconds;
     opts->max_output = o->max_output;
     opts->contacts = o->contacts;
-    if (o->samples_given && !pl_solver_can(solver, PL_SOLVER_DENSE))
+    if (o->samples_given && !pl_solver_can(solver, PL_SOLVER_DENSE) && !pl_solver_can(solver, PL_SOLVER_SAMPLED))
         return input_error(o->cmd, "--samples does not apply to %s: it records every step (no dense output)",
                            solver->name);
     if (o->samples_given)

@@ -111,7 +111,7 @@ static pl_status build_args(const pl_isolation *iso, const pl_solver_type *solve
         snprintf(option, sizeof option, "--%s", solver->options[k].name);
         arg_number(a, option, opts->option[k]);
     }
-    if (pl_solver_can(solver, PL_SOLVER_DENSE)) /* without dense output a solver refuses --samples */
+    if (pl_solver_can(solver, PL_SOLVER_DENSE) || pl_solver_can(solver, PL_SOLVER_SAMPLED)) /* the others refuse --samples */
         arg_number(a, "--samples", (double)opts->samples);
     if (opts->max_steps > 0)
         arg_number(a, "--max-steps", (double)opts->max_steps);

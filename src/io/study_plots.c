@@ -747,11 +747,11 @@ pl_status pl_study_plot_check(const pl_study_plot_opts *opts, const char *const 
     return s == PL_OK ? pick_map_axes(opts, axes, nvalues, naxes, zip, m, err) : s;
 }
 
-/* The files of figure name: NAME.gp, .png, .pdf, .dat. */
+/* The files of figure name: NAME.gp, .png, .pdf, .csv. */
 static pl_status figure_files(const char *name, pl_strings *files, pl_error *err)
 {
     char dat[NAME_LEN + 16];
-    snprintf(dat, sizeof dat, "%s.dat", name);
+    snprintf(dat, sizeof dat, "%s.csv", name);
     pl_status s = pl_plot_files(name, files, err);
     return s == PL_OK && !pl_strings_has(files, dat) ? pl_strings_add(files, dat, err) : s;
 }
@@ -820,8 +820,26 @@ static int cmp_line_point(const void *a, const void *b)
     return u->row < v->row ? -1 : u->row > v->row;
 }
 
-/* FIGURE.dat of a family: one block per line with a value, "LABEL" AXIS QUANTITY then the runs in
- * order of the axis, a blank line (a break in the line) where a run failed or has no value. */
+/* A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
+static void csv_text(FILE *fp, const char *text)
+{
+    if (!strpbrk(text, ",\"\r\n")) {
+        fputs(text, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *text; text++) {
+        if (*text == '"')
+            fputc('"', fp);
+        fputc(*text, fp);
+    }
+    fputc('"', fp);
+}
+
+/* FIGURE.csv of a family (docs/formats.md, "Data files for figures"): the header label,AXIS,QUANTITY,
+ * then one block per line with a value (two blank lines between blocks), its runs in order of the
+ * axis, each row its line's label (the values of the other axes), the axis value and the quantity;
+ * a blank line (a break in the line) where a run failed or has no value. */
 static pl_status write_family_dat(pl_output *out, const pl_study_plots *p, const figure *fig, size_t *nlines,
                                   size_t *klen, pl_error *err)
 {
@@ -834,23 +852,21 @@ static pl_status write_family_dat(pl_output *out, const pl_study_plots *p, const
         order[r] = (line_point){p->row_line[r], r, p->row_x[r]};
     qsort(order, p->nrows, sizeof *order, cmp_line_point);
     char file[NAME_LEN + 16];
-    snprintf(file, sizeof file, "%s.dat", fig->name);
+    snprintf(file, sizeof file, "%s.csv", fig->name);
     pl_file f;
     pl_status s = pl_file_open(&f, out, NULL, file, err);
     if (s != PL_OK) {
         free(order);
         return s;
     }
-    fprintf(f.fp, "# %s against %s, one block per line of the study's runs (its header: the values of the other "
-                  "axes); a blank line where a run failed or has no value\n",
-            q->name, a->column);
+    fprintf(f.fp, "label,%s,%s\n", a->column, q->name);
     *nlines = *klen = 0;
     for (size_t i = 0; i < p->nrows;) {
         size_t l = order[i].line, end = i;
         while (end < p->nrows && order[end].line == l)
             end++;
         if (has_data(p, fig->q, l)) {
-            fprintf(f.fp, "%s\"%s\" %s %s\n", *nlines ? "\n\n" : "", p->lines[l].label, a->column, q->name);
+            fputs(*nlines ? "\n\n" : "", f.fp);
             size_t len = strlen(p->lines[l].label);
             *klen = len > *klen ? len : *klen;
             int gap = 0, drawn = 0;
@@ -862,8 +878,9 @@ static pl_status write_family_dat(pl_output *out, const pl_study_plots *p, const
                     continue;
                 }
                 fputs(gap ? "\n" : "", f.fp);
-                put_number(f.fp, "", p->row_x[r]);
-                put_number(f.fp, " ", v);
+                csv_text(f.fp, p->lines[l].label);
+                put_number(f.fp, ",", p->row_x[r]);
+                put_number(f.fp, ",", v);
                 fputc('\n', f.fp);
                 gap = 0;
                 drawn = 1;
@@ -897,8 +914,23 @@ static size_t value_index(const axis *a, double x)
     return (size_t)(at - a->sorted);
 }
 
-/* FIGURE.dat of the map: "LABEL" and the column names, then one row per cell with a value: the two
- * axes' values, the cell's edges, the value. */
+/* The key of the map: the quantity and the values the other axes are held at (those of one value
+ * left out). */
+static void map_key(const pl_study_plots *p, char *label, size_t len)
+{
+    size_t head = (size_t)snprintf(label, len, "%s", p->mq.name), used = head;
+    for (size_t k = 0; k < p->naxes && used < len; k++)
+        if (k != p->map_axes[0] && k != p->map_axes[1] && p->axes[k].n > 1) {
+            char num[PL_NUMBER_LEN];
+            used += (size_t)snprintf(label + used, len - used, "%s%s=%s", used == head ? " at " : " ",
+                                     p->axes[k].column, pl_format_short(p->axes[k].slice, num, sizeof num));
+        }
+    if (used == head)
+        snprintf(label + used, len - used, ", one cell per run");
+}
+
+/* FIGURE.csv of the map: the header X,Y,X_low,X_high,Y_low,Y_high,QUANTITY (X and Y the axes'
+ * columns), then one row per cell with a value: the two axes' values, the cell's edges, the value. */
 static pl_status write_map_dat(pl_output *out, const pl_study_plots *p, const figure *fig, pl_error *err)
 {
     const axis *A = &p->axes[p->map_axes[0]], *B = &p->axes[p->map_axes[1]];
@@ -910,30 +942,20 @@ static pl_status write_map_dat(pl_output *out, const pl_study_plots *p, const fi
     }
     cell_edges(A, ea);
     cell_edges(B, eb);
-    char file[NAME_LEN + 16], label[512];
-    snprintf(file, sizeof file, "%s.dat", fig->name);
-    /* the key: the values the other axes are held at (those of one value left out) */
-    size_t head = (size_t)snprintf(label, sizeof label, "%s", p->mq.name), used = head;
-    for (size_t k = 0; k < p->naxes && used < sizeof label; k++)
-        if (k != p->map_axes[0] && k != p->map_axes[1] && p->axes[k].n > 1) {
-            char num[PL_NUMBER_LEN];
-            used += (size_t)snprintf(label + used, sizeof label - used, "%s%s=%s", used == head ? " at " : " ",
-                                     p->axes[k].column, pl_format_short(p->axes[k].slice, num, sizeof num));
-        }
-    if (used == head)
-        snprintf(label + used, sizeof label - used, ", one cell per run");
+    char file[NAME_LEN + 16];
+    snprintf(file, sizeof file, "%s.csv", fig->name);
     pl_file f;
     pl_status s = pl_file_open(&f, out, NULL, file, err);
     if (s == PL_OK) {
-        fprintf(f.fp, "\"%s\" %s %s %s_low %s_high %s_low %s_high %s\n", label, A->column, B->column, A->column,
-                A->column, B->column, B->column, p->mq.name);
+        fprintf(f.fp, "%s,%s,%s_low,%s_high,%s_low,%s_high,%s\n", A->column, B->column, A->column, A->column,
+                B->column, B->column, p->mq.name);
         for (size_t c = 0; c < p->ncells; c++) {
             if (!isfinite(p->map_v[c]))
                 continue;
             size_t i = value_index(A, p->map_a[c]), j = value_index(B, p->map_b[c]);
             const double row[] = {p->map_a[c], p->map_b[c], ea[i], ea[i + 1], eb[j], eb[j + 1], p->map_v[c]};
             for (size_t k = 0; k < 7; k++)
-                put_number(f.fp, k ? " " : "", row[k]);
+                put_number(f.fp, k ? "," : "", row[k]);
             fputc('\n', f.fp);
         }
         s = pl_file_commit(&f, err);
@@ -944,19 +966,19 @@ static pl_status write_map_dat(pl_output *out, const pl_study_plots *p, const fi
 }
 
 /* FIGURE.gp: the figure's settings, then the scripts that draw it.  Names (checked when read) and
- * counts only: every value is in FIGURE.dat. */
+ * counts only: every value is in FIGURE.csv. */
 static pl_status write_figure_script(pl_output *out, const pl_study_plots *p, const figure *fig, size_t nlines,
                                      size_t klen, pl_error *err)
 {
     /* the title: the case, the solver, the quantity and the axes in words (study_family.gp and
      * study_map.gp compose it from styles.gp's table), then title_tail, written here */
-    char file[NAME_LEN + 16], title[512];
+    char file[NAME_LEN + 16], title[512], key[512];
     snprintf(file, sizeof file, "%s.gp", fig->name);
     pl_file f;
     pl_status s = pl_file_open(&f, out, NULL, file, err);
     if (s != PL_OK)
         return s;
-    fprintf(f.fp, "# Written by penlim: a figure of a study, drawn from %s.dat (`gnuplot %s` draws %s.png and "
+    fprintf(f.fp, "# Written by penlim: a figure of a study, drawn from %s.csv (`gnuplot %s` draws %s.png and "
                   "%s.pdf again).\n",
             fig->name, file, fig->name, fig->name);
     pl_gp_put_string(f.fp, "figure", fig->name);
@@ -969,6 +991,8 @@ static pl_status write_figure_script(pl_output *out, const pl_study_plots *p, co
         pl_gp_put_int(f.fp, "logx", A->log);
         pl_gp_put_int(f.fp, "logy", B->log);
         pl_gp_put_int(f.fp, "logcb", p->mq.log);
+        map_key(p, key, sizeof key);
+        pl_gp_put_string(f.fp, "key_text", key);
     } else {
         const quantity *q = &p->fq[fig->q];
         const axis *a = &p->axes[p->line_axis];

@@ -266,6 +266,48 @@ pl_status pl_solution_set_contact_list(pl_solution *sol, const size_t *row, cons
     return PL_OK;
 }
 
+pl_status pl_solution_keep_rows(pl_solution *sol, const unsigned char *keep, pl_error *err)
+{
+    size_t rows = sol->traj.nrows, ncol = sol->traj.ncol;
+    for (size_t k = 0; k < sol->nepisodes; k++) {
+        const pl_episode *ep = &sol->episodes[k];
+        if (ep->row_in >= rows || ep->row_out >= rows || !keep[ep->row_in] || !keep[ep->row_out])
+            return pl_fail(err, PL_ERR_SOLVER, "episode %zu (constraint %zu): its rows %zu and %zu are not kept", k + 1,
+                           ep->constraint + 1, ep->row_in + 1, ep->row_out + 1);
+    }
+    size_t *index = malloc((rows + 1) * sizeof *index); /* the new index of each row kept */
+    if (!index)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory thinning %zu rows", rows);
+    size_t kept = 0, entries = 0;
+    int sparse = sol->contacts == PL_CONTACTS_SPARSE;
+    for (size_t r = 0; r < rows; r++) {
+        index[r] = kept;
+        if (!keep[r])
+            continue;
+        if (kept != r)
+            memmove(pl_table_row(&sol->traj, kept), pl_table_row(&sol->traj, r), ncol * sizeof *sol->traj.data);
+        if (sparse) { /* row r's contacts move down to follow the kept ones */
+            size_t first = sol->row_first[r], count = sol->row_first[r + 1] - first;
+            if (count && entries != first)
+                memmove(sol->entries + entries, sol->entries + first, count * sizeof *sol->entries);
+            sol->row_first[kept] = entries;
+            entries += count;
+        }
+        kept++;
+    }
+    if (sparse) {
+        sol->row_first[kept] = entries;
+        sol->nentries = entries;
+    }
+    sol->traj.nrows = kept;
+    for (size_t k = 0; k < sol->nepisodes; k++) {
+        sol->episodes[k].row_in = index[sol->episodes[k].row_in];
+        sol->episodes[k].row_out = index[sol->episodes[k].row_out];
+    }
+    free(index);
+    return PL_OK;
+}
+
 size_t pl_solution_row_contacts(const pl_solution *sol, size_t r, const pl_contact_entry **first)
 {
     if (sol->contacts != PL_CONTACTS_SPARSE || r >= sol->traj.nrows) {

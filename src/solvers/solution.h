@@ -249,6 +249,11 @@ double pl_solution_force_at(const pl_solution *sol, size_t r, size_t i);
  * it from. */
 double pl_solution_gap_at(const pl_solution *sol, const pl_model *model, size_t r, size_t i, pl_gap *scratch);
 
+/* Keep the rows r with keep[r] non-zero (and their sparse contacts), in order, and drop the others;
+ * the episodes' row_in and row_out move with their rows, which must be kept (PL_ERR_SOLVER naming the
+ * episode otherwise, sol unchanged).  PL_ERR_NOMEM if the map of rows cannot be had. */
+pl_status pl_solution_keep_rows(pl_solution *sol, const unsigned char *keep, pl_error *err);
+
 /* Append an episode (zeroed but for the constraint, t_in and the NAN end). */
 pl_status pl_solution_add_episode(pl_solution *sol, size_t constraint, double t_in, pl_episode **ep, pl_error *err);
 /* Append an event of kind at t triggered by constraint, its arrays zeroed (pl_event_alloc), to be

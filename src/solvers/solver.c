@@ -32,7 +32,7 @@ void pl_solve_opts_init(pl_solve_opts *o, const pl_solver_type *s, const pl_mode
 {
     memset(o, 0, sizeof *o);
     o->t_end = isnan(t_end) ? model->type->t_end : t_end;
-    o->samples = 1000;
+    o->samples = pl_solver_can(s, PL_SOLVER_SAMPLED) ? PL_SAMPLED_DEFAULT_SAMPLES : 1000;
     for (size_t k = 0; k < s->noptions; k++) {
         o->option[k] = s->options[k].value;
         if ((s->options[k].flags & PL_PARAM_DERIVED) && s->default_option)

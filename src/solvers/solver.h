@@ -40,7 +40,12 @@ typedef enum {
     PL_SOLVER_COMPLIANT = 1u << 7,     /* compliant contacts of stiffness mu (paper 004, eq. (4)): a contact
                                           penetrates and lasts the law's contact time at mu, its episodes
                                           are its impacts and slides, its errors fall as powers of mu */
+    PL_SOLVER_SAMPLED = 1u << 8,       /* records its steps sampled by events (takes samples: the rows it
+                                          keeps per flight and per episode, besides the events' own) */
 } pl_solver_capability;
+
+/* The rows per flight and per episode a PL_SOLVER_SAMPLED solver keeps by default. */
+#define PL_SAMPLED_DEFAULT_SAMPLES 200
 
 /* The cap on a trajectory's values (rows x columns, 160 MB of doubles) when
  * pl_solve_opts.max_output is 0. */
@@ -54,7 +59,8 @@ typedef enum {
 typedef struct {
     double t_end;
     size_t samples;  /* also record the solution at k t_end/samples (dense output), 0: steps only;
-                        solvers without dense output record every step and ignore it */
+                        PL_SOLVER_SAMPLED ones: the rows kept per flight and per episode, 0: every
+                        step; others record every step and ignore it */
     long max_steps;  /* cap on steps over the whole run; 0 selects 5e6 */
     double max_seconds; /* cap on the run's wall-clock time; 0: none */
     int started_given;  /* 1: max_seconds counts from `started`; 0 (pl_solve_opts_init): from the start

@@ -702,7 +702,9 @@ static int rest_capture(const pl_model *model, const pl_solution *sol, pl_analys
         if (!(t > t_skip))
             break;
         double t_prev = begin > 0 ? pl_table_row(&sol->traj, begin - 1)[0] : NAN;
-        double vres = A * fmax(t - t_prev, t_next - t); /* fmax ignores a missing neighbour */
+        /* fmax ignores a missing neighbour; a scheme's rows are sampled steps (methods.md, "Stored
+         * rows"), its resolution is its step's */
+        double vres = A * (span > 0.0 ? sol->step_size : fmax(t - t_prev, t_next - t));
         for (size_t r = end; r-- > begin && open > 0;) {
             const double *x = pl_table_row(&sol->traj, r), *q = x + pl_col_q(n, m);
             pl_model_velocity_map(model, t, q, x + pl_col_v(n, m), fp, NULL, NULL, NULL);

@@ -273,6 +273,8 @@ static pl_status run_opts(const pl_study *st, const pl_model *model, size_t r, s
     o->max_seconds = sp->max_seconds;
     o->max_output = sp->max_output;
     o->contacts = sp->contacts;
+    o->cancel = sp->cancel; /* a task under way stops at its next step, as a sweep's runs do */
+    o->cancel_user = sp->user;
     if (sp->samples != SIZE_MAX)
         o->samples = sp->samples;
     pl_status s = PL_OK;
@@ -729,6 +731,10 @@ static void *phase1_worker(void *arg)
         pl_status r = pl_study_solve_task(st, task, &s, &e);
         pthread_mutex_lock(&p->lock);
         int failed = s.status != PL_OK;
+        /* A task the cancel hook stopped is not a failure of its run: it is not written (a resumed
+         * study solves it again), and the phase stops. */
+        if (failed && r == PL_OK && st->spec.cancel && st->spec.cancel(st->spec.user))
+            r = pl_fail(&e, PL_ERR_SOLVER, "cancelled");
         if (r == PL_OK && p->status == PL_OK) {
             r = pl_study_write_task(st, task, &s, p->out, &e);
             if (r == PL_ERR_SOLVER) {

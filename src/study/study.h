@@ -54,8 +54,9 @@ typedef struct {
     int jobs;                      /* threads of phase 1 and 2 (< 1: one) */
     /* Optional, serialized: progress of a phase, at each task or point done. */
     void (*progress)(const pl_study_progress *p, void *user);
-    /* Optional: nonzero stops the phase at the next task or point (the status is then PL_ERR_SOLVER,
-     * "cancelled"). */
+    /* Optional: nonzero stops the phase at the next task or point, and the tasks under way at their
+     * solver's next step (unwritten: a resumed study solves them again); the status is then
+     * PL_ERR_SOLVER, "cancelled". */
     int (*cancel)(void *user);
     /* Optional, serialized (phase 1): task `task` is done and its files are in the output. */
     void (*task_done)(size_t task, int failed, void *user);

@@ -325,13 +325,13 @@ static double quantity_value(const pl_sweep *sw, pl_sweep_quantity_id id, size_t
     }
 }
 
-static void impacts_per_decade(const pl_model *model, pl_sweep *sw)
+static pl_status impacts_per_decade(const pl_model *model, pl_sweep *sw, pl_error *err)
 {
     double *x = malloc(2 * (sw->n > 0 ? sw->n : 1) * sizeof *x), *y = x ? x + sw->n : NULL;
     size_t k = 0;
     sw->impacts_per_decade = sw->impacts_per_decade_se = sw->impacts_per_decade_predicted = NAN;
-    if (!x) /* out of memory: no fit, which the sweep reports as n/a */
-        return;
+    if (!x)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory fitting the impacts per decade");
     for (size_t j = 0; j < sw->n; j++)
         if (sw->runs[j].status == PL_OK && !isnan(sw->analysis[j].capture_time)) {
             x[k] = log10(sw->x[j]);
@@ -354,6 +354,7 @@ static void impacts_per_decade(const pl_model *model, pl_sweep *sw)
                    ? law->type->restitution(law->p, model->v_scale) : NAN;
     double per_decade = pl_solver_compliant(sw->solver) ? log(sqrt(10.0)) : log(10.0);
     sw->impacts_per_decade_predicted = (model->m == 1 && e > 0 && e < 1) ? per_decade / log(1.0 / e) : NAN;
+    return PL_OK;
 }
 
 /* The slowest rate the laws of the model's constraints predict for a mechanism: PL_RATE_EXACT only if every
@@ -564,14 +565,14 @@ static double predicted_rate(const pl_model *model, const pl_sweep *sw, pl_sweep
 
 /* A capture time without a limit grows like ln mu: its slope against log10 mu, and the slope predicted for
  * one constraint under Hunt-Crossley, ln(10)/(n A c) (docs/laws.md, A the gap acceleration of the case). */
-static void capture_growth(const pl_model *model, pl_sweep *sw)
+static pl_status capture_growth(const pl_model *model, pl_sweep *sw, pl_error *err)
 {
     sw->capture_per_decade = sw->capture_per_decade_se = sw->capture_per_decade_predicted = NAN;
     const pl_sweep_quantity *Q = &sw->q[PL_Q_CAPTURE_TIME];
     double *x = malloc(2 * (sw->n > 0 ? sw->n : 1) * sizeof *x), *y = x ? x + sw->n : NULL, intercept;
     size_t k = 0;
     if (!x)
-        return;
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory fitting the capture time's growth");
     for (size_t j = 0; j < sw->n; j++)
         if (isfinite(Q->values[j])) {
             x[k] = log10(sw->x[j]);
@@ -586,6 +587,7 @@ static void capture_growth(const pl_model *model, pl_sweep *sw)
     int c = pl_law_param_index(law->type, "c");
     if (model->m == 1 && law->type == &pl_law_hunt_crossley && c >= 0 && law->p[c] > 0.0 && model->a_scale > 0.0)
         sw->capture_per_decade_predicted = log(10.0) / (law->type->exponent(law->p) * model->a_scale * law->p[c]);
+    return PL_OK;
 }
 
 static pl_status allocate(pl_sweep *sw, size_t n, pl_error *err)
@@ -708,6 +710,11 @@ pl_status pl_sweep_default_grid(const pl_solver_type *solver, const pl_model *mo
 void pl_sweep_limit_opts(const pl_model *model, const pl_sweep_opts *opts, pl_solve_opts *lo)
 {
     pl_limit_opts(model, &opts->base, opts->limit_rtol, lo);
+    if (opts->solver && pl_solver_can(opts->solver, PL_SOLVER_SAMPLED)) { /* their samples are per flight */
+        pl_solve_opts own;
+        pl_solve_opts_init(&own, &pl_solver_limit, model, lo->t_end);
+        lo->samples = own.samples;
+    }
 }
 
 pl_status pl_sweep_check(const pl_model *model, const double *values, size_t n, const pl_sweep_opts *opts,
@@ -884,8 +891,11 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
         else if (is_distance(q))
             Q->conv.reference = PL_REF_DISTANCE;
     }
-    impacts_per_decade(model, sw);
-    capture_growth(model, sw);
+    s = impacts_per_decade(model, sw, err);
+    if (s == PL_OK)
+        s = capture_growth(model, sw, err);
+    if (s != PL_OK)
+        return s;
     if (opts->progress)
         opts->progress("analysis", 1, 1, 0, opts->user);
     return PL_OK;

@@ -205,6 +205,8 @@ typedef struct {
     int *open;          /* index of the open episode of constraint i, or -1 */
     double *gdot;       /* normal rates at the last row */
     long last_impact;   /* the last step that was an impact (-2: none) */
+    unsigned char *needed; /* per row: a row the analysis reads (impacts), kept by thin_rows */
+    size_t needed_cap;
     /* scratch */
     pl_work *work;
     pl_contact *contact;
@@ -230,6 +232,7 @@ static pl_status alloc_recorder(recorder *r, pl_error *err)
 
 static void free_recorder(recorder *r)
 {
+    free(r->needed);
     free(r->open);
     free(r->pushed);
     pl_work_free(r->work);
@@ -277,7 +280,24 @@ static pl_status record_row(recorder *r, const pl_scheme_point *p, pl_error *err
             r->sol->episodes[e].t_max_penetration = p->t;
         }
     }
+    size_t rows = r->sol->traj.nrows;
+    if (rows >= r->needed_cap) {
+        size_t cap = r->needed_cap ? 2 * r->needed_cap : 1024;
+        unsigned char *grown = realloc(r->needed, cap);
+        if (!grown)
+            return pl_fail(err, PL_ERR_NOMEM, "out of memory recording %zu rows", rows + 1);
+        r->needed = grown;
+        r->needed_cap = cap;
+    }
+    r->needed[rows] = 0;
     return pl_solution_append_row(r->sol, row, err);
+}
+
+/* Mark rows lo .. hi (clipped to the table) as needed. */
+static void need_rows(recorder *r, size_t lo, size_t hi)
+{
+    for (size_t k = lo; k <= hi && k < r->sol->traj.nrows; k++)
+        r->needed[k] = 1;
 }
 
 /* The time an impact of constraint i, found in the step from `now` to `next` (the last row), begins:
@@ -411,10 +431,42 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
         pl_model_gap(model, trigger, t_impact, q_impact, &c->gap);
         e->t_resolution = pl_time_resolution(pl_gap_terms(&c->gap, t_impact, q_impact, n), t_impact, e->gdot_before);
     }
-    if (impact)
+    if (impact) { /* the rows contact_time read and the step's own */
         r->last_impact = step;
+        need_rows(r, last >= 2 ? last - 2 : 0, last);
+    }
     memcpy(r->gdot, gdot_next, m * sizeof *gdot_next);
     return PL_OK;
+}
+
+/* Event-adaptive sampling of the rows (docs/methods.md, "Stored rows"): keep the first and the last
+ * row, every row an impact was read from, each episode's rows before its first impulse, of its first
+ * impulse, of its last impulse and after it; between two such rows (a flight, or the interior of a
+ * sustained contact) at most `samples` rows evenly spaced in steps, all of them if there are no more.
+ * samples = 0 keeps every step. */
+static pl_status thin_rows(recorder *r, size_t samples, pl_error *err)
+{
+    pl_solution *sol = r->sol;
+    size_t rows = sol->traj.nrows;
+    if (samples == 0 || rows == 0)
+        return PL_OK;
+    unsigned char *keep = r->needed;
+    keep[0] = keep[rows - 1] = 1;
+    for (size_t k = 0; k < sol->nepisodes; k++) {
+        const pl_episode *ep = &sol->episodes[k];
+        need_rows(r, ep->row_in, ep->row_in + 1);
+        need_rows(r, ep->row_out, ep->row_out + 1);
+    }
+    for (size_t a = 0, b; a + 1 < rows; a = b) {
+        for (b = a + 1; !keep[b]; b++)
+            ;
+        size_t gap = b - a; /* the rows strictly between a and b: gap - 1 */
+        for (size_t j = 1; j < gap; j++)
+            keep[a + j] = gap - 1 <= samples;
+        for (size_t j = 1; gap - 1 > samples && j <= samples; j++)
+            keep[a + j * gap / (samples + 1)] = 1;
+    }
+    return pl_solution_keep_rows(sol, keep, err);
 }
 
 static int event_order(const void *pa, const void *pb)
@@ -486,6 +538,12 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
         pl_scheme_point done = now; /* the next step overwrites the older iterate */
         now = next;
         next = done;
+    }
+    if (r.needed) { /* a failed run's rows too; a failure to thin leaves them all, after the first failure */
+        pl_error thin_err;
+        pl_status t = thin_rows(&r, opts->samples, s == PL_OK ? e : &thin_err);
+        if (s == PL_OK)
+            s = t;
     }
     /* An impact found a step back can precede the last event of another constraint. */
     if (sol->nevents > 1)

@@ -28,7 +28,8 @@
 
 /* What every scheme run by pl_scheme_run records: episodes and events, one step size, the impulses of
  * each step; no dense output. */
-#define PL_SCHEME_CAPABILITIES (PL_SOLVER_EPISODES | PL_SOLVER_EVENTS | PL_SOLVER_FIXED_STEP | PL_SOLVER_STEP_IMPULSES)
+#define PL_SCHEME_CAPABILITIES                                                                                    \
+    (PL_SOLVER_EPISODES | PL_SOLVER_EVENTS | PL_SOLVER_FIXED_STEP | PL_SOLVER_STEP_IMPULSES | PL_SOLVER_SAMPLED)
 
 /* An iterate (its arrays owned by pl_scheme_run; zeroed before each step). */
 typedef struct {
