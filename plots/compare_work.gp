@@ -23,8 +23,8 @@ key_px = kr * row_h + 24
 H = int(70 + prows * 360 + key_px + 50)
 # a row's point: its family's, drawn (a cost and a distance above the floor), else NaN
 fam_row(f) = strcol(col_solver) eq f && strcol(col_status) eq 'ok'
-value_text(dummy) = strcol(col_param_name) eq 'mu' || strcol(col_param_name) eq 'h' ? \
-    sci(gprintf('%.0e', column(col_param))) : ''
+# the value as compare.csv writes it (the short form, every significant digit: 1.5e5 and 2.5e5 differ)
+value_text(dummy) = strcol(col_param_name) eq 'mu' || strcol(col_param_name) eq 'h' ? value_key(strcol(col_param)) : ''
 row_name(dummy) = solver_words(strcol(col_solver)).(value_text(0) ne '' ? ' '.sym(strcol(col_param_name)).' = '.value_text(0) : '')
 print sprintf('compare_work: key entries: %d', nkey)
 do for [fmt in formats] {

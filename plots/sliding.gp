@@ -1,5 +1,5 @@
 # Sustained contacts: the penalty force mu G(t) (a line in the run's style) against the sliding-mode
-# force F^sm(t) computed from the model at the same state (the run's markers, every 4th row), paper
+# force F^sm(t) computed from the model at the same state (under a physical k: -lambda and its limit) (the run's markers, every 4th row), paper
 # 004 Theorem 6.  Each element has its own (colour, dash, marker): a line without markers, markers
 # without a line.
 # Data: sliding.csv, one block per run: mu (or h), episode, constraint, t, mu G, F^sm
@@ -22,11 +22,14 @@ H = int(70 + 560 + key_px + 50)
 print sprintf('sliding: key entries: %d', nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, 'sliding', W, H)
+    # the columns' meaning by the law (docs/formats.md): mu G and its limit F^sm (Kelvin-Voigt), or,
+    # where k is physical and mu G has no limit, minus the contact force and minus its limit
     set multiplot layout 1,1 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H \
-        title sprintf('%s: μG (lines) and F^{sm} (markers) on sustained contacts', spaced(case_name))
+        title sprintf('%s: %s on sustained contacts', spaced(case_name), physical_k ? \
+                      '-λ (lines) and its limit -λ_{lim} (markers)' : 'μG (lines) and F^{sm} (markers)')
     eval key_cmd(kr, key_px, H)
     set xlabel axis('t')
-    set ylabel 'μG and F^{sm}'.in_unit('lambda')
+    set ylabel (physical_k ? '-λ and -λ_{lim}' : 'μG and F^{sm}').in_unit('lambda')
     plot for [i=0:nsliding-1] 'sliding.csv' index i using sliding_t:sliding_muG with lines lt i+1 title blk_key[i+1], \
          for [i=0:nsliding-1] 'sliding.csv' index i every 4 using sliding_t:sliding_Fsm with points lt i+1 notitle
     unset multiplot

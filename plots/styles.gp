@@ -60,13 +60,16 @@ key_cmd(rows, kpx, H) = sprintf("set key at screen 0.5, %.5f center top vertical
 
 # ---- Symbols and units: the one table of what every figure names --------------------------------
 # Each quantity a figure draws, by the name penlim's files give it: its symbol (enhanced text), its
-# dimension as powers of length L and time T (mu is a stiffness per unit mass: mu G is an
-# acceleration, so 1/T^2; a force lambda is per unit mass, L/T^2; an impulse per unit mass, L/T;
+# dimension as powers of length L and time T (mu: under a law per unit effective mass, Kelvin-Voigt's,
+# a stiffness per unit mass, 1/T^2, mu G an acceleration; under a physical k, Hertz's and
+# Hunt-Crossley's (physical_k, from the configuration), a pure multiplier of k, which carries the
+# units; masses count as pure numbers: a force lambda is L/T^2, an impulse L/T;
 # the L1 distance of v, an integral over t, a length), its kind (the panels of the convergence
 # figure: 1 times, 2 velocities and restitution, 3 distances, 4 Zeno and capture), and words for
 # titles.  A name not in the table is drawn as it is written, its underscores as spaces, in plain
 # text (study columns such as final_q1).
 # One row per quantity: q_def(name, symbol, L, T, kind, words).
+if (!exists('physical_k')) physical_k = 0
 q_count = 47
 array q_name[q_count]
 array q_sym[q_count]
@@ -79,7 +82,7 @@ q_def(n, sy, L, T, kd, w) = (q_k = q_k + 1, q_name[q_k] = n, q_sym[q_k] = sy, q_
     q_kind[q_k] = kd, q_words[q_k] = w, 0)
 q_ = q_def('t'                       , 't', 0, 1, 1, 'time')
 q_ = q_def('s'                       , 's = Γ(t)', 0, 1, 1, 'transformed time')
-q_ = q_def('mu'                      , 'μ', 0, -2, 0, 'penalty stiffness')
+q_ = q_def('mu'                      , 'μ', 0, physical_k ? 0 : -2, 0, physical_k ? 'penalty multiplier' : 'penalty stiffness')
 q_ = q_def('h'                       , 'h', 0, 1, 1, 'step')
 q_ = q_def('q'                       , 'q', 1, 0, 3, 'position')
 q_ = q_def('v'                       , 'v', 1, -1, 2, 'velocity')
@@ -93,10 +96,12 @@ q_ = q_def('scaled_penetration_first', 'μ^{1/(n+1)} δ_1', 1, -1, 2, 'scaled pe
 q_ = q_def('capture_time'            , 'T^*', 0, 1, 4, 'capture time')
 q_ = q_def('accumulation_estimate'   , 'T_∞', 0, 1, 4, 'accumulation time from the flights')
 q_ = q_def('lift_off_first'          , 't_{off}', 0, 1, 1, 'first lift-off time')
-q_ = q_def('sliding_force_error'     , 'sup|μG - F^{sm}|', 1, -2, 2, 'sliding-mode force error')
-q_ = q_def('successive_s_distance'   , 'sup_s|q^μ - q^{μ''}|', 1, 0, 3, 'distance in s to the next run')
-q_ = q_def('successive_s_distance_q' , 'sup_s|q^μ - q^{μ''}|', 1, 0, 3, 'distance in s to the next run')
-q_ = q_def('successive_s_distance_v' , 'sup_s|v^μ - v^{μ''}|', 1, -1, 2, 'velocity distance in s to the next run')
+q_ = q_def('sliding_force_error'     , physical_k ? 'sup|λ - λ_{lim}|' : 'sup|μG - F^{sm}|', 1, -2, 2, 'sliding-mode force error')
+# a run's superscript in the distance to the next run: the refined parameter's symbol (q^h in an h-sweep)
+run_sup = exists('param') && param eq 'h' ? 'h' : 'μ'
+q_ = q_def('successive_s_distance'   , 'sup_s|q^'.run_sup.' - q^{'.run_sup."'}|", 1, 0, 3, 'distance in s to the next run')
+q_ = q_def('successive_s_distance_q' , 'sup_s|q^'.run_sup.' - q^{'.run_sup."'}|", 1, 0, 3, 'distance in s to the next run')
+q_ = q_def('successive_s_distance_v' , 'sup_s|v^'.run_sup.' - v^{'.run_sup."'}|", 1, -1, 2, 'velocity distance in s to the next run')
 q_ = q_def('sup_q'                   , '|q - q_{lim}|_∞', 1, 0, 3, 'distance to the limit')
 q_ = q_def('sup_q_outside_zeno'      , '|q - q_{lim}|_∞ outside Zeno', 1, 0, 3, 'distance to the limit outside Zeno')
 q_ = q_def('l1_v'                    , '|v - v_{lim}|_1', 1, 0, 3, 'L1 distance of the velocity')
@@ -165,7 +170,7 @@ unit(name) = unit_LT(dim_L(name), dim_T(name))
 in_unit(name) = unit(name) eq '' ? '' : ' ('.unit(name).')'
 # an axis: the symbol and the unit, "q_1 (m)", "μ (s^{-2})", "e_1"
 axis(name) = sym(name).in_unit(name)
-# a refined value as penlim writes it ("1e+04", "2.849e-05") typeset by string operations alone
+# a refined value as penlim writes it ("1e4", "2.849e-5", "0.0015") typeset by string operations alone
 # (gnuplot 5.4 reads no exponent from a string): "10^{4}", "2.849·10^{-5}"
 e_at(s) = strstrt(s, 'e') + strstrt(s, 'E')
 strip0(x) = strlen(x) > 1 && x[1:1] eq '0' ? strip0(x[2:]) : x
@@ -217,7 +222,7 @@ array fam_r[5] = [0, 213, 0, 204, 68]
 array fam_g[5] = [114, 94, 158, 121, 68]
 array fam_b[5] = [178, 0, 115, 167, 68]
 fam_index(f) = (fi_ = 5, sum [k_=1:5] (word(fam_names, k_) eq f ? (fi_ = k_, 0) : 0), fi_)
-# a comparison's label (penalty_mu=1e+04, moreau_jean_h=4.462e-02, external_FILE): its family
+# a comparison's label (penalty_mu=1e4, moreau_jean_h=0.04462, external_FILE): its family
 fam_of(l) = strstrt(l, '_mu=') > 0 ? l[1:strstrt(l, '_mu=') - 1] : (strstrt(l, '_h=') > 0 ? l[1:strstrt(l, '_h=') - 1] : 'external')
 # ... and its key text: "penalty, μ = 10^{4}"
 label_key(l) = fam_of(l) eq 'external' ? l : solver_words(fam_of(l)).', '.key_of(l[strlen(fam_of(l)) + 2:])
@@ -230,5 +235,11 @@ fam_point(r) = int(word(points, (r - 1) % 7 + 1))
 # norm, a sup or a max already
 is_abs(name) = sym(name)[1:1] eq '|' || strstrt(sym(name), 'sup') == 1 || strstrt(sym(name), 'max') == 1
 abs_axis(name) = (is_abs(name) ? sym(name) : '|'.sym(name).'|').in_unit(name)
-# a value of the refined parameter in a data file's first column ("1e10"), typeset in a key
-param_key(v) = sym(param).' = '.sci(v)
+# a value of a refined parameter read from a data file ("1e10", "1.5e5", "0.0015", as penlim writes
+# it: the short form of directory names), typeset: "10^{10}", "1.5·10^{5}", "0.0015".  A results
+# directory is untrusted: a word other than a number's characters is drawn as "?", never as markup.
+number_word(s) = strlen(s) > 0 && (nw_ = 1, sum [k_=1:strlen(s)] (strstrt('0123456789.eE+-', s[k_:k_]) == 0 ? \
+    (nw_ = 0, 0) : 0), nw_)
+value_key(s) = number_word(s) ? sci(s) : '?'
+# a value of the refined parameter in a data file's first column, in a key
+param_key(v) = sym(param).' = '.value_key(v)

@@ -839,7 +839,7 @@ static void test_figures(void)
     check_figure("fig_table", "sliding", gnuplot, 12);
     CHECK(!exists("fig_ball/sliding.gp"), "no sliding figure without sliding");
     char *config = slurp("fig_ball/plots_config.gp");
-    CHECK(config && strstr(config, "'mu=1e+02 ") && strstr(config, " mu=1e+08'"), "labels mu=1e+02 ... 1e+08: %s",
+    CHECK(config && strstr(config, "'mu=1e2 ") && strstr(config, " mu=1e8'"), "labels mu=1e2 ... 1e8: %s",
           config ? config : "(none)");
     free(config);
 
@@ -854,7 +854,7 @@ static void test_figures(void)
     CHECK(rc == 0, "plot of a run exits 0 (got %d)", rc);
     check_figure("fig_run", "run", gnuplot, 1);
     config = slurp("fig_run/plots_config.gp");
-    CHECK(config && strstr(config, "ndof = 2") && strstr(config, "ncon = 2") && strstr(config, "label = 'mu=1e+06'"),
+    CHECK(config && strstr(config, "ndof = 2") && strstr(config, "ncon = 2") && strstr(config, "label = 'mu=1e6'"),
           "the run's figure has every dof and constraint: %s", config ? config : "(none)");
     free(config);
     CHECK(manifest_lists("fig_run", "summary.json"), "plot keeps the run's files listed");
@@ -873,9 +873,9 @@ static void test_figures(void)
     check_figure("fig_cmp", "compare_trajectories_s", gnuplot, 13);
     check_figure("fig_cmp", "compare_work", gnuplot, 2);
     config = slurp("fig_cmp/compare_config.gp");
-    CHECK(config && strstr(config, "penalty_mu=1e+03 ") && strstr(config, "moreau_jean_h=4.462e-02 ") &&
+    CHECK(config && strstr(config, "penalty_mu=1e3 ") && strstr(config, "moreau_jean_h=0.04462 ") &&
               strstr(config, "ncon = 1") && strstr(config, "families = 'penalty moreau_jean'"),
-          "compare labels mu=1e+03, h=4.462e-02, one constraint, two families: %s", config ? config : "(none)");
+          "compare labels mu=1e3, h=0.04462 (as compare.csv writes them), one constraint, two families: %s", config ? config : "(none)");
     free(config);
     snprintf(cmd, sizeof cmd, "cd %s/fig_cmp && rm -f compare_trajectories* compare_work.png compare_work.pdf compare_work.gp", dir);
     CHECK(system(cmd) == 0, "remove the compare figures");
@@ -898,6 +898,24 @@ static void test_figures(void)
     expect_input_error("plot not_penlim");
     CHECK(!exists("not_penlim/.penlim.lock") && !exists("not_penlim/manifest.json"),
           "plot writes nothing into a directory penlim did not write");
+}
+
+/* A study in penlim 0.2's vocabulary (study.csv's s_distance_q then the distance to the next run, no
+ * successive_s_distance_q; sup_q then limit_sup_q) is refused by penlim plot, not drawn as distances to
+ * the limit; the same study in the current names is drawn. */
+static void test_old_study_vocabulary(void)
+{
+    int rc = run("study bouncing_ball --grid e=0.5,0.9 --grid mu=1e3,1e4 --t-end 1 --out old_study --quiet --no-plots");
+    CHECK(rc == 0, "a small study exits 0 (got %d)", rc);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd %s && cp -r old_study new_study && sed -i '1s/,s_distance_q,/,limit_s_distance,/; "
+             "1s/successive_s_distance_q,successive_s_distance_v/s_distance_q,s_distance_v/; 1s/,sup_q,/,limit_sup_q,/' "
+             "old_study/study.csv && head -1 old_study/study.csv | grep -q ',s_distance_q,s_distance_v,limit_sup_q,'", dir);
+    CHECK(system(cmd) == 0, "rename study.csv's columns as penlim 0.2 named them");
+    expect_message("plot old_study", "penlim 0.2's column names", NULL);
+    CHECK(!exists("old_study/study_family.gp"), "the refused study gets no figure script");
+    rc = run("plot new_study --quiet");
+    CHECK(rc == 0 && exists("new_study/study_family.gp"), "penlim plot draws the study in the current names (exit %d)", rc);
 }
 
 int main(int argc, char **argv)
@@ -936,6 +954,7 @@ int main(int argc, char **argv)
         test_output_cap();
         test_failures();
         test_figures();
+        test_old_study_vocabulary();
     }
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -158,6 +158,11 @@ int main(int argc, char **argv)
         {"sweep wedge --mu 1e3:1e6:4 --out sweep_wedge --quiet", "sweep_wedge", 3},
         {"compare wedge --out compare --quiet", "compare", 3},
         {"study corner --grid eps=-0.3,0.25 --grid mu=1e4:1e6:3 --set angle=135 --out study --quiet", "study", 2},
+        /* Hunt-Crossley: k physical, mu a pure multiplier; sliding.csv's columns -lambda, negative as under Kelvin-Voigt */
+        {"sweep bouncing_ball --law hunt_crossley --set c=2 --mu 1e4,1e5,1e6 --t-end 2 --out sweep_hc --quiet", "sweep_hc", 3},
+        /* values of one significant digit alike (2e5 both, rounded): labelled as compare.csv writes them */
+        {"compare bouncing_ball --mu 1.5e5 --mu 2.5e5 --scheme moreau_jean --h 0.0015 --t-end 1 --out compare_labels "
+         "--quiet", "compare_labels", 3},
     };
     for (size_t k = 0; k < sizeof jobs / sizeof jobs[0]; k++) {
         int rc = run(jobs[k].args);
@@ -168,6 +173,57 @@ int main(int argc, char **argv)
                   jobs[k].min_scripts);
         }
     }
+    /* compare_work labels each point with its value's short form, every significant digit */
+    char *svg = slurp("compare_labels/compare_work.svg");
+    CHECK(svg && strstr(svg, "1.5·10") && strstr(svg, "2.5·10") && strstr(svg, ">0.0015<"),
+          "compare_work labels mu = 1.5e5, 2.5e5 and h = 0.0015 as 1.5·10^5, 2.5·10^5, 0.0015");
+    free(svg);
+    /* sliding.csv's sliding_force (column 6) has one sign under every law: negative while the contact pushes */
+    const char *const sliding_dirs[] = {"sweep", "sweep_hc"};
+    for (size_t k = 0; k < 2; k++) {
+        char file[64];
+        snprintf(file, sizeof file, "%s/sliding.csv", sliding_dirs[k]);
+        char *csv = slurp(file);
+        int rows = 0, negative = 0;
+        for (const char *line = csv ? strchr(csv, '\n') : NULL; line && line[1]; line = strchr(line + 1, '\n')) {
+            const char *c = line + 1;
+            for (int f = 0; f < 5 && c; f++)
+                c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
+            if (c && *c != '\n') {
+                rows++;
+                negative += strtod(c, NULL) < 0;
+            }
+        }
+        CHECK(rows > 0 && negative == rows, "%s: sliding_force < 0 on every row (%d of %d)", file, negative, rows);
+        free(csv);
+    }
+    char *hc = slurp("sweep_hc/sliding.svg");
+    CHECK(hc && strstr(hc, "-λ (lines) and its limit"), "sweep_hc/sliding: titled by the law (-λ, its limit)");
+    free(hc);
+    hc = slurp("sweep_hc/zeno.svg");
+    char *kv = slurp("sweep/zeno.svg");
+    CHECK(hc && kv && strstr(kv, ">μ (s<") && !strstr(hc, ">μ (s<") && strstr(hc, ">μ<"),
+          "the μ axis: s^-2 under Kelvin-Voigt, a pure number under Hunt-Crossley");
+    free(hc);
+    free(kv);
+    /* compare_deviation.csv names each solution with its value as compare.csv writes it */
+    char *dev = slurp("compare_labels/compare_deviation.csv");
+    CHECK(dev && strstr(dev, "\npenalty_mu=1.5e5,") && strstr(dev, "\npenalty_mu=2.5e5,") &&
+              strstr(dev, "\nmoreau_jean_h=0.0015,"),
+          "compare_deviation.csv: solutions penalty_mu=1.5e5, penalty_mu=2.5e5, moreau_jean_h=0.0015");
+    free(dev);
+    /* a key's value read from a data file (zeno.csv's, sliding.csv's first column) is typeset only when it is
+     * a number's word: markup planted in a results directory is drawn as "?" */
+    snprintf(cmd, sizeof cmd,
+             "cd %s/sweep && gnuplot -e \"load 'styles.gp'; param = 'mu'; print param_key('1.5e5'); "
+             "print param_key('{/=120 INJECTED}'); print value_key('0.0015')\" > keys.txt 2>&1",
+             dir);
+    CHECK(system(cmd) == 0, "gnuplot evaluates styles.gp's param_key");
+    char *keys = slurp("sweep/keys.txt");
+    CHECK(keys && strstr(keys, "\nμ = 1.5·10^{5}\nμ = ?\n0.0015\n") && !strstr(keys, "INJECTED"),
+          "keys from data words: got '%s'",
+          keys ? keys : "(none)");
+    free(keys);
     if (check_failures == 0) {
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
         CHECK(system(cmd) == 0, "remove the scratch directory");

@@ -74,6 +74,18 @@ int main(int argc, char **argv)
                                                  "analysis: 1/1 done", "files: 1/1 done", "figures: 1/1 done"};
     expect_phases("compare", "bouncing_ball --mu 1e4 --scheme moreau_jean --h 0.01 --t-end 1 --out c --force",
                   compare_phases, 5);
+    /* penlim plot redraws the sweep's figures (those of s above, listed one a line): a step per figure */
+    int listed = run("plot s");
+    char *list = slurp("stdout.txt");
+    size_t figures = 0;
+    for (const char *p = list; listed == 0 && p && (p = strstr(p, ".png, ")); p++)
+        figures++;
+    free(list);
+    char plot_done[64];
+    snprintf(plot_done, sizeof plot_done, "figures: %zu/%zu done", figures, figures);
+    const char *const plot_phases[] = {plot_done};
+    CHECK(figures > 0, "the sweep s lists its figures in its manifest");
+    expect_phases("plot", "s", plot_phases, 1);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (check_failures == 0 && system(cmd) != 0)

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli/common.h"
+#include "cli/progress.h"
 #include "io/plot_dir.h"
 
 static const char plot_usage[] =
@@ -17,6 +18,11 @@ static const char plot_usage[] =
     "                    are left out, the data kept)\n"
     "  --force           draw even if DIR holds files penlim did not write (they are left alone)\n"
     "  --quiet           print nothing on success\n";
+
+static void plot_progress(size_t drawn, size_t total, void *user)
+{
+    progress_phase(user, "figures", "", drawn, total, 0);
+}
 
 int cmd_plot(int argc, char **argv)
 {
@@ -78,7 +84,10 @@ int cmd_plot(int argc, char **argv)
     if (s == PL_OK)
         s = pl_plot_dir_write(&d.out, d.st.manifest, &plan, &err);
     pl_error plot_err;
-    pl_status plots = s == PL_OK ? pl_plot_dir_render(&d.out, &plan, &budget, &plot_err) : PL_OK;
+    progress_state progress; /* as the other commands': live on a terminal, a line per 10 s off it */
+    progress_start(&progress, "plot", p.quiet, 1);
+    pl_status plots = s == PL_OK ? pl_plot_dir_render(&d.out, &plan, &budget, plot_progress, &progress, &plot_err) : PL_OK;
+    progress_end(&progress);
     if (s == PL_OK)
         s = pl_outdir_finish(&d.out, &d.st, &d.planned, d.manifest, &err);
     if (s != PL_OK) {

@@ -147,7 +147,7 @@ static const setting sweep_settings[] = {
     {"case_name", CASE_NAME}, {"ndof", COUNT},     {"ncon", COUNT},      {"solution", SOLVER_NAME},
     {"param", REFINED_NAME},  {"runs", RUN_DIRS},  {"labels", WORDS},    {"nq", COUNT},
     {"conv_len", COUNT},      {"nsliding", COUNT}, {"nzeno", COUNT},     {"ncapture", COUNT},
-    {"limit", LIMIT_DIR},     {"accumulation", NUMBER}, {NULL, COUNT}};
+    {"limit", LIMIT_DIR},     {"accumulation", NUMBER}, {"physical_k", COUNT}, {NULL, COUNT}};
 
 static const setting compare_settings[] = {
     {"case_name", CASE_NAME}, {"ndof", COUNT},        {"ncon", COUNT},      {"dirs", SOLUTION_DIRS},
@@ -389,6 +389,37 @@ static pl_status plan_impact_law(const pl_output *out, const json_t *manifest, p
  * checked against the study's columns and axes as it is read. */
 _Static_assert(PL_STUDY_MAX_FIGURES <= PL_PLOT_MAX_FIGURES, "a plan holds every figure of a study");
 
+/* Whether a header (a line of comma-separated names) has the column name. */
+static int has_column(const char *header, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *c = header; c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL)
+        if (strncmp(c, name, n) == 0 && (c[n] == ',' || c[n] == '\r' || c[n] == '\n' || c[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* A study written in penlim 0.2's vocabulary (docs/formats.md, "One vocabulary") is refused: its
+ * s_distance_q is the distance to the next run, which the figures would title a distance to the limit.
+ * Its manifest's version cannot tell (0.2.0 wrote both), its study.csv's header does: limit_sup_q, or
+ * s_distance_q without successive_s_distance_q, is the old one. */
+static pl_status check_study_vocabulary(const pl_output *out, pl_error *err)
+{
+    char *header = NULL;
+    size_t len;
+    pl_status s = read_in(out, "study.csv", (size_t)-2, 1, &header, &len, err);
+    if (s != PL_OK)
+        return s;
+    int old = has_column(header, "limit_sup_q") || has_column(header, "limit_s_distance") ||
+              (has_column(header, "s_distance_q") && !has_column(header, "successive_s_distance_q"));
+    free(header);
+    if (old)
+        return pl_fail(err, PL_ERR_INPUT, "%s/study.csv has penlim 0.2's column names (its s_distance_q is the "
+                       "distance to the next run, not to the limit): `penlim study --resume` with the same options "
+                       "rewrites it in the current names, then `penlim plot` draws it", out->root);
+    return PL_OK;
+}
+
 static pl_status plan_study(const pl_output *out, const json_t *manifest, pl_plot_plan *plan, pl_error *err)
 {
     const json_t *figures = json_object_get(manifest, "figures");
@@ -414,7 +445,9 @@ static pl_status plan_study(const pl_output *out, const json_t *manifest, pl_plo
     if (!ok)
         return pl_fail(err, PL_ERR_INPUT, "%s/manifest.json: \"figures\" is not {\"quantities\": [names], \"map\": "
                        "name, \"map_axes\": [name, name]}", out->root);
-    pl_status s = pl_study_plots_read(out, &opts, &plan->study, err);
+    pl_status s = check_study_vocabulary(out, err);
+    if (s == PL_OK)
+        s = pl_study_plots_read(out, &opts, &plan->study, err);
     for (size_t k = 0; s == PL_OK && k < pl_study_plots_count(plan->study); k++)
         plan->figures[plan->n++] = pl_study_plots_name(plan->study, k);
     return s;
@@ -548,14 +581,22 @@ pl_status pl_plot_dir_write(pl_output *out, const json_t *manifest, const pl_plo
     return s;
 }
 
-pl_status pl_plot_dir_render(pl_output *out, const pl_plot_plan *plan, const pl_budget *budget, pl_error *err)
+pl_status pl_plot_dir_render(pl_output *out, const pl_plot_plan *plan, const pl_budget *budget,
+                             pl_plot_progress progress, void *user, pl_error *err)
 {
-    if (plan->study)
-        return pl_study_plots_render(out, plan->study, budget, err);
-    pl_status s = pl_plot_start_log(out, err);
-    if (s != PL_OK)
+    size_t total = plan->study ? 1 : plan->n;
+    if (progress)
+        progress(0, total, user);
+    pl_status s;
+    if (plan->study) {
+        s = pl_study_plots_render(out, plan->study, budget, err);
+        if (s == PL_OK && progress)
+            progress(1, 1, user);
         return s;
+    }
+    s = pl_plot_start_log(out, err);
     for (size_t k = 0; s == PL_OK && k < plan->n; k++)
-        s = pl_plot_render(out, plan->figures[k], budget, err);
+        if ((s = pl_plot_render(out, plan->figures[k], budget, err)) == PL_OK && progress)
+            progress(k + 1, total, user);
     return s;
 }

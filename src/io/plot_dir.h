@@ -46,8 +46,13 @@ pl_status pl_plot_dir_files(const pl_plot_plan *plan, pl_strings *files, pl_erro
 /* Write the configuration and the scripts. */
 pl_status pl_plot_dir_write(pl_output *out, const json_t *manifest, const pl_plot_plan *plan, pl_error *err);
 
-/* Render every figure with gnuplot within budget (NULL: none): PL_ERR_IO with a one-line reason if
- * gnuplot is missing, fails or is stopped by the budget. */
-pl_status pl_plot_dir_render(pl_output *out, const pl_plot_plan *plan, const pl_budget *budget, pl_error *err);
+/* The figures drawn so far of a rendering (a study's figures count as one), for a progress line. */
+typedef void (*pl_plot_progress)(size_t drawn, size_t total, void *user);
+
+/* Render every figure with gnuplot within budget (NULL: none), calling progress (if not NULL) before the
+ * first and after each: PL_ERR_IO with a one-line reason if gnuplot is missing, fails or is stopped by
+ * the budget. */
+pl_status pl_plot_dir_render(pl_output *out, const pl_plot_plan *plan, const pl_budget *budget,
+                             pl_plot_progress progress, void *user, pl_error *err);
 
 #endif

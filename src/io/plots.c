@@ -14,25 +14,13 @@
 #include <unistd.h>
 
 #include "cases/cases.h"
+#include "core/number.h"
 #include "io/output.h"
-
-void pl_plot_format_value(double x, char *buf, size_t len)
-{
-    char ref[64];
-    snprintf(ref, sizeof ref, "%.3e", x);
-    double want = strtod(ref, NULL);
-    for (int d = 0; d <= 3; d++) {
-        snprintf(buf, len, "%.*e", d, x);
-        if (strtod(buf, NULL) == want)
-            return;
-    }
-}
 
 void pl_plot_label(const char *name, double x, char *buf, size_t len)
 {
-    char value[64];
-    pl_plot_format_value(x, value, sizeof value);
-    snprintf(buf, len, "%s=%s", name, value);
+    char value[PL_NUMBER_LEN];
+    snprintf(buf, len, "%s=%s", name, pl_format_short(x, value, sizeof value));
 }
 
 pl_status pl_plot_files(const char *name, pl_strings *files, pl_error *err)

@@ -18,10 +18,9 @@ typedef struct {
 extern const pl_plot_script pl_plot_scripts[];
 extern const size_t pl_plot_script_count;
 
-/* A refined value as every figure labels it: the shortest of %.0e ... %.3e that reads back as %.3e
- * does, so 1e+02 ... 1e+10, 3.16e+05, 2.85e-05: one format in keys, data headers and axes. */
-void pl_plot_format_value(double x, char *buf, size_t len);
-/* "NAME=VALUE" with VALUE as pl_plot_format_value writes it (one word: the scripts split on spaces). */
+/* "NAME=VALUE", VALUE a refined value as every file and directory name writes it (pl_format_short: 1e10,
+ * 1.5e5, 0.0015, every significant digit, so that two values never share a label; one word: the
+ * scripts split on spaces). */
 void pl_plot_label(const char *name, double x, char *buf, size_t len);
 
 /* Append the files figure NAME may produce: NAME.gp, NAME.png, NAME.pdf. */

@@ -10,6 +10,7 @@
 #include "io/plot_config.h"
 #include "io/plots.h"
 #include "io/report.h"
+#include "laws/law.h"
 #include "solvers/solver.h"
 
 void pl_sweep_run_dir_name(const char *param_name, size_t k, double value, char *buf, size_t len)
@@ -355,7 +356,12 @@ static pl_status write_convergence_csv(pl_output *out, const pl_sweep *sw, int *
     return pl_file_commit(&f, err);
 }
 
-static pl_status write_sliding_csv(pl_output *out, const pl_sweep *sw, int *blocks, pl_error *err)
+/* sliding.csv: mu G and F^sm (paper 004, Theorem 6: mu G -> F^sm, negative while the contact pushes); where
+ * the law's k is physical (Hertz, Hunt-Crossley) mu G has no limit and the analysis compares the contact
+ * force lambda with its limit (model/sliding.h), written negated so that the columns keep one sign under
+ * every law: negative pushes out. */
+static pl_status write_sliding_csv(pl_output *out, const pl_model *model, const pl_sweep *sw, int *blocks,
+                                   pl_error *err)
 {
     pl_file f;
     pl_status s = pl_file_open(&f, out, NULL, "sliding.csv", err);
@@ -373,11 +379,13 @@ static pl_status write_sliding_csv(pl_output *out, const pl_sweep *sw, int *bloc
             const double *x = pl_table_row(t, r); /* t, constraint, mu G, F^sm, episode */
             if (r > 0 && x[4] != pl_table_row(t, r - 1)[4])
                 fputc('\n', f.fp); /* a new episode: break the line in the plot */
+            size_t i = (size_t)x[1] - 1;
+            double sign = isfinite(model->law[i].k) ? 1.0 : -1.0; /* lambda of a physical k: -lambda */
             pl_put_parameter(&f, "", sw->param[k]);
             fprintf(f.fp, ",%.0f,%.0f", x[4], x[1]);
             pl_put_number(&f, ",", x[0]);
-            pl_put_number(&f, ",", x[2]);
-            pl_put_number(&f, ",", x[3]);
+            pl_put_number(&f, ",", sign * x[2]);
+            pl_put_number(&f, ",", sign * x[3]);
             fputc('\n', f.fp);
         }
         (*blocks)++;
@@ -463,6 +471,8 @@ static pl_status write_plot_config(pl_output *out, const pl_model *model, const 
     pl_gp_put_int(f.fp, "ncon", dense ? (long)model->m : 0);
     pl_gp_put_string(f.fp, "solution", sw->solver->name);
     pl_gp_put_string(f.fp, "param", sw->param_name);
+    /* the law's k physical (Hertz, Hunt-Crossley): mu a pure multiplier, sliding.csv's columns -lambda */
+    pl_gp_put_int(f.fp, "physical_k", !(model->law_type->flags & PL_LAW_PER_UNIT_MASS));
     int first = 1;
     pl_gp_begin_words(f.fp, "runs");
     for (size_t k = 0; k < sw->n; k++)
@@ -520,7 +530,7 @@ pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *
     if ((s = write_sweep_csv(out, sw, err)) != PL_OK ||
         (s = write_episodes_csv(out, sw, model->n, budget, err)) != PL_OK ||
         (s = write_convergence_csv(out, sw, &nq, &conv_len, err)) != PL_OK ||
-        (s = write_sliding_csv(out, sw, &nsliding, err)) != PL_OK ||
+        (s = write_sliding_csv(out, model, sw, &nsliding, err)) != PL_OK ||
         (s = write_zeno_csv(out, sw, &nzeno, err)) != PL_OK ||
         (s = write_plot_config(out, model, sw, nq, conv_len, nsliding, nzeno, err)) != PL_OK)
         return s;
