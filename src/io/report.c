@@ -237,6 +237,8 @@ static json_t *event_json(const pl_solution *res, const pl_event *e)
 
 json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, const pl_analysis *analysis)
 {
+    if (analysis && !analysis->info) /* freed whole when it ran out of memory: there is none */
+        analysis = NULL;
     json_t *o = pl_summary_header_json(model, sol->status, sol->error.message);
     const pl_solver_type *s = sol->solver;
     PL_JSON_SET(o, "solution", json_string(s->name));
