@@ -163,22 +163,6 @@ static void csv_number(pl_file *f, double x)
     pl_put_number(f, ",", x); /* the shortest exact form, nan where undefined */
 }
 
-/* A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
-static void csv_text(FILE *fp, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, fp);
-        return;
-    }
-    fputc('"', fp);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', fp);
-        fputc(*s, fp);
-    }
-    fputc('"', fp);
-}
-
 static pl_status write_csv(pl_output *out, const pl_solution *limit, const pl_analysis *la, const pl_error *limit_files,
                            const pl_compare_entry *e, size_t n, pl_error *err)
 {
@@ -214,7 +198,7 @@ static pl_status write_csv(pl_output *out, const pl_solution *limit, const pl_an
         }
         fprintf(f.fp, "%s,%s,%s,", r->sol->solver->name, pl_solver_family_name(r->sol->solver->family), r->param_name);
         if (r->file)
-            csv_text(f.fp, r->file);
+            pl_put_text(f.fp, r->file);
         else
             pl_put_parameter(&f, "", r->param);
         fprintf(f.fp, ",%s,%s", entry_failed(r) ? "failed" : "ok", r->dir);
@@ -442,7 +426,7 @@ static pl_status write_work_data(pl_output *out, const pl_compare_entry *e, size
                 for (int k = 0; k < (external ? 2 : 1); k++) {
                     fprintf(f.fp, "%s,%s,%s,", d, fam[j], r->param_name);
                     if (r->file)
-                        csv_text(f.fp, r->file);
+                        pl_put_text(f.fp, r->file);
                     else
                         pl_put_parameter(&f, "", r->param);
                     pl_put_number(&f, ",", cost[k][0]);

@@ -786,6 +786,21 @@ json_t *pl_json_number(double x)
     return isfinite(x) ? json_real(x) : isnan(x) ? json_null() : json_string(INFINITE_MARK);
 }
 
+void pl_put_text(FILE *fp, const char *text)
+{
+    if (!strpbrk(text, ",\"\r\n")) {
+        fputs(text, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *text; text++) {
+        if (*text == '"')
+            fputc('"', fp);
+        fputc(*text, fp);
+    }
+    fputc('"', fp);
+}
+
 json_t *pl_json_array(const double *x, size_t n)
 {
     if (!x && n > 0) /* an array that could not be allocated: a run out of memory is still written */

@@ -210,6 +210,8 @@ void pl_put_number(pl_file *f, const char *sep, double x);
  * parameter and a study's axes, so that a row and the directory it describes say the same number
  * (docs/formats.md, "One vocabulary"); it reads back exactly as pl_put_number's. */
 void pl_put_parameter(pl_file *f, const char *sep, double x);
+/* A CSV text field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
+void pl_put_text(FILE *fp, const char *text);
 /* x[0..n) as a JSON array (pl_json_number each); null where x is NULL, an array never allocated. */
 json_t *pl_json_array(const double *x, size_t n);
 

@@ -820,22 +820,6 @@ static int cmp_line_point(const void *a, const void *b)
     return u->row < v->row ? -1 : u->row > v->row;
 }
 
-/* A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
-static void csv_text(FILE *fp, const char *text)
-{
-    if (!strpbrk(text, ",\"\r\n")) {
-        fputs(text, fp);
-        return;
-    }
-    fputc('"', fp);
-    for (; *text; text++) {
-        if (*text == '"')
-            fputc('"', fp);
-        fputc(*text, fp);
-    }
-    fputc('"', fp);
-}
-
 /* FIGURE.csv of a family (docs/formats.md, "Data files for figures"): the header label,AXIS,QUANTITY,
  * then one block per line with a value (two blank lines between blocks), its runs in order of the
  * axis, each row its line's label (the values of the other axes), the axis value and the quantity;
@@ -878,7 +862,7 @@ static pl_status write_family_dat(pl_output *out, const pl_study_plots *p, const
                     continue;
                 }
                 fputs(gap ? "\n" : "", f.fp);
-                csv_text(f.fp, p->lines[l].label);
+                pl_put_text(f.fp, p->lines[l].label);
                 put_number(f.fp, ",", p->row_x[r]);
                 put_number(f.fp, ",", v);
                 fputc('\n', f.fp);
