@@ -343,12 +343,14 @@ static void test_kill_resume(void)
 
 static const char *mpirun;
 
-/* "mpirun -np NP penlim ARGS" in dir, as run(), within a timeout (a job that hangs fails the test). */
+/* "mpirun -np NP penlim ARGS" in dir, as run(), within a timeout (a job that hangs fails the test).
+ * The processes' private directories are made in dir/tmp (TMPDIR), not /dev/shm: what a killed job
+ * leaves there (docs/usage.md) goes with the test's directory. */
 static int run_mpi(int np, const char *args)
 {
     char cmd[8192];
-    snprintf(cmd, sizeof cmd, "cd %s && timeout 300 %s -np %d --oversubscribe %s %s %s > stdout.txt 2> stderr.txt", dir,
-             mpirun, np, geteuid() == 0 ? "--allow-run-as-root" : "", penlim, args);
+    snprintf(cmd, sizeof cmd, "cd %s && TMPDIR=%s/tmp timeout 300 %s -np %d --oversubscribe %s %s %s > stdout.txt "
+             "2> stderr.txt", dir, dir, mpirun, np, geteuid() == 0 ? "--allow-run-as-root" : "", penlim, args);
     int rc = system(cmd);
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
@@ -368,8 +370,18 @@ static void test_mpi(void)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "study %s --out mpi3 --quiet", grid);
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+    CHECK(mkdir(tmp, 0700) == 0, "the processes' TMPDIR");
     CHECK(run_mpi(3, cmd) == 0, "mpirun -np 3 study");
     CHECK(same_study("one", "mpi3"), "1 process and mpirun -np 3: the same data");
+    DIR *t = opendir(tmp);
+    int left = 0;
+    for (struct dirent *e; t && (e = readdir(t));)
+        left += strncmp(e->d_name, "penlim-farm-", 12) == 0;
+    if (t)
+        closedir(t);
+    CHECK(t && left == 0, "mpirun -np 3: the processes removed their private directories (%d left)", left);
     snprintf(cmd, sizeof cmd, "study %s --jobs 2 --out mpi3j2 --quiet", grid);
     CHECK(run_mpi(3, cmd) == 0, "mpirun -np 3 study --jobs 2");
     CHECK(same_study("one", "mpi3j2"), "1 process and mpirun -np 3 with 2 threads each: the same data");
@@ -381,9 +393,9 @@ static void test_mpi(void)
     CHECK(!exists("mpibad"), "bad input under mpirun: nothing written");
     /* processes that planned different studies (one node's settings differ: an MPMD launch here) */
     snprintf(cmd, sizeof cmd,
-             "cd %s && timeout 300 %s --oversubscribe %s -np 1 %s study bouncing_ball --grid e=0.3,0.5,0.7 --out mpimixed "
-             ": -np 1 %s study bouncing_ball --grid e=0.3,0.5 --out mpimixed > stdout.txt 2> stderr.txt",
-             dir, mpirun, geteuid() == 0 ? "--allow-run-as-root" : "", penlim, penlim);
+             "cd %s && TMPDIR=%s/tmp timeout 300 %s --oversubscribe %s -np 1 %s study bouncing_ball --grid e=0.3,0.5,0.7 "
+             "--out mpimixed : -np 1 %s study bouncing_ball --grid e=0.3,0.5 --out mpimixed > stdout.txt 2> stderr.txt",
+             dir, dir, mpirun, geteuid() == 0 ? "--allow-run-as-root" : "", penlim, penlim);
     int rc = system(cmd);
     CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "different plans under mpirun: exit 2 (%d)", rc);
     e = slurp("stderr.txt");
@@ -398,8 +410,8 @@ static void test_mpi(void)
     CHECK(!exists("mpirun_run"), "run under mpirun: nothing written");
 
     const char *args = "study bouncing_ball --t-end 100 --grid mu=1e5,1e7,1e9 --grid e=lin:0.9:0.95:6";
-    snprintf(cmd, sizeof cmd, "cd %s && exec %s -np 3 --oversubscribe %s %s %s --quiet --out mpikilled > /dev/null 2>&1",
-             dir, mpirun, geteuid() == 0 ? "--allow-run-as-root" : "", penlim, args);
+    snprintf(cmd, sizeof cmd, "cd %s && TMPDIR=%s/tmp exec %s -np 3 --oversubscribe %s %s %s --quiet --out mpikilled "
+             "> /dev/null 2>&1", dir, dir, mpirun, geteuid() == 0 ? "--allow-run-as-root" : "", penlim, args);
     pid_t pid = fork();
     if (pid == 0) {
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
