@@ -460,6 +460,10 @@ static void test_bad_input(void)
     bad("study corner --grid eps=0.1,inf", "study", "not a finite number");
     bad("study corner --grid eps=lin:-0.5:0.5:1001 --grid mu=1e4:1e8:1000", "study", "more than 1000000");
     bad("study corner --grid eps=0.1,2", "study", "eps = 2");
+    /* values named as written (0.1, not 0.10000000000000001) */
+    bad("study corner --grid xi=0.1,0.2 --set e=0.5", "study", "--grid xi = 0.1: ");
+    bad("study corner --grid eps=0.3,0.1,0.3", "study", "the value 0.3 is repeated");
+    bad("study corner --grid eps=0.1,0.7 --grid angle=135,50", "study", "at eps = 0.7, angle = 50: ");
     bad("study corner --grid h=0.1,0.01", "study", "--scheme");
     /* each value admissible with the others' first, not together: (eps, angle) = (0.5, 60) starts
      * outside the corner (G2 = 0.366 - 0.866 eps < 0) */
