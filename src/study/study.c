@@ -117,7 +117,7 @@ static pl_status parse_values(const char *text, const char *name, int geometric,
             free(sorted);
             free(v);
             char text[PL_NUMBER_LEN];
-            pl_format_short(repeated, text, sizeof text);
+            pl_format_double(repeated, text, sizeof text);
             return pl_fail(err, PL_ERR_INPUT, "%s: the value %s is repeated", what, text);
         }
     free(sorted);
@@ -444,7 +444,7 @@ pl_status pl_study_plan(const pl_study_spec *spec, pl_study *st, pl_error *err)
                     st->max_dof = m.n;
             } else {
                 char v[PL_NUMBER_LEN];
-                pl_format_short(ax->values[j], v, sizeof v);
+                pl_format_double(ax->values[j], v, sizeof v);
                 pl_fail(err, s, "--grid %s = %s: %.900s", ax->name, v, e.message);
             }
             pl_model_free(&m);
@@ -530,7 +530,7 @@ pl_status pl_study_plan(const pl_study_spec *spec, pl_study *st, pl_error *err)
             for (size_t a = 0; a < st->naxes; a++)
                 if (is_limit_axis(st->axes[a].kind) && strlen(at) < sizeof at - 100) {
                     char v[PL_NUMBER_LEN];
-                    pl_format_short(pl_study_value(st, a, r), v, sizeof v);
+                    pl_format_double(pl_study_value(st, a, r), v, sizeof v);
                     snprintf(at + strlen(at), sizeof at - strlen(at), "%s%s = %s", *at ? ", " : "", st->axes[a].name,
                              v);
                 }
