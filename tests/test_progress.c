@@ -1,7 +1,9 @@
 /* Progress on every phase (docs/usage.md, "Progress"): on a terminal (a pseudo-terminal from
  * script(1), of bsdutils, essential in Debian) run, limit, sweep and compare show a live line for
  * each of their phases, up to its end; off a terminal a command that ends within 10 s leaves stderr
- * as it was (empty on success); --quiet shows none.  Counts phases, asserts no duration. */
+ * as it was (empty on success); --quiet shows none.  A study and a merge show theirs too (runs with
+ * their failures and limit solutions, analysis, figures; the shards' copying), on a terminal as a
+ * live line and off one a line per tenth of each phase.  Counts phases, asserts no duration. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,63 @@ static void expect_phases(const char *cmd, const char *args, const char *const *
     free(tty);
 }
 
+/* The lines of text that begin with prefix. */
+static int count_lines_with(const char *text, const char *prefix)
+{
+    int n = 0;
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        n += strncmp(p, prefix, strlen(prefix)) == 0;
+    return n;
+}
+
+/* penlim study (2 axes, 4 runs, 2 limit solutions) and penlim merge of its 2 shards: on a terminal
+ * the live line of every phase up to its end; off a terminal, unlike the other commands (a study is
+ * long), a line per tenth of each phase from the start: here each task is a tenth or more, so the
+ * runs phase prints a line for each of its 6 tasks and the first (nothing done); --quiet none. */
+static void test_study(void)
+{
+    static const char grid[] = "bouncing_ball --grid e=0.55,0.85 --grid mu=2e3,3e4 --t-end 1 --jobs 1";
+    static const char *const study_phases[] = {"runs: 4/4 runs done, 0 failed, limit solutions 2/2",
+                                               "analysis: 4/4 runs done, 0 failed", "figures: "};
+    char args[512], cmd[1024];
+    snprintf(args, sizeof args, "%s --out st --force", grid);
+    snprintf(cmd, sizeof cmd, "study %s", args);
+    int rc = run_on_terminal(cmd);
+    char *tty = slurp("tty.txt");
+    CHECK(rc == 0 && tty, "penlim study on a terminal exits 0 (got %d)", rc);
+    for (size_t k = 0; tty && k < sizeof study_phases / sizeof *study_phases; k++) {
+        char want[128];
+        snprintf(want, sizeof want, "penlim study: %s", study_phases[k]);
+        CHECK(strstr(tty, want) != NULL, "penlim study: the live line shows '%s'", want);
+    }
+    CHECK(tty && strstr(tty, "\r\033[K"), "penlim study: the line is rewritten in place on a terminal");
+    free(tty);
+    CHECK(run(cmd) == 0, "penlim study off a terminal");
+    char *err = slurp("stderr.txt");
+    CHECK(err && count_lines_with(err, "penlim study: runs: ") >= 7 &&
+              strstr(err, "penlim study: runs: 0/4 runs done, 0 failed, limit solutions 0/2") &&
+              strstr(err, "penlim study: runs: 4/4 runs done, 0 failed, limit solutions 2/2"),
+          "penlim study off a terminal: a line at the start and one as each of the 6 tasks ends (each a tenth or more): %s", err ? err : "");
+    CHECK(err && count_lines_with(err, "penlim study: analysis: ") >= 2 &&
+              strstr(err, "penlim study: analysis: 4/4 runs done") && strstr(err, "penlim study: figures: "),
+          "penlim study off a terminal: the analysis and the figures: %s", err ? err : "");
+    free(err);
+    snprintf(cmd, sizeof cmd, "study %s --quiet", args);
+    CHECK(run(cmd) == 0 && (err = slurp("stderr.txt")) && *err == '\0', "penlim study --quiet: stderr empty");
+    free(err);
+    for (int i = 1; i <= 2; i++) {
+        snprintf(cmd, sizeof cmd, "study %s --shard %d/2 --out sh%d --force --quiet", grid, i, i);
+        CHECK(run(cmd) == 0, "shard %d of 2", i);
+    }
+    CHECK(run_on_terminal("merge sh1 sh2 --out mg --force") == 0, "penlim merge on a terminal");
+    tty = slurp("tty.txt");
+    CHECK(tty && strstr(tty, "penlim merge: copying the shards: 2/2 shards done") &&
+              strstr(tty, "penlim merge: analysis: 4/4 runs done") && strstr(tty, "penlim merge: figures: ") &&
+              strstr(tty, "\r\033[K"),
+          "penlim merge: the live line of its phases: %s", tty ? tty : "");
+    free(tty);
+}
+
 int main(int argc, char **argv)
 {
     check_init();
@@ -86,6 +145,7 @@ int main(int argc, char **argv)
     const char *const plot_phases[] = {plot_done};
     CHECK(figures > 0, "the sweep s lists its figures in its manifest");
     expect_phases("plot", "s", plot_phases, 1);
+    test_study();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (check_failures == 0 && system(cmd) != 0)

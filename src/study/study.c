@@ -11,6 +11,7 @@
 
 #include "core/clock.h"
 #include "core/linalg.h"
+#include "core/number.h"
 #include "core/params.h"
 #include "io/report.h"
 #include "io/sweep_report.h"
@@ -115,7 +116,9 @@ static pl_status parse_values(const char *text, const char *name, int geometric,
             double repeated = sorted[j];
             free(sorted);
             free(v);
-            return pl_fail(err, PL_ERR_INPUT, "%s: the value %.17g is repeated", what, repeated);
+            char text[PL_NUMBER_LEN];
+            pl_format_double(repeated, text, sizeof text);
+            return pl_fail(err, PL_ERR_INPUT, "%s: the value %s is repeated", what, text);
         }
     free(sorted);
     *values = v;
@@ -440,8 +443,8 @@ pl_status pl_study_plan(const pl_study_spec *spec, pl_study *st, pl_error *err)
                 if (m.n > st->max_dof)
                     st->max_dof = m.n;
             } else {
-                char v[32];
-                snprintf(v, sizeof v, "%.17g", ax->values[j]);
+                char v[PL_NUMBER_LEN];
+                pl_format_double(ax->values[j], v, sizeof v);
                 pl_fail(err, s, "--grid %s = %s: %.900s", ax->name, v, e.message);
             }
             pl_model_free(&m);
@@ -525,9 +528,12 @@ pl_status pl_study_plan(const pl_study_spec *spec, pl_study *st, pl_error *err)
         if (s != PL_OK) {
             char at[512] = "";
             for (size_t a = 0; a < st->naxes; a++)
-                if (is_limit_axis(st->axes[a].kind) && strlen(at) < sizeof at - 100)
-                    snprintf(at + strlen(at), sizeof at - strlen(at), "%s%s = %.17g", *at ? ", " : "",
-                             st->axes[a].name, pl_study_value(st, a, r));
+                if (is_limit_axis(st->axes[a].kind) && strlen(at) < sizeof at - 100) {
+                    char v[PL_NUMBER_LEN];
+                    pl_format_double(pl_study_value(st, a, r), v, sizeof v);
+                    snprintf(at + strlen(at), sizeof at - strlen(at), "%s%s = %s", *at ? ", " : "", st->axes[a].name,
+                             v);
+                }
             pl_fail(err, s, "--grid at %s: %.700s", at, e.message);
         }
         pl_model_free(&m);
