@@ -141,6 +141,8 @@ static void test_messages(void)
                    "m = 0.9999999999999999 is out of range [-0.999999, 0.999999] (off-diagonal entry of the mass "
                    "matrix; |m| <= 1 - 1e-6, beyond which M's condition number", NULL);
     expect_message("run wedge --mu 1e8 --set m=0.999999999 --out bad", "out of range [-0.999999, 0.999999]", NULL);
+    /* a value quoted as given (200), not in the directory names' form (2e2) */
+    expect_message("run corner --set angle=200 --out bad", "parameter angle = 200 is out of range (0, 180)", NULL);
     expect_message("run wedge --set m=-0.9999999999999999 --out bad", "out of range [-0.999999, 0.999999]", NULL);
     expect_message("sweep bouncing_ball --max-steps 0 --out bad", "--max-steps must be >= 1", NULL);
     expect_message("run \"$(printf 'bouncing\\nball')\" --out bad", "'bouncing\\nball'", NULL);

@@ -44,7 +44,7 @@ pl_status pl_param_check(const pl_param_spec *spec, double value, pl_error *err)
         /* the description says what the parameter is, and why its range ends where it does */
         char v[PL_NUMBER_LEN];
         return pl_fail(err, PL_ERR_INPUT, "parameter %s = %s is out of range %s (%s)", spec->name,
-                       pl_format_short(value, v, sizeof v), range, spec->description ? spec->description : "");
+                       pl_format_double(value, v, sizeof v), range, spec->description ? spec->description : "");
     }
     return PL_OK;
 }

@@ -72,7 +72,7 @@ pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const p
         if (!(until >= o->t_end))
             return pl_fail(err, PL_ERR_INPUT, "%s: %s; t-end = %s lies beyond: lower it to %s or change the parameters",
                            model->type->name, why[0] ? why : "its parameters admit no configuration",
-                           pl_format_short(o->t_end, t_end, sizeof t_end), pl_format_down(until, 12, most, sizeof most));
+                           pl_format_double(o->t_end, t_end, sizeof t_end), pl_format_down(until, 12, most, sizeof most));
     }
     if (o->max_steps < 0)
         return pl_fail(err, PL_ERR_INPUT, "max-steps must be >= 0 (got %ld)", o->max_steps);
