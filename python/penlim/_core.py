@@ -63,7 +63,7 @@ def _error(status, message, solution=None):
 
 # The handles of the library this package holds, by kind: each is freed when its Python object is
 # collected (weakref.finalize), and counted here, not in the library (which has no global state).
-_live = {"model": 0, "solution": 0, "sweep": 0}
+_live = {"model": 0, "solution": 0, "sweep": 0, "comparison": 0}
 _live_lock = threading.Lock()
 
 

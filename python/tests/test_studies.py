@@ -1,5 +1,6 @@
 """sweep, compare, study and load on the ball, the wedge and a model written in Python: the program's
 files and numbers to the last bit, the rates' closed forms, and the files read back."""
+import json
 import math
 import os
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 import penlim
-from conftest import read_csv, same_bits, without_wall_seconds
+from conftest import directory_differences, read_csv, same_bits, without_wall_seconds
 from test_python_model import Ball
 
 
@@ -74,20 +75,53 @@ def test_compare(tmp_path):
                        external=[lim.table[:, [0, 2, 3]]], e=0.5, t_end=3)
     t = c.table
     sup_q = column(t, "sup_q")
-    assert list(t["label"]) == ["penalty_mu_10000", "penalty_mu_1e+08", "moreau_jean_h_0.001", "external_1"]
-    assert sup_q[1] < sup_q[0] and sup_q[3] < 1e-12, "the limit solution's own rows are at distance 0"
+    assert list(t["solution"]) == ["limit", "penalty", "penalty", "moreau_jean", "external"]
+    assert list(c.solutions) == ["01_penalty_mu_1e4", "02_penalty_mu_1e8", "03_moreau_jean_h_0.001", "04_external"]
+    assert sup_q[2] < sup_q[1] and sup_q[4] < 1e-12, "the limit solution's own rows are at distance 0"
     assert np.all(np.isfinite(sup_q))
+    assert [f["solution"] for f in c.families] == ["penalty", "moreau_jean"]
     # a bad array is reported by its row and column, not by the temporary file it is handed over in
     with pytest.raises(penlim.InputError, match=r"^external\[1\] \(an array\): row 2, column 0: t = 0.2\d* decreases"):
         penlim.compare("bouncing_ball", external=[np.zeros((2, 3)) + [[0, 1, 0], [1, 1, 0]],
                                                   [[0, 1, 0], [0.5, 0.9, 0], [0.2, 1, 0]]])
     c.write(tmp_path / "cmp")
-    back = penlim.load(tmp_path / "cmp" / "solutions" / "penalty_mu_1e+08")
-    assert same_bits(back.table, c.solutions["penalty_mu_1e+08"].table)
-    assert (tmp_path / "cmp" / "solutions" / "external_1" / "trajectory.csv").exists()
-    assert (tmp_path / "cmp" / "table.csv").read_text().startswith("label,solver,param,status,sup_q")
+    back = penlim.load(tmp_path / "cmp")
+    assert isinstance(back, penlim.Comparison) and list(back.solutions) == list(c.solutions)
+    assert same_bits(back.solutions["02_penalty_mu_1e8"].table, c.solutions["02_penalty_mu_1e8"].table)
+    assert same_bits(back.limit.table, c.limit.table)
     with pytest.raises(penlim.InputError, match="columns t, q1..q1, v1..v1"):
         penlim.compare("bouncing_ball", external=[np.zeros((3, 2))])
+    with pytest.raises(penlim.InputError, match="unknown scheme 'zz'"):
+        penlim.compare("bouncing_ball", schemes={"zz": [1e-3]})
+    with pytest.raises(penlim.InputError, match="holds files penlim did not write"):
+        (tmp_path / "mine").mkdir()
+        (tmp_path / "mine" / "notes.txt").write_text("mine")
+        c.write(tmp_path / "mine")
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("args", [(), ("--mu", "1e5", "--scheme", "paoli", "--h", "1e-3", "--external", "lim.csv")])
+def test_compare_write_is_the_program_s(cli, tmp_path, args):
+    """Comparison.write and `penlim compare --no-plots` write the same directory (but the times the
+    runs took, and the manifest's hashes of the files holding them), and `penlim plot` draws the same
+    figures from either."""
+    lim = penlim.limit("wedge", t_end=2)
+    np.savetxt(tmp_path / "lim.csv", lim.table[:, [0, 2, 3, 4, 5]], delimiter=",", header="t,q1,q2,v1,v2",
+               comments="", fmt="%.17g")
+    kw = {"mu": [1e5], "schemes": {"paoli": [1e-3]}, "external": [str(tmp_path / "lim.csv")]} if args else {}
+    if args:
+        args = args[:-1] + (str(tmp_path / "lim.csv"),)
+    penlim.compare("wedge", t_end=2, **kw).write(tmp_path / "py")
+    cli("compare", "wedge", "--t-end", "2", *args, "--no-plots", "--out", "cmd", "--quiet")
+    assert directory_differences(tmp_path / "py", tmp_path / "cmd") == []
+    py, cmd = (json.loads((tmp_path / d / "manifest.json").read_text()) for d in ("py", "cmd"))
+    assert py["command"] == "compare" and py["files"] == cmd["files"]
+    timed = {f for f in cmd["files"] if "seconds" in (tmp_path / "cmd" / f).read_text()}
+    assert {f for f in cmd["files"] if py["content_hashes"][f] != cmd["content_hashes"][f]} <= timed
+    cli("plot", "py")
+    cli("plot", "cmd")
+    assert directory_differences(tmp_path / "py", tmp_path / "cmd") == []
+    assert (tmp_path / "py" / "compare_work.gp").exists()
 
 
 def test_study_is_the_program_s(cli, tmp_path):
@@ -193,7 +227,7 @@ def test_study_and_compare_of_a_python_model():
     assert np.allclose(column(st.table, "restitution_first"), [0.3, 0.6], atol=5e-3)
     c = penlim.compare(Ball(), mu=[1e5, 1e7], e=0.5)
     sup_q = column(c.table, "sup_q")
-    assert 0 < sup_q[1] < sup_q[0]
+    assert sup_q[0] == 0 and 0 < sup_q[2] < sup_q[1]  # the limit solution's row first
 
 
 # Today's names as version 0.2 wrote them (docs/formats.md, "One vocabulary"), applied all at once.

@@ -12,7 +12,9 @@
 #include "model/loader.h"
 #include "solvers/solver.h"
 #include "study/compare.h"
+#include "study/compare_run.h"
 #include "io/external.h"
+#include "io/outdir.h"
 #include "io/report.h"
 #include "io/study_report.h"
 #include "io/sweep_report.h"
@@ -535,6 +537,164 @@ PL_API pl_status pl_sweep_write(const pl_model *model, const pl_sweep *sw, const
         s = pl_write_sweep(&out, model, sw, NULL, err);
     pl_output_close(&out);
     pl_output_free(&out);
+    return s;
+}
+
+/* ---- comparisons ---- */
+
+struct pl_compare {
+    pl_compare_set set;
+};
+
+PL_API pl_status pl_compare_model(const pl_model *model, const pl_compare_options *options, pl_compare **out,
+                                  pl_error *err)
+{
+    if (!out)
+        return pl_fail(err, PL_ERR_INPUT, "pl_compare_model: no place for the comparison (out is NULL)");
+    *out = NULL;
+    if (!model || !options || (options->noptions && !options->options))
+        return pl_fail(err, PL_ERR_INPUT, "pl_compare_model: no model, or options missing");
+    pl_solve_opts penalty;
+    pl_solve_opts_init(&penalty, &pl_solver_penalty, model, NAN);
+    pl_status s = set_options(&penalty, &pl_solver_penalty, options->options, options->noptions, NULL, err);
+    if (s != PL_OK)
+        return s;
+    penalty.cancel = options->cancel;
+    penalty.cancel_user = options->user;
+    if ((s = pl_solve_check(&pl_solver_penalty, model, &penalty, err)) != PL_OK)
+        return s;
+    pl_compare *c = calloc(1, sizeof *c);
+    if (!c)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    s = pl_compare_plan(&c->set, model, &penalty, options->specs, options->nspecs, options->work_precision != 0, err);
+    if (s == PL_OK) {
+        pl_comparison_opts copts = {.progress = options->progress, .user = options->user};
+        s = pl_compare_set_run(&c->set, model, &copts, err);
+    }
+    if (s != PL_OK) {
+        pl_compare_destroy(c);
+        return s;
+    }
+    *out = c;
+    if (options->cancel && options->cancel(options->user))
+        return pl_fail(err, PL_ERR_SOLVER, "cancelled");
+    return PL_OK;
+}
+
+PL_API void pl_compare_destroy(pl_compare *c)
+{
+    if (!c)
+        return;
+    pl_compare_set_free(&c->set);
+    free(c);
+}
+
+PL_API size_t pl_compare_size(const pl_compare *c)
+{
+    return c ? c->set.n : 0;
+}
+
+PL_API pl_status pl_compare_item(const pl_compare *c, size_t k, const char **solver, double *value,
+                                 const pl_solution **sol, pl_error *err)
+{
+    if (!c)
+        return pl_fail(err, PL_ERR_INPUT, "pl_compare_item: no comparison (NULL)");
+    if (k >= c->set.n)
+        return pl_fail(err, PL_ERR_INPUT, "solution %zu of a comparison of %zu", k, c->set.n);
+    const pl_comparison_item *it = &c->set.item[k];
+    if (solver)
+        *solver = it->solver->name;
+    if (value)
+        *value = c->set.e[k].param;
+    if (sol)
+        *sol = &it->sol;
+    if (it->sol.status != PL_OK) {
+        if (err)
+            *err = it->sol.error;
+        return it->sol.status;
+    }
+    return PL_OK;
+}
+
+PL_API const pl_solution *pl_compare_limit(const pl_compare *c)
+{
+    return c && c->set.ran ? &c->set.c.limit : NULL;
+}
+
+/* Write a results directory as the program does: the directory opened and locked, refused if it
+ * holds files penlim did not write, the journal, the files planned written by write(), then
+ * manifest.json (manifest, with the files written and their hashes).  write's PL_ERR_SOLVER (a
+ * budget stopped some files) still finishes the directory, and is returned. */
+static pl_status write_directory(const char *dir, const pl_strings *planned, json_t *manifest,
+                                 pl_status (*write)(pl_output *out, void *user, pl_error *err), void *user,
+                                 pl_error *err)
+{
+    if (!dir || !*dir)
+        return pl_fail(err, PL_ERR_INPUT, "no directory given");
+    if (!manifest)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    pl_output out;
+    pl_outdir_state st;
+    memset(&st, 0, sizeof st);
+    pl_output_init(&out, dir, LIBRARY_FILE_MODE, NULL);
+    int unlocked = 0;
+    pl_status s = pl_outdir_open(&out, &unlocked, err);
+    if (s == PL_OK)
+        s = pl_outdir_scan(&out, &st, err);
+    if (s == PL_OK && (st.unsafe.n > 0 || st.foreign.n > 0)) {
+        char what[512];
+        pl_escape(st.unsafe.n ? st.unsafe.items[0] : st.foreign.items[0], what, sizeof what);
+        s = pl_fail(err, PL_ERR_INPUT, "%s holds files penlim did not write (%s): write into a new directory", dir,
+                    what);
+    }
+    json_t *journal = s == PL_OK ? json_deep_copy(manifest) : NULL;
+    pl_strings keep = {0};
+    if (s == PL_OK)
+        s = journal ? pl_outdir_begin(&out, &st, journal, planned, &keep, err) : pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    json_decref(journal);
+    pl_error stopped = {PL_OK, ""};
+    pl_status ws = s == PL_OK ? write(&out, user, &stopped) : PL_OK;
+    if (ws != PL_OK && ws != PL_ERR_SOLVER) {
+        s = ws;
+        if (err)
+            *err = stopped;
+    }
+    if (s == PL_OK)
+        s = pl_outdir_finish(&out, &st, planned, manifest, err);
+    if (s == PL_OK && ws == PL_ERR_SOLVER) {
+        s = ws;
+        if (err)
+            *err = stopped;
+    }
+    pl_outdir_state_free(&st);
+    pl_outdir_close(&out);
+    pl_output_free(&out);
+    return s;
+}
+
+typedef struct {
+    const pl_model *model;
+    pl_compare *c;
+} compare_writing;
+
+static pl_status write_compare_files(pl_output *out, void *user, pl_error *err)
+{
+    compare_writing *w = user;
+    return pl_compare_set_write(&w->c->set, out, w->model, w->c->set.limit.max_seconds, err);
+}
+
+PL_API pl_status pl_compare_write(const pl_model *model, pl_compare *c, const char *dir, pl_error *err)
+{
+    if (!model || !c || !c->set.ran)
+        return pl_fail(err, PL_ERR_INPUT, "pl_compare_write: no model or no comparison (NULL)");
+    pl_strings planned = {0};
+    pl_status s = pl_compare_files(c->set.e, c->set.n, 0, &planned, err);
+    json_t *manifest = s == PL_OK ? pl_compare_manifest(&c->set, model, NULL, NULL) : NULL;
+    compare_writing w = {model, c};
+    if (s == PL_OK)
+        s = write_directory(dir, &planned, manifest, write_compare_files, &w, err);
+    json_decref(manifest);
+    pl_strings_free(&planned);
     return s;
 }
 
