@@ -28,8 +28,9 @@ PL_API pl_status pl_sweep_model_with(const pl_model *model, const char *solver, 
                                      const pl_setting *options, size_t noptions, int jobs, int with_limit,
                                      const pl_solve_hooks *hooks, pl_sweep **out, pl_error *err);
 /* Write the sweep's data files into dir (created if missing): each run's directory (as
- * pl_solution_write), the limit solution's, the tables and sweep.json, the bytes `penlim sweep`
- * writes for the same sweep (docs/formats.md), without its manifest.json and plots. */
+ * pl_solution_write), the limit solution's, the tables, sweep.json and manifest.json, the bytes
+ * `penlim sweep --no-plots` writes for the same sweep (docs/formats.md; a directory as
+ * pl_solution_write_run refuses it). */
 PL_API pl_status pl_sweep_write(const pl_model *model, const pl_sweep *sw, const char *dir, pl_error *err);
 
 /* Run k in the order of refinement (mu increasing, h decreasing): its parameter value and

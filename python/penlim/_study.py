@@ -443,10 +443,19 @@ class Study(_Files):
         copy_files(self._directory, directory)
         return directory
 
-    def plot(self, quantity, x=None, axes=None):
-        """`penlim study`'s line family with matplotlib: quantity (a column of study.csv) against the axis
-        x (default the refined one), one line per point of the other axes."""
-        from ._plot import plot_study_family
+    def plot(self, quantity=None, x=None, axes=None, figure="family", map_axes=None):
+        """A figure of `penlim study` with matplotlib.  figure="family": quantity (a column of study.csv)
+        against the axis x (default the refined one), one line per point of the other axes.
+        figure="map": quantity (default restitution_first, as --map) over map_axes (default the first two
+        axes with more than one value, as --map-axes), the other axes held at one value each (the
+        refined one at its finest)."""
+        from ._plot import plot_study_family, plot_study_map
+        if figure == "map":
+            return plot_study_map(self, quantity, map_axes, axes)
+        if figure != "family":
+            raise InputError(f"unknown figure {figure!r} of a study (family, map)", _lib.PL_ERR_INPUT)
+        if quantity is None:
+            raise InputError("the family figure needs a quantity (a column of study.csv)", _lib.PL_ERR_INPUT)
         return plot_study_family(self, quantity, x, axes)
 
     def __repr__(self):

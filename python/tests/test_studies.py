@@ -124,6 +124,30 @@ def test_compare_write_is_the_program_s(cli, tmp_path, args):
     assert (tmp_path / "py" / "compare_work.gp").exists()
 
 
+def test_run_limit_and_sweep_write_are_the_program_s(cli, tmp_path):
+    """Solution.write and Sweep.write write the directories of `penlim run`, `penlim limit` and `penlim
+    sweep --no-plots`, manifest.json included (but the times the runs took and the manifest's hashes of
+    the files holding them): penlim.load and `penlim plot` take them as the command's."""
+    penlim.run("bouncing_ball", mu=3e5, e=0.7, samples=300).write(tmp_path / "run")
+    cli("run", "bouncing_ball", "--mu", "3e5", "--set", "e=0.7", "--samples", "300", "--out", "run_cmd", "--quiet")
+    penlim.limit("wedge", t_end=2).write(tmp_path / "limit")
+    cli("limit", "wedge", "--t-end", "2", "--out", "limit_cmd", "--quiet")
+    penlim.sweep("bouncing_ball", mu=[1e4, 1e6], e=0.7, max_steps=100000).write(tmp_path / "sweep")
+    cli("sweep", "bouncing_ball", "--mu", "1e4,1e6", "--set", "e=0.7", "--max-steps", "100000", "--no-plots",
+        "--no-isolate", "--out", "sweep_cmd", "--quiet")
+    for d in ("run", "limit", "sweep"):
+        assert directory_differences(tmp_path / d, tmp_path / f"{d}_cmd") == [], d
+        manifest = json.loads((tmp_path / d / "manifest.json").read_text())
+        assert manifest["command"] == d and manifest["model"]["file"] is None
+        cli("plot", d)
+        cli("plot", f"{d}_cmd")
+        assert directory_differences(tmp_path / d, tmp_path / f"{d}_cmd") == [], f"{d} plotted"
+    assert json.loads((tmp_path / "run" / "manifest.json").read_text())["samples"] == 300
+    assert [r["status"] for r in json.loads((tmp_path / "sweep" / "manifest.json").read_text())["runs"]] == ["ok"] * 2
+    assert isinstance(penlim.load(tmp_path / "sweep"), penlim.Sweep)
+    assert same_bits(penlim.load(tmp_path / "limit").table, penlim.load(tmp_path / "limit_cmd").table)
+
+
 def test_study_is_the_program_s(cli, tmp_path):
     st = penlim.study("bouncing_ball", {"mu": [1e4, 1e6], "e": [0.3, 0.6]}, jobs=2, directory=tmp_path / "lib")
     cli("study", "bouncing_ball", "--grid", "mu=1e4,1e6", "--grid", "e=0.3,0.6", "--no-plots", "--out", "cli",
