@@ -343,15 +343,17 @@ def test_plots_of_a_sweep_and_a_study(tmp_path):
     from conftest import read_csv as _  # noqa: F401 (the same directory of tests)
     sw = penlim.sweep("bouncing_ball", mu=[1e3, 1e4, 1e5, 1e6], e=0.6, t_end=2, jobs=2)
     conv = penlim._files.read_columns(os.path.join(sw._dir(), "convergence.csv"))
-    quantities = list(dict.fromkeys(conv["quantity"]))
+    quantities = [q for q in dict.fromkeys(conv["quantity"]) if q]  # (no name: the blank lines between blocks)
     fig = sw.plot()
-    ax = fig.axes[0]
-    assert len(quantities) > 0 and len(ax.lines) == 2 * len(quantities)
-    first = [k for k, q in enumerate(conv["quantity"]) if q == quantities[0]]
-    assert np.array_equal(ax.lines[0].get_xdata(), conv["mu"][first])
-    assert np.array_equal(ax.lines[0].get_ydata(), conv["error"][first])
-    assert np.array_equal(ax.lines[1].get_ydata(), conv["fit"][first])
-    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    lines = [line for ax in fig.axes for line in ax.lines]
+    assert len(quantities) > 0 and len(lines) == 2 * len(quantities)
+    for q in quantities:  # each quantity's points, then its fit (test_figures.py: the panels)
+        (k,) = [j for j, line in enumerate(lines) if line.get_label().startswith(q + ":")]
+        rows = [j for j, name in enumerate(conv["quantity"]) if name == q]
+        assert np.array_equal(lines[k].get_xdata(), conv["mu"][rows])
+        assert np.array_equal(lines[k].get_ydata(), conv["error"][rows])
+        assert np.array_equal(lines[k + 1].get_ydata(), conv["fit"][rows])
+    assert all(ax.get_xscale() == "log" and ax.get_yscale() == "log" for ax in fig.axes)
     fig = sw.plot("trajectories")
     assert [a.get_ylabel() for a in fig.axes] == ["q1", "v1", "G1"]
     assert len(fig.axes[0].lines) == 5 and fig.axes[0].lines[-1].get_color() == "black"
