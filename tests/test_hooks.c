@@ -297,7 +297,8 @@ static void test_write(void)
         same_file("lib/run", "cli/run", files[k]);
         same_file("lib/limit", "cli/limit", files[k]);
     }
-    CHECK(!exists("lib/run/manifest.json"), "no manifest from the library");
+    CHECK(exists("lib/run/manifest.json") && exists("lib/limit/manifest.json"),
+          "the library writes the manifest of penlim run and penlim limit (python/tests compares them)");
     CHECK(pl_solution_write(ball, pen, "/proc/penlim-cannot", &err) == PL_ERR_IO && strstr(err.message, "/proc"),
           "an unwritable directory: PL_ERR_IO naming it (%s)", err.message);
     CHECK(pl_solution_write(ball, NULL, out, &err) == PL_ERR_INPUT, "no solution: %s", err.message);
@@ -331,6 +332,7 @@ static void test_write(void)
     if (d)
         closedir(d);
     CHECK(nruns == 3, "the three runs' directories compared (%d)", nruns);
+    CHECK(exists("lib/sweep/manifest.json"), "the library writes the manifest of penlim sweep");
     pl_sweep_destroy(sw);
     pl_solution_destroy(pen);
     pl_solution_destroy(lim);

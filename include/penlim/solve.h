@@ -105,10 +105,15 @@ PL_API void pl_solution_work(const pl_solution *sol, long *steps, long *rhs_eval
 
 /* Analyse sol (a solution of model) and write its files into dir (created if missing, parents
  * too): trajectory.csv, trajectory_s.csv, summary.json and, with sparse contacts, contacts.csv, the
- * bytes `penlim run` (or `penlim limit`) writes for the same solve (docs/formats.md); not the
- * command's manifest.json, which records the command.  Each file is complete or absent; files of
- * those names are replaced, nothing else in dir is touched.  PL_ERR_IO with the reason if a file
- * cannot be written. */
+ * bytes `penlim run` (or `penlim limit`) writes for the same solve (docs/formats.md), and its
+ * manifest.json, which records options (those sol was solved with, as given to pl_solve_model: its
+ * samples and max_steps; NULL: the defaults) as the command's does, the model's file as null.  Each
+ * file is complete or absent.  A directory that holds files penlim did not write is refused
+ * (PL_ERR_INPUT), as the command refuses it without --force; the files of an earlier command's
+ * manifest are replaced.  PL_ERR_IO with the reason if a file cannot be written. */
+PL_API pl_status pl_solution_write_run(const pl_model *model, const pl_solution *sol, const pl_setting *options,
+                                       size_t noptions, const char *dir, pl_error *err);
+/* pl_solution_write_run with the default options. */
 PL_API pl_status pl_solution_write(const pl_model *model, const pl_solution *sol, const char *dir, pl_error *err);
 
 #ifdef __cplusplus

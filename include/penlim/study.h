@@ -28,8 +28,9 @@ PL_API pl_status pl_sweep_model_with(const pl_model *model, const char *solver, 
                                      const pl_setting *options, size_t noptions, int jobs, int with_limit,
                                      const pl_solve_hooks *hooks, pl_sweep **out, pl_error *err);
 /* Write the sweep's data files into dir (created if missing): each run's directory (as
- * pl_solution_write), the limit solution's, the tables and sweep.json, the bytes `penlim sweep`
- * writes for the same sweep (docs/formats.md), without its manifest.json and plots. */
+ * pl_solution_write), the limit solution's, the tables, sweep.json and manifest.json, the bytes
+ * `penlim sweep --no-plots` writes for the same sweep (docs/formats.md; a directory as
+ * pl_solution_write_run refuses it). */
 PL_API pl_status pl_sweep_write(const pl_model *model, const pl_sweep *sw, const char *dir, pl_error *err);
 
 /* Run k in the order of refinement (mu increasing, h decreasing): its parameter value and
@@ -69,6 +70,58 @@ PL_API pl_status pl_compare_to_limit(const pl_model *model, const pl_solution *s
  * "FILE:LINE:COLUMN: problem" for bad content.  Free *out with pl_solution_destroy. */
 PL_API pl_status pl_solution_read_external(const pl_model *model, const char *path, double t_end, pl_solution **out,
                                            pl_error *err);
+
+/* ---- comparisons (`penlim compare`) -------------------------------------------------------------
+ * The limit solution once, then each solution asked for, solved or read from a file, measured
+ * against it, and the solutions of each solver taken as a family refined towards a limit. */
+typedef struct pl_compare pl_compare;
+
+/* A solution asked for, in the order of the command's options: a penalized run at mu = value
+ * (--mu), a scheme named name (--scheme) whose time steps are the PL_COMPARE_H values that follow it
+ * (--h; none: its default h), a trajectory computed elsewhere in the CSV file name (--external). */
+typedef enum { PL_COMPARE_MU, PL_COMPARE_SCHEME, PL_COMPARE_H, PL_COMPARE_EXTERNAL } pl_compare_kind;
+typedef struct {
+    pl_compare_kind kind;
+    double value;     /* mu or h */
+    const char *name; /* the scheme, or the external's file */
+} pl_compare_spec;
+
+typedef struct {
+    const pl_compare_spec *specs; /* none: the penalty at mu = 1e4, 1e6, 1e8 and every scheme that
+                                     applies at its 3 default h */
+    size_t nspecs;
+    int work_precision; /* refine each family instead (--work-precision) */
+    /* the penalty's options (rtol, ...) and t_end, samples, max_steps, max_seconds (each solution's,
+     * from its own start), max_output, sparse_contacts, as for pl_solve_model; the schemes take
+     * t_end, the caps and the contacts */
+    const pl_setting *options;
+    size_t noptions;
+    /* Optional: the phases as they advance: "limit", "solutions" (done of total, failed), "analysis". */
+    void (*progress)(const char *phase, size_t done, size_t total, size_t failed, void *user);
+    /* Optional: nonzero stops the solve under way at its next step and fails the solutions left. */
+    int (*cancel)(void *user);
+    void *user;
+} pl_compare_options;
+
+/* Plan and check every solution (bad input: PL_ERR_INPUT, one line, nothing solved), read the files,
+ * solve the limit solution and every solution and measure each: a failure of one is recorded in it
+ * (pl_compare_item) and does not stop the others.  Free *out with pl_compare_destroy. */
+PL_API pl_status pl_compare_model(const pl_model *model, const pl_compare_options *options, pl_compare **out,
+                                  pl_error *err);
+PL_API void pl_compare_destroy(pl_compare *c);
+/* Its solutions, in the order of compare.csv; solution k's solver ("penalty", a scheme,
+ * "external"), refined value (NAN for an external), solution (owned by c) and status (its reason
+ * in err).  Any output may be NULL. */
+PL_API size_t pl_compare_size(const pl_compare *c);
+PL_API pl_status pl_compare_item(const pl_compare *c, size_t k, const char **solver, double *value,
+                                 const pl_solution **sol, pl_error *err);
+/* The limit solution, owned by c. */
+PL_API const pl_solution *pl_compare_limit(const pl_compare *c);
+/* Write the directory `penlim compare --no-plots --out dir` writes (compare.csv, compare.json,
+ * limit/, solutions/, the figures' data and configuration, manifest.json; created if missing):
+ * `penlim plot dir` draws its figures.  A directory holding files penlim did not write is refused
+ * (PL_ERR_INPUT), as the command refuses it without --force. */
+PL_API pl_status pl_compare_write(const pl_model *model, pl_compare *c, const char *dir, pl_error *err);
 
 /* ---- parameter studies -------------------------------------------------------------------------
  * Runs over the product (or, zip, the pairing) of several axes, each measured as a sweep's run

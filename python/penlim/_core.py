@@ -63,7 +63,7 @@ def _error(status, message, solution=None):
 
 # The handles of the library this package holds, by kind: each is freed when its Python object is
 # collected (weakref.finalize), and counted here, not in the library (which has no global state).
-_live = {"model": 0, "solution": 0, "sweep": 0}
+_live = {"model": 0, "solution": 0, "sweep": 0, "comparison": 0}
 _live_lock = threading.Lock()
 
 
@@ -573,15 +573,21 @@ class Solution:
                 "force": np.array(fs)}
 
     def write(self, directory):
-        """Write trajectory.csv, trajectory_s.csv, summary.json (and contacts.csv) into directory, the
-        bytes `penlim run` writes for the same solve (but the wall_seconds each took)."""
+        """Write trajectory.csv, trajectory_s.csv, summary.json (and contacts.csv) and manifest.json into
+        directory, the bytes `penlim run` (`penlim limit`) writes for the same solve (but the wall_seconds
+        each took, and the manifest's hashes of the files that hold them)."""
         if self._handle is None:  # read back: its files as they are
             from ._files import copy_files
             copy_files(self._directory, directory, ("trajectory.csv", "trajectory_s.csv", "summary.json",
-                                                     "contacts.csv"))
+                                                     "contacts.csv", "manifest.json"))
             return directory
         err = _lib.pl_error()
-        status = lib.pl_solution_write(self.model._handle, self._handle, os.fspath(directory).encode(), byref(err))
+        infos = _solvers()
+        own = infos[self.solver].options if self.solver in infos else {}
+        recorded = {k: v for k, v in self.options.items() if k in COMMON_OPTIONS or k in own}
+        arr, n = _lib.settings(recorded.items())
+        status = lib.pl_solution_write_run(self.model._handle, self._handle, arr, n, os.fspath(directory).encode(),
+                                           byref(err))
         if status != _lib.PL_OK:
             raise _error(status, err.text())
         return directory

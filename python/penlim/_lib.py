@@ -75,6 +75,19 @@ class pl_study_options(Structure):
                 ("cancel", CANCEL), ("user", c_void_p)]
 
 
+class pl_compare_spec(Structure):
+    _fields_ = [("kind", c_int), ("value", c_double), ("name", c_char_p)]
+
+
+PL_COMPARE_MU, PL_COMPARE_SCHEME, PL_COMPARE_H, PL_COMPARE_EXTERNAL = range(4)
+
+
+class pl_compare_options(Structure):
+    _fields_ = [("specs", POINTER(pl_compare_spec)), ("nspecs", c_size_t), ("work_precision", c_int),
+                ("options", POINTER(pl_setting)), ("noptions", c_size_t), ("progress", c_void_p),
+                ("cancel", CANCEL), ("user", c_void_p)]
+
+
 class pl_solve_hooks(Structure):
     _fields_ = [("cancel", CANCEL), ("user", c_void_p)]
 
@@ -177,6 +190,7 @@ _signatures = {
     "pl_solution_episode": (c_int, [_h, c_size_t, POINTER(c_size_t), D, D, D]),
     "pl_solution_work": (None, [_h, POINTER(c_long), POINTER(c_long), D]),
     "pl_solution_write": (c_int, [_h, _h, c_char_p, E]),
+    "pl_solution_write_run": (c_int, [_h, _h, S, c_size_t, c_char_p, E]),
     "pl_sweep_model_with": (c_int, [_h, c_char_p, D, c_size_t, S, c_size_t, c_int, c_int, POINTER(pl_solve_hooks),
                                     POINTER(_h), E]),
     "pl_sweep_destroy": (None, [_h]),
@@ -192,6 +206,12 @@ _signatures = {
     "pl_study_value_get": (c_int, [_h, c_size_t, c_char_p, D, E]),
     "pl_study_destroy": (None, [_h]),
     "pl_compare_to_limit": (c_int, [_h, _h, _h, D, D, D, D, E]),
+    "pl_compare_model": (c_int, [_h, POINTER(pl_compare_options), POINTER(_h), E]),
+    "pl_compare_destroy": (None, [_h]),
+    "pl_compare_size": (c_size_t, [_h]),
+    "pl_compare_item": (c_int, [_h, c_size_t, POINTER(c_char_p), D, POINTER(_h), E]),
+    "pl_compare_limit": (_h, [_h]),
+    "pl_compare_write": (c_int, [_h, _h, c_char_p, E]),
 }
 for _name, (_res, _args) in _signatures.items():
     _f = getattr(lib, _name)

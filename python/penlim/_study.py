@@ -7,7 +7,7 @@ import os
 import shutil
 import tempfile
 import weakref
-from ctypes import byref, c_double, c_size_t, c_void_p
+from ctypes import byref, c_char_p, c_double, c_size_t, c_void_p
 
 import numpy as np
 
@@ -211,111 +211,178 @@ def sweep(case, solver="penalty", *, values=None, mu=None, h=None, jobs=None, li
     return sw
 
 
-class Comparison:
-    """Solutions measured against the limit solution: solutions (labels to Solutions), limit, and table
-    (one row per solution: its distances sup |q - q_lim|, L1 of v - v_lim, its impacts' largest time
-    and velocity errors, its cost)."""
+class Comparison(_Files):
+    """`penlim compare`: the limit solution once, then each solution (penalized runs, schemes' runs,
+    trajectories computed elsewhere) measured against it, and each solver's solutions taken as a family
+    refined towards a limit.  limit; solutions ({its directory's name under solutions/: Solution}, in
+    the order of the table); table: compare.csv (the limit solution's row first); summary: compare.json;
+    families: its verdicts; write(dir): the directory of `penlim compare --no-plots`, manifest.json
+    included (the library's writer)."""
 
-    def __init__(self, limit, solutions, rows):
-        self.limit = limit
-        self.solutions = solutions
-        self._rows = rows
+    def __init__(self):
+        self._handle = None
+        self._directory = None
+        self._tmp = None
+
+    @classmethod
+    def _own(cls, handle, m):
+        c = cls()
+        c._handle = handle
+        c._finalizer = _own(c, "comparison", lib.pl_compare_destroy, handle)
+        c.model = m
+        c.limit = Solution(lib.pl_compare_limit(handle), m, "limit", {}, owner=c)
+        names = [os.path.basename(d) for d in c.summary_rows("directory")]
+        c.solutions = {}
+        solver, value, sol, err = c_char_p(), c_double(), c_void_p(), _lib.pl_error()
+        for k in range(lib.pl_compare_size(handle)):
+            status = lib.pl_compare_item(handle, k, byref(solver), byref(value), byref(sol), byref(err))
+            name = solver.value.decode()
+            opts = {} if name == "external" else {"mu" if name == "penalty" else "h": value.value}
+            c.solutions[names[k]] = Solution(sol.value, m, name, opts, owner=c, error=err.text() if status else None)
+        return c
+
+    @classmethod
+    def _load(cls, directory):
+        c = cls()
+        c._directory = os.fspath(directory)
+        c.limit = Solution._load(os.path.join(c._directory, "limit"))
+        c.model = c.limit.model
+        c.solutions = {}
+        for info in c.summary.get("solutions", []):
+            s = Solution._load(os.path.join(c._directory, info["directory"]))
+            if info.get("status") != "ok":
+                s.error = info.get("error", "failed")
+            c.solutions[os.path.basename(info["directory"])] = s
+        return c
+
+    def summary_rows(self, name):
+        """A column of compare.csv for the solutions (the limit solution's row left out)."""
+        col = read_columns(os.path.join(self._dir(), "compare.csv"))[name]
+        return list(col[1:])
+
+    def _dir(self):
+        if self._directory is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="penlim-compare-")
+            self._write_library(os.path.join(self._tmp.name, "compare"))
+            self._directory = os.path.join(self._tmp.name, "compare")
+        return self._directory
+
+    def _write_library(self, directory):
+        err = _lib.pl_error()
+        status = lib.pl_compare_write(self.model._handle, self._handle, os.fspath(directory).encode(), byref(err))
+        if status:
+            raise _error(status, err.text())
 
     @property
     def table(self):
-        cols = {k: [r[k] for r in self._rows] for k in self._rows[0]} if self._rows else {}
-        try:
-            import pandas as pd
-        except ImportError:
-            return {k: np.array(v, dtype=object if k in ("label", "solver", "status") else float)
-                    for k, v in cols.items()}
-        return pd.DataFrame(cols)
+        """compare.csv: the limit solution's row, then one per solution (its distances to the limit
+        solution, impacts matched, capture and lift-off errors, cost)."""
+        return self._table("compare.csv")
+
+    @property
+    def summary(self):
+        """compare.json, as a dict."""
+        return self._json("compare.json")
+
+    @property
+    def families(self):
+        """Each solver's verdict (converges to the limit solution, to another limit, or not at all) with
+        its reason: compare.json's families."""
+        return self.summary.get("families", [])
 
     def write(self, directory):
-        """limit/ and solutions/LABEL/ (each as penlim run writes it) and table.csv (this table)."""
-        self.limit.write(os.path.join(directory, "limit"))
-        for label, s in self.solutions.items():
-            s.write(os.path.join(directory, "solutions", label))
-        with open(os.path.join(directory, "table.csv"), "w") as f:
-            keys = list(self._rows[0]) if self._rows else []
-            f.write(",".join(keys) + "\n")
-            for r in self._rows:
-                f.write(",".join(repr(r[k]) if isinstance(r[k], float) else str(r[k]) for k in keys) + "\n")
+        """The directory `penlim compare --no-plots --out directory` writes, manifest.json included:
+        `penlim plot directory` draws its figures."""
+        if self._handle is None:
+            copy_files(self._directory, directory)
+        else:
+            self._write_library(directory)
         return directory
 
+    def __repr__(self):
+        return f"penlim.Comparison({len(self.solutions)} solutions)"
 
-def _external(m, source, t_end, label="external"):
-    """A trajectory computed elsewhere: a CSV file (penlim compare --external's format) or an array whose
-    columns are t, q1..qn, v1..vn.  An array is handed to the library as a temporary CSV file: its errors
-    ("FILE:LINE:COLUMN: problem") are said of the array, by row and column (0-based, as numpy's)."""
-    tmp = None
-    if not isinstance(source, (str, os.PathLike)):
-        a = np.asarray(source, dtype=float)
-        if a.ndim != 2 or a.shape[1] != 1 + 2 * m.n:
-            raise InputError(f"an external trajectory as an array has the columns t, q1..q{m.n}, v1..v{m.n} "
-                             f"({1 + 2 * m.n}), not the shape {a.shape}", _lib.PL_ERR_INPUT)
-        tmp = tempfile.NamedTemporaryFile("w", suffix=".csv", prefix="penlim-external-", delete=False)
-        names = ["t"] + [f"q{j + 1}" for j in range(m.n)] + [f"v{j + 1}" for j in range(m.n)]
-        tmp.write(",".join(names) + "\n")
+
+def _external_file(m, source, where, k):
+    """An external trajectory as a file the library reads: a path as it is, or an array (columns t,
+    q1..qn, v1..vn) written into the directory where as external_K.csv."""
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    a = np.asarray(source, dtype=float)
+    if a.ndim != 2 or a.shape[1] != 1 + 2 * m.n:
+        raise InputError(f"an external trajectory as an array has the columns t, q1..q{m.n}, v1..v{m.n} "
+                         f"({1 + 2 * m.n}), not the shape {a.shape}", _lib.PL_ERR_INPUT)
+    path = os.path.join(where, f"external_{k + 1}.csv")
+    names = ["t"] + [f"q{j + 1}" for j in range(m.n)] + [f"v{j + 1}" for j in range(m.n)]
+    with open(path, "w") as f:
+        f.write(",".join(names) + "\n")
         for row in a:
-            tmp.write(",".join(repr(float(x)) for x in row) + "\n")
-        tmp.close()
-        source = tmp.name
-    out, err = c_void_p(), _lib.pl_error()
-    try:
-        status = lib.pl_solution_read_external(m._handle, os.fspath(source).encode(),
-                                               math.nan if t_end is None else t_end, byref(out), byref(err))
-    finally:
-        if tmp:
-            os.unlink(tmp.name)
-    if status:
-        message = err.text()
-        if tmp and message.startswith(tmp.name + ":"):
-            where, _, problem = message[len(tmp.name) + 1:].partition(": ")
+            f.write(",".join(repr(float(x)) for x in row) + "\n")
+    return path
+
+
+def _array_message(message, arrays):
+    """The library's "FILE:LINE:COLUMN: problem" said of the array it came from, by row and column
+    (0-based, numpy's)."""
+    for k, path in arrays.items():
+        if message.startswith(path + ":"):
+            where, _, problem = message[len(path) + 1:].partition(": ")
             line, _, col = where.partition(":")
             if line.isdigit() and int(line) >= 2:
                 where = f"row {int(line) - 2}" + (f", column {int(col) - 1}" if col.isdigit() else "")
-            message = f"{label} (an array): {where}: {problem}"
-        raise _error(status, message)
-    return Solution._own(out.value, m, "external", {"file": os.fspath(source) if not tmp else "array"})
+            return f"external[{k}] (an array): {where}: {problem}"
+    return message
 
 
-def compare(case, *, mu=(), schemes=None, external=(), law=None, params=None, t_end=None, **kwargs):
-    """The limit solution once, then penalized runs at each mu, each scheme at its h ({name: [h, ...]}),
-    and trajectories computed elsewhere (external: arrays t, q, v or CSV paths), each measured against
-    it (pl_compare_to_limit).  A solution that fails is recorded with its reason."""
-    m = model(case, law=law, params=dict(params or {}, **kwargs)) if not isinstance(case, Model) else case
-    common = {} if t_end is None else {"t_end": t_end}
-    lim = run(m, "limit", **common)
-    items = [(f"penalty_mu_{v:g}", "penalty", {"mu": v}) for v in np.atleast_1d(mu)]
-    for name, hs in (schemes or {}).items():
-        items += [(f"{name}_h_{h:g}", name, {"h": h}) for h in np.atleast_1d(hs)]
+def compare(case, *, mu=(), schemes=None, external=(), work_precision=False, law=None, params=None, **kwargs):
+    """`penlim compare`: the limit solution once, then penalized runs at each mu, each scheme at its h
+    ({name: [h, ...]}, or {name: None} for its default h), and trajectories computed elsewhere (external:
+    arrays t, q, v or CSV paths), each measured against it, and each solver's family assessed.  Without
+    solutions, the command's default set; work_precision: each family refined instead.  Options
+    (t_end, rtol, max_seconds, ...) as for run.  A solution that fails is recorded with its reason."""
+    options, case_params, option_names = _split_options("penalty", kwargs, not isinstance(case, Model))
+    m = _model_for(case, law, dict(params or {}, **case_params), option_names, "penalty")
+    if m._bridge:
+        m._bridge.reset()
     externals = external if isinstance(external, (list, tuple)) else [external]
-    solutions, rows = {}, []
-    for label, solver, opts in items + [(f"external_{k + 1}", "external", {}) for k in range(len(externals))]:
+    specs = [(_lib.PL_COMPARE_MU, float(v), None) for v in np.atleast_1d(mu)] if len(np.atleast_1d(mu)) else []
+    for name, hs in (schemes or {}).items():
+        specs.append((_lib.PL_COMPARE_SCHEME, math.nan, name))
+        specs += [(_lib.PL_COMPARE_H, float(h), None) for h in (np.atleast_1d(hs) if hs is not None else [])]
+    with tempfile.TemporaryDirectory(prefix="penlim-external-") as where:
+        arrays, paths = {}, []
+        for k, source in enumerate(externals):
+            paths.append(_external_file(m, source, where, k))
+            if not isinstance(source, (str, os.PathLike)):
+                arrays[k] = paths[-1]
+        specs += [(_lib.PL_COMPARE_EXTERNAL, math.nan, p) for p in paths]
+        names = [None if n is None else os.fsencode(n) for _, _, n in specs]
+        arr = (_lib.pl_compare_spec * max(len(specs), 1))()
+        for j, (kind, value, _) in enumerate(specs):
+            arr[j].kind, arr[j].value, arr[j].name = kind, value, names[j]
+        opts, no = _lib.settings(options.items())
+        o = _lib.pl_compare_options(specs=arr, nspecs=len(specs), work_precision=int(bool(work_precision)),
+                                    options=opts, noptions=no, progress=None)
+        out, err = c_void_p(), _lib.pl_error()
+
+        def work(hooks):
+            o.cancel, o.user = hooks.cancel, hooks.user
+            return lib.pl_compare_model(m._handle, byref(o), byref(out), byref(err))
+
         try:
-            if solver == "external":
-                k = int(label.rsplit("_", 1)[1]) - 1
-                s = _external(m, externals[k], t_end, f"external[{k}]")
-            else:
-                s = run(m, solver, **opts, **common)
-        except Exception as e:
-            if getattr(e, "solution", None) is None:
-                raise
-            s = e.solution
-        solutions[label] = s
-        sup_q, l1_v, te, ve, err = c_double(), c_double(), c_double(), c_double(), _lib.pl_error()
-        st = lib.pl_compare_to_limit(m._handle, s._handle, lim._handle, byref(sup_q), byref(l1_v), byref(te),
-                                     byref(ve), byref(err))
-        ok = st == 0
-        rows.append({"label": label, "solver": solver, "param": float(opts.get("mu", opts.get("h", math.nan))),
-                     "status": "ok" if s.error is None else "failed",
-                     "sup_q": sup_q.value if ok else math.nan, "l1_v": l1_v.value if ok else math.nan,
-                     "impact_time_error": te.value if ok else math.nan,
-                     "impact_velocity_error": ve.value if ok else math.nan,
-                     "steps": float(s.stats["steps"]), "rhs_evals": float(s.stats["rhs_evals"]),
-                     "wall_seconds": s.stats["wall_seconds"]})
-    return Comparison(lim, solutions, rows)
+            status = _call(work)
+        except BaseException:
+            if out.value:
+                lib.pl_compare_destroy(out.value)
+            raise
+        c = Comparison._own(out.value, m) if out.value else None
+        if c is not None:
+            c._dir()  # its files while the arrays' files exist (compare.json names them)
+    if m._bridge and m._bridge.error is not None:
+        raise m._bridge.error from SolverError(err.text() or "the model failed", _lib.PL_ERR_SOLVER)
+    if status:
+        raise _error(status, _array_message(err.text(), arrays))
+    return c
 
 
 class Study(_Files):
@@ -376,10 +443,19 @@ class Study(_Files):
         copy_files(self._directory, directory)
         return directory
 
-    def plot(self, quantity, x=None, axes=None):
-        """`penlim study`'s line family with matplotlib: quantity (a column of study.csv) against the axis
-        x (default the refined one), one line per point of the other axes."""
-        from ._plot import plot_study_family
+    def plot(self, quantity=None, x=None, axes=None, figure="family", map_axes=None):
+        """A figure of `penlim study` with matplotlib.  figure="family": quantity (a column of study.csv)
+        against the axis x (default the refined one), one line per point of the other axes.
+        figure="map": quantity (default restitution_first, as --map) over map_axes (default the first two
+        axes with more than one value, as --map-axes), the other axes held at one value each (the
+        refined one at its finest)."""
+        from ._plot import plot_study_family, plot_study_map
+        if figure == "map":
+            return plot_study_map(self, quantity, map_axes, axes)
+        if figure != "family":
+            raise InputError(f"unknown figure {figure!r} of a study (family, map)", _lib.PL_ERR_INPUT)
+        if quantity is None:
+            raise InputError("the family figure needs a quantity (a column of study.csv)", _lib.PL_ERR_INPUT)
         return plot_study_family(self, quantity, x, axes)
 
     def __repr__(self):
@@ -432,9 +508,11 @@ def load(directory):
     d = os.fspath(directory)
     if os.path.isfile(os.path.join(d, "sweep.json")):
         return Sweep._load(d)
+    if os.path.isfile(os.path.join(d, "compare.json")):
+        return Comparison._load(d)
     if os.path.isfile(os.path.join(d, "study.json")):
         return Study(d)
     if os.path.isfile(os.path.join(d, "summary.json")):
         return Solution._load(d)
-    raise InputError(f"{d} holds no results penlim wrote (summary.json, sweep.json or study.json)",
+    raise InputError(f"{d} holds no results penlim wrote (summary.json, sweep.json, compare.json or study.json)",
                      _lib.PL_ERR_INPUT)

@@ -47,3 +47,67 @@ def without_wall_seconds(text):
         keep = [j for j, name in enumerate(lines[0].split(",")) if "seconds" not in name]
         return "\n".join(",".join(f for j, f in enumerate(line.split(",")) if j in keep) for line in lines)
     return "\n".join(line for line in lines if 'seconds":' not in line)
+
+
+def json_without_wall_seconds(doc):
+    """A JSON document without its members named *seconds* or *wall* (at any depth)."""
+    if isinstance(doc, dict):
+        return {k: json_without_wall_seconds(v) for k, v in doc.items() if "seconds" not in k and "wall" not in k}
+    if isinstance(doc, list):
+        return [json_without_wall_seconds(v) for v in doc]
+    return doc
+
+
+def directory_differences(a, b, images=False):
+    """How two results directories differ, apart from the times the runs took (CSV columns and JSON
+    members named *seconds* or *wall*) and the manifest's record of how they were written (its content
+    hashes, which cover those times, and the model's origin): a list of the files that differ or are in
+    one only (empty: the same).  Figures (.png, .pdf) and gnuplot's log are left out unless images."""
+    import json
+
+    def files(root):
+        out = set()
+        for d, _, names in os.walk(root):
+            for n in names:
+                if images or not (n.endswith((".png", ".pdf")) or n == "gnuplot.log"):
+                    out.add(os.path.relpath(os.path.join(d, n), root))
+        return out
+    fa, fb = files(a), files(b)
+    diffs = sorted(f"only in one: {f}" for f in fa ^ fb)
+    for rel in sorted(fa & fb):
+        pa, pb = os.path.join(a, rel), os.path.join(b, rel)
+        if rel.endswith(".json"):
+            with open(pa) as f:
+                ja = json.load(f)
+            with open(pb) as f:
+                jb = json.load(f)
+            if rel == "manifest.json":
+                for j in (ja, jb):
+                    j.pop("content_hashes", None)
+                    j.pop("model", None)
+            same = json_without_wall_seconds(ja) == json_without_wall_seconds(jb)
+        elif rel.endswith(".csv"):
+            with open(pa) as f:
+                ta = f.read()
+            with open(pb) as f:
+                tb = f.read()
+            same = _csv_without_wall(ta) == _csv_without_wall(tb)
+        else:
+            with open(pa, "rb") as f:
+                ba = f.read()
+            with open(pb, "rb") as f:
+                bb = f.read()
+            same = ba == bb
+        if not same:
+            diffs.append(rel)
+    return diffs
+
+
+def _csv_without_wall(text):
+    lines = text.splitlines()
+    if not lines:
+        return lines
+    import csv
+    rows = list(csv.reader(lines))
+    keep = [j for j, name in enumerate(rows[0]) if "seconds" not in name and "wall" not in name]
+    return [[r[j] for j in keep if j < len(r)] for r in rows]

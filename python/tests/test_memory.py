@@ -52,7 +52,7 @@ def test_a_thousand_solutions_leave_none_alive():
     r = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    assert out["live"] == {"model": 1, "solution": 0, "sweep": 0}
+    assert out["live"] == {"model": 1, "solution": 0, "sweep": 0, "comparison": 0}
     assert out["one"] > 10000, "a live solution holds its trajectory"
     # Equal but for the interpreter's own few bytes (16 seen): a leak of 2 bytes per solution, 1000 of
     # them, would exceed this bound; one solution of these holds 160 kB.

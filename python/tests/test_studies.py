@@ -1,5 +1,6 @@
 """sweep, compare, study and load on the ball, the wedge and a model written in Python: the program's
 files and numbers to the last bit, the rates' closed forms, and the files read back."""
+import json
 import math
 import os
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 import penlim
-from conftest import read_csv, same_bits, without_wall_seconds
+from conftest import directory_differences, read_csv, same_bits, without_wall_seconds
 from test_python_model import Ball
 
 
@@ -74,20 +75,78 @@ def test_compare(tmp_path):
                        external=[lim.table[:, [0, 2, 3]]], e=0.5, t_end=3)
     t = c.table
     sup_q = column(t, "sup_q")
-    assert list(t["label"]) == ["penalty_mu_10000", "penalty_mu_1e+08", "moreau_jean_h_0.001", "external_1"]
-    assert sup_q[1] < sup_q[0] and sup_q[3] < 1e-12, "the limit solution's own rows are at distance 0"
+    assert list(t["solution"]) == ["limit", "penalty", "penalty", "moreau_jean", "external"]
+    assert list(c.solutions) == ["01_penalty_mu_1e4", "02_penalty_mu_1e8", "03_moreau_jean_h_0.001", "04_external"]
+    assert sup_q[2] < sup_q[1] and sup_q[4] < 1e-12, "the limit solution's own rows are at distance 0"
     assert np.all(np.isfinite(sup_q))
+    assert [f["solution"] for f in c.families] == ["penalty", "moreau_jean"]
     # a bad array is reported by its row and column, not by the temporary file it is handed over in
     with pytest.raises(penlim.InputError, match=r"^external\[1\] \(an array\): row 2, column 0: t = 0.2\d* decreases"):
         penlim.compare("bouncing_ball", external=[np.zeros((2, 3)) + [[0, 1, 0], [1, 1, 0]],
                                                   [[0, 1, 0], [0.5, 0.9, 0], [0.2, 1, 0]]])
     c.write(tmp_path / "cmp")
-    back = penlim.load(tmp_path / "cmp" / "solutions" / "penalty_mu_1e+08")
-    assert same_bits(back.table, c.solutions["penalty_mu_1e+08"].table)
-    assert (tmp_path / "cmp" / "solutions" / "external_1" / "trajectory.csv").exists()
-    assert (tmp_path / "cmp" / "table.csv").read_text().startswith("label,solver,param,status,sup_q")
+    back = penlim.load(tmp_path / "cmp")
+    assert isinstance(back, penlim.Comparison) and list(back.solutions) == list(c.solutions)
+    assert same_bits(back.solutions["02_penalty_mu_1e8"].table, c.solutions["02_penalty_mu_1e8"].table)
+    assert same_bits(back.limit.table, c.limit.table)
     with pytest.raises(penlim.InputError, match="columns t, q1..q1, v1..v1"):
         penlim.compare("bouncing_ball", external=[np.zeros((3, 2))])
+    with pytest.raises(penlim.InputError, match="unknown scheme 'zz'"):
+        penlim.compare("bouncing_ball", schemes={"zz": [1e-3]})
+    with pytest.raises(penlim.InputError, match="holds files penlim did not write"):
+        (tmp_path / "mine").mkdir()
+        (tmp_path / "mine" / "notes.txt").write_text("mine")
+        c.write(tmp_path / "mine")
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("args", [(), ("--mu", "1e5", "--scheme", "paoli", "--h", "1e-3", "--external", "lim.csv")])
+def test_compare_write_is_the_program_s(cli, tmp_path, args):
+    """Comparison.write and `penlim compare --no-plots` write the same directory (but the times the
+    runs took, and the manifest's hashes of the files holding them), and `penlim plot` draws the same
+    figures from either."""
+    lim = penlim.limit("wedge", t_end=2)
+    np.savetxt(tmp_path / "lim.csv", lim.table[:, [0, 2, 3, 4, 5]], delimiter=",", header="t,q1,q2,v1,v2",
+               comments="", fmt="%.17g")
+    kw = {"mu": [1e5], "schemes": {"paoli": [1e-3]}, "external": [str(tmp_path / "lim.csv")]} if args else {}
+    if args:
+        args = args[:-1] + (str(tmp_path / "lim.csv"),)
+    penlim.compare("wedge", t_end=2, **kw).write(tmp_path / "py")
+    cli("compare", "wedge", "--t-end", "2", *args, "--no-plots", "--out", "cmd", "--quiet")
+    assert directory_differences(tmp_path / "py", tmp_path / "cmd") == []
+    py, cmd = (json.loads((tmp_path / d / "manifest.json").read_text()) for d in ("py", "cmd"))
+    assert py["command"] == "compare" and py["files"] == cmd["files"]
+    timed = {f for f in cmd["files"] if "seconds" in (tmp_path / "cmd" / f).read_text()}
+    assert {f for f in cmd["files"] if py["content_hashes"][f] != cmd["content_hashes"][f]} <= timed
+    if args:  # the figures once (gnuplot's time)
+        cli("plot", "py")
+        cli("plot", "cmd")
+        assert directory_differences(tmp_path / "py", tmp_path / "cmd") == []
+        assert (tmp_path / "py" / "compare_work.gp").exists() and (tmp_path / "py" / "compare_work.png").exists()
+
+
+def test_run_limit_and_sweep_write_are_the_program_s(cli, tmp_path):
+    """Solution.write and Sweep.write write the directories of `penlim run`, `penlim limit` and `penlim
+    sweep --no-plots`, manifest.json included (but the times the runs took and the manifest's hashes of
+    the files holding them): penlim.load and `penlim plot` take them as the command's."""
+    penlim.run("bouncing_ball", mu=3e5, e=0.7, samples=300).write(tmp_path / "run")
+    cli("run", "bouncing_ball", "--mu", "3e5", "--set", "e=0.7", "--samples", "300", "--out", "run_cmd", "--quiet")
+    penlim.limit("wedge", t_end=2).write(tmp_path / "limit")
+    cli("limit", "wedge", "--t-end", "2", "--out", "limit_cmd", "--quiet")
+    penlim.sweep("bouncing_ball", mu=[1e4, 1e6], e=0.7, max_steps=100000).write(tmp_path / "sweep")
+    cli("sweep", "bouncing_ball", "--mu", "1e4,1e6", "--set", "e=0.7", "--max-steps", "100000", "--no-plots",
+        "--no-isolate", "--out", "sweep_cmd", "--quiet")
+    for d in ("run", "limit", "sweep"):
+        assert directory_differences(tmp_path / d, tmp_path / f"{d}_cmd") == [], d
+        manifest = json.loads((tmp_path / d / "manifest.json").read_text())
+        assert manifest["command"] == d and manifest["model"]["file"] is None
+        cli("plot", d)
+        cli("plot", f"{d}_cmd")
+        assert directory_differences(tmp_path / d, tmp_path / f"{d}_cmd") == [], f"{d} plotted"
+    assert json.loads((tmp_path / "run" / "manifest.json").read_text())["samples"] == 300
+    assert [r["status"] for r in json.loads((tmp_path / "sweep" / "manifest.json").read_text())["runs"]] == ["ok"] * 2
+    assert isinstance(penlim.load(tmp_path / "sweep"), penlim.Sweep)
+    assert same_bits(penlim.load(tmp_path / "limit").table, penlim.load(tmp_path / "limit_cmd").table)
 
 
 def test_study_is_the_program_s(cli, tmp_path):
@@ -193,7 +252,7 @@ def test_study_and_compare_of_a_python_model():
     assert np.allclose(column(st.table, "restitution_first"), [0.3, 0.6], atol=5e-3)
     c = penlim.compare(Ball(), mu=[1e5, 1e7], e=0.5)
     sup_q = column(c.table, "sup_q")
-    assert 0 < sup_q[1] < sup_q[0]
+    assert sup_q[0] == 0 and 0 < sup_q[2] < sup_q[1]  # the limit solution's row first
 
 
 # Today's names as version 0.2 wrote them (docs/formats.md, "One vocabulary"), applied all at once.
@@ -285,15 +344,17 @@ def test_plots_of_a_sweep_and_a_study(tmp_path):
     from conftest import read_csv as _  # noqa: F401 (the same directory of tests)
     sw = penlim.sweep("bouncing_ball", mu=[1e3, 1e4, 1e5, 1e6], e=0.6, t_end=2, jobs=2)
     conv = penlim._files.read_columns(os.path.join(sw._dir(), "convergence.csv"))
-    quantities = list(dict.fromkeys(conv["quantity"]))
+    quantities = [q for q in dict.fromkeys(conv["quantity"]) if q]  # (no name: the blank lines between blocks)
     fig = sw.plot()
-    ax = fig.axes[0]
-    assert len(quantities) > 0 and len(ax.lines) == 2 * len(quantities)
-    first = [k for k, q in enumerate(conv["quantity"]) if q == quantities[0]]
-    assert np.array_equal(ax.lines[0].get_xdata(), conv["mu"][first])
-    assert np.array_equal(ax.lines[0].get_ydata(), conv["error"][first])
-    assert np.array_equal(ax.lines[1].get_ydata(), conv["fit"][first])
-    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    lines = [line for ax in fig.axes for line in ax.lines]
+    assert len(quantities) > 0 and len(lines) == 2 * len(quantities)
+    for q in quantities:  # each quantity's points, then its fit (test_figures.py: the panels)
+        (k,) = [j for j, line in enumerate(lines) if line.get_label().startswith(q + ":")]
+        rows = [j for j, name in enumerate(conv["quantity"]) if name == q]
+        assert np.array_equal(lines[k].get_xdata(), conv["mu"][rows])
+        assert np.array_equal(lines[k].get_ydata(), conv["error"][rows])
+        assert np.array_equal(lines[k + 1].get_ydata(), conv["fit"][rows])
+    assert all(ax.get_xscale() == "log" and ax.get_yscale() == "log" for ax in fig.axes)
     fig = sw.plot("trajectories")
     assert [a.get_ylabel() for a in fig.axes] == ["q1", "v1", "G1"]
     assert len(fig.axes[0].lines) == 5 and fig.axes[0].lines[-1].get_color() == "black"

@@ -12,7 +12,9 @@
 #include "model/loader.h"
 #include "solvers/solver.h"
 #include "study/compare.h"
+#include "study/compare_run.h"
 #include "io/external.h"
+#include "io/outdir.h"
 #include "io/report.h"
 #include "io/study_report.h"
 #include "io/sweep_report.h"
@@ -433,35 +435,110 @@ PL_API void pl_solution_work(const pl_solution *sol, long *steps, long *rhs_eval
  * (the library does not read the process's umask: changing it to read it is not thread-safe). */
 #define LIBRARY_FILE_MODE 0644
 
-/* An output into dir, created if missing (out to be freed whatever the status). */
-static pl_status open_output(pl_output *out, const char *dir, pl_error *err)
+/* Write a results directory as the program does: the directory opened and locked, refused if it
+ * holds files penlim did not write, the journal, the files planned written by write(), then
+ * manifest.json (manifest, with the files written and their hashes).  write's PL_ERR_SOLVER (a
+ * budget stopped some files) still finishes the directory, and is returned. */
+static pl_status write_directory(const char *dir, const pl_strings *planned, json_t *manifest,
+                                 pl_status (*write)(pl_output *out, void *user, pl_error *err), void *user,
+                                 pl_error *err)
 {
-    pl_output_init(out, dir ? dir : "", LIBRARY_FILE_MODE, NULL);
     if (!dir || !*dir)
         return pl_fail(err, PL_ERR_INPUT, "no directory given");
-    pl_status s = pl_make_dir(dir, err);
-    return s != PL_OK ? s : pl_output_open(out, err);
+    if (!manifest)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    pl_output out;
+    pl_outdir_state st;
+    memset(&st, 0, sizeof st);
+    pl_output_init(&out, dir, LIBRARY_FILE_MODE, NULL);
+    int unlocked = 0;
+    pl_status s = pl_make_dir(dir, err); /* parents too; an unwritable place is PL_ERR_IO naming it */
+    if (s == PL_OK)
+        s = pl_outdir_open(&out, &unlocked, err);
+    if (s == PL_OK)
+        s = pl_outdir_scan(&out, &st, err);
+    if (s == PL_OK && (st.unsafe.n > 0 || st.foreign.n > 0)) {
+        char what[512];
+        pl_escape(st.unsafe.n ? st.unsafe.items[0] : st.foreign.items[0], what, sizeof what);
+        s = pl_fail(err, PL_ERR_INPUT, "%s holds files penlim did not write (%s): write into a new directory", dir,
+                    what);
+    }
+    json_t *journal = s == PL_OK ? json_deep_copy(manifest) : NULL;
+    pl_strings keep = {0};
+    if (s == PL_OK)
+        s = journal ? pl_outdir_begin(&out, &st, journal, planned, &keep, err) : pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    json_decref(journal);
+    pl_error stopped = {PL_OK, ""};
+    pl_status ws = s == PL_OK ? write(&out, user, &stopped) : PL_OK;
+    if (ws != PL_OK && ws != PL_ERR_SOLVER) {
+        s = ws;
+        if (err)
+            *err = stopped;
+    }
+    if (s == PL_OK)
+        s = pl_outdir_finish(&out, &st, planned, manifest, err);
+    if (s == PL_OK && ws == PL_ERR_SOLVER) {
+        s = ws;
+        if (err)
+            *err = stopped;
+    }
+    pl_outdir_state_free(&st);
+    pl_outdir_close(&out);
+    pl_output_free(&out);
+    return s;
+}
+
+typedef struct {
+    const pl_model *model;
+    const pl_solution *sol;
+} solution_writing;
+
+static pl_status write_solution_files(pl_output *out, void *user, pl_error *err)
+{
+    solution_writing *w = user;
+    pl_analysis analysis;
+    pl_error aerr;
+    pl_status as = pl_analyze_within(w->model, w->sol, NULL, &analysis, &aerr);
+    pl_status s = pl_write_solution(out, NULL, w->model, w->sol, as == PL_OK ? &analysis : NULL, NULL, err);
+    pl_analysis_free(&analysis);
+    return s;
+}
+
+PL_API pl_status pl_solution_write_run(const pl_model *model, const pl_solution *sol, const pl_setting *options,
+                                       size_t noptions, const char *dir, pl_error *err)
+{
+    if (!model || !sol || (noptions && !options))
+        return pl_fail(err, PL_ERR_INPUT, "pl_solution_write: no model or no solution (NULL), or options missing");
+    if (sol->n != model->n || sol->m != model->m)
+        return pl_fail(err, PL_ERR_INPUT, "pl_solution_write: the solution is not one of this model (%zu dofs, %zu "
+                       "constraints; the model has %zu, %zu)", sol->n, sol->m, model->n, model->m);
+    /* the options the manifest records: those given, the solver's as the solution holds them */
+    const pl_solver_type *solver = sol->solver;
+    pl_solve_opts o;
+    pl_solve_opts_init(&o, solver, model, sol->t_end);
+    pl_status s = set_options(&o, solver, options, noptions, NULL, err);
+    if (s != PL_OK)
+        return s;
+    o.t_end = sol->t_end;
+    memcpy(o.option, sol->option, sizeof o.option);
+    o.contacts = sol->contacts;
+    pl_strings planned = {0};
+    const char *files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json", "contacts.csv"};
+    for (size_t k = 0; s == PL_OK && k < sizeof files / sizeof files[0]; k++)
+        s = pl_strings_add(&planned, files[k], err);
+    json_t *manifest = pl_manifest_new(solver == &pl_solver_limit ? "limit" : "run", model, solver, &o, NULL);
+    manifest = manifest ? pl_manifest_model_identity(manifest, model, NULL, NULL) : NULL;
+    solution_writing w = {model, sol};
+    if (s == PL_OK)
+        s = write_directory(dir, &planned, manifest, write_solution_files, &w, err);
+    json_decref(manifest);
+    pl_strings_free(&planned);
+    return s;
 }
 
 PL_API pl_status pl_solution_write(const pl_model *model, const pl_solution *sol, const char *dir, pl_error *err)
 {
-    if (!model || !sol)
-        return pl_fail(err, PL_ERR_INPUT, "pl_solution_write: no model or no solution (NULL)");
-    if (sol->n != model->n || sol->m != model->m)
-        return pl_fail(err, PL_ERR_INPUT, "pl_solution_write: the solution is not one of this model (%zu dofs, %zu "
-                       "constraints; the model has %zu, %zu)", sol->n, sol->m, model->n, model->m);
-    pl_output out;
-    pl_status s = open_output(&out, dir, err);
-    if (s == PL_OK) {
-        pl_analysis analysis;
-        pl_error aerr;
-        pl_status as = pl_analyze_within(model, sol, NULL, &analysis, &aerr);
-        s = pl_write_solution(&out, NULL, model, sol, as == PL_OK ? &analysis : NULL, NULL, err);
-        pl_analysis_free(&analysis);
-    }
-    pl_output_close(&out);
-    pl_output_free(&out);
-    return s;
+    return pl_solution_write_run(model, sol, NULL, 0, dir, err);
 }
 
 /* ---- studies ---- */
@@ -523,18 +600,158 @@ PL_API pl_status pl_sweep_model_with(const pl_model *model, const char *solver, 
     return PL_OK;
 }
 
+typedef struct {
+    const pl_model *model;
+    const pl_sweep *sw;
+    json_t *manifest;
+} sweep_writing;
+
+/* The runs' files, the limit solution's and the tables; then each run in the manifest with its files. */
+static pl_status write_sweep_files(pl_output *out, void *user, pl_error *err)
+{
+    sweep_writing *w = user;
+    const pl_sweep *sw = w->sw;
+    pl_status s = PL_OK;
+    for (size_t k = 0; s == PL_OK && k < sw->n; k++)
+        s = pl_write_sweep_run(out, w->model, sw, k, NULL, err);
+    if (s == PL_OK)
+        s = pl_write_sweep(out, w->model, sw, NULL, err);
+    for (size_t k = 0; s == PL_OK && k < sw->n; k++) {
+        char sub[128];
+        pl_strings files = {0};
+        pl_sweep_run_dir(sw, k, sub, sizeof sub);
+        size_t len = strlen(sub);
+        for (size_t j = 0; s == PL_OK && j < out->written.n; j++)
+            if (strncmp(out->written.items[j], sub, len) == 0 && out->written.items[j][len] == '/')
+                s = pl_strings_add(&files, out->written.items[j], err);
+        if (s == PL_OK)
+            s = pl_manifest_add_run(w->manifest, sw->param[k], sw->runs[k].status == PL_OK ? "ok" : "failed", sub,
+                                    &files, err);
+        pl_strings_free(&files);
+    }
+    return s;
+}
+
 PL_API pl_status pl_sweep_write(const pl_model *model, const pl_sweep *sw, const char *dir, pl_error *err)
 {
     if (!model || !sw)
         return pl_fail(err, PL_ERR_INPUT, "pl_sweep_write: no model or no sweep (NULL)");
-    pl_output out;
-    pl_status s = open_output(&out, dir, err);
-    for (size_t k = 0; s == PL_OK && k < sw->n; k++)
-        s = pl_write_sweep_run(&out, model, sw, k, NULL, err);
+    pl_strings planned = {0};
+    pl_status s = pl_sweep_files(sw->param_name, sw->param, sw->n, sw->has_limit, 0, &planned, err);
+    json_t *manifest = pl_manifest_new("sweep", model, sw->solver, &sw->base, sw->param_name);
+    manifest = manifest ? pl_manifest_model_identity(manifest, model, NULL, NULL) : NULL;
+    sweep_writing w = {model, sw, manifest};
     if (s == PL_OK)
-        s = pl_write_sweep(&out, model, sw, NULL, err);
-    pl_output_close(&out);
-    pl_output_free(&out);
+        s = write_directory(dir, &planned, manifest, write_sweep_files, &w, err);
+    json_decref(manifest);
+    pl_strings_free(&planned);
+    return s;
+}
+
+/* ---- comparisons ---- */
+
+struct pl_compare {
+    pl_compare_set set;
+};
+
+PL_API pl_status pl_compare_model(const pl_model *model, const pl_compare_options *options, pl_compare **out,
+                                  pl_error *err)
+{
+    if (!out)
+        return pl_fail(err, PL_ERR_INPUT, "pl_compare_model: no place for the comparison (out is NULL)");
+    *out = NULL;
+    if (!model || !options || (options->noptions && !options->options))
+        return pl_fail(err, PL_ERR_INPUT, "pl_compare_model: no model, or options missing");
+    pl_solve_opts penalty;
+    pl_solve_opts_init(&penalty, &pl_solver_penalty, model, NAN);
+    pl_status s = set_options(&penalty, &pl_solver_penalty, options->options, options->noptions, NULL, err);
+    if (s != PL_OK)
+        return s;
+    penalty.cancel = options->cancel;
+    penalty.cancel_user = options->user;
+    if ((s = pl_solve_check(&pl_solver_penalty, model, &penalty, err)) != PL_OK)
+        return s;
+    pl_compare *c = calloc(1, sizeof *c);
+    if (!c)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    s = pl_compare_plan(&c->set, model, &penalty, options->specs, options->nspecs, options->work_precision != 0, err);
+    if (s == PL_OK) {
+        pl_comparison_opts copts = {.progress = options->progress, .user = options->user};
+        s = pl_compare_set_run(&c->set, model, &copts, err);
+    }
+    if (s != PL_OK) {
+        pl_compare_destroy(c);
+        return s;
+    }
+    *out = c;
+    if (options->cancel && options->cancel(options->user))
+        return pl_fail(err, PL_ERR_SOLVER, "cancelled");
+    return PL_OK;
+}
+
+PL_API void pl_compare_destroy(pl_compare *c)
+{
+    if (!c)
+        return;
+    pl_compare_set_free(&c->set);
+    free(c);
+}
+
+PL_API size_t pl_compare_size(const pl_compare *c)
+{
+    return c ? c->set.n : 0;
+}
+
+PL_API pl_status pl_compare_item(const pl_compare *c, size_t k, const char **solver, double *value,
+                                 const pl_solution **sol, pl_error *err)
+{
+    if (!c)
+        return pl_fail(err, PL_ERR_INPUT, "pl_compare_item: no comparison (NULL)");
+    if (k >= c->set.n)
+        return pl_fail(err, PL_ERR_INPUT, "solution %zu of a comparison of %zu", k, c->set.n);
+    const pl_comparison_item *it = &c->set.item[k];
+    if (solver)
+        *solver = it->solver->name;
+    if (value)
+        *value = c->set.e[k].param;
+    if (sol)
+        *sol = &it->sol;
+    if (it->sol.status != PL_OK) {
+        if (err)
+            *err = it->sol.error;
+        return it->sol.status;
+    }
+    return PL_OK;
+}
+
+PL_API const pl_solution *pl_compare_limit(const pl_compare *c)
+{
+    return c && c->set.ran ? &c->set.c.limit : NULL;
+}
+
+typedef struct {
+    const pl_model *model;
+    pl_compare *c;
+} compare_writing;
+
+static pl_status write_compare_files(pl_output *out, void *user, pl_error *err)
+{
+    compare_writing *w = user;
+    return pl_compare_set_write(&w->c->set, out, w->model, w->c->set.limit.max_seconds, err);
+}
+
+PL_API pl_status pl_compare_write(const pl_model *model, pl_compare *c, const char *dir, pl_error *err)
+{
+    if (!model || !c || !c->set.ran)
+        return pl_fail(err, PL_ERR_INPUT, "pl_compare_write: no model or no comparison (NULL)");
+    pl_strings planned = {0};
+    pl_status s = pl_compare_files(c->set.e, c->set.n, 0, &planned, err);
+    json_t *manifest = s == PL_OK ? pl_compare_manifest(&c->set, model, NULL, NULL) : NULL;
+    compare_writing w = {model, c};
+    if (s == PL_OK)
+        s = write_directory(dir, &planned, manifest, write_compare_files, &w, err);
+    json_decref(manifest);
+    pl_strings_free(&planned);
     return s;
 }
 

@@ -13,7 +13,7 @@
 #include "io/report.h"
 #include "study/analysis.h"
 #include "study/compare.h"
-#include "study/comparison.h"
+#include "study/compare_run.h"
 #include "study/family.h"
 
 static const char compare_usage[] =
@@ -50,157 +50,30 @@ static const char compare_usage[] =
     "  Without solutions: the penalty at mu = 1e4, 1e6, 1e8 and every scheme that applies to the\n"
     "  case at its 3 default h.  Other options as for 'penlim run'.\n";
 
-/* The solutions of compare (study/comparison.h) and their entries in its files (io/compare_report.h). */
-typedef struct {
-    pl_comparison_item *item;
-    pl_compare_entry *e;
-    size_t n, cap;
-} cmp_list;
-
-/* A new item of the solver, its entry empty: its index, or -1 if out of memory. */
-static long cmp_add(cmp_list *l, const pl_solver_type *solver)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 16;
-        pl_comparison_item *p = realloc(l->item, cap * sizeof *p);
-        if (p)
-            l->item = p;
-        pl_compare_entry *e = p ? realloc(l->e, cap * sizeof *e) : NULL;
-        if (!e)
-            return -1;
-        l->e = e;
-        l->cap = cap;
-    }
-    pl_comparison_item_init(&l->item[l->n], solver);
-    memset(&l->e[l->n], 0, sizeof l->e[l->n]);
-    return (long)l->n++;
-}
-
-static void cmp_free(cmp_list *l)
-{
-    for (size_t k = 0; k < l->n; k++)
-        pl_comparison_item_free(&l->item[k]);
-    free(l->item);
-    free(l->e);
-}
-
-/* Add a penalized run (mu) or a scheme's run (h): checked as a run is; returns -1 or an exit status. */
-static int cmp_add_solve(cmp_list *l, const case_options *o, const pl_model *model, const pl_solve_opts *penalty,
-                         const pl_solver_type *solver, double value, int quiet_skip)
-{
-    pl_solve_opts opts;
-    pl_error err;
-    const char *name = solver->refine;
-    if (solver == &pl_solver_penalty)
-        opts = *penalty;
-    else {
-        pl_solve_opts_init(&opts, solver, model, penalty->t_end);
-        opts.max_steps = penalty->max_steps;
-        opts.max_seconds = penalty->max_seconds;
-        opts.max_output = penalty->max_output;
-        opts.contacts = penalty->contacts;
-    }
-    int idx = pl_solver_option_index(solver, name);
-    opts.option[idx] = value;
-    if (pl_param_check(&solver->options[idx], value, &err) != PL_OK || pl_solve_check(solver, model, &opts, &err) != PL_OK) {
-        if (quiet_skip)
-            return -1; /* a default value outside the range of this case and t-end */
-        return failure(o->cmd, &err);
-    }
-    long k = cmp_add(l, solver);
-    if (k < 0)
-        return failure(o->cmd, &(pl_error){PL_ERR_NOMEM, "out of memory planning the solutions"});
-    l->item[k].opts = opts;
-    l->e[k].param_name = name;
-    l->e[k].param = value;
-    return -1;
-}
-
-static const pl_solver_type *scheme_named(const char *name)
-{
-    const pl_solver_type *s = pl_solver_find(name);
-    return s && s->family == PL_FAMILY_SCHEME ? s : NULL;
-}
-
-/* The solutions asked for (or the default set), every external file read and checked: all bad input
- * is found here, before anything is computed or written.  Returns -1 or an exit status. */
-static int cmp_plan(const case_options *o, const pl_model *model, const pl_solve_opts *penalty, cmp_list *l)
+/* The solutions asked for, in the library's terms (study/compare_run.h plans them): the numbers
+ * parsed, each --h after --work-precision refused.  Returns -1 or an exit status. */
+static int compare_specs(const case_options *o, pl_compare_spec *spec)
 {
     pl_error err;
-    int rc = -1;
-    int any_mu = 0, any_scheme = 0;
     for (size_t k = 0; k < o->nspec; k++) {
-        any_mu |= o->spec[k].kind == SPEC_MU;
-        any_scheme |= o->spec[k].kind == SPEC_SCHEME;
-    }
-    for (size_t k = 0; rc < 0 && k < o->nspec; k++) {
         const solution_spec *sp = &o->spec[k];
-        double value;
-        if (sp->kind == SPEC_MU && !o->work_precision) {
-            if (pl_parse_double(sp->text, &value, &err, "--mu") != PL_OK)
+        spec[k] = (pl_compare_spec){.value = NAN, .name = sp->text};
+        if (sp->kind == SPEC_MU) {
+            spec[k].kind = PL_COMPARE_MU;
+            if (!o->work_precision && pl_parse_double(sp->text, &spec[k].value, &err, "--mu") != PL_OK)
                 return failure(o->cmd, &err);
-            rc = cmp_add_solve(l, o, model, penalty, &pl_solver_penalty, value, 0);
-        } else if (sp->kind == SPEC_SCHEME) {
-            const pl_solver_type *s = scheme_named(sp->text);
-            if (!s)
-                return input_error(o->cmd, "unknown scheme '%s' (schemes: moreau_jean, paoli, maury)", sp->text);
-            if (s->applies && s->applies(model, &err) != PL_OK)
+        } else if (sp->kind == SPEC_SCHEME)
+            spec[k].kind = PL_COMPARE_SCHEME;
+        else if (sp->kind == SPEC_H) {
+            spec[k].kind = PL_COMPARE_H;
+            if (o->work_precision)
+                return input_error(o->cmd, "--h %s: --work-precision takes each scheme's 7 default h", sp->text);
+            if (pl_parse_double(sp->text, &spec[k].value, &err, "--h") != PL_OK)
                 return failure(o->cmd, &err);
-            size_t given = 0;
-            for (size_t j = k + 1; j < o->nspec && o->spec[j].kind == SPEC_H; j++, given++) {
-                if (o->work_precision)
-                    return input_error(o->cmd, "--h %s: --work-precision takes each scheme's 7 default h", o->spec[j].text);
-                if (pl_parse_double(o->spec[j].text, &value, &err, "--h") != PL_OK)
-                    return failure(o->cmd, &err);
-                if ((rc = cmp_add_solve(l, o, model, penalty, s, value, 0)) >= 0)
-                    return rc;
-            }
-            double v[PL_COMPARISON_MAX_DEFAULTS];
-            size_t nv = given ? 0 : pl_comparison_defaults(s, model, penalty->t_end, o->work_precision, v);
-            for (size_t j = 0; rc < 0 && j < nv; j++)
-                rc = cmp_add_solve(l, o, model, penalty, s, v[j], 1);
-        } else if (sp->kind == SPEC_EXTERNAL) {
-            long j = cmp_add(l, &pl_solver_external);
-            if (j < 0)
-                return failure(o->cmd, &(pl_error){PL_ERR_NOMEM, "out of memory planning the solutions"});
-            pl_comparison_item *it = &l->item[j];
-            pl_solution_free(&it->sol);
-            l->e[j].param_name = "file";
-            l->e[j].param = NAN;
-            l->e[j].file = sp->text;
-            pl_status s = pl_read_external(sp->text, model, penalty->t_end, penalty->contacts, &it->sol, &it->has_gamma, &err);
-            if (s == PL_ERR_INPUT)
-                return failure(o->cmd, &err);
-            if (s != PL_OK) { /* a read error (exit 1) or out of memory (exit 3): not the file's content */
-                fprintf(stderr, "penlim %s: %s\n", o->cmd, err.message);
-                return exit_code(s);
-            }
-        }
+        } else
+            spec[k].kind = PL_COMPARE_EXTERNAL;
     }
-    if (rc >= 0)
-        return rc;
-    /* The penalty's values: the sweep's grid when refining, the three defaults without solutions. */
-    double v[PL_COMPARISON_MAX_DEFAULTS];
-    if ((o->work_precision && (any_mu || !any_scheme)) || (!o->work_precision && o->nspec == 0)) {
-        size_t nv = pl_comparison_defaults(&pl_solver_penalty, model, penalty->t_end, o->work_precision, v);
-        for (size_t j = 0; rc < 0 && j < nv; j++)
-            rc = cmp_add_solve(l, o, model, penalty, &pl_solver_penalty, v[j], 1);
-    }
-    if (o->nspec == 0 || (o->work_precision && !any_scheme && !any_mu))
-        for (size_t k = 0; rc < 0 && k < pl_solver_count(); k++) {
-            const pl_solver_type *s = pl_solver_at(k);
-            if (s->family != PL_FAMILY_SCHEME || (s->applies && s->applies(model, &err) != PL_OK))
-                continue;
-            size_t nv = pl_comparison_defaults(s, model, penalty->t_end, o->work_precision, v);
-            for (size_t j = 0; rc < 0 && j < nv; j++)
-                rc = cmp_add_solve(l, o, model, penalty, s, v[j], 1);
-        }
-    for (size_t k = 0; k < l->n; k++) {
-        l->item[k].sol.solver = l->item[k].solver; /* named before it is solved */
-        l->e[k].sol = &l->item[k].sol;
-        pl_compare_entry_name(&l->e[k], k);
-    }
-    return rc;
+    return -1;
 }
 
 /* The parameter cell of a compare table row: "mu = 1e4", "h = 0.001", or the file name escaped. */
@@ -221,7 +94,7 @@ static void compare_param_text(const pl_solver_type *solver, const pl_compare_en
     }
 }
 
-static void print_compare_table(const pl_model *model, const pl_solution *limit, const cmp_list *l,
+static void print_compare_table(const pl_model *model, const pl_solution *limit, const pl_compare_set *l,
                                 const pl_family *fam, size_t nfam, const char *dir)
 {
     char v[PL_NUMBER_LEN], esc[1024];
@@ -288,7 +161,7 @@ static void print_compare_table(const pl_model *model, const pl_solution *limit,
 typedef struct {
     const pl_isolation *iso;
     const outdir_session *d;
-    const cmp_list *l;
+    const pl_compare_set *l;
     const pl_model *model;
     progress_state progress;
 } cmp_isolated;
@@ -326,75 +199,58 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     int isolate = o.isolate || (!o.no_isolate && o.loaded_from[0]);
     if (isolate && pl_isolation_init(&iso, &o, &err) != PL_OK)
         return failure(o.cmd, &err);
-    cmp_list l = {0};
+    pl_compare_set l = {0};
+    pl_compare_spec spec[MAX_SOLUTIONS];
     /* The set-up within the budget; then each solution has its own, as for run. */
-    if ((rc = cmp_plan(&o, model, &penalty, &l)) >= 0 || (rc = setup_within_budget(&o)) >= 0) {
-        cmp_free(&l);
+    if ((rc = compare_specs(&o, spec)) >= 0 ||
+        (rc = pl_compare_plan(&l, model, &penalty, spec, o.nspec, o.work_precision, &err) != PL_OK
+                  ? failure(o.cmd, &err)
+                  : -1) >= 0 ||
+        (rc = setup_within_budget(&o)) >= 0) {
+        pl_compare_set_free(&l);
         return rc;
     }
     watchdog_setup_done(&o);
     outdir_session d;
     if ((rc = outdir_start(&o, &d)) >= 0) {
-        cmp_free(&l);
+        pl_compare_set_free(&l);
         outdir_end(&d);
         return rc;
     }
     pl_status s = pl_compare_files(l.e, l.n, !o.no_plots, &d.planned, &err);
-    d.manifest = pl_manifest_new("compare", model, &pl_solver_limit, &lopts, NULL);
-    d.manifest = with_model_identity(d.manifest, &o, model);
+    d.manifest = with_model_identity(pl_manifest_new("compare", model, &pl_solver_limit, &l.limit, NULL), &o, model);
     json_t *journal = json_deep_copy(d.manifest);
     if (s == PL_OK)
         s = pl_outdir_begin(&d.out, &d.st, journal, &d.planned, &d.keep, &err);
     json_decref(journal);
     if (s != PL_OK) {
         fprintf(stderr, "penlim compare: %s\n", err.message);
-        cmp_free(&l);
+        pl_compare_set_free(&l);
         outdir_end(&d);
         return exit_code(s);
     }
     /* The limit solution once, then each solution measured against it, then the families. */
     cmp_isolated cio = {.iso = &iso, .d = &d, .l = &l, .model = model};
     progress_start(&cio.progress, "compare", o.quiet, 1);
-    pl_comparison_opts copts = {.limit = lopts, .solve = isolate ? solve_isolated : NULL,
+    pl_comparison_opts copts = {.solve = isolate ? solve_isolated : NULL,
                                 .progress = o.quiet ? NULL : compare_progress, .user = &cio};
-    pl_comparison c;
-    s = pl_comparison_run(model, l.item, l.n, &copts, &c, &err);
-    size_t failures = c.failures;
-    pl_solution *limit = &c.limit;
-    for (size_t k = 0; k < l.n; k++) {
-        pl_comparison_item *it = &l.item[k];
-        l.e[k].sol = &it->sol;
-        l.e[k].analysis = &it->analysis;
-        l.e[k].match = &it->match;
-        l.e[k].compared = it->compared;
-        l.e[k].res = it->res;
-    }
+    s = pl_compare_set_run(&l, model, &copts, &err);
+    pl_solution *limit = &l.c.limit;
     /* Each solution's files within a budget of their own, as a sweep's runs: a solution whose files
      * are stopped (or run out of memory) fails, the others go on; then the tables, within theirs:
      * stopped, the files written are complete and the manifest lists them. */
-    pl_error stopped, limit_files = {PL_OK, ""};
+    pl_error stopped;
     pl_status write_status = PL_OK;
     if (s == PL_OK) {
         progress_phase(&cio.progress, "files", "", 0, 1, 0);
-        write_status = s = pl_write_compare(&d.out, model, limit, &c.limit_analysis, &limit_files, l.e, l.n, c.fam,
-                                            c.nfam, lopts.max_seconds, &stopped);
+        write_status = s = pl_compare_set_write(&l, &d.out, model, lopts.max_seconds, &stopped);
         progress_phase(&cio.progress, "files", "", 1, 1, 0);
         if (s == PL_ERR_SOLVER)
             s = PL_OK;
         else if (s != PL_OK)
             err = stopped;
     }
-    if (limit_files.status != PL_OK && limit->status == PL_OK) { /* reported as the tables report it */
-        limit->status = limit_files.status;
-        limit->error = limit_files;
-        failures++;
-    }
-    for (size_t k = 0; k < l.n; k++)
-        if (l.e[k].files.status != PL_OK && l.item[k].sol.status == PL_OK) {
-            l.item[k].sol.status = l.e[k].files.status;
-            l.item[k].sol.error = l.e[k].files;
-            failures++;
-        }
+    size_t failures = l.c.failures;
     pl_error plot_err;
     /* the figures, like each solution, within --max-seconds of their own start */
     pl_budget figures = {o.max_seconds, pl_now_seconds()};
@@ -417,7 +273,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
                     plot_err.message, out);
         }
         if (!o.quiet) {
-            print_compare_table(model, limit, &l, c.fam, c.nfam, o.out);
+            print_compare_table(model, limit, &l, l.c.fam, l.c.nfam, o.out);
             if (!o.no_plots && plots == PL_OK) {
                 char out[1024];
                 pl_escape(o.out, out, sizeof out);
@@ -437,8 +293,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     if (s == PL_OK && write_status != PL_OK)
         fprintf(stderr, "penlim compare: %s\n", stopped.message);
     rc = s != PL_OK ? exit_code(s) : failures || write_status != PL_OK ? 3 : 0;
-    pl_comparison_free(&c);
-    cmp_free(&l);
+    pl_compare_set_free(&l);
     outdir_end(&d);
     return rc;
 }

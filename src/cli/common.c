@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/common.h"
+#include "study/compare_run.h"
 #include "core/clock.h"
 #include "io/report.h"
 #include "laws/law.h"
@@ -65,13 +66,7 @@ static int hash_file(const char *path, char *out)
  * released) if out of memory, as PL_JSON_SET. */
 json_t *with_model_identity(json_t *manifest, const case_options *o, const pl_model *model)
 {
-    json_t *j = json_object();
-    PL_JSON_SET(j, "file", o->loaded_from[0] ? json_string(o->loaded_from) : json_null());
-    PL_JSON_SET(j, "content_hash", o->loaded_from[0] ? json_string(o->model_hash) : json_null());
-    PL_JSON_SET(j, "derivatives", json_string(model->type->derivatives == PL_DERIVATIVES_NONE
-                                                  ? "difference quotients"
-                                                  : "given"));
-    return PL_JSON_SET(manifest, "model", j);
+    return pl_manifest_model_identity(manifest, model, o->loaded_from[0] ? o->loaded_from : NULL, o->model_hash);
 }
 
 /* Parse argv for the commands that solve a case; returns -1 to continue, or an exit status. */

@@ -2,8 +2,8 @@
  * of the positions in t (also outside a window around a Zeno point), L1 distance of the
  * velocities, the errors of impacts matched by time (study/impact_match.h: time and post-impact
  * velocity), and the uniform distance in s = Gamma(t). */
-#ifndef PL_COMPARE_H
-#define PL_COMPARE_H
+#ifndef PL_STUDY_COMPARE_H
+#define PL_STUDY_COMPARE_H
 
 #include "solvers/solution.h"
 #include "solvers/solver.h"

@@ -760,6 +760,7 @@ pl_status pl_sweep_run(const pl_model *model, const double *values, size_t n, co
     const pl_solver_type *solver = opts->solver;
     sw->solver = solver;
     sw->param_name = solver->refine;
+    sw->base = opts->base;
     int refined = solver->refine ? pl_solver_option_index(solver, solver->refine) : -1;
     if (refined < 0) {
         pl_sweep_free(sw);

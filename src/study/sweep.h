@@ -95,6 +95,7 @@ typedef struct pl_sweep {
     double *x;     /* the refinement x -> infinity that rates are fitted against: mu, or 1/h_used (the
                       step a scheme took: h itself when it divides t_end) */
     double t_end, noise_rtol;
+    pl_solve_opts base; /* the options of every run but the refined one (recorded in its manifest) */
     pl_solution *runs;
     int *reused; /* run k was read back (opts.reuse), not solved */
     pl_analysis *analysis;
