@@ -3,8 +3,8 @@
 # |q - q_lim|_inf against t on a log scale (compare_deviation.csv), where a solution leaving the
 # limit shows whatever its size.  From compare_trajectories_s.gp: q_j and v_j against s = Gamma(t),
 # a scheme's and an external file's s being their discrete Gamma, without the deviation panels.
-# Solutions are grouped by family: one hue per family, lighter, dashed and marked otherwise for the
-# coarser members (styles.gp).  The limit solution is the black dashed line, drawn last.
+# Solutions are grouped by family: one hue per family, lighter for the coarser members, and each
+# solution its own dash and marker (styles.gp).  The limit solution is the black dashed line, drawn last.
 # Data: SOLUTION/trajectory.csv (t,gamma,q1..qn,v1..vn,G1..Gm,...) or trajectory_s.csv (s,t,q,v);
 # compare_config.gp names the solutions; compare_deviation.csv.
 load 'compare_config.gp'
@@ -43,8 +43,15 @@ H = int(70 + prows * 280 + key_px + 50)
 col(p) = p <= 2*ndof ? ((p - 1) % 2 == 0 ? 2 + (p + 1)/2 : 2 + ndof + p/2) : 2 + 2*ndof + (p - 2*ndof)
 qty(p) = p <= 2*ndof ? sprintf('%s%d', (p - 1) % 2 == 0 ? 'q' : 'v', (p + 1)/2) : sprintf('G%d', p - 2*ndof)
 sol_colour(k) = fam_colour(sol_fam[k], sol_rank[k], sol_n[k])
-sol_dash(k) = fam_dash(sol_rank[k], sol_n[k])
-sol_point(k) = fam_point(sol_rank[k])
+# each solution's dash and marker are its linetype's, k in the order of compare_config.gp: unique in
+# the figure (up to 15 solutions), whatever the family's shades print as in grey; about n_markers
+# markers along each (compare_deviation.csv has at most 2000 rows per solution: one every 150)
+array sol_pi[nsol > 0 ? nsol : 1]
+do for [k=1:nsol] {
+    undefine STATS_records
+    stats word(dirs, k).'/'.file using 1 nooutput
+    sol_pi[k] = marker_every(have_stats(0) ? STATS_records : 0)
+}
 print sprintf('%s: key entries: %d', name, nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, name, W, H)
@@ -55,7 +62,7 @@ do for [fmt in formats] {
     do for [p=1:2*ndof + (in_s ? 0 : ncon)] {
         set ylabel axis(qty(p))
         c = col(p)
-        plot for [k=1:nsol] word(dirs, k).'/'.file using 1:c with lines lc rgb sol_colour(k) dt sol_dash(k) lw 1.5 title label_key(word(labels, k)), \
+        plot for [k=1:nsol] word(dirs, k).'/'.file using 1:c with linespoints lt k lc rgb sol_colour(k) pi sol_pi[k] title label_key(word(labels, k)), \
              'limit/'.file using 1:c with lines @limit_style title 'limit solution'
         unset key
     }
@@ -77,7 +84,7 @@ do for [fmt in formats] {
                 do for [k=1:nsol] { if (sol_fam[k] eq fam) { k_hi = k; if (k_lo == 0) { k_lo = k } } }
                 plot for [k=k_lo:k_hi] 'compare_deviation.csv' \
                     using 2:(sol_fam[k] eq fam && strcol(1) eq word(labels, k) && column(3) > 0 ? column(3) : NaN) \
-                    with lines lc rgb sol_colour(k) dt sol_dash(k) lw 1.5 notitle
+                    with linespoints lt k lc rgb sol_colour(k) pi -150 notitle
             } else {
                 set label 4 'no deviation above 0' at graph 0.5, graph 0.5 center
                 plot [0:1] [1:10] NaN notitle

@@ -76,11 +76,21 @@ do for [fmt in formats] {
                     set label nt sprintf('rate %g', pr) at xa * 10**0.5, yl * 0.6 center front font ',9'
                 }
             }
+            # each quantity's fit: a thin solid segment in its colour from its first to its last mu (or h),
+            # drawn as an arrow without heads, behind the points (a line of the plot would be a second
+            # curve of that colour, one more dash among the panel's)
+            unset arrow
+            do for [i=1:nq] { if (kind_of_block[i] == g) {
+                fxa = NaN; fya = NaN; fxb = NaN; fyb = NaN
+                stats 'convergence.csv' index i-1 using (column(conv_x) == column(conv_x) && column(conv_fit) > 0 ? \
+                    (fxa != fxa ? (fxa = column(conv_x), fya = column(conv_fit)) : (fxb = column(conv_x), fyb = column(conv_fit)), 0) : 0) nooutput
+                if (fxa == fxa && fxb == fxb) {
+                    set arrow i from fxa, fya to fxb, fyb nohead back lc rgb word(palette, (i-1)%8+1) dt 1 lw 1
+                }
+            } }
             plot for [i=1:nq] 'convergence.csv' index i-1 using conv_x:(kind_of_block[i] == g ? column(conv_error) : NaN) \
                      with linespoints lt i \
-                     title (kind_of_block[i] == g ? sym(conv_name[i]).(same_ ? '' : in_unit(conv_name[i])).': rate '.rate_text[i] : ''), \
-                 for [i=1:nq] 'convergence.csv' index i-1 using conv_x:(kind_of_block[i] == g ? column(conv_fit) : NaN) \
-                     with lines lc rgb word(palette, (i-1)%8+1) dt 1 lw 1 notitle
+                     title (kind_of_block[i] == g ? sym(conv_name[i]).(same_ ? '' : in_unit(conv_name[i])).': rate '.rate_text[i] : '')
         }
     }
     unset multiplot

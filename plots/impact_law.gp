@@ -16,6 +16,8 @@ kr = key_rows(nkey, kc)
 key_px = kr * row_h + 24
 npanels = na > 0 ? 2 : 1
 H = int(70 + npanels * 360 + key_px + 50)
+stats 'impact_law.csv' using 1 nooutput
+rows = STATS_records
 print sprintf('impact_law: key entries: %d', nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, 'impact_law', W, H)
@@ -29,13 +31,14 @@ do for [fmt in formats] {
     set ylabel 'restitution e'
     set yrange [0:1.05]
     plot 'impact_law.csv' using 1:2 with lines @limit_style title 'exact (limit of the law)', \
-         for [j=1:na] '' using 1:(column(2 + j)) with lines lt j title word(approximations, j) noenhanced
+         for [j=1:na] '' using 1:(column(2 + j)) with linespoints lt j pi marker_every(rows) title word(approximations, j) noenhanced
     unset key
     if (na > 0) {
         set yrange [*:*]
         set ylabel 'e_{approx} - e'
-        plot 0 with lines lc rgb 'gray' notitle, \
-             for [j=1:na] 'impact_law.csv' using 1:(column(2 + na + j)) with lines lt j notitle
+        set xzeroaxis lc rgb 'gray' lw 1
+        plot for [j=1:na] 'impact_law.csv' using 1:(column(2 + na + j)) with linespoints lt j pi marker_every(rows) notitle
+        unset xzeroaxis
     }
     unset multiplot
 }
