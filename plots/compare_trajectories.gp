@@ -32,7 +32,21 @@ do for [k=1:nsol] {
 do for [k=1:nsol] { sol_n[k] = sum [i=1:nsol] (sol_fam[i] eq sol_fam[k] ? 1 : 0) }
 nfam = words(families_shown)
 ndev = (in_s || !deviation) ? 0 : nfam
-npanels = 2*ndof + (in_s ? 0 : ncon) + ndev
+# G_i's panel only when G_i differs from every q_j somewhere (on the limit's rows; at most 64 pairs,
+# beyond which every G panel is kept): the ball's G_1 is q_1, a panel that would repeat q_1's
+array g_shown[ncon > 0 ? ncon : 1]
+ng = 0
+do for [i=1:ncon] {
+    g_shown[i] = 1
+    if (!in_s && ndof * ncon <= 64) {
+        do for [j=1:ndof] {
+            stats 'limit/'.file using (abs(column(2 + 2*ndof + i) - column(2 + j))) nooutput
+            if (STATS_max == 0) { g_shown[i] = 0 }
+        }
+    }
+    ng = ng + (in_s ? 0 : g_shown[i])
+}
+npanels = 2*ndof + ng + ndev
 prows = int((npanels + 1) / 2)
 W = 1300
 kc = key_cols(nkey, klen, W)
@@ -59,13 +73,13 @@ do for [fmt in formats] {
         title sprintf('%s: solutions against the limit solution, in %s', spaced(case_name), xname)
     set xlabel axis(xname)
     eval key_cmd(kr, key_px, H)
-    do for [p=1:2*ndof + (in_s ? 0 : ncon)] {
+    do for [p=1:2*ndof + (in_s ? 0 : ncon)] { if (p <= 2*ndof || g_shown[p - 2*ndof]) {
         set ylabel axis(qty(p))
         c = col(p)
         plot for [k=1:nsol] word(dirs, k).'/'.file using 1:c with linespoints lt k lc rgb sol_colour(k) pi sol_pi[k] title label_key(word(labels, k)), \
              'limit/'.file using 1:c with lines @limit_style title 'limit solution'
         unset key
-    }
+    } }
     if (ndev > 0) {
         set logscale y
         set format y '10^{%T}'

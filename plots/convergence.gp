@@ -27,16 +27,31 @@ do for [i=1:nq] {
     if (kind_of_block[i] < 1) { kind_of_block[i] = 3 }
     kind_count[kind_of_block[i]] = kind_count[kind_of_block[i]] + 1
 }
+last_g = 0
+do for [g=1:4] { if (kind_count[g] > 0) { last_g = g } }
 npan = (kind_count[1] > 0) + (kind_count[2] > 0) + (kind_count[3] > 0) + (kind_count[4] > 0)
 pcols = 1
 prows = npan
 sgn = param eq 'h' ? 1 : -1
+# the quantities measured but not fitted (plots_config.gp's conv_dropped, NAME:REASON), said below
+# the panels: a quantity is never left out silently
+if (!exists('conv_dropped')) conv_dropped = ''
+ndrop = words(conv_dropped)
+reason_words(r) = r eq 'at-floor' ? 'every error at its noise floor' : (r eq 'too-few' ? \
+    'too few errors above the noise floors' : (r eq 'no-limit' ? 'no limit under the law' : \
+    (r eq 'uncertain' ? 'fitted rate within its standard error' : '?')))
+drop_note = ''
+do for [w=1:ndrop] {
+    wd_ = colons(word(conv_dropped, w))
+    drop_note = drop_note.(w > 1 ? ';  ' : '').sym(word(wd_, 1)).': '.reason_words(word(wd_, 2))
+}
+note_px = ndrop > 0 ? 40 : 0
 W = 1300
-H = int(70 + prows * 360 + 40)
+H = int(70 + prows * 360 + 40 + note_px)
 print sprintf('convergence: key entries: %d', nq)
 do for [fmt in formats] {
     eval term_cmd(fmt, 'convergence', W, H)
-    set multiplot layout prows,pcols margins 0.07,0.62,50./H,1 - 60./H spacing 0.1,100./H \
+    set multiplot layout prows,pcols margins 0.07,0.62,(50. + note_px)/H,1 - 60./H spacing 0.1,100./H \
         title sprintf('%s, %s: errors against %s (thin lines: least-squares fits; triangles: predicted rates)', \
                       spaced(case_name), solver_words(solution), sym(param))
     set key at screen 0.64, graph 1 left top vertical Left reverse samplen 2 spacing 1.1 width 1
@@ -61,6 +76,9 @@ do for [fmt in formats] {
             done_ = ' '
             unset object
             unset label
+            if (ndrop > 0 && g == last_g) {
+                set label 99 'not fitted (sweep.json says why): '.drop_note at screen 0.02, screen 14./H left front font ',9'
+            }
             do for [i=1:nq] {
                 p_ = sprintf('%g', predicted[i])
                 if (kind_of_block[i] == g && predicted[i] == predicted[i] && predicted[i] > 0 && \

@@ -24,6 +24,7 @@ do for [fmt in formats] {
     else { unset logscale cb; set format cb '% h'; set cblabel axis(quantity) }
     set xlabel axis(xname)
     set ylabel axis(yname)
+    set offsets 0, 0, 0, 0
     set autoscale xfix
     set autoscale yfix
     set autoscale cbfix

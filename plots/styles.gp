@@ -22,6 +22,9 @@ do for [k=1:40] {
     else { eval sprintf('set linetype %d lc rgb "%s" dt (%s) lw 1.5 pt %d ps 0.7 pi 1', k, word(palette, (k-1)%8+1), d_, style_point(k)) }
 }
 set linetype cycle 40
+# a margin above and below the data, so that no extreme value (the top of a rebound, mu G's 0) runs
+# along the frame; scripts whose ranges are fixed or whose cells fill the frame (study_map) set their own
+set offsets 0, 0, graph 0.05, graph 0.05
 # markers along a curve of many rows: about this many, evenly in rows (pointinterval -N blanks the line
 # around each); marker_every(rows) is the interval
 n_markers = 12

@@ -84,11 +84,11 @@ W = 1300
 kc = key_cols(nkey, klen, W)
 kr = key_rows(nkey, kc)
 key_px = kr * row_h + 24
-H = int(70 + prows * 280 + key_px + 50)
+H = int(70 + prows * 280 + (zoom ? 25 * (prows - 1) : 0) + key_px + 50)
 print sprintf('%s: key entries: %d', name, nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, name, W, H)
-    set multiplot layout prows,2 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
+    set multiplot layout prows,2 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,(zoom ? 85. : 60.)/H \
         title sprintf('%s, %s: trajectories in %s, refining %s', spaced(case_name), solver_words(solution), xname, sym(param))
     set xlabel axis(xname)
     eval key_cmd(kr, key_px, H)

@@ -203,6 +203,7 @@ int main(int argc, char **argv)
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
     CHECK(system(cmd) == 0, "scratch directory");
+    char *svg = NULL;
     const struct {
         const char *args, *sub;
         int min_scripts;
@@ -232,8 +233,31 @@ int main(int argc, char **argv)
                   jobs[k].min_scripts);
         }
     }
+    /* compare_work's x is the work (rhs_evals), which grows along each family of the wedge's comparison as
+     * it is refined (compare.csv): each family's line runs left to right (in wall time, the penalty's
+     * ran backwards, 1.11, 1.10, 1.11 ms) */
+    svg = slurp("compare/compare_work.svg");
+    int lines = 0, backwards = 0;
+    for (const char *g = svg; g && (g = strstr(g, "<g id=\"gnuplot_plot_")) != NULL; g++) {
+        const char *end = group_end(g), *data = NULL;
+        for (const char *p = g; (p = strstr(p, "<path")) != NULL && end && p < end; p++)
+            data = p; /* the last path: the data's (a key sample comes first) */
+        const char *d = data ? strstr(data, "d='M") : NULL;
+        if (!d || strstr(d, "L") == NULL || strchr(d + 3, '\'') < strstr(d, "L"))
+            continue;
+        lines++;
+        double last = -1, x;
+        for (const char *c = d + 3; *c != '\''; c++)
+            if ((*c == 'M' || *c == 'L') && sscanf(c + 1, "%lf", &x) == 1) {
+                backwards += x < last - 1e-9;
+                last = x;
+            }
+    }
+    CHECK(lines >= 4 && backwards == 0, "compare_work (wedge): %d family lines, %d steps to the left", lines, backwards);
+    CHECK(svg && strstr(svg, "right-hand-side evaluations"), "compare_work's x axis says it is right-hand-side evaluations");
+    free(svg);
     /* compare_work labels each point with its value's short form, every significant digit */
-    char *svg = slurp("compare_labels/compare_work.svg");
+    svg = slurp("compare_labels/compare_work.svg");
     CHECK(svg && strstr(svg, "1.5·10") && strstr(svg, "2.5·10") && strstr(svg, ">0.0015<"),
           "compare_work labels mu = 1.5e5, 2.5e5 and h = 0.0015 as 1.5·10^5, 2.5·10^5, 0.0015");
     free(svg);
