@@ -59,13 +59,19 @@ qty(p) = p <= 2*ndof ? sprintf('%s%d', (p - 1) % 2 == 0 ? 'q' : 'v', (p + 1)/2) 
 sol_colour(k) = fam_colour(sol_fam[k], sol_rank[k], sol_n[k])
 # each solution's dash and marker are its linetype's, k in the order of compare_config.gp: unique in
 # the figure (up to 15 solutions), whatever the family's shades print as in grey; about n_markers
-# markers along each (compare_deviation.csv has at most 2000 rows per solution: one every 150)
+# markers along each, in its trajectory and in its deviation (its rows of compare_deviation.csv)
 array sol_pi[nsol > 0 ? nsol : 1]
+array dev_pi[nsol > 0 ? nsol : 1]
 do for [k=1:nsol] {
     undefine STATS_records
     stats word(dirs, k).'/'.file using 1 nooutput
     sol_pi[k] = marker_every(have_stats(0) ? STATS_records : 0)
+    dev_pi[k] = 0
 }
+if (!in_s && deviation) {
+    stats 'compare_deviation.csv' using (sum [k=1:nsol] (strcol(1) eq word(labels, k) ? (dev_pi[k] = dev_pi[k] + 1, 0) : 0)) nooutput
+}
+do for [k=1:nsol] { dev_pi[k] = marker_every(dev_pi[k]) }
 print sprintf('%s: key entries: %d', name, nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, name, W, H)
@@ -98,7 +104,7 @@ do for [fmt in formats] {
                 do for [k=1:nsol] { if (sol_fam[k] eq fam) { k_hi = k; if (k_lo == 0) { k_lo = k } } }
                 plot for [k=k_lo:k_hi] 'compare_deviation.csv' \
                     using 2:(sol_fam[k] eq fam && strcol(1) eq word(labels, k) && column(3) > 0 ? column(3) : NaN) \
-                    with linespoints lt k lc rgb sol_colour(k) pi -150 notitle
+                    with linespoints lt k lc rgb sol_colour(k) pi dev_pi[k] notitle
             } else {
                 set label 4 'no deviation above 0' at graph 0.5, graph 0.5 center
                 plot [0:1] [1:10] NaN notitle

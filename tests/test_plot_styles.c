@@ -90,6 +90,55 @@ static const char *group_end(const char *g)
     return NULL;
 }
 
+/* compare.csv's rhs_evals and solution of each solution computed (status ok, not the limit), grouped by
+ * family in order of first appearance (as compare_work draws them); the number of rows. */
+static int csv_rhs_by_family(const char *csv, double *rhs, char (*fam)[32], int max)
+{
+    int col_solution = -1, col_status = -1, col_rhs = -1, n = 0, c = 0;
+    const char *line = csv;
+    for (const char *f = csv; *f && *f != '\n'; c++) { /* the header: columns by name */
+        size_t len = strcspn(f, ",\n");
+        col_solution = len == 8 && strncmp(f, "solution", 8) == 0 ? c : col_solution;
+        col_status = len == 6 && strncmp(f, "status", 6) == 0 ? c : col_status;
+        col_rhs = len == 9 && strncmp(f, "rhs_evals", 9) == 0 ? c : col_rhs;
+        f += len + (f[len] == ',');
+    }
+    double row_rhs[64];
+    char row_fam[64][32];
+    int rows = 0;
+    while ((line = strchr(line, '\n')) != NULL && line[1] && rows < max && rows < 64) {
+        line++;
+        char sol[32] = "", status[16] = "";
+        double v = NAN;
+        c = 0;
+        for (const char *f = line; *f && *f != '\n'; c++) {
+            size_t len = strcspn(f, ",\n");
+            if (c == col_solution)
+                snprintf(sol, sizeof sol, "%.*s", (int)(len < 31 ? len : 31), f);
+            if (c == col_status)
+                snprintf(status, sizeof status, "%.*s", (int)(len < 15 ? len : 15), f);
+            if (c == col_rhs)
+                v = strtod(f, NULL);
+            f += len + (f[len] == ',');
+        }
+        if (strcmp(sol, "limit") != 0 && strcmp(status, "ok") == 0) {
+            snprintf(row_fam[rows], 32, "%s", sol);
+            row_rhs[rows++] = v;
+        }
+    }
+    for (int k = 0; k < rows; k++) { /* by family, in order of first appearance */
+        int first = 1;
+        for (int j = 0; j < k; j++)
+            first &= strcmp(row_fam[j], row_fam[k]) != 0;
+        for (int j = k; first && j < rows; j++)
+            if (strcmp(row_fam[j], row_fam[k]) == 0) {
+                snprintf(fam[n], 32, "%s", row_fam[j]);
+                rhs[n++] = row_rhs[j];
+            }
+    }
+    return n;
+}
+
 /* The number of element pairs of an SVG's plots that cannot be told apart (each printed). */
 static int repeated_styles(const char *svg, const char *what)
 {
@@ -233,29 +282,40 @@ int main(int argc, char **argv)
                   jobs[k].min_scripts);
         }
     }
-    /* compare_work's x is the work (rhs_evals), which grows along each family of the wedge's comparison as
-     * it is refined (compare.csv): each family's line runs left to right (in wall time, the penalty's
-     * ran backwards, 1.11, 1.10, 1.11 ms) */
+    /* compare_work's x is the work (rhs_evals): along each family's line of the first panel (sup_q, which
+     * every solution of the wedge has), x moves as compare.csv's rhs_evals do, step by step (in wall
+     * time the wedge's penalty ran backwards: 1.11, 1.10, 1.11 ms for 12316, 12342, 12355 evaluations) */
     svg = slurp("compare/compare_work.svg");
-    int lines = 0, backwards = 0;
-    for (const char *g = svg; g && (g = strstr(g, "<g id=\"gnuplot_plot_")) != NULL; g++) {
+    char *csv = slurp("compare/compare.csv");
+    double rhs[64];
+    char fam[64][32];
+    int nrows = csv ? csv_rhs_by_family(csv, rhs, fam, 64) : 0;
+    int lines = 0, mismatched = 0, r = 0;
+    for (const char *g = svg; g && r < nrows && (g = strstr(g, "<g id=\"gnuplot_plot_")) != NULL; g++) {
         const char *end = group_end(g), *data = NULL;
         for (const char *p = g; (p = strstr(p, "<path")) != NULL && end && p < end; p++)
             data = p; /* the last path: the data's (a key sample comes first) */
         const char *d = data ? strstr(data, "d='M") : NULL;
-        if (!d || strstr(d, "L") == NULL || strchr(d + 3, '\'') < strstr(d, "L"))
+        if (!d || !strchr(d + 3, 'L') || strchr(d + 3, '\'') < strchr(d + 3, 'L'))
             continue;
         lines++;
-        double last = -1, x;
-        for (const char *c = d + 3; *c != '\''; c++)
+        double last = NAN, x;
+        for (const char *c = d + 3; *c != '\'' && r < nrows; c++)
             if ((*c == 'M' || *c == 'L') && sscanf(c + 1, "%lf", &x) == 1) {
-                backwards += x < last - 1e-9;
+                if (!isnan(last) && strcmp(fam[r], fam[r - 1]) == 0) {
+                    double dr = rhs[r] - rhs[r - 1], dx = x - last;
+                    mismatched += dr > 0 ? !(dx > 0) : (dr < 0 ? !(dx < 0) : fabs(dx) > 0.01);
+                }
                 last = x;
+                r++;
             }
     }
-    CHECK(lines >= 4 && backwards == 0, "compare_work (wedge): %d family lines, %d steps to the left", lines, backwards);
+    CHECK(nrows >= 12 && lines >= 4 && r == nrows && mismatched == 0,
+          "compare_work (wedge): %d family lines over %d of %d solutions, %d steps against rhs_evals", lines, r,
+          nrows, mismatched);
     CHECK(svg && strstr(svg, "right-hand-side evaluations"), "compare_work's x axis says it is right-hand-side evaluations");
     free(svg);
+    free(csv);
     /* compare_work labels each point with its value's short form, every significant digit */
     svg = slurp("compare_labels/compare_work.svg");
     CHECK(svg && strstr(svg, "1.5·10") && strstr(svg, "2.5·10") && strstr(svg, ">0.0015<"),
