@@ -56,6 +56,9 @@ do for [fmt in formats] {
                       spaced(case_name), solver_words(solution), sym(param))
     set key at screen 0.64, graph 1 left top vertical Left reverse samplen 2 spacing 1.1 width 1
     set logscale xy
+    # the first and last mu (or h) off the frame's sides, the errors off its top and bottom
+    set autoscale xfix
+    set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
     set format x '10^{%T}'
     set format y '10^{%T}'
     set xlabel axis(param)
