@@ -968,7 +968,7 @@ static int accel_diagonal(const pl_model *model, pl_work *w, const double *q, do
         for (size_t j = 0; j < n; j++)
             for (size_t l = 0; l < n; l++) {
                 double r = 1.0 / L[j * n + j];
-                minv[j * n + l] = j == l ? r * r : 0.0;
+                minv[j * n + l] = j == l ? r * r : -0.0; /* GSL's inverse of a diagonal factor: -0 */
             }
     return 0;
 }
