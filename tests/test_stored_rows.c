@@ -161,6 +161,27 @@ int main(int argc, char **argv)
     CHECK(out && !strstr(out, "reused"), "a manifest without \"sampling\": no run reused (%.200s)", out ? out : "");
     free(out);
 
+    /* a study likewise: its manifest without "sampling" is of other settings */
+    const char *study = "study bouncing_ball --grid mu=1e3,1e4 --t-end 1 --samples 20 --no-plots --jobs 1 --out st";
+    snprintf(cmd, sizeof cmd, "%s --quiet", study);
+    run_ok(cmd);
+    snprintf(cmd, sizeof cmd, "%s --resume", study);
+    run_ok(cmd);
+    char *serr = slurp("stderr.txt");
+    CHECK(serr && strstr(serr, "--resume: 3 of 3 tasks"), "a study resumed: every task reused (%.200s)", serr ? serr : "");
+    free(serr);
+    snprintf(cmd, sizeof cmd, "%s/st/manifest.json", dir);
+    m = json_load_file(cmd, 0, &jerr);
+    CHECK(m && json_object_del(m, "sampling") == 0 && json_dump_file(m, cmd, JSON_INDENT(2)) == 0,
+          "the study's manifest without its sampling");
+    json_decref(m);
+    snprintf(cmd, sizeof cmd, "%s --resume", study);
+    run_ok(cmd);
+    serr = slurp("stderr.txt");
+    CHECK(serr && strstr(serr, "--resume: 0 of 3 tasks"), "a study's manifest without \"sampling\": no task reused (%.200s)",
+          serr ? serr : "");
+    free(serr);
+
     /* --samples 0: every step */
     run_ok("run bouncing_ball --scheme moreau_jean --h 1e-3 --samples 0 --out every --quiet");
     CHECK(read_times("every/trajectory.csv", t, 1) == 10001, "--samples 0: every step of 10000 and t = 0");
