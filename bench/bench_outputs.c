@@ -2,11 +2,15 @@
  *
  *   bench_outputs PENLIM [CASE [SCHEME]]      (default: bouncing_ball moreau_jean)
  *
- * runs `penlim sweep CASE --scheme SCHEME` on its default grid (and the penalty's default mu sweep),
- * then prints the directory's size in bytes (data files and figures apart, and the largest run),
- * the solves' seconds (sweep.json's wall_seconds summed over the runs), the command's wall time and
- * that of `penlim plot` on the directory (every figure redrawn), each as a ratio to the solves'.
- * Seconds are measured on a shared machine: the ratios are the result, not asserted anywhere. */
+ * runs `penlim sweep CASE --scheme SCHEME` on its default grid (and the penalty's default mu sweep,
+ * then again with --samples 1000: the rows stored before they were sampled by events, every step and
+ * the 1000 output samples, where no flight holds more), then prints the directory's size in bytes
+ * (data files and figures apart, and the largest run), the solves' seconds (sweep.json's
+ * wall_seconds summed over the runs), the command's wall time and that of `penlim plot` on the
+ * directory (every figure redrawn), each as a ratio to the solves', and for the scheme's sweep the
+ * targets of docs/verification.md, "Output sizes": under 10 MB, figures under 3 s on an idle
+ * machine (the load average printed with them).  Seconds are measured on a shared machine: the
+ * ratios are the result, not asserted anywhere. */
 #include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -14,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now(void)
 {
@@ -59,8 +64,23 @@ static long long walk(const char *path, sizes *s, int depth)
     return total;
 }
 
-static void bench(const char *penlim, const char *args, const char *out)
+/* The 1-minute load average (NAN if unknown). */
+static double load_average(void)
 {
+    FILE *f = fopen("/proc/loadavg", "r");
+    double load = 0.0 / 0.0;
+    if (f) {
+        if (fscanf(f, "%lf", &load) != 1)
+            load = 0.0 / 0.0;
+        fclose(f);
+    }
+    return load;
+}
+
+/* Prints the sweep's figures; its total size in bytes and its figures' seconds into *bytes, *figures. */
+static void bench(const char *penlim, const char *args, const char *out, double *bytes, double *figures)
+{
+    *bytes = *figures = 0.0 / 0.0;
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "rm -rf %s && %s sweep %s --out %s --quiet > /dev/null", out, penlim, args, out);
     double t0 = now();
@@ -92,6 +112,8 @@ static void bench(const char *penlim, const char *args, const char *out)
            sweep_wall, sweep_wall / solves);
     printf("  figures (penlim plot): %.3f s = %.2f x the solves%s\n", plot_wall, plot_wall / solves,
            plotted ? "" : " (penlim plot failed)");
+    *bytes = (double)(s.data + s.figures);
+    *figures = plotted ? plot_wall : 0.0 / 0.0;
 }
 
 int main(int argc, char **argv)
@@ -105,11 +127,21 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir))
         return 2;
     char args[256], out[512];
+    double bytes, figures, load = load_average(), penalty, penalty_all, unused;
     snprintf(args, sizeof args, "%s --scheme %s", c, scheme);
     snprintf(out, sizeof out, "%s/h", dir);
-    bench(argv[1], args, out);
+    bench(argv[1], args, out, &bytes, &figures);
+    printf("  %s's default sweep: %.2f MB (target under 10 MB: %s), figures %.2f s (target under 3 s on an idle "
+           "machine: %s; load average %.2f at the start on %ld cores)\n",
+           scheme, bytes / 1e6, bytes < 10e6 ? "met" : "NOT met", figures,
+           figures < 3.0 ? "met" : "not met here", load, sysconf(_SC_NPROCESSORS_ONLN));
     snprintf(out, sizeof out, "%s/mu", dir);
-    bench(argv[1], c, out);
+    bench(argv[1], c, out, &penalty, &unused);
+    snprintf(args, sizeof args, "%s --samples 1000", c);
+    snprintf(out, sizeof out, "%s/mu_all", dir);
+    bench(argv[1], args, out, &penalty_all, &unused);
+    printf("  the penalty's default sweep: %.2f MB sampled by events, %.2f MB with every step and output sample "
+           "(--samples 1000)\n", penalty / 1e6, penalty_all / 1e6);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     return system(cmd) == 0 ? 0 : 1;

@@ -1,7 +1,8 @@
 /* The capabilities each registered solver declares (pl_solver_capability, solvers/solver.h) against
  * what its solutions hold, on a vibrating table (e = 0: impacts, sliding and lift-offs within 3 s):
  * episodes, events and a step size exactly where declared, a Zeno point only where declared, and
- * the samples between steps of a solver with dense output.  The summaries' writer and reader and the
+ * the samples between steps of a solver with dense output (SAMPLES of them, as many per flight and per
+ * episode: none left out by the sampling by events).  The summaries' writer and reader and the
  * command line ask these flags instead of the family, so a flag that disagrees with the solutions
  * would drop or invent fields. */
 #include <math.h>
@@ -10,7 +11,7 @@
 #include "check.h"
 #include "solve.h"
 
-#define SAMPLES 40
+#define SAMPLES 2000
 
 /* Whether the trajectory has a row at each sample time k t_end / SAMPLES. */
 static int has_samples(const pl_solution *sol)

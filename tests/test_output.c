@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -829,6 +830,46 @@ static void file_hash(const char *name, char hash[PL_HASH_LEN])
         close(fd);
 }
 
+/* JSON numbers written as CSV writes them (1e4, 1e-8, 3.0) read back as the numbers they were, and so
+ * does a summary.json in the form of earlier versions (10000.0, as jansson dumps it, without
+ * "samples"), whose samples are then not known. */
+static void test_json_numbers_read_back(void)
+{
+    CHECK(run("sweep bouncing_ball --mu 1e4 --t-end 1 --samples 30 --no-plots --no-limit --jobs 1 --out jn --quiet") == 0,
+          "a sweep");
+    char *text = slurp("jn/runs/001_mu_1e4/summary.json");
+    CHECK(text && strstr(text, "\"mu\": 1e4,") && strstr(text, "\"rtol\": 1e-8,") && strstr(text, "\"t_end\": 1.0,"),
+          "summary.json writes 1e4, 1e-8, 1.0");
+    free(text);
+    pl_model m;
+    pl_error err;
+    CHECK(pl_model_init(&m, pl_case_find("bouncing_ball"), NULL, 0, &err) == PL_OK, "the model");
+    char path[512];
+    snprintf(path, sizeof path, "%s/jn/runs/001_mu_1e4", dir);
+    for (int old = 0; old < 2; old++) {
+        if (old) { /* as jansson dumps it, without "samples" */
+            char file[600];
+            snprintf(file, sizeof file, "%s/summary.json", path);
+            json_error_t jerr;
+            json_t *j = json_load_file(file, 0, &jerr);
+            CHECK(j && json_object_del(j, "samples") == 0 && json_dump_file(j, file, JSON_INDENT(2)) == 0,
+                  "summary.json rewritten in the earlier form");
+            json_decref(j);
+            text = slurp("jn/runs/001_mu_1e4/summary.json");
+            CHECK(text && strstr(text, "\"mu\": 10000.0,"), "the earlier form");
+            free(text);
+        }
+        pl_solution sol;
+        pl_status s = pl_read_solution(path, &m, &pl_solver_penalty, &sol, &err);
+        CHECK(s == PL_OK && sol.option[0] == 1e4 && sol.option[1] == 1e-8 && sol.t_end == 1.0 &&
+                  sol.samples == (old ? SIZE_MAX : 30),
+              "%s form read back: mu %g, rtol %g, t_end %g, samples %zu (%s)", old ? "earlier" : "current",
+              sol.option[0], sol.option[1], sol.t_end, sol.samples, s ? err.message : "");
+        pl_solution_free(&sol);
+    }
+    pl_model_free(&m);
+}
+
 /* A run read back through its directory's descriptor is checked on the bytes read: the recorded
  * hashes accept it, another hash or a link in place of a file refuses it (a run to compute again). */
 static void test_read_verified(void)
@@ -1087,6 +1128,7 @@ int main(int argc, char **argv)
     test_resume_verifies();
     test_resume_out_of_time();
     test_read_verified();
+    test_json_numbers_read_back();
     test_resume_swap_while_reading();
     test_read_errors_in_directory();
     test_fifo();

@@ -888,6 +888,76 @@ static void test_samples_integrated_once(void)
     pl_model_free(&m);
 }
 
+/* The row of sol at time t (the first if two), or NULL. */
+static const double *row_at_time(const pl_solution *sol, double t, size_t *index)
+{
+    for (size_t r = 0; r < sol->traj.nrows; r++)
+        if (pl_table_row(&sol->traj, r)[0] == t) {
+            *index = r;
+            return pl_table_row(&sol->traj, r);
+        }
+    return NULL;
+}
+
+/* Rows sampled by events (docs/methods.md, "Stored rows"): a penalized run stores every row of its
+ * contact episodes and S rows per flight, each the row of the run that keeps them all (S = 1000, more
+ * than a flight of the ball holds) to the last bit, with the same steps, right-hand sides, episodes and
+ * final state: the sampling changes what is stored, not what is computed. */
+static void test_stored_rows(void)
+{
+    pl_model m;
+    pl_error err;
+    pl_setting ball[] = {{"e", 0.8}};
+    CHECK(pl_model_init(&m, &pl_case_bouncing_ball, ball, 1, &err) == PL_OK, "model: %s", err.message);
+    pl_solution all, thin;
+    const size_t S = 3;
+    pl_status sa = solve_penalty(&m, 1e6, 1e-8, 6.0, 1000, &all, &err);
+    CHECK(sa == PL_OK, "every row: %s", sa == PL_OK ? "" : err.message);
+    pl_status st = solve_penalty(&m, 1e6, 1e-8, 6.0, S, &thin, &err);
+    CHECK(st == PL_OK, "sampled: %s", st == PL_OK ? "" : err.message);
+    if (sa == PL_OK && st == PL_OK) {
+        size_t E = all.nepisodes, ncol = pl_ncols(m.n, m.m), bad = 0, missing = 0, in_episodes = 0;
+        CHECK(E > 10 && thin.nepisodes == E, "the same %zu episodes (%zu)", E, thin.nepisodes);
+        CHECK(all.stats.steps == thin.stats.steps && all.stats.rhs_evals == thin.stats.rhs_evals,
+              "the same steps (%ld, %ld) and right-hand sides (%ld, %ld)", all.stats.steps, thin.stats.steps,
+              all.stats.rhs_evals, thin.stats.rhs_evals);
+        CHECK(all.t_final == thin.t_final && all.q_final[0] == thin.q_final[0] && all.v_final[0] == thin.v_final[0],
+              "the same final state");
+        for (size_t r = 0; r < thin.traj.nrows; r++) {
+            size_t k;
+            const double *x = pl_table_row(&thin.traj, r), *y = row_at_time(&all, x[0], &k);
+            /* a time recorded twice (a switch): the row at the same place among them */
+            if (y && r > 0 && pl_table_row(&thin.traj, r - 1)[0] == x[0])
+                y = pl_table_row(&all.traj, k + 1);
+            bad += !y || memcmp(x, y, ncol * sizeof *x) != 0;
+        }
+        CHECK(bad == 0, "every stored row is the full run's (%zu are not)", bad);
+        for (size_t k = 0; k < E && k < thin.nepisodes; k++) {
+            const pl_episode *a = &all.episodes[k], *b = &thin.episodes[k];
+            CHECK(a->t_in == b->t_in && (a->t_out == b->t_out || (isnan(a->t_out) && isnan(b->t_out))) &&
+                      a->impulse == b->impulse &&
+                      a->max_penetration == b->max_penetration,
+                  "episode %zu the same", k + 1);
+            CHECK(b->row_out - b->row_in == a->row_out - a->row_in, "episode %zu: every row stored (%zu of %zu)", k + 1,
+                  b->row_out - b->row_in + 1, a->row_out - a->row_in + 1);
+            for (size_t r = a->row_in - 1; r <= a->row_out + 1 && r < all.traj.nrows; r++, in_episodes++) {
+                size_t j;
+                missing += !row_at_time(&thin, pl_table_row(&all.traj, r)[0], &j);
+            }
+        }
+        CHECK(missing == 0, "every row of an episode, and both rows of its switches, stored (%zu missing)", missing);
+        size_t bound = 2 + in_episodes + S * (E + 1);
+        CHECK(thin.traj.nrows <= bound && thin.traj.nrows < all.traj.nrows * 2 / 3, "%zu rows stored of %zu, at most %zu",
+              thin.traj.nrows, all.traj.nrows, bound);
+        printf("  ball, mu = 1e6: %zu rows of %zu (bound %zu; %zu episodes)\n", thin.traj.nrows, all.traj.nrows,
+               bound, E);
+        CHECK(pl_table_row(&thin.traj, thin.traj.nrows - 1)[0] == 6.0, "the last row is t-end");
+    }
+    pl_solution_free(&all);
+    pl_solution_free(&thin);
+    pl_model_free(&m);
+}
+
 int main(void)
 {
     check_init();
@@ -913,5 +983,6 @@ int main(void)
     test_aim_above_smallest_step();
     test_nonlinear_contact_cost();
     test_samples_integrated_once();
+    test_stored_rows();
     return check_finish("test_penalty");
 }

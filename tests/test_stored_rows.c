@@ -4,7 +4,8 @@
  * they are more than that bound; the rows at each episode's row_in and row_out are at
  * its t_in and t_out (the row before the first impulse, and that of the last); the directory is
  * under 10 MB; `--samples 0` stores every step; and `--resume` of the sweep, which reads every run
- * back and measures it again, writes the same files byte for byte. */
+ * back and measures it again, writes the same files byte for byte, as it does for a penalized sweep;
+ * --samples and its meaning ("sampling" in the manifest) are settings: a change is not reused. */
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
@@ -117,6 +118,69 @@ int main(int argc, char **argv)
     char *diff = system(cmd) == 0 ? NULL : slurp("diff.txt");
     CHECK(diff == NULL, "--resume writes the same files as the fresh sweep: %.300s", diff ? diff : "");
     free(diff);
+
+    /* a penalized sweep (rows sampled by events too): --resume writes the same files */
+    run_ok("sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 3 --samples 20 --no-plots --out pen --quiet");
+    snprintf(cmd, sizeof cmd, "cp -r %s/pen %s/pen_resumed", dir, dir);
+    CHECK(system(cmd) == 0, "copied");
+    run_ok("sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 3 --samples 20 --no-plots --out pen_resumed --resume --quiet");
+    snprintf(cmd, sizeof cmd, "diff -r %s/pen %s/pen_resumed > %s/diff.txt", dir, dir, dir);
+    diff = system(cmd) == 0 ? NULL : slurp("diff.txt");
+    CHECK(diff == NULL, "--resume of a penalized sweep writes the same files: %.300s", diff ? diff : "");
+    free(diff);
+    char *summary = slurp("pen/runs/002_mu_1e4/summary.json");
+    CHECK(summary && strstr(summary, "\"samples\": 20,"), "summary.json records --samples");
+    /* JSON numbers as CSV files and directory names write them, reals kept reals */
+    CHECK(summary && strstr(summary, "\"mu\": 1e4,") && strstr(summary, "\"rtol\": 1e-8,") &&
+              strstr(summary, "\"t_end\": 3.0,") && !strstr(summary, "10000.0"),
+          "summary.json: mu 1e4, rtol 1e-8, t_end 3.0 (%.400s)", summary ? summary : "");
+    free(summary);
+    char *manifest = slurp("pen/manifest.json");
+    CHECK(manifest && strstr(manifest, "\"mu\": 1e5,") && strstr(manifest, "\"sampling\": \"events\""),
+          "manifest.json: mu 1e5 as runs/003_mu_1e5 says, sampling by events");
+    free(manifest);
+
+    /* --samples, and what it means, are settings: a change is not reused */
+    run_ok("sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 3 --samples 20 --no-plots --out pen --resume");
+    char *out = slurp("stdout.txt");
+    CHECK(out && strstr(out, "reused 3 of the 3 runs"), "the same settings: every run reused (%.200s)", out ? out : "");
+    free(out);
+    run_ok("sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 3 --samples 30 --no-plots --out pen --resume");
+    out = slurp("stdout.txt");
+    CHECK(out && !strstr(out, "reused"), "--samples 30 after 20: no run reused (%.200s)", out ? out : "");
+    free(out);
+    /* a directory of a version whose --samples meant a uniform grid: its manifest says no "sampling" */
+    json_error_t jerr;
+    snprintf(cmd, sizeof cmd, "%s/pen/manifest.json", dir);
+    json_t *m = json_load_file(cmd, 0, &jerr);
+    CHECK(m && json_object_del(m, "sampling") == 0 && json_dump_file(m, cmd, JSON_INDENT(2)) == 0,
+          "the manifest without its sampling");
+    json_decref(m);
+    run_ok("sweep bouncing_ball --mu 1e3,1e4,1e5 --t-end 3 --samples 30 --no-plots --out pen --resume");
+    out = slurp("stdout.txt");
+    CHECK(out && !strstr(out, "reused"), "a manifest without \"sampling\": no run reused (%.200s)", out ? out : "");
+    free(out);
+
+    /* a study likewise: its manifest without "sampling" is of other settings */
+    const char *study = "study bouncing_ball --grid mu=1e3,1e4 --t-end 1 --samples 20 --no-plots --jobs 1 --out st";
+    snprintf(cmd, sizeof cmd, "%s --quiet", study);
+    run_ok(cmd);
+    snprintf(cmd, sizeof cmd, "%s --resume", study);
+    run_ok(cmd);
+    char *serr = slurp("stderr.txt");
+    CHECK(serr && strstr(serr, "--resume: 3 of 3 tasks"), "a study resumed: every task reused (%.200s)", serr ? serr : "");
+    free(serr);
+    snprintf(cmd, sizeof cmd, "%s/st/manifest.json", dir);
+    m = json_load_file(cmd, 0, &jerr);
+    CHECK(m && json_object_del(m, "sampling") == 0 && json_dump_file(m, cmd, JSON_INDENT(2)) == 0,
+          "the study's manifest without its sampling");
+    json_decref(m);
+    snprintf(cmd, sizeof cmd, "%s --resume", study);
+    run_ok(cmd);
+    serr = slurp("stderr.txt");
+    CHECK(serr && strstr(serr, "--resume: 0 of 3 tasks"), "a study's manifest without \"sampling\": no task reused (%.200s)",
+          serr ? serr : "");
+    free(serr);
 
     /* --samples 0: every step */
     run_ok("run bouncing_ball --scheme moreau_jean --h 1e-3 --samples 0 --out every --quiet");

@@ -7,7 +7,8 @@
  * given by name, as are the settings every solver takes:
  *
  *   t_end        end time (default: the case's)
- *   samples      also record the solution at k t_end/samples (default 1000; 0: steps only)
+ *   samples      rows stored per flight and per episode, sampled by events (default 200; 0: every
+ *                step; docs/methods.md, "Stored rows")
  *   max_steps    cap on the steps (default 5e6)
  *   max_seconds  cap on the wall time of each solve, from its start, and in a sweep of each run's
  *                analysis with it (default none); the solution does not keep it: a later

@@ -224,11 +224,14 @@ static pl_status plan_task_files(const pl_study *st, size_t task, pl_strings *pl
 }
 
 /* Whether the output already holds task's files as an earlier run of this study wrote them (resume):
- * recorded with their hashes by a manifest or journal of the same identity, and still those bytes. */
+ * recorded with their hashes by a manifest or journal of the same identity and the same meaning of
+ * --samples ("sampling": absent from the studies whose penalized runs stored a uniform grid), and still
+ * those bytes. */
 static int same_study(const json_t *m, const json_t *request)
 {
     return json_equal(json_object_get(m, "study"), json_object_get(request, "study")) &&
-           json_equal(json_object_get(m, "model"), json_object_get(request, "model"));
+           json_equal(json_object_get(m, "model"), json_object_get(request, "model")) &&
+           json_equal(json_object_get(m, "sampling"), json_object_get(request, "sampling"));
 }
 
 static int task_reusable(const outdir_session *d, const pl_study *st, size_t task, pl_strings *keep, pl_error *err)

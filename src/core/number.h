@@ -16,7 +16,8 @@
 char *pl_format_double(double x, char *buf, size_t len);
 
 /* The same digits as "%.{n}g" prints them, n their number (1e8, not 100000000), or as
- * pl_format_double when that is shorter (10, 1500, not 1e1, 1.5e3): for names and messages. */
+ * pl_format_double when that is shorter (10, 1500, not 1e1, 1.5e3): for names, messages, the refined
+ * parameter's CSV column and JSON reals. */
 char *pl_format_short(double x, char *buf, size_t len);
 
 /* The decimal of at most `digits` (1 to 17) significant digits nearest below a positive x, in the

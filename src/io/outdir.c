@@ -362,6 +362,7 @@ json_t *pl_manifest_new(const char *command, const pl_model *model, const pl_sol
     PL_JSON_SET(m, "options", options);
     PL_JSON_SET(m, "t_end", pl_json_number(opts->t_end));
     PL_JSON_SET(m, "samples", json_integer((json_int_t)opts->samples));
+    PL_JSON_SET(m, "sampling", json_string(PL_SAMPLING));
     PL_JSON_SET(m, "max_steps", json_integer(opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS));
     PL_JSON_SET(m, "contacts", json_string(pl_contacts_name(pl_contacts_resolve(opts->contacts, model->m))));
     if (refined) {
@@ -405,7 +406,7 @@ pl_status pl_manifest_add_run(json_t *m, double value, const char *status, const
 static int same_settings(const json_t *a, const json_t *b)
 {
     const char *keys[] = {"command", "case", "model", "parameters", "law", "law_parameters", "solver",
-                          "options", "t_end", "samples", "max_steps", "refined"};
+                          "options", "t_end", "samples", "sampling", "max_steps", "refined"};
     /* the storage of the contacts: the files differ; a manifest of before it stored them dense */
     const char *ca = json_string_value(json_object_get(a, "contacts"));
     const char *cb = json_string_value(json_object_get(b, "contacts"));

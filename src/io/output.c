@@ -673,8 +673,10 @@ typedef struct {
     int infinite, stopped;
 } json_sink;
 
-/* jansson prints reals with %.17g (0.001 as 0.001000000000000000021): each real (a number with
- * '.', 'e' or 'E') is written in its shortest exact form instead, still a real. */
+/* jansson prints reals with %.17g (0.001 as 0.001000000000000000021, 1e10 as 10000000000.0): each
+ * real (a number with '.', 'e' or 'E') is written as CSV files and directory names write it
+ * (pl_format_short: 0.001, 1e10, 5e-5, 1500), with ".0" where that text would read as an integer
+ * (1500.0), so that it stays a real for jansson's json_real_value. */
 static int json_put(const char *text, size_t size, void *data)
 {
     json_sink *j = data;
@@ -685,7 +687,7 @@ static int json_put(const char *text, size_t size, void *data)
         memcpy(tok, text, size);
         tok[size] = '\0';
         if (strpbrk(tok, ".eE")) {
-            pl_format_double(strtod(tok, NULL), num, sizeof num);
+            pl_format_short(strtod(tok, NULL), num, sizeof num);
             fputs(num, j->fp);
             if (!strpbrk(num, ".e"))
                 fputs(".0", j->fp);

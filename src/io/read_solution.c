@@ -512,6 +512,11 @@ static pl_status read_solution(int dir_fd, const char *dir, const pl_model *mode
             bad(&r, "the parameters");
     }
     sol->t_end = number(&r, o, "t_end");
+    const json_t *samples = json_object_get(o, "samples"); /* absent or null: not known (older files) */
+    if (json_is_integer(samples) && json_integer_value(samples) >= 0)
+        sol->samples = (size_t)json_integer_value(samples);
+    else if (samples && !json_is_null(samples))
+        bad(&r, "samples (a count of rows, or null)");
     for (size_t k = 0; k < solver->noptions; k++)
         sol->option[k] = number(&r, o, solver->options[k].name);
     if (pl_solver_can(solver, PL_SOLVER_FIXED_STEP))

@@ -3,6 +3,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,6 +249,7 @@ json_t *pl_solution_summary_json(const pl_model *model, const pl_solution *sol, 
     if (pl_solver_can(s, PL_SOLVER_FIXED_STEP)) /* h itself when it divides t_end */
         PL_JSON_SET(o, "h_used", pl_json_number(sol->step_size));
     PL_JSON_SET(o, "t_end", pl_json_number(sol->t_end));
+    PL_JSON_SET(o, "samples", sol->samples == SIZE_MAX ? json_null() : json_integer((json_int_t)sol->samples));
     PL_JSON_SET(o, "contacts", json_string(pl_contacts_name(sol->contacts)));
     PL_JSON_SET(o, "stats", stats_json(sol));
     if (pl_solver_can(s, PL_SOLVER_EPISODES)) {

@@ -52,7 +52,7 @@ typedef struct {
     void *cancel_user;
     const pl_solution *output; /* what the run has recorded: the time to write it counts against the budget
                                   (NULL: nothing counted) */
-    size_t samples;     /* uniform output samples k t_end/samples, k = 1..samples */
+    size_t samples;     /* uniform output samples k t_end/samples, k = 1..samples (pl_loop_grid) */
     size_t next_sample; /* index of the next one to record */
     double prev_t;      /* the last recorded row */
     /* The states at the output samples first .. first + count - 1 inside the last step, from the
@@ -61,6 +61,17 @@ typedef struct {
     double *sample_y;
     size_t sample_first, sample_count, sample_cap;
 } pl_event_loop;
+
+/* The uniform output samples over [0, t_end] a dense solver records before its rows are sampled by
+ * events (pl_solution_sample_rows, `samples` per flight and per episode): at least
+ * PL_LOOP_GRID_MIN, as many as `samples` if more, none for samples = 0 (every step, nothing else).
+ * The grid is also where a penalized run's scan for missed crossings looks inside a step
+ * (penalty/crossings.c): it is part of the integration, and does not follow the rows stored. */
+#define PL_LOOP_GRID_MIN 1000
+static inline size_t pl_loop_grid(size_t samples)
+{
+    return samples == 0 ? 0 : samples > PL_LOOP_GRID_MIN ? samples : PL_LOOP_GRID_MIN;
+}
 
 /* Time of output sample k (INFINITY past the last). */
 double pl_loop_sample_time(const pl_event_loop *loop, size_t k);

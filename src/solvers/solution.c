@@ -2,6 +2,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,7 @@ pl_status pl_solution_init(pl_solution *sol, const struct pl_solver_type *solver
     sol->n = model->n;
     sol->m = model->m;
     sol->t_end = t_end;
+    sol->samples = SIZE_MAX;
     sol->zeno.t_accumulation = sol->zeno.ratio = NAN;
     sol->t_final = sol->gamma_final = sol->step_size = NAN;
     pl_table_init(&sol->traj, pl_ncols(model->n, model->m));
@@ -306,6 +308,55 @@ pl_status pl_solution_keep_rows(pl_solution *sol, const unsigned char *keep, pl_
     }
     free(index);
     return PL_OK;
+}
+
+/* Mark the rows at time t (rows sorted by time). */
+static void keep_rows_at(const pl_table *traj, double t, unsigned char *keep)
+{
+    size_t lo = 0, hi = traj->nrows; /* the first row at or after t */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pl_table_row(traj, mid)[0] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < traj->nrows && pl_table_row(traj, lo)[0] == t; lo++)
+        keep[lo] = 1;
+}
+
+pl_status pl_solution_sample_rows(pl_solution *sol, unsigned char *keep, size_t samples, pl_error *err)
+{
+    size_t rows = sol->traj.nrows;
+    if (samples == 0 || rows == 0)
+        return PL_OK;
+    unsigned char *own = NULL;
+    if (!keep && !(keep = own = calloc(rows, 1)))
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory sampling %zu rows", rows);
+    keep[0] = keep[rows - 1] = 1;
+    for (size_t k = 0; k < sol->nepisodes; k++) {
+        const size_t mark[] = {sol->episodes[k].row_in, sol->episodes[k].row_out};
+        for (size_t j = 0; j < 2; j++)
+            for (size_t r = mark[j]; r <= mark[j] + 1 && r < rows; r++)
+                keep[r] = 1;
+    }
+    for (size_t r = 1; r < rows; r++) /* both one-sided values of a jump or a switch */
+        if (pl_table_row(&sol->traj, r)[0] == pl_table_row(&sol->traj, r - 1)[0])
+            keep[r] = keep[r - 1] = 1;
+    for (size_t k = 0; k < sol->nevents; k++)
+        keep_rows_at(&sol->traj, sol->events[k].t, keep);
+    for (size_t a = 0, b; a + 1 < rows; a = b) {
+        for (b = a + 1; !keep[b]; b++)
+            ;
+        size_t gap = b - a; /* the rows strictly between a and b: gap - 1 */
+        for (size_t j = 1; j < gap; j++)
+            keep[a + j] = gap - 1 <= samples;
+        for (size_t j = 1; gap - 1 > samples && j <= samples; j++)
+            keep[a + j * gap / (samples + 1)] = 1;
+    }
+    pl_status s = pl_solution_keep_rows(sol, keep, err);
+    free(own);
+    return s;
 }
 
 size_t pl_solution_row_contacts(const pl_solution *sol, size_t r, const pl_contact_entry **first)

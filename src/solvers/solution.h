@@ -160,6 +160,9 @@ struct pl_solution {
     pl_error error;
     size_t n, m;
     double t_end;
+    size_t samples; /* the rows stored per flight and per episode (pl_solve_opts.samples, 0: every step;
+                       pl_solution_sample_rows); SIZE_MAX: not known (an external file, a summary of
+                       before it was recorded) */
     double option[PL_MAX_PARAMS]; /* the solver's options, in the order of solver->options */
     pl_table traj;
     pl_contacts_mode contacts;  /* DENSE or SPARSE (pl_solution_set_contacts) */
@@ -253,6 +256,15 @@ double pl_solution_gap_at(const pl_solution *sol, const pl_model *model, size_t 
  * the episodes' row_in and row_out move with their rows, which must be kept (PL_ERR_SOLVER naming the
  * episode otherwise, sol unchanged).  PL_ERR_NOMEM if the map of rows cannot be had. */
 pl_status pl_solution_keep_rows(pl_solution *sol, const unsigned char *keep, pl_error *err);
+
+/* Event-adaptive sampling of the rows (docs/methods.md, "Stored rows"), done once a run ends: keep
+ * the first and the last row, the rows keep[] marks (the solver's own needs; may be NULL), each
+ * episode's rows row_in, row_in + 1, row_out and row_out + 1, both rows of any time recorded twice
+ * (the one-sided values of a jump or a contact switch) and the rows at each event's time; between two
+ * such rows (a flight, or the interior of an episode) at most `samples` rows evenly spaced in rows,
+ * all of them if there are no more.  samples = 0 keeps every row.  keep (nrows entries) is
+ * overwritten.  PL_ERR_NOMEM (rows unchanged) if out of memory. */
+pl_status pl_solution_sample_rows(pl_solution *sol, unsigned char *keep, size_t samples, pl_error *err);
 
 /* Append an episode (zeroed but for the constraint, t_in and the NAN end). */
 pl_status pl_solution_add_episode(pl_solution *sol, size_t constraint, double t_in, pl_episode **ep, pl_error *err);

@@ -112,6 +112,7 @@ pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solv
 {
     pl_status st = pl_solution_init(sol, s, model, o->t_end, err);
     memcpy(sol->option, o->option, s->noptions * sizeof *o->option);
+    sol->samples = o->samples;
     pl_solution_set_contacts(sol, o->contacts);
     if (st == PL_OK)
         st = pl_solve_check(s, model, o, err);

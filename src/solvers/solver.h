@@ -47,6 +47,11 @@ typedef enum {
 /* The rows per flight and per episode a PL_SOLVER_SAMPLED solver keeps by default. */
 #define PL_SAMPLED_DEFAULT_SAMPLES 200
 
+/* What `samples` means, recorded in manifests as "sampling": rows sampled by events, `samples` per
+ * flight and per episode (pl_solution_sample_rows).  A directory whose manifest says otherwise (or
+ * nothing: stored every step with a uniform grid) is not reused by --resume. */
+#define PL_SAMPLING "events"
+
 /* The cap on a trajectory's values (rows x columns, 160 MB of doubles) when
  * pl_solve_opts.max_output is 0. */
 #define PL_DEFAULT_MAX_OUTPUT 2e7

@@ -710,7 +710,9 @@ pl_status pl_sweep_default_grid(const pl_solver_type *solver, const pl_model *mo
 void pl_sweep_limit_opts(const pl_model *model, const pl_sweep_opts *opts, pl_solve_opts *lo)
 {
     pl_limit_opts(model, &opts->base, opts->limit_rtol, lo);
-    if (opts->solver && pl_solver_can(opts->solver, PL_SOLVER_SAMPLED)) { /* their samples are per flight */
+    /* samples means rows per flight and per episode for every solver, but a scheme's 0 (every step)
+     * would leave the limit its steps alone, without the grid of its dense output: it keeps its own. */
+    if (opts->base.samples == 0 && opts->solver && !pl_solver_can(opts->solver, PL_SOLVER_DENSE)) {
         pl_solve_opts own;
         pl_solve_opts_init(&own, &pl_solver_limit, model, lo->t_end);
         lo->samples = own.samples;

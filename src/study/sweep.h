@@ -151,8 +151,8 @@ pl_status pl_sweep_default_grid(const pl_solver_type *solver, const pl_model *mo
                                 size_t *n, pl_error *err);
 
 /* The options of a sweep's limit solution: those of its runs (samples, caps, contacts, time
- * budget, t-end) with the limit solver's own, its rtol opts->limit_rtol if > 0; a scheme's samples
- * count rows per flight and episode, not uniform samples: the limit keeps its default then. */
+ * budget, t-end) with the limit solver's own, its rtol opts->limit_rtol if > 0; a scheme's samples = 0
+ * (every step) leaves the limit its default. */
 void pl_sweep_limit_opts(const pl_model *model, const pl_sweep_opts *opts, pl_solve_opts *lo);
 
 /* Everything a sweep over values can be refused for, before it runs: every value passes the checks

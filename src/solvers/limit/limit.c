@@ -1003,6 +1003,26 @@ static pl_status integrate(solver *s, pl_error *err)
     return pl_loop_run(&s->loop, err);
 }
 
+/* The rows stored (docs/methods.md, "Stored rows"): every row of a sustained contact (a contact
+ * force), as a penalized run keeps its episodes' (the distances to the runs interpolate the sliding
+ * motion between them); in flight, `samples` rows evenly spaced between two events
+ * (pl_solution_sample_rows). */
+static pl_status store_rows(pl_solution *sol, size_t samples, pl_error *err)
+{
+    size_t rows = sol->traj.nrows;
+    if (samples == 0 || rows == 0)
+        return PL_OK;
+    unsigned char *keep = calloc(rows, 1);
+    if (!keep)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory sampling %zu rows", rows);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t i = 0; i < sol->m && !keep[r]; i++)
+            keep[r] = pl_solution_force_at(sol, r, i) != 0.0;
+    pl_status s = pl_solution_sample_rows(sol, keep, samples, err);
+    free(keep);
+    return s;
+}
+
 static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solution *sol, pl_error *err)
 {
     pl_error local;
@@ -1031,7 +1051,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
                              .max_steps = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS,
                              .max_seconds = opts->max_seconds, .started = pl_budget_start(opts, t0),
                              .model = model, .cancel = opts->cancel, .cancel_user = opts->cancel_user,
-                             .output = sol, .samples = opts->samples, .next_sample = 1};
+                             .output = sol, .samples = pl_loop_grid(opts->samples), .next_sample = 1};
     pl_status st = alloc_solver(&s, e);
     if (st != PL_OK) {
         free_solver(&s);
@@ -1056,6 +1076,11 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
         s.loop.stepper->add_counters(s.loop.stepper, &sol->stats);
     pl_stepper_free(s.loop.stepper);
     free_solver(&s);
+    /* The rows stored (docs/methods.md, "Stored rows"): a failed run's too (its first failure kept). */
+    pl_error sample_err;
+    pl_status sampled = store_rows(sol, opts->samples, st == PL_OK ? e : &sample_err);
+    if (st == PL_OK)
+        st = sampled;
     pl_solution_finish(sol, st, e, t0);
     return st;
 }
@@ -1072,7 +1097,7 @@ const pl_solver_type pl_solver_limit = {
     .name = "limit",
     .summary = "the limit (generalized) solution computed directly, event by event (paper 004 (47)-(48))",
     .family = PL_FAMILY_LIMIT,
-    .capabilities = PL_SOLVER_EVENTS | PL_SOLVER_ZENO | PL_SOLVER_DENSE,
+    .capabilities = PL_SOLVER_EVENTS | PL_SOLVER_ZENO | PL_SOLVER_DENSE | PL_SOLVER_SAMPLED,
     .options = options,
     .noptions = sizeof options / sizeof options[0],
     .check = check,

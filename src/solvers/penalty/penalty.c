@@ -1,8 +1,8 @@
 /* The penalized system (1)/(4) of paper 004 for one stiffness mu.  The contact indicator
  * I{G_i <= 0} switches exactly at the roots of G_i (then the integration restarts); Gamma^mu of
- * eq. (5) and the impulses are integrated along as states; every step is recorded, and optionally a
- * uniform grid of samples.  Contact episodes (entry to exit of each constraint) are recorded as they
- * happen.
+ * eq. (5) and the impulses are integrated along as states; every step is recorded, and a uniform grid
+ * of samples (pl_loop_grid), the rows then sampled by events once the run ends (pl_solution_sample_rows).
+ * Contact episodes (entry to exit of each constraint) are recorded as they happen.
  *
  * This file is the driver: it allocates a run, sets its scales, chooses the stepper of each phase
  * and holds the solver type; the engine's other parts are listed in engine.h.
@@ -409,6 +409,26 @@ static pl_status integrate(run *r, pl_error *err)
     return pl_loop_run(&r->loop, err);
 }
 
+/* The rows stored (docs/methods.md, "Stored rows"): every row of every contact episode, where the
+ * analysis reads each row (the sliding force, the free gap acceleration, lift-off) and the distances
+ * interpolate the stiff motion between them; in flight, `samples` rows evenly spaced between two
+ * episodes (pl_solution_sample_rows). */
+static pl_status store_rows(pl_solution *sol, size_t samples, pl_error *err)
+{
+    size_t rows = sol->traj.nrows;
+    if (samples == 0 || rows == 0)
+        return PL_OK;
+    unsigned char *keep = calloc(rows, 1);
+    if (!keep)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory sampling %zu rows", rows);
+    for (size_t k = 0; k < sol->nepisodes; k++)
+        for (size_t r = sol->episodes[k].row_in; r <= sol->episodes[k].row_out && r < rows; r++)
+            keep[r] = 1;
+    pl_status s = pl_solution_sample_rows(sol, keep, samples, err);
+    free(keep);
+    return s;
+}
+
 static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solution *sol, pl_error *err)
 {
     double t0 = pl_now_seconds();
@@ -440,7 +460,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
                              .max_steps = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS,
                              .max_seconds = opts->max_seconds, .started = pl_budget_start(opts, t0),
                              .model = model, .cancel = opts->cancel, .cancel_user = opts->cancel_user,
-                             .output = sol, .samples = opts->samples, .next_sample = 1};
+                             .output = sol, .samples = pl_loop_grid(opts->samples), .next_sample = 1};
 
     double *y0 = r.y0;
     pl_model_initial_state(model, Q(y0), V(y0, c));
@@ -467,6 +487,11 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     for (size_t i = 0; i < c->m; i++)
         if (r.open[i] >= 0)
             pen_close_episode(&r, i, sol->t_final, yf, 0);
+    /* The rows stored, once the episodes are closed: a failed run's too (its first failure kept). */
+    pl_error sample_err;
+    pl_status sampled = store_rows(sol, opts->samples, s == PL_OK ? e : &sample_err);
+    if (s == PL_OK && sampled != PL_OK)
+        pl_solution_finish(sol, s = sampled, e, t0);
     pl_stepper_free(r.rk);
     pl_stepper_free(r.bdf);
     free_run(&r);
@@ -511,7 +536,7 @@ const pl_solver_type pl_solver_penalty = {
     .summary = "the penalized system for one stiffness mu (Runge-Kutta rk8pd through flights and impacts, "
                "CVODE BDF in settled contact)",
     .family = PL_FAMILY_PENALTY,
-    .capabilities = PL_SOLVER_EPISODES | PL_SOLVER_GAMMA | PL_SOLVER_DENSE | PL_SOLVER_COMPLIANT,
+    .capabilities = PL_SOLVER_EPISODES | PL_SOLVER_GAMMA | PL_SOLVER_DENSE | PL_SOLVER_COMPLIANT | PL_SOLVER_SAMPLED,
     .options = options,
     .noptions = sizeof options / sizeof options[0],
     .refine = "mu",

@@ -439,34 +439,11 @@ static pl_status bookkeeping(recorder *r, const pl_scheme_point *now, const pl_s
     return PL_OK;
 }
 
-/* Event-adaptive sampling of the rows (docs/methods.md, "Stored rows"): keep the first and the last
- * row, every row an impact was read from, each episode's rows before its first impulse, of its first
- * impulse, of its last impulse and after it; between two such rows (a flight, or the interior of a
- * sustained contact) at most `samples` rows evenly spaced in steps, all of them if there are no more.
- * samples = 0 keeps every step. */
+/* The rows an impact was read from are marked in needed (bookkeeping); the others the sampling keeps
+ * are every solution's (pl_solution_sample_rows). */
 static pl_status thin_rows(recorder *r, size_t samples, pl_error *err)
 {
-    pl_solution *sol = r->sol;
-    size_t rows = sol->traj.nrows;
-    if (samples == 0 || rows == 0)
-        return PL_OK;
-    unsigned char *keep = r->needed;
-    keep[0] = keep[rows - 1] = 1;
-    for (size_t k = 0; k < sol->nepisodes; k++) {
-        const pl_episode *ep = &sol->episodes[k];
-        need_rows(r, ep->row_in, ep->row_in + 1);
-        need_rows(r, ep->row_out, ep->row_out + 1);
-    }
-    for (size_t a = 0, b; a + 1 < rows; a = b) {
-        for (b = a + 1; !keep[b]; b++)
-            ;
-        size_t gap = b - a; /* the rows strictly between a and b: gap - 1 */
-        for (size_t j = 1; j < gap; j++)
-            keep[a + j] = gap - 1 <= samples;
-        for (size_t j = 1; gap - 1 > samples && j <= samples; j++)
-            keep[a + j * gap / (samples + 1)] = 1;
-    }
-    return pl_solution_keep_rows(sol, keep, err);
+    return pl_solution_sample_rows(r->sol, r->needed, samples, err);
 }
 
 static int event_order(const void *pa, const void *pb)
