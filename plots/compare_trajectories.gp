@@ -3,8 +3,8 @@
 # |q - q_lim|_inf against t on a log scale (compare_deviation.csv), where a solution leaving the
 # limit shows whatever its size.  From compare_trajectories_s.gp: q_j and v_j against s = Gamma(t),
 # a scheme's and an external file's s being their discrete Gamma, without the deviation panels.
-# Solutions are grouped by family: one hue per family, lighter, dashed and marked otherwise for the
-# coarser members (styles.gp).  The limit solution is the black dashed line, drawn last.
+# Solutions are grouped by family: one hue per family, lighter for the coarser members, and each
+# solution its own dash and marker (styles.gp).  The limit solution is the black dashed line, drawn last.
 # Data: SOLUTION/trajectory.csv (t,gamma,q1..qn,v1..vn,G1..Gm,...) or trajectory_s.csv (s,t,q,v);
 # compare_config.gp names the solutions; compare_deviation.csv.
 load 'compare_config.gp'
@@ -32,7 +32,21 @@ do for [k=1:nsol] {
 do for [k=1:nsol] { sol_n[k] = sum [i=1:nsol] (sol_fam[i] eq sol_fam[k] ? 1 : 0) }
 nfam = words(families_shown)
 ndev = (in_s || !deviation) ? 0 : nfam
-npanels = 2*ndof + (in_s ? 0 : ncon) + ndev
+# G_i's panel only when G_i differs from every q_j somewhere (on the limit's rows; at most 64 pairs,
+# beyond which every G panel is kept): the ball's G_1 is q_1, a panel that would repeat q_1's
+array g_shown[ncon > 0 ? ncon : 1]
+ng = 0
+do for [i=1:ncon] {
+    g_shown[i] = 1
+    if (!in_s && ndof * ncon <= 64) {
+        do for [j=1:ndof] {
+            stats 'limit/'.file using (abs(column(2 + 2*ndof + i) - column(2 + j))) nooutput
+            if (STATS_max == 0) { g_shown[i] = 0 }
+        }
+    }
+    ng = ng + (in_s ? 0 : g_shown[i])
+}
+npanels = 2*ndof + ng + ndev
 prows = int((npanels + 1) / 2)
 W = 1300
 kc = key_cols(nkey, klen, W)
@@ -43,8 +57,21 @@ H = int(70 + prows * 280 + key_px + 50)
 col(p) = p <= 2*ndof ? ((p - 1) % 2 == 0 ? 2 + (p + 1)/2 : 2 + ndof + p/2) : 2 + 2*ndof + (p - 2*ndof)
 qty(p) = p <= 2*ndof ? sprintf('%s%d', (p - 1) % 2 == 0 ? 'q' : 'v', (p + 1)/2) : sprintf('G%d', p - 2*ndof)
 sol_colour(k) = fam_colour(sol_fam[k], sol_rank[k], sol_n[k])
-sol_dash(k) = fam_dash(sol_rank[k], sol_n[k])
-sol_point(k) = fam_point(sol_rank[k])
+# each solution's dash and marker are its linetype's, k in the order of compare_config.gp: unique in
+# the figure (up to 15 solutions), whatever the family's shades print as in grey; about n_markers
+# markers along each, in its trajectory and in its deviation (its rows of compare_deviation.csv)
+array sol_pi[nsol > 0 ? nsol : 1]
+array dev_pi[nsol > 0 ? nsol : 1]
+do for [k=1:nsol] {
+    undefine STATS_records
+    stats word(dirs, k).'/'.file using 1 nooutput
+    sol_pi[k] = marker_every(have_stats(0) ? STATS_records : 0)
+    dev_pi[k] = 0
+}
+if (!in_s && deviation) {
+    stats 'compare_deviation.csv' using (sum [k=1:nsol] (strcol(1) eq word(labels, k) ? (dev_pi[k] = dev_pi[k] + 1, 0) : 0)) nooutput
+}
+do for [k=1:nsol] { dev_pi[k] = marker_every(dev_pi[k]) }
 print sprintf('%s: key entries: %d', name, nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, name, W, H)
@@ -52,13 +79,13 @@ do for [fmt in formats] {
         title sprintf('%s: solutions against the limit solution, in %s', spaced(case_name), xname)
     set xlabel axis(xname)
     eval key_cmd(kr, key_px, H)
-    do for [p=1:2*ndof + (in_s ? 0 : ncon)] {
+    do for [p=1:2*ndof + (in_s ? 0 : ncon)] { if (p <= 2*ndof || g_shown[p - 2*ndof]) {
         set ylabel axis(qty(p))
         c = col(p)
-        plot for [k=1:nsol] word(dirs, k).'/'.file using 1:c with lines lc rgb sol_colour(k) dt sol_dash(k) lw 1.5 title label_key(word(labels, k)), \
+        plot for [k=1:nsol] word(dirs, k).'/'.file using 1:c with linespoints lt k lc rgb sol_colour(k) pi sol_pi[k] title label_key(word(labels, k)), \
              'limit/'.file using 1:c with lines @limit_style title 'limit solution'
         unset key
-    }
+    } }
     if (ndev > 0) {
         set logscale y
         set format y '10^{%T}'
@@ -77,7 +104,7 @@ do for [fmt in formats] {
                 do for [k=1:nsol] { if (sol_fam[k] eq fam) { k_hi = k; if (k_lo == 0) { k_lo = k } } }
                 plot for [k=k_lo:k_hi] 'compare_deviation.csv' \
                     using 2:(sol_fam[k] eq fam && strcol(1) eq word(labels, k) && column(3) > 0 ? column(3) : NaN) \
-                    with lines lc rgb sol_colour(k) dt sol_dash(k) lw 1.5 notitle
+                    with linespoints lt k lc rgb sol_colour(k) pi dev_pi[k] notitle
             } else {
                 set label 4 'no deviation above 0' at graph 0.5, graph 0.5 center
                 plot [0:1] [1:10] NaN notitle

@@ -1,4 +1,6 @@
-# Work-precision: each distance to the limit solution against the wall time, log-log, one panel per
+# Work-precision: each distance to the limit solution against the work, the solve's right-hand-side
+# evaluations (compare.csv's rhs_evals: CVODE's count for the penalty, 2 per step for Moreau-Jean,
+# 1 per step for Paoli and Maury; a scheme's LCP solves, lcp_solves, are not counted), log-log, one panel per
 # distance (at most 6, in 3 rows of 2: the others are in compare.csv), one line per solver family
 # in its hue (styles.gp), joined in order of refinement (mu increasing, h decreasing), each point
 # labelled with its mu or h.  What a panel cannot draw is said in it: a solution that failed, one
@@ -36,7 +38,7 @@ do for [fmt in formats] {
     set logscale xy
     set format x '10^{%T}'
     set format y '10^{%T}'
-    set xlabel 'wall time (s)'
+    set xlabel "work: right-hand-side evaluations (a scheme's LCP solves not counted)"
     do for [d=1:nd] {
         dist = word(distances, d)
         set title words_of(dist)
@@ -48,7 +50,7 @@ do for [fmt in formats] {
         floor_d = 1e-12 * mx_
         # the note: per family and reason, how many solutions are not drawn ("Paoli: 7 at round-off")
         why(dummy) = strcol(col_solver) eq 'limit' ? '' : \
-            (strcol(col_status) ne 'ok' ? 'failed' : (column(col_wall) != column(col_wall) ? 'no cost' : \
+            (strcol(col_status) ne 'ok' ? 'failed' : (column(col_work) != column(col_work) ? 'no cost' : \
             (column(dist) != column(dist) ? 'no value' : (column(dist) < floor_d ? 'at round-off' : ''))))
         note_ = ''
         do for [f=1:words(families)] {
@@ -58,17 +60,17 @@ do for [fmt in formats] {
                 if (n_ > 0) { note_ = note_.(note_ eq '' ? '' : "\n").sprintf('%s: %d %s', solver_words(word(families, f)), n_, r) }
             }
         }
-        drawn(dummy) = column(col_wall) == column(col_wall) && column(dist) >= floor_d ? column(dist) : NaN
+        drawn(dummy) = column(col_work) == column(col_work) && column(dist) >= floor_d ? column(dist) : NaN
         if (note_ ne '') {
             set label 5 "not drawn:\n".note_ at graph 0.98, graph 0.95 right front font ',8'
         }
         if (mx_ > 0) {
             set yrange [*:*]
             set offsets graph 0.05, graph 0.15, graph 0.1, graph 0.1
-            plot for [f=1:nfam] 'compare.csv' using (column(col_wall)):(fam_row(word(families, f)) ? drawn(0) : NaN) \
-                     with linespoints lc rgb fam_colour(word(families, f), 1, 1) dt 1 pt fam_point(f) lw 1.5 \
+            plot for [f=1:nfam] 'compare.csv' using (column(col_work)):(fam_row(word(families, f)) ? drawn(0) : NaN) \
+                     with linespoints lt f lc rgb fam_colour(word(families, f), 1, 1) \
                      title solver_words(word(families, f)), \
-                 for [f=1:nfam] 'compare.csv' using (column(col_wall)):(fam_row(word(families, f)) ? drawn(0) : NaN):(value_text(0)) \
+                 for [f=1:nfam] 'compare.csv' using (column(col_work)):(fam_row(word(families, f)) ? drawn(0) : NaN):(value_text(0)) \
                      with labels left offset 0.6, 0.5 font ',8' textcolor rgb fam_colour(word(families, f), 1, 1) notitle
         } else {
             set label 4 'no distance above 0' at graph 0.5, graph 0.5 center

@@ -27,20 +27,38 @@ do for [i=1:nq] {
     if (kind_of_block[i] < 1) { kind_of_block[i] = 3 }
     kind_count[kind_of_block[i]] = kind_count[kind_of_block[i]] + 1
 }
+last_g = 0
+do for [g=1:4] { if (kind_count[g] > 0) { last_g = g } }
 npan = (kind_count[1] > 0) + (kind_count[2] > 0) + (kind_count[3] > 0) + (kind_count[4] > 0)
 pcols = 1
 prows = npan
 sgn = param eq 'h' ? 1 : -1
+# the quantities measured but not fitted (plots_config.gp's conv_dropped, NAME:REASON), said below
+# the panels: a quantity is never left out silently
+if (!exists('conv_dropped')) conv_dropped = ''
+ndrop = words(conv_dropped)
+reason_words(r) = r eq 'at-floor' ? 'every error at its noise floor' : (r eq 'too-few' ? \
+    'too few errors above the noise floors' : (r eq 'no-limit' ? 'no limit under the law' : \
+    (r eq 'uncertain' ? 'fitted rate within its standard error' : '?')))
+drop_note = ''
+do for [w=1:ndrop] {
+    wd_ = colons(word(conv_dropped, w))
+    drop_note = drop_note.(w > 1 ? ';  ' : '').sym(word(wd_, 1)).': '.reason_words(word(wd_, 2))
+}
+note_px = ndrop > 0 ? 40 : 0
 W = 1300
-H = int(70 + prows * 360 + 40)
+H = int(70 + prows * 360 + 40 + note_px)
 print sprintf('convergence: key entries: %d', nq)
 do for [fmt in formats] {
     eval term_cmd(fmt, 'convergence', W, H)
-    set multiplot layout prows,pcols margins 0.07,0.62,50./H,1 - 60./H spacing 0.1,100./H \
+    set multiplot layout prows,pcols margins 0.07,0.62,(50. + note_px)/H,1 - 60./H spacing 0.1,100./H \
         title sprintf('%s, %s: errors against %s (thin lines: least-squares fits; triangles: predicted rates)', \
                       spaced(case_name), solver_words(solution), sym(param))
     set key at screen 0.64, graph 1 left top vertical Left reverse samplen 2 spacing 1.1 width 1
     set logscale xy
+    # the first and last mu (or h) off the frame's sides, the errors off its top and bottom
+    set autoscale xfix
+    set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
     set format x '10^{%T}'
     set format y '10^{%T}'
     set xlabel axis(param)
@@ -61,6 +79,9 @@ do for [fmt in formats] {
             done_ = ' '
             unset object
             unset label
+            if (ndrop > 0 && g == last_g) {
+                set label 99 'not fitted (sweep.json says why): '.drop_note at screen 0.02, screen 14./H left front font ',9'
+            }
             do for [i=1:nq] {
                 p_ = sprintf('%g', predicted[i])
                 if (kind_of_block[i] == g && predicted[i] == predicted[i] && predicted[i] > 0 && \
@@ -76,11 +97,21 @@ do for [fmt in formats] {
                     set label nt sprintf('rate %g', pr) at xa * 10**0.5, yl * 0.6 center front font ',9'
                 }
             }
+            # each quantity's fit: a thin solid segment in its colour from its first to its last mu (or h),
+            # drawn as an arrow without heads, behind the points (a line of the plot would be a second
+            # curve of that colour, one more dash among the panel's)
+            unset arrow
+            do for [i=1:nq] { if (kind_of_block[i] == g) {
+                fxa = NaN; fya = NaN; fxb = NaN; fyb = NaN
+                stats 'convergence.csv' index i-1 using (column(conv_x) == column(conv_x) && column(conv_fit) > 0 ? \
+                    (fxa != fxa ? (fxa = column(conv_x), fya = column(conv_fit)) : (fxb = column(conv_x), fyb = column(conv_fit)), 0) : 0) nooutput
+                if (fxa == fxa && fxb == fxb) {
+                    set arrow i from fxa, fya to fxb, fyb nohead back lc rgb word(palette, (i-1)%8+1) dt 1 lw 1
+                }
+            } }
             plot for [i=1:nq] 'convergence.csv' index i-1 using conv_x:(kind_of_block[i] == g ? column(conv_error) : NaN) \
                      with linespoints lt i \
-                     title (kind_of_block[i] == g ? sym(conv_name[i]).(same_ ? '' : in_unit(conv_name[i])).': rate '.rate_text[i] : ''), \
-                 for [i=1:nq] 'convergence.csv' index i-1 using conv_x:(kind_of_block[i] == g ? column(conv_fit) : NaN) \
-                     with lines lc rgb word(palette, (i-1)%8+1) dt 1 lw 1 notitle
+                     title (kind_of_block[i] == g ? sym(conv_name[i]).(same_ ? '' : in_unit(conv_name[i])).': rate '.rate_text[i] : '')
         }
     }
     unset multiplot

@@ -16,26 +16,37 @@ kr = key_rows(nkey, kc)
 key_px = kr * row_h + 24
 npanels = na > 0 ? 2 : 1
 H = int(70 + npanels * 360 + key_px + 50)
+rows = nv
+# names in words: "hunt_crossley_1975" -> "Hunt-Crossley 1975", "hunt_crossley" -> "Hunt-Crossley"
+# (each part capitalized, joined by '-', a trailing year after a space)
+upper(c) = strstrt('abcdefghijklmnopqrstuvwxyz', c) > 0 ? 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'[strstrt('abcdefghijklmnopqrstuvwxyz', c):strstrt('abcdefghijklmnopqrstuvwxyz', c)] : c
+cap(w) = strlen(w) > 0 ? upper(w[1:1]).w[2:] : w
+name_words(n) = (nw_ = '', sum [w_=1:words(colons(underscores_to_colons(n)))] \
+    (p_ = word(colons(underscores_to_colons(n)), w_), \
+     nw_ = nw_.(w_ == 1 ? '' : (strstrt('0123456789', p_[1:1]) > 0 ? ' ' : '-')).cap(p_), 0), nw_)
+underscores_to_colons(s) = strstrt(s, '_') == 0 ? s : s[1:strstrt(s, '_') - 1].':'.underscores_to_colons(s[strstrt(s, '_') + 1:])
 print sprintf('impact_law: key entries: %d', nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, 'impact_law', W, H)
     set multiplot layout npanels,1 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
-        title sprintf('%s (%s): limit restitution of an isolated impact', spaced(law), settings) noenhanced
+        title sprintf('%s (%s): limit restitution of an isolated impact', name_words(law), settings) noenhanced
     eval key_cmd(kr, key_px, H)
     set logscale x
     set autoscale xfix
     set format x '%g'
-    set xlabel 'impact speed V'
+    # e depends on c V alone (docs/laws.md): V is in units of 1/c; another law's V in its parameters' units
+    set xlabel strstrt(settings, 'c=') > 0 ? 'impact speed V (units of 1/c)' : 'impact speed V (units of the law''s parameters)'
     set ylabel 'restitution e'
     set yrange [0:1.05]
     plot 'impact_law.csv' using 1:2 with lines @limit_style title 'exact (limit of the law)', \
-         for [j=1:na] '' using 1:(column(2 + j)) with lines lt j title word(approximations, j) noenhanced
+         for [j=1:na] '' using 1:(column(2 + j)) with linespoints lt j pi marker_every(rows) title name_words(word(approximations, j)) noenhanced
     unset key
     if (na > 0) {
         set yrange [*:*]
         set ylabel 'e_{approx} - e'
-        plot 0 with lines lc rgb 'gray' notitle, \
-             for [j=1:na] 'impact_law.csv' using 1:(column(2 + na + j)) with lines lt j notitle
+        set xzeroaxis lc rgb 'gray' lw 1
+        plot for [j=1:na] 'impact_law.csv' using 1:(column(2 + na + j)) with linespoints lt j pi marker_every(rows) notitle
+        unset xzeroaxis
     }
     unset multiplot
 }

@@ -1,19 +1,22 @@
 # Sustained contacts: the penalty force mu G(t) (a line in the run's style) against the sliding-mode
-# force F^sm(t) computed from the model at the same state (under a physical k: -lambda and its limit) (the run's markers, every 4th row), paper
-# 004 Theorem 6.  Each element has its own (colour, dash, marker): a line without markers, markers
-# without a line.
+# force F^sm(t) computed from the model at each run's state (under a physical k: -lambda and its
+# limit), paper 004 Theorem 6.  F^sm of every run is one element, the limit's black dashes on top:
+# the runs' F^sm lie on one another (they converge with the runs), and one style for all of them
+# leaves each run one dash and one marker of its own.
 # Data: sliding.csv, one block per run: mu (or h), episode, constraint, t, mu G, F^sm
 # (docs/formats.md, "Data files for figures"; the columns by number in styles.gp).
 load 'plots_config.gp'
 load 'styles.gp'
 set datafile separator comma
-nkey = nsliding
+nkey = nsliding + 1
 # each block's key: its run's mu (or h), the first column of its rows, typeset
 array blk_key[nsliding > 0 ? nsliding : 1]
+array blk_pi[nsliding > 0 ? nsliding : 1]
 do for [i=1:nsliding] {
     stats 'sliding.csv' index i-1 using (blk_key[i] = param_key(strcol(1)), column(sliding_t)) nooutput
+    blk_pi[i] = marker_every(STATS_records)
 }
-klen = 14
+klen = 20
 W = 1300
 kc = key_cols(nkey, klen, W)
 kr = key_rows(nkey, kc)
@@ -26,11 +29,11 @@ do for [fmt in formats] {
     # where k is physical and mu G has no limit, minus the contact force and minus its limit
     set multiplot layout 1,1 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H \
         title sprintf('%s: %s on sustained contacts', spaced(case_name), physical_k ? \
-                      '-λ (lines) and its limit -λ_{lim} (markers)' : 'μG (lines) and F^{sm} (markers)')
+                      '-λ and its limit -λ_{lim} (black dashes)' : 'μG and F^{sm} (black dashes)')
     eval key_cmd(kr, key_px, H)
     set xlabel axis('t')
     set ylabel (physical_k ? '-λ and -λ_{lim}' : 'μG and F^{sm}').in_unit('lambda')
-    plot for [i=0:nsliding-1] 'sliding.csv' index i using sliding_t:sliding_muG with lines lt i+1 title blk_key[i+1], \
-         for [i=0:nsliding-1] 'sliding.csv' index i every 4 using sliding_t:sliding_Fsm with points lt i+1 notitle
+    plot for [i=0:nsliding-1] 'sliding.csv' index i using sliding_t:sliding_muG with linespoints lt i+1 pi blk_pi[i+1] title blk_key[i+1], \
+         'sliding.csv' using sliding_t:sliding_Fsm with lines @limit_style title (physical_k ? '-λ_{lim} (every run)' : 'F^{sm} (every run)')
     unset multiplot
 }

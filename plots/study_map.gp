@@ -11,6 +11,14 @@ set datafile separator comma
 W = 900
 H = 760
 print sprintf('%s: key entries: %d', figure, 1)
+# the caption below the map: key_text ("QUANTITY at A=v B=w", or "QUANTITY, one cell per run") with the
+# quantity's symbol and each held axis typeset ("v_1(T) at μ = 10^8"); its names are the checked ones
+# of study.json (letters, digits, _ and -, drawn spaced where styles.gp has no symbol) and its values
+# numbers penlim wrote, so that it is drawn as enhanced text
+cap_rest_ = key_text[strlen(quantity) + 1:]
+map_caption = sym(quantity).(strstrt(cap_rest_, ' at ') == 1 ? \
+    ' at '.(cw_ = '', sum [w_=2:words(cap_rest_)] (cw_ = cw_.(w_ > 2 ? ', ' : '').key_of(word(cap_rest_, w_)), 0), cw_) : \
+    (strlen(key_text) > strlen(quantity) ? key_text[strlen(quantity) + 1:] : ''))
 set palette defined (0 '#440154', 1 '#3B528B', 2 '#21908C', 3 '#5DC863', 4 '#FDE725')
 do for [fmt in formats] {
     eval term_cmd(fmt, figure, W, H)
@@ -24,10 +32,11 @@ do for [fmt in formats] {
     else { unset logscale cb; set format cb '% h'; set cblabel axis(quantity) }
     set xlabel axis(xname)
     set ylabel axis(yname)
+    set offsets 0, 0, 0, 0
     set autoscale xfix
     set autoscale yfix
     set autoscale cbfix
     plot figure.'.csv' using 1:2:3:4:5:6:(logcb ? (abs($7) > 0 ? abs($7) : NaN) : $7) \
         with boxxyerror fillstyle solid 1.0 border lw 0.5 lc palette notitle, \
-        '' using 1:(NaN) with lines lc rgb 'white' title key_text noenhanced
+        '' using 1:(NaN) with lines lc rgb 'white' title map_caption
 }

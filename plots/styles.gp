@@ -1,19 +1,34 @@
 # Shared styles and layout of every penlim figure, loaded by each script after plots_config.gp.
 #
-# Curve k (k = 1, 2, ...) is drawn with linetype k: colour (k-1) mod 8 and dash pattern (k-1) mod 5,
-# so neighbouring curves differ in both and the first 40 curves have distinct (colour, dash) pairs
-# (8 and 5 are coprime); linespoints also cycle through 7 point types.  Curves k and k+5 share a dash
-# pattern, so colours c and c+5 (mod 8, equivalently c and c+3) are of different hues: the palette's
-# similar pairs (blue and sky blue, vermillion and orange, green and teal, pink and wine) sit 4 apart,
-# on curves k and k+4, which differ in dash.  No run is black: the limit solution has its own style,
-# black long dashes (plot ... @limit_style).
+# Curve k (k = 1, 2, ...) of a plot is drawn with linetype k: colour (k-1) mod 8 of a colour-blind-safe
+# palette, dash pattern (k-1) mod 15 and marker (k-1) mod 15, all three varying together, so that the
+# first 15 curves of a plot differ in dash AND in marker (gnuplot's cairo and SVG terminals have 15
+# markers; the dashes are drawn from a table of 15), whatever their colours print as in greyscale,
+# and the first 40 in (colour, dash, marker).  Lines carry markers (linespoints, with a point
+# interval where a curve has many rows: n_markers along it, the line blanked around each) so
+# that a curve is told by its marker where its dash is too short to read.  No run is black: the
+# limit solution has its own style, black long dashes without markers (plot ... @limit_style).
 palette = '#0072B2 #D55E00 #009E73 #CC79A7 #56B4E9 #E69F00 #44AA99 #882255'
-points = '7 5 9 11 13 6 4'
+# markers: filled circle, square, triangles up and down, diamond, pentagon, then the same empty, then +, x, *
+points = '7 5 9 11 13 15 6 4 8 10 12 14 1 2 3'
+n_styles = 15
+# dash patterns (in line widths; 1: solid), neighbours unlike; none is the limit's (10,6)
+dashes = 'solid 6,3 1.5,2.5 7,2.5,1.5,2.5 12,4 3,3 7,2.5,1.5,2.5,1.5,2.5 12,3,3,3 1.5,5 18,5 4,2 3,6 ' \
+    . '20,3,3,3,3,3 9,3,9,3,1.5,3 2,2,8,2'
+style_point(k) = int(word(points, (k-1) % n_styles + 1))
 do for [k=1:40] {
-    d_ = (k-1)%5 + 1    # a variable: 'dt (...)' would read as a dash pattern
-    set linetype k lc rgb word(palette, (k-1)%8+1) dt d_ lw 1.5 pt int(word(points, (k-1)%7+1)) ps 0.6
+    d_ = word(dashes, (k-1) % n_styles + 1)
+    if (d_ eq 'solid') { set linetype k lc rgb word(palette, (k-1)%8+1) dt 1 lw 1.5 pt style_point(k) ps 0.7 pi 1 } \
+    else { eval sprintf('set linetype %d lc rgb "%s" dt (%s) lw 1.5 pt %d ps 0.7 pi 1', k, word(palette, (k-1)%8+1), d_, style_point(k)) }
 }
 set linetype cycle 40
+# a margin above and below the data, so that no extreme value (the top of a rebound, mu G's 0) runs
+# along the frame; scripts whose ranges are fixed or whose cells fill the frame (study_map) set their own
+set offsets 0, 0, graph 0.05, graph 0.05
+# markers along a curve of many rows: about this many, evenly in rows (pointinterval -N blanks the line
+# around each); marker_every(rows) is the interval
+n_markers = 12
+marker_every(rows) = -(rows > 2 * n_markers ? int(rows / n_markers) : 1)
 limit_style = "lc rgb 'black' dt (10,6) lw 1.6"
 
 # Layout, in pixels of the PNG (the PDF has the same proportions, at 72 points per inch).  The key
@@ -210,13 +225,16 @@ col_solver = 'solution'  # the solver (penalty, moreau_jean, ...; the limit solu
 col_status = 'status'
 col_param_name = 'parameter_name'
 col_param = 'parameter'
-col_wall = 'wall_seconds'
+# the work of a solve (compare_work's x): its right-hand-side evaluations, a count the solver
+# makes the same on every machine and run, where the wall time (wall_seconds) is noise at the
+# millisecond level (the wedge's penalty line ran backwards in it)
+col_work = 'rhs_evals'
 # compare_deviation.csv: solution (the label), t, deviation
 
 # ---- Solution families (a comparison): one hue per family, lighter for coarser members --------------
 # Family f has its hue; member r of nr (in order of refinement, the finest last) is that hue mixed
-# with white by 0.55 (nr - r)/(nr - 1), with dash pattern nr - r + 1 (the finest solid) and marker r:
-# members of a family differ in lightness, dash and marker, families in hue.
+# with white by 0.55 (nr - r)/(nr - 1): members of a family differ in lightness, families in hue;
+# dash and marker are each solution's own (its linetype, by its place among all the solutions).
 fam_names = 'penalty moreau_jean paoli maury external'
 array fam_r[5] = [0, 213, 0, 204, 68]
 array fam_g[5] = [114, 94, 158, 121, 68]
@@ -229,8 +247,6 @@ label_key(l) = fam_of(l) eq 'external' ? l : solver_words(fam_of(l)).', '.key_of
 shade(c, r, nr) = int(c + (255 - c) * (nr > 1 ? 0.55 * (nr - r) / (nr - 1.) : 0))
 fam_colour(f, r, nr) = sprintf('#%02x%02x%02x', shade(fam_r[fam_index(f)], r, nr), shade(fam_g[fam_index(f)], r, nr), \
     shade(fam_b[fam_index(f)], r, nr))
-fam_dash(r, nr) = nr - r + 1
-fam_point(r) = int(word(points, (r - 1) % 7 + 1))
 # an axis of |value| (a log scale of a signed quantity): the bars around the symbol, unless it is a
 # norm, a sup or a max already
 is_abs(name) = sym(name)[1:1] eq '|' || strstrt(sym(name), 'sup') == 1 || strstrt(sym(name), 'max') == 1

@@ -10,8 +10,11 @@ set datafile separator comma
 nkey = nzeno
 # each block's key: its run's mu (or h), the first column of its rows, typeset
 array blk_key[nzeno > 0 ? nzeno : 1]
+# about n_markers markers a run (a run of 90 impacts marked at each was a smear)
+array blk_pi[nzeno > 0 ? nzeno : 1]
 do for [i=1:nzeno] {
     stats 'zeno.csv' index i-1 using (blk_key[i] = param_key(strcol(1)), column(zeno_index)) nooutput
+    blk_pi[i] = marker_every(STATS_records)
 }
 klen = 14
 W = 1300
@@ -37,18 +40,21 @@ do for [fmt in formats] {
     set mxtics 1
     set xrange [0.5:STATS_max + 0.5]
     set ylabel 'impact time t_i'.in_unit('t')
-    plot for [i=0:nzeno-1] 'zeno.csv' index i using zeno_index:zeno_t_in with linespoints lt i+1 title blk_key[i+1]
+    plot for [i=0:nzeno-1] 'zeno.csv' index i using zeno_index:zeno_t_in with linespoints lt i+1 pi blk_pi[i+1] title blk_key[i+1]
     unset key
     set logscale y
     set format y '10^{%T}'
     set ylabel 'entry gap rate |Ġ_{in}|'.in_unit('v')
-    plot for [i=0:nzeno-1] 'zeno.csv' index i using zeno_index:zeno_gdot_in with linespoints lt i+1 notitle
+    plot for [i=0:nzeno-1] 'zeno.csv' index i using zeno_index:zeno_gdot_in with linespoints lt i+1 pi blk_pi[i+1] notitle
     unset logscale y
     set format y '%g'
     if (ncapture > 0) {
         set xrange [*:*]
         set xtics autofreq format '10^{%T}'
         set logscale x
+        # the first and last mu (or h) off the frame's sides
+        set autoscale xfix
+        set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
         set xlabel axis(param)
         set ylabel 'time'.in_unit('t')
         set rmargin at screen 0.6

@@ -2,6 +2,8 @@
  * the analytic Jacobian against central differences, the free gap acceleration D against a
  * directional derivative of Gdot along the smooth flow. */
 #include <float.h>
+#include <gsl/gsl_linalg.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -353,6 +355,67 @@ static void test_force_dynamics(void)
           "neither accel nor force rejected: %s", err.message);
 }
 
+/* A mass matrix diagonal at q (the polar cup, M = diag(1, r^2), given with dM/dq): F_v, its Jacobians
+ * and M^-1 are GSL's Cholesky solve and inverse to the bit, M^-1's signed zeros too (the model factors
+ * such a matrix entry by entry, with GSL's operations), and F_v is the closed form r'' = r theta'^2,
+ * theta'' = -2 r' theta'/r; M not positive definite (r = 0) fails as GSL's factorization does. */
+static void test_diagonal_mass(void)
+{
+    pl_error err;
+    pl_model m;
+    pl_setting s[] = {{"polar", 1.0}};
+    CHECK(pl_model_init(&m, &pl_case_cup, s, 1, &err) == PL_OK, "polar cup: %s", err.message);
+    pl_work *w = pl_work_new(&m);
+    const double ys[][4] = {{0.37, 1.1, 0.9, -2.3}, {1.0, -0.4, -0.05, 0.7}, {2.9, 3.0, 1.7, 0.013},
+                            {1e-3, 0.2, -4.0, 5e3}, {0.8123456789, -1.9, 0.3333, -0.6667}};
+    for (size_t st = 0; st < sizeof ys / sizeof ys[0]; st++) {
+        const double *q = ys[st], *v = ys[st] + 2;
+        double t = 0.25 * (double)st, u[PL_MAX_INPUTS] = {0}, f[2], f_q[4], f_v[4], M[4], dM[4];
+        pl_case_cup.force(m.par, t, q, v, u, f, f_q, f_v, pl_case_cup.user);
+        pl_model_mass(&m, q, M, NULL);
+        gsl_matrix_view L = gsl_matrix_view_array(M, 2, 2);
+        CHECK(gsl_linalg_cholesky_decomp1(&L.matrix) == GSL_SUCCESS, "state %zu: M positive definite", st);
+        double ref[2] = {f[0], f[1]};
+        gsl_vector_view rv = gsl_vector_view_array(ref, 2);
+        gsl_linalg_cholesky_svx(&L.matrix, &rv.vector);
+        for (size_t k = 0; k < 2; k++) {
+            gsl_vector_view col_v = gsl_vector_view_array_with_stride(f_v + k, 2, 2);
+            gsl_linalg_cholesky_svx(&L.matrix, &col_v.vector);
+            pl_model_mass_dq(&m, q, k, dM);
+            for (size_t j = 0; j < 2; j++)
+                for (size_t l = 0; l < 2; l++)
+                    f_q[j * 2 + k] -= dM[j * 2 + l] * ref[l];
+            gsl_vector_view col_q = gsl_vector_view_array_with_stride(f_q + k, 2, 2);
+            gsl_linalg_cholesky_svx(&L.matrix, &col_q.vector);
+        }
+        double inv[4];
+        memcpy(inv, M, sizeof inv);
+        gsl_matrix_view I = gsl_matrix_view_array(inv, 2, 2);
+        CHECK(gsl_linalg_cholesky_invert(&I.matrix) == GSL_SUCCESS, "state %zu: M inverted", st);
+        double a[2], a_q[4], a_v[4], a2[2], minv_store[4];
+        const double *minv = NULL;
+        pl_model_accel(&m, w, t, q, v, a, a_q, a_v);
+        CHECK(pl_model_accel_minv(&m, w, t, q, v, a2, minv_store, &minv) == 0 && minv, "state %zu: accel_minv", st);
+        for (size_t j = 0; j < 2; j++)
+            CHECK(a[j] == ref[j] && a2[j] == ref[j], "state %zu: F_v[%zu] %.17g, %.17g against GSL's %.17g", st, j,
+                  a[j], a2[j], ref[j]);
+        for (size_t j = 0; j < 4; j++)
+            CHECK(a_q[j] == f_q[j] && a_v[j] == f_v[j] && minv && memcmp(&minv[j], &inv[j], sizeof inv[j]) == 0,
+                  "state %zu, entry %zu: dF_v/dq %.17g (GSL %.17g), dF_v/dv %.17g (%.17g), M^-1 %.17g (%.17g)", st, j,
+                  a_q[j], f_q[j], a_v[j], f_v[j], minv ? minv[j] : NAN, inv[j]);
+        double r = q[0], rd = v[0], thd = v[1];
+        CHECK_NEAR(a[0], r * thd * thd, 4 * DBL_EPSILON * fabs(r * thd * thd), "r'' = r theta'^2");
+        CHECK_NEAR(a[1], -2.0 * rd * thd / r, 8 * DBL_EPSILON * fabs(2.0 * rd * thd / r), "theta'' = -2 r' theta'/r");
+    }
+    const double q0[2] = {0.0, 0.5}, v0[2] = {1.0, 1.0};
+    double a[2], minv_store[4];
+    const double *minv = NULL;
+    CHECK(pl_model_accel_minv(&m, w, 0.0, q0, v0, a, minv_store, &minv) != 0 && isnan(a[0]) && isnan(a[1]),
+          "r = 0: M = diag(1, 0) is not positive definite (%g, %g)", a[0], a[1]);
+    pl_work_free(w);
+    pl_model_free(&m);
+}
+
 static void test_effective_mass(void)
 {
     /* Wedge: w_1 = M^{-1} e_1 = (1, -m)/(1 - m^2), m_1 = 1 - m^2. */
@@ -382,6 +445,7 @@ int main(void)
     test_jacobians();
     test_free_gap_accel();
     test_force_dynamics();
+    test_diagonal_mass();
     test_effective_mass();
     return check_finish("test_model");
 }

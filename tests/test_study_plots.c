@@ -686,6 +686,24 @@ static void test_lines(void)
         snprintf(cmd, sizeof cmd, "rm -rf %s/plain", dir);
         CHECK(system(cmd) == 0, "%s", cmd);
     }
+    /* the figures follow the study's law: mu a pure multiplier of a physical k (Hunt-Crossley, Hertz), a
+     * stiffness per unit mass otherwise (a law penlim lacks, "linear", is drawn as Kelvin-Voigt's) */
+    const char *const laws[] = {"hunt_crossley", "linear"};
+    for (int k = 0; k < 2; k++) {
+        write_study("plain", plain, 2, 0, NULL, &st);
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "cd %s/plain && sed -i 's/\"linear\"/\"%s\"/' study.json", dir, laws[k]);
+        CHECK(system(cmd) == 0, "%s", cmd);
+        s = render("plain", NULL, &out, &err);
+        char *gp = slurp("plain/family_restitution_first.gp");
+        CHECK(s == PL_OK && gp && strstr(gp, k == 0 ? "physical_k = 1\n" : "physical_k = 0\n") &&
+                  strstr(gp, "physical_k") < strstr(gp, "load 'styles.gp'"),
+              "contact_law %s: physical_k %d, before styles.gp (%s)", laws[k], k == 0, s == PL_OK ? "" : err.message);
+        free(gp);
+        pl_output_free(&out);
+        snprintf(cmd, sizeof cmd, "rm -rf %s/plain", dir);
+        CHECK(system(cmd) == 0, "%s", cmd);
+    }
     const test_axis plain2[] = {{"N", 2, {2, 3}, 0}, {"e", 3, {0.3125, 0.5625, 0.84375}, 0}};
     write_study("plain", plain2, 2, 0, NULL, &st);
     s = render("plain", NULL, &out, &err);

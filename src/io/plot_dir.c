@@ -147,7 +147,7 @@ static const setting sweep_settings[] = {
     {"case_name", CASE_NAME}, {"ndof", COUNT},     {"ncon", COUNT},      {"solution", SOLVER_NAME},
     {"param", REFINED_NAME},  {"runs", RUN_DIRS},  {"labels", WORDS},    {"nq", COUNT},
     {"conv_len", COUNT},      {"nsliding", COUNT}, {"nzeno", COUNT},     {"ncapture", COUNT},
-    {"limit", LIMIT_DIR},     {"accumulation", NUMBER}, {"physical_k", COUNT}, {NULL, COUNT}};
+    {"limit", LIMIT_DIR},     {"accumulation", NUMBER}, {"physical_k", COUNT}, {"conv_dropped", WORDS}, {NULL, COUNT}};
 
 static const setting compare_settings[] = {
     {"case_name", CASE_NAME}, {"ndof", COUNT},        {"ncon", COUNT},      {"dirs", SOLUTION_DIRS},

@@ -13,6 +13,7 @@
 #include "core/number.h"
 #include "io/plot_config.h"
 #include "io/plots.h"
+#include "laws/law.h"
 #include "model/model.h"
 #include "solvers/solver.h"
 
@@ -52,6 +53,7 @@ typedef struct {
 struct pl_study_plots {
     char subject[160]; /* "CASE (SOLVER)" */
     char case_name[96], solver[48]; /* for the figures' titles and units (styles.gp's table) */
+    int physical_k;                 /* the study's law has a physical k: mu is a pure multiplier */
     axis *axes;
     size_t naxes;
     int zip;
@@ -203,6 +205,10 @@ static pl_status read_json(const pl_output *out, pl_study_plots *p, size_t *npoi
     if (!case_name)
         case_name = json_is_object(model) ? json_string_value(json_object_get(model, "name")) : json_string_value(model);
     const char *solver = json_string_value(json_object_get(j, "solver"));
+    /* the law's k physical (Hertz, Hunt-Crossley): mu a pure multiplier on the axes (styles.gp's
+     * physical_k); a study without "contact_law" (or of a law penlim lacks) is drawn as Kelvin-Voigt's */
+    const char *law = json_string_value(json_object_get(j, "contact_law"));
+    const pl_law_type *law_type = law ? pl_law_type_find(law) : NULL;
     const json_t *zip = json_object_get(j, "zip"), *points = json_object_get(j, "points");
     if (!json_is_integer(version) || json_integer_value(version) != 1)
         s = pl_fail(err, PL_ERR_INPUT, "%s: \"penlim_study\" is not 1", where);
@@ -222,6 +228,7 @@ static pl_status read_json(const pl_output *out, pl_study_plots *p, size_t *npoi
         snprintf(p->subject, sizeof p->subject, "%s (%s)", case_name, solver);
         snprintf(p->case_name, sizeof p->case_name, "%s", case_name);
         snprintf(p->solver, sizeof p->solver, "%s", solver);
+        p->physical_k = law_type && !(law_type->flags & PL_LAW_PER_UNIT_MASS);
         p->zip = json_is_true(zip);
         *npoints = json_array_size(points);
     }
@@ -994,6 +1001,7 @@ static pl_status write_figure_script(pl_output *out, const pl_study_plots *p, co
     pl_gp_put_string(f.fp, "case_name", p->case_name);
     pl_gp_put_string(f.fp, "solver", p->solver);
     pl_gp_put_string(f.fp, "title_tail", title);
+    pl_gp_put_int(f.fp, "physical_k", p->physical_k);
     fprintf(f.fp, "load 'styles.gp'\nload '%s'\n", fig->map ? "study_map.gp" : "study_family.gp");
     return pl_file_commit(&f, err);
 }

@@ -494,6 +494,23 @@ static pl_status write_plot_config(pl_output *out, const pl_model *model, const 
     int ncapture = 0;
     for (size_t k = 0; k < sw->n; k++)
         ncapture += isfinite(sw->q[PL_Q_CAPTURE_TIME].values[k]);
+    /* the quantities measured (some error finite) that convergence.csv leaves out, and why (the
+     * reasons of pl_convergence_note): the figure says so rather than drop them silently */
+    first = 1;
+    pl_gp_begin_words(f.fp, "conv_dropped");
+    for (int q = 0; q < PL_SWEEP_NQ; q++) {
+        const pl_convergence *cv = &sw->q[q].conv;
+        if (isfinite(cv->rate) || (cv->points == 0 && cv->floored == 0 && !sw->q[q].no_limit))
+            continue;
+        const char *why = sw->q[q].no_limit                  ? "no-limit"
+                          : cv->at_floor                     ? "at-floor"
+                          : cv->points < PL_FIT_MIN_POINTS   ? "too-few"
+                                                             : "uncertain";
+        char word[96];
+        snprintf(word, sizeof word, "%s:%s", sw->q[q].name, why);
+        pl_gp_put_word(f.fp, word, &first);
+    }
+    pl_gp_end_words(f.fp);
     pl_gp_put_int(f.fp, "nq", nq);
     pl_gp_put_int(f.fp, "conv_len", conv_len);
     pl_gp_put_int(f.fp, "nsliding", nsliding);

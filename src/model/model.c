@@ -920,6 +920,59 @@ static void fill_nan(double *x, size_t len)
             x[j] = NAN;
 }
 
+/* Whether the n x n matrix M has no non-zero entry off its diagonal. */
+static int diagonal(const double *M, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        for (size_t l = 0; l < n; l++)
+            if (j != l && M[j * n + l] != 0.0)
+                return 0;
+    return 1;
+}
+
+/* accel_from_force for an M(q) that is diagonal at q (the cup: M = I in Cartesian coordinates,
+ * diag(1, r^2) in polar ones, given with dM/dq for both): the Cholesky factor's diagonal
+ * l_j = M_jj (1/sqrt(M_jj)), each solve x_j / l_j / l_j, M^{-1} = (1/l_j)^2: what GSL's
+ * cholesky_decomp1 (its unblocked column scaling), cholesky_svx and cholesky_invert compute on such
+ * a matrix, rounding for rounding (a failure where GSL's is: M_jj <= 0), without their generic
+ * algebra, which was two thirds of the cup's model evaluation. */
+static int accel_diagonal(const pl_model *model, pl_work *w, const double *q, double *L, double *a, double *a_q,
+                          double *a_v, double *minv)
+{
+    size_t n = model->n;
+    for (size_t j = 0; j < n; j++) {
+        double d = L[j * n + j];
+        if (d <= 0.0) {
+            fill_nan(a, n), fill_nan(a_q, n * n), fill_nan(a_v, n * n);
+            return 1;
+        }
+        L[j * n + j] = d * (1.0 / sqrt(d));
+    }
+    for (size_t j = 0; j < n; j++)
+        a[j] = a[j] / L[j * n + j] / L[j * n + j];
+    for (size_t k = 0; k < n; k++) {
+        if (a_v)
+            for (size_t j = 0; j < n; j++)
+                a_v[j * n + k] = a_v[j * n + k] / L[j * n + j] / L[j * n + j];
+        if (a_q) {
+            double *dM = w->dM;
+            pl_model_mass_dq(model, q, k, dM);
+            for (size_t j = 0; j < n; j++) {
+                for (size_t l = 0; l < n; l++)
+                    a_q[j * n + k] -= dM[j * n + l] * a[l];
+                a_q[j * n + k] = a_q[j * n + k] / L[j * n + j] / L[j * n + j];
+            }
+        }
+    }
+    if (minv)
+        for (size_t j = 0; j < n; j++)
+            for (size_t l = 0; l < n; l++) {
+                double r = 1.0 / L[j * n + j];
+                minv[j * n + l] = j == l ? r * r : -0.0; /* GSL's inverse of a diagonal factor: -0 */
+            }
+    return 0;
+}
+
 /* F_v = M^{-1} f, dF_v/dv = M^{-1} df/dv, dF_v/dq_k = M^{-1} (df/dq_k - dM/dq_k F_v): the force
  * and its Jacobians are written into a, a_q, a_v and solved in place, column by column.  With minv
  * (and M not constant), M^{-1} too, from the same factor (pl_model_accel_minv).  Non-zero if M(q) is
@@ -945,6 +998,8 @@ static int accel_from_force(const pl_model *model, pl_work *w, double t, const d
     }
     double *L = w->L;
     pl_model_mass(model, q, L, NULL);
+    if (diagonal(L, n))
+        return accel_diagonal(model, w, q, L, a, a_q, a_v, minv);
     gsl_matrix_view Lm = gsl_matrix_view_array(L, n, n);
     if (gsl_linalg_cholesky_decomp1(&Lm.matrix) != GSL_SUCCESS) {
         fill_nan(a, n), fill_nan(a_q, n * n), fill_nan(a_v, n * n);

@@ -785,12 +785,18 @@ static void *phase1_worker(void *arg)
     }
 }
 
-/* Run worker over jobs threads (here if none can be started). */
+/* Run worker over jobs threads; one job runs here, in the caller's thread (a model written in Python
+ * then calls back from a thread the interpreter knows, not one whose thread state it builds and drops
+ * on every call: 4x the cost of each callback), as it does if no thread can be started. */
 static void run_threads(void *(*worker)(void *), void *arg, int jobs_given, size_t work)
 {
     size_t jobs = jobs_given < 1 ? 1 : (size_t)jobs_given;
     if (jobs > work)
         jobs = work > 0 ? work : 1;
+    if (jobs == 1) {
+        worker(arg);
+        return;
+    }
     pthread_t *threads = malloc(jobs * sizeof *threads);
     size_t started = 0;
     for (; threads && started < jobs; started++)
