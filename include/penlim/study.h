@@ -169,9 +169,11 @@ typedef struct {
 PL_API pl_status pl_study_create(const pl_case *c, const pl_study_options *options, pl_study **out, pl_error *err);
 /* The runs, and (may be NULL) its points and distinct limit solutions. */
 PL_API size_t pl_study_size(const pl_study *st, size_t *points, size_t *limits);
-/* Solve every task and write its files into dir (created if missing; it should be new: the program
- * `penlim study` adds the manifest, --resume and locks), then analyse each point and write
- * study.csv and study.json.  A failed run is recorded in its row, the others go on. */
+/* Solve every task and write its files into dir (created if missing), then analyse each point and
+ * write study.csv and study.json, then manifest.json: the directory `penlim study --no-plots --out
+ * dir` writes (docs/formats.md, "Studies"), which `penlim plot dir` draws.  A directory holding files
+ * penlim did not write is refused (PL_ERR_INPUT), as by pl_sweep_write; a study cancelled or failed
+ * is left without a manifest.  A failed run is recorded in its row, the others go on. */
 PL_API pl_status pl_study_run(pl_study *st, const char *dir, pl_error *err);
 /* After pl_study_run: run k's status (its reason in err) and, by name (as pl_sweep_quantity_get's,
  * or a column of study.csv: "restitution_first", "steps", ...), one of its values (may be NULL). */

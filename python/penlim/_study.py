@@ -440,6 +440,14 @@ class Study(_Files):
         return v.value
 
     def write(self, directory):
+        """The directory `penlim study --no-plots --out directory` writes, manifest.json included (the
+        study's own, which pl_study_run wrote as the command does, copied into a new or empty
+        directory): `penlim plot directory` draws its figures."""
+        if os.path.exists(directory) and os.path.samefile(directory, self._directory):
+            return directory
+        if os.path.isdir(directory) and os.listdir(directory):
+            raise InputError(f"{os.fspath(directory)} is not empty: a study is written into a new directory",
+                             _lib.PL_ERR_INPUT)
         copy_files(self._directory, directory)
         return directory
 
@@ -465,7 +473,9 @@ class Study(_Files):
 def study(case, axes, *, solver="penalty", law=None, params=None, directory=None, zip=False, jobs=None, **kwargs):
     """penlim study: axes {name: values} (a list, or the program's text "A:B:N", "lin:A:B:N", "a,b,c";
     NAME a parameter of the case or law, mu, h, rtol or t_end), each run measured against its limit
-    solution.  Its files go to directory (a temporary one if None, kept while the Study lives)."""
+    solution.  Its files go to directory (a temporary one if None, kept while the Study lives), with
+    manifest.json as `penlim study --no-plots` writes them: a directory holding files penlim did not
+    write is refused."""
     options, case_params, _ = _split_options(solver, kwargs, True)
     m = case if isinstance(case, Model) else model(case, law=law, params=dict(params or {}, **case_params))
     grids = []

@@ -173,6 +173,34 @@ def test_study_is_the_program_s(cli, tmp_path):
         penlim.study("bouncing_ball", {"nope": [1, 2]})
 
 
+def test_study_write_is_the_program_s(cli, tmp_path):
+    """penlim.study's directory and Study.write's copy are the directory of `penlim study --no-plots`,
+    manifest.json included (but the times the runs took, the manifest's hashes of the files holding
+    them, and its model), and `penlim plot` draws its figures."""
+    st = penlim.study("bouncing_ball", {"mu": "1e4,1e6", "e": "0.4,0.7"}, h0=1.3, rtol=1e-7, jobs=2,
+                      directory=tmp_path / "py")
+    cli("study", "bouncing_ball", "--grid", "mu=1e4,1e6", "--grid", "e=0.4,0.7", "--set", "h0=1.3", "--rtol",
+        "1e-7", "--no-plots", "--out", "cmd", "--quiet")
+    st.write(tmp_path / "copy")
+    assert directory_differences(tmp_path / "py", tmp_path / "cmd") == []
+    assert directory_differences(tmp_path / "copy", tmp_path / "cmd") == []
+    py, cmd = (json.loads((tmp_path / d / "manifest.json").read_text()) for d in ("py", "cmd"))
+    assert py["command"] == "study" and py["study"]["grids"] == ["mu=1e4,1e6", "e=0.4,0.7"]
+    assert py["files"] == cmd["files"] and len(py["files"]) == 3 * (4 + 2) + 2
+    timed = {f for f in cmd["files"] if "seconds" in (tmp_path / "cmd" / f).read_text()}
+    assert {f for f in cmd["files"] if py["content_hashes"][f] != cmd["content_hashes"][f]} <= timed
+    cli("plot", "copy")
+    drawn = json.loads((tmp_path / "copy" / "manifest.json").read_text())["files"]
+    assert "map_restitution_first.png" in drawn and "family_restitution_first.png" in drawn
+    with pytest.raises(penlim.InputError, match="not empty"):
+        st.write(tmp_path / "cmd")
+    with pytest.raises(penlim.InputError, match="holds files penlim did not write"):
+        (tmp_path / "mine").mkdir()
+        (tmp_path / "mine" / "notes.txt").write_text("mine")
+        penlim.study("bouncing_ball", {"e": [0.5]}, mu=1e4, directory=tmp_path / "mine")
+    assert os.listdir(tmp_path / "mine") == ["notes.txt"]
+
+
 def test_load_a_run(cli, tmp_path):
     cli("limit", "wedge", "--set", "m=0.3", "--out", "w", "--quiet")
     s = penlim.load(tmp_path / "w")

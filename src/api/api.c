@@ -19,6 +19,7 @@
 #include "io/study_report.h"
 #include "io/sweep_report.h"
 #include "study/study.h"
+#include "study/study_dir.h"
 #include "study/sweep.h"
 
 PL_API const char *pl_version(void)
@@ -438,10 +439,11 @@ PL_API void pl_solution_work(const pl_solution *sol, long *steps, long *rhs_eval
 /* Write a results directory as the program does: the directory opened and locked, refused if it
  * holds files penlim did not write, the journal, the files planned written by write(), then
  * manifest.json (manifest, with the files written and their hashes).  write's PL_ERR_SOLVER (a
- * budget stopped some files) still finishes the directory, and is returned. */
+ * budget stopped some files) still finishes the directory, and is returned, unless whole_only:
+ * then any failure of write leaves the directory without a manifest (incomplete). */
 static pl_status write_directory(const char *dir, const pl_strings *planned, json_t *manifest,
                                  pl_status (*write)(pl_output *out, void *user, pl_error *err), void *user,
-                                 pl_error *err)
+                                 int whole_only, pl_error *err)
 {
     if (!dir || !*dir)
         return pl_fail(err, PL_ERR_INPUT, "no directory given");
@@ -470,7 +472,7 @@ static pl_status write_directory(const char *dir, const pl_strings *planned, jso
     json_decref(journal);
     pl_error stopped = {PL_OK, ""};
     pl_status ws = s == PL_OK ? write(&out, user, &stopped) : PL_OK;
-    if (ws != PL_OK && ws != PL_ERR_SOLVER) {
+    if (ws != PL_OK && (ws != PL_ERR_SOLVER || whole_only)) {
         s = ws;
         if (err)
             *err = stopped;
@@ -530,7 +532,7 @@ PL_API pl_status pl_solution_write_run(const pl_model *model, const pl_solution 
     manifest = manifest ? pl_manifest_model_identity(manifest, model, NULL, NULL) : NULL;
     solution_writing w = {model, sol};
     if (s == PL_OK)
-        s = write_directory(dir, &planned, manifest, write_solution_files, &w, err);
+        s = write_directory(dir, &planned, manifest, write_solution_files, &w, 0, err);
     json_decref(manifest);
     pl_strings_free(&planned);
     return s;
@@ -642,7 +644,7 @@ PL_API pl_status pl_sweep_write(const pl_model *model, const pl_sweep *sw, const
     manifest = manifest ? pl_manifest_model_identity(manifest, model, NULL, NULL) : NULL;
     sweep_writing w = {model, sw, manifest};
     if (s == PL_OK)
-        s = write_directory(dir, &planned, manifest, write_sweep_files, &w, err);
+        s = write_directory(dir, &planned, manifest, write_sweep_files, &w, 0, err);
     json_decref(manifest);
     pl_strings_free(&planned);
     return s;
@@ -749,7 +751,7 @@ PL_API pl_status pl_compare_write(const pl_model *model, pl_compare *c, const ch
     json_t *manifest = s == PL_OK ? pl_compare_manifest(&c->set, model, NULL, NULL) : NULL;
     compare_writing w = {model, c};
     if (s == PL_OK)
-        s = write_directory(dir, &planned, manifest, write_compare_files, &w, err);
+        s = write_directory(dir, &planned, manifest, write_compare_files, &w, 0, err);
     json_decref(manifest);
     pl_strings_free(&planned);
     return s;
@@ -954,22 +956,44 @@ PL_API size_t pl_study_size(const pl_study *st, size_t *points, size_t *limits)
     return st ? st->nruns : 0;
 }
 
+/* The study's tasks, their analysis and its tables: `penlim study --no-plots` in one process. */
+static pl_status write_study_files(pl_output *out, void *user, pl_error *err)
+{
+    pl_study *st = user;
+    out->sync_later = 1; /* a study's many files synced at once, before the manifest lists them */
+    pl_status s = pl_study_phase1(st, out, NULL, err);
+    if (s == PL_OK)
+        s = pl_study_assemble(st, out, err);
+    if (s == PL_OK)
+        s = pl_write_study(out, st, err);
+    return s;
+}
+
 PL_API pl_status pl_study_run(pl_study *st, const char *dir, pl_error *err)
 {
     if (!st || !dir)
         return pl_fail(err, PL_ERR_INPUT, "pl_study_run: no study or no directory");
     if (st->assembled)
         return pl_fail(err, PL_ERR_INPUT, "pl_study_run: the study has run already");
-    pl_output out;
-    pl_output_init(&out, dir, 0644, NULL);
-    pl_status s = pl_make_dir(dir, err);
+    pl_strings planned = {0};
+    pl_status s = PL_OK;
+    for (size_t t = 0; s == PL_OK && t < st->ntasks; t++)
+        s = pl_study_plan_task_files(st, t, &planned, err);
     if (s == PL_OK)
-        s = pl_study_phase1(st, &out, NULL, err);
+        s = pl_strings_add(&planned, "study.csv", err);
     if (s == PL_OK)
-        s = pl_study_assemble(st, &out, err);
+        s = pl_strings_add(&planned, "study.json", err);
+    pl_error why = {PL_OK, ""};
+    json_t *manifest = s == PL_OK ? pl_study_manifest(st, NULL, NULL, NULL, &why) : NULL;
+    if (s == PL_OK && !manifest) {
+        s = why.status;
+        if (err)
+            *err = why;
+    }
     if (s == PL_OK)
-        s = pl_write_study(&out, st, err);
-    pl_output_free(&out);
+        s = write_directory(dir, &planned, manifest, write_study_files, st, 1, err);
+    json_decref(manifest);
+    pl_strings_free(&planned);
     return s;
 }
 

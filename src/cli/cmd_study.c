@@ -24,6 +24,7 @@
 #include "io/study_plots.h"
 #include "io/study_report.h"
 #include "study/study.h"
+#include "study/study_dir.h"
 
 static const char study_usage[] =
     "usage: penlim study (CASE | --model FILE) --grid NAME=VALUES [--grid NAME=VALUES ...] [--zip]\n"
@@ -63,47 +64,7 @@ static const char merge_usage[] =
     "  --model FILE      the model compiled apart that the shards ran (the same file: its content\n"
     "                    hash is checked); a path read from a shard is never loaded\n";
 
-/* The files of a task's directory: the first 3 always, contacts.csv with sparse contacts. */
-static const char *const task_files[] = {"trajectory.csv", "trajectory_s.csv", "summary.json", "contacts.csv"};
-#define TASK_FILES_ALWAYS 3
-
-
-/* ---- the study's identity ------------------------------------------------------------------- */
-
-static json_t *settings_json(const pl_setting *s, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t k = 0; k < n; k++) {
-        json_t *o = json_object();
-        PL_JSON_SET(o, "name", json_string(s[k].name));
-        PL_JSON_SET(o, "value", pl_json_number(s[k].value));
-        PL_JSON_APPEND(a, o);
-    }
-    return a;
-}
-
-/* What makes two studies the same (and the shards of one): the spec as given, everything its runs
- * depend on.  How it is executed (jobs, shards, processes) is not part of it, nor --max-seconds: a
- * run it stopped is failed, and a --resume computes the failed runs again. */
-static json_t *study_identity(const pl_study_spec *sp)
-{
-    json_t *o = json_object(), *grids = json_array();
-    for (size_t k = 0; k < sp->ngrids; k++)
-        PL_JSON_APPEND(grids, json_string(sp->grids[k]));
-    PL_JSON_SET(o, "grids", grids);
-    PL_JSON_SET(o, "zip", json_boolean(sp->zip));
-    PL_JSON_SET(o, "case", json_string(sp->c->name));
-    PL_JSON_SET(o, "law", json_string(sp->law ? sp->law->name : pl_law_type_default()->name));
-    PL_JSON_SET(o, "solver", json_string(sp->solver->name));
-    PL_JSON_SET(o, "settings", settings_json(sp->settings, sp->nsettings));
-    PL_JSON_SET(o, "options", settings_json(sp->options, sp->noptions));
-    PL_JSON_SET(o, "t_end", pl_json_number(sp->t_end));
-    PL_JSON_SET(o, "samples", sp->samples == SIZE_MAX ? json_null() : json_integer((json_int_t)sp->samples));
-    PL_JSON_SET(o, "max_steps", json_integer(sp->max_steps));
-    PL_JSON_SET(o, "max_output", pl_json_number(sp->max_output));
-    PL_JSON_SET(o, "contacts", json_integer(sp->contacts));
-    return o;
-}
+/* ---- the study's identity (src/study/study_dir.h writes it) ------------------------------------ */
 
 /* A study's spec from its identity (merge), into storage the caller keeps: NULL-terminated strings
  * of the identity itself; settings and options into set and opt (MAX_SETTINGS, MAX_GIVEN). */
@@ -210,19 +171,6 @@ static void study_progress(const pl_study_progress *p, void *user)
     progress_on_study(p, io->ps);
 }
 
-/* The files task `task` writes, relative to the study directory. */
-static pl_status plan_task_files(const pl_study *st, size_t task, pl_strings *planned, pl_error *err)
-{
-    char sub[64], rel[96];
-    pl_study_task_dir(st, task, sub, sizeof sub);
-    pl_status s = PL_OK;
-    for (size_t j = 0; s == PL_OK && j < sizeof task_files / sizeof *task_files; j++) {
-        snprintf(rel, sizeof rel, "%s/%s", sub, task_files[j]);
-        s = pl_strings_add(planned, rel, err);
-    }
-    return s;
-}
-
 /* Whether the output already holds task's files as an earlier run of this study wrote them (resume):
  * recorded with their hashes by a manifest or journal of the same identity and the same meaning of
  * --samples ("sampling": absent from the studies whose penalized runs stored a uniform grid), and still
@@ -242,12 +190,12 @@ static int task_reusable(const outdir_session *d, const pl_study *st, size_t tas
         return 0;
     char sub[64], rel[96];
     pl_study_task_dir(st, task, sub, sizeof sub);
-    size_t n = TASK_FILES_ALWAYS;
-    snprintf(rel, sizeof rel, "%s/%s", sub, task_files[TASK_FILES_ALWAYS]);
+    size_t n = PL_STUDY_TASK_FILES_ALWAYS;
+    snprintf(rel, sizeof rel, "%s/%s", sub, pl_study_task_files[PL_STUDY_TASK_FILES_ALWAYS]);
     if (pl_outdir_hash(&d->st, rel)) /* sparse contacts */
         n++;
     for (size_t k = 0; k < n; k++) {
-        snprintf(rel, sizeof rel, "%s/%s", sub, task_files[k]);
+        snprintf(rel, sizeof rel, "%s/%s", sub, pl_study_task_files[k]);
         pl_error e;
         if (!pl_outdir_hash(&d->st, rel) || pl_outdir_verify(&d->out, &d->st, rel, &e) != PL_OK)
             return 0;
@@ -269,7 +217,7 @@ static int task_reusable(const outdir_session *d, const pl_study *st, size_t tas
     if (!ok)
         return 0;
     for (size_t k = 0; k < n; k++) {
-        snprintf(rel, sizeof rel, "%s/%s", sub, task_files[k]);
+        snprintf(rel, sizeof rel, "%s/%s", sub, pl_study_task_files[k]);
         if (pl_strings_add(keep, rel, err) != PL_OK)
             return -1;
     }
@@ -304,18 +252,6 @@ static void figures_from_options(const case_options *o, figure_choice *fc)
         fc->opts.map_axes[0] = fc->axes[0];
         fc->opts.map_axes[1] = fc->axes[1];
     }
-}
-
-static json_t *figures_json(const figure_choice *fc)
-{
-    json_t *f = json_object();
-    PL_JSON_SET(f, "quantities", json_null());
-    PL_JSON_SET(f, "map", fc->opts.map ? json_string(fc->opts.map) : json_null());
-    json_t *axes = fc->opts.map_axes[0] ? json_array() : json_null();
-    for (int k = 0; fc->opts.map_axes[0] && k < 2; k++)
-        PL_JSON_APPEND(axes, json_string(fc->opts.map_axes[k]));
-    PL_JSON_SET(f, "map_axes", axes);
-    return f;
 }
 
 /* The choices recorded in a manifest (a merge's, copied from its shards': checked by the figures'
@@ -416,17 +352,6 @@ static int finish_study(const char *cmd, outdir_session *d, pl_study *st, const 
                 fprintf(stderr, "penlim %s: ... %zu runs failed in all (study.json lists each)\n", cmd, failed);
         }
     return failed || limits_failed ? 3 : 0;
-}
-
-/* The manifest of a study directory: the command's, with the study's identity, and for a shard its
- * index, count and tasks. */
-static json_t *study_manifest(const pl_model *model, const pl_solver_type *solver, const pl_solve_opts *base,
-                              const case_options *o, const json_t *identity)
-{
-    json_t *m = pl_manifest_new("study", model, solver, base, NULL);
-    m = with_model_identity(m, o, model);
-    PL_JSON_SET(m, "study", json_deep_copy(identity));
-    return m;
 }
 
 /* What a study's set-up gives: its options, solver, base options and plan's spec, the figures' choices. */
@@ -530,11 +455,11 @@ static pl_status farm_store(size_t task, pl_status task_status, const pl_error *
         const char *name = files[i].name + len + 1;
         int known = strncmp(files[i].name, sub, len) == 0 && files[i].name[len] == '/';
         for (size_t j = 0, found = 0; known && !found; j++) {
-            if (j == sizeof task_files / sizeof *task_files) {
+            if (j == PL_STUDY_TASK_FILES) {
                 known = 0;
                 break;
             }
-            found = strcmp(name, task_files[j]) == 0;
+            found = strcmp(name, pl_study_task_files[j]) == 0;
         }
         if (!known)
             return pl_fail(err, PL_ERR_IO, "a process sent a file task %zu does not write: '%.200s'", task,
@@ -672,18 +597,16 @@ static int agree(pl_farm *farm, int rc, FILE *kept)
 
 /* The writer's output directory: the manifest, the journal, the tasks a --resume reuses (skip[t]
  * = 1) besides another shard's (2).  An exit status with its message printed, or -1. */
-static int open_study_dir(study_setup *su, const pl_model *model, const pl_study *st, unsigned char *skip,
-                          outdir_session *d, size_t *reused, size_t *mine)
+static int open_study_dir(study_setup *su, const pl_study *st, unsigned char *skip, outdir_session *d, size_t *reused,
+                          size_t *mine)
 {
     pl_error err;
     int rc = outdir_start(&su->o, d);
     if (rc >= 0)
         return rc;
     d->out.sync_later = 1; /* a study's many files synced at once (src/io/output.h) */
-    json_t *identity = study_identity(&su->spec);
-    d->manifest = study_manifest(model, su->solver, &su->base, &su->o, identity);
-    if (d->manifest)
-        PL_JSON_SET(d->manifest, "figures", figures_json(&su->fc));
+    d->manifest = pl_study_manifest(st, &su->fc.opts, su->o.loaded_from[0] ? su->o.loaded_from : NULL,
+                                    su->o.model_hash, &err);
     if (su->o.nshards > 0 && d->manifest) {
         json_t *sh = json_object(), *tasks = json_array();
         PL_JSON_SET(sh, "index", json_integer(su->o.shard));
@@ -695,11 +618,11 @@ static int open_study_dir(study_setup *su, const pl_model *model, const pl_study
         PL_JSON_SET(sh, "tasks", tasks);
         PL_JSON_SET(d->manifest, "shard", sh);
     }
-    pl_status s = d->manifest && identity ? PL_OK : pl_fail(&err, PL_ERR_NOMEM, "out of memory");
+    pl_status s = d->manifest ? PL_OK : err.status;
     for (size_t t = 0; s == PL_OK && t < st->ntasks; t++) {
         if (skip[t])
             continue;
-        s = plan_task_files(st, t, &d->planned, &err);
+        s = pl_study_plan_task_files(st, t, &d->planned, &err);
         int reuse = s == PL_OK && su->o.resume ? task_reusable(d, st, t, &d->keep, &err) : 0;
         if (reuse < 0)
             s = PL_ERR_NOMEM;
@@ -718,7 +641,6 @@ static int open_study_dir(study_setup *su, const pl_model *model, const pl_study
         s = pl_outdir_begin(&d->out, &d->st, d->journal, &d->planned, &d->keep, &err);
     if (s == PL_OK)
         s = record_kept(d, &err);
-    json_decref(identity);
     if (s != PL_OK) {
         fprintf(stderr, "penlim study: %s\n", err.message);
         return exit_code(s);
@@ -747,7 +669,7 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st, 
     /* every process planned the same study: its settings as given, the model file's content, --jobs */
     pl_error err;
     if (pl_farm_size(farm) > 1) {
-        json_t *id = study_identity(&su->spec);
+        json_t *id = pl_study_identity(&su->spec);
         char *text = id ? json_dumps(id, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
         pl_hash h;
         pl_hash_begin(&h);
@@ -781,7 +703,7 @@ static int cmd_study_with(int argc, char **argv, pl_model *model, pl_study *st, 
     int writer = pl_farm_is_writer(farm);
     size_t reused = 0, mine = 0;
     if (rc < 0 && writer)
-        rc = open_study_dir(su, model, st, skip, &d, &reused, &mine);
+        rc = open_study_dir(su, st, skip, &d, &reused, &mine);
     rc = agree(farm, rc, ro.kept);
     restore_rank_output(&ro);
     if (rc >= 0) {
@@ -1080,8 +1002,8 @@ static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, ca
                 mine++;
                 char sub[64], rel[96];
                 pl_study_task_dir(st, t, sub, sizeof sub);
-                for (size_t j = 0; ok && j < TASK_FILES_ALWAYS; j++) {
-                    snprintf(rel, sizeof rel, "%s/%s", sub, task_files[j]);
+                for (size_t j = 0; ok && j < PL_STUDY_TASK_FILES_ALWAYS; j++) {
+                    snprintf(rel, sizeof rel, "%s/%s", sub, pl_study_task_files[j]);
                     if (!json_is_string(json_object_get(hashes, rel))) {
                         pl_escape(sh[k].dir, a, sizeof a);
                         snprintf(msg, sizeof msg, "%s is incomplete: %s is missing", a, rel);
@@ -1105,8 +1027,8 @@ static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, ca
                 continue;
             char sub[64], rel[96];
             pl_study_task_dir(st, t, sub, sizeof sub);
-            for (size_t j = 0; j < sizeof task_files / sizeof *task_files; j++) {
-                snprintf(rel, sizeof rel, "%s/%s", sub, task_files[j]);
+            for (size_t j = 0; j < PL_STUDY_TASK_FILES; j++) {
+                snprintf(rel, sizeof rel, "%s/%s", sub, pl_study_task_files[j]);
                 const char *h = json_string_value(json_object_get(hashes, rel));
                 if (h && verify_file(&sh[k], rel, h, &err) != PL_OK)
                     return err.status == PL_ERR_INPUT ? input_error("merge", "%s", err.message) : failure("merge", &err);
@@ -1135,7 +1057,7 @@ static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, ca
         s = pl_fail(&err, PL_ERR_NOMEM, "out of memory");
     json_object_del(d.manifest, "content_hashes");
     for (size_t t = 0; s == PL_OK && t < st->ntasks; t++)
-        s = plan_task_files(st, t, &d.planned, &err);
+        s = pl_study_plan_task_files(st, t, &d.planned, &err);
     if (s == PL_OK)
         s = pl_strings_add(&d.planned, "study.csv", &err);
     if (s == PL_OK)
@@ -1159,8 +1081,8 @@ static int cmd_merge_with(int argc, char **argv, shard_dir *sh, pl_study *st, ca
                 continue;
             char sub[64], rel[96];
             pl_study_task_dir(st, t, sub, sizeof sub);
-            for (size_t j = 0; s == PL_OK && j < sizeof task_files / sizeof *task_files; j++) {
-                snprintf(rel, sizeof rel, "%s/%s", sub, task_files[j]);
+            for (size_t j = 0; s == PL_OK && j < PL_STUDY_TASK_FILES; j++) {
+                snprintf(rel, sizeof rel, "%s/%s", sub, pl_study_task_files[j]);
                 const char *h = json_string_value(json_object_get(hashes, rel));
                 if (h)
                     s = copy_file(&sh[k], &d, rel, h, &err);

@@ -260,17 +260,11 @@ static pl_status run_model(const pl_study *st, size_t r, size_t at, size_t j, pl
     return s;
 }
 
-/* The solve options of run r (or, r = SIZE_MAX, with axis `at` at value j, the others at their
- * first), as `penlim run` builds them from the same command line: the case's defaults for the
- * model, the spec's caps and options, then the axes. */
-static pl_status run_opts(const pl_study *st, const pl_model *model, size_t r, size_t at, size_t j, pl_solve_opts *o,
-                          pl_error *err)
+/* The solve options before the axes: the case's defaults for the model, the spec's caps and
+ * options, at t_end (NAN: the case's). */
+static pl_status spec_opts(const pl_study *st, const pl_model *model, double t_end, pl_solve_opts *o, pl_error *err)
 {
     const pl_study_spec *sp = &st->spec;
-    double t_end = sp->t_end;
-    for (size_t a = 0; a < st->naxes; a++)
-        if (st->axes[a].kind == PL_AXIS_T_END)
-            t_end = r != SIZE_MAX ? pl_study_value(st, a, r) : st->axes[a].values[a == at ? j : 0];
     pl_solve_opts_init(o, st->solver, model, t_end);
     o->max_steps = sp->max_steps;
     o->max_seconds = sp->max_seconds;
@@ -283,6 +277,27 @@ static pl_status run_opts(const pl_study *st, const pl_model *model, size_t r, s
     pl_status s = PL_OK;
     for (size_t k = 0; s == PL_OK && k < sp->noptions; k++)
         s = pl_solve_opts_set(o, st->solver, sp->options[k].name, sp->options[k].value, err);
+    return s;
+}
+
+pl_status pl_study_base(const pl_study *st, pl_model *model, pl_solve_opts *o, pl_error *err)
+{
+    const pl_study_spec *sp = &st->spec;
+    pl_status s = pl_model_init_law(model, sp->c, sp->law, sp->settings, sp->nsettings, err);
+    return s == PL_OK ? spec_opts(st, model, sp->t_end, o, err) : s;
+}
+
+/* The solve options of run r (or, r = SIZE_MAX, with axis `at` at value j, the others at their
+ * first), as `penlim run` builds them from the same command line: the case's defaults for the
+ * model, the spec's caps and options, then the axes. */
+static pl_status run_opts(const pl_study *st, const pl_model *model, size_t r, size_t at, size_t j, pl_solve_opts *o,
+                          pl_error *err)
+{
+    double t_end = st->spec.t_end;
+    for (size_t a = 0; a < st->naxes; a++)
+        if (st->axes[a].kind == PL_AXIS_T_END)
+            t_end = r != SIZE_MAX ? pl_study_value(st, a, r) : st->axes[a].values[a == at ? j : 0];
+    pl_status s = spec_opts(st, model, t_end, o, err);
     for (size_t a = 0; s == PL_OK && a < st->naxes; a++) {
         const char *opt = axis_kind_name(st->axes[a].kind);
         if (opt)

@@ -117,6 +117,11 @@ typedef struct pl_study {
 pl_status pl_study_plan(const pl_study_spec *spec, pl_study *st, pl_error *err);
 void pl_study_free(pl_study *st);
 
+/* The model and solve options of the study before its axes (the case with the spec's settings, the
+ * solver's defaults with the spec's caps and options), as `penlim study` records them in its
+ * manifest.  Free the model with pl_model_free whatever the status. */
+pl_status pl_study_base(const pl_study *st, pl_model *model, pl_solve_opts *opts, pl_error *err);
+
 /* The value of axis a at run r. */
 double pl_study_value(const pl_study *st, size_t a, size_t r);
 
