@@ -88,11 +88,11 @@ void pl_forces_copy(pl_forces *dst, const pl_forces *src, const pl_model *model)
  * pl_model_gap_sparse and rate_of, in src/model/model.c), in the same order on the same values, so
  * that every result is the same to the bit (test_penalized holds the two paths to it), without the
  * layers' calls, clears and copies: at one or two coordinates those were half of an evaluation. */
-static void forces_simple(const pl_penalized *p, double t, const double *q, const double *v, pl_forces *f)
+static inline void forces_simple_n(const pl_penalized *p, double t, const double *q, const double *v, pl_forces *f,
+                                   size_t n)
 {
     const pl_model *model = p->model;
     const pl_case *type = model->type;
-    size_t n = model->n;
     double *restrict fp = f->fp, *restrict a = f->a, *restrict ac = f->ac, *restrict lambda = f->lambda;
     const double *restrict minv = model->minv, *restrict d = model->minv_diag;
     for (size_t j = 0; j < n; j++)
@@ -159,6 +159,22 @@ static void forces_simple(const pl_penalized *p, double t, const double *q, cons
         lambda[i] = l;
         for (size_t j = 0; j < n; j++)
             ac[j] += w[j] * l;
+    }
+}
+
+/* forces_simple_n at n known to the compiler for one and two coordinates, whose loops it then
+ * unrolls (the same operations: only the loop control goes). */
+static void forces_simple(const pl_penalized *p, double t, const double *q, const double *v, pl_forces *f)
+{
+    switch (p->model->n) {
+    case 1:
+        forces_simple_n(p, t, q, v, f, 1);
+        break;
+    case 2:
+        forces_simple_n(p, t, q, v, f, 2);
+        break;
+    default:
+        forces_simple_n(p, t, q, v, f, p->model->n);
     }
 }
 
