@@ -435,6 +435,73 @@ static void test_effective_mass(void)
     pl_model_free(&m);
 }
 
+/* The forces of a model of the simplest form (pl_penalized.simple: M constant, F_p = v, no supports)
+ * come from forces_simple, which does the general path's operations without its layers: the two
+ * paths give the same bits, under each law, in flight and in contact, at states no run visits. */
+static void check_simple_forces(const pl_model *model, double mu, const char *label)
+{
+    size_t n = model->n, m = model->m;
+    pl_error err;
+    pl_penalized p;
+    pl_forces fs, fg;
+    CHECK(pl_penalized_init(&p, model, mu, &err) == PL_OK && pl_forces_init(&fs, model, &err) == PL_OK &&
+              pl_forces_init(&fg, model, &err) == PL_OK,
+          "%s: scratch", label);
+    CHECK(p.simple, "%s: the simple path is taken", label);
+    double *y = malloc(2 * n * sizeof *y);
+    unsigned long r = 12345;
+    for (size_t st = 0; st < 40 && y; st++) {
+        pl_model_initial_state(model, y, y + n);
+        for (size_t j = 0; j < 2 * n; j++) { /* near the initial state, into the constraints and out */
+            r = r * 6364136223846793005UL + 1442695040888963407UL;
+            y[j] += ((double)(r >> 11) / 9007199254740992.0 - 0.5) * (j < n ? 0.3 : 3.0);
+        }
+        for (size_t i = 0; i < m; i++)
+            p.active[i] = st % 4 == 0 ? 0 : st % 4 == 1 ? 1 : (int)((st + i) % 2);
+        double t = 0.37 * (double)st;
+        p.simple = 1;
+        int rs = pl_penalized_forces(&p, t, y, y + n, &fs);
+        p.simple = 0;
+        int rg = pl_penalized_forces(&p, t, y, y + n, &fg);
+        int same = rs == rg && fs.minv == fg.minv && memcmp(fs.fp, fg.fp, n * sizeof *fs.fp) == 0 &&
+                   memcmp(fs.a, fg.a, n * sizeof *fs.a) == 0 && memcmp(fs.ac, fg.ac, n * sizeof *fs.ac) == 0 &&
+                   memcmp(fs.lambda, fg.lambda, m * sizeof *fs.lambda) == 0;
+        CHECK(same, "%s, state %zu: forces of the simple path %.17g, %.17g against the general one's %.17g, %.17g",
+              label, st, fs.a[0] + fs.ac[0], fs.lambda[0], fg.a[0] + fg.ac[0], fg.lambda[0]);
+    }
+    free(y);
+    pl_forces_free(&fs);
+    pl_forces_free(&fg);
+    pl_penalized_free(&p);
+}
+
+static void test_simple_forces(void)
+{
+    const pl_law_type *laws[] = {&pl_law_kelvin_voigt, &pl_law_kelvin_voigt_clamped, &pl_law_hunt_crossley};
+    const pl_case *cases[] = {&pl_case_bouncing_ball, &pl_case_vibrating_table, &pl_case_wedge, &pl_case_corner,
+                              &pl_case_schatzman, &pl_case_disk};
+    pl_error err;
+    pl_model m;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (size_t l = 0; l < sizeof laws / sizeof laws[0]; l++) {
+            char label[96];
+            snprintf(label, sizeof label, "%s under %s", cases[k]->name, laws[l]->name);
+            pl_setting s[] = {{"m", -0.5}, {"e", 0.7}}; /* the wedge's M with off-diagonal entries */
+            int wedge = cases[k] == &pl_case_wedge;
+            CHECK(pl_model_init_law(&m, cases[k], laws[l], wedge ? s : s + 1,
+                                    (size_t)wedge + (laws[l] == &pl_law_hunt_crossley ? 0 : 1),
+                                    &err) == PL_OK,
+                  "%s: %s", label, err.message);
+            check_simple_forces(&m, l == 2 ? 1e6 : 1e4, label);
+            pl_model_free(&m);
+        }
+    /* M = diag(1 + i), given with the force (F_v = M^{-1} f entry by entry), springs between the balls */
+    pl_setting s[] = {{"N", 4}, {"kappa", 3.0}};
+    CHECK(pl_model_init(&m, &pl_test_case_balls, s, 2, &err) == PL_OK, "balls: %s", err.message);
+    check_simple_forces(&m, 1e8, "balls N = 4, kappa = 3");
+    pl_model_free(&m);
+}
+
 int main(void)
 {
     check_init();
@@ -447,5 +514,6 @@ int main(void)
     test_force_dynamics();
     test_diagonal_mass();
     test_effective_mass();
+    test_simple_forces();
     return check_finish("test_model");
 }

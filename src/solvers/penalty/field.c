@@ -64,10 +64,9 @@ void pen_trial_end(run_ctx *c)
 
 /* (Plain loops throughout: at a few dofs the calls of memcpy and friends cost more than the
  * loops, and this runs at every stage of every step.) */
-int pen_rhs(double t, const double *y, double *yd, void *user)
+static inline int rhs_n(run_ctx *c, double t, const double *y, double *yd, size_t n)
 {
-    run_ctx *c = user;
-    size_t n = c->n, m = c->m;
+    size_t m = c->m;
     pl_forces *f = &c->f_rhs;
     c->rhs_t = NAN;
     if (evaluate_forces(c, t, Q(y), V(y, c), f))
@@ -101,6 +100,21 @@ int pen_rhs(double t, const double *y, double *yd, void *user)
     /* A state gone non-finite gives a non-finite derivative: recoverable, the stepper retries
      * with a smaller step. */
     return isfinite(sum + gamma) ? 0 : 1;
+}
+
+/* rhs_n at n known to the compiler for one and two coordinates (as forces_simple in penalized.c:
+ * the same operations, its loops unrolled). */
+int pen_rhs(double t, const double *y, double *yd, void *user)
+{
+    run_ctx *c = user;
+    switch (c->n) {
+    case 1:
+        return rhs_n(c, t, y, yd, 1);
+    case 2:
+        return rhs_n(c, t, y, yd, 2);
+    default:
+        return rhs_n(c, t, y, yd, c->n);
+    }
 }
 
 /* The Jacobian of (q, v) (analytic); Gamma and the impulses do not act on the motion, and their rows

@@ -19,10 +19,12 @@ pl_status pl_penalized_init(pl_penalized *p, const pl_model *model, double mu, p
     p->jac_contact = pl_contact_new(1, n, 1);
     p->jac_sparse = pl_contact_new_sparse(1, model, 1);
     p->sparse_jacobian = model->support && model->minv_diag && !model->type->velocity_map;
+    p->simple = model->mass_constant && !model->type->velocity_map && !model->type->law_at && !model->support &&
+                model->type->derivatives != PL_DERIVATIVES_NONE;
     size_t nn = n * n;
     pl_part parts[] = {{&p->fp_q, nn}, {&p->fp_v, nn},  {&p->a_q, nn},    {&p->a_v, nn},    {&p->minv, nn},
                        {&p->ac_q, nn}, {&p->ac_v, nn},  {&p->dM, nn},     {&p->fp, n},      {&p->a, n},
-                       {&p->dlam_q, n}, {&p->dlam_v, n}, {&p->dMw, n}};
+                       {&p->dlam_q, n}, {&p->dlam_v, n}, {&p->dMw, n}, {&p->tmp, n}};
     p->block = pl_carve(parts, PL_NPARTS(parts));
     if (!p->damping || !p->active || !p->work || !p->contact || !p->force_contact || !p->jac_contact ||
         !p->jac_sparse || !p->block)
@@ -80,10 +82,110 @@ void pl_forces_copy(pl_forces *dst, const pl_forces *src, const pl_model *model)
     }
 }
 
+/* pl_penalized_forces for a model of the simplest form (p->simple: M constant, F_p = v, no supports,
+ * no law that varies, analytic derivatives): the operations of the general path below and of the
+ * model's layers it calls (pl_model_velocity_map, pl_model_accel_minv, pl_model_contact_sparse with
+ * pl_model_gap_sparse and rate_of, in src/model/model.c), in the same order on the same values, so
+ * that every result is the same to the bit (test_penalized holds the two paths to it), without the
+ * layers' calls, clears and copies: at one or two coordinates those were half of an evaluation. */
+static inline void forces_simple_n(const pl_penalized *p, double t, const double *q, const double *v, pl_forces *f,
+                                   size_t n)
+{
+    const pl_model *model = p->model;
+    const pl_case *type = model->type;
+    double *restrict fp = f->fp, *restrict a = f->a, *restrict ac = f->ac, *restrict lambda = f->lambda;
+    const double *restrict minv = model->minv, *restrict d = model->minv_diag;
+    for (size_t j = 0; j < n; j++)
+        fp[j] = v[j];
+    double u[PL_MAX_INPUTS];
+    for (size_t j = 0; j < PL_MAX_INPUTS; j++)
+        u[j] = 0.0;
+    if (type->input)
+        type->input(model->par, t, u, type->user);
+    if (type->accel)
+        type->accel(model->par, t, q, v, u, a, NULL, NULL, type->user);
+    else { /* F_v = M^{-1} f (apply_minv) */
+        type->force(model->par, t, q, v, u, a, NULL, NULL, type->user);
+        if (d)
+            for (size_t j = 0; j < n; j++)
+                a[j] = d[j] * a[j];
+        else {
+            double *restrict tmp = p->tmp;
+            for (size_t j = 0; j < n; j++) {
+                double s = 0.0;
+                for (size_t l = 0; l < n; l++)
+                    s += minv[j * n + l] * a[l];
+                tmp[j] = s;
+            }
+            for (size_t j = 0; j < n; j++)
+                a[j] = tmp[j];
+        }
+    }
+    f->minv = minv;
+    for (size_t j = 0; j < n; j++)
+        ac[j] = 0.0;
+    pl_contact *k = p->force_contact;
+    pl_gap *gap = &k->gap;
+    double *restrict grad = gap->grad, *restrict grad_t = gap->grad_t, *restrict w = k->w;
+    const int *restrict active = p->active;
+    for (size_t i = 0, m = model->m; i < m; i++) {
+        lambda[i] = 0.0;
+        if (!active[i])
+            continue;
+        gap->g = gap->g_t = gap->g_tt = 0.0;
+        gap->support = NULL;
+        gap->nsupport = n;
+        for (size_t j = 0; j < n; j++)
+            grad[j] = grad_t[j] = 0.0;
+        type->gap(model->par, i, t, q, gap, type->user);
+        double gdot = gap->g_t;
+        for (size_t j = 0; j < n; j++)
+            gdot += grad[j] * fp[j];
+        double gw = 0.0;
+        for (size_t j = 0; j < n; j++)
+            w[j] = 0.0;
+        for (size_t c = 0; c < n; c++)
+            if (grad[c] != 0.0)
+                for (size_t j = 0; j < n; j++)
+                    w[j] += minv[j * n + c] * grad[c];
+        for (size_t j = 0; j < n; j++)
+            gw += grad[j] * w[j];
+        double m_eff = 1.0 / gw;
+        k->gdot = gdot;
+        k->m_eff = m_eff;
+        k->w_support = NULL;
+        k->nw = n;
+        double l = pl_law_force(&model->law[i], p->mu, p->damping[i], m_eff, gap->g, gdot, NULL, NULL);
+        lambda[i] = l;
+        for (size_t j = 0; j < n; j++)
+            ac[j] += w[j] * l;
+    }
+}
+
+/* forces_simple_n at n known to the compiler for one and two coordinates, whose loops it then
+ * unrolls (the same operations: only the loop control goes). */
+static void forces_simple(const pl_penalized *p, double t, const double *q, const double *v, pl_forces *f)
+{
+    switch (p->model->n) {
+    case 1:
+        forces_simple_n(p, t, q, v, f, 1);
+        break;
+    case 2:
+        forces_simple_n(p, t, q, v, f, 2);
+        break;
+    default:
+        forces_simple_n(p, t, q, v, f, p->model->n);
+    }
+}
+
 int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const double *v, pl_forces *f)
 {
     const pl_model *model = p->model;
     size_t n = model->n;
+    if (p->simple) {
+        forces_simple(p, t, q, v, f);
+        return 0;
+    }
     pl_model_velocity_map(model, t, q, v, f->fp, NULL, NULL, NULL);
     if (pl_model_accel_minv(model, p->work, t, q, v, f->a, f->minv_store, &f->minv))
         return -1;

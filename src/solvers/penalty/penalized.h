@@ -18,10 +18,13 @@ typedef struct {
     pl_contact *jac_contact; /* of the Jacobian, which reads the Hessians */
     pl_contact *jac_sparse;  /* the same compressed, where the Jacobian's contact part is (sparse_jacobian) */
     int sparse_jacobian;     /* supports, M constant and diagonal, F_p = v: O(s^2) per active contact */
+    int simple; /* M constant, F_p = v, no supports, laws fixed, analytic: the forces without the model's layers
+                   (forces_simple in penalized.c; 0 takes the general path, which gives the same bits) */
     /* scratch of the Jacobian: n x n each, */
     double *fp_q, *fp_v, *a_q, *a_v, *minv, *ac_q, *ac_v, *dM;
     /* n each */
     double *fp, *a, *dlam_q, *dlam_v, *dMw;
+    double *tmp; /* n: forces_simple's M^{-1} f */
     double *block; /* the scratch, carved (pl_penalized_init) */
 } pl_penalized;
 
