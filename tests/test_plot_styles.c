@@ -272,6 +272,8 @@ int main(int argc, char **argv)
         /* values of one significant digit alike (2e5 both, rounded): labelled as compare.csv writes them */
         {"compare bouncing_ball --mu 1.5e5 --mu 2.5e5 --scheme moreau_jean --h 0.0015 --t-end 1 --out compare_labels "
          "--quiet", "compare_labels", 3},
+        /* c = 0.3: the x axis holds V, not c V; the axis above reads c V (1 at V = 3.33) */
+        {"impact-law --set c=0.3 --v 1:3.3333333333333335:9 --out impact_law --quiet", "impact_law", 1},
     };
     for (size_t k = 0; k < sizeof jobs / sizeof jobs[0]; k++) {
         int rc = run(jobs[k].args);
@@ -320,6 +322,11 @@ int main(int argc, char **argv)
     svg = slurp("compare_labels/compare_work.svg");
     CHECK(svg && strstr(svg, "1.5·10") && strstr(svg, "2.5·10") && strstr(svg, ">0.0015<"),
           "compare_work labels mu = 1.5e5, 2.5e5 and h = 0.0015 as 1.5·10^5, 2.5·10^5, 0.0015");
+    free(svg);
+    /* impact_law: the bottom axis is V and says c; the axis above is c V, over [0.3, 1] */
+    svg = slurp("impact_law/impact_law.svg");
+    CHECK(svg && strstr(svg, "c = 0.3)") && strstr(svg, ">c V (") && strstr(svg, ">0.5<") && !strstr(svg, "units of 1/c"),
+          "impact_law (c = 0.3): x is V, labelled with c; c V (0.5 among its ticks) on the axis above");
     free(svg);
     /* sliding.csv's sliding_force (column 6) has one sign under every law: negative while the contact pushes */
     const char *const sliding_dirs[] = {"sweep", "sweep_hc"};
