@@ -17,7 +17,7 @@
 #include "cli_util.h"
 
 typedef struct {
-    int panel;
+    int panel, ordinal; /* ordinal: 1 for the first element drawn in its panel */
     char colour[64], dash[64], marker[32]; /* dash "" : no line; marker "" : none */
 } element;
 
@@ -51,14 +51,26 @@ static double grey_of(const char *colour)
 /* Greys closer than this (of 255) read as one in greyscale print (docs/figures.md, "Styles"). */
 #define GREY_APART 40.0
 
+/* The dash patterns and markers of styles.gp: as many curves as differ in each. */
+#define STYLES 15
+
 /* Whether two elements of one plot can be told apart in print and greyscale (docs/figures.md,
- * "Styles"): no two lines share a dash pattern, no two marked elements share a marker, and two
- * elements whose greys are closer than GREY_APART differ in dash and in marker both (a line without
- * markers and one with differ in marker; a line and markers alone, in dash).  Why not: into why. */
+ * "Styles"): among a plot's first STYLES elements no two lines share a dash pattern, no two marked
+ * elements share a marker, and two elements whose greys are closer than GREY_APART differ in dash and
+ * in marker both (a line without markers and one with differ in marker; a line and markers alone, in
+ * dash); beyond them, where dashes must repeat, no two share (dash, marker).  Why not: into why. */
 static int told_apart(const element *a, const element *b, char *why, size_t len)
 {
     const char *da = a->dash[0] ? a->dash : "(no line)", *db = b->dash[0] ? b->dash : "(no line)";
     const char *ma = a->marker[0] ? a->marker : "(none)", *mb = b->marker[0] ? b->marker : "(none)";
+    if (a->ordinal > STYLES || b->ordinal > STYLES) { /* 15 dashes: from the 16th, the pair must differ */
+        if (strcmp(da, db) == 0 && strcmp(ma, mb) == 0) {
+            snprintf(why, len, "elements %d and %d with dash %s and marker %s (colours %s, %s)", a->ordinal,
+                     b->ordinal, da, ma, a->colour, b->colour);
+            return 0;
+        }
+        return 1;
+    }
     if (a->dash[0] && strcmp(a->dash, b->dash) == 0) {
         snprintf(why, len, "two lines with dash %s (colours %s, %s)", a->dash, a->colour, b->colour);
         return 0;
@@ -144,7 +156,7 @@ static int repeated_styles(const char *svg, const char *what)
 {
     element *el = NULL;
     size_t n = 0;
-    int repeats = 0, panel = 0, last_number = 1 << 30;
+    int repeats = 0, panel = 0, ordinal = 0, last_number = 1 << 30;
     for (const char *g = svg; (g = strstr(g, "<g id=\"gnuplot_plot_")) != NULL; g++) {
         const char *next = group_end(g);
         const char *id = g + strlen("<g id=\"gnuplot_plot_");
@@ -152,7 +164,8 @@ static int repeated_styles(const char *svg, const char *what)
         /* a plot command's elements are numbered from 1: a number not above the last starts the next
          * panel (gnuplot 5.4 names the first two panels' groups alike, "1a") */
         int number = atoi(id);
-        panel += number <= last_number;
+        if (number <= last_number)
+            panel++, ordinal = 0;
         last_number = number;
         e.panel = panel;
         /* the element's drawing: after its key sample (the first path when titled) the data */
@@ -179,6 +192,7 @@ static int repeated_styles(const char *svg, const char *what)
         }
         if (!e.dash[0] && !e.marker[0])
             continue; /* draws nothing */
+        e.ordinal = ++ordinal;
         for (size_t j = 0; j < n; j++) {
             char why[512];
             if (el[j].panel == e.panel && !told_apart(&el[j], &e, why, sizeof why)) {
@@ -333,6 +347,10 @@ int main(int argc, char **argv)
         /* values of one significant digit alike (2e5 both, rounded): labelled as compare.csv writes them */
         {"compare bouncing_ball --mu 1.5e5 --mu 2.5e5 --scheme moreau_jean --h 0.0015 --t-end 1 --out compare_labels "
          "--quiet", "compare_labels", 3},
+        /* 17 runs: dashes repeat from the 16th curve, the (dash, marker) pairs must not (t_end 2: two
+         * impacts a run, so that zeno's runs are lines; a run of one impact is a marker alone, and 15
+         * markers cannot tell 17 of those apart) */
+        {"sweep bouncing_ball --mu 1e2:1e4:17 --t-end 2 --out sweep17 --quiet", "sweep17", 3},
         /* Hertz on the wedge: five quantities not fitted, the note listing them within the canvas */
         {"sweep wedge --law hertz --out sweep_hertz --quiet", "sweep_hertz", 3},
         /* c = 0.3: the x axis holds V, not c V; the axis above reads c V (1 at V = 3.33) */
