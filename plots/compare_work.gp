@@ -3,7 +3,9 @@
 # 1 per step for Paoli and Maury; a scheme's LCP solves, lcp_solves, are not counted), log-log, one panel per
 # distance (at most 6, in 3 rows of 2: the others are in compare.csv), one line per solver family
 # in its hue (styles.gp), joined in order of refinement (mu increasing, h decreasing), each point
-# labelled with its mu or h.  What a panel cannot draw is said in it: a solution that failed, one
+# labelled with its mu or h (the first two families' labels above their points, the next two's below:
+# Moreau-Jean's and Maury's, side by side in work on the wedge, overprinted each other's).  What a
+# panel cannot draw is said in it: a solution that failed, one
 # without a cost (an external file), one whose distance is undefined, and one at round-off (below
 # 1e-12 of the panel's largest distance, the rule that drops whole panels).
 # Data: compare.csv (a row per solution, the limit solution's first; columns by name: styles.gp);
@@ -97,7 +99,7 @@ do for [fmt in formats] {
                      with linespoints lt f lc rgb fam_colour(word(families, f), 1, 1) \
                      title solver_words(word(families, f)), \
                  for [f=1:nfam] 'compare.csv' using (column(col_work)):(fam_row(word(families, f)) ? drawn(0) : NaN):(value_text(0)) \
-                     with labels left offset 0.6, 0.5 font ',8' textcolor rgb fam_colour(word(families, f), 1, 1) notitle
+                     with labels left offset 0.6, ((f - 1) % 4 < 2 ? 0.6 : -0.6) font ',8' textcolor rgb fam_colour(word(families, f), 1, 1) notitle
         } else {
             set label 4 'no distance above 0' at graph 0.5, graph 0.5 center
             plot [1:10] [1:10] NaN notitle
