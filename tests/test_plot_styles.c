@@ -351,6 +351,8 @@ int main(int argc, char **argv)
          * impacts a run, so that zeno's runs are lines; a run of one impact is a marker alone, and 15
          * markers cannot tell 17 of those apart) */
         {"sweep bouncing_ball --mu 1e2:1e4:17 --t-end 2 --out sweep17 --quiet", "sweep17", 3},
+        /* the ball's first impact time, equal at every point to round-off: drawn flat, said so */
+        {"study bouncing_ball --grid e=0.5,0.9 --grid mu=1e3,1e5 --t-end 1 --out study_flat --quiet", "study_flat", 2},
         /* Hertz on the wedge: five quantities not fitted, the note listing them within the canvas */
         {"sweep wedge --law hertz --out sweep_hertz --quiet", "sweep_hertz", 3},
         /* c = 0.3: the x axis holds V, not c V; the axis above reads c V (1 at V = 3.33) */
@@ -413,6 +415,12 @@ int main(int argc, char **argv)
     CHECK(svg && strstr(svg, "not fitted") && !strstr(svg, "triangles"),
           "sweep_hertz/convergence: a note of the quantities not fitted; no triangle promised (none predicted)");
     free(svg);
+    svg = slurp("study_flat/family_first_impact_time.svg");
+    char *log = slurp("study_flat/family_first_impact_time.styles.log");
+    CHECK(svg && strstr(svg, "constant to round-off: 0.4515236") && log && !strstr(log, "tick interval too small"),
+          "study_flat/family_first_impact_time: t_1 constant to round-off is drawn in a range around it, said so");
+    free(svg);
+    free(log);
     /* impact_law: the bottom axis is V and says c; the axis above is c V, over [0.3, 1] */
     svg = slurp("impact_law/impact_law.svg");
     CHECK(svg && strstr(svg, "c = 0.3)") && strstr(svg, ">c V (") && strstr(svg, ">0.5<") && !strstr(svg, "units of 1/c"),
