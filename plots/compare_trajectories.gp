@@ -92,13 +92,16 @@ do for [fmt in formats] {
         set ylabel '|q - q_{lim}|_∞'.in_unit('q')
         do for [f=1:nfam] {
             fam = word(families_shown, f)
-            set label 3 solver_words(fam) at graph 0.02, graph 0.92 front
-            nv_ = 0; mx_ = 0  # the family's rows with a deviation above 0, and the largest
+            # the family's name above the frame's left corner, off the curves
+            set label 3 solver_words(fam) at graph 0, graph 1 offset 0, 0.7 left front
+            nv_ = 0; mx_ = 0; mn_ = 1e300  # the family's rows with a deviation above 0, the largest, the least
             stats 'compare_deviation.csv' using (fam_of(strcol(1)) eq fam && column(3) > 0 ? \
-                (nv_ = nv_ + 1, mx_ = column(3) > mx_ ? column(3) : mx_, 0) : 0) nooutput
+                (nv_ = nv_ + 1, mx_ = column(3) > mx_ ? column(3) : mx_, mn_ = column(3) < mn_ ? column(3) : mn_, 0) : 0) nooutput
             if (nv_ > 0) {
-                # down to round-off of the largest (1e-14 of it): below, the panel would show noise
-                set yrange [mx_ * 1e-14 : mx_ * 3]
+                # down to the least deviation, or to round-off of the largest (1e-14 of it) when it is
+                # below (the panel would show noise), a third of a decade under either
+                lo_ = mn_ > mx_ * 1e-14 ? mn_ : mx_ * 1e-14
+                set yrange [lo_ / 3 : mx_ * 3]
                 # the family's members only (labels come grouped by family): each reads the file once
                 k_lo = 0; k_hi = -1
                 do for [k=1:nsol] { if (sol_fam[k] eq fam) { k_hi = k; if (k_lo == 0) { k_lo = k } } }

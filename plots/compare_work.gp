@@ -3,7 +3,9 @@
 # 1 per step for Paoli and Maury; a scheme's LCP solves, lcp_solves, are not counted), log-log, one panel per
 # distance (at most 6, in 3 rows of 2: the others are in compare.csv), one line per solver family
 # in its hue (styles.gp), joined in order of refinement (mu increasing, h decreasing), each point
-# labelled with its mu or h.  What a panel cannot draw is said in it: a solution that failed, one
+# labelled with its mu or h (the first two families' labels above their points, the next two's below:
+# Moreau-Jean's and Maury's, side by side in work on the wedge, overprinted each other's).  What a
+# panel cannot draw is said in it: a solution that failed, one
 # without a cost (an external file), one whose distance is undefined, and one at round-off (below
 # 1e-12 of the panel's largest distance, the rule that drops whole panels).
 # Data: compare.csv (a row per solution, the limit solution's first; columns by name: styles.gp);
@@ -28,6 +30,8 @@ fam_row(f) = strcol(col_solver) eq f && strcol(col_status) eq 'ok'
 # the value as compare.csv writes it (the short form, every significant digit: 1.5e5 and 2.5e5 differ)
 value_text(dummy) = strcol(col_param_name) eq 'mu' || strcol(col_param_name) eq 'h' ? value_key(strcol(col_param)) : ''
 row_name(dummy) = solver_words(strcol(col_solver)).(value_text(0) ne '' ? ' '.sym(strcol(col_param_name)).' = '.value_text(0) : '')
+stats 'compare.csv' using 0 nooutput
+nrows_ = STATS_records > 0 ? STATS_records : 1
 print sprintf('compare_work: key entries: %d', nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, 'compare_work', W, H)
@@ -38,7 +42,7 @@ do for [fmt in formats] {
     set logscale xy
     set format x '10^{%T}'
     set format y '10^{%T}'
-    set xlabel "work: right-hand-side evaluations (a scheme's LCP solves not counted)"
+    set xlabel "work: right-hand-side evaluations (LCP solves not counted)"
     do for [d=1:nd] {
         dist = word(distances, d)
         set title words_of(dist)
@@ -61,8 +65,32 @@ do for [fmt in formats] {
             }
         }
         drawn(dummy) = column(col_work) == column(col_work) && column(dist) >= floor_d ? column(dist) : NaN
+        if (note_ ne '') { note_ = "not drawn:\n".note_ }
+        # a family whose every drawn point lies on a later family's (same work, distance equal to 1e-9:
+        # Paoli's and Maury's schemes on the wedge) is hidden under it: said, not left to the key
+        array pw_[nrows_]
+        array pd_[nrows_]
+        array pf_[nrows_]
+        stats 'compare.csv' using (i_ = int(column(0)) + 1, pw_[i_] = column(col_work), \
+            pd_[i_] = strcol(col_status) eq 'ok' ? drawn(0) : NaN, pf_[i_] = strcol(col_solver), 0) nooutput
+        do for [f=1:nfam] {
+            under_ = ''
+            do for [g=f+1:nfam] {
+                n_ = 0; m_ = 0
+                do for [i=1:nrows_] { if (pf_[i] eq word(families, f) && pd_[i] == pd_[i]) {
+                    n_ = n_ + 1; hit_ = 0
+                    do for [j=1:nrows_] { if (pf_[j] eq word(families, g) && pd_[j] == pd_[j] && pw_[j] == pw_[i] && \
+                        abs(pd_[j] - pd_[i]) <= 1e-9 * abs(pd_[i])) { hit_ = 1 } }
+                    m_ = m_ + hit_ } }
+                if (n_ > 0 && m_ == n_ && under_ eq '') { under_ = solver_words(word(families, g)) }
+            }
+            if (under_ ne '') {
+                note_ = note_.(note_ eq '' ? '' : "\n").sprintf('%s: under %s (equal work and distances)', \
+                    solver_words(word(families, f)), under_)
+            }
+        }
         if (note_ ne '') {
-            set label 5 "not drawn:\n".note_ at graph 0.98, graph 0.95 right front font ',8'
+            set label 5 note_ at graph 0.98, graph 0.95 right front font ',8'
         }
         if (mx_ > 0) {
             set yrange [*:*]
@@ -71,7 +99,7 @@ do for [fmt in formats] {
                      with linespoints lt f lc rgb fam_colour(word(families, f), 1, 1) \
                      title solver_words(word(families, f)), \
                  for [f=1:nfam] 'compare.csv' using (column(col_work)):(fam_row(word(families, f)) ? drawn(0) : NaN):(value_text(0)) \
-                     with labels left offset 0.6, 0.5 font ',8' textcolor rgb fam_colour(word(families, f), 1, 1) notitle
+                     with labels left offset 0.6, ((f - 1) % 4 < 2 ? 0.6 : -0.6) font ',8' textcolor rgb fam_colour(word(families, f), 1, 1) notitle
         } else {
             set label 4 'no distance above 0' at graph 0.5, graph 0.5 center
             plot [1:10] [1:10] NaN notitle

@@ -27,6 +27,9 @@ do for [i=1:nq] {
     if (kind_of_block[i] < 1) { kind_of_block[i] = 3 }
     kind_count[kind_of_block[i]] = kind_count[kind_of_block[i]] + 1
 }
+# the title promises triangles only where some rate is predicted
+any_predicted = 0
+do for [i=1:nq] { if (predicted[i] == predicted[i] && predicted[i] > 0 && predicted[i] < 1e300) { any_predicted = 1 } }
 last_g = 0
 do for [g=1:4] { if (kind_count[g] > 0) { last_g = g } }
 npan = (kind_count[1] > 0) + (kind_count[2] > 0) + (kind_count[3] > 0) + (kind_count[4] > 0)
@@ -40,20 +43,21 @@ ndrop = words(conv_dropped)
 reason_words(r) = r eq 'at-floor' ? 'every error at its noise floor' : (r eq 'too-few' ? \
     'too few errors above the noise floors' : (r eq 'no-limit' ? 'no limit under the law' : \
     (r eq 'uncertain' ? 'fitted rate within its standard error' : '?')))
-drop_note = ''
+# one line per quantity (on one line, five of them ran past the canvas' right edge)
+drop_note = 'not fitted (sweep.json says why):'
 do for [w=1:ndrop] {
     wd_ = colons(word(conv_dropped, w))
-    drop_note = drop_note.(w > 1 ? ';  ' : '').sym(word(wd_, 1)).': '.reason_words(word(wd_, 2))
+    drop_note = drop_note."\n    ".sym(word(wd_, 1)).': '.reason_words(word(wd_, 2))
 }
-note_px = ndrop > 0 ? 40 : 0
+note_px = ndrop > 0 ? int((ndrop + 1) * row_h + 24) : 0
 W = 1300
 H = int(70 + prows * 360 + 40 + note_px)
 print sprintf('convergence: key entries: %d', nq)
 do for [fmt in formats] {
     eval term_cmd(fmt, 'convergence', W, H)
     set multiplot layout prows,pcols margins 0.07,0.62,(50. + note_px)/H,1 - 60./H spacing 0.1,100./H \
-        title sprintf('%s, %s: errors against %s (thin lines: least-squares fits; triangles: predicted rates)', \
-                      spaced(case_name), solver_words(solution), sym(param))
+        title sprintf('%s, %s: errors against %s (thin lines: least-squares fits%s)', \
+                      spaced(case_name), solver_words(solution), sym(param), any_predicted ? '; triangles: predicted rates' : '')
     set key at screen 0.64, graph 1 left top vertical Left reverse samplen 2 spacing 1.1 width 1
     set logscale xy
     # the first and last mu (or h) off the frame's sides, the errors off its top and bottom
@@ -80,7 +84,7 @@ do for [fmt in formats] {
             unset object
             unset label
             if (ndrop > 0 && g == last_g) {
-                set label 99 'not fitted (sweep.json says why): '.drop_note at screen 0.02, screen 14./H left front font ',9'
+                set label 99 drop_note at screen 0.02, screen (note_px - 12.) / H left front
             }
             do for [i=1:nq] {
                 p_ = sprintf('%g', predicted[i])

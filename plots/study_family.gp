@@ -30,6 +30,22 @@ do for [fmt in formats] {
     else { unset logscale y; set format y '% h'; set ylabel axis(quantity) }
     set xlabel axis(xname)
     set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05
+    # a quantity constant to round-off (the ball's first impact time, equal at every mu to 1e-15) drew
+    # as a full-height spike between ticks that print alike: a range of 10% around it instead, the
+    # title saying so
+    set yrange [*:*]
+    unset label 1
+    if (!logy) {
+        stats figure.'.csv' using 3 nooutput
+        mid_ = (STATS_max + STATS_min) / 2.
+        if (STATS_records > 0 && STATS_max - STATS_min <= 1e-9 * abs(mid_)) {
+            hw_ = mid_ != 0 ? 0.05 * abs(mid_) : 1.
+            set yrange [mid_ - hw_:mid_ + hw_]
+            set format y '%g'
+            set label 1 sprintf('constant to round-off: %.15g at every point (spread %.1e)', mid_, STATS_max - STATS_min) \
+                at graph 0.5, graph 0.9 center front
+        }
+    }
     plot for [i=0:nlines-1] figure.'.csv' index i \
         using 2:(logy ? (abs($3) > 0 ? abs($3) : NaN) : $3) with linespoints lt i+1 title line_label[i+1] noenhanced
     unset multiplot

@@ -1,10 +1,12 @@
 # Shared styles and layout of every penlim figure, loaded by each script after plots_config.gp.
 #
 # Curve k (k = 1, 2, ...) of a plot is drawn with linetype k: colour (k-1) mod 8 of a colour-blind-safe
-# palette, dash pattern (k-1) mod 15 and marker (k-1) mod 15, all three varying together, so that the
-# first 15 curves of a plot differ in dash AND in marker (gnuplot's cairo and SVG terminals have 15
-# markers; the dashes are drawn from a table of 15), whatever their colours print as in greyscale,
-# and the first 40 in (colour, dash, marker).  Lines carry markers (linespoints, with a point
+# palette, dash pattern (k-1) mod 15 and marker (k-1 + floor((k-1)/15)) mod 15, all three varying
+# together, so that the first 15 curves of a plot differ in dash AND in marker (gnuplot's cairo and
+# SVG terminals have 15 markers; the dashes are drawn from a table of 15), whatever their colours print
+# as in greyscale; from the 16th on, a curve shares its dash with one of every 15 before it, and the
+# marker, shifted by one more each 15 curves, tells them apart: (dash, marker) pairs are unique for
+# the first 225 curves.  Lines carry markers (linespoints, with a point
 # interval where a curve has many rows: n_markers along it, the line blanked around each) so
 # that a curve is told by its marker where its dash is too short to read.  No run is black: the
 # limit solution has its own style, black long dashes without markers (plot ... @limit_style).
@@ -15,13 +17,13 @@ n_styles = 15
 # dash patterns (in line widths; 1: solid), neighbours unlike; none is the limit's (10,6)
 dashes = 'solid 6,3 1.5,2.5 7,2.5,1.5,2.5 12,4 3,3 7,2.5,1.5,2.5,1.5,2.5 12,3,3,3 1.5,5 18,5 4,2 3,6 ' \
     . '20,3,3,3,3,3 9,3,9,3,1.5,3 2,2,8,2'
-style_point(k) = int(word(points, (k-1) % n_styles + 1))
-do for [k=1:40] {
+style_point(k) = int(word(points, (k - 1 + int((k-1) / n_styles)) % n_styles + 1))
+do for [k=1:n_styles**2] {
     d_ = word(dashes, (k-1) % n_styles + 1)
     if (d_ eq 'solid') { set linetype k lc rgb word(palette, (k-1)%8+1) dt 1 lw 1.5 pt style_point(k) ps 0.7 pi 1 } \
     else { eval sprintf('set linetype %d lc rgb "%s" dt (%s) lw 1.5 pt %d ps 0.7 pi 1', k, word(palette, (k-1)%8+1), d_, style_point(k)) }
 }
-set linetype cycle 40
+set linetype cycle n_styles**2
 # a margin above and below the data, so that no extreme value (the top of a rebound, mu G's 0) runs
 # along the frame; scripts whose ranges are fixed or whose cells fill the frame (study_map) set their own
 set offsets 0, 0, graph 0.05, graph 0.05

@@ -29,6 +29,10 @@ H = int(70 + npanels * 300 + key_px + cap_px + 50)
 stats 'zeno.csv' using zeno_index nooutput
 # integer ticks on the impact index, about ten of them
 index_step = STATS_max > 10 ? ceil(STATS_max / 10.) : 1
+# the capture panel's styles, black and grey (linetypes 1 and 2 are runs 1 and 2 in the panels above);
+# defined here, before the loop, whose body gnuplot expands (its @macros) as it reads it
+capture_style = "lc rgb 'black' dt 1 lw 1.5 pt 7 ps 0.8"
+flights_style = "lc rgb '#777777' dt (3,3) lw 1.5 pt 4 ps 0.8"
 print sprintf('zeno: key entries: %d', nkey + (ncapture > 0 ? 2 + (accumulation == accumulation) : 0))
 do for [fmt in formats] {
     eval term_cmd(fmt, 'zeno', W, H)
@@ -60,12 +64,12 @@ do for [fmt in formats] {
         set rmargin at screen 0.6
         set key at screen 0.61, graph 1 left top vertical Left reverse maxrows 3 box opaque samplen 3 spacing 1.1 width 1
         if (accumulation == accumulation) {
-            plot 'capture.csv' using 1:capture_time with linespoints lt 1 title 'capture time T^*', \
-                 'capture.csv' using 1:capture_accumulation with linespoints lt 2 title 'accumulation T_∞ from the flights', \
+            plot 'capture.csv' using 1:capture_time with linespoints @capture_style title 'capture time T^*', \
+                 'capture.csv' using 1:capture_accumulation with linespoints @flights_style title 'accumulation T_∞ from the flights', \
                  accumulation with lines @limit_style title 'accumulation T_∞ (closed form)'
         } else {
-            plot 'capture.csv' using 1:capture_time with linespoints lt 1 title 'capture time T^*', \
-                 'capture.csv' using 1:capture_accumulation with linespoints lt 2 title 'accumulation T_∞ from the flights'
+            plot 'capture.csv' using 1:capture_time with linespoints @capture_style title 'capture time T^*', \
+                 'capture.csv' using 1:capture_accumulation with linespoints @flights_style title 'accumulation T_∞ from the flights'
         }
         unset logscale x
     }

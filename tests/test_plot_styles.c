@@ -17,7 +17,7 @@
 #include "cli_util.h"
 
 typedef struct {
-    int panel;
+    int panel, ordinal; /* ordinal: 1 for the first element drawn in its panel */
     char colour[64], dash[64], marker[32]; /* dash "" : no line; marker "" : none */
 } element;
 
@@ -51,14 +51,26 @@ static double grey_of(const char *colour)
 /* Greys closer than this (of 255) read as one in greyscale print (docs/figures.md, "Styles"). */
 #define GREY_APART 40.0
 
+/* The dash patterns and markers of styles.gp: as many curves as differ in each. */
+#define STYLES 15
+
 /* Whether two elements of one plot can be told apart in print and greyscale (docs/figures.md,
- * "Styles"): no two lines share a dash pattern, no two marked elements share a marker, and two
- * elements whose greys are closer than GREY_APART differ in dash and in marker both (a line without
- * markers and one with differ in marker; a line and markers alone, in dash).  Why not: into why. */
+ * "Styles"): among a plot's first STYLES elements no two lines share a dash pattern, no two marked
+ * elements share a marker, and two elements whose greys are closer than GREY_APART differ in dash and
+ * in marker both (a line without markers and one with differ in marker; a line and markers alone, in
+ * dash); beyond them, where dashes must repeat, no two share (dash, marker).  Why not: into why. */
 static int told_apart(const element *a, const element *b, char *why, size_t len)
 {
     const char *da = a->dash[0] ? a->dash : "(no line)", *db = b->dash[0] ? b->dash : "(no line)";
     const char *ma = a->marker[0] ? a->marker : "(none)", *mb = b->marker[0] ? b->marker : "(none)";
+    if (a->ordinal > STYLES || b->ordinal > STYLES) { /* 15 dashes: from the 16th, the pair must differ */
+        if (strcmp(da, db) == 0 && strcmp(ma, mb) == 0) {
+            snprintf(why, len, "elements %d and %d with dash %s and marker %s (colours %s, %s)", a->ordinal,
+                     b->ordinal, da, ma, a->colour, b->colour);
+            return 0;
+        }
+        return 1;
+    }
     if (a->dash[0] && strcmp(a->dash, b->dash) == 0) {
         snprintf(why, len, "two lines with dash %s (colours %s, %s)", a->dash, a->colour, b->colour);
         return 0;
@@ -144,7 +156,7 @@ static int repeated_styles(const char *svg, const char *what)
 {
     element *el = NULL;
     size_t n = 0;
-    int repeats = 0, panel = 0, last_number = 1 << 30;
+    int repeats = 0, panel = 0, ordinal = 0, last_number = 1 << 30;
     for (const char *g = svg; (g = strstr(g, "<g id=\"gnuplot_plot_")) != NULL; g++) {
         const char *next = group_end(g);
         const char *id = g + strlen("<g id=\"gnuplot_plot_");
@@ -152,7 +164,8 @@ static int repeated_styles(const char *svg, const char *what)
         /* a plot command's elements are numbered from 1: a number not above the last starts the next
          * panel (gnuplot 5.4 names the first two panels' groups alike, "1a") */
         int number = atoi(id);
-        panel += number <= last_number;
+        if (number <= last_number)
+            panel++, ordinal = 0;
         last_number = number;
         e.panel = panel;
         /* the element's drawing: after its key sample (the first path when titled) the data */
@@ -179,6 +192,7 @@ static int repeated_styles(const char *svg, const char *what)
         }
         if (!e.dash[0] && !e.marker[0])
             continue; /* draws nothing */
+        e.ordinal = ++ordinal;
         for (size_t j = 0; j < n; j++) {
             char why[512];
             if (el[j].panel == e.panel && !told_apart(&el[j], &e, why, sizeof why)) {
@@ -194,6 +208,65 @@ static int repeated_styles(const char *svg, const char *what)
     }
     free(el);
     return repeats;
+}
+
+/* The number of texts of an SVG that run past its canvas' left or right edge (each printed): a text's
+ * extent from its anchor, 0.7 em a character as gnuplot's SVG terminal counts them, each tspan in its
+ * own font size; rotated texts (y labels) are not measured. */
+static int texts_past_edge(const char *svg, const char *what)
+{
+    double width = 0;
+    const char *w = strstr(svg, "<svg");
+    if (!w || !(w = strstr(w, "width=\"")) || sscanf(w + 7, "%lf", &width) != 1)
+        return 1;
+    int past = 0;
+    for (const char *g = svg; (g = strstr(g, "<g transform=\"translate(")) != NULL; g++) {
+        double x, y, fs = 0;
+        const char *close = strchr(g, '>');
+        if (!close || sscanf(g + strlen("<g transform=\"translate("), "%lf,%lf", &x, &y) != 2)
+            continue;
+        const char *rot = strstr(g, "rotate(");
+        if (rot && rot < close)
+            continue;
+        char anchor[16], size[32];
+        attr_in(g, close, "text-anchor=", anchor, sizeof anchor);
+        attr_in(g, close, "font-size=", size, sizeof size);
+        fs = atof(size);
+        const char *text = strstr(close, "<text");
+        const char *end = text ? strstr(text, "</text>") : NULL;
+        const char *next = strstr(close, "<g ");
+        if (!text || !end || (next && next < text))
+            continue;
+        double len = 0;
+        for (const char *t = text; t < end;) {
+            if (*t == '<') { /* a tspan's own size applies to its characters */
+                const char *tc = strchr(t, '>');
+                if (!tc || tc > end)
+                    break;
+                char ts[32];
+                attr_in(t, tc, "font-size=", ts, sizeof ts);
+                double tfs = ts[0] ? atof(ts) : 0;
+                if (strncmp(t, "<tspan", 6) == 0)
+                    fs = tfs > 0 ? tfs : atof(size);
+                t = tc + 1;
+                continue;
+            }
+            if (*t == '&') /* an entity is one character */
+                t = strchr(t, ';') && strchr(t, ';') < end ? strchr(t, ';') + 1 : t + 1;
+            else
+                do
+                    t++;
+                while ((*t & 0xC0) == 0x80); /* UTF-8 continuation bytes */
+            len += 0.7 * fs;
+        }
+        double left = strcmp(anchor, "end") == 0 ? x - len : (strcmp(anchor, "middle") == 0 ? x - len / 2 : x);
+        if (left < -1 || left + len > width + 1) {
+            printf("  %s: a text at (%.0f, %.0f) spans x %.0f to %.0f, the canvas 0 to %.0f\n", what, x, y, left,
+                   left + len, width);
+            past++;
+        }
+    }
+    return past;
 }
 
 /* Render every figure script of dir/SUB to SVG and check its plots; the number of scripts checked. */
@@ -224,7 +297,9 @@ static int check_dir(const char *sub, int *failures)
             snprintf(what, sizeof what, "%s/%s", sub, name);
             int r = repeated_styles(svg, what);
             CHECK(r == 0, "%s/%s: the elements of each plot are told apart in greyscale (dash, marker, grey)", sub, name);
-            *failures += r != 0;
+            int p = texts_past_edge(svg, what);
+            CHECK(p == 0, "%s/%s: every text within the canvas' width", sub, name);
+            *failures += r != 0 || p != 0;
             checked++;
         }
         free(svg);
@@ -272,6 +347,17 @@ int main(int argc, char **argv)
         /* values of one significant digit alike (2e5 both, rounded): labelled as compare.csv writes them */
         {"compare bouncing_ball --mu 1.5e5 --mu 2.5e5 --scheme moreau_jean --h 0.0015 --t-end 1 --out compare_labels "
          "--quiet", "compare_labels", 3},
+        /* 17 runs: dashes repeat from the 16th curve, the (dash, marker) pairs must not (t_end 2: two
+         * impacts a run, so that zeno's runs are lines; a run of one impact is a marker alone, and 15
+         * markers cannot tell 17 of those apart) */
+        {"sweep bouncing_ball --mu 1e2:1e4:17 --t-end 2 --out sweep17 --quiet", "sweep17", 3},
+        /* the ball's first impact time, equal at every point to round-off: drawn flat, said so */
+        {"study bouncing_ball --grid e=0.5,0.9 --grid mu=1e3,1e5 --t-end 1 --out study_flat --quiet",
+         "study_flat", 0},
+        /* Hertz on the wedge: five quantities not fitted, the note listing them within the canvas */
+        {"sweep wedge --law hertz --out sweep_hertz --quiet", "sweep_hertz", 3},
+        /* c = 0.3: the x axis holds V, not c V; the axis above reads c V (1 at V = 3.33) */
+        {"impact-law --set c=0.3 --v 1:3.3333333333333335:9 --out impact_law --quiet", "impact_law", 1},
     };
     for (size_t k = 0; k < sizeof jobs / sizeof jobs[0]; k++) {
         int rc = run(jobs[k].args);
@@ -314,12 +400,35 @@ int main(int argc, char **argv)
           "compare_work (wedge): %d family lines over %d of %d solutions, %d steps against rhs_evals", lines, r,
           nrows, mismatched);
     CHECK(svg && strstr(svg, "right-hand-side evaluations"), "compare_work's x axis says it is right-hand-side evaluations");
+    /* Paoli and Maury take 1 evaluation a step and land on the same distances: Paoli, drawn first, is hidden */
+    CHECK(svg && strstr(svg, "Paoli: under Maury (equal work and distances)"),
+          "compare_work (wedge): the note says Paoli lies under Maury");
     free(svg);
     free(csv);
     /* compare_work labels each point with its value's short form, every significant digit */
     svg = slurp("compare_labels/compare_work.svg");
     CHECK(svg && strstr(svg, "1.5·10") && strstr(svg, "2.5·10") && strstr(svg, ">0.0015<"),
           "compare_work labels mu = 1.5e5, 2.5e5 and h = 0.0015 as 1.5·10^5, 2.5·10^5, 0.0015");
+    CHECK(svg && !strstr(svg, "under Penalty") && !strstr(svg, "under Moreau"),
+          "compare_work (ball): no family said hidden where none is");
+    free(svg);
+    svg = slurp("sweep_hertz/convergence.svg");
+    CHECK(svg && strstr(svg, "not fitted") && !strstr(svg, "triangles"),
+          "sweep_hertz/convergence: a note of the quantities not fitted; no triangle promised (none predicted)");
+    free(svg);
+    snprintf(cmd, sizeof cmd,
+             "cd %s/study_flat && gnuplot -e \"formats='svg'\" family_first_impact_time.gp > flat.log 2>&1", dir);
+    CHECK(system(cmd) == 0, "gnuplot renders study_flat/family_first_impact_time.gp");
+    svg = slurp("study_flat/family_first_impact_time.svg");
+    char *log = slurp("study_flat/flat.log");
+    CHECK(svg && strstr(svg, "constant to round-off: 0.4515236") && log && !strstr(log, "tick interval too small"),
+          "study_flat/family_first_impact_time: t_1 constant to round-off is drawn in a range around it, said so");
+    free(svg);
+    free(log);
+    /* impact_law: the bottom axis is V and says c; the axis above is c V, over [0.3, 1] */
+    svg = slurp("impact_law/impact_law.svg");
+    CHECK(svg && strstr(svg, "c = 0.3)") && strstr(svg, ">c V (") && strstr(svg, ">0.5<") && !strstr(svg, "units of 1/c"),
+          "impact_law (c = 0.3): x is V, labelled with c; c V (0.5 among its ticks) on the axis above");
     free(svg);
     /* sliding.csv's sliding_force (column 6) has one sign under every law: negative while the contact pushes */
     const char *const sliding_dirs[] = {"sweep", "sweep_hc"};

@@ -156,6 +156,7 @@ pl_status pl_impact_law_write(pl_output *out, const pl_impact_law *law, const pl
         pl_gp_put_word(f.fp, pl_impact_approximation_at(j)->name, &first);
     pl_gp_end_words(f.fp);
     pl_gp_put_int(f.fp, "nv", (long)t->nrows);
+    pl_gp_put_number(f.fp, "c", law->c); /* NaN: a law whose e is not a function of c V */
     if ((s = pl_file_commit(&f, err)) != PL_OK)
         return s;
     if ((s = pl_plot_write_script(out, "styles", err)) != PL_OK)

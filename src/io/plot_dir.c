@@ -154,7 +154,8 @@ static const setting compare_settings[] = {
     {"labels", WORDS},        {"families", FAMILIES}, {"distances", WORDS}, {"deviation", COUNT}, {NULL, COUNT}};
 
 static const setting impact_law_settings[] = {
-    {"law", LAW_NAME}, {"settings", WORDS}, {"approximations", APPROXIMATIONS}, {"nv", COUNT}, {NULL, COUNT}};
+    {"law", LAW_NAME}, {"settings", WORDS}, {"approximations", APPROXIMATIONS}, {"nv", COUNT},
+    {"c", NUMBER},     {NULL, COUNT}};
 
 static int lists_run_dir(const json_t *manifest, const char *dir)
 {
