@@ -431,6 +431,14 @@ static void test_failure(void)
           "summary: no mu=1e+04 and no nan: %s", out ? out : "");
     CHECK(out && strstr(out, "n/a"), "summary: undefined values as n/a: %s", out ? out : "");
     free(out);
+    /* every member of the family failed (a family of none: the sanitizers watch its verdict) */
+    rc = run("compare bouncing_ball --mu 1e3 --mu 1e10 --max-steps 30 --t-end 3 --out allfail --no-plots --quiet");
+    json_t *j = load_json("allfail/compare.json");
+    const json_t *fams = json_object_get(j, "families"), *pen = json_array_get(fams, 0);
+    const char *reason = json_string_value(json_object_get(pen, "reason"));
+    CHECK(rc == 3 && reason && strstr(reason, "0 refinements"), "a family whose members all failed: exit 3 (got %d), "
+          "no verdict: %s", rc, reason ? reason : "(none)");
+    json_decref(j);
 }
 
 

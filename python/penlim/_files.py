@@ -4,7 +4,6 @@ import csv
 import math
 import os
 import re
-import shutil
 
 import numpy as np
 
@@ -80,16 +79,17 @@ def table(path):
     return t
 
 
-def copy_files(src, dst, names=None):
-    """Copy the files (all, or those named that exist) of directory src into dst (created)."""
-    os.makedirs(dst, exist_ok=True)
-    if names is None:
-        shutil.copytree(src, dst, dirs_exist_ok=True)
-        return
-    for name in names:
-        p = os.path.join(src, name)
-        if os.path.isfile(p):
-            shutil.copyfile(p, os.path.join(dst, name))
+def copy_results(src, sub, dst):
+    """Copy results directory src (sub: one solution's directory in it) into dst through the library's
+    writer (pl_results_copy): the files its manifest lists, each checked, into a directory of penlim's."""
+    from ctypes import byref
+    from . import _lib
+    from ._core import _error
+    err = _lib.pl_error()
+    status = _lib.lib.pl_results_copy(os.fspath(src).encode(), sub.encode() if sub else None,
+                                      os.fspath(dst).encode(), byref(err))
+    if status != _lib.PL_OK:
+        raise _error(status, err.text())
 
 
 def model_of_summary(summary):

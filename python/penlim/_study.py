@@ -14,7 +14,7 @@ import numpy as np
 from . import _lib
 from ._core import (InputError, Model, Solution, SolverError, _call, _error, _model_for, _own, _split_options, lib, model,
                     run)
-from ._files import copy_files, current_json, read_columns, table
+from ._files import copy_results, current_json, read_columns, table
 
 # pl_sweep_quantity_get's names (include/penlim/study.h), the quantities of sweep.json.
 SWEEP_QUANTITIES = ("first_impact_time", "restitution_first", "scaled_penetration_first", "capture_time",
@@ -85,14 +85,15 @@ class Sweep(_Files):
         summary = sw.summary
         sw.solver = summary.get("solver")
         sw.values = np.array(summary.get(summary.get("refined", "mu"), []), dtype=float)
-        sw.runs = [Solution._load(os.path.join(directory, r["directory"])) for r in summary.get("runs", [])]
+        sw.runs = [Solution._load(os.path.join(directory, r["directory"]), (directory, r["directory"]))
+                   for r in summary.get("runs", [])]
         for r, info in zip(sw.runs, summary.get("runs", [])):
             if info.get("status") != "ok":
                 r.error = info.get("error", "failed")
         sw.model = sw.runs[0].model if sw.runs else None
         sw.options = {}
         lim = os.path.join(directory, "limit")
-        sw.limit = Solution._load(lim) if os.path.isfile(os.path.join(lim, "summary.json")) else None
+        sw.limit = Solution._load(lim, (directory, "limit")) if os.path.isfile(os.path.join(lim, "summary.json")) else None
         conv = summary.get("convergence", {})
         nan = lambda x: math.nan if x is None else x  # noqa: E731
         sw._rates = {q: {"limit": nan(c.get("limit")), "rate": nan(c.get("rate")), "rate_se": nan(c.get("rate_se"))}
@@ -143,7 +144,7 @@ class Sweep(_Files):
     def write(self, directory):
         """The files of `penlim sweep --no-plots` (without its manifest.json) into directory."""
         if self._handle is None:
-            copy_files(self._directory, directory)
+            copy_results(self._directory, None, directory)
         else:
             self._write_library(directory)
         return directory
@@ -245,11 +246,11 @@ class Comparison(_Files):
     def _load(cls, directory):
         c = cls()
         c._directory = os.fspath(directory)
-        c.limit = Solution._load(os.path.join(c._directory, "limit"))
+        c.limit = Solution._load(os.path.join(c._directory, "limit"), (c._directory, "limit"))
         c.model = c.limit.model
         c.solutions = {}
         for info in c.summary.get("solutions", []):
-            s = Solution._load(os.path.join(c._directory, info["directory"]))
+            s = Solution._load(os.path.join(c._directory, info["directory"]), (c._directory, info["directory"]))
             if info.get("status") != "ok":
                 s.error = info.get("error", "failed")
             c.solutions[os.path.basename(info["directory"])] = s
@@ -294,7 +295,7 @@ class Comparison(_Files):
         """The directory `penlim compare --no-plots --out directory` writes, manifest.json included:
         `penlim plot directory` draws its figures."""
         if self._handle is None:
-            copy_files(self._directory, directory)
+            copy_results(self._directory, None, directory)
         else:
             self._write_library(directory)
         return directory
@@ -421,12 +422,12 @@ class Study(_Files):
     @property
     def runs(self):
         """Each run's Solution, read from its directory (runs/NNNNN)."""
-        return [Solution._load(os.path.join(self._directory, r["directory"])) for r in self.summary.get("runs", [])]
+        return [Solution._load(os.path.join(self._directory, r["directory"]), (self._directory, r["directory"])) for r in self.summary.get("runs", [])]
 
     @property
     def limit_solutions(self):
         """The limit solution of each distinct set of parameters (limits/NNN), as Solutions."""
-        return [Solution._load(os.path.join(self._directory, r["directory"])) if r.get("status") == "ok" else None
+        return [Solution._load(os.path.join(self._directory, r["directory"]), (self._directory, r["directory"])) if r.get("status") == "ok" else None
                 for r in self.summary.get("limits", [])]
 
     def value(self, k, name):
@@ -440,7 +441,7 @@ class Study(_Files):
         return v.value
 
     def write(self, directory):
-        copy_files(self._directory, directory)
+        copy_results(self._directory, None, directory)
         return directory
 
     def plot(self, quantity=None, x=None, axes=None, figure="family", map_axes=None):

@@ -3,7 +3,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "penlim/penlim.h"
 
@@ -452,9 +454,11 @@ static pl_status write_directory(const char *dir, const pl_strings *planned, jso
     memset(&st, 0, sizeof st);
     pl_output_init(&out, dir, LIBRARY_FILE_MODE, NULL);
     int unlocked = 0;
-    pl_status s = pl_make_dir(dir, err); /* parents too; an unwritable place is PL_ERR_IO naming it */
-    if (s == PL_OK)
-        s = pl_outdir_open(&out, &unlocked, err);
+    /* checked before anything is made: a refused place is left as it was (pl_outdir_begin creates
+     * the directory and its parents) */
+    pl_status s = pl_outdir_open(&out, &unlocked, err);
+    if (s != PL_OK && err && strncmp(err->message, "--out: ", 7) == 0) /* the command's option, not the caller's */
+        memmove(err->message, err->message + 7, strlen(err->message + 7) + 1);
     if (s == PL_OK)
         s = pl_outdir_scan(&out, &st, err);
     if (s == PL_OK && (st.unsafe.n > 0 || st.foreign.n > 0)) {
@@ -485,6 +489,153 @@ static pl_status write_directory(const char *dir, const pl_strings *planned, jso
     pl_outdir_state_free(&st);
     pl_outdir_close(&out);
     pl_output_free(&out);
+    return s;
+}
+
+/* ---- copies of a results directory ---- */
+
+typedef struct {
+    pl_output *from;
+    const pl_outdir_state *st;
+    const pl_strings *files; /* relative to from's root */
+    size_t strip;            /* characters of sub/ removed from each to name the copy */
+} results_copying;
+
+/* One listed file of from copied into out, complete or absent: its bytes must hash to what from's
+ * manifest records (a file changed or replaced since penlim wrote it is not copied). */
+static pl_status copy_file(pl_output *out, const results_copying *c, const char *rel, pl_error *err)
+{
+    const char *to = rel + c->strip, *slash = strrchr(to, '/');
+    char sub[PATH_MAX] = "";
+    if (slash)
+        snprintf(sub, sizeof sub, "%.*s", (int)(slash - to), to);
+    pl_error why;
+    int fd = pl_output_open_file(c->from, rel, &why);
+    if (fd < 0) /* absent, a link, not a regular file: not penlim's */
+        return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_INPUT, "%s", why.message);
+    pl_file f;
+    pl_status s = pl_file_open(&f, out, slash ? sub : NULL, slash ? slash + 1 : to, err);
+    pl_hash h;
+    pl_hash_begin(&h);
+    char buf[65536];
+    ssize_t got;
+    while (s == PL_OK && (got = read(fd, buf, sizeof buf)) != 0) {
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            s = pl_fail(err, PL_ERR_IO, "cannot read %s/%s: %s", c->from->root, rel, strerror(errno));
+        else if (fwrite(buf, 1, (size_t)got, f.fp) != (size_t)got)
+            s = pl_fail(err, PL_ERR_IO, "cannot write %s: %s", f.path, strerror(errno));
+        else
+            pl_hash_add(&h, buf, (size_t)got);
+    }
+    close(fd);
+    char hash[PL_HASH_LEN];
+    pl_hash_text(&h, hash);
+    const char *recorded = pl_outdir_hash(c->st, rel);
+    if (s == PL_OK && (!recorded || strcmp(recorded, hash) != 0))
+        s = pl_fail(err, PL_ERR_INPUT, "%s/%s is not the file penlim wrote (its content hash is not the manifest's): "
+                    "not copied", c->from->root, rel);
+    if (s == PL_OK)
+        return pl_file_commit(&f, err);
+    if (f.fp)
+        pl_file_abort(&f);
+    return s;
+}
+
+static pl_status copy_results_files(pl_output *out, void *user, pl_error *err)
+{
+    const results_copying *c = user;
+    pl_status s = PL_OK;
+    for (size_t k = 0; s == PL_OK && k < c->files->n; k++)
+        s = copy_file(out, c, c->files->items[k], err);
+    return s;
+}
+
+/* The manifest of a solution copied out of a sweep's or comparison's directory: the command that
+ * writes it alone (run, or limit), its solver and options as its summary.json records them, the
+ * case, law, horizon, caps and model of the directory's manifest. */
+static pl_status part_manifest(pl_output *from, const json_t *whole, const char *sub, json_t **out, pl_error *err)
+{
+    *out = NULL;
+    char rel[PATH_MAX], *text = NULL;
+    snprintf(rel, sizeof rel, "%s/summary.json", sub);
+    pl_error why;
+    int fd = pl_output_open_file(from, rel, &why);
+    if (fd < 0)
+        return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_INPUT, "%s", why.message);
+    size_t len = 0;
+    pl_status s = pl_read_fd(fd, rel, (size_t)64 << 20, 0, &text, &len, err);
+    close(fd);
+    if (s != PL_OK)
+        return s;
+    json_t *summary = json_loadb(text, len, 0, NULL);
+    free(text);
+    const pl_solver_type *solver = pl_solver_find(json_string_value(json_object_get(summary, "solution")));
+    if (!solver) {
+        json_decref(summary);
+        return pl_fail(err, PL_ERR_INPUT, "%s/%s names no solver penlim has: not a solution to copy", from->root, rel);
+    }
+    json_t *m = json_deep_copy(whole), *options = json_object();
+    const char *drop[] = {"runs", "refined", "files", "content_hashes", "options", "command", "solver"};
+    for (size_t k = 0; m && k < sizeof drop / sizeof drop[0]; k++)
+        json_object_del(m, drop[k]);
+    for (size_t k = 0; options && k < solver->noptions; k++) {
+        json_t *v = json_object_get(summary, solver->options[k].name);
+        if (json_is_number(v) && json_object_set(options, solver->options[k].name, v) != 0)
+            json_decref(options), options = NULL;
+    }
+    json_decref(summary);
+    if (!m || !options || json_object_set_new(m, "command", json_string(solver == &pl_solver_limit ? "limit" : "run")) ||
+        json_object_set_new(m, "solver", json_string(solver->name)) || json_object_set_new(m, "options", options)) {
+        json_decref(m);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    }
+    *out = m;
+    return PL_OK;
+}
+
+PL_API pl_status pl_results_copy(const char *from, const char *sub, const char *dir, pl_error *err)
+{
+    if (!from || !dir)
+        return pl_fail(err, PL_ERR_INPUT, "pl_results_copy: no directory (NULL)");
+    pl_output src;
+    pl_outdir_state st;
+    memset(&st, 0, sizeof st);
+    pl_output_init(&src, from, LIBRARY_FILE_MODE, NULL);
+    pl_status s = pl_output_open(&src, err);
+    if (s == PL_OK)
+        s = pl_outdir_scan(&src, &st, err);
+    if (s == PL_OK && (!st.manifest || st.journal))
+        s = pl_fail(err, PL_ERR_INPUT, "%s has %s: not a complete results directory, not copied", from,
+                    st.journal ? "the journal of a command writing it or interrupted" : "no manifest.json");
+    size_t strip = sub && *sub ? strlen(sub) + 1 : 0;
+    pl_strings files = {0}, planned = {0};
+    const json_t *listed = json_object_get(st.manifest, "files"), *f;
+    size_t k;
+    json_array_foreach(listed, k, f) {
+        const char *rel = json_string_value(f);
+        if (s == PL_OK && rel && (!strip || (strncmp(rel, sub, strip - 1) == 0 && rel[strip - 1] == '/')))
+            if ((s = pl_strings_add(&files, rel, err)) == PL_OK)
+                s = pl_strings_add(&planned, rel + strip, err);
+    }
+    if (s == PL_OK && files.n == 0)
+        s = pl_fail(err, PL_ERR_INPUT, "%s/manifest.json lists no files%s%s: nothing to copy", from, strip ? " under " : "",
+                    strip ? sub : "");
+    json_t *manifest = NULL;
+    if (s == PL_OK && strip)
+        s = part_manifest(&src, st.manifest, sub, &manifest, err);
+    else if (s == PL_OK)
+        manifest = json_deep_copy(st.manifest);
+    results_copying c = {&src, &st, &files, strip};
+    if (s == PL_OK)
+        s = write_directory(dir, &planned, manifest, copy_results_files, &c, err);
+    json_decref(manifest);
+    pl_strings_free(&files);
+    pl_strings_free(&planned);
+    pl_outdir_state_free(&st);
+    pl_output_close(&src);
+    pl_output_free(&src);
     return s;
 }
 
