@@ -35,12 +35,14 @@ class InputError(Error, ValueError):
 
 class SolverError(Error, RuntimeError):
     """A solver failed; `solution` holds the run up to the failure (None when there is none), `sweep` a
-    sweep's runs, the failed ones with their reasons (a sweep of a model written in Python that raised)."""
+    sweep's runs, the failed ones with their reasons (a sweep of a model written in Python that raised),
+    `comparison` a comparison whose limit solution failed (its files can still be written)."""
 
-    def __init__(self, message, status=None, solution=None, sweep=None):
+    def __init__(self, message, status=None, solution=None, sweep=None, comparison=None):
         super().__init__(message, status)
         self.solution = solution
         self.sweep = sweep
+        self.comparison = comparison
 
 
 class OutputError(Error, OSError):

@@ -212,6 +212,7 @@ _signatures = {
     "pl_compare_size": (c_size_t, [_h]),
     "pl_compare_item": (c_int, [_h, c_size_t, POINTER(c_char_p), D, POINTER(_h), E]),
     "pl_compare_limit": (_h, [_h]),
+    "pl_compare_limit_status": (c_int, [_h, E]),
     "pl_compare_write": (c_int, [_h, _h, c_char_p, E]),
 }
 for _name, (_res, _args) in _signatures.items():

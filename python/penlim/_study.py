@@ -231,7 +231,9 @@ class Comparison(_Files):
         c._handle = handle
         c._finalizer = _own(c, "comparison", lib.pl_compare_destroy, handle)
         c.model = m
-        c.limit = Solution(lib.pl_compare_limit(handle), m, "limit", {}, owner=c)
+        err = _lib.pl_error()
+        status = lib.pl_compare_limit_status(handle, byref(err))
+        c.limit = Solution(lib.pl_compare_limit(handle), m, "limit", {}, owner=c, error=err.text() if status else None)
         names = [os.path.basename(d) for d in c.summary_rows("directory")]
         c.solutions = {}
         solver, value, sol, err = c_char_p(), c_double(), c_void_p(), _lib.pl_error()
@@ -381,6 +383,10 @@ def compare(case, *, mu=(), schemes=None, external=(), work_precision=False, law
             c._dir()  # its files while the arrays' files exist (compare.json names them)
     if m._bridge and m._bridge.error is not None:
         raise m._bridge.error from SolverError(err.text() or "the model failed", _lib.PL_ERR_SOLVER)
+    if status and c is not None:  # the limit solution failed (or cancelled): the comparison goes with the error
+        e = _error(status, err.text())
+        e.comparison = c
+        raise e
     if status:
         raise _error(status, _array_message(err.text(), arrays))
     return c

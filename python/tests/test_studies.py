@@ -415,3 +415,15 @@ def test_a_refused_directory_is_left_as_it_was(tmp_path):
     with pytest.raises(penlim.InputError, match=r"^/usr/penlim-refused-probe/a is inside a system directory"):
         s.write(probe + "/a")
     assert not os.path.exists(probe)
+
+
+def test_compare_whose_limit_solution_fails(tmp_path):
+    """The limit solution fails (5 steps): as the command exits 3, compare raises SolverError carrying
+    the comparison, whose limit says failed with the library's reason, and whose files can be written."""
+    with pytest.raises(penlim.SolverError, match="the limit solution failed") as e:
+        penlim.compare("bouncing_ball", mu=[1e3], t_end=3, max_steps=5)
+    c = e.value.comparison
+    assert c.limit.status == "failed" and "steps" in c.limit.error
+    assert list(c.table["status"])[0] == "failed"
+    c.write(tmp_path / "cmp")
+    assert penlim.load(tmp_path / "cmp").limit.status == "failed"

@@ -837,6 +837,10 @@ PL_API pl_status pl_compare_model(const pl_model *model, const pl_compare_option
     *out = c;
     if (options->cancel && options->cancel(options->user))
         return pl_fail(err, PL_ERR_SOLVER, "cancelled");
+    const pl_solution *limit = &c->set.c.limit;
+    if (limit->status != PL_OK) /* nothing measured against it: the command's exit status 3 */
+        return pl_fail(err, limit->status == PL_ERR_NOMEM ? PL_ERR_NOMEM : PL_ERR_SOLVER,
+                       "the limit solution failed: %s", limit->error.message);
     return PL_OK;
 }
 
@@ -878,6 +882,16 @@ PL_API pl_status pl_compare_item(const pl_compare *c, size_t k, const char **sol
 PL_API const pl_solution *pl_compare_limit(const pl_compare *c)
 {
     return c && c->set.ran ? &c->set.c.limit : NULL;
+}
+
+PL_API pl_status pl_compare_limit_status(const pl_compare *c, pl_error *err)
+{
+    if (!c || !c->set.ran)
+        return pl_fail(err, PL_ERR_INPUT, "pl_compare_limit_status: no comparison (NULL)");
+    const pl_solution *limit = &c->set.c.limit;
+    if (limit->status != PL_OK && err)
+        *err = limit->error;
+    return limit->status;
 }
 
 typedef struct {
