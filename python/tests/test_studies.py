@@ -427,3 +427,18 @@ def test_compare_whose_limit_solution_fails(tmp_path):
     assert list(c.table["status"])[0] == "failed"
     c.write(tmp_path / "cmp")
     assert penlim.load(tmp_path / "cmp").limit.status == "failed"
+
+
+def test_penlim_plot_draws_what_python_wrote_for_models_not_built_in(cli, tmp_path):
+    """A model loaded from a file: write() records the file and its hash as `penlim run --model` does;
+    a model written in Python: "caller_defined" instead, and `penlim plot` draws either directory."""
+    so = os.path.join(os.environ["PENLIM_TEST_MODELS"], "ok.so")
+    penlim.run(penlim.model(so), mu=1e4, t_end=1).write(tmp_path / "so")
+    cli("run", "--model", so, "--mu", "1e4", "--t-end", "1", "--out", "so_cmd", "--quiet")
+    py, cmd = (json.loads((tmp_path / d / "manifest.json").read_text())["model"] for d in ("so", "so_cmd"))
+    assert py == cmd and py["file"] == so and len(py["content_hash"]) == 16
+    penlim.compare(Ball(), mu=[1e4], t_end=1).write(tmp_path / "py")
+    assert json.loads((tmp_path / "py" / "manifest.json").read_text())["model"]["caller_defined"] is True
+    cli("plot", "so")
+    cli("plot", "py")
+    assert (tmp_path / "so" / "run.png").exists() and (tmp_path / "py" / "compare_trajectories.png").exists()

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -433,6 +434,31 @@ PL_API void pl_solution_work(const pl_solution *sol, long *steps, long *rhs_eval
         *seconds = sol ? sol->stats.wall_seconds : NAN;
 }
 
+/* The manifest's "model": the file a model was loaded from (pl_model_load) with the hash of its
+ * content now, as the command records --model's; for a model the caller defined (neither built in
+ * nor loaded: a pl_case of its own, such as a model written in Python), "caller_defined": true, so
+ * that `penlim plot` takes its name (a valid one, as for a model loaded from a file) for the case. */
+static json_t *with_model_identity(json_t *manifest, const pl_model *model)
+{
+    const pl_model_library *lib = model->library;
+    char hash[PL_HASH_LEN];
+    int hashed = 0;
+    if (lib) {
+        int fd = open(lib->path, O_RDONLY | O_CLOEXEC);
+        hashed = fd >= 0 && pl_hash_fd(fd, hash, NULL) == PL_OK;
+        if (fd >= 0)
+            close(fd);
+    }
+    manifest = manifest ? pl_manifest_model_identity(manifest, model, lib ? lib->path : NULL, hashed ? hash : NULL)
+                        : NULL;
+    if (manifest && !lib && pl_builtin_case_find(model->type->name) != model->type &&
+        json_object_set_new(json_object_get(manifest, "model"), "caller_defined", json_true()) != 0) {
+        json_decref(manifest);
+        return NULL;
+    }
+    return manifest;
+}
+
 /* Files written by the library: readable by all, like an ordinary creation under the usual umask
  * (the library does not read the process's umask: changing it to read it is not thread-safe). */
 #define LIBRARY_FILE_MODE 0644
@@ -678,7 +704,7 @@ PL_API pl_status pl_solution_write_run(const pl_model *model, const pl_solution 
     for (size_t k = 0; s == PL_OK && k < sizeof files / sizeof files[0]; k++)
         s = pl_strings_add(&planned, files[k], err);
     json_t *manifest = pl_manifest_new(solver == &pl_solver_limit ? "limit" : "run", model, solver, &o, NULL);
-    manifest = manifest ? pl_manifest_model_identity(manifest, model, NULL, NULL) : NULL;
+    manifest = with_model_identity(manifest, model);
     solution_writing w = {model, sol};
     if (s == PL_OK)
         s = write_directory(dir, &planned, manifest, write_solution_files, &w, err);
@@ -790,7 +816,7 @@ PL_API pl_status pl_sweep_write(const pl_model *model, const pl_sweep *sw, const
     pl_strings planned = {0};
     pl_status s = pl_sweep_files(sw->param_name, sw->param, sw->n, sw->has_limit, 0, &planned, err);
     json_t *manifest = pl_manifest_new("sweep", model, sw->solver, &sw->base, sw->param_name);
-    manifest = manifest ? pl_manifest_model_identity(manifest, model, NULL, NULL) : NULL;
+    manifest = with_model_identity(manifest, model);
     sweep_writing w = {model, sw, manifest};
     if (s == PL_OK)
         s = write_directory(dir, &planned, manifest, write_sweep_files, &w, err);
@@ -911,7 +937,7 @@ PL_API pl_status pl_compare_write(const pl_model *model, pl_compare *c, const ch
         return pl_fail(err, PL_ERR_INPUT, "pl_compare_write: no model or no comparison (NULL)");
     pl_strings planned = {0};
     pl_status s = pl_compare_files(c->set.e, c->set.n, 0, &planned, err);
-    json_t *manifest = s == PL_OK ? pl_compare_manifest(&c->set, model, NULL, NULL) : NULL;
+    json_t *manifest = s == PL_OK ? with_model_identity(pl_compare_manifest(&c->set, model, NULL, NULL), model) : NULL;
     compare_writing w = {model, c};
     if (s == PL_OK)
         s = write_directory(dir, &planned, manifest, write_compare_files, &w, err);
