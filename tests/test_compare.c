@@ -331,6 +331,18 @@ static void test_bad_files(void)
     CHECK(rc == 2 && !exists("badout"), "--h without --scheme is bad input");
     rc = run("compare bouncing_ball --scheme paoli --out badout --quiet");
     CHECK(rc == 2 && !exists("badout"), "a scheme that does not apply is bad input");
+    /* of two bad inputs, the one first on the command line is named (a bad number after a bad scheme
+     * or value) */
+    rc = run("compare bouncing_ball --scheme nosuch --h abc --out badout --quiet");
+    err = slurp("stderr.txt");
+    CHECK(rc == 2 && err && strstr(err, "'nosuch'") && !strstr(err, "abc"), "the unknown scheme before --h abc: %s",
+          err ? err : "");
+    free(err);
+    rc = run("compare bouncing_ball --mu -1 --mu abc --out badout --quiet");
+    err = slurp("stderr.txt");
+    CHECK(rc == 2 && err && strstr(err, "mu = -1") && !strstr(err, "abc"), "mu = -1 before --mu abc: %s",
+          err ? err : "");
+    free(err);
 }
 
 /* Files that are fine: a UTF-8 byte order mark, \r\n line endings, a line break in the name. */
