@@ -185,6 +185,11 @@ static void test_compare_limit_failed(void)
     s = pl_compare_model(m, &o, &c, &err);
     CHECK(s == PL_OK && c && pl_compare_limit_status(c, &lerr) == PL_OK, "a limit solution that succeeds: PL_OK (%d)",
           (int)s);
+    pl_model *other = ball();
+    CHECK(pl_compare_write(other, c, "/nonexistent-dir/never", &err) == PL_ERR_INPUT &&
+              strstr(err.message, "not the one compared"),
+          "written with another model: refused before anything is made: %s", err.message);
+    pl_model_destroy(other);
     pl_compare_destroy(c);
     pl_model_destroy(m);
 }

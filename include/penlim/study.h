@@ -125,7 +125,8 @@ PL_API pl_status pl_compare_limit_status(const pl_compare *c, pl_error *err);
 /* Write the directory `penlim compare --no-plots --out dir` writes (compare.csv, compare.json,
  * limit/, solutions/, the figures' data and configuration, manifest.json; created if missing):
  * `penlim plot dir` draws its figures.  A directory holding files penlim did not write is refused
- * (PL_ERR_INPUT), as the command refuses it without --force. */
+ * (PL_ERR_INPUT), as the command refuses it without --force; so is a model other than the one
+ * given to pl_compare_model (the same handle, alive: its files and manifest are the model's). */
 PL_API pl_status pl_compare_write(const pl_model *model, pl_compare *c, const char *dir, pl_error *err);
 
 /* ---- parameter studies -------------------------------------------------------------------------

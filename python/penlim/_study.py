@@ -226,7 +226,7 @@ class Comparison(_Files):
         self._tmp = None
 
     @classmethod
-    def _own(cls, handle, m):
+    def _own(cls, handle, m, options=None):
         c = cls()
         c._handle = handle
         c._finalizer = _own(c, "comparison", lib.pl_compare_destroy, handle)
@@ -240,7 +240,7 @@ class Comparison(_Files):
         for k in range(lib.pl_compare_size(handle)):
             status = lib.pl_compare_item(handle, k, byref(solver), byref(value), byref(sol), byref(err))
             name = solver.value.decode()
-            opts = {} if name == "external" else {"mu" if name == "penalty" else "h": value.value}
+            opts = {} if name == "external" else dict(options or {}, **{"mu" if name == "penalty" else "h": value.value})
             c.solutions[names[k]] = Solution(sol.value, m, name, opts, owner=c, error=err.text() if status else None)
         return c
 
@@ -349,9 +349,15 @@ def compare(case, *, mu=(), schemes=None, external=(), work_precision=False, law
         m._bridge.reset()
     externals = external if isinstance(external, (list, tuple)) else [external]
     specs = [(_lib.PL_COMPARE_MU, float(v), None) for v in np.atleast_1d(mu)] if len(np.atleast_1d(mu)) else []
+    if schemes is not None and not isinstance(schemes, dict):
+        raise InputError(f"schemes is a dict {{name: [h, ...] or None}} (got {type(schemes).__name__} {schemes!r})",
+                         _lib.PL_ERR_INPUT)
     for name, hs in (schemes or {}).items():
         specs.append((_lib.PL_COMPARE_SCHEME, math.nan, name))
-        specs += [(_lib.PL_COMPARE_H, float(h), None) for h in (np.atleast_1d(hs) if hs is not None else [])]
+        try:
+            specs += [(_lib.PL_COMPARE_H, float(h), None) for h in (np.atleast_1d(hs) if hs is not None else [])]
+        except (TypeError, ValueError):
+            raise InputError(f"schemes[{name!r}]: the time steps are numbers (got {hs!r})", _lib.PL_ERR_INPUT) from None
     with tempfile.TemporaryDirectory(prefix="penlim-external-") as where:
         arrays, paths = {}, []
         for k, source in enumerate(externals):
@@ -378,7 +384,7 @@ def compare(case, *, mu=(), schemes=None, external=(), work_precision=False, law
             if out.value:
                 lib.pl_compare_destroy(out.value)
             raise
-        c = Comparison._own(out.value, m) if out.value else None
+        c = Comparison._own(out.value, m, options) if out.value else None
         if c is not None:
             c._dir()  # its files while the arrays' files exist (compare.json names them)
     if m._bridge and m._bridge.error is not None:

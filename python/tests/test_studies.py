@@ -442,3 +442,15 @@ def test_penlim_plot_draws_what_python_wrote_for_models_not_built_in(cli, tmp_pa
     cli("plot", "so")
     cli("plot", "py")
     assert (tmp_path / "so" / "run.png").exists() and (tmp_path / "py" / "compare_trajectories.png").exists()
+
+
+def test_compare_s_smaller_contracts(tmp_path):
+    """A solution of a comparison written alone records the options it was solved with; schemes of
+    the wrong type and time steps that are not numbers are InputError."""
+    c = penlim.compare("bouncing_ball", mu=[1e4], t_end=1, samples=37, max_steps=123456)
+    c.solutions["01_penalty_mu_1e4"].write(tmp_path / "sol")
+    m = json.loads((tmp_path / "sol" / "manifest.json").read_text())
+    assert (m["samples"], m["max_steps"], m["options"]["mu"]) == (37, 123456, 1e4)
+    for bad in ("moreau_jean", ["moreau_jean"], {"moreau_jean": "abc"}):
+        with pytest.raises(penlim.InputError, match="schemes"):
+            penlim.compare("bouncing_ball", schemes=bad)

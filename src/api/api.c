@@ -829,6 +829,7 @@ PL_API pl_status pl_sweep_write(const pl_model *model, const pl_sweep *sw, const
 
 struct pl_compare {
     pl_compare_set set;
+    const pl_model *model; /* the one compared: its files are written with it */
 };
 
 PL_API pl_status pl_compare_model(const pl_model *model, const pl_compare_options *options, pl_compare **out,
@@ -851,6 +852,7 @@ PL_API pl_status pl_compare_model(const pl_model *model, const pl_compare_option
     pl_compare *c = calloc(1, sizeof *c);
     if (!c)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    c->model = model;
     s = pl_compare_plan(&c->set, model, &penalty, options->specs, options->nspecs, options->work_precision != 0, err);
     if (s == PL_OK) {
         pl_comparison_opts copts = {.progress = options->progress, .user = options->user};
@@ -935,6 +937,9 @@ PL_API pl_status pl_compare_write(const pl_model *model, pl_compare *c, const ch
 {
     if (!model || !c || !c->set.ran)
         return pl_fail(err, PL_ERR_INPUT, "pl_compare_write: no model or no comparison (NULL)");
+    if (model != c->model)
+        return pl_fail(err, PL_ERR_INPUT, "pl_compare_write: the model is not the one compared (%s, %zu dofs; the "
+                       "comparison's: %s, %zu dofs)", model->type->name, model->n, c->model->type->name, c->model->n);
     pl_strings planned = {0};
     pl_status s = pl_compare_files(c->set.e, c->set.n, 0, &planned, err);
     json_t *manifest = s == PL_OK ? with_model_identity(pl_compare_manifest(&c->set, model, NULL, NULL), model) : NULL;
