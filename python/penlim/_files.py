@@ -92,6 +92,40 @@ def copy_results(src, sub, dst):
         raise _error(status, err.text())
 
 
+def copy_new(src, dst):
+    """Copy directory src, which has no manifest to say which files are penlim's (a study the library
+    ran), into dst, which must not exist or be empty: every regular file, no link followed, made in a
+    temporary directory beside dst and renamed into place (complete or absent)."""
+    import shutil
+    import tempfile
+    from . import _lib
+    from ._core import InputError
+    dst = os.path.abspath(os.fspath(dst))
+    if os.path.islink(dst) or (os.path.lexists(dst) and (not os.path.isdir(dst) or os.listdir(dst))):
+        raise InputError(f"{dst} exists and is not an empty directory: a study without manifest.json is copied "
+                         "into a new directory only", _lib.PL_ERR_INPUT)
+    parent = os.path.dirname(dst)
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".penlim-copy-", dir=parent)
+    try:
+        for root, dirs, names in os.walk(src):  # os.walk follows no link to a directory
+            rel = os.path.relpath(root, src)
+            for d in dirs:
+                if not os.path.islink(os.path.join(root, d)):
+                    os.makedirs(os.path.join(tmp, rel, d), exist_ok=True)
+            for n in names:
+                p = os.path.join(root, n)
+                if os.path.isfile(p) and not os.path.islink(p):
+                    shutil.copyfile(p, os.path.join(tmp, rel, n), follow_symlinks=False)
+        os.chmod(tmp, 0o755)
+        if os.path.isdir(dst):
+            os.rmdir(dst)
+        os.rename(tmp, dst)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
 def model_of_summary(summary):
     """The penlim.Model a summary describes, when its case is built in (None for a model compiled
     apart or written in Python, which the files cannot recreate)."""

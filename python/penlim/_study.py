@@ -14,7 +14,7 @@ import numpy as np
 from . import _lib
 from ._core import (InputError, Model, Solution, SolverError, _call, _error, _model_for, _own, _split_options, lib, model,
                     run)
-from ._files import copy_results, current_json, read_columns, table
+from ._files import copy_new, copy_results, current_json, read_columns, table
 
 # pl_sweep_quantity_get's names (include/penlim/study.h), the quantities of sweep.json.
 SWEEP_QUANTITIES = ("first_impact_time", "restitution_first", "scaled_penetration_first", "capture_time",
@@ -453,7 +453,12 @@ class Study(_Files):
         return v.value
 
     def write(self, directory):
-        copy_results(self._directory, None, directory)
+        """Its files into directory: the command's directory through the library's writer
+        (pl_results_copy); a study the library ran (no manifest.json yet) into a new directory only."""
+        if os.path.isfile(os.path.join(self._directory, "manifest.json")):
+            copy_results(self._directory, None, directory)
+        else:
+            copy_new(self._directory, directory)
         return directory
 
     def plot(self, quantity=None, x=None, axes=None, figure="family", map_axes=None):
