@@ -161,6 +161,39 @@ static void test_sweeps(void)
     pl_model_destroy(m);
 }
 
+/* A comparison whose limit solution fails (5 steps for 3 s of bounces): nothing is measured against
+ * it, as the command that exits 3 says; pl_compare_model returns that failure with the comparison
+ * made, and pl_compare_limit_status gives the limit's reason. */
+static void test_compare_limit_failed(void)
+{
+    pl_error err;
+    pl_model *m = ball();
+    pl_setting opts[] = {{"t_end", 3}, {"max_steps", 5}};
+    pl_compare_spec spec[] = {{PL_COMPARE_MU, 1e3, NULL}};
+    pl_compare_options o = {.specs = spec, .nspecs = 1, .options = opts, .noptions = 2};
+    pl_compare *c = NULL;
+    pl_status s = pl_compare_model(m, &o, &c, &err);
+    CHECK(s == PL_ERR_SOLVER && c != NULL && strstr(err.message, "the limit solution failed"),
+          "a failed limit solution is the comparison's failure (status %d): %s", (int)s, err.message);
+    pl_error lerr = {PL_OK, ""};
+    CHECK(pl_compare_limit_status(c, &lerr) == PL_ERR_SOLVER && strstr(lerr.message, "steps"),
+          "its status and reason: %s", lerr.message);
+    CHECK(pl_compare_limit_status(NULL, &lerr) == PL_ERR_INPUT, "no comparison: %s", lerr.message);
+    pl_compare_destroy(c);
+    opts[1].value = 100000;
+    c = NULL;
+    s = pl_compare_model(m, &o, &c, &err);
+    CHECK(s == PL_OK && c && pl_compare_limit_status(c, &lerr) == PL_OK, "a limit solution that succeeds: PL_OK (%d)",
+          (int)s);
+    pl_model *other = ball();
+    CHECK(pl_compare_write(other, c, "/nonexistent-dir/never", &err) == PL_ERR_INPUT &&
+              strstr(err.message, "not the one compared"),
+          "written with another model: refused before anything is made: %s", err.message);
+    pl_model_destroy(other);
+    pl_compare_destroy(c);
+    pl_model_destroy(m);
+}
+
 /* The sweep's own thread keeps its arrays on the heap: 40000 runs of a scheme (cheap: 10 steps each)
  * swept from a thread with a 256 KB stack, where the arrays of two doubles per run once sized on
  * the stack (640 KB) overflowed it. */
@@ -206,6 +239,7 @@ int main(void)
     test_solutions();
     test_contacts();
     test_sweeps();
+    test_compare_limit_failed();
     test_many_values();
     return check_finish("test_api");
 }

@@ -331,6 +331,18 @@ static void test_bad_files(void)
     CHECK(rc == 2 && !exists("badout"), "--h without --scheme is bad input");
     rc = run("compare bouncing_ball --scheme paoli --out badout --quiet");
     CHECK(rc == 2 && !exists("badout"), "a scheme that does not apply is bad input");
+    /* of two bad inputs, the one first on the command line is named (a bad number after a bad scheme
+     * or value) */
+    rc = run("compare bouncing_ball --scheme nosuch --h abc --out badout --quiet");
+    err = slurp("stderr.txt");
+    CHECK(rc == 2 && err && strstr(err, "'nosuch'") && !strstr(err, "abc"), "the unknown scheme before --h abc: %s",
+          err ? err : "");
+    free(err);
+    rc = run("compare bouncing_ball --mu -1 --mu abc --out badout --quiet");
+    err = slurp("stderr.txt");
+    CHECK(rc == 2 && err && strstr(err, "mu = -1") && !strstr(err, "abc"), "mu = -1 before --mu abc: %s",
+          err ? err : "");
+    free(err);
 }
 
 /* Files that are fine: a UTF-8 byte order mark, \r\n line endings, a line break in the name. */
@@ -431,6 +443,14 @@ static void test_failure(void)
           "summary: no mu=1e+04 and no nan: %s", out ? out : "");
     CHECK(out && strstr(out, "n/a"), "summary: undefined values as n/a: %s", out ? out : "");
     free(out);
+    /* every member of the family failed (a family of none: the sanitizers watch its verdict) */
+    rc = run("compare bouncing_ball --mu 1e3 --mu 1e10 --max-steps 30 --t-end 3 --out allfail --no-plots --quiet");
+    json_t *j = load_json("allfail/compare.json");
+    const json_t *fams = json_object_get(j, "families"), *pen = json_array_get(fams, 0);
+    const char *reason = json_string_value(json_object_get(pen, "reason"));
+    CHECK(rc == 3 && reason && strstr(reason, "0 refinements"), "a family whose members all failed: exit 3 (got %d), "
+          "no verdict: %s", rc, reason ? reason : "(none)");
+    json_decref(j);
 }
 
 

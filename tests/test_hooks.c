@@ -299,8 +299,13 @@ static void test_write(void)
     }
     CHECK(exists("lib/run/manifest.json") && exists("lib/limit/manifest.json"),
           "the library writes the manifest of penlim run and penlim limit (python/tests compares them)");
-    CHECK(pl_solution_write(ball, pen, "/proc/penlim-cannot", &err) == PL_ERR_IO && strstr(err.message, "/proc"),
-          "an unwritable directory: PL_ERR_IO naming it (%s)", err.message);
+    char under_file[1100];
+    snprintf(under_file, sizeof under_file, "%s/lib/run/summary.json/sub", dir);
+    CHECK(pl_solution_write(ball, pen, under_file, &err) == PL_ERR_IO && strstr(err.message, "summary.json/sub"),
+          "a directory that cannot be made: PL_ERR_IO naming it (%s)", err.message);
+    CHECK(pl_solution_write(ball, pen, "/proc/penlim-cannot", &err) == PL_ERR_INPUT && strstr(err.message, "/proc") &&
+              strncmp(err.message, "--out", 5) != 0,
+          "a system directory: refused as the command refuses it, the message the caller's (%s)", err.message);
     CHECK(pl_solution_write(ball, NULL, out, &err) == PL_ERR_INPUT, "no solution: %s", err.message);
 
     double values[] = {1e4, 1e5, 1e6};

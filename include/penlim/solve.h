@@ -117,6 +117,16 @@ PL_API pl_status pl_solution_write_run(const pl_model *model, const pl_solution 
 /* pl_solution_write_run with the default options. */
 PL_API pl_status pl_solution_write(const pl_model *model, const pl_solution *sol, const char *dir, pl_error *err);
 
+/* Copy the results directory from (one a command or a pl_*_write wrote, complete: its manifest.json
+ * present, no journal) into dir under the rules of every writer here: dir created if missing, a
+ * directory holding files penlim did not write refused (PL_ERR_INPUT), no link followed, each file
+ * complete or absent, manifest.json last.  Only the files its manifest lists are copied, each
+ * checked against the content hash recorded (a file changed since is refused, PL_ERR_INPUT).  sub
+ * (NULL or "": all) copies one solution's directory of a sweep or comparison, sub/ removed from the
+ * names; its manifest is then that of `penlim run` (`penlim limit`) with its solver and options as
+ * its summary.json records them. */
+PL_API pl_status pl_results_copy(const char *from, const char *sub, const char *dir, pl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

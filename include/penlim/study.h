@@ -105,7 +105,11 @@ typedef struct {
 
 /* Plan and check every solution (bad input: PL_ERR_INPUT, one line, nothing solved), read the files,
  * solve the limit solution and every solution and measure each: a failure of one is recorded in it
- * (pl_compare_item) and does not stop the others.  Free *out with pl_compare_destroy. */
+ * (pl_compare_item) and does not stop the others.  When the limit solution fails (nothing is
+ * measured against it; the command exits 3) or the cancel callback stopped the solves, the
+ * comparison is still made, *out set, and PL_ERR_SOLVER (PL_ERR_NOMEM when the limit ran out of
+ * memory) returned with the reason; on any other error *out is NULL.  Free *out with
+ * pl_compare_destroy. */
 PL_API pl_status pl_compare_model(const pl_model *model, const pl_compare_options *options, pl_compare **out,
                                   pl_error *err);
 PL_API void pl_compare_destroy(pl_compare *c);
@@ -115,12 +119,14 @@ PL_API void pl_compare_destroy(pl_compare *c);
 PL_API size_t pl_compare_size(const pl_compare *c);
 PL_API pl_status pl_compare_item(const pl_compare *c, size_t k, const char **solver, double *value,
                                  const pl_solution **sol, pl_error *err);
-/* The limit solution, owned by c. */
+/* The limit solution, owned by c, and its status (its reason in err). */
 PL_API const pl_solution *pl_compare_limit(const pl_compare *c);
+PL_API pl_status pl_compare_limit_status(const pl_compare *c, pl_error *err);
 /* Write the directory `penlim compare --no-plots --out dir` writes (compare.csv, compare.json,
  * limit/, solutions/, the figures' data and configuration, manifest.json; created if missing):
  * `penlim plot dir` draws its figures.  A directory holding files penlim did not write is refused
- * (PL_ERR_INPUT), as the command refuses it without --force. */
+ * (PL_ERR_INPUT), as the command refuses it without --force; so is a model other than the one
+ * given to pl_compare_model (the same handle, alive: its files and manifest are the model's). */
 PL_API pl_status pl_compare_write(const pl_model *model, pl_compare *c, const char *dir, pl_error *err);
 
 /* ---- parameter studies -------------------------------------------------------------------------

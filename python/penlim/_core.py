@@ -35,12 +35,14 @@ class InputError(Error, ValueError):
 
 class SolverError(Error, RuntimeError):
     """A solver failed; `solution` holds the run up to the failure (None when there is none), `sweep` a
-    sweep's runs, the failed ones with their reasons (a sweep of a model written in Python that raised)."""
+    sweep's runs, the failed ones with their reasons (a sweep of a model written in Python that raised),
+    `comparison` a comparison whose limit solution failed (its files can still be written)."""
 
-    def __init__(self, message, status=None, solution=None, sweep=None):
+    def __init__(self, message, status=None, solution=None, sweep=None, comparison=None):
         super().__init__(message, status)
         self.solution = solution
         self.sweep = sweep
+        self.comparison = comparison
 
 
 class OutputError(Error, OSError):
@@ -464,6 +466,7 @@ class Solution:
         self._handle = handle
         self._owner = owner  # a sweep whose solution this is (it frees it), else None
         self._directory = None  # a solution read back (penlim.load): its files
+        self._within = None  # read back from a sweep or comparison: (its directory, this one's in it)
         self.model = model
         self.solver = solver
         self.options = dict(options)
@@ -517,8 +520,10 @@ class Solution:
         return sol
 
     @classmethod
-    def _load(cls, directory):
-        """A solution the program (or write) wrote into directory: trajectory.csv and summary.json."""
+    def _load(cls, directory, within=None):
+        """A solution the program (or write) wrote into directory: trajectory.csv and summary.json;
+        within: (the results directory, the solution's directory in it) for one of a sweep's or
+        comparison's."""
         from ._files import read_table, model_of_summary
         with open(os.path.join(directory, "summary.json")) as f:
             summary = json.load(f)
@@ -526,6 +531,7 @@ class Solution:
         options = {k: summary[k] for k in ("mu", "h", "rtol", "theta", "gamma", "t_end") if k in summary}
         sol = cls(None, model_of_summary(summary), solver, options, error=summary.get("error"))
         sol._directory = os.fspath(directory)
+        sol._within = (os.fspath(within[0]), within[1]) if within else None
         sol._summary = summary
         names, table = read_table(os.path.join(directory, "trajectory.csv"))
         table.setflags(write=False)
@@ -576,10 +582,10 @@ class Solution:
         """Write trajectory.csv, trajectory_s.csv, summary.json (and contacts.csv) and manifest.json into
         directory, the bytes `penlim run` (`penlim limit`) writes for the same solve (but the wall_seconds
         each took, and the manifest's hashes of the files that hold them)."""
-        if self._handle is None:  # read back: its files as they are
-            from ._files import copy_files
-            copy_files(self._directory, directory, ("trajectory.csv", "trajectory_s.csv", "summary.json",
-                                                     "contacts.csv", "manifest.json"))
+        if self._handle is None:  # read back: its files as they are, through the library's writer
+            from ._files import copy_results
+            root, sub = self._within or (self._directory, None)
+            copy_results(root, sub, directory)
             return directory
         err = _lib.pl_error()
         infos = _solvers()

@@ -4,7 +4,6 @@ import csv
 import math
 import os
 import re
-import shutil
 
 import numpy as np
 
@@ -80,16 +79,51 @@ def table(path):
     return t
 
 
-def copy_files(src, dst, names=None):
-    """Copy the files (all, or those named that exist) of directory src into dst (created)."""
-    os.makedirs(dst, exist_ok=True)
-    if names is None:
-        shutil.copytree(src, dst, dirs_exist_ok=True)
-        return
-    for name in names:
-        p = os.path.join(src, name)
-        if os.path.isfile(p):
-            shutil.copyfile(p, os.path.join(dst, name))
+def copy_results(src, sub, dst):
+    """Copy results directory src (sub: one solution's directory in it) into dst through the library's
+    writer (pl_results_copy): the files its manifest lists, each checked, into a directory of penlim's."""
+    from ctypes import byref
+    from . import _lib
+    from ._core import _error
+    err = _lib.pl_error()
+    status = _lib.lib.pl_results_copy(os.fspath(src).encode(), sub.encode() if sub else None,
+                                      os.fspath(dst).encode(), byref(err))
+    if status != _lib.PL_OK:
+        raise _error(status, err.text())
+
+
+def copy_new(src, dst):
+    """Copy directory src, which has no manifest to say which files are penlim's (a study the library
+    ran), into dst, which must not exist or be empty: every regular file, no link followed, made in a
+    temporary directory beside dst and renamed into place (complete or absent)."""
+    import shutil
+    import tempfile
+    from . import _lib
+    from ._core import InputError
+    dst = os.path.abspath(os.fspath(dst))
+    if os.path.islink(dst) or (os.path.lexists(dst) and (not os.path.isdir(dst) or os.listdir(dst))):
+        raise InputError(f"{dst} exists and is not an empty directory: a study without manifest.json is copied "
+                         "into a new directory only", _lib.PL_ERR_INPUT)
+    parent = os.path.dirname(dst)
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".penlim-copy-", dir=parent)
+    try:
+        for root, dirs, names in os.walk(src):  # os.walk follows no link to a directory
+            rel = os.path.relpath(root, src)
+            for d in dirs:
+                if not os.path.islink(os.path.join(root, d)):
+                    os.makedirs(os.path.join(tmp, rel, d), exist_ok=True)
+            for n in names:
+                p = os.path.join(root, n)
+                if os.path.isfile(p) and not os.path.islink(p):
+                    shutil.copyfile(p, os.path.join(tmp, rel, n), follow_symlinks=False)
+        os.chmod(tmp, 0o755)
+        if os.path.isdir(dst):
+            os.rmdir(dst)
+        os.rename(tmp, dst)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 def model_of_summary(summary):

@@ -191,6 +191,7 @@ _signatures = {
     "pl_solution_work": (None, [_h, POINTER(c_long), POINTER(c_long), D]),
     "pl_solution_write": (c_int, [_h, _h, c_char_p, E]),
     "pl_solution_write_run": (c_int, [_h, _h, S, c_size_t, c_char_p, E]),
+    "pl_results_copy": (c_int, [c_char_p, c_char_p, c_char_p, E]),
     "pl_sweep_model_with": (c_int, [_h, c_char_p, D, c_size_t, S, c_size_t, c_int, c_int, POINTER(pl_solve_hooks),
                                     POINTER(_h), E]),
     "pl_sweep_destroy": (None, [_h]),
@@ -211,6 +212,7 @@ _signatures = {
     "pl_compare_size": (c_size_t, [_h]),
     "pl_compare_item": (c_int, [_h, c_size_t, POINTER(c_char_p), D, POINTER(_h), E]),
     "pl_compare_limit": (_h, [_h]),
+    "pl_compare_limit_status": (c_int, [_h, E]),
     "pl_compare_write": (c_int, [_h, _h, c_char_p, E]),
 }
 for _name, (_res, _args) in _signatures.items():

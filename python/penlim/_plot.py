@@ -30,7 +30,10 @@ def plot_solution(sol, axes=None):
 def _figure(npanels, axes, height=2.2):
     import matplotlib.pyplot as plt
     if axes is not None:
-        return axes[0].figure, list(axes)
+        axes = list(axes)
+        if len(axes) < npanels:
+            raise ValueError(f"this figure has {npanels} panels: give as many axes (got {len(axes)})")
+        return axes[0].figure, axes
     fig, ax = plt.subplots(npanels, 1, sharex=True, figsize=(7, max(3.0, height * npanels)), squeeze=False)
     return fig, list(ax[:, 0])
 
@@ -113,8 +116,9 @@ def plot_trajectories(sw, axes=None):
 # The quantities of study.csv that are errors or distances: drawn as abs(value), log scale, against a
 # refined axis (plots/study_family.gp).
 def _is_error(name):
-    return name.endswith("_error") or name in ("sup_q", "sup_q_outside_zeno", "l1_v", "s_distance_q",
-                                               "successive_s_distance_q", "successive_s_distance_v")
+    """A distance or an error, drawn on a log scale: log_quantity of src/io/study_plots.c."""
+    return (name.endswith("_error") or name.startswith(("limit_", "sup_q")) or "s_distance" in name
+            or name == "l1_v")
 
 
 def plot_study_family(st, quantity, x=None, axes=None):

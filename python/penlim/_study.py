@@ -14,7 +14,7 @@ import numpy as np
 from . import _lib
 from ._core import (InputError, Model, Solution, SolverError, _call, _error, _model_for, _own, _split_options, lib, model,
                     run)
-from ._files import copy_files, current_json, read_columns, table
+from ._files import copy_new, copy_results, current_json, read_columns, table
 
 # pl_sweep_quantity_get's names (include/penlim/study.h), the quantities of sweep.json.
 SWEEP_QUANTITIES = ("first_impact_time", "restitution_first", "scaled_penetration_first", "capture_time",
@@ -85,14 +85,15 @@ class Sweep(_Files):
         summary = sw.summary
         sw.solver = summary.get("solver")
         sw.values = np.array(summary.get(summary.get("refined", "mu"), []), dtype=float)
-        sw.runs = [Solution._load(os.path.join(directory, r["directory"])) for r in summary.get("runs", [])]
+        sw.runs = [Solution._load(os.path.join(directory, r["directory"]), (directory, r["directory"]))
+                   for r in summary.get("runs", [])]
         for r, info in zip(sw.runs, summary.get("runs", [])):
             if info.get("status") != "ok":
                 r.error = info.get("error", "failed")
         sw.model = sw.runs[0].model if sw.runs else None
         sw.options = {}
         lim = os.path.join(directory, "limit")
-        sw.limit = Solution._load(lim) if os.path.isfile(os.path.join(lim, "summary.json")) else None
+        sw.limit = Solution._load(lim, (directory, "limit")) if os.path.isfile(os.path.join(lim, "summary.json")) else None
         conv = summary.get("convergence", {})
         nan = lambda x: math.nan if x is None else x  # noqa: E731
         sw._rates = {q: {"limit": nan(c.get("limit")), "rate": nan(c.get("rate")), "rate_se": nan(c.get("rate_se"))}
@@ -143,7 +144,7 @@ class Sweep(_Files):
     def write(self, directory):
         """The files of `penlim sweep --no-plots` (without its manifest.json) into directory."""
         if self._handle is None:
-            copy_files(self._directory, directory)
+            copy_results(self._directory, None, directory)
         else:
             self._write_library(directory)
         return directory
@@ -225,19 +226,21 @@ class Comparison(_Files):
         self._tmp = None
 
     @classmethod
-    def _own(cls, handle, m):
+    def _own(cls, handle, m, options=None):
         c = cls()
         c._handle = handle
         c._finalizer = _own(c, "comparison", lib.pl_compare_destroy, handle)
         c.model = m
-        c.limit = Solution(lib.pl_compare_limit(handle), m, "limit", {}, owner=c)
+        err = _lib.pl_error()
+        status = lib.pl_compare_limit_status(handle, byref(err))
+        c.limit = Solution(lib.pl_compare_limit(handle), m, "limit", {}, owner=c, error=err.text() if status else None)
         names = [os.path.basename(d) for d in c.summary_rows("directory")]
         c.solutions = {}
         solver, value, sol, err = c_char_p(), c_double(), c_void_p(), _lib.pl_error()
         for k in range(lib.pl_compare_size(handle)):
             status = lib.pl_compare_item(handle, k, byref(solver), byref(value), byref(sol), byref(err))
             name = solver.value.decode()
-            opts = {} if name == "external" else {"mu" if name == "penalty" else "h": value.value}
+            opts = {} if name == "external" else dict(options or {}, **{"mu" if name == "penalty" else "h": value.value})
             c.solutions[names[k]] = Solution(sol.value, m, name, opts, owner=c, error=err.text() if status else None)
         return c
 
@@ -245,11 +248,11 @@ class Comparison(_Files):
     def _load(cls, directory):
         c = cls()
         c._directory = os.fspath(directory)
-        c.limit = Solution._load(os.path.join(c._directory, "limit"))
+        c.limit = Solution._load(os.path.join(c._directory, "limit"), (c._directory, "limit"))
         c.model = c.limit.model
         c.solutions = {}
         for info in c.summary.get("solutions", []):
-            s = Solution._load(os.path.join(c._directory, info["directory"]))
+            s = Solution._load(os.path.join(c._directory, info["directory"]), (c._directory, info["directory"]))
             if info.get("status") != "ok":
                 s.error = info.get("error", "failed")
             c.solutions[os.path.basename(info["directory"])] = s
@@ -294,7 +297,7 @@ class Comparison(_Files):
         """The directory `penlim compare --no-plots --out directory` writes, manifest.json included:
         `penlim plot directory` draws its figures."""
         if self._handle is None:
-            copy_files(self._directory, directory)
+            copy_results(self._directory, None, directory)
         else:
             self._write_library(directory)
         return directory
@@ -346,9 +349,15 @@ def compare(case, *, mu=(), schemes=None, external=(), work_precision=False, law
         m._bridge.reset()
     externals = external if isinstance(external, (list, tuple)) else [external]
     specs = [(_lib.PL_COMPARE_MU, float(v), None) for v in np.atleast_1d(mu)] if len(np.atleast_1d(mu)) else []
+    if schemes is not None and not isinstance(schemes, dict):
+        raise InputError(f"schemes is a dict {{name: [h, ...] or None}} (got {type(schemes).__name__} {schemes!r})",
+                         _lib.PL_ERR_INPUT)
     for name, hs in (schemes or {}).items():
         specs.append((_lib.PL_COMPARE_SCHEME, math.nan, name))
-        specs += [(_lib.PL_COMPARE_H, float(h), None) for h in (np.atleast_1d(hs) if hs is not None else [])]
+        try:
+            specs += [(_lib.PL_COMPARE_H, float(h), None) for h in (np.atleast_1d(hs) if hs is not None else [])]
+        except (TypeError, ValueError):
+            raise InputError(f"schemes[{name!r}]: the time steps are numbers (got {hs!r})", _lib.PL_ERR_INPUT) from None
     with tempfile.TemporaryDirectory(prefix="penlim-external-") as where:
         arrays, paths = {}, []
         for k, source in enumerate(externals):
@@ -375,11 +384,15 @@ def compare(case, *, mu=(), schemes=None, external=(), work_precision=False, law
             if out.value:
                 lib.pl_compare_destroy(out.value)
             raise
-        c = Comparison._own(out.value, m) if out.value else None
+        c = Comparison._own(out.value, m, options) if out.value else None
         if c is not None:
             c._dir()  # its files while the arrays' files exist (compare.json names them)
     if m._bridge and m._bridge.error is not None:
         raise m._bridge.error from SolverError(err.text() or "the model failed", _lib.PL_ERR_SOLVER)
+    if status and c is not None:  # the limit solution failed (or cancelled): the comparison goes with the error
+        e = _error(status, err.text())
+        e.comparison = c
+        raise e
     if status:
         raise _error(status, _array_message(err.text(), arrays))
     return c
@@ -421,12 +434,12 @@ class Study(_Files):
     @property
     def runs(self):
         """Each run's Solution, read from its directory (runs/NNNNN)."""
-        return [Solution._load(os.path.join(self._directory, r["directory"])) for r in self.summary.get("runs", [])]
+        return [Solution._load(os.path.join(self._directory, r["directory"]), (self._directory, r["directory"])) for r in self.summary.get("runs", [])]
 
     @property
     def limit_solutions(self):
         """The limit solution of each distinct set of parameters (limits/NNN), as Solutions."""
-        return [Solution._load(os.path.join(self._directory, r["directory"])) if r.get("status") == "ok" else None
+        return [Solution._load(os.path.join(self._directory, r["directory"]), (self._directory, r["directory"])) if r.get("status") == "ok" else None
                 for r in self.summary.get("limits", [])]
 
     def value(self, k, name):
@@ -441,14 +454,15 @@ class Study(_Files):
 
     def write(self, directory):
         """The directory `penlim study --no-plots --out directory` writes, manifest.json included (the
-        study's own, which pl_study_run wrote as the command does, copied into a new or empty
-        directory): `penlim plot directory` draws its figures."""
+        study's own, which pl_study_run wrote as the command does), copied through the library's writer
+        (pl_results_copy): `penlim plot directory` draws its figures.  A study stopped before its
+        manifest was written is copied into a new or empty directory only."""
         if os.path.exists(directory) and os.path.samefile(directory, self._directory):
             return directory
-        if os.path.isdir(directory) and os.listdir(directory):
-            raise InputError(f"{os.fspath(directory)} is not empty: a study is written into a new directory",
-                             _lib.PL_ERR_INPUT)
-        copy_files(self._directory, directory)
+        if os.path.isfile(os.path.join(self._directory, "manifest.json")):
+            copy_results(self._directory, None, directory)
+        else:
+            copy_new(self._directory, directory)
         return directory
 
     def plot(self, quantity=None, x=None, axes=None, figure="family", map_axes=None):

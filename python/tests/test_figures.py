@@ -56,6 +56,19 @@ def test_sweep_convergence_by_kind():
             assert np.all(y > 0) and q in conv
         assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     matplotlib.pyplot.close(fig)
+    fig, (one,) = matplotlib.pyplot.subplots(1, 1, squeeze=False)
+    with pytest.raises(ValueError, match=f"{len(expected)} panels"):
+        sw.plot(axes=[one[0]])
+    matplotlib.pyplot.close(fig)
+
+
+def test_log_scale_quantities_are_the_command_s():
+    """The quantities drawn on a log scale: those of log_quantity in src/io/study_plots.c."""
+    from penlim._plot import _is_error
+    logged = ["impact_time_error", "limit_sup_q", "sup_q", "sup_q_outside_zeno", "l1_v", "s_distance_q",
+              "successive_s_distance", "successive_s_distance_v"]
+    assert all(_is_error(q) for q in logged)
+    assert not any(_is_error(q) for q in ("restitution_first", "first_impact_time", "capture_time", "mu"))
 
 
 def test_study_map():

@@ -400,3 +400,85 @@ def test_plots_of_a_sweep_and_a_study(tmp_path):
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     fig = st.plot("restitution_first", x="e")
     assert len(fig.axes[0].lines) == 3 and fig.axes[0].get_yscale() == "linear"
+
+
+def test_write_of_loaded_results_follows_the_writers_rules(cli, tmp_path):
+    """write() of what penlim.load read copies through the library's writer: a directory holding a
+    user's file (or a link out of it) is refused and left as it was, the copy is the directory copied
+    (its manifest included), a solution copied out of a comparison gets the manifest of `penlim run`,
+    and a file changed since penlim wrote it is not copied."""
+    cli("compare", "bouncing_ball", "--mu", "1e4", "--t-end", "2", "--no-plots", "--out", "cmp", "--quiet")
+    cli("run", "bouncing_ball", "--mu", "1e4", "--t-end", "2", "--out", "run", "--quiet")
+    c = penlim.load(tmp_path / "cmp")
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "compare.csv").write_text("my own data\n")
+    (tmp_path / "outside.txt").write_text("outside\n")
+    os.symlink(tmp_path / "outside.txt", user / "compare.json")
+    with pytest.raises(penlim.InputError, match="holds files penlim did not write"):
+        c.write(user)
+    assert (user / "compare.csv").read_text() == "my own data\n" and (tmp_path / "outside.txt").read_text() == "outside\n"
+    c.write(tmp_path / "copy")
+    assert directory_differences(tmp_path / "copy", tmp_path / "cmp") == []
+    assert json.loads((tmp_path / "copy" / "manifest.json").read_text()) == json.loads(
+        (tmp_path / "cmp" / "manifest.json").read_text())
+    c.solutions["01_penalty_mu_1e4"].write(tmp_path / "one")
+    assert directory_differences(tmp_path / "one", tmp_path / "run") == []
+    assert (tmp_path / "one" / "trajectory.csv").read_bytes() == (tmp_path / "run" / "trajectory.csv").read_bytes()
+    c.limit.write(tmp_path / "lim")
+    assert json.loads((tmp_path / "lim" / "manifest.json").read_text())["command"] == "limit"
+    with open(tmp_path / "cmp" / "limit" / "trajectory.csv", "a") as f:
+        f.write("9,9,9\n")
+    with pytest.raises(penlim.InputError, match="not the file penlim wrote"):
+        c.write(tmp_path / "copy2")
+    assert not (tmp_path / "copy2" / "limit" / "trajectory.csv").exists()
+
+
+def test_a_refused_directory_is_left_as_it_was(tmp_path):
+    """The library's writers check the directory before making anything: a system directory refused
+    leaves no directory behind (as root, mkdir -p would succeed), and the message is the caller's, not
+    the command's --out."""
+    probe = "/usr/penlim-refused-probe"
+    s = penlim.run("bouncing_ball", mu=1e4, t_end=0.5)
+    with pytest.raises(penlim.InputError, match=r"^/usr/penlim-refused-probe/a is inside a system directory"):
+        s.write(probe + "/a")
+    assert not os.path.exists(probe)
+
+
+def test_compare_whose_limit_solution_fails(tmp_path):
+    """The limit solution fails (5 steps): as the command exits 3, compare raises SolverError carrying
+    the comparison, whose limit says failed with the library's reason, and whose files can be written."""
+    with pytest.raises(penlim.SolverError, match="the limit solution failed") as e:
+        penlim.compare("bouncing_ball", mu=[1e3], t_end=3, max_steps=5)
+    c = e.value.comparison
+    assert c.limit.status == "failed" and "steps" in c.limit.error
+    assert list(c.table["status"])[0] == "failed"
+    c.write(tmp_path / "cmp")
+    assert penlim.load(tmp_path / "cmp").limit.status == "failed"
+
+
+def test_penlim_plot_draws_what_python_wrote_for_models_not_built_in(cli, tmp_path):
+    """A model loaded from a file: write() records the file and its hash as `penlim run --model` does;
+    a model written in Python: "caller_defined" instead, and `penlim plot` draws either directory."""
+    so = os.path.join(os.environ["PENLIM_TEST_MODELS"], "ok.so")
+    penlim.run(penlim.model(so), mu=1e4, t_end=1).write(tmp_path / "so")
+    cli("run", "--model", so, "--mu", "1e4", "--t-end", "1", "--out", "so_cmd", "--quiet")
+    py, cmd = (json.loads((tmp_path / d / "manifest.json").read_text())["model"] for d in ("so", "so_cmd"))
+    assert py == cmd and py["file"] == so and len(py["content_hash"]) == 16
+    penlim.compare(Ball(), mu=[1e4], t_end=1).write(tmp_path / "py")
+    assert json.loads((tmp_path / "py" / "manifest.json").read_text())["model"]["caller_defined"] is True
+    cli("plot", "so")
+    cli("plot", "py")
+    assert (tmp_path / "so" / "run.png").exists() and (tmp_path / "py" / "compare_trajectories.png").exists()
+
+
+def test_compare_s_smaller_contracts(tmp_path):
+    """A solution of a comparison written alone records the options it was solved with; schemes of
+    the wrong type and time steps that are not numbers are InputError."""
+    c = penlim.compare("bouncing_ball", mu=[1e4], t_end=1, samples=37, max_steps=123456)
+    c.solutions["01_penalty_mu_1e4"].write(tmp_path / "sol")
+    m = json.loads((tmp_path / "sol" / "manifest.json").read_text())
+    assert (m["samples"], m["max_steps"], m["options"]["mu"]) == (37, 123456, 1e4)
+    for bad in ("moreau_jean", ["moreau_jean"], {"moreau_jean": "abc"}):
+        with pytest.raises(penlim.InputError, match="schemes"):
+            penlim.compare("bouncing_ball", schemes=bad)

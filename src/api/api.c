@@ -3,7 +3,10 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "penlim/penlim.h"
 
@@ -432,6 +435,31 @@ PL_API void pl_solution_work(const pl_solution *sol, long *steps, long *rhs_eval
         *seconds = sol ? sol->stats.wall_seconds : NAN;
 }
 
+/* The manifest's "model": the file a model was loaded from (pl_model_load) with the hash of its
+ * content now, as the command records --model's; for a model the caller defined (neither built in
+ * nor loaded: a pl_case of its own, such as a model written in Python), "caller_defined": true, so
+ * that `penlim plot` takes its name (a valid one, as for a model loaded from a file) for the case. */
+static json_t *with_model_identity(json_t *manifest, const pl_model *model)
+{
+    const pl_model_library *lib = model->library;
+    char hash[PL_HASH_LEN];
+    int hashed = 0;
+    if (lib) {
+        int fd = open(lib->path, O_RDONLY | O_CLOEXEC);
+        hashed = fd >= 0 && pl_hash_fd(fd, hash, NULL) == PL_OK;
+        if (fd >= 0)
+            close(fd);
+    }
+    manifest = manifest ? pl_manifest_model_identity(manifest, model, lib ? lib->path : NULL, hashed ? hash : NULL)
+                        : NULL;
+    if (manifest && !lib && pl_builtin_case_find(model->type->name) != model->type &&
+        json_object_set_new(json_object_get(manifest, "model"), "caller_defined", json_true()) != 0) {
+        json_decref(manifest);
+        return NULL;
+    }
+    return manifest;
+}
+
 /* Files written by the library: readable by all, like an ordinary creation under the usual umask
  * (the library does not read the process's umask: changing it to read it is not thread-safe). */
 #define LIBRARY_FILE_MODE 0644
@@ -454,9 +482,16 @@ static pl_status write_directory(const char *dir, const pl_strings *planned, jso
     memset(&st, 0, sizeof st);
     pl_output_init(&out, dir, LIBRARY_FILE_MODE, NULL);
     int unlocked = 0;
-    pl_status s = pl_make_dir(dir, err); /* parents too; an unwritable place is PL_ERR_IO naming it */
-    if (s == PL_OK)
-        s = pl_outdir_open(&out, &unlocked, err);
+    /* checked before anything is made: a refused place is left as it was (pl_outdir_begin creates
+     * the directory and its parents) */
+    pl_status s = pl_outdir_open(&out, &unlocked, err);
+    if (s != PL_OK && err && strncmp(err->message, "--out: ", 7) == 0) { /* the command's option, not the caller's */
+        memmove(err->message, err->message + 7, strlen(err->message + 7) + 1);
+        /* a place that cannot be opened, created or written is the library's PL_ERR_IO (a refused one,
+         * a system directory or one in use, stays bad input) */
+        if (strncmp(err->message, "cannot ", 7) == 0)
+            s = err->status = PL_ERR_IO;
+    }
     if (s == PL_OK)
         s = pl_outdir_scan(&out, &st, err);
     if (s == PL_OK && (st.unsafe.n > 0 || st.foreign.n > 0)) {
@@ -487,6 +522,153 @@ static pl_status write_directory(const char *dir, const pl_strings *planned, jso
     pl_outdir_state_free(&st);
     pl_outdir_close(&out);
     pl_output_free(&out);
+    return s;
+}
+
+/* ---- copies of a results directory ---- */
+
+typedef struct {
+    pl_output *from;
+    const pl_outdir_state *st;
+    const pl_strings *files; /* relative to from's root */
+    size_t strip;            /* characters of sub/ removed from each to name the copy */
+} results_copying;
+
+/* One listed file of from copied into out, complete or absent: its bytes must hash to what from's
+ * manifest records (a file changed or replaced since penlim wrote it is not copied). */
+static pl_status copy_file(pl_output *out, const results_copying *c, const char *rel, pl_error *err)
+{
+    const char *to = rel + c->strip, *slash = strrchr(to, '/');
+    char sub[PATH_MAX] = "";
+    if (slash)
+        snprintf(sub, sizeof sub, "%.*s", (int)(slash - to), to);
+    pl_error why;
+    int fd = pl_output_open_file(c->from, rel, &why);
+    if (fd < 0) /* absent, a link, not a regular file: not penlim's */
+        return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_INPUT, "%s", why.message);
+    pl_file f;
+    pl_status s = pl_file_open(&f, out, slash ? sub : NULL, slash ? slash + 1 : to, err);
+    pl_hash h;
+    pl_hash_begin(&h);
+    char buf[65536];
+    ssize_t got;
+    while (s == PL_OK && (got = read(fd, buf, sizeof buf)) != 0) {
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            s = pl_fail(err, PL_ERR_IO, "cannot read %s/%s: %s", c->from->root, rel, strerror(errno));
+        else if (fwrite(buf, 1, (size_t)got, f.fp) != (size_t)got)
+            s = pl_fail(err, PL_ERR_IO, "cannot write %s: %s", f.path, strerror(errno));
+        else
+            pl_hash_add(&h, buf, (size_t)got);
+    }
+    close(fd);
+    char hash[PL_HASH_LEN];
+    pl_hash_text(&h, hash);
+    const char *recorded = pl_outdir_hash(c->st, rel);
+    if (s == PL_OK && (!recorded || strcmp(recorded, hash) != 0))
+        s = pl_fail(err, PL_ERR_INPUT, "%s/%s is not the file penlim wrote (its content hash is not the manifest's): "
+                    "not copied", c->from->root, rel);
+    if (s == PL_OK)
+        return pl_file_commit(&f, err);
+    if (f.fp)
+        pl_file_abort(&f);
+    return s;
+}
+
+static pl_status copy_results_files(pl_output *out, void *user, pl_error *err)
+{
+    const results_copying *c = user;
+    pl_status s = PL_OK;
+    for (size_t k = 0; s == PL_OK && k < c->files->n; k++)
+        s = copy_file(out, c, c->files->items[k], err);
+    return s;
+}
+
+/* The manifest of a solution copied out of a sweep's or comparison's directory: the command that
+ * writes it alone (run, or limit), its solver and options as its summary.json records them, the
+ * case, law, horizon, caps and model of the directory's manifest. */
+static pl_status part_manifest(pl_output *from, const json_t *whole, const char *sub, json_t **out, pl_error *err)
+{
+    *out = NULL;
+    char rel[PATH_MAX], *text = NULL;
+    snprintf(rel, sizeof rel, "%s/summary.json", sub);
+    pl_error why;
+    int fd = pl_output_open_file(from, rel, &why);
+    if (fd < 0)
+        return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_INPUT, "%s", why.message);
+    size_t len = 0;
+    pl_status s = pl_read_fd(fd, rel, (size_t)64 << 20, 0, &text, &len, err);
+    close(fd);
+    if (s != PL_OK)
+        return s;
+    json_t *summary = json_loadb(text, len, 0, NULL);
+    free(text);
+    const pl_solver_type *solver = pl_solver_find(json_string_value(json_object_get(summary, "solution")));
+    if (!solver) {
+        json_decref(summary);
+        return pl_fail(err, PL_ERR_INPUT, "%s/%s names no solver penlim has: not a solution to copy", from->root, rel);
+    }
+    json_t *m = json_deep_copy(whole), *options = json_object();
+    const char *drop[] = {"runs", "refined", "files", "content_hashes", "options", "command", "solver"};
+    for (size_t k = 0; m && k < sizeof drop / sizeof drop[0]; k++)
+        json_object_del(m, drop[k]);
+    for (size_t k = 0; options && k < solver->noptions; k++) {
+        json_t *v = json_object_get(summary, solver->options[k].name);
+        if (json_is_number(v) && json_object_set(options, solver->options[k].name, v) != 0)
+            json_decref(options), options = NULL;
+    }
+    json_decref(summary);
+    if (!m || !options || json_object_set_new(m, "command", json_string(solver == &pl_solver_limit ? "limit" : "run")) ||
+        json_object_set_new(m, "solver", json_string(solver->name)) || json_object_set_new(m, "options", options)) {
+        json_decref(m);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    }
+    *out = m;
+    return PL_OK;
+}
+
+PL_API pl_status pl_results_copy(const char *from, const char *sub, const char *dir, pl_error *err)
+{
+    if (!from || !dir)
+        return pl_fail(err, PL_ERR_INPUT, "pl_results_copy: no directory (NULL)");
+    pl_output src;
+    pl_outdir_state st;
+    memset(&st, 0, sizeof st);
+    pl_output_init(&src, from, LIBRARY_FILE_MODE, NULL);
+    pl_status s = pl_output_open(&src, err);
+    if (s == PL_OK)
+        s = pl_outdir_scan(&src, &st, err);
+    if (s == PL_OK && (!st.manifest || st.journal))
+        s = pl_fail(err, PL_ERR_INPUT, "%s has %s: not a complete results directory, not copied", from,
+                    st.journal ? "the journal of a command writing it or interrupted" : "no manifest.json");
+    size_t strip = sub && *sub ? strlen(sub) + 1 : 0;
+    pl_strings files = {0}, planned = {0};
+    const json_t *listed = json_object_get(st.manifest, "files"), *f;
+    size_t k;
+    json_array_foreach(listed, k, f) {
+        const char *rel = json_string_value(f);
+        if (s == PL_OK && rel && (!strip || (strncmp(rel, sub, strip - 1) == 0 && rel[strip - 1] == '/')))
+            if ((s = pl_strings_add(&files, rel, err)) == PL_OK)
+                s = pl_strings_add(&planned, rel + strip, err);
+    }
+    if (s == PL_OK && files.n == 0)
+        s = pl_fail(err, PL_ERR_INPUT, "%s/manifest.json lists no files%s%s: nothing to copy", from, strip ? " under " : "",
+                    strip ? sub : "");
+    json_t *manifest = NULL;
+    if (s == PL_OK && strip)
+        s = part_manifest(&src, st.manifest, sub, &manifest, err);
+    else if (s == PL_OK)
+        manifest = json_deep_copy(st.manifest);
+    results_copying c = {&src, &st, &files, strip};
+    if (s == PL_OK)
+        s = write_directory(dir, &planned, manifest, copy_results_files, &c, 0, err);
+    json_decref(manifest);
+    pl_strings_free(&files);
+    pl_strings_free(&planned);
+    pl_outdir_state_free(&st);
+    pl_output_close(&src);
+    pl_output_free(&src);
     return s;
 }
 
@@ -529,7 +711,7 @@ PL_API pl_status pl_solution_write_run(const pl_model *model, const pl_solution 
     for (size_t k = 0; s == PL_OK && k < sizeof files / sizeof files[0]; k++)
         s = pl_strings_add(&planned, files[k], err);
     json_t *manifest = pl_manifest_new(solver == &pl_solver_limit ? "limit" : "run", model, solver, &o, NULL);
-    manifest = manifest ? pl_manifest_model_identity(manifest, model, NULL, NULL) : NULL;
+    manifest = with_model_identity(manifest, model);
     solution_writing w = {model, sol};
     if (s == PL_OK)
         s = write_directory(dir, &planned, manifest, write_solution_files, &w, 0, err);
@@ -641,7 +823,7 @@ PL_API pl_status pl_sweep_write(const pl_model *model, const pl_sweep *sw, const
     pl_strings planned = {0};
     pl_status s = pl_sweep_files(sw->param_name, sw->param, sw->n, sw->has_limit, 0, &planned, err);
     json_t *manifest = pl_manifest_new("sweep", model, sw->solver, &sw->base, sw->param_name);
-    manifest = manifest ? pl_manifest_model_identity(manifest, model, NULL, NULL) : NULL;
+    manifest = with_model_identity(manifest, model);
     sweep_writing w = {model, sw, manifest};
     if (s == PL_OK)
         s = write_directory(dir, &planned, manifest, write_sweep_files, &w, 0, err);
@@ -654,6 +836,7 @@ PL_API pl_status pl_sweep_write(const pl_model *model, const pl_sweep *sw, const
 
 struct pl_compare {
     pl_compare_set set;
+    const pl_model *model; /* the one compared: its files are written with it */
 };
 
 PL_API pl_status pl_compare_model(const pl_model *model, const pl_compare_options *options, pl_compare **out,
@@ -676,6 +859,7 @@ PL_API pl_status pl_compare_model(const pl_model *model, const pl_compare_option
     pl_compare *c = calloc(1, sizeof *c);
     if (!c)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory");
+    c->model = model;
     s = pl_compare_plan(&c->set, model, &penalty, options->specs, options->nspecs, options->work_precision != 0, err);
     if (s == PL_OK) {
         pl_comparison_opts copts = {.progress = options->progress, .user = options->user};
@@ -688,6 +872,10 @@ PL_API pl_status pl_compare_model(const pl_model *model, const pl_compare_option
     *out = c;
     if (options->cancel && options->cancel(options->user))
         return pl_fail(err, PL_ERR_SOLVER, "cancelled");
+    const pl_solution *limit = &c->set.c.limit;
+    if (limit->status != PL_OK) /* nothing measured against it: the command's exit status 3 */
+        return pl_fail(err, limit->status == PL_ERR_NOMEM ? PL_ERR_NOMEM : PL_ERR_SOLVER,
+                       "the limit solution failed: %s", limit->error.message);
     return PL_OK;
 }
 
@@ -731,6 +919,16 @@ PL_API const pl_solution *pl_compare_limit(const pl_compare *c)
     return c && c->set.ran ? &c->set.c.limit : NULL;
 }
 
+PL_API pl_status pl_compare_limit_status(const pl_compare *c, pl_error *err)
+{
+    if (!c || !c->set.ran)
+        return pl_fail(err, PL_ERR_INPUT, "pl_compare_limit_status: no comparison (NULL)");
+    const pl_solution *limit = &c->set.c.limit;
+    if (limit->status != PL_OK && err)
+        *err = limit->error;
+    return limit->status;
+}
+
 typedef struct {
     const pl_model *model;
     pl_compare *c;
@@ -746,9 +944,12 @@ PL_API pl_status pl_compare_write(const pl_model *model, pl_compare *c, const ch
 {
     if (!model || !c || !c->set.ran)
         return pl_fail(err, PL_ERR_INPUT, "pl_compare_write: no model or no comparison (NULL)");
+    if (model != c->model)
+        return pl_fail(err, PL_ERR_INPUT, "pl_compare_write: the model is not the one compared (%s, %zu dofs; the "
+                       "comparison's: %s, %zu dofs)", model->type->name, model->n, c->model->type->name, c->model->n);
     pl_strings planned = {0};
     pl_status s = pl_compare_files(c->set.e, c->set.n, 0, &planned, err);
-    json_t *manifest = s == PL_OK ? pl_compare_manifest(&c->set, model, NULL, NULL) : NULL;
+    json_t *manifest = s == PL_OK ? with_model_identity(pl_compare_manifest(&c->set, model, NULL, NULL), model) : NULL;
     compare_writing w = {model, c};
     if (s == PL_OK)
         s = write_directory(dir, &planned, manifest, write_compare_files, &w, 0, err);

@@ -50,26 +50,45 @@ static const char compare_usage[] =
     "  Without solutions: the penalty at mu = 1e4, 1e6, 1e8 and every scheme that applies to the\n"
     "  case at its 3 default h.  Other options as for 'penlim run'.\n";
 
+/* The first bad one of the solutions before spec k (planned as the library plans them: schemes,
+ * files, ranges), reported in place of a bad number at k, so that of two bad inputs the one first on
+ * the command line is named.  Returns -1 if they are fine, or the exit status. */
+static int earlier_error(const case_options *o, const pl_model *model, const pl_solve_opts *penalty,
+                         const pl_compare_spec *spec, size_t k)
+{
+    pl_compare_set before = {0};
+    pl_error err;
+    int rc = k > 0 && pl_compare_plan(&before, model, penalty, spec, k, o->work_precision, &err) != PL_OK
+                 ? failure(o->cmd, &err)
+                 : -1;
+    pl_compare_set_free(&before);
+    return rc;
+}
+
 /* The solutions asked for, in the library's terms (study/compare_run.h plans them): the numbers
  * parsed, each --h after --work-precision refused.  Returns -1 or an exit status. */
-static int compare_specs(const case_options *o, pl_compare_spec *spec)
+static int compare_specs(const case_options *o, const pl_model *model, const pl_solve_opts *penalty,
+                         pl_compare_spec *spec)
 {
     pl_error err;
     for (size_t k = 0; k < o->nspec; k++) {
         const solution_spec *sp = &o->spec[k];
         spec[k] = (pl_compare_spec){.value = NAN, .name = sp->text};
+        int rc;
         if (sp->kind == SPEC_MU) {
             spec[k].kind = PL_COMPARE_MU;
             if (!o->work_precision && pl_parse_double(sp->text, &spec[k].value, &err, "--mu") != PL_OK)
-                return failure(o->cmd, &err);
+                return (rc = earlier_error(o, model, penalty, spec, k)) >= 0 ? rc : failure(o->cmd, &err);
         } else if (sp->kind == SPEC_SCHEME)
             spec[k].kind = PL_COMPARE_SCHEME;
         else if (sp->kind == SPEC_H) {
             spec[k].kind = PL_COMPARE_H;
             if (o->work_precision)
-                return input_error(o->cmd, "--h %s: --work-precision takes each scheme's 7 default h", sp->text);
+                return (rc = earlier_error(o, model, penalty, spec, k)) >= 0
+                           ? rc
+                           : input_error(o->cmd, "--h %s: --work-precision takes each scheme's 7 default h", sp->text);
             if (pl_parse_double(sp->text, &spec[k].value, &err, "--h") != PL_OK)
-                return failure(o->cmd, &err);
+                return (rc = earlier_error(o, model, penalty, spec, k)) >= 0 ? rc : failure(o->cmd, &err);
         } else
             spec[k].kind = PL_COMPARE_EXTERNAL;
     }
@@ -202,7 +221,7 @@ static int cmd_compare_with(int argc, char **argv, pl_model *model)
     pl_compare_set l = {0};
     pl_compare_spec spec[MAX_SOLUTIONS];
     /* The set-up within the budget; then each solution has its own, as for run. */
-    if ((rc = compare_specs(&o, spec)) >= 0 ||
+    if ((rc = compare_specs(&o, model, &penalty, spec)) >= 0 ||
         (rc = pl_compare_plan(&l, model, &penalty, spec, o.nspec, o.work_precision, &err) != PL_OK
                   ? failure(o.cmd, &err)
                   : -1) >= 0 ||

@@ -69,7 +69,8 @@ static int plain_word(const char *w, int directory)
 
 /* The manifest's case, solver and (a sweep) refined option, each from a fixed vocabulary: a case
  * built in, or, with "model": {"file": ...} (or no "model" in a manifest of penlim 0.1, which
- * recorded none), a model compiled apart, whose name is then valid per pl_case_name_valid (the only
+ * recorded none), or "caller_defined" (a model a library caller defined, one written in Python), a
+ * model compiled apart, whose name is then valid per pl_case_name_valid (the only
  * names penlim loads a model with); a solver of the registry; one of its options. */
 typedef struct {
     const char *case_name;
@@ -97,7 +98,9 @@ static pl_status check_manifest(const pl_output *out, const json_t *manifest, id
     /* A model compiled apart by its manifest's identity; without one, a manifest of penlim 0.1 (which
      * wrote none) names a model by its name alone: a valid name, as penlim loads models with, is what
      * makes it safe in a figure, not the identity (a file anyone can edit). */
-    int compiled_apart = json_is_string(json_object_get(model, "file")) || (!model && before_model_identity(manifest));
+    int compiled_apart = json_is_string(json_object_get(model, "file")) ||
+                         json_is_true(json_object_get(model, "caller_defined")) ||
+                         (!model && before_model_identity(manifest));
     if (case_name && pl_case_name_valid(case_name) && !compiled_apart && !model && !pl_builtin_case_find(case_name)) {
         const char *v = json_string_value(json_object_get(manifest, "penlim_version"));
         return pl_fail(err, PL_ERR_INPUT, "%s/manifest.json: \"case\" is not a case penlim has ('%s') and there is no "

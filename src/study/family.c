@@ -107,6 +107,12 @@ static void decide(pl_family *f, const pl_family_member *members)
     size_t n = f->n;
     char law[96], finest[64];
     char value[PL_NUMBER_LEN];
+    if (n < PL_FIT_MIN_POINTS) { /* n may be 0: every member failed */
+        f->verdict = PL_VERDICT_NONE;
+        snprintf(f->reason, sizeof f->reason, "%zu refinement%s, a verdict needs %d (give more %s values, or --work-precision)",
+                 n, n == 1 ? "" : "s", PL_FIT_MIN_POINTS, f->refined);
+        return;
+    }
     pl_format_short(f->param[n - 1], value, sizeof value);
     if (strlen(value) > 10) { /* a computed default h: 4 digits (compare.json has them all) */
         char rounded[32];
@@ -114,12 +120,6 @@ static void decide(pl_family *f, const pl_family_member *members)
         pl_format_short(strtod(rounded, NULL), value, sizeof value);
     }
     snprintf(finest, sizeof finest, "%s = %s", f->refined, value);
-    if (n < PL_FIT_MIN_POINTS) {
-        f->verdict = PL_VERDICT_NONE;
-        snprintf(f->reason, sizeof f->reason, "%zu refinement%s, a verdict needs %d (give more %s values, or --work-precision)",
-                 n, n == 1 ? "" : "s", PL_FIT_MIN_POINTS, f->refined);
-        return;
-    }
     if (ce->at_floor) {
         f->verdict = PL_VERDICT_LIMIT;
         snprintf(f->reason, sizeof f->reason, "sup_q to the limit solution is at the noise floor (%.3g) at every %s",
