@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (runs && !refined)
         abort();
     /* with the settings a run's reuse compares, the manifest matches itself */
-    const char *keys[] = {"case", "model", "parameters", "solver", "options", "t_end", "samples", "max_steps"};
+    const char *keys[] = {"case", "model", "parameters", "solver", "options", "t_end", "samples", "sampling", "max_steps"};
     int settings = 1;
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
         settings = settings && json_object_get(m, keys[k]);
