@@ -71,8 +71,21 @@ do for [fmt in formats] {
         array pw_[nrows_]
         array pd_[nrows_]
         array pf_[nrows_]
+        array pt_[nrows_]
+        array pl_[nrows_]
         stats 'compare.csv' using (i_ = int(column(0)) + 1, pw_[i_] = column(col_work), \
-            pd_[i_] = strcol(col_status) eq 'ok' ? drawn(0) : NaN, pf_[i_] = strcol(col_solver), 0) nooutput
+            pd_[i_] = strcol(col_status) eq 'ok' ? drawn(0) : NaN, pf_[i_] = strcol(col_solver), \
+            pt_[i_] = value_text(0), 0) nooutput
+        # one label for the points of a family within a tenth of a decade of its last labelled one in
+        # both work and distance (the wedge's penalty at mu = 1e4 ... 1e8: equal impact velocity errors
+        # for 12316 ... 12355 evaluations), reading "first–last", not labels printed over each other
+        kept_ = 0
+        do for [i=1:nrows_] { pl_[i] = pt_[i] }
+        do for [i=1:nrows_] { if (pd_[i] == pd_[i] && pw_[i] > 0 && pd_[i] > 0) {
+            if (kept_ > 0 && pf_[kept_] eq pf_[i] && abs(log10(pw_[i] / pw_[kept_])) < 0.1 && \
+                abs(log10(pd_[i] / pd_[kept_])) < 0.1) {
+                pl_[kept_] = pt_[kept_].'–'.pt_[i]; pl_[i] = ''
+            } else { kept_ = i } } }
         do for [f=1:nfam] {
             under_ = ''
             do for [g=f+1:nfam] {
@@ -98,7 +111,7 @@ do for [fmt in formats] {
             plot for [f=1:nfam] 'compare.csv' using (column(col_work)):(fam_row(word(families, f)) ? drawn(0) : NaN) \
                      with linespoints lt f lc rgb fam_colour(word(families, f), 1, 1) \
                      title solver_words(word(families, f)), \
-                 for [f=1:nfam] 'compare.csv' using (column(col_work)):(fam_row(word(families, f)) ? drawn(0) : NaN):(value_text(0)) \
+                 for [f=1:nfam] 'compare.csv' using (column(col_work)):(fam_row(word(families, f)) ? drawn(0) : NaN):(pl_[int(column(0)) + 1]) \
                      with labels left offset 0.6, ((f - 1) % 4 < 2 ? 0.6 : -0.6) font ',8' textcolor rgb fam_colour(word(families, f), 1, 1) notitle
         } else {
             set label 4 'no distance above 0' at graph 0.5, graph 0.5 center

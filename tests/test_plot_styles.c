@@ -403,6 +403,9 @@ int main(int argc, char **argv)
     /* Paoli and Maury take 1 evaluation a step and land on the same distances: Paoli, drawn first, is hidden */
     CHECK(svg && strstr(svg, "Paoli: under Maury (equal work and distances)"),
           "compare_work (wedge): the note says Paoli lies under Maury");
+    /* the penalty's impact velocity errors at mu = 1e4 ... 1e8 coincide (equal errors, 12316 ... 12355
+     * evaluations): one label "10^4–10^8", not three printed over each other */
+    CHECK(svg && strstr(svg, "–"), "compare_work (wedge): coinciding points of a family share one label (first–last)");
     free(svg);
     free(csv);
     /* compare_work labels each point with its value's short form, every significant digit */
