@@ -358,6 +358,8 @@ int main(int argc, char **argv)
         {"sweep wedge --law hertz --out sweep_hertz --quiet", "sweep_hertz", 3},
         /* c = 0.3: the x axis holds V, not c V; the axis above reads c V (1 at V = 3.33) */
         {"impact-law --set c=0.3 --v 1:3.3333333333333335:9 --out impact_law --quiet", "impact_law", 1},
+        /* the cup: the impact opening its sustained contact drives mu G to -5900 at mu = 1e8, F^sm near -2 */
+        {"sweep cup --mu 1e4,1e6,1e8 --out sweep_cup --quiet", "sweep_cup", 3},
     };
     for (size_t k = 0; k < sizeof jobs / sizeof jobs[0]; k++) {
         int rc = run(jobs[k].args);
@@ -452,6 +454,14 @@ int main(int argc, char **argv)
         CHECK(rows > 0 && negative == rows, "%s: sliding_force < 0 on every row (%d of %d)", file, negative, rows);
         free(csv);
     }
+    /* sliding's panel is F^sm's range where mu G's entry transient would flatten it, and says so; the
+     * ball's transients (within 10 scales of F^sm) are drawn whole */
+    char *cup = slurp("sweep_cup/sliding.svg");
+    CHECK(cup && strstr(cup, "leave the panel (μG between"), "sweep_cup/sliding: the entry transient clipped, said so");
+    free(cup);
+    cup = slurp("sweep/sliding.svg");
+    CHECK(cup && !strstr(cup, "leave the panel"), "sweep/sliding (the ball): drawn whole");
+    free(cup);
     char *hc = slurp("sweep_hc/sliding.svg");
     CHECK(hc && strstr(hc, "-λ and its limit"), "sweep_hc/sliding: titled by the law (-λ, its limit)");
     free(hc);
