@@ -974,7 +974,7 @@ static pl_dim axis_dim(const pl_study_plots *p, const axis *a)
     if (k >= 0 && !(c->params[k].flags & PL_PARAM_LAW))
         return pl_case_dims(c) ? pl_case_dims(c)[k] : unknown;
     k = pl_law_param_index(p->law, a->name);
-    return k >= 0 ? p->law->dims[k] : unknown;
+    return k >= 0 && p->law->dims ? p->law->dims[k] : unknown;
 }
 
 /* styles.gp's param_dims: "COLUMN:L:T" for each parameter axis of the figure (mu, h and rtol are in its
