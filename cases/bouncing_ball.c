@@ -9,6 +9,8 @@ static const pl_param_spec params[NPAR] = {
     {"v0", 0.0, -INFINITY, INFINITY, 0, "initial velocity (positive = upward)"},
     PL_LAW_PARAMS(0.9),
 };
+/* in the case's units (registry.c); the law's parameters take the law's dimensions */
+const pl_dim pl_case_bouncing_ball_dims[NPAR] = {{1, -2}, {1, 0}, {1, -1}, PL_LAW_DIMS};
 
 static void initial_state(const double *p, double *q, double *v, void *user)
 {

@@ -21,9 +21,10 @@ static const pl_case *const registry[] = {
 static const struct {
     const pl_case *c;
     const char *length, *time;
+    const pl_dim *dims; /* its parameters', declared next to them */
 } units[] = {
-    {&pl_case_bouncing_ball, "m", "s"},
-    {&pl_case_vibrating_table, "m", "s"},
+    {&pl_case_bouncing_ball, "m", "s", pl_case_bouncing_ball_dims},
+    {&pl_case_vibrating_table, "m", "s", pl_case_vibrating_table_dims},
 };
 
 int pl_case_units(const pl_case *c, const char **length, const char **time)
@@ -35,6 +36,14 @@ int pl_case_units(const pl_case *c, const char **length, const char **time)
             return 1;
         }
     return 0;
+}
+
+const pl_dim *pl_case_dims(const pl_case *c)
+{
+    for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
+        if (units[k].c == c)
+            return units[k].dims;
+    return NULL;
 }
 
 size_t pl_case_count(void)

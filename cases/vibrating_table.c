@@ -11,6 +11,8 @@ static const pl_param_spec params[NPAR] = {
     {"omega", 2.0 * M_PI, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "table angular frequency"},
     PL_LAW_PARAMS(0.5),
 };
+/* in the case's units (registry.c); the law's parameters take the law's dimensions */
+const pl_dim pl_case_vibrating_table_dims[NPAR] = {{1, -2}, {1, 0}, {0, -1}, PL_LAW_DIMS};
 
 static void initial_state(const double *p, double *q, double *v, void *user)
 {

@@ -167,8 +167,15 @@ sym(name) = q_index(name) > 0 ? q_sym[q_index(name)] : \
 words_of(name) = q_index(name) > 0 ? q_words[q_index(name)] : \
     (q_index(stem(name)) > 0 ? q_words[q_index(stem(name))].' '.suffix(name) : spaced(name))
 q_kind_of(name) = q_index(name) > 0 ? q_kind[q_index(name)] : 0
-dim_L(name) = q_index(name) > 0 ? q_L[q_index(name)] : (q_index(stem(name)) > 0 ? q_L[q_index(stem(name))] : -99)
-dim_T(name) = q_index(name) > 0 ? q_T[q_index(name)] : (q_index(stem(name)) > 0 ? q_T[q_index(stem(name))] : -99)
+# A study's parameter axes (param_dims, written by penlim into a study's figure: 'c:-1:1 h0:1:0', -99
+# where the dimension is unknown): their dimensions, declared next to the built-in cases' and laws'
+# parameters, before the table's (h0 is a height, not the step h with an index)
+if (!exists('param_dims')) param_dims = ''
+param_entry(n) = (pe_ = '', sum [k_=1:words(param_dims)] (strstrt(word(param_dims, k_), n.':') == 1 ? (pe_ = word(param_dims, k_), 0) : 0), pe_)
+dim_L(name) = param_entry(name) ne '' ? int(word(colons(param_entry(name)), 2)) : \
+    (q_index(name) > 0 ? q_L[q_index(name)] : (q_index(stem(name)) > 0 ? q_L[q_index(stem(name))] : -99))
+dim_T(name) = param_entry(name) ne '' ? int(word(colons(param_entry(name)), 3)) : \
+    (q_index(name) > 0 ? q_T[q_index(name)] : (q_index(stem(name)) > 0 ? q_T[q_index(stem(name))] : -99))
 # Units: a built-in case may declare its units of length and time (case_units, from the case table,
 # written after this file by penlim: 'bouncing_ball:m:s ...'); a case without them, and every model
 # compiled apart, is dimensionless.  A pure number (restitution, counts) has no unit; a quantity not
@@ -181,9 +188,14 @@ unit_len(c) = word(colons(case_entry(c)), 2)
 unit_time(c) = word(colons(case_entry(c)), 3)
 pow_of(u, p) = p == 0 ? '' : (p == 1 ? u : u.'^{'.sprintf('%d', p).'}')
 unit_LT(L, T) = L == -99 || (L == 0 && T == 0) ? '' : (unit_len(case_name) eq '' ? 'dimensionless' : \
-    (L > 0 ? pow_of(unit_len(case_name), L) : '').(T < 0 && L > 0 ? '/'.pow_of(unit_time(case_name), -T) : \
-    (L > 0 && T > 0 ? ' ' : '').pow_of(unit_time(case_name), T)))
-unit(name) = unit_LT(dim_L(name), dim_T(name))
+    (L < 0 && T > 0 ? pow_of(unit_time(case_name), T).'/'.pow_of(unit_len(case_name), -L) : \
+    pow_of(unit_len(case_name), L).(T < 0 && L > 0 ? '/'.pow_of(unit_time(case_name), -T) : \
+    (L != 0 && T != 0 ? ' ' : '').pow_of(unit_time(case_name), T))))
+# a parameter: its unit where the case declares units ("dimensionless" where L = T = 0: e, xi, n), its
+# bare symbol otherwise (a case without units, a model compiled apart, a dimension unknown)
+param_unit(name) = unit_len(case_name) eq '' || dim_L(name) == -99 ? '' : \
+    (dim_L(name) == 0 && dim_T(name) == 0 ? 'dimensionless' : unit_LT(dim_L(name), dim_T(name)))
+unit(name) = param_entry(name) ne '' ? param_unit(name) : unit_LT(dim_L(name), dim_T(name))
 in_unit(name) = unit(name) eq '' ? '' : ' ('.unit(name).')'
 # an axis: the symbol and the unit, "q_1 (m)", "μ (s^{-2})", "e_1"
 axis(name) = sym(name).in_unit(name)

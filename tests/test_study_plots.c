@@ -740,6 +740,62 @@ static void test_lines(void)
     pl_output_free(&out);
 }
 
+/* The axis labels of figure FIGURE of sub, as gnuplot composes them from FIGURE.gp's settings and
+ * styles.gp: "XLABEL|YLABEL" (the map's; a family's Y is its quantity's) into buf. */
+static void axis_labels(const char *sub, const char *figure, char *buf, size_t len)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cd %s/%s && sed '/^load/d' %s.gp > settings.gp && gnuplot -e \"load 'settings.gp'; load 'styles.gp'; "
+             "set print '-'; print axis(xname).'|'.axis(exists('yname') ? yname : quantity)\" 2>/dev/null",
+             dir, sub, figure);
+    buf[0] = '\0';
+    FILE *p = popen(cmd, "r");
+    CHECK(p != NULL, "%s", cmd);
+    if (p) {
+        if (fgets(buf, (int)len, p))
+            buf[strcspn(buf, "\n")] = '\0';
+        pclose(p);
+    }
+}
+
+/* A parameter on a study axis is labelled with its unit in the case's declared units: Hunt-Crossley's c
+ * (1/velocity) in s/m, the ball's h0 in m and g in m/s^2, e "dimensionless"; Hertz's k (force/length^1.5)
+ * bare; the same axes of a case without units (the wedge) by their symbols alone. */
+static void test_parameter_units(void)
+{
+    static const struct {
+        const char *case_name, *law, *x, *y, *map, *family;
+    } want[] = {
+        {"bouncing_ball", "hunt_crossley", "c", "h0", "c (s/m)|h_{0} (m)", "c (s/m)|e_1"},
+        {"bouncing_ball", "kelvin_voigt", "e", "g", "e (dimensionless)|g (m/s^{2})", "e (dimensionless)|e_1"},
+        {"vibrating_table", "hertz", "k", "omega", "k|omega (s^{-1})", "k|e_1"},
+        {"wedge", "hunt_crossley", "c", "h0", "c|h_{0}", "c|e_1"},
+    };
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        const test_axis axes[] = {{want[k].x, 2, {0.0625, 0.1875}, 0}, {want[k].y, 3, {0.5, 1.25, 2.5}, 0}};
+        variant var = {.case_name = want[k].case_name};
+        study st;
+        write_study("units", axes, 2, 0, &var, &st);
+        char cmd[600], map[256], family[256];
+        snprintf(cmd, sizeof cmd, "cd %s/units && sed -i 's/\"linear\"/\"%s\"/' study.json", dir, want[k].law);
+        CHECK(system(cmd) == 0, "%s", cmd);
+        pl_output out;
+        pl_error err;
+        pl_study_plot_opts opts = {.quantities = (const char *[]){"restitution_first"}, .nquantities = 1};
+        pl_status s = render("units", &opts, &out, &err);
+        CHECK(s == PL_OK, "%s under %s (%s)", want[k].case_name, want[k].law, s == PL_OK ? "" : err.message);
+        pl_output_free(&out);
+        axis_labels("units", "map_restitution_first", map, sizeof map);
+        axis_labels("units", "family_restitution_first", family, sizeof family);
+        CHECK(strcmp(map, want[k].map) == 0 && strcmp(family, want[k].family) == 0,
+              "%s under %s: map axes '%s' (want '%s'), family's '%s' (want '%s')", want[k].case_name, want[k].law, map,
+              want[k].map, family, want[k].family);
+        snprintf(cmd, sizeof cmd, "rm -rf %s/units", dir);
+        CHECK(system(cmd) == 0, "%s", cmd);
+    }
+}
+
 /* penlim plot of a study directory: the figures drawn again and listed; a hostile name refused. */
 static void test_penlim_plot(void)
 {
@@ -830,6 +886,7 @@ int main(int argc, char **argv)
     test_before_the_study();
     test_hostile();
     test_lines();
+    test_parameter_units();
     test_penlim_plot();
     if (chdir("/") != 0)
         return 2;

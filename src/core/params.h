@@ -10,6 +10,15 @@
 
 /* The flags PL_PARAM_*, pl_param_spec and pl_setting: include/penlim/model.h (public). */
 
+/* A parameter's dimension as powers of length L and time T, as plots/styles.gp's table gives a
+ * quantity's (masses count as pure numbers); PL_DIM_UNKNOWN in both where it has none in L and T alone
+ * (Hertz's k, in force/length^1.5).  Declared next to a built-in case's or law's parameters, parallel to
+ * them; not in the model ABI: a model compiled apart has none, and its parameters are named bare. */
+#define PL_DIM_UNKNOWN (-99)
+typedef struct {
+    int L, T;
+} pl_dim;
+
 /* Index of name in specs, or -1. */
 int pl_param_find(const pl_param_spec *specs, size_t count, const char *name);
 

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "cases/cases.h"
 #include "core/number.h"
 #include "io/plot_config.h"
 #include "io/plots.h"
@@ -54,6 +55,8 @@ struct pl_study_plots {
     char subject[160]; /* "CASE (SOLVER)" */
     char case_name[96], solver[48]; /* for the figures' titles and units (styles.gp's table) */
     int physical_k;                 /* the study's law has a physical k: mu is a pure multiplier */
+    const pl_case *builtin;         /* the built-in case of that name (its parameters' dimensions), or NULL */
+    const pl_law_type *law;         /* the study's law, Kelvin-Voigt where penlim lacks it */
     axis *axes;
     size_t naxes;
     int zip;
@@ -229,6 +232,8 @@ static pl_status read_json(const pl_output *out, pl_study_plots *p, size_t *npoi
         snprintf(p->case_name, sizeof p->case_name, "%s", case_name);
         snprintf(p->solver, sizeof p->solver, "%s", solver);
         p->physical_k = law_type && !(law_type->flags & PL_LAW_PER_UNIT_MASS);
+        p->builtin = pl_case_find(case_name);
+        p->law = law_type ? law_type : pl_law_type_default();
         p->zip = json_is_true(zip);
         *npoints = json_array_size(points);
     }
@@ -956,6 +961,41 @@ static pl_status write_map_dat(pl_output *out, const pl_study_plots *p, const fi
     return s;
 }
 
+/* An axis's dimension: a parameter's of the built-in case (PL_DIM_UNKNOWN where the case declares no
+ * units) or of the study's law, t-end a time; PL_DIM_UNKNOWN for any other (a model compiled apart, a
+ * solver's option). */
+static pl_dim axis_dim(const pl_study_plots *p, const axis *a)
+{
+    const pl_dim unknown = {PL_DIM_UNKNOWN, PL_DIM_UNKNOWN};
+    if (strcmp(a->name, "t-end") == 0)
+        return (pl_dim){0, 1};
+    const pl_case *c = p->builtin;
+    int k = c ? pl_param_find(c->params, c->nparams, a->name) : -1;
+    if (k >= 0 && !(c->params[k].flags & PL_PARAM_LAW))
+        return pl_case_dims(c) ? pl_case_dims(c)[k] : unknown;
+    k = pl_law_param_index(p->law, a->name);
+    return k >= 0 && p->law->dims ? p->law->dims[k] : unknown;
+}
+
+/* styles.gp's param_dims: "COLUMN:L:T" for each parameter axis of the figure (mu, h and rtol are in its
+ * table of quantities), so that its label says its unit; written for every such axis, an unknown
+ * dimension too, so that no name is read as a quantity's ("h0" as the step h). */
+static void put_param_dims(FILE *fp, const pl_study_plots *p, const axis *const *axes, size_t n)
+{
+    char text[4 * (NAME_LEN + 32)];
+    size_t used = 0;
+    text[0] = '\0';
+    for (size_t k = 0; k < n && used < sizeof text; k++) {
+        if (axes[k]->refined || strcmp(axes[k]->name, "mu") == 0 || strcmp(axes[k]->name, "h") == 0 ||
+            strcmp(axes[k]->name, "rtol") == 0)
+            continue;
+        pl_dim d = axis_dim(p, axes[k]);
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%s:%d:%d", used ? " " : "", axes[k]->column,
+                                 d.L, d.T);
+    }
+    pl_gp_put_string(fp, "param_dims", text);
+}
+
 /* FIGURE.gp: the figure's settings, then the scripts that draw it.  Names (checked when read) and
  * counts only: every value is in FIGURE.csv. */
 static pl_status write_figure_script(pl_output *out, const pl_study_plots *p, const figure *fig, size_t nlines,
@@ -984,6 +1024,7 @@ static pl_status write_figure_script(pl_output *out, const pl_study_plots *p, co
         pl_gp_put_int(f.fp, "logcb", p->mq.log);
         map_key(p, key, sizeof key);
         pl_gp_put_string(f.fp, "key_text", key);
+        put_param_dims(f.fp, p, (const axis *const[]){A, B}, 2);
     } else {
         const quantity *q = &p->fq[fig->q];
         const axis *a = &p->axes[p->line_axis];
@@ -997,6 +1038,7 @@ static pl_status write_figure_script(pl_output *out, const pl_study_plots *p, co
         pl_gp_put_int(f.fp, "logy", q->log);
         pl_gp_put_int(f.fp, "nlines", (long)nlines);
         pl_gp_put_int(f.fp, "klen", (long)klen);
+        put_param_dims(f.fp, p, (const axis *const[]){a}, 1);
     }
     pl_gp_put_string(f.fp, "case_name", p->case_name);
     pl_gp_put_string(f.fp, "solver", p->solver);

@@ -15,6 +15,8 @@ enum { K, NPAR };
 static const pl_param_spec params[NPAR] = {
     {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale (force/length^1.5): the force is mu k delta^1.5"},
 };
+/* k's dimension, force/length^1.5 per unit of mu, is not an integer power of L and T */
+static const pl_dim dims[NPAR] = {{PL_DIM_UNKNOWN, PL_DIM_UNKNOWN}};
 
 static double force(const double *p, double mu, double pre, double m_eff, double G, double Gdot, double *dG,
                     double *dGdot)
@@ -91,6 +93,7 @@ const pl_law_type pl_law_hertz = {
     .formula = "lambda = mu k delta^1.5",
     .params = params,
     .nparams = NPAR,
+    .dims = dims,
     .flags = PL_LAW_NEVER_PULLS,
     .exponent = exponent,
     .force = force,

@@ -18,6 +18,8 @@ static const pl_param_spec params[NPAR] = {
     {"n", 1.5, 1.0, 10.0, 0, "exponent of the penetration (3/2: Hertz's geometry)"},
     {"c", 0.1, 0.0, INFINITY, 0, "dissipation (1/velocity; Drake's d = 1.5 c)"},
 };
+/* k in force/length^n (n a parameter): no fixed dimension; c in 1/velocity */
+static const pl_dim dims[NPAR] = {{PL_DIM_UNKNOWN, PL_DIM_UNKNOWN}, {0, 0}, {-1, 1}};
 
 static double force(const double *p, double mu, double pre, double m_eff, double G, double Gdot, double *dG,
                     double *dGdot)
@@ -114,6 +116,7 @@ const pl_law_type pl_law_hunt_crossley = {
     .formula = "lambda = max(0, mu k delta^n (1 + 1.5 c deltadot))",
     .params = params,
     .nparams = NPAR,
+    .dims = dims,
     .flags = PL_LAW_NEVER_PULLS,
     .exponent = exponent,
     .force = force,

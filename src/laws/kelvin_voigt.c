@@ -17,6 +17,8 @@ static const pl_param_spec params[NPAR] = {
     {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio of the contact law (or set e)"},
     {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale of the contact law, per unit effective mass"},
 };
+/* k a pure multiplier of mu, which carries the stiffness per unit mass (1/T^2, plots/styles.gp) */
+static const pl_dim dims[NPAR] = {{0, 0}, {0, 0}, {0, 0}};
 
 double pl_restitution_from_xi(double xi)
 {
@@ -137,6 +139,7 @@ const pl_law_type pl_law_kelvin_voigt = {
     .formula = "lambda = m_eff (mu k delta + 2 xi sqrt(mu k) deltadot)",
     .params = params,
     .nparams = NPAR,
+    .dims = dims,
     .flags = PL_LAW_LINEAR | PL_LAW_PER_UNIT_MASS,
     .exponent = pl_kelvin_voigt_exponent,
     .resolve = resolve,

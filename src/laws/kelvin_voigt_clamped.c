@@ -25,6 +25,8 @@ static const pl_param_spec params[NPAR] = {
     {"xi", NAN, 0.0, INFINITY, PL_PARAM_DERIVED, "damping ratio of the contact law (or set e)"},
     {"k", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "stiffness scale of the contact law, per unit effective mass"},
 };
+/* k a pure multiplier of mu, which carries the stiffness per unit mass (1/T^2, plots/styles.gp) */
+static const pl_dim dims[NPAR] = {{0, 0}, {0, 0}, {0, 0}};
 
 static pl_status resolve(double *p, const unsigned char *set, pl_error *err)
 {
@@ -73,6 +75,7 @@ const pl_law_type pl_law_kelvin_voigt_clamped = {
     .formula = "lambda = max(0, m_eff (mu k delta + 2 xi sqrt(mu k) deltadot))",
     .params = params,
     .nparams = NPAR,
+    .dims = dims,
     .flags = PL_LAW_NEVER_PULLS | PL_LAW_PER_UNIT_MASS,
     .exponent = pl_kelvin_voigt_exponent,
     .resolve = resolve,

@@ -59,6 +59,7 @@ typedef struct pl_law_type {
     const char *formula; /* one line: "lambda = ..." */
     const pl_param_spec *params;
     size_t nparams; /* <= PL_LAW_MAX_PARAMS */
+    const pl_dim *dims; /* the parameters' dimensions (nparams), which a study's axes say */
     unsigned flags;
     /* Homogeneity exponent n of the force in delta: the contact time scales as mu^(-1/(n+1)). */
     double (*exponent)(const double *p);
