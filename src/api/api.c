@@ -538,42 +538,15 @@ typedef struct {
  * manifest records (a file changed or replaced since penlim wrote it is not copied). */
 static pl_status copy_file(pl_output *out, const results_copying *c, const char *rel, pl_error *err)
 {
-    const char *to = rel + c->strip, *slash = strrchr(to, '/');
-    char sub[PATH_MAX] = "";
-    if (slash)
-        snprintf(sub, sizeof sub, "%.*s", (int)(slash - to), to);
     pl_error why;
     int fd = pl_output_open_file(c->from, rel, &why);
     if (fd < 0) /* absent, a link, not a regular file: not penlim's */
         return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_INPUT, "%s", why.message);
-    pl_file f;
-    pl_status s = pl_file_open(&f, out, slash ? sub : NULL, slash ? slash + 1 : to, err);
-    pl_hash h;
-    pl_hash_begin(&h);
-    char buf[65536];
-    ssize_t got;
-    while (s == PL_OK && (got = read(fd, buf, sizeof buf)) != 0) {
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
-            s = pl_fail(err, PL_ERR_IO, "cannot read %s/%s: %s", c->from->root, rel, strerror(errno));
-        else if (fwrite(buf, 1, (size_t)got, f.fp) != (size_t)got)
-            s = pl_fail(err, PL_ERR_IO, "cannot write %s: %s", f.path, strerror(errno));
-        else
-            pl_hash_add(&h, buf, (size_t)got);
-    }
-    close(fd);
-    char hash[PL_HASH_LEN];
-    pl_hash_text(&h, hash);
-    const char *recorded = pl_outdir_hash(c->st, rel);
-    if (s == PL_OK && (!recorded || strcmp(recorded, hash) != 0))
-        s = pl_fail(err, PL_ERR_INPUT, "%s/%s is not the file penlim wrote (its content hash is not the manifest's): "
-                    "not copied", c->from->root, rel);
-    if (s == PL_OK)
-        return pl_file_commit(&f, err);
-    if (f.fp)
-        pl_file_abort(&f);
-    return s;
+    char src[2 * PATH_MAX + 2];
+    snprintf(src, sizeof src, "%s/%s", c->from->root, rel);
+    return pl_file_copy_checked(out, rel + c->strip, fd, src, pl_outdir_hash(c->st, rel),
+                                "is not the file penlim wrote (its content hash is not the manifest's): not copied",
+                                err);
 }
 
 static pl_status copy_results_files(pl_output *out, void *user, pl_error *err)

@@ -855,38 +855,9 @@ static pl_status copy_file(shard_dir *sh, outdir_session *d, const char *rel, co
     int fd = open_shard_file(sh, rel, err);
     if (fd < 0)
         return err->status;
-    char sub[PATH_MAX];
-    const char *slash = strrchr(rel, '/');
-    snprintf(sub, sizeof sub, "%.*s", slash ? (int)(slash - rel) : 0, rel);
-    pl_file f;
-    pl_status s = pl_file_open(&f, &d->out, slash ? sub : NULL, slash ? slash + 1 : rel, err);
-    pl_hash h;
-    pl_hash_begin(&h);
-    char buf[65536];
-    while (s == PL_OK) {
-        ssize_t got = read(fd, buf, sizeof buf);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
-            s = pl_fail(err, PL_ERR_IO, "reading %s/%s: %s", sh->dir, rel, strerror(errno));
-        else if (got == 0)
-            break;
-        else {
-            pl_hash_add(&h, buf, (size_t)got);
-            if (fwrite(buf, 1, (size_t)got, f.fp) != (size_t)got)
-                s = pl_fail(err, PL_ERR_IO, "writing %s: %s", f.path, strerror(errno));
-        }
-    }
-    close(fd);
-    char got_hash[PL_HASH_LEN];
-    pl_hash_text(&h, got_hash);
-    if (s == PL_OK && strcmp(got_hash, hash) != 0)
-        s = pl_fail(err, PL_ERR_INPUT, "%s/%s has changed since penlim wrote it", sh->dir, rel);
-    if (s == PL_OK)
-        return pl_file_commit(&f, err);
-    if (f.fp)
-        pl_file_abort(&f);
-    return s;
+    char src[2 * PATH_MAX + 2];
+    snprintf(src, sizeof src, "%s/%s", sh->dir, rel);
+    return pl_file_copy_checked(&d->out, rel, fd, src, hash, "has changed since penlim wrote it", err);
 }
 
 /* rel of a shard as listed: present, a regular file, its bytes those of hash.  PL_ERR_INPUT naming the

@@ -559,6 +559,41 @@ pl_status pl_file_commit(pl_file *f, pl_error *err)
     return pl_output_add_hashed(f->out, f->rel, hash, err);
 }
 
+pl_status pl_file_copy_checked(pl_output *out, const char *rel, int fd, const char *src, const char *hash,
+                               const char *mismatch, pl_error *err)
+{
+    char sub[PATH_MAX] = "";
+    const char *slash = strrchr(rel, '/');
+    if (slash)
+        snprintf(sub, sizeof sub, "%.*s", (int)(slash - rel), rel);
+    pl_file f;
+    pl_status s = pl_file_open(&f, out, slash ? sub : NULL, slash ? slash + 1 : rel, err);
+    pl_hash h;
+    pl_hash_begin(&h);
+    char buf[65536];
+    ssize_t got;
+    while (s == PL_OK && (got = read(fd, buf, sizeof buf)) != 0) {
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            s = pl_fail(err, PL_ERR_IO, "cannot read %s: %s", src, strerror(errno));
+        else if (fwrite(buf, 1, (size_t)got, f.fp) != (size_t)got)
+            s = pl_fail(err, PL_ERR_IO, "cannot write %s: %s", f.path, strerror(errno));
+        else
+            pl_hash_add(&h, buf, (size_t)got);
+    }
+    close(fd);
+    char got_hash[PL_HASH_LEN];
+    pl_hash_text(&h, got_hash);
+    if (s == PL_OK && (!hash || strcmp(hash, got_hash) != 0))
+        s = pl_fail(err, PL_ERR_INPUT, "%s %s", src, mismatch);
+    if (s == PL_OK)
+        return pl_file_commit(&f, err);
+    if (f.fp)
+        pl_file_abort(&f);
+    return s;
+}
+
 pl_status pl_write_bytes(pl_output *out, const char *sub, const char *name, const void *bytes, size_t size,
                          pl_error *err)
 {

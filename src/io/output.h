@@ -163,6 +163,12 @@ pl_status pl_file_commit(pl_file *f, pl_error *err);
 pl_status pl_write_bytes(pl_output *out, const char *sub, const char *name, const void *bytes, size_t size,
                          pl_error *err);
 void pl_file_abort(pl_file *f);
+/* The bytes read from fd (named src in messages; fd is closed) copied into the file ROOT/REL of out
+ * (REL's directory created if missing), complete or absent: kept only if they hash to hash, else
+ * PL_ERR_INPUT "SRC MISMATCH" (hash NULL: no hash was recorded, also a mismatch).  For files penlim
+ * wrote and recorded, copied into another results directory (merge, a library copy). */
+pl_status pl_file_copy_checked(pl_output *out, const char *rel, int fd, const char *src, const char *hash,
+                               const char *mismatch, pl_error *err);
 
 /* CSV with the given header line (no trailing newline) and one row per table row, %.17g. */
 pl_status pl_write_csv(pl_output *out, const char *sub, const char *name, const char *header, const pl_table *t,
