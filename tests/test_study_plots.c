@@ -796,6 +796,36 @@ static void test_parameter_units(void)
     }
 }
 
+/* A map's cells do not extend a linear axis past 0 where its values all lie on one side of it: c in
+ * {0.5, 2} has edges 0, 1.25, 2.75 (-0.25 extrapolated), m in {-0.5, -0.1} -0.7, -0.3, 0 (0.1). */
+static void test_one_signed_edges(void)
+{
+    const test_axis axes[] = {{"c", 2, {0.5, 2.0}, 0}, {"m", 2, {-0.5, -0.1}, 0}};
+    variant var = {.case_name = "wedge"};
+    study st;
+    write_study("signs", axes, 2, 0, &var, &st);
+    pl_output out;
+    pl_error err;
+    pl_study_plot_opts opts = {.quantities = (const char *[]){"restitution_first"}, .nquantities = 1};
+    pl_status s = render("signs", &opts, &out, &err);
+    CHECK(s == PL_OK, "a map over c and m (%s)", s == PL_OK ? "" : err.message);
+    pl_output_free(&out);
+    static block m[2];
+    int nb = read_map("signs", "map_restitution_first", "c", "m", "restitution_first", m, 2);
+    CHECK(nb == 1 && m[0].nrows > 0, "the map over c and m: %d blocks", nb);
+    for (int r = 0; nb == 1 && r < m[0].nrows; r++) {
+        const double *c = m[0].row[r];
+        double clo = c[0] == 0.5 ? 0.0 : 1.25, chi = c[0] == 0.5 ? 1.25 : 2.75;
+        double mlo = c[1] == -0.5 ? -0.7 : -0.3, mhi = c[1] == -0.5 ? -0.3 : 0.0;
+        CHECK(c[2] == clo && c[3] == chi && fabs(c[4] - mlo) < 1e-15 && fabs(c[5] - mhi) < 1e-15,
+              "cell (%g, %g): c in [%g, %g] (want [%g, %g]), m in [%g, %g] (want [%g, %g])", c[0], c[1], c[2], c[3],
+              clo, chi, c[4], c[5], mlo, mhi);
+    }
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s/signs", dir);
+    CHECK(system(cmd) == 0, "%s", cmd);
+}
+
 /* penlim plot of a study directory: the figures drawn again and listed; a hostile name refused. */
 static void test_penlim_plot(void)
 {
@@ -887,6 +917,7 @@ int main(int argc, char **argv)
     test_hostile();
     test_lines();
     test_parameter_units();
+    test_one_signed_edges();
     test_penlim_plot();
     if (chdir("/") != 0)
         return 2;

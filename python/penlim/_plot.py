@@ -168,7 +168,8 @@ DEFAULT_MAP = "restitution_first"  # penlim study --map's default (PL_STUDY_DEFA
 
 def _edges(values, log):
     """The cells' edges of sorted distinct values: halfway to the neighbours (in log10 for a log axis),
-    the outer ones as far out as the inner ones (a single value: +-1/2, or a factor 10^(1/2) in log)."""
+    the outer ones as far out as the inner ones (a single value: +-1/2, or a factor 10^(1/2) in log), not
+    past 0 on a linear axis whose values all lie on one side of it."""
     import numpy as np
     v = np.log10(values) if log else np.asarray(values, dtype=float)
     if len(v) == 1:
@@ -176,7 +177,14 @@ def _edges(values, log):
     else:
         mid = (v[1:] + v[:-1]) / 2
         e = np.concatenate([[v[0] - (mid[0] - v[0])], mid, [v[-1] + (v[-1] - mid[-1])]])
-    return 10.0 ** e if log else e
+    if log:
+        return 10.0 ** e
+    # not past 0 where every value lies on one side of it, as penlim study's map
+    if v[0] >= 0 and e[0] < 0:
+        e[0] = 0.0
+    if v[-1] <= 0 and e[-1] > 0:
+        e[-1] = 0.0
+    return e
 
 
 def plot_study_map(st, quantity=None, map_axes=None, axes=None):

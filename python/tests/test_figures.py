@@ -101,6 +101,11 @@ def test_study_map():
     assert np.allclose(values, [[math.sqrt(2 / 9.81)] * 3, [math.sqrt(4 / 9.81)] * 3], rtol=1e-6)
     x_edges = ax.collections[0].get_coordinates()[0, :, 0]
     assert np.allclose(x_edges, [0.15, 0.45, 0.75, 1.05]), "cells halfway between the values"
+    from penlim._plot import _edges  # not past 0 on a one-signed linear axis, as the command's map
+    assert list(_edges([0.5, 2.0], False)) == [0.0, 1.25, 2.75]
+    assert np.allclose(_edges([-0.5, -0.1], False), [-0.7, -0.3, 0.0]) and _edges([-0.5, -0.1], False)[-1] == 0.0
+    assert list(_edges([0.0, 1.0], False)) == [0.0, 0.5, 1.5] and list(_edges([-1.0, 1.0], False)) == [-2.0, 0.0, 2.0]
+    assert np.allclose(_edges([1e4, 1e6], True), [1e3, 1e5, 1e7])
     with pytest.raises(KeyError, match="not an axis"):
         st.plot(figure="map", map_axes=("e", "zz"))
     matplotlib.pyplot.close("all")

@@ -890,7 +890,9 @@ static pl_status write_family_dat(pl_output *out, const pl_study_plots *p, const
 }
 
 /* The edges of the cells of an axis's values (its sorted values, n >= 2): halfway between
- * neighbours (in log for a log axis), the outer ones as far out as the inner. */
+ * neighbours (in log for a log axis), the outer ones as far out as the inner, but not past 0 on a
+ * linear axis whose values all lie on one side of it (k2 in {0.5, 2} is drawn from 0, not from -0.25:
+ * a parameter's sign is part of what the axis says). */
 static void cell_edges(const axis *a, double *edges)
 {
     size_t n = a->n;
@@ -902,6 +904,10 @@ static void cell_edges(const axis *a, double *edges)
         t[2] = i == 0 ? t[0] - (t[1] - t[0]) / 2 : i == n ? t[1] + (t[1] - t[0]) / 2 : (t[0] + t[1]) / 2;
         edges[i] = a->log ? exp(t[2]) : t[2];
     }
+    if (!a->log && a->sorted[0] >= 0.0 && edges[0] < 0.0)
+        edges[0] = 0.0;
+    if (!a->log && a->sorted[n - 1] <= 0.0 && edges[n] > 0.0)
+        edges[n] = 0.0;
 }
 
 static size_t value_index(const axis *a, double x)
