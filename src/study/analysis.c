@@ -70,7 +70,7 @@ static double rate_resolution(const pl_model *model, const pl_solution *sol, con
         return 0.0;
     size_t n = sol->n, m = sol->m, i = ep->constraint;
     const double *row = pl_table_row(&sol->traj, ep->row_in), *q = row + pl_col_q(n, m);
-    pl_model_gap(model, i, row[0], q, gap);
+    pl_model_gap_sparse(model, i, row[0], q, gap); /* the terms over the support: the dense sum's */
     double floor = rtol * pl_law_rest_penetration(&model->law[i], mu, model->v_scale, model->a_scale);
     double rate = contact_omega(model, i, mu) * pl_gap_resolution(pl_gap_terms(gap, 0.0, q, n), floor);
     return isfinite(rate) ? rate : 0.0;
@@ -177,19 +177,6 @@ static void sliding_work_free(sliding_work *w)
     free(w->lambda);
 }
 
-/* Is constraint j in a sustained episode at time t? */
-static int in_sustained(const pl_solution *sol, const pl_analysis *a, size_t j, double t)
-{
-    for (size_t k = 0; k < sol->nepisodes; k++) {
-        const pl_episode *ep = &sol->episodes[k];
-        if (ep->constraint != j || a->info[k].kind != PL_SUSTAINED || t < ep->t_in)
-            continue;
-        if (isnan(ep->t_out) || t <= ep->t_out)
-            return 1;
-    }
-    return 0;
-}
-
 /* The forces that keep every constraint of `set` on its boundary (W lambda = -D, unclamped:
  * negative where a constraint would have to pull), into bil (m, NAN outside the set, and all NAN if W
  * is singular). */
@@ -276,9 +263,12 @@ static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, c
             if (r < ep->row_in || r > ep->row_out)
                 continue;
             size_t i = ep->constraint;
-            if (!have_base) {
-                for (size_t j = 0; j < m; j++)
-                    base[j] = in_sustained(sol, a, j, t);
+            if (!have_base) { /* the constraints in a sustained episode at t */
+                memset(base, 0, m * sizeof *base);
+                for (size_t d = 0; d < nsus; d++) {
+                    const pl_episode *o = &sol->episodes[sus[d]];
+                    base[o->constraint] |= t >= o->t_in && (isnan(o->t_out) || t <= o->t_out);
+                }
                 have_base = 1;
             }
             double *fsm = fsm_set, *bil = bil_set;
@@ -549,13 +539,8 @@ static void impact_motion(const pl_model *model, const pl_solution *sol, size_t 
             if (mark[j] == k + 1 || o == k || ep->t_in > end ||
                 ep->t_out > end + IMPACT_MOTION_CONTACTS * pl_law_contact_time(&model->law[ep->constraint], mu, V))
                 continue;
-            int coupled = 0;
-            for (size_t i = 0; i < m && !coupled; i++)
-                if (r->event.participants[i]) {
-                    pl_coupling_set(coupling, i, x0[0], x0 + pl_col_q(n, m), x0 + pl_col_v(n, m));
-                    coupled = pl_coupled(coupling, ep->constraint);
-                }
-            if (!coupled)
+            if (!pl_coupled_with_set(coupling, r->event.participants, ep->constraint, x0[0], x0 + pl_col_q(n, m),
+                                     x0 + pl_col_v(n, m)))
                 continue;
             mark[j] = k + 1;
             grown = 1;
@@ -799,7 +784,7 @@ static pl_status analyze(const pl_model *model, const pl_solution *sol, const pl
     }
 
     pl_work *work = compliant && ne ? pl_work_new(model) : NULL;
-    pl_gap *gap = work ? pl_gap_new(1, n, 0) : NULL;
+    pl_gap *gap = work ? pl_gap_new_sparse(1, model, 0) : NULL;
     if (compliant && ne && !gap) {
         pl_work_free(work);
         pl_analysis_free(a);
