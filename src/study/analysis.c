@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/lcp.h"
 #include "core/linalg.h"
 #include "model/contact_law.h"
 #include "model/sliding.h"
@@ -146,9 +147,153 @@ int pl_fit_flights(const double *flights, size_t n, double t_last_impact, double
     return 0;
 }
 
-/* The scratch of the sliding forces along a penalized run's sustained episodes. */
+/* The contacts of a set and their couplings W where F_p = v and M is constant and diagonal (many
+ * bodies): each contact over its support (pl_model_contact_sparse), W_ab = grad G_a . M^{-1} grad G_b
+ * only for the pairs whose supports share a dof (the others are 0), each summed over the shared dofs
+ * in ascending order, the dense sum's order without its zero terms: the numbers of
+ * pl_model_contact_coupling, at O(k s) per set instead of O(k n + k^2 s), in storage sized by the
+ * largest set met (k x k) rather than by m x m and m x n. */
+typedef struct {
+    size_t cap, k;
+    pl_contact *c;           /* cap, compressed */
+    size_t *idx, *stamp;     /* cap each */
+    size_t *pos;             /* m: a constraint's place in the set, SIZE_MAX outside it */
+    size_t *by_dof_start, *by_dof; /* the constraints on each dof (pl_dof_constraints) */
+    double *W, *LU, *D, *z;  /* cap x cap twice, cap, cap */
+} sparse_set;
+
+static void sparse_set_free(sparse_set *ss)
+{
+    free(ss->c);
+    free(ss->idx);
+    free(ss->pos);
+    free(ss->by_dof_start);
+    free(ss->by_dof);
+    free(ss->W);
+    memset(ss, 0, sizeof *ss);
+}
+
+static int sparse_set_init(sparse_set *ss, const pl_model *model)
+{
+    memset(ss, 0, sizeof *ss);
+    ss->pos = malloc(model->m * sizeof *ss->pos);
+    if (!ss->pos || pl_dof_constraints(model, &ss->by_dof_start, &ss->by_dof))
+        return -1;
+    for (size_t i = 0; i < model->m; i++)
+        ss->pos[i] = SIZE_MAX;
+    return 0;
+}
+
+static int sparse_set_reserve(sparse_set *ss, const pl_model *model, size_t k)
+{
+    if (k <= ss->cap)
+        return 0;
+    size_t cap = k > 2 * ss->cap ? k : 2 * ss->cap;
+    free(ss->c);
+    free(ss->idx);
+    free(ss->W);
+    ss->c = pl_contact_new_sparse(cap, model, 0);
+    ss->idx = malloc(2 * cap * sizeof *ss->idx);
+    ss->W = malloc((2 * cap * cap + 2 * cap) * sizeof *ss->W);
+    ss->cap = ss->c && ss->idx && ss->W ? cap : 0;
+    if (!ss->cap)
+        return -1;
+    ss->stamp = ss->idx + cap;
+    ss->LU = ss->W + cap * cap;
+    ss->D = ss->LU + cap * cap;
+    ss->z = ss->D + cap;
+    return 0;
+}
+
+/* The set's contacts and W at (t, q, v) (F_p = v: fp is v); *couplings += the entries of W formed.
+ * Non-zero if out of memory. */
+static int sparse_set_fill(sparse_set *ss, const pl_model *model, double t, const double *q, const double *v,
+                           const int *set, size_t *couplings)
+{
+    size_t m = model->m, k = 0;
+    for (size_t i = 0; i < m; i++)
+        k += set[i] != 0;
+    if (sparse_set_reserve(ss, model, k))
+        return -1;
+    k = 0;
+    for (size_t i = 0; i < m; i++)
+        if (set[i]) {
+            pl_model_contact_sparse(model, i, t, q, v, NULL, &ss->c[k]);
+            ss->pos[i] = k;
+            ss->stamp[k] = SIZE_MAX;
+            ss->idx[k++] = i;
+        }
+    ss->k = k;
+    double *W = ss->W;
+    for (size_t e = 0; e < k * k; e++)
+        W[e] = 0.0;
+    for (size_t a = 0; a < k; a++) {
+        const pl_gap *ga = &ss->c[a].gap;
+        for (size_t e = 0; e < ga->nsupport; e++) {
+            size_t d = ga->support[e];
+            for (size_t x = ss->by_dof_start[d]; x < ss->by_dof_start[d + 1]; x++) {
+                size_t b = ss->pos[ss->by_dof[x]];
+                if (b == SIZE_MAX || ss->stamp[b] == a)
+                    continue;
+                ss->stamp[b] = a;
+                const pl_contact *cb = &ss->c[b];
+                double sum = 0.0;
+                for (size_t ea = 0, eb = 0; ea < ga->nsupport; ea++) { /* both supports ascending */
+                    while (eb < cb->nw && cb->w_support[eb] < ga->support[ea])
+                        eb++;
+                    if (eb < cb->nw && cb->w_support[eb] == ga->support[ea])
+                        sum += ga->grad[ea] * cb->w[eb];
+                }
+                W[a * k + b] = sum;
+                (*couplings)++;
+            }
+        }
+    }
+    for (size_t a = 0; a < k; a++)
+        ss->pos[ss->idx[a]] = SIZE_MAX;
+    return 0;
+}
+
+/* The sparse path's sliding forces (pl_sliding_force) and bilateral forces (bilateral_forces) of one
+ * set, from one evaluation of its contacts, W and D: fsm, bil (m each; 0 and NAN outside the set). */
+static pl_status sparse_set_forces(sparse_set *ss, const pl_model *model, pl_work *work, double t, const double *q,
+                                   const double *v, const int *set, double *fsm, double *bil, size_t *couplings,
+                                   pl_error *err)
+{
+    if (sparse_set_fill(ss, model, t, q, v, set, couplings))
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts");
+    size_t k = ss->k;
+    for (size_t i = 0; i < model->m; i++) {
+        fsm[i] = 0.0;
+        bil[i] = NAN;
+    }
+    pl_model_free_gap_accels(model, work, t, q, v, ss->idx, k, ss->D);
+    for (size_t a = 0; a < k; a++)
+        ss->z[a] = 0.0;
+    pl_status st = pl_lcp_solve(k, ss->W, ss->D, ss->z, NULL, err);
+    if (st != PL_OK)
+        return st;
+    for (size_t a = 0; a < k; a++) {
+        size_t i = ss->idx[a];
+        fsm[i] = isfinite(model->law[i].k) ? -ss->z[a] / (ss->c[a].m_eff * model->law[i].k) : ss->z[a];
+    }
+    memcpy(ss->LU, ss->W, k * k * sizeof *ss->W);
+    for (size_t a = 0; a < k; a++)
+        ss->D[a] = -ss->D[a];
+    int bad = pl_solve_small(k, ss->LU, ss->D, ss->z);
+    if (bad < 0)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory solving for the bilateral forces at t = %.17g", t);
+    for (size_t a = 0; !bad && a < k; a++)
+        bil[ss->idx[a]] = ss->z[a];
+    return PL_OK;
+}
+
+/* The scratch of the sliding forces along a penalized run's sustained episodes: the sparse set
+ * where F_p = v and M is constant and diagonal with supports, else the model's dense couplings. */
 typedef struct {
     pl_work *work;
+    int sparse;
+    sparse_set ss;
     pl_contact_set cs;
     int *set;
     double *lambda, *fsm; /* m each */
@@ -157,7 +302,11 @@ typedef struct {
 static pl_status sliding_work_init(sliding_work *w, const pl_model *model, pl_error *err)
 {
     memset(w, 0, sizeof *w);
-    pl_status s = pl_contact_set_init(&w->cs, model, err);
+    w->sparse = model->type->velocity_map == NULL && model->minv_diag && model->support;
+    pl_status s = w->sparse ? (sparse_set_init(&w->ss, model)
+                                   ? pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts")
+                                   : PL_OK)
+                            : pl_contact_set_init(&w->cs, model, err);
     if (s != PL_OK)
         return s;
     w->work = pl_work_new(model);
@@ -171,6 +320,7 @@ static pl_status sliding_work_init(sliding_work *w, const pl_model *model, pl_er
 
 static void sliding_work_free(sliding_work *w)
 {
+    sparse_set_free(&w->ss);
     pl_contact_set_free(&w->cs);
     pl_work_free(w->work);
     free(w->set);
@@ -199,6 +349,20 @@ static pl_status bilateral_forces(const pl_model *model, sliding_work *w, double
     return PL_OK;
 }
 
+/* F^sm and the bilateral forces of a set at one row, by the sparse set or the model's couplings;
+ * *couplings += the entries of W formed. */
+static pl_status set_forces(const pl_model *model, sliding_work *w, double t, const double *q, const double *v,
+                            const int *set, double *fsm, double *bil, size_t *couplings, pl_error *err)
+{
+    if (w->sparse)
+        return sparse_set_forces(&w->ss, model, w->work, t, q, v, set, fsm, bil, couplings, err);
+    pl_status s = pl_sliding_force(model, w->work, &w->cs, t, q, v, set, w->lambda, fsm, err);
+    if (s == PL_OK)
+        s = bilateral_forces(model, w, t, q, v, set, bil, err);
+    *couplings += w->cs.k * w->cs.k;
+    return s;
+}
+
 /* Sustained episodes' rows as (episode, F^sm_i, bilateral force of i) values, i the episode's
  * constraint. */
 typedef struct {
@@ -211,7 +375,7 @@ typedef struct {
  * not once per episode: with m constraints in sustained contact together (a chain of balls at rest)
  * that was m times the work, O(m^4) per row.  An episode whose constraint is not in the row's set
  * (its row at a time outside [t_in, t_out]) is solved with the set and its constraint, as before. */
-static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, const pl_analysis *a,
+static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, pl_analysis *a,
                                 episode_forces *ef, sliding_work *w, const pl_budget *budget, pl_error *err)
 {
     size_t n = sol->n, m = sol->m, ne = sol->nepisodes, r0 = SIZE_MAX, r1 = 0;
@@ -274,9 +438,7 @@ static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, c
             double *fsm = fsm_set, *bil = bil_set;
             if (base[i]) {
                 if (!solved) {
-                    s = pl_sliding_force(model, w->work, &w->cs, t, q, v, base, w->lambda, fsm_set, err);
-                    if (s == PL_OK)
-                        s = bilateral_forces(model, w, t, q, v, base, bil_set, err);
+                    s = set_forces(model, w, t, q, v, base, fsm_set, bil_set, &a->couplings_formed, err);
                     solved = 1;
                 }
             } else {
@@ -285,9 +447,7 @@ static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, c
                     set[j] = j == i || base[j];
                 fsm = fsm_one;
                 bil = w->fsm; /* scratch: this episode's own set */
-                s = pl_sliding_force(model, w->work, &w->cs, t, q, v, set, w->lambda, fsm, err);
-                if (s == PL_OK)
-                    s = bilateral_forces(model, w, t, q, v, set, bil, err);
+                s = set_forces(model, w, t, q, v, set, fsm, bil, &a->couplings_formed, err);
             }
             if (s == PL_OK) {
                 ef[k].fsm[r - ep->row_in] = fsm[i];
@@ -575,6 +735,7 @@ static pl_status impact_motions(const pl_model *model, const pl_solution *sol, d
         if (a->info[k].kind == PL_IMPACT && ep->row_in <= ep->row_out && ep->row_out < sol->traj.nrows)
             impact_motion(model, sol, k, mu, by_exit, nexit, coupling, mark, &a->impact[r++]);
     }
+    a->coupling_terms += coupling ? pl_coupling_terms(coupling) : 0;
     free(by_exit);
     free(mark);
     pl_coupling_free(coupling);

@@ -27,30 +27,24 @@ struct pl_coupling {
     size_t terms; /* products formed (pl_coupling_terms) */
 };
 
-static int by_dof_index(pl_coupling *c)
+int pl_dof_constraints(const pl_model *model, size_t **start, size_t **list)
 {
-    const pl_model *model = c->model;
-    size_t n = model->n, m = model->m, total = model->support_start[m];
-    c->by_dof_start = calloc(n + 1, sizeof *c->by_dof_start);
-    c->by_dof = malloc((total ? total : 1) * sizeof *c->by_dof);
-    if (!c->by_dof_start || !c->by_dof)
+    size_t n = model->n, m = model->m, total = model->support ? model->support_start[m] : 0;
+    *start = calloc(n + 2, sizeof **start);
+    *list = malloc((total ? total : 1) * sizeof **list);
+    if (!*start || !*list || !model->support)
         return -1;
+    size_t *fill = *start + 1; /* counts, then where each dof's next constraint goes */
     for (size_t e = 0; e < total; e++)
-        c->by_dof_start[model->support[e] + 1]++;
+        (*start)[model->support[e] + 2]++;
     for (size_t d = 0; d < n; d++)
-        c->by_dof_start[d + 1] += c->by_dof_start[d];
-    size_t *fill = malloc((n ? n : 1) * sizeof *fill);
-    if (!fill)
-        return -1;
-    for (size_t d = 0; d < n; d++)
-        fill[d] = c->by_dof_start[d];
+        (*start)[d + 2] += (*start)[d + 1];
     for (size_t i = 0; i < m; i++) { /* each dof's constraints in ascending order */
         size_t count;
         const size_t *sup = pl_model_support(model, i, &count);
         for (size_t e = 0; e < count; e++)
-            c->by_dof[fill[sup[e]]++] = i;
+            (*list)[fill[sup[e]]++] = i;
     }
-    free(fill);
     return 0;
 }
 
@@ -68,7 +62,7 @@ pl_coupling *pl_coupling_new(const pl_model *model)
         c->gj = pl_gap_new_sparse(1, model, 0);
         c->fp = malloc(width * sizeof *c->fp);
         c->fw = c->fp;
-        if (!c->gi || !c->gj || !c->fp || by_dof_index(c)) {
+        if (!c->gi || !c->gj || !c->fp || pl_dof_constraints(model, &c->by_dof_start, &c->by_dof)) {
             pl_coupling_free(c);
             return NULL;
         }

@@ -30,6 +30,11 @@ int pl_coupled(pl_coupling *c, size_t j);
 int pl_coupled_with_set(pl_coupling *c, const unsigned char *set, size_t j, double t, const double *q,
                         const double *v);
 
+/* The constraints whose support holds each dof: those of dof d are (*list)[(*start)[d] ...
+ * (*start)[d + 1] - 1], ascending; both freed by the caller.  Non-zero if out of memory or the model
+ * gives no supports. */
+int pl_dof_constraints(const pl_model *model, size_t **start, size_t **list);
+
 /* The products the tests so far formed (gradient and direction entries multiplied): the work a test
  * pins, n^2 per pl_coupling_set and n per pl_coupled on the dense path, the supports' lengths on the
  * sparse one. */
