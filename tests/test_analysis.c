@@ -1,6 +1,7 @@
 /* Extraction on synthetic data with known answers: rate fits, extrapolation, the contraction of
  * flight times, episode classification, the mu list, the sliding-mode force (LCP), and the
  * interpolation of recorded trajectories in t and s. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "study/analysis.h"
 #include "cases/cases.h"
 #include "core/clock.h"
+#include "core/linalg.h"
 #include "check.h"
 #include "study/fit.h"
 #include "model/sliding.h"
@@ -586,6 +588,41 @@ static void test_coupled_work(void)
     }
 }
 
+/* The sparse solve of the bilateral forces of large sustained sets (pl_solve_sparse_rows, KLU over W's
+ * rows) against the dense one (pl_solve_small) on a non-symmetric W with a few entries per row at
+ * places no case gives (a band and a far corner), so that a transposition or a row-column mix-up
+ * shows; and a singular W (two equal rows) said singular. */
+static void test_sparse_rows_solve(void)
+{
+    enum { K = 150 };
+    static int start[K + 1], col[4 * K];
+    static double val[4 * K], W[K * K], b[K], x[K], a[K];
+    size_t nnz = 0;
+    for (int r = 0; r < K; r++) {
+        start[r] = (int)nnz;
+        int cols[4] = {r > 0 ? r - 1 : -1, r, r + 2 < K ? r + 2 : -1, r == 0 ? K - 1 : -1};
+        for (int e = 0; e < 4; e++)
+            if (cols[e] >= 0) {
+                double w = cols[e] == r ? 4.0 + 0.01 * r : 1.0 / (1.0 + r + 3.0 * e);
+                col[nnz] = cols[e];
+                val[nnz++] = w;
+                W[r * K + cols[e]] = w;
+            }
+        b[r] = x[r] = sin(0.37 * r) + 0.5;
+    }
+    start[K] = (int)nnz;
+    CHECK(pl_solve_sparse_rows(K, start, col, val, x) == 0 && pl_solve_small(K, W, b, a) == 0, "both solve");
+    double worst = 0.0;
+    for (int r = 0; r < K; r++)
+        worst = fmax(worst, fabs(x[r] - a[r]) / fmax(1.0, fabs(a[r])));
+    CHECK(worst < 1e-13, "KLU over the rows = dense LU (%g)", worst);
+    /* row 1 made row 0 (both hold columns 0, 1 after the swap of entries): singular */
+    int s2[3] = {0, 2, 4}, c2[4] = {0, 1, 0, 1};
+    double v2[4] = {1.0, 2.0, 1.0, 2.0}, b2[2] = {1.0, 1.0};
+    CHECK(pl_solve_sparse_rows(2, s2, c2, v2, b2) == 1, "a singular W is said singular");
+    CHECK(pl_solve_sparse_rows(0, s2, c2, v2, b2) == 0, "an empty set solves");
+}
+
 int main(void)
 {
     check_init();
@@ -601,5 +638,6 @@ int main(void)
     test_budget();
     test_budget_not_kept();
     test_coupled_work();
+    test_sparse_rows_solve();
     return check_finish("test_analysis");
 }

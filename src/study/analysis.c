@@ -1,6 +1,5 @@
 #include "study/analysis.h"
 
-#include <klu.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -310,25 +309,6 @@ static int sparse_set_fill(sparse_set *ss, const pl_model *model, double t, cons
     return bad ? -1 : 0;
 }
 
-/* W lambda = b by KLU over W's rows: given to KLU as the compressed columns of W^T, solved transposed.
- * 0, 1 if W is singular (or KLU fails otherwise), -1 if out of memory; lambda overwrites b. */
-static int klu_solve_rows(sparse_set *ss, double *b)
-{
-    klu_common common;
-    klu_defaults(&common);
-    int k = (int)ss->k;
-    klu_symbolic *sym = klu_analyze(k, ss->row_start, ss->col, &common);
-    klu_numeric *num = sym ? klu_factor(ss->row_start, ss->col, ss->val, sym, &common) : NULL;
-    int bad = num ? !klu_tsolve(sym, num, k, 1, b, &common) : 1;
-    if (common.status == KLU_OUT_OF_MEMORY)
-        bad = -1;
-    if (num)
-        klu_free_numeric(&num, &common);
-    if (sym)
-        klu_free_symbolic(&sym, &common);
-    return bad;
-}
-
 /* The sparse path's sliding forces (pl_sliding_force) and bilateral forces (bilateral_forces) of one
  * set, from one evaluation of its contacts, W and D: fsm, bil (m each; 0 and NAN outside the set).
  * A large set's LCP with D >= 0 is solved by z = 0 without forming its dense W (Siconos's driver
@@ -364,7 +344,7 @@ static pl_status sparse_set_forces(sparse_set *ss, const pl_model *model, pl_wor
     }
     for (size_t a = 0; a < k; a++)
         ss->z[a] = -ss->D[a];
-    int bad = dense ? pl_solve_small(k, ss->W, ss->z, ss->D) : klu_solve_rows(ss, ss->z);
+    int bad = dense ? pl_solve_small(k, ss->W, ss->z, ss->D) : pl_solve_sparse_rows(k, ss->row_start, ss->col, ss->val, ss->z);
     if (bad < 0)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory solving for the bilateral forces at t = %.17g", t);
     for (size_t a = 0; !bad && a < k; a++)
