@@ -168,8 +168,9 @@ typedef struct {
 
 /* From this size on the bilateral forces of a set (W lambda = -D) are solved by KLU over W's non-zero
  * entries rather than by dense LU (k^3 per row: 9 of the 11 s of analysing 1000 balls of Newton's
- * cradle at rest, where W is tridiagonal); below it the dense solve's numbers are kept. */
-#define BILATERAL_SPARSE_FROM 100
+ * cradle at rest, where W is tridiagonal), the size from which KLU's work in BDF's systems is below
+ * dense LU's (PL_SPARSE_FROM, docs/methods.md); below it the dense solve's numbers are kept. */
+#define BILATERAL_SPARSE_FROM 16
 
 static void sparse_set_free(sparse_set *ss)
 {
