@@ -183,6 +183,7 @@ static void sparse_set_free(sparse_set *ss)
     free(ss->col);
     free(ss->val);
     free(ss->W);
+    free(ss->D);
     memset(ss, 0, sizeof *ss);
 }
 
