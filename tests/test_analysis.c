@@ -1,6 +1,8 @@
 /* Extraction on synthetic data with known answers: rate fits, extrapolation, the contraction of
  * flight times, episode classification, the mu list, the sliding-mode force (LCP), and the
  * interpolation of recorded trajectories in t and s. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -9,6 +11,7 @@
 #include "study/analysis.h"
 #include "cases/cases.h"
 #include "core/clock.h"
+#include "core/linalg.h"
 #include "check.h"
 #include "study/fit.h"
 #include "model/sliding.h"
@@ -519,6 +522,107 @@ static void test_budget_not_kept(void)
     pl_model_destroy(model);
 }
 
+/* The analysis' work grows with the contacts that are coupled, not with all pairs: N balls of Newton's
+ * cradle (F_p = v, M = I, each contact on two neighbouring balls) rest in a chain after the wave, so
+ * each resting contact's W has itself and its two neighbours (at most 3 entries per contact and row,
+ * where every pair, k^2 per row with k ~ N resting, was formed before), and the coupling tests of an
+ * impact's contacts (a box of disks, config 3) are over their supports and the contacts sharing a
+ * dof: a few products per test, where each test took n^2 + n before.  Counts at two N bound each count
+ * per unit of the work it is for. */
+static void test_coupled_work(void)
+{
+    size_t balls[] = {20, 40};
+    double per_row[2] = {0, 0};
+    for (int c = 0; c < 2; c++) {
+        pl_setting s[] = {{"N", (double)balls[c]}};
+        pl_model m;
+        pl_error err;
+        if (pl_model_init(&m, &pl_case_newtons_cradle, s, 1, &err) != PL_OK) {
+            CHECK(0, "model: %s", err.message);
+            return;
+        }
+        pl_solve_opts o;
+        pl_solve_opts_init(&o, &pl_solver_penalty, &m, 1.0);
+        o.option[pl_solver_option_index(&pl_solver_penalty, "mu")] = 1e6;
+        pl_solution r;
+        pl_analysis a;
+        if (pl_solve(&pl_solver_penalty, &m, &o, &r, &err) == PL_OK && pl_analyze(&m, &r, &a, &err) == PL_OK) {
+            /* a.sliding holds a row per resting contact and row: the sum of k over the rows */
+            CHECK(a.sliding.nrows > 10 * balls[c], "N = %zu: the chain rests (%zu sliding rows)", balls[c],
+                  a.sliding.nrows);
+            per_row[c] = (double)a.couplings_formed / (double)a.sliding.nrows;
+            CHECK(a.couplings_formed >= a.sliding.nrows && per_row[c] <= 3.0,
+                  "N = %zu: %zu couplings W_ab formed for %zu contact rows (at most 3 each: a contact and its two "
+                  "neighbours)", balls[c], a.couplings_formed, a.sliding.nrows);
+            pl_analysis_free(&a);
+        } else
+            CHECK(0, "N = %zu: %s", balls[c], err.message);
+        pl_solution_free(&r);
+        pl_model_free(&m);
+    }
+    size_t disks[] = {12, 24};
+    for (int c = 0; c < 2; c++) {
+        pl_setting s[] = {{"config", 3.0}, {"N", (double)disks[c]}};
+        pl_model m;
+        pl_error err;
+        if (pl_model_init(&m, &pl_case_spheres, s, 2, &err) != PL_OK) {
+            CHECK(0, "model: %s", err.message);
+            return;
+        }
+        pl_solve_opts o;
+        pl_solve_opts_init(&o, &pl_solver_penalty, &m, 1.0);
+        o.option[pl_solver_option_index(&pl_solver_penalty, "mu")] = 1e6;
+        pl_solution r;
+        pl_analysis a;
+        if (pl_solve(&pl_solver_penalty, &m, &o, &r, &err) == PL_OK && pl_analyze(&m, &r, &a, &err) == PL_OK) {
+            /* the impacts' coupling tests: each over two disks' supports (4 dofs), the set of each candidate's
+             * neighbours by dof; dense, a test's direction took n^2 products (576 at N = 12) */
+            CHECK(a.impacts > 0 && a.coupling_terms > 0 && a.coupling_terms <= 40 * a.impacts,
+                  "%zu disks: %zu products of coupling tests for %zu impacts (at most 40 each)", disks[c],
+                  a.coupling_terms, a.impacts);
+            pl_analysis_free(&a);
+        } else
+            CHECK(0, "N = %zu: %s", disks[c], err.message);
+        pl_solution_free(&r);
+        pl_model_free(&m);
+    }
+}
+
+/* The sparse solve of the bilateral forces of large sustained sets (pl_solve_sparse_rows, KLU over W's
+ * rows) against the dense one (pl_solve_small) on a non-symmetric W with a few entries per row at
+ * places no case gives (a band and a far corner), so that a transposition or a row-column mix-up
+ * shows; and a singular W (two equal rows) said singular. */
+static void test_sparse_rows_solve(void)
+{
+    enum { K = 150 };
+    static int start[K + 1], col[4 * K];
+    static double val[4 * K], W[K * K], b[K], x[K], a[K];
+    size_t nnz = 0;
+    for (int r = 0; r < K; r++) {
+        start[r] = (int)nnz;
+        int cols[4] = {r > 0 ? r - 1 : -1, r, r + 2 < K ? r + 2 : -1, r == 0 ? K - 1 : -1};
+        for (int e = 0; e < 4; e++)
+            if (cols[e] >= 0) {
+                double w = cols[e] == r ? 4.0 + 0.01 * r : 1.0 / (1.0 + r + 3.0 * e);
+                col[nnz] = cols[e];
+                val[nnz++] = w;
+                W[r * K + cols[e]] = w;
+            }
+        b[r] = x[r] = sin(0.37 * r) + 0.5;
+    }
+    start[K] = (int)nnz;
+    CHECK(pl_solve_sparse_rows(K, start, col, val, x) == 0 && pl_solve_small(K, W, b, a) == 0, "both solve");
+    double worst = 0.0;
+    for (int r = 0; r < K; r++)
+        worst = fmax(worst, fabs(x[r] - a[r]) / fmax(1.0, fabs(a[r])));
+    CHECK(worst < 1e-13, "KLU over the rows = dense LU (%g)", worst);
+    /* row 1 made row 0 (both hold columns 0, 1 after the swap of entries): singular */
+    int s2[3] = {0, 2, 4}, c2[4] = {0, 1, 0, 1};
+    double v2[4] = {1.0, 2.0, 1.0, 2.0}, b2[2] = {1.0, 1.0};
+    CHECK(pl_solve_sparse_rows(2, s2, c2, v2, b2) == 1, "a singular W is said singular");
+    CHECK(pl_solve_sparse_rows(0, s2, c2, v2, b2) == 0, "an empty set solves");
+}
+
 int main(void)
 {
     check_init();
@@ -533,5 +637,7 @@ int main(void)
     test_missing_rows();
     test_budget();
     test_budget_not_kept();
+    test_coupled_work();
+    test_sparse_rows_solve();
     return check_finish("test_analysis");
 }

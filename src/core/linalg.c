@@ -1,6 +1,8 @@
 #include "core/linalg.h"
 
 #include <gsl/gsl_linalg.h>
+#include <klu.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -58,6 +60,28 @@ int pl_solve_small(size_t k, double *W, const double *b, double *a)
     int bad = status == GSL_ENOMEM ? -1
               : status != GSL_SUCCESS || gsl_linalg_LU_solve(&Wv.matrix, p, &bv.vector, &av.vector) != GSL_SUCCESS;
     gsl_permutation_free(p);
+    return bad;
+}
+
+int pl_solve_sparse_rows(size_t k, const int *row_start, const int *col, const double *val, double *b)
+{
+    if (k == 0)
+        return 0;
+    if (k > INT_MAX)
+        return -1;
+    /* the rows of W are the compressed columns of W^T: KLU factors W^T and solves transposed */
+    klu_common common;
+    klu_defaults(&common);
+    int n = (int)k;
+    klu_symbolic *sym = klu_analyze(n, (int *)row_start, (int *)col, &common);
+    klu_numeric *num = sym ? klu_factor((int *)row_start, (int *)col, (double *)val, sym, &common) : NULL;
+    int bad = num ? !klu_tsolve(sym, num, n, 1, b, &common) : 1;
+    if (common.status == KLU_OUT_OF_MEMORY)
+        bad = -1;
+    if (num)
+        klu_free_numeric(&num, &common);
+    if (sym)
+        klu_free_symbolic(&sym, &common);
     return bad;
 }
 

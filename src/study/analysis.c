@@ -1,11 +1,13 @@
 #include "study/analysis.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/lcp.h"
 #include "core/linalg.h"
 #include "model/contact_law.h"
 #include "model/sliding.h"
@@ -70,7 +72,7 @@ static double rate_resolution(const pl_model *model, const pl_solution *sol, con
         return 0.0;
     size_t n = sol->n, m = sol->m, i = ep->constraint;
     const double *row = pl_table_row(&sol->traj, ep->row_in), *q = row + pl_col_q(n, m);
-    pl_model_gap(model, i, row[0], q, gap);
+    pl_model_gap_sparse(model, i, row[0], q, gap); /* the terms over the support: the dense sum's */
     double floor = rtol * pl_law_rest_penetration(&model->law[i], mu, model->v_scale, model->a_scale);
     double rate = contact_omega(model, i, mu) * pl_gap_resolution(pl_gap_terms(gap, 0.0, q, n), floor);
     return isfinite(rate) ? rate : 0.0;
@@ -146,9 +148,218 @@ int pl_fit_flights(const double *flights, size_t n, double t_last_impact, double
     return 0;
 }
 
-/* The scratch of the sliding forces along a penalized run's sustained episodes. */
+/* The contacts of a set and their couplings W where F_p = v and M is constant and diagonal (many
+ * bodies): each contact over its support (pl_model_contact_sparse), W_ab = grad G_a . M^{-1} grad G_b
+ * only for the pairs whose supports share a dof (the others are 0), each summed over the shared dofs
+ * in ascending order, the dense sum's order without its zero terms: the numbers of
+ * pl_model_contact_coupling, at O(k s) per set instead of O(k n + k^2 s), kept by rows (W_a's
+ * entries in ascending b) in storage sized by the largest set met rather than by m x m and m x n. */
+typedef struct {
+    size_t cap, k, nnz, nnz_cap;
+    pl_contact *c;                 /* cap, compressed */
+    size_t *idx, *stamp;           /* cap each */
+    size_t *pos;                   /* m: a constraint's place in the set, SIZE_MAX outside it */
+    size_t *by_dof_start, *by_dof; /* the constraints on each dof (pl_dof_constraints) */
+    int *row_start, *col;          /* W by rows: cap + 1, nnz_cap (int: KLU's indices) */
+    double *val;                   /* nnz_cap */
+    double *W, *D, *z;             /* dense W (cap x cap, for Lemke and small sets), cap, cap */
+    size_t W_cap;
+} sparse_set;
+
+/* From this size on the bilateral forces of a set (W lambda = -D) are solved by KLU over W's non-zero
+ * entries rather than by dense LU (k^3 per row: 9 of the 11 s of analysing 1000 balls of Newton's
+ * cradle at rest, where W is tridiagonal), the size from which KLU's work in BDF's systems is below
+ * dense LU's (PL_SPARSE_FROM, docs/methods.md); below it the dense solve's numbers are kept. */
+#define BILATERAL_SPARSE_FROM 16
+
+static void sparse_set_free(sparse_set *ss)
+{
+    free(ss->c);
+    free(ss->idx);
+    free(ss->pos);
+    free(ss->by_dof_start);
+    free(ss->by_dof);
+    free(ss->row_start);
+    free(ss->col);
+    free(ss->val);
+    free(ss->W);
+    free(ss->D);
+    memset(ss, 0, sizeof *ss);
+}
+
+static int sparse_set_init(sparse_set *ss, const pl_model *model)
+{
+    memset(ss, 0, sizeof *ss);
+    ss->pos = malloc(model->m * sizeof *ss->pos);
+    if (!ss->pos || pl_dof_constraints(model, &ss->by_dof_start, &ss->by_dof))
+        return -1;
+    for (size_t i = 0; i < model->m; i++)
+        ss->pos[i] = SIZE_MAX;
+    return 0;
+}
+
+static int sparse_set_reserve(sparse_set *ss, const pl_model *model, size_t k)
+{
+    if (k <= ss->cap)
+        return 0;
+    if (k > INT_MAX / 2)
+        return -1;
+    size_t cap = k > 2 * ss->cap ? k : 2 * ss->cap;
+    free(ss->c);
+    free(ss->idx);
+    free(ss->row_start);
+    free(ss->D);
+    ss->c = pl_contact_new_sparse(cap, model, 0);
+    ss->idx = malloc(2 * cap * sizeof *ss->idx);
+    ss->row_start = malloc((cap + 1) * sizeof *ss->row_start);
+    ss->D = malloc(2 * cap * sizeof *ss->D);
+    ss->cap = ss->c && ss->idx && ss->row_start && ss->D ? cap : 0;
+    if (!ss->cap)
+        return -1;
+    ss->stamp = ss->idx + cap;
+    ss->z = ss->D + cap;
+    return 0;
+}
+
+/* The dense k x k W from its rows (Lemke's tableau is dense anyway).  Non-zero if out of memory. */
+static int sparse_set_dense(sparse_set *ss)
+{
+    size_t k = ss->k;
+    if (k * k > ss->W_cap) {
+        free(ss->W);
+        ss->W = malloc(k * k * sizeof *ss->W);
+        ss->W_cap = ss->W ? k * k : 0;
+        if (!ss->W)
+            return -1;
+    }
+    for (size_t e = 0; e < k * k; e++)
+        ss->W[e] = 0.0;
+    for (size_t a = 0; a < k; a++)
+        for (int e = ss->row_start[a]; e < ss->row_start[a + 1]; e++)
+            ss->W[a * k + (size_t)ss->col[e]] = ss->val[e];
+    return 0;
+}
+
+/* The set's contacts and W at (t, q, v) (F_p = v: fp is v); *couplings += the entries of W formed.
+ * Non-zero if out of memory. */
+static int sparse_set_fill(sparse_set *ss, const pl_model *model, double t, const double *q, const double *v,
+                           const int *set, size_t *couplings)
+{
+    size_t m = model->m, k = 0;
+    for (size_t i = 0; i < m; i++)
+        k += set[i] != 0;
+    if (sparse_set_reserve(ss, model, k))
+        return -1;
+    k = 0;
+    for (size_t i = 0; i < m; i++)
+        if (set[i]) {
+            pl_model_contact_sparse(model, i, t, q, v, NULL, &ss->c[k]);
+            ss->pos[i] = k;
+            ss->stamp[k] = SIZE_MAX;
+            ss->idx[k++] = i;
+        }
+    ss->k = k;
+    ss->nnz = 0;
+    int bad = 0;
+    for (size_t a = 0; a < k && !bad; a++) {
+        const pl_gap *ga = &ss->c[a].gap;
+        ss->row_start[a] = (int)ss->nnz;
+        for (size_t e = 0; e < ga->nsupport && !bad; e++) {
+            size_t d = ga->support[e];
+            for (size_t x = ss->by_dof_start[d]; x < ss->by_dof_start[d + 1]; x++) {
+                size_t b = ss->pos[ss->by_dof[x]];
+                if (b == SIZE_MAX || ss->stamp[b] == a)
+                    continue;
+                ss->stamp[b] = a;
+                const pl_contact *cb = &ss->c[b];
+                double sum = 0.0;
+                for (size_t ea = 0, eb = 0; ea < ga->nsupport; ea++) { /* both supports ascending */
+                    while (eb < cb->nw && cb->w_support[eb] < ga->support[ea])
+                        eb++;
+                    if (eb < cb->nw && cb->w_support[eb] == ga->support[ea])
+                        sum += ga->grad[ea] * cb->w[eb];
+                }
+                if (ss->nnz == ss->nnz_cap) {
+                    size_t grown = ss->nnz_cap ? 2 * ss->nnz_cap : 64;
+                    int *col = realloc(ss->col, grown * sizeof *col);
+                    if (col)
+                        ss->col = col;
+                    double *val = col ? realloc(ss->val, grown * sizeof *val) : NULL;
+                    if (val)
+                        ss->val = val;
+                    if (!col || !val || grown > INT_MAX) {
+                        bad = 1;
+                        break;
+                    }
+                    ss->nnz_cap = grown;
+                }
+                size_t at = ss->nnz++; /* in ascending b within the row */
+                while (at > (size_t)ss->row_start[a] && (size_t)ss->col[at - 1] > b) {
+                    ss->col[at] = ss->col[at - 1];
+                    ss->val[at] = ss->val[at - 1];
+                    at--;
+                }
+                ss->col[at] = (int)b;
+                ss->val[at] = sum;
+                (*couplings)++;
+            }
+        }
+    }
+    ss->row_start[k] = (int)ss->nnz;
+    for (size_t a = 0; a < k; a++)
+        ss->pos[ss->idx[a]] = SIZE_MAX;
+    return bad ? -1 : 0;
+}
+
+/* The sparse path's sliding forces (pl_sliding_force) and bilateral forces (bilateral_forces) of one
+ * set, from one evaluation of its contacts, W and D: fsm, bil (m each; 0 and NAN outside the set).
+ * A large set's LCP with D >= 0 is solved by z = 0 without forming its dense W (Siconos's driver
+ * returns that too, after the k^2 copy). */
+static pl_status sparse_set_forces(sparse_set *ss, const pl_model *model, pl_work *work, double t, const double *q,
+                                   const double *v, const int *set, double *fsm, double *bil, size_t *couplings,
+                                   pl_error *err)
+{
+    if (sparse_set_fill(ss, model, t, q, v, set, couplings))
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts");
+    size_t k = ss->k;
+    for (size_t i = 0; i < model->m; i++) {
+        fsm[i] = 0.0;
+        bil[i] = NAN;
+    }
+    pl_model_free_gap_accels(model, work, t, q, v, ss->idx, k, ss->D);
+    int trivial = 1, dense = k < BILATERAL_SPARSE_FROM;
+    for (size_t a = 0; a < k; a++) {
+        ss->z[a] = 0.0;
+        trivial = trivial && ss->D[a] >= 0.0;
+    }
+    trivial = trivial && !dense; /* a small set goes through Siconos as it did (its own trivial case) */
+    if ((!trivial || dense) && sparse_set_dense(ss))
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts");
+    if (!trivial) {
+        pl_status st = pl_lcp_solve(k, ss->W, ss->D, ss->z, NULL, err);
+        if (st != PL_OK)
+            return st;
+    }
+    for (size_t a = 0; a < k; a++) {
+        size_t i = ss->idx[a];
+        fsm[i] = isfinite(model->law[i].k) ? -ss->z[a] / (ss->c[a].m_eff * model->law[i].k) : ss->z[a];
+    }
+    for (size_t a = 0; a < k; a++)
+        ss->z[a] = -ss->D[a];
+    int bad = dense ? pl_solve_small(k, ss->W, ss->z, ss->D) : pl_solve_sparse_rows(k, ss->row_start, ss->col, ss->val, ss->z);
+    if (bad < 0)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory solving for the bilateral forces at t = %.17g", t);
+    for (size_t a = 0; !bad && a < k; a++)
+        bil[ss->idx[a]] = dense ? ss->D[a] : ss->z[a];
+    return PL_OK;
+}
+
+/* The scratch of the sliding forces along a penalized run's sustained episodes: the sparse set
+ * where F_p = v and M is constant and diagonal with supports, else the model's dense couplings. */
 typedef struct {
     pl_work *work;
+    int sparse;
+    sparse_set ss;
     pl_contact_set cs;
     int *set;
     double *lambda, *fsm; /* m each */
@@ -157,7 +368,11 @@ typedef struct {
 static pl_status sliding_work_init(sliding_work *w, const pl_model *model, pl_error *err)
 {
     memset(w, 0, sizeof *w);
-    pl_status s = pl_contact_set_init(&w->cs, model, err);
+    w->sparse = model->type->velocity_map == NULL && model->minv_diag && model->support;
+    pl_status s = w->sparse ? (sparse_set_init(&w->ss, model)
+                                   ? pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts")
+                                   : PL_OK)
+                            : pl_contact_set_init(&w->cs, model, err);
     if (s != PL_OK)
         return s;
     w->work = pl_work_new(model);
@@ -171,23 +386,11 @@ static pl_status sliding_work_init(sliding_work *w, const pl_model *model, pl_er
 
 static void sliding_work_free(sliding_work *w)
 {
+    sparse_set_free(&w->ss);
     pl_contact_set_free(&w->cs);
     pl_work_free(w->work);
     free(w->set);
     free(w->lambda);
-}
-
-/* Is constraint j in a sustained episode at time t? */
-static int in_sustained(const pl_solution *sol, const pl_analysis *a, size_t j, double t)
-{
-    for (size_t k = 0; k < sol->nepisodes; k++) {
-        const pl_episode *ep = &sol->episodes[k];
-        if (ep->constraint != j || a->info[k].kind != PL_SUSTAINED || t < ep->t_in)
-            continue;
-        if (isnan(ep->t_out) || t <= ep->t_out)
-            return 1;
-    }
-    return 0;
 }
 
 /* The forces that keep every constraint of `set` on its boundary (W lambda = -D, unclamped:
@@ -212,6 +415,20 @@ static pl_status bilateral_forces(const pl_model *model, sliding_work *w, double
     return PL_OK;
 }
 
+/* F^sm and the bilateral forces of a set at one row, by the sparse set or the model's couplings;
+ * *couplings += the entries of W formed. */
+static pl_status set_forces(const pl_model *model, sliding_work *w, double t, const double *q, const double *v,
+                            const int *set, double *fsm, double *bil, size_t *couplings, pl_error *err)
+{
+    if (w->sparse)
+        return sparse_set_forces(&w->ss, model, w->work, t, q, v, set, fsm, bil, couplings, err);
+    pl_status s = pl_sliding_force(model, w->work, &w->cs, t, q, v, set, w->lambda, fsm, err);
+    if (s == PL_OK)
+        s = bilateral_forces(model, w, t, q, v, set, bil, err);
+    *couplings += w->cs.k * w->cs.k;
+    return s;
+}
+
 /* Sustained episodes' rows as (episode, F^sm_i, bilateral force of i) values, i the episode's
  * constraint. */
 typedef struct {
@@ -224,7 +441,7 @@ typedef struct {
  * not once per episode: with m constraints in sustained contact together (a chain of balls at rest)
  * that was m times the work, O(m^4) per row.  An episode whose constraint is not in the row's set
  * (its row at a time outside [t_in, t_out]) is solved with the set and its constraint, as before. */
-static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, const pl_analysis *a,
+static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, pl_analysis *a,
                                 episode_forces *ef, sliding_work *w, const pl_budget *budget, pl_error *err)
 {
     size_t n = sol->n, m = sol->m, ne = sol->nepisodes, r0 = SIZE_MAX, r1 = 0;
@@ -276,17 +493,18 @@ static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, c
             if (r < ep->row_in || r > ep->row_out)
                 continue;
             size_t i = ep->constraint;
-            if (!have_base) {
-                for (size_t j = 0; j < m; j++)
-                    base[j] = in_sustained(sol, a, j, t);
+            if (!have_base) { /* the constraints in a sustained episode at t */
+                memset(base, 0, m * sizeof *base);
+                for (size_t d = 0; d < nsus; d++) {
+                    const pl_episode *o = &sol->episodes[sus[d]];
+                    base[o->constraint] |= t >= o->t_in && (isnan(o->t_out) || t <= o->t_out);
+                }
                 have_base = 1;
             }
             double *fsm = fsm_set, *bil = bil_set;
             if (base[i]) {
                 if (!solved) {
-                    s = pl_sliding_force(model, w->work, &w->cs, t, q, v, base, w->lambda, fsm_set, err);
-                    if (s == PL_OK)
-                        s = bilateral_forces(model, w, t, q, v, base, bil_set, err);
+                    s = set_forces(model, w, t, q, v, base, fsm_set, bil_set, &a->couplings_formed, err);
                     solved = 1;
                 }
             } else {
@@ -295,9 +513,7 @@ static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, c
                     set[j] = j == i || base[j];
                 fsm = fsm_one;
                 bil = w->fsm; /* scratch: this episode's own set */
-                s = pl_sliding_force(model, w->work, &w->cs, t, q, v, set, w->lambda, fsm, err);
-                if (s == PL_OK)
-                    s = bilateral_forces(model, w, t, q, v, set, bil, err);
+                s = set_forces(model, w, t, q, v, set, fsm, bil, &a->couplings_formed, err);
             }
             if (s == PL_OK) {
                 ef[k].fsm[r - ep->row_in] = fsm[i];
@@ -549,13 +765,8 @@ static void impact_motion(const pl_model *model, const pl_solution *sol, size_t 
             if (mark[j] == k + 1 || o == k || ep->t_in > end ||
                 ep->t_out > end + IMPACT_MOTION_CONTACTS * pl_law_contact_time(&model->law[ep->constraint], mu, V))
                 continue;
-            int coupled = 0;
-            for (size_t i = 0; i < m && !coupled; i++)
-                if (r->event.participants[i]) {
-                    pl_coupling_set(coupling, i, x0[0], x0 + pl_col_q(n, m), x0 + pl_col_v(n, m));
-                    coupled = pl_coupled(coupling, ep->constraint);
-                }
-            if (!coupled)
+            if (!pl_coupled_with_set(coupling, r->event.participants, ep->constraint, x0[0], x0 + pl_col_q(n, m),
+                                     x0 + pl_col_v(n, m)))
                 continue;
             mark[j] = k + 1;
             grown = 1;
@@ -590,6 +801,7 @@ static pl_status impact_motions(const pl_model *model, const pl_solution *sol, d
         if (a->info[k].kind == PL_IMPACT && ep->row_in <= ep->row_out && ep->row_out < sol->traj.nrows)
             impact_motion(model, sol, k, mu, by_exit, nexit, coupling, mark, &a->impact[r++]);
     }
+    a->coupling_terms += coupling ? pl_coupling_terms(coupling) : 0;
     free(by_exit);
     free(mark);
     pl_coupling_free(coupling);
@@ -799,7 +1011,7 @@ static pl_status analyze(const pl_model *model, const pl_solution *sol, const pl
     }
 
     pl_work *work = compliant && ne ? pl_work_new(model) : NULL;
-    pl_gap *gap = work ? pl_gap_new(1, n, 0) : NULL;
+    pl_gap *gap = work ? pl_gap_new_sparse(1, model, 0) : NULL;
     if (compliant && ne && !gap) {
         pl_work_free(work);
         pl_analysis_free(a);

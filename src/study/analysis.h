@@ -100,6 +100,11 @@ typedef struct {
     double accumulation_time;                       /* extrapolated from the flight times */
     size_t fit_flights;                             /* flights used for the fit */
     pl_table sliding; /* rows: t, constraint, mu G, F^sm, episode (1-based) on sustained contacts */
+    /* The analysis' work, counted (what a test pins, docs/verification.md "The analysis of many
+     * contacts"): the products of the coupling tests of the impacts' contacts (pl_coupling_terms), and
+     * the entries W_ab formed for the sliding forces of the sustained sets, summed over their rows (k^2
+     * per row where every pair is formed; the pairs sharing a dof where F_p = v and M is diagonal). */
+    size_t coupling_terms, couplings_formed;
 } pl_analysis;
 
 /* A penalized episode is an impact when it ends, the gap rate changes sign through it, and it

@@ -24,4 +24,20 @@ void pl_coupling_set(pl_coupling *c, size_t i, double t, const double *q, const 
 /* Is constraint j coupled with the constraint of the last pl_coupling_set? */
 int pl_coupled(pl_coupling *c, size_t j);
 
+/* Is constraint j coupled with some constraint flagged in set (m flags) at (t, q, v)?  Where F_p = v
+ * and M is constant and diagonal (many bodies), only the constraints that share a dof with j are
+ * tested, each over the supports: O(s) per test, not O(n) (O(n^2) to set each one). */
+int pl_coupled_with_set(pl_coupling *c, const unsigned char *set, size_t j, double t, const double *q,
+                        const double *v);
+
+/* The constraints whose support holds each dof: those of dof d are (*list)[(*start)[d] ...
+ * (*start)[d + 1] - 1], ascending; both freed by the caller.  Non-zero if out of memory or the model
+ * gives no supports. */
+int pl_dof_constraints(const pl_model *model, size_t **start, size_t **list);
+
+/* The products the tests so far formed (gradient and direction entries multiplied): the work a test
+ * pins, n^2 per pl_coupling_set and n per pl_coupled on the dense path, the supports' lengths on the
+ * sparse one. */
+size_t pl_coupling_terms(const pl_coupling *c);
+
 #endif

@@ -20,10 +20,10 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
     tr->dt_ds = malloc(rows * sizeof *tr->dt_ds);
     tr->x = malloc(rows * 2 * n * sizeof *tr->x);
     tr->dx_dt = malloc(rows * 2 * n * sizeof *tr->dx_dt);
-    /* the rates at a row: fp, a, ac (n each) and M^{-1} */
-    double *scratch = malloc((3 * n + n * n) * sizeof *scratch);
+    /* the rates at a row: fp, a, ac (n each) and M^{-1} where M varies */
+    double *scratch = malloc((3 * n + (model->mass_constant ? 0 : n * n)) * sizeof *scratch);
     pl_work *work = pl_work_new(model);
-    pl_contact *c = pl_contact_new(1, n, 0);
+    pl_contact *c = pl_contact_new_sparse(1, model, 0);
     if (!tr->t || !tr->s || !tr->dt_ds || !tr->x || !tr->dx_dt || !scratch || !work || !c) {
         free(scratch);
         pl_work_free(work);
@@ -54,7 +54,10 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
             continue;
         }
         pl_model_accel(model, work, t, q, v, a, NULL, NULL);
-        pl_model_mass(model, q, NULL, minv);
+        /* M^{-1} read where constant (an n x n copy per row was most of many bodies' rows) */
+        const double *mi = model->mass_constant ? model->minv : minv;
+        if (!model->mass_constant)
+            pl_model_mass(model, q, NULL, minv);
         const pl_contact_entry *e;
         size_t count = pl_solution_row_contacts(sol, r, &e);
         int sparse = sol->contacts == PL_CONTACTS_SPARSE;
@@ -63,9 +66,10 @@ pl_status pl_trajectory_build(pl_trajectory *tr, const pl_model *model, const pl
             double lambda = sparse ? e[k].force : pl_solution_force_at(sol, r, i);
             if (lambda == 0.0)
                 continue;
-            pl_model_contact(model, i, t, q, fp, minv, c);
-            for (size_t j = 0; j < n; j++)
-                ac[j] += c->w[j] * lambda;
+            /* over w's support (the zeros beyond it add nothing to ac) */
+            pl_model_contact_sparse(model, i, t, q, fp, mi, c);
+            for (size_t e = 0; e < c->nw; e++)
+                ac[c->w_support ? c->w_support[e] : e] += c->w[e] * lambda;
         }
         double norm = 0.0;
         for (size_t j = 0; j < n; j++)

@@ -40,6 +40,12 @@ typedef struct {
     int *part;           /* m */
     int *active;         /* m: I{z_i <= 0}, switched at the roots of z_i */
     double *grad, *w;    /* m x n: row i of constraint i */
+    /* The non-zero entries of each row of grad and of w, ascending (row i's from nz_start[i], and from
+     * wnz_start[i]): the products over them, in the dense order without its zero terms, are the
+     * dense products' numbers at O(s) per constraint rather than O(n) (a chain of N balls: N^2 per
+     * evaluation of the fast system was most of its impact). */
+    size_t *nz, *nz_start, *wnz, *wnz_start; /* nz_cap each, m + 1, nz_cap, m + 1 */
+    size_t nz_cap;
     double *gt, *zd0, *m_eff; /* m: G_t, z_i' at v-, the effective masses */
     pl_contact_law *law;      /* m: each constraint's law at the impact's (t, q) (law_at frozen there) */
     double *pre;              /* m: its prepared coefficient at mu = 1 */
@@ -74,6 +80,8 @@ pl_impact_work *pl_impact_work_new(const pl_model *model)
     w->work = pl_work_new(model);
     w->contact = pl_contact_new(1, n, 0);
     pl_int_part int_parts[] = {{&f->part, m}, {&f->active, m}, {&w->settled, m}};
+    f->nz_start = malloc(2 * (m + 1) * sizeof *f->nz_start);
+    f->wnz_start = f->nz_start ? f->nz_start + m + 1 : NULL;
     pl_part parts[] = {{&f->grad, m * n},     {&f->w, m * n},      {&f->zd0, m},        {&f->gt, m},
                        {&f->m_eff, m},        {&f->pre, m},        {&f->z_rhs, m},      {&f->zd_rhs, m},
                        {&f->z_jac, m},        {&f->zd_jac, m},     {&f->z_at, m},       {&f->zd_at, m},
@@ -85,7 +93,8 @@ pl_impact_work *pl_impact_work_new(const pl_model *model)
     w->ints = pl_carve_int(int_parts, PL_NPARTS(int_parts));
     f->law = calloc(m, sizeof *f->law);
     w->block = pl_carve(parts, PL_NPARTS(parts));
-    if (!w->work || !w->contact || !w->ints || !f->law || !w->block || pl_contact_set_init(&w->cs, model, NULL) != PL_OK) {
+    if (!w->work || !w->contact || !w->ints || !f->law || !w->block || !f->nz_start ||
+        pl_contact_set_init(&w->cs, model, NULL) != PL_OK) {
         pl_impact_work_free(w);
         return NULL;
     }
@@ -106,8 +115,45 @@ void pl_impact_work_free(pl_impact_work *w)
     free(w->contact);
     free(w->ints);
     free(w->f.law);
+    free(w->f.nz_start);
+    free(w->f.nz);
+    free(w->f.wnz);
     free(w->block);
     free(w);
+}
+
+/* The non-zero entries of grad's and w's rows (fast_system.nz, wnz).  Non-zero if out of memory. */
+static int nonzero_entries(fast_system *f)
+{
+    size_t n = f->n, m = f->m, count = 0, wcount = 0;
+    for (size_t e = 0; e < m * n; e++) {
+        count += f->grad[e] != 0.0;
+        wcount += f->w[e] != 0.0;
+    }
+    size_t need = count > wcount ? count : wcount;
+    if (need > f->nz_cap) {
+        free(f->nz);
+        free(f->wnz);
+        f->nz = malloc(need * sizeof *f->nz);
+        f->wnz = malloc(need * sizeof *f->wnz);
+        f->nz_cap = f->nz && f->wnz ? need : 0;
+        if (!f->nz_cap)
+            return -1;
+    }
+    count = wcount = 0;
+    for (size_t i = 0; i < m; i++) {
+        f->nz_start[i] = count;
+        f->wnz_start[i] = wcount;
+        for (size_t j = 0; j < n; j++) {
+            if (f->grad[i * n + j] != 0.0)
+                f->nz[count++] = j;
+            if (f->w[i * n + j] != 0.0)
+                f->wnz[wcount++] = j;
+        }
+    }
+    f->nz_start[m] = count;
+    f->wnz_start[m] = wcount;
+    return 0;
 }
 
 /* y_v (into f->yv) and the part of F_p(q, y_v) the rates need (into fp): F_p(q, y_v) - F_p(q, v-)
@@ -146,8 +192,8 @@ static void gaps_of(const fast_system *f, double sigma, const double *Y, double 
         }
         double b = f->relative ? f->zd0[i] : f->gt[i];
         const double *grad = f->grad + i * n;
-        for (size_t j = 0; j < n; j++)
-            b += grad[j] * fp[j];
+        for (size_t e = f->nz_start[i]; e < f->nz_start[i + 1]; e++)
+            b += grad[f->nz[e]] * fp[f->nz[e]];
         z[i] = Y[f->IZ + i];
         zd[i] = b;
     }
@@ -173,8 +219,8 @@ static int fast_rhs(double sigma, const double *Y, double *dY, void *params)
              * law's force at mu = 1 on the scaled gap z and its rate z'; the same for a law homogeneous
              * in delta, whose scaled contact problem is free of mu too */
             lambda = pl_law_force(&f->law[i], 1.0, f->pre[i], f->m_eff[i], z[i], zd[i], NULL, NULL);
-            for (size_t j = 0; j < n; j++)
-                force[j] += f->w[i * n + j] * lambda;
+            for (size_t e = f->wnz_start[i]; e < f->wnz_start[i + 1]; e++)
+                force[f->wnz[e]] += f->w[i * n + f->wnz[e]] * lambda;
         }
         dY[f->II + i] = lambda;
     }
@@ -209,8 +255,8 @@ static int fast_jacobian(double sigma, const double *Y, double *J, double *dfdt,
         const double *grad = f->grad + i * n, *w = f->w + i * n;
         for (size_t j = 0; j < n; j++) {
             double gfv = 0.0;
-            for (size_t l = 0; l < n; l++)
-                gfv += grad[l] * fp_v[l * n + j];
+            for (size_t e = f->nz_start[i]; e < f->nz_start[i + 1]; e++)
+                gfv += grad[f->nz[e]] * fp_v[f->nz[e] * n + j];
             dl[j] = gfv; /* dz_i'/d dv_j */
             J[(f->IZ + i) * N + f->IV + j] = gfv;
         }
@@ -224,7 +270,8 @@ static int fast_jacobian(double sigma, const double *Y, double *J, double *dfdt,
         J[(f->II + i) * N + f->IZ + i] = l_z;
         for (size_t j = 0; j < n; j++)
             J[(f->II + i) * N + f->IV + j] = pl_law_is_linear(law) ? -mk * ci * dl[j] : l_zd * dl[j];
-        for (size_t j = 0; j < n; j++) {
+        for (size_t e = f->wnz_start[i]; e < f->wnz_start[i + 1]; e++) {
+            size_t j = f->wnz[e];
             force[j] += w[j] * lambda;
             dF[j * (m + n) + i] += w[j] * l_z;
             for (size_t col = 0; col < n; col++)
@@ -366,8 +413,8 @@ static void exit_from_restitution_map(const fast_system *fs, const int *part, pl
         impact->v_plus[j] += w[j] * dP;
     for (size_t k = 0; k < m; k++) {
         const double *gk = fs->grad + k * n;
-        for (size_t j = 0; j < n; j++)
-            impact->gdot_plus[k] += gk[j] * w[j] * dP;
+        for (size_t e = fs->nz_start[k]; e < fs->nz_start[k + 1]; e++)
+            impact->gdot_plus[k] += gk[fs->nz[e]] * w[fs->nz[e]] * dP;
     }
     impact->gdot_plus[i] = e * V;
     impact->impulse[i] += dP;
@@ -390,9 +437,10 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
     fs->IZ = 0, fs->IV = m, fs->IG = m + n, fs->II = m + n + 1;
     fs->identity = model->type->velocity_map == NULL;
     memset(fs->active, 0, m * sizeof *fs->active);
-    double *fp = fs->fp0, *minv = iw->minv, kmax = 0.0;
+    double *fp = fs->fp0, kmax = 0.0;
+    const double *minv = model->mass_constant ? model->minv : iw->minv; /* read in place where constant */
     pl_model_velocity_map(model, t, q, v_minus, fp, NULL, NULL, NULL);
-    if (pl_model_mass(model, q, NULL, minv))
+    if (!model->mass_constant && pl_model_mass(model, q, NULL, iw->minv))
         return pl_fail(err, PL_ERR_SOLVER, "the mass matrix is not positive definite at t = %.17g", t);
     pl_contact *contact = iw->contact;
     for (size_t i = 0; i < m; i++) {
@@ -407,6 +455,8 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
         fs->law[i] = *pl_model_law_at(model, i, t, q, &varying);
         fs->pre[i] = pl_law_prepare(&fs->law[i], 1.0);
     }
+    if (nonzero_entries(fs))
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for the fast system of %zu constraints", m);
     double *Y = iw->Y, *Ya = iw->Ya;
     double *z = iw->z, *zd = iw->zd, sigma = 0.0, scale = 0.0, speed = 0.0;
     for (size_t i = 0; i < m; i++)
