@@ -38,7 +38,11 @@ typedef struct {
     const pl_model *model;
     pl_penalized field; /* the vector field and the contact modes */
     double mu, rtol;
-    size_t n, m, N; /* dofs, constraints, state size 2n + 1 + m */
+    size_t n, m, N; /* dofs, constraints, state size 2n + 1 + slots */
+    /* The impulses' slots (slots.c): the state holds `slots` impulse components; slot_of[i] is
+     * constraint i's (SIZE_MAX: none), free_slot[0..nfree) those unowned.  slot_of NULL: slot i is
+     * constraint i's, slots = m (fewer than PEN_SLOTS_FROM constraints). */
+    size_t slots, *slot_of, *free_slot, nfree;
     double *pen;                /* resting penetration scale min(A/(k mu), V/sqrt(k mu)) */
     double *omega;              /* contact frequency sqrt(k mu) */
     double *bdf_omega, *bdf_xi; /* the settled contact's mode (init_scales), for bdf_max_order */
@@ -101,7 +105,8 @@ typedef struct {
     int *int_block;
 } run_ctx;
 
-/* The state is y = (q[n], v[n], P, I[m]): the impulses I_i = integral of lambda_i and P, the
+/* The state is y = (q[n], v[n], P, I[slots]): the impulses I_i = integral of lambda_i (in constraint
+ * i's slot while it is active: slots.c) and P, the
  * integral of 1 + |sum w_i lambda_i| but for its kinks, are integrated with the motion; Gamma^mu of
  * eq. (5) follows from P (gamma_at).  The force of a constraint changes sign late in each impact
  * (the unclamped law pulls), where, with one active constraint i, |w_i lambda_i| has a kink.  P
@@ -114,6 +119,10 @@ typedef struct {
 #define V(y, c) ((y) + (c)->n)
 #define GAMMA(y, c) ((y)[2 * (c)->n])
 #define IMPULSE(y, c) ((y) + 2 * (c)->n + 1)
+
+/* From this many constraints the impulses have slots (slots.c), and the neighbour list is used
+ * (neighbours.c); below, every constraint has its impulse component and is evaluated. */
+#define PEN_SLOTS_FROM 100
 
 /* Points per step at which the gap rate of an inactive constraint is sampled for extrema. */
 #define FLIGHT_SAMPLES 8
@@ -146,7 +155,9 @@ typedef struct {
     double *g_init, *gdot_init, *f0, *f1, *y1, *w; /* initial_step */
     double *y_scan;                  /* scan_missed_crossings: the state at a piece's end */
     double *y0;
-    double *block;                   /* the arrays above, carved (alloc_run) */
+    double *block;                   /* the arrays above, carved (alloc_run) but f0 ... y0 (N each),
+                                        carved apart into state_block (pen_slots_resize) */
+    double *state_block;
     int *int_block;
 } run;
 
@@ -166,6 +177,21 @@ static inline int pen_is_near(const run_ctx *c, size_t i)
 {
     return !c->near || c->near[i];
 }
+
+/* The impulse of constraint i in the state y (0 without a slot). */
+static inline double pen_impulse(const run_ctx *c, const double *y, size_t i)
+{
+    size_t slot = c->slot_of ? c->slot_of[i] : i;
+    return slot < c->slots ? IMPULSE(y, c)[slot] : 0.0;
+}
+
+/* slots.c */
+pl_status pen_slots_init(run *r, pl_error *err);
+void pen_slots_free(run_ctx *c);
+pl_status pen_slots_resize(run *r, size_t slots, const double *y, pl_error *err);
+pl_status pen_slots_reserve(run *r, size_t more, double **y, pl_error *err);
+void pen_slot_take(run_ctx *c, size_t i, double *y);
+void pen_slot_release(run_ctx *c, size_t i);
 
 /* neighbours.c */
 pl_status pen_neighbours_init(run_ctx *c, pl_error *err);

@@ -139,7 +139,7 @@ pl_status pen_open_episode(run *r, size_t i, double t, const double *y, pl_error
     r->press_t[2 * i] = r->press_t[2 * i + 1] = NAN;
     ep->gdot_in = r->prev_gdot[i];
     ep->gamma_in = pen_gamma_at(c, t, y);
-    ep->impulse = -IMPULSE(y, c)[i]; /* completed at close */
+    ep->impulse = -pen_impulse(c, y, i); /* completed at close */
     ep->max_penetration = fmax(0.0, -r->prev_g[i]);
     ep->row_in = r->sol->traj.nrows; /* the row recorded right after the switch */
     r->open[i] = (int)r->sol->nepisodes - 1;
@@ -167,7 +167,7 @@ void pen_close_episode(run *r, size_t i, double t, const double *y, int ended)
 {
     pl_episode *ep = &r->sol->episodes[r->open[i]];
     ep->gamma_out = pen_gamma_at(&r->ctx, t, y);
-    ep->impulse += IMPULSE(y, &r->ctx)[i];
+    ep->impulse += pen_impulse(&r->ctx, y, i);
     ep->row_out = r->sol->traj.nrows - 1;
     if (ended) {
         ep->t_out = zero_crossing(r, i, 1.0, ep->row_in, ep->t_in, &ep->t_out_resolution);

@@ -91,9 +91,20 @@ static inline int rhs_n(run_ctx *c, double t, const double *y, double *yd, size_
         gamma += pen_gamma_rate_sign(c, f) * (n == 1 ? fabs(ac[0]) : sqrt(ac2)); /* pl_norm(ac, n) */
     GAMMA(yd, c) = gamma;
     double *impulse = IMPULSE(yd, c);
-    for (size_t i = 0; i < m; i++) {
-        impulse[i] = lambda[i];
-        sum += lambda[i];
+    if (!c->slot_of) {
+        for (size_t i = 0; i < m; i++) {
+            impulse[i] = lambda[i];
+            sum += lambda[i];
+        }
+    } else { /* the active constraints' slots (slots.c; lambda is 0 but where listed) */
+        for (size_t k = 0; k < c->slots; k++)
+            impulse[k] = 0.0;
+        for (size_t e = 0; e < f->nnonzero; e++) {
+            size_t i = f->nonzero[e], slot = c->slot_of[i];
+            if (slot < c->slots)
+                impulse[slot] = lambda[i];
+            sum += lambda[i];
+        }
     }
     c->rhs_t = t;
     c->rhs_modes = c->modes;

@@ -22,16 +22,15 @@
 
 #include "solvers/penalty/engine.h"
 
-/* Fewer constraints than this are all evaluated, the case's list unused: there it saves little, and the
- * error weights it leaves to the near gaps alone change such a run's discrete outcomes near a tolerance's
- * edge (an impact of the box of 5 disks matched otherwise: tests/test_impact_match.c). */
-#define NEIGHBOURS_MIN_CONSTRAINTS 100
+/* Fewer constraints than PEN_SLOTS_FROM are all evaluated, the case's list unused: there it saves
+ * little, and the error weights it leaves to the near gaps alone change such a run's discrete outcomes
+ * near a tolerance's edge (an impact of the box of 5 disks matched otherwise: tests/test_impact_match.c). */
 
 pl_status pen_neighbours_init(run_ctx *c, pl_error *err)
 {
     const pl_model *model = c->model;
     c->near = NULL;
-    if (!model->type->candidates || c->m < NEIGHBOURS_MIN_CONSTRAINTS)
+    if (!model->type->candidates || c->m < PEN_SLOTS_FROM)
         return PL_OK;
     c->near = calloc(c->m, sizeof *c->near);
     c->near_list = calloc(c->m, sizeof *c->near_list);

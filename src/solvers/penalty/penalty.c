@@ -106,8 +106,10 @@ static void free_ctx(run_ctx *c)
 
 static pl_status alloc_run(run *r, pl_error *err)
 {
-    size_t m = r->ctx.m, N = r->ctx.N, n = r->ctx.n;
+    size_t m = r->ctx.m, n = r->ctx.n;
     pl_status s = alloc_ctx(&r->ctx, err);
+    if (s == PL_OK)
+        s = pen_slots_init(r, err); /* the arrays of the state's size */
     if (s != PL_OK)
         return s;
     pl_part parts[] = {{&r->settle, m},    {&r->lift_end, m},  {&r->press, 2 * m},
@@ -116,9 +118,7 @@ static pl_status alloc_run(run *r, pl_error *err)
                        {&r->g_scan, m},      {&r->g_a, m},       {&r->gdot_a, m},
                        {&r->gdot_b, m},      {&r->gdot_samples, FLIGHT_SAMPLES * m},
                        {&r->g_switch, m},    {&r->gdot_switch, m}, {&r->g_init, m},
-                       {&r->gdot_init, m},   {&r->f0, N},        {&r->f1, N},
-                       {&r->y1, N},          {&r->w, N},         {&r->y_scan, N},
-                       {&r->y0, N},          {&r->row, pl_ncols(n, m)}};
+                       {&r->gdot_init, m},   {&r->row, pl_ncols(n, m)}};
     pl_int_part int_parts[] = {{&r->open, m}, {&r->shared, m}, {&r->direction, m},
                                {&r->entry_episode, m}};
     r->block = pl_carve(parts, PL_NPARTS(parts));
@@ -130,6 +130,8 @@ static pl_status alloc_run(run *r, pl_error *err)
 
 static void free_run(run *r)
 {
+    pen_slots_free(&r->ctx);
+    free(r->state_block);
     free_ctx(&r->ctx);
     free(r->int_block);
     free(r->block);
@@ -441,7 +443,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     c->rtol = opts->option[OPT_RTOL];
     c->n = model->n;
     c->m = model->m;
-    c->N = 2 * c->n + 1 + c->m;
+    c->N = 2 * c->n + 1; /* and the slots (pen_slots_init) */
     snprintf(r.context, sizeof r.context, "mu = %g", c->mu);
     pl_error local;
     pl_error *e = err ? err : &local;
@@ -470,9 +472,13 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     }
     r.handover = c->m;
     pen_modes_changed(c);
+    if (c->slot_of && (s = pen_slots_reserve(&r, c->field.nlist, &y0, e)) == PL_OK)
+        for (size_t k = 0; k < c->field.nlist; k++)
+            pen_slot_take(c, c->field.list[k], y0);
     pen_neighbours_rebuild(c, 0.0, Q(y0));
 
-    s = setup_steppers(&r, y0, e);
+    if (s == PL_OK)
+        s = setup_steppers(&r, y0, e);
     r.spec.sparse_from = opts->sparse_from; /* for the BDF stepper, made from r.spec at the first settled contact */
     if (s == PL_OK)
         s = integrate(&r, e);

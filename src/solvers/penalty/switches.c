@@ -10,13 +10,8 @@
 void pen_modes_changed(run_ctx *c)
 {
     c->modes++;
-    size_t count = 0;
-    c->single_active = c->m;
-    for (size_t i = 0; i < c->m; i++)
-        if (c->field.active[i] && ++count == 1)
-            c->single_active = i;
-    if (count != 1)
-        c->single_active = c->m;
+    pl_penalized_list_active(&c->field);
+    c->single_active = c->field.nlist == 1 ? c->field.list[0] : c->m;
 }
 
 /* Gddot_i with constraint i's force off, and with it the force of every other active constraint j
@@ -87,7 +82,7 @@ static int resolvable_switch(run_ctx *c, size_t i, double t, const double *y, do
 }
 
 /* Switch constraint i to active/inactive at the current row and keep the episodes in step. */
-static pl_status switch_mode(run *r, size_t i, int active, double t, const double *y, pl_error *err)
+static pl_status switch_mode(run *r, size_t i, int active, double t, double *y, pl_error *err)
 {
     if (r->ctx.field.active[i] == active)
         return PL_OK;
@@ -96,11 +91,13 @@ static pl_status switch_mode(run *r, size_t i, int active, double t, const doubl
     r->ctx.bdf_held = 0;
     r->ctx.bdf_futile = 0;
     if (active) {
+        pen_slot_take(&r->ctx, i, y);
         pen_start_force_root(&r->ctx, i, t, y);
         return pen_open_episode(r, i, t, y, err);
     }
     int e = r->open[i];
     pen_close_episode(r, i, t, y, 1);
+    pen_slot_release(&r->ctx, i);
     return e >= 0 ? pen_check_energy(r, i, &r->sol->episodes[e], err) : PL_OK;
 }
 
@@ -145,6 +142,12 @@ pl_status pen_switch_at(void *user, double *t, double *y, const int *found, int 
         size_t i = r->missed_constraint;
         direction[i] = c->field.active[i] ? 1 : -1;
     } /* else a cut for the neighbour list, rebuilt below */
+    size_t on = 0;
+    for (size_t i = 0; i < c->m; i++)
+        on += direction[i] < 0 && !c->field.active[i];
+    pl_status grown = pen_slots_reserve(r, on, &y, err); /* y: the new stepper's if it grew */
+    if (grown != PL_OK)
+        return grown;
     *changed = 0;
     for (size_t i = 0; i < c->m; i++) {
         if (!direction[i])
