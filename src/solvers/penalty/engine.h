@@ -98,7 +98,7 @@ typedef struct {
     /* Neighbour search (neighbours.c): near[i] = 1 if constraint i is in the list built at (near_t,
      * near_q) with margin near_margin; near NULL: every constraint is evaluated. */
     unsigned char *near;
-    size_t *near_list;
+    size_t *near_list, nnear; /* the constraints in the list, in increasing order */
     double near_t, near_margin, *near_q;
     long gap_evals, neighbour_rebuilds; /* pl_stats */
     double *block;              /* the arrays above, carved (alloc_ctx) */
@@ -172,6 +172,18 @@ static inline double decay_rate(double omega, double xi)
     return xi < 1.0 ? xi * omega : omega * (xi - sqrt(xi * xi - 1.0));
 }
 
+/* The constraints evaluated, in increasing order: the k-th of pen_near_count (the neighbour list's,
+ * or every one without a list). */
+static inline size_t pen_near_count(const run_ctx *c)
+{
+    return c->near ? c->nnear : c->m;
+}
+
+static inline size_t pen_near_at(const run_ctx *c, size_t k)
+{
+    return c->near ? c->near_list[k] : k;
+}
+
 /* Whether constraint i is evaluated (in the neighbour list, or no list). */
 static inline int pen_is_near(const run_ctx *c, size_t i)
 {
@@ -198,6 +210,7 @@ pl_status pen_neighbours_init(run_ctx *c, pl_error *err);
 void pen_neighbours_free(run_ctx *c);
 double pen_neighbours_drift(const run_ctx *c, double t, const double *q);
 void pen_neighbours_rebuild(run_ctx *c, double t, const double *q);
+void pen_neighbours_refresh(run *r, double t, const double *y);
 int pen_neighbours_due(const run_ctx *c, double t, const double *q);
 double pen_neighbours_redo(run *r, double t, const double *y);
 double pen_neighbours_max_step(const run_ctx *c, double t, const double *y);

@@ -69,11 +69,18 @@ void pen_neighbours_rebuild(run_ctx *c, double t, const double *q)
     for (size_t e = 0; e < count && e < c->m; e++)
         if (c->near_list[e] < c->m)
             c->near[c->near_list[e]] = 1;
-    for (size_t i = 0; i < c->m; i++)
+    c->nnear = 0;
+    for (size_t i = 0; i < c->m; i++) {
         c->near[i] |= c->field.active[i] != 0;
-    /* the geometry of those left out: no evaluation, a gap that cannot be reached (pen_geometry_at) */
+        if (c->near[i])
+            c->near_list[c->nnear++] = i;
+    }
+    /* the geometry of those left out: no evaluation, a gap that cannot be reached (pen_geometry_at);
+     * no gap model (aim.c) to fit from their last values once they are near again */
     for (size_t i = 0; i < c->m; i++)
         if (!c->near[i]) {
+            c->fitted[i] = 0;
+            c->aim_g[0][i] = c->aim_g[1][i] = c->aim_gdot[0][i] = c->aim_gdot[1][i] = NAN;
             pl_gap *g = &c->geometry[i];
             g->g = INFINITY, g->g_t = g->g_tt = 0.0;
             g->support = pl_model_support(model, i, &g->nsupport);
@@ -121,4 +128,20 @@ double pen_neighbours_redo(run *r, double t, const double *y)
             hi = mid;
     }
     return lo;
+}
+
+/* After a rebuild at (t, y), the state of the last recorded row: the gaps and rates recorded
+ * (prev_g, prev_gdot) of the constraints in the list, which a row with sparse contacts gives only
+ * to those in the list at its time (pen_record_sample). */
+void pen_neighbours_refresh(run *r, double t, const double *y)
+{
+    run_ctx *c = &r->ctx;
+    if (!c->near)
+        return;
+    const pl_gap *gaps = pen_geometry_at(c, t, y);
+    for (size_t k = 0; k < c->nnear; k++) {
+        size_t i = c->near_list[k];
+        r->prev_g[i] = gaps[i].g;
+        r->prev_gdot[i] = c->geometry_gdot[i];
+    }
 }

@@ -161,25 +161,25 @@ static pl_stepper *bdf_stepper(run *r)
 static pl_stepper *choose(void *user, double t)
 {
     run *r = user;
-    int any = 0, settled = 1;
-    for (size_t i = 0; i < r->ctx.m; i++)
-        if (r->ctx.field.active[i]) {
-            any = 1;
-            if (r->ctx.lifting[i] == 1 && t >= r->lift_end[i]) { /* the window of a lift-off passed */
-                const pl_gap *gaps = pen_geometry_at(&r->ctx, t, r->loop.stepper->y);
-                int pushing = pen_pressing(&r->ctx, i, gaps[i].g, r->ctx.geometry_gdot[i]) < 0.0;
-                double end = pushing ? pen_lift_off_renewal(r, i, t) : NAN;
-                if (isnan(end))
-                    r->ctx.lifting[i] = pushing ? 0 : 2;
-                else
-                    r->lift_end[i] = end;
-            }
-            settled &= t >= r->settle[i] && r->ctx.lifting[i] != 1;
+    run_ctx *c = &r->ctx;
+    int settled = 1;
+    for (size_t k = 0; k < c->field.nlist; k++) {
+        size_t i = c->field.list[k];
+        if (c->lifting[i] == 1 && t >= r->lift_end[i]) { /* the window of a lift-off passed */
+            const pl_gap *gaps = pen_geometry_at(c, t, r->loop.stepper->y);
+            int pushing = pen_pressing(c, i, gaps[i].g, c->geometry_gdot[i]) < 0.0;
+            double end = pushing ? pen_lift_off_renewal(r, i, t) : NAN;
+            if (isnan(end))
+                c->lifting[i] = pushing ? 0 : 2;
+            else
+                r->lift_end[i] = end;
         }
-    if (r->ctx.bdf_held >= BDF_HELD)
-        r->ctx.bdf_futile = 1;
-    r->ctx.settled_phase = any && settled; /* the error weights of settled contact, either stepper */
-    return r->ctx.settled_phase && !r->ctx.bdf_futile ? bdf_stepper(r) : r->rk;
+        settled &= t >= r->settle[i] && c->lifting[i] != 1;
+    }
+    if (c->bdf_held >= BDF_HELD)
+        c->bdf_futile = 1;
+    c->settled_phase = c->field.nlist > 0 && settled; /* the error weights of settled contact, either stepper */
+    return c->settled_phase && !c->bdf_futile ? bdf_stepper(r) : r->rk;
 }
 
 static double shorter(double a, double b) /* of two bounds, 0 none */
@@ -213,9 +213,8 @@ static double initial_step(void *user, pl_stepper *s, double t)
     run *r = user;
     run_ctx *c = &r->ctx;
     double omega = 0.0;
-    for (size_t i = 0; i < c->m; i++)
-        if (c->field.active[i])
-            omega = fmax(omega, c->omega[i]);
+    for (size_t k = 0; k < c->field.nlist; k++)
+        omega = fmax(omega, c->omega[c->field.list[k]]);
     if (s == r->rk) {
         double entry = omega > 0.0 ? pen_entry_step(r, t) : 0.0;
         if (entry > 0.0)
@@ -228,9 +227,8 @@ static double initial_step(void *user, pl_stepper *s, double t)
          * bounding the step by it would give steps of 1e-12 s after a lift-off at D ~ 0. */
         double h = INFINITY, *g = r->g_init, *gdot = r->gdot_init;
         pen_contact_state(c, t, s->y, g, gdot, NULL);
-        for (size_t i = 0; i < c->m; i++) {
-            if (!pen_is_near(c, i))
-                continue;
+        for (size_t k = 0, count = pen_near_count(c); k < count; k++) {
+            size_t i = pen_near_at(c, k);
             /* on the constraint: within round-off, or within the gap's change over the time
              * tolerance of the root the run was restarted at */
             double noise = pen_gap_noise(c, i, t, Q(s->y));
@@ -301,14 +299,17 @@ static void init_scales(run_ctx *c)
 static int bdf_max_order(double h, void *user)
 {
     run_ctx *c = user;
-    for (size_t i = 0; i < c->m; i++)
-        if (c->field.active[i] && isnan(c->bdf_radius[i][5]))
+    const size_t *list = c->field.list, count = c->field.nlist;
+    for (size_t e = 0; e < count; e++) {
+        size_t i = list[e];
+        if (isnan(c->bdf_radius[i][5]))
             for (int order = 1; order <= 5; order++)
                 c->bdf_radius[i][order] = pl_bdf_unstable_radius(order, c->bdf_xi[i]);
+    }
     for (int k = 5; k > 2; k--) {
         int stable = 1;
-        for (size_t i = 0; i < c->m; i++)
-            stable &= !c->field.active[i] || h * c->bdf_omega[i] >= 1.2 * c->bdf_radius[i][k];
+        for (size_t e = 0; e < count; e++)
+            stable &= h * c->bdf_omega[list[e]] >= 1.2 * c->bdf_radius[list[e]][k];
         if (stable) {
             c->bdf_held = 0;
             return k;
@@ -355,9 +356,8 @@ static int bdf_fresh_jacobian(double t, const double *y, double h, void *user)
     size_t n = c->n;
     const pl_gap *gaps = pen_geometry_at(c, t, y);
     int fresh = isnan(c->jac_t);
-    for (size_t i = 0; i < c->m && !fresh; i++) {
-        if (!c->field.active[i])
-            continue;
+    for (size_t k = 0; k < c->field.nlist && !fresh; k++) {
+        size_t i = c->field.list[k];
         double turn = turn_since(c, i, &gaps[i], c->jac_t, c->jac_q);
         if (t > c->step_t) /* the last step's turn, scaled to h */
             turn += turn_since(c, i, &gaps[i], c->step_t, c->step_q) * h / (t - c->step_t);

@@ -158,7 +158,9 @@ pl_status pen_switch_at(void *user, double *t, double *y, const int *found, int 
             return s;
     }
     pen_restart_gamma(c, *t, y);
-    if (pen_neighbours_due(c, *t, Q(y)))
+    if (pen_neighbours_due(c, *t, Q(y))) {
         pen_neighbours_rebuild(c, *t, Q(y));
+        pen_neighbours_refresh(r, *t, y);
+    }
     return PL_OK;
 }
