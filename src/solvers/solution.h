@@ -75,6 +75,9 @@ typedef struct {
     long gap_evals;           /* gaps a penalized run evaluated for its steps, events and weights (the
                                  trajectory's record of every gap aside; not in summary.json) */
     long neighbour_rebuilds;  /* rebuilds of its neighbour list (neighbours.c) */
+    long state_size;          /* the components of its state at the end: 2n + 1 and the impulses'
+                                 slots (every constraint's below 100 constraints; slots.c); not in
+                                 summary.json */
     double wall_seconds;
 } pl_stats;
 

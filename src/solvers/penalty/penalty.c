@@ -486,6 +486,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
         r.loop.stepper->add_counters(r.loop.stepper, &sol->stats);
     sol->stats.gap_evals = c->gap_evals;
     sol->stats.neighbour_rebuilds = c->neighbour_rebuilds;
+    sol->stats.state_size = (long)c->N;
 
     /* Whatever happened, report the state reached and close the open episodes there. */
     pl_solution_finish(sol, s, e, t0);

@@ -25,7 +25,7 @@
 #include "solvers/penalty/engine.h"
 
 /* The first slots of a run with slots (more as events need them). */
-#define FIRST_SLOTS 64
+#define FIRST_SLOTS 16
 
 pl_status pen_slots_init(run *r, pl_error *err)
 {
