@@ -100,6 +100,11 @@ typedef struct {
     unsigned char *near;
     size_t *near_list, nnear; /* the constraints in the list, in increasing order */
     double near_t, near_margin, *near_q;
+    /* The root functions that can change sign (pen_live_roots): the gaps of the constraints in the
+     * list and the forces of the active ones, in increasing order; the version counts the updates. */
+    int *live_roots;
+    size_t nlive_roots;
+    unsigned long live_version;
     long gap_evals, neighbour_rebuilds; /* pl_stats */
     double *block;              /* the arrays above, carved (alloc_ctx) */
     int *int_block;
@@ -214,6 +219,8 @@ void pen_neighbours_refresh(run *r, double t, const double *y);
 int pen_neighbours_due(const run_ctx *c, double t, const double *q);
 double pen_neighbours_redo(run *r, double t, const double *y);
 double pen_neighbours_max_step(const run_ctx *c, double t, const double *y);
+void pen_live_roots_update(run_ctx *c);
+size_t pen_live_roots(void *user, const int **list, unsigned long *version);
 
 /* field.c */
 void pen_trial_begin(run_ctx *c);

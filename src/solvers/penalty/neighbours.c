@@ -35,7 +35,8 @@ pl_status pen_neighbours_init(run_ctx *c, pl_error *err)
     c->near = calloc(c->m, sizeof *c->near);
     c->near_list = calloc(c->m, sizeof *c->near_list);
     c->near_q = calloc(c->n, sizeof *c->near_q);
-    if (!c->near || !c->near_list || !c->near_q)
+    c->live_roots = calloc(2 * c->m, sizeof *c->live_roots);
+    if (!c->near || !c->near_list || !c->near_q || !c->live_roots)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for the neighbour list of %zu constraints", c->m);
     c->near_margin = model->v_scale * model->v_scale / model->a_scale;
     c->near_t = NAN;
@@ -47,7 +48,8 @@ void pen_neighbours_free(run_ctx *c)
     free(c->near);
     free(c->near_list);
     free(c->near_q);
-    c->near = NULL, c->near_list = NULL, c->near_q = NULL;
+    free(c->live_roots);
+    c->near = NULL, c->near_list = NULL, c->near_q = NULL, c->live_roots = NULL;
 }
 
 double pen_neighbours_drift(const run_ctx *c, double t, const double *q)
@@ -92,6 +94,32 @@ void pen_neighbours_rebuild(run_ctx *c, double t, const double *q)
     memcpy(c->near_q, q, c->n * sizeof *q);
     c->near_t = t;
     c->neighbour_rebuilds++;
+    pen_live_roots_update(c);
+}
+
+/* The root functions that can change sign (the stepper's live_roots): the gap of a constraint out of
+ * the list is a positive constant (pen_roots) and the force root of an inactive one 1, which the
+ * Runge-Kutta pair then does not look at: its O(2m) work per step went with them.  After a rebuild and
+ * after a change of the modes (pen_modes_changed); without a list, every one. */
+void pen_live_roots_update(run_ctx *c)
+{
+    if (!c->near)
+        return;
+    size_t count = 0;
+    for (size_t k = 0; k < c->nnear; k++)
+        c->live_roots[count++] = (int)c->near_list[k];
+    for (size_t k = 0; k < c->field.nlist; k++)
+        c->live_roots[count++] = (int)(c->m + c->field.list[k]);
+    c->nlive_roots = count;
+    c->live_version++;
+}
+
+size_t pen_live_roots(void *user, const int **list, unsigned long *version)
+{
+    const run_ctx *c = user;
+    *version = c->live_version;
+    *list = c->near ? c->live_roots : NULL;
+    return c->near ? c->nlive_roots : 2 * c->m;
 }
 
 int pen_neighbours_due(const run_ctx *c, double t, const double *q)

@@ -378,7 +378,7 @@ static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
     run_ctx *c = &r->ctx;
     r->spec = (pl_stepper_spec){.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = pen_rhs,
                             .weights = pen_error_weights, .jacobian = pen_jacobian, .jacobian_csc = pen_jacobian_csc, .roots = pen_roots,
-                            .root = pen_root, .kink = pen_kink, .aim = pen_aim, .singular = pen_singular, .nroots = (int)(2 * c->m),
+                            .root = pen_root, .live_roots = pen_live_roots, .kink = pen_kink, .aim = pen_aim, .singular = pen_singular, .nroots = (int)(2 * c->m),
                             .napprox = (int)c->m, .root_ulps = 4.0, .max_order = bdf_max_order,
                             .fresh_jacobian = bdf_fresh_jacobian, .user = c,
                             .context = r->context};

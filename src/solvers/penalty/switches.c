@@ -12,6 +12,7 @@ void pen_modes_changed(run_ctx *c)
     c->modes++;
     pl_penalized_list_active(&c->field);
     c->single_active = c->field.nlist == 1 ? c->field.list[0] : c->m;
+    pen_live_roots_update(c);
 }
 
 /* Gddot_i with constraint i's force off, and with it the force of every other active constraint j
