@@ -3,6 +3,8 @@
  *   - the same box in rows of cols = sqrt(N) under gravity (g = 9.81: the disks fall and settle into
  *     sustained contacts),
  *   - Newton's cradle of N balls (its t-end),
+ * up to the N whose rows reach the output's cap of the library's default (2e7 values: 784 disks in
+ * rows, 3000 balls),
  * and the analysis of the smaller ones.  Per N: the constraints m, steps, right-hand sides, Jacobians,
  * the state's components at the end (2n + 1 and the impulses' slots), contact episodes and the mean
  * number of contacts at a time (the episodes' durations over t-end), the solve's wall time, per
@@ -125,13 +127,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_scaling: the budget must be a positive number of seconds\n");
         return 2;
     }
-    const double row[] = {50, 100, 200, 400, 800}, rows[] = {25, 49, 100, 196, 400, 784},
-                 balls[] = {100, 300, 1000, 3000, 10000};
+    const double row[] = {50, 100, 200, 400, 800}, rows[] = {25, 49, 100, 196, 400},
+                 balls[] = {100, 300, 1000};
     const family families[] = {
         {&pl_case_spheres, "spheres, a box of N disks in one row (config 3), t-end 0.5", row, 5, 3.0, 0, 0.5, 100.0},
-        {&pl_case_spheres, "spheres, N disks in rows of sqrt(N) under gravity (config 3, g = 9.81), t-end 0.5", rows, 6,
+        {&pl_case_spheres, "spheres, N disks in rows of sqrt(N) under gravity (config 3, g = 9.81), t-end 0.5", rows, 5,
          3.0, 1, 0.5, 0.0},
-        {&pl_case_newtons_cradle, "newtons_cradle, N balls, its t-end", balls, 5, 0.0, 0, 0.0, 100.0}};
+        {&pl_case_newtons_cradle, "newtons_cradle, N balls, its t-end", balls, 3, 0.0, 0, 0.0, 100.0}};
     for (size_t k = 0; k < sizeof families / sizeof *families; k++)
         run_family(&families[k], budget);
     return 0;

@@ -56,6 +56,8 @@ typedef struct {
     const int *live;
     size_t nlive;
     unsigned long live_version;
+    int *found_at; /* the functions whose found is not 0, nfound of them */
+    size_t nfound;
     double *block; /* the arrays above, carved (pl_stepper_rk_new) */
     int *int_block;
     int rhs_status; /* the last failure of the solver's right-hand side */
@@ -94,6 +96,21 @@ static int update_live(rk_stepper *r)
     int changed = version != r->live_version;
     r->live_version = version;
     return changed;
+}
+
+/* found 0 for every function, and found[k] = direction. */
+static void clear_found(rk_stepper *r)
+{
+    for (size_t e = 0; e < r->nfound; e++)
+        r->found[r->found_at[e]] = 0;
+    r->nfound = 0;
+}
+
+static void set_found(rk_stepper *r, int k, int direction)
+{
+    if (!r->found[k])
+        r->found_at[r->nfound++] = k;
+    r->found[k] = direction;
 }
 
 /* dst_k = src_k for the root functions looked at. */
@@ -497,9 +514,8 @@ static int lost_kinks(rk_stepper *r, pl_error *err)
         r->end_exact = 0;
         if (end_step_at(r, tk, err) != 0)
             return -1;
-        for (size_t e = 0; e < r->nlive; e++)
-            r->found[live_at(r, e)] = 0;
-        r->found[k] = direction;
+        clear_found(r);
+        set_found(r, k, direction);
     }
     if (lost && r->spec.roots(r->base.t, r->y, g1, r->spec.user)) {
         pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", r->base.t, r->spec.context);
@@ -573,12 +589,12 @@ static int find_roots(rk_stepper *r, pl_error *err)
     if (!(t_root <= r->base.t))
         t_root = first;
     double tol = 8.0 * DBL_EPSILON * fmax(1.0, fabs(t_root));
+    clear_found(r);
     for (size_t e = 0; e < r->nlive; e++) {
         int k = live_at(r, e);
         double tk = isnan(when[k]) ? estimate[k] : when[k];
-        r->found[k] = 0;
         if (crosses[k] && tk <= t_root + tol) {
-            r->found[k] = r->g1[k] > r->g0[k] ? 1 : -1;
+            set_found(r, k, r->g1[k] > r->g0[k] ? 1 : -1);
             any = 1;
         }
     }
@@ -650,7 +666,7 @@ static int step(pl_stepper *s, double t_stop, pl_error *err)
     rk_stepper *r = s->impl;
     double t = s->t;
     if (update_live(r)) { /* functions new to the list: their values at the step's start */
-        memset(r->found, 0, (size_t)r->spec.nroots * sizeof *r->found);
+        clear_found(r);
         if (r->spec.roots(t, r->y, r->g0, r->spec.user)) {
             pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", t, r->spec.context);
             return -1;
@@ -721,8 +737,7 @@ static int cut(pl_stepper *s, double t, pl_error *err)
     int nr = r->spec.nroots;
     if (t < s->t && end_step_at(r, t, err) != 0)
         return -1;
-    for (size_t e = 0; e < r->nlive; e++)
-        r->found[live_at(r, e)] = 0;
+    clear_found(r);
     if (nr == 0 || !r->spec.kink)
         return 0; /* nothing to judge; the restart evaluates the functions */
     if (r->spec.roots(s->t, r->y, r->g1, r->spec.user)) {
@@ -785,8 +800,7 @@ static pl_status restart(pl_stepper *s, double t, double h0, pl_error *err)
     r->dense_t = r->exact_t = NAN;
     r->aimed_at = -1;
     update_live(r);
-    if (r->live) /* found holds no function out of the list */
-        memset(r->found, 0, (size_t)r->spec.nroots * sizeof *r->found);
+    clear_found(r);
     if (r->spec.nroots && r->spec.roots(t, r->y, r->g0, r->spec.user))
         return pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", t, r->spec.context);
     r->h = h0 > 0.0 ? h0 : first_step(r, t);
@@ -839,7 +853,8 @@ pl_status pl_stepper_rk_new(pl_stepper **out, const pl_stepper_spec *spec, pl_er
                        {&r->w, N},      {&r->f0, N},    {&r->f1, N},       {&r->g0, nr},      {&r->g1, nr},
                        {&r->groot, nr}, {&r->gdep, nr}, {&r->estimate, nr}, {&r->when, nr},   {&r->g_start, nr},
                        {&r->y_exact, N}, {&r->f_exact, N}};
-    pl_int_part int_parts[] = {{&r->found, nr + 1}, {&r->crosses, nr + 1}, {&r->taken, nr + 1}};
+    pl_int_part int_parts[] = {{&r->found, nr + 1}, {&r->crosses, nr + 1}, {&r->taken, nr + 1},
+                               {&r->found_at, nr + 1}};
     r->block = pl_carve(parts, PL_NPARTS(parts));
     r->int_block = pl_carve_int(int_parts, PL_NPARTS(int_parts));
     r->step = gsl_odeiv2_step_alloc(gsl_odeiv2_step_rk8pd, N);

@@ -168,9 +168,11 @@ pl_status pen_open_episode(run *r, size_t i, double t, const double *y, pl_error
     ep->row_in = r->sol->traj.nrows; /* the row recorded right after the switch */
     r->open[i] = (int)r->sol->nepisodes - 1;
     r->shared[i] = 0;
-    for (size_t j = 0; j < c->m; j++)
+    for (size_t k = 0; k < c->field.nlist; k++) { /* the open episodes are the active constraints' */
+        size_t j = c->field.list[k];
         if (j != i && r->open[j] >= 0)
             r->shared[i] = r->shared[j] = 1;
+    }
     /* Settled once the entry transient has decayed below the tolerance, and not before 3 half
      * periods (an impact would have ended).  Its amplitude a0 is measured from the resting
      * penetration, which is up to pen away from G = 0 (a contact that starts at rest on G = 0

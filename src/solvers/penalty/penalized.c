@@ -77,6 +77,23 @@ void pl_penalized_list_active(pl_penalized *p)
     p->listed = 1;
 }
 
+void pl_penalized_list_switch(pl_penalized *p, size_t i, int on)
+{
+    if (!p->listed)
+        return;
+    size_t e = 0;
+    while (e < p->nlist && p->list[e] < i)
+        e++;
+    if (on && (e == p->nlist || p->list[e] != i)) {
+        memmove(p->list + e + 1, p->list + e, (p->nlist - e) * sizeof *p->list);
+        p->list[e] = i;
+        p->nlist++;
+    } else if (!on && e < p->nlist && p->list[e] == i) {
+        memmove(p->list + e, p->list + e + 1, (p->nlist - e - 1) * sizeof *p->list);
+        p->nlist--;
+    }
+}
+
 /* Clear the forces written by the last evaluation into f (lambda is 0 but where listed). */
 static void clear_lambda(pl_forces *f)
 {

@@ -57,8 +57,10 @@ void pl_forces_free(pl_forces *f);
 /* dst = src (forces of one model). */
 void pl_forces_copy(pl_forces *dst, const pl_forces *src, const pl_model *model);
 
-/* The list of active constraints from the flags (after a mode turned on; O(m)). */
+/* The list of active constraints from the flags (O(m)). */
 void pl_penalized_list_active(pl_penalized *p);
+/* Constraint i switched on (on = 1) or off in the list (O(list)). */
+void pl_penalized_list_switch(pl_penalized *p, size_t i, int on);
 
 /* Returns non-zero if M(q) is not positive definite. */
 int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const double *v, pl_forces *f);

@@ -288,6 +288,7 @@ static void init_scales(run_ctx *c)
                                                              : pl_law_settling_rate(law, c->mu, A) / c->bdf_omega[i];
         for (int order = 1; order <= 5; order++)
             c->bdf_radius[i][order] = NAN;
+        c->kink_t[i] = NAN;
     }
 }
 
