@@ -8,6 +8,7 @@
  *   gamma.c      Gamma^mu's quadrature (paper 004, eq. (5))
  *   roots.c      the root functions of the contact switches and their hysteresis
  *   neighbours.c the neighbour list: which constraints are evaluated, and its proof
+ *   slots.c      the impulses' slots: which state components hold which active constraint's impulse
  *   weights.c    the error weights
  *   aim.c        step aiming on the gap models (gap_model.c)
  *   lift_off.c   lift-off from settled contact: handover to the Runge-Kutta pair, exit resolution
