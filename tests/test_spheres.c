@@ -803,6 +803,91 @@ static void test_head_on_offset_inelastic(void)
     pl_model_free(&m);
 }
 
+/* The work of a box's steps grows with its bodies, not with its constraints: from 40 to 80 disks in
+ * one row (940 and 3480 constraints, m ~ N^2/2) the state (2n + 1 and the impulses of the active
+ * constraints, src/solvers/penalty/slots.c) and the gaps evaluated per step (the neighbour list's)
+ * grow like N, at most 2.5 times where m grows 3.7 times; with an impulse per constraint the state
+ * grew 3.45 times. */
+static void test_work_per_step(void)
+{
+    const double disks[] = {40, 80};
+    double state[2] = {NAN, NAN}, gaps[2] = {NAN, NAN};
+    for (int k = 0; k < 2; k++) {
+        pl_setting s[] = {{"config", 3}, {"N", disks[k]}};
+        pl_model m = {0};
+        if (!init(&m, s, 2))
+            return;
+        pl_solution r;
+        pl_error err;
+        if (solve_penalty(&m, 1e6, 1e-8, 0.3, 0, &r, &err) == PL_OK && r.stats.steps > 0 && r.nepisodes > 0) {
+            state[k] = (double)r.stats.state_size;
+            gaps[k] = (double)r.stats.gap_evals / (double)r.stats.steps;
+            printf("row of %.0f disks (%zu constraints): state of %ld components, %.0f gaps per step, %ld steps, "
+                   "%zu episodes\n", disks[k], m.m, r.stats.state_size, gaps[k], r.stats.steps, r.nepisodes);
+        } else {
+            CHECK(0, "row of %.0f disks: %s", disks[k], err.message);
+        }
+        pl_solution_free(&r);
+        pl_model_free(&m);
+    }
+    CHECK(state[1] / state[0] <= 2.5, "state from 40 to 80 disks: %.0f -> %.0f components (x %.2f <= 2.5)", state[0],
+          state[1], state[1] / state[0]);
+    CHECK(gaps[1] / gaps[0] <= 2.5, "gaps per step from 40 to 80 disks: %.0f -> %.0f (x %.2f <= 2.5)", gaps[0], gaps[1],
+          gaps[1] / gaps[0]);
+}
+
+/* The impulses of a pile of 36 disks falling on the floor under gravity (6 rows of 6, e = 0), in the
+ * slots that active constraints take and give back (src/solvers/penalty/slots.c; up to 44 contacts at
+ * once: the slots grow from 16): the momentum balance of the disks,
+ *   sum_a m v_a(T) - sum_a m v_a(0) = -N m g T e_y + sum over the walls' episodes of grad G_i I_i,
+ * the pairs' impulses cancelling (grad G of a pair is opposite on its two disks) and a wall's gradient
+ * +-1 on one coordinate. */
+static void test_impulse_balance(void)
+{
+    const double N = 36, g = 9.81, T = 0.5;
+    pl_setting s[] = {{"config", 3}, {"N", N}, {"cols", 6}, {"g", g}};
+    pl_model m = {0};
+    if (!init(&m, s, 4))
+        return;
+    pl_solution r;
+    pl_error err;
+    if (solve_penalty(&m, 1e6, 1e-8, T, 0, &r, &err) != PL_OK) {
+        CHECK(0, "pile of 36: %s", err.message);
+        pl_solution_free(&r);
+        pl_model_free(&m);
+        return;
+    }
+    size_t P = (size_t)(N * (N - 1) / 2), walls = 0;
+    double dp[2] = {0.0, -N * 1.0 * g * T}, total = 0.0, q0[72], v0[72];
+    pl_model_initial_state(&m, q0, v0);
+    pl_gap *gap = pl_gap_new_sparse(1, &m, 0);
+    for (size_t k = 0; k < r.nepisodes; k++) {
+        size_t i = r.episodes[k].constraint;
+        total += fabs(r.episodes[k].impulse);
+        if (i < P)
+            continue;
+        walls++;
+        pl_model_gap_sparse(&m, i, 0.0, q0, gap);
+        size_t j = pl_gap_dof(gap, 0);
+        dp[j % 2] += gap->grad[0] * r.episodes[k].impulse;
+    }
+    free(gap);
+    double err_p = 0.0;
+    for (size_t xy = 0; xy < 2; xy++) {
+        double p = 0.0;
+        for (size_t a = 0; a < (size_t)N; a++)
+            p += r.v_final[2 * a + xy] - v0[2 * a + xy]; /* m = 1 */
+        err_p = fmax(err_p, fabs(p - dp[xy]));
+    }
+    printf("pile of 36: %zu episodes (%zu of walls), state of %ld components, momentum balance to %.3g (impulses "
+           "%.4g in all)\n", r.nepisodes, walls, r.stats.state_size, err_p, total);
+    CHECK(walls > 0 && r.stats.state_size > 2 * 72 + 1 + 16, "pile of 36: walls touched (%zu) and the slots grown "
+          "beyond 16 (state %ld)", walls, r.stats.state_size);
+    CHECK(err_p <= 1e-8 * N * g * T, "pile of 36: momentum balance to %.3g <= 1e-8 N m g T", err_p);
+    pl_solution_free(&r);
+    pl_model_free(&m);
+}
+
 int main(void)
 {
     check_init();
@@ -819,5 +904,7 @@ int main(void)
     test_box();
     test_default_sweep();
     test_candidates_wide_box();
+    test_work_per_step();
+    test_impulse_balance();
     return check_finish("test_spheres");
 }

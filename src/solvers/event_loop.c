@@ -79,6 +79,14 @@ pl_status pl_loop_restart(pl_event_loop *loop, pl_stepper *next, double t, pl_er
     return loop->stepper->restart(loop->stepper, t, h0, err);
 }
 
+void pl_loop_replace_stepper(pl_event_loop *loop, pl_stepper *next)
+{
+    loop->stepper = next;
+    free(loop->sample_y);
+    loop->sample_y = NULL;
+    loop->sample_first = loop->sample_count = loop->sample_cap = 0;
+}
+
 /* Whether the budget has run out, the time to write the rows recorded so far counted. */
 static int budget_spent(const pl_event_loop *loop)
 {

@@ -24,7 +24,8 @@ typedef struct {
     /* Returns 1 (with *t_cross), 0, or -1 (failure, in err); at_root: the step ended at a root. */
     int (*missed)(void *user, double t, const double *y, int at_root, double *t_cross, pl_error *err);
     /* Mode changes at *t: at a root (found: the stepper's root info) or at a missed crossing (found
-     * NULL).  Sets *changed when the modes or the state changed. */
+     * NULL).  Sets *changed when the modes or the state changed.  It may replace the active stepper
+     * (pl_loop_replace_stepper), y then being the old one's: the loop goes on from the new one's. */
     pl_status (*event)(void *user, double *t, double *y, const int *found, int *changed, pl_error *err);
     /* Optional: the stepper to continue with at t (NULL or the active one: no change). */
     pl_stepper *(*choose)(void *user, double t);
@@ -88,6 +89,10 @@ pl_status pl_loop_record(pl_event_loop *loop, double t, const double *y, pl_erro
 /* Restart the stepper `next` (or the active one if NULL) at (t, y), y being the active stepper's
  * state; `next` becomes the active one. */
 pl_status pl_loop_restart(pl_event_loop *loop, pl_stepper *next, double t, pl_error *err);
+
+/* The active stepper replaced by `next` (made anew at another state size by a hook, which freed the
+ * old one; NULL: none, the run failing): the states kept for the samples, of the old size, dropped. */
+void pl_loop_replace_stepper(pl_event_loop *loop, pl_stepper *next);
 
 /* Run the loop from the active stepper's current state to t_end. */
 pl_status pl_loop_run(pl_event_loop *loop, pl_error *err);

@@ -223,12 +223,20 @@ pl_status pl_solution_record_contact(pl_solution *sol, size_t i, double g, doubl
 
 pl_status pl_solution_append_row(pl_solution *sol, const double *row, pl_error *err)
 {
+    return pl_solution_append_row_of(sol, row, NULL, sol->m, err);
+}
+
+pl_status pl_solution_append_row_of(pl_solution *sol, const double *row, const size_t *list, size_t count,
+                                    pl_error *err)
+{
     if (sol->contacts == PL_CONTACTS_DENSE) /* the whole row as it is */
         return pl_table_append(&sol->traj, row, err);
     size_t n = sol->n, m = sol->m, rows = sol->traj.nrows;
     pl_status s = pl_solution_append_state(sol, row, err);
-    for (size_t i = 0; s == PL_OK && i < m; i++)
+    for (size_t k = 0; s == PL_OK && k < count; k++) {
+        size_t i = list ? list[k] : k;
         s = pl_solution_record_contact(sol, i, row[pl_col_g(n, m) + i], row[pl_col_force(n, m) + i], err);
+    }
     if (s != PL_OK && sol->traj.nrows > rows) { /* the row goes whole, as a dense one */
         sol->traj.nrows = rows;
         sol->nentries = sol->row_first[rows];

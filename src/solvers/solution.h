@@ -75,6 +75,9 @@ typedef struct {
     long gap_evals;           /* gaps a penalized run evaluated for its steps, events and weights (the
                                  trajectory's record of every gap aside; not in summary.json) */
     long neighbour_rebuilds;  /* rebuilds of its neighbour list (neighbours.c) */
+    long state_size;          /* the components of its state at the end: 2n + 1 and the impulses'
+                                 slots (every constraint's below 100 constraints; slots.c); not in
+                                 summary.json */
     double wall_seconds;
 } pl_stats;
 
@@ -225,6 +228,10 @@ void pl_solution_set_contacts(pl_solution *sol, pl_contacts_mode mode);
  * (pl_contact_in).  What every solver records a row through.  All or nothing: a row that fails
  * (the cap on the output, memory) leaves no state and no contacts behind. */
 pl_status pl_solution_append_row(pl_solution *sol, const double *row, pl_error *err);
+/* The same for the constraints list[0..count) alone (increasing), the others known to be out of
+ * contact (G > 0, no force): with sparse contacts their columns in row are not read. */
+pl_status pl_solution_append_row_of(pl_solution *sol, const double *row, const size_t *list, size_t count,
+                                    pl_error *err);
 /* Append the state t, gamma, q, v (the first 2 + 2n values of row) with no contact recorded yet
  * (dense: G NAN, force 0); then pl_solution_record_contact for each constraint evaluated. */
 pl_status pl_solution_append_state(pl_solution *sol, const double *row, pl_error *err);

@@ -73,6 +73,13 @@ typedef struct {
        Runge-Kutta stepper's control then expects a step's local error to fall as the steps move
        away from the point behind (stepper_rk.c, "Singular points"). */
     double (*singular)(double t, double *behind, double *ahead, void *user);
+    /* Optional: the root functions that can change sign, their indices in increasing order into
+       *list (NULL: every one) and their count returned; the others keep their sign and the
+       Runge-Kutta stepper does not look at them (a constraint out of a neighbour list: a root
+       function per constraint would cost every step O(nroots)).  *version changes whenever the
+       list gains a function other than at a restart: the stepper then evaluates the functions
+       afresh at its state.  Asked at every restart and every step. */
+    size_t (*live_roots)(void *user, const int **list, unsigned long *version);
     double root_ulps; /* precise roots to this many ulps of t (0: 100, as CVODE) */
     void *user;
     const char *context; /* for failure messages, e.g. "mu = 1e+08" */

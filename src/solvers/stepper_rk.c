@@ -51,6 +51,13 @@ typedef struct {
     double *g_start; /* the root functions at the step's start (g0 is overwritten at its end) */
     int *found, *crosses;
     int *taken; /* the approximate roots the kink hook took over in this step */
+    /* The root functions looked at (spec.live_roots; live NULL: every one), nlive of them, as of
+     * live_version.  found is 0 for every other. */
+    const int *live;
+    size_t nlive;
+    unsigned long live_version;
+    int *found_at; /* the functions whose found is not 0, nfound of them */
+    size_t nfound;
     double *block; /* the arrays above, carved (pl_stepper_rk_new) */
     int *int_block;
     int rhs_status; /* the last failure of the solver's right-hand side */
@@ -68,6 +75,54 @@ typedef struct {
     long steps, rhs, fails;              /* since the last restart */
     long added_rhs, added_fails;         /* already added to the statistics */
 } rk_stepper;
+
+/* The e-th root function looked at (of nlive). */
+static inline int live_at(const rk_stepper *r, size_t e)
+{
+    return r->live ? r->live[e] : (int)e;
+}
+
+/* The root functions looked at, from the solver; 1 if the list gained some since the last call
+ * (its version changed). */
+static int update_live(rk_stepper *r)
+{
+    if (!r->spec.live_roots) {
+        r->live = NULL;
+        r->nlive = (size_t)r->spec.nroots;
+        return 0;
+    }
+    unsigned long version = r->live_version;
+    r->nlive = r->spec.live_roots(r->spec.user, &r->live, &version);
+    int changed = version != r->live_version;
+    r->live_version = version;
+    return changed;
+}
+
+/* found 0 for every function, and found[k] = direction. */
+static void clear_found(rk_stepper *r)
+{
+    for (size_t e = 0; e < r->nfound; e++)
+        r->found[r->found_at[e]] = 0;
+    r->nfound = 0;
+}
+
+static void set_found(rk_stepper *r, int k, int direction)
+{
+    if (!r->found[k])
+        r->found_at[r->nfound++] = k;
+    r->found[k] = direction;
+}
+
+/* dst_k = src_k for the root functions looked at. */
+static void copy_live(const rk_stepper *r, double *dst, const double *src)
+{
+    if (!r->live) {
+        memcpy(dst, src, r->nlive * sizeof *dst);
+        return;
+    }
+    for (size_t e = 0; e < r->nlive; e++)
+        dst[r->live[e]] = src[r->live[e]];
+}
 
 static int gsl_rhs(double t, const double y[], double dydt[], void *params)
 {
@@ -304,18 +359,22 @@ static double locate(rk_stepper *r, int k, double estimate, double tol)
  * crossing like any other (CVODE does the same, at 100 ulps past t0). */
 static int departures(rk_stepper *r)
 {
-    int nr = r->spec.nroots, need = 0;
-    for (int k = 0; k < nr; k++)
+    int need = 0;
+    for (size_t e = 0; e < r->nlive; e++) {
+        int k = live_at(r, e);
         need |= r->g0[k] == 0.0 && r->g1[k] != 0.0;
+    }
     if (!need)
         return 0;
     double td = r->t0 + 1e-4 * (r->base.t - r->t0), *gd = r->gdep;
     const double *yd = hermite(r, td);
     if (!yd || r->spec.roots(td, yd, gd, r->spec.user))
         return -1;
-    for (int k = 0; k < nr; k++)
+    for (size_t e = 0; e < r->nlive; e++) {
+        int k = live_at(r, e);
         if (r->g0[k] == 0.0 && r->g1[k] != 0.0 && gd[k] != 0.0 && (gd[k] > 0.0) != (r->g1[k] > 0.0))
             r->g0[k] = gd[k];
+    }
     return 0;
 }
 
@@ -327,11 +386,14 @@ static int take_kinks(rk_stepper *r, double *first, int *kfirst, pl_error *err)
 {
     int nr = r->spec.nroots, np = nr - r->spec.napprox, taken = 0;
     double first_precise = INFINITY;
-    for (int k = 0; k < np; k++)
-        if (r->crosses[k])
+    for (size_t e = 0; e < r->nlive; e++) {
+        int k = live_at(r, e);
+        if (k < np && r->crosses[k])
             first_precise = fmin(first_precise, r->estimate[k]);
-    for (int k = np; k < nr; k++) {
-        if (!r->crosses[k] || !(r->estimate[k] < first_precise))
+    }
+    for (size_t e = 0; e < r->nlive; e++) {
+        int k = live_at(r, e);
+        if (k < np || !r->crosses[k] || !(r->estimate[k] < first_precise))
             continue;
         /* to 1e-6 of the step, as an approximate root that cuts the step */
         double tk = locate(r, k, r->estimate[k], root_tolerance(r, k, r->base.t, r->base.t - r->t0));
@@ -364,9 +426,11 @@ static int take_kinks(rk_stepper *r, double *first, int *kfirst, pl_error *err)
     }
     *first = INFINITY;
     *kfirst = -1;
-    for (int k = 0; k < nr; k++)
+    for (size_t e = 0; e < r->nlive; e++) {
+        int k = live_at(r, e);
         if (r->crosses[k] && r->estimate[k] < *first)
             *first = r->estimate[k], *kfirst = k;
+    }
     return 0;
 }
 
@@ -404,13 +468,16 @@ static int lost_kinks(rk_stepper *r, pl_error *err)
     if (!r->spec.kink)
         return 0;
     double *g0 = r->g0, *g1 = r->g1, *when = r->when, h = r->base.t - r->t0;
-    for (int k = np; k < nr; k++) {
+    for (size_t e = 0; e < r->nlive; e++) {
+        int k = live_at(r, e);
+        if (k < np)
+            continue;
         double a = r->g_start[k];
         when[k] = NAN;
         if (r->taken[k] || r->found[k] || !((a > 0.0 && g1[k] <= 0.0) || (a < 0.0 && g1[k] >= 0.0)))
             continue;
         if (!lost++) {
-            memcpy(g0, r->g_start, (size_t)nr * sizeof *g0); /* the ends of root_value */
+            copy_live(r, g0, r->g_start); /* the ends of root_value */
             r->aimed_at = -1;                              /* the step no longer ends where aimed */
         }
         root_fn f = {.r = r, .k = k, .cheap = 1, .memo = {{NAN, NAN}, {NAN, NAN}}};
@@ -424,9 +491,11 @@ static int lost_kinks(rk_stepper *r, pl_error *err)
     int declined = 0;
     for (int left = lost; left > 0 && !declined; left--) {
         int k = -1;
-        for (int j = np; j < nr; j++)
-            if (!isnan(when[j]) && (k < 0 || when[j] < when[k]))
+        for (size_t e = 0; e < r->nlive; e++) {
+            int j = live_at(r, e);
+            if (j >= np && !isnan(when[j]) && (k < 0 || when[j] < when[k]))
                 k = j;
+        }
         double tk = when[k];
         when[k] = NAN;
         const double *y = reintegrate(r, tk);
@@ -445,8 +514,8 @@ static int lost_kinks(rk_stepper *r, pl_error *err)
         r->end_exact = 0;
         if (end_step_at(r, tk, err) != 0)
             return -1;
-        memset(r->found, 0, (size_t)nr * sizeof *r->found);
-        r->found[k] = direction;
+        clear_found(r);
+        set_found(r, k, direction);
     }
     if (lost && r->spec.roots(r->base.t, r->y, g1, r->spec.user)) {
         pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", r->base.t, r->spec.context);
@@ -475,9 +544,10 @@ static int find_roots(rk_stepper *r, pl_error *err)
         pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", r->t0, r->spec.context);
         return -1;
     }
-    memcpy(r->g_start, r->g0, (size_t)nr * sizeof *r->g0);
-    memset(r->taken, 0, (size_t)nr * sizeof *r->taken);
-    for (int k = 0; k < nr; k++) {
+    copy_live(r, r->g_start, r->g0);
+    for (size_t e = 0; e < r->nlive; e++) {
+        int k = live_at(r, e);
+        r->taken[k] = 0;
         crosses[k] = (r->g0[k] > 0.0 && r->g1[k] <= 0.0) || (r->g0[k] < 0.0 && r->g1[k] >= 0.0);
         estimate[k] = when[k] = NAN;
         if (!crosses[k])
@@ -497,19 +567,21 @@ static int find_roots(rk_stepper *r, pl_error *err)
     if (r->spec.kink && kfirst >= 0 && take_kinks(r, &first, &kfirst, err) != 0)
         return -1;
     if (kfirst < 0) {
-        memcpy(r->g0, r->g1, (size_t)nr * sizeof *r->g0);
+        copy_live(r, r->g0, r->g1);
         return 0;
     }
     /* each to its tolerance (root_tolerance), just past it, so that the next step does not meet it
      * again */
     double t_root = INFINITY;
     if (kfirst < nr - r->spec.napprox) {
-        for (int k = 0; k < nr - r->spec.napprox; k++)
-            if (crosses[k] && estimate[k] <= first + 2e-3 * h) {
+        for (size_t e = 0; e < r->nlive; e++) {
+            int k = live_at(r, e);
+            if (k < nr - r->spec.napprox && crosses[k] && estimate[k] <= first + 2e-3 * h) {
                 when[k] = locate(r, k, estimate[k], root_tolerance(r, k, r->base.t, h));
                 if (!isnan(when[k]))
                     t_root = fmin(t_root, when[k]);
             }
+        }
     } else {
         when[kfirst] = locate(r, kfirst, first, root_tolerance(r, kfirst, r->base.t, h));
         t_root = when[kfirst];
@@ -517,11 +589,12 @@ static int find_roots(rk_stepper *r, pl_error *err)
     if (!(t_root <= r->base.t))
         t_root = first;
     double tol = 8.0 * DBL_EPSILON * fmax(1.0, fabs(t_root));
-    for (int k = 0; k < nr; k++) {
+    clear_found(r);
+    for (size_t e = 0; e < r->nlive; e++) {
+        int k = live_at(r, e);
         double tk = isnan(when[k]) ? estimate[k] : when[k];
-        r->found[k] = 0;
         if (crosses[k] && tk <= t_root + tol) {
-            r->found[k] = r->g1[k] > r->g0[k] ? 1 : -1;
+            set_found(r, k, r->g1[k] > r->g0[k] ? 1 : -1);
             any = 1;
         }
     }
@@ -534,7 +607,7 @@ static int find_roots(rk_stepper *r, pl_error *err)
     int declined = lost_kinks(r, err);
     if (declined < 0)
         return -1;
-    memcpy(r->g0, r->g1, (size_t)nr * sizeof *r->g0);
+    copy_live(r, r->g0, r->g1);
     return any || declined;
 }
 
@@ -592,6 +665,13 @@ static int step(pl_stepper *s, double t_stop, pl_error *err)
 {
     rk_stepper *r = s->impl;
     double t = s->t;
+    if (update_live(r)) { /* functions new to the list: their values at the step's start */
+        clear_found(r);
+        if (r->spec.roots(t, r->y, r->g0, r->spec.user)) {
+            pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", t, r->spec.context);
+            return -1;
+        }
+    }
     for (;;) {
         double h_max = s->max_step > 0.0 ? s->max_step : INFINITY;
         double remaining = t_stop - t, h = fmin(fmin(r->h, h_max), remaining);
@@ -657,7 +737,7 @@ static int cut(pl_stepper *s, double t, pl_error *err)
     int nr = r->spec.nroots;
     if (t < s->t && end_step_at(r, t, err) != 0)
         return -1;
-    memset(r->found, 0, (size_t)nr * sizeof *r->found);
+    clear_found(r);
     if (nr == 0 || !r->spec.kink)
         return 0; /* nothing to judge; the restart evaluates the functions */
     if (r->spec.roots(s->t, r->y, r->g1, r->spec.user)) {
@@ -666,7 +746,7 @@ static int cut(pl_stepper *s, double t, pl_error *err)
     }
     int declined = lost_kinks(r, err);
     if (declined >= 0)
-        memcpy(r->g0, r->g1, (size_t)nr * sizeof *r->g0);
+        copy_live(r, r->g0, r->g1);
     return declined;
 }
 
@@ -719,6 +799,8 @@ static pl_status restart(pl_stepper *s, double t, double h0, pl_error *err)
     r->have_f0 = r->have_f1 = 0; /* a restart is at a switch of the right-hand side */
     r->dense_t = r->exact_t = NAN;
     r->aimed_at = -1;
+    update_live(r);
+    clear_found(r);
     if (r->spec.nroots && r->spec.roots(t, r->y, r->g0, r->spec.user))
         return pl_fail(err, PL_ERR_SOLVER, "the root functions failed at t = %.17g (%s)", t, r->spec.context);
     r->h = h0 > 0.0 ? h0 : first_step(r, t);
@@ -771,7 +853,8 @@ pl_status pl_stepper_rk_new(pl_stepper **out, const pl_stepper_spec *spec, pl_er
                        {&r->w, N},      {&r->f0, N},    {&r->f1, N},       {&r->g0, nr},      {&r->g1, nr},
                        {&r->groot, nr}, {&r->gdep, nr}, {&r->estimate, nr}, {&r->when, nr},   {&r->g_start, nr},
                        {&r->y_exact, N}, {&r->f_exact, N}};
-    pl_int_part int_parts[] = {{&r->found, nr + 1}, {&r->crosses, nr + 1}, {&r->taken, nr + 1}};
+    pl_int_part int_parts[] = {{&r->found, nr + 1}, {&r->crosses, nr + 1}, {&r->taken, nr + 1},
+                               {&r->found_at, nr + 1}};
     r->block = pl_carve(parts, PL_NPARTS(parts));
     r->int_block = pl_carve_int(int_parts, PL_NPARTS(int_parts));
     r->step = gsl_odeiv2_step_alloc(gsl_odeiv2_step_rk8pd, N);

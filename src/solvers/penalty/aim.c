@@ -22,12 +22,10 @@ static void fit_gap_models(run_ctx *c, double t, const double *y)
     c->aim_t[1] = t, c->aim_modes[1] = c->modes;
     const pl_gap *gaps = pen_geometry_at(c, t, y);
     int history = c->aim_modes[0] == c->modes && c->aim_t[0] < t;
-    for (size_t i = 0; i < c->m; i++) {
-        if (!pen_is_near(c, i)) { /* no history for its first fit once it is near again */
-            c->fitted[i] = 0;
-            g[i] = gdot[i] = NAN;
-            continue;
-        }
+    /* those left out of the neighbour list are not fitted, their values NAN (pen_neighbours_rebuild):
+     * no history for a first fit once they are near again */
+    for (size_t k = 0, count = pen_near_count(c); k < count; k++) {
+        size_t i = pen_near_at(c, k);
         g[i] = gaps[i].g;
         gdot[i] = c->geometry_gdot[i];
         /* the linear oscillator's roots are aimed at under a linear law only */
@@ -58,7 +56,8 @@ double pen_aim(double t, const double *y, double h, int *k, double *uncertainty,
     if (t != c->aim_t[1] || c->modes != c->aim_modes[1])
         fit_gap_models(c, t, y);
     double first = NAN;
-    for (size_t i = 0; i < c->m; i++) {
+    for (size_t e = 0, count = pen_near_count(c); e < count; e++) {
+        size_t i = pen_near_at(c, e);
         const pl_gap_model *model = &c->gap_model[i];
         if (!c->fitted[i] || !(model->error <= AIM_MODEL_ERROR))
             continue;

@@ -119,16 +119,17 @@ static double sampled_gap_rate(run *r, int *sampled, int j, double s, size_t i)
         sampled[j] = 1;
         pl_stepper *st = r->loop.stepper;
         const double *y = st->dense_cheap(st, s);
-        for (size_t k = 0; k < c->m; k++)
-            gd[k] = NAN;
+        size_t count = pen_near_count(c);
+        for (size_t e = 0; e < count; e++)
+            gd[pen_near_at(c, e)] = NAN;
         if (y) {
             double *fp = c->fp_dense;
             pl_model_velocity_map(c->model, s, Q(y), V(y, c), fp, NULL, NULL, NULL);
-            for (size_t k = 0; k < c->m; k++)
-                if (pen_is_near(c, k)) {
-                    gd[k] = pl_model_gap_rate_sparse(c->model, k, s, Q(y), fp, c->gap_dense);
-                    c->gap_evals++;
-                }
+            for (size_t e = 0; e < count; e++) {
+                size_t k = pen_near_at(c, e);
+                gd[k] = pl_model_gap_rate_sparse(c->model, k, s, Q(y), fp, c->gap_dense);
+            }
+            c->gap_evals += (long)count;
         }
     }
     return gd[i];
@@ -251,9 +252,9 @@ static int find_missed_crossing(run *r, double ta, const double *g_a, const doub
 {
     run_ctx *c = &r->ctx;
     int found = 0, sampled[FLIGHT_SAMPLES] = {0};
-    for (size_t i = 0; i < c->m; i++) {
-        if (!pen_is_near(c, i))
-            continue; /* positive through the step (neighbours.c) */
+    /* those left out of the neighbour list are positive through the step (neighbours.c) */
+    for (size_t e = 0, count = pen_near_count(c); e < count; e++) {
+        size_t i = pen_near_at(c, e);
         /* The mode disagrees with the sign of G at the end: the crossing left no sign change for
          * the root finder (the step began on the constraint, where a switch had just happened).
          * Beyond round-off, and beyond the gap's change over the time tolerance of a root (a step
@@ -328,6 +329,17 @@ static int find_missed_crossing(run *r, double ta, const double *g_a, const doub
     return found;
 }
 
+/* dst_i = src_i for the constraints evaluated (pen_near_at). */
+static void copy_near(const run_ctx *c, double *dst, const double *src)
+{
+    if (!c->near) {
+        memcpy(dst, src, c->m * sizeof *dst);
+        return;
+    }
+    for (size_t k = 0; k < c->nnear; k++)
+        dst[c->near_list[k]] = src[c->near_list[k]];
+}
+
 /* The `missed` hook's search: the pieces of [prev_t, t] between output samples, each checked by
  * find_missed_crossing on the dense output; the earliest missed crossing over all pieces and
  * constraints is taken, before a root of the same step only if it comes first. */
@@ -336,8 +348,8 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
     run *r = user;
     run_ctx *c = &r->ctx;
     double ta = r->loop.prev_t, *g_a = r->g_a, *gdot_a = r->gdot_a, *gdot_b = r->gdot_b, *g = r->g_scan;
-    memcpy(g_a, r->prev_g, c->m * sizeof *g_a);
-    memcpy(gdot_a, r->prev_gdot, c->m * sizeof *gdot_a);
+    copy_near(c, g_a, r->prev_g);
+    copy_near(c, gdot_a, r->prev_gdot);
     size_t k = r->loop.next_sample;
     int found = 0;
     while (ta < t) {
@@ -366,8 +378,8 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
             r->missed_constraint = i;
         }
         ta = tb;
-        memcpy(g_a, g, c->m * sizeof *g_a);
-        memcpy(gdot_a, gdot_b, c->m * sizeof *gdot_a);
+        copy_near(c, g_a, g);
+        copy_near(c, gdot_a, gdot_b);
     }
     return found && (!at_root || *t_cross < t);
 }
@@ -401,7 +413,9 @@ int pen_missed(void *user, double t, const double *y, int at_root, double *t_cro
         return 1;
     }
     r->handover = r->ctx.m;
-    if (!found && pen_neighbours_due(&r->ctx, t, Q(y)))
+    if (!found && pen_neighbours_due(&r->ctx, t, Q(y))) {
         pen_neighbours_rebuild(&r->ctx, t, Q(y));
+        pen_neighbours_refresh(r, t, y);
+    }
     return found;
 }

@@ -8,6 +8,7 @@
  *   gamma.c      Gamma^mu's quadrature (paper 004, eq. (5))
  *   roots.c      the root functions of the contact switches and their hysteresis
  *   neighbours.c the neighbour list: which constraints are evaluated, and its proof
+ *   slots.c      the impulses' slots: which state components hold which active constraint's impulse
  *   weights.c    the error weights
  *   aim.c        step aiming on the gap models (gap_model.c)
  *   lift_off.c   lift-off from settled contact: handover to the Runge-Kutta pair, exit resolution
@@ -38,7 +39,11 @@ typedef struct {
     const pl_model *model;
     pl_penalized field; /* the vector field and the contact modes */
     double mu, rtol;
-    size_t n, m, N; /* dofs, constraints, state size 2n + 1 + m */
+    size_t n, m, N; /* dofs, constraints, state size 2n + 1 + slots */
+    /* The impulses' slots (slots.c): the state holds `slots` impulse components; slot_of[i] is
+     * constraint i's (SIZE_MAX: none), free_slot[0..nfree) those unowned.  slot_of NULL: slot i is
+     * constraint i's, slots = m (fewer than PEN_SLOTS_FROM constraints). */
+    size_t slots, *slot_of, *free_slot, nfree;
     double *pen;                /* resting penetration scale min(A/(k mu), V/sqrt(k mu)) */
     double *omega;              /* contact frequency sqrt(k mu) */
     double *bdf_omega, *bdf_xi; /* the settled contact's mode (init_scales), for bdf_max_order */
@@ -94,14 +99,20 @@ typedef struct {
     /* Neighbour search (neighbours.c): near[i] = 1 if constraint i is in the list built at (near_t,
      * near_q) with margin near_margin; near NULL: every constraint is evaluated. */
     unsigned char *near;
-    size_t *near_list;
+    size_t *near_list, nnear; /* the constraints in the list, in increasing order */
     double near_t, near_margin, *near_q;
+    /* The root functions that can change sign (pen_live_roots): the gaps of the constraints in the
+     * list and the forces of the active ones, in increasing order; the version counts the updates. */
+    int *live_roots;
+    size_t nlive_roots;
+    unsigned long live_version;
     long gap_evals, neighbour_rebuilds; /* pl_stats */
     double *block;              /* the arrays above, carved (alloc_ctx) */
     int *int_block;
 } run_ctx;
 
-/* The state is y = (q[n], v[n], P, I[m]): the impulses I_i = integral of lambda_i and P, the
+/* The state is y = (q[n], v[n], P, I[slots]): the impulses I_i = integral of lambda_i (in constraint
+ * i's slot while it is active: slots.c) and P, the
  * integral of 1 + |sum w_i lambda_i| but for its kinks, are integrated with the motion; Gamma^mu of
  * eq. (5) follows from P (gamma_at).  The force of a constraint changes sign late in each impact
  * (the unclamped law pulls), where, with one active constraint i, |w_i lambda_i| has a kink.  P
@@ -114,6 +125,10 @@ typedef struct {
 #define V(y, c) ((y) + (c)->n)
 #define GAMMA(y, c) ((y)[2 * (c)->n])
 #define IMPULSE(y, c) ((y) + 2 * (c)->n + 1)
+
+/* From this many constraints the impulses have slots (slots.c), and the neighbour list is used
+ * (neighbours.c); below, every constraint has its impulse component and is evaluated. */
+#define PEN_SLOTS_FROM 100
 
 /* Points per step at which the gap rate of an inactive constraint is sampled for extrema. */
 #define FLIGHT_SAMPLES 8
@@ -146,7 +161,9 @@ typedef struct {
     double *g_init, *gdot_init, *f0, *f1, *y1, *w; /* initial_step */
     double *y_scan;                  /* scan_missed_crossings: the state at a piece's end */
     double *y0;
-    double *block;                   /* the arrays above, carved (alloc_run) */
+    double *block;                   /* the arrays above, carved (alloc_run) but f0 ... y0 (N each),
+                                        carved apart into state_block (pen_slots_resize) */
+    double *state_block;
     int *int_block;
 } run;
 
@@ -161,20 +178,50 @@ static inline double decay_rate(double omega, double xi)
     return xi < 1.0 ? xi * omega : omega * (xi - sqrt(xi * xi - 1.0));
 }
 
+/* The constraints evaluated, in increasing order: the k-th of pen_near_count (the neighbour list's,
+ * or every one without a list). */
+static inline size_t pen_near_count(const run_ctx *c)
+{
+    return c->near ? c->nnear : c->m;
+}
+
+static inline size_t pen_near_at(const run_ctx *c, size_t k)
+{
+    return c->near ? c->near_list[k] : k;
+}
+
 /* Whether constraint i is evaluated (in the neighbour list, or no list). */
 static inline int pen_is_near(const run_ctx *c, size_t i)
 {
     return !c->near || c->near[i];
 }
 
+/* The impulse of constraint i in the state y (0 without a slot). */
+static inline double pen_impulse(const run_ctx *c, const double *y, size_t i)
+{
+    size_t slot = c->slot_of ? c->slot_of[i] : i;
+    return slot < c->slots ? IMPULSE(y, c)[slot] : 0.0;
+}
+
+/* slots.c */
+pl_status pen_slots_init(run *r, pl_error *err);
+void pen_slots_free(run_ctx *c);
+pl_status pen_slots_resize(run *r, size_t slots, const double *y, pl_error *err);
+pl_status pen_slots_reserve(run *r, size_t more, double **y, pl_error *err);
+void pen_slot_take(run_ctx *c, size_t i, double *y);
+void pen_slot_release(run_ctx *c, size_t i);
+
 /* neighbours.c */
 pl_status pen_neighbours_init(run_ctx *c, pl_error *err);
 void pen_neighbours_free(run_ctx *c);
 double pen_neighbours_drift(const run_ctx *c, double t, const double *q);
 void pen_neighbours_rebuild(run_ctx *c, double t, const double *q);
+void pen_neighbours_refresh(run *r, double t, const double *y);
 int pen_neighbours_due(const run_ctx *c, double t, const double *q);
 double pen_neighbours_redo(run *r, double t, const double *y);
 double pen_neighbours_max_step(const run_ctx *c, double t, const double *y);
+void pen_live_roots_update(run_ctx *c);
+size_t pen_live_roots(void *user, const int **list, unsigned long *version);
 
 /* field.c */
 void pen_trial_begin(run_ctx *c);

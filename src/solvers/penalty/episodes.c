@@ -21,11 +21,11 @@
 static pl_status check_resolved(run *r, double t, const double *y, const pl_gap *gaps, pl_error *err)
 {
     const run_ctx *c = &r->ctx;
-    for (size_t i = 0; i < c->m; i++) {
+    /* those left out of the neighbour list are positive (neighbours.c) */
+    for (size_t k = 0, count = pen_near_count(c); k < count; k++) {
+        size_t i = pen_near_at(c, k);
         const pl_gap *gap = &gaps[i];
         double g = r->prev_g[i], gdot = r->prev_gdot[i];
-        if (!pen_is_near(c, i) && isfinite(g) && isfinite(gdot))
-            continue; /* positive (neighbours.c) */
         /* a NaN gap compares false with 0: it would never start a contact */
         if (!isfinite(g) || !isfinite(gdot))
             return pl_fail(err, PL_ERR_SOLVER, "constraint %zu is not finite at t = %.17g (G = %g, Gdot = %g): the "
@@ -49,27 +49,51 @@ static pl_status check_resolved(run *r, double t, const double *y, const pl_gap 
     return PL_OK;
 }
 
+/* The row of every gap and force (dense contacts, or no neighbour list), or with a neighbour list and
+ * sparse contacts the state and the constraints in the list, in increasing order: those left out are
+ * positive without a force (neighbours.c), which sparse contacts do not store (pl_contact_in), and
+ * their gaps are not evaluated.  prev_g and prev_gdot hold the gaps and rates recorded (of the
+ * constraints in the list; pen_neighbours_refresh gives those that enter it theirs). */
+static pl_status append_row(run *r, double t, const double *y, pl_error *err)
+{
+    run_ctx *c = &r->ctx;
+    size_t n = c->n, m = c->m;
+    double *row = r->row, *g = row + pl_col_g(n, m), *force = row + pl_col_force(n, m);
+    row[0] = t;
+    row[1] = pen_gamma_at(c, t, y);
+    memcpy(row + 2, y, 2 * n * sizeof *row);
+    pen_contact_state(c, t, y, g, r->prev_gdot, force);
+    if (!c->near || r->sol->contacts == PL_CONTACTS_DENSE) {
+        pen_far_gaps(c, t, y, g, r->prev_gdot);
+        if (c->near)
+            for (size_t i = 0; i < m; i++)
+                if (!c->near[i])
+                    force[i] = 0.0;
+        memcpy(r->prev_g, g, m * sizeof *row);
+        return pl_solution_append_row(r->sol, row, err);
+    }
+    for (size_t k = 0; k < c->nnear; k++) {
+        size_t i = c->near_list[k];
+        r->prev_g[i] = g[i];
+    }
+    return pl_solution_append_row_of(r->sol, row, c->near_list, c->nnear, err);
+}
+
 pl_status pen_record_sample(void *user, double t, const double *y, pl_error *err)
 {
     run *r = user;
     run_ctx *c = &r->ctx;
-    size_t n = c->n, m = c->m;
-    double *row = r->row;
-    row[0] = t;
-    row[1] = pen_gamma_at(c, t, y);
-    memcpy(row + 2, y, 2 * n * sizeof *row);
-    pen_contact_state(c, t, y, row + pl_col_g(n, m), r->prev_gdot, row + pl_col_force(n, m));
-    pen_far_gaps(c, t, y, row + pl_col_g(n, m), r->prev_gdot);
+    pl_status s = append_row(r, t, y, err);
     const pl_gap *gaps = c->geometry;
-    memcpy(r->prev_g, row + pl_col_g(n, m), m * sizeof *row);
-    for (size_t i = 0; i < m; i++) {
+    /* the open episodes are the active constraints' */
+    for (size_t k = 0; k < c->field.nlist; k++) {
+        size_t i = c->field.list[k];
         int e = r->open[i];
         if (e >= 0 && -r->prev_g[i] > r->sol->episodes[e].max_penetration) {
             r->sol->episodes[e].max_penetration = -r->prev_g[i];
             r->sol->episodes[e].t_max_penetration = t;
         }
     }
-    pl_status s = pl_solution_append_row(r->sol, row, err);
     return s == PL_OK ? check_resolved(r, t, y, gaps, err) : s;
 }
 
@@ -139,14 +163,16 @@ pl_status pen_open_episode(run *r, size_t i, double t, const double *y, pl_error
     r->press_t[2 * i] = r->press_t[2 * i + 1] = NAN;
     ep->gdot_in = r->prev_gdot[i];
     ep->gamma_in = pen_gamma_at(c, t, y);
-    ep->impulse = -IMPULSE(y, c)[i]; /* completed at close */
+    ep->impulse = -pen_impulse(c, y, i); /* completed at close */
     ep->max_penetration = fmax(0.0, -r->prev_g[i]);
     ep->row_in = r->sol->traj.nrows; /* the row recorded right after the switch */
     r->open[i] = (int)r->sol->nepisodes - 1;
     r->shared[i] = 0;
-    for (size_t j = 0; j < c->m; j++)
+    for (size_t k = 0; k < c->field.nlist; k++) { /* the open episodes are the active constraints' */
+        size_t j = c->field.list[k];
         if (j != i && r->open[j] >= 0)
             r->shared[i] = r->shared[j] = 1;
+    }
     /* Settled once the entry transient has decayed below the tolerance, and not before 3 half
      * periods (an impact would have ended).  Its amplitude a0 is measured from the resting
      * penetration, which is up to pen away from G = 0 (a contact that starts at rest on G = 0
@@ -167,7 +193,7 @@ void pen_close_episode(run *r, size_t i, double t, const double *y, int ended)
 {
     pl_episode *ep = &r->sol->episodes[r->open[i]];
     ep->gamma_out = pen_gamma_at(&r->ctx, t, y);
-    ep->impulse += IMPULSE(y, &r->ctx)[i];
+    ep->impulse += pen_impulse(&r->ctx, y, i);
     ep->row_out = r->sol->traj.nrows - 1;
     if (ended) {
         ep->t_out = zero_crossing(r, i, 1.0, ep->row_in, ep->t_in, &ep->t_out_resolution);

@@ -91,9 +91,20 @@ static inline int rhs_n(run_ctx *c, double t, const double *y, double *yd, size_
         gamma += pen_gamma_rate_sign(c, f) * (n == 1 ? fabs(ac[0]) : sqrt(ac2)); /* pl_norm(ac, n) */
     GAMMA(yd, c) = gamma;
     double *impulse = IMPULSE(yd, c);
-    for (size_t i = 0; i < m; i++) {
-        impulse[i] = lambda[i];
-        sum += lambda[i];
+    if (!c->slot_of) {
+        for (size_t i = 0; i < m; i++) {
+            impulse[i] = lambda[i];
+            sum += lambda[i];
+        }
+    } else { /* the active constraints' slots (slots.c; lambda is 0 but where listed) */
+        for (size_t k = 0; k < c->slots; k++)
+            impulse[k] = 0.0;
+        for (size_t e = 0; e < f->nnonzero; e++) {
+            size_t i = f->nonzero[e], slot = c->slot_of[i];
+            if (slot < c->slots)
+                impulse[slot] = lambda[i];
+            sum += lambda[i];
+        }
     }
     c->rhs_t = t;
     c->rhs_modes = c->modes;
@@ -195,11 +206,11 @@ const pl_gap *pen_geometry_at(run_ctx *c, double t, const double *y)
     c->geometry_t = NAN;
     pl_model_velocity_map(c->model, t, Q(y), V(y, c), c->fp_geometry, NULL, NULL, NULL);
     if (c->near) { /* the list's (those left out hold G = inf: pen_neighbours_rebuild) */
-        for (size_t i = 0; i < c->m; i++)
-            if (c->near[i]) {
-                c->geometry_gdot[i] = pl_model_gap_rate_sparse(c->model, i, t, Q(y), c->fp_geometry, &c->geometry[i]);
-                c->gap_evals++;
-            }
+        for (size_t k = 0; k < c->nnear; k++) {
+            size_t i = c->near_list[k];
+            c->geometry_gdot[i] = pl_model_gap_rate_sparse(c->model, i, t, Q(y), c->fp_geometry, &c->geometry[i]);
+        }
+        c->gap_evals += (long)c->nnear;
     } else {
         for (size_t i = 0; i < c->m; i++)
             c->geometry_gdot[i] = pl_model_gap_rate_sparse(c->model, i, t, Q(y), c->fp_geometry, &c->geometry[i]);
@@ -211,8 +222,8 @@ const pl_gap *pen_geometry_at(run_ctx *c, double t, const double *y)
 }
 
 /* The gaps and rates at (t, y) of the constraints left out of the neighbour list, into g and gdot
- * (entries of the others untouched): what the trajectory's record of every gap needs, and nothing of
- * the run's own.  The one place that evaluates them. */
+ * (entries of the others untouched): what a trajectory's record of every gap (dense contacts) needs,
+ * and nothing of the run's own.  The one place that evaluates them. */
 void pen_far_gaps(run_ctx *c, double t, const double *y, double *g, double *gdot)
 {
     if (!c->near)
@@ -226,25 +237,31 @@ void pen_far_gaps(run_ctx *c, double t, const double *y, double *g, double *gdot
         }
 }
 
-/* Gap and gap rate of every constraint at a state (those left out of the neighbour list: G = inf,
- * Gdot = 0; pen_far_gaps), and (if lambda is not NULL) the force, which uses the current modes; each
+/* Gap and gap rate of every constraint evaluated at a state (those left out of the neighbour list
+ * untouched: pen_far_gaps), and (if lambda is not NULL) the force, which uses the current modes; each
  * gap's geometry is in c->geometry after the call.  The geometry alone needs neither the mass matrix
  * nor the forces. */
 void pen_contact_state(run_ctx *c, double t, const double *y, double *g, double *gdot, double *lambda)
 {
     const pl_gap *gaps = pen_geometry_at(c, t, y);
     const pl_forces *f = lambda ? pen_forces_at(c, t, y, &c->f_state) : NULL;
-    for (size_t i = 0; i < c->m; i++) {
+    size_t count = pen_near_count(c);
+    for (size_t k = 0; k < count; k++) {
+        size_t i = pen_near_at(c, k);
         g[i] = gaps[i].g;
         gdot[i] = c->geometry_gdot[i];
     }
     if (!lambda)
         return;
-    for (size_t i = 0; i < c->m; i++)
+    for (size_t k = 0; k < count; k++) {
+        size_t i = pen_near_at(c, k);
         lambda[i] = f ? f->lambda[i] : NAN;
+    }
     if (!f) /* M(q) not positive definite: no state */
-        for (size_t i = 0; i < c->m; i++)
+        for (size_t k = 0; k < count; k++) {
+            size_t i = pen_near_at(c, k);
             g[i] = gdot[i] = NAN;
+        }
 }
 
 /* Gddot_i along the penalized field with the current modes: the free part and the contact

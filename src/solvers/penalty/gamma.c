@@ -35,9 +35,13 @@ void pen_restart_gamma(run_ctx *c, double t, double *y)
     double gamma = pen_gamma_at(c, t, y);
     GAMMA(y, c) = gamma;
     c->piece = c->piece_before = (gamma_piece){.t = t, .p = gamma, .gamma = gamma, .s = 1.0};
-    memcpy(c->rate_side, c->force_side, c->m * sizeof *c->rate_side);
-    for (size_t i = 0; i < c->m; i++)
+    /* the active constraints': only theirs are read (gamma_rate_sign) or set (kink) until the next
+     * restart, and a kink undone at an event is cleared there (pen_switch_at) */
+    for (size_t k = 0; k < c->field.nlist; k++) {
+        size_t i = c->field.list[k];
+        c->rate_side[i] = c->force_side[i];
         c->kink_t[i] = NAN;
+    }
 }
 
 /* The stepper's `kink` hook: force root k (constraint i = k - m) crossed inside a step at t (state

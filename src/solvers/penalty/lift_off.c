@@ -104,7 +104,9 @@ int pen_lift_off_handover(run *r, double t, const double *y, int at_root, double
     double ta = r->loop.prev_t;
     const pl_gap *gaps = pen_geometry_at(c, t, y);
     int found = 0;
-    for (size_t i = 0; i < c->m; i++) {
+    /* the active constraints': an entry clears a constraint's record of pressing() (pen_open_episode) */
+    for (size_t k = 0; k < c->field.nlist; k++) {
+        size_t i = c->field.list[k];
         double g = gaps[i].g, gdot = c->geometry_gdot[i], xi = c->model->law[i].xi, now = pen_pressing(c, i, g, gdot);
         r->press[2 * i] = r->press[2 * i + 1], r->press_t[2 * i] = r->press_t[2 * i + 1];
         r->press[2 * i + 1] = now, r->press_t[2 * i + 1] = t;
@@ -144,12 +146,14 @@ double pen_lift_off_approach(run *r, double t)
 {
     run_ctx *c = &r->ctx;
     double h = INFINITY;
-    for (size_t i = 0; i < c->m; i++)
+    for (size_t k = 0; k < c->field.nlist; k++) {
+        size_t i = c->field.list[k];
         if (c->field.active[i] && !c->lifting[i] && c->model->law[i].xi <= LIFT_XI_MAX) {
             double d = predicted_turn(r, i) - 1.5 * lift_lead(c, i) - t;
             if (d > 0.0)
                 h = fmin(h, d);
         }
+    }
     return isfinite(h) ? h : 0.0;
 }
 

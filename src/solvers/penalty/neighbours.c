@@ -22,21 +22,21 @@
 
 #include "solvers/penalty/engine.h"
 
-/* Fewer constraints than this are all evaluated, the case's list unused: there it saves little, and the
- * error weights it leaves to the near gaps alone change such a run's discrete outcomes near a tolerance's
- * edge (an impact of the box of 5 disks matched otherwise: tests/test_impact_match.c). */
-#define NEIGHBOURS_MIN_CONSTRAINTS 100
+/* Fewer constraints than PEN_SLOTS_FROM are all evaluated, the case's list unused: there it saves
+ * little, and the error weights it leaves to the near gaps alone change such a run's discrete outcomes
+ * near a tolerance's edge (an impact of the box of 5 disks matched otherwise: tests/test_impact_match.c). */
 
 pl_status pen_neighbours_init(run_ctx *c, pl_error *err)
 {
     const pl_model *model = c->model;
     c->near = NULL;
-    if (!model->type->candidates || c->m < NEIGHBOURS_MIN_CONSTRAINTS)
+    if (!model->type->candidates || c->m < PEN_SLOTS_FROM)
         return PL_OK;
     c->near = calloc(c->m, sizeof *c->near);
     c->near_list = calloc(c->m, sizeof *c->near_list);
     c->near_q = calloc(c->n, sizeof *c->near_q);
-    if (!c->near || !c->near_list || !c->near_q)
+    c->live_roots = calloc(2 * c->m, sizeof *c->live_roots);
+    if (!c->near || !c->near_list || !c->near_q || !c->live_roots)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for the neighbour list of %zu constraints", c->m);
     c->near_margin = model->v_scale * model->v_scale / model->a_scale;
     c->near_t = NAN;
@@ -48,7 +48,8 @@ void pen_neighbours_free(run_ctx *c)
     free(c->near);
     free(c->near_list);
     free(c->near_q);
-    c->near = NULL, c->near_list = NULL, c->near_q = NULL;
+    free(c->live_roots);
+    c->near = NULL, c->near_list = NULL, c->near_q = NULL, c->live_roots = NULL;
 }
 
 double pen_neighbours_drift(const run_ctx *c, double t, const double *q)
@@ -70,11 +71,18 @@ void pen_neighbours_rebuild(run_ctx *c, double t, const double *q)
     for (size_t e = 0; e < count && e < c->m; e++)
         if (c->near_list[e] < c->m)
             c->near[c->near_list[e]] = 1;
-    for (size_t i = 0; i < c->m; i++)
+    c->nnear = 0;
+    for (size_t i = 0; i < c->m; i++) {
         c->near[i] |= c->field.active[i] != 0;
-    /* the geometry of those left out: no evaluation, a gap that cannot be reached (pen_geometry_at) */
+        if (c->near[i])
+            c->near_list[c->nnear++] = i;
+    }
+    /* the geometry of those left out: no evaluation, a gap that cannot be reached (pen_geometry_at);
+     * no gap model (aim.c) to fit from their last values once they are near again */
     for (size_t i = 0; i < c->m; i++)
         if (!c->near[i]) {
+            c->fitted[i] = 0;
+            c->aim_g[0][i] = c->aim_g[1][i] = c->aim_gdot[0][i] = c->aim_gdot[1][i] = NAN;
             pl_gap *g = &c->geometry[i];
             g->g = INFINITY, g->g_t = g->g_tt = 0.0;
             g->support = pl_model_support(model, i, &g->nsupport);
@@ -86,6 +94,32 @@ void pen_neighbours_rebuild(run_ctx *c, double t, const double *q)
     memcpy(c->near_q, q, c->n * sizeof *q);
     c->near_t = t;
     c->neighbour_rebuilds++;
+    pen_live_roots_update(c);
+}
+
+/* The root functions that can change sign (the stepper's live_roots): the gap of a constraint out of
+ * the list is a positive constant (pen_roots) and the force root of an inactive one 1, which the
+ * Runge-Kutta pair then does not look at: its O(2m) work per step went with them.  After a rebuild and
+ * after a change of the modes (pen_modes_changed); without a list, every one. */
+void pen_live_roots_update(run_ctx *c)
+{
+    if (!c->near)
+        return;
+    size_t count = 0;
+    for (size_t k = 0; k < c->nnear; k++)
+        c->live_roots[count++] = (int)c->near_list[k];
+    for (size_t k = 0; k < c->field.nlist; k++)
+        c->live_roots[count++] = (int)(c->m + c->field.list[k]);
+    c->nlive_roots = count;
+    c->live_version++;
+}
+
+size_t pen_live_roots(void *user, const int **list, unsigned long *version)
+{
+    const run_ctx *c = user;
+    *version = c->live_version;
+    *list = c->near ? c->live_roots : NULL;
+    return c->near ? c->nlive_roots : 2 * c->m;
 }
 
 int pen_neighbours_due(const run_ctx *c, double t, const double *q)
@@ -122,4 +156,20 @@ double pen_neighbours_redo(run *r, double t, const double *y)
             hi = mid;
     }
     return lo;
+}
+
+/* After a rebuild at (t, y), the state of the last recorded row: the gaps and rates recorded
+ * (prev_g, prev_gdot) of the constraints in the list, which a row with sparse contacts gives only
+ * to those in the list at its time (pen_record_sample). */
+void pen_neighbours_refresh(run *r, double t, const double *y)
+{
+    run_ctx *c = &r->ctx;
+    if (!c->near)
+        return;
+    const pl_gap *gaps = pen_geometry_at(c, t, y);
+    for (size_t k = 0; k < c->nnear; k++) {
+        size_t i = c->near_list[k];
+        r->prev_g[i] = gaps[i].g;
+        r->prev_gdot[i] = c->geometry_gdot[i];
+    }
 }

@@ -13,6 +13,7 @@ pl_status pl_penalized_init(pl_penalized *p, const pl_model *model, double mu, p
     p->mu = mu;
     p->damping = calloc(m, sizeof *p->damping);
     p->active = calloc(m, sizeof *p->active);
+    p->list = calloc(m ? m : 1, sizeof *p->list);
     p->work = pl_work_new(model);
     p->contact = pl_contact_new(1, n, 0);
     p->force_contact = pl_contact_new_sparse(1, model, 0);
@@ -26,7 +27,7 @@ pl_status pl_penalized_init(pl_penalized *p, const pl_model *model, double mu, p
                        {&p->ac_q, nn}, {&p->ac_v, nn},  {&p->dM, nn},     {&p->fp, n},      {&p->a, n},
                        {&p->dlam_q, n}, {&p->dlam_v, n}, {&p->dMw, n}, {&p->tmp, n}};
     p->block = pl_carve(parts, PL_NPARTS(parts));
-    if (!p->damping || !p->active || !p->work || !p->contact || !p->force_contact || !p->jac_contact ||
+    if (!p->damping || !p->active || !p->list || !p->work || !p->contact || !p->force_contact || !p->jac_contact ||
         !p->jac_sparse || !p->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for the penalized system (%zu dofs, %zu constraints)", n, m);
     for (size_t i = 0; i < m; i++)
@@ -38,6 +39,7 @@ void pl_penalized_free(pl_penalized *p)
 {
     free(p->damping);
     free(p->active);
+    free(p->list);
     pl_work_free(p->work);
     free(p->contact);
     free(p->force_contact);
@@ -53,7 +55,8 @@ pl_status pl_forces_init(pl_forces *f, const pl_model *model, pl_error *err)
     memset(f, 0, sizeof *f);
     pl_part parts[] = {{&f->fp, n}, {&f->a, n}, {&f->ac, n}, {&f->lambda, m}, {&f->minv_store, n * n}};
     f->block = pl_carve(parts, PL_NPARTS(parts));
-    if (!f->block)
+    f->nonzero = calloc(m ? m : 1, sizeof *f->nonzero);
+    if (!f->block || !f->nonzero)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for the forces of %zu dofs", n);
     return PL_OK;
 }
@@ -61,7 +64,48 @@ pl_status pl_forces_init(pl_forces *f, const pl_model *model, pl_error *err)
 void pl_forces_free(pl_forces *f)
 {
     free(f->block);
+    free(f->nonzero);
     memset(f, 0, sizeof *f);
+}
+
+void pl_penalized_list_active(pl_penalized *p)
+{
+    p->nlist = 0;
+    for (size_t i = 0; i < p->model->m; i++)
+        if (p->active[i])
+            p->list[p->nlist++] = i;
+    p->listed = 1;
+}
+
+void pl_penalized_list_switch(pl_penalized *p, size_t i, int on)
+{
+    if (!p->listed)
+        return;
+    size_t e = 0;
+    while (e < p->nlist && p->list[e] < i)
+        e++;
+    if (on && (e == p->nlist || p->list[e] != i)) {
+        memmove(p->list + e + 1, p->list + e, (p->nlist - e) * sizeof *p->list);
+        p->list[e] = i;
+        p->nlist++;
+    } else if (!on && e < p->nlist && p->list[e] == i) {
+        memmove(p->list + e, p->list + e + 1, (p->nlist - e - 1) * sizeof *p->list);
+        p->nlist--;
+    }
+}
+
+/* Clear the forces written by the last evaluation into f (lambda is 0 but where listed). */
+static void clear_lambda(pl_forces *f)
+{
+    for (size_t e = 0; e < f->nnonzero; e++)
+        f->lambda[f->nonzero[e]] = 0.0;
+    f->nnonzero = 0;
+}
+
+/* The constraints an evaluation visits: the list (p->listed) or every one, the k-th of count. */
+static inline size_t visited(const pl_penalized *p, size_t k)
+{
+    return p->listed ? p->list[k] : k;
 }
 
 void pl_forces_copy(pl_forces *dst, const pl_forces *src, const pl_model *model)
@@ -128,8 +172,9 @@ static inline void forces_simple_n(const pl_penalized *p, double t, const double
     pl_gap *gap = &k->gap;
     double *restrict grad = gap->grad, *restrict grad_t = gap->grad_t, *restrict w = k->w;
     const int *restrict active = p->active;
-    for (size_t i = 0, m = model->m; i < m; i++) {
-        lambda[i] = 0.0;
+    clear_lambda(f);
+    for (size_t e = 0, count = p->listed ? p->nlist : model->m; e < count; e++) {
+        size_t i = visited(p, e);
         if (!active[i])
             continue;
         gap->g = gap->g_t = gap->g_tt = 0.0;
@@ -157,6 +202,7 @@ static inline void forces_simple_n(const pl_penalized *p, double t, const double
         k->nw = n;
         double l = pl_law_force(&model->law[i], p->mu, p->damping[i], m_eff, gap->g, gdot, NULL, NULL);
         lambda[i] = l;
+        f->nonzero[f->nnonzero++] = i;
         for (size_t j = 0; j < n; j++)
             ac[j] += w[j] * l;
     }
@@ -199,8 +245,9 @@ int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const 
         ac[j] = 0.0;
     pl_contact *k = p->force_contact;
     pl_contact_law varying;
-    for (size_t i = 0, m = model->m; i < m; i++) {
-        lambda[i] = 0.0;
+    clear_lambda(f);
+    for (size_t e = 0, count = p->listed ? p->nlist : model->m; e < count; e++) {
+        size_t i = visited(p, e);
         if (!active[i])
             continue;
         pl_model_contact_sparse(model, i, t, q, fp, minv, k);
@@ -210,6 +257,7 @@ int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const 
         double d = law == &model->law[i] ? p->damping[i] : pl_law_prepare(law, p->mu);
         double l = pl_law_force(law, p->mu, d, k->m_eff, k->gap.g, k->gdot, NULL, NULL);
         lambda[i] = l;
+        f->nonzero[f->nnonzero++] = i;
         if (k->w_support)
             for (size_t e = 0; e < k->nw; e++)
                 ac[k->w_support[e]] += w[e] * l;
@@ -290,7 +338,8 @@ int pl_penalized_jacobian(const pl_penalized *c, double t, const double *q, cons
 
     pl_contact *k = c->jac_contact;
     pl_contact_law varying;
-    for (size_t i = 0; i < model->m; i++) {
+    for (size_t e = 0, count = c->listed ? c->nlist : model->m; e < count; e++) {
+        size_t i = visited(c, e);
         if (!c->active[i])
             continue;
         if (c->sparse_jacobian) {

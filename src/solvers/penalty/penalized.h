@@ -12,6 +12,12 @@ typedef struct {
     double mu;
     double *damping; /* m: c_i = 2 xi_i sqrt(mu/k_i) */
     int *active;     /* m: the contact indicator I{G_i <= 0} */
+    /* The active constraints in increasing order (pl_penalized_list_active), which the forces visit
+       instead of every flag once `listed`: a box of 100 disks has 5350 constraints, a few dozen
+       active.  The list may hold constraints a trial evaluation turned off (active[i] = 0: skipped),
+       never miss one turned on.  listed 0 (the default): every flag is read. */
+    size_t *list, nlist;
+    int listed;
     pl_work *work;   /* the model's scratch (pl_model_accel and friends), free for the run's own calls */
     pl_contact *contact;     /* scratch (dense), free between evaluations of the field */
     pl_contact *force_contact; /* scratch of the forces, compressed (pl_contact_new_sparse) */
@@ -34,6 +40,7 @@ typedef struct {
     double *a;      /* n: smooth acceleration F_v */
     double *ac;     /* n: contact acceleration sum_i w_i lambda_i, eq. (4) */
     double *lambda; /* m: normal force of each constraint (0 if inactive) */
+    size_t *nonzero, nnonzero; /* the constraints whose lambda was written (the others are 0) */
     const double *minv; /* n x n: M^{-1}, the model's own when M is constant (pl_model_accel_minv), */
     double *minv_store; /* else held here */
     double *block;  /* the arrays above, carved (pl_forces_init) */
@@ -49,6 +56,11 @@ void pl_forces_free(pl_forces *f);
 
 /* dst = src (forces of one model). */
 void pl_forces_copy(pl_forces *dst, const pl_forces *src, const pl_model *model);
+
+/* The list of active constraints from the flags (O(m)). */
+void pl_penalized_list_active(pl_penalized *p);
+/* Constraint i switched on (on = 1) or off in the list (O(list)). */
+void pl_penalized_list_switch(pl_penalized *p, size_t i, int on);
 
 /* Returns non-zero if M(q) is not positive definite. */
 int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const double *v, pl_forces *f);

@@ -106,8 +106,10 @@ static void free_ctx(run_ctx *c)
 
 static pl_status alloc_run(run *r, pl_error *err)
 {
-    size_t m = r->ctx.m, N = r->ctx.N, n = r->ctx.n;
+    size_t m = r->ctx.m, n = r->ctx.n;
     pl_status s = alloc_ctx(&r->ctx, err);
+    if (s == PL_OK)
+        s = pen_slots_init(r, err); /* the arrays of the state's size */
     if (s != PL_OK)
         return s;
     pl_part parts[] = {{&r->settle, m},    {&r->lift_end, m},  {&r->press, 2 * m},
@@ -116,9 +118,7 @@ static pl_status alloc_run(run *r, pl_error *err)
                        {&r->g_scan, m},      {&r->g_a, m},       {&r->gdot_a, m},
                        {&r->gdot_b, m},      {&r->gdot_samples, FLIGHT_SAMPLES * m},
                        {&r->g_switch, m},    {&r->gdot_switch, m}, {&r->g_init, m},
-                       {&r->gdot_init, m},   {&r->f0, N},        {&r->f1, N},
-                       {&r->y1, N},          {&r->w, N},         {&r->y_scan, N},
-                       {&r->y0, N},          {&r->row, pl_ncols(n, m)}};
+                       {&r->gdot_init, m},   {&r->row, pl_ncols(n, m)}};
     pl_int_part int_parts[] = {{&r->open, m}, {&r->shared, m}, {&r->direction, m},
                                {&r->entry_episode, m}};
     r->block = pl_carve(parts, PL_NPARTS(parts));
@@ -130,6 +130,8 @@ static pl_status alloc_run(run *r, pl_error *err)
 
 static void free_run(run *r)
 {
+    pen_slots_free(&r->ctx);
+    free(r->state_block);
     free_ctx(&r->ctx);
     free(r->int_block);
     free(r->block);
@@ -159,25 +161,25 @@ static pl_stepper *bdf_stepper(run *r)
 static pl_stepper *choose(void *user, double t)
 {
     run *r = user;
-    int any = 0, settled = 1;
-    for (size_t i = 0; i < r->ctx.m; i++)
-        if (r->ctx.field.active[i]) {
-            any = 1;
-            if (r->ctx.lifting[i] == 1 && t >= r->lift_end[i]) { /* the window of a lift-off passed */
-                const pl_gap *gaps = pen_geometry_at(&r->ctx, t, r->loop.stepper->y);
-                int pushing = pen_pressing(&r->ctx, i, gaps[i].g, r->ctx.geometry_gdot[i]) < 0.0;
-                double end = pushing ? pen_lift_off_renewal(r, i, t) : NAN;
-                if (isnan(end))
-                    r->ctx.lifting[i] = pushing ? 0 : 2;
-                else
-                    r->lift_end[i] = end;
-            }
-            settled &= t >= r->settle[i] && r->ctx.lifting[i] != 1;
+    run_ctx *c = &r->ctx;
+    int settled = 1;
+    for (size_t k = 0; k < c->field.nlist; k++) {
+        size_t i = c->field.list[k];
+        if (c->lifting[i] == 1 && t >= r->lift_end[i]) { /* the window of a lift-off passed */
+            const pl_gap *gaps = pen_geometry_at(c, t, r->loop.stepper->y);
+            int pushing = pen_pressing(c, i, gaps[i].g, c->geometry_gdot[i]) < 0.0;
+            double end = pushing ? pen_lift_off_renewal(r, i, t) : NAN;
+            if (isnan(end))
+                c->lifting[i] = pushing ? 0 : 2;
+            else
+                r->lift_end[i] = end;
         }
-    if (r->ctx.bdf_held >= BDF_HELD)
-        r->ctx.bdf_futile = 1;
-    r->ctx.settled_phase = any && settled; /* the error weights of settled contact, either stepper */
-    return r->ctx.settled_phase && !r->ctx.bdf_futile ? bdf_stepper(r) : r->rk;
+        settled &= t >= r->settle[i] && c->lifting[i] != 1;
+    }
+    if (c->bdf_held >= BDF_HELD)
+        c->bdf_futile = 1;
+    c->settled_phase = c->field.nlist > 0 && settled; /* the error weights of settled contact, either stepper */
+    return c->settled_phase && !c->bdf_futile ? bdf_stepper(r) : r->rk;
 }
 
 static double shorter(double a, double b) /* of two bounds, 0 none */
@@ -211,9 +213,8 @@ static double initial_step(void *user, pl_stepper *s, double t)
     run *r = user;
     run_ctx *c = &r->ctx;
     double omega = 0.0;
-    for (size_t i = 0; i < c->m; i++)
-        if (c->field.active[i])
-            omega = fmax(omega, c->omega[i]);
+    for (size_t k = 0; k < c->field.nlist; k++)
+        omega = fmax(omega, c->omega[c->field.list[k]]);
     if (s == r->rk) {
         double entry = omega > 0.0 ? pen_entry_step(r, t) : 0.0;
         if (entry > 0.0)
@@ -226,9 +227,8 @@ static double initial_step(void *user, pl_stepper *s, double t)
          * bounding the step by it would give steps of 1e-12 s after a lift-off at D ~ 0. */
         double h = INFINITY, *g = r->g_init, *gdot = r->gdot_init;
         pen_contact_state(c, t, s->y, g, gdot, NULL);
-        for (size_t i = 0; i < c->m; i++) {
-            if (!pen_is_near(c, i))
-                continue;
+        for (size_t k = 0, count = pen_near_count(c); k < count; k++) {
+            size_t i = pen_near_at(c, k);
             /* on the constraint: within round-off, or within the gap's change over the time
              * tolerance of the root the run was restarted at */
             double noise = pen_gap_noise(c, i, t, Q(s->y));
@@ -288,6 +288,7 @@ static void init_scales(run_ctx *c)
                                                              : pl_law_settling_rate(law, c->mu, A) / c->bdf_omega[i];
         for (int order = 1; order <= 5; order++)
             c->bdf_radius[i][order] = NAN;
+        c->kink_t[i] = NAN;
     }
 }
 
@@ -299,14 +300,17 @@ static void init_scales(run_ctx *c)
 static int bdf_max_order(double h, void *user)
 {
     run_ctx *c = user;
-    for (size_t i = 0; i < c->m; i++)
-        if (c->field.active[i] && isnan(c->bdf_radius[i][5]))
+    const size_t *list = c->field.list, count = c->field.nlist;
+    for (size_t e = 0; e < count; e++) {
+        size_t i = list[e];
+        if (isnan(c->bdf_radius[i][5]))
             for (int order = 1; order <= 5; order++)
                 c->bdf_radius[i][order] = pl_bdf_unstable_radius(order, c->bdf_xi[i]);
+    }
     for (int k = 5; k > 2; k--) {
         int stable = 1;
-        for (size_t i = 0; i < c->m; i++)
-            stable &= !c->field.active[i] || h * c->bdf_omega[i] >= 1.2 * c->bdf_radius[i][k];
+        for (size_t e = 0; e < count; e++)
+            stable &= h * c->bdf_omega[list[e]] >= 1.2 * c->bdf_radius[list[e]][k];
         if (stable) {
             c->bdf_held = 0;
             return k;
@@ -353,9 +357,8 @@ static int bdf_fresh_jacobian(double t, const double *y, double h, void *user)
     size_t n = c->n;
     const pl_gap *gaps = pen_geometry_at(c, t, y);
     int fresh = isnan(c->jac_t);
-    for (size_t i = 0; i < c->m && !fresh; i++) {
-        if (!c->field.active[i])
-            continue;
+    for (size_t k = 0; k < c->field.nlist && !fresh; k++) {
+        size_t i = c->field.list[k];
         double turn = turn_since(c, i, &gaps[i], c->jac_t, c->jac_q);
         if (t > c->step_t) /* the last step's turn, scaled to h */
             turn += turn_since(c, i, &gaps[i], c->step_t, c->step_q) * h / (t - c->step_t);
@@ -376,7 +379,7 @@ static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
     run_ctx *c = &r->ctx;
     r->spec = (pl_stepper_spec){.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = pen_rhs,
                             .weights = pen_error_weights, .jacobian = pen_jacobian, .jacobian_csc = pen_jacobian_csc, .roots = pen_roots,
-                            .root = pen_root, .kink = pen_kink, .aim = pen_aim, .singular = pen_singular, .nroots = (int)(2 * c->m),
+                            .root = pen_root, .live_roots = pen_live_roots, .kink = pen_kink, .aim = pen_aim, .singular = pen_singular, .nroots = (int)(2 * c->m),
                             .napprox = (int)c->m, .root_ulps = 4.0, .max_order = bdf_max_order,
                             .fresh_jacobian = bdf_fresh_jacobian, .user = c,
                             .context = r->context};
@@ -441,7 +444,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     c->rtol = opts->option[OPT_RTOL];
     c->n = model->n;
     c->m = model->m;
-    c->N = 2 * c->n + 1 + c->m;
+    c->N = 2 * c->n + 1; /* and the slots (pen_slots_init) */
     snprintf(r.context, sizeof r.context, "mu = %g", c->mu);
     pl_error local;
     pl_error *e = err ? err : &local;
@@ -470,9 +473,13 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     }
     r.handover = c->m;
     pen_modes_changed(c);
+    if (c->slot_of && (s = pen_slots_reserve(&r, c->field.nlist, &y0, e)) == PL_OK)
+        for (size_t k = 0; k < c->field.nlist; k++)
+            pen_slot_take(c, c->field.list[k], y0);
     pen_neighbours_rebuild(c, 0.0, Q(y0));
 
-    s = setup_steppers(&r, y0, e);
+    if (s == PL_OK)
+        s = setup_steppers(&r, y0, e);
     r.spec.sparse_from = opts->sparse_from; /* for the BDF stepper, made from r.spec at the first settled contact */
     if (s == PL_OK)
         s = integrate(&r, e);
@@ -480,6 +487,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
         r.loop.stepper->add_counters(r.loop.stepper, &sol->stats);
     sol->stats.gap_evals = c->gap_evals;
     sol->stats.neighbour_rebuilds = c->neighbour_rebuilds;
+    sol->stats.state_size = (long)c->N;
 
     /* Whatever happened, report the state reached and close the open episodes there. */
     pl_solution_finish(sol, s, e, t0);

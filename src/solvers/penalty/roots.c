@@ -59,17 +59,28 @@ int pen_root(double t, const double *y, int k, double *g, void *user)
 int pen_roots(double t, const double *y, double *g, void *user)
 {
     run_ctx *c = user;
-    int any = 0;
-    for (size_t i = 0; i < c->m; i++) {
-        /* left out of the neighbour list: positive until the list is rebuilt (neighbours.c) */
-        g[i] = pen_is_near(c, i) ? gap_root(c, i, t, Q(y)) : c->near_margin;
-        any |= c->field.active[i];
+    size_t m = c->m;
+    /* left out of the neighbour list: positive until the list is rebuilt (neighbours.c) */
+    if (c->near)
+        for (size_t i = 0; i < m; i++)
+            g[i] = c->near_margin;
+    for (size_t k = 0, count = pen_near_count(c); k < count; k++) {
+        size_t i = pen_near_at(c, k);
+        g[i] = gap_root(c, i, t, Q(y));
     }
+    int any = c->field.nlist > 0;
     const pl_forces *f = any ? pen_forces_at(c, t, y, &c->f_roots) : NULL;
     if (any && !f)
         return -1;
-    for (size_t i = 0; i < c->m; i++)
-        g[c->m + i] = force_root(c, f, i);
+    if (c->near) { /* 1 but for the active constraints (force_root) */
+        for (size_t i = 0; i < m; i++)
+            g[m + i] = 1.0;
+        for (size_t k = 0; k < c->field.nlist; k++)
+            g[m + c->field.list[k]] = force_root(c, f, c->field.list[k]);
+    } else {
+        for (size_t i = 0; i < m; i++)
+            g[m + i] = force_root(c, f, i);
+    }
     return 0;
 }
 

@@ -10,13 +10,10 @@
 void pen_modes_changed(run_ctx *c)
 {
     c->modes++;
-    size_t count = 0;
-    c->single_active = c->m;
-    for (size_t i = 0; i < c->m; i++)
-        if (c->field.active[i] && ++count == 1)
-            c->single_active = i;
-    if (count != 1)
-        c->single_active = c->m;
+    if (!c->field.listed)
+        pl_penalized_list_active(&c->field);
+    c->single_active = c->field.nlist == 1 ? c->field.list[0] : c->m;
+    pen_live_roots_update(c);
 }
 
 /* Gddot_i with constraint i's force off, and with it the force of every other active constraint j
@@ -87,20 +84,23 @@ static int resolvable_switch(run_ctx *c, size_t i, double t, const double *y, do
 }
 
 /* Switch constraint i to active/inactive at the current row and keep the episodes in step. */
-static pl_status switch_mode(run *r, size_t i, int active, double t, const double *y, pl_error *err)
+static pl_status switch_mode(run *r, size_t i, int active, double t, double *y, pl_error *err)
 {
     if (r->ctx.field.active[i] == active)
         return PL_OK;
     r->ctx.field.active[i] = active;
+    pl_penalized_list_switch(&r->ctx.field, i, active);
     pen_modes_changed(&r->ctx);
     r->ctx.bdf_held = 0;
     r->ctx.bdf_futile = 0;
     if (active) {
+        pen_slot_take(&r->ctx, i, y);
         pen_start_force_root(&r->ctx, i, t, y);
         return pen_open_episode(r, i, t, y, err);
     }
     int e = r->open[i];
     pen_close_episode(r, i, t, y, 1);
+    pen_slot_release(&r->ctx, i);
     return e >= 0 ? pen_check_energy(r, i, &r->sol->episodes[e], err) : PL_OK;
 }
 
@@ -113,17 +113,26 @@ pl_status pen_switch_at(void *user, double *t, double *y, const int *found, int 
 {
     run *r = user;
     run_ctx *c = &r->ctx;
+    /* Only the constraints evaluated can switch (their gap roots: the stepper's live ones), only the
+     * active ones have a kink or a force root; the lists are in increasing order, as the loops over
+     * every constraint were. */
     int *direction = r->direction;
-    memset(direction, 0, c->m * sizeof *direction);
-    for (size_t i = 0; i < c->m; i++)
+    size_t count = pen_near_count(c);
+    for (size_t k = 0; k < count; k++)
+        direction[pen_near_at(c, k)] = 0;
+    for (size_t k = 0; k < c->field.nlist; k++) {
+        size_t i = c->field.list[k];
         if (*t < c->kink_t[i]) { /* a kink of the last step past this event has not happened */
             c->force_side[i] = -c->force_side[i];
             c->piece = c->piece_before;
+            c->kink_t[i] = NAN;
         }
+    }
     if (found) {
         double *g = r->g_switch, *gdot = r->gdot_switch;
         pen_contact_state(c, *t, y, g, gdot, NULL);
-        for (size_t i = 0; i < c->m; i++) {
+        for (size_t k = 0; k < count; k++) {
+            size_t i = pen_near_at(c, k);
             if (!((found[i] < 0 && gdot[i] < 0.0) || (found[i] > 0 && gdot[i] > 0.0)) ||
                 c->field.active[i] == (found[i] < 0))
                 continue;
@@ -132,12 +141,14 @@ pl_status pen_switch_at(void *user, double *t, double *y, const int *found, int 
             else if (found[i] > 0 && c->lifting[i] == 1)
                 c->lifting[i] = 2; /* the exit at round-off: the hysteresis again (exit_level) */
         }
-        for (size_t i = 0; i < c->m; i++)
+        for (size_t k = 0; k < c->field.nlist; k++) {
+            size_t i = c->field.list[k];
             if (found[c->m + i]) {
                 c->force_side[i] = -c->force_side[i];
                 if (c->force_side[i] > 0.0) /* pushing again: a lift-off to come is handed over anew */
                     r->ctx.lifting[i] = 0;
             }
+        }
     } else if (r->handover < c->m) { /* a lift-off handed to the Runge-Kutta pair (choose) */
         r->ctx.lifting[r->handover] = 1;
         r->handover = c->m;
@@ -145,8 +156,17 @@ pl_status pen_switch_at(void *user, double *t, double *y, const int *found, int 
         size_t i = r->missed_constraint;
         direction[i] = c->field.active[i] ? 1 : -1;
     } /* else a cut for the neighbour list, rebuilt below */
+    size_t on = 0;
+    for (size_t k = 0; k < count; k++) {
+        size_t i = pen_near_at(c, k);
+        on += direction[i] < 0 && !c->field.active[i];
+    }
+    pl_status grown = pen_slots_reserve(r, on, &y, err); /* y: the new stepper's if it grew */
+    if (grown != PL_OK)
+        return grown;
     *changed = 0;
-    for (size_t i = 0; i < c->m; i++) {
+    for (size_t k = 0; k < count; k++) {
+        size_t i = pen_near_at(c, k);
         if (!direction[i])
             continue;
         *changed = 1;
@@ -155,7 +175,9 @@ pl_status pen_switch_at(void *user, double *t, double *y, const int *found, int 
             return s;
     }
     pen_restart_gamma(c, *t, y);
-    if (pen_neighbours_due(c, *t, Q(y)))
+    if (pen_neighbours_due(c, *t, Q(y))) {
         pen_neighbours_rebuild(c, *t, Q(y));
+        pen_neighbours_refresh(r, *t, y);
+    }
     return PL_OK;
 }

@@ -33,9 +33,8 @@ int pen_error_weights(double t, const double *y, double *w, void *user)
         tol[n + j] = c->rtol * (fabs(y[n + j]) + c->floor_v);
     }
     const pl_gap *gaps = pen_geometry_at(c, t, y);
-    for (size_t i = 0; i < c->m; i++) {
-        if (!pen_is_near(c, i))
-            continue;
+    for (size_t k = 0, count = pen_near_count(c); k < count; k++) {
+        size_t i = pen_near_at(c, k);
         const pl_gap *gap = &gaps[i];
         double amplitude = hypot(gap->g, c->geometry_gdot[i] / c->omega[i]);
         double tol_g = c->rtol * (amplitude + c->pen[i]);
