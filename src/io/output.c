@@ -202,23 +202,34 @@ void pl_hash_text(const pl_hash *h, char hash[PL_HASH_LEN])
     snprintf(hash, PL_HASH_LEN, "%016llx", (unsigned long long)(uint64_t)h->h);
 }
 
+/* The size of the buffer a file is read through to hash or copy it. */
+enum { PL_COPY_BUFFER = 65536 };
+
 pl_status pl_hash_fd(int fd, char hash[PL_HASH_LEN], pl_error *err)
 {
     pl_hash h;
     pl_hash_begin(&h);
-    unsigned char buf[65536];
+    /* on the heap: a stack that must grow for it fails without a word under an address-space limit
+     * (ulimit -v: SIGSEGV), and a caller's thread may have a small stack */
+    unsigned char *buf = malloc(PL_COPY_BUFFER);
+    if (!buf)
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory");
     off_t at = 0;
     for (;;) {
-        ssize_t got = pread(fd, buf, sizeof buf, at);
+        ssize_t got = pread(fd, buf, PL_COPY_BUFFER, at);
         if (got < 0 && errno == EINTR)
             continue;
-        if (got < 0)
-            return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "cannot read: %s", strerror(errno));
+        if (got < 0) {
+            int e = errno;
+            free(buf);
+            return pl_fail(err, e == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "cannot read: %s", strerror(e));
+        }
         if (got == 0)
             break;
         pl_hash_add(&h, buf, (size_t)got);
         at += got;
     }
+    free(buf);
     pl_hash_text(&h, hash);
     return PL_OK;
 }
@@ -570,9 +581,11 @@ pl_status pl_file_copy_checked(pl_output *out, const char *rel, int fd, const ch
     pl_status s = pl_file_open(&f, out, slash ? sub : NULL, slash ? slash + 1 : rel, err);
     pl_hash h;
     pl_hash_begin(&h);
-    char buf[65536];
+    char *buf = s == PL_OK ? malloc(PL_COPY_BUFFER) : NULL; /* on the heap: see pl_hash_fd */
+    if (s == PL_OK && !buf)
+        s = pl_fail(err, PL_ERR_NOMEM, "out of memory");
     ssize_t got;
-    while (s == PL_OK && (got = read(fd, buf, sizeof buf)) != 0) {
+    while (s == PL_OK && (got = read(fd, buf, PL_COPY_BUFFER)) != 0) {
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0)
@@ -583,6 +596,7 @@ pl_status pl_file_copy_checked(pl_output *out, const char *rel, int fd, const ch
             pl_hash_add(&h, buf, (size_t)got);
     }
     close(fd);
+    free(buf);
     char got_hash[PL_HASH_LEN];
     pl_hash_text(&h, got_hash);
     if (s == PL_OK && (!hash || strcmp(hash, got_hash) != 0))
