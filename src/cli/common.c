@@ -56,7 +56,7 @@ static int hash_file(const char *path, char *out)
     if (fd < 0)
         return errno ? errno : EIO;
     pl_status s = pl_hash_fd(fd, out, NULL);
-    int e = s == PL_OK ? 0 : errno ? errno : EIO;
+    int e = s == PL_OK ? 0 : s == PL_ERR_NOMEM ? ENOMEM : errno ? errno : EIO;
     close(fd);
     return e;
 }

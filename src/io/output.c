@@ -552,8 +552,9 @@ pl_status pl_file_commit(pl_file *f, pl_error *err)
         saved = EIO; /* what failed was dropped: the file is short */
     char hash[PL_HASH_LEN];
     pl_error herr;
-    if (!saved && pl_hash_fd(fileno(f->fp), hash, &herr) != PL_OK)
-        saved = EIO;
+    pl_status hashed = saved ? PL_OK : pl_hash_fd(fileno(f->fp), hash, &herr);
+    if (hashed != PL_OK)
+        saved = hashed == PL_ERR_NOMEM ? ENOMEM : EIO;
     if (fclose(f->fp) != 0 && !saved)
         saved = errno;
     f->fp = NULL;
