@@ -14,13 +14,15 @@
  * The one global step makes the steps per simulated second grow with the collision rate: the two
  * exponents say which of steps(N) and work per step(N) misses a goal.
  *
- * Usage: bench_scaling [budget seconds (default 120)]: a family stops at the first N whose solve took
- * longer than the budget. */
+ * Usage: bench_scaling [budget seconds (default 120)] [--plot DIR]: a family stops at the first N whose
+ * solve took longer than the budget; --plot writes DIR/scaling.dat and DIR/scaling_fits.gp, which
+ * bench/scaling.gp draws log-log with the fitted slopes (docs/figures/scaling.png). */
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cases/cases.h"
 #include "core/clock.h"
@@ -40,8 +42,8 @@ typedef struct {
     double analysis_max; /* the largest N whose analysis is timed */
 } family;
 
-/* The slope of log y against log x over the points from `from` on. */
-static double slope(const double *x, const double *y, size_t from, size_t count)
+/* The slope of log y against log x over the points from `from` on (its intercept in *c0_out). */
+static double slope(const double *x, const double *y, size_t from, size_t count, double *c0_out)
 {
     double lx[MAX_N], ly[MAX_N], c0, c1, cov00, cov01, cov11, sumsq;
     size_t k = 0;
@@ -50,10 +52,18 @@ static double slope(const double *x, const double *y, size_t from, size_t count)
             lx[k] = log(x[i]), ly[k] = log(y[i]), k++;
     if (k < 2 || gsl_fit_linear(lx, 1, ly, 1, k, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) != GSL_SUCCESS)
         return NAN;
+    if (c0_out)
+        *c0_out = c0;
     return c1;
 }
 
-static void run_family(const family *f, double budget)
+/* The plot's data (--plot DIR): per family a block of N and the three costs, and the fits. */
+typedef struct {
+    FILE *data, *fits;
+    int index;
+} plot_files;
+
+static void run_family(const family *f, double budget, plot_files *plot)
 {
     double solve[MAX_N], steps_s[MAX_N], per_step[MAX_N];
     size_t done = 0;
@@ -114,18 +124,62 @@ static void run_family(const family *f, double budget)
             break;
     }
     size_t half = done / 2;
-    if (done >= 2)
-        printf("over N >= %.0f: solve ~ N^%.2f, steps ~ N^%.2f, wall per step ~ N^%.2f\n", f->N[half],
-               slope(f->N, solve, half, done), slope(f->N, steps_s, half, done), slope(f->N, per_step, half, done));
+    double c0[3] = {NAN, NAN, NAN}, p[3] = {NAN, NAN, NAN};
+    if (done >= 2) {
+        double per_sim[MAX_N];
+        for (size_t k = 0; k < done; k++)
+            per_sim[k] = solve[k] / (f->t_end > 0.0 ? f->t_end : f->c->t_end);
+        p[0] = slope(f->N, per_sim, half, done, &c0[0]);
+        p[1] = slope(f->N, steps_s, half, done, &c0[1]);
+        p[2] = slope(f->N, per_step, half, done, &c0[2]);
+        printf("over N >= %.0f: solve ~ N^%.2f, steps ~ N^%.2f, wall per step ~ N^%.2f\n", f->N[half], p[0], p[1],
+               p[2]);
+    }
+    if (!plot)
+        return;
+    fprintf(plot->data, "# %s\n# N solve_per_simulated_second steps_per_simulated_second wall_per_step\n", f->label);
+    for (size_t k = 0; k < done; k++)
+        fprintf(plot->data, "%g %.6g %.6g %.6g\n", f->N[k], solve[k] / (f->t_end > 0.0 ? f->t_end : f->c->t_end),
+                steps_s[k], per_step[k]);
+    fprintf(plot->data, "\n\n");
+    /* gnuplot's variables: the fit of quantity q of family k is exp(c_k_q) N^p_k_q over [lo_k, hi_k] */
+    int k = plot->index++;
+    if (done < 2) {
+        fprintf(plot->fits, "lo_%d = NaN; hi_%d = NaN\n", k, k);
+        return;
+    }
+    fprintf(plot->fits, "lo_%d = %g; hi_%d = %g\n", k, f->N[half], k, f->N[done - 1]);
+    for (int q = 0; q < 3; q++)
+        fprintf(plot->fits, "p_%d_%d = %.6g; c_%d_%d = %.6g\n", k, q, p[q], k, q, c0[q]);
 }
 
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
-    double budget = argc > 1 ? atof(argv[1]) : 120.0;
+    double budget = 120.0;
+    const char *plot_dir = NULL;
+    for (int a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "--plot") == 0 && a + 1 < argc)
+            plot_dir = argv[++a];
+        else
+            budget = atof(argv[a]);
+    }
     if (!(budget > 0.0)) {
-        fprintf(stderr, "bench_scaling: the budget must be a positive number of seconds\n");
+        fprintf(stderr, "usage: bench_scaling [BUDGET_SECONDS] [--plot DIR] (the budget a positive number)\n");
         return 2;
+    }
+    plot_files plot = {0};
+    if (plot_dir) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/scaling.dat", plot_dir);
+        plot.data = fopen(path, "w");
+        snprintf(path, sizeof path, "%s/scaling_fits.gp", plot_dir);
+        plot.fits = fopen(path, "w");
+        if (!plot.data || !plot.fits) {
+            fprintf(stderr, "bench_scaling: cannot write %s/scaling.dat and scaling_fits.gp\n", plot_dir);
+            return 2;
+        }
+        fprintf(plot.fits, "# the fits of bench_scaling over the larger half of each family's N: log cost = c + p log N\n");
     }
     const double row[] = {50, 100, 200, 400, 800}, rows[] = {25, 49, 100, 196, 400},
                  balls[] = {100, 300, 1000};
@@ -135,6 +189,13 @@ int main(int argc, char **argv)
          3.0, 1, 0.5, 0.0},
         {&pl_case_newtons_cradle, "newtons_cradle, N balls, its t-end", balls, 3, 0.0, 0, 0.0, 100.0}};
     for (size_t k = 0; k < sizeof families / sizeof *families; k++)
-        run_family(&families[k], budget);
+        run_family(&families[k], budget, plot_dir ? &plot : NULL);
+    if (plot_dir && (fclose(plot.data) != 0) + (fclose(plot.fits) != 0)) {
+        fprintf(stderr, "bench_scaling: cannot write the plot's data in %s\n", plot_dir);
+        return 1;
+    }
+    if (plot_dir)
+        printf("\nwrote %s/scaling.dat and scaling_fits.gp: gnuplot -e \"dir='%s'\" bench/scaling.gp draws %s/scaling.png\n",
+               plot_dir, plot_dir, plot_dir);
     return 0;
 }
