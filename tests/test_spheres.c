@@ -888,10 +888,58 @@ static void test_impulse_balance(void)
     pl_model_free(&m);
 }
 
+/* A row recorded at a contact switch holds the forces of the evaluation at the switch: a constraint
+ * just switched off has none.  Piles of 6 (dense contacts, below the slots' threshold) and 20 disks
+ * (sparse, slots) settling under gravity at e = 0.2, mu = 1e7: no row at the time of the row before it
+ * gives a constraint in contact there and out of contact now (G > 0) a pushing force other than the one
+ * it had (an exit, where the force is 0 or pulling; an entry's damping pushes at G = 0+) (a copy of held
+ * forces that kept the earlier list of forces written left the switched-off force in place: 73.17
+ * where main had 0 in the pile of 6, two exits of the pile of 20). */
+static void test_no_stale_forces(void)
+{
+    const double piles[][2] = {{6, 3}, {20, 5}};
+    for (size_t k = 0; k < 2; k++) {
+        pl_setting s[] = {{"config", 3}, {"N", piles[k][0]}, {"cols", piles[k][1]}, {"g", 9.81}, {"e", 0.2}};
+        pl_model m = {0};
+        if (!init(&m, s, 5))
+            return;
+        pl_solution r;
+        pl_error err;
+        if (solve_penalty(&m, 1e7, 1e-8, 2.0, 0, &r, &err) != PL_OK) {
+            CHECK(0, "pile of %g: %s", piles[k][0], err.message);
+            pl_solution_free(&r);
+            pl_model_free(&m);
+            continue;
+        }
+        pl_gap *gap = pl_gap_new_sparse(1, &m, 0);
+        size_t stale = 0, switches = 0;
+        for (size_t row = 1; row < r.traj.nrows && gap; row++) {
+            if (pl_table_row(&r.traj, row)[0] != pl_table_row(&r.traj, row - 1)[0])
+                continue;
+            switches++;
+            for (size_t i = 0; i < m.m; i++) {
+                double f = pl_solution_force_at(&r, row, i), f_before = pl_solution_force_at(&r, row - 1, i);
+                if (f > 0.0 && f != f_before && pl_contact_in(pl_solution_gap_at(&r, &m, row - 1, i, gap), f_before) &&
+                    pl_solution_gap_at(&r, &m, row, i, gap) > 0.0) {
+                    stale++;
+                    printf("pile of %g: row %zu, t = %.17g: constraint %zu out of contact pushes with %g\n",
+                           piles[k][0], row, pl_table_row(&r.traj, row)[0], i, f);
+                }
+            }
+        }
+        free(gap);
+        CHECK(switches > 10 && stale == 0, "pile of %g: %zu rows at a switch, %zu with a stale force",
+              piles[k][0], switches, stale);
+        pl_solution_free(&r);
+        pl_model_free(&m);
+    }
+}
+
 int main(void)
 {
     check_init();
     test_model();
+    test_no_stale_forces();
     test_head_on();
     test_head_on_stays();
     test_head_on_offset_inelastic();

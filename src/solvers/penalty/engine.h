@@ -206,7 +206,7 @@ static inline double pen_impulse(const run_ctx *c, const double *y, size_t i)
 /* slots.c */
 pl_status pen_slots_init(run *r, pl_error *err);
 void pen_slots_free(run_ctx *c);
-pl_status pen_slots_resize(run *r, size_t slots, const double *y, pl_error *err);
+pl_status pen_slots_resize(run *r, size_t slots, pl_error *err);
 pl_status pen_slots_reserve(run *r, size_t more, double **y, pl_error *err);
 void pen_slot_take(run_ctx *c, size_t i, double *y);
 void pen_slot_release(run_ctx *c, size_t i);

@@ -118,6 +118,10 @@ void pl_forces_copy(pl_forces *dst, const pl_forces *src, const pl_model *model)
     }
     for (size_t i = 0; i < m; i++)
         dst->lambda[i] = src->lambda[i];
+    /* with the list of the forces written: the next evaluation into dst clears those it lists */
+    for (size_t k = 0; k < src->nnonzero; k++)
+        dst->nonzero[k] = src->nonzero[k];
+    dst->nnonzero = src->nnonzero;
     dst->minv = src->minv;
     if (src->minv == src->minv_store) { /* M(q) varies: its inverse at this q */
         for (size_t j = 0; j < n * n; j++)

@@ -31,7 +31,7 @@ pl_status pen_slots_init(run *r, pl_error *err)
 {
     run_ctx *c = &r->ctx;
     if (c->m < PEN_SLOTS_FROM)
-        return pen_slots_resize(r, c->m, NULL, err);
+        return pen_slots_resize(r, c->m, err);
     c->slot_of = malloc(c->m * sizeof *c->slot_of);
     c->free_slot = malloc(c->m * sizeof *c->free_slot);
     if (!c->slot_of || !c->free_slot)
@@ -39,7 +39,7 @@ pl_status pen_slots_init(run *r, pl_error *err)
     for (size_t i = 0; i < c->m; i++)
         c->slot_of[i] = SIZE_MAX;
     c->nfree = 0;
-    return pen_slots_resize(r, FIRST_SLOTS < c->m ? FIRST_SLOTS : c->m, NULL, err);
+    return pen_slots_resize(r, FIRST_SLOTS < c->m ? FIRST_SLOTS : c->m, err);
 }
 
 void pen_slots_free(run_ctx *c)
@@ -49,34 +49,48 @@ void pen_slots_free(run_ctx *c)
     c->slot_of = c->free_slot = NULL;
 }
 
-/* The state of `slots` impulses: N and the run's arrays of the state's size, y0 holding y (the
- * first components of a smaller state; the new slots 0), or zeros if y is NULL.  New slots are free,
- * the last first: slots are taken in increasing order. */
-pl_status pen_slots_resize(run *r, size_t slots, const double *y, pl_error *err)
+/* The run's arrays of one state size, carved apart into one block. */
+typedef struct {
+    double *block, *f0, *f1, *y1, *w, *y_scan, *y0;
+} state_arrays;
+
+static pl_status state_arrays_new(state_arrays *a, size_t N, pl_error *err)
+{
+    pl_part parts[] = {{&a->f0, N}, {&a->f1, N}, {&a->y1, N}, {&a->w, N}, {&a->y_scan, N}, {&a->y0, N}};
+    a->block = pl_carve(parts, PL_NPARTS(parts));
+    return a->block ? PL_OK : pl_fail(err, PL_ERR_NOMEM, "out of memory for a state of %zu components", N);
+}
+
+/* The run takes the arrays a for a state of `slots` impulses (new slots free, the last first: slots
+ * are taken in increasing order). */
+static void state_arrays_commit(run *r, state_arrays *a, size_t slots)
 {
     run_ctx *c = &r->ctx;
-    size_t N = 2 * c->n + 1 + slots, old = c->N;
-    double *f0, *f1, *y1, *w, *y_scan, *y0;
-    pl_part parts[] = {{&f0, N}, {&f1, N}, {&y1, N}, {&w, N}, {&y_scan, N}, {&y0, N}};
-    double *block = pl_carve(parts, PL_NPARTS(parts));
-    if (!block)
-        return pl_fail(err, PL_ERR_NOMEM, "out of memory for a state of %zu components", N);
-    if (y)
-        memcpy(y0, y, (old < N ? old : N) * sizeof *y0);
     free(r->state_block);
-    r->state_block = block;
-    r->f0 = f0, r->f1 = f1, r->y1 = y1, r->w = w, r->y_scan = y_scan, r->y0 = y0;
+    r->state_block = a->block;
+    r->f0 = a->f0, r->f1 = a->f1, r->y1 = a->y1, r->w = a->w, r->y_scan = a->y_scan, r->y0 = a->y0;
     if (c->slot_of)
         for (size_t k = slots; k-- > c->slots;)
             c->free_slot[c->nfree++] = k;
     c->slots = slots;
-    c->N = N;
-    return PL_OK;
+    c->N = 2 * c->n + 1 + slots;
+}
+
+/* The state of `slots` impulses: N and the run's arrays of the state's size, y0 zero. */
+pl_status pen_slots_resize(run *r, size_t slots, pl_error *err)
+{
+    state_arrays a;
+    pl_status s = state_arrays_new(&a, 2 * r->ctx.n + 1 + slots, err);
+    if (s == PL_OK)
+        state_arrays_commit(r, &a, slots);
+    return s;
 }
 
 /* At least `more` free slots before an event at the state *y switches constraints on (or at the
- * initial state *y = r->y0, before the steppers): if there are fewer, the slots grow, the steppers are made anew at the state's new size (the active one's counters
- * kept; the BDF stepper again at the next settled contact) and *y becomes the new stepper's state. */
+ * initial state *y = r->y0, before the steppers): if there are fewer, the slots grow, the steppers are
+ * made anew at the state's new size (the active one's counters kept; the BDF stepper again at the next
+ * settled contact) and *y becomes the new stepper's state.  Nothing changes unless all of it can be
+ * made: a run that fails here closes its episodes from the state it had. */
 pl_status pen_slots_reserve(run *r, size_t more, double **y, pl_error *err)
 {
     run_ctx *c = &r->ctx;
@@ -87,26 +101,34 @@ pl_status pen_slots_reserve(run *r, size_t more, double **y, pl_error *err)
         slots = need;
     if (slots > c->m)
         slots = c->m;
-    pl_status s = pen_slots_resize(r, slots, *y, err);
+    size_t N = 2 * c->n + 1 + slots;
+    state_arrays a;
+    pl_status s = state_arrays_new(&a, N, err);
     if (s != PL_OK)
         return s;
+    memcpy(a.y0, *y, c->N * sizeof *a.y0); /* the first components of the larger state; the new slots 0 */
     if (!r->loop.stepper) { /* before the steppers: the initial state */
+        state_arrays_commit(r, &a, slots);
         *y = r->y0;
         return PL_OK;
+    }
+    pl_stepper_spec spec = r->spec;
+    spec.size = N;
+    spec.y0 = a.y0;
+    pl_stepper *rk = NULL;
+    if ((s = pl_stepper_rk_new(&rk, &spec, err)) != PL_OK) {
+        pl_stepper_free(rk);
+        free(a.block);
+        return s;
     }
     pl_stepper *active = r->loop.stepper;
     active->add_counters(active, r->loop.stats);
     pl_stepper_free(r->rk);
     pl_stepper_free(r->bdf);
-    r->rk = r->bdf = NULL;
-    r->spec.size = c->N;
-    r->spec.y0 = r->y0;
-    if ((s = pl_stepper_rk_new(&r->rk, &r->spec, err)) != PL_OK) {
-        pl_stepper_free(r->rk);
-        r->rk = NULL;
-        pl_loop_replace_stepper(&r->loop, NULL);
-        return s;
-    }
+    r->bdf = NULL;
+    r->rk = rk;
+    state_arrays_commit(r, &a, slots);
+    r->spec = spec;
     pl_loop_replace_stepper(&r->loop, r->rk);
     *y = r->rk->y;
     return PL_OK;
