@@ -110,17 +110,20 @@ static inline size_t visited(const pl_penalized *p, size_t k)
 
 void pl_forces_copy(pl_forces *dst, const pl_forces *src, const pl_model *model)
 {
-    size_t n = model->n, m = model->m;
+    size_t n = model->n;
     for (size_t j = 0; j < n; j++) {
         dst->fp[j] = src->fp[j];
         dst->a[j] = src->a[j];
         dst->ac[j] = src->ac[j];
     }
-    for (size_t i = 0; i < m; i++)
+    /* the forces written and their list (every other lambda is 0 in both): the next evaluation into
+     * dst clears those it lists; not the m forces of a box of disks */
+    clear_lambda(dst);
+    for (size_t k = 0; k < src->nnonzero; k++) {
+        size_t i = src->nonzero[k];
         dst->lambda[i] = src->lambda[i];
-    /* with the list of the forces written: the next evaluation into dst clears those it lists */
-    for (size_t k = 0; k < src->nnonzero; k++)
-        dst->nonzero[k] = src->nonzero[k];
+        dst->nonzero[k] = i;
+    }
     dst->nnonzero = src->nnonzero;
     dst->minv = src->minv;
     if (src->minv == src->minv_store) { /* M(q) varies: its inverse at this q */
