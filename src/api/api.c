@@ -485,13 +485,6 @@ static pl_status write_directory(const char *dir, const pl_strings *planned, jso
     /* checked before anything is made: a refused place is left as it was (pl_outdir_begin creates
      * the directory and its parents) */
     pl_status s = pl_outdir_open(&out, &unlocked, err);
-    if (s != PL_OK && err && strncmp(err->message, "--out: ", 7) == 0) { /* the command's option, not the caller's */
-        memmove(err->message, err->message + 7, strlen(err->message + 7) + 1);
-        /* a place that cannot be opened, created or written is the library's PL_ERR_IO (a refused one,
-         * a system directory or one in use, stays bad input) */
-        if (strncmp(err->message, "cannot ", 7) == 0)
-            s = err->status = PL_ERR_IO;
-    }
     if (s == PL_OK)
         s = pl_outdir_scan(&out, &st, err);
     if (s == PL_OK && (st.unsafe.n > 0 || st.foreign.n > 0)) {

@@ -318,9 +318,12 @@ int outdir_start(const case_options *o, outdir_session *d)
 {
     memset(d, 0, sizeof *d);
     pl_output_init(&d->out, o->out, cli_file_mode(), cli_temp_hooks());
+    d->out.prefix = "--out: ";
     pl_error err;
     int unlocked = 0;
     pl_status s = pl_outdir_open(&d->out, &unlocked, &err);
+    if (s == PL_ERR_IO) /* a place that cannot be opened, created or written: the option's value is unusable */
+        s = PL_ERR_INPUT;
     if (s == PL_OK)
         s = pl_outdir_scan(&d->out, &d->st, &err);
     if (s != PL_OK) {

@@ -16,6 +16,13 @@
 #define MAX_MANIFEST_BYTES (64L << 20)
 #define MAX_DEPTH 8
 
+/* What a message about the directory starts with: the program's option ("--out: "), or nothing
+ * for the library's callers, whose message names the directory alone. */
+static const char *tag(const pl_output *out)
+{
+    return out->prefix ? out->prefix : "";
+}
+
 /* ---- where --out may be ----------------------------------------------------------------------- */
 
 /* The system's programs, libraries, configuration, state and kernel interfaces: --out may be
@@ -166,14 +173,14 @@ pl_status pl_outdir_open(pl_output *out, int *unlocked, pl_error *err)
         *unlocked = 0;
     size_t len = strlen(out->root);
     if (len == 0)
-        return pl_fail(err, PL_ERR_INPUT, "--out needs a directory name");
+        return pl_fail(err, PL_ERR_INPUT, "%sno directory given", tag(out));
     if (len + PL_OUTPUT_RESERVE >= PATH_MAX)
-        return pl_fail(err, PL_ERR_INPUT, "--out is too long (%zu characters; at most %d)", len,
+        return pl_fail(err, PL_ERR_INPUT, "%sthe path is too long (%zu characters; at most %d)", tag(out), len,
                        PATH_MAX - PL_OUTPUT_RESERVE - 1);
     for (const char *c = out->root; *c;) {
         size_t n = strcspn(c, "/");
         if (n > NAME_MAX)
-            return pl_fail(err, PL_ERR_INPUT, "--out: a component of %.40s... is longer than %d characters", out->root,
+            return pl_fail(err, PL_ERR_INPUT, "%sa component of %.40s... is longer than %d characters", tag(out), out->root,
                            NAME_MAX);
         c += n + (c[n] == '/');
     }
@@ -181,11 +188,11 @@ pl_status pl_outdir_open(pl_output *out, int *unlocked, pl_error *err)
     char canonical[PATH_MAX];
     int missing = 0, e = resolve(out->root, canonical, sizeof canonical, &missing);
     if (e == EINVAL)
-        return pl_fail(err, PL_ERR_INPUT, "--out: %s has '.' or '..' after a directory that does not exist", out->root);
+        return pl_fail(err, PL_ERR_INPUT, "%s%s has '.' or '..' after a directory that does not exist", tag(out), out->root);
     if (e == EDANGLING)
-        return pl_fail(err, PL_ERR_INPUT, "--out: %s is or passes through a symbolic link to nothing", out->root);
+        return pl_fail(err, PL_ERR_INPUT, "%s%s is or passes through a symbolic link to nothing", tag(out), out->root);
     if (e != 0)
-        return pl_fail(err, PL_ERR_INPUT, "--out: cannot create %s: %s", out->root, strerror(e));
+        return pl_fail(err, PL_ERR_IO, "%scannot create %s: %s", tag(out), out->root, strerror(e));
     char home[PATH_MAX], user_home[PATH_MAX];
     canonical_home(getenv("HOME"), home);
     struct passwd pw, *found = NULL;
@@ -196,15 +203,15 @@ pl_status pl_outdir_open(pl_output *out, int *unlocked, pl_error *err)
     if (!what)
         what = pl_outdir_system_path(canonical, user_home);
     if (what)
-        return pl_fail(err, PL_ERR_INPUT, "--out: %s is %s: give the results a directory of their own", canonical,
+        return pl_fail(err, PL_ERR_INPUT, "%s%s is %s: give the results a directory of their own", tag(out), canonical,
                        what);
     if (!missing) {
         out->root_fd = open(out->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (out->root_fd < 0)
-            return pl_fail(err, PL_ERR_INPUT, "--out: cannot open %s: %s", out->root,
+            return pl_fail(err, PL_ERR_IO, "%scannot open %s: %s", tag(out), out->root,
                            errno == ENOTDIR ? "not a directory" : strerror(errno));
         if (access(out->root, W_OK | X_OK) != 0)
-            return pl_fail(err, PL_ERR_INPUT, "--out: cannot write to %s: %s", out->root, strerror(errno));
+            return pl_fail(err, PL_ERR_IO, "%scannot write to %s: %s", tag(out), out->root, strerror(errno));
     } else { /* made by pl_outdir_begin, inside the part that exists: a directory it can write */
         char exists[PATH_MAX];
         snprintf(exists, sizeof exists, "%s", canonical);
@@ -212,9 +219,9 @@ pl_status pl_outdir_open(pl_output *out, int *unlocked, pl_error *err)
         while (strcmp(exists, "/") != 0 && lstat(exists, &sb) != 0)
             *(strrchr(exists, '/') == exists ? exists + 1 : strrchr(exists, '/')) = '\0';
         if (lstat(exists, &sb) != 0 || !S_ISDIR(sb.st_mode))
-            return pl_fail(err, PL_ERR_INPUT, "--out: cannot create %s: %s is not a directory", out->root, exists);
+            return pl_fail(err, PL_ERR_IO, "%scannot create %s: %s is not a directory", tag(out), out->root, exists);
         if (access(exists, W_OK | X_OK) != 0)
-            return pl_fail(err, PL_ERR_INPUT, "--out: cannot create %s: %s", out->root, strerror(errno));
+            return pl_fail(err, PL_ERR_IO, "%scannot create %s: %s", tag(out), out->root, strerror(errno));
     }
     pl_status s = lock_above(out, canonical, err);
     if (s == PL_OK && !missing)
@@ -235,9 +242,9 @@ static pl_status create_root(pl_output *out, pl_error *err)
         *(slash == parent ? slash + 1 : slash) = '\0';
     pl_error mk;
     if (slash && pl_make_dir(parent, &mk) != PL_OK)
-        return pl_fail(err, PL_ERR_INPUT, "--out: %s", mk.message);
+        return pl_fail(err, PL_ERR_INPUT, "%s%s", tag(out), mk.message);
     if (mkdir(out->root, 0777) != 0)
-        return pl_fail(err, PL_ERR_INPUT, "--out: cannot create %s: %s", out->root,
+        return pl_fail(err, PL_ERR_INPUT, "%scannot create %s: %s", tag(out), out->root,
                        errno == EEXIST ? "it appeared meanwhile (another command?)" : strerror(errno));
     pl_status s = pl_output_open(out, err);
     if (s == PL_OK)
@@ -493,7 +500,7 @@ static pl_status load_manifest(const pl_output *out, const char *name, json_t **
     if (fd < 0 && (errno == ELOOP || errno == ENOTDIR || errno == EINVAL || errno == ENXIO))
         return *bad = 1, PL_OK;
     if (fd < 0)
-        return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "--out: %s", e.message);
+        return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "%s%s", tag(out), e.message);
     char where[PATH_MAX + NAME_MAX + 2], *text;
     size_t len;
     snprintf(where, sizeof where, "%s/%s", out->root, name);
@@ -502,11 +509,11 @@ static pl_status load_manifest(const pl_output *out, const char *name, json_t **
     if (s == PL_ERR_INPUT) /* too large */
         return *bad = 1, PL_OK;
     if (s != PL_OK)
-        return pl_fail(err, s, "--out: %s", e.message);
+        return pl_fail(err, s, "%s%s", tag(out), e.message);
     s = pl_manifest_parse(text, len, m, &e);
     free(text);
     if (s == PL_ERR_NOMEM)
-        return pl_fail(err, s, "--out: out of memory reading %s", where);
+        return pl_fail(err, s, "%sout of memory reading %s", tag(out), where);
     *bad = s != PL_OK;
     return PL_OK;
 }
@@ -560,7 +567,7 @@ static pl_status walk(const pl_output *out, int fd, const char *rel, int depth, 
     DIR *d = fdopendir(fd);
     if (!d) {
         close(fd);
-        return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_INPUT, "--out: cannot read %s/%s: %s", out->root,
+        return pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_INPUT, "%scannot read %s/%s: %s", tag(out), out->root,
                        rel, strerror(errno));
     }
     pl_status s = PL_OK;
@@ -571,7 +578,7 @@ static pl_status walk(const pl_output *out, int fd, const char *rel, int depth, 
         char sub[PATH_MAX];
         if (snprintf(sub, sizeof sub, "%s%s%s", rel, rel[0] ? "/" : "", e->d_name) >= (int)sizeof sub ||
             strlen(out->root) + strlen(sub) + 2 > PATH_MAX) {
-            s = pl_fail(err, PL_ERR_INPUT, "--out: a path in %s is too long", out->root);
+            s = pl_fail(err, PL_ERR_INPUT, "%sa path in %s is too long", tag(out), out->root);
             break;
         }
         struct stat sb;
@@ -580,7 +587,7 @@ static pl_status walk(const pl_output *out, int fd, const char *rel, int depth, 
         if (S_ISDIR(sb.st_mode) && depth < MAX_DEPTH) {
             int child = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             s = child >= 0 ? walk(out, child, sub, depth + 1, st, found, err)
-                           : pl_fail(err, PL_ERR_INPUT, "--out: cannot read %s/%s: %s", out->root, sub,
+                           : pl_fail(err, PL_ERR_INPUT, "%scannot read %s/%s: %s", tag(out), out->root, sub,
                                      strerror(errno));
         } else if (!S_ISDIR(sb.st_mode) && is_temporary(e->d_name))
             s = pl_strings_add(&st->temporaries, sub, err);
@@ -589,7 +596,7 @@ static pl_status walk(const pl_output *out, int fd, const char *rel, int depth, 
             s = pl_strings_add(found, sub, err);
     }
     if (s == PL_OK && errno != 0) /* readdir's NULL: the end, or a read error (never taken for the end) */
-        s = pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "--out: cannot read %s/%s: %s", out->root, rel,
+        s = pl_fail(err, errno == ENOMEM ? PL_ERR_NOMEM : PL_ERR_IO, "%scannot read %s/%s: %s", tag(out), out->root, rel,
                     strerror(errno));
     closedir(d);
     return s;
@@ -625,7 +632,7 @@ pl_status pl_outdir_scan(const pl_output *out, pl_outdir_state *st, pl_error *er
     int fd = s == PL_OK ? openat(out->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
     if (s == PL_OK)
         s = fd >= 0 ? walk(out, fd, "", 0, st, &found, err)
-                    : pl_fail(err, PL_ERR_INPUT, "--out: cannot read %s: %s", out->root, strerror(errno));
+                    : pl_fail(err, PL_ERR_INPUT, "%scannot read %s: %s", tag(out), out->root, strerror(errno));
     for (size_t k = 0; s == PL_OK && k < found.n; k++)
         if (!pl_strings_has(&st->owned, found.items[k]))
             s = pl_strings_add(&st->foreign, found.items[k], err);
@@ -746,7 +753,7 @@ pl_status pl_outdir_begin(pl_output *out, const pl_outdir_state *st, json_t *jou
         const char *problem = planned_problem(out, planned->items[k]);
         if (problem)
             s = pl_fail(err, PL_ERR_INPUT,
-                        "--out: cannot write %s/%s: %s (penlim follows no link inside --out; remove it)", out->root,
+                        "%scannot write %s/%s: %s (penlim follows no link inside the directory; remove it)", tag(out), out->root,
                         planned->items[k], problem);
     }
     pl_strings files = {0};

@@ -28,8 +28,9 @@
 /* Check out->root (its length; not a system directory, pl_outdir_system_path; writable or
  * creatable), open it if it exists and take the locks.  Creates nothing: a directory that does not
  * exist yet is made by pl_outdir_begin.  PL_ERR_INPUT with a one-line message when the path is
- * refused, or another penlim writes it, a directory inside it or one that holds it.  *unlocked is
- * set (and the command goes on) where the file system has no locks on directories. */
+ * refused, or another penlim writes it, a directory inside it or one that holds it; PL_ERR_IO when it
+ * cannot be opened, created or written.  Messages start with out->prefix.  *unlocked is set (and the
+ * command goes on) where the file system has no locks on directories. */
 pl_status pl_outdir_open(pl_output *out, int *unlocked, pl_error *err);
 
 /* Whether a canonical absolute path (no link, no "." or "..") is one --out refuses: "/", a system

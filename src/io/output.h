@@ -66,6 +66,7 @@ typedef struct {
     int root_fd;          /* the directory, opened once (pl_output_open); -1 before */
     mode_t mode;          /* of new files: 0666 & ~umask, given by the program */
     pl_temp_hooks hooks;
+    const char *prefix;   /* of outdir.h's messages: "--out: " in the program, NULL in the library */
     pl_strings written;   /* complete files, relative to root, in the order written */
     pl_strings hashes;    /* hashes[k]: written[k]'s content hash, "" if not known */
     int *lock_fds;        /* the locks held (outdir.h), closed by pl_output_free */
