@@ -355,10 +355,17 @@ static void test_sweep(void)
     int rc = run("sweep bouncing_ball --mu 1e3,1e30 --out sw_refused --quiet");
     CHECK(rc == 2, "a sweep beyond the resolvable range is refused up front (got %d)", rc);
     char *err = slurp("stderr.txt");
-    CHECK(err && strstr(err, "mu = 1e+30 is beyond") && strstr(err, "the largest mu for this case and t-end is 1.21e+22") &&
+    CHECK(err && strstr(err, "mu = 1e30 is beyond") && strstr(err, "the largest mu for this case and t-end is 1.2e22") &&
               count_lines(err) == 1,
           "naming the largest mu: %s", err ? err : "");
     free(err);
+    /* the largest quoted is one the user may give back (rounded down: 1.21e22 is refused) */
+    rc = run("run bouncing_ball --mu 1.2e22 --max-steps 10 --out sw_largest --quiet");
+    err = slurp("stderr.txt");
+    CHECK(rc == 3 && err && strstr(err, "stopped after 10 steps"), "the quoted largest mu is accepted (%d): %s", rc,
+          err ? err : "");
+    free(err);
+    CHECK(run("run bouncing_ball --mu 1.21e22 --out sw_largest --quiet") == 2, "1.21e22 is beyond it");
     CHECK(access("sw_refused/sweep.csv", F_OK) != 0, "nothing written");
     rc = run("sweep vibrating_table --mu 1e3,1e4,1e5,1e16 --t-end 3 --jobs 2 --out sw --quiet");
     CHECK(rc == 3, "a sweep with a failed run exits 3 (got %d)", rc);
@@ -741,7 +748,7 @@ static void test_output_cap(void)
     CHECK(!exists("cap/trajectory.csv"), "nothing written");
     rc = run("run bouncing_ball --samples 31000 --max-output 1.9e5 --out cap2");
     err = slurp("stderr.txt");
-    CHECK(rc == 3 && err && strstr(err, "the output reached 31666 rows of 6 values, the cap (--max-output 190000) (mu = 1e+08)"),
+    CHECK(rc == 3 && err && strstr(err, "the output reached 31666 rows of 6 values, the cap (--max-output 190000) (mu = 1e8)"),
           "a run that reaches the cap fails (%d: %s)", rc, err ? err : "");
     free(err);
     CHECK(exists("cap2/trajectory.csv"), "with its results up to there");
@@ -754,7 +761,7 @@ static void test_output_cap(void)
     rc = system(cmd);
     rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
     err = slurp("stderr.txt");
-    CHECK(rc == 3 && err && strstr(err, "out of memory") && strstr(err, "(mu = 1e+08)"),
+    CHECK(rc == 3 && err && strstr(err, "out of memory") && strstr(err, "(mu = 1e8)"),
           "out of memory: a failed run naming mu, and it ends (%d: %s)", rc, err ? err : "");
     free(err);
 #endif
@@ -773,7 +780,7 @@ static void test_failures(void)
     if (j) {
         CHECK(strcmp(json_string_value(json_object_get(j, "status")), "failed") == 0, "status failed");
         const char *msg = json_string_value(json_object_get(j, "error"));
-        CHECK(msg && strstr(msg, "penetration scale") && strstr(msg, "mu = 1e+16"), "error carries the reason: %s",
+        CHECK(msg && strstr(msg, "penetration scale") && strstr(msg, "mu = 1e16"), "error carries the reason: %s",
               msg ? msg : "");
         json_t *ep = json_array_get(json_object_get(j, "episodes"), 0);
         CHECK(json_is_null(json_object_get(ep, "t_out")), "the contact open at the failure has no exit");

@@ -140,8 +140,8 @@ pl_status pl_solve(const pl_solver_type *s, const pl_model *model, const pl_solv
      * memory, or a cap on the output. */
     if (st != PL_OK && err && s->refine) {
         int k = pl_solver_option_index(s, s->refine);
-        char tag[64];
-        snprintf(tag, sizeof tag, "(%s = %g)", s->refine, o->option[k]);
+        char tag[64], value[PL_NUMBER_LEN]; /* as the penalized run's context writes it */
+        snprintf(tag, sizeof tag, "(%s = %s)", s->refine, pl_format_short(o->option[k], value, sizeof value));
         if (!strstr(err->message, tag)) {
             char msg[sizeof err->message];
             memcpy(msg, err->message, sizeof msg);

@@ -28,6 +28,7 @@
 #include "core/carve.h"
 #include "core/clock.h"
 #include "core/linalg.h"
+#include "core/number.h"
 #include "solvers/bdf_stability.h"
 #include "solvers/penalty/engine.h"
 
@@ -445,7 +446,8 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     c->n = model->n;
     c->m = model->m;
     c->N = 2 * c->n + 1; /* and the slots (pen_slots_init) */
-    snprintf(r.context, sizeof r.context, "mu = %g", c->mu);
+    char mu_text[PL_NUMBER_LEN];
+    snprintf(r.context, sizeof r.context, "mu = %s", pl_format_short(c->mu, mu_text, sizeof mu_text));
     pl_error local;
     pl_error *e = err ? err : &local;
     pl_error_clear(e);
@@ -526,16 +528,20 @@ static double largest_resolvable_mu(const pl_model *model, double t_end)
 static pl_status check(const pl_model *model, const pl_solve_opts *opts, pl_error *err)
 {
     double mu = opts->option[OPT_MU], largest = largest_resolvable_mu(model, opts->t_end);
+    char mu_text[PL_NUMBER_LEN], t_text[PL_NUMBER_LEN], ulps[PL_NUMBER_LEN], largest_text[PL_NUMBER_LEN];
+    pl_format_short(mu, mu_text, sizeof mu_text);
+    pl_format_short(opts->t_end, t_text, sizeof t_text);
+    pl_format_short(RESOLVE_TIME_ULPS, ulps, sizeof ulps);
     if (mu > largest && !(largest >= 1e-300))
         return pl_fail(err, PL_ERR_INPUT,
-                       "t-end = %g is beyond what double precision resolves for any mu (a contact's time scale "
-                       "1/sqrt(k mu) below %g ulps of t)",
-                       opts->t_end, RESOLVE_TIME_ULPS);
-    if (mu > largest)
+                       "t-end = %s is beyond what double precision resolves for any mu (a contact's time scale "
+                       "1/sqrt(k mu) below %s ulps of t)",
+                       t_text, ulps);
+    if (mu > largest) /* the largest quoted as a value the user may give back: 3 digits, rounded down */
         return pl_fail(err, PL_ERR_INPUT,
-                       "mu = %g is beyond what double precision resolves up to t-end = %g (a contact's time "
-                       "scale 1/sqrt(k mu) below %g ulps of t); the largest mu for this case and t-end is %.3g",
-                       mu, opts->t_end, RESOLVE_TIME_ULPS, largest);
+                       "mu = %s is beyond what double precision resolves up to t-end = %s (a contact's time "
+                       "scale 1/sqrt(k mu) below %s ulps of t); the largest mu for this case and t-end is %s",
+                       mu_text, t_text, ulps, pl_format_down(largest, 3, largest_text, sizeof largest_text));
     return PL_OK;
 }
 
