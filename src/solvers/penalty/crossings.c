@@ -151,9 +151,9 @@ static int needs_exact_extremum(run *r, size_t i, double te, double ge, double t
     run_ctx *c = &r->ctx;
     pl_stepper *s = r->loop.stepper;
     double omega = c->omega[i], w = 0.0, xi = c->model->law[i].xi, a = 0.0, ends[2] = {ta, tb};
-    for (size_t j = 0; j < c->m; j++)
-        if (c->field.active[j])
-            w = fmax(w, c->omega[j]);
+    for (size_t k = 0; k < c->field.nlist; k++)
+        if (c->field.active[c->field.list[k]])
+            w = fmax(w, c->omega[c->field.list[k]]);
     dense_fn rate = {r, i, DENSE_GAP_RATE, 1};
     for (int k = 0; k < 2; k++) {
         double gdot = dense_eval(ends[k], &rate);
