@@ -23,7 +23,7 @@ set samples 400
 do for [q = 0:2] {
     set title title_of(q)
     set ylabel title_of(q)
-    set xrange [20:1200]
+    set xrange [20:2500]
     if (q == 0) {
         plot for [k = 0:2] dir."/scaling.dat" index k using 1:(column(2 + q)) with linespoints \
                  lt k + 1 dt k + 1 pt 2 * k + 5 ps 1.2 title label_of(k, q), \
