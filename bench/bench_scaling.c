@@ -10,16 +10,17 @@
  * number of contacts at a time (the episodes' durations over t-end), the solve's wall time, per
  * simulated second, the steps per simulated second and the wall per step, and work counted: gaps
  * evaluated and root-function values written per step, constraints visited per rebuild of the
- * neighbour list (after the first; pl_stats); then the slopes of
- * log(solve), log(steps) and log(wall per step) against log(N) fitted over the larger half of the N
- * done (GSL's linear fit): exponents p of cost ~ N^p, scale-free, so comparable across machines.
+ * neighbour list (after the first; pl_stats), the solve's CPU time and per step; then the slopes of
+ * log(solve), log(steps), log(wall per step) and the CPU time's against log(N) fitted over the larger
+ * half of the N done (GSL's linear fit): exponents p of cost ~ N^p, scale-free, so comparable across machines.
  * The one global step makes the steps per simulated second grow with the collision rate: the two
  * exponents say which of steps(N) and work per step(N) misses a goal.
  *
  * Usage: bench_scaling [budget seconds (default 120)] [--plot DIR] [--family K] [--from N]: a family
  * stops at the first N whose solve took longer than the budget; --family runs family K alone (0 one
- * row, 1 rows, 2 the cradle), --from only its N >= N; --plot writes DIR/scaling.dat and DIR/scaling_fits.gp, which
- * bench/scaling.gp draws log-log with the fitted slopes (docs/figures/scaling.png). */
+ * row, 1 rows, 2 the cradle), --from only its N >= N (not with --plot); --plot writes DIR/scaling.dat
+ * and DIR/scaling_fits.gp (CPU times, steps), which bench/scaling.gp draws log-log with the fitted
+ * slopes (docs/figures/scaling.png). */
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_fit.h>
 #include <math.h>
@@ -169,24 +170,26 @@ static void run_family(const family *f, double budget, double from, plot_files *
             break;
     }
     size_t half = done / 2;
-    double c0[3] = {NAN, NAN, NAN}, p[3] = {NAN, NAN, NAN};
+    /* the plot's and its fits: CPU time (the machine is shared: a solve's wall moves with the load) */
+    double c0[3] = {NAN, NAN, NAN}, p[3] = {NAN, NAN, NAN}, per_sim[MAX_N], wall_sim[MAX_N];
+    for (size_t k = 0; k < done; k++) {
+        per_sim[k] = cpu[k] / (f->t_end > 0.0 ? f->t_end : f->c->t_end);
+        wall_sim[k] = solve[k] / (f->t_end > 0.0 ? f->t_end : f->c->t_end);
+    }
     if (done >= 2) {
-        double per_sim[MAX_N];
-        for (size_t k = 0; k < done; k++)
-            per_sim[k] = solve[k] / (f->t_end > 0.0 ? f->t_end : f->c->t_end);
         p[0] = slope(f->N, per_sim, half, done, &c0[0]);
         p[1] = slope(f->N, steps_s, half, done, &c0[1]);
-        p[2] = slope(f->N, per_step, half, done, &c0[2]);
+        p[2] = slope(f->N, cpu_step, half, done, &c0[2]);
         printf("over N >= %.0f: solve ~ N^%.2f, steps ~ N^%.2f, wall per step ~ N^%.2f; CPU ~ N^%.2f, CPU per step ~ "
                "N^%.2f\n",
-               f->N[half], p[0], p[1], p[2], slope(f->N, cpu, half, done, NULL), slope(f->N, cpu_step, half, done, NULL));
+               f->N[half], slope(f->N, wall_sim, half, done, NULL), p[1], slope(f->N, per_step, half, done, NULL), p[0],
+               p[2]);
     }
     if (!plot)
         return;
-    fprintf(plot->data, "# %s\n# N solve_per_simulated_second steps_per_simulated_second wall_per_step\n", f->label);
+    fprintf(plot->data, "# %s\n# N solve_cpu_per_simulated_second steps_per_simulated_second cpu_per_step\n", f->label);
     for (size_t k = 0; k < done; k++)
-        fprintf(plot->data, "%g %.6g %.6g %.6g\n", f->N[k], solve[k] / (f->t_end > 0.0 ? f->t_end : f->c->t_end),
-                steps_s[k], per_step[k]);
+        fprintf(plot->data, "%g %.6g %.6g %.6g\n", f->N[k], per_sim[k], steps_s[k], cpu_step[k]);
     fprintf(plot->data, "\n\n");
     /* gnuplot's variables: the fit of quantity q of family k is exp(c_k_q) N^p_k_q over [lo_k, hi_k] */
     int k = plot->index++;

@@ -13,7 +13,7 @@ set format y "%g"
 set xlabel "N (bodies)"
 set key top left box opaque
 name(k) = k == 0 ? "one row" : k == 1 ? "rows, gravity" : "cradle"
-title_of(q) = q == 0 ? "solve [s] per simulated second" : q == 1 ? "steps per simulated second" : "wall per step [s]"
+title_of(q) = q == 0 ? "solve CPU [s] per simulated second" : q == 1 ? "steps per simulated second" : "CPU per step [s]"
 fit_of(k, q, x) = (x >= value(sprintf("lo_%d", k)) && x <= value(sprintf("hi_%d", k))) ? \
     exp(value(sprintf("c_%d_%d", k, q))) * x ** value(sprintf("p_%d_%d", k, q)) : NaN
 goal(k, x) = (x >= value(sprintf("lo_%d", k)) && x <= value(sprintf("hi_%d", k))) ? \
