@@ -13,7 +13,7 @@ set format y "%g"
 set xlabel "N (bodies)"
 set key top left box opaque
 name(k) = k == 0 ? "one row" : k == 1 ? "rows, gravity" : "cradle"
-title_of(q) = q == 0 ? "solve [s] per simulated second" : q == 1 ? "steps per simulated second" : "wall per step [s]"
+title_of(q) = q == 0 ? "solve CPU [s] per simulated second" : q == 1 ? "steps per simulated second" : "CPU per step [s]"
 fit_of(k, q, x) = (x >= value(sprintf("lo_%d", k)) && x <= value(sprintf("hi_%d", k))) ? \
     exp(value(sprintf("c_%d_%d", k, q))) * x ** value(sprintf("p_%d_%d", k, q)) : NaN
 goal(k, x) = (x >= value(sprintf("lo_%d", k)) && x <= value(sprintf("hi_%d", k))) ? \
@@ -23,7 +23,7 @@ set samples 400
 do for [q = 0:2] {
     set title title_of(q)
     set ylabel title_of(q)
-    set xrange [20:1200]
+    set xrange [20:2500]
     if (q == 0) {
         plot for [k = 0:2] dir."/scaling.dat" index k using 1:(column(2 + q)) with linespoints \
                  lt k + 1 dt k + 1 pt 2 * k + 5 ps 1.2 title label_of(k, q), \

@@ -805,13 +805,16 @@ static void test_head_on_offset_inelastic(void)
 
 /* The work of a box's steps grows with its bodies, not with its constraints: from 40 to 80 disks in
  * one row (940 and 3480 constraints, m ~ N^2/2) the state (2n + 1 and the impulses of the active
- * constraints, src/solvers/penalty/slots.c) and the gaps evaluated per step (the neighbour list's)
- * grow like N, at most 2.5 times where m grows 3.7 times; with an impulse per constraint the state
- * grew 3.45 times. */
+ * constraints, src/solvers/penalty/slots.c), the gaps evaluated per step (the neighbour list's), the
+ * root-function values written per step (the live ones: src/solvers/penalty/roots.c) and the
+ * constraints a rebuild of the neighbour list visits (src/solvers/penalty/neighbours.c) grow like N,
+ * at most 2.5 times where m grows 3.7 times; with an impulse per constraint the state grew 3.45
+ * times, with every root function written at each evaluation the writes per step 3.7 times, and a
+ * rebuild that scanned every constraint 3.4 times. */
 static void test_work_per_step(void)
 {
     const double disks[] = {40, 80};
-    double state[2] = {NAN, NAN}, gaps[2] = {NAN, NAN};
+    double state[2] = {NAN, NAN}, gaps[2] = {NAN, NAN}, writes[2] = {NAN, NAN}, visits[2] = {NAN, NAN};
     for (int k = 0; k < 2; k++) {
         pl_setting s[] = {{"config", 3}, {"N", disks[k]}};
         pl_model m = {0};
@@ -822,8 +825,14 @@ static void test_work_per_step(void)
         if (solve_penalty(&m, 1e6, 1e-8, 0.3, 0, &r, &err) == PL_OK && r.stats.steps > 0 && r.nepisodes > 0) {
             state[k] = (double)r.stats.state_size;
             gaps[k] = (double)r.stats.gap_evals / (double)r.stats.steps;
-            printf("row of %.0f disks (%zu constraints): state of %ld components, %.0f gaps per step, %ld steps, "
-                   "%zu episodes\n", disks[k], m.m, r.stats.state_size, gaps[k], r.stats.steps, r.nepisodes);
+            writes[k] = (double)r.stats.root_writes / (double)r.stats.steps;
+            visits[k] = r.stats.neighbour_rebuilds > 1 ? (double)r.stats.rebuild_visits /
+                                                             (double)(r.stats.neighbour_rebuilds - 1)
+                                                       : NAN;
+            printf("row of %.0f disks (%zu constraints): state of %ld components, %.0f gaps per step, %.0f root "
+                   "values written per step, %.0f constraints visited per rebuild (%ld rebuilds), %ld steps, "
+                   "%zu episodes\n", disks[k], m.m, r.stats.state_size, gaps[k], writes[k], visits[k],
+                   r.stats.neighbour_rebuilds, r.stats.steps, r.nepisodes);
         } else {
             CHECK(0, "row of %.0f disks: %s", disks[k], err.message);
         }
@@ -834,6 +843,11 @@ static void test_work_per_step(void)
           state[1], state[1] / state[0]);
     CHECK(gaps[1] / gaps[0] <= 2.5, "gaps per step from 40 to 80 disks: %.0f -> %.0f (x %.2f <= 2.5)", gaps[0], gaps[1],
           gaps[1] / gaps[0]);
+    CHECK(writes[1] / writes[0] <= 2.5, "root values written per step from 40 to 80 disks: %.0f -> %.0f (x %.2f <= 2.5)",
+          writes[0], writes[1], writes[1] / writes[0]);
+    CHECK(visits[1] / visits[0] <= 2.5,
+          "constraints visited per rebuild from 40 to 80 disks: %.0f -> %.0f (x %.2f <= 2.5)", visits[0], visits[1],
+          visits[1] / visits[0]);
 }
 
 /* The impulses of a pile of 36 disks falling on the floor under gravity (6 rows of 6, e = 0), in the

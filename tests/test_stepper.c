@@ -77,8 +77,9 @@ static void test_crossing_before_root(void)
     if (!s)
         return;
     pl_error err;
-    int found[2], at_root = s->step(s, 10.0, &err);
-    s->root_info(s, found);
+    int found[2] = {0, 0}, which[2], at_root = s->step(s, 10.0, &err);
+    size_t count = s->root_info(s, found, which);
+    CHECK(count == 1 && which[0] == 0, "one root found, function 0 (%zu)", count);
     CHECK(at_root == 1 && fabs(s->t - 2.0) < 1e-12 && found[0] == 1 && found[1] == 0,
           "the step ends at the precise root (%d, t = %.17g, found %d %d)", at_root, s->t, found[0], found[1]);
     CHECK(p.kinks == 1 && p.kink_k == 1 && fabs(p.kink_t - 1.0) <= 5e-6,
@@ -97,7 +98,7 @@ static void test_cut(void)
         if (!s)
             return;
         pl_error err;
-        int found[2], at_root = s->step(s, 10.0, &err);
+        int found[2] = {0, 0}, which[2], at_root = s->step(s, 10.0, &err);
         CHECK(at_root == 0 && s->t == 5.0 && p.kinks == 0, "no root in [0, 5] (%d, t = %g, %d kinks)", at_root,
               s->t, p.kinks);
         int cut = s->cut(s, 2.0, &err);
@@ -111,7 +112,8 @@ static void test_cut(void)
             CHECK(y && fabs(y[0] - (2.0 - 1e-5)) < 1e-14, "dense output next to the new end (x = %.17g)",
                   y ? y[0] : NAN);
         } else {
-            s->root_info(s, found);
+            size_t count = s->root_info(s, found, which);
+            CHECK(count == 1 && which[0] == 1, "one root found, function 1 (%zu)", count);
             CHECK(cut == 1 && fabs(s->t - 1.0) <= 5e-6 && fabs(s->y[0] - s->t) < 1e-14 && found[0] == 0 &&
                   found[1] == 1, "declined: the step ends at the crossing (%d, t = %.17g, found %d %d)", cut, s->t,
                   found[0], found[1]);

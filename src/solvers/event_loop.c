@@ -115,21 +115,45 @@ static pl_status samples_before(pl_event_loop *loop, double t, pl_error *err)
     return PL_OK;
 }
 
-static pl_status run(pl_event_loop *loop, int **found, size_t *cap, pl_error *err);
+/* The roots of a step (root_info): found, nroots entries kept 0 but for those of the event at hand,
+ * and which, their indices; grown to the active stepper's count (once per run). */
+typedef struct {
+    int *found, *which;
+    size_t cap;
+} roots_found;
+
+static pl_status run(pl_event_loop *loop, roots_found *roots, pl_error *err);
 
 pl_status pl_loop_run(pl_event_loop *loop, pl_error *err)
 {
-    int *found = NULL; /* the roots of a step: grown to the active stepper's count (once per run) */
-    size_t cap = 0;
-    pl_status s = run(loop, &found, &cap, err);
-    free(found);
+    roots_found roots = {NULL, NULL, 0};
+    pl_status s = run(loop, &roots, err);
+    free(roots.found);
+    free(roots.which);
     free(loop->sample_y);
     loop->sample_y = NULL;
     loop->sample_first = loop->sample_count = loop->sample_cap = 0;
     return s;
 }
 
-static pl_status run(pl_event_loop *loop, int **found, size_t *cap, pl_error *err)
+/* Room for n root functions in r, the found ones 0. */
+static int roots_reserve(roots_found *r, size_t n)
+{
+    if (n <= r->cap)
+        return 0;
+    int *found = calloc(n, sizeof *found), *which = malloc(n * sizeof *which);
+    if (!found || !which) {
+        free(found);
+        free(which);
+        return -1;
+    }
+    free(r->found);
+    free(r->which);
+    r->found = found, r->which = which, r->cap = n;
+    return 0;
+}
+
+static pl_status run(pl_event_loop *loop, roots_found *rf, pl_error *err)
 {
     int repeats = 0;
     double last_event = NAN;
@@ -185,17 +209,13 @@ static pl_status run(pl_event_loop *loop, int **found, size_t *cap, pl_error *er
             continue;
         }
         const int *roots = NULL;
+        size_t nfound = 0;
         if (at_root) {
-            if (st->nroots > *cap) {
-                int *grown = realloc(*found, st->nroots * sizeof *grown);
-                if (!grown)
-                    return pl_fail(err, PL_ERR_NOMEM, "out of memory for %zu root functions (%s)", st->nroots,
-                                   loop->context);
-                *found = grown;
-                *cap = st->nroots;
-            }
-            st->root_info(st, *found);
-            roots = *found;
+            if (roots_reserve(rf, st->nroots) != 0)
+                return pl_fail(err, PL_ERR_NOMEM, "out of memory for %zu root functions (%s)", st->nroots,
+                               loop->context);
+            nfound = st->root_info(st, rf->found, rf->which);
+            roots = rf->found;
         }
         /* An event at t: the state with the old modes, the change, the state with the new ones.
          * Without a change the stepper is still restarted: continuing would have it stop on the same
@@ -207,8 +227,11 @@ static pl_status run(pl_event_loop *loop, int **found, size_t *cap, pl_error *er
             return pl_fail(err, PL_ERR_SOLVER, "%d events at t = %.17g without progress (%s)", MAX_REPEATS, t,
                            loop->context);
         int changed = 0;
-        if ((s = pl_loop_record(loop, t, y, err)) != PL_OK ||
-            (s = loop->hooks.event(loop->user, &t, y, roots, &changed, err)) != PL_OK)
+        if ((s = pl_loop_record(loop, t, y, err)) == PL_OK)
+            s = loop->hooks.event(loop->user, &t, y, roots, &changed, err);
+        for (size_t e = 0; e < nfound; e++)
+            rf->found[rf->which[e]] = 0;
+        if (s != PL_OK)
             return s;
         pl_stepper *next = loop->hooks.choose ? loop->hooks.choose(loop->user, t) : NULL;
         if ((s = pl_loop_restart(loop, next, t, err)) != PL_OK)

@@ -75,6 +75,11 @@ typedef struct {
     long gap_evals;           /* gaps a penalized run evaluated for its steps, events and weights (the
                                  trajectory's record of every gap aside; not in summary.json) */
     long neighbour_rebuilds;  /* rebuilds of its neighbour list (neighbours.c) */
+    long root_writes;         /* root-function values a penalized run wrote (the live ones where it
+                                 has a neighbour list; roots.c), and */
+    long rebuild_visits;      /* the constraints its rebuilds of the list after the first (which
+                                 visits every one) visited: with the two, a per-step or per-rebuild
+                                 pass over all m constraints shows (not in summary.json) */
     long state_size;          /* the components of its state at the end: 2n + 1 and the impulses'
                                  slots (every constraint's below 100 constraints; slots.c); not in
                                  summary.json */

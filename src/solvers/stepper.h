@@ -75,10 +75,12 @@ typedef struct {
     double (*singular)(double t, double *behind, double *ahead, void *user);
     /* Optional: the root functions that can change sign, their indices in increasing order into
        *list (NULL: every one) and their count returned; the others keep their sign and the
-       Runge-Kutta stepper does not look at them (a constraint out of a neighbour list: a root
-       function per constraint would cost every step O(nroots)).  *version changes whenever the
-       list gains a function other than at a restart: the stepper then evaluates the functions
-       afresh at its state.  Asked at every restart and every step. */
+       steppers do not look at them (a constraint out of a neighbour list: a root function per
+       constraint would cost every step O(nroots)), and `roots` need not write their values.
+       *version changes whenever the list changes other than at a restart: the Runge-Kutta
+       stepper then evaluates the functions afresh at its state, CVODE (whose root finding is
+       given the listed functions alone, renumbered) restarts there.  Asked at every restart and
+       every step. */
     size_t (*live_roots)(void *user, const int **list, unsigned long *version);
     double root_ulps; /* precise roots to this many ulps of t (0: 100, as CVODE) */
     void *user;
@@ -112,8 +114,11 @@ struct pl_stepper {
     /* The same, to be searched for a root or an extremum: it may be a cheaper interpolant of lower
      * accuracy (evaluate the point found with dense). */
     const double *(*dense_cheap)(pl_stepper *s, double t);
-    /* found[k] = +1 (increasing) or -1 (decreasing) for the root functions that vanished, else 0. */
-    void (*root_info)(pl_stepper *s, int *found);
+    /* found[k] = +1 (increasing) or -1 (decreasing) for the root functions that vanished at the
+     * last step's end, their indices into which (room for nroots), their count returned; the other
+     * entries of found are left as they are (the event loop keeps them 0), so that an event costs the
+     * roots found, not nroots. */
+    size_t (*root_info)(pl_stepper *s, int *found, int *which);
     /* Restart at (t, y) after a mode change, with first step h0 (0: the stepper's own estimate). */
     pl_status (*restart)(pl_stepper *s, double t, double h0, pl_error *err);
     long (*steps)(pl_stepper *s); /* since the last restart */

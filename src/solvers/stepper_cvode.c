@@ -21,6 +21,14 @@ typedef struct {
     pl_csc csc;      /* the sparse path's Jacobian */
     int fresh;       /* the Jacobian is evaluated at every step (fresh_jacobian) */
     pl_stats banked; /* counters of internal re-initializations since the last restart */
+    /* With a list of live roots (spec.live_roots; compact): CVODE's root functions are the live ones
+     * alone, renumbered (live[e] is CVODE's function e; nlive of them, as of live_version), so that
+     * its root finding costs each step the live functions, not nroots; g holds the spec's values
+     * (nroots), rootsfound CVODE's. */
+    int compact, *live, *rootsfound;
+    size_t nlive;
+    unsigned long live_version;
+    double *g;
 } cvode_stepper;
 
 static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
@@ -86,8 +94,16 @@ static int jacobian_sparse(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, 
 static int roots(sunrealtype t, N_Vector y, sunrealtype *g, void *user)
 {
     const cvode_stepper *c = user;
-    return c->spec.roots(t, N_VGetArrayPointer(y), g, c->spec.user);
+    if (!c->compact)
+        return c->spec.roots(t, N_VGetArrayPointer(y), g, c->spec.user);
+    int flag = c->spec.roots(t, N_VGetArrayPointer(y), c->g, c->spec.user);
+    for (size_t e = 0; e < c->nlive; e++)
+        g[e] = c->g[c->live[e]];
+    return flag;
 }
+
+/* CVODE's root functions from the spec's live ones (see cvode_stepper), at a (re)initialization. */
+static pl_status sync_roots(cvode_stepper *c, pl_error *err);
 
 #define CHECK(call, what) PL_CVODE_CHECK(c->cv.mem, c->spec.context, c->cv.message, call, what)
 
@@ -149,10 +165,37 @@ static pl_status refresh_jacobian(pl_stepper *s, pl_error *err)
     return PL_OK;
 }
 
+/* The live root functions changed since CVODE's were set (a neighbour list rebuilt at a step's end):
+ * CVODE is re-initialized at the present state with the present step, its counters banked first
+ * (CVODE's root finding compares each function with its value at the last step, which a new
+ * function does not have). */
+static pl_status follow_live_roots(pl_stepper *s, pl_error *err)
+{
+    cvode_stepper *c = s->impl;
+    const int *list = NULL;
+    unsigned long version = c->live_version;
+    c->spec.live_roots(c->spec.user, &list, &version);
+    if (version == c->live_version)
+        return PL_OK;
+    void *mem = c->cv.mem;
+    double h = 0.0;
+    long nst = 0;
+    if (CVodeGetCurrentStep(mem, &h) != CV_SUCCESS || CVodeGetNumSteps(mem, &nst) != CV_SUCCESS)
+        return pl_fail(err, PL_ERR_SOLVER, "CVODE's step unavailable at t = %.17g (%s)", s->t, c->spec.context);
+    if (nst > 0) {
+        pl_cvode_add_counters(mem, &c->banked);
+        CHECK(CVodeReInit(mem, s->t, c->cv.y), "CVodeReInit");
+        CHECK(CVodeSetStopTime(mem, c->spec.t_end), "CVodeSetStopTime");
+        CHECK(CVodeSetInitStep(mem, h), "CVodeSetInitStep");
+    }
+    return sync_roots(c, err);
+}
+
 static int step(pl_stepper *s, double t_stop, pl_error *err)
 {
     cvode_stepper *c = s->impl;
-    if ((c->spec.max_order && limit_order(s, err) != PL_OK) || limit_step(s, err) != PL_OK ||
+    if ((c->compact && follow_live_roots(s, err) != PL_OK) ||
+        (c->spec.max_order && limit_order(s, err) != PL_OK) || limit_step(s, err) != PL_OK ||
         (c->spec.fresh_jacobian && refresh_jacobian(s, err) != PL_OK))
         return -1;
     int flag = CVode(c->cv.mem, t_stop, c->cv.y, &s->t, CV_ONE_STEP);
@@ -185,11 +228,37 @@ static int cut(pl_stepper *s, double t, pl_error *err)
     return 0;
 }
 
-static void root_info(pl_stepper *s, int *found)
+static size_t root_info(pl_stepper *s, int *found, int *which)
 {
     cvode_stepper *c = s->impl;
-    if (CVodeGetRootInfo(c->cv.mem, found) != CV_SUCCESS)
-        memset(found, 0, (size_t)c->spec.nroots * sizeof *found);
+    size_t n = c->compact ? c->nlive : (size_t)c->spec.nroots, count = 0;
+    if (n == 0 || CVodeGetRootInfo(c->cv.mem, c->rootsfound) != CV_SUCCESS)
+        return 0;
+    for (size_t e = 0; e < n; e++)
+        if (c->rootsfound[e]) {
+            int k = c->compact ? c->live[e] : (int)e;
+            found[k] = c->rootsfound[e];
+            which[count++] = k;
+        }
+    return count;
+}
+
+static pl_status sync_roots(cvode_stepper *c, pl_error *err)
+{
+    if (!c->spec.live_roots)
+        return PL_OK;
+    const int *list = NULL;
+    size_t n = c->spec.live_roots(c->spec.user, &list, &c->live_version);
+    c->compact = list != NULL; /* NULL: every function, CVODE's as created */
+    if (!list)
+        return PL_OK;
+    memcpy(c->live, list, n * sizeof *list);
+    c->nlive = n;
+    /* anew (0 first): CVODE keeps a function's state (inactive at a zero) by its number */
+    CHECK(CVodeRootInit(c->cv.mem, 0, NULL), "CVodeRootInit");
+    if (n > 0)
+        CHECK(CVodeRootInit(c->cv.mem, (int)n, roots), "CVodeRootInit");
+    return PL_OK;
 }
 
 static pl_status restart(pl_stepper *s, double t, double h0, pl_error *err)
@@ -199,7 +268,7 @@ static pl_status restart(pl_stepper *s, double t, double h0, pl_error *err)
     CHECK(CVodeReInit(c->cv.mem, t, c->cv.y), "CVodeReInit");
     CHECK(CVodeSetStopTime(c->cv.mem, c->spec.t_end), "CVodeSetStopTime");
     CHECK(CVodeSetInitStep(c->cv.mem, h0 > 0.0 ? h0 : 0.0), "CVodeSetInitStep");
-    return PL_OK;
+    return sync_roots(c, err);
 }
 
 static long steps(pl_stepper *s)
@@ -230,6 +299,9 @@ static void destroy(pl_stepper *s)
     cvode_stepper *c = s->impl;
     pl_cvode_free(&c->cv);
     free(c->J);
+    free(c->live);
+    free(c->rootsfound);
+    free(c->g);
     pl_csc_free(&c->csc);
     free(c);
 }
@@ -256,12 +328,20 @@ pl_status pl_stepper_cvode_new(pl_stepper **out, const pl_stepper_spec *spec, pl
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a Jacobian of size %zu", N);
     if ((sparse || spec->jacobian_csc) && pl_csc_init(&c->csc, N, N) != 0)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for a sparse Jacobian of size %zu", N);
+    size_t nr = spec->nroots > 0 ? (size_t)spec->nroots : 1;
+    c->rootsfound = malloc(nr * sizeof *c->rootsfound);
+    if (spec->live_roots) {
+        c->live = malloc(nr * sizeof *c->live);
+        c->g = malloc(nr * sizeof *c->g);
+    }
+    if (!c->rootsfound || (spec->live_roots && (!c->live || !c->g)))
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory for %d root functions", spec->nroots);
     pl_cvode_spec cs = {.size = N, .y0 = spec->y0, .t_end = spec->t_end, .rhs = rhs, .weights = weights,
                         .jacobian = sparse ? jacobian_sparse : analytic ? jacobian : NULL, .roots = roots,
                         .nroots = spec->nroots, .sparse = sparse, .user = c};
     pl_status st = pl_cvode_create(&c->cv, &cs, err);
     c->base.y = c->cv.y ? N_VGetArrayPointer(c->cv.y) : NULL;
-    return st;
+    return st == PL_OK ? sync_roots(c, err) : st;
 }
 
 void pl_stepper_free(pl_stepper *s)

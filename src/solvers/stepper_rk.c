@@ -755,10 +755,15 @@ static const double *dense_cheap(pl_stepper *s, double t)
     return hermite(s->impl, t);
 }
 
-static void root_info(pl_stepper *s, int *found)
+static size_t root_info(pl_stepper *s, int *found, int *which)
 {
     rk_stepper *r = s->impl;
-    memcpy(found, r->found, (size_t)r->spec.nroots * sizeof *found);
+    for (size_t e = 0; e < r->nfound; e++) {
+        int k = r->found_at[e];
+        found[k] = r->found[k];
+        which[e] = k;
+    }
+    return r->nfound;
 }
 
 /* The first step, from the order of the method (Hairer, Norsett and Wanner, Solving ODEs I,

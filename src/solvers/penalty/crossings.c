@@ -109,30 +109,31 @@ static double first_gap_root(run *r, size_t i, double te, double g_te)
 }
 
 /* Gdot_i at the interior sample j of a flight step (time s), on the cheap interpolant, as
- * dense_eval: the state there is interpolated once for every constraint (sampled[j] = 1 once it
- * is), not once per constraint (with 114 constraints those interpolations would be most of a run). */
-static double sampled_gap_rate(run *r, int *sampled, int j, double s, size_t i)
+ * dense_eval, for the e-th constraint evaluated (pen_near_at): the state there is interpolated once
+ * for every constraint (sampled[j] = 1 once it is), not once per constraint (with 114 constraints
+ * those interpolations would be most of a run).  The rates are stored by e, contiguous: stored by
+ * constraint, the list's few thousand writes per sample scattered over FLIGHT_SAMPLES m doubles (82
+ * MB for a row of 1600 disks), a cache line and a page each. */
+static double sampled_gap_rate(run *r, int *sampled, int j, double s, size_t e)
 {
     run_ctx *c = &r->ctx;
-    double *gd = r->gdot_samples + (size_t)j * c->m;
+    size_t count = pen_near_count(c);
+    double *gd = r->gdot_samples + (size_t)j * count;
     if (!sampled[j]) {
         sampled[j] = 1;
         pl_stepper *st = r->loop.stepper;
         const double *y = st->dense_cheap(st, s);
-        size_t count = pen_near_count(c);
-        for (size_t e = 0; e < count; e++)
-            gd[pen_near_at(c, e)] = NAN;
+        for (size_t k = 0; k < count; k++)
+            gd[k] = NAN;
         if (y) {
             double *fp = c->fp_dense;
             pl_model_velocity_map(c->model, s, Q(y), V(y, c), fp, NULL, NULL, NULL);
-            for (size_t e = 0; e < count; e++) {
-                size_t k = pen_near_at(c, e);
-                gd[k] = pl_model_gap_rate_sparse(c->model, k, s, Q(y), fp, c->gap_dense);
-            }
+            for (size_t k = 0; k < count; k++)
+                gd[k] = pl_model_gap_rate_sparse(c->model, pen_near_at(c, k), s, Q(y), fp, c->gap_dense);
             c->gap_evals += (long)count;
         }
     }
-    return gd[i];
+    return gd[e];
 }
 
 /* Whether the extremum of active constraint i at te, a minimum or a maximum of G_i in the piece
@@ -151,9 +152,9 @@ static int needs_exact_extremum(run *r, size_t i, double te, double ge, double t
     run_ctx *c = &r->ctx;
     pl_stepper *s = r->loop.stepper;
     double omega = c->omega[i], w = 0.0, xi = c->model->law[i].xi, a = 0.0, ends[2] = {ta, tb};
-    for (size_t j = 0; j < c->m; j++)
-        if (c->field.active[j])
-            w = fmax(w, c->omega[j]);
+    for (size_t k = 0; k < c->field.nlist; k++)
+        if (c->field.active[c->field.list[k]])
+            w = fmax(w, c->omega[c->field.list[k]]);
     dense_fn rate = {r, i, DENSE_GAP_RATE, 1};
     for (int k = 0; k < 2; k++) {
         double gdot = dense_eval(ends[k], &rate);
@@ -286,7 +287,7 @@ static int find_missed_crossing(run *r, double ta, const double *g_a, const doub
         double s0 = ta, gd0 = gdot_a[i];
         for (int j = 1; j <= pieces && tb > ta; j++) {
             double s1 = j == pieces ? tb : ta + (tb - ta) * j / pieces;
-            double gd1 = j == pieces ? gdot_b[i] : sampled_gap_rate(r, sampled, j, s1, i);
+            double gd1 = j == pieces ? gdot_b[i] : sampled_gap_rate(r, sampled, j, s1, e);
             int minimum = gd0 < 0.0 && gd1 >= 0.0, maximum = gd0 > 0.0 && gd1 <= 0.0;
             double lo = s0;
             s0 = s1, gd0 = gd1;

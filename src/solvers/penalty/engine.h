@@ -95,18 +95,19 @@ typedef struct {
     double singular_behind, singular_ahead, singular_order;
     int *lifting;               /* lift_off_handover: 1 while a lift-off of constraint i is the
                                    Runge-Kutta pair's, 2 once its window has passed, 0 otherwise */
-    int *saved_active;          /* m: the modes while resolved_gap_accel changes them */
+    int *saved_active;          /* m: the constraints resolved_gap_accel turns off for a trial */
     /* Neighbour search (neighbours.c): near[i] = 1 if constraint i is in the list built at (near_t,
      * near_q) with margin near_margin; near NULL: every constraint is evaluated. */
     unsigned char *near;
     size_t *near_list, nnear; /* the constraints in the list, in increasing order */
+    size_t *near_next;        /* m: the next list while a rebuild makes it */
     double near_t, near_margin, *near_q;
     /* The root functions that can change sign (pen_live_roots): the gaps of the constraints in the
      * list and the forces of the active ones, in increasing order; the version counts the updates. */
     int *live_roots;
     size_t nlive_roots;
     unsigned long live_version;
-    long gap_evals, neighbour_rebuilds; /* pl_stats */
+    long gap_evals, neighbour_rebuilds, root_writes, rebuild_visits; /* pl_stats */
     double *block;              /* the arrays above, carved (alloc_ctx) */
     int *int_block;
 } run_ctx;

@@ -34,9 +34,10 @@ pl_status pen_neighbours_init(run_ctx *c, pl_error *err)
         return PL_OK;
     c->near = calloc(c->m, sizeof *c->near);
     c->near_list = calloc(c->m, sizeof *c->near_list);
+    c->near_next = calloc(c->m, sizeof *c->near_next);
     c->near_q = calloc(c->n, sizeof *c->near_q);
     c->live_roots = calloc(2 * c->m, sizeof *c->live_roots);
-    if (!c->near || !c->near_list || !c->near_q || !c->live_roots)
+    if (!c->near || !c->near_list || !c->near_next || !c->near_q || !c->live_roots)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for the neighbour list of %zu constraints", c->m);
     c->near_margin = model->v_scale * model->v_scale / model->a_scale;
     c->near_t = NAN;
@@ -47,9 +48,10 @@ void pen_neighbours_free(run_ctx *c)
 {
     free(c->near);
     free(c->near_list);
+    free(c->near_next);
     free(c->near_q);
     free(c->live_roots);
-    c->near = NULL, c->near_list = NULL, c->near_q = NULL, c->live_roots = NULL;
+    c->near = NULL, c->near_list = NULL, c->near_next = NULL, c->near_q = NULL, c->live_roots = NULL;
 }
 
 double pen_neighbours_drift(const run_ctx *c, double t, const double *q)
@@ -60,36 +62,68 @@ double pen_neighbours_drift(const run_ctx *c, double t, const double *q)
     return c->model->gap_lipschitz * d + c->model->gap_rate * fabs(t - c->near_t);
 }
 
+/* Constraint i left out of the list: no evaluation, a gap that cannot be reached (pen_geometry_at);
+ * no gap model (aim.c) to fit from its last values once it is near again. */
+static void leave_out(run_ctx *c, size_t i)
+{
+    c->near[i] = 0;
+    c->fitted[i] = 0;
+    c->aim_g[0][i] = c->aim_g[1][i] = c->aim_gdot[0][i] = c->aim_gdot[1][i] = NAN;
+    pl_gap *g = &c->geometry[i];
+    g->g = INFINITY, g->g_t = g->g_tt = 0.0;
+    g->support = pl_model_support(c->model, i, &g->nsupport);
+    for (size_t e = 0; e < g->nsupport; e++)
+        g->grad[e] = g->grad_t[e] = 0.0;
+    c->geometry_gdot[i] = 0.0;
+}
+
+static int compare_index(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The list anew at (t, q): the case's candidates and the active constraints, in increasing order.
+ * The work is the old list, the candidates and the active ones (the case's cell list is O(N)), not
+ * m: the marks near[] of the old list tell those that leave it, which alone are reset; every other
+ * constraint out of the list was reset when it left (or at the first build, which resets all). */
 void pen_neighbours_rebuild(run_ctx *c, double t, const double *q)
 {
     if (!c->near)
         return;
+    enum { OUT = 0, IN = 1, WAS_IN = 2 };
     const pl_model *model = c->model;
     const pl_case *k = model->type;
-    size_t count = k->candidates(model->par, t, q, c->near_margin, c->near_list, k->user);
-    memset(c->near, 0, c->m * sizeof *c->near);
-    for (size_t e = 0; e < count && e < c->m; e++)
-        if (c->near_list[e] < c->m)
-            c->near[c->near_list[e]] = 1;
-    c->nnear = 0;
-    for (size_t i = 0; i < c->m; i++) {
-        c->near[i] |= c->field.active[i] != 0;
-        if (c->near[i])
-            c->near_list[c->nnear++] = i;
+    int first = isnan(c->near_t);
+    size_t *next = c->near_next, count = k->candidates(model->par, t, q, c->near_margin, next, k->user);
+    count = count < c->m ? count : c->m;
+    for (size_t e = 0; e < c->nnear; e++)
+        c->near[c->near_list[e]] = WAS_IN;
+    size_t nnext = 0;
+    for (size_t e = 0; e < count; e++) {
+        size_t i = next[e];
+        if (i < c->m && c->near[i] != IN)
+            c->near[i] = IN, next[nnext++] = i;
     }
-    /* the geometry of those left out: no evaluation, a gap that cannot be reached (pen_geometry_at);
-     * no gap model (aim.c) to fit from their last values once they are near again */
-    for (size_t i = 0; i < c->m; i++)
-        if (!c->near[i]) {
-            c->fitted[i] = 0;
-            c->aim_g[0][i] = c->aim_g[1][i] = c->aim_gdot[0][i] = c->aim_gdot[1][i] = NAN;
-            pl_gap *g = &c->geometry[i];
-            g->g = INFINITY, g->g_t = g->g_tt = 0.0;
-            g->support = pl_model_support(model, i, &g->nsupport);
-            for (size_t e = 0; e < g->nsupport; e++)
-                g->grad[e] = g->grad_t[e] = 0.0;
-            c->geometry_gdot[i] = 0.0;
-        }
+    for (size_t e = 0; e < c->field.nlist; e++) {
+        size_t i = c->field.list[e];
+        if (c->field.active[i] && c->near[i] != IN)
+            c->near[i] = IN, next[nnext++] = i;
+    }
+    if (first) {
+        for (size_t i = 0; i < c->m; i++)
+            if (c->near[i] != IN)
+                leave_out(c, i);
+    } else { /* rebuild_visits: of the rebuilds after the first, which visits every constraint once */
+        c->rebuild_visits += (long)(c->nnear + count + c->field.nlist);
+        for (size_t e = 0; e < c->nnear; e++)
+            if (c->near[c->near_list[e]] == WAS_IN)
+                leave_out(c, c->near_list[e]);
+    }
+    qsort(next, nnext, sizeof *next, compare_index);
+    c->near_next = c->near_list;
+    c->near_list = next;
+    c->nnear = nnext;
     c->geometry_t = NAN;
     memcpy(c->near_q, q, c->n * sizeof *q);
     c->near_t = t;

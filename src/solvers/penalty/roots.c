@@ -56,14 +56,14 @@ int pen_root(double t, const double *y, int k, double *g, void *user)
     return 0;
 }
 
+/* With a neighbour list, the live root functions alone (pen_live_roots: the gaps of the list's
+ * constraints and the forces of the active ones); the others, a positive constant (pen_root), are
+ * not written: the steppers do not look at them (stepper.h), and writing 2m values at every
+ * evaluation was most of a step's work beyond a few hundred disks. */
 int pen_roots(double t, const double *y, double *g, void *user)
 {
     run_ctx *c = user;
     size_t m = c->m;
-    /* left out of the neighbour list: positive until the list is rebuilt (neighbours.c) */
-    if (c->near)
-        for (size_t i = 0; i < m; i++)
-            g[i] = c->near_margin;
     for (size_t k = 0, count = pen_near_count(c); k < count; k++) {
         size_t i = pen_near_at(c, k);
         g[i] = gap_root(c, i, t, Q(y));
@@ -72,14 +72,14 @@ int pen_roots(double t, const double *y, double *g, void *user)
     const pl_forces *f = any ? pen_forces_at(c, t, y, &c->f_roots) : NULL;
     if (any && !f)
         return -1;
-    if (c->near) { /* 1 but for the active constraints (force_root) */
-        for (size_t i = 0; i < m; i++)
-            g[m + i] = 1.0;
+    if (c->near) {
         for (size_t k = 0; k < c->field.nlist; k++)
             g[m + c->field.list[k]] = force_root(c, f, c->field.list[k]);
+        c->root_writes += (long)(c->nnear + c->field.nlist);
     } else {
         for (size_t i = 0; i < m; i++)
             g[m + i] = force_root(c, f, i);
+        c->root_writes += (long)(2 * m);
     }
     return 0;
 }

@@ -24,16 +24,21 @@ void pen_modes_changed(run_ctx *c)
 static double resolved_gap_accel(run_ctx *c, size_t i, double t, const double *y)
 {
     const pl_gap *gaps = pen_geometry_at(c, t, y);
-    int *active = c->field.active, *saved = c->saved_active;
-    memcpy(saved, active, c->m * sizeof *saved);
-    for (size_t j = 0; j < c->m; j++)
-        if (j == i || (active[j] && hypot(gaps[j].g, c->geometry_gdot[j] / c->omega[j]) <=
-                                        pen_gap_resolution(c, j, t, Q(y))))
+    int *active = c->field.active, *off = c->saved_active; /* the constraints turned off */
+    size_t count = 0;
+    for (size_t k = 0; k < c->field.nlist; k++) { /* the active list holds every active constraint */
+        size_t j = c->field.list[k];
+        if (active[j] && (j == i || hypot(gaps[j].g, c->geometry_gdot[j] / c->omega[j]) <=
+                                        pen_gap_resolution(c, j, t, Q(y)))) {
+            off[count++] = (int)j;
             active[j] = 0;
+        }
+    }
     pen_trial_begin(c);
     double D = pen_gap_accel(c, i, t, y);
     pen_trial_end(c);
-    memcpy(active, saved, c->m * sizeof *active);
+    for (size_t e = 0; e < count; e++)
+        active[off[e]] = 1;
     return D;
 }
 
