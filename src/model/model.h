@@ -68,7 +68,8 @@ struct pl_model {
     unsigned char law_set[PL_LAW_MAX_PARAMS]; /* 1 when given explicitly */
     pl_contact_law *law;                  /* m: the contact law of each constraint (at the initial state) */
     int mass_constant;
-    double *minv;                         /* n x n: M^{-1} when mass_constant, else NULL */
+    double *minv;                         /* n x n: M^{-1} when mass_constant, else NULL (and NULL for a model
+                                             with supports whose M is diagonal: minv_diag alone) */
     double *minv_diag;                    /* n: its diagonal when M is constant and diagonal, else NULL */
     size_t *support;                      /* the case's supports, concatenated (NULL: it gives none) */
     size_t *support_start;                /* m + 1: where constraint i's support starts in `support` */
@@ -76,6 +77,14 @@ struct pl_model {
     double gap_lipschitz, gap_rate;       /* the case's gap_bounds L, B (NAN without neighbour search) */
     double v_scale, a_scale;              /* contact velocity and acceleration scales */
 };
+
+/* A model of many bodies in the form whose evaluations need no n x n array: constraints with supports, M
+ * constant and diagonal (M^{-1} kept as its diagonal alone, minv NULL), F_p = v.  Its memory is linear in
+ * n, m and the supports' entries (pl_model_run_bytes). */
+static inline int pl_model_sparse(const pl_model *model)
+{
+    return model->support && model->minv_diag && !model->type->velocity_map;
+}
 
 /* Contact geometry of constraint i at one state (storage from pl_contact_new). */
 typedef struct {
@@ -96,6 +105,11 @@ pl_contact *pl_contact_new(size_t count, size_t n, int keep_hess);
  * model's gap width (pl_model_gap_width), w of n or, where M is constant and diagonal, of the gap width. */
 pl_gap *pl_gap_new_sparse(size_t count, const pl_model *model, int keep_hess);
 pl_contact *pl_contact_new_sparse(size_t count, const pl_model *model, int keep_hess);
+/* Dense gaps (contacts) of n entries that keep no Hessian, for pl_model_gap (pl_model_contact): their
+ * shared Hessian scratch only as large as the case writes (the longest support's square with supports,
+ * else n x n). */
+pl_gap *pl_gap_new_scratch(size_t count, const pl_model *model);
+pl_contact *pl_contact_new_scratch(size_t count, const pl_model *model);
 
 /* The entries of a gap's arrays in the compressed evaluations: the longest support, or n without
  * supports. */
