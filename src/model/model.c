@@ -275,9 +275,10 @@ static pl_status check_case_shape(const pl_case *c, pl_error *err)
     return PL_OK;
 }
 
-double pl_model_run_bytes(size_t n, size_t m)
+double pl_model_run_bytes(size_t n, size_t m, int sparse)
 {
-    return 188.0 * (double)n * (double)n + 300.0 * (double)m;
+    double nn = (double)n * (double)n;
+    return (sparse ? 8.0 * nn + 1000.0 * (double)n : 188.0 * nn) + 1000.0 * (double)m;
 }
 
 double pl_physical_memory(void)
@@ -286,14 +287,22 @@ double pl_physical_memory(void)
     return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
 }
 
-pl_status pl_model_check_memory(const char *name, size_t n, size_t m, double physical, pl_error *err)
+pl_status pl_model_check_memory(const char *name, size_t n, size_t m, int sparse, double physical, pl_error *err)
 {
-    double need = pl_model_run_bytes(n, m);
+    double need = pl_model_run_bytes(n, m, sparse);
     if (physical > 0 && need > physical)
-        return pl_fail(err, PL_ERR_INPUT, "case %s: %zu degrees of freedom and %zu constraints need about %.3g bytes of "
-                       "dense arrays, more than this machine's %.3g bytes of physical memory", name, n, m, need,
-                       physical);
+        return pl_fail(err, PL_ERR_INPUT, "case %s: %zu degrees of freedom and %zu constraints need about %.3g bytes (%s), "
+                       "more than this machine's %.3g bytes of physical memory", name, n, m, need,
+                       sparse ? "arrays of n and m, and one n x n array of the case's functions"
+                              : "some twenty-three dense n x n arrays", physical);
     return PL_OK;
+}
+
+/* Whether a case can make a sparse model (pl_model_sparse), before its M is evaluated: supports, the
+ * identity velocity map, M constant (diagonal or not is known once M is). */
+static int maybe_sparse(const pl_case *c)
+{
+    return c->support && !c->velocity_map && !c->mass_dq && !(c->mass && c->derivatives == PL_DERIVATIVES_NONE);
 }
 
 /* n and m from the parameters (or the case's fields); a one-line refusal naming the parameter
@@ -307,7 +316,7 @@ static pl_status resolve_sizes(pl_model *model, pl_error *err)
     if (n >= 1 && n <= PL_SIZE_LIMIT_DOF && m >= 1 && m <= PL_SIZE_LIMIT_CON) {
         model->n = n;
         model->m = m;
-        return pl_model_check_memory(c->name, n, m, pl_physical_memory(), err);
+        return pl_model_check_memory(c->name, n, m, maybe_sparse(c), pl_physical_memory(), err);
     }
     char values[320] = "";
     size_t used = 0;
@@ -546,6 +555,8 @@ static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting 
                        "constraints", c->name, n, model->m);
     }
     s = finish_model(model, q0, v0, err);
+    if (s == PL_OK && maybe_sparse(c) && !pl_model_sparse(model)) /* M not diagonal: the dense arrays after all */
+        s = pl_model_check_memory(c->name, n, model->m, 0, pl_physical_memory(), err);
     if (s == PL_OK)
         s = check_evaluations(model, q0, v0, err);
     free(q0);
@@ -590,6 +601,41 @@ static pl_status list_candidates(const pl_model *model, const double *q0, unsign
     return s;
 }
 
+/* The configuration at which M is compared with M(q0) (its independence of q without mass_dq), into x. */
+static void other_configuration(const pl_model *model, const double *q0, double *x)
+{
+    double L = model->a_scale > 0 ? model->v_scale * model->v_scale / model->a_scale : 1.0;
+    for (size_t j = 0; j < model->n; j++)
+        x[j] = q0[j] + 1e-3 * fmax(fabs(q0[j]), L) * (double)(j % 3 + 1);
+}
+
+static const char *const MASS_DEPENDS = "its mass matrix depends on q but it gives no mass_dq (give mass_dq, or "
+                                        ".derivatives = PL_DERIVATIVES_NONE)";
+
+/* check_evaluations' test that M does not depend on q, for a sparse model (M(q0) diagonal) in one n x n
+ * array M: M(q0)'s diagonal (into diag), then M at another configuration (x: n) against it. */
+static pl_status sparse_mass_constant(const pl_model *model, const double *q0, double *M, double *x, double *diag,
+                                      pl_error *err)
+{
+    const pl_case *c = model->type;
+    size_t n = model->n;
+    if (c->mass_dq || c->derivatives == PL_DERIVATIVES_NONE)
+        return PL_OK;
+    pl_model_mass(model, q0, M, NULL);
+    double mmax = 0.0, change = 0.0;
+    for (size_t j = 0; j < n; j++)
+        diag[j] = M[j * n + j], mmax = fmax(mmax, fabs(diag[j]));
+    other_configuration(model, q0, x);
+    memset(M, 0, n * n * sizeof *M);
+    c->mass(model->par, x, M, c->user);
+    for (size_t j = 0; j < n; j++)
+        for (size_t k = 0; k < n; k++)
+            change = fmax(change, fabs(M[j * n + k] - (j == k ? diag[j] : 0.0)));
+    if (!(change <= 1e-12 * mmax))
+        return pl_fail(err, PL_ERR_INPUT, "case %s: %s", c->name, MASS_DEPENDS);
+    return PL_OK;
+}
+
 /* The case's functions at the initial state (t = 0): finite values and derivatives, a symmetric M
  * (positive definiteness is checked by finish_model), non-negative scales.  What a model compiled
  * apart most often gets wrong, reported before any solver sees it. */
@@ -602,11 +648,11 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
     if (!all_finite(q0, n) || !all_finite(v0, n))
         return pl_fail(err, PL_ERR_INPUT, "case %s: the initial state is not finite", c->name);
     /* The case's M and Jacobians come as n x n arrays (its interface): a sparse model's are checked one
-     * after the other in two of them (M and M at another q, then dF_v/dq, then dF_v/dv), transiently,
-     * and without a mass callback (M = I) in one; other models' in three. */
+     * after the other in one of them (M at q0 and at another q, then dF_v/dq, then dF_v/dv), transiently;
+     * other models' in three. */
     int sparse = pl_model_sparse(model);
-    size_t arrays = !sparse ? 3 : c->mass ? 2 : 1;
-    double *buf = malloc((arrays * nn + n) * sizeof *buf);
+    size_t arrays = sparse ? 1 : 3;
+    double *buf = malloc((arrays * nn + 2 * n) * sizeof *buf);
     pl_work *w = pl_work_new(model);
     pl_gap *g = pl_gap_new_sparse(1, model, 1);
     unsigned char *listed = NULL;
@@ -616,10 +662,13 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
                     c->name, arrays * nn * sizeof *buf);
         goto done;
     }
-    double *M = buf, *a_q = arrays == 1 ? buf : buf + nn, *a_v = arrays == 3 ? buf + 2 * nn : a_q,
-           *a = buf + arrays * nn;
-    if (sparse && !c->mass) /* M = I */
+    double *M = buf, *a_q = sparse ? buf : buf + nn, *a_v = sparse ? buf : buf + 2 * nn, *a = buf + arrays * nn,
+           *diag = a + n;
+    if (sparse) { /* M(q0) diagonal, finite and positive (diagonal_mass): only its dependence on q is left */
+        if (c->mass && (s = sparse_mass_constant(model, q0, M, a, diag, err)) != PL_OK)
+            goto done;
         goto jacobians;
+    }
     pl_model_mass(model, q0, M, NULL);
     double mmax = 0.0, asym = 0.0;
     for (size_t j = 0; j < n; j++)
@@ -632,22 +681,19 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
     }
     if (c->mass && !c->mass_dq && c->derivatives != PL_DERIVATIVES_NONE) {
         /* "M must not depend on q without mass_dq": penlim would keep M(q0) */
-        double L = model->a_scale > 0 ? model->v_scale * model->v_scale / model->a_scale : 1.0;
-        for (size_t j = 0; j < n; j++)
-            a[j] = q0[j] + 1e-3 * fmax(fabs(q0[j]), L) * (double)(j % 3 + 1);
+        other_configuration(model, q0, a);
         memset(a_q, 0, nn * sizeof *a_q);
         c->mass(model->par, a, a_q, c->user);
         double change = 0.0;
         for (size_t j = 0; j < nn; j++)
             change = fmax(change, fabs(a_q[j] - M[j]));
         if (change > 1e-12 * mmax) {
-            s = pl_fail(err, PL_ERR_INPUT, "case %s: its mass matrix depends on q but it gives no mass_dq (give "
-                        "mass_dq, or .derivatives = PL_DERIVATIVES_NONE)", c->name);
+            s = pl_fail(err, PL_ERR_INPUT, "case %s: %s", c->name, MASS_DEPENDS);
             goto done;
         }
     }
 jacobians:
-    if (a_v == a_q) { /* one array: each Jacobian in turn */
+    if (sparse) { /* one array: each Jacobian in turn */
         pl_model_accel(model, w, 0.0, q0, v0, a, a_q, NULL);
         int finite_q = all_finite(a_q, nn);
         pl_model_accel(model, w, 0.0, q0, v0, a, NULL, a_v);
