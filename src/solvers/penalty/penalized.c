@@ -49,6 +49,8 @@ void pl_penalized_free(pl_penalized *p)
     free(p->jac_sparse);
     free(p->block);
     free(p->smooth_jac);
+    free(p->column);
+    free(p->start);
     free(p->entries);
     memset(p, 0, sizeof *p);
 }
@@ -293,12 +295,11 @@ int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const 
  * dF_p/dq = 0, dF_p/dv = I, dM = 0, so ac_q and ac_v change in the s x s block of the support's rows
  * and columns alone: O(s^2), not O(n^3). */
 static void sparse_contact_jacobian(const pl_penalized *c, size_t i, double t, const double *q, const double *fp,
-                                    const double *minv, double *ac_q, double *ac_v, pl_jac_entry *out)
+                                    pl_jac_entry *out)
 {
     const pl_model *model = c->model;
-    size_t n = model->n;
     pl_contact *k = c->jac_sparse;
-    pl_model_contact_sparse(model, i, t, q, fp, minv, k);
+    pl_model_contact_sparse(model, i, t, q, fp, NULL, k);
     const pl_gap *g = &k->gap;
     size_t ns = g->nsupport;
     const size_t *sup = g->support;
@@ -328,19 +329,12 @@ static void sparse_contact_jacobian(const pl_penalized *c, size_t i, double t, c
         size_t jc = sup[col];
         for (size_t e = 0; e < ns; e++) {
             size_t j = sup[e];
-            double xq = w[e] * dlam_q + lambda * d[j] * H[e * ns + col], xv = w[e] * dlam_v;
-            if (out)
-                *out++ = (pl_jac_entry){j, jc, xq, xv};
-            else {
-                ac_q[j * n + jc] += xq;
-                ac_v[j * n + jc] += xv;
-            }
+            *out++ = (pl_jac_entry){j, jc, w[e] * dlam_q + lambda * d[j] * H[e * ns + col], w[e] * dlam_v};
         }
     }
 }
 
 /* A sparse model's, from its compressed columns (it has no dense scratch). */
-int pl_penalized_jacobian_csc(pl_penalized *c, double t, const double *q, const double *v, size_t size, pl_csc *J);
 static int jacobian_from_csc(pl_penalized *c, double t, const double *q, const double *v, double *J)
 {
     size_t N = 2 * c->model->n;
@@ -379,10 +373,6 @@ int pl_penalized_jacobian(pl_penalized *c, double t, const double *q, const doub
         size_t i = visited(c, e);
         if (!c->active[i])
             continue;
-        if (c->sparse_jacobian) {
-            sparse_contact_jacobian(c, i, t, q, fp, minv, ac_q, ac_v, NULL);
-            continue;
-        }
         pl_model_contact(model, i, t, q, fp, minv, k);
         const double *grad = k->gap.grad, *H = k->gap.hess, *w = k->w;
         /* a law that varies with (t, q) is taken as it is here, its own derivatives left out */
@@ -436,7 +426,6 @@ int pl_penalized_jacobian(pl_penalized *c, double t, const double *q, const doub
     return 0;
 }
 
-
 /* The contact part of a sparse model's Jacobian, entry by entry (sparse_contact_jacobian) in the order of the
  * dense sum, then stably by column: the entries of column j are entries[start[j] .. start[j + 1] - 1]. */
 static int contact_entries(pl_penalized *c, double t, const double *q, const double *fp)
@@ -459,7 +448,7 @@ static int contact_entries(pl_penalized *c, double t, const double *q, const dou
             continue;
         size_t ns;
         pl_model_support(model, i, &ns);
-        sparse_contact_jacobian(c, i, t, q, fp, NULL, NULL, NULL, c->entries + count);
+        sparse_contact_jacobian(c, i, t, q, fp, c->entries + count);
         count += ns * ns;
     }
     pl_jac_entry *sorted = c->entries + c->entries_cap;
@@ -510,15 +499,16 @@ int pl_penalized_jacobian_csc(pl_penalized *c, double t, const double *q, const 
 {
     const pl_model *model = c->model;
     size_t n = model->n, n2 = 2 * n;
-    if (!c->smooth_jac) { /* the case's dF_v/dq and dF_v/dv (its interface's n x n), one after the other */
-        if (!(c->smooth_jac = malloc((n * n + 3 * n + 1) * sizeof *c->smooth_jac)))
-            return PL_CSC_NOMEM;
-        c->column = c->smooth_jac + n * n;
-        c->start = (size_t *)(c->column + n);
-        c->fill = c->start + n + 1;
-        for (size_t j = 0; j < n; j++)
-            c->column[j] = 0.0, c->fill[j] = 0;
-    }
+    /* at the first call: the case's dF_v/dq and dF_v/dv (its interface's n x n), one after the other */
+    if (!c->smooth_jac)
+        c->smooth_jac = malloc(n * n * sizeof *c->smooth_jac);
+    if (!c->column)
+        c->column = calloc(n, sizeof *c->column);
+    if (!c->start)
+        c->start = calloc(2 * n + 1, sizeof *c->start);
+    if (!c->smooth_jac || !c->column || !c->start)
+        return PL_CSC_NOMEM; /* what was had is kept (freed with c) */
+    c->fill = c->start + n + 1;
     double *fp = c->fp, *a = c->a, *a_x = c->smooth_jac;
     pl_model_velocity_map(model, t, q, v, fp, NULL, NULL, NULL);
     if (contact_entries(c, t, q, fp))
