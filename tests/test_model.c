@@ -108,15 +108,27 @@ static void test_model_sizes(void)
     CHECK(pl_model_init(&m, balls, half, 1, &err) == PL_ERR_INPUT && strstr(err.message, "N = 2.5"),
           "N = 2.5 refused: %s", err.message);
     pl_model_free(&m);
-    /* memory: the rule at a machine of 1 GB, nothing allocated to decide (the cradle at N = 10000 would need
-     * 188e8 bytes); at this machine's memory a size that fits by far is accepted */
-    CHECK(pl_model_run_bytes(10000, 9999) == 188e8 + 300.0 * 9999, "run bytes %g", pl_model_run_bytes(10000, 9999));
-    CHECK(pl_model_check_memory("cradle", 10000, 9999, 1e9, &err) == PL_ERR_INPUT &&
-              strstr(err.message, "1.88e+10 bytes") && strstr(err.message, "1e+09 bytes") && !strchr(err.message, '\n'),
-          "N = 10000 refused at 1 GB naming the bytes: %s", err.message);
-    CHECK(pl_model_check_memory("cradle", 1000, 999, 1e9, &err) == PL_OK, "N = 1000 (0.19 GB) fits in 1 GB");
-    CHECK(pl_model_check_memory("cradle", 10000, 9999, 0.0, &err) == PL_OK, "unknown memory: no check");
-    CHECK(pl_physical_memory() == 0.0 || pl_model_check_memory("balls", 40, 40, pl_physical_memory(), &err) == PL_OK,
+    /* memory: the rule at a machine of 1 GB, nothing allocated to decide.  A dense model of 10000 dofs and
+     * 9999 constraints: M^-1 and twenty-two n x n arrays, 23.5 x 8 n^2 = 188e8 bytes, and 1000 bytes a
+     * constraint; a sparse one (the cradle of 10000 balls): one n x n array, 8e8, 1000 bytes a dof and a
+     * constraint, 8.2e8 in all, under 1 GB where the dense one is 19 times over it */
+    CHECK(pl_model_run_bytes(10000, 9999, 0) == 188e8 + 1000.0 * 9999, "dense run bytes %g",
+          pl_model_run_bytes(10000, 9999, 0));
+    CHECK(pl_model_run_bytes(10000, 9999, 1) == 8e8 + 1e7 + 1000.0 * 9999, "sparse run bytes %g",
+          pl_model_run_bytes(10000, 9999, 1));
+    CHECK(pl_model_run_bytes(4000, 2007000, 1) == 8.0 * 16e6 + 4e6 + 2.007e9, "2000 disks %g",
+          pl_model_run_bytes(4000, 2007000, 1)); /* the spheres' box of 2000: its 2007000 constraints dominate */
+    CHECK(pl_model_check_memory("cradle", 10000, 9999, 0, 1e9, &err) == PL_ERR_INPUT &&
+              strstr(err.message, "1.88e+10 bytes") && strstr(err.message, "1e+09 bytes") &&
+              strstr(err.message, "dense") && !strchr(err.message, '\n'),
+          "dense N = 10000 refused at 1 GB naming the bytes: %s", err.message);
+    CHECK(pl_model_check_memory("cradle", 10000, 9999, 1, 1e9, &err) == PL_OK, "sparse N = 10000 (0.82 GB) fits in 1 GB");
+    CHECK(pl_model_check_memory("cradle", 20000, 19999, 1, 1e9, &err) == PL_ERR_INPUT &&
+              strstr(err.message, "3.24e+09 bytes") && strstr(err.message, "one n x n array") && !strchr(err.message, '\n'),
+          "sparse N = 20000 (3.24 GB) refused at 1 GB naming the bytes: %s", err.message);
+    CHECK(pl_model_check_memory("cradle", 1000, 999, 0, 1e9, &err) == PL_OK, "dense N = 1000 (0.19 GB) fits in 1 GB");
+    CHECK(pl_model_check_memory("cradle", 10000, 9999, 0, 0.0, &err) == PL_OK, "unknown memory: no check");
+    CHECK(pl_physical_memory() == 0.0 || pl_model_check_memory("balls", 40, 40, 0, pl_physical_memory(), &err) == PL_OK,
           "40 balls fit: %s", err.message);
     const size_t sizes[] = {1, 3, 20, 40};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {

@@ -26,8 +26,12 @@
  * (-1/3, 2/3, 2/3) V at e = 1, (1/3, 1/3, 1/3) V at e = 0.  Kinetic energy at e = 1:
  * ((N - 2)^2 + 4 (N - 1))/N^2 = 1 times V^2/2, conserved as in the penalty limit: momentum and energy do
  * not fix the outcome of N >= 3 balls. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cases/cases.h"
 #include "laws/law.h"
@@ -821,6 +825,114 @@ static void test_hertz(void)
     }
 }
 
+/* What a penalized run of N balls reports at its end (the many-balls test): status, steps, momentum
+ * sum v, energy (kinetic and the springs' mu k G^2/4 of the contacts pressed: m_j = 1/2), and the
+ * first FRONT balls' q and v. */
+#define FRONT 24
+typedef struct {
+    int status;
+    long steps;
+    double momentum, energy, q[FRONT], v[FRONT];
+} balls_end;
+
+static balls_end run_balls(size_t N, double mu, double t_end)
+{
+    balls_end out = {.status = -1};
+    pl_model m;
+    pl_error err;
+    pl_setting set[] = {{"N", (double)N}};
+    if ((out.status = pl_model_init(&m, &pl_case_newtons_cradle, set, 1, &err)) != PL_OK) {
+        pl_model_free(&m);
+        return out;
+    }
+    pl_solution sol;
+    out.status = solve_penalty(&m, mu, 1e-8, t_end, 0, &sol, &err);
+    const double *qv = out.status == PL_OK && sol.traj.nrows ? pl_table_row(&sol.traj, sol.traj.nrows - 1) + pl_col_q(N, m.m)
+                                                             : NULL;
+    if (qv) {
+        double rad = pl_model_param(&m, "r"), k = pl_model_param(&m, "k");
+        out.steps = sol.stats.steps;
+        out.momentum = out.energy = 0.0;
+        for (size_t j = 0; j < N; j++) {
+            double v = qv[N + j], g = j + 1 < N ? qv[j + 1] - qv[j] - 2.0 * rad : 0.0;
+            out.momentum += v;
+            out.energy += 0.5 * v * v + (g < 0.0 ? 0.25 * k * mu * g * g : 0.0);
+            if (j < FRONT)
+                out.q[j] = qv[j], out.v[j] = qv[N + j];
+        }
+    }
+    pl_solution_free(&sol);
+    pl_model_free(&m);
+    return out;
+}
+
+/* Memory linear in the number of balls: 5000 balls (n = 5000, M = I, supports of 2) solved in a child
+ * process under an address-space limit of 1 GB above what the test holds.  A dense run needs M^-1 and
+ * some twenty-two n x n arrays, 188 n^2 = 4.7 GB: refused or out of memory; a sparse one one n x n array
+ * (the check of the case's Jacobians at creation, 0.2 GB) and some kB a ball.  To t = 1.05, 0.05 after
+ * ball 0 reaches the chain (S = omega 0.05 = 50 at mu = 1e6): the physics of the first balls is that of
+ * a chain of 200 (the compression front travels at sqrt(1/2) balls per unit of S, about 35 balls by
+ * then, and the chain's response decays faster than exponentially ahead of it, so neither the far end of
+ * 200 nor that of 5000 is felt), momentum stays V = 1 (each contact pushes its two balls by opposite
+ * forces, so sum v' = 0 up to round-off), and with e = 1 (xi = 0, the springs conservative) the energy
+ * V^2/2 to the integration's error (rtol 1e-8 over about 150 steps: 1e-6 of it is generous). */
+static void test_many_balls(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    printf("many balls under an address-space limit: skipped (AddressSanitizer reserves more)\n");
+    return;
+#endif
+    const size_t N = 5000;
+    const double mu = 1e6, t_end = 1.05;
+    balls_end ref = run_balls(200, mu, t_end), big = {.status = -1};
+    CHECK(ref.status == PL_OK, "200 balls solve (%d)", ref.status);
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    int have = f && fscanf(f, "%ld %ld", &pages, &resident) == 2;
+    if (f)
+        fclose(f);
+    CHECK(have, "the test's address space read");
+    int fd[2];
+    if (!have || pipe(fd) != 0)
+        return;
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        close(fd[0]);
+        struct rlimit lim = {.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (1ul << 30)};
+        lim.rlim_max = lim.rlim_cur;
+        balls_end r = {.status = 99};
+        if (setrlimit(RLIMIT_AS, &lim) == 0)
+            r = run_balls(N, mu, t_end);
+        ssize_t w = write(fd[1], &r, sizeof r);
+        _exit(w == (ssize_t)sizeof r ? 0 : 1);
+    }
+    close(fd[1]);
+    ssize_t got = child > 0 ? read(fd[0], &big, sizeof big) : -1;
+    close(fd[0]);
+    int wstatus = 0;
+    if (child > 0)
+        waitpid(child, &wstatus, 0);
+    CHECK(got == (ssize_t)sizeof big && big.status == PL_OK,
+          "%zu balls solve within 1 GB of address space (status %d: 4 out of memory, 2 refused)", N, big.status);
+    if (big.status != PL_OK || ref.status != PL_OK)
+        return;
+    printf("%zu balls: %ld steps (200 balls: %ld), momentum - V %.3g, energy - V^2/2 %.3g\n", N, big.steps, ref.steps,
+           big.momentum - 1.0, big.energy - 0.5);
+    NEAR(big.momentum, 1.0, 1e-12, "%zu balls: momentum sum v = V", N);
+    NEAR(big.energy, 0.5, 1e-6 * 0.5, "%zu balls: energy V^2/2 (kinetic and the springs')", N);
+    double dq = 0.0, dv = 0.0, vmax = 0.0;
+    for (int j = 0; j < FRONT; j++) {
+        dq = fmax(dq, fabs(big.q[j] - ref.q[j]));
+        dv = fmax(dv, fabs(big.v[j] - ref.v[j]));
+        vmax = fmax(vmax, fabs(ref.v[j]));
+    }
+    printf("the first %d balls against 200: v to %.3g, q to %.3g\n", FRONT, dv, dq);
+    CHECK(vmax > 0.1 && dv <= 1e-7 && dq <= 1e-9,
+          "the first %d balls of %zu move as those of 200 (v to %.3g, q to %.3g; the front's speeds up to %.3g)", FRONT, N,
+          dv, dq, vmax);
+}
+
 int main(int argc, char **argv)
 {
     check_init();
@@ -834,6 +946,7 @@ int main(int argc, char **argv)
     test_t_end();
     test_sweep();
     test_hertz();
+    test_many_balls();
     if (argc > 1) {
         penlim = argv[1];
         snprintf(dir, sizeof dir, "/tmp/penlim-cradle-XXXXXX");

@@ -17,7 +17,8 @@ struct pl_work {
     size_t n;
     double *tmp, *L, *dM;                   /* accel: M^{-1} x, the Cholesky factor of M(q), dM/dq_k */
     double *c_minv;                         /* contact_at */
-    double *minv;                           /* pl_model_minv */
+    double *minv;                           /* pl_model_minv (a sparse model's: allocated there, own_minv) */
+    int own_minv;
     double *k_minv, *k_fp, *k_fp_v, *k_fw;  /* contact_coupling */
     double *d_fp, *d_fp_q, *d_fp_v, *d_fp_t, *d_a; /* free_gap_accel */
     pl_gap *d_gap;
@@ -28,27 +29,31 @@ struct pl_work {
 
 pl_work *pl_work_new(const pl_model *model)
 {
-    size_t n = model->n, nn = n * n;
+    /* A sparse model (pl_model_sparse) needs none of the n x n slots: M^{-1} is its diagonal, dF_p/dv = I,
+     * each gap is evaluated over its support (pl_model_minv alone allocates its slot, on demand). */
+    size_t n = model->n, nn = pl_model_sparse(model) ? 0 : n * n;
     pl_work *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
     w->n = n;
     w->block = calloc(8 * nn + 7 * n, sizeof *w->block);
-    w->d_gap = pl_gap_new(1, n, 1); /* D reads the Hessian */
+    w->d_gap = nn ? pl_gap_new(1, n, 1) : pl_gap_new_sparse(1, model, 1); /* D reads the Hessian */
     w->i_gap = pl_gap_new_sparse(1, model, 0);
     if (!w->block || !w->d_gap || !w->i_gap) {
         pl_work_free(w);
         return NULL;
     }
     double *p = w->block;
-    w->L = p, p += nn;
-    w->dM = p, p += nn;
-    w->c_minv = p, p += nn;
-    w->minv = p, p += nn;
-    w->k_minv = p, p += nn;
-    w->k_fp_v = p, p += nn;
-    w->d_fp_q = p, p += nn;
-    w->d_fp_v = p, p += nn;
+    if (nn) {
+        w->L = p, p += nn;
+        w->dM = p, p += nn;
+        w->c_minv = p, p += nn;
+        w->minv = p, p += nn;
+        w->k_minv = p, p += nn;
+        w->k_fp_v = p, p += nn;
+        w->d_fp_q = p, p += nn;
+        w->d_fp_v = p, p += nn;
+    }
     w->tmp = p, p += n;
     w->k_fp = p, p += n;
     w->k_fw = p, p += n;
@@ -63,6 +68,8 @@ void pl_work_free(pl_work *w)
 {
     if (!w)
         return;
+    if (w->own_minv)
+        free(w->minv);
     free(w->block);
     free(w->d_gap);
     free(w->i_gap);
@@ -94,19 +101,19 @@ pl_gap *pl_gap_new(size_t count, size_t n, int keep_hess)
     return g;
 }
 
-/* count contacts with gap arrays of `width` entries (Hessians width x width) and w of nw. */
-static pl_contact *contact_new(size_t count, size_t width, size_t nw, int keep_hess)
+/* count contacts with gap arrays of `width` entries, Hessians hw x hw, and w of nw. */
+static pl_contact *contact_new(size_t count, size_t width, size_t nw, size_t hw, int keep_hess)
 {
     double *p = NULL;
     count = count ? count : 1;
     size_t hessians = keep_hess ? count : 1, each = 2 * width + nw;
-    pl_contact *c = new_items(count, sizeof *c, count * each + hessians * width * width, &p);
+    pl_contact *c = new_items(count, sizeof *c, count * each + hessians * hw * hw, &p);
     for (size_t k = 0; c && k < count; k++) {
         c[k].gap.grad = p + each * k;
         c[k].gap.grad_t = c[k].gap.grad + width;
         c[k].w = c[k].gap.grad_t + width;
         c[k].nw = nw;
-        c[k].gap.hess = p + count * each + (keep_hess ? k : 0) * width * width;
+        c[k].gap.hess = p + count * each + (keep_hess ? k : 0) * hw * hw;
         c[k].gap.keep_hess = keep_hess != 0;
     }
     return c;
@@ -114,7 +121,34 @@ static pl_contact *contact_new(size_t count, size_t width, size_t nw, int keep_h
 
 pl_contact *pl_contact_new(size_t count, size_t n, int keep_hess)
 {
-    return contact_new(count, n, n, keep_hess);
+    return contact_new(count, n, n, n, keep_hess);
+}
+
+/* The Hessian room of a dense gap that keeps no Hessian: what the case writes, the longest support's
+ * square with supports (pl_model_gap expands only kept Hessians), else n x n. */
+static size_t scratch_width(const pl_model *model)
+{
+    return model->support ? model->gap_width : model->n;
+}
+
+pl_gap *pl_gap_new_scratch(size_t count, const pl_model *model)
+{
+    double *p = NULL;
+    size_t n = model->n, h = scratch_width(model);
+    count = count ? count : 1;
+    pl_gap *g = new_items(count, sizeof *g, count * 2 * n + h * h, &p);
+    for (size_t k = 0; g && k < count; k++) {
+        g[k].grad = p + 2 * n * k;
+        g[k].grad_t = g[k].grad + n;
+        g[k].hess = p + count * 2 * n;
+        g[k].keep_hess = 0;
+    }
+    return g;
+}
+
+pl_contact *pl_contact_new_scratch(size_t count, const pl_model *model)
+{
+    return contact_new(count, model->n, model->n, scratch_width(model), 0);
 }
 
 pl_gap *pl_gap_new_sparse(size_t count, const pl_model *model, int keep_hess)
@@ -124,7 +158,8 @@ pl_gap *pl_gap_new_sparse(size_t count, const pl_model *model, int keep_hess)
 
 pl_contact *pl_contact_new_sparse(size_t count, const pl_model *model, int keep_hess)
 {
-    return contact_new(count, model->gap_width, model->minv_diag ? model->gap_width : model->n, keep_hess);
+    return contact_new(count, model->gap_width, model->minv_diag ? model->gap_width : model->n, model->gap_width,
+                       keep_hess);
 }
 
 pl_status pl_contact_set_init(pl_contact_set *cs, const pl_model *model, pl_error *err)
@@ -240,9 +275,10 @@ static pl_status check_case_shape(const pl_case *c, pl_error *err)
     return PL_OK;
 }
 
-double pl_model_run_bytes(size_t n, size_t m)
+double pl_model_run_bytes(size_t n, size_t m, int sparse)
 {
-    return 188.0 * (double)n * (double)n + 300.0 * (double)m;
+    double nn = (double)n * (double)n;
+    return (sparse ? 8.0 * nn + 1000.0 * (double)n : 188.0 * nn) + 1000.0 * (double)m;
 }
 
 double pl_physical_memory(void)
@@ -251,14 +287,22 @@ double pl_physical_memory(void)
     return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
 }
 
-pl_status pl_model_check_memory(const char *name, size_t n, size_t m, double physical, pl_error *err)
+pl_status pl_model_check_memory(const char *name, size_t n, size_t m, int sparse, double physical, pl_error *err)
 {
-    double need = pl_model_run_bytes(n, m);
+    double need = pl_model_run_bytes(n, m, sparse);
     if (physical > 0 && need > physical)
-        return pl_fail(err, PL_ERR_INPUT, "case %s: %zu degrees of freedom and %zu constraints need about %.3g bytes of "
-                       "dense arrays, more than this machine's %.3g bytes of physical memory", name, n, m, need,
-                       physical);
+        return pl_fail(err, PL_ERR_INPUT, "case %s: %zu degrees of freedom and %zu constraints need about %.3g bytes (%s), "
+                       "more than this machine's %.3g bytes of physical memory", name, n, m, need,
+                       sparse ? "arrays of n and m, and one n x n array of the case's functions"
+                              : "some twenty-three dense n x n arrays", physical);
     return PL_OK;
+}
+
+/* Whether a case can make a sparse model (pl_model_sparse), before its M is evaluated: supports, the
+ * identity velocity map, M constant (diagonal or not is known once M is). */
+static int maybe_sparse(const pl_case *c)
+{
+    return c->support && !c->velocity_map && !c->mass_dq && !(c->mass && c->derivatives == PL_DERIVATIVES_NONE);
 }
 
 /* n and m from the parameters (or the case's fields); a one-line refusal naming the parameter
@@ -272,7 +316,7 @@ static pl_status resolve_sizes(pl_model *model, pl_error *err)
     if (n >= 1 && n <= PL_SIZE_LIMIT_DOF && m >= 1 && m <= PL_SIZE_LIMIT_CON) {
         model->n = n;
         model->m = m;
-        return pl_model_check_memory(c->name, n, m, pl_physical_memory(), err);
+        return pl_model_check_memory(c->name, n, m, maybe_sparse(c), pl_physical_memory(), err);
     }
     char values[320] = "";
     size_t used = 0;
@@ -504,14 +548,15 @@ static pl_status init_model(pl_model *model, const pl_case *c, const pl_setting 
         return s;
     size_t n = model->n;
     model->law = calloc(model->m, sizeof *model->law);
-    model->minv = calloc(n * n, sizeof *model->minv);
     double *q0 = calloc(2 * n, sizeof *q0), *v0 = q0 ? q0 + n : NULL;
-    if (!model->law || !model->minv || !q0) {
+    if (!model->law || !q0) {
         free(q0);
         return pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory for a model of %zu degrees of freedom and %zu "
                        "constraints", c->name, n, model->m);
     }
     s = finish_model(model, q0, v0, err);
+    if (s == PL_OK && maybe_sparse(c) && !pl_model_sparse(model)) /* M not diagonal: the dense arrays after all */
+        s = pl_model_check_memory(c->name, n, model->m, 0, pl_physical_memory(), err);
     if (s == PL_OK)
         s = check_evaluations(model, q0, v0, err);
     free(q0);
@@ -556,6 +601,41 @@ static pl_status list_candidates(const pl_model *model, const double *q0, unsign
     return s;
 }
 
+/* The configuration at which M is compared with M(q0) (its independence of q without mass_dq), into x. */
+static void other_configuration(const pl_model *model, const double *q0, double *x)
+{
+    double L = model->a_scale > 0 ? model->v_scale * model->v_scale / model->a_scale : 1.0;
+    for (size_t j = 0; j < model->n; j++)
+        x[j] = q0[j] + 1e-3 * fmax(fabs(q0[j]), L) * (double)(j % 3 + 1);
+}
+
+static const char *const MASS_DEPENDS = "its mass matrix depends on q but it gives no mass_dq (give mass_dq, or "
+                                        ".derivatives = PL_DERIVATIVES_NONE)";
+
+/* check_evaluations' test that M does not depend on q, for a sparse model (M(q0) diagonal) in one n x n
+ * array M: M(q0)'s diagonal (into diag), then M at another configuration (x: n) against it. */
+static pl_status sparse_mass_constant(const pl_model *model, const double *q0, double *M, double *x, double *diag,
+                                      pl_error *err)
+{
+    const pl_case *c = model->type;
+    size_t n = model->n;
+    if (c->mass_dq || c->derivatives == PL_DERIVATIVES_NONE)
+        return PL_OK;
+    pl_model_mass(model, q0, M, NULL);
+    double mmax = 0.0, change = 0.0;
+    for (size_t j = 0; j < n; j++)
+        diag[j] = M[j * n + j], mmax = fmax(mmax, fabs(diag[j]));
+    other_configuration(model, q0, x);
+    memset(M, 0, n * n * sizeof *M);
+    c->mass(model->par, x, M, c->user);
+    for (size_t j = 0; j < n; j++)
+        for (size_t k = 0; k < n; k++)
+            change = fmax(change, fabs(M[j * n + k] - (j == k ? diag[j] : 0.0)));
+    if (!(change <= 1e-12 * mmax))
+        return pl_fail(err, PL_ERR_INPUT, "case %s: %s", c->name, MASS_DEPENDS);
+    return PL_OK;
+}
+
 /* The case's functions at the initial state (t = 0): finite values and derivatives, a symmetric M
  * (positive definiteness is checked by finish_model), non-negative scales.  What a model compiled
  * apart most often gets wrong, reported before any solver sees it. */
@@ -567,16 +647,28 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
         return pl_fail(err, PL_ERR_INPUT, "case %s: its scales must be >= 0", c->name);
     if (!all_finite(q0, n) || !all_finite(v0, n))
         return pl_fail(err, PL_ERR_INPUT, "case %s: the initial state is not finite", c->name);
-    double *buf = malloc((3 * nn + n) * sizeof *buf);
+    /* The case's M and Jacobians come as n x n arrays (its interface): a sparse model's are checked one
+     * after the other in one of them (M at q0 and at another q, then dF_v/dq, then dF_v/dv), transiently;
+     * other models' in three. */
+    int sparse = pl_model_sparse(model);
+    size_t arrays = sparse ? 1 : 3;
+    double *buf = malloc((arrays * nn + 2 * n) * sizeof *buf);
     pl_work *w = pl_work_new(model);
     pl_gap *g = pl_gap_new_sparse(1, model, 1);
     unsigned char *listed = NULL;
     pl_status s = PL_OK;
     if (!buf || !w || !g) {
-        s = pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory", c->name);
+        s = pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory (%zu bytes of n x n arrays to check its functions)",
+                    c->name, arrays * nn * sizeof *buf);
         goto done;
     }
-    double *M = buf, *a_q = buf + nn, *a_v = buf + 2 * nn, *a = buf + 3 * nn;
+    double *M = buf, *a_q = sparse ? buf : buf + nn, *a_v = sparse ? buf : buf + 2 * nn, *a = buf + arrays * nn,
+           *diag = a + n;
+    if (sparse) { /* M(q0) diagonal, finite and positive (diagonal_mass): only its dependence on q is left */
+        if (c->mass && (s = sparse_mass_constant(model, q0, M, a, diag, err)) != PL_OK)
+            goto done;
+        goto jacobians;
+    }
     pl_model_mass(model, q0, M, NULL);
     double mmax = 0.0, asym = 0.0;
     for (size_t j = 0; j < n; j++)
@@ -589,21 +681,28 @@ static pl_status check_evaluations(const pl_model *model, const double *q0, cons
     }
     if (c->mass && !c->mass_dq && c->derivatives != PL_DERIVATIVES_NONE) {
         /* "M must not depend on q without mass_dq": penlim would keep M(q0) */
-        double L = model->a_scale > 0 ? model->v_scale * model->v_scale / model->a_scale : 1.0;
-        for (size_t j = 0; j < n; j++)
-            a[j] = q0[j] + 1e-3 * fmax(fabs(q0[j]), L) * (double)(j % 3 + 1);
+        other_configuration(model, q0, a);
         memset(a_q, 0, nn * sizeof *a_q);
         c->mass(model->par, a, a_q, c->user);
         double change = 0.0;
         for (size_t j = 0; j < nn; j++)
             change = fmax(change, fabs(a_q[j] - M[j]));
         if (change > 1e-12 * mmax) {
-            s = pl_fail(err, PL_ERR_INPUT, "case %s: its mass matrix depends on q but it gives no mass_dq (give "
-                        "mass_dq, or .derivatives = PL_DERIVATIVES_NONE)", c->name);
+            s = pl_fail(err, PL_ERR_INPUT, "case %s: %s", c->name, MASS_DEPENDS);
             goto done;
         }
     }
-    pl_model_accel(model, w, 0.0, q0, v0, a, a_q, a_v);
+jacobians:
+    if (sparse) { /* one array: each Jacobian in turn */
+        pl_model_accel(model, w, 0.0, q0, v0, a, a_q, NULL);
+        int finite_q = all_finite(a_q, nn);
+        pl_model_accel(model, w, 0.0, q0, v0, a, NULL, a_v);
+        finite_q = finite_q && all_finite(a_v, nn);
+        if (!finite_q)
+            for (size_t j = 0; j < nn; j++)
+                a_v[j] = NAN;
+    } else
+        pl_model_accel(model, w, 0.0, q0, v0, a, a_q, a_v);
     if (!all_finite(a, n) || !all_finite(a_q, nn) || !all_finite(a_v, nn)) {
         s = pl_fail(err, PL_ERR_INPUT, "case %s: its %s %s at the initial state is not finite (NaN or inf)", c->name,
                     c->accel ? "acceleration" : "force", all_finite(a, n) ? "Jacobian" : "value");
@@ -776,15 +875,47 @@ static pl_status find_diagonal(pl_model *model, pl_error *err)
     return PL_OK;
 }
 
-/* The laws, M^{-1} if constant, the scales, from the initial state (q0, v0: scratch of n each). */
-static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error *err)
+static int diagonal(const double *M, size_t n);
+
+/* A constant M of a case with supports that is diagonal: its inverse's diagonal alone, rounded as
+ * pl_model_mass inverts a diagonal M (1 without a mass callback: M = I), and no n x n M^{-1} (the
+ * mass callback's M at q0 is the one n x n array, for the call).  Otherwise nothing is set (dense_mass). */
+static pl_status diagonal_mass(pl_model *model, const double *q0, pl_error *err)
 {
     const pl_case *c = model->type;
-    c->initial_state(model->par, q0, v0, c->user);
-    pl_status s = set_laws(model, q0, err);
-    if (s != PL_OK)
-        return s;
-    model->mass_constant = 0; /* factor through the general path first */
+    size_t n = model->n;
+    double *M = c->mass ? malloc(n * n * sizeof *M) : NULL, *d = malloc(n * sizeof *d);
+    if ((c->mass && !M) || !d) {
+        free(M), free(d);
+        return pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory for its mass matrix (%zu degrees of freedom)",
+                       c->name, n);
+    }
+    if (M)
+        pl_model_mass(model, q0, M, NULL);
+    int finite = 1, diag = !M || diagonal(M, n), positive = 1;
+    for (size_t j = 0; M && j < n * n; j++)
+        finite = finite && isfinite(M[j]);
+    for (size_t j = 0; j < n; j++) {
+        double r = M ? 1.0 / sqrt(M[j * n + j]) : 1.0;
+        positive = positive && (!M || M[j * n + j] > 0.0);
+        d[j] = r * r;
+    }
+    free(M);
+    if (!finite || !diag || !positive) { /* dense_mass refuses it, or keeps M^{-1} whole */
+        free(d);
+        return PL_OK;
+    }
+    model->minv_diag = d;
+    model->mass_constant = 1;
+    return PL_OK;
+}
+
+/* M^{-1} n x n where it is constant (and its diagonal if it has no other entry: find_diagonal), checked
+ * positive definite. */
+static pl_status dense_mass(pl_model *model, const double *q0, int constant, pl_error *err)
+{
+    const pl_case *c = model->type;
+    size_t n = model->n;
     if (c->mass) {
         size_t nn = model->n * model->n;
         double *M = malloc(nn * sizeof *M);
@@ -798,17 +929,34 @@ static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error 
         if (!finite_M)
             return pl_fail(err, PL_ERR_INPUT, "case %s: the mass matrix at the initial state is not finite", c->name);
     }
+    if (!(model->minv = calloc(n * n, sizeof *model->minv)))
+        return pl_fail(err, PL_ERR_NOMEM, "case %s: out of memory for M^-1 (%zu degrees of freedom)", c->name, n);
     if (pl_model_mass(model, q0, NULL, model->minv))
         return pl_fail(err, PL_ERR_INPUT, "case %s: the mass matrix is not positive definite", c->name);
     /* constant M: keep its inverse (a case without derivatives may have M(q): differenced) */
-    if (c->mass_dq == NULL && !(c->mass && c->derivatives == PL_DERIVATIVES_NONE)) {
+    if (constant) {
         model->mass_constant = 1;
-        if ((s = find_diagonal(model, err)) != PL_OK)
-            return s;
-    } else {
-        free(model->minv);
-        model->minv = NULL;
+        return find_diagonal(model, err);
     }
+    free(model->minv);
+    model->minv = NULL;
+    return PL_OK;
+}
+
+/* The laws, M^{-1} if constant, the scales, from the initial state (q0, v0: scratch of n each). */
+static pl_status finish_model(pl_model *model, double *q0, double *v0, pl_error *err)
+{
+    const pl_case *c = model->type;
+    c->initial_state(model->par, q0, v0, c->user);
+    pl_status s = set_laws(model, q0, err);
+    if (s != PL_OK)
+        return s;
+    model->mass_constant = 0; /* factor through the general path first */
+    int constant = c->mass_dq == NULL && !(c->mass && c->derivatives == PL_DERIVATIVES_NONE);
+    if (constant && model->support && (s = diagonal_mass(model, q0, err)) != PL_OK)
+        return s;
+    if (!model->minv_diag && (s = dense_mass(model, q0, constant, err)) != PL_OK)
+        return s;
     c->scales(model->par, &model->v_scale, &model->a_scale, c->user);
     if ((s = finish_laws(model, q0, v0, err)) != PL_OK)
         return s;
@@ -1136,12 +1284,25 @@ void pl_model_mass_dq(const pl_model *model, const double *q, size_t k, double *
         c->mass_dq(model->par, q, k, dM, c->user);
 }
 
+/* minv = the constant M^{-1} (a sparse model keeps its diagonal alone). */
+static void copy_minv(const pl_model *model, double *minv)
+{
+    size_t n = model->n;
+    if (model->minv) {
+        for (size_t j = 0; j < n * n; j++)
+            minv[j] = model->minv[j];
+        return;
+    }
+    for (size_t j = 0; j < n; j++)
+        for (size_t l = 0; l < n; l++)
+            minv[j * n + l] = j == l ? model->minv_diag[j] : 0.0;
+}
+
 int pl_model_mass(const pl_model *model, const double *q, double *M, double *minv)
 {
     size_t n = model->n;
     if (!M && minv && model->mass_constant) { /* the common case, in every right-hand side */
-        for (size_t j = 0; j < n * n; j++)
-            minv[j] = model->minv[j];
+        copy_minv(model, minv);
         return 0;
     }
     if (!M && !minv)
@@ -1162,7 +1323,7 @@ int pl_model_mass(const pl_model *model, const double *q, double *M, double *min
         return 0;
     }
     if (model->mass_constant) {
-        memcpy(minv, model->minv, n * n * sizeof *minv);
+        copy_minv(model, minv);
         return 0;
     }
     if (Mm != minv)
@@ -1188,6 +1349,12 @@ int pl_model_mass(const pl_model *model, const double *q, double *M, double *min
 
 const double *pl_model_minv(const pl_model *model, pl_work *work, const double *q)
 {
+    if (!work->minv) { /* a sparse model's work has no n x n slot until asked */
+        size_t n = model->n;
+        if (!(work->minv = malloc(n * n * sizeof *work->minv)))
+            return NULL;
+        work->own_minv = 1;
+    }
     return pl_model_mass(model, q, NULL, work->minv) ? NULL : work->minv;
 }
 
@@ -1267,6 +1434,17 @@ void pl_model_contact(const pl_model *model, size_t i, double t, const double *q
     c->gdot = pl_model_gap_rate(model, i, t, q, fp, &c->gap);
     const double *restrict grad = c->gap.grad; /* no overlap with w or minv (restrict: see penalized.c) */
     double gw = 0.0, *restrict w = c->w;
+    if (!minv) { /* a sparse model's M^{-1}, its diagonal: the dense product's sums, whose zeros add nothing */
+        const double *d = model->minv_diag;
+        for (size_t j = 0; j < n; j++)
+            w[j] = grad[j] != 0.0 ? d[j] * grad[j] : 0.0;
+        for (size_t j = 0; j < n; j++)
+            gw += grad[j] * w[j];
+        c->m_eff = 1.0 / gw;
+        c->w_support = NULL;
+        c->nw = n;
+        return;
+    }
     /* w = M^{-1} grad column by column over the non-zero entries of grad only, each w_j summed in
      * the same order as the dense product (the zeros add nothing): a constraint between two of many
      * bodies touches a few coordinates, and the dense product, n^2 per active contact and
@@ -1324,7 +1502,8 @@ size_t pl_model_contact_coupling(const pl_model *model, pl_work *work, double t,
     pl_contact *c = cs->c;
     int identity = model->type->velocity_map == NULL;
     double *minv = work->k_minv, *fp = work->k_fp, *fp_v = work->k_fp_v, *W, *Wq;
-    pl_model_mass(model, q, NULL, minv);
+    if (minv) /* a sparse model's is its diagonal (pl_model_contact with NULL) */
+        pl_model_mass(model, q, NULL, minv);
     pl_model_velocity_map(model, t, q, v, fp, NULL, identity ? NULL : fp_v, NULL);
     for (size_t i = 0; i < model->m; i++)
         if (set[i]) {

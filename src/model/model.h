@@ -15,9 +15,11 @@
  * Sizes.  The numbers of degrees of freedom n and of constraints m are the case's fields ndof and
  * ncon, or, if the case gives `sizes`, computed from its parameters (N balls over N floors: n = m = N).
  * Nothing in penlim has a fixed maximum on them: the model allocates what it needs (a law per
- * constraint, M^{-1} n x n) and owns it until pl_model_free; every solver sizes its work arrays from
- * n and m once per run.  pl_model_init only rejects absurd sizes (PL_SIZE_LIMIT_DOF, _CON): the
- * dense n x n arrays bound n by memory; constraints with supports cost in proportion to them.  Evaluations that need scratch space
+ * constraint, M^{-1} n x n, or its diagonal alone for a sparse model) and owns it until pl_model_free;
+ * every solver sizes its work arrays from n and m once per run.  pl_model_init only rejects absurd sizes
+ * (PL_SIZE_LIMIT_DOF, _CON) and sizes beyond the machine's memory (pl_model_run_bytes): a dense model's
+ * n x n arrays bound n by memory; a sparse model (pl_model_sparse) needs memory linear in n and m but
+ * for one n x n array of its case's functions; constraints with supports cost in proportion to them.  Evaluations that need scratch space
  * take a pl_work (one per run, or per thread), so that the model itself is never written. */
 #ifndef PL_MODEL_H
 #define PL_MODEL_H
@@ -35,22 +37,28 @@
 #define PL_MAX_PARAMS 32
 #define PL_MAX_INPUTS 8
 
-/* Sizes a model refuses as absurd, stated as memory: a model holds M^{-1} (8 n^2 bytes: 3.2 GB at
- * 20000) and a penalized run some twenty n x n scratch arrays besides (docs/development.md); a
- * constraint takes some 300 bytes of a run's arrays (3 GB at 1e7). */
+/* Sizes a model refuses as absurd, stated as memory: a model's case hands over its M and its Jacobians of
+ * F_v as n x n arrays (8 n^2 bytes each: 3.2 GB at 20000), and a dense model's run holds some twenty
+ * more (docs/development.md); a constraint takes some 1000 bytes of a run's arrays (10 GB at 1e7). */
 #define PL_SIZE_LIMIT_DOF 20000
 #define PL_SIZE_LIMIT_CON 10000000
 
 /* Bytes a model and a penalized run hold in arrays sized by n and m, the rule a model's creation checks
- * before anything is allocated: M^{-1} (8 n^2) and some twenty-two n x n scratch arrays of the run
- * (pl_work's eight, the stepper's and the analysis'; 164 MB measured at n = 1000, the cradle), and some
- * 300 bytes per constraint.  BDF's dense Newton matrix on the dense path is not counted: KLU's path
- * (from a state of PL_SPARSE_FROM on, docs/methods.md) holds none. */
-double pl_model_run_bytes(size_t n, size_t m);
+ * before anything is allocated (docs/development.md).  sparse = 0 (a dense model): M^{-1} (8 n^2) and
+ * some twenty-two n x n scratch arrays of the run (pl_work's eight, the Jacobian's, the forces' and the
+ * engine's), 188 n^2.  sparse = 1 (pl_model_sparse): one n x n array at a time, the case's M or one of
+ * its Jacobians of F_v as its interface fills them (checked at the model's creation, the Jacobians again
+ * in BDF's phase), 8 n^2, and 1000 bytes a degree of freedom (the state's vectors, the steppers', the
+ * forces').  Both: 1000 bytes per constraint (its law, support, gap, roots and the engine's flags and
+ * scales; measured 930 to 1030 at the spheres' 81400 and 322800 constraints).  BDF's dense Newton matrix
+ * is not counted: KLU's path (from a state of PL_SPARSE_FROM on, docs/methods.md) holds none.  Neither
+ * are the solution's rows (bounded by max_output) and the analysis' records of the episodes. */
+double pl_model_run_bytes(size_t n, size_t m, int sparse);
 /* The machine's physical memory in bytes (sysconf), 0 when unknown. */
 double pl_physical_memory(void);
-/* PL_ERR_INPUT, one line naming the bytes, when pl_model_run_bytes(n, m) exceeds physical (0: no check). */
-pl_status pl_model_check_memory(const char *name, size_t n, size_t m, double physical, pl_error *err);
+/* PL_ERR_INPUT, one line naming the bytes, when pl_model_run_bytes(n, m, sparse) exceeds physical (0: no
+ * check). */
+pl_status pl_model_check_memory(const char *name, size_t n, size_t m, int sparse, double physical, pl_error *err);
 
 /* pl_gap, pl_limit_quantity and pl_case (the callbacks a case gives): include/penlim/model.h, the
  * public definition of a model. */
@@ -68,7 +76,8 @@ struct pl_model {
     unsigned char law_set[PL_LAW_MAX_PARAMS]; /* 1 when given explicitly */
     pl_contact_law *law;                  /* m: the contact law of each constraint (at the initial state) */
     int mass_constant;
-    double *minv;                         /* n x n: M^{-1} when mass_constant, else NULL */
+    double *minv;                         /* n x n: M^{-1} when mass_constant, else NULL (and NULL for a model
+                                             with supports whose M is diagonal: minv_diag alone) */
     double *minv_diag;                    /* n: its diagonal when M is constant and diagonal, else NULL */
     size_t *support;                      /* the case's supports, concatenated (NULL: it gives none) */
     size_t *support_start;                /* m + 1: where constraint i's support starts in `support` */
@@ -76,6 +85,14 @@ struct pl_model {
     double gap_lipschitz, gap_rate;       /* the case's gap_bounds L, B (NAN without neighbour search) */
     double v_scale, a_scale;              /* contact velocity and acceleration scales */
 };
+
+/* A model of many bodies in the form whose evaluations need no n x n array: constraints with supports, M
+ * constant and diagonal (M^{-1} kept as its diagonal alone, minv NULL), F_p = v.  Its memory is linear in
+ * n, m and the supports' entries (pl_model_run_bytes). */
+static inline int pl_model_sparse(const pl_model *model)
+{
+    return model->support && model->minv_diag && !model->type->velocity_map;
+}
 
 /* Contact geometry of constraint i at one state (storage from pl_contact_new). */
 typedef struct {
@@ -96,6 +113,11 @@ pl_contact *pl_contact_new(size_t count, size_t n, int keep_hess);
  * model's gap width (pl_model_gap_width), w of n or, where M is constant and diagonal, of the gap width. */
 pl_gap *pl_gap_new_sparse(size_t count, const pl_model *model, int keep_hess);
 pl_contact *pl_contact_new_sparse(size_t count, const pl_model *model, int keep_hess);
+/* Dense gaps (contacts) of n entries that keep no Hessian, for pl_model_gap (pl_model_contact): their
+ * shared Hessian scratch only as large as the case writes (the longest support's square with supports,
+ * else n x n). */
+pl_gap *pl_gap_new_scratch(size_t count, const pl_model *model);
+pl_contact *pl_contact_new_scratch(size_t count, const pl_model *model);
 
 /* The entries of a gap's arrays in the compressed evaluations: the longest support, or n without
  * supports. */

@@ -132,7 +132,7 @@ int pen_rhs(double t, const double *y, double *yd, void *user)
  * are left out of the Newton matrix (they converge with the motion, one iteration behind). */
 int pen_jacobian(double t, const double *y, double *J, void *user)
 {
-    const run_ctx *c = user;
+    run_ctx *c = user;
     size_t n2 = 2 * c->n, N = c->N;
     /* the (q, v) block in place: row r of the 2n x 2n Jacobian moves to row r of the N x N one,
      * from the last row back so that nothing is overwritten before it moves */
@@ -153,8 +153,10 @@ int pen_jacobian(double t, const double *y, double *J, void *user)
  * for 128 dofs). */
 int pen_jacobian_csc(double t, const double *y, pl_csc *J, void *user)
 {
-    const run_ctx *c = user;
+    run_ctx *c = user;
     size_t n2 = 2 * c->n, N = c->N;
+    if (c->field.sparse_jacobian) /* no dense block at all: the same entries, column by column */
+        return pl_penalized_jacobian_csc(&c->field, t, Q(y), V(y, c), N, J);
     const double *B = c->jac_block;
     if (pl_penalized_jacobian(&c->field, t, Q(y), V(y, c), c->jac_block))
         return -1;

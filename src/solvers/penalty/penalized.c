@@ -15,20 +15,22 @@ pl_status pl_penalized_init(pl_penalized *p, const pl_model *model, double mu, p
     p->active = calloc(m, sizeof *p->active);
     p->list = calloc(m ? m : 1, sizeof *p->list);
     p->work = pl_work_new(model);
-    p->contact = pl_contact_new(1, n, 0);
+    p->contact = pl_contact_new_scratch(1, model);
     p->force_contact = pl_contact_new_sparse(1, model, 0);
-    p->jac_contact = pl_contact_new(1, n, 1);
+    p->sparse_jacobian = pl_model_sparse(model);
+    /* the dense Jacobian's scratch (n x n each) only where it is formed: a sparse model's goes straight
+     * into compressed columns (pl_penalized_jacobian_csc) */
+    p->jac_contact = p->sparse_jacobian ? NULL : pl_contact_new(1, n, 1);
     p->jac_sparse = pl_contact_new_sparse(1, model, 1);
-    p->sparse_jacobian = model->support && model->minv_diag && !model->type->velocity_map;
     p->simple = model->mass_constant && !model->type->velocity_map && !model->type->law_at && !model->support &&
                 model->type->derivatives != PL_DERIVATIVES_NONE;
-    size_t nn = n * n;
+    size_t nn = p->sparse_jacobian ? 0 : n * n;
     pl_part parts[] = {{&p->fp_q, nn}, {&p->fp_v, nn},  {&p->a_q, nn},    {&p->a_v, nn},    {&p->minv, nn},
                        {&p->ac_q, nn}, {&p->ac_v, nn},  {&p->dM, nn},     {&p->fp, n},      {&p->a, n},
                        {&p->dlam_q, n}, {&p->dlam_v, n}, {&p->dMw, n}, {&p->tmp, n}};
     p->block = pl_carve(parts, PL_NPARTS(parts));
-    if (!p->damping || !p->active || !p->list || !p->work || !p->contact || !p->force_contact || !p->jac_contact ||
-        !p->jac_sparse || !p->block)
+    if (!p->damping || !p->active || !p->list || !p->work || !p->contact || !p->force_contact ||
+        (!p->jac_contact && !p->sparse_jacobian) || !p->jac_sparse || !p->block)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory for the penalized system (%zu dofs, %zu constraints)", n, m);
     for (size_t i = 0; i < m; i++)
         p->damping[i] = pl_law_prepare(&model->law[i], mu);
@@ -46,6 +48,10 @@ void pl_penalized_free(pl_penalized *p)
     free(p->jac_contact);
     free(p->jac_sparse);
     free(p->block);
+    free(p->smooth_jac);
+    free(p->column);
+    free(p->start);
+    free(p->entries);
     memset(p, 0, sizeof *p);
 }
 
@@ -53,7 +59,9 @@ pl_status pl_forces_init(pl_forces *f, const pl_model *model, pl_error *err)
 {
     size_t n = model->n, m = model->m;
     memset(f, 0, sizeof *f);
-    pl_part parts[] = {{&f->fp, n}, {&f->a, n}, {&f->ac, n}, {&f->lambda, m}, {&f->minv_store, n * n}};
+    /* M^{-1} held only where M varies (else the model's, read in place) */
+    pl_part parts[] = {{&f->fp, n}, {&f->a, n}, {&f->ac, n}, {&f->lambda, m},
+                       {&f->minv_store, model->mass_constant ? 0 : n * n}};
     f->block = pl_carve(parts, PL_NPARTS(parts));
     f->nonzero = calloc(m ? m : 1, sizeof *f->nonzero);
     if (!f->block || !f->nonzero)
@@ -126,7 +134,7 @@ void pl_forces_copy(pl_forces *dst, const pl_forces *src, const pl_model *model)
     }
     dst->nnonzero = src->nnonzero;
     dst->minv = src->minv;
-    if (src->minv == src->minv_store) { /* M(q) varies: its inverse at this q */
+    if (!model->mass_constant && src->minv == src->minv_store) { /* M(q) varies: its inverse at this q */
         for (size_t j = 0; j < n * n; j++)
             dst->minv_store[j] = src->minv_store[j];
         dst->minv = dst->minv_store;
@@ -287,12 +295,11 @@ int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const 
  * dF_p/dq = 0, dF_p/dv = I, dM = 0, so ac_q and ac_v change in the s x s block of the support's rows
  * and columns alone: O(s^2), not O(n^3). */
 static void sparse_contact_jacobian(const pl_penalized *c, size_t i, double t, const double *q, const double *fp,
-                                    const double *minv, double *ac_q, double *ac_v)
+                                    pl_jac_entry *out)
 {
     const pl_model *model = c->model;
-    size_t n = model->n;
     pl_contact *k = c->jac_sparse;
-    pl_model_contact_sparse(model, i, t, q, fp, minv, k);
+    pl_model_contact_sparse(model, i, t, q, fp, NULL, k);
     const pl_gap *g = &k->gap;
     size_t ns = g->nsupport;
     const size_t *sup = g->support;
@@ -322,14 +329,31 @@ static void sparse_contact_jacobian(const pl_penalized *c, size_t i, double t, c
         size_t jc = sup[col];
         for (size_t e = 0; e < ns; e++) {
             size_t j = sup[e];
-            ac_q[j * n + jc] += w[e] * dlam_q + lambda * d[j] * H[e * ns + col];
-            ac_v[j * n + jc] += w[e] * dlam_v;
+            *out++ = (pl_jac_entry){j, jc, w[e] * dlam_q + lambda * d[j] * H[e * ns + col], w[e] * dlam_v};
         }
     }
 }
 
-int pl_penalized_jacobian(const pl_penalized *c, double t, const double *q, const double *v, double *J)
+/* A sparse model's, from its compressed columns (it has no dense scratch). */
+static int jacobian_from_csc(pl_penalized *c, double t, const double *q, const double *v, double *J)
 {
+    size_t N = 2 * c->model->n;
+    pl_csc a;
+    int flag = pl_csc_init(&a, N, N) != 0 ? -1 : pl_penalized_jacobian_csc(c, t, q, v, N, &a) != 0 ? -1 : 0;
+    if (flag == 0) {
+        memset(J, 0, N * N * sizeof *J);
+        for (size_t col = 0; col < N; col++)
+            for (int64_t k = a.colptr[col]; k < a.colptr[col + 1]; k++)
+                J[(size_t)a.rowind[k] * N + col] = a.values[k];
+    }
+    pl_csc_free(&a);
+    return flag;
+}
+
+int pl_penalized_jacobian(pl_penalized *c, double t, const double *q, const double *v, double *J)
+{
+    if (c->sparse_jacobian)
+        return jacobian_from_csc(c, t, q, v, J);
     const pl_model *model = c->model;
     size_t n = model->n, N = 2 * n, nn = n * n;
     double *fp_q = c->fp_q, *fp_v = c->fp_v, *a_q = c->a_q, *a_v = c->a_v, *minv = c->minv;
@@ -349,10 +373,6 @@ int pl_penalized_jacobian(const pl_penalized *c, double t, const double *q, cons
         size_t i = visited(c, e);
         if (!c->active[i])
             continue;
-        if (c->sparse_jacobian) {
-            sparse_contact_jacobian(c, i, t, q, fp, minv, ac_q, ac_v);
-            continue;
-        }
         pl_model_contact(model, i, t, q, fp, minv, k);
         const double *grad = k->gap.grad, *H = k->gap.hess, *w = k->w;
         /* a law that varies with (t, q) is taken as it is here, its own derivatives left out */
@@ -406,3 +426,105 @@ int pl_penalized_jacobian(const pl_penalized *c, double t, const double *q, cons
     return 0;
 }
 
+/* The contact part of a sparse model's Jacobian, entry by entry (sparse_contact_jacobian) in the order of the
+ * dense sum, then stably by column: the entries of column j are entries[start[j] .. start[j + 1] - 1]. */
+static int contact_entries(pl_penalized *c, double t, const double *q, const double *fp)
+{
+    const pl_model *model = c->model;
+    size_t n = model->n, width = model->gap_width, count = 0, need = 0;
+    for (size_t e = 0, visits = c->listed ? c->nlist : model->m; e < visits; e++)
+        if (c->active[visited(c, e)])
+            need += width * width;
+    if (need > c->entries_cap) {
+        free(c->entries);
+        c->entries_cap = 0;
+        if (!(c->entries = malloc(2 * need * sizeof *c->entries)))
+            return -1;
+        c->entries_cap = need;
+    }
+    for (size_t e = 0, visits = c->listed ? c->nlist : model->m; e < visits; e++) {
+        size_t i = visited(c, e);
+        if (!c->active[i])
+            continue;
+        size_t ns;
+        pl_model_support(model, i, &ns);
+        sparse_contact_jacobian(c, i, t, q, fp, c->entries + count);
+        count += ns * ns;
+    }
+    pl_jac_entry *sorted = c->entries + c->entries_cap;
+    size_t *start = c->start;
+    for (size_t j = 0; j <= n; j++)
+        start[j] = 0;
+    for (size_t k = 0; k < count; k++)
+        start[c->entries[k].col + 1]++;
+    for (size_t j = 0; j < n; j++)
+        start[j + 1] += start[j];
+    for (size_t k = 0; k < count; k++) /* stable: each column's entries in the order written */
+        sorted[c->fill[c->entries[k].col]++ + start[c->entries[k].col]] = c->entries[k];
+    for (size_t j = 0; j < n; j++)
+        c->fill[j] = 0;
+    return 0;
+}
+
+/* One half of the columns of a sparse model's Jacobian (v_half: the velocities') into J from column
+ * first on: the identity map's block (dF_p/dq = 0, dF_p/dv = I: the diagonal alone, as the dense matrix
+ * stores it), then a_x + the contacts' column (entries), without exact zeros but the diagonal. */
+static int emit_columns(pl_penalized *c, const double *a_x, int v_half, size_t rest, pl_csc *J, int64_t *nnz)
+{
+    size_t n = c->model->n;
+    const pl_jac_entry *sorted = c->entries + c->entries_cap;
+    double *acc = c->column;
+    for (size_t j = 0; j < n; j++) {
+        size_t col = v_half ? n + j : j, need = (size_t)*nnz + n + 1 + rest; /* this column at most, and the rest */
+        if (need > J->capacity && pl_csc_reserve(J, need > 2 * J->capacity ? need : 2 * J->capacity) != 0)
+            return -1;
+        J->colptr[col] = *nnz;
+        J->rowind[*nnz] = (int64_t)j; /* row j of the positions: 1 (dF_p/dv) or a stored 0 (the diagonal) */
+        J->values[(*nnz)++] = v_half ? 1.0 : 0.0;
+        for (size_t k = c->start[j]; k < c->start[j + 1]; k++)
+            acc[sorted[k].row] += v_half ? sorted[k].v : sorted[k].q;
+        for (size_t r = 0; r < n; r++) {
+            double x = a_x[r * n + j] + acc[r];
+            acc[r] = 0.0;
+            if (x != 0.0 || n + r == col) {
+                J->rowind[*nnz] = (int64_t)(n + r);
+                J->values[(*nnz)++] = x;
+            }
+        }
+    }
+    return 0;
+}
+
+int pl_penalized_jacobian_csc(pl_penalized *c, double t, const double *q, const double *v, size_t size, pl_csc *J)
+{
+    const pl_model *model = c->model;
+    size_t n = model->n, n2 = 2 * n;
+    /* at the first call: the case's dF_v/dq and dF_v/dv (its interface's n x n), one after the other */
+    if (!c->smooth_jac)
+        c->smooth_jac = malloc(n * n * sizeof *c->smooth_jac);
+    if (!c->column)
+        c->column = calloc(n, sizeof *c->column);
+    if (!c->start)
+        c->start = calloc(2 * n + 1, sizeof *c->start);
+    if (!c->smooth_jac || !c->column || !c->start)
+        return PL_CSC_NOMEM; /* what was had is kept (freed with c) */
+    c->fill = c->start + n + 1;
+    double *fp = c->fp, *a = c->a, *a_x = c->smooth_jac;
+    pl_model_velocity_map(model, t, q, v, fp, NULL, NULL, NULL);
+    if (contact_entries(c, t, q, fp))
+        return PL_CSC_NOMEM;
+    int64_t nnz = 0;
+    pl_model_accel(model, c->work, t, q, v, a, a_x, NULL);
+    if (emit_columns(c, a_x, 0, size - n2, J, &nnz))
+        return PL_CSC_NOMEM;
+    pl_model_accel(model, c->work, t, q, v, a, NULL, a_x);
+    if (emit_columns(c, a_x, 1, size - n2, J, &nnz))
+        return PL_CSC_NOMEM;
+    for (size_t j = n2; j < size; j++) {
+        J->colptr[j] = nnz;
+        J->rowind[nnz] = (int64_t)j;
+        J->values[nnz++] = 0.0;
+    }
+    J->colptr[size] = nnz;
+    return 0;
+}

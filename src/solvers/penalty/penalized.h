@@ -4,6 +4,13 @@
 #define PL_PENALIZED_H
 
 #include "model/model.h"
+#include "solvers/csc.h"
+
+/* One entry of a contact's block of the Jacobian: d(ac)_row/dq_col and d(ac)_row/dv_col. */
+typedef struct {
+    size_t row, col;
+    double q, v;
+} pl_jac_entry;
 
 /* The vector field of one run: its modes and the scratch of its evaluations (allocated once by
  * pl_penalized_init, for one thread at a time). */
@@ -31,6 +38,12 @@ typedef struct {
     /* n each */
     double *fp, *a, *dlam_q, *dlam_v, *dMw;
     double *tmp; /* n: forces_simple's M^{-1} f */
+    /* pl_penalized_jacobian_csc's, allocated at its first call: the case's dF_v/dq or dF_v/dv (n x n), a
+       column (n), the contacts' entries and their column starts */
+    double *smooth_jac, *column;
+    size_t *start, *fill;
+    pl_jac_entry *entries; /* 2 entries_cap: as written, then sorted by column */
+    size_t entries_cap;
     double *block; /* the scratch, carved (pl_penalized_init) */
 } pl_penalized;
 
@@ -65,7 +78,16 @@ void pl_penalized_list_switch(pl_penalized *p, size_t i, int on);
 /* Returns non-zero if M(q) is not positive definite. */
 int pl_penalized_forces(const pl_penalized *p, double t, const double *q, const double *v, pl_forces *f);
 
-/* d(q', v')/d(q, v) as a 2n x 2n row-major matrix.  Returns non-zero if M(q) is singular. */
-int pl_penalized_jacobian(const pl_penalized *p, double t, const double *q, const double *v, double *J);
+/* d(q', v')/d(q, v) as a 2n x 2n row-major matrix.  Returns non-zero if M(q) is singular (or, for a
+ * sparse model, which has no dense scratch and converts pl_penalized_jacobian_csc's columns, out of
+ * memory: the engine asks a sparse model for its columns alone). */
+int pl_penalized_jacobian(pl_penalized *p, double t, const double *q, const double *v, double *J);
+/* A sparse model's (p->sparse_jacobian) Jacobian of the state of `size` components, of which (q, v) are
+ * the first 2n, straight into J's compressed columns: the (q, v) block without its exact zeros but its
+ * diagonal, then a zero diagonal for the other components (their rows are left out of the Newton
+ * matrix), the values and layout pen_jacobian_csc gives from the dense block.  Memory: the case's
+ * dF_v/dq and dF_v/dv in one n x n array in turn (its interface gives them dense), the contacts'
+ * entries (s^2 per active contact).  0, or PL_CSC_NOMEM. */
+int pl_penalized_jacobian_csc(pl_penalized *p, double t, const double *q, const double *v, size_t size, pl_csc *J);
 
 #endif

@@ -62,7 +62,10 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
         return s;
     /* compressed to the supports (pl_model_gap_sparse) but gap_dense, which may hold either */
     pl_gap **gaps[] = {&c->gap_roots, &c->gap_noise, &c->gap_accel, &c->gap_turn};
-    int ok = (c->gap_dense = pl_gap_new(1, n, 0)) != NULL;
+    int ok = (c->gap_dense = pl_gap_new_scratch(1, c->model)) != NULL;
+    /* n x n only where used: a sparse model's gap accelerations read no dF_p/dv, its Jacobian forms no dense
+     * block (pl_penalized_jacobian_csc) */
+    size_t nn = pl_model_sparse(c->model) ? 0 : n * n;
     for (size_t k = 0; k < sizeof gaps / sizeof *gaps; k++)
         ok &= (*gaps[k] = pl_gap_new_sparse(1, c->model, 0)) != NULL;
     ok &= (c->geometry = pl_gap_new_sparse(m, c->model, 0)) != NULL;
@@ -71,11 +74,11 @@ static pl_status alloc_ctx(run_ctx *c, pl_error *err)
                        {&c->bdf_xi, m},        {&c->force_side, m},
                        {&c->rate_side, m},     {&c->kink_t, m},         {&c->force_noise, m},
                        {&bdf_radius, 6 * m},   {&c->tol, 2 * n},        {&c->fp_geometry, n},
-                       {&c->fp_accel, n},      {&c->fp_v_accel, n * n}, {&c->fp_dense, n},
+                       {&c->fp_accel, n},      {&c->fp_v_accel, nn}, {&c->fp_dense, n},
                        {&c->rhs_y, 2 * n},     {&c->held_y, 2 * n},     {&c->geometry_y, 2 * n}, {&c->geometry_gdot, m},
                        {&c->aim_g[0], m},      {&c->aim_gdot[0], m},    {&c->aim_g[1], m},
                        {&c->aim_gdot[1], m},   {&c->jac_q, n},          {&c->step_q, n},
-                       {&c->jac_block, 4 * n * n}};
+                       {&c->jac_block, 4 * nn}};
     pl_int_part int_parts[] = {{&c->fitted, m}, {&c->lifting, m}, {&c->saved_active, m}};
     c->block = pl_carve(parts, PL_NPARTS(parts));
     c->int_block = pl_carve_int(int_parts, PL_NPARTS(int_parts));
@@ -379,7 +382,8 @@ static pl_status setup_steppers(run *r, const double *y0, pl_error *err)
 {
     run_ctx *c = &r->ctx;
     r->spec = (pl_stepper_spec){.size = c->N, .y0 = y0, .t_end = r->sol->t_end, .rhs = pen_rhs,
-                            .weights = pen_error_weights, .jacobian = pen_jacobian, .jacobian_csc = pen_jacobian_csc, .roots = pen_roots,
+                            .weights = pen_error_weights, .jacobian = pl_model_sparse(c->model) ? NULL : pen_jacobian,
+                            .jacobian_csc = pen_jacobian_csc, .roots = pen_roots,
                             .root = pen_root, .live_roots = pen_live_roots, .kink = pen_kink, .aim = pen_aim, .singular = pen_singular, .nroots = (int)(2 * c->m),
                             .napprox = (int)c->m, .root_ulps = 4.0, .max_order = bdf_max_order,
                             .fresh_jacobian = bdf_fresh_jacobian, .user = c,
