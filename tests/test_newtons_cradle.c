@@ -33,8 +33,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "cases/cases.h"
+#include "io/report.h"
 #include "laws/law.h"
+#include "study/analysis.h"
 #include "check.h"
 #include "cli_util.h"
 #include "solve.h"
@@ -933,6 +937,113 @@ static void test_many_balls(void)
           dv, dq, vmax);
 }
 
+/* ---- the velocity jumps of many balls ------------------------------------------------------------- */
+
+/* The summary of the cradle of N balls (mu = 1e6, its t-end, e = 1) as JSON text: its length, and its
+ * episodes through check(). */
+static size_t cradle_summary(size_t N, void (*check)(size_t N, json_t *episodes), size_t *episodes)
+{
+    pl_model m;
+    pl_error err;
+    pl_setting set[] = {{"N", (double)N}};
+    size_t len = 0;
+    *episodes = 0;
+    if (pl_model_init(&m, &pl_case_newtons_cradle, set, 1, &err) != PL_OK) {
+        CHECK(0, "cradle of %zu balls: %s", N, err.message);
+        pl_model_free(&m);
+        return 0;
+    }
+    pl_solution sol;
+    pl_analysis a;
+    pl_status s = solve_penalty(&m, 1e6, 1e-8, m.type->t_end, 0, &sol, &err);
+    CHECK(s == PL_OK, "cradle of %zu balls solves (%s)", N, s == PL_OK ? "" : err.message);
+    if (s == PL_OK && (s = pl_analyze(&m, &sol, &a, &err)) == PL_OK) {
+        json_t *o = pl_solution_summary_json(&m, &sol, &a);
+        char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+        len = text ? strlen(text) : 0;
+        json_t *eps = o ? json_object_get(o, "episodes") : NULL;
+        *episodes = json_array_size(eps);
+        if (eps && check)
+            check(N, eps);
+        free(text);
+        json_decref(o);
+        pl_analysis_free(&a);
+    }
+    CHECK(s == PL_OK && len > 0, "cradle of %zu balls: analysed and summarised", N);
+    pl_solution_free(&sol);
+    pl_model_free(&m);
+    return len;
+}
+
+/* Every episode's jump over its constraint's support: gap c (0-based) touches balls c and c + 1, so
+ * velocity_jump_dofs = [c + 1, c + 2], and, exactly (G_c = q_(c+1) - q_c - 2r is linear), the jump of
+ * the gap rate velocity_jump_normal = dv_(c+1) - dv_c.  Ball 0 feels contact 0 alone and ball N - 1
+ * contact N - 2 alone, so over their episodes Newton's law integrates to m dv = -P and +P (m = 1, P the
+ * episode's impulse, the integral of its force): the first impact's jump of ball 0 is -P_0, the last
+ * contact's jump of ball N - 1 is +P_(N-2), whatever mu and the chain's wave. */
+static void check_sparse_jumps(size_t N, json_t *episodes)
+{
+    size_t bad_dofs = 0, bad_normal = 0, ends = 0;
+    size_t k;
+    json_t *ep;
+    json_array_foreach(episodes, k, ep) {
+        size_t c = (size_t)json_integer_value(json_object_get(ep, "constraint")) - 1;
+        json_t *dofs = json_object_get(ep, "velocity_jump_dofs"), *dv = json_object_get(ep, "velocity_jump");
+        if (json_array_size(dofs) != 2 || json_array_size(dv) != 2 ||
+            json_integer_value(json_array_get(dofs, 0)) != (json_int_t)c + 1 ||
+            json_integer_value(json_array_get(dofs, 1)) != (json_int_t)c + 2) {
+            bad_dofs++;
+            continue;
+        }
+        double d0 = json_number_value(json_array_get(dv, 0)), d1 = json_number_value(json_array_get(dv, 1));
+        double normal = json_number_value(json_object_get(ep, "velocity_jump_normal"));
+        double P = json_number_value(json_object_get(ep, "impulse"));
+        bad_normal += !(fabs((d1 - d0) - normal) <= 1e-12 * (fabs(d0) + fabs(d1)));
+        if (c == 0) {
+            NEAR(d0, -P, 1e-9 * fabs(P), "%zu balls: ball 1's jump over contact 1 is -P = %.17g", N, -P);
+            CHECK(P > 0.5, "%zu balls: contact 1's impulse %.17g takes ball 1's V = 1 (more than half of it)", N, P);
+            ends++;
+        }
+        if (c == N - 2) {
+            NEAR(d1, P, 1e-9 * fabs(P), "%zu balls: ball %zu's jump over contact %zu is +P = %.17g", N, N, N - 1, P);
+            ends++;
+        }
+    }
+    CHECK(bad_dofs == 0, "%zu balls: every episode's jump is over its constraint's two balls (%zu are not)", N,
+          bad_dofs);
+    CHECK(bad_normal == 0, "%zu balls: velocity_jump_normal = dv_(c+1) - dv_c on every episode (%zu not)", N,
+          bad_normal);
+    CHECK(ends >= 2, "%zu balls: the episodes of both end contacts checked (%zu)", N, ends);
+}
+
+/* Up to PL_JUMP_DENSE_MAX_DOFS dofs the jump is the whole vector, as before supports existed. */
+static void check_dense_jumps(size_t N, json_t *episodes)
+{
+    size_t bad = 0, k;
+    json_t *ep;
+    json_array_foreach(episodes, k, ep)
+        bad += json_object_get(ep, "velocity_jump_dofs") != NULL ||
+               json_array_size(json_object_get(ep, "velocity_jump")) != N;
+    CHECK(bad == 0, "%zu balls: every velocity_jump has the %zu values of v (%zu episodes not)", N, N, bad);
+}
+
+/* The summary grows linearly with the balls: some N episodes (each contact of the chain is one) of a
+ * size independent of N, where n values each made it quadratic (1.3 GB at N = 10000).  From 150 to 300
+ * balls the bytes per episode stay within 10% (n values each would double them). */
+static void test_jump_size(void)
+{
+    size_t e100, e150, e300;
+    cradle_summary(PL_JUMP_DENSE_MAX_DOFS, check_dense_jumps, &e100);
+    size_t s150 = cradle_summary(150, check_sparse_jumps, &e150), s300 = cradle_summary(300, check_sparse_jumps, &e300);
+    if (!e150 || !e300)
+        return;
+    double b150 = (double)s150 / (double)e150, b300 = (double)s300 / (double)e300;
+    printf("summary.json: %zu bytes for 150 balls (%zu episodes), %zu for 300 (%zu): %.0f and %.0f bytes an episode\n",
+           s150, e150, s300, e300, b150, b300);
+    CHECK(e300 >= 2 * e150 - 2 && b300 <= 1.1 * b150,
+          "summary.json linear in the balls: %.0f bytes an episode at 300 balls against %.0f at 150", b300, b150);
+}
+
 int main(int argc, char **argv)
 {
     check_init();
@@ -947,6 +1058,7 @@ int main(int argc, char **argv)
     test_sweep();
     test_hertz();
     test_many_balls();
+    test_jump_size();
     if (argc > 1) {
         penlim = argv[1];
         snprintf(dir, sizeof dir, "/tmp/penlim-cradle-XXXXXX");

@@ -126,7 +126,13 @@ json_t *pl_episode_json(const pl_episode *ep, const pl_episode_info *info, size_
     if (!info)
         return o;
     PL_JSON_SET(o, "duration", pl_json_number(info->duration));
-    PL_JSON_SET(o, "velocity_jump", pl_json_array(info->dv, n));
+    if (info->dv_dofs) { /* over its constraint's support (pl_analysis_sparse_jumps) */
+        json_t *dofs = json_array();
+        for (size_t e = 0; e < info->ndv; e++)
+            PL_JSON_APPEND(dofs, json_integer((json_int_t)info->dv_dofs[e] + 1));
+        PL_JSON_SET(o, "velocity_jump_dofs", dofs);
+    }
+    PL_JSON_SET(o, "velocity_jump", pl_json_array(info->dv, info->dv_dofs ? info->ndv : n));
     PL_JSON_SET(o, "velocity_jump_normal", pl_json_number(info->dv_normal));
     PL_JSON_SET(o, "scaled_penetration", pl_json_number(info->scaled_penetration));
     if (info->kind == PL_SUSTAINED) {

@@ -110,9 +110,14 @@ static pl_status write_sweep_csv(pl_output *out, const pl_sweep *sw, pl_error *e
     return pl_file_commit(&f, err);
 }
 
-static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n, const pl_budget *budget,
-                                    pl_error *err)
+/* The velocity jumps: n columns velocity_jump1..n, or where the analysis records them over the
+ * supports (pl_analysis_sparse_jumps) w = the longest support's pairs velocity_jump_dof1..w (1-based
+ * dofs) and velocity_jump_at1..w (the jump at that dof), empty past the episode's support. */
+static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, const pl_model *model,
+                                    const pl_budget *budget, pl_error *err)
 {
+    int sparse = pl_analysis_sparse_jumps(model);
+    size_t n = sparse ? pl_model_gap_width(model) : model->n;
     pl_file f;
     pl_status s = pl_file_open(&f, out, NULL, "episodes.csv", err);
     if (s != PL_OK)
@@ -120,8 +125,10 @@ static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n
     fprintf(f.fp, "%s,episode,constraint,kind,", sw->param_name);
     fprintf(f.fp, "t_in,t_out,duration,gdot_in,gdot_out,restitution,"
                   "velocity_jump_normal");
+    for (size_t j = 0; sparse && j < n; j++)
+        fprintf(f.fp, ",velocity_jump_dof%zu", j + 1);
     for (size_t j = 0; j < n; j++)
-        fprintf(f.fp, ",velocity_jump%zu", j + 1);
+        fprintf(f.fp, sparse ? ",velocity_jump_at%zu" : ",velocity_jump%zu", j + 1);
     fprintf(f.fp, ",max_penetration,scaled_penetration,delta_gamma,impulse,sliding_force_error,"
                   "lift_off_predicted,t_in_resolution,t_out_resolution\n");
     for (size_t k = 0; k < sw->n; k++) {
@@ -138,8 +145,16 @@ static pl_status write_episodes_csv(pl_output *out, const pl_sweep *sw, size_t n
                                    in->restitution, in->dv_normal};
             for (size_t j = 0; j < sizeof head / sizeof *head; j++)
                 pl_put_number(&f, ",", head[j]);
+            for (size_t j = 0; sparse && j < n; j++)
+                if (j < in->ndv)
+                    fprintf(f.fp, ",%zu", in->dv_dofs[j] + 1);
+                else
+                    fputc(',', f.fp);
             for (size_t j = 0; j < n; j++)
-                pl_put_number(&f, ",", in->dv[j]);
+                if (j < in->ndv)
+                    pl_put_number(&f, ",", in->dv[j]);
+                else
+                    fputc(',', f.fp);
             const double tail[] = {ep->max_penetration, in->scaled_penetration, ep->gamma_out - ep->gamma_in,
                                    ep->impulse, in->force_error, in->lift_off_predicted, ep->t_in_resolution,
                                    ep->t_out_resolution};
@@ -545,7 +560,7 @@ pl_status pl_write_sweep(pl_output *out, const pl_model *model, const pl_sweep *
     }
     int nq, conv_len, nsliding, nzeno;
     if ((s = write_sweep_csv(out, sw, err)) != PL_OK ||
-        (s = write_episodes_csv(out, sw, model->n, budget, err)) != PL_OK ||
+        (s = write_episodes_csv(out, sw, model, budget, err)) != PL_OK ||
         (s = write_convergence_csv(out, sw, &nq, &conv_len, err)) != PL_OK ||
         (s = write_sliding_csv(out, model, sw, &nsliding, err)) != PL_OK ||
         (s = write_zeno_csv(out, sw, &nzeno, err)) != PL_OK ||

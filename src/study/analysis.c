@@ -1003,9 +1003,18 @@ static pl_status analyze(const pl_model *model, const pl_solution *sol, const pl
     double mu = pl_solution_option(sol, "mu");
     a->nepisodes = ne;
     a->info = calloc(ne ? ne : 1, sizeof *a->info);
-    a->dv = malloc((ne ? ne : 1) * n * sizeof *a->dv);
+    /* the jumps' storage: n values an episode, or its constraint's support's (pl_analysis_sparse_jumps) */
+    int sparse_jumps = pl_analysis_sparse_jumps(model);
+    size_t jumps = sparse_jumps ? 0 : ne * n;
+    for (size_t k = 0; sparse_jumps && k < ne; k++) {
+        size_t count;
+        pl_model_support(model, sol->episodes[k].constraint, &count);
+        jumps += count;
+    }
+    a->dv = malloc((jumps ? jumps : 1) * sizeof *a->dv);
+    a->dv_dofs = sparse_jumps ? malloc((jumps ? jumps : 1) * sizeof *a->dv_dofs) : NULL;
     a->impact = calloc((ne > sol->nevents ? ne : sol->nevents) + 1, sizeof *a->impact);
-    if (!a->info || !a->dv || !a->impact) { /* nothing half made: an analysis has its info whole or none */
+    if (!a->info || !a->dv || (sparse_jumps && !a->dv_dofs) || !a->impact) { /* nothing half made: an analysis has its info whole or none */
         pl_analysis_free(a);
         return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing %zu episodes", ne);
     }
@@ -1018,11 +1027,19 @@ static pl_status analyze(const pl_model *model, const pl_solution *sol, const pl
         return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing %zu episodes", ne);
     }
     double rtol = compliant ? pl_solution_option(sol, "rtol") : NAN;
-    for (size_t k = 0; k < ne; k++) {
+    for (size_t k = 0, stored = 0; k < ne; k++) {
         const pl_episode *ep = &sol->episodes[k];
         pl_episode_info *info = &a->info[k];
         size_t i = ep->constraint;
-        info->dv = a->dv + k * n;
+        info->dv = a->dv + stored;
+        info->ndv = n;
+        info->dv_dofs = NULL;
+        if (sparse_jumps) {
+            const size_t *support = pl_model_support(model, i, &info->ndv);
+            memcpy(a->dv_dofs + stored, support, info->ndv * sizeof *support);
+            info->dv_dofs = a->dv_dofs + stored;
+        }
+        stored += info->ndv;
         double resolved = compliant ? rate_resolution(model, sol, ep, mu, rtol, gap) : 0.0;
         if (compliant) {
             /* a nonlinear law's impacts last longer the slower they are: its time scale at this one's speed */
@@ -1040,10 +1057,12 @@ static pl_status analyze(const pl_model *model, const pl_solution *sol, const pl
         info->duration = t_stop - ep->t_in;
         /* A run that failed (out of memory, say) may lack the rows of its last episode. */
         int rows = ep->row_in <= ep->row_out && ep->row_out < sol->traj.nrows;
-        for (size_t j = 0; j < n; j++)
-            info->dv[j] = rows ? pl_table_row(&sol->traj, ep->row_out)[pl_col_v(n, m) + j] -
+        for (size_t e = 0; e < info->ndv; e++) {
+            size_t j = info->dv_dofs ? info->dv_dofs[e] : e;
+            info->dv[e] = rows ? pl_table_row(&sol->traj, ep->row_out)[pl_col_v(n, m) + j] -
                                      pl_table_row(&sol->traj, ep->row_in)[pl_col_v(n, m) + j]
                                : NAN;
+        }
         info->dv_normal = ep->gdot_out - ep->gdot_in;
         info->scaled_penetration = compliant ? scaled_penetration(model, i, mu, ep->max_penetration) : NAN;
         info->force_error = info->force_scale = info->lift_off_predicted = NAN;
@@ -1158,9 +1177,11 @@ void pl_analysis_free(pl_analysis *a)
         pl_event_free(&a->impact[k].event);
     free(a->info);
     free(a->dv);
+    free(a->dv_dofs);
     free(a->impact);
     a->info = NULL;
     a->dv = NULL;
+    a->dv_dofs = NULL;
     a->impact = NULL;
     a->impacts = 0;
     pl_table_free(&a->sliding);

@@ -29,7 +29,13 @@ const char *pl_episode_kind_name(pl_episode_kind kind);
 typedef struct {
     pl_episode_kind kind;
     double duration;           /* t_out - t_in, or to the end of the run */
-    double *dv;                /* n: v(t_out) - v(t_in), the velocity jump of an impact (owned by the analysis) */
+    /* v(t_out) - v(t_in), the velocity jump of an impact (owned by the analysis): over every dof
+     * (dv_dofs NULL, ndv = n), or for a model of many bodies with supports (pl_analysis_sparse_jumps)
+     * over the dofs of the episode's constraint's support, dv_dofs (0-based, ndv of them): the others
+     * change by the free motion and other contacts only, which are not this contact's jump. */
+    double *dv;
+    const size_t *dv_dofs;
+    size_t ndv;
     double dv_normal;          /* gdot_out - gdot_in: its normal part */
     double scaled_penetration; /* sqrt(mu) * max penetration (mu^(1/(n+1)) under a law of degree n)
                                   (penalized runs: O(1) for impacts, Remark 7) */
@@ -65,7 +71,8 @@ typedef struct {
 typedef struct {
     pl_episode_info *info; /* one per episode of the solution */
     size_t nepisodes;
-    double *dv;            /* nepisodes x n: the storage of info[k].dv */
+    double *dv;            /* the storage of info[k].dv, one after the other */
+    size_t *dv_dofs;       /* the storage of info[k].dv_dofs (NULL: every jump is over all n) */
     pl_impact_record *impact; /* the impacts in time order */
     size_t impacts;
     size_t touches_unresolved; /* penalized episodes that ended as an impact would but entered below
@@ -106,6 +113,18 @@ typedef struct {
      * per row where every pair is formed; the pairs sharing a dof where F_p = v and M is diagonal). */
     size_t coupling_terms, couplings_formed;
 } pl_analysis;
+
+/* Above this many dofs, a model whose constraints have supports records an episode's velocity jump
+ * over its constraint's support only (pl_episode_info.dv_dofs): n values an episode would make the
+ * analysis and summary.json quadratic in the bodies (1.3 GB of summary for a cradle of 10000
+ * balls).  At and below it (every built-in case at its defaults) the jump is the whole vector. */
+#define PL_JUMP_DENSE_MAX_DOFS 100
+
+/* Does the analysis of this model record velocity jumps over the supports (above)? */
+static inline int pl_analysis_sparse_jumps(const pl_model *model)
+{
+    return model->support && model->n > PL_JUMP_DENSE_MAX_DOFS;
+}
 
 /* A penalized episode is an impact when it ends, the gap rate changes sign through it, and it
  * lasts at most 3 half-periods pi/(omega sqrt(1 - xi^2)) of the contact oscillation
