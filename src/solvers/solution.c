@@ -52,7 +52,38 @@ int pl_event_alloc(pl_event *e, size_t n, size_t m, pl_event_kind kind, double t
 void pl_event_free(pl_event *e)
 {
     free(e->q);
+    free(e->part);
+    free(e->part_impulse);
     memset(e, 0, sizeof *e);
+}
+
+/* The index of constraint i in e's sparse participants, or SIZE_MAX. */
+static size_t event_part_index(const pl_event *e, size_t i)
+{
+    size_t lo = 0, hi = e->nparts;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->part[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < e->nparts && e->part[lo] == i ? lo : SIZE_MAX;
+}
+
+int pl_event_participant(const pl_event *e, size_t i)
+{
+    if (e->participants)
+        return e->participants[i] != 0;
+    return e->part && event_part_index(e, i) != SIZE_MAX;
+}
+
+double pl_event_impulse(const pl_event *e, size_t i)
+{
+    if (e->impulse)
+        return e->impulse[i];
+    size_t k = e->part ? event_part_index(e, i) : SIZE_MAX;
+    return k == SIZE_MAX ? 0.0 : e->part_impulse[k];
 }
 
 void pl_event_copy(pl_event *dst, const pl_event *src, size_t n, size_t m)
@@ -61,11 +92,21 @@ void pl_event_copy(pl_event *dst, const pl_event *src, size_t n, size_t m)
     *dst = *src;
     dst->q = keep.q, dst->v_before = keep.v_before, dst->v_after = keep.v_after;
     dst->impulse = keep.impulse, dst->participants = keep.participants;
+    dst->part = keep.part, dst->part_impulse = keep.part_impulse, dst->nparts = keep.nparts;
     memcpy(dst->q, src->q, n * sizeof *dst->q);
     memcpy(dst->v_before, src->v_before, n * sizeof *dst->v_before);
     memcpy(dst->v_after, src->v_after, n * sizeof *dst->v_after);
-    memcpy(dst->impulse, src->impulse, m * sizeof *dst->impulse);
-    memcpy(dst->participants, src->participants, m * sizeof *dst->participants);
+    if (src->participants) {
+        memcpy(dst->impulse, src->impulse, m * sizeof *dst->impulse);
+        memcpy(dst->participants, src->participants, m * sizeof *dst->participants);
+        return;
+    }
+    memset(dst->impulse, 0, m * sizeof *dst->impulse);
+    memset(dst->participants, 0, m * sizeof *dst->participants);
+    for (size_t p = 0; p < src->nparts; p++) {
+        dst->impulse[src->part[p]] = src->part_impulse[p];
+        dst->participants[src->part[p]] = 1;
+    }
 }
 
 pl_status pl_solution_init(pl_solution *sol, const struct pl_solver_type *solver, const pl_model *model, double t_end,

@@ -126,6 +126,12 @@ typedef struct {
     /* impacts */
     double *impulse;             /* m: impulse of each constraint taking part */
     unsigned char *participants; /* m: 1 where constraint i took part */
+    /* An analysis' penalized impact holds its participants sparse instead (impulse and participants
+     * NULL): part[0..nparts), increasing, and their impulses part_impulse, so that its size follows
+     * the contacts it takes along, not m (pl_event_participant, pl_event_impulse read either form). */
+    size_t *part;
+    double *part_impulse;
+    size_t nparts;
     double s_exit;               /* the fast exit time s* (limit solution; NAN otherwise) */
     double t_resolution;         /* how far round-off moves t (pl_time_resolution); NAN: unknown */
 } pl_event;
@@ -134,7 +140,11 @@ typedef struct {
  * (s_exit NAN); non-zero if out of memory (e then holds nothing). */
 int pl_event_alloc(pl_event *e, size_t n, size_t m, pl_event_kind kind, double t, size_t constraint);
 void pl_event_free(pl_event *e);
-/* Everything of src into dst, whose arrays (of the same n and m) are kept. */
+/* Did constraint i take part in impact e; its impulse there (0 if it did not): either form. */
+int pl_event_participant(const pl_event *e, size_t i);
+double pl_event_impulse(const pl_event *e, size_t i);
+/* Everything of src into dst, whose arrays (of the same n and m) are kept: dst in the dense form,
+ * src in either. */
 void pl_event_copy(pl_event *dst, const pl_event *src, size_t n, size_t m);
 
 /* The first accumulation of impacts found by the limit solution. */

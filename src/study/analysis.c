@@ -644,14 +644,43 @@ static pl_status zeno_sequence(const pl_model *model, const pl_solution *sol, pl
     return PL_OK;
 }
 
-/* The impact of a penalized episode as an event: entry state, exit velocity.  Non-zero if out of
+/* Append constraint i with its impulse to e's sparse participants (capacity: the next power of 2).
+ * Non-zero if out of memory (e unchanged). */
+static int add_participant(pl_event *e, size_t i, double impulse)
+{
+    size_t k = e->nparts;
+    if ((k & (k - 1)) == 0) { /* 0, 1, 2, 4, ...: full */
+        size_t cap = k ? 2 * k : 1;
+        size_t *part = realloc(e->part, cap * sizeof *part);
+        if (!part)
+            return -1;
+        e->part = part;
+        double *imp = realloc(e->part_impulse, cap * sizeof *imp);
+        if (!imp)
+            return -1;
+        e->part_impulse = imp;
+    }
+    e->part[k] = i;
+    e->part_impulse[k] = impulse;
+    e->nparts = k + 1;
+    return 0;
+}
+
+/* The impact of a penalized episode as an event: entry state, exit velocity; its participants in
+ * the sparse form (pl_event), its own constraint with the episode's impulse.  Non-zero if out of
  * memory. */
 static int episode_impact(const pl_solution *sol, const pl_episode *ep, pl_impact_record *r)
 {
     size_t n = sol->n, m = sol->m;
     memset(r, 0, sizeof *r);
-    if (pl_event_alloc(&r->event, n, m, PL_EVENT_IMPACT, ep->t_in, ep->constraint))
+    if (pl_event_alloc(&r->event, n, 0, PL_EVENT_IMPACT, ep->t_in, ep->constraint))
         return -1;
+    r->event.impulse = NULL;
+    r->event.participants = NULL;
+    if (add_participant(&r->event, ep->constraint, ep->impulse)) {
+        pl_event_free(&r->event);
+        return -1;
+    }
     const double *in = pl_table_row(&sol->traj, ep->row_in), *out = pl_table_row(&sol->traj, ep->row_out);
     memcpy(r->event.q, in + pl_col_q(n, m), n * sizeof *in);
     memcpy(r->event.v_before, in + pl_col_v(n, m), n * sizeof *in);
@@ -661,8 +690,6 @@ static int episode_impact(const pl_solution *sol, const pl_episode *ep, pl_impac
     r->event.gdot_before = ep->gdot_in;
     r->event.gdot_after = ep->gdot_out;
     r->event.t_resolution = ep->t_in_resolution;
-    r->event.impulse[ep->constraint] = ep->impulse;
-    r->event.participants[ep->constraint] = 1;
     r->t_out = ep->t_out;
     r->row_out = ep->row_out;
     return 0;
@@ -696,7 +723,7 @@ double pl_analysis_restitution_of(const pl_model *model, const pl_analysis *a, s
 {
     for (size_t k = 0; k < a->impacts; k++) {
         const pl_event *e = &a->impact[k].event;
-        if (c >= model->m || !e->participants[c])
+        if (c >= model->m || !pl_event_participant(e, c))
             continue;
         if (e->constraint == c)
             return e->gdot_before != 0.0 ? -e->gdot_after / e->gdot_before : NAN;
@@ -739,8 +766,16 @@ static size_t *episodes_by_exit(const pl_solution *sol, size_t *count)
  * flagged as participants.  Non-zero if out of memory. */
 #define IMPACT_MOTION_CONTACTS 3.0
 
-static void impact_motion(const pl_model *model, const pl_solution *sol, size_t k, double mu, const size_t *by_exit,
-                          size_t nexit, pl_coupling *coupling, size_t *mark, pl_impact_record *r)
+static int compare_size(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* set: m flags, all 0, the participants' while the motion grows (the coupling test's set), cleared
+ * again before return. */
+static int impact_motion(const pl_model *model, const pl_solution *sol, size_t k, double mu, const size_t *by_exit,
+                         size_t nexit, pl_coupling *coupling, size_t *mark, unsigned char *set, pl_impact_record *r)
 {
     size_t n = sol->n, m = sol->m;
     const pl_episode *first = &sol->episodes[k];
@@ -757,7 +792,9 @@ static void impact_motion(const pl_model *model, const pl_solution *sol, size_t 
             hi = mid;
     }
     size_t last = k;
-    for (int grown = 1; grown;) {
+    int failed = 0;
+    set[first->constraint] = 1;
+    for (int grown = 1; grown && !failed;) {
         grown = 0;
         for (size_t j = lo; j < nexit && sol->episodes[by_exit[j]].t_out <= end + reach; j++) {
             size_t o = by_exit[j];
@@ -765,27 +802,41 @@ static void impact_motion(const pl_model *model, const pl_solution *sol, size_t 
             if (mark[j] == k + 1 || o == k || ep->t_in > end ||
                 ep->t_out > end + IMPACT_MOTION_CONTACTS * pl_law_contact_time(&model->law[ep->constraint], mu, V))
                 continue;
-            if (!pl_coupled_with_set(coupling, r->event.participants, ep->constraint, x0[0], x0 + pl_col_q(n, m),
-                                     x0 + pl_col_v(n, m)))
+            if (!pl_coupled_with_set(coupling, set, ep->constraint, x0[0], x0 + pl_col_q(n, m), x0 + pl_col_v(n, m)))
                 continue;
             mark[j] = k + 1;
             grown = 1;
-            r->event.participants[ep->constraint] = 1;
+            if (!set[ep->constraint] && add_participant(&r->event, ep->constraint, 0.0)) {
+                failed = 1;
+                break;
+            }
+            set[ep->constraint] = 1;
             if (ep->t_out > end) {
                 end = ep->t_out;
                 last = o;
             }
         }
     }
+    /* in increasing order (pl_event's sparse form), the impulse the episode's own constraint's alone */
+    pl_event *e = &r->event;
+    double impulse = e->part_impulse[0];
+    for (size_t p = 0; p < e->nparts; p++)
+        set[e->part[p]] = 0;
+    qsort(e->part, e->nparts, sizeof *e->part, compare_size);
+    for (size_t p = 0; p < e->nparts; p++)
+        e->part_impulse[p] = e->part[p] == first->constraint ? impulse : 0.0;
+    if (failed)
+        return -1;
     const pl_episode *ending = &sol->episodes[last];
     if (last == k || ending->row_out >= sol->traj.nrows)
-        return;
+        return 0;
     const double *x = pl_table_row(&sol->traj, ending->row_out);
     memcpy(r->event.v_after, x + pl_col_v(n, m), n * sizeof *x);
     r->event.gdot_after = gap_rate_at(model, first->constraint, x[0], x + pl_col_q(n, m), x + pl_col_v(n, m));
     r->event.gamma_after = ending->gamma_out;
     r->t_out = end;
     r->row_out = ending->row_out;
+    return 0;
 }
 
 /* The fast motion of every impact of a penalized run (impact_motion): its records are in the order
@@ -795,15 +846,19 @@ static pl_status impact_motions(const pl_model *model, const pl_solution *sol, d
 {
     size_t nexit = 0, *by_exit = episodes_by_exit(sol, &nexit), *mark = calloc(nexit + 1, sizeof *mark);
     pl_coupling *coupling = pl_coupling_new(model);
-    pl_status s = by_exit && mark && coupling ? PL_OK : pl_fail(err, PL_ERR_NOMEM, "out of memory analysing impacts");
+    unsigned char *set = calloc(model->m ? model->m : 1, 1);
+    pl_status s = by_exit && mark && coupling && set ? PL_OK
+                                                     : pl_fail(err, PL_ERR_NOMEM, "out of memory analysing impacts");
     for (size_t k = 0, r = 0; s == PL_OK && k < sol->nepisodes && r < a->impacts; k++) {
         const pl_episode *ep = &sol->episodes[k];
-        if (a->info[k].kind == PL_IMPACT && ep->row_in <= ep->row_out && ep->row_out < sol->traj.nrows)
-            impact_motion(model, sol, k, mu, by_exit, nexit, coupling, mark, &a->impact[r++]);
+        if (a->info[k].kind == PL_IMPACT && ep->row_in <= ep->row_out && ep->row_out < sol->traj.nrows &&
+            impact_motion(model, sol, k, mu, by_exit, nexit, coupling, mark, set, &a->impact[r++]))
+            s = pl_fail(err, PL_ERR_NOMEM, "out of memory analysing impacts");
     }
     a->coupling_terms += coupling ? pl_coupling_terms(coupling) : 0;
     free(by_exit);
     free(mark);
+    free(set);
     pl_coupling_free(coupling);
     return s;
 }

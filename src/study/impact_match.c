@@ -71,7 +71,7 @@ typedef struct {
  * resting against a wall while another disk hits one) carry none: they are not part of the impact. */
 static int takes_part(const pl_event *e, size_t j)
 {
-    return j == e->constraint || (e->participants && e->participants[j] && e->impulse[j] != 0.0);
+    return j == e->constraint || (pl_event_participant(e, j) && pl_event_impulse(e, j) != 0.0);
 }
 
 /* The largest spacing of the solution's rows next to t (a jump's rows at one t are one instant). */
@@ -451,7 +451,7 @@ static pl_run_impact_kind classify_unpaired(const matcher *mt, const pl_impact_m
         double reach = p->window + WINDOW_TAUS * duration;
         if (p->kind == PL_MATCH_PAIRED) {
             const pl_event *partner = &mt->a->impact[p->partner].event;
-            if (partner->constraint != c && (partner->participants[c] || fabs(R->event.t - partner->t) <= p->window))
+            if (partner->constraint != c && (pl_event_participant(partner, c) || fabs(R->event.t - partner->t) <= p->window))
                 return PL_RUN_COMPANION;
         } else if (p->kind != PL_MATCH_MISSING && fabs(R->event.t - p->centre) <= reach)
             return PL_RUN_EXCLUDED;

@@ -415,7 +415,7 @@ static int impact_probe(const pl_model *model, pl_work *work, pl_gap *g, const p
     size_t n = model->n, m = model->m;
     int fixed = 1, affine = 1;
     for (size_t i = 0; i < m; i++) {
-        if (!e->participants[i] && i != e->constraint)
+        if (!pl_event_participant(e, i) && i != e->constraint)
             continue;
         pl_model_gap(model, i, e->t, e->q, g);
         fixed &= g->g_t == 0.0 && g->g_tt == 0.0;
@@ -529,7 +529,7 @@ static double predicted_rate(const pl_model *model, const pl_sweep *sw, pl_sweep
         for (size_t l = 0; sw->has_limit && l < la->impacts; l++) {
             size_t parts = 0;
             for (size_t i = 0; i < model->m; i++)
-                parts += la->impact[l].event.participants[i] != 0;
+                parts += pl_event_participant(&la->impact[l].event, i);
             if (parts > 1 && (isnan(la->lift_off_first) || la->impact[l].event.t == la->lift_off_first))
                 return law_rate(model, PL_RATE_IMPACT_TIME);
         }
