@@ -31,8 +31,8 @@ enum { NB, R, VEL, E, XI, K, NPAR };
 static const pl_param_spec params[NPAR] = {
     {"N", 3.0, 2.0, 10000.0, 0, "number of balls (a whole number, 2 to 10000): N dofs, N - 1 gaps; a penalized run "
      "holds arrays linear in N (about 2 kB a ball) and one N x N array at a time of the case's Jacobians, 8 N^2 bytes "
-     "(0.8 GB at N = 10000); the trajectory's rows of 2 + 2N values and the summary's velocity jumps (N per contact "
-     "episode) grow with N^2"},
+     "(0.8 GB at N = 10000); the trajectory's rows of 2 + 2N values grow with N^2 (the summary's velocity jumps, above "
+     "100 balls over each contact's two balls, with N)"},
     {"r", 0.125, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "radius of every ball"},
     {"V", 1.0, 0.0, INFINITY, PL_PARAM_MIN_OPEN, "velocity of ball 0, which starts at distance V from ball 1"},
     PL_LAW_PARAMS(1.0),
