@@ -1020,12 +1020,79 @@ static void test_pair_impulses(void)
     pl_model_free(&m);
 }
 
+/* A row of 52 disks (n = 104 dofs, above PL_JUMP_DENSE_MAX_DOFS; 1534 constraints): the analysis keeps
+ * each episode's velocity jump over its constraint's support, the same numbers as the rows' v(t_out) -
+ * v(t_in) there, and each penalized impact's participants as a list, increasing, its own constraint
+ * with the episode's impulse, which the dense arrays pl_event_copy fills say alike for every constraint. */
+static void test_row_analysis(void)
+{
+    pl_setting s[] = {{"config", 3}, {"N", 52}};
+    pl_model m = {0};
+    if (!init(&m, s, 2))
+        return;
+    pl_solution r;
+    pl_analysis a;
+    pl_error err;
+    if (solve_penalty(&m, 1e6, 1e-8, 0.3, 0, &r, &err) != PL_OK || pl_analyze(&m, &r, &a, &err) != PL_OK) {
+        CHECK(0, "row of 52: %s", err.message);
+        pl_solution_free(&r);
+        pl_model_free(&m);
+        return;
+    }
+    size_t n = m.n, bad_dofs = 0, bad_values = 0, bad_parts = 0, parts = 0;
+    for (size_t k = 0; k < r.nepisodes; k++) {
+        const pl_episode *e = &r.episodes[k];
+        const pl_episode_info *in = &a.info[k];
+        size_t count;
+        const size_t *sup = pl_model_support(&m, e->constraint, &count);
+        if (!in->dv_dofs || in->ndv != count || memcmp(in->dv_dofs, sup, count * sizeof *sup) != 0) {
+            bad_dofs++;
+            continue;
+        }
+        const double *v_in = pl_table_row(&r.traj, e->row_in) + 2 + n, *v_out = pl_table_row(&r.traj, e->row_out) + 2 + n;
+        for (size_t x = 0; x < count; x++)
+            bad_values += in->dv[x] != v_out[sup[x]] - v_in[sup[x]];
+    }
+    pl_event dense;
+    int have = pl_event_alloc(&dense, n, m.m, PL_EVENT_IMPACT, 0.0, 0) == 0;
+    for (size_t k = 0; k < a.impacts && have; k++) {
+        const pl_event *e = &a.impact[k].event;
+        int ok = !e->participants && !e->impulse && e->nparts >= 1;
+        for (size_t p = 1; ok && p < e->nparts; p++)
+            ok = e->part[p - 1] < e->part[p] && e->part[p] < m.m;
+        double own = NAN;
+        for (size_t j = 0; j < r.nepisodes; j++)
+            if (r.episodes[j].constraint == e->constraint && r.episodes[j].t_in == e->t)
+                own = r.episodes[j].impulse;
+        ok = ok && pl_event_participant(e, e->constraint) && pl_event_impulse(e, e->constraint) == own;
+        pl_event_copy(&dense, e, n, m.m);
+        for (size_t i = 0; ok && i < m.m; i++)
+            ok = (dense.participants[i] != 0) == pl_event_participant(e, i) && dense.impulse[i] == pl_event_impulse(e, i) &&
+                 (i == e->constraint || dense.impulse[i] == 0.0);
+        bad_parts += !ok;
+        parts += e->nparts;
+    }
+    if (have)
+        pl_event_free(&dense);
+    printf("row of 52: %zu episodes, %zu impacts of %zu participants in all (m = %zu)\n", r.nepisodes, a.impacts, parts,
+           m.m);
+    CHECK(have && r.nepisodes >= 20 && a.impacts >= 10, "row of 52: %zu episodes, %zu impacts", r.nepisodes, a.impacts);
+    CHECK(bad_dofs == 0 && bad_values == 0, "row of 52: every jump over its constraint's support (%zu not), the rows' "
+          "v(t_out) - v(t_in) there (%zu values not)", bad_dofs, bad_values);
+    CHECK(bad_parts == 0, "row of 52: every impact's participants listed, its own impulse, the dense copy alike (%zu not)",
+          bad_parts);
+    pl_analysis_free(&a);
+    pl_solution_free(&r);
+    pl_model_free(&m);
+}
+
 int main(void)
 {
     check_init();
     test_model();
     test_no_stale_forces();
     test_pair_impulses();
+    test_row_analysis();
     test_head_on();
     test_head_on_stays();
     test_head_on_offset_inelastic();
