@@ -879,7 +879,8 @@ static balls_end run_balls(size_t N, double mu, double t_end)
  * then, and the chain's response decays faster than exponentially ahead of it, so neither the far end of
  * 200 nor that of 5000 is felt), momentum stays V = 1 (each contact pushes its two balls by opposite
  * forces, so sum v' = 0 up to round-off), and with e = 1 (xi = 0, the springs conservative) the energy
- * V^2/2 to the integration's error (rtol 1e-8 over about 150 steps: 1e-6 of it is generous). */
+ * V^2/2 to the integration's error (rtol 1e-8 over about 100 steps: 1e-6 of it is generous; 1.1e-8 found,
+ * and the first balls as in the chain of 200 to 4.5e-9 in v, 1.6e-10 in q). */
 static void test_many_balls(void)
 {
 #if defined(__SANITIZE_ADDRESS__)
