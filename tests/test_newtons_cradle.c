@@ -1045,6 +1045,51 @@ static void test_jump_size(void)
           "summary.json linear in the balls: %.0f bytes an episode at 300 balls against %.0f at 150", b300, b150);
 }
 
+/* summary.json's contact_law: from 100 constraints, one object per run of consecutive constraints under
+ * one law with the same parameters (`constraints`: [first, last]); below, one per constraint. */
+static void test_contact_law_runs(void)
+{
+    pl_model m;
+    pl_error err;
+    pl_setting many[] = {{"N", 130.0}}, few[] = {{"N", 99.0}};
+    if (pl_model_init(&m, &pl_case_newtons_cradle, many, 1, &err) != PL_OK) {
+        CHECK(0, "cradle of 130 balls: %s", err.message);
+        pl_model_free(&m);
+        return;
+    }
+    json_t *a = pl_contact_law_json(&m);
+    json_t *runs = a ? json_array_get(a, 0) : NULL;
+    CHECK(json_array_size(a) == 1 && json_integer_value(json_array_get(json_object_get(runs, "constraints"), 0)) == 1 &&
+              json_integer_value(json_array_get(json_object_get(runs, "constraints"), 1)) == 129 &&
+              json_real_value(json_object_get(runs, "e")) == 1.0 && !json_object_get(runs, "constraint"),
+          "129 contacts under one law: one object, constraints [1, 129] (%zu objects)", json_array_size(a));
+    json_decref(a);
+    m.law[49].p[0] = m.law[50].p[0] = 0.5; /* constraints 50 and 51 (1-based) under another restitution */
+    a = pl_contact_law_json(&m);
+    const json_int_t expect[3][2] = {{1, 49}, {50, 51}, {52, 129}};
+    int ok = json_array_size(a) == 3;
+    for (size_t k = 0; ok && k < 3; k++) {
+        json_t *c = json_object_get(json_array_get(a, k), "constraints");
+        ok = json_integer_value(json_array_get(c, 0)) == expect[k][0] &&
+             json_integer_value(json_array_get(c, 1)) == expect[k][1] &&
+             json_real_value(json_object_get(json_array_get(a, k), "e")) == (k == 1 ? 0.5 : 1.0);
+    }
+    CHECK(ok, "a run broken where the parameters differ: [1, 49], [50, 51] at e = 0.5, [52, 129] (%zu objects)",
+          json_array_size(a));
+    json_decref(a);
+    pl_model_free(&m);
+    if (pl_model_init(&m, &pl_case_newtons_cradle, few, 1, &err) != PL_OK) {
+        CHECK(0, "cradle of 99 balls: %s", err.message);
+        pl_model_free(&m);
+        return;
+    }
+    a = pl_contact_law_json(&m);
+    CHECK(json_array_size(a) == 98 && json_integer_value(json_object_get(json_array_get(a, 97), "constraint")) == 98,
+          "98 contacts: one object per constraint, as small models write (%zu)", json_array_size(a));
+    json_decref(a);
+    pl_model_free(&m);
+}
+
 int main(int argc, char **argv)
 {
     check_init();
@@ -1060,6 +1105,7 @@ int main(int argc, char **argv)
     test_hertz();
     test_many_balls();
     test_jump_size();
+    test_contact_law_runs();
     if (argc > 1) {
         penlim = argv[1];
         snprintf(dir, sizeof dir, "/tmp/penlim-cradle-XXXXXX");
