@@ -5,6 +5,7 @@
  * an event at 2 (the precise root, or a crossing the solver found there and ends the step at with
  * cut), and must go to the solver's kink hook (a force's sign change before an impact's exit, the
  * force then swinging back past the exit in the same step: the penalized engine's Delta Gamma). */
+#include <math.h>
 #include <string.h>
 
 #include "check.h"
@@ -122,10 +123,72 @@ static void test_cut(void)
     }
 }
 
+/* Live roots (stepper.h, live_roots): four root functions x - c_k crossing at t = c_k = 0.5, 1.5, 2.5,
+ * 3.5, of which 2 and 3 alone are live.  Both steppers must pass over the dead ones (their crossings at
+ * 0.5 and 1.5 are not roots) and report the live one by its own index: CVODE, given the live functions
+ * alone, renumbered (its function 0 is function 2), must map back. */
+typedef struct {
+    int list[2];
+    unsigned long version;
+} live_toy;
+
+static int live_roots_values(double t, const double *y, double *g, void *user)
+{
+    (void)t, (void)user;
+    for (int k = 0; k < 4; k++)
+        g[k] = y[0] - (0.5 + k);
+    return 0;
+}
+
+static size_t live_list(void *user, const int **list, unsigned long *version)
+{
+    live_toy *p = user;
+    *list = p->list;
+    *version = p->version;
+    return 2;
+}
+
+static int jacobian_zero(double t, const double *y, double *J, void *user)
+{
+    (void)t, (void)y, (void)user;
+    memset(J, 0, 4 * sizeof *J);
+    return 0;
+}
+
+static void test_live_roots(void)
+{
+    static const double y0[2] = {0.0, 0.0};
+    for (int bdf = 0; bdf <= 1; bdf++) {
+        live_toy p = {{2, 3}, 1};
+        pl_stepper_spec spec = {.size = 2, .y0 = y0, .t_end = 10.0, .rhs = rhs, .weights = weights,
+                                .jacobian = jacobian_zero, .roots = live_roots_values, .nroots = 4,
+                                .live_roots = live_list, .root_ulps = 4.0, .user = &p, .context = "test"};
+        pl_stepper *s = NULL;
+        pl_error err;
+        pl_status st = bdf ? pl_stepper_cvode_new(&s, &spec, &err) : pl_stepper_rk_new(&s, &spec, &err);
+        if (st != PL_OK || s->restart(s, 0.0, bdf ? 0.0 : 5.0, &err) != PL_OK) {
+            CHECK(0, "%s stepper: %s", bdf ? "CVODE" : "Runge-Kutta", err.message);
+            pl_stepper_free(s);
+            continue;
+        }
+        int found[4] = {0, 0, 0, 0}, which[4] = {-1, -1, -1, -1}, at_root = 0;
+        for (int k = 0; k < 10000 && at_root == 0; k++)
+            at_root = s->step(s, 10.0, &err);
+        size_t count = at_root == 1 ? s->root_info(s, found, which) : 0;
+        CHECK(at_root == 1 && count == 1 && which[0] == 2 && found[2] == 1 && found[0] == 0 && found[1] == 0 &&
+                  fabs(s->t - 2.5) < 1e-8,
+              "%s: the first root is live function 2 at t = 2.5, the dead ones passed over (%d, %zu found, "
+              "function %d, t = %.17g)",
+              bdf ? "CVODE" : "Runge-Kutta", at_root, count, which[0], s->t);
+        pl_stepper_free(s);
+    }
+}
+
 int main(void)
 {
     check_init();
     test_crossing_before_root();
     test_cut();
+    test_live_roots();
     return check_finish("test_stepper");
 }
