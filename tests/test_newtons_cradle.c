@@ -28,6 +28,7 @@
  * not fix the outcome of N >= 3 balls. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -729,6 +730,51 @@ static void test_sweep(void)
 /* The default sweep and compare through the program: exit 0, every solution ok (compare: the limit,
  * 3 penalized runs and 3 of Moreau-Jean at e = 1, Paoli's and Maury's being inelastic; 12 solutions
  * at e = 0). */
+/* A sweep's episodes.csv above PL_JUMP_DENSE_MAX_DOFS (102 balls): velocity_jump_dof1..2 are the two
+ * balls of the episode's contact c, c and c + 1 (1-based), and velocity_jump_at1 of contact 1 is ball 1's
+ * jump, -P (it feels that contact alone; unit mass, P the episode's impulse). */
+static void test_sweep_jumps(void)
+{
+    int rc = run("sweep newtons_cradle --set N=102 --mu 1e5,1e6 --t-end 1.2 --out jumps --no-plots --quiet");
+    CHECK(rc == 0, "sweep of 102 balls exits 0 (got %d)", rc);
+    char *csv = slurp("jumps/episodes.csv");
+    char *line = csv ? strtok(csv, "\n") : NULL;
+    int col_c = -1, col_d1 = -1, col_d2 = -1, col_at1 = -1, col_p = -1, ncol = 0;
+    for (char *h = line; h && *h; ncol++) {
+        size_t len = strcspn(h, ",");
+        const char *names[] = {"constraint", "velocity_jump_dof1", "velocity_jump_dof2", "velocity_jump_at1", "impulse"};
+        int *cols[] = {&col_c, &col_d1, &col_d2, &col_at1, &col_p};
+        for (int k = 0; k < 5; k++)
+            if (strlen(names[k]) == len && strncmp(h, names[k], len) == 0)
+                *cols[k] = ncol;
+        h += len + (h[len] == ',');
+    }
+    CHECK(col_c >= 0 && col_d1 >= 0 && col_d2 >= 0 && col_at1 >= 0 && col_p >= 0 && !strstr(csv ? csv : "", "velocity_jump102"),
+          "episodes.csv of 102 balls: the support's columns, not 102 jump columns");
+    int rows = 0, bad = 0, firsts = 0;
+    for (line = csv ? strtok(NULL, "\n") : NULL; line && col_p >= 0; line = strtok(NULL, "\n")) {
+        double v[512];
+        int k = 0;
+        for (char *f = line; k < 512 && f;) {
+            v[k++] = *f == ',' || *f == '\0' ? NAN : strtod(f, NULL);
+            f = strchr(f, ',');
+            f = f ? f + 1 : NULL;
+        }
+        if (k <= col_p || k <= col_at1)
+            continue;
+        rows++;
+        bad += v[col_d1] != v[col_c] || v[col_d2] != v[col_c] + 1.0;
+        if (v[col_c] == 1.0) {
+            firsts++;
+            bad += fabs(v[col_at1] + v[col_p]) > 1e-12 * fabs(v[col_p]);
+        }
+    }
+    CHECK(rows >= 100 && firsts == 2 && bad == 0,
+          "episodes.csv: dofs c and c + 1 of contact c, contact 1's jump of ball 1 is -P (%d rows, %d of contact 1, %d "
+          "wrong)", rows, firsts, bad);
+    free(csv);
+}
+
 static void test_cli(void)
 {
     if (!penlim)
@@ -756,6 +802,7 @@ static void test_cli(void)
               rows_expected[c], rows, ok);
         free(csv);
     }
+    test_sweep_jumps();
 }
 
 /* ---- the Hertz chain ------------------------------------------------------------------------------ */
@@ -1045,6 +1092,46 @@ static void test_jump_size(void)
           "summary.json linear in the balls: %.0f bytes an episode at 300 balls against %.0f at 150", b300, b150);
 }
 
+/* A cradle of 120 balls at e = 0.5 (above PL_JUMP_DENSE_MAX_DOFS): most of its penalized impacts have
+ * several participants; each impact's list must be strictly increasing (pl_event_participant and
+ * pl_event_impulse search it by bisection) and every listed constraint found with its own impulse. */
+static void test_impact_participants(void)
+{
+    pl_model m;
+    pl_error err;
+    pl_setting set[] = {{"N", 120.0}, {"e", 0.5}};
+    if (pl_model_init(&m, &pl_case_newtons_cradle, set, 2, &err) != PL_OK) {
+        CHECK(0, "cradle of 120 balls: %s", err.message);
+        pl_model_free(&m);
+        return;
+    }
+    pl_solution sol;
+    pl_analysis a;
+    if (solve_penalty(&m, 1e6, 1e-8, m.type->t_end, 0, &sol, &err) != PL_OK || pl_analyze(&m, &sol, &a, &err) != PL_OK) {
+        CHECK(0, "cradle of 120 balls at e = 0.5: %s", err.message);
+        pl_solution_free(&sol);
+        pl_model_free(&m);
+        return;
+    }
+    size_t several = 0, bad = 0;
+    for (size_t k = 0; k < a.impacts; k++) {
+        const pl_event *e = &a.impact[k].event;
+        int ok = e->nparts >= 1 && pl_event_participant(e, e->constraint);
+        for (size_t p = 0; ok && p < e->nparts; p++)
+            ok = (p == 0 || e->part[p - 1] < e->part[p]) && pl_event_participant(e, e->part[p]) &&
+                 pl_event_impulse(e, e->part[p]) == e->part_impulse[p];
+        bad += !ok;
+        several += e->nparts >= 2;
+    }
+    CHECK(several >= 10 && bad == 0,
+          "cradle of 120 at e = 0.5: %zu of %zu impacts with several participants, each list increasing and every "
+          "participant found with its impulse (%zu not)",
+          several, a.impacts, bad);
+    pl_analysis_free(&a);
+    pl_solution_free(&sol);
+    pl_model_free(&m);
+}
+
 /* summary.json's contact_law: from 100 constraints, one object per run of consecutive constraints under
  * one law with the same parameters (`constraints`: [first, last]); below, one per constraint. */
 static void test_contact_law_runs(void)
@@ -1106,6 +1193,7 @@ int main(int argc, char **argv)
     test_many_balls();
     test_jump_size();
     test_contact_law_runs();
+    test_impact_participants();
     if (argc > 1) {
         penlim = argv[1];
         snprintf(dir, sizeof dir, "/tmp/penlim-cradle-XXXXXX");
