@@ -34,9 +34,11 @@ nfam = words(families_shown)
 ndev = (in_s || !deviation) ? 0 : nfam
 # G_i's panel only when G_i differs from every q_j somewhere (on the limit's rows; at most 64 pairs,
 # beyond which every G panel is kept): the ball's G_1 is q_1, a panel that would repeat q_1's
+nq = shown_count(ndof)
+nc = shown_count(ncon)
 array g_shown[ncon > 0 ? ncon : 1]
 ng = 0
-do for [i=1:ncon] {
+do for [i=1:nc] {
     g_shown[i] = 1
     if (!in_s && ndof * ncon <= 64) {
         do for [j=1:ndof] {
@@ -46,7 +48,7 @@ do for [i=1:ncon] {
     }
     ng = ng + (in_s ? 0 : g_shown[i])
 }
-npanels = 2*ndof + ng + ndev
+npanels = 2*nq + ng + ndev
 prows = int((npanels + 1) / 2)
 W = 1300
 kc = key_cols(nkey, klen, W)
@@ -54,8 +56,8 @@ kr = key_rows(nkey, kc)
 key_px = kr * row_h + 24
 H = int(70 + prows * 280 + key_px + 50)
 # panel p: q_j (p = 2j-1), v_j (p = 2j), then G_i; trajectory_s.csv has s and t before q
-col(p) = p <= 2*ndof ? ((p - 1) % 2 == 0 ? 2 + (p + 1)/2 : 2 + ndof + p/2) : 2 + 2*ndof + (p - 2*ndof)
-qty(p) = p <= 2*ndof ? sprintf('%s%d', (p - 1) % 2 == 0 ? 'q' : 'v', (p + 1)/2) : sprintf('G%d', p - 2*ndof)
+col(p) = p <= 2*nq ? ((p - 1) % 2 == 0 ? 2 + (p + 1)/2 : 2 + ndof + p/2) : 2 + 2*ndof + (p - 2*nq)
+qty(p) = p <= 2*nq ? sprintf('%s%d', (p - 1) % 2 == 0 ? 'q' : 'v', (p + 1)/2) : sprintf('G%d', p - 2*nq)
 sol_colour(k) = fam_colour(sol_fam[k], sol_rank[k], sol_n[k])
 # each solution's dash and marker are its linetype's, k in the order of compare_config.gp: unique in
 # the figure (up to 15 solutions), whatever the family's shades print as in grey; about n_markers
@@ -76,10 +78,11 @@ print sprintf('%s: key entries: %d', name, nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, name, W, H)
     set multiplot layout prows,2 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
-        title sprintf('%s: solutions against the limit solution, in %s', spaced(case_name), xname)
+        title sprintf('%s: solutions against the limit solution, in %s%s', spaced(case_name), xname, \
+        shown_note(nq, ndof, nc, ncon))
     set xlabel axis(xname)
     eval key_cmd(kr, key_px, H)
-    do for [p=1:2*ndof + (in_s ? 0 : ncon)] { if (p <= 2*ndof || g_shown[p - 2*ndof]) {
+    do for [p=1:2*nq + (in_s ? 0 : nc)] { if (p <= 2*nq || g_shown[p - 2*nq]) {
         set ylabel axis(qty(p))
         c = col(p)
         plot for [k=1:nsol] word(dirs, k).'/'.file using 1:c with linespoints lt k lc rgb sol_colour(k) pi sol_pi[k] title label_key(word(labels, k)), \

@@ -15,9 +15,11 @@ force = impulses ? 'impulse' : 'force'
 style = is_limit ? limit_style : 'lt 1'
 # G_i's panel only when G_i differs from every q_j somewhere (the ball's G_1 is q_1: its panel would
 # repeat q_1's), as in trajectories.gp; at most 64 pairs, beyond which every G panel is kept
+nq = shown_count(ndof)
+nc = shown_count(ncon)
 array g_shown[ncon > 0 ? ncon : 1]
 ng = 0
-do for [i=1:ncon] {
+do for [i=1:nc] {
     g_shown[i] = 1
     if (ndof * ncon <= 64) {
         do for [j=1:ndof] {
@@ -29,18 +31,18 @@ do for [i=1:ncon] {
 }
 # panels: (q_j, v_j) for each dof, then G_i where shown and force_i for each constraint, two a row;
 # pcol[p] is panel p's column, pname[p] its quantity
-nfixed = 2*ndof + ng + ncon
+nfixed = 2*nq + ng + nc
 npanels = nfixed + 2*contacts
 array pcol[npanels > 0 ? npanels : 1]
 array pname[npanels > 0 ? npanels : 1]
-do for [j=1:ndof] {
+do for [j=1:nq] {
     pcol[2*j - 1] = 2 + j
     pname[2*j - 1] = sprintf('q%d', j)
     pcol[2*j] = 2 + ndof + j
     pname[2*j] = sprintf('v%d', j)
 }
-p = 2*ndof
-do for [i=1:ncon] {
+p = 2*nq
+do for [i=1:nc] {
     if (g_shown[i]) {
         p = p + 1
         pcol[p] = 2 + 2*ndof + i
@@ -58,7 +60,7 @@ print sprintf('run: key entries: %d', nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, 'run', W, H)
     set multiplot layout prows,2 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,60./H \
-        title sprintf('%s: %s', spaced(case_name), solver_words(solution))
+        title sprintf('%s: %s%s', spaced(case_name), solver_words(solution), shown_note(nq, ndof, nc, ncon))
     set xlabel axis('t')
     eval key_cmd(1, key_px, H)
     do for [p=1:npanels] {

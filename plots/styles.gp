@@ -58,6 +58,12 @@ if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
 print sprintf('key character width: %.2f', char_w)
 # a key row: spacing 1.1 of the taller of the PNG's character (17.1 pixels at 11 pt) and the SVG's
 # (1.5 em of its font of char_w / 0.7 points: 19.3 pixels), so the key fits in both
+# The coordinates and gaps a trajectory figure draws at most (the first ones; the title says so): a
+# panel each, so a figure of many bodies would be taller than Cairo draws (32767 pixels: 120 balls, 240 panels).
+max_shown = 16
+shown_count(n) = n < max_shown ? n : max_shown
+shown_note(nq, ndof, nc, ncon) = nq < ndof || nc < ncon ? sprintf(' (the first %d of %d coordinates%s)', nq, ndof, \
+    nc < ncon ? sprintf(', %d of %d constraints', nc, ncon) : '') : ''
 row_h = 1.1 * (char_h > 1.5 * char_w / 0.7 ? char_h : 1.5 * char_w / 0.7) + 0.5
 key_len(list) = maxlen(list) > 14 ? maxlen(list) : 14
 key_cols(n, len, W) = (kc_ = int((W - 40) / ((len + 11) * char_w)), kc_ < 1 ? 1 : (kc_ > n ? (n < 1 ? 1 : n) : kc_))

@@ -32,9 +32,11 @@ do for [k=1:nruns] {
 }
 # G_i's panel only when G_i differs from every q_j somewhere (checked on the limit's or the finest
 # run's rows; at most 64 pairs, beyond which every G panel is kept)
+nq = shown_count(ndof)
+nc = shown_count(ncon)
 array g_shown[ncon > 0 ? ncon : 1]
 ng = 0
-do for [i=1:ncon] {
+do for [i=1:nc] {
     g_shown[i] = 1
     if (!in_s && ndof * ncon <= 64) {
         do for [j=1:ndof] {
@@ -78,7 +80,7 @@ do for [k=1:nruns] {
         zoom_pi[k] = marker_every(have_stats(0) ? STATS_records : 0)
     }
 }
-npanels = 2*ndof + ng + 2*zoom
+npanels = 2*nq + ng + 2*zoom
 prows = int((npanels + 1) / 2)
 W = 1300
 kc = key_cols(nkey, klen, W)
@@ -89,17 +91,18 @@ print sprintf('%s: key entries: %d', name, nkey)
 do for [fmt in formats] {
     eval term_cmd(fmt, name, W, H)
     set multiplot layout prows,2 margins 0.08,0.98,(key_px + 55.)/H,1 - 60./H spacing 0.08,(zoom ? 85. : 60.)/H \
-        title sprintf('%s, %s: trajectories in %s, refining %s', spaced(case_name), solver_words(solution), xname, sym(param))
+        title sprintf('%s, %s: trajectories in %s, refining %s%s', spaced(case_name), solver_words(solution), xname, sym(param), \
+        shown_note(nq, ndof, nc, ncon))
     set xlabel axis(xname)
     eval key_cmd(kr, key_px, H)
-    do for [p=1:2*ndof + ncon + 2*zoom] {
+    do for [p=1:2*nq + nc + 2*zoom] {
         # panel p: q_j (p = 2j-1), v_j (p = 2j), then G_i, then the zoom's q_1 and v_1
         j = (p + 1) / 2
-        is_g = p > 2*ndof && p <= 2*ndof + ncon
-        is_zoom = p > 2*ndof + ncon
-        qty = is_zoom ? (p == 2*ndof + ncon + 1 ? 'q1' : 'v1') : \
-              (is_g ? sprintf('G%d', p - 2*ndof) : sprintf('%s%d', (p - 1) % 2 == 0 ? 'q' : 'v', j))
-        if (!is_g || (!in_s && g_shown[p - 2*ndof])) {
+        is_g = p > 2*nq && p <= 2*nq + nc
+        is_zoom = p > 2*nq + nc
+        qty = is_zoom ? (p == 2*nq + nc + 1 ? 'q1' : 'v1') : \
+              (is_g ? sprintf('G%d', p - 2*nq) : sprintf('%s%d', (p - 1) % 2 == 0 ? 'q' : 'v', j))
+        if (!is_g || (!in_s && g_shown[p - 2*nq])) {
             c = column_of(qty)  # trajectory_s.csv: s, t, then q and v in the same columns
             set ylabel axis(qty)
             if (is_zoom) {

@@ -803,6 +803,17 @@ static void test_cli(void)
         free(csv);
     }
     test_sweep_jumps();
+    /* 120 balls' figures: a panel per coordinate made trajectories.png 50000 pixels tall, which Cairo
+     * refuses; the figures draw the first coordinates and say so */
+    rc = run("sweep newtons_cradle --set N=120 --mu 1e4,1e5 --t-end 0.3 --out figures120 --quiet");
+    char *log = slurp("figures120/gnuplot.log");
+    CHECK(rc == 0 && exists("figures120/trajectories.png") && exists("figures120/trajectories_s.png") && log &&
+              !strstr(log, "Cairo"),
+          "a sweep of 120 balls draws its trajectories (exit %d; gnuplot.log: %.200s)", rc, log ? log : "(none)");
+    free(log);
+    json = slurp("figures120/trajectories.gp");
+    CHECK(json && strstr(json, "shown_note"), "the trajectories' title names the coordinates drawn");
+    free(json);
 }
 
 /* ---- the Hertz chain ------------------------------------------------------------------------------ */
