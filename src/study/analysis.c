@@ -148,18 +148,27 @@ int pl_fit_flights(const double *flights, size_t n, double t_last_impact, double
     return 0;
 }
 
+static int compare_size(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    return (a > b) - (a < b);
+}
+
 /* The contacts of a set and their couplings W where F_p = v and M is constant and diagonal (many
  * bodies): each contact over its support (pl_model_contact_sparse), W_ab = grad G_a . M^{-1} grad G_b
  * only for the pairs whose supports share a dof (the others are 0), each summed over the shared dofs
  * in ascending order, the dense sum's order without its zero terms: the numbers of
  * pl_model_contact_coupling, at O(k s) per set instead of O(k n + k^2 s), kept by rows (W_a's
- * entries in ascending b) in storage sized by the largest set met rather than by m x m and m x n. */
+ * entries in ascending b) in storage sized by the largest set met rather than by m x m and m x n.
+ * The pairs sharing a dof are found through lists of the set's own contacts on each dof, built per
+ * set: no pass over the m constraints, nor over every constraint on a dof (N - 1 pairs per disk). */
 typedef struct {
     size_t cap, k, nnz, nnz_cap;
     pl_contact *c;                 /* cap, compressed */
     size_t *idx, *stamp;           /* cap each */
-    size_t *pos;                   /* m: a constraint's place in the set, SIZE_MAX outside it */
-    size_t *by_dof_start, *by_dof; /* the constraints on each dof (pl_dof_constraints) */
+    int *dof_head;                 /* n: the first of a dof's links, -1 for none (all -1 between sets) */
+    int *link_next, *link_member;  /* link_cap each: the set's contacts on each dof, by linked lists */
+    size_t link_cap;
     int *row_start, *col;          /* W by rows: cap + 1, nnz_cap (int: KLU's indices) */
     double *val;                   /* nnz_cap */
     double *W, *D, *z;             /* dense W (cap x cap, for Lemke and small sets), cap, cap */
@@ -176,9 +185,9 @@ static void sparse_set_free(sparse_set *ss)
 {
     free(ss->c);
     free(ss->idx);
-    free(ss->pos);
-    free(ss->by_dof_start);
-    free(ss->by_dof);
+    free(ss->dof_head);
+    free(ss->link_next);
+    free(ss->link_member);
     free(ss->row_start);
     free(ss->col);
     free(ss->val);
@@ -190,11 +199,11 @@ static void sparse_set_free(sparse_set *ss)
 static int sparse_set_init(sparse_set *ss, const pl_model *model)
 {
     memset(ss, 0, sizeof *ss);
-    ss->pos = malloc(model->m * sizeof *ss->pos);
-    if (!ss->pos || pl_dof_constraints(model, &ss->by_dof_start, &ss->by_dof))
+    ss->dof_head = malloc((model->n ? model->n : 1) * sizeof *ss->dof_head);
+    if (!ss->dof_head)
         return -1;
-    for (size_t i = 0; i < model->m; i++)
-        ss->pos[i] = SIZE_MAX;
+    for (size_t d = 0; d < model->n; d++)
+        ss->dof_head[d] = -1;
     return 0;
 }
 
@@ -240,23 +249,38 @@ static int sparse_set_dense(sparse_set *ss)
     return 0;
 }
 
-/* The set's contacts and W at (t, q, v) (F_p = v: fp is v); *couplings += the entries of W formed.
- * Non-zero if out of memory. */
+/* The set's contacts and W at (t, q, v) (F_p = v: fp is v): the constraints members[0 .. k), in
+ * ascending order; *couplings += the entries of W formed.  Non-zero if out of memory. */
 static int sparse_set_fill(sparse_set *ss, const pl_model *model, double t, const double *q, const double *v,
-                           const int *set, size_t *couplings)
+                           const size_t *members, size_t k, size_t *couplings)
 {
-    size_t m = model->m, k = 0;
-    for (size_t i = 0; i < m; i++)
-        k += set[i] != 0;
     if (sparse_set_reserve(ss, model, k))
         return -1;
-    k = 0;
-    for (size_t i = 0; i < m; i++)
-        if (set[i]) {
-            pl_model_contact_sparse(model, i, t, q, v, NULL, &ss->c[k]);
-            ss->pos[i] = k;
-            ss->stamp[k] = SIZE_MAX;
-            ss->idx[k++] = i;
+    size_t links = 0;
+    for (size_t a = 0; a < k; a++) {
+        size_t i = members[a];
+        pl_model_contact_sparse(model, i, t, q, v, NULL, &ss->c[a]);
+        ss->stamp[a] = SIZE_MAX;
+        ss->idx[a] = i;
+        links += ss->c[a].gap.nsupport;
+    }
+    if (links > ss->link_cap) {
+        size_t cap = links > 2 * ss->link_cap ? links : 2 * ss->link_cap;
+        free(ss->link_next);
+        free(ss->link_member);
+        ss->link_next = cap <= INT_MAX ? malloc(cap * sizeof *ss->link_next) : NULL;
+        ss->link_member = cap <= INT_MAX ? malloc(cap * sizeof *ss->link_member) : NULL;
+        ss->link_cap = ss->link_next && ss->link_member ? cap : 0;
+        if (!ss->link_cap)
+            return -1;
+    }
+    links = 0;
+    for (size_t a = 0; a < k; a++)
+        for (size_t e = 0; e < ss->c[a].gap.nsupport; e++) {
+            size_t d = ss->c[a].gap.support[e];
+            ss->link_member[links] = (int)a;
+            ss->link_next[links] = ss->dof_head[d];
+            ss->dof_head[d] = (int)links++;
         }
     ss->k = k;
     ss->nnz = 0;
@@ -265,10 +289,9 @@ static int sparse_set_fill(sparse_set *ss, const pl_model *model, double t, cons
         const pl_gap *ga = &ss->c[a].gap;
         ss->row_start[a] = (int)ss->nnz;
         for (size_t e = 0; e < ga->nsupport && !bad; e++) {
-            size_t d = ga->support[e];
-            for (size_t x = ss->by_dof_start[d]; x < ss->by_dof_start[d + 1]; x++) {
-                size_t b = ss->pos[ss->by_dof[x]];
-                if (b == SIZE_MAX || ss->stamp[b] == a)
+            for (int x = ss->dof_head[ga->support[e]]; x >= 0; x = ss->link_next[x]) {
+                size_t b = (size_t)ss->link_member[x];
+                if (ss->stamp[b] == a)
                     continue;
                 ss->stamp[b] = a;
                 const pl_contact *cb = &ss->c[b];
@@ -307,25 +330,21 @@ static int sparse_set_fill(sparse_set *ss, const pl_model *model, double t, cons
     }
     ss->row_start[k] = (int)ss->nnz;
     for (size_t a = 0; a < k; a++)
-        ss->pos[ss->idx[a]] = SIZE_MAX;
+        for (size_t e = 0; e < ss->c[a].gap.nsupport; e++)
+            ss->dof_head[ss->c[a].gap.support[e]] = -1;
     return bad ? -1 : 0;
 }
 
-/* The sparse path's sliding forces (pl_sliding_force) and bilateral forces (bilateral_forces) of one
- * set, from one evaluation of its contacts, W and D: fsm, bil (m each; 0 and NAN outside the set).
- * A large set's LCP with D >= 0 is solved by z = 0 without forming its dense W (Siconos's driver
- * returns that too, after the k^2 copy). */
+/* The sparse path's sliding forces (pl_sliding_force) and bilateral forces (bilateral_forces) of the
+ * set members[0 .. k) (ascending), from one evaluation of its contacts, W and D: fsm, bil (m each),
+ * written at the set's constraints alone.  A large set's LCP with D >= 0 is solved by z = 0 without
+ * forming its dense W (Siconos's driver returns that too, after the k^2 copy). */
 static pl_status sparse_set_forces(sparse_set *ss, const pl_model *model, pl_work *work, double t, const double *q,
-                                   const double *v, const int *set, double *fsm, double *bil, size_t *couplings,
-                                   pl_error *err)
+                                   const double *v, const size_t *members, size_t k, double *fsm, double *bil,
+                                   size_t *couplings, pl_error *err)
 {
-    if (sparse_set_fill(ss, model, t, q, v, set, couplings))
+    if (sparse_set_fill(ss, model, t, q, v, members, k, couplings))
         return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts");
-    size_t k = ss->k;
-    for (size_t i = 0; i < model->m; i++) {
-        fsm[i] = 0.0;
-        bil[i] = NAN;
-    }
     pl_model_free_gap_accels(model, work, t, q, v, ss->idx, k, ss->D);
     int trivial = 1, dense = k < BILATERAL_SPARSE_FROM;
     for (size_t a = 0; a < k; a++) {
@@ -361,7 +380,6 @@ typedef struct {
     int sparse;
     sparse_set ss;
     pl_contact_set cs;
-    int *set;
     double *lambda, *fsm; /* m each */
 } sliding_work;
 
@@ -376,9 +394,8 @@ static pl_status sliding_work_init(sliding_work *w, const pl_model *model, pl_er
     if (s != PL_OK)
         return s;
     w->work = pl_work_new(model);
-    w->set = malloc(model->m * sizeof *w->set);
     w->lambda = malloc(2 * model->m * sizeof *w->lambda);
-    if (!w->work || !w->set || !w->lambda)
+    if (!w->work || !w->lambda)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts");
     w->fsm = w->lambda + model->m;
     return PL_OK;
@@ -389,7 +406,6 @@ static void sliding_work_free(sliding_work *w)
     sparse_set_free(&w->ss);
     pl_contact_set_free(&w->cs);
     pl_work_free(w->work);
-    free(w->set);
     free(w->lambda);
 }
 
@@ -415,13 +431,15 @@ static pl_status bilateral_forces(const pl_model *model, sliding_work *w, double
     return PL_OK;
 }
 
-/* F^sm and the bilateral forces of a set at one row, by the sparse set or the model's couplings;
- * *couplings += the entries of W formed. */
+/* F^sm and the bilateral forces of a set at one row, by the sparse set or the model's couplings:
+ * the set both as flags (set, m) and as its constraints in ascending order (members[0 .. k)); fsm
+ * and bil are read at the set's constraints only.  *couplings += the entries of W formed. */
 static pl_status set_forces(const pl_model *model, sliding_work *w, double t, const double *q, const double *v,
-                            const int *set, double *fsm, double *bil, size_t *couplings, pl_error *err)
+                            const int *set, const size_t *members, size_t k, double *fsm, double *bil,
+                            size_t *couplings, pl_error *err)
 {
     if (w->sparse)
-        return sparse_set_forces(&w->ss, model, w->work, t, q, v, set, fsm, bil, couplings, err);
+        return sparse_set_forces(&w->ss, model, w->work, t, q, v, members, k, fsm, bil, couplings, err);
     pl_status s = pl_sliding_force(model, w->work, &w->cs, t, q, v, set, w->lambda, fsm, err);
     if (s == PL_OK)
         s = bilateral_forces(model, w, t, q, v, set, bil, err);
@@ -461,13 +479,17 @@ static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, p
                 r1 = hi > r1 ? hi : r1;
             }
         }
+    /* The row's set as flags (base, m, all 0 between rows) and as a list (members, ascending): the work
+     * per row follows the sustained episodes, not the m constraints. */
     double *fsm_set = malloc(3 * m * sizeof *fsm_set);
-    int *base = malloc(m * sizeof *base);
-    size_t *sus = malloc(ne * sizeof *sus), nsus = 0; /* the sustained episodes */
-    if (!fsm_set || !base || !sus) {
+    int *base = calloc(m ? m : 1, sizeof *base);
+    size_t *sus = malloc((ne ? ne : 1) * sizeof *sus), nsus = 0; /* the sustained episodes */
+    size_t *members = malloc((2 * ne + 2) * sizeof *members), *one = members ? members + ne + 1 : NULL;
+    if (!fsm_set || !base || !sus || !members) {
         free(fsm_set);
         free(base);
         free(sus);
+        free(members);
         return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts");
     }
     for (size_t k = 0; k < ne; k++)
@@ -487,6 +509,7 @@ static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, p
         const double *q = x + pl_col_q(n, m), *v = x + pl_col_v(n, m);
         double t = x[0];
         int have_base = 0, solved = 0;
+        size_t k_base = 0;
         for (size_t c = 0; c < nsus && s == PL_OK; c++) {
             size_t k = sus[c];
             const pl_episode *ep = &sol->episodes[k];
@@ -494,36 +517,48 @@ static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, p
                 continue;
             size_t i = ep->constraint;
             if (!have_base) { /* the constraints in a sustained episode at t */
-                memset(base, 0, m * sizeof *base);
                 for (size_t d = 0; d < nsus; d++) {
                     const pl_episode *o = &sol->episodes[sus[d]];
-                    base[o->constraint] |= t >= o->t_in && (isnan(o->t_out) || t <= o->t_out);
+                    if (!base[o->constraint] && t >= o->t_in && (isnan(o->t_out) || t <= o->t_out)) {
+                        base[o->constraint] = 1;
+                        members[k_base++] = o->constraint;
+                    }
                 }
+                qsort(members, k_base, sizeof *members, compare_size);
                 have_base = 1;
             }
             double *fsm = fsm_set, *bil = bil_set;
             if (base[i]) {
                 if (!solved) {
-                    s = set_forces(model, w, t, q, v, base, fsm_set, bil_set, &a->couplings_formed, err);
+                    s = set_forces(model, w, t, q, v, base, members, k_base, fsm_set, bil_set, &a->couplings_formed,
+                                   err);
                     solved = 1;
                 }
-            } else {
-                int *set = w->set;
-                for (size_t j = 0; j < m; j++)
-                    set[j] = j == i || base[j];
+            } else { /* this episode's own set: the row's and its constraint */
+                size_t at = 0;
+                while (at < k_base && members[at] < i)
+                    one[at] = members[at], at++;
+                one[at] = i;
+                for (size_t b = at; b < k_base; b++)
+                    one[b + 1] = members[b];
+                base[i] = 1;
                 fsm = fsm_one;
-                bil = w->fsm; /* scratch: this episode's own set */
-                s = set_forces(model, w, t, q, v, set, fsm, bil, &a->couplings_formed, err);
+                bil = w->fsm; /* scratch */
+                s = set_forces(model, w, t, q, v, base, one, k_base + 1, fsm, bil, &a->couplings_formed, err);
+                base[i] = 0;
             }
             if (s == PL_OK) {
                 ef[k].fsm[r - ep->row_in] = fsm[i];
                 ef[k].bil[r - ep->row_in] = bil[i];
             }
         }
+        for (size_t b = 0; b < k_base; b++)
+            base[members[b]] = 0;
     }
     free(fsm_set);
     free(base);
     free(sus);
+    free(members);
     return s;
 }
 
@@ -766,23 +801,19 @@ static size_t *episodes_by_exit(const pl_solution *sol, size_t *count)
  * flagged as participants.  Non-zero if out of memory. */
 #define IMPACT_MOTION_CONTACTS 3.0
 
-static int compare_size(const void *pa, const void *pb)
-{
-    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-    return (a > b) - (a < b);
-}
-
 /* set: m flags, all 0, the participants' while the motion grows (the coupling test's set), cleared
- * again before return. */
+ * again before return; ended[0 .. nended): the constraints of the episodes that end (by_exit's), once
+ * each: only they can join, so the scan's reach is the longest of their contact times. */
 static int impact_motion(const pl_model *model, const pl_solution *sol, size_t k, double mu, const size_t *by_exit,
-                         size_t nexit, pl_coupling *coupling, size_t *mark, unsigned char *set, pl_impact_record *r)
+                         size_t nexit, const size_t *ended, size_t nended, pl_coupling *coupling, size_t *mark,
+                         unsigned char *set, pl_impact_record *r)
 {
     size_t n = sol->n, m = sol->m;
     const pl_episode *first = &sol->episodes[k];
     const double *x0 = pl_table_row(&sol->traj, first->row_in);
     double V = fabs(first->gdot_in), end = first->t_out, reach = 0.0;
-    for (size_t i = 0; i < m; i++)
-        reach = fmax(reach, IMPACT_MOTION_CONTACTS * pl_law_contact_time(&model->law[i], mu, V));
+    for (size_t c = 0; c < nended; c++)
+        reach = fmax(reach, IMPACT_MOTION_CONTACTS * pl_law_contact_time(&model->law[ended[c]], mu, V));
     size_t lo = 0, hi = nexit; /* the first episode ending at or after the impact's entry */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -802,7 +833,8 @@ static int impact_motion(const pl_model *model, const pl_solution *sol, size_t k
             if (mark[j] == k + 1 || o == k || ep->t_in > end ||
                 ep->t_out > end + IMPACT_MOTION_CONTACTS * pl_law_contact_time(&model->law[ep->constraint], mu, V))
                 continue;
-            if (!pl_coupled_with_set(coupling, set, ep->constraint, x0[0], x0 + pl_col_q(n, m), x0 + pl_col_v(n, m)))
+            if (!pl_coupled_with_set(coupling, set, r->event.part, r->event.nparts, ep->constraint, x0[0],
+                                     x0 + pl_col_q(n, m), x0 + pl_col_v(n, m)))
                 continue;
             mark[j] = k + 1;
             grown = 1;
@@ -847,18 +879,28 @@ static pl_status impact_motions(const pl_model *model, const pl_solution *sol, d
     size_t nexit = 0, *by_exit = episodes_by_exit(sol, &nexit), *mark = calloc(nexit + 1, sizeof *mark);
     pl_coupling *coupling = pl_coupling_new(model);
     unsigned char *set = calloc(model->m ? model->m : 1, 1);
-    pl_status s = by_exit && mark && coupling && set ? PL_OK
-                                                     : pl_fail(err, PL_ERR_NOMEM, "out of memory analysing impacts");
+    size_t *ended = malloc((nexit + 1) * sizeof *ended), nended = 0;
+    pl_status s = by_exit && mark && coupling && set && ended
+                      ? PL_OK
+                      : pl_fail(err, PL_ERR_NOMEM, "out of memory analysing impacts");
+    for (size_t j = 0; s == PL_OK && j < nexit; j++) { /* set serves as the flags, cleared after */
+        size_t i = sol->episodes[by_exit[j]].constraint;
+        if (!set[i])
+            set[i] = 1, ended[nended++] = i;
+    }
+    for (size_t c = 0; s == PL_OK && c < nended; c++)
+        set[ended[c]] = 0;
     for (size_t k = 0, r = 0; s == PL_OK && k < sol->nepisodes && r < a->impacts; k++) {
         const pl_episode *ep = &sol->episodes[k];
         if (a->info[k].kind == PL_IMPACT && ep->row_in <= ep->row_out && ep->row_out < sol->traj.nrows &&
-            impact_motion(model, sol, k, mu, by_exit, nexit, coupling, mark, set, &a->impact[r++]))
+            impact_motion(model, sol, k, mu, by_exit, nexit, ended, nended, coupling, mark, set, &a->impact[r++]))
             s = pl_fail(err, PL_ERR_NOMEM, "out of memory analysing impacts");
     }
     a->coupling_terms += coupling ? pl_coupling_terms(coupling) : 0;
     free(by_exit);
     free(mark);
     free(set);
+    free(ended);
     pl_coupling_free(coupling);
     return s;
 }

@@ -154,8 +154,8 @@ int pl_coupled(pl_coupling *c, size_t j)
     return fabs(w) > COUPLING_TOL * sqrt(g2) * c->norm;
 }
 
-int pl_coupled_with_set(pl_coupling *c, const unsigned char *set, size_t j, double t, const double *q,
-                        const double *v)
+int pl_coupled_with_set(pl_coupling *c, const unsigned char *set, const size_t *members, size_t count, size_t j,
+                        double t, const double *q, const double *v)
 {
     if (!c->sparse) {
         for (size_t i = 0; i < c->model->m; i++)
@@ -166,10 +166,21 @@ int pl_coupled_with_set(pl_coupling *c, const unsigned char *set, size_t j, doub
             }
         return 0;
     }
-    /* Only a constraint sharing a dof with j can be coupled with it (W_ji is 0 otherwise). */
-    size_t count;
-    const size_t *sup = pl_model_support(c->model, j, &count);
-    for (size_t e = 0; e < count; e++)
+    /* Only a constraint sharing a dof with j can be coupled with it (W_ji is 0 otherwise: the others
+     * test false, and the members may be tested whole). */
+    size_t ns, on_dofs = 0;
+    const size_t *sup = pl_model_support(c->model, j, &ns);
+    for (size_t e = 0; e < ns; e++)
+        on_dofs += c->by_dof_start[sup[e] + 1] - c->by_dof_start[sup[e]];
+    if (count < on_dofs) {
+        for (size_t x = 0; x < count; x++) {
+            pl_coupling_set(c, members[x], t, q, v);
+            if (pl_coupled(c, j))
+                return 1;
+        }
+        return 0;
+    }
+    for (size_t e = 0; e < ns; e++)
         for (size_t x = c->by_dof_start[sup[e]]; x < c->by_dof_start[sup[e] + 1]; x++) {
             size_t i = c->by_dof[x];
             if (!set[i])

@@ -24,11 +24,13 @@ void pl_coupling_set(pl_coupling *c, size_t i, double t, const double *q, const 
 /* Is constraint j coupled with the constraint of the last pl_coupling_set? */
 int pl_coupled(pl_coupling *c, size_t j);
 
-/* Is constraint j coupled with some constraint flagged in set (m flags) at (t, q, v)?  Where F_p = v
- * and M is constant and diagonal (many bodies), only the constraints that share a dof with j are
- * tested, each over the supports: O(s) per test, not O(n) (O(n^2) to set each one). */
-int pl_coupled_with_set(pl_coupling *c, const unsigned char *set, size_t j, double t, const double *q,
-                        const double *v);
+/* Is constraint j coupled with some constraint of the set at (t, q, v)?  The set both as flags (set, m)
+ * and as its constraints (members[0 .. count), any order).  Where F_p = v and M is constant and
+ * diagonal (many bodies), only the constraints that share a dof with j are tested, each over the
+ * supports: O(s) per test, not O(n) (O(n^2) to set each one); they are found through the members or
+ * through the constraints on j's dofs, whichever list is the shorter. */
+int pl_coupled_with_set(pl_coupling *c, const unsigned char *set, const size_t *members, size_t count, size_t j,
+                        double t, const double *q, const double *v);
 
 /* The constraints whose support holds each dof: those of dof d are (*list)[(*start)[d] ...
  * (*start)[d + 1] - 1], ascending; both freed by the caller.  Non-zero if out of memory or the model
