@@ -424,31 +424,103 @@ static pl_status write_contacts(pl_output *out, const char *sub, const pl_soluti
     return pl_file_commit(&f, err);
 }
 
+/* The numbers x[0 .. count), each after a comma, into line; *infinite if one is.  Returns the length. */
+static size_t format_numbers(const double *x, size_t count, char *line, int *infinite)
+{
+    size_t used = 0;
+    for (size_t c = 0; c < count; c++) {
+        line[used++] = ',';
+        *infinite |= isinf(x[c]);
+        pl_format_double(x[c], line + used, PL_NUMBER_LEN);
+        used += strlen(line + used);
+    }
+    return used;
+}
+
+/* The budget is read every TRAJECTORY_CHECK_VALUES numbers (a row at least), as pl_write_csv_within
+ * does. */
+#define TRAJECTORY_CHECK_VALUES 4096
+
+/* trajectory.csv (t, gamma, q, v and the rest of the table's columns) and trajectory_s.csv (s = gamma,
+ * t, q, v) written together, row by row: q and v, most of both files, formatted once for the two.
+ * The characters of pl_write_csv_within's. */
+static pl_status write_trajectory_pair(pl_output *out, const char *sub, const char *header, const char *header_s,
+                                       const pl_table *traj, size_t n, const pl_budget *budget, pl_error *err)
+{
+    pl_file f, fs;
+    pl_status s = pl_file_open(&f, out, sub, "trajectory.csv", err);
+    if (s != PL_OK)
+        return s;
+    s = pl_file_open(&fs, out, sub, "trajectory_s.csv", err);
+    if (s != PL_OK) {
+        pl_file_abort(&f);
+        return s;
+    }
+    fprintf(f.fp, "%s\n", header);
+    fprintf(fs.fp, "%s\n", header_s);
+    size_t rest = traj->ncol - 2 - 2 * n; /* the columns after v (G and forces when dense, impulses) */
+    char time[2][PL_NUMBER_LEN], *state = malloc((2 * n + rest + 1) * (PL_NUMBER_LEN + 1) + 1);
+    if (!state) {
+        pl_file_abort(&f);
+        pl_file_abort(&fs);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory writing a trajectory");
+    }
+    size_t pending = 0;
+    for (size_t r = 0; r < traj->nrows; r++) {
+        const double *row = pl_table_row(traj, r);
+        int infinite = 0;
+        for (int k = 0; k < 2; k++) {
+            infinite |= isinf(row[k]);
+            pl_format_double(row[k], time[k], sizeof time[k]);
+        }
+        size_t qv = format_numbers(row + 2, 2 * n, state, &infinite);
+        f.infinite |= infinite;
+        fs.infinite |= infinite;
+        size_t all = qv + format_numbers(row + 2 + 2 * n, rest, state + qv, &f.infinite);
+        state[all] = '\n';
+        fprintf(f.fp, "%s,%s", time[0], time[1]);
+        fwrite(state, 1, all + 1, f.fp);
+        fprintf(fs.fp, "%s,%s", time[1], time[0]);
+        fwrite(state, 1, qv, fs.fp);
+        fputc('\n', fs.fp);
+        if ((pending += traj->ncol) >= TRAJECTORY_CHECK_VALUES) {
+            pending = 0;
+            if (pl_budget_spent(budget)) {
+                free(state);
+                pl_file_abort(&f);
+                pl_file_abort(&fs);
+                return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " writing %s (%zu of its %zu rows written): "
+                               "the file is not written", budget->max_seconds, f.path, r + 1, traj->nrows);
+            }
+        }
+    }
+    free(state);
+    s = pl_file_commit(&f, err);
+    if (s == PL_OK)
+        return pl_file_commit(&fs, err);
+    pl_file_abort(&fs);
+    return s;
+}
+
 pl_status pl_write_trajectories(pl_output *out, const char *sub, const pl_solution *sol, const pl_budget *budget,
                                 pl_error *err)
 {
     size_t n = sol->n, m = sol->m, m_cols = sol->contacts == PL_CONTACTS_DENSE ? m : 0;
-    const pl_table *traj = &sol->traj;
     char *header = pl_trajectory_header(n, m_cols, pl_solver_can(sol->solver, PL_SOLVER_STEP_IMPULSES));
-    size_t *cols = malloc((2 + 2 * n) * sizeof *cols);
-    if (!header || !cols) {
+    size_t len = header_length(2 * n);
+    char *header_s = malloc(len);
+    if (!header || !header_s) {
         free(header);
-        free(cols);
+        free(header_s);
         return pl_fail(err, PL_ERR_NOMEM, "out of memory writing a trajectory");
     }
-    pl_status s = pl_write_csv_within(out, sub, "trajectory.csv", header, traj, NULL, traj->ncol, budget, err);
-    if (s == PL_OK) {
-        /* The same rows in the time s: s, t, q, v (columns of the same table: no copy of the rows). */
-        cols[0] = 1, cols[1] = 0;
-        for (size_t j = 0; j < 2 * n; j++)
-            cols[2 + j] = pl_col_q(n, m) + j;
-        size_t len = header_length(2 * n), used = (size_t)snprintf(header, len, "s,t");
-        used = append_columns(header, len, used, "q", n);
-        append_columns(header, len, used, "v", n);
-        s = pl_write_csv_within(out, sub, "trajectory_s.csv", header, traj, cols, 2 + 2 * n, budget, err);
-    }
+    /* the same rows in the time s: s, t, q, v */
+    size_t used = (size_t)snprintf(header_s, len, "s,t");
+    used = append_columns(header_s, len, used, "q", n);
+    append_columns(header_s, len, used, "v", n);
+    pl_status s = write_trajectory_pair(out, sub, header, header_s, &sol->traj, n, budget, err);
     free(header);
-    free(cols);
+    free(header_s);
     if (s == PL_OK && sol->contacts == PL_CONTACTS_SPARSE)
         s = write_contacts(out, sub, sol, budget, err);
     return s;
