@@ -90,15 +90,26 @@ def plot_convergence(sw, axes=None):
     return fig
 
 
-def plot_trajectories(sw, axes=None):
-    """`penlim sweep`'s trajectories figure (plots/trajectories.gp): every q_j, v_j and G_i against t for
-    every run, the limit solution in black; the G_i only where every solution is dense."""
+# The coordinates and gaps a trajectory figure draws at most, the first ones (max_shown of
+# plots/styles.gp): a panel each, so a figure of many bodies would be thousands of inches tall.
+MAX_SHOWN = 16
+
+
+def plot_trajectories(sw, axes=None, max_shown=MAX_SHOWN):
+    """`penlim sweep`'s trajectories figure (plots/trajectories.gp): q_j, v_j and G_i against t for every
+    run, the limit solution in black; the G_i only where every solution is dense.  The first max_shown
+    coordinates and constraints (None: all of them), the title saying so when there are more."""
     runs = [r for r in sw.runs if r.error is None or len(r.t)]
     sols = runs + ([sw.limit] if sw.limit is not None else [])
     n = sols[0].q.shape[1] if sols else 0
     m = sols[0].G.shape[1] if sols and all(s.G is not None for s in sols) else 0
-    panels = [("q", j) for j in range(n)] + [("v", j) for j in range(n)] + [("G", i) for i in range(m)]
+    nq = n if max_shown is None else min(n, max_shown)
+    nc = m if max_shown is None else min(m, max_shown)
+    panels = [("q", j) for j in range(nq)] + [("v", j) for j in range(nq)] + [("G", i) for i in range(nc)]
     fig, axes = _figure(len(panels), axes)
+    if nq < n or nc < m:
+        fig.suptitle(f"the first {nq} of {n} coordinates" + (f", {nc} of {m} constraints" if nc < m else ""),
+                     fontsize="small")
     for ax, (name, j) in zip(axes, panels):
         for k, (value, r) in enumerate(zip(sw.values, sw.runs)):
             if r in runs:

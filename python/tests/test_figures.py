@@ -109,3 +109,18 @@ def test_study_map():
     with pytest.raises(KeyError, match="not an axis"):
         st.plot(figure="map", map_axes=("e", "zz"))
     matplotlib.pyplot.close("all")
+
+
+def test_trajectories_draw_the_first_16_coordinates_and_constraints():
+    """As plots/trajectories.gp (max_shown of plots/styles.gp): a panel per coordinate would make a
+    figure of many bodies thousands of inches tall; the title says what is left out."""
+    from penlim._plot import plot_trajectories
+    sw = penlim.sweep("newtons_cradle", mu=[1e4, 1e5], N=20, t_end=1.5)
+    fig = sw.plot(figure="trajectories")
+    labels = [ax.get_ylabel() for ax in fig.axes]
+    assert labels == [f"q{j}" for j in range(1, 17)] + [f"v{j}" for j in range(1, 17)] + [f"G{i}" for i in range(1, 17)]
+    assert fig._suptitle.get_text() == "the first 16 of 20 coordinates, 16 of 19 constraints"
+    matplotlib.pyplot.close(fig)
+    fig = plot_trajectories(sw, max_shown=None)
+    assert len(fig.axes) == 20 + 20 + 19 and fig._suptitle is None
+    matplotlib.pyplot.close(fig)
