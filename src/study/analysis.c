@@ -524,7 +524,13 @@ static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, p
                         members[k_base++] = o->constraint;
                     }
                 }
-                qsort(members, k_base, sizeof *members, compare_size);
+                if (k_base > m / 16) { /* most constraints (a chain at rest): in order by their flags */
+                    for (size_t j = 0, b = 0; b < k_base; j++)
+                        if (base[j])
+                            members[b++] = j;
+                } else {
+                    qsort(members, k_base, sizeof *members, compare_size);
+                }
                 have_base = 1;
             }
             double *fsm = fsm_set, *bil = bil_set;
