@@ -127,6 +127,23 @@ static void test_model_sizes(void)
               strstr(err.message, "3.24e+09 bytes") && strstr(err.message, "one n x n array") && !strchr(err.message, '\n'),
           "sparse N = 20000 (3.24 GB) refused at 1 GB naming the bytes: %s", err.message);
     CHECK(pl_model_check_memory("cradle", 1000, 999, 0, 1e9, &err) == PL_OK, "dense N = 1000 (0.19 GB) fits in 1 GB");
+    /* the spheres' 10000 disks: a constraint for each of the 49995000 pairs and 4 walls a disk, 5.33e10
+     * bytes: refused on the 25 GB of a CI machine naming the bytes, run on 64 GB; 4000 disks (8.5e9) fit */
+    CHECK(pl_model_run_bytes(20000, 50035000, 1) == 8.0 * 4e8 + 2e7 + 5.0035e10, "10000 disks %g",
+          pl_model_run_bytes(20000, 50035000, 1));
+    CHECK(pl_model_check_memory("spheres", 20000, 50035000, 1, 25e9, &err) == PL_ERR_INPUT &&
+              strstr(err.message, "5.33e+10 bytes"),
+          "10000 disks refused at 25 GB naming the bytes: %s", err.message);
+    CHECK(pl_model_check_memory("spheres", 20000, 50035000, 1, 64e9, &err) == PL_OK, "10000 disks fit in 64 GB");
+    CHECK(pl_model_check_memory("spheres", 8000, 8014000, 1, 25e9, &err) == PL_OK, "4000 disks fit in 25 GB");
+    /* and the case asks for them: N up to 10000, whose constraints are not absurd; where the machine has
+     * less than 53 GB the model is refused for its memory, before anything is allocated */
+    pl_setting disks[] = {{"config", 3.0}, {"N", 10000.0}};
+    if (pl_physical_memory() > 0.0 && pl_physical_memory() < 5.33e10)
+        CHECK(pl_model_init(&m, &pl_case_spheres, disks, 2, &err) == PL_ERR_INPUT &&
+                  strstr(err.message, "50035000 constraints need about 5.33e+10 bytes") &&
+                  strstr(err.message, "physical memory") && !strchr(err.message, '\n'),
+              "the spheres' 10000 disks refused for this machine's memory alone: %s", err.message);
     CHECK(pl_model_check_memory("cradle", 10000, 9999, 0, 0.0, &err) == PL_OK, "unknown memory: no check");
     CHECK(pl_physical_memory() == 0.0 || pl_model_check_memory("balls", 40, 40, 0, pl_physical_memory(), &err) == PL_OK,
           "40 balls fit: %s", err.message);
