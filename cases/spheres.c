@@ -53,8 +53,8 @@ static const pl_param_spec params[NPAR] = {
      "a constraint for every pair; default 12; the pairs have 2); memory limits it: a penalized run holds some 1000 "
      "bytes per constraint and one n x n array of the case's mass matrix or Jacobians (8 n^2 bytes, n = 2N), "
      "2.1 GB at N = 2000, 8.5 GB at 4000 (5.1 GB measured for the whole run), 53 GB at 10000, and a model "
-     "that would not fit in the machine's memory is refused naming the bytes; its analysis an impact's "
-     "participants, a contact episode's velocity jump over its two disks (above 50 disks)"},
+     "that would not fit in the machine's memory is refused naming the bytes; the analysis keeps an impact's "
+     "participants as a list and a contact episode's velocity jump over its two disks (above 50 disks)"},
     {"cols", NAN, 1.0, 1000.0, PL_PARAM_DERIVED, "config 3: disks per row (default N: one row)"},
     {"r", NAN, 0.0, INFINITY, PL_PARAM_MIN_OPEN | PL_PARAM_DERIVED,
      "radius at t = 0 (default 0.5, 0.25, 0.08 for config 1, 2, 3)"},
