@@ -337,7 +337,7 @@ static int sparse_set_fill(sparse_set *ss, const pl_model *model, double t, cons
 
 /* The sparse path's sliding forces (pl_sliding_force) and bilateral forces (bilateral_forces) of the
  * set members[0 .. k) (ascending), from one evaluation of its contacts, W and D: fsm, bil (m each),
- * written at the set's constraints alone.  A large set's LCP with D >= 0 is solved by z = 0 without
+ * written at the set's constraints alone (bil all NAN there if W is singular).  A large set's LCP with D >= 0 is solved by z = 0 without
  * forming its dense W (Siconos's driver returns that too, after the k^2 copy). */
 static pl_status sparse_set_forces(sparse_set *ss, const pl_model *model, pl_work *work, double t, const double *q,
                                    const double *v, const size_t *members, size_t k, double *fsm, double *bil,
@@ -368,8 +368,8 @@ static pl_status sparse_set_forces(sparse_set *ss, const pl_model *model, pl_wor
     int bad = dense ? pl_solve_small(k, ss->W, ss->z, ss->D) : pl_solve_sparse_rows(k, ss->row_start, ss->col, ss->val, ss->z);
     if (bad < 0)
         return pl_fail(err, PL_ERR_NOMEM, "out of memory solving for the bilateral forces at t = %.17g", t);
-    for (size_t a = 0; !bad && a < k; a++)
-        bil[ss->idx[a]] = dense ? ss->D[a] : ss->z[a];
+    for (size_t a = 0; a < k; a++) /* NAN where W is singular (redundant constraints) */
+        bil[ss->idx[a]] = bad ? NAN : dense ? ss->D[a] : ss->z[a];
     return PL_OK;
 }
 
