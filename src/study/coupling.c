@@ -174,6 +174,19 @@ int pl_coupled_with_set(pl_coupling *c, const unsigned char *set, const size_t *
         on_dofs += c->by_dof_start[sup[e] + 1] - c->by_dof_start[sup[e]];
     if (count < on_dofs) {
         for (size_t x = 0; x < count; x++) {
+            size_t ni;
+            const size_t *si = pl_model_support(c->model, members[x], &ni);
+            int shared = 0; /* the supports merged, both ascending */
+            for (size_t a = 0, b = 0; a < ni && b < ns && !shared;) {
+                if (si[a] < sup[b])
+                    a++;
+                else if (si[a] > sup[b])
+                    b++;
+                else
+                    shared = 1;
+            }
+            if (!shared)
+                continue;
             pl_coupling_set(c, members[x], t, q, v);
             if (pl_coupled(c, j))
                 return 1;
