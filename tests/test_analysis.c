@@ -9,6 +9,8 @@
 
 #include "penlim/penlim.h"
 #include "study/analysis.h"
+#include "study/coupling.h"
+#include "laws/law.h"
 #include "cases/cases.h"
 #include "core/clock.h"
 #include "core/linalg.h"
@@ -673,6 +675,175 @@ static void test_singular_sustained_set(void)
     pl_model_free(&m);
 }
 
+/* The spheres with F_p = v given as a velocity map: the same model on the analysis's dense path
+ * (pl_sliding_force, bilateral_forces, the dense coupling test), its sums over every dof in ascending
+ * order, where the sparse path sums the supports' shared dofs in the same order. */
+static void identity_map(const double *p, double t, const double *q, const double *v, double *fp, double *fp_q,
+                         double *fp_v, double *fp_t, void *user)
+{
+    (void)p, (void)t, (void)q, (void)user;
+    size_t n = 48;
+    for (size_t j = 0; j < n; j++) {
+        fp[j] = v[j];
+        if (fp_t)
+            fp_t[j] = 0.0;
+        for (size_t k = 0; fp_q && k < n; k++)
+            fp_q[j * n + k] = 0.0;
+        for (size_t k = 0; fp_v && k < n; k++)
+            fp_v[j * n + k] = j == k;
+    }
+}
+
+static int compare_index(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    return (a > b) - (a < b);
+}
+
+static int same_number(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || a == b;
+}
+
+/* Every impact's participants and end against their definition (pl_impact_record), computed here by
+ * brute force: the least set holding the impact's constraint and closed under taking an episode that
+ * ends (at or after the impact's entry), begins by the latest exit so far, ends within 3 contact times
+ * of it and whose constraint is coupled with one in the set at the entry.  Returns the impacts with
+ * more than one participant. */
+static size_t check_impact_motions(const pl_model *m, const pl_solution *r, const pl_analysis *a, double mu,
+                                   const char *label)
+{
+    size_t n = r->n, several = 0, checked = 0;
+    pl_coupling *coupling = pl_coupling_new(m);
+    int *taken = calloc(r->nepisodes, sizeof *taken);
+    size_t *set = malloc((r->nepisodes + 1) * sizeof *set);
+    for (size_t k = 0; coupling && taken && set && k < r->nepisodes; k++) {
+        const pl_episode *first = &r->episodes[k];
+        if (a->info[k].kind != PL_IMPACT || first->row_in > first->row_out || first->row_out >= r->traj.nrows)
+            continue;
+        const pl_impact_record *rec = NULL;
+        for (size_t i = 0; i < a->impacts && !rec; i++)
+            if (a->impact[i].event.constraint == first->constraint && a->impact[i].event.t == first->t_in)
+                rec = &a->impact[i];
+        CHECK(rec != NULL, "%s: the impact of episode %zu recorded", label, k);
+        if (!rec)
+            continue;
+        const double *x0 = pl_table_row(&r->traj, first->row_in);
+        double V = fabs(first->gdot_in), end = first->t_out;
+        size_t count = 1;
+        set[0] = first->constraint;
+        memset(taken, 0, r->nepisodes * sizeof *taken);
+        taken[k] = 1;
+        for (int grown = 1; grown;) {
+            grown = 0;
+            for (size_t o = 0; o < r->nepisodes; o++) {
+                const pl_episode *ep = &r->episodes[o];
+                if (taken[o] || isnan(ep->t_out) || ep->t_out < first->t_in || ep->t_in > end ||
+                    ep->t_out > end + 3.0 * pl_law_contact_time(&m->law[ep->constraint], mu, V))
+                    continue;
+                int coupled = 0;
+                for (size_t c = 0; c < count && !coupled; c++) {
+                    pl_coupling_set(coupling, set[c], x0[0], x0 + pl_col_q(n, r->m), x0 + pl_col_v(n, r->m));
+                    coupled = pl_coupled(coupling, ep->constraint);
+                }
+                if (!coupled)
+                    continue;
+                taken[o] = grown = 1;
+                size_t c = 0;
+                while (c < count && set[c] != ep->constraint)
+                    c++;
+                if (c == count)
+                    set[count++] = ep->constraint;
+                end = fmax(end, ep->t_out);
+            }
+        }
+        qsort(set, count, sizeof *set, compare_index);
+        int same = rec->event.nparts == count;
+        for (size_t c = 0; same && c < count; c++)
+            same = rec->event.part[c] == set[c];
+        CHECK(same && rec->t_out == end, "%s: impact of episode %zu: %zu participants ending at %.17g, as defined "
+              "(%zu ending at %.17g)", label, k, rec->event.nparts, rec->t_out, count, end);
+        several += count > 1;
+        checked++;
+    }
+    CHECK(checked > 0, "%s: impacts checked", label);
+    pl_coupling_free(coupling);
+    free(taken);
+    free(set);
+    return several;
+}
+
+/* The analysis's sparse path (sets listed, W over the supports' shared dofs, the coupling test through
+ * the constraints on a dof or the participants) gives the dense path's numbers bit for bit on the same
+ * solution (sets below BILATERAL_SPARSE_FROM: both through dense LU and Siconos), and the impacts their
+ * definition, on disks settling in rows under gravity (sustained sets changing every few rows, episodes
+ * solved apart from their row's set, impacts of several disks) and Newton's cradle at e = 0.5. */
+static void test_sparse_analysis_paths(void)
+{
+    pl_setting s[] = {{"config", 3.0}, {"N", 24.0}, {"cols", 4.0}, {"g", 9.81}};
+    pl_model m, dense;
+    pl_error err;
+    pl_case wrapped = pl_case_spheres;
+    wrapped.velocity_map = identity_map;
+    if (pl_model_init(&m, &pl_case_spheres, s, 4, &err) != PL_OK || pl_model_init(&dense, &wrapped, s, 4, &err) != PL_OK) {
+        CHECK(0, "models: %s", err.message);
+        return;
+    }
+    CHECK(pl_model_sparse(&m) && !pl_model_sparse(&dense) && m.n == 48, "the two paths (n = %zu)", m.n);
+    pl_solve_opts o;
+    pl_solve_opts_init(&o, &pl_solver_penalty, &m, 1.5);
+    o.option[pl_solver_option_index(&pl_solver_penalty, "mu")] = 1e6;
+    pl_solution r;
+    pl_analysis a, b;
+    if (pl_solve(&pl_solver_penalty, &m, &o, &r, &err) == PL_OK && pl_analyze(&m, &r, &a, &err) == PL_OK) {
+        if (pl_analyze(&dense, &r, &b, &err) == PL_OK) {
+            size_t differ = 0, sustained = 0, lift_offs = 0;
+            for (size_t k = 0; k < r.nepisodes; k++) {
+                const pl_episode_info *x = &a.info[k], *y = &b.info[k];
+                differ += x->kind != y->kind || !same_number(x->force_error, y->force_error) ||
+                          !same_number(x->force_scale, y->force_scale) ||
+                          !same_number(x->lift_off_predicted, y->lift_off_predicted);
+                sustained += x->kind == PL_SUSTAINED && !isnan(x->force_error);
+                lift_offs += !isnan(x->lift_off_predicted);
+            }
+            int rows = a.sliding.nrows == b.sliding.nrows && a.sliding.ncol == b.sliding.ncol;
+            for (size_t e = 0; rows && e < a.sliding.nrows * a.sliding.ncol; e++)
+                rows = same_number(a.sliding.data[e], b.sliding.data[e]);
+            CHECK(differ == 0 && rows && sustained > 10 && lift_offs > 0,
+                  "disks in rows: the sparse analysis is the dense one's bit for bit (%zu of %zu episodes differ; "
+                  "sliding rows %s: %zu; %zu sustained compared, %zu lift-offs predicted)", differ, r.nepisodes,
+                  rows ? "the same" : "differ", a.sliding.nrows, sustained, lift_offs);
+            size_t same_impacts = a.impacts == b.impacts;
+            for (size_t i = 0; same_impacts && i < a.impacts; i++)
+                same_impacts = a.impact[i].event.nparts == b.impact[i].event.nparts && a.impact[i].t_out == b.impact[i].t_out;
+            CHECK(same_impacts, "disks in rows: the same impacts (%zu, %zu)", a.impacts, b.impacts);
+            CHECK(check_impact_motions(&m, &r, &a, 1e6, "disks in rows") > 0, "disks: an impact of several");
+            pl_analysis_free(&b);
+        } else
+            CHECK(0, "dense analysis: %s", err.message);
+        pl_analysis_free(&a);
+    } else
+        CHECK(0, "solved and analysed: %s", err.message);
+    pl_solution_free(&r);
+    pl_model_free(&m);
+    pl_model_free(&dense);
+
+    pl_setting c[] = {{"N", 120.0}, {"e", 0.5}};
+    if (pl_model_init(&m, &pl_case_newtons_cradle, c, 2, &err) != PL_OK) {
+        CHECK(0, "cradle: %s", err.message);
+        return;
+    }
+    pl_solve_opts_init(&o, &pl_solver_penalty, &m, 3.0);
+    o.option[pl_solver_option_index(&pl_solver_penalty, "mu")] = 1e6;
+    if (pl_solve(&pl_solver_penalty, &m, &o, &r, &err) == PL_OK && pl_analyze(&m, &r, &a, &err) == PL_OK) {
+        CHECK(check_impact_motions(&m, &r, &a, 1e6, "cradle") > 5, "cradle: impacts of several");
+        pl_analysis_free(&a);
+    } else
+        CHECK(0, "cradle solved and analysed: %s", err.message);
+    pl_solution_free(&r);
+    pl_model_free(&m);
+}
+
 /* The sparse solve of the bilateral forces of large sustained sets (pl_solve_sparse_rows, KLU over W's
  * rows) against the dense one (pl_solve_small) on a non-symmetric W with a few entries per row at
  * places no case gives (a band and a far corner), so that a transposition or a row-column mix-up
@@ -712,6 +883,7 @@ int main(void)
 {
     check_init();
     test_singular_sustained_set();
+    test_sparse_analysis_paths();
     test_fits();
     test_flights();
     test_classification();
