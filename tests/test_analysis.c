@@ -524,6 +524,29 @@ static void test_budget_not_kept(void)
     pl_model_destroy(model);
 }
 
+/* The model of case c with the settings s, its penalized run at mu to t_end and its analysis; non-zero
+ * (a check failed, nothing held) if any of them fails. */
+static int solve_and_analyse(const pl_case *c, const pl_setting *s, size_t ns, double t_end, double mu, pl_model *m,
+                             pl_solution *r, pl_analysis *a)
+{
+    pl_error err;
+    if (pl_model_init(m, c, s, ns, &err) != PL_OK) {
+        CHECK(0, "%s: model: %s", c->name, err.message);
+        return -1;
+    }
+    pl_solve_opts o;
+    pl_solve_opts_init(&o, &pl_solver_penalty, m, t_end);
+    o.option[pl_solver_option_index(&pl_solver_penalty, "mu")] = mu;
+    if (pl_solve(&pl_solver_penalty, m, &o, r, &err) == PL_OK) {
+        if (pl_analyze(m, r, a, &err) == PL_OK)
+            return 0;
+        pl_solution_free(r);
+    }
+    CHECK(0, "%s: solved and analysed: %s", c->name, err.message);
+    pl_model_free(m);
+    return -1;
+}
+
 /* The analysis' work grows with the contacts that are coupled, not with all pairs: N balls of Newton's
  * cradle (F_p = v, M = I, each contact on two neighbouring balls) rest in a chain after the wave, so
  * each resting contact's W has itself and its two neighbours (at most 3 entries per contact and row,
@@ -538,27 +561,18 @@ static void test_coupled_work(void)
     for (int c = 0; c < 2; c++) {
         pl_setting s[] = {{"N", (double)balls[c]}};
         pl_model m;
-        pl_error err;
-        if (pl_model_init(&m, &pl_case_newtons_cradle, s, 1, &err) != PL_OK) {
-            CHECK(0, "model: %s", err.message);
-            return;
-        }
-        pl_solve_opts o;
-        pl_solve_opts_init(&o, &pl_solver_penalty, &m, 1.0);
-        o.option[pl_solver_option_index(&pl_solver_penalty, "mu")] = 1e6;
         pl_solution r;
         pl_analysis a;
-        if (pl_solve(&pl_solver_penalty, &m, &o, &r, &err) == PL_OK && pl_analyze(&m, &r, &a, &err) == PL_OK) {
-            /* a.sliding holds a row per resting contact and row: the sum of k over the rows */
-            CHECK(a.sliding.nrows > 10 * balls[c], "N = %zu: the chain rests (%zu sliding rows)", balls[c],
-                  a.sliding.nrows);
-            per_row[c] = (double)a.couplings_formed / (double)a.sliding.nrows;
-            CHECK(a.couplings_formed >= a.sliding.nrows && per_row[c] <= 3.0,
-                  "N = %zu: %zu couplings W_ab formed for %zu contact rows (at most 3 each: a contact and its two "
-                  "neighbours)", balls[c], a.couplings_formed, a.sliding.nrows);
-            pl_analysis_free(&a);
-        } else
-            CHECK(0, "N = %zu: %s", balls[c], err.message);
+        if (solve_and_analyse(&pl_case_newtons_cradle, s, 1, 1.0, 1e6, &m, &r, &a))
+            return;
+        /* a.sliding holds a row per resting contact and row: the sum of k over the rows */
+        CHECK(a.sliding.nrows > 10 * balls[c], "N = %zu: the chain rests (%zu sliding rows)", balls[c],
+              a.sliding.nrows);
+        per_row[c] = (double)a.couplings_formed / (double)a.sliding.nrows;
+        CHECK(a.couplings_formed >= a.sliding.nrows && per_row[c] <= 3.0,
+              "N = %zu: %zu couplings W_ab formed for %zu contact rows (at most 3 each: a contact and its two "
+              "neighbours)", balls[c], a.couplings_formed, a.sliding.nrows);
+        pl_analysis_free(&a);
         pl_solution_free(&r);
         pl_model_free(&m);
     }
@@ -566,26 +580,17 @@ static void test_coupled_work(void)
     for (int c = 0; c < 3; c++) {
         pl_setting s[] = {{"config", 3.0}, {"N", (double)disks[c]}};
         pl_model m;
-        pl_error err;
-        if (pl_model_init(&m, &pl_case_spheres, s, 2, &err) != PL_OK) {
-            CHECK(0, "model: %s", err.message);
-            return;
-        }
-        pl_solve_opts o;
-        pl_solve_opts_init(&o, &pl_solver_penalty, &m, 1.0);
-        o.option[pl_solver_option_index(&pl_solver_penalty, "mu")] = 1e6;
         pl_solution r;
         pl_analysis a;
-        if (pl_solve(&pl_solver_penalty, &m, &o, &r, &err) == PL_OK && pl_analyze(&m, &r, &a, &err) == PL_OK) {
-            /* the impacts' coupling tests: each over two disks' supports (4 dofs), the set of each candidate's
-             * neighbours by dof or the participants sharing a dof with it; dense, a test's direction took n^2
-             * products (576 at N = 12); every participant tested, 69 an impact at N = 100 */
-            CHECK(a.impacts > 0 && a.coupling_terms > 0 && a.coupling_terms <= 40 * a.impacts,
-                  "%zu disks: %zu products of coupling tests for %zu impacts (at most 40 each)", disks[c],
-                  a.coupling_terms, a.impacts);
-            pl_analysis_free(&a);
-        } else
-            CHECK(0, "N = %zu: %s", disks[c], err.message);
+        if (solve_and_analyse(&pl_case_spheres, s, 2, 1.0, 1e6, &m, &r, &a))
+            return;
+        /* the impacts' coupling tests: each over two disks' supports (4 dofs), the set of each candidate's
+         * neighbours by dof or the participants sharing a dof with it; dense, a test's direction took n^2
+         * products (576 at N = 12); every participant tested, 69 an impact at N = 100 */
+        CHECK(a.impacts > 0 && a.coupling_terms > 0 && a.coupling_terms <= 40 * a.impacts,
+              "%zu disks: %zu products of coupling tests for %zu impacts (at most 40 each)", disks[c],
+              a.coupling_terms, a.impacts);
+        pl_analysis_free(&a);
         pl_solution_free(&r);
         pl_model_free(&m);
     }
@@ -649,28 +654,19 @@ static const pl_case twin_floors = {.abi_version = PL_ABI_VERSION, .name = "twin
 static void test_singular_sustained_set(void)
 {
     pl_model m;
-    pl_error err;
-    if (pl_model_init(&m, &twin_floors, NULL, 0, &err) != PL_OK) {
-        CHECK(0, "model: %s", err.message);
-        return;
-    }
-    pl_solve_opts o;
-    pl_solve_opts_init(&o, &pl_solver_penalty, &m, 1.0);
-    o.option[pl_solver_option_index(&pl_solver_penalty, "mu")] = 1e6;
     pl_solution r;
     pl_analysis a;
-    if (pl_solve(&pl_solver_penalty, &m, &o, &r, &err) == PL_OK && pl_analyze(&m, &r, &a, &err) == PL_OK) {
-        size_t sustained = 0;
-        for (size_t k = 0; k < r.nepisodes; k++) {
-            sustained += a.info[k].kind == PL_SUSTAINED;
-            CHECK(isnan(a.info[k].lift_off_predicted), "episode %zu (constraint %zu): no lift-off predicted from "
-                  "undefined forces (%.17g)", k, r.episodes[k].constraint, a.info[k].lift_off_predicted);
-        }
-        CHECK(sustained == 2, "both floors in sustained contact (%zu episodes)", sustained);
-        CHECK(isnan(a.lift_off_predicted_first), "none first (%.17g)", a.lift_off_predicted_first);
-        pl_analysis_free(&a);
-    } else
-        CHECK(0, "solved and analysed: %s", err.message);
+    if (solve_and_analyse(&twin_floors, NULL, 0, 1.0, 1e6, &m, &r, &a))
+        return;
+    size_t sustained = 0;
+    for (size_t k = 0; k < r.nepisodes; k++) {
+        sustained += a.info[k].kind == PL_SUSTAINED;
+        CHECK(isnan(a.info[k].lift_off_predicted), "episode %zu (constraint %zu): no lift-off predicted from "
+              "undefined forces (%.17g)", k, r.episodes[k].constraint, a.info[k].lift_off_predicted);
+    }
+    CHECK(sustained == 2, "both floors in sustained contact (%zu episodes)", sustained);
+    CHECK(isnan(a.lift_off_predicted_first), "none first (%.17g)", a.lift_off_predicted_first);
+    pl_analysis_free(&a);
     pl_solution_free(&r);
     pl_model_free(&m);
 }
@@ -782,64 +778,49 @@ static void test_sparse_analysis_paths(void)
 {
     pl_setting s[] = {{"config", 3.0}, {"N", 24.0}, {"cols", 4.0}, {"g", 9.81}};
     pl_model m, dense;
+    pl_solution r;
+    pl_analysis a, b;
     pl_error err;
     pl_case wrapped = pl_case_spheres;
     wrapped.velocity_map = identity_map;
-    if (pl_model_init(&m, &pl_case_spheres, s, 4, &err) != PL_OK || pl_model_init(&dense, &wrapped, s, 4, &err) != PL_OK) {
-        CHECK(0, "models: %s", err.message);
+    if (solve_and_analyse(&pl_case_spheres, s, 4, 1.5, 1e6, &m, &r, &a))
         return;
-    }
-    CHECK(pl_model_sparse(&m) && !pl_model_sparse(&dense) && m.n == 48, "the two paths (n = %zu)", m.n);
-    pl_solve_opts o;
-    pl_solve_opts_init(&o, &pl_solver_penalty, &m, 1.5);
-    o.option[pl_solver_option_index(&pl_solver_penalty, "mu")] = 1e6;
-    pl_solution r;
-    pl_analysis a, b;
-    if (pl_solve(&pl_solver_penalty, &m, &o, &r, &err) == PL_OK && pl_analyze(&m, &r, &a, &err) == PL_OK) {
-        if (pl_analyze(&dense, &r, &b, &err) == PL_OK) {
-            size_t differ = 0, sustained = 0, lift_offs = 0;
-            for (size_t k = 0; k < r.nepisodes; k++) {
-                const pl_episode_info *x = &a.info[k], *y = &b.info[k];
-                differ += x->kind != y->kind || !same_number(x->force_error, y->force_error) ||
-                          !same_number(x->force_scale, y->force_scale) ||
-                          !same_number(x->lift_off_predicted, y->lift_off_predicted);
-                sustained += x->kind == PL_SUSTAINED && !isnan(x->force_error);
-                lift_offs += !isnan(x->lift_off_predicted);
-            }
-            int rows = a.sliding.nrows == b.sliding.nrows && a.sliding.ncol == b.sliding.ncol;
-            for (size_t e = 0; rows && e < a.sliding.nrows * a.sliding.ncol; e++)
-                rows = same_number(a.sliding.data[e], b.sliding.data[e]);
-            CHECK(differ == 0 && rows && sustained > 10 && lift_offs > 0,
-                  "disks in rows: the sparse analysis is the dense one's bit for bit (%zu of %zu episodes differ; "
-                  "sliding rows %s: %zu; %zu sustained compared, %zu lift-offs predicted)", differ, r.nepisodes,
-                  rows ? "the same" : "differ", a.sliding.nrows, sustained, lift_offs);
-            size_t same_impacts = a.impacts == b.impacts;
-            for (size_t i = 0; same_impacts && i < a.impacts; i++)
-                same_impacts = a.impact[i].event.nparts == b.impact[i].event.nparts && a.impact[i].t_out == b.impact[i].t_out;
-            CHECK(same_impacts, "disks in rows: the same impacts (%zu, %zu)", a.impacts, b.impacts);
-            CHECK(check_impact_motions(&m, &r, &a, 1e6, "disks in rows") > 0, "disks: an impact of several");
-            pl_analysis_free(&b);
-        } else
-            CHECK(0, "dense analysis: %s", err.message);
-        pl_analysis_free(&a);
+    if (pl_model_init(&dense, &wrapped, s, 4, &err) == PL_OK && pl_analyze(&dense, &r, &b, &err) == PL_OK) {
+        CHECK(pl_model_sparse(&m) && !pl_model_sparse(&dense) && m.n == 48, "the two paths (n = %zu)", m.n);
+        size_t differ = 0, sustained = 0, lift_offs = 0;
+        for (size_t k = 0; k < r.nepisodes; k++) {
+            const pl_episode_info *x = &a.info[k], *y = &b.info[k];
+            differ += x->kind != y->kind || !same_number(x->force_error, y->force_error) ||
+                      !same_number(x->force_scale, y->force_scale) ||
+                      !same_number(x->lift_off_predicted, y->lift_off_predicted);
+            sustained += x->kind == PL_SUSTAINED && !isnan(x->force_error);
+            lift_offs += !isnan(x->lift_off_predicted);
+        }
+        int rows = a.sliding.nrows == b.sliding.nrows && a.sliding.ncol == b.sliding.ncol;
+        for (size_t e = 0; rows && e < a.sliding.nrows * a.sliding.ncol; e++)
+            rows = same_number(a.sliding.data[e], b.sliding.data[e]);
+        CHECK(differ == 0 && rows && sustained > 10 && lift_offs > 0,
+              "disks in rows: the sparse analysis is the dense one's bit for bit (%zu of %zu episodes differ; "
+              "sliding rows %s: %zu; %zu sustained compared, %zu lift-offs predicted)", differ, r.nepisodes,
+              rows ? "the same" : "differ", a.sliding.nrows, sustained, lift_offs);
+        int same_impacts = a.impacts == b.impacts;
+        for (size_t i = 0; same_impacts && i < a.impacts; i++)
+            same_impacts = a.impact[i].event.nparts == b.impact[i].event.nparts && a.impact[i].t_out == b.impact[i].t_out;
+        CHECK(same_impacts, "disks in rows: the same impacts (%zu, %zu)", a.impacts, b.impacts);
+        pl_analysis_free(&b);
     } else
-        CHECK(0, "solved and analysed: %s", err.message);
+        CHECK(0, "the dense path's analysis: %s", err.message);
+    CHECK(check_impact_motions(&m, &r, &a, 1e6, "disks in rows") > 0, "disks: an impact of several");
+    pl_analysis_free(&a);
     pl_solution_free(&r);
     pl_model_free(&m);
     pl_model_free(&dense);
 
     pl_setting c[] = {{"N", 120.0}, {"e", 0.5}};
-    if (pl_model_init(&m, &pl_case_newtons_cradle, c, 2, &err) != PL_OK) {
-        CHECK(0, "cradle: %s", err.message);
+    if (solve_and_analyse(&pl_case_newtons_cradle, c, 2, 3.0, 1e6, &m, &r, &a))
         return;
-    }
-    pl_solve_opts_init(&o, &pl_solver_penalty, &m, 3.0);
-    o.option[pl_solver_option_index(&pl_solver_penalty, "mu")] = 1e6;
-    if (pl_solve(&pl_solver_penalty, &m, &o, &r, &err) == PL_OK && pl_analyze(&m, &r, &a, &err) == PL_OK) {
-        CHECK(check_impact_motions(&m, &r, &a, 1e6, "cradle") > 5, "cradle: impacts of several");
-        pl_analysis_free(&a);
-    } else
-        CHECK(0, "cradle solved and analysed: %s", err.message);
+    CHECK(check_impact_motions(&m, &r, &a, 1e6, "cradle") > 5, "cradle: impacts of several");
+    pl_analysis_free(&a);
     pl_solution_free(&r);
     pl_model_free(&m);
 }
