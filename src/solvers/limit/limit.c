@@ -945,9 +945,12 @@ static double dense_gap(double t, void *p)
     const double *y = d->cheap ? dense_cheap_kept(s, t) : st->dense(st, t);
     if (!y)
         return NAN;
-    double *fp = s->fp_dense;
+    const double *fp = V(y, s); /* F_p = v read in place: its copy, O(n) per gap and sample, was most of a step */
     pl_contact *c = s->c_dense;
-    pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
+    if (s->model->type->velocity_map) {
+        pl_model_velocity_map(s->model, t, Q(y), V(y, s), s->fp_dense, NULL, NULL, NULL);
+        fp = s->fp_dense;
+    }
     c->gdot = gap_rate(s, d->i, t, Q(y), fp, &c->gap);
     return d->rate ? c->gdot : c->gap.g;
 }
