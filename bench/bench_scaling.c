@@ -16,7 +16,10 @@
  * The one global step makes the steps per simulated second grow with the collision rate: the two
  * exponents say which of steps(N) and work per step(N) misses a goal.
  *
- * Usage: bench_scaling [budget seconds (default 120)] [--plot DIR] [--family K] [--from N]: a family
+ * With --limit, the limit solution instead (rtol 1e-12, its default): the same families, its steps, fast
+ * steps of impacts and gaps evaluated per step (the analysis not timed).
+ *
+ * Usage: bench_scaling [budget seconds (default 120)] [--plot DIR] [--family K] [--from N] [--limit]: a family
  * stops at the first N whose solve took longer than the budget; --family runs family K alone (0 one
  * row, 1 rows, 2 the cradle), --from only its N >= N (not with --plot); --plot writes DIR/scaling.dat
  * and DIR/scaling_fits.gp (CPU times, steps), which bench/scaling.gp draws log-log with the fitted
@@ -74,12 +77,15 @@ static double cpu_seconds(void)
  * row of 1600 disks records 3e7, beyond the library's default 2e7 (which the smaller runs do not
  * reach: the cap changes nothing else). */
 #define OUTPUT_CAP 2e8
-static pl_status solve_capped(const pl_model *model, double t_end, pl_solution *sol, pl_error *err)
+static pl_status solve_capped(const pl_model *model, double t_end, int limit, pl_solution *sol, pl_error *err)
 {
     pl_solve_opts o;
-    pl_solve_opts_init(&o, &pl_solver_penalty, model, t_end);
+    const pl_solver_type *type = limit ? &pl_solver_limit : &pl_solver_penalty;
+    pl_solve_opts_init(&o, type, model, t_end);
     o.samples = 0;
     o.max_output = OUTPUT_CAP;
+    if (limit)
+        return pl_solve(type, model, &o, sol, err);
     pl_status s = pl_solve_opts_set(&o, &pl_solver_penalty, "mu", 1e6, err);
     if (s == PL_OK)
         s = pl_solve_opts_set(&o, &pl_solver_penalty, "rtol", 1e-8, err);
@@ -96,12 +102,13 @@ typedef struct {
     int index;
 } plot_files;
 
-static void run_family(const family *f, double budget, double from, plot_files *plot)
+static void run_family(const family *f, double budget, double from, int limit, plot_files *plot)
 {
     double solve[MAX_N], steps_s[MAX_N], per_step[MAX_N], cpu[MAX_N], cpu_step[MAX_N];
     size_t done = 0;
-    printf("\n%s, mu = 1e6, rtol = 1e-8\n%6s %8s %7s %8s %5s %6s %7s %8s %10s %10s %9s %10s %10s %9s %9s %9s %9s %10s\n",
-           f->label, "N", "m", "steps", "rhs", "jac", "state", "episodes", "contacts", "solve [s]", "s/sim s", "steps/s",
+    printf("\n%s, %s\n%6s %8s %7s %8s %5s %6s %7s %8s %10s %10s %9s %10s %10s %9s %9s %9s %9s %10s\n",
+           f->label, limit ? "the limit solution, rtol = 1e-12" : "mu = 1e6, rtol = 1e-8", "N", "m", "steps", "rhs",
+           limit ? "fast" : "jac", "state", limit ? "events" : "episodes", "contacts", "solve [s]", "s/sim s", "steps/s",
            "us/step", "analysis [s]", "gaps/step", "roots/step", "visits/rb", "cpu [s]", "cpu us/step");
     for (size_t k = 0; k < MAX_N; k++)
         solve[k] = steps_s[k] = per_step[k] = cpu[k] = cpu_step[k] = NAN;
@@ -122,26 +129,26 @@ static void run_family(const family *f, double budget, double from, plot_files *
         long steps = 0, rhs = 0, jac = 0, state = 0;
         double gaps = NAN, roots = NAN, visits = NAN; /* per step, per step, per rebuild after the first */
         size_t episodes = 0;
-        int analyse = f->N[k] <= f->analysis_max;
+        int analyse = !limit && f->N[k] <= f->analysis_max;
         for (int rep = 0; rep < REPEATS && !(rep > 0 && solve[k] > 1.0); rep++) {
             pl_solution sol;
             pl_analysis a;
             double t0 = pl_now_seconds(), c0 = cpu_seconds();
-            pl_status st = solve_capped(&model, T, &sol, &err);
+            pl_status st = solve_capped(&model, T, limit, &sol, &err);
             double t1 = pl_now_seconds(), c1 = cpu_seconds();
             if (st == PL_OK && (!analyse || pl_analyze(&model, &sol, &a, &err) == PL_OK)) {
                 double t2 = pl_now_seconds();
                 solve[k] = rep == 0 ? t1 - t0 : fmin(solve[k], t1 - t0);
                 cpu[k] = rep == 0 ? c1 - c0 : fmin(cpu[k], c1 - c0);
                 analysis = !analyse ? NAN : rep == 0 ? t2 - t1 : fmin(analysis, t2 - t1);
-                steps = sol.stats.steps, rhs = sol.stats.rhs_evals, jac = sol.stats.jac_evals;
+                steps = sol.stats.steps, rhs = sol.stats.rhs_evals, jac = limit ? sol.stats.fast_steps : sol.stats.jac_evals;
                 state = sol.stats.state_size;
                 gaps = (double)sol.stats.gap_evals / (double)steps;
                 roots = (double)sol.stats.root_writes / (double)steps;
                 visits = sol.stats.neighbour_rebuilds > 1
                              ? (double)sol.stats.rebuild_visits / (double)(sol.stats.neighbour_rebuilds - 1)
                              : NAN;
-                episodes = sol.nepisodes;
+                episodes = limit ? sol.nevents : sol.nepisodes;
                 contacts = 0.0;
                 for (size_t e = 0; e < sol.nepisodes; e++) {
                     double out = isnan(sol.episodes[e].t_out) ? T : sol.episodes[e].t_out;
@@ -206,13 +213,15 @@ int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
     double budget = 120.0, from = 0.0;
-    int only = -1;
+    int only = -1, limit = 0;
     const char *plot_dir = NULL;
     for (int a = 1; a < argc; a++) {
         if (strcmp(argv[a], "--plot") == 0 && a + 1 < argc)
             plot_dir = argv[++a];
         else if (strcmp(argv[a], "--family") == 0 && a + 1 < argc)
             only = atoi(argv[++a]);
+        else if (strcmp(argv[a], "--limit") == 0)
+            limit = 1;
         else if (strcmp(argv[a], "--from") == 0 && a + 1 < argc)
             from = atof(argv[++a]);
         else
@@ -244,7 +253,7 @@ int main(int argc, char **argv)
         {&pl_case_newtons_cradle, "newtons_cradle, N balls, its t-end", balls, 3, 0.0, 0, 0.0, 100.0}};
     for (size_t k = 0; k < sizeof families / sizeof *families; k++)
         if (only < 0 || (size_t)only == k)
-            run_family(&families[k], budget, from, plot_dir ? &plot : NULL);
+            run_family(&families[k], budget, from, limit, plot_dir ? &plot : NULL);
     if (plot_dir && (fclose(plot.data) != 0) + (fclose(plot.fits) != 0)) {
         fprintf(stderr, "bench_scaling: cannot write the plot's data in %s\n", plot_dir);
         return 1;

@@ -850,6 +850,67 @@ static void test_work_per_step(void)
           visits[1] / visits[0]);
 }
 
+/* The limit solution's work follows the bodies and their contacts, not the m ~ N^2/2 constraints: from
+ * 40 to 80 disks in one row (940 and 3480 constraints) its largest fast system of an impact (2 components
+ * per constraint taking part, and n + 1: src/solvers/limit/impact.c) grows like N, at most 2.5 times; it
+ * held every constraint's gap and impulse, 2m + n + 1 components (2041 and 7121: 3.5 times, and each of
+ * its fast steps a pass over them), and rows of grad G and w over every constraint and coordinate (m n
+ * doubles each).  The gaps it evaluates per step still grow like m (every root function, error weight and
+ * record reads every gap, now each over its support: 4 entries, not n), printed. */
+static void test_limit_work_per_step(void)
+{
+    const double disks[] = {40, 80};
+    double state[2] = {NAN, NAN}, gaps[2] = {NAN, NAN};
+    size_t ms[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        pl_setting s[] = {{"config", 3}, {"N", disks[k]}};
+        pl_model m = {0};
+        if (!init(&m, s, 2))
+            return;
+        pl_solution r;
+        pl_error err;
+        if (solve_limit(&m, 1e-12, 0.3, 0, &r, &err) == PL_OK && r.stats.steps > 0 && r.stats.fast_steps > 0) {
+            state[k] = (double)r.stats.state_size;
+            gaps[k] = (double)r.stats.gap_evals / (double)r.stats.steps;
+            ms[k] = m.m;
+            printf("limit solution of a row of %.0f disks (%zu constraints): largest fast system of %ld components, "
+                   "%.0f gaps per step, %ld steps, %ld fast steps, %zu events\n", disks[k], m.m, r.stats.state_size,
+                   gaps[k], r.stats.steps, r.stats.fast_steps, r.nevents);
+        } else {
+            CHECK(0, "limit solution of a row of %.0f disks: %s", disks[k], err.message);
+        }
+        pl_solution_free(&r);
+        pl_model_free(&m);
+    }
+    CHECK(state[0] > 0.0 && state[1] / state[0] <= 2.5,
+          "the limit's largest fast system from 40 to 80 disks: %.0f -> %.0f components (x %.2f <= 2.5)", state[0],
+          state[1], state[1] / state[0]);
+    CHECK(gaps[0] > 0.0 && gaps[1] / gaps[0] <= 1.1 * (double)ms[1] / (double)ms[0],
+          "the limit's gaps per step from 40 to 80 disks: %.0f -> %.0f (x %.2f, the constraints x %.2f)", gaps[0],
+          gaps[1], gaps[1] / gaps[0], (double)ms[1] / (double)ms[0]);
+}
+
+/* The limit solution of a row of 400 disks (81400 constraints) runs: its contact sets hold what the
+ * sets hold (model/sparse_set.h), where three sets of m x m couplings (2 m^2 doubles each, 106 GB) and
+ * an impact's rows of grad G and w (m n doubles each, 0.5 GB) were allocated before the first step. */
+static void test_limit_many_disks(void)
+{
+    pl_setting s[] = {{"config", 3}, {"N", 400}};
+    pl_model m = {0};
+    if (!init(&m, s, 2))
+        return;
+    pl_solution r;
+    pl_error err;
+    pl_status st = solve_limit(&m, 1e-12, 0.02, 0, &r, &err);
+    CHECK(st == PL_OK && r.stats.steps > 0, "limit solution of a row of 400 disks to t = 0.02: %s",
+          st == PL_OK ? "no step" : err.message);
+    if (st == PL_OK)
+        printf("limit solution of a row of 400 disks (%zu constraints) to t = 0.02: %ld steps, %.2f s\n", m.m,
+               r.stats.steps, r.stats.wall_seconds);
+    pl_solution_free(&r);
+    pl_model_free(&m);
+}
+
 /* The impulses of a pile of 36 disks falling on the floor under gravity (6 rows of 6, e = 0), in the
  * slots that active constraints take and give back (src/solvers/penalty/slots.c; up to 44 contacts at
  * once: the slots grow from 16): the momentum balance of the disks,
@@ -1106,6 +1167,8 @@ int main(void)
     test_default_sweep();
     test_candidates_wide_box();
     test_work_per_step();
+    test_limit_work_per_step();
+    test_limit_many_disks();
     test_impulse_balance();
     return check_finish("test_spheres");
 }

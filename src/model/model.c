@@ -1416,6 +1416,21 @@ double pl_model_gap_rate_sparse(const pl_model *model, size_t i, double t, const
     return rate_of(gap, fp, model->n);
 }
 
+double pl_gap_rate_dense_zero(const pl_gap *gap, const double *fp, size_t n, double gdot)
+{
+    if (gdot != 0.0 || !signbit(gdot) || !gap->support)
+        return gdot;
+    for (size_t j = 0, e = 0; j < n; j++) {
+        if (e < gap->nsupport && gap->support[e] == j) {
+            e++;
+            continue;
+        }
+        if (!signbit(fp[j]))
+            return 0.0;
+    }
+    return gdot;
+}
+
 void pl_model_contact_at(const pl_model *model, pl_work *work, size_t i, double t, const double *q, const double *fp,
                          pl_contact *c)
 {

@@ -247,6 +247,11 @@ void pl_model_gap_sparse(const pl_model *model, size_t i, double t, const double
 /* Gap i's rate with the gap compressed: pl_model_gap_rate over the support. */
 double pl_model_gap_rate_sparse(const pl_model *model, size_t i, double t, const double *q, const double *fp,
                                 pl_gap *gap);
+/* A gap rate computed over the gap's support (pl_model_gap_rate_sparse, pl_model_contact_sparse) as the
+ * dense sum (pl_model_gap_rate) has it: the two differ only in a zero's sign, the dense sum adding
+ * 0 fp_j for each coordinate j off the support (-0 from a G_t of -0, plus +0, is +0), which files
+ * write; O(1) but where gdot is -0 (then up to n). */
+double pl_gap_rate_dense_zero(const pl_gap *gap, const double *fp, size_t n, double gdot);
 /* pl_model_contact over the support: w on the gap's support where M is constant and diagonal, else
  * dense (n); c from pl_contact_new_sparse. */
 void pl_model_contact_sparse(const pl_model *model, size_t i, double t, const double *q, const double *fp,

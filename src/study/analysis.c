@@ -11,6 +11,7 @@
 #include "core/linalg.h"
 #include "model/contact_law.h"
 #include "model/sliding.h"
+#include "model/sparse_set.h"
 #include "solvers/solver.h"
 #include "study/coupling.h"
 #include "study/fit.h"
@@ -154,211 +155,20 @@ static int compare_size(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-/* The contacts of a set and their couplings W where F_p = v and M is constant and diagonal (many
- * bodies): each contact over its support (pl_model_contact_sparse), W_ab = grad G_a . M^{-1} grad G_b
- * only for the pairs whose supports share a dof (the others are 0), each summed over the shared dofs
- * in ascending order, the dense sum's order without its zero terms: the numbers of
- * pl_model_contact_coupling, at O(k s) per set instead of O(k n + k^2 s), kept by rows (W_a's
- * entries in ascending b) in storage sized by the largest set met rather than by m x m and m x n.
- * The pairs sharing a dof are found through lists of the set's own contacts on each dof, built per
- * set: no pass over the m constraints, nor over every constraint on a dof (N - 1 pairs per disk). */
-typedef struct {
-    size_t cap, k, nnz, nnz_cap;
-    pl_contact *c;                 /* cap, compressed */
-    size_t *idx, *stamp;           /* cap each */
-    int *dof_head;                 /* n: the first of a dof's links, -1 for none (all -1 between sets) */
-    int *link_next, *link_member;  /* link_cap each: the set's contacts on each dof, by linked lists */
-    size_t link_cap;
-    int *row_start, *col;          /* W by rows: cap + 1, nnz_cap (int: KLU's indices) */
-    double *val;                   /* nnz_cap */
-    double *W, *D, *z;             /* dense W (cap x cap, for Lemke and small sets), cap, cap */
-    size_t W_cap;
-} sparse_set;
-
-/* From this size on the bilateral forces of a set (W lambda = -D) are solved by KLU over W's non-zero
- * entries rather than by dense LU (k^3 per row: 9 of the 11 s of analysing 1000 balls of Newton's
- * cradle at rest, where W is tridiagonal), the size from which KLU's work in BDF's systems is below
- * dense LU's (PL_SPARSE_FROM, docs/methods.md); below it the dense solve's numbers are kept. */
-#define BILATERAL_SPARSE_FROM 16
-
-static void sparse_set_free(sparse_set *ss)
-{
-    free(ss->c);
-    free(ss->idx);
-    free(ss->dof_head);
-    free(ss->link_next);
-    free(ss->link_member);
-    free(ss->row_start);
-    free(ss->col);
-    free(ss->val);
-    free(ss->W);
-    free(ss->D);
-    memset(ss, 0, sizeof *ss);
-}
-
-static int sparse_set_init(sparse_set *ss, const pl_model *model)
-{
-    memset(ss, 0, sizeof *ss);
-    ss->dof_head = malloc((model->n ? model->n : 1) * sizeof *ss->dof_head);
-    if (!ss->dof_head)
-        return -1;
-    for (size_t d = 0; d < model->n; d++)
-        ss->dof_head[d] = -1;
-    return 0;
-}
-
-static int sparse_set_reserve(sparse_set *ss, const pl_model *model, size_t k)
-{
-    if (k <= ss->cap)
-        return 0;
-    if (k > INT_MAX / 2)
-        return -1;
-    size_t cap = k > 2 * ss->cap ? k : 2 * ss->cap;
-    free(ss->c);
-    free(ss->idx);
-    free(ss->row_start);
-    free(ss->D);
-    ss->c = pl_contact_new_sparse(cap, model, 0);
-    ss->idx = malloc(2 * cap * sizeof *ss->idx);
-    ss->row_start = malloc((cap + 1) * sizeof *ss->row_start);
-    ss->D = malloc(2 * cap * sizeof *ss->D);
-    ss->cap = ss->c && ss->idx && ss->row_start && ss->D ? cap : 0;
-    if (!ss->cap)
-        return -1;
-    ss->stamp = ss->idx + cap;
-    ss->z = ss->D + cap;
-    return 0;
-}
-
-/* The dense k x k W from its rows (Lemke's tableau is dense anyway).  Non-zero if out of memory. */
-static int sparse_set_dense(sparse_set *ss)
-{
-    size_t k = ss->k;
-    if (k * k > ss->W_cap) {
-        free(ss->W);
-        ss->W = malloc(k * k * sizeof *ss->W);
-        ss->W_cap = ss->W ? k * k : 0;
-        if (!ss->W)
-            return -1;
-    }
-    for (size_t e = 0; e < k * k; e++)
-        ss->W[e] = 0.0;
-    for (size_t a = 0; a < k; a++)
-        for (int e = ss->row_start[a]; e < ss->row_start[a + 1]; e++)
-            ss->W[a * k + (size_t)ss->col[e]] = ss->val[e];
-    return 0;
-}
-
-/* The set's contacts and W at (t, q, v) (F_p = v: fp is v): the constraints members[0 .. k), in
- * ascending order; *couplings += the entries of W formed.  Non-zero if out of memory. */
-static int sparse_set_fill(sparse_set *ss, const pl_model *model, double t, const double *q, const double *v,
-                           const size_t *members, size_t k, size_t *couplings)
-{
-    if (sparse_set_reserve(ss, model, k))
-        return -1;
-    size_t links = 0;
-    for (size_t a = 0; a < k; a++) {
-        size_t i = members[a];
-        pl_model_contact_sparse(model, i, t, q, v, NULL, &ss->c[a]);
-        ss->stamp[a] = SIZE_MAX;
-        ss->idx[a] = i;
-        links += ss->c[a].gap.nsupport;
-    }
-    if (links > ss->link_cap) {
-        size_t cap = links > 2 * ss->link_cap ? links : 2 * ss->link_cap;
-        free(ss->link_next);
-        free(ss->link_member);
-        ss->link_next = cap <= INT_MAX ? malloc(cap * sizeof *ss->link_next) : NULL;
-        ss->link_member = cap <= INT_MAX ? malloc(cap * sizeof *ss->link_member) : NULL;
-        ss->link_cap = ss->link_next && ss->link_member ? cap : 0;
-        if (!ss->link_cap)
-            return -1;
-    }
-    links = 0;
-    for (size_t a = 0; a < k; a++)
-        for (size_t e = 0; e < ss->c[a].gap.nsupport; e++) {
-            size_t d = ss->c[a].gap.support[e];
-            ss->link_member[links] = (int)a;
-            ss->link_next[links] = ss->dof_head[d];
-            ss->dof_head[d] = (int)links++;
-        }
-    ss->k = k;
-    ss->nnz = 0;
-    int bad = 0;
-    for (size_t a = 0; a < k && !bad; a++) {
-        const pl_gap *ga = &ss->c[a].gap;
-        ss->row_start[a] = (int)ss->nnz;
-        for (size_t e = 0; e < ga->nsupport && !bad; e++) {
-            for (int x = ss->dof_head[ga->support[e]]; x >= 0; x = ss->link_next[x]) {
-                size_t b = (size_t)ss->link_member[x];
-                if (ss->stamp[b] == a)
-                    continue;
-                ss->stamp[b] = a;
-                const pl_contact *cb = &ss->c[b];
-                double sum = 0.0;
-                for (size_t ea = 0, eb = 0; ea < ga->nsupport; ea++) { /* both supports ascending */
-                    while (eb < cb->nw && cb->w_support[eb] < ga->support[ea])
-                        eb++;
-                    if (eb < cb->nw && cb->w_support[eb] == ga->support[ea])
-                        sum += ga->grad[ea] * cb->w[eb];
-                }
-                if (ss->nnz == ss->nnz_cap) {
-                    size_t grown = ss->nnz_cap ? 2 * ss->nnz_cap : 64;
-                    int *col = realloc(ss->col, grown * sizeof *col);
-                    if (col)
-                        ss->col = col;
-                    double *val = col ? realloc(ss->val, grown * sizeof *val) : NULL;
-                    if (val)
-                        ss->val = val;
-                    if (!col || !val || grown > INT_MAX) {
-                        bad = 1;
-                        break;
-                    }
-                    ss->nnz_cap = grown;
-                }
-                size_t at = ss->nnz++; /* in ascending b within the row */
-                while (at > (size_t)ss->row_start[a] && (size_t)ss->col[at - 1] > b) {
-                    ss->col[at] = ss->col[at - 1];
-                    ss->val[at] = ss->val[at - 1];
-                    at--;
-                }
-                ss->col[at] = (int)b;
-                ss->val[at] = sum;
-                (*couplings)++;
-            }
-        }
-    }
-    ss->row_start[k] = (int)ss->nnz;
-    for (size_t a = 0; a < k; a++)
-        for (size_t e = 0; e < ss->c[a].gap.nsupport; e++)
-            ss->dof_head[ss->c[a].gap.support[e]] = -1;
-    return bad ? -1 : 0;
-}
-
 /* The sparse path's sliding forces (pl_sliding_force) and bilateral forces (bilateral_forces) of the
  * set members[0 .. k) (ascending), from one evaluation of its contacts, W and D: fsm, bil (m each),
  * written at the set's constraints alone (bil all NAN there if W is singular).  A large set's LCP with D >= 0 is solved by z = 0 without
  * forming its dense W (Siconos's driver returns that too, after the k^2 copy). */
-static pl_status sparse_set_forces(sparse_set *ss, const pl_model *model, pl_work *work, double t, const double *q,
-                                   const double *v, const size_t *members, size_t k, double *fsm, double *bil,
-                                   size_t *couplings, pl_error *err)
+static pl_status sparse_set_forces(pl_sparse_set *ss, const pl_model *model, pl_work *work, double t,
+                                   const double *q, const double *v, const size_t *members, size_t k, double *fsm,
+                                   double *bil, size_t *couplings, pl_error *err)
 {
-    if (sparse_set_fill(ss, model, t, q, v, members, k, couplings))
+    if (pl_sparse_set_fill(ss, model, t, q, v, members, k, couplings))
         return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts");
-    pl_model_free_gap_accels(model, work, t, q, v, ss->idx, k, ss->D);
-    int trivial = 1, dense = k < BILATERAL_SPARSE_FROM;
-    for (size_t a = 0; a < k; a++) {
-        ss->z[a] = 0.0;
-        trivial = trivial && ss->D[a] >= 0.0;
-    }
-    trivial = trivial && !dense; /* a small set goes through Siconos as it did (its own trivial case) */
-    if ((!trivial || dense) && sparse_set_dense(ss))
-        return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts");
-    if (!trivial) {
-        pl_status st = pl_lcp_solve(k, ss->W, ss->D, ss->z, NULL, err);
-        if (st != PL_OK)
-            return st;
-    }
+    pl_status st = pl_sparse_set_lcp(ss, model, work, t, q, v, err);
+    if (st != PL_OK)
+        return st;
+    int dense = k < PL_SPARSE_SET_KLU_FROM;
     for (size_t a = 0; a < k; a++) {
         size_t i = ss->idx[a];
         fsm[i] = isfinite(model->law[i].k) ? -ss->z[a] / (ss->c[a].m_eff * model->law[i].k) : ss->z[a];
@@ -378,7 +188,7 @@ static pl_status sparse_set_forces(sparse_set *ss, const pl_model *model, pl_wor
 typedef struct {
     pl_work *work;
     int sparse;
-    sparse_set ss;
+    pl_sparse_set ss;
     pl_contact_set cs;
     double *lambda, *fsm; /* m each */
 } sliding_work;
@@ -387,7 +197,7 @@ static pl_status sliding_work_init(sliding_work *w, const pl_model *model, pl_er
 {
     memset(w, 0, sizeof *w);
     w->sparse = model->type->velocity_map == NULL && model->minv_diag && model->support;
-    pl_status s = w->sparse ? (sparse_set_init(&w->ss, model)
+    pl_status s = w->sparse ? (pl_sparse_set_init(&w->ss, model)
                                    ? pl_fail(err, PL_ERR_NOMEM, "out of memory analysing sustained contacts")
                                    : PL_OK)
                             : pl_contact_set_init(&w->cs, model, err);
@@ -403,7 +213,7 @@ static pl_status sliding_work_init(sliding_work *w, const pl_model *model, pl_er
 
 static void sliding_work_free(sliding_work *w)
 {
-    sparse_set_free(&w->ss);
+    pl_sparse_set_free(&w->ss);
     pl_contact_set_free(&w->cs);
     pl_work_free(w->work);
     free(w->lambda);

@@ -32,6 +32,7 @@ typedef struct {
                           separating (xi >= 1, or held by the others): they stay on
                           their boundary with zero normal velocity */
     size_t fast_steps;
+    size_t state_size; /* the fast system's components: 2 per constraint taking part, and n + 1 */
     pl_table arc; /* the jump as an arc: rows sigma, Delta Gamma so far, y_v[n] */
 } pl_impact;
 

@@ -15,8 +15,8 @@
  * Delta Gamma: the limit of Gamma^mu (eq. (5)).
  *
  * Tests of the geometry (gaps and their rates, in the error weights, records and crossing searches)
- * fill only the gap and gdot of a pl_contact (pl_model_gap_rate); w and m_eff, which need M^-1, come
- * from gather where the forces do. */
+ * fill only the gap and gdot of a pl_contact, over the gap's support where the case gives supports
+ * (gap_rate); w and m_eff, which need M^-1, come from gather where the forces do. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -29,11 +29,14 @@
 #include "core/rootfind.h"
 #include "laws/restitution.h"
 #include "model/sliding.h"
+#include "model/sparse_set.h"
 #include "solvers/event_loop.h"
 #include "solvers/limit/impact.h"
 #include "solvers/solver.h"
 
 #define MAX_EVENTS 1000000L
+/* Points per step at which a free gap's rate is sampled for extrema (see missed_contact). */
+#define FLIGHT_SAMPLES 8
 /* Declare an accumulation once the predicted remaining time of a geometric impact sequence is
  * below ZENO_TAIL * V/A. */
 #define ZENO_TAIL 1e-9
@@ -43,6 +46,17 @@ enum { OPT_RTOL };
 static const pl_param_spec options[] = {
     {"rtol", 1e-12, 1e-14, 1.0, PL_PARAM_MAX_OPEN, "relative tolerance of the smooth phases"},
 };
+
+/* The contacts of a set and their couplings: the model's dense ones (m x m storage), or over supports for
+ * a model of many bodies; k, idx, c, W, b, a: what gather filled, from either. */
+typedef struct {
+    pl_contact_set dense;
+    pl_sparse_set sparse;
+    size_t k;
+    const size_t *idx;
+    pl_contact *c;
+    double *W, *b, *a;
+} contact_set;
 
 /* Arrays are sized m (per constraint), n or N, allocated once per run (alloc_solver); each function
  * that evaluates contact data has scratch of its own, as these functions call one another. */
@@ -61,19 +75,24 @@ typedef struct {
     /* scratch */
     pl_work *work;
     pl_impact_work *impact_work;
-    pl_contact_set cs_forces, cs_project, cs_sliding; /* sliding_forces, project_state, resolve_contacts */
+    int sparse;        /* pl_model_sparse: contact sets over supports */
+    contact_set cs_forces, cs_project, cs_sliding; /* sliding_forces, project_state, resolve_contacts */
+    size_t *members;   /* m: a set's constraints, ascending (gather) */
+    size_t *slist, nslist; /* m: the sliding constraints, ascending (sliding_changed) */
     pl_contact *c_geo, *c_dense, *c_missed; /* gap and rate: most functions, dense_gap, missed_contact */
     pl_contact *c_tail;                     /* bounce_tail */
     double *a_tail, *a_tail_later;          /* bounce_tail: n each */
     pl_gap *g_rebound, *g_accel;            /* unresolvable_rebound, gap_accel */
-    double *lambda_accel, *ac_accel, *fp_accel, *fp_v_accel; /* gap_accel: m, n, n, n x n */
+    double *ac_accel, *fp_accel, *fp_v_accel; /* gap_accel: n, n, n x n (with F_p) */
     double *fp_geo, *fp_dense, *fp_missed;  /* n */
     double *a_rhs, *ac_rhs, *ac_roots, *ac_row; /* n */
-    double *lambda_rhs, *lambda_roots, *lambda_resolve, *fsm_resolve; /* m */
+    double *lambda_roots, *lambda_resolve, *fsm_resolve; /* m */
     double *tol, *x0, *x1, *before, *y_acc, *y_before, *y0; /* N */
     double *row, *arc_row; /* a trajectory row: record_row, impact */
     int *next, *part, *cand_impact, *cand_contacts, *cand_event, *touching_event, *lifted, *touching_start; /* m */
     long missed_constraint; /* the constraint whose crossing missed_contact took at a step's start, or -1 */
+    double *kept_t, *kept_y; /* FLIGHT_SAMPLES, FLIGHT_SAMPLES x N: dense_cheap_kept */
+    size_t nkept;
     double *block;
 } solver;
 
@@ -85,33 +104,38 @@ static pl_status alloc_solver(solver *s, pl_error *err)
 {
     size_t n = s->n, m = s->m, N = s->N, ncol = pl_ncols(n, m);
     pl_status st = PL_OK;
-    pl_contact_set *sets[] = {&s->cs_forces, &s->cs_project, &s->cs_sliding};
+    contact_set *sets[] = {&s->cs_forces, &s->cs_project, &s->cs_sliding};
     for (size_t k = 0; st == PL_OK && k < 3; k++)
-        st = pl_contact_set_init(sets[k], s->model, err);
+        st = !s->sparse ? pl_contact_set_init(&sets[k]->dense, s->model, err)
+             : pl_sparse_set_init(&sets[k]->sparse, s->model)
+                 ? pl_fail(err, PL_ERR_NOMEM, "limit solution: out of memory (%zu dofs, %zu constraints)", n, m)
+                 : PL_OK;
     if (st != PL_OK)
         return st;
+    s->members = malloc(2 * (m ? m : 1) * sizeof *s->members);
+    s->slist = s->members ? s->members + (m ? m : 1) : NULL;
     s->work = pl_work_new(s->model);
     s->impact_work = pl_impact_work_new(s->model);
-    s->c_geo = pl_contact_new(1, n, 0);
-    s->c_dense = pl_contact_new(1, n, 0);
-    s->c_missed = pl_contact_new(1, n, 0);
+    s->c_geo = pl_contact_new_sparse(1, s->model, 0);
+    s->c_dense = pl_contact_new_sparse(1, s->model, 0);
+    s->c_missed = pl_contact_new_sparse(1, s->model, 0);
     s->c_tail = pl_contact_new(1, n, 0);
-    s->g_rebound = pl_gap_new(1, n, 0);
-    s->g_accel = pl_gap_new(1, n, 0);
+    s->g_rebound = pl_gap_new_sparse(1, s->model, 0);
+    s->g_accel = pl_gap_new_sparse(1, s->model, 0);
     pl_int_part int_parts[] = {{&s->sliding, m},       {&s->next, m},          {&s->part, m},
                                {&s->cand_impact, m},   {&s->cand_contacts, m}, {&s->cand_event, m},
                                {&s->touching_event, m}, {&s->lifted, m},       {&s->touching_start, m}};
     pl_part parts[] = {{&s->fp_geo, n},       {&s->fp_dense, n},       {&s->fp_missed, n},     {&s->a_rhs, n},
                        {&s->ac_rhs, n},       {&s->ac_roots, n},       {&s->ac_row, n},        {&s->ac_accel, n},
                        {&s->fp_accel, n},     {&s->a_tail, n},         {&s->a_tail_later, n},
-                       {&s->fp_v_accel, n * n}, {&s->lambda_accel, m},  {&s->prev_gdot, m},
-                       {&s->lambda_rhs, m},   {&s->lambda_roots, m},   {&s->lambda_resolve, m}, {&s->fsm_resolve, m},
+                       {&s->fp_v_accel, s->model->type->velocity_map ? n * n : 0}, {&s->prev_gdot, m},
+                       {&s->lambda_roots, m},   {&s->lambda_resolve, m}, {&s->fsm_resolve, m},
                        {&s->tol, N},          {&s->x0, N},             {&s->x1, N},            {&s->before, N},
                        {&s->y_acc, N},        {&s->y_before, N},       {&s->y0, N},            {&s->row, ncol},
-                       {&s->arc_row, ncol}};
+                       {&s->arc_row, ncol},     {&s->kept_t, FLIGHT_SAMPLES}, {&s->kept_y, FLIGHT_SAMPLES * N}};
     s->int_block = pl_carve_int(int_parts, PL_NPARTS(int_parts));
     s->block = pl_carve(parts, PL_NPARTS(parts));
-    if (!s->work || !s->impact_work || !s->c_geo || !s->c_dense || !s->c_missed || !s->c_tail || !s->g_rebound ||
+    if (!s->members || !s->work || !s->impact_work || !s->c_geo || !s->c_dense || !s->c_missed || !s->c_tail || !s->g_rebound ||
         !s->g_accel ||
         !s->int_block || !s->block)
         return pl_fail(err, PL_ERR_NOMEM, "limit solution: out of memory (%zu dofs, %zu constraints)", n, m);
@@ -120,9 +144,12 @@ static pl_status alloc_solver(solver *s, pl_error *err)
 
 static void free_solver(solver *s)
 {
-    pl_contact_set_free(&s->cs_forces);
-    pl_contact_set_free(&s->cs_project);
-    pl_contact_set_free(&s->cs_sliding);
+    contact_set *sets[] = {&s->cs_forces, &s->cs_project, &s->cs_sliding};
+    for (size_t k = 0; k < 3; k++) {
+        pl_contact_set_free(&sets[k]->dense);
+        pl_sparse_set_free(&sets[k]->sparse);
+    }
+    free(s->members);
     pl_work_free(s->work);
     pl_impact_work_free(s->impact_work);
     free(s->c_geo);
@@ -135,19 +162,85 @@ static void free_solver(solver *s)
     free(s->block);
 }
 
-/* Contact data of the constraints in `set` and their couplings (pl_model_contact_coupling). */
-static void gather(solver *s, double t, const double *q, const double *v, const int *set, pl_contact_set *cs)
+/* Gap i (and its rate) compressed to its support where the case gives supports (else dense, as
+ * pl_model_gap): the same doubles, G and its gradient entries computed by the case either way, at O(s)
+ * work rather than O(n) (O(m n) per root evaluation was most of the limit solution of many bodies).
+ * Every consumer below reads the gap through its support (pl_gap_dof, pl_gap_terms,
+ * pl_tighten_for_gap).  Counted in gap_evals. */
+static void gap_of(solver *s, size_t i, double t, const double *q, pl_gap *g)
 {
-    pl_model_contact_coupling(s->model, s->work, t, q, v, set, cs, 1);
+    s->sol->stats.gap_evals++;
+    pl_model_gap_sparse(s->model, i, t, q, g);
+}
+
+/* A rate over the support with the sign of a zero as the dense sum has it (pl_gap_rate_dense_zero). */
+static double dense_zero(const solver *s, const pl_gap *g, const double *fp, double gdot)
+{
+    return pl_gap_rate_dense_zero(g, fp, s->n, gdot);
+}
+
+static double gap_rate(solver *s, size_t i, double t, const double *q, const double *fp, pl_gap *g)
+{
+    s->sol->stats.gap_evals++;
+    return dense_zero(s, g, fp, pl_model_gap_rate_sparse(s->model, i, t, q, fp, g));
+}
+
+/* The sliding constraints as a list, ascending (slist), after a change of sliding[]: a pass over the
+ * m flags per event, not per right-hand side. */
+static void sliding_changed(solver *s)
+{
+    s->nslist = 0;
+    for (size_t i = 0; i < s->m; i++)
+        if (s->sliding[i])
+            s->slist[s->nslist++] = i;
+}
+
+/* Contact data of the constraints in `set` and their couplings (pl_model_contact_coupling), into cs's
+ * view: W (with want_wq, Wq: the same matrix where F_p = v), and b, a (k each) for the caller's systems.
+ * For a model of many bodies (pl_model_sparse) over supports (pl_sparse_set: the same numbers, storage
+ * that follows the set rather than m x m; the set listed in ascending order, as the dense sums run).
+ * Non-zero if out of memory. */
+static int gather(solver *s, double t, const double *q, const double *v, const int *set, contact_set *cs,
+                  int want_wq)
+{
+    const size_t *list = set == s->sliding ? s->slist : s->members; /* the sliding set's kept list */
+    if (!s->sparse) {
+        pl_contact_set *d = &cs->dense;
+        cs->k = pl_model_contact_coupling(s->model, s->work, t, q, v, set, d, 1);
+        cs->idx = d->idx, cs->c = d->c, cs->W = want_wq ? d->Wq : d->W, cs->b = d->b, cs->a = d->a;
+        return 0;
+    }
+    pl_sparse_set *ss = &cs->sparse;
+    size_t k = set == s->sliding ? s->nslist : 0, formed = 0;
+    for (size_t i = 0; list == s->members && i < s->m; i++)
+        if (set[i])
+            s->members[k++] = i;
+    if (pl_sparse_set_fill(ss, s->model, t, q, v, list, k, &formed) || pl_sparse_set_dense(ss))
+        return -1;
+    for (size_t r = 0; r < k; r++) /* the sign of a zero rate as the dense sum has it (dense_zero) */
+        ss->c[r].gdot = dense_zero(s, &ss->c[r].gap, v, ss->c[r].gdot);
+    cs->k = k, cs->idx = ss->idx, cs->c = ss->c, cs->W = ss->W, cs->b = ss->D, cs->a = ss->z;
+    return 0;
+}
+
+/* y[j] -= w_j x over the entries of contact c's direction (all n, or its support). */
+static void sub_along(const pl_contact *c, double x, double *y)
+{
+    for (size_t e = 0; e < c->nw; e++)
+        y[c->w_support ? c->w_support[e] : e] -= c->w[e] * x;
 }
 
 /* Forces of sustained contact on the set S (motion (50)): the bilateral problem
  * W lambda = -(D + 2 alpha Gdot + alpha^2 G), whose stabilization terms vanish on the exact
- * solution (G = Gdot = 0) and damp the drift of the numerical one.  ac = sum_i w_i lambda_i. */
-static int sliding_forces(solver *s, double t, const double *q, const double *v, double *lambda, double *ac)
+ * solution (G = Gdot = 0) and damp the drift of the numerical one.  ac = sum_i w_i lambda_i; lambda
+ * (m, or NULL) written at S's constraints, and cleared first where clear (a record's row): O(|S|) work
+ * but for the gathering, not O(m) per right-hand side. */
+static int sliding_forces(solver *s, double t, const double *q, const double *v, double *lambda, int clear,
+                          double *ac)
 {
-    pl_contact_set *cs = &s->cs_forces;
-    gather(s, t, q, v, s->sliding, cs);
+    contact_set *cs = &s->cs_forces;
+    if (gather(s, t, q, v, s->sliding, cs, 0))
+        return -1;
     double *b = cs->b, *a = cs->a;
     pl_model_free_gap_accels(s->model, s->work, t, q, v, cs->idx, cs->k, b);
     for (size_t r = 0; r < cs->k; r++) {
@@ -156,12 +249,15 @@ static int sliding_forces(solver *s, double t, const double *q, const double *v,
         a[r] = 0.0;
     }
     int bad = pl_solve_small(cs->k, cs->W, b, a);
-    memset(lambda, 0, s->m * sizeof *lambda);
+    if (lambda && clear)
+        memset(lambda, 0, s->m * sizeof *lambda);
     memset(ac, 0, s->n * sizeof *ac);
     for (size_t r = 0; r < cs->k; r++) {
-        lambda[cs->idx[r]] = a[r];
-        for (size_t j = 0; j < s->n; j++)
-            ac[j] += cs->c[r].w[j] * a[r];
+        const pl_contact *c = &cs->c[r];
+        if (lambda)
+            lambda[cs->idx[r]] = a[r];
+        for (size_t e = 0; e < c->nw; e++) /* over w's entries: its zeros add nothing */
+            ac[c->w_support ? c->w_support[e] : e] += c->w[e] * a[r];
     }
     return bad;
 }
@@ -169,10 +265,10 @@ static int sliding_forces(solver *s, double t, const double *q, const double *v,
 static int rhs(double t, const double *y, double *yd, void *user)
 {
     solver *s = user;
-    double *a = s->a_rhs, *ac = s->ac_rhs, *lambda = s->lambda_rhs;
+    double *a = s->a_rhs, *ac = s->ac_rhs;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), yd, NULL, NULL, NULL);
     pl_model_accel(s->model, s->work, t, Q(y), V(y, s), a, NULL, NULL);
-    if (sliding_forces(s, t, Q(y), V(y, s), lambda, ac))
+    if (sliding_forces(s, t, Q(y), V(y, s), NULL, 0, ac))
         return -1;
     double norm = 0.0;
     for (size_t j = 0; j < s->n; j++) {
@@ -188,17 +284,35 @@ static int roots(double t, const double *y, double *gout, void *user)
 {
     solver *s = user;
     double *lambda = s->lambda_roots, *ac = s->ac_roots;
-    if (sliding_forces(s, t, Q(y), V(y, s), lambda, ac))
+    if (sliding_forces(s, t, Q(y), V(y, s), lambda, 0, ac)) /* lambda read at the sliding ones alone */
         return -1; /* singular contact coupling */
     pl_gap *g = &s->c_geo->gap;
     for (size_t i = 0; i < s->m; i++) {
         if (s->sliding[i]) {
             gout[i] = lambda[i];
         } else {
-            pl_model_gap(s->model, i, t, Q(y), g);
+            gap_of(s, i, t, Q(y), g);
             gout[i] = g->g;
         }
     }
+    return 0;
+}
+
+/* Root k alone (roots' value), for the search of one root: its gap or its force, not the m others
+ * (every constraint's gap at each iteration of the search was most of the gaps of many bodies). */
+static int root_one(double t, const double *y, int k, double *g, void *user)
+{
+    solver *s = user;
+    size_t i = (size_t)k;
+    if (s->sliding[i]) {
+        if (sliding_forces(s, t, Q(y), V(y, s), s->lambda_roots, 0, s->ac_roots))
+            return -1;
+        *g = s->lambda_roots[i];
+        return 0;
+    }
+    pl_gap *gap = &s->c_geo->gap;
+    gap_of(s, i, t, Q(y), gap);
+    *g = gap->g;
     return 0;
 }
 
@@ -226,7 +340,7 @@ static int error_weights(double t, const double *y, double *w, void *user)
     for (size_t i = 0; i < s->m; i++) {
         if (s->sliding[i])
             continue;
-        c->gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c->gap);
+        c->gdot = gap_rate(s, i, t, Q(y), fp, &c->gap);
         double g = fabs(c->gap.g), gd = fabs(c->gdot);
         double tol_g = rtol * (g + gd * gd / (2.0 * s->A) + s->tol_g);
         double tol_gd = rtol * (gd + sqrt(2.0 * s->A * g) + s->tol_v);
@@ -264,11 +378,11 @@ static pl_status record_row(void *user, double t, const double *y, pl_error *err
     pl_contact *c = s->c_geo;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
     for (size_t i = 0; i < m; i++) {
-        c->gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c->gap);
+        c->gdot = gap_rate(s, i, t, Q(y), fp, &c->gap);
         row[pl_col_g(n, m) + i] = c->gap.g;
         s->prev_gdot[i] = c->gdot;
     }
-    sliding_forces(s, t, Q(y), V(y, s), row + pl_col_force(n, m), ac);
+    sliding_forces(s, t, Q(y), V(y, s), row + pl_col_force(n, m), 1, ac);
     return pl_solution_append_row(s->sol, row, err);
 }
 
@@ -323,10 +437,10 @@ static pl_status add_event(solver *s, pl_event_kind kind, double t, size_t i, co
     double *fp = s->fp_geo;
     pl_contact *c = s->c_geo;
     pl_model_velocity_map(s->model, t, Q(y_before), V(y_before, s), fp, NULL, NULL, NULL);
-    c->gdot = pl_model_gap_rate(s->model, i, t, Q(y_before), fp, &c->gap);
+    c->gdot = gap_rate(s, i, t, Q(y_before), fp, &c->gap);
     e->gdot_before = c->gdot;
     pl_model_velocity_map(s->model, t, Q(y_after), V(y_after, s), fp, NULL, NULL, NULL);
-    c->gdot = pl_model_gap_rate(s->model, i, t, Q(y_after), fp, &c->gap);
+    c->gdot = gap_rate(s, i, t, Q(y_after), fp, &c->gap);
     e->gdot_after = c->gdot;
     e->t_resolution = event_resolution(s, e, &c->gap);
     if (out)
@@ -340,29 +454,30 @@ static pl_status add_event(solver *s, pl_event_kind kind, double t, size_t i, co
  * (corrections of the order of the tolerances), along the directions w_i of the contact forces. */
 static int project_state(solver *s, double t, double *y, const int *set, int positions_only)
 {
-    pl_contact_set *cs = &s->cs_project;
-    gather(s, t, Q(y), V(y, s), set, cs);
+    contact_set *cs = &s->cs_project;
+    if (gather(s, t, Q(y), V(y, s), set, cs, 1))
+        return -1;
     if (cs->k == 0)
         return 0;
     double *b = cs->b, *a = cs->a;
     for (size_t r = 0; r < cs->k; r++)
         b[r] = cs->c[r].gap.g;
-    int bad = pl_solve_small(cs->k, cs->Wq, b, a); /* overwrites Wq: gathered again below */
+    int bad = pl_solve_small(cs->k, cs->W, b, a); /* overwrites Wq: gathered again below */
     if (bad)
         return bad;
     for (size_t r = 0; r < cs->k; r++)
-        for (size_t j = 0; j < s->n; j++)
-            y[j] -= cs->c[r].w[j] * a[r];
+        sub_along(&cs->c[r], a[r], y);
     if (positions_only)
         return 0;
-    gather(s, t, Q(y), V(y, s), set, cs);
+    if (gather(s, t, Q(y), V(y, s), set, cs, 0))
+        return -1;
+    b = cs->b, a = cs->a;
     for (size_t r = 0; r < cs->k; r++)
         b[r] = cs->c[r].gdot;
     if ((bad = pl_solve_small(cs->k, cs->W, b, a)) != 0)
         return bad;
     for (size_t r = 0; r < cs->k; r++)
-        for (size_t j = 0; j < s->n; j++)
-            y[s->n + j] -= cs->c[r].w[j] * a[r];
+        sub_along(&cs->c[r], a[r], y + s->n);
     return 0;
 }
 
@@ -375,13 +490,35 @@ static pl_status projection_failed(int code, double t, pl_error *err)
     return pl_fail(err, PL_ERR_SOLVER, "limit solution: singular contact coupling at t = %.17g", t);
 }
 
+/* The sliding forces lambda of the LCP over the constraints flagged in set (m each, 0 outside it):
+ * pl_sliding_force, or over supports for a model of many bodies (pl_sparse_set_lcp). */
+static pl_status sliding_lcp(solver *s, double t, const double *q, const double *v, const int *set, double *lambda,
+                             double *fsm, pl_error *err)
+{
+    if (!s->sparse)
+        return pl_sliding_force(s->model, s->work, &s->cs_sliding.dense, t, q, v, set, lambda, fsm, err);
+    pl_sparse_set *ss = &s->cs_sliding.sparse;
+    size_t k = 0, formed = 0;
+    for (size_t i = 0; i < s->m; i++) {
+        lambda[i] = fsm[i] = 0.0;
+        if (set[i])
+            s->members[k++] = i;
+    }
+    if (pl_sparse_set_fill(ss, s->model, t, q, v, s->members, k, &formed))
+        return pl_fail(err, PL_ERR_NOMEM, "limit solution: out of memory for the couplings of %zu contacts", k);
+    pl_status st = pl_sparse_set_lcp(ss, s->model, s->work, t, q, v, err);
+    for (size_t a = 0; st == PL_OK && a < k; a++)
+        lambda[ss->idx[a]] = ss->z[a];
+    return st;
+}
+
 /* Decide which of the candidate constraints (on their boundary with zero normal velocity) are in
  * sustained contact: the LCP of sliding.h.  Emits slide_start for those that join and lift_off
  * for those that leave. */
 static pl_status resolve_contacts(solver *s, double t, double *y, const int *candidates, pl_error *err)
 {
     double *lambda = s->lambda_resolve, *fsm = s->fsm_resolve;
-    pl_status st = pl_sliding_force(s->model, s->work, &s->cs_sliding, t, Q(y), V(y, s), candidates, lambda, fsm, err);
+    pl_status st = sliding_lcp(s, t, Q(y), V(y, s), candidates, lambda, fsm, err);
     if (st != PL_OK)
         return st;
     int *next = s->next;
@@ -395,6 +532,7 @@ static pl_status resolve_contacts(solver *s, double t, double *y, const int *can
             continue;
         int was = s->sliding[i];
         s->sliding[i] = next[i];
+        sliding_changed(s);
         if ((st = add_event(s, was ? PL_EVENT_LIFT_OFF : PL_EVENT_SLIDE_START, t, i, y, y, NULL, err)) != PL_OK)
             return st;
     }
@@ -479,15 +617,23 @@ static double gap_accel(solver *s, size_t i, double t, const double *y)
 {
     size_t n = s->n;
     double D = pl_model_free_gap_accel(s->model, s->work, i, t, Q(y), V(y, s));
-    double *lambda = s->lambda_accel, *ac = s->ac_accel, *fp = s->fp_accel, *fp_v = s->fp_v_accel;
-    if (sliding_forces(s, t, Q(y), V(y, s), lambda, ac))
+    double *ac = s->ac_accel, *fp = s->fp_accel, *fp_v = s->fp_v_accel;
+    if (sliding_forces(s, t, Q(y), V(y, s), NULL, 0, ac))
         return D;
-    pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, fp_v, NULL);
     pl_gap *g = s->g_accel;
-    pl_model_gap(s->model, i, t, Q(y), g);
-    for (size_t j = 0; j < n; j++)
-        for (size_t k = 0; k < n; k++)
-            D += g->grad[j] * fp_v[j * n + k] * ac[k];
+    gap_of(s, i, t, Q(y), g);
+    size_t count = g->support ? g->nsupport : n;
+    /* over the gradient's entries (the rows of zeros add nothing); for F_p = v, dF_p/dv = I: row j's
+     * one term, grad_j ac_j (its zeros add nothing either) */
+    if (!s->model->type->velocity_map) {
+        for (size_t e = 0; e < count; e++)
+            D += g->grad[e] * ac[pl_gap_dof(g, e)];
+        return D;
+    }
+    pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, fp_v, NULL);
+    for (size_t e = 0; e < count; e++)
+        for (size_t k = 0, j = pl_gap_dof(g, e); k < n; k++)
+            D += g->grad[e] * fp_v[j * n + k] * ac[k];
     return D;
 }
 
@@ -502,7 +648,7 @@ static int unresolvable_rebound(solver *s, double t, const double *y, size_t i, 
     /* A hop within a few gap tolerances cannot be followed (a table at t ~ 2e3 is known to 1e-12,
      * more than the hop of a rebound at 5e-6 m/s, whose landing then went unseen). */
     pl_gap *g = s->g_rebound;
-    pl_model_gap(s->model, i, t, Q(y), g);
+    gap_of(s, i, t, Q(y), g);
     double hop = gdot * gdot / (-2.0 * D);
     return D < 0.0 && (hop <= fmax(s->tol_g, 8.0 * gap_roundoff(s, g, t, Q(y))) || 2.0 * gdot / -D < 1e4 * DBL_EPSILON * fmax(1.0, fabs(t)));
 }
@@ -563,7 +709,7 @@ static int bounce_tail(solver *s, double t0, const double *y0, size_t j, const p
     for (size_t i = 0; i < s->m; i++) {
         if (i == j)
             continue;
-        pl_model_gap(model, i, *t, q, g);
+        gap_of(s, i, *t, q, g);
         if (!(g->g > hop + gap_tol(s, g, *t, q)))
             return 0;
     }
@@ -595,7 +741,7 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
     int *part = s->part;
     pl_gap *g = &s->c_geo->gap;
     for (size_t i = 0; i < m; i++) {
-        pl_model_gap(s->model, i, *t, Q(y), g);
+        gap_of(s, i, *t, Q(y), g);
         part[i] = i == j || s->sliding[i] || fabs(g->g) <= gap_tol(s, g, *t, Q(y));
     }
     /* The impact happens on the boundary G = 0.  Putting the participants there moves the bodies by
@@ -609,7 +755,7 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
         for (size_t i = 0; i < m; i++) {
             if (part[i])
                 continue;
-            pl_model_gap(s->model, i, *t, Q(y), g);
+            gap_of(s, i, *t, Q(y), g);
             if (g->g <= gap_tol(s, g, *t, Q(y)))
                 part[i] = added = 1;
         }
@@ -621,6 +767,8 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
         return st;
     }
     s->sol->stats.fast_steps += (long)im.fast_steps;
+    if ((long)im.state_size > s->sol->stats.state_size) /* the largest fast system */
+        s->sol->stats.state_size = (long)im.state_size;
     double *before = s->before;
     memcpy(before, y, s->N * sizeof *y);
     /* The jump as an arc in s: rows at the same t and q, between the rows before and after it,
@@ -628,15 +776,17 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
     for (size_t r = 1; r + 1 < im.arc.nrows; r++) {
         const double *a = pl_table_row(&im.arc, r);
         double *row = s->arc_row;
-        memset(row, 0, pl_ncols(n, m) * sizeof *row);
-        row[0] = *t;
-        row[1] = GAMMA(y, s) + a[1];
-        memcpy(row + 2, Q(y), n * sizeof *row);
-        memcpy(row + 2 + n, a + 2, n * sizeof *row);
-        for (size_t i = 0; i < m; i++) {
-            pl_model_gap(s->model, i, *t, Q(y), g);
-            row[pl_col_g(n, m) + i] = g->g;
+        if (r == 1) { /* the gaps at the impact's (t, q), the same in every row: evaluated once */
+            memset(row, 0, pl_ncols(n, m) * sizeof *row);
+            row[0] = *t;
+            memcpy(row + 2, Q(y), n * sizeof *row);
+            for (size_t i = 0; i < m; i++) {
+                gap_of(s, i, *t, Q(y), g);
+                row[pl_col_g(n, m) + i] = g->g;
+            }
         }
+        row[1] = GAMMA(y, s) + a[1];
+        memcpy(row + 2 + n, a + 2, n * sizeof *row);
         if ((st = pl_solution_append_row(s->sol, row, err)) != PL_OK)
             goto done;
     }
@@ -692,7 +842,7 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
         pl_contact *c = s->c_geo;
         pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
         for (size_t i = 0; i < m; i++) {
-            c->gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c->gap);
+            c->gdot = gap_rate(s, i, *t, Q(y), fp, &c->gap);
             candidates[i] = i == j || s->sliding[i] ||
                             (fabs(c->gap.g) <= gap_tol(s, &c->gap, *t, Q(y)) && fabs(c->gdot) <= s->tol_v);
         }
@@ -719,7 +869,7 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
         pl_contact *c = s->c_geo;
         pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
         for (size_t i = 0; i < m; i++) {
-            c->gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c->gap);
+            c->gdot = gap_rate(s, i, *t, Q(y), fp, &c->gap);
             candidates[i] = part[i] && (im.settled[i] || fabs(c->gdot) <= s->tol_v ||
                                         unresolvable_rebound(s, *t, y, i, c->gdot));
         }
@@ -746,7 +896,7 @@ static pl_status contacts_at(solver *s, double *t, double *y, const int *touchin
         candidates[i] = s->sliding[i];
         if (!touching[i])
             continue;
-        c->gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c->gap);
+        c->gdot = gap_rate(s, i, *t, Q(y), fp, &c->gap);
         if (c->gdot < -s->tol_v) {
             if (!any_impact || c->gdot < worst)
                 worst = c->gdot, j = i;
@@ -769,21 +919,39 @@ typedef struct {
     int cheap;
 } dense_fn;
 
-/* Points per step at which a free gap's rate is sampled for extrema (see missed_contact). */
-#define FLIGHT_SAMPLES 8
+
+/* The cheap interpolant at t, from the states kept for the step's sample points (missed_contact
+ * resets them): every free gap is sampled at the same points, and the interpolant of the whole state,
+ * O(n) each, for each of m gaps was most of a step of many bodies.  The same numbers. */
+static const double *dense_cheap_kept(solver *s, double t)
+{
+    for (size_t k = 0; k < s->nkept; k++)
+        if (s->kept_t[k] == t)
+            return s->kept_y + k * s->N;
+    pl_stepper *st = s->loop.stepper;
+    const double *y = st->dense_cheap(st, t);
+    if (!y || s->nkept == FLIGHT_SAMPLES)
+        return y;
+    s->kept_t[s->nkept] = t;
+    memcpy(s->kept_y + s->nkept * s->N, y, s->N * sizeof *y);
+    return s->kept_y + s->nkept++ * s->N;
+}
 
 static double dense_gap(double t, void *p)
 {
     dense_fn *d = p;
     solver *s = d->s;
     pl_stepper *st = s->loop.stepper;
-    const double *y = d->cheap ? st->dense_cheap(st, t) : st->dense(st, t);
+    const double *y = d->cheap ? dense_cheap_kept(s, t) : st->dense(st, t);
     if (!y)
         return NAN;
-    double *fp = s->fp_dense;
+    const double *fp = V(y, s); /* F_p = v read in place: its copy, O(n) per gap and sample, was most of a step */
     pl_contact *c = s->c_dense;
-    pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
-    c->gdot = pl_model_gap_rate(s->model, d->i, t, Q(y), fp, &c->gap);
+    if (s->model->type->velocity_map) {
+        pl_model_velocity_map(s->model, t, Q(y), V(y, s), s->fp_dense, NULL, NULL, NULL);
+        fp = s->fp_dense;
+    }
+    c->gdot = gap_rate(s, d->i, t, Q(y), fp, &c->gap);
     return d->rate ? c->gdot : c->gap.g;
 }
 
@@ -825,12 +993,13 @@ static int missed_contact(solver *s, double t, const double *y, double *t_cross,
     int found = 0;
     double *fp = s->fp_missed, t0 = s->loop.prev_t;
     s->missed_constraint = -1;
+    s->nkept = 0; /* a new step: its sample points' states */
     pl_contact *c = s->c_missed;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
     for (size_t i = 0; i < s->m; i++) {
         if (s->sliding[i])
             continue;
-        c->gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c->gap);
+        c->gdot = gap_rate(s, i, t, Q(y), fp, &c->gap);
         if (!isfinite(c->gap.g) || !isfinite(c->gdot)) { /* NaN compares false: no crossing would be seen */
             pl_fail(err, PL_ERR_SOLVER, "limit solution: constraint %zu is not finite at t = %.17g (G = %g, Gdot = "
                     "%g): the model's gap", i + 1, t, c->gap.g, c->gdot);
@@ -885,7 +1054,7 @@ static double initial_step(void *user, pl_stepper *st, double t)
     for (size_t i = 0; i < s->m; i++) {
         if (s->sliding[i])
             continue;
-        c->gdot = pl_model_gap_rate(s->model, i, t, Q(y), fp, &c->gap);
+        c->gdot = gap_rate(s, i, t, Q(y), fp, &c->gap);
         if (fabs(c->gap.g) > fmax(gap_tol(s, &c->gap, t, Q(y)), 1e3 * DBL_EPSILON * s->L) || !(c->gdot > 0.0))
             continue;
         double D = pl_model_free_gap_accel(s->model, s->work, i, t, Q(y), V(y, s));
@@ -900,9 +1069,8 @@ static double initial_step(void *user, pl_stepper *st, double t)
 static double max_step(void *user, double t)
 {
     solver *s = user;
-    for (size_t i = 0; i < s->m; i++)
-        if (s->sliding[i])
-            return 0.0;
+    if (s->nslist > 0)
+        return 0.0;
     return pl_model_max_step(s->model, t);
 }
 
@@ -939,7 +1107,7 @@ static pl_status event_hook(void *user, double *t, double *y, const int *rootsfo
         }
         pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
         for (size_t i = 0; i < s->m; i++) {
-            c->gdot = pl_model_gap_rate(s->model, i, *t, Q(y), fp, &c->gap);
+            c->gdot = gap_rate(s, i, *t, Q(y), fp, &c->gap);
             double tol = fmax(gap_tol(s, &c->gap, *t, Q(y)), 1e3 * DBL_EPSILON * s->L) + 8.0 * DBL_EPSILON * fabs(*t * c->gdot);
             touching[i] = !s->sliding[i] && (fabs(c->gap.g) <= tol || (long)i == s->missed_constraint);
         }
@@ -959,6 +1127,7 @@ static pl_status event_hook(void *user, double *t, double *y, const int *rootsfo
         for (size_t i = 0; i < s->m; i++)
             if (lifted[i]) {
                 s->sliding[i] = 0;
+                sliding_changed(s);
                 if ((st = add_event(s, PL_EVENT_LIFT_OFF, *t, i, y, y, NULL, err)) != PL_OK)
                     return st;
             }
@@ -968,7 +1137,7 @@ static pl_status event_hook(void *user, double *t, double *y, const int *rootsfo
     if (contact) {
         pl_gap *g = &s->c_geo->gap;
         for (size_t i = 0; i < s->m; i++) {
-            pl_model_gap(s->model, i, *t, Q(y), g);
+            gap_of(s, i, *t, Q(y), g);
             touching[i] |= !s->sliding[i] && fabs(g->g) <= gap_tol(s, g, *t, Q(y));
         }
         return contacts_at(s, t, y, touching, err);
@@ -986,7 +1155,7 @@ static pl_status integrate(solver *s, pl_error *err)
     int any = 0;
     pl_gap *g = &s->c_geo->gap;
     for (size_t i = 0; i < s->m; i++) {
-        pl_model_gap(s->model, i, t, Q(y), g);
+        gap_of(s, i, t, Q(y), g);
         if (g->g < -s->tol_g)
             return pl_fail(err, PL_ERR_INPUT, "the initial state violates constraint %zu (G = %g < 0): the limit "
                            "solution starts from an admissible state", i + 1, g->g);
@@ -1037,6 +1206,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     s.n = model->n;
     s.m = model->m;
     s.N = 2 * s.n + 1;
+    s.sparse = pl_model_sparse(model);
     s.V = model->v_scale;
     s.A = model->a_scale;
     s.L = s.V * s.V / s.A;
@@ -1067,7 +1237,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
      * root, and the late landing's g dt adds up over a long Zeno sequence (at 100 ulps the
      * accumulation time of e = 0.999 was off by 1.7e-5 after 13464 impacts). */
     pl_stepper_spec spec = {.size = s.N, .y0 = y0, .t_end = opts->t_end, .rhs = rhs, .weights = error_weights,
-                            .roots = roots, .nroots = (int)s.m, .root_ulps = 4.0, .user = &s,
+                            .roots = roots, .root = root_one, .nroots = (int)s.m, .root_ulps = 4.0, .user = &s,
                             .context = "limit solution"};
     st = pl_stepper_rk_new(&s.loop.stepper, &spec, e);
     if (st == PL_OK)
