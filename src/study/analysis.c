@@ -157,8 +157,9 @@ static int compare_size(const void *pa, const void *pb)
 
 /* The sparse path's sliding forces (pl_sliding_force) and bilateral forces (bilateral_forces) of the
  * set members[0 .. k) (ascending), from one evaluation of its contacts, W and D: fsm, bil (m each),
- * written at the set's constraints alone (bil all NAN there if W is singular).  A large set's LCP with D >= 0 is solved by z = 0 without
- * forming its dense W (Siconos's driver returns that too, after the k^2 copy). */
+ * written at the set's constraints alone (bil all NAN there if W is singular).  A large set's LCP
+ * with D >= 0 is solved by z = 0 without forming its dense W (Siconos's driver returns that too,
+ * after the k^2 copy). */
 static pl_status sparse_set_forces(pl_sparse_set *ss, const pl_model *model, pl_work *work, double t,
                                    const double *q, const double *v, const size_t *members, size_t k, double *fsm,
                                    double *bil, size_t *couplings, pl_error *err)
