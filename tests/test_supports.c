@@ -78,6 +78,52 @@ static void against_twin(const pl_case *c, const pl_setting *s, size_t ns, doubl
     pl_model_free(&sparse), pl_model_free(&dense);
 }
 
+/* The limit solution of the case under settings s against its dense twin's, bit for bit (the sparse
+ * path's sums over the supports are the dense ones without their zero terms, and its zeros carry the
+ * dense sums' signs): every row, and every event's time, velocities and normal rates with the signs of
+ * their zeros. */
+static void against_twin_limit(const pl_case *c, const pl_setting *s, size_t ns, double t_end, const char *what)
+{
+    pl_case twin = *c;
+    twin_info info = {c, 0};
+    twin.candidates = NULL, twin.gap_bounds = NULL;
+    twin.support = NULL;
+    twin.gap = dense_gap;
+    twin.user = &info;
+    pl_model sparse, dense;
+    pl_error err;
+    if (pl_model_init(&sparse, c, s, ns, &err) != PL_OK) {
+        CHECK(0, "%s: %s", what, err.message);
+        return;
+    }
+    info.n = sparse.n;
+    if (pl_model_init(&dense, &twin, s, ns, &err) != PL_OK) {
+        CHECK(0, "%s twin: %s", what, err.message);
+        pl_model_free(&sparse);
+        return;
+    }
+    pl_solution a, b;
+    pl_status sa = solve_limit(&sparse, 1e-12, t_end, 50, &a, &err);
+    CHECK(sa == PL_OK, "%s, limit: %s", what, err.message);
+    pl_status sb = solve_limit(&dense, 1e-12, t_end, 50, &b, &err);
+    CHECK(sb == PL_OK, "%s twin, limit: %s", what, err.message);
+    int rows = a.traj.nrows == b.traj.nrows && a.traj.ncol == b.traj.ncol && a.traj.nrows > 0 &&
+               memcmp(a.traj.data, b.traj.data, a.traj.nrows * a.traj.ncol * sizeof *a.traj.data) == 0;
+    int events = a.nevents == b.nevents && a.nevents > 0;
+    for (size_t k = 0; events && k < a.nevents; k++) {
+        const pl_event *x = &a.events[k], *y = &b.events[k];
+        events = x->kind == y->kind && x->constraint == y->constraint && x->t == y->t &&
+                 memcmp(&x->gdot_before, &y->gdot_before, sizeof x->gdot_before) == 0 &&
+                 memcmp(&x->gdot_after, &y->gdot_after, sizeof x->gdot_after) == 0 &&
+                 memcmp(x->v_after, y->v_after, a.n * sizeof *x->v_after) == 0;
+    }
+    CHECK(rows && events, "%s: the limit solution over the supports is its dense twin's bit for bit (rows %zu, %zu: "
+          "%s; events %zu, %zu: %s)", what, a.traj.nrows, b.traj.nrows, rows ? "the same" : "differ", a.nevents,
+          b.nevents, events ? "the same" : "differ");
+    pl_solution_free(&a), pl_solution_free(&b);
+    pl_model_free(&sparse), pl_model_free(&dense);
+}
+
 static void test_twins(void)
 {
     /* a box of 8 disks on two rows under gravity: pairs and walls, impacts and settled contacts */
@@ -89,6 +135,15 @@ static void test_twins(void)
     /* the cradle of 6 balls: every gap on its boundary at the start */
     pl_setting cradle[] = {{"N", 6}};
     against_twin(&pl_case_newtons_cradle, cradle, 1, 1e8, 0.0, "cradle");
+    /* the limit solution: a disk landing on a floor at rest under gravity (its rates of -0 from the
+     * wall's G_t of -0: +0 in the dense sum), disks growing into sustained contact that lift off
+     * (the sliding set changing at its events), the box and the cradle */
+    pl_setting one[] = {{"config", 3}, {"N", 1}, {"g", 1}};
+    against_twin_limit(&pl_case_spheres, one, 3, 0.0, "one disk falling");
+    pl_setting lifting[] = {{"config", 3}, {"N", 6}, {"cols", 3}, {"rdot", 0.05}, {"g", 5}, {"e", 0}};
+    against_twin_limit(&pl_case_spheres, lifting, 6, 0.5, "growing disks");
+    against_twin_limit(&pl_case_spheres, grow, 1, 4.0, "growing pair");
+    against_twin_limit(&pl_case_newtons_cradle, cradle, 1, 0.0, "cradle");
 }
 
 /* The case's run with its neighbour search against the same without it (every constraint evaluated at
