@@ -527,16 +527,18 @@ static pl_status resolve_contacts(solver *s, double t, double *y, const int *can
     int bad = project_state(s, t, y, next, 0);
     if (bad)
         return projection_failed(bad, t, err);
-    for (size_t i = 0; i < s->m; i++) {
+    int changed = 0;
+    for (size_t i = 0; i < s->m && st == PL_OK; i++) {
         if (next[i] == s->sliding[i])
             continue;
         int was = s->sliding[i];
         s->sliding[i] = next[i];
-        sliding_changed(s);
-        if ((st = add_event(s, was ? PL_EVENT_LIFT_OFF : PL_EVENT_SLIDE_START, t, i, y, y, NULL, err)) != PL_OK)
-            return st;
+        changed = 1;
+        st = add_event(s, was ? PL_EVENT_LIFT_OFF : PL_EVENT_SLIDE_START, t, i, y, y, NULL, err);
     }
-    return PL_OK;
+    if (changed) /* the list once for all the changes: each is an O(m) pass */
+        sliding_changed(s);
+    return st;
 }
 
 /* ---- Zeno ------------------------------------------------------------------------------------- */
@@ -1124,14 +1126,14 @@ static pl_status event_hook(void *user, double *t, double *y, const int *rootsfo
         int *candidates = s->cand_event;
         for (size_t i = 0; i < s->m; i++)
             candidates[i] = s->sliding[i] && !lifted[i];
-        for (size_t i = 0; i < s->m; i++)
+        st = PL_OK;
+        for (size_t i = 0; i < s->m && st == PL_OK; i++)
             if (lifted[i]) {
                 s->sliding[i] = 0;
-                sliding_changed(s);
-                if ((st = add_event(s, PL_EVENT_LIFT_OFF, *t, i, y, y, NULL, err)) != PL_OK)
-                    return st;
+                st = add_event(s, PL_EVENT_LIFT_OFF, *t, i, y, y, NULL, err);
             }
-        if ((st = resolve_contacts(s, *t, y, candidates, err)) != PL_OK)
+        sliding_changed(s); /* once for all the lift-offs */
+        if (st != PL_OK || (st = resolve_contacts(s, *t, y, candidates, err)) != PL_OK)
             return st;
     }
     if (contact) {
