@@ -47,17 +47,26 @@ static double trajectory_difference(const pl_solution *a, const pl_solution *b)
     return isnan(d) ? INFINITY : d;
 }
 
-/* The case under settings s against its dense twin, penalized at mu. */
-static void against_twin(const pl_case *c, const pl_setting *s, size_t ns, double mu, double t_end, const char *what)
+/* The dense twin of case c: its gaps spread to n coordinates by dense_gap (info: c, n set once the
+ * sparse model is made), no supports, no neighbour search. */
+static pl_case dense_twin(const pl_case *c, twin_info *info)
 {
-    pl_case twin = *c, sparse_case = *c;
-    twin_info info = {c, 0};
-    sparse_case.candidates = NULL, sparse_case.gap_bounds = NULL; /* supports alone (see test_neighbours) */
-    c = &sparse_case;
+    pl_case twin = *c;
+    *info = (twin_info){c, 0};
     twin.candidates = NULL, twin.gap_bounds = NULL;
     twin.support = NULL;
     twin.gap = dense_gap;
-    twin.user = &info;
+    twin.user = info;
+    return twin;
+}
+
+/* The case under settings s against its dense twin, penalized at mu. */
+static void against_twin(const pl_case *c, const pl_setting *s, size_t ns, double mu, double t_end, const char *what)
+{
+    twin_info info;
+    pl_case twin = dense_twin(c, &info), sparse_case = *c;
+    sparse_case.candidates = NULL, sparse_case.gap_bounds = NULL; /* supports alone (see test_neighbours) */
+    c = &sparse_case;
     pl_model sparse, dense;
     pl_error err;
     CHECK(pl_model_init(&sparse, c, s, ns, &err) == PL_OK, "%s: %s", what, err.message);
@@ -84,12 +93,8 @@ static void against_twin(const pl_case *c, const pl_setting *s, size_t ns, doubl
  * their zeros. */
 static void against_twin_limit(const pl_case *c, const pl_setting *s, size_t ns, double t_end, const char *what)
 {
-    pl_case twin = *c;
-    twin_info info = {c, 0};
-    twin.candidates = NULL, twin.gap_bounds = NULL;
-    twin.support = NULL;
-    twin.gap = dense_gap;
-    twin.user = &info;
+    twin_info info;
+    pl_case twin = dense_twin(c, &info);
     pl_model sparse, dense;
     pl_error err;
     if (pl_model_init(&sparse, c, s, ns, &err) != PL_OK) {
