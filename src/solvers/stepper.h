@@ -82,6 +82,12 @@ typedef struct {
        given the listed functions alone, renumbered) restarts there.  Asked at every restart and
        every step. */
     size_t (*live_roots)(void *user, const int **list, unsigned long *version);
+    /* Optional: 1 if only crossings from above count (g > 0 to g <= 0), as CVODE's root direction
+       -1: a solver whose events are all falling crossings (the limit solution's landings and
+       lift-offs).  A function rising through 0, a gap left a few ulps below 0 by an impact's
+       projection that separates, would otherwise end a step at every step (its value just past the
+       root rounds to below 0 again).  Only the Runge-Kutta stepper implements it; BDF refuses it. */
+    int falling_only;
     double root_ulps; /* precise roots to this many ulps of t (0: 100, as CVODE) */
     void *user;
     const char *context; /* for failure messages, e.g. "mu = 1e+08" */

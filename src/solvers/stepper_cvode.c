@@ -319,6 +319,8 @@ pl_status pl_stepper_cvode_new(pl_stepper **out, const pl_stepper_spec *spec, pl
                            .restart = restart, .steps = steps, .add_counters = add_counters, .free = destroy,
                            .impl = c};
     *out = &c->base;
+    if (spec->falling_only)
+        return pl_fail(err, PL_ERR_SOLVER, "the BDF stepper finds roots in both directions (falling_only unsupported)");
     size_t N = spec->size, from = spec->sparse_from ? spec->sparse_from : PL_SPARSE_FROM;
     int analytic = spec->jacobian || spec->jacobian_csc, sparse = analytic && N >= from;
     int dense_array = spec->jacobian && !(sparse && spec->jacobian_csc);

@@ -474,7 +474,8 @@ static int lost_kinks(rk_stepper *r, pl_error *err)
             continue;
         double a = r->g_start[k];
         when[k] = NAN;
-        if (r->taken[k] || r->found[k] || !((a > 0.0 && g1[k] <= 0.0) || (a < 0.0 && g1[k] >= 0.0)))
+        if (r->taken[k] || r->found[k] ||
+            !((a > 0.0 && g1[k] <= 0.0) || (!r->spec.falling_only && a < 0.0 && g1[k] >= 0.0)))
             continue;
         if (!lost++) {
             copy_live(r, g0, r->g_start); /* the ends of root_value */
@@ -548,7 +549,7 @@ static int find_roots(rk_stepper *r, pl_error *err)
     for (size_t e = 0; e < r->nlive; e++) {
         int k = live_at(r, e);
         r->taken[k] = 0;
-        crosses[k] = (r->g0[k] > 0.0 && r->g1[k] <= 0.0) || (r->g0[k] < 0.0 && r->g1[k] >= 0.0);
+        crosses[k] = (r->g0[k] > 0.0 && r->g1[k] <= 0.0) || (!r->spec.falling_only && r->g0[k] < 0.0 && r->g1[k] >= 0.0);
         estimate[k] = when[k] = NAN;
         if (!crosses[k])
             continue;

@@ -1239,7 +1239,7 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
      * root, and the late landing's g dt adds up over a long Zeno sequence (at 100 ulps the
      * accumulation time of e = 0.999 was off by 1.7e-5 after 13464 impacts). */
     pl_stepper_spec spec = {.size = s.N, .y0 = y0, .t_end = opts->t_end, .rhs = rhs, .weights = error_weights,
-                            .roots = roots, .root = root_one, .nroots = (int)s.m, .root_ulps = 4.0, .user = &s,
+                            .roots = roots, .root = root_one, .nroots = (int)s.m, .falling_only = 1, .root_ulps = 4.0, .user = &s,
                             .context = "limit solution"};
     st = pl_stepper_rk_new(&s.loop.stepper, &spec, e);
     if (st == PL_OK)
