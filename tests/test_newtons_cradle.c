@@ -508,6 +508,53 @@ static void test_chain_outcomes(void)
     pl_model_free(&m);
 }
 
+/* The limit solution of long damped chains (150 balls at e = 0.5; 150 and 300 at e = 0.9): the wave
+ * leaves contacts behind it at rest to round-off, which the fast system switched on and off at one
+ * sigma until "the fast motion did not end by sigma = 10000.8" (150 at e = 0.5).  Each is one impact at
+ * t = 1 that keeps the momentum on every row and loses kinetic energy, after which no two balls
+ * approach (v_j <= v_{j+1} to round-off): the fast motion ended, as (21)-(22) of paper 004 ask. */
+static void test_long_damped_chains(void)
+{
+    const struct {
+        size_t N;
+        double e;
+    } chains[] = {{150, 0.5}, {150, 0.9}, {300, 0.9}};
+    for (size_t c = 0; c < sizeof chains / sizeof *chains; c++) {
+        size_t N = chains[c].N;
+        pl_model m;
+        pl_solution r;
+        pl_error err;
+        if (!init(&m, N, chains[c].e, 1.0))
+            continue;
+        char what[64];
+        snprintf(what, sizeof what, "limit N = %zu, e = %g", N, chains[c].e);
+        if (solve_limit(&m, 1e-12, 0.0, 0, &r, &err) != PL_OK) {
+            CHECK(0, "%s: %s", what, err.message);
+        } else {
+            size_t impacts = 0;
+            for (size_t e = 0; e < r.nevents; e++)
+                if (r.events[e].kind == PL_EVENT_IMPACT) {
+                    impacts++;
+                    NEAR(r.events[e].t, 1.0, 1e-12, "%s: impact time", what);
+                }
+            CHECK(impacts == 1, "%s: one impact (%zu)", what, impacts);
+            double ke = 0.0, approach = 0.0;
+            for (size_t j = 0; j < N; j++) {
+                ke += 0.5 * r.v_final[j] * r.v_final[j];
+                if (j + 1 < N)
+                    approach = fmax(approach, r.v_final[j] - r.v_final[j + 1]);
+            }
+            CHECK(ke < 0.5 && ke > 0.0, "%s: kinetic energy lost (%.6g of 0.5)", what, ke);
+            CHECK(approach <= 1e-12, "%s: no two balls approach after the impact (v_j - v_j+1 up to %.3g)", what,
+                  approach);
+            check_momentum(&m, &r, 1e-14 * (double)N, what); /* sums of N terms: round-off ~ N ulps */
+            printf("%s: one impact, %ld fast steps, kinetic energy 0.5 -> %.6g\n", what, r.stats.fast_steps, ke);
+        }
+        pl_solution_free(&r);
+        pl_model_free(&m);
+    }
+}
+
 /* The chain's resting contacts touch at G_j = 0 exactly with no force.  A BDF step over the flight
  * before the impact must not take them for lift-offs (pen_lift_off_handover): handed to the
  * Runge-Kutta pair they lost their exit hysteresis, and once the impact's wave compressed them by
@@ -1197,6 +1244,7 @@ int main(int argc, char **argv)
     test_limit();
     test_chain_outcomes();
     test_resting_contacts();
+    test_long_damped_chains();
     test_schemes();
     test_t_end();
     test_sweep();
