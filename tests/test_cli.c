@@ -688,6 +688,20 @@ static void test_limits(void)
     free(err);
     rc = run("limit bouncing_ball --set e=1 --t-end 1e5 --max-seconds 0.2 --out budget_limit");
     CHECK(rc == 3, "--max-seconds ends a limit solution too (%d)", rc);
+    /* A solve stopped by the writing it would leave (4 us a number) says so: 1e7 samples of the ball are
+     * 6e7 numbers, 240 s of writing against a budget of 5 s, which the solve reaches long before its
+     * own 5 s.  The note's numbers (3 digits) agree with the rule that stopped it. */
+    rc = run("run bouncing_ball --mu 1e4 --samples 10000000 --max-output 1e8 --max-seconds 5 --out budget_writing");
+    err = slurp("stderr.txt");
+    double spent = NAN, kept = NAN, numbers = NAN;
+    const char *note = err ? strstr(err, "; ") : NULL;
+    int parsed = note && sscanf(note, "; %lf s spent, %lf s kept to write the %lf numbers found", &spent, &kept,
+                                &numbers) == 3;
+    CHECK(rc == 3 && err && strstr(err, "stopped after the time budget of 5 s (max_seconds) at t = ") && parsed &&
+              spent <= 5.0 && spent + kept > 5.0 * (1.0 - 5e-3) && fabs(kept - 4e-6 * numbers) <= 5e-3 * kept,
+          "a stop for the writing names the time spent and the time kept for the numbers found (%d: %s)", rc,
+          err ? err : "");
+    free(err);
     /* The limit solution of a sweep keeps the sweep's caps (it once ran 17 s past --max-seconds 1). */
     t0 = now();
     rc = run("sweep vibrating_table --t-end 1e5 --mu 1e2,2e2 --max-seconds 0.3 --no-plots --jobs 2 --out budget_sweep");

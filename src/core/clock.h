@@ -2,6 +2,8 @@
 #ifndef PL_CLOCK_H
 #define PL_CLOCK_H
 
+#include <stddef.h>
+
 /* Seconds on a monotonic clock (differences only). */
 double pl_now_seconds(void);
 
@@ -23,6 +25,11 @@ int pl_budget_spent(const pl_budget *budget);
 /* Whether budget has run out once `numbers` still to be written are counted at that cost: the work
  * that produces a solution stops with the time left to write what it found. */
 int pl_budget_spent_writing(const pl_budget *budget, double numbers);
+
+/* For the message of work that pl_budget_spent_writing stopped while its own time was within the
+ * budget: "; S s spent, W s kept to write the N numbers found" into buf (cap bytes), else "" (the
+ * budget spent by the work itself).  A stop at 2 s of a 120 s budget read as if 120 s had passed. */
+const char *pl_budget_writing_note(const pl_budget *budget, double numbers, char *buf, size_t cap);
 
 /* How the messages of work stopped by its budget begin (one argument: max_seconds); a library
  * message names the setting, not the program's option. */

@@ -94,6 +94,15 @@ static int budget_spent(const pl_event_loop *loop)
                                    loop->output ? pl_solution_numbers(loop->output) : 0.0);
 }
 
+static pl_status budget_stopped(const pl_event_loop *loop, double t, pl_error *err)
+{
+    char note[128];
+    pl_budget_writing_note(&(pl_budget){loop->max_seconds, loop->started},
+                           loop->output ? pl_solution_numbers(loop->output) : 0.0, note, sizeof note);
+    return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " at t = %.17g (%s)%s", loop->max_seconds, t, loop->context,
+                   note);
+}
+
 /* The output samples strictly before t (inside the last step). */
 static pl_status samples_before(pl_event_loop *loop, double t, pl_error *err)
 {
@@ -103,8 +112,7 @@ static pl_status samples_before(pl_event_loop *loop, double t, pl_error *err)
         /* a long step may hold many samples (3.3 million samples over ten steps once wrote for ten
          * times the budget): the budget between them too */
         if (loop->next_sample % 1024 == 0 && budget_spent(loop))
-            return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " at t = %.17g (%s)", loop->max_seconds, ts,
-                           loop->context);
+            return budget_stopped(loop, ts, err);
         const double *ys = pl_loop_sample_state(loop, loop->next_sample);
         if (!ys)
             return pl_fail(err, PL_ERR_SOLVER, "dense output failed at t = %.17g (%s)", ts, loop->context);
@@ -170,8 +178,7 @@ static pl_status run(pl_event_loop *loop, roots_found *rf, pl_error *err)
             return pl_fail(err, PL_ERR_SOLVER, "stopped after %ld steps at t = %.17g (%s): raise --max-steps",
                            loop->max_steps, st->t, loop->context);
         if (budget_spent(loop))
-            return pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " at t = %.17g (%s)", loop->max_seconds, st->t,
-                           loop->context);
+            return budget_stopped(loop, st->t, err);
         if (loop->model && (s = pl_solve_poll(loop->model, loop->cancel, loop->cancel_user, st->t, err)) != PL_OK)
             return s;
         if (loop->hooks.max_step)

@@ -356,9 +356,12 @@ static int scan_missed_crossings(void *user, double t, const double *y, int at_r
     while (ta < t) {
         /* the budget between pieces: a step spanning many samples, each scanned for every constraint,
          * is work of its own (7 s with 10^4 constraints) */
-        if (pl_budget_spent_writing(&(pl_budget){r->loop.max_seconds, r->loop.started}, pl_solution_numbers(r->sol))) {
-            pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " at t = %.17g (%s), scanning its last step for crossings",
-                    r->loop.max_seconds, ta, r->context);
+        pl_budget budget = {r->loop.max_seconds, r->loop.started};
+        if (pl_budget_spent_writing(&budget, pl_solution_numbers(r->sol))) {
+            char note[128];
+            pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " at t = %.17g (%s), scanning its last step for crossings%s",
+                    r->loop.max_seconds, ta, r->context,
+                    pl_budget_writing_note(&budget, pl_solution_numbers(r->sol), note, sizeof note));
             return -1;
         }
         while (pl_loop_sample_time(&r->loop, k) <= ta)

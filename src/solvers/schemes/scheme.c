@@ -492,10 +492,11 @@ pl_status pl_scheme_run(const pl_model *model, const pl_solve_opts *opts, double
         next.t = k + 1 == steps ? opts->t_end : (double)(k + 1) * h_used;
         ctx.step = k;
         ctx.t = now.t;
-        if (pl_budget_spent_writing(&(pl_budget){opts->max_seconds, pl_budget_start(opts, t0)},
-                                    pl_solution_numbers(sol))) {
-            s = pl_fail(e, PL_ERR_SOLVER, PL_BUDGET_STOPPED " at t = %.17g (step %ld)", opts->max_seconds,
-                        now.t, k);
+        pl_budget budget = {opts->max_seconds, pl_budget_start(opts, t0)};
+        if (pl_budget_spent_writing(&budget, pl_solution_numbers(sol))) {
+            char note[128];
+            s = pl_fail(e, PL_ERR_SOLVER, PL_BUDGET_STOPPED " at t = %.17g (step %ld)%s", opts->max_seconds, now.t, k,
+                        pl_budget_writing_note(&budget, pl_solution_numbers(sol), note, sizeof note));
             break;
         }
         if ((s = pl_solve_poll(model, opts->cancel, opts->cancel_user, now.t, e)) != PL_OK)
