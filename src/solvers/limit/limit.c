@@ -91,6 +91,11 @@ typedef struct {
     double *row, *arc_row; /* a trajectory row: record_row, impact */
     int *next, *part, *cand_impact, *cand_contacts, *cand_event, *touching_event, *lifted, *touching_start; /* m */
     long missed_constraint; /* the constraint whose crossing missed_contact took at a step's start, or -1 */
+    /* A contact set could not be allocated inside a right-hand side, root function or gap
+     * acceleration, whose callers know only failure: the run then ends out of memory (solve), not
+     * with the stepper's "root functions failed" or a gap acceleration without the sustained forces. */
+    int nomem;
+    double nomem_t;
     double *kept_t, *kept_y; /* FLIGHT_SAMPLES, FLIGHT_SAMPLES x N: dense_cheap_kept */
     size_t nkept;
     double *block;
@@ -215,8 +220,11 @@ static int gather(solver *s, double t, const double *q, const double *v, const i
     for (size_t i = 0; list == s->members && i < s->m; i++)
         if (set[i])
             s->members[k++] = i;
-    if (pl_sparse_set_fill(ss, s->model, t, q, v, list, k, &formed) || pl_sparse_set_dense(ss))
+    if (pl_sparse_set_fill(ss, s->model, t, q, v, list, k, &formed) || pl_sparse_set_dense(ss)) {
+        if (!s->nomem)
+            s->nomem = 1, s->nomem_t = t;
         return -1;
+    }
     for (size_t r = 0; r < k; r++) /* the sign of a zero rate as the dense sum has it (dense_zero) */
         ss->c[r].gdot = dense_zero(s, &ss->c[r].gap, v, ss->c[r].gdot);
     cs->k = k, cs->idx = ss->idx, cs->c = ss->c, cs->W = ss->W, cs->b = ss->D, cs->a = ss->z;
@@ -249,6 +257,8 @@ static int sliding_forces(solver *s, double t, const double *q, const double *v,
         a[r] = 0.0;
     }
     int bad = pl_solve_small(cs->k, cs->W, b, a);
+    if (bad < 0 && !s->nomem)
+        s->nomem = 1, s->nomem_t = t;
     if (lambda && clear)
         memset(lambda, 0, s->m * sizeof *lambda);
     memset(ac, 0, s->n * sizeof *ac);
@@ -1244,6 +1254,9 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     st = pl_stepper_rk_new(&s.loop.stepper, &spec, e);
     if (st == PL_OK)
         st = integrate(&s, e);
+    if (s.nomem)
+        st = pl_fail(e, PL_ERR_NOMEM, "limit solution: out of memory for the couplings of a contact set at t = %.17g",
+                     s.nomem_t);
     if (s.loop.stepper)
         s.loop.stepper->add_counters(s.loop.stepper, &sol->stats);
     pl_stepper_free(s.loop.stepper);
