@@ -570,6 +570,11 @@ static void test_failures(void)
               strstr(err.message, "exceeds t-end"),
           "h > t-end is bad input: %s", err.message);
     pl_solution_free(&sol);
+    /* named as given: %g printed "h = 1 exceeds t-end = 1" */
+    CHECK(solve_scheme(&pl_solver_moreau_jean, &m, 1.0000001, 1.0, &sol, &err) == PL_ERR_INPUT &&
+              strstr(err.message, "h = 1.0000001 exceeds t-end = 1"),
+          "h just above t-end is named as given: %s", err.message);
+    pl_solution_free(&sol);
     pl_model_free(&m);
 }
 

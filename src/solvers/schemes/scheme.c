@@ -178,13 +178,16 @@ double pl_scheme_default_h(const pl_model *model, double t_end, size_t k)
 pl_status pl_scheme_check(const pl_model *model, const pl_solve_opts *opts, pl_error *err)
 {
     double h = opts->option[0];
+    char hs[PL_NUMBER_LEN], ts[PL_NUMBER_LEN]; /* as given: %g printed h = 1.0000001 as 1 */
+    pl_format_short(h, hs, sizeof hs);
+    pl_format_short(opts->t_end, ts, sizeof ts);
     if (!(h <= opts->t_end))
-        return pl_fail(err, PL_ERR_INPUT, "h = %g exceeds t-end = %g", h, opts->t_end);
+        return pl_fail(err, PL_ERR_INPUT, "h = %s exceeds t-end = %s", hs, ts);
     long cap = opts->max_steps > 0 ? opts->max_steps : PL_DEFAULT_MAX_STEPS;
     double steps = ceil(opts->t_end / h * (1.0 - 1e-12)); /* pl_scheme_steps, before it could overflow */
     if (steps > (double)cap)
-        return pl_fail(err, PL_ERR_INPUT, "h = %g needs %.3g steps to t-end = %g, more than --max-steps %ld", h, steps,
-                       opts->t_end, cap);
+        return pl_fail(err, PL_ERR_INPUT, "h = %s needs %.3g steps to t-end = %s, more than --max-steps %ld", hs, steps,
+                       ts, cap);
     /* An inadmissible start would be projected out of the constraint at -G/h: an h-dependent launch. */
     return pl_model_check_admissible(model, "the schemes start from an admissible state", err);
 }
