@@ -124,6 +124,9 @@ BAD = [
     (lambda: penlim.run("bouncing_ball", mu=-1), "mu = -1 is out of range"),
     (lambda: penlim.run("bouncing_ball", "limit", max_steps=0), "max_steps"),
     (lambda: penlim.run("bouncing_ball", "limit", samples=0.5), "samples must be a whole number"),
+    # the value as given: %g printed 3.0000001 as 3 next to "must be a whole number"
+    (lambda: penlim.run("bouncing_ball", "limit", samples=3.0000001), r"whole number in \[0, 1e7\] \(got 3.0000001\)"),
+    (lambda: penlim.run("bouncing_ball", "limit", t_end=9.9999999e-13), r"\(got 9.9999999e-13\)"),
     (lambda: penlim.run("bouncing_ball", "limit", e=1.5), "out of range"),
     (lambda: penlim.run("bouncing_ball", "limit", t_end=-1), "t"),
     (lambda: penlim.run("bouncing_ball", "limit", law="no_law"), "unknown contact law 'no_law'"),

@@ -11,6 +11,7 @@
 #include "penlim/penlim.h"
 
 #include "cases/cases.h"
+#include "core/number.h"
 #include "laws/law.h"
 #include "model/loader.h"
 #include "solvers/solver.h"
@@ -204,6 +205,7 @@ static pl_status set_options(pl_solve_opts *o, const pl_solver_type *s, const pl
     for (size_t k = 0; k < n; k++) {
         const char *name = options[k].name;
         double x = options[k].value;
+        char got[PL_NUMBER_LEN]; /* as given: %g printed 3.0000001 as 3, "not a whole number" */
         if (skip && strcmp(name, skip) == 0)
             return pl_fail(err, PL_ERR_INPUT, "option %s is the one a sweep refines: give it as the sweep's values",
                            name);
@@ -211,23 +213,23 @@ static pl_status set_options(pl_solve_opts *o, const pl_solver_type *s, const pl
             o->t_end = x;
         else if (strcmp(name, "samples") == 0) {
             if (!(x >= 0 && x <= 1e7 && x == floor(x)))
-                return pl_fail(err, PL_ERR_INPUT, "samples must be a whole number in [0, 1e7] (got %g)", x);
+                return pl_fail(err, PL_ERR_INPUT, "samples must be a whole number in [0, 1e7] (got %s)", pl_format_double(x, got, sizeof got));
             o->samples = (size_t)x;
         } else if (strcmp(name, "max_steps") == 0) {
             if (!(x >= 1 && x <= 1e15 && x == floor(x)))
-                return pl_fail(err, PL_ERR_INPUT, "max_steps must be a whole number in [1, 1e15] (got %g)", x);
+                return pl_fail(err, PL_ERR_INPUT, "max_steps must be a whole number in [1, 1e15] (got %s)", pl_format_double(x, got, sizeof got));
             o->max_steps = (long)x;
         } else if (strcmp(name, "max_seconds") == 0) {
             if (!(x > 0))
-                return pl_fail(err, PL_ERR_INPUT, "max_seconds must be > 0 (got %g)", x);
+                return pl_fail(err, PL_ERR_INPUT, "max_seconds must be > 0 (got %s)", pl_format_double(x, got, sizeof got));
             o->max_seconds = x;
         } else if (strcmp(name, "sparse_contacts") == 0) {
             if (!(x == 0 || x == 1))
-                return pl_fail(err, PL_ERR_INPUT, "sparse_contacts must be 0 or 1 (got %g)", x);
+                return pl_fail(err, PL_ERR_INPUT, "sparse_contacts must be 0 or 1 (got %s)", pl_format_double(x, got, sizeof got));
             o->contacts = x == 1 ? PL_CONTACTS_SPARSE : PL_CONTACTS_DENSE;
         } else if (strcmp(name, "max_output") == 0) {
             if (!(x >= 1))
-                return pl_fail(err, PL_ERR_INPUT, "max_output must be >= 1 (got %g)", x);
+                return pl_fail(err, PL_ERR_INPUT, "max_output must be >= 1 (got %s)", pl_format_double(x, got, sizeof got));
             o->max_output = x;
         } else {
             pl_status st = pl_solve_opts_set(o, s, name, x, err);

@@ -57,8 +57,10 @@ pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const p
     pl_status st;
     if (s->applies && (st = s->applies(model, err)) != PL_OK)
         return st;
+    char got[PL_NUMBER_LEN]; /* as given: %g printed t-end = 9.9999999e-13 as 1e-12 */
     if (!(isfinite(o->t_end) && o->t_end >= 1e-12))
-        return pl_fail(err, PL_ERR_INPUT, "t-end must be a finite number >= 1e-12 (got %g)", o->t_end);
+        return pl_fail(err, PL_ERR_INPUT, "t-end must be a finite number >= 1e-12 (got %s)",
+                       pl_format_double(o->t_end, got, sizeof got));
     if (model->type->valid_until) { /* parameters that admit no configuration from some time on */
         char why[384] = "";
         double until = model->type->valid_until(model->par, why, sizeof why, model->type->user);
@@ -77,9 +79,11 @@ pl_status pl_solve_check(const pl_solver_type *s, const pl_model *model, const p
     if (o->max_steps < 0)
         return pl_fail(err, PL_ERR_INPUT, "max-steps must be >= 0 (got %ld)", o->max_steps);
     if (!(o->max_seconds >= 0 && o->max_seconds < INFINITY))
-        return pl_fail(err, PL_ERR_INPUT, "max-seconds must be a finite number >= 0 (got %g)", o->max_seconds);
+        return pl_fail(err, PL_ERR_INPUT, "max-seconds must be a finite number >= 0 (got %s)",
+                       pl_format_double(o->max_seconds, got, sizeof got));
     if (!(o->max_output >= 0 && o->max_output < INFINITY))
-        return pl_fail(err, PL_ERR_INPUT, "max-output must be a finite number >= 0 (got %g)", o->max_output);
+        return pl_fail(err, PL_ERR_INPUT, "max-output must be a finite number >= 0 (got %s)",
+                       pl_format_double(o->max_output, got, sizeof got));
     if ((st = pl_contacts_check(o->contacts, model->m, err)) != PL_OK)
         return st;
     double cap = o->max_output > 0 ? o->max_output : PL_DEFAULT_MAX_OUTPUT;
