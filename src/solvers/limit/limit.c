@@ -32,6 +32,7 @@
 #include "model/sparse_set.h"
 #include "solvers/event_loop.h"
 #include "solvers/limit/impact.h"
+#include "solvers/neighbours.h"
 #include "solvers/solver.h"
 
 #define MAX_EVENTS 1000000L
@@ -99,6 +100,12 @@ typedef struct {
     double *kept_t, *kept_y; /* FLIGHT_SAMPLES, FLIGHT_SAMPLES x N: dense_cheap_kept */
     size_t nkept;
     double *block;
+    /* Neighbour search (solvers/neighbours.h; "Neighbour list" below): nl.near NULL (fewer than
+     * PL_NEAR_FROM constraints, or a case without candidates): every constraint is evaluated. */
+    pl_near nl;
+    int *live;             /* m: the live root functions (the list's constraints) for the stepper */
+    unsigned long live_version;
+    int redo;              /* the missed hook cut the step where the list still holds (near_redo) */
 } solver;
 
 #define Q(y) (y)
@@ -108,7 +115,9 @@ typedef struct {
 static pl_status alloc_solver(solver *s, pl_error *err)
 {
     size_t n = s->n, m = s->m, N = s->N, ncol = pl_ncols(n, m);
-    pl_status st = PL_OK;
+    pl_status st = pl_near_init(&s->nl, s->model, n, m, err);
+    if (st != PL_OK)
+        return st;
     contact_set *sets[] = {&s->cs_forces, &s->cs_project, &s->cs_sliding};
     for (size_t k = 0; st == PL_OK && k < 3; k++)
         st = !s->sparse ? pl_contact_set_init(&sets[k]->dense, s->model, err)
@@ -129,7 +138,8 @@ static pl_status alloc_solver(solver *s, pl_error *err)
     s->g_accel = pl_gap_new_sparse(1, s->model, 0);
     pl_int_part int_parts[] = {{&s->sliding, m},       {&s->next, m},          {&s->part, m},
                                {&s->cand_impact, m},   {&s->cand_contacts, m}, {&s->cand_event, m},
-                               {&s->touching_event, m}, {&s->lifted, m},       {&s->touching_start, m}};
+                               {&s->touching_event, m}, {&s->lifted, m},       {&s->touching_start, m},
+                               {&s->live, s->nl.near ? m : 0}};
     pl_part parts[] = {{&s->fp_geo, n},       {&s->fp_dense, n},       {&s->fp_missed, n},     {&s->a_rhs, n},
                        {&s->ac_rhs, n},       {&s->ac_roots, n},       {&s->ac_row, n},        {&s->ac_accel, n},
                        {&s->fp_accel, n},     {&s->a_tail, n},         {&s->a_tail_later, n},
@@ -165,6 +175,7 @@ static void free_solver(solver *s)
     free(s->g_accel);
     free(s->int_block);
     free(s->block);
+    pl_near_free(&s->nl);
 }
 
 /* Gap i (and its rate) compressed to its support where the case gives supports (else dense, as
@@ -198,6 +209,63 @@ static void sliding_changed(solver *s)
     for (size_t i = 0; i < s->m; i++)
         if (s->sliding[i])
             s->slist[s->nslist++] = i;
+}
+
+/* ---- the neighbour list ------------------------------------------------------------------------ */
+
+/* A model of many bodies with the case's candidates and gap_bounds, from PL_NEAR_FROM constraints:
+ * the flights evaluate only the constraints that can come into contact before the list is rebuilt
+ * (solvers/neighbours.h, the design and its proof, shared with the penalized runs).  A constraint left
+ * out of the list built at (t0, q0) had G_i >= delta = V^2/A there, hence G_i >= delta - drift > 0 up
+ * to the next rebuild: it cannot reach G_i = 0, where the measure of (47)-(48) acts, so it takes part
+ * in no impact and no sustained contact, and its force is 0.  So the root functions
+ * (live_roots: the others keep their positive sign and the stepper leaves them), the scan for missed
+ * crossings, the first step after a restart, the contacts at an event and the rows (with sparse
+ * contacts, which store no constraint with G > 0 and no force) read the list alone; every sliding
+ * constraint (G_i = 0) is in it.  The error weights read the list's free gaps alone too (error_weights).
+ * The list is rebuilt at a step's end or an event once the drift exceeds delta/2, a step whose end is
+ * beyond delta is cut where its drift is 3 delta/4 (missed_near), and steps are bounded by the time
+ * the drift takes to get there at the present speeds (max_step).  Below PL_NEAR_FROM constraints, or
+ * without the case's candidates, every constraint is evaluated, as before the list. */
+
+/* Constraint i leaves the list: nothing to reset but its rate at the last row, read again only once
+ * it is back in the list, from near_rebuild's refresh or the next row. */
+static void leave_list(void *user, size_t i)
+{
+    solver *s = user;
+    s->prev_gdot[i] = NAN;
+}
+
+/* The list anew at (t, y): the case's candidates and the sliding constraints.  refresh: the rates at
+ * the last recorded row (prev_gdot, at t) of those in it, where no row is recorded at t after the
+ * rebuild (a cut of the step where the list still holds). */
+static void near_rebuild(solver *s, double t, const double *y, int refresh)
+{
+    if (!s->nl.near)
+        return;
+    pl_near_rebuild(&s->nl, t, Q(y), s->slist, s->nslist, NULL, leave_list, s);
+    for (size_t k = 0; k < s->nl.nlist; k++)
+        s->live[k] = (int)s->nl.list[k];
+    s->live_version++;
+    if (!refresh)
+        return;
+    double *fp = s->fp_geo;
+    pl_contact *c = s->c_geo;
+    pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
+    for (size_t k = 0; k < s->nl.nlist; k++) {
+        size_t i = s->nl.list[k];
+        s->prev_gdot[i] = gap_rate(s, i, t, Q(y), fp, &c->gap);
+    }
+}
+
+/* The stepper's live_roots: constraint i's root function (its gap while free, its force while
+ * sliding) for the constraints in the list. */
+static size_t live_roots(void *user, const int **list, unsigned long *version)
+{
+    const solver *s = user;
+    *version = s->live_version;
+    *list = s->nl.near ? s->live : NULL;
+    return s->nl.near ? s->nl.nlist : s->m;
 }
 
 /* Contact data of the constraints in `set` and their couplings (pl_model_contact_coupling), into cs's
@@ -297,7 +365,8 @@ static int roots(double t, const double *y, double *gout, void *user)
     if (sliding_forces(s, t, Q(y), V(y, s), lambda, 0, ac)) /* lambda read at the sliding ones alone */
         return -1; /* singular contact coupling */
     pl_gap *g = &s->c_geo->gap;
-    for (size_t i = 0; i < s->m; i++) {
+    for (size_t k = 0, count = pl_near_count(&s->nl); k < count; k++) { /* the live ones (live_roots) */
+        size_t i = pl_near_at(&s->nl, k);
         if (s->sliding[i]) {
             gout[i] = lambda[i];
         } else {
@@ -334,7 +403,14 @@ static int root_one(double t, const double *y, int k, double *g, void *user)
  * (a lift-off right after an inelastic impact, a slide along a wall after a corner impact) starts
  * no flight of its own; with floors of 1e-30 L and 1e-15 V, and q, v exactly 0 there (no
  * round-off floor), the tolerances were ~1e-42 and the first step's estimate fell below the
- * smallest step. */
+ * smallest step.
+ * With a neighbour list (from PL_NEAR_FROM constraints) the free gaps of the list alone tighten the
+ * weights, as the penalized runs' do: the others are at least delta/4 = V^2/(4A) away, where their
+ * flights' tolerances rtol (G + Gdot^2/(2A)) are no tighter than those of q's own scale L = V^2/A by
+ * more than a few times, yet the weights of a step change with the list, and with them its steps and
+ * round-off: such a run's numbers differ from every constraint's weights at the tolerances (its
+ * discrete outcomes could, near a tolerance's edge; the reason the list starts at PL_NEAR_FROM, whose
+ * runs below it are unchanged). */
 static int error_weights(double t, const double *y, double *w, void *user)
 {
     solver *s = user;
@@ -347,7 +423,8 @@ static int error_weights(double t, const double *y, double *w, void *user)
     }
     tol[2 * s->n] = rtol * (fabs(GAMMA(y, s)) + 1.0);
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
-    for (size_t i = 0; i < s->m; i++) {
+    for (size_t k = 0, count = pl_near_count(&s->nl); k < count; k++) {
+        size_t i = pl_near_at(&s->nl, k);
         if (s->sliding[i])
             continue;
         c->gdot = gap_rate(s, i, t, Q(y), fp, &c->gap);
@@ -376,6 +453,28 @@ static double gap_tol(const solver *s, const pl_gap *g, double t, const double *
 
 /* ---- records ------------------------------------------------------------------------------- */
 
+/* Append a row whose gaps (and forces) are filled at the constraints evaluated (the neighbour list's,
+ * or every one).  With a list, sparse contacts store the list's constraints in contact: those out of
+ * it have G >= delta - drift > 0 and no force, which sparse contacts do not store (pl_contact_in), so
+ * their gaps are not evaluated; dense contacts (every G in every row, --contacts dense) have them
+ * evaluated here, their forces 0. */
+static pl_status append_row(solver *s, double t, const double *y, double *row, pl_error *err)
+{
+    size_t n = s->n, m = s->m;
+    if (!s->nl.near)
+        return pl_solution_append_row(s->sol, row, err);
+    if (s->sol->contacts != PL_CONTACTS_DENSE)
+        return pl_solution_append_row_of(s->sol, row, s->nl.list, s->nl.nlist, err);
+    pl_gap *g = &s->c_geo->gap;
+    for (size_t i = 0; i < m; i++)
+        if (!s->nl.near[i]) {
+            gap_of(s, i, t, Q(y), g);
+            row[pl_col_g(n, m) + i] = g->g;
+            row[pl_col_force(n, m) + i] = 0.0;
+        }
+    return pl_solution_append_row(s->sol, row, err);
+}
+
 static pl_status record_row(void *user, double t, const double *y, pl_error *err)
 {
     solver *s = user;
@@ -387,13 +486,14 @@ static pl_status record_row(void *user, double t, const double *y, pl_error *err
     double *fp = s->fp_geo;
     pl_contact *c = s->c_geo;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
-    for (size_t i = 0; i < m; i++) {
+    for (size_t k = 0, count = pl_near_count(&s->nl); k < count; k++) {
+        size_t i = pl_near_at(&s->nl, k);
         c->gdot = gap_rate(s, i, t, Q(y), fp, &c->gap);
         row[pl_col_g(n, m) + i] = c->gap.g;
         s->prev_gdot[i] = c->gdot;
     }
     sliding_forces(s, t, Q(y), V(y, s), row + pl_col_force(n, m), 1, ac);
-    return pl_solution_append_row(s->sol, row, err);
+    return append_row(s, t, y, row, err);
 }
 
 /* The resolution of the time of event e (pl_time_resolution): an impact's from the round-off of the
@@ -752,7 +852,11 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
     size_t n = s->n, m = s->m;
     int *part = s->part;
     pl_gap *g = &s->c_geo->gap;
-    for (size_t i = 0; i < m; i++) {
+    size_t nnear = pl_near_count(&s->nl); /* those out of the list are clear of their boundary */
+    if (s->nl.near)
+        memset(part, 0, m * sizeof *part);
+    for (size_t k = 0; k < nnear; k++) {
+        size_t i = pl_near_at(&s->nl, k);
         gap_of(s, i, *t, Q(y), g);
         part[i] = i == j || s->sliding[i] || fabs(g->g) <= gap_tol(s, g, *t, Q(y));
     }
@@ -764,7 +868,8 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
         if (bad)
             return projection_failed(bad, *t, err);
         added = 0;
-        for (size_t i = 0; i < m; i++) {
+        for (size_t k = 0; k < nnear; k++) {
+            size_t i = pl_near_at(&s->nl, k);
             if (part[i])
                 continue;
             gap_of(s, i, *t, Q(y), g);
@@ -792,14 +897,15 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
             memset(row, 0, pl_ncols(n, m) * sizeof *row);
             row[0] = *t;
             memcpy(row + 2, Q(y), n * sizeof *row);
-            for (size_t i = 0; i < m; i++) {
+            for (size_t k = 0; k < nnear; k++) {
+                size_t i = pl_near_at(&s->nl, k);
                 gap_of(s, i, *t, Q(y), g);
                 row[pl_col_g(n, m) + i] = g->g;
             }
         }
         row[1] = GAMMA(y, s) + a[1];
         memcpy(row + 2 + n, a + 2, n * sizeof *row);
-        if ((st = pl_solution_append_row(s->sol, row, err)) != PL_OK)
+        if ((st = append_row(s, *t, y, row, err)) != PL_OK)
             goto done;
     }
     memcpy(V(y, s), im.v_plus, n * sizeof *y);
@@ -853,7 +959,10 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
         double *fp = s->fp_geo;
         pl_contact *c = s->c_geo;
         pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
-        for (size_t i = 0; i < m; i++) {
+        if (s->nl.near)
+            memset(candidates, 0, m * sizeof *candidates);
+        for (size_t k = 0; k < nnear; k++) {
+            size_t i = pl_near_at(&s->nl, k);
             c->gdot = gap_rate(s, i, *t, Q(y), fp, &c->gap);
             candidates[i] = i == j || s->sliding[i] ||
                             (fabs(c->gap.g) <= gap_tol(s, &c->gap, *t, Q(y)) && fabs(c->gdot) <= s->tol_v);
@@ -880,7 +989,10 @@ static pl_status impact(solver *s, double *t, double *y, size_t j, pl_error *err
         double *fp = s->fp_geo;
         pl_contact *c = s->c_geo;
         pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
-        for (size_t i = 0; i < m; i++) {
+        if (s->nl.near)
+            memset(candidates, 0, m * sizeof *candidates);
+        for (size_t k = 0; k < nnear; k++) {
+            size_t i = pl_near_at(&s->nl, k);
             c->gdot = gap_rate(s, i, *t, Q(y), fp, &c->gap);
             candidates[i] = part[i] && (im.settled[i] || fabs(c->gdot) <= s->tol_v ||
                                         unresolvable_rebound(s, *t, y, i, c->gdot));
@@ -904,7 +1016,10 @@ static pl_status contacts_at(solver *s, double *t, double *y, const int *touchin
     size_t j = 0;
     int any_impact = 0, *candidates = s->cand_contacts;
     pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
-    for (size_t i = 0; i < s->m; i++) {
+    if (s->nl.near) /* touching: read at the list's constraints, the others clear of their boundary */
+        memcpy(candidates, s->sliding, s->m * sizeof *candidates);
+    for (size_t k = 0, count = pl_near_count(&s->nl); k < count; k++) {
+        size_t i = pl_near_at(&s->nl, k);
         candidates[i] = s->sliding[i];
         if (!touching[i])
             continue;
@@ -1008,7 +1123,8 @@ static int missed_contact(solver *s, double t, const double *y, double *t_cross,
     s->nkept = 0; /* a new step: its sample points' states */
     pl_contact *c = s->c_missed;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
-    for (size_t i = 0; i < s->m; i++) {
+    for (size_t k = 0, count = pl_near_count(&s->nl); k < count; k++) {
+        size_t i = pl_near_at(&s->nl, k);
         if (s->sliding[i])
             continue;
         c->gdot = gap_rate(s, i, t, Q(y), fp, &c->gap);
@@ -1052,6 +1168,28 @@ static int missed_contact(solver *s, double t, const double *y, double *t_cross,
     return found;
 }
 
+/* The scan for missed crossings over the neighbour list, then the list's own reach: a step whose end
+ * is beyond it (drift > delta) is cut where the drift is at most 3 delta/4 (pl_near_redo) unless a
+ * crossing comes first, the list rebuilt there (event_hook: s->redo); a step within it that leaves
+ * the list due (drift > delta/2) has it rebuilt at its end, before the row there. */
+static int missed_near(solver *s, double t, const double *y, double *t_cross, pl_error *err)
+{
+    s->redo = 0;
+    int found = missed_contact(s, t, y, t_cross, err);
+    if (found < 0 || !s->nl.near)
+        return found;
+    double t_redo = pl_near_redo(&s->nl, s->loop.stepper, s->loop.prev_t, t, Q(y));
+    if (!isnan(t_redo) && (!found || t_redo < *t_cross)) {
+        s->redo = 1;
+        s->missed_constraint = -1;
+        *t_cross = t_redo;
+        return 1;
+    }
+    if (!found && pl_near_due(&s->nl, t, Q(y)))
+        near_rebuild(s, t, y, 0); /* the row at t follows */
+    return found;
+}
+
 /* First step after a restart: no later than the top of a hop.  After an impact a constraint leaves
  * G = 0 with Gdot > 0 and may be turned back (D < 0) within a step the flight would otherwise
  * allow; the root finder sees no sign change for a gap that starts at 0, so the step must end
@@ -1063,7 +1201,8 @@ static double initial_step(void *user, pl_stepper *st, double t)
     double *fp = s->fp_geo, h = INFINITY;
     pl_contact *c = s->c_geo;
     pl_model_velocity_map(s->model, t, Q(y), V(y, s), fp, NULL, NULL, NULL);
-    for (size_t i = 0; i < s->m; i++) {
+    for (size_t k = 0, count = pl_near_count(&s->nl); k < count; k++) { /* the others are far from G = 0 */
+        size_t i = pl_near_at(&s->nl, k);
         if (s->sliding[i])
             continue;
         c->gdot = gap_rate(s, i, t, Q(y), fp, &c->gap);
@@ -1077,27 +1216,30 @@ static double initial_step(void *user, pl_stepper *st, double t)
 }
 
 /* The loop's max_step hook: in flight, the case's forcing time scale (pl_model_max_step; usually
- * none), as in the penalty's flights; sustained contacts keep the long steps a long rest needs. */
+ * none), as in the penalty's flights; sustained contacts keep the long steps a long rest needs.  With a
+ * neighbour list, no longer than the drift takes to reach 3 delta/4 at the present speeds
+ * (pl_near_max_step), so that cuts of steps beyond the list's reach (missed_near) are rare. */
 static double max_step(void *user, double t)
 {
     solver *s = user;
-    if (s->nslist > 0)
-        return 0.0;
-    return pl_model_max_step(s->model, t);
+    const double *y = s->loop.stepper->y;
+    double near = pl_near_max_step(&s->nl, t, Q(y), V(y, s));
+    double own = s->nslist > 0 ? 0.0 : pl_model_max_step(s->model, t);
+    return near > 0.0 && (own == 0.0 || near < own) ? near : own; /* the shorter bound (0: none) */
 }
 
-/* The loop's `missed` hook (missed_contact). */
+/* The loop's `missed` hook (missed_near). */
 static int missed_hook(void *user, double t, const double *y, int flag, double *t_cross, pl_error *err)
 {
     (void)flag;
-    return missed_contact(user, t, y, t_cross, err);
+    return missed_near(user, t, y, t_cross, err);
 }
 
-/* The loop's `event` hook: at a missed crossing, the contact there; at a root, lift-offs (a force
- * of sustained contact reaching 0 from above) and contacts (a gap reaching 0 from above). */
-static pl_status event_hook(void *user, double *t, double *y, const int *rootsfound, int *changed, pl_error *err)
+/* The events at *t: at a missed crossing, the contact there; at a root, lift-offs (a force of
+ * sustained contact reaching 0 from above) and contacts (a gap reaching 0 from above).  Contacts are
+ * looked for among the neighbour list's constraints (the others are clear of their boundary). */
+static pl_status events_at(solver *s, double *t, double *y, const int *rootsfound, int *changed, pl_error *err)
 {
-    solver *s = user;
     int *touching = s->touching_event, *lifted = s->lifted, lift = 0, contact = 0;
     pl_status st;
     *changed = 1;
@@ -1118,7 +1260,8 @@ static pl_status event_hook(void *user, double *t, double *y, const int *rootsfo
                 return projection_failed(bad, *t, err);
         }
         pl_model_velocity_map(s->model, *t, Q(y), V(y, s), fp, NULL, NULL, NULL);
-        for (size_t i = 0; i < s->m; i++) {
+        for (size_t k = 0, count = pl_near_count(&s->nl); k < count; k++) { /* contacts_at reads the list's */
+            size_t i = pl_near_at(&s->nl, k);
             c->gdot = gap_rate(s, i, *t, Q(y), fp, &c->gap);
             double tol = fmax(gap_tol(s, &c->gap, *t, Q(y)), 1e3 * DBL_EPSILON * s->L) + 8.0 * DBL_EPSILON * fabs(*t * c->gdot);
             touching[i] = !s->sliding[i] && (fabs(c->gap.g) <= tol || (long)i == s->missed_constraint);
@@ -1148,13 +1291,33 @@ static pl_status event_hook(void *user, double *t, double *y, const int *rootsfo
     }
     if (contact) {
         pl_gap *g = &s->c_geo->gap;
-        for (size_t i = 0; i < s->m; i++) {
+        for (size_t k = 0, count = pl_near_count(&s->nl); k < count; k++) {
+            size_t i = pl_near_at(&s->nl, k);
             gap_of(s, i, *t, Q(y), g);
             touching[i] |= !s->sliding[i] && fabs(g->g) <= gap_tol(s, g, *t, Q(y));
         }
         return contacts_at(s, t, y, touching, err);
     }
     return PL_OK;
+}
+
+/* The loop's `event` hook: at a cut where the neighbour list still holds (missed_near), its rebuild
+ * alone (no mode changes, no row: the rates of the last row refreshed); otherwise the events at *t
+ * (events_at), then the list rebuilt if due at the state they leave (with the sliding constraints
+ * they leave; the row after them follows). */
+static pl_status event_hook(void *user, double *t, double *y, const int *rootsfound, int *changed, pl_error *err)
+{
+    solver *s = user;
+    if (s->redo) {
+        s->redo = 0;
+        *changed = 0;
+        near_rebuild(s, *t, y, 1);
+        return PL_OK;
+    }
+    pl_status st = events_at(s, t, y, rootsfound, changed, err);
+    if (st == PL_OK && pl_near_due(&s->nl, *t, Q(y)))
+        near_rebuild(s, *t, y, 0); /* events_at sets *changed: the row at *t follows */
+    return st;
 }
 
 static pl_status integrate(solver *s, pl_error *err)
@@ -1174,6 +1337,7 @@ static pl_status integrate(solver *s, pl_error *err)
         touching[i] = g->g <= s->tol_g;
         any |= touching[i];
     }
+    near_rebuild(s, t, y, 0); /* every constraint on its boundary is in it (G < delta) */
     if ((st = pl_loop_record(&s->loop, t, y, err)) != PL_OK)
         return st;
     if (any) {
@@ -1254,8 +1418,9 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
      * root, and the late landing's g dt adds up over a long Zeno sequence (at 100 ulps the
      * accumulation time of e = 0.999 was off by 1.7e-5 after 13464 impacts). */
     pl_stepper_spec spec = {.size = s.N, .y0 = y0, .t_end = opts->t_end, .rhs = rhs, .weights = error_weights,
-                            .roots = roots, .root = root_one, .nroots = (int)s.m, .falling_only = 1, .root_ulps = 4.0, .user = &s,
-                            .context = "limit solution"};
+                            .roots = roots, .root = root_one, .nroots = (int)s.m,
+                            .live_roots = s.nl.near ? live_roots : NULL, .falling_only = 1, .root_ulps = 4.0,
+                            .user = &s, .context = "limit solution"};
     st = pl_stepper_rk_new(&s.loop.stepper, &spec, e);
     if (st == PL_OK)
         st = integrate(&s, e);
@@ -1264,6 +1429,8 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
                      s.nomem_t);
     if (s.loop.stepper)
         s.loop.stepper->add_counters(s.loop.stepper, &sol->stats);
+    sol->stats.neighbour_rebuilds = s.nl.rebuilds;
+    sol->stats.rebuild_visits = s.nl.visits;
     pl_stepper_free(s.loop.stepper);
     free_solver(&s);
     /* The rows stored (docs/methods.md, "Stored rows"): a failed run's too (its first failure kept). */

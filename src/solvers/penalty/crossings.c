@@ -333,12 +333,12 @@ static int find_missed_crossing(run *r, double ta, const double *g_a, const doub
 /* dst_i = src_i for the constraints evaluated (pen_near_at). */
 static void copy_near(const run_ctx *c, double *dst, const double *src)
 {
-    if (!c->near) {
+    if (!c->nl.near) {
         memcpy(dst, src, c->m * sizeof *dst);
         return;
     }
-    for (size_t k = 0; k < c->nnear; k++)
-        dst[c->near_list[k]] = src[c->near_list[k]];
+    for (size_t k = 0; k < c->nl.nlist; k++)
+        dst[c->nl.list[k]] = src[c->nl.list[k]];
 }
 
 /* The `missed` hook's search: the pieces of [prev_t, t] between output samples, each checked by

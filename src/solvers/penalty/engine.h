@@ -22,6 +22,7 @@
 #include <math.h>
 
 #include "solvers/event_loop.h"
+#include "solvers/neighbours.h"
 #include "solvers/penalty/gap_model.h"
 #include "solvers/penalty/penalized.h"
 #include "solvers/solver.h"
@@ -96,18 +97,15 @@ typedef struct {
     int *lifting;               /* lift_off_handover: 1 while a lift-off of constraint i is the
                                    Runge-Kutta pair's, 2 once its window has passed, 0 otherwise */
     int *saved_active;          /* m: the constraints resolved_gap_accel turns off for a trial */
-    /* Neighbour search (neighbours.c): near[i] = 1 if constraint i is in the list built at (near_t,
-     * near_q) with margin near_margin; near NULL: every constraint is evaluated. */
-    unsigned char *near;
-    size_t *near_list, nnear; /* the constraints in the list, in increasing order */
-    size_t *near_next;        /* m: the next list while a rebuild makes it */
-    double near_t, near_margin, *near_q;
+    /* Neighbour search (neighbours.c, solvers/neighbours.h): nl.near NULL: every constraint is
+     * evaluated. */
+    pl_near nl;
     /* The root functions that can change sign (pen_live_roots): the gaps of the constraints in the
      * list and the forces of the active ones, in increasing order; the version counts the updates. */
     int *live_roots;
     size_t nlive_roots;
     unsigned long live_version;
-    long gap_evals, neighbour_rebuilds, root_writes, rebuild_visits; /* pl_stats */
+    long gap_evals, root_writes; /* pl_stats (the list's rebuilds and visits: nl) */
     double *block;              /* the arrays above, carved (alloc_ctx) */
     int *int_block;
 } run_ctx;
@@ -129,7 +127,7 @@ typedef struct {
 
 /* From this many constraints the impulses have slots (slots.c), and the neighbour list is used
  * (neighbours.c); below, every constraint has its impulse component and is evaluated. */
-#define PEN_SLOTS_FROM 100
+#define PEN_SLOTS_FROM PL_NEAR_FROM
 
 /* Points per step at which the gap rate of an inactive constraint is sampled for extrema. */
 #define FLIGHT_SAMPLES 8
@@ -183,18 +181,18 @@ static inline double decay_rate(double omega, double xi)
  * or every one without a list). */
 static inline size_t pen_near_count(const run_ctx *c)
 {
-    return c->near ? c->nnear : c->m;
+    return c->nl.near ? c->nl.nlist : c->m;
 }
 
 static inline size_t pen_near_at(const run_ctx *c, size_t k)
 {
-    return c->near ? c->near_list[k] : k;
+    return c->nl.near ? c->nl.list[k] : k;
 }
 
 /* Whether constraint i is evaluated (in the neighbour list, or no list). */
 static inline int pen_is_near(const run_ctx *c, size_t i)
 {
-    return !c->near || c->near[i];
+    return !c->nl.near || c->nl.near[i];
 }
 
 /* The impulse of constraint i in the state y (0 without a slot). */

@@ -63,20 +63,20 @@ static pl_status append_row(run *r, double t, const double *y, pl_error *err)
     row[1] = pen_gamma_at(c, t, y);
     memcpy(row + 2, y, 2 * n * sizeof *row);
     pen_contact_state(c, t, y, g, r->prev_gdot, force);
-    if (!c->near || r->sol->contacts == PL_CONTACTS_DENSE) {
+    if (!c->nl.near || r->sol->contacts == PL_CONTACTS_DENSE) {
         pen_far_gaps(c, t, y, g, r->prev_gdot);
-        if (c->near)
+        if (c->nl.near)
             for (size_t i = 0; i < m; i++)
-                if (!c->near[i])
+                if (!c->nl.near[i])
                     force[i] = 0.0;
         memcpy(r->prev_g, g, m * sizeof *row);
         return pl_solution_append_row(r->sol, row, err);
     }
-    for (size_t k = 0; k < c->nnear; k++) {
-        size_t i = c->near_list[k];
+    for (size_t k = 0; k < c->nl.nlist; k++) {
+        size_t i = c->nl.list[k];
         r->prev_g[i] = g[i];
     }
-    return pl_solution_append_row_of(r->sol, row, c->near_list, c->nnear, err);
+    return pl_solution_append_row_of(r->sol, row, c->nl.list, c->nl.nlist, err);
 }
 
 pl_status pen_record_sample(void *user, double t, const double *y, pl_error *err)

@@ -207,12 +207,12 @@ const pl_gap *pen_geometry_at(run_ctx *c, double t, const double *y)
         return c->geometry;
     c->geometry_t = NAN;
     pl_model_velocity_map(c->model, t, Q(y), V(y, c), c->fp_geometry, NULL, NULL, NULL);
-    if (c->near) { /* the list's (those left out hold G = inf: pen_neighbours_rebuild) */
-        for (size_t k = 0; k < c->nnear; k++) {
-            size_t i = c->near_list[k];
+    if (c->nl.near) { /* the list's (those left out hold G = inf: pen_neighbours_rebuild) */
+        for (size_t k = 0; k < c->nl.nlist; k++) {
+            size_t i = c->nl.list[k];
             c->geometry_gdot[i] = pl_model_gap_rate_sparse(c->model, i, t, Q(y), c->fp_geometry, &c->geometry[i]);
         }
-        c->gap_evals += (long)c->nnear;
+        c->gap_evals += (long)c->nl.nlist;
     } else {
         for (size_t i = 0; i < c->m; i++)
             c->geometry_gdot[i] = pl_model_gap_rate_sparse(c->model, i, t, Q(y), c->fp_geometry, &c->geometry[i]);
@@ -228,12 +228,12 @@ const pl_gap *pen_geometry_at(run_ctx *c, double t, const double *y)
  * and nothing of the run's own.  The one place that evaluates them. */
 void pen_far_gaps(run_ctx *c, double t, const double *y, double *g, double *gdot)
 {
-    if (!c->near)
+    if (!c->nl.near)
         return;
     double *fp = c->fp_dense;
     pl_model_velocity_map(c->model, t, Q(y), V(y, c), fp, NULL, NULL, NULL);
     for (size_t i = 0; i < c->m; i++)
-        if (!c->near[i]) {
+        if (!c->nl.near[i]) {
             gdot[i] = pl_model_gap_rate_sparse(c->model, i, t, Q(y), fp, c->gap_dense);
             g[i] = c->gap_dense->g;
         }

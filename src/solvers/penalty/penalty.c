@@ -492,9 +492,9 @@ static pl_status solve(const pl_model *model, const pl_solve_opts *opts, pl_solu
     if (r.loop.stepper)
         r.loop.stepper->add_counters(r.loop.stepper, &sol->stats);
     sol->stats.gap_evals = c->gap_evals;
-    sol->stats.neighbour_rebuilds = c->neighbour_rebuilds;
+    sol->stats.neighbour_rebuilds = c->nl.rebuilds;
     sol->stats.root_writes = c->root_writes;
-    sol->stats.rebuild_visits = c->rebuild_visits;
+    sol->stats.rebuild_visits = c->nl.visits;
     sol->stats.state_size = (long)c->N;
 
     /* Whatever happened, report the state reached and close the open episodes there. */

@@ -46,7 +46,7 @@ int pen_root(double t, const double *y, int k, double *g, void *user)
     run_ctx *c = user;
     size_t m = c->m, i = (size_t)k % m;
     if ((size_t)k < m) {
-        *g = pen_is_near(c, i) ? gap_root(c, i, t, Q(y)) : c->near_margin;
+        *g = pen_is_near(c, i) ? gap_root(c, i, t, Q(y)) : c->nl.margin;
         return 0;
     }
     const pl_forces *f = c->field.active[i] ? pen_forces_at(c, t, y, &c->f_roots) : NULL;
@@ -72,10 +72,10 @@ int pen_roots(double t, const double *y, double *g, void *user)
     const pl_forces *f = any ? pen_forces_at(c, t, y, &c->f_roots) : NULL;
     if (any && !f)
         return -1;
-    if (c->near) {
+    if (c->nl.near) {
         for (size_t k = 0; k < c->field.nlist; k++)
             g[m + c->field.list[k]] = force_root(c, f, c->field.list[k]);
-        c->root_writes += (long)(c->nnear + c->field.nlist);
+        c->root_writes += (long)(c->nl.nlist + c->field.nlist);
     } else {
         for (size_t i = 0; i < m; i++)
             g[m + i] = force_root(c, f, i);
