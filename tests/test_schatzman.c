@@ -175,6 +175,45 @@ static void test_limit(void)
     }
 }
 
+/* An overdamped law (xi = 5, e ~ 0) makes the impacts plastic: the mass stays on q = 0 while the bump
+ * of f presses it, and its sliding force fades with the bump, flat to all orders (2e-13, 1e-55, 3e-143,
+ * then rows of -0), before the lift-off's root.  The force has no rate there: the resolution of the
+ * lift-off's time from the rate on the secant came out 5.6e36 and infinite, and summary.json could not
+ * be written.  Now each lift-off's resolution is finite and reaches back no further than the last row
+ * where the force is still above 1e-9 of the slide's largest (before it the contact is certainly on). */
+static void test_fading_lift_off(void)
+{
+    pl_model m = {0};
+    pl_error err;
+    pl_setting s[] = {{"N", 4}, {"xi", 5}};
+    if (pl_model_init(&m, &pl_case_schatzman, s, 2, &err) != PL_OK) {
+        CHECK(0, "schatzman xi = 5: %s", err.message);
+        return;
+    }
+    pl_solution r;
+    int ok = solve_limit(&m, 1e-12, 0.0, 0, &r, &err) == PL_OK;
+    CHECK(ok, "xi = 5: limit solution: %s", ok ? "" : err.message);
+    size_t lift_offs = 0;
+    for (size_t j = 0; ok && j < r.nevents; j++) {
+        const pl_event *e = &r.events[j];
+        if (e->kind != PL_EVENT_LIFT_OFF)
+            continue;
+        lift_offs++;
+        double largest = 0.0, on = NAN;
+        for (size_t row = 0; row < r.traj.nrows && pl_table_row(&r.traj, row)[0] < e->t; row++)
+            largest = fmax(largest, fabs(pl_solution_force_at(&r, row, 0)));
+        for (size_t row = 0; row < r.traj.nrows && pl_table_row(&r.traj, row)[0] < e->t; row++)
+            if (fabs(pl_solution_force_at(&r, row, 0)) > 1e-9 * largest)
+                on = pl_table_row(&r.traj, row)[0];
+        CHECK(isfinite(e->t_resolution) && e->t_resolution > 0.0 && e->t - e->t_resolution >= on,
+              "xi = 5: the lift-off at t = %.9g resolved to %g, within the rows after the force's last "
+              "value above its round-off (t = %.9g)", e->t, e->t_resolution, on);
+    }
+    CHECK(!ok || lift_offs >= 2, "xi = 5: %zu lift-offs", lift_offs);
+    pl_solution_free(&r);
+    pl_model_free(&m);
+}
+
 /* A penalty sweep: the impact speeds are exact at every mu (to the tolerance), the entries advance by
  * the s_n above, and the distances to the limit fall like mu^-1/2. */
 static void test_penalty(void)
@@ -228,6 +267,7 @@ int main(void)
     check_init();
     test_force();
     test_limit();
+    test_fading_lift_off();
     test_penalty();
     return check_finish("test_schatzman");
 }

@@ -501,7 +501,8 @@ static pl_status record_row(void *user, double t, const double *y, pl_error *err
  * time (the impact or landing it follows; t's own ulp at the start of the run); a lift-off's from
  * the round-off of the sliding force, PL_RESOLUTION_ULPS ulps of its largest value along the slide
  * (the size of the terms that cancel where it vanishes), over its rate on the secant from the last
- * row before it; unknown (NAN) for a Zeno point, an extrapolation. */
+ * row before it, at most the span of the rows before it whose force lies within that round-off;
+ * unknown (NAN) for a Zeno point, an extrapolation. */
 static double event_resolution(const solver *s, const pl_event *e, const pl_gap *gap)
 {
     const pl_solution *sol = s->sol;
@@ -518,11 +519,26 @@ static double event_resolution(const solver *s, const pl_event *e, const pl_gap 
             k--;
         if (k == 0)
             return NAN;
-        const double *before = pl_table_row(&sol->traj, k - 1);
-        double rate = pl_solution_force_at(sol, k - 1, i) / (e->t - before[0]), largest = 0.0;
-        for (; k > 0 && pl_solution_force_at(sol, k - 1, i) != 0.0; k--)
+        /* A force that fades into its round-off before it crosses 0 (a slide on which the load
+         * vanishes smoothly: schatzman at xi = 5, 2e-13, then 1e-55 or 3e-143, then rows of -0) has
+         * no rate to speak of on the secant (resolutions of 5.6e36 and inf were written): the lift-off
+         * lies somewhere in the rows where the force is within its round-off, and their span bounds
+         * its resolution.  The secant is taken from the last row with a force. */
+        size_t last = k, end = k;
+        while (end > 0 && pl_solution_force_at(sol, end - 1, i) == 0.0)
+            end--;
+        double largest = 0.0;
+        for (k = end; k > 0 && pl_solution_force_at(sol, k - 1, i) != 0.0; k--)
             largest = fmax(largest, fabs(pl_solution_force_at(sol, k - 1, i)));
-        return pl_time_resolution(largest, e->t, rate);
+        if (end == 0 || !(largest > 0.0))
+            return NAN; /* no row before it holds the slide's force */
+        const double *before = pl_table_row(&sol->traj, end - 1);
+        double rate = pl_solution_force_at(sol, end - 1, i) / (e->t - before[0]);
+        double noise = PL_RESOLUTION_ULPS * DBL_EPSILON * largest, quiet = e->t;
+        for (size_t r = last; r > k && fabs(pl_solution_force_at(sol, r - 1, i)) <= noise; r--)
+            quiet = pl_table_row(&sol->traj, r - 1)[0];
+        double secant = pl_time_resolution(largest, e->t, rate);
+        return quiet < e->t ? fmin(secant, e->t - quiet + DBL_EPSILON * fabs(e->t)) : secant;
     }
     default: return NAN;
     }
