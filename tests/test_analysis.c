@@ -473,6 +473,17 @@ static void test_budget(void)
         pl_budget fresh = {50.0, pl_now_seconds()};
         CHECK(pl_analyze_within(&m, &r, &fresh, &a, &err) == PL_OK && a.sliding.nrows > 10,
               "within the budget the analysis completes");
+        /* A stop for the writing it would leave names the time kept for it; one whose own time ran out
+         * does not (pl_budget_writing_note). */
+        char note[128];
+        pl_budget writing = {50.0, pl_now_seconds()};
+        pl_budget_writing_note(&writing, 2e7, note, sizeof note);
+        double used = NAN, kept = NAN, numbers = NAN;
+        CHECK(sscanf(note, "; %lf s spent, %lf s kept to write the %lf numbers found", &used, &kept, &numbers) == 3 &&
+                  used >= 0.0 && used < 50.0 && kept == 80.0 && numbers == 2e7,
+              "the writing note: '%s'", note);
+        CHECK(pl_budget_writing_note(&spent, 2e7, note, sizeof note)[0] == '\0',
+              "no writing note where the work itself spent the budget ('%s')", note);
         pl_analysis_free(&a);
         CHECK(pl_analyze_within(&m, &r, NULL, &a, &err) == PL_OK && a.sliding.nrows > 10, "no budget given: it completes");
         pl_analysis_free(&a);

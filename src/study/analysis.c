@@ -312,8 +312,10 @@ static pl_status sliding_forces(const pl_model *model, const pl_solution *sol, p
         /* The work's budget covers the analysis done with it: an LCP per row, the analysis's one cost
          * that grows with the constraints (minutes for 100 balls at rest, past a run stopped on time). */
         if (pl_budget_spent_writing(budget, pl_solution_numbers(sol))) {
+            char note[128];
             s = pl_fail(err, PL_ERR_SOLVER, PL_BUDGET_STOPPED " in the analysis (the sliding forces of the sustained "
-                        "contacts, at row %zu of %zu)", budget->max_seconds, r - r0, r1 - r0 + 1);
+                        "contacts, at row %zu of %zu)%s", budget->max_seconds, r - r0, r1 - r0 + 1,
+                        pl_budget_writing_note(budget, pl_solution_numbers(sol), note, sizeof note));
             break;
         }
         const double *x = pl_table_row(&sol->traj, r);
