@@ -358,7 +358,7 @@ static double locate(crossing *c, double sb)
 /* Constraints that settled (z, z' -> 0 exponentially) keep decaying after the stop: their limit
  * is reached exactly by removing the remaining normal velocity along their directions w_i, the
  * only directions their forces act in: v+ -= sum_j w_j a_j with W a = z'_settled (W of
- * pl_model_contact_coupling). */
+ * pl_model_contact_coupling).  Returns 0, 1 if W is singular (nothing done), -1 if out of memory. */
 static int project_settled(pl_impact_work *iw, pl_impact *impact, double *zd)
 {
     const fast_system *f = &iw->f;
@@ -387,7 +387,7 @@ static int project_settled(pl_impact_work *iw, pl_impact *impact, double *zd)
         rhs[r] = zd[idx[r]];
     int bad = pl_solve_small(k, W, rhs, a);
     if (bad > 0)
-        return 0; /* singular: nothing to remove along dependent directions */
+        return 1; /* singular: nothing removed (dependent directions), v+ and zd as they were */
     for (size_t r = 0; !bad && r < k; r++) {
         for (size_t e = 0; e < c[r].nw; e++) /* over w's entries: its zeros add nothing */
             impact->v_plus[c[r].w_support ? c[r].w_support[e] : e] -= c[r].w[e] * a[r];
@@ -680,15 +680,23 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
         for (size_t r = 0; r < p; r++) {
             size_t i = fs->pidx[r];
             if (!impact->settled[i] && !fs->active[i] && zd[i] < 0.0)
-                impact->settled[i] = 2, added++;
+                impact->settled[i] = 3, added++; /* 3: this pass's, 2 once projected */
         }
         if (added == 0)
             break;
         flagged = 1;
-        if (project_settled(iw, impact, zd) < 0) {
+        int singular = project_settled(iw, impact, zd);
+        if (singular < 0) {
             status = pl_fail(err, PL_ERR_NOMEM, "out of memory ending the impact at t = %.17g", fs->t);
             goto done;
         }
+        for (size_t r = 0; r < p; r++) {
+            size_t i = fs->pidx[r];
+            if (impact->settled[i] == 3)
+                impact->settled[i] = singular ? 0 : 2;
+        }
+        if (singular) /* singular W: this pass's approaches stay as they are (rates true, not 0) */
+            break;
         for (size_t j = 0; j < n; j++) /* the rates at v+ (the state's velocity part, as gaps reads it) */
             Y[fs->IV + j] = impact->v_plus[j] - (fs->relative ? v_minus[j] : 0.0);
         gaps(fs, sigma, Y, z, zd);
