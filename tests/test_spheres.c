@@ -980,6 +980,15 @@ static void test_limit_many_disks(void)
     pl_model_free(&m);
 }
 
+/* The relative change of the disks' kinetic energy (masses 1) across impact e. */
+static double energy_gain(const pl_event *e, size_t n)
+{
+    double before = 0.0, after = 0.0;
+    for (size_t a = 0; a < n; a++)
+        before += 0.5 * e->v_before[a] * e->v_before[a], after += 0.5 * e->v_after[a] * e->v_after[a];
+    return (after - before) / before;
+}
+
 /* A stiff law's impacts (xi > 3: msbdf in the fast time) of many disks: the fast system has components
  * for the contacts taking part alone, as the explicit one has.  With one for every constraint (n + 1 + 2m:
  * 1171 for 30 disks in a row, a dense Jacobian of that size factored at every Newton step) the run did
@@ -1010,12 +1019,10 @@ static void test_limit_stiff_many_disks(void)
         if (e->kind != PL_EVENT_IMPACT)
             continue;
         impacts++;
-        double before = 0.0, after = 0.0, p0[2] = {0, 0}, p1[2] = {0, 0};
-        for (size_t a = 0; a < m.n; a++) {
-            before += 0.5 * e->v_before[a] * e->v_before[a], after += 0.5 * e->v_after[a] * e->v_after[a];
+        double p0[2] = {0, 0}, p1[2] = {0, 0};
+        for (size_t a = 0; a < m.n; a++)
             p0[a % 2] += e->v_before[a], p1[a % 2] += e->v_after[a];
-        }
-        gain = fmax(gain, (after - before) / before);
+        gain = fmax(gain, energy_gain(e, m.n));
         size_t walls = 0;
         for (size_t i = m.m - 4 * 30; i < m.m; i++) /* the walls' constraints come after the pairs */
             walls += (size_t)pl_event_participant(e, i);
@@ -1082,10 +1089,7 @@ static void test_limit_separating_round_off(void)
             infinite += isinf(e->t_resolution);
             if (e->kind != PL_EVENT_IMPACT)
                 continue;
-            double before = 0.0, after = 0.0;
-            for (size_t a = 0; a < m.n; a++)
-                before += 0.5 * e->v_before[a] * e->v_before[a], after += 0.5 * e->v_after[a] * e->v_after[a];
-            gain = fmax(gain, (after - before) / before);
+            gain = fmax(gain, energy_gain(e, m.n));
             impacts++;
             if (isnan(runs[k].e))
                 continue;

@@ -396,6 +396,19 @@ static int project_settled(pl_impact_work *iw, pl_impact *impact, double *zd)
     return bad;
 }
 
+/* Every constraint's rate zd at the impact's v+ (after a projection), those of the set projected
+ * (settled) 0, as project_settled leaves them. */
+static void rates_at_v_plus(pl_impact_work *iw, const pl_impact *impact, const double *v_minus, double sigma)
+{
+    fast_system *fs = &iw->f;
+    for (size_t j = 0; j < fs->n; j++) /* the state's velocity part, as gaps_of reads it */
+        iw->Y[fs->IV + j] = impact->v_plus[j] - (fs->relative ? v_minus[j] : 0.0);
+    gaps_of(fs, sigma, iw->Y, iw->z, iw->zd, 1);
+    for (size_t r = 0; r < fs->p; r++)
+        if (impact->settled[fs->pidx[r]])
+            iw->zd[fs->pidx[r]] = 0.0;
+}
+
 void pl_impact_free(pl_impact *impact)
 {
     pl_table_free(&impact->arc);
@@ -660,21 +673,14 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
     int moved = 0;
     for (size_t r = 0; r < p && !moved; r++)
         moved = impact->settled[fs->pidx[r]] != 0;
-    if (moved) {
-        for (size_t j = 0; j < n; j++)
-            Y[fs->IV + j] = impact->v_plus[j] - (fs->relative ? v_minus[j] : 0.0);
-        gaps_of(fs, sigma, Y, z, zd, 1);
-        for (size_t r = 0; r < p; r++)
-            if (impact->settled[fs->pidx[r]])
-                zd[fs->pidx[r]] = 0.0;
-    }
+    if (moved)
+        rates_at_v_plus(iw, impact, v_minus, sigma);
     /* A free constraint that the exit test let approach within eps_v (round-off of the rates: in a
      * chain of 250 balls at e = 0.45, z' = -4e-12 with z = 1.3e-7 held the fast motion to sigma_max)
      * has its approach removed with the settled ones': left, it crossed G = 0 in the slow time and
      * failed the run later ("constraint 157 violated" at t = 33.7).  A projection moves the
      * neighbours' rates too, so until none approaches: the set grows each pass (flagged 2 for the
      * projection alone), at most p passes. */
-    int flagged = 0;
     for (size_t pass = 0; pass <= p; pass++) {
         size_t added = 0;
         for (size_t r = 0; r < p; r++) {
@@ -684,7 +690,6 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
         }
         if (added == 0)
             break;
-        flagged = 1;
         int singular = project_settled(iw, impact, zd);
         if (singular < 0) {
             status = pl_fail(err, PL_ERR_NOMEM, "out of memory ending the impact at t = %.17g", fs->t);
@@ -697,23 +702,11 @@ pl_status pl_impact_solve(const pl_model *model, pl_impact_work *iw, double t, c
         }
         if (singular) /* singular W: this pass's approaches stay as they are (rates true, not 0) */
             break;
-        for (size_t j = 0; j < n; j++) /* the rates at v+ (the state's velocity part, as gaps reads it) */
-            Y[fs->IV + j] = impact->v_plus[j] - (fs->relative ? v_minus[j] : 0.0);
-        gaps(fs, sigma, Y, z, zd);
-        for (size_t r = 0; r < p; r++)
-            if (impact->settled[fs->pidx[r]])
-                zd[fs->pidx[r]] = 0.0; /* projected: 0, as project_settled leaves them */
+        rates_at_v_plus(iw, impact, v_minus, sigma);
     }
-    if (flagged) { /* every constraint's rate at the new v+, the projected ones 0 */
-        gaps_of(fs, sigma, Y, z, zd, 1);
-        for (size_t r = 0; r < p; r++) {
-            size_t i = fs->pidx[r];
-            if (impact->settled[i])
-                zd[i] = 0.0;
-            if (impact->settled[i] == 2)
-                impact->settled[i] = 0;
-        }
-    }
+    for (size_t r = 0; r < p; r++)
+        if (impact->settled[fs->pidx[r]] == 2)
+            impact->settled[fs->pidx[r]] = 0;
     impact->delta_gamma = Y[fs->IG];
     memset(impact->impulse, 0, m * sizeof *impact->impulse);
     for (size_t r = 0; r < ns; r++)
