@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "cli_util.h"
+#include "core/clock.h"
 #include "legend_check.h"
 #include "manifest_util.h"
 #include "cli/args.h"
@@ -673,7 +674,7 @@ static void test_limits(void)
     double wall = now() - t0;
     char *err = slurp("stderr.txt");
     /* The files then have the budget again from the start of their writing; on a machine slower than the
-     * solve's estimate of the writing (4 us a number) a file can still be cut: then a second line names
+     * solve's estimate of the writing (PL_WRITE_SECONDS_PER_NUMBER) a file can still be cut: then a second line names
      * it, it is absent, and the manifest lists the files that are complete. */
     int cut = err && count_lines(err) == 2 && strstr(err, "writing budget/") && strstr(err, "the file is not written");
     CHECK(rc == 3 && err && strstr(err, "stopped after the time budget of 0.2 s (max_seconds) at t = ") &&
@@ -688,9 +689,9 @@ static void test_limits(void)
     free(err);
     rc = run("limit bouncing_ball --set e=1 --t-end 1e5 --max-seconds 0.2 --out budget_limit");
     CHECK(rc == 3, "--max-seconds ends a limit solution too (%d)", rc);
-    /* A solve stopped by the writing it would leave (4 us a number) says so: 1e7 samples of the ball are
-     * 6e7 numbers, 240 s of writing against a budget of 5 s, which the solve reaches long before its
-     * own 5 s.  The note's numbers (3 digits) agree with the rule that stopped it. */
+    /* A solve stopped by the writing it would leave (PL_WRITE_SECONDS_PER_NUMBER, 1 us a number) says so:
+     * 1e7 samples of the ball are 6e7 numbers, 60 s of writing against a budget of 5 s, which the solve
+     * reaches long before its own 5 s.  The note's numbers (3 digits) agree with the rule that stopped it. */
     rc = run("run bouncing_ball --mu 1e4 --samples 10000000 --max-output 1e8 --max-seconds 5 --out budget_writing");
     err = slurp("stderr.txt");
     double spent = NAN, kept = NAN, numbers = NAN;
@@ -698,7 +699,7 @@ static void test_limits(void)
     int parsed = note && sscanf(note, "; %lf s spent, %lf s kept to write the %lf numbers found", &spent, &kept,
                                 &numbers) == 3;
     CHECK(rc == 3 && err && strstr(err, "stopped after the time budget of 5 s (max_seconds) at t = ") && parsed &&
-              spent <= 5.0 && spent + kept > 5.0 * (1.0 - 5e-3) && fabs(kept - 4e-6 * numbers) <= 5e-3 * kept,
+              spent <= 5.0 && spent + kept > 5.0 * (1.0 - 5e-3) && fabs(kept - PL_WRITE_SECONDS_PER_NUMBER * numbers) <= 5e-3 * kept,
           "a stop for the writing names the time spent and the time kept for the numbers found (%d: %s)", rc,
           err ? err : "");
     free(err);

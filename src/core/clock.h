@@ -16,11 +16,13 @@ typedef struct {
 /* Whether budget (NULL: none) has run out. */
 int pl_budget_spent(const pl_budget *budget);
 
-/* The time budgeted for writing one number of a solution's files: formatting it in its shortest
- * exact form and writing it took 0.55 us of CPU and 1.3 us of wall time on a 2-core machine under a
- * load of 10 (a million rows of the ball, 10 numbers a row), and up to 3 us under a load of 12;
- * with room, so that a solve stopped by its budget leaves the time to write what it found. */
-#define PL_WRITE_SECONDS_PER_NUMBER 4e-6
+/* The time budgeted for writing one number of a solution's files, its shortest exact digits (Ryu) and
+ * its share of the content hash and of the file: 0.07 to 0.11 us of wall time on an idle 2-core
+ * machine (3e7 numbers of the ball's samples, 1.5e8 of a pile's fast arcs), 0.34 us with six busy
+ * processes beside it; with room, so that a solve stopped by its budget leaves the time to write what
+ * it found, and no more (4 us, from before the digits came from Ryu, stopped solves at 2% of their
+ * budget). */
+#define PL_WRITE_SECONDS_PER_NUMBER 1e-6
 
 /* Whether budget has run out once `numbers` still to be written are counted at that cost: the work
  * that produces a solution stops with the time left to write what it found. */
