@@ -325,6 +325,11 @@ static void test_run_files(void)
         const char *stats[] = {"steps", "rhs_evals", "jac_evals", "root_evals", "wall_seconds"};
         for (int k = 0; k < 5; k++)
             CHECK(json_object_get(st, stats[k]) != NULL, "stats.%s", stats[k]);
+        /* the ball's state: q, v, Gamma and its one constraint's impulse; no neighbour list */
+        CHECK(json_integer_value(json_object_get(st, "state_size")) == 4 &&
+                  json_integer_value(json_object_get(st, "neighbour_rebuilds")) == 0 &&
+                  json_integer_value(json_object_get(st, "gap_evals")) >= json_integer_value(json_object_get(st, "steps")),
+              "stats.state_size, neighbour_rebuilds, gap_evals");
         json_t *eps = json_object_get(j, "episodes");
         CHECK(json_array_size(eps) >= 2, "episodes (%zu)", json_array_size(eps));
         const char *keys[] = {"constraint", "t_in", "t_out", "gdot_in", "gdot_out", "restitution",
@@ -336,6 +341,24 @@ static void test_run_files(void)
         CHECK(json_array_size(json_object_get(fin, "q")) == 1 && json_array_size(json_object_get(fin, "v")) == 1,
               "final q, v");
         json_decref(j);
+    }
+    /* The counters of the work against the bodies: 12 disks in a box (114 constraints) are solved over a
+     * neighbour list, by the penalty (a state of 2n + 1 = 49 and a slot per impulse in contact) and by
+     * the limit solution (its largest fast system: 2 per constraint taking part, and n + 1 = 25). */
+    const char *many[] = {"run spheres --set config=3 --set N=12 --mu 1e6 --t-end 0.3 --samples 0 --out many --quiet",
+                          "limit spheres --set config=3 --set N=12 --t-end 0.3 --samples 0 --out many --quiet"};
+    for (int k = 0; k < 2; k++) {
+        CHECK(run(many[k]) == 0, "%s", many[k]);
+        json_t *mj = load_json("many/summary.json");
+        json_t *st = mj ? json_object_get(mj, "stats") : NULL;
+        json_int_t steps = json_integer_value(json_object_get(st, "steps")),
+                   gaps = json_integer_value(json_object_get(st, "gap_evals")),
+                   rebuilds = json_integer_value(json_object_get(st, "neighbour_rebuilds")),
+                   size = json_integer_value(json_object_get(st, "state_size"));
+        CHECK(steps > 0 && gaps >= steps && rebuilds >= 1 && size >= (k == 0 ? 49 : 27) && size < 49 + 2 * 114,
+              "%s: stats %lld steps, %lld gaps, %lld rebuilds, state %lld", many[k], (long long)steps, (long long)gaps,
+              (long long)rebuilds, (long long)size);
+        json_decref(mj);
     }
     CHECK(run("run wedge --out wedge --quiet") == 0, "wedge run");
     csv = slurp("wedge/trajectory.csv");

@@ -234,7 +234,9 @@ static void read_stats(reader *r, const json_t *o, pl_solution *sol)
                     {"error_test_fails", &sol->stats.error_test_fails},
                     {"nonlin_conv_fails", &sol->stats.nonlin_conv_fails}, {"restarts", &sol->stats.restarts},
                     {"recovered_crossings", &sol->stats.recovered_crossings}, {"fast_steps", &sol->stats.fast_steps},
-                    {"lcp_solves", &sol->stats.lcp_solves}, {"lcp_iterations", &sol->stats.lcp_iterations}};
+                    {"lcp_solves", &sol->stats.lcp_solves}, {"lcp_iterations", &sol->stats.lcp_iterations},
+                    {"gap_evals", &sol->stats.gap_evals}, {"neighbour_rebuilds", &sol->stats.neighbour_rebuilds},
+                    {"state_size", &sol->stats.state_size}};
     if (!json_is_object(o)) {
         bad(r, "stats");
         return;

@@ -207,6 +207,16 @@ static json_t *analysis_json(const pl_analysis *a)
     return o;
 }
 
+/* What the work per step is made of, for studies of the cost against the number of bodies: the gaps
+ * evaluated, the neighbour list's rebuilds, the state's size (a penalized run's at its end, the
+ * limit solution's largest fast system of an impact). */
+static void set_scaling_counters(json_t *o, const pl_stats *s)
+{
+    PL_JSON_SET(o, "gap_evals", json_integer((json_int_t)s->gap_evals));
+    PL_JSON_SET(o, "neighbour_rebuilds", json_integer((json_int_t)s->neighbour_rebuilds));
+    PL_JSON_SET(o, "state_size", json_integer((json_int_t)s->state_size));
+}
+
 /* The counters that apply to the solver's family. */
 static json_t *stats_json(const pl_solution *sol)
 {
@@ -222,10 +232,12 @@ static json_t *stats_json(const pl_solution *sol)
         PL_JSON_SET(o, "nonlin_conv_fails", json_integer((json_int_t)s->nonlin_conv_fails));
         PL_JSON_SET(o, "restarts", json_integer((json_int_t)s->restarts));
         PL_JSON_SET(o, "recovered_crossings", json_integer((json_int_t)s->recovered_crossings));
+        set_scaling_counters(o, s);
         break;
     case PL_FAMILY_LIMIT:
         PL_JSON_SET(o, "restarts", json_integer((json_int_t)s->restarts));
         PL_JSON_SET(o, "fast_steps", json_integer((json_int_t)s->fast_steps));
+        set_scaling_counters(o, s);
         break;
     case PL_FAMILY_SCHEME:
         PL_JSON_SET(o, "lcp_solves", json_integer((json_int_t)s->lcp_solves));

@@ -74,7 +74,7 @@ typedef struct {
     long lcp_solves, lcp_iterations; /* complementarity problems (Siconos) and their pivots */
     long gap_evals;           /* gaps a penalized run evaluated for its steps, events and weights (the
                                  trajectory's record of every gap aside), the gaps the limit solution
-                                 evaluated (records too); not in summary.json */
+                                 evaluated (records too) */
     long neighbour_rebuilds;  /* rebuilds of its neighbour list (neighbours.c) */
     long root_writes;         /* root-function values a penalized run wrote (the live ones where it
                                  has a neighbour list; roots.c), and */
@@ -84,7 +84,7 @@ typedef struct {
     long state_size;          /* the components of its state at the end: 2n + 1 and the impulses'
                                  slots (every constraint's below 100 constraints; slots.c); the limit
                                  solution's largest fast system of an impact (2 per constraint taking
-                                 part, and n + 1); not in summary.json */
+                                 part, and n + 1) */
     double wall_seconds;
 } pl_stats;
 
