@@ -26,9 +26,11 @@ static void check_digits(double x, uint64_t digits, int exp10)
 
 static void check_text(double x, const char *want)
 {
-    char b[PL_NUMBER_LEN];
+    char b[PL_NUMBER_LEN], c[PL_NUMBER_LEN];
     CHECK(strcmp(pl_format_double(x, b, sizeof b), want) == 0, "pl_format_double(%a): %s, expected %s",
           x, b, want);
+    size_t length = pl_format_double_length(x, c, sizeof c);
+    CHECK(strcmp(c, b) == 0 && length == strlen(c), "pl_format_double_length(%a): %s, %zu", x, c, length);
 }
 
 static void check_short(double x, const char *want)
@@ -106,6 +108,9 @@ int main(int argc, char **argv)
         char b[5];
         CHECK(strcmp(pl_format_double(DBL_MAX, b, sizeof b), "1.79") == 0, "cut to the buffer: %s", b);
         CHECK(pl_format_double(1.5, b, 0) == b, "no buffer at all");
+        CHECK(pl_format_double_length(DBL_MAX, b, sizeof b) == 4 && strcmp(b, "1.79") == 0 &&
+                  pl_format_double_length(1.5, b, 0) == 0,
+              "the length of what was written: cut, or nothing");
     }
     check_short(1e10, "1e10");
     check_short(100, "1e2");   /* as short as "100": the fewest digits */

@@ -86,14 +86,20 @@ static int layout(char *out, bool negative, uint64_t digits, int n, int exp10, i
     return (int)(w - out);
 }
 
-/* out into buf as snprintf would (cut to len - 1 characters). */
-static char *copy_out(const char *out, int length, char *buf, size_t len)
+/* out into buf as snprintf would (cut to len - 1 characters).  Returns the characters copied. */
+static size_t copy_text(const char *out, int length, char *buf, size_t len)
 {
     if (len == 0)
-        return buf;
+        return 0;
     size_t k = (size_t)length < len ? (size_t)length : len - 1;
     memcpy(buf, out, k);
     buf[k] = '\0';
+    return k;
+}
+
+static char *copy_out(const char *out, int length, char *buf, size_t len)
+{
+    copy_text(out, length, buf, len);
     return buf;
 }
 
@@ -130,6 +136,12 @@ char *pl_format_double(double x, char *buf, size_t len)
 {
     char out[TEXT_ROOM];
     return copy_out(out, format_text(x, out, false), buf, len);
+}
+
+size_t pl_format_double_length(double x, char *buf, size_t len)
+{
+    char out[TEXT_ROOM];
+    return copy_text(out, format_text(x, out, false), buf, len);
 }
 
 char *pl_format_short(double x, char *buf, size_t len)

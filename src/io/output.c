@@ -665,8 +665,7 @@ pl_status pl_write_csv_within(pl_output *out, const char *sub, const char *name,
             if (c)
                 line[used++] = ',';
             f.infinite |= isinf(x);
-            pl_format_double(x, line + used, cap - used);
-            used += strlen(line + used);
+            used += pl_format_double_length(x, line + used, cap - used);
         }
         line[used++] = '\n';
         fwrite(line, 1, used, f.fp);

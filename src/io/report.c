@@ -408,8 +408,7 @@ static pl_status write_contacts(pl_output *out, const char *sub, const pl_soluti
         size_t plen = (size_t)(digits + sizeof digits - d);
         memcpy(prefix, d, plen);
         prefix[plen++] = ',';
-        pl_format_double(t, prefix + plen, sizeof prefix - plen);
-        plen += strlen(prefix + plen);
+        plen += pl_format_double_length(t, prefix + plen, sizeof prefix - plen);
         prefix[plen++] = ',';
         for (size_t k = 0; k < count; k++) {
             size_t used = plen;
@@ -419,11 +418,9 @@ static pl_status write_contacts(pl_output *out, const char *sub, const pl_soluti
             used += (size_t)(digits + sizeof digits - d);
             line[used++] = ',';
             f.infinite |= isinf(e[k].g) || isinf(e[k].force);
-            pl_format_double(e[k].g, line + used, sizeof line - used);
-            used += strlen(line + used);
+            used += pl_format_double_length(e[k].g, line + used, sizeof line - used);
             line[used++] = ',';
-            pl_format_double(e[k].force, line + used, sizeof line - used);
-            used += strlen(line + used);
+            used += pl_format_double_length(e[k].force, line + used, sizeof line - used);
             line[used++] = '\n';
             fwrite(line, 1, used, f.fp);
             if (++lines % CONTACTS_CHECK_LINES == 0 && pl_budget_spent(budget)) {
@@ -443,8 +440,7 @@ static size_t format_numbers(const double *x, size_t count, char *line, int *inf
     for (size_t c = 0; c < count; c++) {
         line[used++] = ',';
         *infinite |= isinf(x[c]);
-        pl_format_double(x[c], line + used, PL_NUMBER_LEN);
-        used += strlen(line + used);
+        used += pl_format_double_length(x[c], line + used, PL_NUMBER_LEN);
     }
     return used;
 }
