@@ -79,22 +79,115 @@ static double rate_resolution(const pl_model *model, const pl_solution *sol, con
     return isfinite(rate) ? rate : 0.0;
 }
 
+/* An episode's rows for free_rate_changes: row_in to row_out, or the last row of a run without it. */
+typedef struct {
+    size_t episode, first, last;
+} episode_rows;
+
+static int compare_episode_rows(const void *pa, const void *pb)
+{
+    const episode_rows *a = pa, *b = pb;
+    if (a->first != b->first)
+        return (a->first > b->first) - (a->first < b->first);
+    return (a->episode > b->episode) - (a->episode < b->episode);
+}
+
 /* The change of the gap rate of a penalized episode of constraint i by the free gap acceleration D
  * over the contact time (pl_law_contact_time), D the largest over the episode's rows: an entry rate
  * below it is turned by the free motion as fast as by the contact, which is then not the fast motion
- * of an impact (paper 004, Theorem 5, freezes the slow forces over it). */
-static double free_rate_change(const pl_model *model, const pl_solution *sol, const pl_episode *ep, double mu,
-                               pl_work *work)
+ * of an impact (paper 004, Theorem 5, freezes the slow forces over it).  For the episodes eps[0 ..
+ * count) at once, into change (count): the rows are swept once and D is taken at each row for every
+ * episode holding it from one velocity map and free acceleration (pl_model_free_gap_accels), not
+ * once an episode and row: each is O(n), and with impacts and their rows both growing with the
+ * bodies (a row of 3000 disks) that was the analysis's N^3.  The values are those of one episode at
+ * a time.  Non-zero if out of memory. */
+static int free_rate_changes(const pl_model *model, const pl_solution *sol, const size_t *eps, size_t count,
+                             double mu, pl_work *work, double *change)
 {
-    size_t n = sol->n, m = sol->m, last = ep->row_out < sol->traj.nrows ? ep->row_out : sol->traj.nrows - 1;
-    double D = 0.0;
-    for (size_t r = ep->row_in; r <= last && sol->traj.nrows > 0; r++) {
-        const double *row = pl_table_row(&sol->traj, r);
-        D = fmax(D, fabs(pl_model_free_gap_accel(model, work, ep->constraint, row[0], row + pl_col_q(n, m),
-                                                 row + pl_col_v(n, m))));
+    size_t n = sol->n, m = sol->m, nrows = sol->traj.nrows, nr = 0;
+    episode_rows *er = malloc((count ? count : 1) * sizeof *er);
+    size_t *active = malloc((count ? count : 1) * 2 * sizeof *active), *idx = active ? active + count : NULL;
+    double *D = malloc((count ? count : 1) * 2 * sizeof *D), *Dr = D ? D + count : NULL;
+    if (!er || !active || !D) {
+        free(er);
+        free(active);
+        free(D);
+        return -1;
     }
-    double change = D * pl_law_contact_time(&model->law[ep->constraint], mu, fabs(ep->gdot_in));
-    return isfinite(change) ? change : 0.0;
+    for (size_t c = 0; c < count; c++) {
+        const pl_episode *ep = &sol->episodes[eps[c]];
+        size_t last = ep->row_out < nrows ? ep->row_out : nrows - 1;
+        D[c] = 0.0;
+        if (nrows > 0 && ep->row_in <= last)
+            er[nr++] = (episode_rows){c, ep->row_in, last};
+    }
+    qsort(er, nr, sizeof *er, compare_episode_rows);
+    size_t next = 0, nactive = 0, r = 0;
+    while (next < nr || nactive > 0) {
+        if (nactive == 0 && er[next].first > r)
+            r = er[next].first; /* no episode holds the rows before */
+        while (next < nr && er[next].first <= r)
+            active[nactive++] = next++;
+        const double *row = pl_table_row(&sol->traj, r);
+        for (size_t a = 0; a < nactive; a++)
+            idx[a] = sol->episodes[eps[er[active[a]].episode]].constraint;
+        pl_model_free_gap_accels(model, work, row[0], row + pl_col_q(n, m), row + pl_col_v(n, m), idx, nactive, Dr);
+        size_t kept = 0;
+        for (size_t a = 0; a < nactive; a++) {
+            const episode_rows *e = &er[active[a]];
+            D[e->episode] = fmax(D[e->episode], fabs(Dr[a]));
+            if (e->last > r)
+                active[kept++] = active[a];
+        }
+        nactive = kept;
+        r++;
+    }
+    for (size_t c = 0; c < count; c++) {
+        const pl_episode *ep = &sol->episodes[eps[c]];
+        change[c] = D[c] * pl_law_contact_time(&model->law[ep->constraint], mu, fabs(ep->gdot_in));
+        if (!isfinite(change[c]))
+            change[c] = 0.0;
+    }
+    free(er);
+    free(active);
+    free(D);
+    return 0;
+}
+
+/* A penalized run's episodes classified (info->kind), their rate resolutions into resolved (ne):
+ * each by its own rates first, then the impacts again with the free motion's share (free_rate_changes,
+ * for an impact alone: its rows).  Non-zero if out of memory. */
+static int classify_penalized(const pl_model *model, const pl_solution *sol, double mu, double rtol, pl_gap *gap,
+                              pl_work *work, pl_analysis *a, double *resolved)
+{
+    size_t ne = sol->nepisodes, nimpacts = 0;
+    size_t *impacts = malloc((ne ? ne : 1) * sizeof *impacts);
+    double *change = malloc((ne ? ne : 1) * sizeof *change);
+    if (!impacts || !change) {
+        free(impacts);
+        free(change);
+        return -1;
+    }
+    for (size_t k = 0; k < ne; k++) {
+        const pl_episode *ep = &sol->episodes[k];
+        size_t i = ep->constraint;
+        resolved[k] = rate_resolution(model, sol, ep, mu, rtol, gap);
+        /* a nonlinear law's impacts last longer the slower they are: its time scale at this one's speed */
+        double omega = contact_omega_at(model, i, mu, fabs(ep->gdot_in));
+        a->info[k].kind = pl_classify_episode(ep, sol->t_final, omega, model->law[i].xi, resolved[k]);
+        if (a->info[k].kind == PL_IMPACT)
+            impacts[nimpacts++] = k;
+    }
+    int bad = free_rate_changes(model, sol, impacts, nimpacts, mu, work, change);
+    for (size_t c = 0; !bad && c < nimpacts; c++) {
+        size_t k = impacts[c], i = sol->episodes[k].constraint;
+        double omega = contact_omega_at(model, i, mu, fabs(sol->episodes[k].gdot_in));
+        a->info[k].kind = pl_classify_episode(&sol->episodes[k], sol->t_final, omega, model->law[i].xi,
+                                              fmax(resolved[k], change[c]));
+    }
+    free(impacts);
+    free(change);
+    return bad;
 }
 
 /* A scheme's episode (steps with an impulse on the constraint) is an impact when it ends within 2
@@ -943,6 +1036,14 @@ static pl_status analyze(const pl_model *model, const pl_solution *sol, const pl
         return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing %zu episodes", ne);
     }
     double rtol = compliant ? pl_solution_option(sol, "rtol") : NAN;
+    double *resolved_of = compliant ? malloc((ne ? ne : 1) * sizeof *resolved_of) : NULL;
+    if (compliant && (!resolved_of || classify_penalized(model, sol, mu, rtol, gap, work, a, resolved_of))) {
+        free(resolved_of);
+        pl_work_free(work);
+        free(gap);
+        pl_analysis_free(a);
+        return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing %zu episodes", ne);
+    }
     for (size_t k = 0, stored = 0; k < ne; k++) {
         const pl_episode *ep = &sol->episodes[k];
         pl_episode_info *info = &a->info[k];
@@ -956,17 +1057,9 @@ static pl_status analyze(const pl_model *model, const pl_solution *sol, const pl
             info->dv_dofs = a->dv_dofs + stored;
         }
         stored += info->ndv;
-        double resolved = compliant ? rate_resolution(model, sol, ep, mu, rtol, gap) : 0.0;
-        if (compliant) {
-            /* a nonlinear law's impacts last longer the slower they are: its time scale at this one's speed */
-            double omega = contact_omega_at(model, i, mu, fabs(ep->gdot_in)), xi = model->law[i].xi;
-            info->kind = pl_classify_episode(ep, sol->t_final, omega, xi, resolved);
-            if (info->kind == PL_IMPACT) /* the free motion's share, for an impact alone (its rows) */
-                info->kind = pl_classify_episode(ep, sol->t_final, omega, xi,
-                                                 fmax(resolved, free_rate_change(model, sol, ep, mu, work)));
-        } else {
+        double resolved = compliant ? resolved_of[k] : 0.0; /* compliant: classified by classify_penalized */
+        if (!compliant)
             info->kind = classify_scheme_episode(sol, ep);
-        }
         info->restitution = !compliant || -ep->gdot_in > resolved ? pl_episode_restitution(ep) : NAN;
         a->touches_unresolved += info->kind == PL_UNRESOLVED && !isnan(ep->t_out);
         double t_stop = isnan(ep->t_out) ? sol->t_final : ep->t_out;
@@ -988,6 +1081,7 @@ static pl_status analyze(const pl_model *model, const pl_solution *sol, const pl
             if (a->impacts == 0)
                 a->scaled_penetration_first = info->scaled_penetration;
             if (episode_impact(sol, ep, &a->impact[a->impacts])) {
+                free(resolved_of);
                 pl_work_free(work);
                 free(gap);
                 return pl_fail(err, PL_ERR_NOMEM, "out of memory analysing %zu impacts", a->impacts);
@@ -995,6 +1089,7 @@ static pl_status analyze(const pl_model *model, const pl_solution *sol, const pl
             a->impacts++;
         }
     }
+    free(resolved_of);
     pl_work_free(work);
     free(gap);
     if (events)
