@@ -343,8 +343,9 @@ static void test_run_files(void)
         json_decref(j);
     }
     /* The counters of the work against the bodies: 12 disks in a box (114 constraints) are solved over a
-     * neighbour list, by the penalty (a state of 2n + 1 = 49 and a slot per impulse in contact) and by
-     * the limit solution (its largest fast system: 2 per constraint taking part, and n + 1 = 25). */
+     * neighbour list, by the penalty (a state of 2n + 1 = 49 and the impulses' slots, at least 16 above
+     * 100 constraints, fewer than one per constraint) and by the limit solution (its largest fast system:
+     * 2 per constraint taking part, at least one, and n + 1 = 25). */
     const char *many[] = {"run spheres --set config=3 --set N=12 --mu 1e6 --t-end 0.3 --samples 0 --out many --quiet",
                           "limit spheres --set config=3 --set N=12 --t-end 0.3 --samples 0 --out many --quiet"};
     for (int k = 0; k < 2; k++) {
@@ -713,8 +714,8 @@ static void test_limits(void)
     rc = run("limit bouncing_ball --set e=1 --t-end 1e5 --max-seconds 0.2 --out budget_limit");
     CHECK(rc == 3, "--max-seconds ends a limit solution too (%d)", rc);
     /* A solve stopped by the writing it would leave (PL_WRITE_SECONDS_PER_NUMBER, 1 us a number) says so:
-     * 1e7 samples of the ball are 6e7 numbers, 60 s of writing against a budget of 5 s, which the solve
-     * reaches long before its own 5 s.  The note's numbers (3 digits) agree with the rule that stopped it. */
+     * 1e7 samples of the ball are 1e8 numbers (10 a row), 100 s of writing against a budget of 5 s, which
+     * the solve reaches long before its own 5 s.  The note's numbers (3 digits) agree with the rule that stopped it. */
     rc = run("run bouncing_ball --mu 1e4 --samples 10000000 --max-output 1e8 --max-seconds 5 --out budget_writing");
     err = slurp("stderr.txt");
     double spent = NAN, kept = NAN, numbers = NAN;
