@@ -8,9 +8,6 @@
 /* The finest tolerance of a component, in ulps of its value (and of a gap, of its terms). */
 #define FLOOR_ULPS 1000.0
 
-/* The tolerance of Gamma and the impulses in a settled contact, in units of rtol (see below). */
-#define GAMMA_RTOLS 10.0
-
 /* Error weights that follow the scales of the problem at this mu:
  * - away from contacts, q and v are controlled relative to their size, with floors at the
  *   free-motion scales L = V^2/A and V;
@@ -36,12 +33,9 @@ int pen_error_weights(double t, const double *y, double *w, void *user)
         tol[n + j] = c->rtol * (fabs(y[n + j]) + c->floor_v);
     }
     const pl_gap *gaps = pen_geometry_at(c, t, y);
-    int pressed = 1; /* every active contact pressed by a tenth of its load scale at least (below) */
     for (size_t k = 0, count = pen_near_count(c); k < count; k++) {
         size_t i = pen_near_at(c, k);
         const pl_gap *gap = &gaps[i];
-        if (c->field.active[i] && !(pen_pressing(c, i, gap->g, c->geometry_gdot[i]) < -0.01 * c->mu * c->pen[i]))
-            pressed = 0;
         double amplitude = hypot(gap->g, c->geometry_gdot[i] / c->omega[i]);
         double tol_g = c->rtol * (amplitude + c->pen[i]);
         /* The floor of Gdot_i is that of G_i on the contact's own time scale, where a load holds the
@@ -75,27 +69,11 @@ int pen_error_weights(double t, const double *y, double *w, void *user)
     double scale = c->slot_of ? sqrt((double)c->N / (double)(2 * n)) : 1.0;
     for (size_t j = 0; j < 2 * n; j++)
         w[j] = scale / fmax(tol[j], FLOOR_ULPS * DBL_EPSILON * fabs(y[j]));
-    /* Gamma and the impulses are quadratures: they do not act on the motion.  On the Runge-Kutta pair
-     * (flights, impacts, entry transients) their accuracy is that of the motion and the method's
-     * order, and they are left out of the error test (weight 0, as CVODES does for quadratures
-     * without error control): controlling them would only reject steps at the kinks of their
-     * integrands, which are roots anyway.  In a settled contact (BDF, steps h >> 1/omega) it is
-     * not: their integrand |w lambda| carries the viscous force c Gdot_i, whose Gdot_i the steps
-     * leave unresolved (above), and the sum of its errors drifted: the disk's slide at mu = 1e10
-     * had Gamma and the impulse 1.6e-3 below the limit's (4e-4 of them), the vibrating table's
-     * Gamma 1.6e-4, and tighter rtols made them no better.  There they are held to GAMMA_RTOLS rtol
-     * of their size (floors: the time scale for Gamma, V for the impulses): Gamma within 2.4e-7
-     * and 8e-7 of the limit's at mu = 1e10, about as close as at 1 rtol, which cost the table 78%
-     * more steps at mu = 1e8 (10 rtol: 41% more, the same right-hand sides).  Not where a contact's
-     * force has fallen below a tenth of its load scale (mu pen_i): the steps that time a lift-off
-     * (lift_off.c) follow the force to its root, and a quadrature held there moved the table's
-     * lift-off at mu = 1e12 from 1.7e-6 to 4.7e-5 s behind its closed form. */
+    /* Gamma and the impulses are quadratures: they do not act on the motion, so their accuracy is
+     * that of the motion and the method's order, and they are left out of the error test (weight
+     * 0, as CVODES does for quadratures without error control).  Controlling them would only
+     * reject steps at the kinks of their integrands, which are roots anyway. */
     for (size_t j = 2 * n; j < c->N; j++)
         w[j] = 0.0;
-    if (c->settled_phase && pressed) {
-        w[2 * n] = scale / (GAMMA_RTOLS * c->rtol * (fabs(y[2 * n]) + c->floor_q / c->floor_v));
-        for (size_t j = 2 * n + 1; j < c->N; j++)
-            w[j] = scale / (GAMMA_RTOLS * c->rtol * (fabs(y[j]) + c->floor_v));
-    }
     return 0;
 }
